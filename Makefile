@@ -1,0 +1,55 @@
+# Cystck: the entry points.  `make eval` builds every variant of every port
+# and writes the timing report; `make test` runs every test.  Both set up
+# their own virtual environment in .venv.
+
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+PYTEST := $(VENV)/bin/pytest
+VENV_STAMP := $(VENV)/.requirements-stamp
+CYSTCK_STAMP := $(VENV)/.cystck-stamp
+QUICK ?=
+
+# Fragments below add to these.
+WHEEL_TARGETS :=
+TEST_PATHS := tests
+EVAL_TARGETS :=
+
+.PHONY: all test eval wheels bench-micro gen clean help
+all: help
+
+help:
+	@echo "make eval   build every variant of every port and write eval/report/"
+	@echo "make test   run every test (QUICK=1 eval included)"
+	@echo "make wheels build every port's wheels into dist/<variant>/"
+	@echo "make gen    regenerate the API wrappers and docs from cystck/apitable.py"
+
+$(VENV_STAMP): requirements-dev.txt
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install -q --upgrade pip
+	$(PY) -m pip install -q -r requirements-dev.txt
+	touch $@
+
+# The cystck package itself, reinstalled whenever its sources change.
+CYSTCK_SOURCES := pyproject.toml setup.py $(shell find cystck include migrate -type f \
+	\( -name '*.py' -o -name '*.c' -o -name '*.h' \) 2>/dev/null)
+$(CYSTCK_STAMP): $(VENV_STAMP) $(CYSTCK_SOURCES)
+	$(PY) -m pip install -q --no-deps --no-build-isolation --force-reinstall .
+	rm -rf build/lib build/bdist.* cystck.egg-info
+	touch $@
+
+gen: $(VENV_STAMP)
+	$(PY) -m cystck.gen_api
+
+include $(sort $(wildcard ports/*/*.mk eval/*.mk eval/*/*.mk))
+
+test: $(CYSTCK_STAMP)
+	$(PY) -m cystck.gen_api --check
+	$(PYTEST) -q $(TEST_PATHS)
+
+wheels: $(WHEEL_TARGETS)
+
+eval: $(CYSTCK_STAMP) $(EVAL_TARGETS)
+
+clean:
+	rm -rf build dist .pytest_cache cystck.egg-info

@@ -1,0 +1,359 @@
+"""The one table of Cystck API functions.
+
+The header's wrappers (``include/cystck/autogen_api.h``), the API reference
+(``docs/api.md``) and the translator's name mapping all read this table, so
+they cannot disagree.  ``python -m cystck.gen_api`` regenerates the files;
+a test checks they are up to date.
+
+Each line of ``TABLE`` is one function::
+
+    RET NAME(PARAMS) = STOCK [flags] ; doc
+
+* ``RET``/``PARAMS`` use ``h`` for a handle, ``h?`` for a handle that may be
+  null (passed to CPython as NULL), ``h!`` for a handle the function consumes
+  (the stock function steals that reference), and plain C types otherwise.
+  ``S`` (the state) is implicit: every function takes ``Cystck_State *S``
+  first.
+* ``= STOCK`` generates a wrapper that calls the CPython function STOCK with
+  the same arguments; ``: hand ~ STOCK`` marks a function written by hand
+  (in ``Cystck.h`` or the runtime) whose stock counterpart is STOCK (``-``
+  for none).
+* flags: ``borrowed`` (STOCK returns a borrowed reference; the wrapper takes
+  a new one for the handle), ``noerr`` (a null result is not an error, e.g.
+  ``PyDict_GetItem``), ``macro`` (STOCK is an unchecked macro).
+* ``## Section`` lines group functions in the docs.
+"""
+
+TABLE = r"""
+## Handles and the return stack (hand-written, see Cystck.h)
+int Cystck_IsNull(h o) : hand ~ -                          ; is o the null handle
+int Cystck_Is(h a, h b) : hand ~ Py_Is                     ; a is b
+h Cystck_Dup(h o) : hand ~ Py_NewRef                       ; [h+1] another owned handle to o
+void Cystck_Drop(h o) : hand ~ Py_DECREF                   ; [h-1] release an owned handle now
+PyObject* Cystck_AsPyObject(h o) : hand ~ -                ; escape hatch: borrowed PyObject*
+h Cystck_FromPyObject(PyObject* o) : hand ~ -              ; [h+1] escape hatch: handle for a PyObject*
+int Cystck_CheckStack(Cystck_ssize_t n) : hand ~ -         ; room for n more stack entries?
+int Cystck_CheckHandles(Cystck_ssize_t n) : hand ~ -       ; room for n more handles?
+int Cystck_Push(h o) : hand ~ -                            ; [s+1] push o
+int Cystck_PushLong(long v) : hand ~ -                     ; [s+1] push int(v)
+int Cystck_PushDouble(double v) : hand ~ -                 ; [s+1] push float(v)
+int Cystck_PushBool(int v) : hand ~ -                      ; [s+1] push bool(v)
+int Cystck_PushNone() : hand ~ -                           ; [s+1] push None
+int Cystck_PushString(const char* utf8) : hand ~ -         ; [s+1] push str(utf8)
+int Cystck_Return(h o) : hand ~ -                          ; [s+1] push o as the result; returns 1
+h Cystck_Pop() : hand ~ -                                  ; [s-1, h+1] pop the stack top
+h Cystck_Call(Cystck_ssize_t nargs) : hand ~ PyObject_Vectorcall ; [s-(n+1), h+1] call pushed f(a1..an)
+h Cystck_CallKw(Cystck_ssize_t nargs, h kwnames) : hand ~ PyObject_Vectorcall ; [s-(n+k+1), h+1] call with keywords
+h Cystck_CallMethod(h name, Cystck_ssize_t nargs) : hand ~ PyObject_VectorcallMethod ; [s-(n+1), h+1] pushed obj.name(a1..an)
+Cystck_Scope Cystck_OpenScope() : hand ~ -                 ; mark the handle array
+void Cystck_CloseScope(Cystck_Scope sc) : hand ~ -         ; [h-k] release handles since the mark
+h Cystck_CloseScopeKeep(Cystck_Scope sc, h keep) : hand ~ - ; [h-k, h+1] same, keeping one
+Cystck_Ref Cystck_ref(h o) : hand ~ -                      ; a reference that outlives the call
+h Cystck_deref(Cystck_Ref r) : hand ~ -                    ; the reference's object (no new slot)
+void Cystck_unref(Cystck_Ref r) : hand ~ -                 ; release a reference
+
+## Object
+h CystckObject_GetAttr(h o, h name) = PyObject_GetAttr     ; [h+1, e] o.name
+h CystckObject_GetAttrString(h o, const char* name) = PyObject_GetAttrString ; [h+1, e] o.name
+int CystckObject_SetAttr(h o, h name, h? v) = PyObject_SetAttr ; [e] o.name = v (null v deletes)
+int CystckObject_SetAttrString(h o, const char* name, h? v) = PyObject_SetAttrString ; [e] o.name = v
+int CystckObject_HasAttr(h o, h name) = PyObject_HasAttr   ; hasattr(o, name)
+int CystckObject_HasAttrString(h o, const char* name) = PyObject_HasAttrString ; hasattr(o, name)
+int CystckObject_DelAttr(h o, h name) = PyObject_DelAttr   ; [e] del o.name
+h CystckObject_GetItem(h o, h key) = PyObject_GetItem      ; [h+1, e] o[key]
+int CystckObject_SetItem(h o, h key, h v) = PyObject_SetItem ; [e] o[key] = v
+int CystckObject_DelItem(h o, h key) = PyObject_DelItem    ; [e] del o[key]
+h CystckObject_Repr(h o) = PyObject_Repr                   ; [h+1, e] repr(o)
+h CystckObject_Str(h o) = PyObject_Str                     ; [h+1, e] str(o)
+h CystckObject_ASCII(h o) = PyObject_ASCII                 ; [h+1, e] ascii(o)
+h CystckObject_Bytes(h o) = PyObject_Bytes                 ; [h+1, e] bytes(o)
+h CystckObject_Format(h o, h? spec) = PyObject_Format      ; [h+1, e] format(o, spec)
+Cystck_hash_t CystckObject_Hash(h o) = PyObject_Hash       ; [e] hash(o)
+int CystckObject_IsTrue(h o) = PyObject_IsTrue             ; [e] bool(o)
+int CystckObject_Not(h o) = PyObject_Not                   ; [e] not o
+h CystckObject_RichCompare(h a, h b, int op) = PyObject_RichCompare ; [h+1, e] a op b
+int CystckObject_RichCompareBool(h a, h b, int op) = PyObject_RichCompareBool ; [e] a op b as 0/1
+int CystckObject_IsInstance(h o, h cls) = PyObject_IsInstance ; [e] isinstance(o, cls)
+int CystckObject_IsSubclass(h o, h cls) = PyObject_IsSubclass ; [e] issubclass(o, cls)
+h CystckObject_Type(h o) = PyObject_Type                   ; [h+1] type(o)
+int CystckObject_TypeCheck(h o, h type) : hand ~ PyObject_TypeCheck ; isinstance(o, type) for a type, no error
+Cystck_ssize_t CystckObject_Length(h o) = PyObject_Length  ; [e] len(o)
+Cystck_ssize_t CystckObject_Size(h o) = PyObject_Size      ; [e] len(o)
+h CystckObject_GetIter(h o) = PyObject_GetIter             ; [h+1, e] iter(o)
+h CystckObject_Dir(h o) = PyObject_Dir                     ; [h+1, e] dir(o)
+int CystckObject_Print(h o, FILE* fp, int flags) = PyObject_Print ; [e] print o to a C file
+int CystckCallable_Check(h o) = PyCallable_Check           ; callable(o)
+h CystckObject_Call(h f, h args, h? kw) = PyObject_Call    ; [h+1, e] f(*args, **kw)
+h CystckObject_CallObject(h f, h? args) = PyObject_CallObject ; [h+1, e] f(*args)
+h CystckObject_CallNoArgs(h f) = PyObject_CallNoArgs       ; [h+1, e] f()
+h CystckObject_CallOneArg(h f, h arg) = PyObject_CallOneArg ; [h+1, e] f(arg)
+h CystckObject_CallMethodNoArgs(h o, h name) = PyObject_CallMethodNoArgs ; [h+1, e] o.name()
+h CystckObject_CallMethodOneArg(h o, h name, h arg) = PyObject_CallMethodOneArg ; [h+1, e] o.name(arg)
+h CystckObject_CallFunctionObjArgs(h f, ...) : hand ~ PyObject_CallFunctionObjArgs ; [h+1, e] f(a, b, ...); end the list with Cystck_NULL
+h CystckObject_CallMethodObjArgs(h o, h name, ...) : hand ~ PyObject_CallMethodObjArgs ; [h+1, e] o.name(a, ...); end with Cystck_NULL
+h CystckObject_CallFunction(h f, const char* fmt, ...) : hand ~ PyObject_CallFunction ; [h+1, e] f(*BuildValue(fmt, ...))
+h CystckObject_CallMethod(h o, const char* name, const char* fmt, ...) : hand ~ PyObject_CallMethod ; [h+1, e] o.name(*BuildValue(fmt, ...))
+h CystckObject_GenericGetAttr(h o, h name) = PyObject_GenericGetAttr ; [h+1, e] default attribute lookup
+int CystckObject_GenericSetAttr(h o, h name, h? v) = PyObject_GenericSetAttr ; [e] default attribute store
+h Cystck_BuildValue(const char* fmt, ...) : hand ~ Py_BuildValue ; [h+1, e] build a value; O/N/S take handles
+int Cystck_EnterRecursiveCall(const char* where) = Py_EnterRecursiveCall ; [e] guard deep C recursion
+void Cystck_LeaveRecursiveCall() = Py_LeaveRecursiveCall   ; end of a guarded recursion
+
+## Types
+int CystckType_Check(h o) = PyType_Check                   ; isinstance(o, type)
+int CystckType_IsSubtype(h a, h b) : hand ~ PyType_IsSubtype ; issubclass for types
+h CystckType_FromSpec(CystckType_Spec* spec, h? bases) : hand ~ PyType_FromSpecWithBases ; [h+1, e] a new heap type
+h CystckType_GenericNew(h type) : hand ~ PyType_GenericNew ; [h+1, e] a zeroed instance of type
+h Cystck_New(h type, void** data) : hand ~ PyObject_New    ; [h+1, e] a new instance; *data = its native struct
+const char* CystckType_GetName(h type) : hand ~ -          ; the type's tp_name
+int Cystck_TypeIs(h o, h type) : hand ~ Py_IS_TYPE         ; type(o) is type
+
+## Numbers
+h CystckNumber_Add(h a, h b) = PyNumber_Add                ; [h+1, e] a + b
+h CystckNumber_Subtract(h a, h b) = PyNumber_Subtract      ; [h+1, e] a - b
+h CystckNumber_Multiply(h a, h b) = PyNumber_Multiply      ; [h+1, e] a * b
+h CystckNumber_TrueDivide(h a, h b) = PyNumber_TrueDivide  ; [h+1, e] a / b
+h CystckNumber_FloorDivide(h a, h b) = PyNumber_FloorDivide ; [h+1, e] a // b
+h CystckNumber_Remainder(h a, h b) = PyNumber_Remainder    ; [h+1, e] a % b
+h CystckNumber_Divmod(h a, h b) = PyNumber_Divmod          ; [h+1, e] divmod(a, b)
+h CystckNumber_Power(h a, h b, h c) = PyNumber_Power       ; [h+1, e] pow(a, b, c)
+h CystckNumber_Negative(h a) = PyNumber_Negative           ; [h+1, e] -a
+h CystckNumber_Positive(h a) = PyNumber_Positive           ; [h+1, e] +a
+h CystckNumber_Absolute(h a) = PyNumber_Absolute           ; [h+1, e] abs(a)
+h CystckNumber_Invert(h a) = PyNumber_Invert               ; [h+1, e] ~a
+h CystckNumber_Lshift(h a, h b) = PyNumber_Lshift          ; [h+1, e] a << b
+h CystckNumber_Rshift(h a, h b) = PyNumber_Rshift          ; [h+1, e] a >> b
+h CystckNumber_And(h a, h b) = PyNumber_And                ; [h+1, e] a & b
+h CystckNumber_Or(h a, h b) = PyNumber_Or                  ; [h+1, e] a | b
+h CystckNumber_Xor(h a, h b) = PyNumber_Xor                ; [h+1, e] a ^ b
+h CystckNumber_Long(h a) = PyNumber_Long                   ; [h+1, e] int(a)
+h CystckNumber_Float(h a) = PyNumber_Float                 ; [h+1, e] float(a)
+h CystckNumber_Index(h a) = PyNumber_Index                 ; [h+1, e] operator.index(a)
+int CystckNumber_Check(h o) = PyNumber_Check               ; supports numeric protocol
+int CystckIndex_Check(h o) = PyIndex_Check                 ; supports __index__
+
+## Long
+h CystckLong_FromLong(long v) = PyLong_FromLong            ; [h+1, e] int(v)
+h CystckLong_FromUnsignedLong(unsigned long v) = PyLong_FromUnsignedLong ; [h+1, e]
+h CystckLong_FromLongLong(long long v) = PyLong_FromLongLong ; [h+1, e]
+h CystckLong_FromUnsignedLongLong(unsigned long long v) = PyLong_FromUnsignedLongLong ; [h+1, e]
+h CystckLong_FromSsize_t(Cystck_ssize_t v) = PyLong_FromSsize_t ; [h+1, e]
+h CystckLong_FromSize_t(size_t v) = PyLong_FromSize_t      ; [h+1, e]
+h CystckLong_FromDouble(double v) = PyLong_FromDouble      ; [h+1, e]
+h CystckLong_FromString(const char* s, char** end, int base) = PyLong_FromString ; [h+1, e]
+long CystckLong_AsLong(h o) = PyLong_AsLong                ; [e] -1 with exception on error
+long CystckLong_AsLongAndOverflow(h o, int* overflow) = PyLong_AsLongAndOverflow ; [e]
+unsigned long CystckLong_AsUnsignedLong(h o) = PyLong_AsUnsignedLong ; [e] (unsigned long)-1 on error
+long long CystckLong_AsLongLong(h o) = PyLong_AsLongLong   ; [e]
+long long CystckLong_AsLongLongAndOverflow(h o, int* overflow) = PyLong_AsLongLongAndOverflow ; [e]
+unsigned long long CystckLong_AsUnsignedLongLong(h o) = PyLong_AsUnsignedLongLong ; [e]
+Cystck_ssize_t CystckLong_AsSsize_t(h o) = PyLong_AsSsize_t ; [e]
+size_t CystckLong_AsSize_t(h o) = PyLong_AsSize_t          ; [e]
+double CystckLong_AsDouble(h o) = PyLong_AsDouble          ; [e]
+int CystckLong_Check(h o) = PyLong_Check                   ; isinstance(o, int)
+int CystckLong_CheckExact(h o) = PyLong_CheckExact         ; type(o) is int
+
+## Float
+h CystckFloat_FromDouble(double v) = PyFloat_FromDouble    ; [h+1, e] float(v)
+h CystckFloat_FromString(h s) = PyFloat_FromString         ; [h+1, e] float(s)
+double CystckFloat_AsDouble(h o) = PyFloat_AsDouble        ; [e] -1.0 with exception on error
+double CystckFloat_AS_DOUBLE(h o) = PyFloat_AS_DOUBLE [macro] ; unchecked value of an exact float
+int CystckFloat_Check(h o) = PyFloat_Check                 ; isinstance(o, float)
+int CystckFloat_CheckExact(h o) = PyFloat_CheckExact       ; type(o) is float
+
+## Bool
+h CystckBool_FromLong(long v) = PyBool_FromLong            ; [h+1] True or False
+int CystckBool_Check(h o) = PyBool_Check                   ; isinstance(o, bool)
+
+## Unicode
+h CystckUnicode_FromString(const char* utf8) = PyUnicode_FromString ; [h+1, e] str from UTF-8
+h CystckUnicode_FromStringAndSize(const char* utf8, Cystck_ssize_t n) = PyUnicode_FromStringAndSize ; [h+1, e]
+h CystckUnicode_DecodeUTF8(const char* s, Cystck_ssize_t n, const char* errors) = PyUnicode_DecodeUTF8 ; [h+1, e]
+h CystckUnicode_DecodeASCII(const char* s, Cystck_ssize_t n, const char* errors) = PyUnicode_DecodeASCII ; [h+1, e]
+h CystckUnicode_DecodeLatin1(const char* s, Cystck_ssize_t n, const char* errors) = PyUnicode_DecodeLatin1 ; [h+1, e]
+h CystckUnicode_FromKindAndData(int kind, const void* buf, Cystck_ssize_t n) = PyUnicode_FromKindAndData ; [h+1, e]
+h CystckUnicode_FromFormat(const char* fmt, ...) : hand ~ PyUnicode_FromFormat ; [h+1, e] printf-style str; %S/%R/%U take PyObject* via Cystck_AsPyObject
+h CystckUnicode_AsUTF8String(h o) = PyUnicode_AsUTF8String ; [h+1, e] bytes
+h CystckUnicode_AsEncodedString(h o, const char* enc, const char* errors) = PyUnicode_AsEncodedString ; [h+1, e]
+const char* CystckUnicode_AsUTF8(h o) = PyUnicode_AsUTF8   ; [e] UTF-8 buffer, valid while o lives
+const char* CystckUnicode_AsUTF8AndSize(h o, Cystck_ssize_t* size) = PyUnicode_AsUTF8AndSize ; [e]
+h CystckUnicode_InternFromString(const char* s) = PyUnicode_InternFromString ; [h+1, e]
+h CystckUnicode_Concat(h a, h b) = PyUnicode_Concat        ; [h+1, e] a + b
+h CystckUnicode_Join(h sep, h seq) = PyUnicode_Join        ; [h+1, e] sep.join(seq)
+int CystckUnicode_CompareWithASCIIString(h o, const char* s) = PyUnicode_CompareWithASCIIString ; compare to ASCII C string
+Cystck_ssize_t CystckUnicode_GetLength(h o) = PyUnicode_GetLength ; [e] number of code points
+int CystckUnicode_Check(h o) = PyUnicode_Check             ; isinstance(o, str)
+int CystckUnicode_CheckExact(h o) = PyUnicode_CheckExact   ; type(o) is str
+Cystck_ssize_t CystckUnicode_GET_LENGTH(h o) = PyUnicode_GET_LENGTH [macro] ; unchecked length
+int CystckUnicode_KIND(h o) = PyUnicode_KIND [macro]       ; storage kind (1, 2, 4)
+void* CystckUnicode_DATA(h o) = PyUnicode_DATA [macro]     ; raw code point storage
+int CystckUnicode_IS_ASCII(h o) = PyUnicode_IS_ASCII [macro] ; pure ASCII?
+int CystckUnicode_IS_COMPACT_ASCII(h o) = PyUnicode_IS_COMPACT_ASCII [macro] ; compact ASCII?
+int CystckUnicode_READY(h o) = PyUnicode_READY [macro]     ; legacy: always 0 on 3.12+
+
+## Bytes and bytearray
+h CystckBytes_FromString(const char* s) = PyBytes_FromString ; [h+1, e]
+h CystckBytes_FromStringAndSize(const char* s, Cystck_ssize_t n) = PyBytes_FromStringAndSize ; [h+1, e]
+char* CystckBytes_AsString(h o) = PyBytes_AsString         ; [e] buffer, valid while o lives
+int CystckBytes_AsStringAndSize(h o, char** s, Cystck_ssize_t* n) = PyBytes_AsStringAndSize ; [e]
+Cystck_ssize_t CystckBytes_Size(h o) = PyBytes_Size        ; [e]
+char* CystckBytes_AS_STRING(h o) = PyBytes_AS_STRING [macro] ; unchecked buffer
+Cystck_ssize_t CystckBytes_GET_SIZE(h o) = PyBytes_GET_SIZE [macro] ; unchecked size
+int CystckBytes_Check(h o) = PyBytes_Check                 ; isinstance(o, bytes)
+int CystckBytes_CheckExact(h o) = PyBytes_CheckExact       ; type(o) is bytes
+h CystckByteArray_FromStringAndSize(const char* s, Cystck_ssize_t n) = PyByteArray_FromStringAndSize ; [h+1, e]
+char* CystckByteArray_AsString(h o) = PyByteArray_AsString ; [e]
+Cystck_ssize_t CystckByteArray_Size(h o) = PyByteArray_Size ; [e]
+int CystckByteArray_Check(h o) = PyByteArray_Check         ; isinstance(o, bytearray)
+
+## Sequence
+Cystck_ssize_t CystckSequence_Size(h o) = PySequence_Size  ; [e] len(o)
+Cystck_ssize_t CystckSequence_Length(h o) = PySequence_Length ; [e] len(o)
+h CystckSequence_GetItem(h o, Cystck_ssize_t i) = PySequence_GetItem ; [h+1, e] o[i]
+int CystckSequence_SetItem(h o, Cystck_ssize_t i, h v) = PySequence_SetItem ; [e] o[i] = v
+h CystckSequence_GetSlice(h o, Cystck_ssize_t i, Cystck_ssize_t j) = PySequence_GetSlice ; [h+1, e] o[i:j]
+int CystckSequence_Contains(h o, h v) = PySequence_Contains ; [e] v in o
+h CystckSequence_Tuple(h o) = PySequence_Tuple             ; [h+1, e] tuple(o)
+h CystckSequence_List(h o) = PySequence_List               ; [h+1, e] list(o)
+h CystckSequence_Fast(h o, const char* msg) = PySequence_Fast ; [h+1, e] o as a list or tuple
+int CystckSequence_Check(h o) = PySequence_Check           ; supports the sequence protocol
+
+## Mapping
+Cystck_ssize_t CystckMapping_Size(h o) = PyMapping_Size    ; [e] len(o)
+h CystckMapping_Keys(h o) = PyMapping_Keys                 ; [h+1, e] list(o.keys())
+h CystckMapping_Values(h o) = PyMapping_Values             ; [h+1, e]
+h CystckMapping_Items(h o) = PyMapping_Items               ; [h+1, e]
+h CystckMapping_GetItemString(h o, const char* key) = PyMapping_GetItemString ; [h+1, e] o[key]
+int CystckMapping_HasKey(h o, h key) = PyMapping_HasKey    ; key in o, no error
+int CystckMapping_Check(h o) = PyMapping_Check             ; supports the mapping protocol
+
+## Iterator
+h CystckIter_Next(h it) = PyIter_Next [noerr]              ; [h+1] next(it); null with no exception at the end
+int CystckIter_Check(h o) = PyIter_Check                   ; is an iterator
+
+## List
+h CystckList_New(Cystck_ssize_t n) = PyList_New            ; [h+1, e] a list of n empty slots
+h CystckList_GetItem(h l, Cystck_ssize_t i) = PyList_GetItem [borrowed] ; [h+1, e] l[i]
+h CystckList_GET_ITEM(h l, Cystck_ssize_t i) = PyList_GET_ITEM [borrowed macro] ; [h+1] l[i], unchecked index
+int CystckList_SetItem(h l, Cystck_ssize_t i, h! v) = PyList_SetItem ; [c v, e] l[i] = v
+void CystckList_SET_ITEM(h l, Cystck_ssize_t i, h! v) = PyList_SET_ITEM [macro] ; [c v] fill slot i of a new list
+int CystckList_Append(h l, h v) = PyList_Append            ; [e] l.append(v)
+int CystckList_Insert(h l, Cystck_ssize_t i, h v) = PyList_Insert ; [e] l.insert(i, v)
+Cystck_ssize_t CystckList_Size(h l) = PyList_Size          ; [e] len(l)
+Cystck_ssize_t CystckList_GET_SIZE(h l) = PyList_GET_SIZE [macro] ; len(l), unchecked
+h CystckList_GetSlice(h l, Cystck_ssize_t i, Cystck_ssize_t j) = PyList_GetSlice ; [h+1, e] l[i:j]
+int CystckList_Sort(h l) = PyList_Sort                     ; [e] l.sort()
+int CystckList_Reverse(h l) = PyList_Reverse               ; [e] l.reverse()
+h CystckList_AsTuple(h l) = PyList_AsTuple                 ; [h+1, e] tuple(l)
+int CystckList_Check(h o) = PyList_Check                   ; isinstance(o, list)
+int CystckList_CheckExact(h o) = PyList_CheckExact         ; type(o) is list
+
+## Tuple
+h CystckTuple_New(Cystck_ssize_t n) = PyTuple_New          ; [h+1, e] a tuple of n empty slots, to fill
+h CystckTuple_GetItem(h t, Cystck_ssize_t i) = PyTuple_GetItem [borrowed] ; [h+1, e] t[i]
+h CystckTuple_GET_ITEM(h t, Cystck_ssize_t i) = PyTuple_GET_ITEM [borrowed macro] ; [h+1] t[i], unchecked index
+int CystckTuple_SetItem(h t, Cystck_ssize_t i, h! v) = PyTuple_SetItem ; [c v, e] fill slot i of a new tuple
+void CystckTuple_SET_ITEM(h t, Cystck_ssize_t i, h! v) = PyTuple_SET_ITEM [macro] ; [c v] fill slot i, unchecked
+Cystck_ssize_t CystckTuple_Size(h t) = PyTuple_Size        ; [e] len(t)
+Cystck_ssize_t CystckTuple_GET_SIZE(h t) = PyTuple_GET_SIZE [macro] ; len(t), unchecked
+h CystckTuple_GetSlice(h t, Cystck_ssize_t i, Cystck_ssize_t j) = PyTuple_GetSlice ; [h+1, e] t[i:j]
+h CystckTuple_Pack(Cystck_ssize_t n, ...) : hand ~ PyTuple_Pack ; [h+1, e] a tuple of n handles
+h CystckTuple_FromArray(const Cystck_Object* items, Cystck_ssize_t n) : hand ~ - ; [h+1, e] a tuple of n handles
+int CystckTuple_Check(h o) = PyTuple_Check                 ; isinstance(o, tuple)
+int CystckTuple_CheckExact(h o) = PyTuple_CheckExact       ; type(o) is tuple
+
+## Dict
+h CystckDict_New() = PyDict_New                            ; [h+1, e] {}
+h CystckDict_GetItem(h d, h key) = PyDict_GetItem [borrowed noerr] ; [h+1] d[key], or null with no exception
+h CystckDict_GetItemWithError(h d, h key) = PyDict_GetItemWithError [borrowed noerr] ; [h+1] d[key]; null: missing (no exception) or [e]
+h CystckDict_GetItemString(h d, const char* key) = PyDict_GetItemString [borrowed noerr] ; [h+1] d[key] or null
+int CystckDict_SetItem(h d, h key, h v) = PyDict_SetItem   ; [e] d[key] = v
+int CystckDict_SetItemString(h d, const char* key, h v) = PyDict_SetItemString ; [e] d[key] = v
+int CystckDict_DelItem(h d, h key) = PyDict_DelItem        ; [e] del d[key]
+int CystckDict_DelItemString(h d, const char* key) = PyDict_DelItemString ; [e]
+int CystckDict_Contains(h d, h key) = PyDict_Contains      ; [e] key in d
+int CystckDict_Next(h d, Cystck_ssize_t* pos, Cystck_Object* key, Cystck_Object* value) : hand ~ PyDict_Next ; [h+2] next item; reuses the slots of *key and *value when they are this call's handles
+h CystckDict_Keys(h d) = PyDict_Keys                       ; [h+1, e] list of keys
+h CystckDict_Values(h d) = PyDict_Values                   ; [h+1, e] list of values
+h CystckDict_Items(h d) = PyDict_Items                     ; [h+1, e] list of (key, value)
+h CystckDict_Copy(h d) = PyDict_Copy                       ; [h+1, e] d.copy()
+int CystckDict_Update(h d, h other) = PyDict_Update        ; [e] d.update(other)
+int CystckDict_Merge(h d, h other, int override) = PyDict_Merge ; [e]
+void CystckDict_Clear(h d) = PyDict_Clear                  ; d.clear()
+Cystck_ssize_t CystckDict_Size(h d) = PyDict_Size          ; [e] len(d)
+Cystck_ssize_t CystckDict_GET_SIZE(h d) = PyDict_GET_SIZE [macro] ; len(d), unchecked
+int CystckDict_Check(h o) = PyDict_Check                   ; isinstance(o, dict)
+int CystckDict_CheckExact(h o) = PyDict_CheckExact         ; type(o) is dict
+
+## Set
+h CystckSet_New(h? iterable) = PySet_New                   ; [h+1, e] set(iterable)
+int CystckSet_Add(h s, h key) = PySet_Add                  ; [e] s.add(key)
+int CystckSet_Contains(h s, h key) = PySet_Contains        ; [e] key in s
+Cystck_ssize_t CystckSet_Size(h s) = PySet_Size            ; [e] len(s)
+int CystckAnySet_Check(h o) = PyAnySet_Check               ; set or frozenset
+
+## Slice
+h CystckSlice_New(h? start, h? stop, h? step) = PySlice_New ; [h+1, e] slice(start, stop, step)
+int CystckSlice_Check(h o) = PySlice_Check                 ; isinstance(o, slice)
+int CystckSlice_Unpack(h s, Cystck_ssize_t* start, Cystck_ssize_t* stop, Cystck_ssize_t* step) = PySlice_Unpack ; [e]
+
+## Errors
+void CystckErr_SetString(h type, const char* msg) = PyErr_SetString ; raise type(msg)
+void CystckErr_SetObject(h type, h? value) = PyErr_SetObject ; raise type(value)
+void CystckErr_SetNone(h type) = PyErr_SetNone             ; raise type
+h CystckErr_Format(h type, const char* fmt, ...) : hand ~ PyErr_Format ; raise type(fmt % ...); returns the null handle
+int CystckErr_NoMemory() : hand ~ PyErr_NoMemory           ; raise MemoryError; returns -1
+int CystckErr_BadArgument() : hand ~ PyErr_BadArgument     ; raise TypeError; returns -1
+int CystckErr_Occurred() : hand ~ PyErr_Occurred           ; is an exception set?
+int CystckErr_ExceptionMatches(h type) = PyErr_ExceptionMatches ; does the set exception match type
+int CystckErr_GivenExceptionMatches(h given, h type) = PyErr_GivenExceptionMatches ; matches?
+void CystckErr_Clear() = PyErr_Clear                       ; clear the exception
+h CystckErr_GetRaisedException() : hand ~ PyErr_GetRaisedException ; [h+1] take the set exception (null if none)
+void CystckErr_SetRaisedException(h exc) : hand ~ PyErr_SetRaisedException ; re-raise a taken exception
+h CystckErr_NewException(const char* name, h? base, h? dict) = PyErr_NewException ; [h+1, e] a new exception class
+h CystckErr_NewExceptionWithDoc(const char* name, const char* doc, h? base, h? dict) = PyErr_NewExceptionWithDoc ; [h+1, e]
+int CystckErr_WarnEx(h? category, const char* msg, Cystck_ssize_t level) = PyErr_WarnEx ; [e] warnings.warn
+int CystckErr_CheckSignals() = PyErr_CheckSignals          ; [e] run signal handlers
+h CystckErr_SetFromErrno(h type) = PyErr_SetFromErrno      ; raise type(errno, strerror); returns null
+
+## Import and modules
+h CystckImport_ImportModule(const char* name) = PyImport_ImportModule ; [h+1, e] import name
+h CystckImport_Import(h name) = PyImport_Import            ; [h+1, e] import name
+h CystckModule_Create(CystckModuleDef* def) : hand ~ PyModule_Create ; [h+1, e] the module for def
+void* CystckModule_GetState(h m) : hand ~ PyModule_GetState ; the module's state block
+int CystckModule_AddObject(h m, const char* name, h v) = PyModule_AddObjectRef ; [e] m.name = v (v is not consumed)
+int CystckModule_AddObjectRef(h m, const char* name, h v) = PyModule_AddObjectRef ; [e] m.name = v
+int CystckModule_AddIntConstant(h m, const char* name, long v) = PyModule_AddIntConstant ; [e]
+int CystckModule_AddStringConstant(h m, const char* name, const char* v) = PyModule_AddStringConstant ; [e]
+int CystckModule_AddType(h m, h type) : hand ~ PyModule_AddType ; [e] m.<type name> = type
+h CystckModule_GetDict(h m) = PyModule_GetDict [borrowed]  ; [h+1] the module's __dict__
+const char* CystckModule_GetName(h m) = PyModule_GetName   ; [e]
+int CystckModule_Check(h o) = PyModule_Check               ; is a module
+
+## Arguments
+int CystckArg_ParseTuple(const Cystck_Object* args, Cystck_ssize_t nargs, const char* fmt, ...) : hand ~ PyArg_ParseTuple ; [e] parse positional arguments; O gives handles
+int CystckArg_ParseTupleAndKeywords(const Cystck_Object* args, Cystck_ssize_t nargs, h kw, const char* fmt, const char** kwlist, ...) : hand ~ PyArg_ParseTupleAndKeywords ; [e] parse positional and keyword arguments
+int CystckArg_UnpackTuple(const Cystck_Object* args, Cystck_ssize_t nargs, const char* name, Cystck_ssize_t min, Cystck_ssize_t max, ...) : hand ~ PyArg_UnpackTuple ; [e] bind min..max handles
+int CystckArg_NoKeywords(const char* name, h kw) : hand ~ _PyArg_NoKeywords ; [e] reject keywords
+
+## Weak references
+h CystckWeakref_NewRef(h o, h? callback) = PyWeakref_NewRef ; [h+1, e] weakref.ref(o, callback)
+h CystckWeakref_GetObject(h ref) = PyWeakref_GetObject [borrowed] ; [h+1, e] the referent or None
+
+## Native memory with lifetime policies
+void* CystckMem_Malloc(size_t size) : hand ~ PyMem_Malloc  ; [e] a native block with an explicit-free policy
+void* CystckMem_Calloc(size_t n, size_t size) : hand ~ PyMem_Calloc ; [e] zeroed block
+void* CystckMem_Realloc(void* p, size_t size) : hand ~ PyMem_Realloc ; [e] resize a block with no Python owner yet
+void CystckMem_Free(void* p) : hand ~ PyMem_Free           ; drop the explicit-free policy; freed when no policy remains
+h CystckMem_AsMemoryView(void* p, Cystck_ssize_t size, int readonly) : hand ~ PyMemoryView_FromMemory ; [h+1, e] expose the block; adds a refcount policy tied to the view
+int CystckMem_SetFinalizer(void* p, CystckMem_Finalizer fin) : hand ~ - ; run fin(p) just before the block is released
+int CystckMem_Policies(void* p) : hand ~ -                 ; policies attached (bit 1: explicit-free, bit 2: refcount)
+
+## Buffers and capsules
+h CystckMemoryView_FromObject(h o) = PyMemoryView_FromObject ; [h+1, e] memoryview(o)
+int CystckObject_GetBuffer(h o, Py_buffer* view, int flags) = PyObject_GetBuffer ; [e] buffer protocol
+void CystckBuffer_Release(Py_buffer* view) = PyBuffer_Release ; release a buffer view
+int CystckObject_CheckBuffer(h o) = PyObject_CheckBuffer   ; supports the buffer protocol
+h CystckCapsule_New(void* p, const char* name, PyCapsule_Destructor d) = PyCapsule_New ; [h+1, e]
+void* CystckCapsule_GetPointer(h c, const char* name) = PyCapsule_GetPointer ; [e]
+"""

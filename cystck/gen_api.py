@@ -1,0 +1,213 @@
+"""Generate the API wrappers and the API reference from ``cystck.apitable``.
+
+    python -m cystck.gen_api          # rewrite the generated files
+    python -m cystck.gen_api --check  # exit 1 if they are out of date
+"""
+import argparse
+import pathlib
+import re
+import sys
+from dataclasses import dataclass, field
+
+from cystck import apitable
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+HEADER = ROOT / "include" / "cystck" / "autogen_api.h"
+DOC = ROOT / "docs" / "api.md"
+
+_LINE = re.compile(
+    r"^(?P<ret>.+?)\s*\b(?P<name>Cystck\w*)\((?P<params>.*?)\)\s*"
+    r"(?:=\s*(?P<stock>\w+)(?:\s*\[(?P<flags>[^\]]*)\])?|:\s*hand\s*~\s*(?P<hstock>[\w-]+))"
+    r"\s*(?:;\s*(?P<doc>.*))?$")
+
+
+@dataclass
+class Param:
+    ctype: str          # "h", "h?", "h!" or a C type
+    name: str
+
+    @property
+    def is_handle(self):
+        return self.ctype in ("h", "h?", "h!")
+
+    def c_decl(self):
+        return f"{'Cystck_Object' if self.is_handle else self.ctype} {self.name}"
+
+
+@dataclass
+class Function:
+    name: str
+    ret: str
+    params: list
+    stock: str            # CPython counterpart, or "" for none
+    hand: bool            # written by hand rather than generated
+    flags: set = field(default_factory=set)
+    doc: str = ""
+    section: str = ""
+
+    @property
+    def variadic(self):
+        return any(p.ctype == "..." for p in self.params)
+
+    def prototype(self):
+        ret = "Cystck_Object" if self.ret == "h" else self.ret
+        params = ["Cystck_State *S"] + [
+            "..." if p.ctype == "..." else p.c_decl() for p in self.params]
+        return f"{ret} {self.name}({', '.join(params)})"
+
+
+def _parse_params(text):
+    params = []
+    for chunk in filter(None, (c.strip() for c in text.split(","))):
+        if chunk == "...":
+            params.append(Param("...", ""))
+            continue
+        m = re.match(r"^(.*?)(\w+)$", chunk)
+        if not m or not m.group(1).strip():
+            raise ValueError(f"apitable parameter is malformed: {chunk!r}")
+        ctype = m.group(1).strip()
+        params.append(Param(ctype, m.group(2)))
+    return params
+
+
+def parse(table=apitable.TABLE):
+    """The table's functions, in order."""
+    functions, section = [], ""
+    for lineno, raw in enumerate(table.splitlines(), 1):
+        line = raw.strip()
+        if not line:
+            continue
+        if line.startswith("## "):
+            section = line[3:].strip()
+            continue
+        m = _LINE.match(line)
+        if not m:
+            raise ValueError(f"apitable line {lineno} is malformed: {line}")
+        hand = m.group("hstock") is not None
+        stock = m.group("hstock") if hand else m.group("stock")
+        functions.append(Function(
+            name=m.group("name"), ret=m.group("ret").strip(),
+            params=_parse_params(m.group("params")),
+            stock="" if stock == "-" else stock, hand=hand,
+            flags=set((m.group("flags") or "").split()),
+            doc=(m.group("doc") or "").strip(), section=section))
+    return functions
+
+
+def stock_to_cystck():
+    """Map each CPython API name to its Cystck counterpart (first wins)."""
+    mapping = {}
+    for f in parse():
+        if f.stock and f.stock not in mapping:
+            mapping[f.stock] = f.name
+    return mapping
+
+
+def _error_return(ret):
+    """The C expression a wrapper returns after a null-handle argument."""
+    if ret == "h":
+        return "_Cystck_NullArg(S, FN)"
+    if ret == "void":
+        return None
+    if ret.endswith("*"):
+        return f"(_Cystck_NullArgInt(S, FN), ({ret})NULL)"
+    if ret == "double":
+        return "(_Cystck_NullArgInt(S, FN), -1.0)"
+    return f"(_Cystck_NullArgInt(S, FN), ({ret})-1)"
+
+
+def _wrapper(f):
+    handles = [p for p in f.params if p.is_handle]
+    required = [p for p in handles if p.ctype != "h?"]
+    body = [f"    PyObject *{p.name}_ = _Cystck_Get({p.name});" for p in handles]
+    if required:
+        err = _error_return(f.ret)
+        cond = " || ".join(f"!{p.name}_" for p in required)
+        on_error = f"return {err};" if err else "{ _Cystck_NullArgInt(S, FN); return; }"
+        body.append(f"    if (Cystck_unlikely({cond}))")
+        body.append(f"        {on_error}")
+    if not required:
+        body.append("    (void)S;")
+    body += [f"    {p.name}_ = _Cystck_Consume(S, {p.name});"
+             for p in handles if p.ctype == "h!"]
+    call = f"{f.stock}({', '.join(f'{p.name}_' if p.is_handle else p.name for p in f.params)})"
+    if f.ret == "h":
+        own = "_Cystck_OwnBorrowed" if "borrowed" in f.flags else "_Cystck_Own"
+        body.append(f"    return {own}(S, {call});")
+    elif f.ret == "void":
+        body.append(f"    {call};")
+    else:
+        body.append(f"    return ({f.ret})({call});")
+    head = [f"/* {f.doc} */"] if f.doc else []
+    return "\n".join(head + [f"static inline {f.prototype()}", "{",
+                             f'#define FN "{f.name}"', *body, "#undef FN", "}"])
+
+
+def render_header(functions):
+    out = ["/* Generated by `python -m cystck.gen_api` from cystck/apitable.py.",
+           " * Do not edit: change the table and regenerate. */",
+           "#ifndef CYSTCK_AUTOGEN_API_H", "#define CYSTCK_AUTOGEN_API_H", "",
+           "#ifdef __cplusplus", 'extern "C" {', "#endif", ""]
+    section = None
+    for f in functions:
+        if f.hand:
+            continue
+        if f.section != section:
+            section = f.section
+            out += [f"/* ---- {section} ---- */", ""]
+        out += [_wrapper(f), ""]
+    out += ["#ifdef __cplusplus", "}", "#endif", "", "#endif /* CYSTCK_AUTOGEN_API_H */", ""]
+    return "\n".join(out)
+
+
+def render_doc(functions):
+    out = ["# Cystck API reference", "",
+           "Generated from `cystck/apitable.py` by `python -m cystck.gen_api`.",
+           "Every function takes `Cystck_State *S` first (omitted below).",
+           "Effects: `[h+N]` creates N owned handles, `[s+N]`/`[s-N]` pushes/pops",
+           "the return stack, `[c x]` consumes handle x, `[e]` may raise (returns",
+           "the null handle, -1 or NULL with an exception set).", ""]
+    section = None
+    for f in functions:
+        if f.section != section:
+            section = f.section
+            out += ["", f"## {section}", "",
+                    "| Cystck | stock C API | effect |", "| --- | --- | --- |"]
+        params = ", ".join("..." if p.ctype == "..." else
+                           f"{p.ctype} {p.name}" for p in f.params)
+        sig = f"`{f.ret} {f.name}({params})`"
+        stock = f"`{f.stock}`" if f.stock else "—"
+        doc = f.doc.replace("|", "\\|")
+        out.append(f"| {sig} | {stock} | {doc} |")
+    out.append("")
+    return "\n".join(out)
+
+
+def outputs():
+    functions = parse()
+    return {HEADER: render_header(functions), DOC: render_doc(functions)}
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--check", action="store_true",
+                    help="exit 1 if a generated file is out of date")
+    args = ap.parse_args(argv)
+    stale = []
+    for path, text in outputs().items():
+        current = path.read_text() if path.exists() else None
+        if current == text:
+            continue
+        stale.append(path)
+        if not args.check:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(text)
+    if args.check and stale:
+        print("out of date: " + ", ".join(str(p.relative_to(ROOT)) for p in stale)
+              + " (run python -m cystck.gen_api)", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

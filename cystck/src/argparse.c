@@ -1,0 +1,506 @@
+/*
+ * Argument parsing straight from the argument handles: the format language
+ * of PyArg_ParseTuple(AndKeywords) without building a tuple or a dict.
+ * Errors use the same exception types and wording as CPython.
+ */
+#include "internal.h"
+
+#include <limits.h>
+#include <stdarg.h>
+#include <string.h>
+
+#define MAX_SPECS 64
+
+typedef struct {
+    const char *fname;        /* from "...:name", or NULL */
+    const char *message;      /* from "...;message", or NULL */
+    int nspecs;               /* number of values */
+    int nrequired;            /* before '|' */
+    int npositional;          /* before '$' */
+    const char *spec[MAX_SPECS];   /* each value's code */
+} Format;
+
+static int parse_format(const char *fmt, Format *f)
+{
+    const char *p = fmt;
+    memset(f, 0, sizeof(*f));
+    f->nrequired = -1;
+    f->npositional = -1;
+    for (; *p; p++) {
+        switch (*p) {
+        case '|':
+            f->nrequired = f->nspecs;
+            continue;
+        case '$':
+            f->npositional = f->nspecs;
+            continue;
+        case ':':
+            f->fname = p + 1;
+            goto done;
+        case ';':
+            f->message = p + 1;
+            goto done;
+        case '#': case '!': case '&': case '*':
+            continue;     /* modifiers of the previous code */
+        case ' ': case '\t':
+            continue;
+        default:
+            if (f->nspecs == MAX_SPECS) {
+                PyErr_SetString(PyExc_SystemError, "CystckArg: too many format units");
+                return -1;
+            }
+            f->spec[f->nspecs++] = p;
+        }
+    }
+done:
+    if (f->nrequired < 0)
+        f->nrequired = f->npositional >= 0 ? f->npositional : f->nspecs;
+    if (f->npositional < 0)
+        f->npositional = f->nspecs;
+    return 0;
+}
+
+/* "name()" or "function" for messages. */
+static void describe(const Format *f, char *buf, size_t size)
+{
+    if (f->fname) {
+        size_t n = strcspn(f->fname, ";");
+        PyOS_snprintf(buf, size, "%.*s()", (int)n, f->fname);
+    }
+    else {
+        PyOS_snprintf(buf, size, "function");
+    }
+}
+
+static int type_error(const Format *f, int index, const char *expected, PyObject *got)
+{
+    char name[128];
+    describe(f, name, sizeof(name));
+    if (f->message)
+        PyErr_SetString(PyExc_TypeError, f->message);
+    else
+        PyErr_Format(PyExc_TypeError, "%s argument %d must be %s, not %.50s",
+                     name, index + 1, expected,
+                     got == Py_None ? "None" : Py_TYPE(got)->tp_name);
+    return -1;
+}
+
+static int long_in_range(const Format *f, long v, long lo, long hi, const char *what)
+{
+    (void)f;
+    if (v < lo) {
+        PyErr_Format(PyExc_OverflowError, "%s is less than minimum", what);
+        return -1;
+    }
+    if (v > hi) {
+        PyErr_Format(PyExc_OverflowError, "%s is greater than maximum", what);
+        return -1;
+    }
+    return 0;
+}
+
+static int reject_float(const Format *f, int index, PyObject *o)
+{
+    if (PyFloat_Check(o))
+        return type_error(f, index, "int", o);
+    return 0;
+}
+
+/* Convert one value; `code` points at its format unit. */
+static int convert(Cystck_State *S, const Format *f, int index, const char **code,
+                   Cystck_Object h, va_list *va)
+{
+    PyObject *o = *h._p;
+    char c = *(*code)++;
+    long v;
+    switch (c) {
+    case 'b': case 'h': case 'i': case 'B': case 'H':
+        if (reject_float(f, index, o) < 0) return -1;
+        v = PyLong_AsLong(o);
+        if (v == -1 && PyErr_Occurred()) return -1;
+        if (c == 'b') {
+            if (long_in_range(f, v, 0, UCHAR_MAX, "unsigned byte integer") < 0) return -1;
+            *va_arg(*va, unsigned char *) = (unsigned char)v;
+        } else if (c == 'B') {
+            *va_arg(*va, unsigned char *) = (unsigned char)v;
+        } else if (c == 'h') {
+            if (long_in_range(f, v, SHRT_MIN, SHRT_MAX, "signed short integer") < 0) return -1;
+            *va_arg(*va, short *) = (short)v;
+        } else if (c == 'H') {
+            *va_arg(*va, unsigned short *) = (unsigned short)v;
+        } else {
+            if (long_in_range(f, v, INT_MIN, INT_MAX, "signed integer") < 0) return -1;
+            *va_arg(*va, int *) = (int)v;
+        }
+        return 0;
+    case 'I':
+        if (reject_float(f, index, o) < 0) return -1;
+        *va_arg(*va, unsigned int *) = (unsigned int)PyLong_AsUnsignedLongMask(o);
+        return PyErr_Occurred() ? -1 : 0;
+    case 'l':
+        if (reject_float(f, index, o) < 0) return -1;
+        v = PyLong_AsLong(o);
+        if (v == -1 && PyErr_Occurred()) return -1;
+        *va_arg(*va, long *) = v;
+        return 0;
+    case 'k':
+        if (!PyLong_Check(o)) return type_error(f, index, "int", o);
+        *va_arg(*va, unsigned long *) = PyLong_AsUnsignedLongMask(o);
+        return 0;
+    case 'L': {
+        long long ll;
+        if (reject_float(f, index, o) < 0) return -1;
+        ll = PyLong_AsLongLong(o);
+        if (ll == -1 && PyErr_Occurred()) return -1;
+        *va_arg(*va, long long *) = ll;
+        return 0;
+    }
+    case 'K':
+        if (!PyLong_Check(o)) return type_error(f, index, "int", o);
+        *va_arg(*va, unsigned long long *) = PyLong_AsUnsignedLongLongMask(o);
+        return 0;
+    case 'n': {
+        Py_ssize_t n;
+        PyObject *idx;
+        if (reject_float(f, index, o) < 0) return -1;
+        idx = PyNumber_Index(o);
+        if (idx == NULL) return -1;
+        n = PyLong_AsSsize_t(idx);
+        Py_DECREF(idx);
+        if (n == -1 && PyErr_Occurred()) return -1;
+        *va_arg(*va, Py_ssize_t *) = n;
+        return 0;
+    }
+    case 'f': case 'd': {
+        double d = PyFloat_AsDouble(o);
+        if (d == -1.0 && PyErr_Occurred()) {
+            if (PyErr_ExceptionMatches(PyExc_TypeError)) {
+                PyErr_Clear();
+                return type_error(f, index, "float", o);
+            }
+            return -1;
+        }
+        if (c == 'f') *va_arg(*va, float *) = (float)d;
+        else *va_arg(*va, double *) = d;
+        return 0;
+    }
+    case 'p': {
+        int t = PyObject_IsTrue(o);
+        if (t < 0) return -1;
+        *va_arg(*va, int *) = t;
+        return 0;
+    }
+    case 'c':
+        if (PyBytes_Check(o) && PyBytes_GET_SIZE(o) == 1)
+            *va_arg(*va, char *) = PyBytes_AS_STRING(o)[0];
+        else if (PyByteArray_Check(o) && PyByteArray_GET_SIZE(o) == 1)
+            *va_arg(*va, char *) = PyByteArray_AS_STRING(o)[0];
+        else
+            return type_error(f, index, "a byte string of length 1", o);
+        return 0;
+    case 'C':
+        if (!PyUnicode_Check(o) || PyUnicode_GET_LENGTH(o) != 1)
+            return type_error(f, index, "a unicode character", o);
+        *va_arg(*va, int *) = (int)PyUnicode_READ_CHAR(o, 0);
+        return 0;
+    case 's': case 'z': case 'y': {
+        const char *s;
+        Py_ssize_t n;
+        int with_size = **code == '#';
+        if (with_size) (*code)++;
+        if (c == 'z' && o == Py_None) {
+            *va_arg(*va, const char **) = NULL;
+            if (with_size) *va_arg(*va, Py_ssize_t *) = 0;
+            return 0;
+        }
+        if (c == 'y') {
+            if (!PyBytes_Check(o)) return type_error(f, index, "bytes", o);
+            s = PyBytes_AS_STRING(o);
+            n = PyBytes_GET_SIZE(o);
+        } else {
+            if (!PyUnicode_Check(o))
+                return type_error(f, index, c == 'z' ? "str or None" : "str", o);
+            s = PyUnicode_AsUTF8AndSize(o, &n);
+            if (s == NULL) return -1;
+        }
+        if (!with_size && (Py_ssize_t)strlen(s) != n) {
+            PyErr_SetString(PyExc_ValueError, c == 'y' ? "embedded null byte"
+                                                       : "embedded null character");
+            return -1;
+        }
+        *va_arg(*va, const char **) = s;
+        if (with_size) *va_arg(*va, Py_ssize_t *) = n;
+        return 0;
+    }
+    case 'U':
+        if (!PyUnicode_Check(o)) return type_error(f, index, "str", o);
+        *va_arg(*va, Cystck_Object *) = h;
+        return 0;
+    case 'S':
+        if (!PyBytes_Check(o)) return type_error(f, index, "bytes", o);
+        *va_arg(*va, Cystck_Object *) = h;
+        return 0;
+    case 'O':
+        if (**code == '!') {
+            PyObject *type = _Cystck_Get(va_arg(*va, Cystck_Object));
+            (*code)++;
+            if (type == NULL || !PyType_Check(type)) {
+                PyErr_SetString(PyExc_SystemError, "CystckArg: O! needs a type handle");
+                return -1;
+            }
+            if (!PyObject_TypeCheck(o, (PyTypeObject *)type))
+                return type_error(f, index, ((PyTypeObject *)type)->tp_name, o);
+            *va_arg(*va, Cystck_Object *) = h;
+            return 0;
+        }
+        if (**code == '&') {
+            CystckArg_Converter conv = va_arg(*va, CystckArg_Converter);
+            void *out = va_arg(*va, void *);
+            (*code)++;
+            return conv(S, h, out) ? 0 : -1;
+        }
+        *va_arg(*va, Cystck_Object *) = h;
+        return 0;
+    default:
+        PyErr_Format(PyExc_SystemError, "CystckArg: unsupported format unit '%c'", c);
+        return -1;
+    }
+}
+
+/* Skip the va_args of a value that was not given. */
+static void skip(const char *code, va_list *va)
+{
+    char c = *code++;
+    int with_size = *code == '#';
+    switch (c) {
+    case 'O':
+        if (*code == '!') { (void)va_arg(*va, Cystck_Object); (void)va_arg(*va, void *); return; }
+        if (*code == '&') { (void)va_arg(*va, CystckArg_Converter); (void)va_arg(*va, void *); return; }
+        (void)va_arg(*va, void *);
+        return;
+    case 's': case 'z': case 'y':
+        (void)va_arg(*va, void *);
+        if (with_size) (void)va_arg(*va, void *);
+        return;
+    default:
+        (void)va_arg(*va, void *);
+    }
+}
+
+/* Interned keyword names per kwlist, so matching the names a call passes is
+ * mostly pointer comparisons.  Entries are keyed by the kwlist's address and
+ * checked against its string pointers, so a reused address is rebuilt. */
+#define NAME_CACHE 32
+
+typedef struct {
+    const char **kwlist;
+    int n;
+    const char *ptrs[MAX_SPECS];
+    PyObject *names[MAX_SPECS];       /* NULL for positional-only ("") */
+} KwNames;
+
+static KwNames name_cache[NAME_CACHE];
+
+static PyObject *const *interned_names(const char **kwlist, int n)
+{
+    KwNames *e = &name_cache[((uintptr_t)kwlist >> 4) % NAME_CACHE];
+    int i, valid = e->kwlist == kwlist && e->n == n;
+    for (i = 0; valid && i < n; i++)
+        valid = e->ptrs[i] == kwlist[i];
+    if (valid)
+        return e->names;
+    for (i = 0; i < e->n; i++)
+        Py_CLEAR(e->names[i]);
+    e->kwlist = NULL;
+    for (i = 0; i < n; i++) {
+        if (kwlist[i] == NULL) {
+            PyErr_SetString(PyExc_SystemError,
+                            "CystckArg: kwlist has fewer names than the format has units");
+            e->n = i;
+            return NULL;
+        }
+        e->ptrs[i] = kwlist[i];
+        e->names[i] = kwlist[i][0] ? PyUnicode_InternFromString(kwlist[i]) : NULL;
+        if (kwlist[i][0] && e->names[i] == NULL) {
+            e->n = i;
+            return NULL;
+        }
+    }
+    e->n = n;
+    e->kwlist = kwlist;
+    return e->names;
+}
+
+/* The format unit a keyword names, or -1 (with no exception) if none. */
+static int match_keyword(PyObject *const *names, int n, PyObject *key)
+{
+    int i;
+    for (i = 0; i < n; i++)
+        if (names[i] == key)
+            return i;
+    for (i = 0; i < n; i++)
+        if (names[i] != NULL && PyUnicode_Compare(names[i], key) == 0)
+            return i;
+    return -1;
+}
+
+/* Put keyword value v (for key) into bound[], checking for mistakes. */
+static int bind_keyword(const Format *f, const char *name, PyObject *const *names,
+                        const char **kwlist, Cystck_ssize_t nargs, PyObject *key,
+                        Cystck_Object v, Cystck_Object *bound)
+{
+    int idx;
+    if (!PyUnicode_Check(key)) {
+        PyErr_Format(PyExc_TypeError, "keywords must be strings");
+        return -1;
+    }
+    idx = match_keyword(names, f->nspecs, key);
+    if (idx < 0) {
+        PyErr_Format(PyExc_TypeError, "'%U' is an invalid keyword argument for %s", key, name);
+        return -1;
+    }
+    if (idx < nargs) {
+        PyErr_Format(PyExc_TypeError, "argument for %s given by name ('%s') and position (%d)",
+                     name, kwlist[idx], idx + 1);
+        return -1;
+    }
+    bound[idx] = v;
+    return 0;
+}
+
+static int parse(Cystck_State *S, const Cystck_Object *args, Cystck_ssize_t nargs,
+                 Cystck_Object kw, const char *fmt, const char **kwlist, va_list *va)
+{
+    Format f;
+    char name[128];
+    int i;
+    Cystck_Object bound[MAX_SPECS];
+    PyObject *kwobj = _Cystck_Get(kw);
+
+    if (parse_format(fmt, &f) < 0)
+        return 0;
+    describe(&f, name, sizeof(name));
+    if (nargs > f.npositional) {
+        if (f.npositional == f.nrequired && kwobj == NULL)
+            PyErr_Format(PyExc_TypeError, "%s takes %s %d argument%s (%zd given)", name,
+                         f.nrequired == f.nspecs ? "exactly" : "at most",
+                         f.npositional, f.npositional == 1 ? "" : "s", nargs);
+        else
+            PyErr_Format(PyExc_TypeError, "%s takes at most %d %sargument%s (%zd given)",
+                         name, f.npositional, kwlist ? "positional " : "",
+                         f.npositional == 1 ? "" : "s", nargs);
+        return 0;
+    }
+    for (i = 0; i < f.nspecs; i++)
+        bound[i] = i < nargs ? args[i] : Cystck_NULL;
+    if (kwobj != NULL) {
+        PyObject *const *names;
+        if (kwlist == NULL) {
+            PyErr_Format(PyExc_TypeError, "%s takes no keyword arguments", name);
+            return 0;
+        }
+        names = interned_names(kwlist, f.nspecs);
+        if (names == NULL)
+            return 0;
+        if (PyTuple_Check(kwobj)) {            /* vectorcall: values follow args */
+            Py_ssize_t j, nkw = PyTuple_GET_SIZE(kwobj);
+            for (j = 0; j < nkw; j++)
+                if (bind_keyword(&f, name, names, kwlist, nargs, PyTuple_GET_ITEM(kwobj, j),
+                                 args[nargs + j], bound) < 0)
+                    return 0;
+        }
+        else {                                 /* a dict, from tp_new/tp_init/tp_call */
+            Py_ssize_t pos = 0;
+            PyObject *key, *value;
+            while (PyDict_Next(kwobj, &pos, &key, &value)) {
+                /* The dict may change during conversion: hold the value. */
+                Cystck_Object h = _Cystck_OwnBorrowed(S, value);
+                if (Cystck_IsNull(h) ||
+                    bind_keyword(&f, name, names, kwlist, nargs, key, h, bound) < 0)
+                    return 0;
+            }
+        }
+    }
+    for (i = 0; i < f.nspecs; i++) {
+        const char *code = f.spec[i];
+        if (bound[i]._p == NULL) {
+            if (i < f.nrequired) {
+                if (kwlist != NULL && kwlist[i] && kwlist[i][0])
+                    PyErr_Format(PyExc_TypeError,
+                                 "%s missing required argument '%s' (pos %d)",
+                                 name, kwlist[i], i + 1);
+                else
+                    PyErr_Format(PyExc_TypeError, "%s takes %s %d argument%s (%zd given)",
+                                 name, f.nrequired == f.nspecs ? "exactly" : "at least",
+                                 f.nrequired, f.nrequired == 1 ? "" : "s", nargs);
+                return 0;
+            }
+            skip(code, va);
+            continue;
+        }
+        if (convert(S, &f, i, &code, bound[i], va) < 0)
+            return 0;
+    }
+    return 1;
+}
+
+int CystckArg_ParseTuple(Cystck_State *S, const Cystck_Object *args, Cystck_ssize_t nargs,
+                         const char *fmt, ...)
+{
+    va_list va;
+    int r;
+    va_start(va, fmt);
+    r = parse(S, args, nargs, Cystck_NULL, fmt, NULL, &va);
+    va_end(va);
+    return r;
+}
+
+int CystckArg_ParseTupleAndKeywords(Cystck_State *S, const Cystck_Object *args, Cystck_ssize_t nargs,
+                                    Cystck_Object kw, const char *fmt, const char **kwlist, ...)
+{
+    va_list va;
+    int r;
+    PyObject *k = _Cystck_Get(kw);
+    va_start(va, kwlist);
+    /* An empty dict or tuple of keywords is the same as none. */
+    if (k != NULL && ((PyDict_Check(k) && PyDict_GET_SIZE(k) == 0) ||
+                      (PyTuple_Check(k) && PyTuple_GET_SIZE(k) == 0)))
+        kw = Cystck_NULL;
+    r = parse(S, args, nargs, kw, fmt, kwlist, &va);
+    va_end(va);
+    return r;
+}
+
+int CystckArg_UnpackTuple(Cystck_State *S, const Cystck_Object *args, Cystck_ssize_t nargs,
+                          const char *name, Cystck_ssize_t min, Cystck_ssize_t max, ...)
+{
+    va_list va;
+    Cystck_ssize_t i;
+    (void)S;
+    if (nargs < min || nargs > max) {
+        if (min == max)
+            PyErr_Format(PyExc_TypeError, "%s expected %s%zd argument%s, got %zd",
+                         name, "", min, min == 1 ? "" : "s", nargs);
+        else
+            PyErr_Format(PyExc_TypeError, "%s expected %s %zd argument%s, got %zd", name,
+                         nargs < min ? "at least" : "at most", nargs < min ? min : max,
+                         (nargs < min ? min : max) == 1 ? "" : "s", nargs);
+        return 0;
+    }
+    va_start(va, max);
+    for (i = 0; i < nargs; i++)
+        *va_arg(va, Cystck_Object *) = args[i];
+    va_end(va);
+    return 1;
+}
+
+int CystckArg_NoKeywords(Cystck_State *S, const char *name, Cystck_Object kw)
+{
+    PyObject *k = _Cystck_Get(kw);
+    (void)S;
+    if (k == NULL || (PyDict_Check(k) && PyDict_GET_SIZE(k) == 0) ||
+        (PyTuple_Check(k) && PyTuple_GET_SIZE(k) == 0))
+        return 1;
+    PyErr_Format(PyExc_TypeError, "%s() takes no keyword arguments", name);
+    return 0;
+}

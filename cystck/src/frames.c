@@ -1,0 +1,339 @@
+/*
+ * Frames: the slow paths of the handle array and the return stack.
+ *
+ * A frame starts with CYSTCK_INLINE_HANDLES slots inside its Cystck_State
+ * (on the trampoline's C stack).  When they run out, heap chunks of growing
+ * size are chained; handles never move, so a handle stays valid while its
+ * frame lives.  The total per frame is capped by the handle limit.
+ */
+#include "Cystck.h"
+#include "internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+struct _Cystck_Chunk {
+    struct _Cystck_Chunk *prev;
+    PyObject **saved_top, **saved_base, **saved_end;   /* the previous chunk */
+    Cystck_ssize_t before;     /* handles in all previous chunks */
+    Cystck_ssize_t cap;
+    PyObject *slots[1];
+};
+
+static Cystck_ssize_t handle_limit = CYSTCK_DEFAULT_HANDLE_LIMIT;
+
+Cystck_ssize_t Cystck_HandleLimit(void) { return handle_limit; }
+
+void _Cystck_SetHandleLimit(Cystck_ssize_t limit) { handle_limit = limit; }
+
+static Cystck_ssize_t chunk_count_before(Cystck_State *S)
+{
+    return S->chunk ? S->chunk->before : 0;
+}
+
+static Cystck_ssize_t live_handles(Cystck_State *S)
+{
+    return chunk_count_before(S) + (S->top - S->base);
+}
+
+static int raise_overflow(Cystck_State *S, Cystck_ssize_t wanted)
+{
+    (void)S;
+    PyErr_Format(PyExc_MemoryError,
+                 "Cystck handle limit exceeded: a single call may hold at most "
+                 "%zd live handles (%zd requested).  Release handles early "
+                 "(Cystck_Drop), or open a scope gate around the loop that "
+                 "creates them (Cystck_OpenScope/Cystck_CloseScope), or raise "
+                 "the limit with the CYSTCK_HANDLE_LIMIT environment variable.",
+                 handle_limit, wanted);
+    return -1;
+}
+
+/* Move to a fresh heap chunk with room for at least `need` handles. */
+static int grow_handles(Cystck_State *S, Cystck_ssize_t need)
+{
+    Cystck_ssize_t used = live_handles(S);
+    Cystck_ssize_t prev_cap = S->chunk ? S->chunk->cap : CYSTCK_INLINE_HANDLES;
+    Cystck_ssize_t cap = prev_cap * 4 > 65536 ? 65536 : prev_cap * 4;
+    struct _Cystck_Chunk *c;
+    if (used + need > handle_limit)
+        return raise_overflow(S, used + need);
+    if (cap < need)
+        cap = need;
+    if (used + cap > handle_limit)
+        cap = handle_limit - used;
+    c = (struct _Cystck_Chunk *)PyMem_Malloc(sizeof(*c) + (size_t)(cap - 1) * sizeof(PyObject *));
+    if (c == NULL) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    c->prev = S->chunk;
+    c->saved_top = S->top;
+    c->saved_base = S->base;
+    c->saved_end = S->end;
+    c->before = used;
+    c->cap = cap;
+    S->chunk = c;
+    S->base = S->top = c->slots;
+    S->end = c->slots + cap;
+    S->slow = 1;
+    return 0;
+}
+
+Cystck_Object _Cystck_OwnSlow(Cystck_State *S, PyObject *o)
+{
+    if (grow_handles(S, 1) < 0) {
+        Py_DECREF(o);
+        return _Cystck_H(NULL);
+    }
+    *S->top = o;
+    return _Cystck_H(S->top++);
+}
+
+int Cystck_CheckHandles(Cystck_State *S, Cystck_ssize_t n)
+{
+    if (S->end - S->top >= n)
+        return 0;
+    if (live_handles(S) + n > handle_limit)
+        return raise_overflow(S, live_handles(S) + n);
+    return 0;
+}
+
+int _Cystck_GrowStack(Cystck_State *S, Cystck_ssize_t n)
+{
+    Cystck_ssize_t used = S->sp - S->sp_base;
+    Cystck_ssize_t cap = S->sp_end - S->sp_base;
+    Cystck_ssize_t want = cap * 2 > used + n ? cap * 2 : used + n;
+    PyObject **mem;
+    if (used + n > handle_limit)
+        return raise_overflow(S, used + n);
+    if (S->sp_base == S->stack) {
+        mem = (PyObject **)PyMem_Malloc((size_t)want * sizeof(PyObject *));
+        if (mem != NULL)
+            memcpy(mem, S->stack, (size_t)used * sizeof(PyObject *));
+    }
+    else {
+        mem = (PyObject **)PyMem_Realloc(S->sp_base, (size_t)want * sizeof(PyObject *));
+    }
+    if (mem == NULL) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    S->sp_base = mem;
+    S->sp = mem + used;
+    S->sp_end = mem + want;
+    S->slow = 1;
+    return 0;
+}
+
+Cystck_Object *_Cystck_HeapArgs(Cystck_State *S, PyObject *const *args, Cystck_ssize_t n)
+{
+    Cystck_ssize_t i;
+    Cystck_Object *h = (Cystck_Object *)PyMem_Malloc((size_t)n * sizeof(Cystck_Object));
+    if (h == NULL) {
+        PyErr_NoMemory();
+        return NULL;
+    }
+    for (i = 0; i < n; i++)
+        h[i] = _Cystck_H((PyObject **)&args[i]);
+    S->heap_args = h;
+    S->slow = 1;
+    return h;
+}
+
+/* Which chunk (or the inline/debug base, returned as NULL with *inl set)
+ * owns slot p?  Returns 1 if p is a live owned slot of this frame. */
+int _Cystck_OwnsSlot(Cystck_State *S, PyObject **p)
+{
+    struct _Cystck_Chunk *c = S->chunk;
+    PyObject **top = S->top, **base = S->base;
+    for (;;) {
+        if ((uintptr_t)p >= (uintptr_t)base && (uintptr_t)p < (uintptr_t)top)
+            return 1;
+        if (c == NULL)
+            return 0;
+        top = c->saved_top;
+        base = c->saved_base;
+        c = c->prev;
+    }
+}
+
+/* Pop released slots off the top so out-of-order drops are reclaimed. */
+static void trim_top(Cystck_State *S)
+{
+    while (S->top > S->base && S->top[-1] == NULL)
+        --S->top;
+}
+
+void _Cystck_DropSlow(Cystck_State *S, Cystck_Object h)
+{
+    PyObject *o;
+    if (!_Cystck_OwnsSlot(S, h._p)) {
+        if (S->debug)
+            _Cystck_DebugDropNotOwned(S, h);
+        return;     /* argument, constant or reference: not ours to release */
+    }
+    o = *h._p;
+    *h._p = NULL;
+    Py_XDECREF(o);
+    if (!S->debug)
+        trim_top(S);
+}
+
+PyObject *_Cystck_ConsumeSlow(Cystck_State *S, Cystck_Object h)
+{
+    PyObject *o = _Cystck_Get(h);
+    if (o == NULL)
+        return NULL;
+    if (_Cystck_OwnsSlot(S, h._p)) {
+        *h._p = NULL;     /* the stealing API now owns the reference */
+        if (!S->debug)
+            trim_top(S);
+    }
+    else {
+        Py_INCREF(o);
+    }
+    return o;
+}
+
+/* Release every handle of chunk-or-inline range [base, top). */
+static void release_range(PyObject **base, PyObject **top, int poison)
+{
+    PyObject **p;
+    for (p = top; p > base; ) {
+        PyObject *o = *--p;
+        if (poison)
+            *p = NULL;
+        Py_XDECREF(o);
+    }
+}
+
+/* Release everything the frame holds: handles, heap chunks, heap stack
+ * entries were already consumed or released by the caller. */
+static void release_frame(Cystck_State *S)
+{
+    while (S->chunk != NULL) {
+        struct _Cystck_Chunk *c = S->chunk;
+        release_range(c->slots, S->top, 0);
+        S->top = c->saved_top;
+        S->base = c->saved_base;
+        S->end = c->saved_end;
+        S->chunk = c->prev;
+        PyMem_Free(c);
+    }
+    if (S->debug != NULL)
+        _Cystck_DebugCloseFrame(S);
+    else
+        release_range(S->base, S->top, 0);
+    if (S->heap_args != NULL) {
+        PyMem_Free(S->heap_args);
+        S->heap_args = NULL;
+    }
+}
+
+static void release_stack(Cystck_State *S)
+{
+    while (S->sp > S->sp_base) {
+        PyObject *o = *--S->sp;
+        Py_DECREF(o);
+    }
+    if (S->sp_base != S->stack)
+        PyMem_Free(S->sp_base);
+    S->sp = S->sp_base = S->stack;
+}
+
+PyObject *_Cystck_FinishSlow(Cystck_State *S, int n, const char *func)
+{
+    Cystck_ssize_t pushed = S->sp - S->sp_base;
+    PyObject *res = NULL;
+    if (S->debug != NULL)
+        _Cystck_DebugCheckFinish(S, n, func);
+    if (n < 0) {
+        if (!PyErr_Occurred())
+            PyErr_Format(PyExc_SystemError,
+                         "%s returned -1 (error) without setting an exception", func);
+    }
+    else if (n != pushed) {
+        if (!PyErr_Occurred())
+            PyErr_Format(PyExc_SystemError,
+                         "%s returned %d but pushed %zd value%s on the return stack",
+                         func, n, pushed, pushed == 1 ? "" : "s");
+    }
+    else if (n == 0) {
+        res = Py_NewRef(Py_None);
+    }
+    else if (n == 1) {
+        res = S->sp_base[0];
+        S->sp = S->sp_base;      /* ownership moves to the caller */
+    }
+    else {
+        Cystck_ssize_t i;
+        res = PyTuple_New(n);
+        if (res != NULL) {
+            for (i = 0; i < n; i++)
+                PyTuple_SET_ITEM(res, i, S->sp_base[i]);
+            S->sp = S->sp_base;
+        }
+    }
+    if (S->scopes > 0 && S->debug != NULL)
+        _Cystck_DebugUnbalancedScopes(S, func);
+    release_stack(S);
+    release_frame(S);
+    return res;
+}
+
+int _Cystck_FinishIntSlow(Cystck_State *S, int r, const char *func)
+{
+    if (S->sp != S->sp_base && !PyErr_Occurred()) {
+        PyErr_Format(PyExc_SystemError,
+                     "%s returns a C value but left %zd value(s) on the return stack",
+                     func, (Cystck_ssize_t)(S->sp - S->sp_base));
+        r = -1;
+    }
+    if (S->scopes > 0 && S->debug != NULL)
+        _Cystck_DebugUnbalancedScopes(S, func);
+    release_stack(S);
+    release_frame(S);
+    return r;
+}
+
+void _Cystck_CloseScopeSlow(Cystck_State *S, Cystck_Scope sc)
+{
+    /* Free chunks opened inside the scope, then trim the scope's chunk. */
+    while (S->chunk != sc.chunk && S->chunk != NULL) {
+        struct _Cystck_Chunk *c = S->chunk;
+        release_range(c->slots, S->top, 0);
+        S->top = c->saved_top;
+        S->base = c->saved_base;
+        S->end = c->saved_end;
+        S->chunk = c->prev;
+        PyMem_Free(c);
+    }
+    if (S->top > sc.top) {
+        release_range(sc.top, S->top, S->debug != NULL);
+        if (S->debug == NULL)
+            S->top = sc.top;
+    }
+    S->scopes--;
+}
+
+Cystck_Object _Cystck_NullArg(Cystck_State *S, const char *func)
+{
+    /* A null handle usually carries the error of the call that produced it:
+     * keep that exception rather than masking it. */
+    if (!PyErr_Occurred()) {
+        if (S != NULL && S->debug != NULL)
+            _Cystck_DebugNullArg(S, func);
+        else
+            PyErr_Format(PyExc_SystemError,
+                         "%s: null handle passed as an argument (the result of a "
+                         "failed call, or a released or consumed handle)", func);
+    }
+    return _Cystck_H(NULL);
+}
+
+int _Cystck_NullArgInt(Cystck_State *S, const char *func)
+{
+    _Cystck_NullArg(S, func);
+    return -1;
+}

@@ -1,0 +1,225 @@
+/*
+ * Native memory with lifetime policies (paper section 4.3, Algorithms 1-2).
+ *
+ * The paper attaches policies with liballocs; it is not installable here, so
+ * every block carries its own header.  A block created by C starts with the
+ * explicit-free policy (Algorithm 1, "not created from Python").  Exposing it
+ * to Python adds a refcount policy held by an exporter object that the
+ * memoryview keeps alive.  CystckMem_Free drops the explicit-free policy, the
+ * exporter's death drops the refcount policy, and the memory is released
+ * only when no policy remains (Algorithm 2).
+ */
+#include "internal.h"
+
+#include <string.h>
+
+#define BLOCK_MAGIC 0x43795374u    /* "CySt" */
+#define BLOCK_DEAD  0xdeadb10cu
+
+typedef struct {
+    unsigned int magic;
+    int explicit_free;             /* the C side has not freed it yet */
+    Py_ssize_t owners;             /* live Python exporters (refcount policy) */
+    size_t size;
+    CystckMem_Finalizer finalizer;
+    void *pad;                     /* keep the payload 16-byte aligned */
+} BlockHeader;
+
+static BlockHeader *header_of(void *p, const char *func)
+{
+    BlockHeader *h;
+    if (p == NULL) {
+        PyErr_Format(PyExc_SystemError, "%s: NULL block", func);
+        return NULL;
+    }
+    h = (BlockHeader *)p - 1;
+    if (h->magic == BLOCK_DEAD) {
+        PyErr_Format(PyExc_SystemError, "%s: block used after its last policy was released", func);
+        return NULL;
+    }
+    if (h->magic != BLOCK_MAGIC) {
+        PyErr_Format(PyExc_SystemError, "%s: pointer was not allocated by CystckMem_Malloc", func);
+        return NULL;
+    }
+    return h;
+}
+
+static int policies(BlockHeader *h)
+{
+    return (h->explicit_free ? CYSTCK_POLICY_EXPLICIT_FREE : 0) |
+           (h->owners > 0 ? CYSTCK_POLICY_REFCOUNT : 0);
+}
+
+/* Algorithm 2: release the memory once no policy remains. */
+static void release_if_unowned(BlockHeader *h)
+{
+    if (policies(h) != 0)
+        return;
+    if (h->finalizer != NULL)
+        h->finalizer(h + 1);
+    h->magic = BLOCK_DEAD;
+    if (_Cystck_debug)
+        return;    /* keep it poisoned so later use is reported, not silent */
+    PyMem_RawFree(h);
+}
+
+void *CystckMem_Malloc(Cystck_State *S, size_t size)
+{
+    BlockHeader *h;
+    (void)S;
+    h = (BlockHeader *)PyMem_RawMalloc(sizeof(BlockHeader) + (size ? size : 1));
+    if (h == NULL) {
+        PyErr_NoMemory();
+        return NULL;
+    }
+    memset(h, 0, sizeof(*h));
+    h->magic = BLOCK_MAGIC;
+    h->explicit_free = 1;
+    h->size = size;
+    return h + 1;
+}
+
+void *CystckMem_Calloc(Cystck_State *S, size_t n, size_t size)
+{
+    void *p;
+    if (size != 0 && n > (size_t)PY_SSIZE_T_MAX / size) {
+        PyErr_NoMemory();
+        return NULL;
+    }
+    p = CystckMem_Malloc(S, n * size);
+    if (p != NULL)
+        memset(p, 0, n * size);
+    return p;
+}
+
+void *CystckMem_Realloc(Cystck_State *S, void *p, size_t size)
+{
+    BlockHeader *h, *nh;
+    if (p == NULL)
+        return CystckMem_Malloc(S, size);
+    h = header_of(p, "CystckMem_Realloc");
+    if (h == NULL)
+        return NULL;
+    if (h->owners > 0) {
+        PyErr_SetString(PyExc_BufferError,
+                        "CystckMem_Realloc: the block is exposed to Python and cannot move");
+        return NULL;
+    }
+    nh = (BlockHeader *)PyMem_RawRealloc(h, sizeof(BlockHeader) + (size ? size : 1));
+    if (nh == NULL) {
+        PyErr_NoMemory();
+        return NULL;
+    }
+    nh->size = size;
+    return nh + 1;
+}
+
+void CystckMem_Free(Cystck_State *S, void *p)
+{
+    BlockHeader *h;
+    (void)S;
+    if (p == NULL)
+        return;
+    h = header_of(p, "CystckMem_Free");
+    if (h == NULL)
+        return;
+    if (!h->explicit_free) {
+        PyErr_SetString(PyExc_SystemError, "CystckMem_Free: block freed twice");
+        return;
+    }
+    h->explicit_free = 0;
+    release_if_unowned(h);
+}
+
+int CystckMem_SetFinalizer(Cystck_State *S, void *p, CystckMem_Finalizer fin)
+{
+    BlockHeader *h = header_of(p, "CystckMem_SetFinalizer");
+    (void)S;
+    if (h == NULL)
+        return -1;
+    h->finalizer = fin;
+    return 0;
+}
+
+int CystckMem_Policies(Cystck_State *S, void *p)
+{
+    BlockHeader *h;
+    (void)S;
+    if (p == NULL)
+        return 0;
+    h = (BlockHeader *)p - 1;
+    if (h->magic != BLOCK_MAGIC)
+        return 0;
+    return policies(h);
+}
+
+/* ---- The exporter: a small object whose life is the refcount policy ---- */
+
+typedef struct {
+    PyObject_HEAD
+    BlockHeader *block;
+    int readonly;
+} Exporter;
+
+static int exporter_getbuffer(PyObject *self, Py_buffer *view, int flags)
+{
+    Exporter *e = (Exporter *)self;
+    return PyBuffer_FillInfo(view, self, e->block + 1, (Py_ssize_t)e->block->size,
+                             e->readonly, flags);
+}
+
+static void exporter_dealloc(PyObject *self)
+{
+    Exporter *e = (Exporter *)self;
+    PyTypeObject *tp = Py_TYPE(self);
+    e->block->owners--;
+    release_if_unowned(e->block);
+    tp->tp_free(self);
+    Py_DECREF(tp);
+}
+
+static PyType_Slot exporter_slots[] = {
+    {Py_bf_getbuffer, (void *)exporter_getbuffer},
+    {Py_tp_dealloc, (void *)exporter_dealloc},
+    {Py_tp_doc, (void *)"Native memory exposed by a Cystck extension."},
+    {0, NULL}
+};
+
+static PyType_Spec exporter_spec = {
+    "cystck.NativeBlock", sizeof(Exporter), 0, Py_TPFLAGS_DEFAULT, exporter_slots
+};
+
+static PyObject *exporter_type;
+
+Cystck_Object CystckMem_AsMemoryView(Cystck_State *S, void *p, Cystck_ssize_t size, int readonly)
+{
+    BlockHeader *h = header_of(p, "CystckMem_AsMemoryView");
+    Exporter *e;
+    PyObject *view;
+    if (h == NULL)
+        return Cystck_NULL;
+    if (size < 0 || (size_t)size > h->size) {
+        PyErr_Format(PyExc_ValueError, "CystckMem_AsMemoryView: size %zd outside the block (%zu bytes)",
+                     size, h->size);
+        return Cystck_NULL;
+    }
+    if (exporter_type == NULL) {
+        exporter_type = PyType_FromSpec(&exporter_spec);
+        if (exporter_type == NULL)
+            return Cystck_NULL;
+    }
+    e = PyObject_New(Exporter, (PyTypeObject *)exporter_type);
+    if (e == NULL)
+        return Cystck_NULL;
+    e->block = h;
+    e->readonly = readonly;
+    h->owners++;                 /* Algorithm 1: attach the refcount policy */
+    view = PyMemoryView_FromObject((PyObject *)e);
+    Py_DECREF(e);
+    if (view != NULL && (size_t)size < h->size) {
+        PyObject *sliced = PySequence_GetSlice(view, 0, size);
+        Py_DECREF(view);
+        view = sliced;
+    }
+    return _Cystck_Own(S, view);
+}

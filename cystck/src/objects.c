@@ -1,0 +1,392 @@
+/*
+ * Hand-written object API: variadic calls, Cystck_BuildValue, tuples from
+ * handles, dict iteration and the error helpers.
+ */
+#include "internal.h"
+
+#include <stdarg.h>
+#include <string.h>
+
+/* ---- Cystck_BuildValue: Py_BuildValue with handles for O, S and N ---- */
+
+static PyObject *build_one(Cystck_State *S, const char **fmt, va_list *va);
+
+/* Build items until `end`, as a tuple or list (kind '(' or '['). */
+static PyObject *build_seq(Cystck_State *S, const char **fmt, va_list *va, char end, int as_list)
+{
+    PyObject *list = PyList_New(0), *item;
+    for (;;) {
+        while (**fmt == ' ' || **fmt == ',' || **fmt == ':' || **fmt == '\t')
+            (*fmt)++;
+        if (**fmt == end) {
+            (*fmt)++;
+            break;
+        }
+        if (**fmt == '\0') {
+            PyErr_SetString(PyExc_SystemError, "Cystck_BuildValue: unmatched bracket in format");
+            Py_XDECREF(list);
+            return NULL;
+        }
+        item = build_one(S, fmt, va);
+        if (item == NULL || list == NULL || PyList_Append(list, item) < 0) {
+            Py_XDECREF(item);
+            Py_XDECREF(list);
+            return NULL;
+        }
+        Py_DECREF(item);
+    }
+    if (as_list)
+        return list;
+    item = PyList_AsTuple(list);
+    Py_DECREF(list);
+    return item;
+}
+
+static PyObject *build_dict(Cystck_State *S, const char **fmt, va_list *va)
+{
+    PyObject *seq = build_seq(S, fmt, va, '}', 1), *d;
+    Py_ssize_t i, n;
+    if (seq == NULL)
+        return NULL;
+    n = PyList_GET_SIZE(seq);
+    if (n % 2) {
+        PyErr_SetString(PyExc_SystemError, "Cystck_BuildValue: odd number of dict items");
+        Py_DECREF(seq);
+        return NULL;
+    }
+    d = PyDict_New();
+    for (i = 0; d != NULL && i < n; i += 2) {
+        if (PyDict_SetItem(d, PyList_GET_ITEM(seq, i), PyList_GET_ITEM(seq, i + 1)) < 0)
+            Py_CLEAR(d);
+    }
+    Py_DECREF(seq);
+    return d;
+}
+
+static PyObject *build_string(const char **fmt, va_list *va, int bytes)
+{
+    const char *s = va_arg(*va, const char *);
+    Py_ssize_t n = -1;
+    if (**fmt == '#') {
+        (*fmt)++;
+        n = va_arg(*va, Py_ssize_t);
+    }
+    if (s == NULL)
+        Py_RETURN_NONE;
+    if (n < 0)
+        n = (Py_ssize_t)strlen(s);
+    return bytes ? PyBytes_FromStringAndSize(s, n) : PyUnicode_FromStringAndSize(s, n);
+}
+
+static PyObject *build_one(Cystck_State *S, const char **fmt, va_list *va)
+{
+    char c = *(*fmt)++;
+    switch (c) {
+    case '(': return build_seq(S, fmt, va, ')', 0);
+    case '[': return build_seq(S, fmt, va, ']', 1);
+    case '{': return build_dict(S, fmt, va);
+    case 'b': case 'B': case 'h': case 'i': return PyLong_FromLong(va_arg(*va, int));
+    case 'H': return PyLong_FromLong((long)va_arg(*va, unsigned int));
+    case 'I': return PyLong_FromUnsignedLong(va_arg(*va, unsigned int));
+    case 'l': return PyLong_FromLong(va_arg(*va, long));
+    case 'k': return PyLong_FromUnsignedLong(va_arg(*va, unsigned long));
+    case 'L': return PyLong_FromLongLong(va_arg(*va, long long));
+    case 'K': return PyLong_FromUnsignedLongLong(va_arg(*va, unsigned long long));
+    case 'n': return PyLong_FromSsize_t(va_arg(*va, Py_ssize_t));
+    case 'd': case 'f': return PyFloat_FromDouble(va_arg(*va, double));
+    case 'p': return PyBool_FromLong(va_arg(*va, int));
+    case 'c': { char ch = (char)va_arg(*va, int); return PyBytes_FromStringAndSize(&ch, 1); }
+    case 'C': return PyUnicode_FromOrdinal(va_arg(*va, int));
+    case 's': case 'z': case 'U': return build_string(fmt, va, 0);
+    case 'y': return build_string(fmt, va, 1);
+    case 'O': case 'S': case 'N': {
+        PyObject *o = _Cystck_Get(va_arg(*va, Cystck_Object));
+        if (o == NULL) {
+            _Cystck_NullArg(S, "Cystck_BuildValue");
+            return NULL;
+        }
+        return Py_NewRef(o);
+    }
+    default:
+        PyErr_Format(PyExc_SystemError, "Cystck_BuildValue: bad format character '%c'", c);
+        return NULL;
+    }
+}
+
+/* The value for a whole format: None, one value, or a tuple of several. */
+static PyObject *build_value(Cystck_State *S, const char *fmt, va_list *va)
+{
+    PyObject *first, *tuple;
+    const char *p = fmt;
+    Py_ssize_t count = 0;
+    int depth = 0;
+    /* Count top-level items to know whether to pack a tuple. */
+    for (; *p; p++) {
+        if (strchr("([{", *p)) { if (depth++ == 0) count++; }
+        else if (strchr(")]}", *p)) depth--;
+        else if (depth == 0 && !strchr(" ,:\t#", *p)) count++;
+    }
+    if (count == 0)
+        Py_RETURN_NONE;
+    if (count == 1) {
+        while (*fmt == ' ' || *fmt == ',' || *fmt == ':' || *fmt == '\t')
+            fmt++;
+        first = build_one(S, &fmt, va);
+        return first;
+    }
+    {
+        /* Reuse the bracket parser by scanning as if enclosed in ( ). */
+        size_t len = strlen(fmt);
+        char *wrapped = (char *)PyMem_Malloc(len + 2);
+        const char *w;
+        if (wrapped == NULL)
+            return PyErr_NoMemory();
+        memcpy(wrapped, fmt, len);
+        wrapped[len] = ')';
+        wrapped[len + 1] = '\0';
+        w = wrapped;
+        tuple = build_seq(S, &w, va, ')', 0);
+        PyMem_Free(wrapped);
+        return tuple;
+    }
+}
+
+Cystck_Object Cystck_BuildValue(Cystck_State *S, const char *fmt, ...)
+{
+    va_list va;
+    PyObject *r;
+    va_start(va, fmt);
+    r = build_value(S, fmt, &va);
+    va_end(va);
+    return _Cystck_Own(S, r);
+}
+
+/* ---- Variadic calls ---- */
+
+/* Gather handles up to Cystck_NULL into a vectorcall array (slot 0 free). */
+static Py_ssize_t gather_args(Cystck_State *S, PyObject **buf, Py_ssize_t cap, va_list va,
+                              const char *func)
+{
+    Py_ssize_t n = 0;
+    for (;;) {
+        Cystck_Object h = va_arg(va, Cystck_Object);
+        if (h._p == NULL)
+            return n;
+        if (*h._p == NULL) {
+            _Cystck_NullArg(S, func);
+            return -1;
+        }
+        if (n + 1 >= cap) {
+            PyErr_Format(PyExc_SystemError, "%s: more than %zd arguments", func, cap - 2);
+            return -1;
+        }
+        buf[1 + n++] = *h._p;
+    }
+}
+
+#define MAX_VARARGS 64
+
+Cystck_Object CystckObject_CallFunctionObjArgs(Cystck_State *S, Cystck_Object f, ...)
+{
+    PyObject *buf[MAX_VARARGS + 2], *f_ = _Cystck_Get(f);
+    Py_ssize_t n;
+    va_list va;
+    if (f_ == NULL)
+        return _Cystck_NullArg(S, "CystckObject_CallFunctionObjArgs");
+    va_start(va, f);
+    n = gather_args(S, buf, MAX_VARARGS + 2, va, "CystckObject_CallFunctionObjArgs");
+    va_end(va);
+    if (n < 0)
+        return Cystck_NULL;
+    return _Cystck_Own(S, PyObject_Vectorcall(f_, buf + 1, (size_t)n | PY_VECTORCALL_ARGUMENTS_OFFSET, NULL));
+}
+
+Cystck_Object CystckObject_CallMethodObjArgs(Cystck_State *S, Cystck_Object o, Cystck_Object name, ...)
+{
+    PyObject *buf[MAX_VARARGS + 2], *o_ = _Cystck_Get(o), *name_ = _Cystck_Get(name);
+    Py_ssize_t n;
+    va_list va;
+    if (o_ == NULL || name_ == NULL)
+        return _Cystck_NullArg(S, "CystckObject_CallMethodObjArgs");
+    va_start(va, name);
+    n = gather_args(S, buf, MAX_VARARGS + 2, va, "CystckObject_CallMethodObjArgs");
+    va_end(va);
+    if (n < 0)
+        return Cystck_NULL;
+    buf[0] = o_;
+    return _Cystck_Own(S, PyObject_VectorcallMethod(name_, buf, (size_t)(n + 1), NULL));
+}
+
+/* Arguments built from a format: a tuple (a single non-tuple value is
+ * wrapped, as PyObject_CallFunction does). */
+static PyObject *build_args(Cystck_State *S, const char *fmt, va_list *va)
+{
+    PyObject *v, *t;
+    if (fmt == NULL || *fmt == '\0')
+        return PyTuple_New(0);
+    v = build_value(S, fmt, va);
+    if (v == NULL || PyTuple_Check(v))
+        return v;
+    t = PyTuple_Pack(1, v);
+    Py_DECREF(v);
+    return t;
+}
+
+Cystck_Object CystckObject_CallFunction(Cystck_State *S, Cystck_Object f, const char *fmt, ...)
+{
+    PyObject *f_ = _Cystck_Get(f), *args, *r;
+    va_list va;
+    if (f_ == NULL)
+        return _Cystck_NullArg(S, "CystckObject_CallFunction");
+    va_start(va, fmt);
+    args = build_args(S, fmt, &va);
+    va_end(va);
+    if (args == NULL)
+        return Cystck_NULL;
+    r = PyObject_Call(f_, args, NULL);
+    Py_DECREF(args);
+    return _Cystck_Own(S, r);
+}
+
+Cystck_Object CystckObject_CallMethod(Cystck_State *S, Cystck_Object o, const char *name,
+                                      const char *fmt, ...)
+{
+    PyObject *o_ = _Cystck_Get(o), *meth, *args, *r;
+    va_list va;
+    if (o_ == NULL)
+        return _Cystck_NullArg(S, "CystckObject_CallMethod");
+    meth = PyObject_GetAttrString(o_, name);
+    if (meth == NULL)
+        return Cystck_NULL;
+    va_start(va, fmt);
+    args = build_args(S, fmt, &va);
+    va_end(va);
+    if (args == NULL) {
+        Py_DECREF(meth);
+        return Cystck_NULL;
+    }
+    r = PyObject_Call(meth, args, NULL);
+    Py_DECREF(meth);
+    Py_DECREF(args);
+    return _Cystck_Own(S, r);
+}
+
+/* ---- Strings, tuples, dicts ---- */
+
+Cystck_Object CystckUnicode_FromFormat(Cystck_State *S, const char *fmt, ...)
+{
+    va_list va;
+    PyObject *r;
+    va_start(va, fmt);
+    r = PyUnicode_FromFormatV(fmt, va);
+    va_end(va);
+    return _Cystck_Own(S, r);
+}
+
+Cystck_Object CystckTuple_FromArray(Cystck_State *S, const Cystck_Object *items, Cystck_ssize_t n)
+{
+    PyObject *t;
+    Cystck_ssize_t i;
+    for (i = 0; i < n; i++)
+        if (_Cystck_Get(items[i]) == NULL)
+            return _Cystck_NullArg(S, "CystckTuple_FromArray");
+    t = PyTuple_New(n);
+    if (t == NULL)
+        return Cystck_NULL;
+    for (i = 0; i < n; i++)
+        PyTuple_SET_ITEM(t, i, Py_NewRef(*items[i]._p));
+    return _Cystck_Own(S, t);
+}
+
+Cystck_Object CystckTuple_Pack(Cystck_State *S, Cystck_ssize_t n, ...)
+{
+    PyObject *t;
+    Cystck_ssize_t i;
+    va_list va;
+    t = PyTuple_New(n);
+    if (t == NULL)
+        return Cystck_NULL;
+    va_start(va, n);
+    for (i = 0; i < n; i++) {
+        PyObject *o = _Cystck_Get(va_arg(va, Cystck_Object));
+        if (o == NULL) {
+            va_end(va);
+            Py_DECREF(t);
+            return _Cystck_NullArg(S, "CystckTuple_Pack");
+        }
+        PyTuple_SET_ITEM(t, i, Py_NewRef(o));
+    }
+    va_end(va);
+    return _Cystck_Own(S, t);
+}
+
+int CystckDict_Next(Cystck_State *S, Cystck_Object d, Cystck_ssize_t *pos,
+                    Cystck_Object *key, Cystck_Object *value)
+{
+    PyObject *d_ = _Cystck_Get(d), *k, *v;
+    if (d_ == NULL) {
+        _Cystck_NullArg(S, "CystckDict_Next");
+        return 0;
+    }
+    if (!PyDict_Next(d_, pos, &k, &v))
+        return 0;
+    /* Each item gets fresh handles; a loop over a large dict should close a
+     * scope gate per iteration (or drop them) to keep the frame small. */
+    if (key != NULL)
+        *key = _Cystck_OwnBorrowed(S, k);
+    if (value != NULL)
+        *value = _Cystck_OwnBorrowed(S, v);
+    return 1;
+}
+
+/* ---- Errors ---- */
+
+Cystck_Object CystckErr_Format(Cystck_State *S, Cystck_Object type, const char *fmt, ...)
+{
+    PyObject *t = _Cystck_Get(type);
+    va_list va;
+    if (t == NULL)
+        return _Cystck_NullArg(S, "CystckErr_Format");
+    va_start(va, fmt);
+    PyErr_FormatV(t, fmt, va);
+    va_end(va);
+    return Cystck_NULL;
+}
+
+int CystckErr_NoMemory(Cystck_State *S)
+{
+    (void)S;
+    PyErr_NoMemory();
+    return -1;
+}
+
+int CystckErr_BadArgument(Cystck_State *S)
+{
+    (void)S;
+    PyErr_BadArgument();
+    return -1;
+}
+
+Cystck_Object CystckErr_GetRaisedException(Cystck_State *S)
+{
+    PyObject *type, *value, *tb;
+    PyErr_Fetch(&type, &value, &tb);
+    if (type == NULL)
+        return Cystck_NULL;
+    PyErr_NormalizeException(&type, &value, &tb);
+    if (tb != NULL)
+        PyException_SetTraceback(value, tb);
+    Py_XDECREF(type);
+    Py_XDECREF(tb);
+    return _Cystck_Own(S, value);
+}
+
+void CystckErr_SetRaisedException(Cystck_State *S, Cystck_Object exc)
+{
+    PyObject *e = _Cystck_Get(exc);
+    if (e == NULL) {
+        _Cystck_NullArg(S, "CystckErr_SetRaisedException");
+        return;
+    }
+    PyErr_Restore(Py_NewRef((PyObject *)Py_TYPE(e)), Py_NewRef(e), PyException_GetTraceback(e));
+}

@@ -1,0 +1,83 @@
+/*
+ * References that outlive a call (the paper's Cystck_ref/Cystck_unref).
+ *
+ * A reference is a cell holding one strong reference.  Cells are recycled
+ * through a free list; in debug mode they are never recycled, so releasing
+ * one twice is detected, and the cells still live at exit are reported
+ * with the place that created them.
+ */
+#include "internal.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+static Cystck_Ref free_cells;
+static Cystck_Ref debug_cells;     /* every cell ever made, debug mode only */
+
+Cystck_Ref Cystck_ref(Cystck_State *S, Cystck_Object h)
+{
+    PyObject *o = _Cystck_Get(h);
+    Cystck_Ref r;
+    if (o == NULL) {
+        _Cystck_NullArg(S, "Cystck_ref");
+        return NULL;
+    }
+    if (free_cells != NULL && !_Cystck_debug) {
+        r = free_cells;
+        free_cells = r->next;
+    }
+    else {
+        r = (Cystck_Ref)PyMem_RawCalloc(1, sizeof(*r));
+        if (r == NULL) {
+            PyErr_NoMemory();
+            return NULL;
+        }
+        if (_Cystck_debug) {
+            r->next = debug_cells;
+            debug_cells = r;
+        }
+    }
+#if defined(__GNUC__) || defined(__clang__)
+    r->creator = __builtin_return_address(0);
+#endif
+    Py_INCREF(o);
+    r->obj = o;
+    r->live = 1;
+    return r;
+}
+
+void Cystck_unref(Cystck_State *S, Cystck_Ref r)
+{
+    PyObject *o;
+    (void)S;
+    if (r == NULL)
+        return;
+    if (!r->live) {
+        if (!PyErr_Occurred())
+            PyErr_SetString(PyExc_SystemError,
+                            "Cystck_unref: reference released twice");
+        return;
+    }
+    o = r->obj;
+    r->obj = NULL;
+    r->live = 0;
+    if (!_Cystck_debug) {
+        r->next = free_cells;
+        free_cells = r;
+    }
+    Py_XDECREF(o);
+}
+
+void _Cystck_RefsAtExit(void)
+{
+    Cystck_Ref r;
+    for (r = debug_cells; r != NULL; r = r->next) {
+        char where[256];
+        if (!r->live)
+            continue;
+        _Cystck_DescribeAddress(r->creator, where, sizeof(where));
+        /* Runs after the interpreter has finalized: plain stderr. */
+        fprintf(stderr, "ResourceWarning: Cystck reference never released "
+                "(created by Cystck_ref in %s) [CYSTCK_DEBUG]\n", where);
+    }
+}

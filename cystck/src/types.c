@@ -1,0 +1,271 @@
+/*
+ * Types from specs, instances, fields and modules.
+ *
+ * An instance is [object head | native struct]; the struct starts at
+ * CYSTCK_DATA_OFFSET.  Python values inside the struct are Cystck_Fields,
+ * found by the type's traverse function: the runtime uses it both for the
+ * cyclic GC and to clear the fields when the object dies.
+ */
+#include "internal.h"
+
+#include <string.h>
+
+/* ---- Fields and traversal ---- */
+
+int _Cystck_ClearVisitMarker(PyObject *o, void *arg)
+{
+    /* Only its address matters (see _CYSTCK_TRAVERSE); a Python subclass's
+     * traverse may still call it on its own members: do nothing then. */
+    (void)o; (void)arg;
+    return 0;
+}
+
+int _Cystck_VisitAdapter(Cystck_Field *f, void *ctx)
+{
+    _Cystck_VisitCtx *c = (_Cystck_VisitCtx *)ctx;
+    if (f->_o == NULL)
+        return 0;
+    return c->visit(f->_o, c->arg);
+}
+
+int _Cystck_ClearField(Cystck_Field *f, void *ctx)
+{
+    PyObject *o = f->_o;
+    (void)ctx;
+    f->_o = NULL;
+    Py_XDECREF(o);
+    return 0;
+}
+
+static int generic_clear(PyObject *self)
+{
+    traverseproc traverse = Py_TYPE(self)->tp_traverse;
+    if (traverse != NULL)
+        traverse(self, _Cystck_ClearVisitMarker, NULL);
+    return 0;
+}
+
+void _Cystck_DeallocWith(PyObject *self, void (*destroy)(void *))
+{
+    PyTypeObject *tp = Py_TYPE(self);
+    if (PyType_IS_GC(tp))
+        PyObject_GC_UnTrack(self);
+    if (tp->tp_traverse != NULL)
+        tp->tp_traverse(self, _Cystck_ClearVisitMarker, NULL);
+    if (destroy != NULL)
+        destroy((char *)self + CYSTCK_DATA_OFFSET);
+    tp->tp_free(self);
+    Py_DECREF(tp);
+}
+
+static void generic_dealloc(PyObject *self)
+{
+    _Cystck_DeallocWith(self, NULL);
+}
+
+/* ---- Types ---- */
+
+/* Count the defines of each kind, so the arrays can be sized. */
+static void count_defines(CystckDef **defs, Py_ssize_t n[5])
+{
+    memset(n, 0, 5 * sizeof(Py_ssize_t));
+    for (; defs != NULL && *defs != NULL; defs++)
+        n[(*defs)->kind]++;
+}
+
+static int has_slot(CystckDef **defs, int slot)
+{
+    for (; defs != NULL && *defs != NULL; defs++)
+        if ((*defs)->kind == CystckDef_Slot && (*defs)->slot.slot == slot)
+            return 1;
+    return 0;
+}
+
+Cystck_Object CystckType_FromSpec(Cystck_State *S, CystckType_Spec *spec, Cystck_Object bases)
+{
+    Py_ssize_t n[5], im = 0, imem = 0, igs = 0, isl = 0;
+    PyMethodDef *methods;
+    PyMemberDef *members;
+    PyGetSetDef *getsets;
+    PyType_Slot *slots;
+    PyType_Spec pyspec;
+    PyObject *type;
+    CystckDef **d;
+    int gc = has_slot(spec->defines, Py_tp_traverse);
+
+    count_defines(spec->defines, n);
+    /* Method, member and getset arrays must outlive the type: they are
+     * allocated once per type and never freed (like static tables). */
+    methods = (PyMethodDef *)PyMem_Calloc((size_t)n[CystckDef_Meth] + 1, sizeof(PyMethodDef));
+    members = (PyMemberDef *)PyMem_Calloc((size_t)n[CystckDef_Member] + 1, sizeof(PyMemberDef));
+    getsets = (PyGetSetDef *)PyMem_Calloc((size_t)n[CystckDef_GetSet] + 1, sizeof(PyGetSetDef));
+    slots = (PyType_Slot *)PyMem_Calloc((size_t)n[CystckDef_Slot] + 8, sizeof(PyType_Slot));
+    if (!methods || !members || !getsets || !slots) {
+        PyMem_Free(methods); PyMem_Free(members); PyMem_Free(getsets); PyMem_Free(slots);
+        PyErr_NoMemory();
+        return Cystck_NULL;
+    }
+    for (d = spec->defines; d != NULL && *d != NULL; d++) {
+        switch ((*d)->kind) {
+        case CystckDef_Meth: methods[im++] = (*d)->meth; break;
+        case CystckDef_Member: members[imem++] = (*d)->member; break;
+        case CystckDef_GetSet: getsets[igs++] = (*d)->getset; break;
+        case CystckDef_Slot: slots[isl++] = (*d)->slot; break;
+        }
+    }
+    if (im) { slots[isl].slot = Py_tp_methods; slots[isl++].pfunc = methods; }
+    if (imem) { slots[isl].slot = Py_tp_members; slots[isl++].pfunc = members; }
+    if (igs) { slots[isl].slot = Py_tp_getset; slots[isl++].pfunc = getsets; }
+    if (spec->doc) { slots[isl].slot = Py_tp_doc; slots[isl++].pfunc = (void *)spec->doc; }
+    if (!has_slot(spec->defines, Py_tp_dealloc)) {
+        slots[isl].slot = Py_tp_dealloc;
+        slots[isl++].pfunc = (void *)generic_dealloc;
+    }
+    if (gc && !has_slot(spec->defines, Py_tp_clear)) {
+        slots[isl].slot = Py_tp_clear;
+        slots[isl++].pfunc = (void *)generic_clear;
+    }
+    slots[isl].slot = 0;
+    slots[isl].pfunc = NULL;
+
+    pyspec.name = spec->name;
+    pyspec.basicsize = (int)(CYSTCK_DATA_OFFSET + (size_t)spec->basicsize);
+    pyspec.itemsize = (int)spec->itemsize;
+    pyspec.flags = (unsigned int)(Py_TPFLAGS_DEFAULT | spec->flags | (gc ? Py_TPFLAGS_HAVE_GC : 0));
+    pyspec.slots = slots;
+    type = PyType_FromSpecWithBases(&pyspec, _Cystck_Get(bases));
+    PyMem_Free(slots);     /* copied by CPython */
+    if (!im) PyMem_Free(methods);
+    if (!imem) PyMem_Free(members);
+    if (!igs) PyMem_Free(getsets);
+    return _Cystck_Own(S, type);
+}
+
+int CystckType_IsSubtype(Cystck_State *S, Cystck_Object a, Cystck_Object b)
+{
+    PyObject *a_ = _Cystck_Get(a), *b_ = _Cystck_Get(b);
+    if (!a_ || !b_)
+        return _Cystck_NullArgInt(S, "CystckType_IsSubtype");
+    if (!PyType_Check(a_) || !PyType_Check(b_)) {
+        PyErr_SetString(PyExc_TypeError, "CystckType_IsSubtype: arguments must be types");
+        return -1;
+    }
+    return PyType_IsSubtype((PyTypeObject *)a_, (PyTypeObject *)b_);
+}
+
+static PyTypeObject *as_type(Cystck_State *S, Cystck_Object type, const char *func)
+{
+    PyObject *t = _Cystck_Get(type);
+    if (t == NULL) {
+        _Cystck_NullArg(S, func);
+        return NULL;
+    }
+    if (!PyType_Check(t)) {
+        PyErr_Format(PyExc_TypeError, "%s: expected a type, got %.200s",
+                     func, Py_TYPE(t)->tp_name);
+        return NULL;
+    }
+    return (PyTypeObject *)t;
+}
+
+Cystck_Object Cystck_New(Cystck_State *S, Cystck_Object type, void **data)
+{
+    PyTypeObject *tp = as_type(S, type, "Cystck_New");
+    PyObject *o;
+    if (tp == NULL)
+        return Cystck_NULL;
+    o = tp->tp_alloc(tp, 0);
+    if (o == NULL)
+        return Cystck_NULL;
+    if (data != NULL)
+        *data = (char *)o + CYSTCK_DATA_OFFSET;
+    return _Cystck_Own(S, o);
+}
+
+Cystck_Object CystckType_GenericNew(Cystck_State *S, Cystck_Object type)
+{
+    return Cystck_New(S, type, NULL);
+}
+
+const char *CystckType_GetName(Cystck_State *S, Cystck_Object type)
+{
+    PyTypeObject *tp = as_type(S, type, "CystckType_GetName");
+    return tp ? tp->tp_name : NULL;
+}
+
+/* ---- Modules ---- */
+
+/* CPython keeps a pointer to a module's PyModuleDef for the module's whole
+ * life, so each CystckModuleDef gets one, built at first import and never
+ * freed (an extension has one or a few). */
+typedef struct PyDefEntry {
+    struct PyDefEntry *next;
+    const CystckModuleDef *def;
+    PyModuleDef pydef;
+} PyDefEntry;
+
+static PyDefEntry *pydefs;
+
+static PyModuleDef *pydef_for(CystckModuleDef *def)
+{
+    static const PyModuleDef head = { PyModuleDef_HEAD_INIT, NULL, NULL, 0, NULL, NULL, NULL, NULL, NULL };
+    Py_ssize_t n[5], i = 0;
+    PyDefEntry *e;
+    CystckDef **d;
+
+    for (e = pydefs; e != NULL; e = e->next)
+        if (e->def == def)
+            return &e->pydef;
+    count_defines(def->defines, n);
+    if (n[CystckDef_Slot] || n[CystckDef_Member] || n[CystckDef_GetSet]) {
+        PyErr_Format(PyExc_SystemError,
+                     "module %s: only methods can be defined at module level", def->name);
+        return NULL;
+    }
+    e = (PyDefEntry *)PyMem_RawCalloc(1, sizeof(PyDefEntry));
+    if (e != NULL)
+        e->pydef.m_methods = (PyMethodDef *)PyMem_RawCalloc((size_t)n[CystckDef_Meth] + 1,
+                                                            sizeof(PyMethodDef));
+    if (e == NULL || e->pydef.m_methods == NULL) {
+        PyMem_RawFree(e);
+        PyErr_NoMemory();
+        return NULL;
+    }
+    for (d = def->defines; d != NULL && *d != NULL; d++)
+        e->pydef.m_methods[i++] = (*d)->meth;
+    e->pydef.m_base = head.m_base;
+    e->pydef.m_name = def->name;
+    e->pydef.m_doc = def->doc;
+    e->pydef.m_size = def->size > 0 ? def->size : -1;
+    e->def = def;
+    e->next = pydefs;
+    pydefs = e;
+    return &e->pydef;
+}
+
+Cystck_Object CystckModule_Create(Cystck_State *S, CystckModuleDef *def)
+{
+    PyModuleDef *pydef = pydef_for(def);
+    if (pydef == NULL)
+        return Cystck_NULL;
+    return _Cystck_Own(S, PyModule_Create(pydef));
+}
+
+void *CystckModule_GetState(Cystck_State *S, Cystck_Object m)
+{
+    PyObject *m_ = _Cystck_Get(m);
+    if (m_ == NULL) {
+        _Cystck_NullArg(S, "CystckModule_GetState");
+        return NULL;
+    }
+    return PyModule_GetState(m_);
+}
+
+int CystckModule_AddType(Cystck_State *S, Cystck_Object m, Cystck_Object type)
+{
+    PyObject *m_ = _Cystck_Get(m);
+    PyTypeObject *tp = as_type(S, type, "CystckModule_AddType");
+    if (m_ == NULL || tp == NULL)
+        return m_ == NULL ? _Cystck_NullArgInt(S, "CystckModule_AddType") : -1;
+    return PyModule_AddType(m_, tp);
+}

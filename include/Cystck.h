@@ -1,0 +1,602 @@
+/*
+ * Cystck.h -- the one header a Cystck extension includes instead of Python.h.
+ *
+ * Model (see docs/runtime.md for the long version):
+ *   - C code never holds a PyObject*.  It holds handles (Cystck_Object) that
+ *     point at slots of a per-call handle array owned by the runtime.
+ *   - Every call from Python into C gets a fresh Cystck_State: its handle
+ *     array and its return stack live in the trampoline's C stack frame, so
+ *     frames nest (C -> Python -> C) and threads never share one.
+ *   - Arguments are bound as borrowed handles: no reference-count traffic.
+ *     Everything the function creates or fetches gets an owned slot, released
+ *     when the call returns.  Nothing in extension code touches refcounts.
+ *   - Results travel back on the return stack: push them and return how many
+ *     you pushed (0 -> None, 1 -> the value, n > 1 -> a tuple, -1 -> error).
+ *
+ * Each API function documents its effect in one line:
+ *   [h+N]  creates N owned handles      [s+N]/[s-N]  pushes/pops the return stack
+ *   [c h]  consumes handle h (like a stock function that steals a reference)
+ *   [e]    may raise: returns the error value (null handle, -1) with an
+ *          exception set.  A null handle argument always gives [e], never a crash.
+ */
+#ifndef CYSTCK_H
+#define CYSTCK_H
+
+#ifndef PY_SSIZE_T_CLEAN
+#define PY_SSIZE_T_CLEAN
+#endif
+#include <Python.h>
+#include <structmember.h>
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define CYSTCK_VERSION_MAJOR 0
+#define CYSTCK_VERSION_MINOR 1
+
+/* ------------------------------------------------------------------ */
+/* Compiler glue                                                       */
+/* ------------------------------------------------------------------ */
+
+#if defined(__GNUC__) || defined(__clang__)
+#  define Cystck_likely(x)   __builtin_expect(!!(x), 1)
+#  define Cystck_unlikely(x) __builtin_expect(!!(x), 0)
+#  define CYSTCK_INTERNAL    __attribute__((visibility("hidden")))
+#  define CYSTCK_UNUSED      __attribute__((unused))
+#  define CYSTCK_NOINLINE    __attribute__((noinline))
+#else
+#  define Cystck_likely(x)   (x)
+#  define Cystck_unlikely(x) (x)
+#  define CYSTCK_INTERNAL
+#  define CYSTCK_UNUSED
+#  define CYSTCK_NOINLINE
+#endif
+
+/* Inline handle slots and return-stack entries in every call's frame; past
+ * these the runtime moves to heap chunks (slower, still correct). */
+#define CYSTCK_INLINE_HANDLES 16
+#define CYSTCK_INLINE_STACK   8
+#define CYSTCK_INLINE_ARGS    8
+/* Default cap on live handles per call (CYSTCK_HANDLE_LIMIT overrides it). */
+#define CYSTCK_DEFAULT_HANDLE_LIMIT (1L << 20)
+
+typedef Py_ssize_t Cystck_ssize_t;
+typedef Py_hash_t Cystck_hash_t;
+
+/* ------------------------------------------------------------------ */
+/* Handles and the per-call state                                      */
+/* ------------------------------------------------------------------ */
+
+/* A handle: the address of a slot that holds the object.  A struct, so it
+ * can never be confused with an int or a PyObject*.  _p == NULL is the null
+ * handle, the error value of every API function that returns a handle. */
+typedef struct { PyObject **_p; } Cystck_Object;
+
+struct _Cystck_Chunk;
+
+typedef struct Cystck_State {
+    PyObject **top;          /* next free handle slot */
+    PyObject **base;         /* first slot of the current chunk */
+    PyObject **end;          /* one past the current chunk */
+    PyObject **sp;           /* return stack: next free entry */
+    PyObject **sp_base;
+    PyObject **sp_end;
+    int slow;                /* non-zero: heap chunks, heap stack or debug */
+    int scopes;              /* open scope gates */
+    struct _Cystck_Chunk *chunk;   /* current heap chunk, NULL while inline */
+    Cystck_Object *heap_args;      /* argument handles past CYSTCK_INLINE_ARGS */
+    struct _Cystck_DebugFrame *debug;
+    PyObject *slots[CYSTCK_INLINE_HANDLES];
+    PyObject *stack[CYSTCK_INLINE_STACK];
+} Cystck_State;
+
+/* A saved position of the handle array: see Cystck_OpenScope. */
+typedef struct {
+    PyObject **top;
+    struct _Cystck_Chunk *chunk;
+} Cystck_Scope;
+
+/* A Python value stored in a native struct (an instance field).  Read and
+ * write it with CystckField_Load/Store; visit it in the type's traverse. */
+typedef struct { PyObject *_o; } Cystck_Field;
+
+/* A reference that outlives the call (module globals, caches): the paper's
+ * Cystck_ref/Cystck_unref. */
+typedef struct _Cystck_RefCell *Cystck_Ref;
+
+/* Runtime internals the inline functions below call into. */
+extern CYSTCK_INTERNAL int _Cystck_debug;
+extern CYSTCK_INTERNAL PyObject *_Cystck_Consts[];
+CYSTCK_INTERNAL Cystck_Object _Cystck_OwnSlow(Cystck_State *S, PyObject *o);
+CYSTCK_INTERNAL Cystck_Object _Cystck_NullArg(Cystck_State *S, const char *func);
+CYSTCK_INTERNAL int _Cystck_NullArgInt(Cystck_State *S, const char *func);
+CYSTCK_INTERNAL int _Cystck_GrowStack(Cystck_State *S, Cystck_ssize_t n);
+CYSTCK_INTERNAL void _Cystck_DropSlow(Cystck_State *S, Cystck_Object h);
+CYSTCK_INTERNAL PyObject *_Cystck_ConsumeSlow(Cystck_State *S, Cystck_Object h);
+CYSTCK_INTERNAL void _Cystck_CloseScopeSlow(Cystck_State *S, Cystck_Scope sc);
+CYSTCK_INTERNAL void _Cystck_DebugOpenFrame(Cystck_State *S, const char *func);
+CYSTCK_INTERNAL PyObject *_Cystck_FinishSlow(Cystck_State *S, int n, const char *func);
+CYSTCK_INTERNAL int _Cystck_FinishIntSlow(Cystck_State *S, int r, const char *func);
+CYSTCK_INTERNAL Cystck_Object *_Cystck_HeapArgs(Cystck_State *S, PyObject *const *args,
+                                                Cystck_ssize_t n);
+CYSTCK_INTERNAL void _Cystck_RuntimeInit(void);
+
+static inline Cystck_Object _Cystck_H(PyObject **p) { Cystck_Object h; h._p = p; return h; }
+/* The object behind a handle, or NULL for a null (or released) handle. */
+static inline PyObject *_Cystck_Get(Cystck_Object h) { return h._p ? *h._p : NULL; }
+
+/* Give a new reference a slot; NULL (an API error) gives the null handle. */
+static inline Cystck_Object _Cystck_Own(Cystck_State *S, PyObject *o)
+{
+    if (Cystck_unlikely(o == NULL))
+        return _Cystck_H(NULL);
+    if (Cystck_unlikely(S->top == S->end))
+        return _Cystck_OwnSlow(S, o);
+    *S->top = o;
+    return _Cystck_H(S->top++);
+}
+
+/* Give a borrowed reference a slot (the handle keeps the object alive). */
+static inline Cystck_Object _Cystck_OwnBorrowed(Cystck_State *S, PyObject *o)
+{
+    Py_XINCREF(o);
+    return _Cystck_Own(S, o);
+}
+
+/* True when h is an owned slot of the current chunk (fast owner test). */
+static inline int _Cystck_IsLocalOwned(Cystck_State *S, Cystck_Object h)
+{
+    return (uintptr_t)h._p >= (uintptr_t)S->base && (uintptr_t)h._p < (uintptr_t)S->top;
+}
+
+/* Take the reference out of h for an API that steals it: an owned handle is
+ * moved (its slot released), a borrowed one is increfed.  h must be valid. */
+static inline PyObject *_Cystck_Consume(Cystck_State *S, Cystck_Object h)
+{
+    PyObject *o = *h._p;
+    if (Cystck_likely(!S->slow)) {
+        if (_Cystck_IsLocalOwned(S, h)) {
+            if (h._p == S->top - 1)
+                --S->top;
+            else
+                *h._p = NULL;   /* reclaimed when the slots above it go */
+        }
+        else {
+            Py_INCREF(o);
+        }
+        return o;
+    }
+    return _Cystck_ConsumeSlow(S, h);
+}
+
+/* ------------------------------------------------------------------ */
+/* Handle basics                                                       */
+/* ------------------------------------------------------------------ */
+
+#define Cystck_NULL (_Cystck_H(NULL))
+
+/* Is h the null handle (or a handle whose object was released)? */
+static inline int Cystck_IsNull(Cystck_Object h) { return _Cystck_Get(h) == NULL; }
+
+/* Same object?  (the `is` operator) */
+static inline int Cystck_Is(Cystck_State *S, Cystck_Object a, Cystck_Object b)
+{
+    (void)S;
+    return _Cystck_Get(a) == _Cystck_Get(b);
+}
+
+/* [h+1] A second handle to the same object, owned by this call. */
+static inline Cystck_Object Cystck_Dup(Cystck_State *S, Cystck_Object h)
+{
+    PyObject *o = _Cystck_Get(h);
+    if (Cystck_unlikely(o == NULL))
+        return _Cystck_NullArg(S, "Cystck_Dup");
+    Py_INCREF(o);
+    return _Cystck_Own(S, o);
+}
+
+/* [h-1] Release an owned handle before the call ends (no-op on argument,
+ * constant and reference handles).  Releasing the newest handle frees its
+ * slot at once, so a loop that drops what it creates stays flat. */
+static inline void Cystck_Drop(Cystck_State *S, Cystck_Object h)
+{
+    if (Cystck_likely(h._p == S->top - 1 && h._p >= S->base && !S->debug)) {
+        PyObject *o = *h._p;
+        --S->top;
+        Py_XDECREF(o);
+        while (S->top > S->base && S->top[-1] == NULL)
+            --S->top;   /* reclaim slots dropped out of order earlier */
+        return;
+    }
+    if (h._p != NULL)
+        _Cystck_DropSlow(S, h);
+}
+
+/* Escape hatch for half-ported code: a borrowed PyObject* valid while the
+ * handle lives, and a handle for a PyObject* (which it does not steal). */
+static inline PyObject *Cystck_AsPyObject(Cystck_State *S, Cystck_Object h)
+{
+    PyObject *o = _Cystck_Get(h);
+    if (Cystck_unlikely(o == NULL))
+        _Cystck_NullArg(S, "Cystck_AsPyObject");
+    return o;
+}
+/* [h+1] */
+static inline Cystck_Object Cystck_FromPyObject(Cystck_State *S, PyObject *o)
+{
+    if (Cystck_unlikely(o == NULL))
+        return _Cystck_NullArg(S, "Cystck_FromPyObject");
+    return _Cystck_OwnBorrowed(S, o);
+}
+
+/* [h+1] Give a new (stolen) reference a handle: for wrapping stock API
+ * calls that return new references in half-ported code. */
+static inline Cystck_Object Cystck_FromNewPyObject(Cystck_State *S, PyObject *o)
+{
+    return _Cystck_Own(S, o);
+}
+
+/* ------------------------------------------------------------------ */
+/* Constants: permanent slots, free to use, never released             */
+/* ------------------------------------------------------------------ */
+
+enum {
+    _CYSTCK_C_None, _CYSTCK_C_True, _CYSTCK_C_False, _CYSTCK_C_NotImplemented,
+    _CYSTCK_C_Ellipsis,
+    _CYSTCK_C_BaseObjectType, _CYSTCK_C_TypeType, _CYSTCK_C_LongType,
+    _CYSTCK_C_FloatType, _CYSTCK_C_BoolType, _CYSTCK_C_ComplexType,
+    _CYSTCK_C_UnicodeType, _CYSTCK_C_BytesType, _CYSTCK_C_ByteArrayType,
+    _CYSTCK_C_ListType, _CYSTCK_C_TupleType, _CYSTCK_C_DictType,
+    _CYSTCK_C_SetType, _CYSTCK_C_FrozenSetType, _CYSTCK_C_SliceType,
+    _CYSTCK_C_MemoryViewType, _CYSTCK_C_CapsuleType,
+    _CYSTCK_C_COUNT
+};
+
+#define _CYSTCK_CONST(k) (_Cystck_H(&_Cystck_Consts[_CYSTCK_C_##k]))
+#define Cystck_None            _CYSTCK_CONST(None)
+#define Cystck_True            _CYSTCK_CONST(True)
+#define Cystck_False           _CYSTCK_CONST(False)
+#define Cystck_NotImplemented  _CYSTCK_CONST(NotImplemented)
+#define Cystck_Ellipsis        _CYSTCK_CONST(Ellipsis)
+#define CystckBaseObject_Type  _CYSTCK_CONST(BaseObjectType)
+#define CystckType_Type        _CYSTCK_CONST(TypeType)
+#define CystckLong_Type        _CYSTCK_CONST(LongType)
+#define CystckFloat_Type       _CYSTCK_CONST(FloatType)
+#define CystckBool_Type        _CYSTCK_CONST(BoolType)
+#define CystckComplex_Type     _CYSTCK_CONST(ComplexType)
+#define CystckUnicode_Type     _CYSTCK_CONST(UnicodeType)
+#define CystckBytes_Type       _CYSTCK_CONST(BytesType)
+#define CystckByteArray_Type   _CYSTCK_CONST(ByteArrayType)
+#define CystckList_Type        _CYSTCK_CONST(ListType)
+#define CystckTuple_Type       _CYSTCK_CONST(TupleType)
+#define CystckDict_Type        _CYSTCK_CONST(DictType)
+#define CystckSet_Type         _CYSTCK_CONST(SetType)
+#define CystckFrozenSet_Type   _CYSTCK_CONST(FrozenSetType)
+#define CystckSlice_Type       _CYSTCK_CONST(SliceType)
+#define CystckMemoryView_Type  _CYSTCK_CONST(MemoryViewType)
+#define CystckCapsule_Type     _CYSTCK_CONST(CapsuleType)
+
+/* Builtin exception types: handles on CPython's own PyExc_* variables. */
+#define _CYSTCK_EXC(name) (_Cystck_H(&PyExc_##name))
+#define CystckExc_BaseException        _CYSTCK_EXC(BaseException)
+#define CystckExc_Exception            _CYSTCK_EXC(Exception)
+#define CystckExc_ArithmeticError      _CYSTCK_EXC(ArithmeticError)
+#define CystckExc_AssertionError       _CYSTCK_EXC(AssertionError)
+#define CystckExc_AttributeError       _CYSTCK_EXC(AttributeError)
+#define CystckExc_BufferError          _CYSTCK_EXC(BufferError)
+#define CystckExc_EOFError             _CYSTCK_EXC(EOFError)
+#define CystckExc_FloatingPointError   _CYSTCK_EXC(FloatingPointError)
+#define CystckExc_ImportError          _CYSTCK_EXC(ImportError)
+#define CystckExc_IndexError           _CYSTCK_EXC(IndexError)
+#define CystckExc_KeyError             _CYSTCK_EXC(KeyError)
+#define CystckExc_KeyboardInterrupt    _CYSTCK_EXC(KeyboardInterrupt)
+#define CystckExc_LookupError          _CYSTCK_EXC(LookupError)
+#define CystckExc_MemoryError          _CYSTCK_EXC(MemoryError)
+#define CystckExc_NameError            _CYSTCK_EXC(NameError)
+#define CystckExc_NotImplementedError  _CYSTCK_EXC(NotImplementedError)
+#define CystckExc_OSError              _CYSTCK_EXC(OSError)
+#define CystckExc_OverflowError        _CYSTCK_EXC(OverflowError)
+#define CystckExc_RecursionError       _CYSTCK_EXC(RecursionError)
+#define CystckExc_ReferenceError       _CYSTCK_EXC(ReferenceError)
+#define CystckExc_RuntimeError         _CYSTCK_EXC(RuntimeError)
+#define CystckExc_StopIteration        _CYSTCK_EXC(StopIteration)
+#define CystckExc_SystemError          _CYSTCK_EXC(SystemError)
+#define CystckExc_TypeError            _CYSTCK_EXC(TypeError)
+#define CystckExc_UnicodeError         _CYSTCK_EXC(UnicodeError)
+#define CystckExc_UnicodeDecodeError   _CYSTCK_EXC(UnicodeDecodeError)
+#define CystckExc_UnicodeEncodeError   _CYSTCK_EXC(UnicodeEncodeError)
+#define CystckExc_ValueError           _CYSTCK_EXC(ValueError)
+#define CystckExc_ZeroDivisionError    _CYSTCK_EXC(ZeroDivisionError)
+#define CystckExc_Warning              _CYSTCK_EXC(Warning)
+#define CystckExc_DeprecationWarning   _CYSTCK_EXC(DeprecationWarning)
+#define CystckExc_RuntimeWarning       _CYSTCK_EXC(RuntimeWarning)
+#define CystckExc_UserWarning          _CYSTCK_EXC(UserWarning)
+
+/* ------------------------------------------------------------------ */
+/* The return stack                                                    */
+/* ------------------------------------------------------------------ */
+
+/* Is there room for n more return-stack entries?  0 yes, -1 [e] no. */
+static inline int Cystck_CheckStack(Cystck_State *S, Cystck_ssize_t n)
+{
+    if (Cystck_likely(S->sp_end - S->sp >= n))
+        return 0;
+    return _Cystck_GrowStack(S, n);
+}
+
+/* [s+1] Push h's object.  0, or -1 [e]. */
+static inline int Cystck_Push(Cystck_State *S, Cystck_Object h)
+{
+    PyObject *o = _Cystck_Get(h);
+    if (Cystck_unlikely(o == NULL))
+        return _Cystck_NullArgInt(S, "Cystck_Push");
+    if (Cystck_unlikely(S->sp == S->sp_end) && _Cystck_GrowStack(S, 1) < 0)
+        return -1;
+    Py_INCREF(o);
+    *S->sp++ = o;
+    return 0;
+}
+
+/* [s+1] Push a new object (steals o; NULL means an API call failed). */
+static inline int _Cystck_PushNew(Cystck_State *S, PyObject *o)
+{
+    if (Cystck_unlikely(o == NULL))
+        return -1;
+    if (Cystck_unlikely(S->sp == S->sp_end) && _Cystck_GrowStack(S, 1) < 0) {
+        Py_DECREF(o);
+        return -1;
+    }
+    *S->sp++ = o;
+    return 0;
+}
+
+/* [s+1] Push a C value as its Python counterpart.  0, or -1 [e]. */
+static inline int Cystck_PushLong(Cystck_State *S, long v) { return _Cystck_PushNew(S, PyLong_FromLong(v)); }
+static inline int Cystck_PushLongLong(Cystck_State *S, long long v) { return _Cystck_PushNew(S, PyLong_FromLongLong(v)); }
+static inline int Cystck_PushSsize(Cystck_State *S, Cystck_ssize_t v) { return _Cystck_PushNew(S, PyLong_FromSsize_t(v)); }
+static inline int Cystck_PushDouble(Cystck_State *S, double v) { return _Cystck_PushNew(S, PyFloat_FromDouble(v)); }
+static inline int Cystck_PushBool(Cystck_State *S, int v) { return _Cystck_PushNew(S, PyBool_FromLong(v)); }
+static inline int Cystck_PushNone(Cystck_State *S) { return _Cystck_PushNew(S, Py_NewRef(Py_None)); }
+static inline int Cystck_PushString(Cystck_State *S, const char *utf8) { return _Cystck_PushNew(S, PyUnicode_FromString(utf8)); }
+static inline int Cystck_PushStringAndSize(Cystck_State *S, const char *utf8, Cystck_ssize_t n) { return _Cystck_PushNew(S, PyUnicode_FromStringAndSize(utf8, n)); }
+
+/* [s+1] Push h as the call's single result: `return Cystck_Return(S, h);`.
+ * Returns 1, or -1 when h is null (the error that made it null propagates).
+ * h must not be used afterwards: its slot may be handed over to the stack. */
+static inline int Cystck_Return(Cystck_State *S, Cystck_Object h)
+{
+    PyObject *o = _Cystck_Get(h);
+    if (Cystck_unlikely(o == NULL))
+        return _Cystck_NullArgInt(S, "Cystck_Return");
+    if (Cystck_unlikely(S->sp == S->sp_end) && _Cystck_GrowStack(S, 1) < 0)
+        return -1;
+    if (Cystck_likely(h._p == S->top - 1 && h._p >= S->base && !S->debug))
+        --S->top;             /* the newest handle: move it, no refcount traffic */
+    else
+        Py_INCREF(o);
+    *S->sp++ = o;
+    return 1;
+}
+
+/* Shorthands for returning C values: `return Cystck_ReturnLong(S, n);`. */
+static inline int Cystck_ReturnLong(Cystck_State *S, long v) { return Cystck_PushLong(S, v) < 0 ? -1 : 1; }
+static inline int Cystck_ReturnDouble(Cystck_State *S, double v) { return Cystck_PushDouble(S, v) < 0 ? -1 : 1; }
+static inline int Cystck_ReturnBool(Cystck_State *S, int v) { return Cystck_PushBool(S, v) < 0 ? -1 : 1; }
+
+/* Number of entries on the return stack. */
+static inline Cystck_ssize_t Cystck_StackSize(Cystck_State *S) { return S->sp - S->sp_base; }
+
+/* [s-1, h+1] Pop the top of the return stack into an owned handle. */
+static inline Cystck_Object Cystck_Pop(Cystck_State *S)
+{
+    if (Cystck_unlikely(S->sp == S->sp_base)) {
+        PyErr_SetString(PyExc_SystemError, "Cystck_Pop: the return stack is empty");
+        return Cystck_NULL;
+    }
+    return _Cystck_Own(S, *--S->sp);
+}
+
+/* ------------------------------------------------------------------ */
+/* Calls from C into Python through the stack                          */
+/* ------------------------------------------------------------------ */
+
+static inline void _Cystck_PopTo(Cystck_State *S, PyObject **base)
+{
+    while (S->sp > base) {
+        PyObject *o = *--S->sp;
+        Py_DECREF(o);
+    }
+}
+
+/* [s-(nargs+1), h+1, e] Call the callable pushed before nargs pushed
+ * arguments: push f, push a1..an, then r = Cystck_Call(S, n).  The pushed
+ * slice goes straight to vectorcall: no argument tuple is built. */
+static inline Cystck_Object Cystck_Call(Cystck_State *S, Cystck_ssize_t nargs)
+{
+    PyObject **base = S->sp - nargs - 1;
+    PyObject *r;
+    if (Cystck_unlikely(nargs < 0 || base < S->sp_base)) {
+        PyErr_SetString(PyExc_SystemError, "Cystck_Call: fewer values pushed than the callable and its arguments");
+        return Cystck_NULL;
+    }
+    r = PyObject_Vectorcall(base[0], base + 1,
+                            (size_t)nargs | PY_VECTORCALL_ARGUMENTS_OFFSET, NULL);
+    _Cystck_PopTo(S, base);
+    return _Cystck_Own(S, r);
+}
+
+/* [s-(nargs+nkw+1), h+1, e] Like Cystck_Call with keyword arguments: push
+ * f, the positional arguments, then the keyword values in kwnames' order. */
+static inline Cystck_Object Cystck_CallKw(Cystck_State *S, Cystck_ssize_t nargs, Cystck_Object kwnames)
+{
+    PyObject *names = _Cystck_Get(kwnames);
+    Cystck_ssize_t nkw = names ? PyTuple_GET_SIZE(names) : 0;
+    PyObject **base = S->sp - nargs - nkw - 1;
+    PyObject *r;
+    if (Cystck_unlikely(nargs < 0 || base < S->sp_base)) {
+        PyErr_SetString(PyExc_SystemError, "Cystck_CallKw: fewer values pushed than the callable and its arguments");
+        return Cystck_NULL;
+    }
+    r = PyObject_Vectorcall(base[0], base + 1,
+                            (size_t)nargs | PY_VECTORCALL_ARGUMENTS_OFFSET, names);
+    _Cystck_PopTo(S, base);
+    return _Cystck_Own(S, r);
+}
+
+/* [s-(nargs+1), h+1, e] Call method `name` on the object pushed first,
+ * with the nargs values pushed after it. */
+static inline Cystck_Object Cystck_CallMethod(Cystck_State *S, Cystck_Object name, Cystck_ssize_t nargs)
+{
+    PyObject *n = _Cystck_Get(name);
+    PyObject **base = S->sp - nargs - 1;
+    PyObject *r;
+    if (Cystck_unlikely(n == NULL))
+        return _Cystck_NullArg(S, "Cystck_CallMethod");
+    if (Cystck_unlikely(nargs < 0 || base < S->sp_base)) {
+        PyErr_SetString(PyExc_SystemError, "Cystck_CallMethod: fewer values pushed than the object and its arguments");
+        return Cystck_NULL;
+    }
+    r = PyObject_VectorcallMethod(n, base, (size_t)(nargs + 1) | PY_VECTORCALL_ARGUMENTS_OFFSET, NULL);
+    _Cystck_PopTo(S, base);
+    return _Cystck_Own(S, r);
+}
+
+/* ------------------------------------------------------------------ */
+/* Scope gates                                                         */
+/* ------------------------------------------------------------------ */
+
+/* Mark the handle array; Cystck_CloseScope releases every handle created
+ * after the mark.  Use one per iteration of a loop that creates objects. */
+static inline Cystck_Scope Cystck_OpenScope(Cystck_State *S)
+{
+    Cystck_Scope sc;
+    sc.top = S->top;
+    sc.chunk = S->chunk;
+    S->scopes++;
+    return sc;
+}
+
+/* [h-k] Release what was created since the matching Cystck_OpenScope. */
+static inline void Cystck_CloseScope(Cystck_State *S, Cystck_Scope sc)
+{
+    if (Cystck_likely(sc.chunk == S->chunk && !S->debug)) {
+        while (S->top > sc.top) {
+            PyObject *o = *--S->top;
+            Py_XDECREF(o);
+        }
+        S->scopes--;
+        return;
+    }
+    _Cystck_CloseScopeSlow(S, sc);
+}
+
+/* [h-k, h+1] Close the scope but keep h alive: returns a handle to h's
+ * object in the enclosing scope (V8's EscapableHandleScope). */
+static inline Cystck_Object Cystck_CloseScopeKeep(Cystck_State *S, Cystck_Scope sc, Cystck_Object h)
+{
+    PyObject *o = _Cystck_Get(h);
+    Py_XINCREF(o);
+    Cystck_CloseScope(S, sc);
+    if (o == NULL)
+        return _Cystck_NullArg(S, "Cystck_CloseScopeKeep");
+    return _Cystck_Own(S, o);
+}
+
+/* Is there room for n more handles under the handle limit?  0, or -1 [e]. */
+CYSTCK_INTERNAL int Cystck_CheckHandles(Cystck_State *S, Cystck_ssize_t n);
+
+/* The handle limit per call (CYSTCK_HANDLE_LIMIT at import time). */
+CYSTCK_INTERNAL Cystck_ssize_t Cystck_HandleLimit(void);
+
+/* ------------------------------------------------------------------ */
+/* References that outlive the call                                    */
+/* ------------------------------------------------------------------ */
+
+struct _Cystck_RefCell {
+    PyObject *obj;             /* NULL once released */
+    struct _Cystck_RefCell *next;
+    const void *creator;       /* return address of the Cystck_ref call (debug) */
+    unsigned live;
+};
+
+/* A new reference to h's object, valid until Cystck_unref.  NULL [e]. */
+CYSTCK_INTERNAL Cystck_Ref Cystck_ref(Cystck_State *S, Cystck_Object h);
+/* Release a reference.  Releasing twice raises in debug mode. */
+CYSTCK_INTERNAL void Cystck_unref(Cystck_State *S, Cystck_Ref r);
+
+/* The handle for a reference: no new slot, no refcount traffic.  The handle
+ * reads the reference's current object, so it turns null if the reference
+ * is released during the call. */
+static inline Cystck_Object Cystck_deref(Cystck_State *S, Cystck_Ref r)
+{
+    if (Cystck_unlikely(r == NULL || r->obj == NULL))
+        return _Cystck_NullArg(S, "Cystck_deref");
+    return _Cystck_H(&r->obj);
+}
+
+/* ------------------------------------------------------------------ */
+/* Fields: Python values inside native structs                         */
+/* ------------------------------------------------------------------ */
+
+/* [h+1] The value stored in *f, or the null handle (no exception) if empty. */
+static inline Cystck_Object CystckField_Load(Cystck_State *S, Cystck_Object owner, Cystck_Field f)
+{
+    (void)owner;
+    return _Cystck_OwnBorrowed(S, f._o);
+}
+
+/* Store h (or clear with Cystck_NULL) in *f, which lives inside owner. */
+static inline void CystckField_Store(Cystck_State *S, Cystck_Object owner, Cystck_Field *f, Cystck_Object h)
+{
+    PyObject *o = _Cystck_Get(h);
+    PyObject *old = f->_o;
+    (void)S; (void)owner;
+    Py_XINCREF(o);
+    f->_o = o;
+    Py_XDECREF(old);
+}
+
+static inline int CystckField_IsNull(Cystck_Field f) { return f._o == NULL; }
+
+/* Visiting fields from a type's traverse function. */
+typedef int (*Cystck_visitproc)(Cystck_Field *f, void *arg);
+#define Cystck_VISIT(f) do {                                   \
+        int vret_ = visit((f), arg);                           \
+        if (vret_) return vret_;                               \
+    } while (0)
+
+/* ------------------------------------------------------------------ */
+/* Native instance data                                                */
+/* ------------------------------------------------------------------ */
+
+/* Where an instance's native struct starts, after the hidden object head. */
+#define CYSTCK_DATA_OFFSET (((sizeof(PyObject) + 15) / 16) * 16)
+
+static inline void *_Cystck_AsStruct(Cystck_State *S, Cystck_Object h)
+{
+    PyObject *o = _Cystck_Get(h);
+    if (Cystck_unlikely(o == NULL)) {
+        _Cystck_NullArg(S, "_AsStruct");
+        return NULL;
+    }
+    return (char *)o + CYSTCK_DATA_OFFSET;
+}
+
+/* CYSTCK_TYPE_HELPERS(Point) defines `Point *Point_AsStruct(S, h)`, the
+ * typed accessor for instances whose native struct is `Point`. */
+#define CYSTCK_TYPE_HELPERS(STRUCT)                                          \
+    static inline CYSTCK_UNUSED STRUCT *STRUCT##_AsStruct(Cystck_State *S,   \
+                                                         Cystck_Object h)   \
+    { return (STRUCT *)_Cystck_AsStruct(S, h); }
+
+#ifdef __cplusplus
+}
+#endif
+
+#include "cystck/defs.h"
+#include "cystck/autogen_api.h"
+#include "cystck/runtime_api.h"
+
+#endif /* CYSTCK_H */

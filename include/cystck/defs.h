@@ -1,0 +1,548 @@
+/*
+ * cystck/defs.h -- trampolines and the definitions of methods, slots,
+ * members, getsets, types and modules.  Included by Cystck.h.
+ *
+ * A trampoline is the CPython-facing function generated for each extension
+ * function: it opens a frame (a Cystck_State on its own C stack), binds the
+ * arguments as borrowed handles, calls the implementation and turns what it
+ * pushed into the PyObject* CPython expects, releasing the frame's handles.
+ */
+#ifndef CYSTCK_DEFS_H
+#define CYSTCK_DEFS_H
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ------------------------------------------------------------------ */
+/* Frames                                                              */
+/* ------------------------------------------------------------------ */
+
+static inline void _Cystck_OpenFrame(Cystck_State *S, const char *func)
+{
+    S->top = S->base = S->slots;
+    S->end = S->slots + CYSTCK_INLINE_HANDLES;
+    S->sp = S->sp_base = S->stack;
+    S->sp_end = S->stack + CYSTCK_INLINE_STACK;
+    S->slow = 0;
+    S->scopes = 0;
+    S->chunk = NULL;
+    S->heap_args = NULL;
+    S->debug = NULL;
+    if (Cystck_unlikely(_Cystck_debug))
+        _Cystck_DebugOpenFrame(S, func);
+}
+
+/* Close the frame of a function that returned n (its push count or -1) and
+ * build the PyObject* result. */
+static inline PyObject *_Cystck_Finish(Cystck_State *S, int n, const char *func)
+{
+    if (Cystck_likely(!S->slow)) {
+        PyObject *res, **p;
+        Cystck_ssize_t pushed = S->sp - S->stack;
+        if (n == 1 && pushed == 1)
+            res = S->stack[0];
+        else if (n == 0 && pushed == 0)
+            res = Py_NewRef(Py_None);
+        else
+            return _Cystck_FinishSlow(S, n, func);
+        for (p = S->slots; p < S->top; ++p)
+            Py_XDECREF(*p);
+        return res;
+    }
+    return _Cystck_FinishSlow(S, n, func);
+}
+
+/* Close the frame of a function returning a C value (int, Py_ssize_t,
+ * hash) rather than a push count. */
+static inline int _Cystck_FinishInt(Cystck_State *S, int r, const char *func)
+{
+    if (Cystck_likely(!S->slow && S->sp == S->stack)) {
+        PyObject **p;
+        for (p = S->slots; p < S->top; ++p)
+            Py_XDECREF(*p);
+        return r;
+    }
+    return _Cystck_FinishIntSlow(S, r, func);
+}
+#define _CYSTCK_FINISH_VALUE(S, v, func) \
+    (_Cystck_FinishInt((S), 0, (func)), (v))
+
+/* Argument handles: pointers straight into the caller's vectorcall array. */
+static inline Cystck_Object *_Cystck_BindArgs(Cystck_State *S, Cystck_Object *inl,
+                                              PyObject *const *args, Cystck_ssize_t n)
+{
+    Cystck_ssize_t i;
+    if (Cystck_unlikely(n > CYSTCK_INLINE_ARGS))
+        return _Cystck_HeapArgs(S, args, n);
+    for (i = 0; i < n; i++)
+        inl[i] = _Cystck_H((PyObject **)&args[i]);
+    return inl;
+}
+
+/* ------------------------------------------------------------------ */
+/* Method trampolines, one macro per calling convention                */
+/* ------------------------------------------------------------------ */
+/*
+ *   CYSTCK_NOARGS    int f(Cystck_State *S, Cystck_Object self)
+ *   CYSTCK_O         int f(Cystck_State *S, Cystck_Object self, Cystck_Object arg)
+ *   CYSTCK_VARARGS   int f(Cystck_State *S, Cystck_Object self,
+ *                          const Cystck_Object *args, Cystck_ssize_t nargs)
+ *   CYSTCK_KEYWORDS  int f(Cystck_State *S, Cystck_Object self,
+ *                          const Cystck_Object *args, Cystck_ssize_t nargs,
+ *                          Cystck_Object kw)
+ *       kw is the null handle, a tuple of keyword names whose values follow
+ *       the positional ones in args, or (from tp_new/tp_init/tp_call) a dict.
+ */
+#define _CYSTCK_TRAMP(IMPL) IMPL##__cystck_trampoline
+
+#define _CYSTCK_PROTO_CYSTCK_NOARGS(IMPL) \
+    static int IMPL(Cystck_State *S, Cystck_Object self)
+#define _CYSTCK_PROTO_CYSTCK_O(IMPL) \
+    static int IMPL(Cystck_State *S, Cystck_Object self, Cystck_Object arg)
+#define _CYSTCK_PROTO_CYSTCK_VARARGS(IMPL) \
+    static int IMPL(Cystck_State *S, Cystck_Object self, const Cystck_Object *args, Cystck_ssize_t nargs)
+#define _CYSTCK_PROTO_CYSTCK_KEYWORDS(IMPL) \
+    static int IMPL(Cystck_State *S, Cystck_Object self, const Cystck_Object *args, Cystck_ssize_t nargs, Cystck_Object kw)
+
+#define _CYSTCK_FLAGS_CYSTCK_NOARGS   METH_NOARGS
+#define _CYSTCK_FLAGS_CYSTCK_O        METH_O
+#define _CYSTCK_FLAGS_CYSTCK_VARARGS  METH_FASTCALL
+#define _CYSTCK_FLAGS_CYSTCK_KEYWORDS (METH_FASTCALL | METH_KEYWORDS)
+
+#define _CYSTCK_TRAMPOLINE_CYSTCK_NOARGS(IMPL)                                \
+    static PyObject *_CYSTCK_TRAMP(IMPL)(PyObject *self, PyObject *unused_)   \
+    {                                                                         \
+        Cystck_State S_;                                                      \
+        (void)unused_;                                                        \
+        _Cystck_OpenFrame(&S_, #IMPL);                                        \
+        return _Cystck_Finish(&S_, IMPL(&S_, _Cystck_H(&self)), #IMPL);       \
+    }
+#define _CYSTCK_TRAMPOLINE_CYSTCK_O(IMPL)                                     \
+    static PyObject *_CYSTCK_TRAMP(IMPL)(PyObject *self, PyObject *arg)       \
+    {                                                                         \
+        Cystck_State S_;                                                      \
+        _Cystck_OpenFrame(&S_, #IMPL);                                        \
+        return _Cystck_Finish(&S_, IMPL(&S_, _Cystck_H(&self), _Cystck_H(&arg)), #IMPL); \
+    }
+#define _CYSTCK_TRAMPOLINE_CYSTCK_VARARGS(IMPL)                               \
+    static PyObject *_CYSTCK_TRAMP(IMPL)(PyObject *self, PyObject *const *args, \
+                                         Py_ssize_t nargs)                    \
+    {                                                                         \
+        Cystck_State S_;                                                      \
+        Cystck_Object argv_[CYSTCK_INLINE_ARGS];                              \
+        const Cystck_Object *hargs_;                                          \
+        _Cystck_OpenFrame(&S_, #IMPL);                                        \
+        hargs_ = _Cystck_BindArgs(&S_, argv_, args, nargs);                   \
+        if (Cystck_unlikely(hargs_ == NULL))                                  \
+            return _Cystck_Finish(&S_, -1, #IMPL);                            \
+        return _Cystck_Finish(&S_, IMPL(&S_, _Cystck_H(&self), hargs_, nargs), #IMPL); \
+    }
+#define _CYSTCK_TRAMPOLINE_CYSTCK_KEYWORDS(IMPL)                              \
+    static PyObject *_CYSTCK_TRAMP(IMPL)(PyObject *self, PyObject *const *args, \
+                                         Py_ssize_t nargs, PyObject *kwnames) \
+    {                                                                         \
+        Cystck_State S_;                                                      \
+        Cystck_Object argv_[CYSTCK_INLINE_ARGS];                              \
+        const Cystck_Object *hargs_;                                          \
+        Py_ssize_t ntotal_ = nargs + (kwnames ? PyTuple_GET_SIZE(kwnames) : 0); \
+        _Cystck_OpenFrame(&S_, #IMPL);                                        \
+        hargs_ = _Cystck_BindArgs(&S_, argv_, args, ntotal_);                 \
+        if (Cystck_unlikely(hargs_ == NULL))                                  \
+            return _Cystck_Finish(&S_, -1, #IMPL);                            \
+        return _Cystck_Finish(&S_, IMPL(&S_, _Cystck_H(&self), hargs_, nargs, \
+                              kwnames ? _Cystck_H(&kwnames) : Cystck_NULL), #IMPL); \
+    }
+
+/* ------------------------------------------------------------------ */
+/* Definitions                                                         */
+/* ------------------------------------------------------------------ */
+
+typedef enum {
+    CystckDef_Meth = 1,
+    CystckDef_Slot,
+    CystckDef_Member,
+    CystckDef_GetSet
+} CystckDef_Kind;
+
+/* One method, slot, member or getset; lists of pointers to these make up
+ * types and modules.  Built by the CYSTCK_DEF_* macros, never by hand. */
+typedef struct {
+    CystckDef_Kind kind;
+    PyMethodDef meth;
+    PyType_Slot slot;
+    PyMemberDef member;
+    PyGetSetDef getset;
+} CystckDef;
+
+#define _CYSTCK_NO_METH   {NULL, NULL, 0, NULL}
+#define _CYSTCK_NO_SLOT   {0, NULL}
+#define _CYSTCK_NO_MEMBER {NULL, 0, 0, 0, NULL}
+#define _CYSTCK_NO_GETSET {NULL, NULL, NULL, NULL, NULL}
+
+/* CYSTCK_DEF_METH(sym, "name", impl, CYSTCK_VARARGS, doc)
+ * declares impl with the convention's signature, generates its trampoline
+ * and defines `static CystckDef sym`.  Define impl after (or before) it. */
+#define CYSTCK_DEF_METH(SYM, NAME, IMPL, CONV, DOC)                           \
+    _CYSTCK_PROTO_##CONV(IMPL);                                               \
+    _CYSTCK_TRAMPOLINE_##CONV(IMPL)                                           \
+    static CystckDef SYM = { CystckDef_Meth,                                  \
+        { NAME, (PyCFunction)(void (*)(void))_CYSTCK_TRAMP(IMPL),             \
+          _CYSTCK_FLAGS_##CONV, DOC },                                        \
+        _CYSTCK_NO_SLOT, _CYSTCK_NO_MEMBER, _CYSTCK_NO_GETSET };
+
+/* Member types for CYSTCK_DEF_MEMBER. */
+#define CYSTCK_MEMBER_SHORT     T_SHORT
+#define CYSTCK_MEMBER_INT       T_INT
+#define CYSTCK_MEMBER_LONG      T_LONG
+#define CYSTCK_MEMBER_FLOAT     T_FLOAT
+#define CYSTCK_MEMBER_DOUBLE    T_DOUBLE
+#define CYSTCK_MEMBER_STRING    T_STRING
+#define CYSTCK_MEMBER_CHAR      T_CHAR
+#define CYSTCK_MEMBER_BYTE      T_BYTE
+#define CYSTCK_MEMBER_UBYTE     T_UBYTE
+#define CYSTCK_MEMBER_UINT      T_UINT
+#define CYSTCK_MEMBER_USHORT    T_USHORT
+#define CYSTCK_MEMBER_ULONG     T_ULONG
+#define CYSTCK_MEMBER_BOOL      T_BOOL
+#define CYSTCK_MEMBER_LONGLONG  T_LONGLONG
+#define CYSTCK_MEMBER_ULONGLONG T_ULONGLONG
+#define CYSTCK_MEMBER_SSIZET    T_PYSSIZET
+#define CYSTCK_MEMBER_FIELD     T_OBJECT_EX   /* a Cystck_Field */
+#define CYSTCK_READONLY         READONLY
+
+/* A struct member exposed as an attribute: STRUCT is the native struct
+ * (without object head), FIELD one of its members. */
+#define CYSTCK_DEF_MEMBER(SYM, NAME, TYPE, STRUCT, FIELD, FLAGS, DOC)         \
+    static CystckDef SYM = { CystckDef_Member, _CYSTCK_NO_METH, _CYSTCK_NO_SLOT, \
+        { NAME, TYPE, (Py_ssize_t)(CYSTCK_DATA_OFFSET + offsetof(STRUCT, FIELD)), \
+          FLAGS, DOC },                                                       \
+        _CYSTCK_NO_GETSET };
+
+/* Getters and setters:
+ *   int get(Cystck_State *S, Cystck_Object self, void *closure)   push count
+ *   int set(Cystck_State *S, Cystck_Object self, Cystck_Object value,
+ *           void *closure)       0 / -1; value is null for `del obj.attr` */
+#define _CYSTCK_GETTER(IMPL)                                                  \
+    static int IMPL(Cystck_State *S, Cystck_Object self, void *closure);      \
+    static PyObject *_CYSTCK_TRAMP(IMPL)(PyObject *self, void *closure)       \
+    {                                                                         \
+        Cystck_State S_;                                                      \
+        _Cystck_OpenFrame(&S_, #IMPL);                                        \
+        return _Cystck_Finish(&S_, IMPL(&S_, _Cystck_H(&self), closure), #IMPL); \
+    }
+#define _CYSTCK_SETTER(IMPL)                                                  \
+    static int IMPL(Cystck_State *S, Cystck_Object self, Cystck_Object value, void *closure); \
+    static int _CYSTCK_TRAMP(IMPL)(PyObject *self, PyObject *value, void *closure) \
+    {                                                                         \
+        Cystck_State S_;                                                      \
+        _Cystck_OpenFrame(&S_, #IMPL);                                        \
+        return _Cystck_FinishInt(&S_, IMPL(&S_, _Cystck_H(&self),            \
+                                 value ? _Cystck_H(&value) : Cystck_NULL, closure), #IMPL); \
+    }
+#define CYSTCK_DEF_GET(SYM, NAME, GETTER, DOC, CLOSURE)                       \
+    _CYSTCK_GETTER(GETTER)                                                    \
+    static CystckDef SYM = { CystckDef_GetSet, _CYSTCK_NO_METH, _CYSTCK_NO_SLOT, \
+        _CYSTCK_NO_MEMBER,                                                    \
+        { NAME, _CYSTCK_TRAMP(GETTER), NULL, DOC, CLOSURE } };
+#define CYSTCK_DEF_GETSET(SYM, NAME, GETTER, SETTER, DOC, CLOSURE)            \
+    _CYSTCK_GETTER(GETTER)                                                    \
+    _CYSTCK_SETTER(SETTER)                                                    \
+    static CystckDef SYM = { CystckDef_GetSet, _CYSTCK_NO_METH, _CYSTCK_NO_SLOT, \
+        _CYSTCK_NO_MEMBER,                                                    \
+        { NAME, _CYSTCK_TRAMP(GETTER), _CYSTCK_TRAMP(SETTER), DOC, CLOSURE } };
+
+/* ------------------------------------------------------------------ */
+/* Slots                                                               */
+/* ------------------------------------------------------------------ */
+/* CYSTCK_DEF_SLOT(sym, slot, impl): impl's signature depends on the slot.
+ *   unary  (tp_repr, tp_str, tp_iter, tp_iternext, nb_negative, nb_positive,
+ *           nb_absolute, nb_invert, nb_int, nb_float, nb_index):
+ *                  int f(S, self)                      push count
+ *           tp_iternext: return -1 with no exception set when exhausted.
+ *   binary (nb_add, nb_subtract, nb_multiply, nb_true_divide, nb_floor_divide,
+ *           nb_remainder, nb_lshift, nb_rshift, nb_and, nb_or, nb_xor,
+ *           nb_matrix_multiply, nb_inplace_*, mp_subscript, sq_concat,
+ *           tp_getattro):     int f(S, a, b)             push count
+ *   nb_power:                 int f(S, a, b, c)          push count
+ *   tp_richcompare:           int f(S, a, b, int op)     push count
+ *   tp_hash:                  Cystck_hash_t f(S, self)   -1 on error
+ *   sq_length, mp_length:     Cystck_ssize_t f(S, self)  -1 on error
+ *   nb_bool:                  int f(S, self)             0/1, -1 on error
+ *   sq_item, sq_repeat:       int f(S, self, Cystck_ssize_t i)  push count
+ *   sq_ass_item:              int f(S, self, i, value)   0/-1 (value null: del)
+ *   mp_ass_subscript, tp_setattro:
+ *                             int f(S, self, key, value) 0/-1 (value null: del)
+ *   sq_contains:              int f(S, self, value)      0/1, -1 on error
+ *   tp_new:                   int f(S, type, args, nargs, kw)  push count
+ *   tp_init:                  int f(S, self, args, nargs, kw)  0/-1
+ *   tp_call:                  int f(S, self, args, nargs, kw)  push count
+ *   tp_traverse:              int f(void *data, Cystck_visitproc visit, void *arg)
+ *                             must visit every Cystck_Field of the struct.
+ */
+#define _CYSTCK_UNARY(IMPL)                                                   \
+    static int IMPL(Cystck_State *S, Cystck_Object self);                     \
+    static PyObject *_CYSTCK_TRAMP(IMPL)(PyObject *self)                      \
+    {                                                                         \
+        Cystck_State S_;                                                      \
+        _Cystck_OpenFrame(&S_, #IMPL);                                        \
+        return _Cystck_Finish(&S_, IMPL(&S_, _Cystck_H(&self)), #IMPL);       \
+    }
+#define _CYSTCK_ITERNEXT(IMPL)                                                \
+    static int IMPL(Cystck_State *S, Cystck_Object self);                     \
+    static PyObject *_CYSTCK_TRAMP(IMPL)(PyObject *self)                      \
+    {                                                                         \
+        Cystck_State S_;                                                      \
+        int n_;                                                               \
+        _Cystck_OpenFrame(&S_, #IMPL);                                        \
+        n_ = IMPL(&S_, _Cystck_H(&self));                                     \
+        if (n_ < 0 && !PyErr_Occurred()) {                                    \
+            _Cystck_FinishInt(&S_, 0, #IMPL);                                 \
+            return NULL;   /* exhausted */                                    \
+        }                                                                     \
+        return _Cystck_Finish(&S_, n_, #IMPL);                                \
+    }
+#define _CYSTCK_BINARY(IMPL)                                                  \
+    static int IMPL(Cystck_State *S, Cystck_Object a, Cystck_Object b);       \
+    static PyObject *_CYSTCK_TRAMP(IMPL)(PyObject *a, PyObject *b)            \
+    {                                                                         \
+        Cystck_State S_;                                                      \
+        _Cystck_OpenFrame(&S_, #IMPL);                                        \
+        return _Cystck_Finish(&S_, IMPL(&S_, _Cystck_H(&a), _Cystck_H(&b)), #IMPL); \
+    }
+#define _CYSTCK_TERNARY(IMPL)                                                 \
+    static int IMPL(Cystck_State *S, Cystck_Object a, Cystck_Object b, Cystck_Object c); \
+    static PyObject *_CYSTCK_TRAMP(IMPL)(PyObject *a, PyObject *b, PyObject *c) \
+    {                                                                         \
+        Cystck_State S_;                                                      \
+        _Cystck_OpenFrame(&S_, #IMPL);                                        \
+        return _Cystck_Finish(&S_, IMPL(&S_, _Cystck_H(&a), _Cystck_H(&b),    \
+                                        _Cystck_H(&c)), #IMPL);               \
+    }
+#define _CYSTCK_RICHCMP(IMPL)                                                 \
+    static int IMPL(Cystck_State *S, Cystck_Object a, Cystck_Object b, int op); \
+    static PyObject *_CYSTCK_TRAMP(IMPL)(PyObject *a, PyObject *b, int op)    \
+    {                                                                         \
+        Cystck_State S_;                                                      \
+        _Cystck_OpenFrame(&S_, #IMPL);                                        \
+        return _Cystck_Finish(&S_, IMPL(&S_, _Cystck_H(&a), _Cystck_H(&b), op), #IMPL); \
+    }
+#define _CYSTCK_VALUE_OF_SELF(IMPL, RTYPE)                                    \
+    static RTYPE IMPL(Cystck_State *S, Cystck_Object self);                   \
+    static RTYPE _CYSTCK_TRAMP(IMPL)(PyObject *self)                          \
+    {                                                                         \
+        Cystck_State S_;                                                      \
+        RTYPE r_;                                                             \
+        _Cystck_OpenFrame(&S_, #IMPL);                                        \
+        r_ = IMPL(&S_, _Cystck_H(&self));                                     \
+        return _CYSTCK_FINISH_VALUE(&S_, r_, #IMPL);                          \
+    }
+#define _CYSTCK_SSIZEARG(IMPL)                                                \
+    static int IMPL(Cystck_State *S, Cystck_Object self, Cystck_ssize_t i);   \
+    static PyObject *_CYSTCK_TRAMP(IMPL)(PyObject *self, Py_ssize_t i)        \
+    {                                                                         \
+        Cystck_State S_;                                                      \
+        _Cystck_OpenFrame(&S_, #IMPL);                                        \
+        return _Cystck_Finish(&S_, IMPL(&S_, _Cystck_H(&self), i), #IMPL);    \
+    }
+#define _CYSTCK_SSIZEOBJARG(IMPL)                                             \
+    static int IMPL(Cystck_State *S, Cystck_Object self, Cystck_ssize_t i, Cystck_Object v); \
+    static int _CYSTCK_TRAMP(IMPL)(PyObject *self, Py_ssize_t i, PyObject *v) \
+    {                                                                         \
+        Cystck_State S_;                                                      \
+        _Cystck_OpenFrame(&S_, #IMPL);                                        \
+        return _Cystck_FinishInt(&S_, IMPL(&S_, _Cystck_H(&self), i,          \
+                                 v ? _Cystck_H(&v) : Cystck_NULL), #IMPL);   \
+    }
+#define _CYSTCK_OBJOBJARG(IMPL)                                               \
+    static int IMPL(Cystck_State *S, Cystck_Object self, Cystck_Object k, Cystck_Object v); \
+    static int _CYSTCK_TRAMP(IMPL)(PyObject *self, PyObject *k, PyObject *v)  \
+    {                                                                         \
+        Cystck_State S_;                                                      \
+        _Cystck_OpenFrame(&S_, #IMPL);                                        \
+        return _Cystck_FinishInt(&S_, IMPL(&S_, _Cystck_H(&self), _Cystck_H(&k), \
+                                 v ? _Cystck_H(&v) : Cystck_NULL), #IMPL);   \
+    }
+#define _CYSTCK_OBJOBJ(IMPL)                                                  \
+    static int IMPL(Cystck_State *S, Cystck_Object self, Cystck_Object v);    \
+    static int _CYSTCK_TRAMP(IMPL)(PyObject *self, PyObject *v)               \
+    {                                                                         \
+        Cystck_State S_;                                                      \
+        _Cystck_OpenFrame(&S_, #IMPL);                                        \
+        return _Cystck_FinishInt(&S_, IMPL(&S_, _Cystck_H(&self), _Cystck_H(&v)), #IMPL); \
+    }
+/* tp_new, tp_init and tp_call receive a tuple and a dict: the argument
+ * handles point into the tuple's items, kw is the dict or null. */
+#define _CYSTCK_ARGS_KW_BODY(IMPL, FIRST, FINISH)                             \
+        Cystck_State S_;                                                      \
+        Cystck_Object argv_[CYSTCK_INLINE_ARGS];                              \
+        const Cystck_Object *hargs_;                                          \
+        Py_ssize_t n_ = PyTuple_GET_SIZE(args);                               \
+        _Cystck_OpenFrame(&S_, #IMPL);                                        \
+        hargs_ = _Cystck_BindArgs(&S_, argv_, PySequence_Fast_ITEMS(args), n_); \
+        if (Cystck_unlikely(hargs_ == NULL))                                  \
+            return FINISH(&S_, -1, #IMPL);                                    \
+        return FINISH(&S_, IMPL(&S_, _Cystck_H(&FIRST), hargs_, n_,           \
+                                kw ? _Cystck_H(&kw) : Cystck_NULL), #IMPL);
+#define _CYSTCK_NEW(IMPL)                                                     \
+    static int IMPL(Cystck_State *S, Cystck_Object type, const Cystck_Object *args, \
+                    Cystck_ssize_t nargs, Cystck_Object kw);                  \
+    static PyObject *_CYSTCK_TRAMP(IMPL)(PyTypeObject *type_, PyObject *args, PyObject *kw) \
+    {                                                                         \
+        PyObject *type = (PyObject *)type_;                                   \
+        _CYSTCK_ARGS_KW_BODY(IMPL, type, _Cystck_Finish)                      \
+    }
+#define _CYSTCK_INIT(IMPL)                                                    \
+    static int IMPL(Cystck_State *S, Cystck_Object self, const Cystck_Object *args, \
+                    Cystck_ssize_t nargs, Cystck_Object kw);                  \
+    static int _CYSTCK_TRAMP(IMPL)(PyObject *self, PyObject *args, PyObject *kw) \
+    {                                                                         \
+        _CYSTCK_ARGS_KW_BODY(IMPL, self, _Cystck_FinishInt)                   \
+    }
+#define _CYSTCK_CALL(IMPL)                                                    \
+    static int IMPL(Cystck_State *S, Cystck_Object self, const Cystck_Object *args, \
+                    Cystck_ssize_t nargs, Cystck_Object kw);                  \
+    static PyObject *_CYSTCK_TRAMP(IMPL)(PyObject *self, PyObject *args, PyObject *kw) \
+    {                                                                         \
+        _CYSTCK_ARGS_KW_BODY(IMPL, self, _Cystck_Finish)                      \
+    }
+
+/* Traverse: the runtime's generic tp_clear/tp_dealloc call the traverse
+ * trampoline with _Cystck_ClearVisitMarker to clear every visited field. */
+CYSTCK_INTERNAL int _Cystck_ClearVisitMarker(PyObject *o, void *arg);
+CYSTCK_INTERNAL int _Cystck_VisitAdapter(Cystck_Field *f, void *ctx);
+CYSTCK_INTERNAL int _Cystck_ClearField(Cystck_Field *f, void *ctx);
+typedef struct { visitproc visit; void *arg; } _Cystck_VisitCtx;
+#define _CYSTCK_TRAVERSE(IMPL)                                                \
+    static int IMPL(void *data, Cystck_visitproc visit, void *arg);           \
+    static int _CYSTCK_TRAMP(IMPL)(PyObject *self, visitproc visit, void *arg) \
+    {                                                                         \
+        _Cystck_VisitCtx ctx_;                                                \
+        void *data_ = (char *)self + CYSTCK_DATA_OFFSET;                      \
+        if (visit == _Cystck_ClearVisitMarker)                                \
+            return IMPL(data_, _Cystck_ClearField, NULL);                     \
+        ctx_.visit = visit;                                                   \
+        ctx_.arg = arg;                                                       \
+        Py_VISIT(Py_TYPE(self));                                              \
+        return IMPL(data_, _Cystck_VisitAdapter, &ctx_);                      \
+    }
+CYSTCK_INTERNAL void _Cystck_DeallocWith(PyObject *self, void (*destroy)(void *));
+#define _CYSTCK_DESTROY(IMPL)                                                 \
+    static void IMPL(void *data);                                             \
+    static void _CYSTCK_TRAMP(IMPL)(PyObject *self)                           \
+    {                                                                         \
+        _Cystck_DeallocWith(self, IMPL);                                      \
+    }
+
+#define _CYSTCK_SLOTKIND_tp_repr        _CYSTCK_UNARY
+#define _CYSTCK_SLOTKIND_tp_str         _CYSTCK_UNARY
+#define _CYSTCK_SLOTKIND_tp_iter        _CYSTCK_UNARY
+#define _CYSTCK_SLOTKIND_tp_iternext    _CYSTCK_ITERNEXT
+#define _CYSTCK_SLOTKIND_nb_negative    _CYSTCK_UNARY
+#define _CYSTCK_SLOTKIND_nb_positive    _CYSTCK_UNARY
+#define _CYSTCK_SLOTKIND_nb_absolute    _CYSTCK_UNARY
+#define _CYSTCK_SLOTKIND_nb_invert      _CYSTCK_UNARY
+#define _CYSTCK_SLOTKIND_nb_int         _CYSTCK_UNARY
+#define _CYSTCK_SLOTKIND_nb_float       _CYSTCK_UNARY
+#define _CYSTCK_SLOTKIND_nb_index       _CYSTCK_UNARY
+#define _CYSTCK_SLOTKIND_nb_add         _CYSTCK_BINARY
+#define _CYSTCK_SLOTKIND_nb_subtract    _CYSTCK_BINARY
+#define _CYSTCK_SLOTKIND_nb_multiply    _CYSTCK_BINARY
+#define _CYSTCK_SLOTKIND_nb_true_divide _CYSTCK_BINARY
+#define _CYSTCK_SLOTKIND_nb_floor_divide _CYSTCK_BINARY
+#define _CYSTCK_SLOTKIND_nb_remainder   _CYSTCK_BINARY
+#define _CYSTCK_SLOTKIND_nb_divmod      _CYSTCK_BINARY
+#define _CYSTCK_SLOTKIND_nb_lshift      _CYSTCK_BINARY
+#define _CYSTCK_SLOTKIND_nb_rshift      _CYSTCK_BINARY
+#define _CYSTCK_SLOTKIND_nb_and         _CYSTCK_BINARY
+#define _CYSTCK_SLOTKIND_nb_or          _CYSTCK_BINARY
+#define _CYSTCK_SLOTKIND_nb_xor         _CYSTCK_BINARY
+#define _CYSTCK_SLOTKIND_nb_matrix_multiply _CYSTCK_BINARY
+#define _CYSTCK_SLOTKIND_nb_inplace_add _CYSTCK_BINARY
+#define _CYSTCK_SLOTKIND_nb_inplace_subtract _CYSTCK_BINARY
+#define _CYSTCK_SLOTKIND_nb_inplace_multiply _CYSTCK_BINARY
+#define _CYSTCK_SLOTKIND_nb_inplace_true_divide _CYSTCK_BINARY
+#define _CYSTCK_SLOTKIND_nb_inplace_floor_divide _CYSTCK_BINARY
+#define _CYSTCK_SLOTKIND_nb_power       _CYSTCK_TERNARY
+#define _CYSTCK_SLOTKIND_mp_subscript   _CYSTCK_BINARY
+#define _CYSTCK_SLOTKIND_sq_concat      _CYSTCK_BINARY
+#define _CYSTCK_SLOTKIND_tp_getattro    _CYSTCK_BINARY
+#define _CYSTCK_SLOTKIND_tp_richcompare _CYSTCK_RICHCMP
+#define _CYSTCK_SLOTKIND_tp_hash(IMPL)  _CYSTCK_VALUE_OF_SELF(IMPL, Py_hash_t)
+#define _CYSTCK_SLOTKIND_sq_length(IMPL) _CYSTCK_VALUE_OF_SELF(IMPL, Py_ssize_t)
+#define _CYSTCK_SLOTKIND_mp_length(IMPL) _CYSTCK_VALUE_OF_SELF(IMPL, Py_ssize_t)
+#define _CYSTCK_SLOTKIND_nb_bool(IMPL)  _CYSTCK_VALUE_OF_SELF(IMPL, int)
+#define _CYSTCK_SLOTKIND_sq_item        _CYSTCK_SSIZEARG
+#define _CYSTCK_SLOTKIND_sq_repeat      _CYSTCK_SSIZEARG
+#define _CYSTCK_SLOTKIND_sq_ass_item    _CYSTCK_SSIZEOBJARG
+#define _CYSTCK_SLOTKIND_mp_ass_subscript _CYSTCK_OBJOBJARG
+#define _CYSTCK_SLOTKIND_tp_setattro    _CYSTCK_OBJOBJARG
+#define _CYSTCK_SLOTKIND_sq_contains    _CYSTCK_OBJOBJ
+#define _CYSTCK_SLOTKIND_tp_new         _CYSTCK_NEW
+#define _CYSTCK_SLOTKIND_tp_init        _CYSTCK_INIT
+#define _CYSTCK_SLOTKIND_tp_call        _CYSTCK_CALL
+#define _CYSTCK_SLOTKIND_tp_traverse    _CYSTCK_TRAVERSE
+
+#define CYSTCK_DEF_SLOT(SYM, SLOT, IMPL)                                      \
+    _CYSTCK_SLOTKIND_##SLOT(IMPL)                                             \
+    static CystckDef SYM = { CystckDef_Slot, _CYSTCK_NO_METH,                 \
+        { Py_##SLOT, (void *)_CYSTCK_TRAMP(IMPL) },                           \
+        _CYSTCK_NO_MEMBER, _CYSTCK_NO_GETSET };
+
+/* The type's destructor: void f(void *data) releases native resources held
+ * by the struct (files, malloc'ed buffers).  Fields are cleared for it. */
+#define CYSTCK_DEF_DESTROY(SYM, IMPL)                                         \
+    _CYSTCK_DESTROY(IMPL)                                                     \
+    static CystckDef SYM = { CystckDef_Slot, _CYSTCK_NO_METH,                 \
+        { Py_tp_dealloc, (void *)_CYSTCK_TRAMP(IMPL) },                       \
+        _CYSTCK_NO_MEMBER, _CYSTCK_NO_GETSET };
+
+/* ------------------------------------------------------------------ */
+/* Types and modules                                                   */
+/* ------------------------------------------------------------------ */
+
+/* Type flags on top of Py_TPFLAGS_DEFAULT (which is always set). */
+#define CYSTCK_TPFLAGS_BASETYPE Py_TPFLAGS_BASETYPE
+
+typedef struct {
+    const char *name;          /* "module.Type" */
+    Cystck_ssize_t basicsize;  /* sizeof the native struct (no head), or 0 */
+    Cystck_ssize_t itemsize;
+    unsigned long flags;
+    CystckDef **defines;       /* NULL-terminated */
+    const char *doc;
+} CystckType_Spec;
+
+typedef struct {
+    const char *name;
+    const char *doc;
+    Cystck_ssize_t size;       /* module state size (0: none) */
+    CystckDef **defines;       /* module functions, NULL-terminated */
+} CystckModuleDef;
+
+/* CYSTCK_MODINIT(name) starts the module's init function; its body has a
+ * Cystck_State *S and returns Cystck_Return(S, module) or -1:
+ *
+ *     CYSTCK_MODINIT(spam)
+ *     {
+ *         Cystck_Object m = CystckModule_Create(S, &spam_def);
+ *         return Cystck_Return(S, m);
+ *     }
+ */
+#define CYSTCK_MODINIT(NAME)                                                  \
+    static int NAME##__cystck_init(Cystck_State *S);                          \
+    PyMODINIT_FUNC PyInit_##NAME(void);                                       \
+    PyMODINIT_FUNC PyInit_##NAME(void)                                        \
+    {                                                                         \
+        Cystck_State S_;                                                      \
+        _Cystck_RuntimeInit();                                                \
+        _Cystck_OpenFrame(&S_, "PyInit_" #NAME);                              \
+        return _Cystck_Finish(&S_, NAME##__cystck_init(&S_), "PyInit_" #NAME); \
+    }                                                                         \
+    static int NAME##__cystck_init(Cystck_State *S)
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* CYSTCK_DEFS_H */

@@ -1,0 +1,106 @@
+/*
+ * cystck/runtime_api.h -- API functions written by hand in the runtime
+ * (cystck/src/).  Each is listed in cystck/apitable.py with "hand", so the
+ * API reference and the translator know about it.  Included by Cystck.h.
+ */
+#ifndef CYSTCK_RUNTIME_API_H
+#define CYSTCK_RUNTIME_API_H
+
+#include <stdio.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- Objects and calls ---- */
+/* isinstance(o, type) for a type object; 0 (no exception) if type is not a type. */
+static inline int CystckObject_TypeCheck(Cystck_State *S, Cystck_Object o, Cystck_Object type)
+{
+    PyObject *o_ = _Cystck_Get(o), *t_ = _Cystck_Get(type);
+    if (Cystck_unlikely(!o_ || !t_))
+        return _Cystck_NullArgInt(S, "CystckObject_TypeCheck");
+    return PyType_Check(t_) && PyObject_TypeCheck(o_, (PyTypeObject *)t_);
+}
+CYSTCK_INTERNAL Cystck_Object CystckObject_CallFunctionObjArgs(Cystck_State *S, Cystck_Object f, ...);
+CYSTCK_INTERNAL Cystck_Object CystckObject_CallMethodObjArgs(Cystck_State *S, Cystck_Object o, Cystck_Object name, ...);
+CYSTCK_INTERNAL Cystck_Object CystckObject_CallFunction(Cystck_State *S, Cystck_Object f, const char *fmt, ...);
+CYSTCK_INTERNAL Cystck_Object CystckObject_CallMethod(Cystck_State *S, Cystck_Object o, const char *name, const char *fmt, ...);
+CYSTCK_INTERNAL Cystck_Object Cystck_BuildValue(Cystck_State *S, const char *fmt, ...);
+
+/* ---- Types ---- */
+CYSTCK_INTERNAL int CystckType_IsSubtype(Cystck_State *S, Cystck_Object a, Cystck_Object b);
+CYSTCK_INTERNAL Cystck_Object CystckType_FromSpec(Cystck_State *S, CystckType_Spec *spec, Cystck_Object bases);
+CYSTCK_INTERNAL Cystck_Object CystckType_GenericNew(Cystck_State *S, Cystck_Object type);
+CYSTCK_INTERNAL Cystck_Object Cystck_New(Cystck_State *S, Cystck_Object type, void **data);
+CYSTCK_INTERNAL const char *CystckType_GetName(Cystck_State *S, Cystck_Object type);
+
+/* type(o) is type (no subclasses). */
+static inline int Cystck_TypeIs(Cystck_State *S, Cystck_Object o, Cystck_Object type)
+{
+    PyObject *o_ = _Cystck_Get(o), *t_ = _Cystck_Get(type);
+    if (Cystck_unlikely(!o_ || !t_))
+        return _Cystck_NullArgInt(S, "Cystck_TypeIs");
+    return (PyObject *)Py_TYPE(o_) == t_;
+}
+
+/* ---- Unicode ---- */
+CYSTCK_INTERNAL Cystck_Object CystckUnicode_FromFormat(Cystck_State *S, const char *fmt, ...);
+
+/* ---- Tuples ---- */
+CYSTCK_INTERNAL Cystck_Object CystckTuple_Pack(Cystck_State *S, Cystck_ssize_t n, ...);
+CYSTCK_INTERNAL Cystck_Object CystckTuple_FromArray(Cystck_State *S, const Cystck_Object *items, Cystck_ssize_t n);
+
+/* ---- Dicts ---- */
+CYSTCK_INTERNAL int CystckDict_Next(Cystck_State *S, Cystck_Object d, Cystck_ssize_t *pos,
+                                    Cystck_Object *key, Cystck_Object *value);
+
+/* ---- Errors ---- */
+CYSTCK_INTERNAL Cystck_Object CystckErr_Format(Cystck_State *S, Cystck_Object type, const char *fmt, ...);
+CYSTCK_INTERNAL int CystckErr_NoMemory(Cystck_State *S);
+CYSTCK_INTERNAL int CystckErr_BadArgument(Cystck_State *S);
+CYSTCK_INTERNAL Cystck_Object CystckErr_GetRaisedException(Cystck_State *S);
+CYSTCK_INTERNAL void CystckErr_SetRaisedException(Cystck_State *S, Cystck_Object exc);
+static inline int CystckErr_Occurred(Cystck_State *S) { (void)S; return PyErr_Occurred() != NULL; }
+
+/* ---- Modules ---- */
+CYSTCK_INTERNAL Cystck_Object CystckModule_Create(Cystck_State *S, CystckModuleDef *def);
+CYSTCK_INTERNAL void *CystckModule_GetState(Cystck_State *S, Cystck_Object m);
+CYSTCK_INTERNAL int CystckModule_AddType(Cystck_State *S, Cystck_Object m, Cystck_Object type);
+
+/* ---- Arguments ----
+ * Format codes as in PyArg_ParseTuple: b B h H i I l k L K n f d p c C
+ * s s# z z# y y# U O O! O& and | $ : ;.  "O" stores a Cystck_Object,
+ * "O!" takes a type handle then a Cystck_Object*, "O&" takes a
+ * CystckArg_Converter then its output pointer. */
+typedef int (*CystckArg_Converter)(Cystck_State *S, Cystck_Object o, void *out);
+CYSTCK_INTERNAL int CystckArg_ParseTuple(Cystck_State *S, const Cystck_Object *args, Cystck_ssize_t nargs,
+                                         const char *fmt, ...);
+CYSTCK_INTERNAL int CystckArg_ParseTupleAndKeywords(Cystck_State *S, const Cystck_Object *args,
+                                                    Cystck_ssize_t nargs, Cystck_Object kw,
+                                                    const char *fmt, const char **kwlist, ...);
+CYSTCK_INTERNAL int CystckArg_UnpackTuple(Cystck_State *S, const Cystck_Object *args, Cystck_ssize_t nargs,
+                                          const char *name, Cystck_ssize_t min, Cystck_ssize_t max, ...);
+CYSTCK_INTERNAL int CystckArg_NoKeywords(Cystck_State *S, const char *name, Cystck_Object kw);
+
+/* ---- Native memory with lifetime policies (paper section 4.3) ----
+ * A block from CystckMem_Malloc carries an explicit-free policy, dropped by
+ * CystckMem_Free.  Exposing it to Python (CystckMem_AsMemoryView) attaches
+ * a refcount policy, dropped when the last Python view dies.  The memory is
+ * released only when no policy remains, so C freeing a buffer that Python
+ * still reads is safe. */
+typedef void (*CystckMem_Finalizer)(void *p);
+#define CYSTCK_POLICY_EXPLICIT_FREE 1
+#define CYSTCK_POLICY_REFCOUNT      2
+CYSTCK_INTERNAL void *CystckMem_Malloc(Cystck_State *S, size_t size);
+CYSTCK_INTERNAL void *CystckMem_Calloc(Cystck_State *S, size_t n, size_t size);
+CYSTCK_INTERNAL void *CystckMem_Realloc(Cystck_State *S, void *p, size_t size);
+CYSTCK_INTERNAL void CystckMem_Free(Cystck_State *S, void *p);
+CYSTCK_INTERNAL Cystck_Object CystckMem_AsMemoryView(Cystck_State *S, void *p, Cystck_ssize_t size, int readonly);
+CYSTCK_INTERNAL int CystckMem_SetFinalizer(Cystck_State *S, void *p, CystckMem_Finalizer fin);
+CYSTCK_INTERNAL int CystckMem_Policies(Cystck_State *S, void *p);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* CYSTCK_RUNTIME_API_H */

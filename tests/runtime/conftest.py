@@ -1,0 +1,23 @@
+import pathlib
+
+import pytest
+
+from cystck.build import load_extension
+
+EXT = pathlib.Path(__file__).resolve().parent / "ext"
+WARNINGS = ["-Wall", "-Wextra", "-Werror"]
+
+
+@pytest.fixture(scope="session")
+def rt_path(build):
+    return build("rt_basic", [EXT / "rt_basic.c"], extra_compile_args=WARNINGS)
+
+
+@pytest.fixture(scope="session")
+def rt(rt_path):
+    return load_extension("rt_basic", rt_path)
+
+
+@pytest.fixture(scope="session")
+def ext_dir():
+    return EXT

@@ -1,0 +1,255 @@
+"""The Cystck runtime, seen from Python through the rt_basic test extension."""
+import gc
+import subprocess
+import sys
+import textwrap
+import weakref
+
+import pytest
+
+from cystck.build import load_extension
+
+
+# ---- calling conventions and the return stack ----
+
+def test_calling_conventions(rt):
+    assert rt.noargs() is None
+    sentinel = object()
+    assert rt.identity(sentinel) is sentinel
+    assert rt.add(2, 3) == 5
+    assert rt.tuple3(1, "a", None) == (1, "a", None)
+
+
+def test_push_count_packs_a_tuple(rt):
+    assert rt.kw(1) == (1, 2, 3.0)
+    assert rt.kw(1, 5, c=7.5) == (1, 5, 7.5)
+    assert rt.kw(a="x") == ("x", 2, 3.0)
+
+
+def test_count_mismatch_is_an_error(rt):
+    with pytest.raises(SystemError, match="returned 1 but pushed 0"):
+        rt.wrong_count()
+
+
+# ---- errors: what CPython raises ----
+
+def test_exception_reaches_python(rt):
+    with pytest.raises(ValueError, match="^boom$"):
+        rt.raise_value_error("boom")
+
+
+@pytest.mark.parametrize("call, exc, message", [
+    (lambda m: m.add(1), TypeError, r"add\(\) takes exactly 2 arguments \(1 given\)"),
+    (lambda m: m.add(1, 2, 3), TypeError, r"add\(\) takes exactly 2 arguments \(3 given\)"),
+    (lambda m: m.add(1, "x"), TypeError, "integer"),
+    (lambda m: m.add(1, 2.5), TypeError, "int"),
+    (lambda m: m.add(1, 10**30), OverflowError, "too large"),
+    (lambda m: m.kw(), TypeError, "missing required argument 'a'"),
+    (lambda m: m.kw(1, d=3), TypeError, "'d' is an invalid keyword argument"),
+    (lambda m: m.kw(1, 2, 3), TypeError, "at most 2 positional"),
+    (lambda m: m.kw(1, a=2), TypeError, "given by name"),
+    (lambda m: m.noargs(1), TypeError, "takes no arguments"),
+    (lambda m: m.identity(), TypeError, "exactly one argument"),
+])
+def test_argument_errors_match_cpython(rt, call, exc, message):
+    with pytest.raises(exc, match=message):
+        call(rt)
+
+
+def test_null_handle_is_an_error_not_a_crash(rt):
+    with pytest.raises(SystemError, match="null handle"):
+        rt.null_handle()
+
+
+# ---- lifetimes ----
+
+def test_objects_created_during_a_call_are_freed_when_it_returns(rt):
+    class Counted:
+        deleted = 0
+
+        def __del__(self):
+            Counted.deleted += 1
+
+    rt.make_and_discard(Counted, 100)
+    assert Counted.deleted == 100        # no gc.collect(): plain refcounting
+
+
+def test_arguments_are_not_leaked(rt):
+    obj = object()
+    before = sys.getrefcount(obj)
+    for _ in range(1000):
+        rt.identity(obj)
+        rt.call(id, obj)
+        rt.tuple3(obj, obj, obj)
+        rt.kw(obj, 1, c=2.0)
+    assert sys.getrefcount(obj) == before
+
+
+def test_stealing_set_item_keeps_the_frame_flat(rt):
+    # 2 million items in one call: more than the handle limit, so this only
+    # works because CystckList_SET_ITEM consumes each item's handle.
+    lst = rt.build_list(2_000_000)
+    assert len(lst) == 2_000_000 and lst[-1] == 1_999_999.0
+
+
+def test_drop_releases_handles_in_loops(rt):
+    assert rt.sum_list(list(range(2_000_000))) == sum(range(2_000_000))
+
+
+def test_scope_keep_escapes_one_handle(rt):
+    assert rt.scope_keep(1000) == "item-999"
+
+
+PEAK_SCRIPT = textwrap.dedent("""
+    import resource, sys
+    sys.path.insert(0, {dir!r})
+    import rt_basic
+    base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    rt_basic.churn(10_000_000, True)
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    print((peak - base) // 1024)
+""")
+
+
+def test_scope_gates_keep_peak_memory_flat(rt_path):
+    out = subprocess.run([sys.executable, "-c", PEAK_SCRIPT.format(dir=str(rt_path.parent))],
+                         capture_output=True, text=True, check=True)
+    grown_mb = int(out.stdout.strip())
+    # 10 million floats held at once would need ~320 MB.
+    assert grown_mb < 20, f"peak RSS grew by {grown_mb} MB"
+
+
+def test_handle_overflow_raises_and_the_interpreter_keeps_working(rt):
+    with pytest.raises(MemoryError, match="handle limit.*scope gate.*CYSTCK_HANDLE_LIMIT"):
+        rt.churn(10_000_000, False)
+    assert rt.add(1, 1) == 2
+    assert rt.churn(1000, False) == sum(range(1000))
+
+
+def test_handle_limit_is_configurable(rt_path):
+    script = (f"import sys; sys.path.insert(0, {str(rt_path.parent)!r}); import rt_basic\n"
+              "try:\n    rt_basic.churn(200, False)\nexcept MemoryError as e:\n    print('limit', e)\n"
+              "else:\n    print('ok')\n")
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                         env={"CYSTCK_HANDLE_LIMIT": "100", "PATH": ""}, check=True)
+    assert "at most 100 live handles" in out.stdout
+
+
+# ---- references, fields and the cyclic GC ----
+
+def test_references_survive_calls_and_unref_releases(rt):
+    class Obj:
+        pass
+    o = Obj()
+    w = weakref.ref(o)
+    rt.keep(o)
+    del o
+    gc.collect()
+    assert rt.get_kept() is w()
+    assert w() is not None
+    rt.release_kept()
+    gc.collect()
+    assert w() is None
+    assert rt.get_kept() is None
+
+
+def test_custom_type_slots_members_getsets(rt):
+    n = rt.Node(5, tag=3)
+    assert n.value == 5 and n.tag == 3
+    n.value = "x"
+    n.tag = 10
+    assert (n.value, n.tag) == ("x", 10)
+    assert repr(n + rt.Node(tag=4)) == "Node(tag=14)"
+    with pytest.raises(TypeError):
+        n + 1
+    with pytest.raises(AttributeError):
+        del n.value
+
+
+def test_a_cycle_through_a_cystck_object_is_collected(rt):
+    class Box:
+        pass
+    b = Box()
+    n = rt.Node(b)
+    b.node = n
+    w = weakref.ref(b)
+    del b, n
+    gc.collect()
+    assert w() is None
+
+
+def test_python_subclass_of_a_cystck_type(rt):
+    class Sub(rt.Node):
+        pass
+    s = Sub(1, tag=2)
+    s.extra = s                       # a cycle through the instance dict
+    w = weakref.ref(s)
+    assert s.value == 1
+    del s
+    gc.collect()
+    assert w() is None
+
+
+# ---- native memory with lifetime policies ----
+
+def test_buffer_outlives_the_c_side_free(rt):
+    before = rt.released_blocks()
+    view, policies = rt.exposed_buffer(100_000)
+    assert policies == 2                 # only the refcount policy remains
+    assert rt.released_blocks() == before
+    gc.collect()
+    assert bytes(view[:5]) == bytes([0, 1, 2, 3, 4])
+    assert view[100_000 - 1] == (100_000 - 1) % 251
+    del view
+    assert rt.released_blocks() == before + 1
+
+
+# ---- calls from C into Python, nested frames ----
+
+def test_calls_through_the_stack(rt):
+    assert rt.call(lambda *a: a, 1, 2) == (1, 2)
+    assert rt.call_kw(lambda x, key: (x, key), 1, 2) == (1, 2)
+    assert rt.call_method([3, 1, 2], "index", 1) == 1
+    with pytest.raises(ZeroDivisionError):
+        rt.call(lambda: 1 / 0)
+
+
+def test_frames_nest(rt):
+    # C -> Python -> C -> Python, several levels deep.
+    def down(n):
+        return n if n == 0 else rt.call(down, n - 1) + 1
+    assert down(50) == 50
+
+
+def test_module_state(rt):
+    first = rt.bump()
+    assert rt.bump() == first + 1
+
+
+# ---- C++ ----
+
+def test_cpp_extension_builds_and_runs(build, ext_dir):
+    path = build("rt_cpp", [ext_dir / "rt_cpp.cpp"], language="c++",
+                 extra_compile_args=["-Wall", "-Wextra", "-Werror"])
+    m = load_extension("rt_cpp", path)
+    assert m.join("a", "b", "c") == "a-b-c"
+    assert m.squares(5) == [0, 1, 4, 9, 16]
+    c = m.Counter()
+    assert (c.incr(), c.incr()) == (1, 2)
+
+
+@pytest.mark.parametrize("compiler, std, suffix", [
+    ("gcc", "-std=c11", ".c"), ("gcc", "-std=c99", ".c"),
+    ("g++", "-std=c++11", ".cpp"), ("g++", "-std=c++17", ".cpp"),
+])
+def test_header_compiles_without_warnings(tmp_path, compiler, std, suffix):
+    import shutil
+    import sysconfig
+    import cystck
+    if shutil.which(compiler) is None:
+        pytest.skip(f"{compiler} not installed")
+    src = tmp_path / f"hdr{suffix}"
+    src.write_text('#include "Cystck.h"\nint main(void) { return 0; }\n')
+    subprocess.run([compiler, std, "-Wall", "-Wextra", "-Werror", "-fsyntax-only",
+                    "-I", cystck.get_include(), "-I", sysconfig.get_paths()["include"],
+                    str(src)], check=True)

@@ -245,6 +245,8 @@ h CystckList_GetSlice(h l, Cystck_ssize_t i, Cystck_ssize_t j) = PyList_GetSlice
 int CystckList_Sort(h l) = PyList_Sort                     ; [e] l.sort()
 int CystckList_Reverse(h l) = PyList_Reverse               ; [e] l.reverse()
 h CystckList_AsTuple(h l) = PyList_AsTuple                 ; [h+1, e] tuple(l)
+long CystckList_GetItemAsLong(h l, Cystck_ssize_t i) : hand ~ - ; [e] int(l[i]) as a C long, no handle made (hot loops)
+double CystckList_GetItemAsDouble(h l, Cystck_ssize_t i) : hand ~ - ; [e] float(l[i]) as a C double, no handle made
 int CystckList_Check(h o) = PyList_Check                   ; isinstance(o, list)
 int CystckList_CheckExact(h o) = PyList_CheckExact         ; type(o) is list
 
@@ -259,6 +261,8 @@ Cystck_ssize_t CystckTuple_GET_SIZE(h t) = PyTuple_GET_SIZE [macro] ; len(t), un
 h CystckTuple_GetSlice(h t, Cystck_ssize_t i, Cystck_ssize_t j) = PyTuple_GetSlice ; [h+1, e] t[i:j]
 h CystckTuple_Pack(Cystck_ssize_t n, ...) : hand ~ PyTuple_Pack ; [h+1, e] a tuple of n handles
 h CystckTuple_FromArray(const Cystck_Object* items, Cystck_ssize_t n) : hand ~ - ; [h+1, e] a tuple of n handles
+long CystckTuple_GetItemAsLong(h t, Cystck_ssize_t i) : hand ~ - ; [e] int(t[i]) as a C long, no handle made
+double CystckTuple_GetItemAsDouble(h t, Cystck_ssize_t i) : hand ~ - ; [e] float(t[i]) as a C double, no handle made
 int CystckTuple_Check(h o) = PyTuple_Check                 ; isinstance(o, tuple)
 int CystckTuple_CheckExact(h o) = PyTuple_CheckExact       ; type(o) is tuple
 

@@ -11,61 +11,97 @@
 
 #define MAX_SPECS 64
 
+/* A parsed format.  Positions are offsets into the format string, so a
+ * cached parse stays valid for any string with the same text. */
 typedef struct {
-    const char *fname;        /* from "...:name", or NULL */
-    const char *message;      /* from "...;message", or NULL */
-    int nspecs;               /* number of values */
-    int nrequired;            /* before '|' */
-    int npositional;          /* before '$' */
-    const char *spec[MAX_SPECS];   /* each value's code */
+    const char *fmt;          /* the format being used now */
+    short fname;              /* offset of "name" after ':', or -1 */
+    short message;            /* offset of the message after ';', or -1 */
+    unsigned char nspecs;     /* number of values */
+    unsigned char nrequired;  /* before '|' */
+    unsigned char npositional;   /* before '$' */
+    unsigned char spec[MAX_SPECS];   /* offset of each value's code */
 } Format;
 
-static int parse_format(const char *fmt, Format *f)
+static int parse_format_text(const char *fmt, Format *f)
 {
     const char *p = fmt;
-    memset(f, 0, sizeof(*f));
-    f->nrequired = -1;
-    f->npositional = -1;
+    int nrequired = -1, npositional = -1;
+    f->fname = f->message = -1;
+    f->nspecs = 0;
     for (; *p; p++) {
         switch (*p) {
         case '|':
-            f->nrequired = f->nspecs;
+            nrequired = f->nspecs;
             continue;
         case '$':
-            f->npositional = f->nspecs;
+            npositional = f->nspecs;
             continue;
         case ':':
-            f->fname = p + 1;
+            f->fname = (short)(p + 1 - fmt);
             goto done;
         case ';':
-            f->message = p + 1;
+            f->message = (short)(p + 1 - fmt);
             goto done;
         case '#': case '!': case '&': case '*':
             continue;     /* modifiers of the previous code */
         case ' ': case '\t':
             continue;
         default:
-            if (f->nspecs == MAX_SPECS) {
-                PyErr_SetString(PyExc_SystemError, "CystckArg: too many format units");
+            if (f->nspecs == MAX_SPECS || p - fmt > UCHAR_MAX) {
+                PyErr_SetString(PyExc_SystemError, "CystckArg: format too long");
                 return -1;
             }
-            f->spec[f->nspecs++] = p;
+            f->spec[f->nspecs++] = (unsigned char)(p - fmt);
         }
     }
 done:
-    if (f->nrequired < 0)
-        f->nrequired = f->npositional >= 0 ? f->npositional : f->nspecs;
-    if (f->npositional < 0)
-        f->npositional = f->nspecs;
+    f->npositional = (unsigned char)(npositional >= 0 ? npositional : f->nspecs);
+    f->nrequired = (unsigned char)(nrequired >= 0 ? nrequired : f->npositional);
+    return 0;
+}
+
+/* Parsing a format costs more than binding the arguments it describes, so
+ * parses are cached by the format's address and checked against its text. */
+#define FORMAT_CACHE 64
+#define FORMAT_CACHED_LEN 48
+
+typedef struct {
+    const char *addr;
+    char text[FORMAT_CACHED_LEN];
+    Format f;
+} CachedFormat;
+
+static CachedFormat format_cache[FORMAT_CACHE];
+
+static int parse_format(const char *fmt, Format *f)
+{
+    CachedFormat *c = &format_cache[((uintptr_t)fmt >> 3) % FORMAT_CACHE];
+    size_t len;
+    if (c->addr == fmt && strcmp(c->text, fmt) == 0) {
+        *f = c->f;
+        f->fmt = fmt;
+        return 0;
+    }
+    if (parse_format_text(fmt, f) < 0)
+        return -1;
+    f->fmt = fmt;
+    len = strlen(fmt);
+    if (len < FORMAT_CACHED_LEN) {
+        memcpy(c->text, fmt, len + 1);
+        c->f = *f;
+        c->addr = fmt;
+    }
     return 0;
 }
 
 /* "name()" or "function" for messages. */
 static void describe(const Format *f, char *buf, size_t size)
 {
-    if (f->fname) {
-        size_t n = strcspn(f->fname, ";");
-        PyOS_snprintf(buf, size, "%.*s()", (int)n, f->fname);
+    if (f->fname >= 0) {
+        const char *fname = f->fmt + f->fname;
+        size_t n = strcspn(fname, ";");
+        PyOS_snprintf(buf, size, "%.*s()", (int)n, fname);
     }
     else {
         PyOS_snprintf(buf, size, "function");
@@ -76,8 +112,8 @@ static int type_error(const Format *f, int index, const char *expected, PyObject
 {
     char name[128];
     describe(f, name, sizeof(name));
-    if (f->message)
-        PyErr_SetString(PyExc_TypeError, f->message);
+    if (f->message >= 0)
+        PyErr_SetString(PyExc_TypeError, f->fmt + f->message);
     else
         PyErr_Format(PyExc_TypeError, "%s argument %d must be %s, not %.50s",
                      name, index + 1, expected,
@@ -101,7 +137,7 @@ static int long_in_range(const Format *f, long v, long lo, long hi, const char *
 
 static int reject_float(const Format *f, int index, PyObject *o)
 {
-    if (PyFloat_Check(o))
+    if (!PyLong_CheckExact(o) && PyFloat_Check(o))
         return type_error(f, index, "int", o);
     return 0;
 }
@@ -345,16 +381,19 @@ static int match_keyword(PyObject *const *names, int n, PyObject *key)
 }
 
 /* Put keyword value v (for key) into bound[], checking for mistakes. */
-static int bind_keyword(const Format *f, const char *name, PyObject *const *names,
+static int bind_keyword(const Format *f, PyObject *const *names,
                         const char **kwlist, Cystck_ssize_t nargs, PyObject *key,
                         Cystck_Object v, Cystck_Object *bound)
 {
+    char name[128];
     int idx;
     if (!PyUnicode_Check(key)) {
         PyErr_Format(PyExc_TypeError, "keywords must be strings");
         return -1;
     }
     idx = match_keyword(names, f->nspecs, key);
+    if (idx < 0 || idx < nargs)
+        describe(f, name, sizeof(name));
     if (idx < 0) {
         PyErr_Format(PyExc_TypeError, "'%U' is an invalid keyword argument for %s", key, name);
         return -1;
@@ -379,8 +418,8 @@ static int parse(Cystck_State *S, const Cystck_Object *args, Cystck_ssize_t narg
 
     if (parse_format(fmt, &f) < 0)
         return 0;
-    describe(&f, name, sizeof(name));
     if (nargs > f.npositional) {
+        describe(&f, name, sizeof(name));
         if (f.npositional == f.nrequired && kwobj == NULL)
             PyErr_Format(PyExc_TypeError, "%s takes %s %d argument%s (%zd given)", name,
                          f.nrequired == f.nspecs ? "exactly" : "at most",
@@ -396,6 +435,7 @@ static int parse(Cystck_State *S, const Cystck_Object *args, Cystck_ssize_t narg
     if (kwobj != NULL) {
         PyObject *const *names;
         if (kwlist == NULL) {
+            describe(&f, name, sizeof(name));
             PyErr_Format(PyExc_TypeError, "%s takes no keyword arguments", name);
             return 0;
         }
@@ -405,7 +445,7 @@ static int parse(Cystck_State *S, const Cystck_Object *args, Cystck_ssize_t narg
         if (PyTuple_Check(kwobj)) {            /* vectorcall: values follow args */
             Py_ssize_t j, nkw = PyTuple_GET_SIZE(kwobj);
             for (j = 0; j < nkw; j++)
-                if (bind_keyword(&f, name, names, kwlist, nargs, PyTuple_GET_ITEM(kwobj, j),
+                if (bind_keyword(&f, names, kwlist, nargs, PyTuple_GET_ITEM(kwobj, j),
                                  args[nargs + j], bound) < 0)
                     return 0;
         }
@@ -416,15 +456,16 @@ static int parse(Cystck_State *S, const Cystck_Object *args, Cystck_ssize_t narg
                 /* The dict may change during conversion: hold the value. */
                 Cystck_Object h = _Cystck_OwnBorrowed(S, value);
                 if (Cystck_IsNull(h) ||
-                    bind_keyword(&f, name, names, kwlist, nargs, key, h, bound) < 0)
+                    bind_keyword(&f, names, kwlist, nargs, key, h, bound) < 0)
                     return 0;
             }
         }
     }
     for (i = 0; i < f.nspecs; i++) {
-        const char *code = f.spec[i];
+        const char *code = f.fmt + f.spec[i];
         if (bound[i]._p == NULL) {
             if (i < f.nrequired) {
+                describe(&f, name, sizeof(name));
                 if (kwlist != NULL && kwlist[i] && kwlist[i][0])
                     PyErr_Format(PyExc_TypeError,
                                  "%s missing required argument '%s' (pos %d)",

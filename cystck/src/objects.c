@@ -339,6 +339,24 @@ int CystckDict_Next(Cystck_State *S, Cystck_Object d, Cystck_ssize_t *pos,
     return 1;
 }
 
+/* The slow path of the typed element accessors: subclasses, bad index,
+ * wrong container.  Returns a borrowed item or NULL with an exception. */
+PyObject *_Cystck_ItemOf(Cystck_State *S, Cystck_Object seq, Cystck_ssize_t i, int want_list,
+                         const char *func)
+{
+    PyObject *o = _Cystck_Get(seq);
+    if (o == NULL) {
+        _Cystck_NullArg(S, func);
+        return NULL;
+    }
+    if (want_list ? !PyList_Check(o) : !PyTuple_Check(o)) {
+        PyErr_Format(PyExc_TypeError, "%s: expected a %s, got %.200s", func,
+                     want_list ? "list" : "tuple", Py_TYPE(o)->tp_name);
+        return NULL;
+    }
+    return want_list ? PyList_GetItem(o, i) : PyTuple_GetItem(o, i);
+}
+
 /* ---- Errors ---- */
 
 Cystck_Object CystckErr_Format(Cystck_State *S, Cystck_Object type, const char *fmt, ...)

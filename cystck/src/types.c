@@ -174,9 +174,22 @@ Cystck_Object Cystck_New(Cystck_State *S, Cystck_Object type, void **data)
     PyObject *o;
     if (tp == NULL)
         return Cystck_NULL;
-    o = tp->tp_alloc(tp, 0);
-    if (o == NULL)
-        return Cystck_NULL;
+    if (tp->tp_alloc == PyType_GenericAlloc && tp->tp_itemsize == 0 && !PyType_IS_GC(tp)) {
+        /* What PyType_GenericAlloc does for a plain object, minus its
+         * generality: the common case of small native structs. */
+        o = (PyObject *)PyObject_Malloc((size_t)tp->tp_basicsize);
+        if (o == NULL) {
+            PyErr_NoMemory();
+            return Cystck_NULL;
+        }
+        memset((char *)o + CYSTCK_DATA_OFFSET, 0, (size_t)tp->tp_basicsize - CYSTCK_DATA_OFFSET);
+        PyObject_Init(o, tp);
+    }
+    else {
+        o = tp->tp_alloc(tp, 0);
+        if (o == NULL)
+            return Cystck_NULL;
+    }
     if (data != NULL)
         *data = (char *)o + CYSTCK_DATA_OFFSET;
     return _Cystck_Own(S, o);

@@ -43,6 +43,57 @@ static inline int Cystck_TypeIs(Cystck_State *S, Cystck_Object o, Cystck_Object 
     return (PyObject *)Py_TYPE(o_) == t_;
 }
 
+/* ---- Typed element access ----
+ * Read one item of a list or tuple as a C value without creating a handle:
+ * the item never leaves the call, so nothing needs to keep it alive.  The
+ * loops that sum or copy numbers are where handles would cost the most.
+ * Errors: -1 with TypeError (not a list/tuple, or the item is not a number),
+ * IndexError (out of range), or what PyLong_AsLong/PyFloat_AsDouble raise. */
+CYSTCK_INTERNAL PyObject *_Cystck_ItemOf(Cystck_State *S, Cystck_Object seq, Cystck_ssize_t i,
+                                         int want_list, const char *func);
+static inline PyObject *_Cystck_ListItemFast(Cystck_Object l, Cystck_ssize_t i)
+{
+    PyObject *l_ = _Cystck_Get(l);
+    if (Cystck_likely(l_ != NULL && PyList_CheckExact(l_) && (size_t)i < (size_t)PyList_GET_SIZE(l_)))
+        return PyList_GET_ITEM(l_, i);
+    return NULL;
+}
+static inline PyObject *_Cystck_TupleItemFast(Cystck_Object t, Cystck_ssize_t i)
+{
+    PyObject *t_ = _Cystck_Get(t);
+    if (Cystck_likely(t_ != NULL && PyTuple_CheckExact(t_) && (size_t)i < (size_t)PyTuple_GET_SIZE(t_)))
+        return PyTuple_GET_ITEM(t_, i);
+    return NULL;
+}
+static inline long CystckList_GetItemAsLong(Cystck_State *S, Cystck_Object l, Cystck_ssize_t i)
+{
+    PyObject *o = _Cystck_ListItemFast(l, i);
+    if (Cystck_unlikely(o == NULL) && (o = _Cystck_ItemOf(S, l, i, 1, "CystckList_GetItemAsLong")) == NULL)
+        return -1;
+    return PyLong_AsLong(o);
+}
+static inline double CystckList_GetItemAsDouble(Cystck_State *S, Cystck_Object l, Cystck_ssize_t i)
+{
+    PyObject *o = _Cystck_ListItemFast(l, i);
+    if (Cystck_unlikely(o == NULL) && (o = _Cystck_ItemOf(S, l, i, 1, "CystckList_GetItemAsDouble")) == NULL)
+        return -1.0;
+    return PyFloat_AsDouble(o);
+}
+static inline long CystckTuple_GetItemAsLong(Cystck_State *S, Cystck_Object t, Cystck_ssize_t i)
+{
+    PyObject *o = _Cystck_TupleItemFast(t, i);
+    if (Cystck_unlikely(o == NULL) && (o = _Cystck_ItemOf(S, t, i, 0, "CystckTuple_GetItemAsLong")) == NULL)
+        return -1;
+    return PyLong_AsLong(o);
+}
+static inline double CystckTuple_GetItemAsDouble(Cystck_State *S, Cystck_Object t, Cystck_ssize_t i)
+{
+    PyObject *o = _Cystck_TupleItemFast(t, i);
+    if (Cystck_unlikely(o == NULL) && (o = _Cystck_ItemOf(S, t, i, 0, "CystckTuple_GetItemAsDouble")) == NULL)
+        return -1.0;
+    return PyFloat_AsDouble(o);
+}
+
 /* ---- Unicode ---- */
 CYSTCK_INTERNAL Cystck_Object CystckUnicode_FromFormat(Cystck_State *S, const char *fmt, ...);
 

@@ -103,17 +103,26 @@ def stock_to_cystck():
     return mapping
 
 
-def _error_return(ret):
-    """The C expression a wrapper returns after a null-handle argument."""
+def _error_return(ret, bad):
+    """The C expression a wrapper returns after an invalid handle argument;
+    `bad` is a C expression naming the (first) invalid handle."""
     if ret == "h":
-        return "_Cystck_NullArg(S, FN)"
+        return f"_Cystck_BadArg(S, FN, {bad})"
     if ret == "void":
         return None
     if ret.endswith("*"):
-        return f"(_Cystck_NullArgInt(S, FN), ({ret})NULL)"
+        return f"(_Cystck_BadArgInt(S, FN, {bad}), ({ret})NULL)"
     if ret == "double":
-        return "(_Cystck_NullArgInt(S, FN), -1.0)"
-    return f"(_Cystck_NullArgInt(S, FN), ({ret})-1)"
+        return f"(_Cystck_BadArgInt(S, FN, {bad}), -1.0)"
+    return f"(_Cystck_BadArgInt(S, FN, {bad}), ({ret})-1)"
+
+
+def _first_bad(handles):
+    """`!a_ ? a : !b_ ? b : c`: the first handle whose object is missing."""
+    expr = handles[-1].name
+    for p in reversed(handles[:-1]):
+        expr = f"!{p.name}_ ? {p.name} : {expr}"
+    return expr
 
 
 def _wrapper(f):
@@ -121,9 +130,10 @@ def _wrapper(f):
     required = [p for p in handles if p.ctype != "h?"]
     body = [f"    PyObject *{p.name}_ = _Cystck_Get({p.name});" for p in handles]
     if required:
-        err = _error_return(f.ret)
+        bad = _first_bad(required)
+        err = _error_return(f.ret, bad)
         cond = " || ".join(f"!{p.name}_" for p in required)
-        on_error = f"return {err};" if err else "{ _Cystck_NullArgInt(S, FN); return; }"
+        on_error = f"return {err};" if err else f"{{ _Cystck_BadArgInt(S, FN, {bad}); return; }}"
         body.append(f"    if (Cystck_unlikely({cond}))")
         body.append(f"        {on_error}")
     if not required:

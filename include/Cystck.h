@@ -110,6 +110,11 @@ typedef struct _Cystck_RefCell *Cystck_Ref;
 extern CYSTCK_INTERNAL int _Cystck_debug;
 extern CYSTCK_INTERNAL PyObject *_Cystck_Consts[];
 CYSTCK_INTERNAL Cystck_Object _Cystck_OwnSlow(Cystck_State *S, PyObject *o);
+/* Error paths for invalid handle arguments: keep the exception of the call
+ * that produced a null handle, else raise SystemError (in debug mode saying
+ * what is wrong with h and which C line passed it). */
+CYSTCK_INTERNAL Cystck_Object _Cystck_BadArg(Cystck_State *S, const char *func, Cystck_Object h);
+CYSTCK_INTERNAL int _Cystck_BadArgInt(Cystck_State *S, const char *func, Cystck_Object h);
 CYSTCK_INTERNAL Cystck_Object _Cystck_NullArg(Cystck_State *S, const char *func);
 CYSTCK_INTERNAL int _Cystck_NullArgInt(Cystck_State *S, const char *func);
 CYSTCK_INTERNAL int _Cystck_GrowStack(Cystck_State *S, Cystck_ssize_t n);
@@ -192,7 +197,7 @@ static inline Cystck_Object Cystck_Dup(Cystck_State *S, Cystck_Object h)
 {
     PyObject *o = _Cystck_Get(h);
     if (Cystck_unlikely(o == NULL))
-        return _Cystck_NullArg(S, "Cystck_Dup");
+        return _Cystck_BadArg(S, "Cystck_Dup", h);
     Py_INCREF(o);
     return _Cystck_Own(S, o);
 }
@@ -220,7 +225,7 @@ static inline PyObject *Cystck_AsPyObject(Cystck_State *S, Cystck_Object h)
 {
     PyObject *o = _Cystck_Get(h);
     if (Cystck_unlikely(o == NULL))
-        _Cystck_NullArg(S, "Cystck_AsPyObject");
+        _Cystck_BadArg(S, "Cystck_AsPyObject", h);
     return o;
 }
 /* [h+1] */
@@ -331,7 +336,7 @@ static inline int Cystck_Push(Cystck_State *S, Cystck_Object h)
 {
     PyObject *o = _Cystck_Get(h);
     if (Cystck_unlikely(o == NULL))
-        return _Cystck_NullArgInt(S, "Cystck_Push");
+        return _Cystck_BadArgInt(S, "Cystck_Push", h);
     if (Cystck_unlikely(S->sp == S->sp_end) && _Cystck_GrowStack(S, 1) < 0)
         return -1;
     Py_INCREF(o);
@@ -369,7 +374,7 @@ static inline int Cystck_Return(Cystck_State *S, Cystck_Object h)
 {
     PyObject *o = _Cystck_Get(h);
     if (Cystck_unlikely(o == NULL))
-        return _Cystck_NullArgInt(S, "Cystck_Return");
+        return _Cystck_BadArgInt(S, "Cystck_Return", h);
     if (Cystck_unlikely(S->sp == S->sp_end) && _Cystck_GrowStack(S, 1) < 0)
         return -1;
     if (Cystck_likely(h._p == S->top - 1 && h._p >= S->base && !S->debug))
@@ -453,7 +458,7 @@ static inline Cystck_Object Cystck_CallMethod(Cystck_State *S, Cystck_Object nam
     PyObject **base = S->sp - nargs - 1;
     PyObject *r;
     if (Cystck_unlikely(n == NULL))
-        return _Cystck_NullArg(S, "Cystck_CallMethod");
+        return _Cystck_BadArg(S, "Cystck_CallMethod", name);
     if (Cystck_unlikely(nargs < 0 || base < S->sp_base)) {
         PyErr_SetString(PyExc_SystemError, "Cystck_CallMethod: fewer values pushed than the object and its arguments");
         return Cystck_NULL;
@@ -500,7 +505,7 @@ static inline Cystck_Object Cystck_CloseScopeKeep(Cystck_State *S, Cystck_Scope 
     Py_XINCREF(o);
     Cystck_CloseScope(S, sc);
     if (o == NULL)
-        return _Cystck_NullArg(S, "Cystck_CloseScopeKeep");
+        return _Cystck_BadArg(S, "Cystck_CloseScopeKeep", h);
     return _Cystck_Own(S, o);
 }
 
@@ -578,7 +583,7 @@ static inline void *_Cystck_AsStruct(Cystck_State *S, Cystck_Object h)
 {
     PyObject *o = _Cystck_Get(h);
     if (Cystck_unlikely(o == NULL)) {
-        _Cystck_NullArg(S, "_AsStruct");
+        _Cystck_BadArg(S, "_AsStruct", h);
         return NULL;
     }
     return (char *)o + CYSTCK_DATA_OFFSET;

@@ -3,33 +3,67 @@
  * imported switches every frame to checked paths.  Release mode pays one
  * predictable branch per call (the test of _Cystck_debug in the trampoline).
  *
- * In debug mode a frame's handle slots live on the heap, are poisoned (set
- * to NULL) when the frame or a scope closes, and are kept in quarantine for
- * a while, so a stale handle reads NULL and the next API call that gets it
- * raises instead of touching a dead or recycled object.
+ * In debug mode a frame's handle slots live on the heap.  Slots are never
+ * reused within a frame, are poisoned (set to NULL) when a handle is
+ * released or its frame or scope closes, and closed frames' slots stay in
+ * quarantine for a while.  A stale handle therefore reads NULL, and the API
+ * function that receives it reports what happened instead of touching a dead
+ * or recycled object: the generation check of HPy's debug mode, with the
+ * slot address as the generation.
  */
 #include "internal.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#if defined(__unix__) || defined(__APPLE__)
+#include <dlfcn.h>
+#endif
 
 int _Cystck_debug = 0;
 
 #define DEBUG_FRAME_SLOTS 64
-#define QUARANTINE 256
+#define QUARANTINE 1024
 
 struct _Cystck_DebugFrame {
     const char *func;
     PyObject *slots[DEBUG_FRAME_SLOTS];
 };
 
-static struct _Cystck_DebugFrame *quarantine[QUARANTINE];
+/* Closed frames and chunks whose poisoned slots are kept readable. */
+typedef struct {
+    PyObject **begin, **end;
+    void *mem;
+    const char *func;
+} Quarantined;
+
+static Quarantined quarantine[QUARANTINE];
 static size_t quarantine_next;
 
 void _Cystck_DebugInit(void)
 {
     const char *v = getenv("CYSTCK_DEBUG");
     _Cystck_debug = v != NULL && v[0] != '\0' && strcmp(v, "0") != 0;
+}
+
+void _Cystck_DebugQuarantine(PyObject **begin, PyObject **end, void *mem, const char *func)
+{
+    Quarantined *q = &quarantine[quarantine_next];
+    free(q->mem);
+    q->begin = begin;
+    q->end = end;
+    q->mem = mem;
+    q->func = func;
+    quarantine_next = (quarantine_next + 1) % QUARANTINE;
+}
+
+static const Quarantined *find_quarantined(PyObject **p)
+{
+    size_t i;
+    for (i = 0; i < QUARANTINE; i++)
+        if (quarantine[i].mem != NULL && p >= quarantine[i].begin && p < quarantine[i].end)
+            return &quarantine[i];
+    return NULL;
 }
 
 void _Cystck_DebugOpenFrame(Cystck_State *S, const char *func)
@@ -54,16 +88,8 @@ void _Cystck_DebugCloseFrame(Cystck_State *S)
         *p = NULL;
         Py_XDECREF(o);
     }
-    /* Keep the poisoned slots readable for a while, then recycle. */
-    free(quarantine[quarantine_next]);
-    quarantine[quarantine_next] = df;
-    quarantine_next = (quarantine_next + 1) % QUARANTINE;
+    _Cystck_DebugQuarantine(df->slots, df->slots + DEBUG_FRAME_SLOTS, df, df->func);
     S->debug = NULL;
-}
-
-void _Cystck_DebugCheckFinish(Cystck_State *S, int n, const char *func)
-{
-    (void)S; (void)n; (void)func;   /* the count check runs in every mode */
 }
 
 void _Cystck_DebugUnbalancedScopes(Cystck_State *S, const char *func)
@@ -71,22 +97,104 @@ void _Cystck_DebugUnbalancedScopes(Cystck_State *S, const char *func)
     if (!PyErr_Occurred())
         PyErr_Format(PyExc_SystemError,
                      "%s returned with %d scope gate(s) still open "
-                     "(Cystck_OpenScope without Cystck_CloseScope)", func, S->scopes);
+                     "(Cystck_OpenScope without Cystck_CloseScope) [CYSTCK_DEBUG]",
+                     func, S->scopes);
 }
 
-void _Cystck_DebugNullArg(Cystck_State *S, const char *func)
+void _Cystck_DebugBadHandle(Cystck_State *S, const char *func, Cystck_Object h, const void *where)
 {
-    (void)S;
-    PyErr_Format(PyExc_SystemError,
-                 "%s: invalid handle: null, released, consumed, or used after "
-                 "its call or scope closed [CYSTCK_DEBUG]", func);
+    char at[512];
+    const Quarantined *q;
+    _Cystck_DescribeAddress(where, at, sizeof(at));
+    if (h._p == NULL) {
+        PyErr_Format(PyExc_SystemError,
+                     "%s: null handle passed as an argument, at %s [CYSTCK_DEBUG]", func, at);
+    }
+    else if ((q = find_quarantined(h._p)) != NULL) {
+        PyErr_Format(PyExc_SystemError,
+                     "%s: handle used after the call that created it returned (a handle "
+                     "of %s kept past its frame), at %s [CYSTCK_DEBUG]",
+                     func, q->func ? q->func : "an earlier call", at);
+    }
+    else if (S != NULL && _Cystck_OwnsSlot(S, h._p)) {
+        PyErr_Format(PyExc_SystemError,
+                     "%s: handle used after it was released (by Cystck_Drop, a closed "
+                     "scope gate, or a function that consumes it), at %s [CYSTCK_DEBUG]",
+                     func, at);
+    }
+    else {
+        PyErr_Format(PyExc_SystemError,
+                     "%s: invalid handle (not from this call: a stale, uninitialized or "
+                     "corrupted value), at %s [CYSTCK_DEBUG]", func, at);
+    }
 }
 
-void _Cystck_DebugDropNotOwned(Cystck_State *S, Cystck_Object h)
+void _Cystck_DebugDropNotOwned(Cystck_State *S, Cystck_Object h, const void *where)
 {
+    char at[512];
     (void)S; (void)h;
-    if (!PyErr_Occurred())
-        PyErr_SetString(PyExc_SystemError,
-                        "Cystck_Drop: the handle is not owned by this call (an "
-                        "argument, a constant or a reference) [CYSTCK_DEBUG]");
+    if (PyErr_Occurred())
+        return;
+    _Cystck_DescribeAddress(where, at, sizeof(at));
+    PyErr_Format(PyExc_SystemError,
+                 "Cystck_Drop: the handle is not owned by this call (an argument, a "
+                 "constant or a reference), at %s [CYSTCK_DEBUG]", at);
+}
+
+/* ---- Naming code addresses ---- */
+
+#if defined(__unix__) || defined(__APPLE__)
+/* "file.c:42 (function)" from addr2line, or 0 if it cannot tell.  With -i
+ * addr2line lists the chain of inlined calls innermost first: the API
+ * wrapper, the extension's function, then (when the compiler inlined it)
+ * the generated trampoline.  The extension's line is the outermost entry
+ * that is not a trampoline. */
+static int addr2line(const char *object, unsigned long offset, char *buf, size_t size)
+{
+    char cmd[1200], func[256], line[512], last_func[256] = "", last_line[512] = "";
+    FILE *p;
+    if (strchr(object, '\'') != NULL)
+        return 0;
+    PyOS_snprintf(cmd, sizeof(cmd), "addr2line -f -i -e '%s' 0x%lx 2>/dev/null", object, offset);
+    p = popen(cmd, "r");
+    if (p == NULL)
+        return 0;
+    while (fgets(func, sizeof(func), p) != NULL && fgets(line, sizeof(line), p) != NULL) {
+        func[strcspn(func, "\n")] = '\0';
+        line[strcspn(line, "\n")] = '\0';
+        if (line[0] == '?' || strstr(line, ":?") != NULL)
+            continue;
+        if (last_line[0] != '\0' && strstr(func, "__cystck_trampoline") != NULL)
+            continue;
+        memcpy(last_func, func, sizeof(func));
+        memcpy(last_line, line, sizeof(line));
+    }
+    pclose(p);
+    if (last_line[0] == '\0')
+        return 0;
+    PyOS_snprintf(buf, size, "%s (%s)", last_line, last_func);
+    return 1;
+}
+#endif
+
+void _Cystck_DescribeAddress(const void *addr, char *buf, size_t size)
+{
+#if defined(__unix__) || defined(__APPLE__)
+    Dl_info info;
+    if (addr != NULL && dladdr(addr, &info) && info.dli_fname != NULL) {
+        /* The return address points after the call: look up the call. */
+        unsigned long offset = (unsigned long)((const char *)addr - (const char *)info.dli_fbase) - 1;
+        if (_Cystck_debug && addr2line(info.dli_fname, offset, buf, size))
+            return;
+        if (info.dli_sname != NULL) {
+            PyOS_snprintf(buf, size, "%s+0x%lx in %s", info.dli_sname,
+                          (unsigned long)((const char *)addr - (const char *)info.dli_saddr),
+                          info.dli_fname);
+            return;
+        }
+        PyOS_snprintf(buf, size, "offset 0x%lx in %s", offset, info.dli_fname);
+        return;
+    }
+#endif
+    PyOS_snprintf(buf, size, "%p", addr);
 }

@@ -12,6 +12,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#if defined(__GNUC__) || defined(__clang__)
+#define CALLER() __builtin_return_address(0)
+#else
+#define CALLER() NULL
+#endif
+
 struct _Cystck_Chunk {
     struct _Cystck_Chunk *prev;
     PyObject **saved_top, **saved_base, **saved_end;   /* the previous chunk */
@@ -165,15 +171,19 @@ static void trim_top(Cystck_State *S)
         --S->top;
 }
 
-void _Cystck_DropSlow(Cystck_State *S, Cystck_Object h)
+CYSTCK_NOINLINE void _Cystck_DropSlow(Cystck_State *S, Cystck_Object h)
 {
     PyObject *o;
     if (!_Cystck_OwnsSlot(S, h._p)) {
         if (S->debug)
-            _Cystck_DebugDropNotOwned(S, h);
+            _Cystck_DebugDropNotOwned(S, h, CALLER());
         return;     /* argument, constant or reference: not ours to release */
     }
     o = *h._p;
+    if (o == NULL && S->debug) {
+        _Cystck_DebugBadHandle(S, "Cystck_Drop", h, CALLER());
+        return;
+    }
     *h._p = NULL;
     Py_XDECREF(o);
     if (!S->debug)
@@ -196,6 +206,16 @@ PyObject *_Cystck_ConsumeSlow(Cystck_State *S, Cystck_Object h)
     return o;
 }
 
+/* Give a heap chunk back; in debug mode its poisoned slots stay readable in
+ * quarantine so stale handles into it are reported, not dereferenced. */
+static void free_chunk(Cystck_State *S, struct _Cystck_Chunk *c)
+{
+    if (S->debug != NULL)
+        _Cystck_DebugQuarantine(c->slots, c->slots + c->cap, c, NULL);
+    else
+        PyMem_Free(c);
+}
+
 /* Release every handle of chunk-or-inline range [base, top). */
 static void release_range(PyObject **base, PyObject **top, int poison)
 {
@@ -214,12 +234,12 @@ static void release_frame(Cystck_State *S)
 {
     while (S->chunk != NULL) {
         struct _Cystck_Chunk *c = S->chunk;
-        release_range(c->slots, S->top, 0);
+        release_range(c->slots, S->top, S->debug != NULL);
         S->top = c->saved_top;
         S->base = c->saved_base;
         S->end = c->saved_end;
         S->chunk = c->prev;
-        PyMem_Free(c);
+        free_chunk(S, c);
     }
     if (S->debug != NULL)
         _Cystck_DebugCloseFrame(S);
@@ -246,8 +266,11 @@ PyObject *_Cystck_FinishSlow(Cystck_State *S, int n, const char *func)
 {
     Cystck_ssize_t pushed = S->sp - S->sp_base;
     PyObject *res = NULL;
-    if (S->debug != NULL)
-        _Cystck_DebugCheckFinish(S, n, func);
+    if (S->debug != NULL && n >= 0 && PyErr_Occurred()) {
+        /* The function ignored an error the runtime raised (a misuse found by
+         * debug mode, typically): report that error itself. */
+        n = -1;
+    }
     if (n < 0) {
         if (!PyErr_Occurred())
             PyErr_Format(PyExc_SystemError,
@@ -284,6 +307,8 @@ PyObject *_Cystck_FinishSlow(Cystck_State *S, int n, const char *func)
 
 int _Cystck_FinishIntSlow(Cystck_State *S, int r, const char *func)
 {
+    if (S->debug != NULL && r >= 0 && PyErr_Occurred())
+        r = -1;     /* as in _Cystck_FinishSlow */
     if (S->sp != S->sp_base && !PyErr_Occurred()) {
         PyErr_Format(PyExc_SystemError,
                      "%s returns a C value but left %zd value(s) on the return stack",
@@ -302,12 +327,12 @@ void _Cystck_CloseScopeSlow(Cystck_State *S, Cystck_Scope sc)
     /* Free chunks opened inside the scope, then trim the scope's chunk. */
     while (S->chunk != sc.chunk && S->chunk != NULL) {
         struct _Cystck_Chunk *c = S->chunk;
-        release_range(c->slots, S->top, 0);
+        release_range(c->slots, S->top, S->debug != NULL);
         S->top = c->saved_top;
         S->base = c->saved_base;
         S->end = c->saved_end;
         S->chunk = c->prev;
-        PyMem_Free(c);
+        free_chunk(S, c);
     }
     if (S->top > sc.top) {
         release_range(sc.top, S->top, S->debug != NULL);
@@ -317,23 +342,45 @@ void _Cystck_CloseScopeSlow(Cystck_State *S, Cystck_Scope sc)
     S->scopes--;
 }
 
-Cystck_Object _Cystck_NullArg(Cystck_State *S, const char *func)
+/* `where` is an address in the C code that passed the bad handle (the API
+ * wrappers are inlined into it), used by debug mode to name file and line. */
+static Cystck_Object bad_arg_at(Cystck_State *S, const char *func, Cystck_Object h,
+                                const void *where)
 {
     /* A null handle usually carries the error of the call that produced it:
      * keep that exception rather than masking it. */
-    if (!PyErr_Occurred()) {
-        if (S != NULL && S->debug != NULL)
-            _Cystck_DebugNullArg(S, func);
-        else
-            PyErr_Format(PyExc_SystemError,
-                         "%s: null handle passed as an argument (the result of a "
-                         "failed call, or a released or consumed handle)", func);
-    }
+    if (PyErr_Occurred())
+        return _Cystck_H(NULL);
+    if (_Cystck_debug)
+        _Cystck_DebugBadHandle(S, func, h, where);
+    else if (h._p != NULL)
+        PyErr_Format(PyExc_SystemError,
+                     "%s: the handle passed was released, consumed, or used after its "
+                     "call returned (run with CYSTCK_DEBUG=1 for details)", func);
+    else
+        PyErr_Format(PyExc_SystemError,
+                     "%s: null handle passed as an argument", func);
     return _Cystck_H(NULL);
 }
 
-int _Cystck_NullArgInt(Cystck_State *S, const char *func)
+CYSTCK_NOINLINE Cystck_Object _Cystck_BadArg(Cystck_State *S, const char *func, Cystck_Object h)
 {
-    _Cystck_NullArg(S, func);
+    return bad_arg_at(S, func, h, CALLER());
+}
+
+CYSTCK_NOINLINE int _Cystck_BadArgInt(Cystck_State *S, const char *func, Cystck_Object h)
+{
+    bad_arg_at(S, func, h, CALLER());
+    return -1;
+}
+
+CYSTCK_NOINLINE Cystck_Object _Cystck_NullArg(Cystck_State *S, const char *func)
+{
+    return bad_arg_at(S, func, _Cystck_H(NULL), CALLER());
+}
+
+CYSTCK_NOINLINE int _Cystck_NullArgInt(Cystck_State *S, const char *func)
+{
+    bad_arg_at(S, func, _Cystck_H(NULL), CALLER());
     return -1;
 }

@@ -5,10 +5,6 @@
 #include "internal.h"
 
 #include <stdlib.h>
-#include <string.h>
-#if defined(__unix__) || defined(__APPLE__)
-#include <dlfcn.h>
-#endif
 
 PyObject *_Cystck_Consts[_CYSTCK_C_COUNT];
 
@@ -58,18 +54,4 @@ void _Cystck_RuntimeInit(void)
     }
     if (_Cystck_debug)
         Py_AtExit(at_exit);
-}
-
-void _Cystck_DescribeAddress(const void *addr, char *buf, size_t size)
-{
-#if defined(__unix__) || defined(__APPLE__)
-    Dl_info info;
-    if (addr != NULL && dladdr(addr, &info) && info.dli_sname != NULL) {
-        PyOS_snprintf(buf, size, "%s+0x%lx (%s)", info.dli_sname,
-                      (unsigned long)((const char *)addr - (const char *)info.dli_saddr),
-                      info.dli_fname ? info.dli_fname : "?");
-        return;
-    }
-#endif
-    PyOS_snprintf(buf, size, "%p", addr);
 }

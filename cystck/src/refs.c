@@ -53,9 +53,18 @@ void Cystck_unref(Cystck_State *S, Cystck_Ref r)
     if (r == NULL)
         return;
     if (!r->live) {
-        if (!PyErr_Occurred())
-            PyErr_SetString(PyExc_SystemError,
-                            "Cystck_unref: reference released twice");
+        if (!PyErr_Occurred()) {
+            char at[512], made[512];
+#if defined(__GNUC__) || defined(__clang__)
+            _Cystck_DescribeAddress(__builtin_return_address(0), at, sizeof(at));
+#else
+            PyOS_snprintf(at, sizeof(at), "?");
+#endif
+            _Cystck_DescribeAddress(r->creator, made, sizeof(made));
+            PyErr_Format(PyExc_SystemError,
+                         "Cystck_unref: reference released twice, at %s (created at %s)%s",
+                         at, made, _Cystck_debug ? " [CYSTCK_DEBUG]" : "");
+        }
         return;
     }
     o = r->obj;

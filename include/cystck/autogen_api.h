@@ -16,7 +16,7 @@ static inline Cystck_Object CystckObject_GetAttr(Cystck_State *S, Cystck_Object 
     PyObject *o_ = _Cystck_Get(o);
     PyObject *name_ = _Cystck_Get(name);
     if (Cystck_unlikely(!o_ || !name_))
-        return _Cystck_NullArg(S, FN);
+        return _Cystck_BadArg(S, FN, !o_ ? o : name);
     return _Cystck_Own(S, PyObject_GetAttr(o_, name_));
 #undef FN
 }
@@ -27,7 +27,7 @@ static inline Cystck_Object CystckObject_GetAttrString(Cystck_State *S, Cystck_O
 #define FN "CystckObject_GetAttrString"
     PyObject *o_ = _Cystck_Get(o);
     if (Cystck_unlikely(!o_))
-        return _Cystck_NullArg(S, FN);
+        return _Cystck_BadArg(S, FN, o);
     return _Cystck_Own(S, PyObject_GetAttrString(o_, name));
 #undef FN
 }
@@ -40,7 +40,7 @@ static inline int CystckObject_SetAttr(Cystck_State *S, Cystck_Object o, Cystck_
     PyObject *name_ = _Cystck_Get(name);
     PyObject *v_ = _Cystck_Get(v);
     if (Cystck_unlikely(!o_ || !name_))
-        return (_Cystck_NullArgInt(S, FN), (int)-1);
+        return (_Cystck_BadArgInt(S, FN, !o_ ? o : name), (int)-1);
     return (int)(PyObject_SetAttr(o_, name_, v_));
 #undef FN
 }
@@ -52,7 +52,7 @@ static inline int CystckObject_SetAttrString(Cystck_State *S, Cystck_Object o, c
     PyObject *o_ = _Cystck_Get(o);
     PyObject *v_ = _Cystck_Get(v);
     if (Cystck_unlikely(!o_))
-        return (_Cystck_NullArgInt(S, FN), (int)-1);
+        return (_Cystck_BadArgInt(S, FN, o), (int)-1);
     return (int)(PyObject_SetAttrString(o_, name, v_));
 #undef FN
 }
@@ -64,7 +64,7 @@ static inline int CystckObject_HasAttr(Cystck_State *S, Cystck_Object o, Cystck_
     PyObject *o_ = _Cystck_Get(o);
     PyObject *name_ = _Cystck_Get(name);
     if (Cystck_unlikely(!o_ || !name_))
-        return (_Cystck_NullArgInt(S, FN), (int)-1);
+        return (_Cystck_BadArgInt(S, FN, !o_ ? o : name), (int)-1);
     return (int)(PyObject_HasAttr(o_, name_));
 #undef FN
 }
@@ -75,7 +75,7 @@ static inline int CystckObject_HasAttrString(Cystck_State *S, Cystck_Object o, c
 #define FN "CystckObject_HasAttrString"
     PyObject *o_ = _Cystck_Get(o);
     if (Cystck_unlikely(!o_))
-        return (_Cystck_NullArgInt(S, FN), (int)-1);
+        return (_Cystck_BadArgInt(S, FN, o), (int)-1);
     return (int)(PyObject_HasAttrString(o_, name));
 #undef FN
 }
@@ -87,7 +87,7 @@ static inline int CystckObject_DelAttr(Cystck_State *S, Cystck_Object o, Cystck_
     PyObject *o_ = _Cystck_Get(o);
     PyObject *name_ = _Cystck_Get(name);
     if (Cystck_unlikely(!o_ || !name_))
-        return (_Cystck_NullArgInt(S, FN), (int)-1);
+        return (_Cystck_BadArgInt(S, FN, !o_ ? o : name), (int)-1);
     return (int)(PyObject_DelAttr(o_, name_));
 #undef FN
 }
@@ -99,7 +99,7 @@ static inline Cystck_Object CystckObject_GetItem(Cystck_State *S, Cystck_Object 
     PyObject *o_ = _Cystck_Get(o);
     PyObject *key_ = _Cystck_Get(key);
     if (Cystck_unlikely(!o_ || !key_))
-        return _Cystck_NullArg(S, FN);
+        return _Cystck_BadArg(S, FN, !o_ ? o : key);
     return _Cystck_Own(S, PyObject_GetItem(o_, key_));
 #undef FN
 }
@@ -112,7 +112,7 @@ static inline int CystckObject_SetItem(Cystck_State *S, Cystck_Object o, Cystck_
     PyObject *key_ = _Cystck_Get(key);
     PyObject *v_ = _Cystck_Get(v);
     if (Cystck_unlikely(!o_ || !key_ || !v_))
-        return (_Cystck_NullArgInt(S, FN), (int)-1);
+        return (_Cystck_BadArgInt(S, FN, !o_ ? o : !key_ ? key : v), (int)-1);
     return (int)(PyObject_SetItem(o_, key_, v_));
 #undef FN
 }
@@ -124,7 +124,7 @@ static inline int CystckObject_DelItem(Cystck_State *S, Cystck_Object o, Cystck_
     PyObject *o_ = _Cystck_Get(o);
     PyObject *key_ = _Cystck_Get(key);
     if (Cystck_unlikely(!o_ || !key_))
-        return (_Cystck_NullArgInt(S, FN), (int)-1);
+        return (_Cystck_BadArgInt(S, FN, !o_ ? o : key), (int)-1);
     return (int)(PyObject_DelItem(o_, key_));
 #undef FN
 }
@@ -135,7 +135,7 @@ static inline Cystck_Object CystckObject_Repr(Cystck_State *S, Cystck_Object o)
 #define FN "CystckObject_Repr"
     PyObject *o_ = _Cystck_Get(o);
     if (Cystck_unlikely(!o_))
-        return _Cystck_NullArg(S, FN);
+        return _Cystck_BadArg(S, FN, o);
     return _Cystck_Own(S, PyObject_Repr(o_));
 #undef FN
 }
@@ -146,7 +146,7 @@ static inline Cystck_Object CystckObject_Str(Cystck_State *S, Cystck_Object o)
 #define FN "CystckObject_Str"
     PyObject *o_ = _Cystck_Get(o);
     if (Cystck_unlikely(!o_))
-        return _Cystck_NullArg(S, FN);
+        return _Cystck_BadArg(S, FN, o);
     return _Cystck_Own(S, PyObject_Str(o_));
 #undef FN
 }
@@ -157,7 +157,7 @@ static inline Cystck_Object CystckObject_ASCII(Cystck_State *S, Cystck_Object o)
 #define FN "CystckObject_ASCII"
     PyObject *o_ = _Cystck_Get(o);
     if (Cystck_unlikely(!o_))
-        return _Cystck_NullArg(S, FN);
+        return _Cystck_BadArg(S, FN, o);
     return _Cystck_Own(S, PyObject_ASCII(o_));
 #undef FN
 }
@@ -168,7 +168,7 @@ static inline Cystck_Object CystckObject_Bytes(Cystck_State *S, Cystck_Object o)
 #define FN "CystckObject_Bytes"
     PyObject *o_ = _Cystck_Get(o);
     if (Cystck_unlikely(!o_))
-        return _Cystck_NullArg(S, FN);
+        return _Cystck_BadArg(S, FN, o);
     return _Cystck_Own(S, PyObject_Bytes(o_));
 #undef FN
 }
@@ -180,7 +180,7 @@ static inline Cystck_Object CystckObject_Format(Cystck_State *S, Cystck_Object o
     PyObject *o_ = _Cystck_Get(o);
     PyObject *spec_ = _Cystck_Get(spec);
     if (Cystck_unlikely(!o_))
-        return _Cystck_NullArg(S, FN);
+        return _Cystck_BadArg(S, FN, o);
     return _Cystck_Own(S, PyObject_Format(o_, spec_));
 #undef FN
 }
@@ -191,7 +191,7 @@ static inline Cystck_hash_t CystckObject_Hash(Cystck_State *S, Cystck_Object o)
 #define FN "CystckObject_Hash"
     PyObject *o_ = _Cystck_Get(o);
     if (Cystck_unlikely(!o_))
-        return (_Cystck_NullArgInt(S, FN), (Cystck_hash_t)-1);
+        return (_Cystck_BadArgInt(S, FN, o), (Cystck_hash_t)-1);
     return (Cystck_hash_t)(PyObject_Hash(o_));
 #undef FN
 }
@@ -202,7 +202,7 @@ static inline int CystckObject_IsTrue(Cystck_State *S, Cystck_Object o)
 #define FN "CystckObject_IsTrue"
     PyObject *o_ = _Cystck_Get(o);
     if (Cystck_unlikely(!o_))
-        return (_Cystck_NullArgInt(S, FN), (int)-1);
+        return (_Cystck_BadArgInt(S, FN, o), (int)-1);
     return (int)(PyObject_IsTrue(o_));
 #undef FN
 }
@@ -213,7 +213,7 @@ static inline int CystckObject_Not(Cystck_State *S, Cystck_Object o)
 #define FN "CystckObject_Not"
     PyObject *o_ = _Cystck_Get(o);
     if (Cystck_unlikely(!o_))
-        return (_Cystck_NullArgInt(S, FN), (int)-1);
+        return (_Cystck_BadArgInt(S, FN, o), (int)-1);
     return (int)(PyObject_Not(o_));
 #undef FN
 }
@@ -225,7 +225,7 @@ static inline Cystck_Object CystckObject_RichCompare(Cystck_State *S, Cystck_Obj
     PyObject *a_ = _Cystck_Get(a);
     PyObject *b_ = _Cystck_Get(b);
     if (Cystck_unlikely(!a_ || !b_))
-        return _Cystck_NullArg(S, FN);
+        return _Cystck_BadArg(S, FN, !a_ ? a : b);
     return _Cystck_Own(S, PyObject_RichCompare(a_, b_, op));
 #undef FN
 }
@@ -237,7 +237,7 @@ static inline int CystckObject_RichCompareBool(Cystck_State *S, Cystck_Object a,
     PyObject *a_ = _Cystck_Get(a);
     PyObject *b_ = _Cystck_Get(b);
     if (Cystck_unlikely(!a_ || !b_))
-        return (_Cystck_NullArgInt(S, FN), (int)-1);
+        return (_Cystck_BadArgInt(S, FN, !a_ ? a : b), (int)-1);
     return (int)(PyObject_RichCompareBool(a_, b_, op));
 #undef FN
 }
@@ -249,7 +249,7 @@ static inline int CystckObject_IsInstance(Cystck_State *S, Cystck_Object o, Cyst
     PyObject *o_ = _Cystck_Get(o);
     PyObject *cls_ = _Cystck_Get(cls);
     if (Cystck_unlikely(!o_ || !cls_))
-        return (_Cystck_NullArgInt(S, FN), (int)-1);
+        return (_Cystck_BadArgInt(S, FN, !o_ ? o : cls), (int)-1);
     return (int)(PyObject_IsInstance(o_, cls_));
 #undef FN
 }
@@ -261,7 +261,7 @@ static inline int CystckObject_IsSubclass(Cystck_State *S, Cystck_Object o, Cyst
     PyObject *o_ = _Cystck_Get(o);
     PyObject *cls_ = _Cystck_Get(cls);
     if (Cystck_unlikely(!o_ || !cls_))
-        return (_Cystck_NullArgInt(S, FN), (int)-1);
+        return (_Cystck_BadArgInt(S, FN, !o_ ? o : cls), (int)-1);
     return (int)(PyObject_IsSubclass(o_, cls_));
 #undef FN
 }
@@ -272,7 +272,7 @@ static inline Cystck_Object CystckObject_Type(Cystck_State *S, Cystck_Object o)
 #define FN "CystckObject_Type"
     PyObject *o_ = _Cystck_Get(o);
     if (Cystck_unlikely(!o_))
-        return _Cystck_NullArg(S, FN);
+        return _Cystck_BadArg(S, FN, o);
     return _Cystck_Own(S, PyObject_Type(o_));
 #undef FN
 }
@@ -283,7 +283,7 @@ static inline Cystck_ssize_t CystckObject_Length(Cystck_State *S, Cystck_Object 
 #define FN "CystckObject_Length"
     PyObject *o_ = _Cystck_Get(o);
     if (Cystck_unlikely(!o_))
-        return (_Cystck_NullArgInt(S, FN), (Cystck_ssize_t)-1);
+        return (_Cystck_BadArgInt(S, FN, o), (Cystck_ssize_t)-1);
     return (Cystck_ssize_t)(PyObject_Length(o_));
 #undef FN
 }
@@ -294,7 +294,7 @@ static inline Cystck_ssize_t CystckObject_Size(Cystck_State *S, Cystck_Object o)
 #define FN "CystckObject_Size"
     PyObject *o_ = _Cystck_Get(o);
     if (Cystck_unlikely(!o_))
-        return (_Cystck_NullArgInt(S, FN), (Cystck_ssize_t)-1);
+        return (_Cystck_BadArgInt(S, FN, o), (Cystck_ssize_t)-1);
     return (Cystck_ssize_t)(PyObject_Size(o_));
 #undef FN
 }
@@ -305,7 +305,7 @@ static inline Cystck_Object CystckObject_GetIter(Cystck_State *S, Cystck_Object 
 #define FN "CystckObject_GetIter"
     PyObject *o_ = _Cystck_Get(o);
     if (Cystck_unlikely(!o_))
-        return _Cystck_NullArg(S, FN);
+        return _Cystck_BadArg(S, FN, o);
     return _Cystck_Own(S, PyObject_GetIter(o_));
 #undef FN
 }
@@ -316,7 +316,7 @@ static inline Cystck_Object CystckObject_Dir(Cystck_State *S, Cystck_Object o)
 #define FN "CystckObject_Dir"
     PyObject *o_ = _Cystck_Get(o);
     if (Cystck_unlikely(!o_))
-        return _Cystck_NullArg(S, FN);
+        return _Cystck_BadArg(S, FN, o);
     return _Cystck_Own(S, PyObject_Dir(o_));
 #undef FN
 }
@@ -327,7 +327,7 @@ static inline int CystckObject_Print(Cystck_State *S, Cystck_Object o, FILE* fp,
 #define FN "CystckObject_Print"
     PyObject *o_ = _Cystck_Get(o);
     if (Cystck_unlikely(!o_))
-        return (_Cystck_NullArgInt(S, FN), (int)-1);
+        return (_Cystck_BadArgInt(S, FN, o), (int)-1);
     return (int)(PyObject_Print(o_, fp, flags));
 #undef FN
 }
@@ -338,7 +338,7 @@ static inline int CystckCallable_Check(Cystck_State *S, Cystck_Object o)
 #define FN "CystckCallable_Check"
     PyObject *o_ = _Cystck_Get(o);
     if (Cystck_unlikely(!o_))
-        return (_Cystck_NullArgInt(S, FN), (int)-1);
+        return (_Cystck_BadArgInt(S, FN, o), (int)-1);
     return (int)(PyCallable_Check(o_));
 #undef FN
 }
@@ -351,7 +351,7 @@ static inline Cystck_Object CystckObject_Call(Cystck_State *S, Cystck_Object f, 
     PyObject *args_ = _Cystck_Get(args);
     PyObject *kw_ = _Cystck_Get(kw);
     if (Cystck_unlikely(!f_ || !args_))
-        return _Cystck_NullArg(S, FN);
+        return _Cystck_BadArg(S, FN, !f_ ? f : args);
     return _Cystck_Own(S, PyObject_Call(f_, args_, kw_));
 #undef FN
 }
@@ -363,7 +363,7 @@ static inline Cystck_Object CystckObject_CallObject(Cystck_State *S, Cystck_Obje
     PyObject *f_ = _Cystck_Get(f);
     PyObject *args_ = _Cystck_Get(args);
     if (Cystck_unlikely(!f_))
-        return _Cystck_NullArg(S, FN);
+        return _Cystck_BadArg(S, FN, f);
     return _Cystck_Own(S, PyObject_CallObject(f_, args_));
 #undef FN
 }
@@ -374,7 +374,7 @@ static inline Cystck_Object CystckObject_CallNoArgs(Cystck_State *S, Cystck_Obje
 #define FN "CystckObject_CallNoArgs"
     PyObject *f_ = _Cystck_Get(f);
     if (Cystck_unlikely(!f_))
-        return _Cystck_NullArg(S, FN);
+        return _Cystck_BadArg(S, FN, f);
     return _Cystck_Own(S, PyObject_CallNoArgs(f_));
 #undef FN
 }
@@ -386,7 +386,7 @@ static inline Cystck_Object CystckObject_CallOneArg(Cystck_State *S, Cystck_Obje
     PyObject *f_ = _Cystck_Get(f);
     PyObject *arg_ = _Cystck_Get(arg);
     if (Cystck_unlikely(!f_ || !arg_))
-        return _Cystck_NullArg(S, FN);
+        return _Cystck_BadArg(S, FN, !f_ ? f : arg);
     return _Cystck_Own(S, PyObject_CallOneArg(f_, arg_));
 #undef FN
 }
@@ -398,7 +398,7 @@ static inline Cystck_Object CystckObject_CallMethodNoArgs(Cystck_State *S, Cystc
     PyObject *o_ = _Cystck_Get(o);
     PyObject *name_ = _Cystck_Get(name);
     if (Cystck_unlikely(!o_ || !name_))
-        return _Cystck_NullArg(S, FN);
+        return _Cystck_BadArg(S, FN, !o_ ? o : name);
     return _Cystck_Own(S, PyObject_CallMethodNoArgs(o_, name_));
 #undef FN
 }
@@ -411,7 +411,7 @@ static inline Cystck_Object CystckObject_CallMethodOneArg(Cystck_State *S, Cystc
     PyObject *name_ = _Cystck_Get(name);
     PyObject *arg_ = _Cystck_Get(arg);
     if (Cystck_unlikely(!o_ || !name_ || !arg_))
-        return _Cystck_NullArg(S, FN);
+        return _Cystck_BadArg(S, FN, !o_ ? o : !name_ ? name : arg);
     return _Cystck_Own(S, PyObject_CallMethodOneArg(o_, name_, arg_));
 #undef FN
 }
@@ -423,7 +423,7 @@ static inline Cystck_Object CystckObject_GenericGetAttr(Cystck_State *S, Cystck_
     PyObject *o_ = _Cystck_Get(o);
     PyObject *name_ = _Cystck_Get(name);
     if (Cystck_unlikely(!o_ || !name_))
-        return _Cystck_NullArg(S, FN);
+        return _Cystck_BadArg(S, FN, !o_ ? o : name);
     return _Cystck_Own(S, PyObject_GenericGetAttr(o_, name_));
 #undef FN
 }
@@ -436,7 +436,7 @@ static inline int CystckObject_GenericSetAttr(Cystck_State *S, Cystck_Object o, 
     PyObject *name_ = _Cystck_Get(name);
     PyObject *v_ = _Cystck_Get(v);
     if (Cystck_unlikely(!o_ || !name_))
-        return (_Cystck_NullArgInt(S, FN), (int)-1);
+        return (_Cystck_BadArgInt(S, FN, !o_ ? o : name), (int)-1);
     return (int)(PyObject_GenericSetAttr(o_, name_, v_));
 #undef FN
 }
@@ -467,7 +467,7 @@ static inline int CystckType_Check(Cystck_State *S, Cystck_Object o)
 #define FN "CystckType_Check"
     PyObject *o_ = _Cystck_Get(o);
     if (Cystck_unlikely(!o_))
-        return (_Cystck_NullArgInt(S, FN), (int)-1);
+        return (_Cystck_BadArgInt(S, FN, o), (int)-1);
     return (int)(PyType_Check(o_));
 #undef FN
 }
@@ -481,7 +481,7 @@ static inline Cystck_Object CystckNumber_Add(Cystck_State *S, Cystck_Object a, C
     PyObject *a_ = _Cystck_Get(a);
     PyObject *b_ = _Cystck_Get(b);
     if (Cystck_unlikely(!a_ || !b_))
-        return _Cystck_NullArg(S, FN);
+        return _Cystck_BadArg(S, FN, !a_ ? a : b);
     return _Cystck_Own(S, PyNumber_Add(a_, b_));
 #undef FN
 }
@@ -493,7 +493,7 @@ static inline Cystck_Object CystckNumber_Subtract(Cystck_State *S, Cystck_Object
     PyObject *a_ = _Cystck_Get(a);
     PyObject *b_ = _Cystck_Get(b);
     if (Cystck_unlikely(!a_ || !b_))
-        return _Cystck_NullArg(S, FN);
+        return _Cystck_BadArg(S, FN, !a_ ? a : b);
     return _Cystck_Own(S, PyNumber_Subtract(a_, b_));
 #undef FN
 }
@@ -505,7 +505,7 @@ static inline Cystck_Object CystckNumber_Multiply(Cystck_State *S, Cystck_Object
     PyObject *a_ = _Cystck_Get(a);
     PyObject *b_ = _Cystck_Get(b);
     if (Cystck_unlikely(!a_ || !b_))
-        return _Cystck_NullArg(S, FN);
+        return _Cystck_BadArg(S, FN, !a_ ? a : b);
     return _Cystck_Own(S, PyNumber_Multiply(a_, b_));
 #undef FN
 }
@@ -517,7 +517,7 @@ static inline Cystck_Object CystckNumber_TrueDivide(Cystck_State *S, Cystck_Obje
     PyObject *a_ = _Cystck_Get(a);
     PyObject *b_ = _Cystck_Get(b);
     if (Cystck_unlikely(!a_ || !b_))
-        return _Cystck_NullArg(S, FN);
+        return _Cystck_BadArg(S, FN, !a_ ? a : b);
     return _Cystck_Own(S, PyNumber_TrueDivide(a_, b_));
 #undef FN
 }
@@ -529,7 +529,7 @@ static inline Cystck_Object CystckNumber_FloorDivide(Cystck_State *S, Cystck_Obj
     PyObject *a_ = _Cystck_Get(a);
     PyObject *b_ = _Cystck_Get(b);
     if (Cystck_unlikely(!a_ || !b_))
-        return _Cystck_NullArg(S, FN);
+        return _Cystck_BadArg(S, FN, !a_ ? a : b);
     return _Cystck_Own(S, PyNumber_FloorDivide(a_, b_));
 #undef FN
 }
@@ -541,7 +541,7 @@ static inline Cystck_Object CystckNumber_Remainder(Cystck_State *S, Cystck_Objec
     PyObject *a_ = _Cystck_Get(a);
     PyObject *b_ = _Cystck_Get(b);
     if (Cystck_unlikely(!a_ || !b_))
-        return _Cystck_NullArg(S, FN);
+        return _Cystck_BadArg(S, FN, !a_ ? a : b);
     return _Cystck_Own(S, PyNumber_Remainder(a_, b_));
 #undef FN
 }
@@ -553,7 +553,7 @@ static inline Cystck_Object CystckNumber_Divmod(Cystck_State *S, Cystck_Object a
     PyObject *a_ = _Cystck_Get(a);
     PyObject *b_ = _Cystck_Get(b);
     if (Cystck_unlikely(!a_ || !b_))
-        return _Cystck_NullArg(S, FN);
+        return _Cystck_BadArg(S, FN, !a_ ? a : b);
     return _Cystck_Own(S, PyNumber_Divmod(a_, b_));
 #undef FN
 }
@@ -566,7 +566,7 @@ static inline Cystck_Object CystckNumber_Power(Cystck_State *S, Cystck_Object a,
     PyObject *b_ = _Cystck_Get(b);
     PyObject *c_ = _Cystck_Get(c);
     if (Cystck_unlikely(!a_ || !b_ || !c_))
-        return _Cystck_NullArg(S, FN);
+        return _Cystck_BadArg(S, FN, !a_ ? a : !b_ ? b : c);
     return _Cystck_Own(S, PyNumber_Power(a_, b_, c_));
 #undef FN
 }
@@ -577,7 +577,7 @@ static inline Cystck_Object CystckNumber_Negative(Cystck_State *S, Cystck_Object
 #define FN "CystckNumber_Negative"
     PyObject *a_ = _Cystck_Get(a);
     if (Cystck_unlikely(!a_))
-        return _Cystck_NullArg(S, FN);
+        return _Cystck_BadArg(S, FN, a);
     return _Cystck_Own(S, PyNumber_Negative(a_));
 #undef FN
 }
@@ -588,7 +588,7 @@ static inline Cystck_Object CystckNumber_Positive(Cystck_State *S, Cystck_Object
 #define FN "CystckNumber_Positive"
     PyObject *a_ = _Cystck_Get(a);
     if (Cystck_unlikely(!a_))
-        return _Cystck_NullArg(S, FN);
+        return _Cystck_BadArg(S, FN, a);
     return _Cystck_Own(S, PyNumber_Positive(a_));
 #undef FN
 }
@@ -599,7 +599,7 @@ static inline Cystck_Object CystckNumber_Absolute(Cystck_State *S, Cystck_Object
 #define FN "CystckNumber_Absolute"
     PyObject *a_ = _Cystck_Get(a);
     if (Cystck_unlikely(!a_))
-        return _Cystck_NullArg(S, FN);
+        return _Cystck_BadArg(S, FN, a);
     return _Cystck_Own(S, PyNumber_Absolute(a_));
 #undef FN
 }
@@ -610,7 +610,7 @@ static inline Cystck_Object CystckNumber_Invert(Cystck_State *S, Cystck_Object a
 #define FN "CystckNumber_Invert"
     PyObject *a_ = _Cystck_Get(a);
     if (Cystck_unlikely(!a_))
-        return _Cystck_NullArg(S, FN);
+        return _Cystck_BadArg(S, FN, a);
     return _Cystck_Own(S, PyNumber_Invert(a_));
 #undef FN
 }
@@ -622,7 +622,7 @@ static inline Cystck_Object CystckNumber_Lshift(Cystck_State *S, Cystck_Object a
     PyObject *a_ = _Cystck_Get(a);
     PyObject *b_ = _Cystck_Get(b);
     if (Cystck_unlikely(!a_ || !b_))
-        return _Cystck_NullArg(S, FN);
+        return _Cystck_BadArg(S, FN, !a_ ? a : b);
     return _Cystck_Own(S, PyNumber_Lshift(a_, b_));
 #undef FN
 }
@@ -634,7 +634,7 @@ static inline Cystck_Object CystckNumber_Rshift(Cystck_State *S, Cystck_Object a
     PyObject *a_ = _Cystck_Get(a);
     PyObject *b_ = _Cystck_Get(b);
     if (Cystck_unlikely(!a_ || !b_))
-        return _Cystck_NullArg(S, FN);
+        return _Cystck_BadArg(S, FN, !a_ ? a : b);
     return _Cystck_Own(S, PyNumber_Rshift(a_, b_));
 #undef FN
 }
@@ -646,7 +646,7 @@ static inline Cystck_Object CystckNumber_And(Cystck_State *S, Cystck_Object a, C
     PyObject *a_ = _Cystck_Get(a);
     PyObject *b_ = _Cystck_Get(b);
     if (Cystck_unlikely(!a_ || !b_))
-        return _Cystck_NullArg(S, FN);
+        return _Cystck_BadArg(S, FN, !a_ ? a : b);
     return _Cystck_Own(S, PyNumber_And(a_, b_));
 #undef FN
 }
@@ -658,7 +658,7 @@ static inline Cystck_Object CystckNumber_Or(Cystck_State *S, Cystck_Object a, Cy
     PyObject *a_ = _Cystck_Get(a);
     PyObject *b_ = _Cystck_Get(b);
     if (Cystck_unlikely(!a_ || !b_))
-        return _Cystck_NullArg(S, FN);
+        return _Cystck_BadArg(S, FN, !a_ ? a : b);
     return _Cystck_Own(S, PyNumber_Or(a_, b_));
 #undef FN
 }
@@ -670,7 +670,7 @@ static inline Cystck_Object CystckNumber_Xor(Cystck_State *S, Cystck_Object a, C
     PyObject *a_ = _Cystck_Get(a);
     PyObject *b_ = _Cystck_Get(b);
     if (Cystck_unlikely(!a_ || !b_))
-        return _Cystck_NullArg(S, FN);
+        return _Cystck_BadArg(S, FN, !a_ ? a : b);
     return _Cystck_Own(S, PyNumber_Xor(a_, b_));
 #undef FN
 }
@@ -681,7 +681,7 @@ static inline Cystck_Object CystckNumber_Long(Cystck_State *S, Cystck_Object a)
 #define FN "CystckNumber_Long"
     PyObject *a_ = _Cystck_Get(a);
     if (Cystck_unlikely(!a_))
-        return _Cystck_NullArg(S, FN);
+        return _Cystck_BadArg(S, FN, a);
     return _Cystck_Own(S, PyNumber_Long(a_));
 #undef FN
 }
@@ -692,7 +692,7 @@ static inline Cystck_Object CystckNumber_Float(Cystck_State *S, Cystck_Object a)
 #define FN "CystckNumber_Float"
     PyObject *a_ = _Cystck_Get(a);
     if (Cystck_unlikely(!a_))
-        return _Cystck_NullArg(S, FN);
+        return _Cystck_BadArg(S, FN, a);
     return _Cystck_Own(S, PyNumber_Float(a_));
 #undef FN
 }
@@ -703,7 +703,7 @@ static inline Cystck_Object CystckNumber_Index(Cystck_State *S, Cystck_Object a)
 #define FN "CystckNumber_Index"
     PyObject *a_ = _Cystck_Get(a);
     if (Cystck_unlikely(!a_))
-        return _Cystck_NullArg(S, FN);
+        return _Cystck_BadArg(S, FN, a);
     return _Cystck_Own(S, PyNumber_Index(a_));
 #undef FN
 }
@@ -714,7 +714,7 @@ static inline int CystckNumber_Check(Cystck_State *S, Cystck_Object o)
 #define FN "CystckNumber_Check"
     PyObject *o_ = _Cystck_Get(o);
     if (Cystck_unlikely(!o_))
-        return (_Cystck_NullArgInt(S, FN), (int)-1);
+        return (_Cystck_BadArgInt(S, FN, o), (int)-1);
     return (int)(PyNumber_Check(o_));
 #undef FN
 }
@@ -725,7 +725,7 @@ static inline int CystckIndex_Check(Cystck_State *S, Cystck_Object o)
 #define FN "CystckIndex_Check"
     PyObject *o_ = _Cystck_Get(o);
     if (Cystck_unlikely(!o_))
-        return (_Cystck_NullArgInt(S, FN), (int)-1);
+        return (_Cystck_BadArgInt(S, FN, o), (int)-1);
     return (int)(PyIndex_Check(o_));
 #undef FN
 }
@@ -810,7 +810,7 @@ static inline long CystckLong_AsLong(Cystck_State *S, Cystck_Object o)
 #define FN "CystckLong_AsLong"
     PyObject *o_ = _Cystck_Get(o);
     if (Cystck_unlikely(!o_))
-        return (_Cystck_NullArgInt(S, FN), (long)-1);
+        return (_Cystck_BadArgInt(S, FN, o), (long)-1);
     return (long)(PyLong_AsLong(o_));
 #undef FN
 }
@@ -821,7 +821,7 @@ static inline long CystckLong_AsLongAndOverflow(Cystck_State *S, Cystck_Object o
 #define FN "CystckLong_AsLongAndOverflow"
     PyObject *o_ = _Cystck_Get(o);
     if (Cystck_unlikely(!o_))
-        return (_Cystck_NullArgInt(S, FN), (long)-1);
+        return (_Cystck_BadArgInt(S, FN, o), (long)-1);
     return (long)(PyLong_AsLongAndOverflow(o_, overflow));
 #undef FN
 }
@@ -832,7 +832,7 @@ static inline unsigned long CystckLong_AsUnsignedLong(Cystck_State *S, Cystck_Ob
 #define FN "CystckLong_AsUnsignedLong"
     PyObject *o_ = _Cystck_Get(o);
     if (Cystck_unlikely(!o_))
-        return (_Cystck_NullArgInt(S, FN), (unsigned long)-1);
+        return (_Cystck_BadArgInt(S, FN, o), (unsigned long)-1);
     return (unsigned long)(PyLong_AsUnsignedLong(o_));
 #undef FN
 }
@@ -843,7 +843,7 @@ static inline long long CystckLong_AsLongLong(Cystck_State *S, Cystck_Object o)
 #define FN "CystckLong_AsLongLong"
     PyObject *o_ = _Cystck_Get(o);
     if (Cystck_unlikely(!o_))
-        return (_Cystck_NullArgInt(S, FN), (long long)-1);
+        return (_Cystck_BadArgInt(S, FN, o), (long long)-1);
     return (long long)(PyLong_AsLongLong(o_));
 #undef FN
 }
@@ -854,7 +854,7 @@ static inline long long CystckLong_AsLongLongAndOverflow(Cystck_State *S, Cystck
 #define FN "CystckLong_AsLongLongAndOverflow"
     PyObject *o_ = _Cystck_Get(o);
     if (Cystck_unlikely(!o_))
-        return (_Cystck_NullArgInt(S, FN), (long long)-1);
+        return (_Cystck_BadArgInt(S, FN, o), (long long)-1);
     return (long long)(PyLong_AsLongLongAndOverflow(o_, overflow));
 #undef FN
 }
@@ -865,7 +865,7 @@ static inline unsigned long long CystckLong_AsUnsignedLongLong(Cystck_State *S, 
 #define FN "CystckLong_AsUnsignedLongLong"
     PyObject *o_ = _Cystck_Get(o);
     if (Cystck_unlikely(!o_))
-        return (_Cystck_NullArgInt(S, FN), (unsigned long long)-1);
+        return (_Cystck_BadArgInt(S, FN, o), (unsigned long long)-1);
     return (unsigned long long)(PyLong_AsUnsignedLongLong(o_));
 #undef FN
 }
@@ -876,7 +876,7 @@ static inline Cystck_ssize_t CystckLong_AsSsize_t(Cystck_State *S, Cystck_Object
 #define FN "CystckLong_AsSsize_t"
     PyObject *o_ = _Cystck_Get(o);
     if (Cystck_unlikely(!o_))
-        return (_Cystck_NullArgInt(S, FN), (Cystck_ssize_t)-1);
+        return (_Cystck_BadArgInt(S, FN, o), (Cystck_ssize_t)-1);
     return (Cystck_ssize_t)(PyLong_AsSsize_t(o_));
 #undef FN
 }
@@ -887,7 +887,7 @@ static inline size_t CystckLong_AsSize_t(Cystck_State *S, Cystck_Object o)
 #define FN "CystckLong_AsSize_t"
     PyObject *o_ = _Cystck_Get(o);
     if (Cystck_unlikely(!o_))
-        return (_Cystck_NullArgInt(S, FN), (size_t)-1);
+        return (_Cystck_BadArgInt(S, FN, o), (size_t)-1);
     return (size_t)(PyLong_AsSize_t(o_));
 #undef FN
 }
@@ -898,7 +898,7 @@ static inline double CystckLong_AsDouble(Cystck_State *S, Cystck_Object o)
 #define FN "CystckLong_AsDouble"
     PyObject *o_ = _Cystck_Get(o);
     if (Cystck_unlikely(!o_))
-        return (_Cystck_NullArgInt(S, FN), -1.0);
+        return (_Cystck_BadArgInt(S, FN, o), -1.0);
     return (double)(PyLong_AsDouble(o_));
 #undef FN
 }
@@ -909,7 +909,7 @@ static inline int CystckLong_Check(Cystck_State *S, Cystck_Object o)
 #define FN "CystckLong_Check"
     PyObject *o_ = _Cystck_Get(o);
     if (Cystck_unlikely(!o_))
-        return (_Cystck_NullArgInt(S, FN), (int)-1);
+        return (_Cystck_BadArgInt(S, FN, o), (int)-1);
     return (int)(PyLong_Check(o_));
 #undef FN
 }
@@ -920,7 +920,7 @@ static inline int CystckLong_CheckExact(Cystck_State *S, Cystck_Object o)
 #define FN "CystckLong_CheckExact"
     PyObject *o_ = _Cystck_Get(o);
     if (Cystck_unlikely(!o_))
-        return (_Cystck_NullArgInt(S, FN), (int)-1);
+        return (_Cystck_BadArgInt(S, FN, o), (int)-1);
     return (int)(PyLong_CheckExact(o_));
 #undef FN
 }
@@ -942,7 +942,7 @@ static inline Cystck_Object CystckFloat_FromString(Cystck_State *S, Cystck_Objec
 #define FN "CystckFloat_FromString"
     PyObject *s_ = _Cystck_Get(s);
     if (Cystck_unlikely(!s_))
-        return _Cystck_NullArg(S, FN);
+        return _Cystck_BadArg(S, FN, s);
     return _Cystck_Own(S, PyFloat_FromString(s_));
 #undef FN
 }
@@ -953,7 +953,7 @@ static inline double CystckFloat_AsDouble(Cystck_State *S, Cystck_Object o)
 #define FN "CystckFloat_AsDouble"
     PyObject *o_ = _Cystck_Get(o);
     if (Cystck_unlikely(!o_))
-        return (_Cystck_NullArgInt(S, FN), -1.0);
+        return (_Cystck_BadArgInt(S, FN, o), -1.0);
     return (double)(PyFloat_AsDouble(o_));
 #undef FN
 }
@@ -964,7 +964,7 @@ static inline double CystckFloat_AS_DOUBLE(Cystck_State *S, Cystck_Object o)
 #define FN "CystckFloat_AS_DOUBLE"
     PyObject *o_ = _Cystck_Get(o);
     if (Cystck_unlikely(!o_))
-        return (_Cystck_NullArgInt(S, FN), -1.0);
+        return (_Cystck_BadArgInt(S, FN, o), -1.0);
     return (double)(PyFloat_AS_DOUBLE(o_));
 #undef FN
 }
@@ -975,7 +975,7 @@ static inline int CystckFloat_Check(Cystck_State *S, Cystck_Object o)
 #define FN "CystckFloat_Check"
     PyObject *o_ = _Cystck_Get(o);
     if (Cystck_unlikely(!o_))
-        return (_Cystck_NullArgInt(S, FN), (int)-1);
+        return (_Cystck_BadArgInt(S, FN, o), (int)-1);
     return (int)(PyFloat_Check(o_));
 #undef FN
 }
@@ -986,7 +986,7 @@ static inline int CystckFloat_CheckExact(Cystck_State *S, Cystck_Object o)
 #define FN "CystckFloat_CheckExact"
     PyObject *o_ = _Cystck_Get(o);
     if (Cystck_unlikely(!o_))
-        return (_Cystck_NullArgInt(S, FN), (int)-1);
+        return (_Cystck_BadArgInt(S, FN, o), (int)-1);
     return (int)(PyFloat_CheckExact(o_));
 #undef FN
 }
@@ -1008,7 +1008,7 @@ static inline int CystckBool_Check(Cystck_State *S, Cystck_Object o)
 #define FN "CystckBool_Check"
     PyObject *o_ = _Cystck_Get(o);
     if (Cystck_unlikely(!o_))
-        return (_Cystck_NullArgInt(S, FN), (int)-1);
+        return (_Cystck_BadArgInt(S, FN, o), (int)-1);
     return (int)(PyBool_Check(o_));
 #undef FN
 }
@@ -1075,7 +1075,7 @@ static inline Cystck_Object CystckUnicode_AsUTF8String(Cystck_State *S, Cystck_O
 #define FN "CystckUnicode_AsUTF8String"
     PyObject *o_ = _Cystck_Get(o);
     if (Cystck_unlikely(!o_))
-        return _Cystck_NullArg(S, FN);
+        return _Cystck_BadArg(S, FN, o);
     return _Cystck_Own(S, PyUnicode_AsUTF8String(o_));
 #undef FN
 }
@@ -1086,7 +1086,7 @@ static inline Cystck_Object CystckUnicode_AsEncodedString(Cystck_State *S, Cystc
 #define FN "CystckUnicode_AsEncodedString"
     PyObject *o_ = _Cystck_Get(o);
     if (Cystck_unlikely(!o_))
-        return _Cystck_NullArg(S, FN);
+        return _Cystck_BadArg(S, FN, o);
     return _Cystck_Own(S, PyUnicode_AsEncodedString(o_, enc, errors));
 #undef FN
 }
@@ -1097,7 +1097,7 @@ static inline const char* CystckUnicode_AsUTF8(Cystck_State *S, Cystck_Object o)
 #define FN "CystckUnicode_AsUTF8"
     PyObject *o_ = _Cystck_Get(o);
     if (Cystck_unlikely(!o_))
-        return (_Cystck_NullArgInt(S, FN), (const char*)NULL);
+        return (_Cystck_BadArgInt(S, FN, o), (const char*)NULL);
     return (const char*)(PyUnicode_AsUTF8(o_));
 #undef FN
 }
@@ -1108,7 +1108,7 @@ static inline const char* CystckUnicode_AsUTF8AndSize(Cystck_State *S, Cystck_Ob
 #define FN "CystckUnicode_AsUTF8AndSize"
     PyObject *o_ = _Cystck_Get(o);
     if (Cystck_unlikely(!o_))
-        return (_Cystck_NullArgInt(S, FN), (const char*)NULL);
+        return (_Cystck_BadArgInt(S, FN, o), (const char*)NULL);
     return (const char*)(PyUnicode_AsUTF8AndSize(o_, size));
 #undef FN
 }
@@ -1129,7 +1129,7 @@ static inline Cystck_Object CystckUnicode_Concat(Cystck_State *S, Cystck_Object 
     PyObject *a_ = _Cystck_Get(a);
     PyObject *b_ = _Cystck_Get(b);
     if (Cystck_unlikely(!a_ || !b_))
-        return _Cystck_NullArg(S, FN);
+        return _Cystck_BadArg(S, FN, !a_ ? a : b);
     return _Cystck_Own(S, PyUnicode_Concat(a_, b_));
 #undef FN
 }
@@ -1141,7 +1141,7 @@ static inline Cystck_Object CystckUnicode_Join(Cystck_State *S, Cystck_Object se
     PyObject *sep_ = _Cystck_Get(sep);
     PyObject *seq_ = _Cystck_Get(seq);
     if (Cystck_unlikely(!sep_ || !seq_))
-        return _Cystck_NullArg(S, FN);
+        return _Cystck_BadArg(S, FN, !sep_ ? sep : seq);
     return _Cystck_Own(S, PyUnicode_Join(sep_, seq_));
 #undef FN
 }
@@ -1152,7 +1152,7 @@ static inline int CystckUnicode_CompareWithASCIIString(Cystck_State *S, Cystck_O
 #define FN "CystckUnicode_CompareWithASCIIString"
     PyObject *o_ = _Cystck_Get(o);
     if (Cystck_unlikely(!o_))
-        return (_Cystck_NullArgInt(S, FN), (int)-1);
+        return (_Cystck_BadArgInt(S, FN, o), (int)-1);
     return (int)(PyUnicode_CompareWithASCIIString(o_, s));
 #undef FN
 }
@@ -1163,7 +1163,7 @@ static inline Cystck_ssize_t CystckUnicode_GetLength(Cystck_State *S, Cystck_Obj
 #define FN "CystckUnicode_GetLength"
     PyObject *o_ = _Cystck_Get(o);
     if (Cystck_unlikely(!o_))
-        return (_Cystck_NullArgInt(S, FN), (Cystck_ssize_t)-1);
+        return (_Cystck_BadArgInt(S, FN, o), (Cystck_ssize_t)-1);
     return (Cystck_ssize_t)(PyUnicode_GetLength(o_));
 #undef FN
 }
@@ -1174,7 +1174,7 @@ static inline int CystckUnicode_Check(Cystck_State *S, Cystck_Object o)
 #define FN "CystckUnicode_Check"
     PyObject *o_ = _Cystck_Get(o);
     if (Cystck_unlikely(!o_))
-        return (_Cystck_NullArgInt(S, FN), (int)-1);
+        return (_Cystck_BadArgInt(S, FN, o), (int)-1);
     return (int)(PyUnicode_Check(o_));
 #undef FN
 }
@@ -1185,7 +1185,7 @@ static inline int CystckUnicode_CheckExact(Cystck_State *S, Cystck_Object o)
 #define FN "CystckUnicode_CheckExact"
     PyObject *o_ = _Cystck_Get(o);
     if (Cystck_unlikely(!o_))
-        return (_Cystck_NullArgInt(S, FN), (int)-1);
+        return (_Cystck_BadArgInt(S, FN, o), (int)-1);
     return (int)(PyUnicode_CheckExact(o_));
 #undef FN
 }
@@ -1196,7 +1196,7 @@ static inline Cystck_ssize_t CystckUnicode_GET_LENGTH(Cystck_State *S, Cystck_Ob
 #define FN "CystckUnicode_GET_LENGTH"
     PyObject *o_ = _Cystck_Get(o);
     if (Cystck_unlikely(!o_))
-        return (_Cystck_NullArgInt(S, FN), (Cystck_ssize_t)-1);
+        return (_Cystck_BadArgInt(S, FN, o), (Cystck_ssize_t)-1);
     return (Cystck_ssize_t)(PyUnicode_GET_LENGTH(o_));
 #undef FN
 }
@@ -1207,7 +1207,7 @@ static inline int CystckUnicode_KIND(Cystck_State *S, Cystck_Object o)
 #define FN "CystckUnicode_KIND"
     PyObject *o_ = _Cystck_Get(o);
     if (Cystck_unlikely(!o_))
-        return (_Cystck_NullArgInt(S, FN), (int)-1);
+        return (_Cystck_BadArgInt(S, FN, o), (int)-1);
     return (int)(PyUnicode_KIND(o_));
 #undef FN
 }
@@ -1218,7 +1218,7 @@ static inline void* CystckUnicode_DATA(Cystck_State *S, Cystck_Object o)
 #define FN "CystckUnicode_DATA"
     PyObject *o_ = _Cystck_Get(o);
     if (Cystck_unlikely(!o_))
-        return (_Cystck_NullArgInt(S, FN), (void*)NULL);
+        return (_Cystck_BadArgInt(S, FN, o), (void*)NULL);
     return (void*)(PyUnicode_DATA(o_));
 #undef FN
 }
@@ -1229,7 +1229,7 @@ static inline int CystckUnicode_IS_ASCII(Cystck_State *S, Cystck_Object o)
 #define FN "CystckUnicode_IS_ASCII"
     PyObject *o_ = _Cystck_Get(o);
     if (Cystck_unlikely(!o_))
-        return (_Cystck_NullArgInt(S, FN), (int)-1);
+        return (_Cystck_BadArgInt(S, FN, o), (int)-1);
     return (int)(PyUnicode_IS_ASCII(o_));
 #undef FN
 }
@@ -1240,7 +1240,7 @@ static inline int CystckUnicode_IS_COMPACT_ASCII(Cystck_State *S, Cystck_Object 
 #define FN "CystckUnicode_IS_COMPACT_ASCII"
     PyObject *o_ = _Cystck_Get(o);
     if (Cystck_unlikely(!o_))
-        return (_Cystck_NullArgInt(S, FN), (int)-1);
+        return (_Cystck_BadArgInt(S, FN, o), (int)-1);
     return (int)(PyUnicode_IS_COMPACT_ASCII(o_));
 #undef FN
 }
@@ -1251,7 +1251,7 @@ static inline int CystckUnicode_READY(Cystck_State *S, Cystck_Object o)
 #define FN "CystckUnicode_READY"
     PyObject *o_ = _Cystck_Get(o);
     if (Cystck_unlikely(!o_))
-        return (_Cystck_NullArgInt(S, FN), (int)-1);
+        return (_Cystck_BadArgInt(S, FN, o), (int)-1);
     return (int)(PyUnicode_READY(o_));
 #undef FN
 }
@@ -1282,7 +1282,7 @@ static inline char* CystckBytes_AsString(Cystck_State *S, Cystck_Object o)
 #define FN "CystckBytes_AsString"
     PyObject *o_ = _Cystck_Get(o);
     if (Cystck_unlikely(!o_))
-        return (_Cystck_NullArgInt(S, FN), (char*)NULL);
+        return (_Cystck_BadArgInt(S, FN, o), (char*)NULL);
     return (char*)(PyBytes_AsString(o_));
 #undef FN
 }
@@ -1293,7 +1293,7 @@ static inline int CystckBytes_AsStringAndSize(Cystck_State *S, Cystck_Object o, 
 #define FN "CystckBytes_AsStringAndSize"
     PyObject *o_ = _Cystck_Get(o);
     if (Cystck_unlikely(!o_))
-        return (_Cystck_NullArgInt(S, FN), (int)-1);
+        return (_Cystck_BadArgInt(S, FN, o), (int)-1);
     return (int)(PyBytes_AsStringAndSize(o_, s, n));
 #undef FN
 }
@@ -1304,7 +1304,7 @@ static inline Cystck_ssize_t CystckBytes_Size(Cystck_State *S, Cystck_Object o)
 #define FN "CystckBytes_Size"
     PyObject *o_ = _Cystck_Get(o);
     if (Cystck_unlikely(!o_))
-        return (_Cystck_NullArgInt(S, FN), (Cystck_ssize_t)-1);
+        return (_Cystck_BadArgInt(S, FN, o), (Cystck_ssize_t)-1);
     return (Cystck_ssize_t)(PyBytes_Size(o_));
 #undef FN
 }
@@ -1315,7 +1315,7 @@ static inline char* CystckBytes_AS_STRING(Cystck_State *S, Cystck_Object o)
 #define FN "CystckBytes_AS_STRING"
     PyObject *o_ = _Cystck_Get(o);
     if (Cystck_unlikely(!o_))
-        return (_Cystck_NullArgInt(S, FN), (char*)NULL);
+        return (_Cystck_BadArgInt(S, FN, o), (char*)NULL);
     return (char*)(PyBytes_AS_STRING(o_));
 #undef FN
 }
@@ -1326,7 +1326,7 @@ static inline Cystck_ssize_t CystckBytes_GET_SIZE(Cystck_State *S, Cystck_Object
 #define FN "CystckBytes_GET_SIZE"
     PyObject *o_ = _Cystck_Get(o);
     if (Cystck_unlikely(!o_))
-        return (_Cystck_NullArgInt(S, FN), (Cystck_ssize_t)-1);
+        return (_Cystck_BadArgInt(S, FN, o), (Cystck_ssize_t)-1);
     return (Cystck_ssize_t)(PyBytes_GET_SIZE(o_));
 #undef FN
 }
@@ -1337,7 +1337,7 @@ static inline int CystckBytes_Check(Cystck_State *S, Cystck_Object o)
 #define FN "CystckBytes_Check"
     PyObject *o_ = _Cystck_Get(o);
     if (Cystck_unlikely(!o_))
-        return (_Cystck_NullArgInt(S, FN), (int)-1);
+        return (_Cystck_BadArgInt(S, FN, o), (int)-1);
     return (int)(PyBytes_Check(o_));
 #undef FN
 }
@@ -1348,7 +1348,7 @@ static inline int CystckBytes_CheckExact(Cystck_State *S, Cystck_Object o)
 #define FN "CystckBytes_CheckExact"
     PyObject *o_ = _Cystck_Get(o);
     if (Cystck_unlikely(!o_))
-        return (_Cystck_NullArgInt(S, FN), (int)-1);
+        return (_Cystck_BadArgInt(S, FN, o), (int)-1);
     return (int)(PyBytes_CheckExact(o_));
 #undef FN
 }
@@ -1368,7 +1368,7 @@ static inline char* CystckByteArray_AsString(Cystck_State *S, Cystck_Object o)
 #define FN "CystckByteArray_AsString"
     PyObject *o_ = _Cystck_Get(o);
     if (Cystck_unlikely(!o_))
-        return (_Cystck_NullArgInt(S, FN), (char*)NULL);
+        return (_Cystck_BadArgInt(S, FN, o), (char*)NULL);
     return (char*)(PyByteArray_AsString(o_));
 #undef FN
 }
@@ -1379,7 +1379,7 @@ static inline Cystck_ssize_t CystckByteArray_Size(Cystck_State *S, Cystck_Object
 #define FN "CystckByteArray_Size"
     PyObject *o_ = _Cystck_Get(o);
     if (Cystck_unlikely(!o_))
-        return (_Cystck_NullArgInt(S, FN), (Cystck_ssize_t)-1);
+        return (_Cystck_BadArgInt(S, FN, o), (Cystck_ssize_t)-1);
     return (Cystck_ssize_t)(PyByteArray_Size(o_));
 #undef FN
 }
@@ -1390,7 +1390,7 @@ static inline int CystckByteArray_Check(Cystck_State *S, Cystck_Object o)
 #define FN "CystckByteArray_Check"
     PyObject *o_ = _Cystck_Get(o);
     if (Cystck_unlikely(!o_))
-        return (_Cystck_NullArgInt(S, FN), (int)-1);
+        return (_Cystck_BadArgInt(S, FN, o), (int)-1);
     return (int)(PyByteArray_Check(o_));
 #undef FN
 }
@@ -1403,7 +1403,7 @@ static inline Cystck_ssize_t CystckSequence_Size(Cystck_State *S, Cystck_Object 
 #define FN "CystckSequence_Size"
     PyObject *o_ = _Cystck_Get(o);
     if (Cystck_unlikely(!o_))
-        return (_Cystck_NullArgInt(S, FN), (Cystck_ssize_t)-1);
+        return (_Cystck_BadArgInt(S, FN, o), (Cystck_ssize_t)-1);
     return (Cystck_ssize_t)(PySequence_Size(o_));
 #undef FN
 }
@@ -1414,7 +1414,7 @@ static inline Cystck_ssize_t CystckSequence_Length(Cystck_State *S, Cystck_Objec
 #define FN "CystckSequence_Length"
     PyObject *o_ = _Cystck_Get(o);
     if (Cystck_unlikely(!o_))
-        return (_Cystck_NullArgInt(S, FN), (Cystck_ssize_t)-1);
+        return (_Cystck_BadArgInt(S, FN, o), (Cystck_ssize_t)-1);
     return (Cystck_ssize_t)(PySequence_Length(o_));
 #undef FN
 }
@@ -1425,7 +1425,7 @@ static inline Cystck_Object CystckSequence_GetItem(Cystck_State *S, Cystck_Objec
 #define FN "CystckSequence_GetItem"
     PyObject *o_ = _Cystck_Get(o);
     if (Cystck_unlikely(!o_))
-        return _Cystck_NullArg(S, FN);
+        return _Cystck_BadArg(S, FN, o);
     return _Cystck_Own(S, PySequence_GetItem(o_, i));
 #undef FN
 }
@@ -1437,7 +1437,7 @@ static inline int CystckSequence_SetItem(Cystck_State *S, Cystck_Object o, Cystc
     PyObject *o_ = _Cystck_Get(o);
     PyObject *v_ = _Cystck_Get(v);
     if (Cystck_unlikely(!o_ || !v_))
-        return (_Cystck_NullArgInt(S, FN), (int)-1);
+        return (_Cystck_BadArgInt(S, FN, !o_ ? o : v), (int)-1);
     return (int)(PySequence_SetItem(o_, i, v_));
 #undef FN
 }
@@ -1448,7 +1448,7 @@ static inline Cystck_Object CystckSequence_GetSlice(Cystck_State *S, Cystck_Obje
 #define FN "CystckSequence_GetSlice"
     PyObject *o_ = _Cystck_Get(o);
     if (Cystck_unlikely(!o_))
-        return _Cystck_NullArg(S, FN);
+        return _Cystck_BadArg(S, FN, o);
     return _Cystck_Own(S, PySequence_GetSlice(o_, i, j));
 #undef FN
 }
@@ -1460,7 +1460,7 @@ static inline int CystckSequence_Contains(Cystck_State *S, Cystck_Object o, Cyst
     PyObject *o_ = _Cystck_Get(o);
     PyObject *v_ = _Cystck_Get(v);
     if (Cystck_unlikely(!o_ || !v_))
-        return (_Cystck_NullArgInt(S, FN), (int)-1);
+        return (_Cystck_BadArgInt(S, FN, !o_ ? o : v), (int)-1);
     return (int)(PySequence_Contains(o_, v_));
 #undef FN
 }
@@ -1471,7 +1471,7 @@ static inline Cystck_Object CystckSequence_Tuple(Cystck_State *S, Cystck_Object 
 #define FN "CystckSequence_Tuple"
     PyObject *o_ = _Cystck_Get(o);
     if (Cystck_unlikely(!o_))
-        return _Cystck_NullArg(S, FN);
+        return _Cystck_BadArg(S, FN, o);
     return _Cystck_Own(S, PySequence_Tuple(o_));
 #undef FN
 }
@@ -1482,7 +1482,7 @@ static inline Cystck_Object CystckSequence_List(Cystck_State *S, Cystck_Object o
 #define FN "CystckSequence_List"
     PyObject *o_ = _Cystck_Get(o);
     if (Cystck_unlikely(!o_))
-        return _Cystck_NullArg(S, FN);
+        return _Cystck_BadArg(S, FN, o);
     return _Cystck_Own(S, PySequence_List(o_));
 #undef FN
 }
@@ -1493,7 +1493,7 @@ static inline Cystck_Object CystckSequence_Fast(Cystck_State *S, Cystck_Object o
 #define FN "CystckSequence_Fast"
     PyObject *o_ = _Cystck_Get(o);
     if (Cystck_unlikely(!o_))
-        return _Cystck_NullArg(S, FN);
+        return _Cystck_BadArg(S, FN, o);
     return _Cystck_Own(S, PySequence_Fast(o_, msg));
 #undef FN
 }
@@ -1504,7 +1504,7 @@ static inline int CystckSequence_Check(Cystck_State *S, Cystck_Object o)
 #define FN "CystckSequence_Check"
     PyObject *o_ = _Cystck_Get(o);
     if (Cystck_unlikely(!o_))
-        return (_Cystck_NullArgInt(S, FN), (int)-1);
+        return (_Cystck_BadArgInt(S, FN, o), (int)-1);
     return (int)(PySequence_Check(o_));
 #undef FN
 }
@@ -1517,7 +1517,7 @@ static inline Cystck_ssize_t CystckMapping_Size(Cystck_State *S, Cystck_Object o
 #define FN "CystckMapping_Size"
     PyObject *o_ = _Cystck_Get(o);
     if (Cystck_unlikely(!o_))
-        return (_Cystck_NullArgInt(S, FN), (Cystck_ssize_t)-1);
+        return (_Cystck_BadArgInt(S, FN, o), (Cystck_ssize_t)-1);
     return (Cystck_ssize_t)(PyMapping_Size(o_));
 #undef FN
 }
@@ -1528,7 +1528,7 @@ static inline Cystck_Object CystckMapping_Keys(Cystck_State *S, Cystck_Object o)
 #define FN "CystckMapping_Keys"
     PyObject *o_ = _Cystck_Get(o);
     if (Cystck_unlikely(!o_))
-        return _Cystck_NullArg(S, FN);
+        return _Cystck_BadArg(S, FN, o);
     return _Cystck_Own(S, PyMapping_Keys(o_));
 #undef FN
 }
@@ -1539,7 +1539,7 @@ static inline Cystck_Object CystckMapping_Values(Cystck_State *S, Cystck_Object 
 #define FN "CystckMapping_Values"
     PyObject *o_ = _Cystck_Get(o);
     if (Cystck_unlikely(!o_))
-        return _Cystck_NullArg(S, FN);
+        return _Cystck_BadArg(S, FN, o);
     return _Cystck_Own(S, PyMapping_Values(o_));
 #undef FN
 }
@@ -1550,7 +1550,7 @@ static inline Cystck_Object CystckMapping_Items(Cystck_State *S, Cystck_Object o
 #define FN "CystckMapping_Items"
     PyObject *o_ = _Cystck_Get(o);
     if (Cystck_unlikely(!o_))
-        return _Cystck_NullArg(S, FN);
+        return _Cystck_BadArg(S, FN, o);
     return _Cystck_Own(S, PyMapping_Items(o_));
 #undef FN
 }
@@ -1561,7 +1561,7 @@ static inline Cystck_Object CystckMapping_GetItemString(Cystck_State *S, Cystck_
 #define FN "CystckMapping_GetItemString"
     PyObject *o_ = _Cystck_Get(o);
     if (Cystck_unlikely(!o_))
-        return _Cystck_NullArg(S, FN);
+        return _Cystck_BadArg(S, FN, o);
     return _Cystck_Own(S, PyMapping_GetItemString(o_, key));
 #undef FN
 }
@@ -1573,7 +1573,7 @@ static inline int CystckMapping_HasKey(Cystck_State *S, Cystck_Object o, Cystck_
     PyObject *o_ = _Cystck_Get(o);
     PyObject *key_ = _Cystck_Get(key);
     if (Cystck_unlikely(!o_ || !key_))
-        return (_Cystck_NullArgInt(S, FN), (int)-1);
+        return (_Cystck_BadArgInt(S, FN, !o_ ? o : key), (int)-1);
     return (int)(PyMapping_HasKey(o_, key_));
 #undef FN
 }
@@ -1584,7 +1584,7 @@ static inline int CystckMapping_Check(Cystck_State *S, Cystck_Object o)
 #define FN "CystckMapping_Check"
     PyObject *o_ = _Cystck_Get(o);
     if (Cystck_unlikely(!o_))
-        return (_Cystck_NullArgInt(S, FN), (int)-1);
+        return (_Cystck_BadArgInt(S, FN, o), (int)-1);
     return (int)(PyMapping_Check(o_));
 #undef FN
 }
@@ -1597,7 +1597,7 @@ static inline Cystck_Object CystckIter_Next(Cystck_State *S, Cystck_Object it)
 #define FN "CystckIter_Next"
     PyObject *it_ = _Cystck_Get(it);
     if (Cystck_unlikely(!it_))
-        return _Cystck_NullArg(S, FN);
+        return _Cystck_BadArg(S, FN, it);
     return _Cystck_Own(S, PyIter_Next(it_));
 #undef FN
 }
@@ -1608,7 +1608,7 @@ static inline int CystckIter_Check(Cystck_State *S, Cystck_Object o)
 #define FN "CystckIter_Check"
     PyObject *o_ = _Cystck_Get(o);
     if (Cystck_unlikely(!o_))
-        return (_Cystck_NullArgInt(S, FN), (int)-1);
+        return (_Cystck_BadArgInt(S, FN, o), (int)-1);
     return (int)(PyIter_Check(o_));
 #undef FN
 }
@@ -1630,7 +1630,7 @@ static inline Cystck_Object CystckList_GetItem(Cystck_State *S, Cystck_Object l,
 #define FN "CystckList_GetItem"
     PyObject *l_ = _Cystck_Get(l);
     if (Cystck_unlikely(!l_))
-        return _Cystck_NullArg(S, FN);
+        return _Cystck_BadArg(S, FN, l);
     return _Cystck_OwnBorrowed(S, PyList_GetItem(l_, i));
 #undef FN
 }
@@ -1641,7 +1641,7 @@ static inline Cystck_Object CystckList_GET_ITEM(Cystck_State *S, Cystck_Object l
 #define FN "CystckList_GET_ITEM"
     PyObject *l_ = _Cystck_Get(l);
     if (Cystck_unlikely(!l_))
-        return _Cystck_NullArg(S, FN);
+        return _Cystck_BadArg(S, FN, l);
     return _Cystck_OwnBorrowed(S, PyList_GET_ITEM(l_, i));
 #undef FN
 }
@@ -1653,7 +1653,7 @@ static inline int CystckList_SetItem(Cystck_State *S, Cystck_Object l, Cystck_ss
     PyObject *l_ = _Cystck_Get(l);
     PyObject *v_ = _Cystck_Get(v);
     if (Cystck_unlikely(!l_ || !v_))
-        return (_Cystck_NullArgInt(S, FN), (int)-1);
+        return (_Cystck_BadArgInt(S, FN, !l_ ? l : v), (int)-1);
     v_ = _Cystck_Consume(S, v);
     return (int)(PyList_SetItem(l_, i, v_));
 #undef FN
@@ -1666,7 +1666,7 @@ static inline void CystckList_SET_ITEM(Cystck_State *S, Cystck_Object l, Cystck_
     PyObject *l_ = _Cystck_Get(l);
     PyObject *v_ = _Cystck_Get(v);
     if (Cystck_unlikely(!l_ || !v_))
-        { _Cystck_NullArgInt(S, FN); return; }
+        { _Cystck_BadArgInt(S, FN, !l_ ? l : v); return; }
     v_ = _Cystck_Consume(S, v);
     PyList_SET_ITEM(l_, i, v_);
 #undef FN
@@ -1679,7 +1679,7 @@ static inline int CystckList_Append(Cystck_State *S, Cystck_Object l, Cystck_Obj
     PyObject *l_ = _Cystck_Get(l);
     PyObject *v_ = _Cystck_Get(v);
     if (Cystck_unlikely(!l_ || !v_))
-        return (_Cystck_NullArgInt(S, FN), (int)-1);
+        return (_Cystck_BadArgInt(S, FN, !l_ ? l : v), (int)-1);
     return (int)(PyList_Append(l_, v_));
 #undef FN
 }
@@ -1691,7 +1691,7 @@ static inline int CystckList_Insert(Cystck_State *S, Cystck_Object l, Cystck_ssi
     PyObject *l_ = _Cystck_Get(l);
     PyObject *v_ = _Cystck_Get(v);
     if (Cystck_unlikely(!l_ || !v_))
-        return (_Cystck_NullArgInt(S, FN), (int)-1);
+        return (_Cystck_BadArgInt(S, FN, !l_ ? l : v), (int)-1);
     return (int)(PyList_Insert(l_, i, v_));
 #undef FN
 }
@@ -1702,7 +1702,7 @@ static inline Cystck_ssize_t CystckList_Size(Cystck_State *S, Cystck_Object l)
 #define FN "CystckList_Size"
     PyObject *l_ = _Cystck_Get(l);
     if (Cystck_unlikely(!l_))
-        return (_Cystck_NullArgInt(S, FN), (Cystck_ssize_t)-1);
+        return (_Cystck_BadArgInt(S, FN, l), (Cystck_ssize_t)-1);
     return (Cystck_ssize_t)(PyList_Size(l_));
 #undef FN
 }
@@ -1713,7 +1713,7 @@ static inline Cystck_ssize_t CystckList_GET_SIZE(Cystck_State *S, Cystck_Object 
 #define FN "CystckList_GET_SIZE"
     PyObject *l_ = _Cystck_Get(l);
     if (Cystck_unlikely(!l_))
-        return (_Cystck_NullArgInt(S, FN), (Cystck_ssize_t)-1);
+        return (_Cystck_BadArgInt(S, FN, l), (Cystck_ssize_t)-1);
     return (Cystck_ssize_t)(PyList_GET_SIZE(l_));
 #undef FN
 }
@@ -1724,7 +1724,7 @@ static inline Cystck_Object CystckList_GetSlice(Cystck_State *S, Cystck_Object l
 #define FN "CystckList_GetSlice"
     PyObject *l_ = _Cystck_Get(l);
     if (Cystck_unlikely(!l_))
-        return _Cystck_NullArg(S, FN);
+        return _Cystck_BadArg(S, FN, l);
     return _Cystck_Own(S, PyList_GetSlice(l_, i, j));
 #undef FN
 }
@@ -1735,7 +1735,7 @@ static inline int CystckList_Sort(Cystck_State *S, Cystck_Object l)
 #define FN "CystckList_Sort"
     PyObject *l_ = _Cystck_Get(l);
     if (Cystck_unlikely(!l_))
-        return (_Cystck_NullArgInt(S, FN), (int)-1);
+        return (_Cystck_BadArgInt(S, FN, l), (int)-1);
     return (int)(PyList_Sort(l_));
 #undef FN
 }
@@ -1746,7 +1746,7 @@ static inline int CystckList_Reverse(Cystck_State *S, Cystck_Object l)
 #define FN "CystckList_Reverse"
     PyObject *l_ = _Cystck_Get(l);
     if (Cystck_unlikely(!l_))
-        return (_Cystck_NullArgInt(S, FN), (int)-1);
+        return (_Cystck_BadArgInt(S, FN, l), (int)-1);
     return (int)(PyList_Reverse(l_));
 #undef FN
 }
@@ -1757,7 +1757,7 @@ static inline Cystck_Object CystckList_AsTuple(Cystck_State *S, Cystck_Object l)
 #define FN "CystckList_AsTuple"
     PyObject *l_ = _Cystck_Get(l);
     if (Cystck_unlikely(!l_))
-        return _Cystck_NullArg(S, FN);
+        return _Cystck_BadArg(S, FN, l);
     return _Cystck_Own(S, PyList_AsTuple(l_));
 #undef FN
 }
@@ -1768,7 +1768,7 @@ static inline int CystckList_Check(Cystck_State *S, Cystck_Object o)
 #define FN "CystckList_Check"
     PyObject *o_ = _Cystck_Get(o);
     if (Cystck_unlikely(!o_))
-        return (_Cystck_NullArgInt(S, FN), (int)-1);
+        return (_Cystck_BadArgInt(S, FN, o), (int)-1);
     return (int)(PyList_Check(o_));
 #undef FN
 }
@@ -1779,7 +1779,7 @@ static inline int CystckList_CheckExact(Cystck_State *S, Cystck_Object o)
 #define FN "CystckList_CheckExact"
     PyObject *o_ = _Cystck_Get(o);
     if (Cystck_unlikely(!o_))
-        return (_Cystck_NullArgInt(S, FN), (int)-1);
+        return (_Cystck_BadArgInt(S, FN, o), (int)-1);
     return (int)(PyList_CheckExact(o_));
 #undef FN
 }
@@ -1801,7 +1801,7 @@ static inline Cystck_Object CystckTuple_GetItem(Cystck_State *S, Cystck_Object t
 #define FN "CystckTuple_GetItem"
     PyObject *t_ = _Cystck_Get(t);
     if (Cystck_unlikely(!t_))
-        return _Cystck_NullArg(S, FN);
+        return _Cystck_BadArg(S, FN, t);
     return _Cystck_OwnBorrowed(S, PyTuple_GetItem(t_, i));
 #undef FN
 }
@@ -1812,7 +1812,7 @@ static inline Cystck_Object CystckTuple_GET_ITEM(Cystck_State *S, Cystck_Object 
 #define FN "CystckTuple_GET_ITEM"
     PyObject *t_ = _Cystck_Get(t);
     if (Cystck_unlikely(!t_))
-        return _Cystck_NullArg(S, FN);
+        return _Cystck_BadArg(S, FN, t);
     return _Cystck_OwnBorrowed(S, PyTuple_GET_ITEM(t_, i));
 #undef FN
 }
@@ -1824,7 +1824,7 @@ static inline int CystckTuple_SetItem(Cystck_State *S, Cystck_Object t, Cystck_s
     PyObject *t_ = _Cystck_Get(t);
     PyObject *v_ = _Cystck_Get(v);
     if (Cystck_unlikely(!t_ || !v_))
-        return (_Cystck_NullArgInt(S, FN), (int)-1);
+        return (_Cystck_BadArgInt(S, FN, !t_ ? t : v), (int)-1);
     v_ = _Cystck_Consume(S, v);
     return (int)(PyTuple_SetItem(t_, i, v_));
 #undef FN
@@ -1837,7 +1837,7 @@ static inline void CystckTuple_SET_ITEM(Cystck_State *S, Cystck_Object t, Cystck
     PyObject *t_ = _Cystck_Get(t);
     PyObject *v_ = _Cystck_Get(v);
     if (Cystck_unlikely(!t_ || !v_))
-        { _Cystck_NullArgInt(S, FN); return; }
+        { _Cystck_BadArgInt(S, FN, !t_ ? t : v); return; }
     v_ = _Cystck_Consume(S, v);
     PyTuple_SET_ITEM(t_, i, v_);
 #undef FN
@@ -1849,7 +1849,7 @@ static inline Cystck_ssize_t CystckTuple_Size(Cystck_State *S, Cystck_Object t)
 #define FN "CystckTuple_Size"
     PyObject *t_ = _Cystck_Get(t);
     if (Cystck_unlikely(!t_))
-        return (_Cystck_NullArgInt(S, FN), (Cystck_ssize_t)-1);
+        return (_Cystck_BadArgInt(S, FN, t), (Cystck_ssize_t)-1);
     return (Cystck_ssize_t)(PyTuple_Size(t_));
 #undef FN
 }
@@ -1860,7 +1860,7 @@ static inline Cystck_ssize_t CystckTuple_GET_SIZE(Cystck_State *S, Cystck_Object
 #define FN "CystckTuple_GET_SIZE"
     PyObject *t_ = _Cystck_Get(t);
     if (Cystck_unlikely(!t_))
-        return (_Cystck_NullArgInt(S, FN), (Cystck_ssize_t)-1);
+        return (_Cystck_BadArgInt(S, FN, t), (Cystck_ssize_t)-1);
     return (Cystck_ssize_t)(PyTuple_GET_SIZE(t_));
 #undef FN
 }
@@ -1871,7 +1871,7 @@ static inline Cystck_Object CystckTuple_GetSlice(Cystck_State *S, Cystck_Object 
 #define FN "CystckTuple_GetSlice"
     PyObject *t_ = _Cystck_Get(t);
     if (Cystck_unlikely(!t_))
-        return _Cystck_NullArg(S, FN);
+        return _Cystck_BadArg(S, FN, t);
     return _Cystck_Own(S, PyTuple_GetSlice(t_, i, j));
 #undef FN
 }
@@ -1882,7 +1882,7 @@ static inline int CystckTuple_Check(Cystck_State *S, Cystck_Object o)
 #define FN "CystckTuple_Check"
     PyObject *o_ = _Cystck_Get(o);
     if (Cystck_unlikely(!o_))
-        return (_Cystck_NullArgInt(S, FN), (int)-1);
+        return (_Cystck_BadArgInt(S, FN, o), (int)-1);
     return (int)(PyTuple_Check(o_));
 #undef FN
 }
@@ -1893,7 +1893,7 @@ static inline int CystckTuple_CheckExact(Cystck_State *S, Cystck_Object o)
 #define FN "CystckTuple_CheckExact"
     PyObject *o_ = _Cystck_Get(o);
     if (Cystck_unlikely(!o_))
-        return (_Cystck_NullArgInt(S, FN), (int)-1);
+        return (_Cystck_BadArgInt(S, FN, o), (int)-1);
     return (int)(PyTuple_CheckExact(o_));
 #undef FN
 }
@@ -1916,7 +1916,7 @@ static inline Cystck_Object CystckDict_GetItem(Cystck_State *S, Cystck_Object d,
     PyObject *d_ = _Cystck_Get(d);
     PyObject *key_ = _Cystck_Get(key);
     if (Cystck_unlikely(!d_ || !key_))
-        return _Cystck_NullArg(S, FN);
+        return _Cystck_BadArg(S, FN, !d_ ? d : key);
     return _Cystck_OwnBorrowed(S, PyDict_GetItem(d_, key_));
 #undef FN
 }
@@ -1928,7 +1928,7 @@ static inline Cystck_Object CystckDict_GetItemWithError(Cystck_State *S, Cystck_
     PyObject *d_ = _Cystck_Get(d);
     PyObject *key_ = _Cystck_Get(key);
     if (Cystck_unlikely(!d_ || !key_))
-        return _Cystck_NullArg(S, FN);
+        return _Cystck_BadArg(S, FN, !d_ ? d : key);
     return _Cystck_OwnBorrowed(S, PyDict_GetItemWithError(d_, key_));
 #undef FN
 }
@@ -1939,7 +1939,7 @@ static inline Cystck_Object CystckDict_GetItemString(Cystck_State *S, Cystck_Obj
 #define FN "CystckDict_GetItemString"
     PyObject *d_ = _Cystck_Get(d);
     if (Cystck_unlikely(!d_))
-        return _Cystck_NullArg(S, FN);
+        return _Cystck_BadArg(S, FN, d);
     return _Cystck_OwnBorrowed(S, PyDict_GetItemString(d_, key));
 #undef FN
 }
@@ -1952,7 +1952,7 @@ static inline int CystckDict_SetItem(Cystck_State *S, Cystck_Object d, Cystck_Ob
     PyObject *key_ = _Cystck_Get(key);
     PyObject *v_ = _Cystck_Get(v);
     if (Cystck_unlikely(!d_ || !key_ || !v_))
-        return (_Cystck_NullArgInt(S, FN), (int)-1);
+        return (_Cystck_BadArgInt(S, FN, !d_ ? d : !key_ ? key : v), (int)-1);
     return (int)(PyDict_SetItem(d_, key_, v_));
 #undef FN
 }
@@ -1964,7 +1964,7 @@ static inline int CystckDict_SetItemString(Cystck_State *S, Cystck_Object d, con
     PyObject *d_ = _Cystck_Get(d);
     PyObject *v_ = _Cystck_Get(v);
     if (Cystck_unlikely(!d_ || !v_))
-        return (_Cystck_NullArgInt(S, FN), (int)-1);
+        return (_Cystck_BadArgInt(S, FN, !d_ ? d : v), (int)-1);
     return (int)(PyDict_SetItemString(d_, key, v_));
 #undef FN
 }
@@ -1976,7 +1976,7 @@ static inline int CystckDict_DelItem(Cystck_State *S, Cystck_Object d, Cystck_Ob
     PyObject *d_ = _Cystck_Get(d);
     PyObject *key_ = _Cystck_Get(key);
     if (Cystck_unlikely(!d_ || !key_))
-        return (_Cystck_NullArgInt(S, FN), (int)-1);
+        return (_Cystck_BadArgInt(S, FN, !d_ ? d : key), (int)-1);
     return (int)(PyDict_DelItem(d_, key_));
 #undef FN
 }
@@ -1987,7 +1987,7 @@ static inline int CystckDict_DelItemString(Cystck_State *S, Cystck_Object d, con
 #define FN "CystckDict_DelItemString"
     PyObject *d_ = _Cystck_Get(d);
     if (Cystck_unlikely(!d_))
-        return (_Cystck_NullArgInt(S, FN), (int)-1);
+        return (_Cystck_BadArgInt(S, FN, d), (int)-1);
     return (int)(PyDict_DelItemString(d_, key));
 #undef FN
 }
@@ -1999,7 +1999,7 @@ static inline int CystckDict_Contains(Cystck_State *S, Cystck_Object d, Cystck_O
     PyObject *d_ = _Cystck_Get(d);
     PyObject *key_ = _Cystck_Get(key);
     if (Cystck_unlikely(!d_ || !key_))
-        return (_Cystck_NullArgInt(S, FN), (int)-1);
+        return (_Cystck_BadArgInt(S, FN, !d_ ? d : key), (int)-1);
     return (int)(PyDict_Contains(d_, key_));
 #undef FN
 }
@@ -2010,7 +2010,7 @@ static inline Cystck_Object CystckDict_Keys(Cystck_State *S, Cystck_Object d)
 #define FN "CystckDict_Keys"
     PyObject *d_ = _Cystck_Get(d);
     if (Cystck_unlikely(!d_))
-        return _Cystck_NullArg(S, FN);
+        return _Cystck_BadArg(S, FN, d);
     return _Cystck_Own(S, PyDict_Keys(d_));
 #undef FN
 }
@@ -2021,7 +2021,7 @@ static inline Cystck_Object CystckDict_Values(Cystck_State *S, Cystck_Object d)
 #define FN "CystckDict_Values"
     PyObject *d_ = _Cystck_Get(d);
     if (Cystck_unlikely(!d_))
-        return _Cystck_NullArg(S, FN);
+        return _Cystck_BadArg(S, FN, d);
     return _Cystck_Own(S, PyDict_Values(d_));
 #undef FN
 }
@@ -2032,7 +2032,7 @@ static inline Cystck_Object CystckDict_Items(Cystck_State *S, Cystck_Object d)
 #define FN "CystckDict_Items"
     PyObject *d_ = _Cystck_Get(d);
     if (Cystck_unlikely(!d_))
-        return _Cystck_NullArg(S, FN);
+        return _Cystck_BadArg(S, FN, d);
     return _Cystck_Own(S, PyDict_Items(d_));
 #undef FN
 }
@@ -2043,7 +2043,7 @@ static inline Cystck_Object CystckDict_Copy(Cystck_State *S, Cystck_Object d)
 #define FN "CystckDict_Copy"
     PyObject *d_ = _Cystck_Get(d);
     if (Cystck_unlikely(!d_))
-        return _Cystck_NullArg(S, FN);
+        return _Cystck_BadArg(S, FN, d);
     return _Cystck_Own(S, PyDict_Copy(d_));
 #undef FN
 }
@@ -2055,7 +2055,7 @@ static inline int CystckDict_Update(Cystck_State *S, Cystck_Object d, Cystck_Obj
     PyObject *d_ = _Cystck_Get(d);
     PyObject *other_ = _Cystck_Get(other);
     if (Cystck_unlikely(!d_ || !other_))
-        return (_Cystck_NullArgInt(S, FN), (int)-1);
+        return (_Cystck_BadArgInt(S, FN, !d_ ? d : other), (int)-1);
     return (int)(PyDict_Update(d_, other_));
 #undef FN
 }
@@ -2067,7 +2067,7 @@ static inline int CystckDict_Merge(Cystck_State *S, Cystck_Object d, Cystck_Obje
     PyObject *d_ = _Cystck_Get(d);
     PyObject *other_ = _Cystck_Get(other);
     if (Cystck_unlikely(!d_ || !other_))
-        return (_Cystck_NullArgInt(S, FN), (int)-1);
+        return (_Cystck_BadArgInt(S, FN, !d_ ? d : other), (int)-1);
     return (int)(PyDict_Merge(d_, other_, override));
 #undef FN
 }
@@ -2078,7 +2078,7 @@ static inline void CystckDict_Clear(Cystck_State *S, Cystck_Object d)
 #define FN "CystckDict_Clear"
     PyObject *d_ = _Cystck_Get(d);
     if (Cystck_unlikely(!d_))
-        { _Cystck_NullArgInt(S, FN); return; }
+        { _Cystck_BadArgInt(S, FN, d); return; }
     PyDict_Clear(d_);
 #undef FN
 }
@@ -2089,7 +2089,7 @@ static inline Cystck_ssize_t CystckDict_Size(Cystck_State *S, Cystck_Object d)
 #define FN "CystckDict_Size"
     PyObject *d_ = _Cystck_Get(d);
     if (Cystck_unlikely(!d_))
-        return (_Cystck_NullArgInt(S, FN), (Cystck_ssize_t)-1);
+        return (_Cystck_BadArgInt(S, FN, d), (Cystck_ssize_t)-1);
     return (Cystck_ssize_t)(PyDict_Size(d_));
 #undef FN
 }
@@ -2100,7 +2100,7 @@ static inline Cystck_ssize_t CystckDict_GET_SIZE(Cystck_State *S, Cystck_Object 
 #define FN "CystckDict_GET_SIZE"
     PyObject *d_ = _Cystck_Get(d);
     if (Cystck_unlikely(!d_))
-        return (_Cystck_NullArgInt(S, FN), (Cystck_ssize_t)-1);
+        return (_Cystck_BadArgInt(S, FN, d), (Cystck_ssize_t)-1);
     return (Cystck_ssize_t)(PyDict_GET_SIZE(d_));
 #undef FN
 }
@@ -2111,7 +2111,7 @@ static inline int CystckDict_Check(Cystck_State *S, Cystck_Object o)
 #define FN "CystckDict_Check"
     PyObject *o_ = _Cystck_Get(o);
     if (Cystck_unlikely(!o_))
-        return (_Cystck_NullArgInt(S, FN), (int)-1);
+        return (_Cystck_BadArgInt(S, FN, o), (int)-1);
     return (int)(PyDict_Check(o_));
 #undef FN
 }
@@ -2122,7 +2122,7 @@ static inline int CystckDict_CheckExact(Cystck_State *S, Cystck_Object o)
 #define FN "CystckDict_CheckExact"
     PyObject *o_ = _Cystck_Get(o);
     if (Cystck_unlikely(!o_))
-        return (_Cystck_NullArgInt(S, FN), (int)-1);
+        return (_Cystck_BadArgInt(S, FN, o), (int)-1);
     return (int)(PyDict_CheckExact(o_));
 #undef FN
 }
@@ -2146,7 +2146,7 @@ static inline int CystckSet_Add(Cystck_State *S, Cystck_Object s, Cystck_Object 
     PyObject *s_ = _Cystck_Get(s);
     PyObject *key_ = _Cystck_Get(key);
     if (Cystck_unlikely(!s_ || !key_))
-        return (_Cystck_NullArgInt(S, FN), (int)-1);
+        return (_Cystck_BadArgInt(S, FN, !s_ ? s : key), (int)-1);
     return (int)(PySet_Add(s_, key_));
 #undef FN
 }
@@ -2158,7 +2158,7 @@ static inline int CystckSet_Contains(Cystck_State *S, Cystck_Object s, Cystck_Ob
     PyObject *s_ = _Cystck_Get(s);
     PyObject *key_ = _Cystck_Get(key);
     if (Cystck_unlikely(!s_ || !key_))
-        return (_Cystck_NullArgInt(S, FN), (int)-1);
+        return (_Cystck_BadArgInt(S, FN, !s_ ? s : key), (int)-1);
     return (int)(PySet_Contains(s_, key_));
 #undef FN
 }
@@ -2169,7 +2169,7 @@ static inline Cystck_ssize_t CystckSet_Size(Cystck_State *S, Cystck_Object s)
 #define FN "CystckSet_Size"
     PyObject *s_ = _Cystck_Get(s);
     if (Cystck_unlikely(!s_))
-        return (_Cystck_NullArgInt(S, FN), (Cystck_ssize_t)-1);
+        return (_Cystck_BadArgInt(S, FN, s), (Cystck_ssize_t)-1);
     return (Cystck_ssize_t)(PySet_Size(s_));
 #undef FN
 }
@@ -2180,7 +2180,7 @@ static inline int CystckAnySet_Check(Cystck_State *S, Cystck_Object o)
 #define FN "CystckAnySet_Check"
     PyObject *o_ = _Cystck_Get(o);
     if (Cystck_unlikely(!o_))
-        return (_Cystck_NullArgInt(S, FN), (int)-1);
+        return (_Cystck_BadArgInt(S, FN, o), (int)-1);
     return (int)(PyAnySet_Check(o_));
 #undef FN
 }
@@ -2205,7 +2205,7 @@ static inline int CystckSlice_Check(Cystck_State *S, Cystck_Object o)
 #define FN "CystckSlice_Check"
     PyObject *o_ = _Cystck_Get(o);
     if (Cystck_unlikely(!o_))
-        return (_Cystck_NullArgInt(S, FN), (int)-1);
+        return (_Cystck_BadArgInt(S, FN, o), (int)-1);
     return (int)(PySlice_Check(o_));
 #undef FN
 }
@@ -2216,7 +2216,7 @@ static inline int CystckSlice_Unpack(Cystck_State *S, Cystck_Object s, Cystck_ss
 #define FN "CystckSlice_Unpack"
     PyObject *s_ = _Cystck_Get(s);
     if (Cystck_unlikely(!s_))
-        return (_Cystck_NullArgInt(S, FN), (int)-1);
+        return (_Cystck_BadArgInt(S, FN, s), (int)-1);
     return (int)(PySlice_Unpack(s_, start, stop, step));
 #undef FN
 }
@@ -2229,7 +2229,7 @@ static inline void CystckErr_SetString(Cystck_State *S, Cystck_Object type, cons
 #define FN "CystckErr_SetString"
     PyObject *type_ = _Cystck_Get(type);
     if (Cystck_unlikely(!type_))
-        { _Cystck_NullArgInt(S, FN); return; }
+        { _Cystck_BadArgInt(S, FN, type); return; }
     PyErr_SetString(type_, msg);
 #undef FN
 }
@@ -2241,7 +2241,7 @@ static inline void CystckErr_SetObject(Cystck_State *S, Cystck_Object type, Cyst
     PyObject *type_ = _Cystck_Get(type);
     PyObject *value_ = _Cystck_Get(value);
     if (Cystck_unlikely(!type_))
-        { _Cystck_NullArgInt(S, FN); return; }
+        { _Cystck_BadArgInt(S, FN, type); return; }
     PyErr_SetObject(type_, value_);
 #undef FN
 }
@@ -2252,7 +2252,7 @@ static inline void CystckErr_SetNone(Cystck_State *S, Cystck_Object type)
 #define FN "CystckErr_SetNone"
     PyObject *type_ = _Cystck_Get(type);
     if (Cystck_unlikely(!type_))
-        { _Cystck_NullArgInt(S, FN); return; }
+        { _Cystck_BadArgInt(S, FN, type); return; }
     PyErr_SetNone(type_);
 #undef FN
 }
@@ -2263,7 +2263,7 @@ static inline int CystckErr_ExceptionMatches(Cystck_State *S, Cystck_Object type
 #define FN "CystckErr_ExceptionMatches"
     PyObject *type_ = _Cystck_Get(type);
     if (Cystck_unlikely(!type_))
-        return (_Cystck_NullArgInt(S, FN), (int)-1);
+        return (_Cystck_BadArgInt(S, FN, type), (int)-1);
     return (int)(PyErr_ExceptionMatches(type_));
 #undef FN
 }
@@ -2275,7 +2275,7 @@ static inline int CystckErr_GivenExceptionMatches(Cystck_State *S, Cystck_Object
     PyObject *given_ = _Cystck_Get(given);
     PyObject *type_ = _Cystck_Get(type);
     if (Cystck_unlikely(!given_ || !type_))
-        return (_Cystck_NullArgInt(S, FN), (int)-1);
+        return (_Cystck_BadArgInt(S, FN, !given_ ? given : type), (int)-1);
     return (int)(PyErr_GivenExceptionMatches(given_, type_));
 #undef FN
 }
@@ -2336,7 +2336,7 @@ static inline Cystck_Object CystckErr_SetFromErrno(Cystck_State *S, Cystck_Objec
 #define FN "CystckErr_SetFromErrno"
     PyObject *type_ = _Cystck_Get(type);
     if (Cystck_unlikely(!type_))
-        return _Cystck_NullArg(S, FN);
+        return _Cystck_BadArg(S, FN, type);
     return _Cystck_Own(S, PyErr_SetFromErrno(type_));
 #undef FN
 }
@@ -2358,7 +2358,7 @@ static inline Cystck_Object CystckImport_Import(Cystck_State *S, Cystck_Object n
 #define FN "CystckImport_Import"
     PyObject *name_ = _Cystck_Get(name);
     if (Cystck_unlikely(!name_))
-        return _Cystck_NullArg(S, FN);
+        return _Cystck_BadArg(S, FN, name);
     return _Cystck_Own(S, PyImport_Import(name_));
 #undef FN
 }
@@ -2370,7 +2370,7 @@ static inline int CystckModule_AddObject(Cystck_State *S, Cystck_Object m, const
     PyObject *m_ = _Cystck_Get(m);
     PyObject *v_ = _Cystck_Get(v);
     if (Cystck_unlikely(!m_ || !v_))
-        return (_Cystck_NullArgInt(S, FN), (int)-1);
+        return (_Cystck_BadArgInt(S, FN, !m_ ? m : v), (int)-1);
     return (int)(PyModule_AddObjectRef(m_, name, v_));
 #undef FN
 }
@@ -2382,7 +2382,7 @@ static inline int CystckModule_AddObjectRef(Cystck_State *S, Cystck_Object m, co
     PyObject *m_ = _Cystck_Get(m);
     PyObject *v_ = _Cystck_Get(v);
     if (Cystck_unlikely(!m_ || !v_))
-        return (_Cystck_NullArgInt(S, FN), (int)-1);
+        return (_Cystck_BadArgInt(S, FN, !m_ ? m : v), (int)-1);
     return (int)(PyModule_AddObjectRef(m_, name, v_));
 #undef FN
 }
@@ -2393,7 +2393,7 @@ static inline int CystckModule_AddIntConstant(Cystck_State *S, Cystck_Object m, 
 #define FN "CystckModule_AddIntConstant"
     PyObject *m_ = _Cystck_Get(m);
     if (Cystck_unlikely(!m_))
-        return (_Cystck_NullArgInt(S, FN), (int)-1);
+        return (_Cystck_BadArgInt(S, FN, m), (int)-1);
     return (int)(PyModule_AddIntConstant(m_, name, v));
 #undef FN
 }
@@ -2404,7 +2404,7 @@ static inline int CystckModule_AddStringConstant(Cystck_State *S, Cystck_Object 
 #define FN "CystckModule_AddStringConstant"
     PyObject *m_ = _Cystck_Get(m);
     if (Cystck_unlikely(!m_))
-        return (_Cystck_NullArgInt(S, FN), (int)-1);
+        return (_Cystck_BadArgInt(S, FN, m), (int)-1);
     return (int)(PyModule_AddStringConstant(m_, name, v));
 #undef FN
 }
@@ -2415,7 +2415,7 @@ static inline Cystck_Object CystckModule_GetDict(Cystck_State *S, Cystck_Object 
 #define FN "CystckModule_GetDict"
     PyObject *m_ = _Cystck_Get(m);
     if (Cystck_unlikely(!m_))
-        return _Cystck_NullArg(S, FN);
+        return _Cystck_BadArg(S, FN, m);
     return _Cystck_OwnBorrowed(S, PyModule_GetDict(m_));
 #undef FN
 }
@@ -2426,7 +2426,7 @@ static inline const char* CystckModule_GetName(Cystck_State *S, Cystck_Object m)
 #define FN "CystckModule_GetName"
     PyObject *m_ = _Cystck_Get(m);
     if (Cystck_unlikely(!m_))
-        return (_Cystck_NullArgInt(S, FN), (const char*)NULL);
+        return (_Cystck_BadArgInt(S, FN, m), (const char*)NULL);
     return (const char*)(PyModule_GetName(m_));
 #undef FN
 }
@@ -2437,7 +2437,7 @@ static inline int CystckModule_Check(Cystck_State *S, Cystck_Object o)
 #define FN "CystckModule_Check"
     PyObject *o_ = _Cystck_Get(o);
     if (Cystck_unlikely(!o_))
-        return (_Cystck_NullArgInt(S, FN), (int)-1);
+        return (_Cystck_BadArgInt(S, FN, o), (int)-1);
     return (int)(PyModule_Check(o_));
 #undef FN
 }
@@ -2451,7 +2451,7 @@ static inline Cystck_Object CystckWeakref_NewRef(Cystck_State *S, Cystck_Object 
     PyObject *o_ = _Cystck_Get(o);
     PyObject *callback_ = _Cystck_Get(callback);
     if (Cystck_unlikely(!o_))
-        return _Cystck_NullArg(S, FN);
+        return _Cystck_BadArg(S, FN, o);
     return _Cystck_Own(S, PyWeakref_NewRef(o_, callback_));
 #undef FN
 }
@@ -2462,7 +2462,7 @@ static inline Cystck_Object CystckWeakref_GetObject(Cystck_State *S, Cystck_Obje
 #define FN "CystckWeakref_GetObject"
     PyObject *ref_ = _Cystck_Get(ref);
     if (Cystck_unlikely(!ref_))
-        return _Cystck_NullArg(S, FN);
+        return _Cystck_BadArg(S, FN, ref);
     return _Cystck_OwnBorrowed(S, PyWeakref_GetObject(ref_));
 #undef FN
 }
@@ -2475,7 +2475,7 @@ static inline Cystck_Object CystckMemoryView_FromObject(Cystck_State *S, Cystck_
 #define FN "CystckMemoryView_FromObject"
     PyObject *o_ = _Cystck_Get(o);
     if (Cystck_unlikely(!o_))
-        return _Cystck_NullArg(S, FN);
+        return _Cystck_BadArg(S, FN, o);
     return _Cystck_Own(S, PyMemoryView_FromObject(o_));
 #undef FN
 }
@@ -2486,7 +2486,7 @@ static inline int CystckObject_GetBuffer(Cystck_State *S, Cystck_Object o, Py_bu
 #define FN "CystckObject_GetBuffer"
     PyObject *o_ = _Cystck_Get(o);
     if (Cystck_unlikely(!o_))
-        return (_Cystck_NullArgInt(S, FN), (int)-1);
+        return (_Cystck_BadArgInt(S, FN, o), (int)-1);
     return (int)(PyObject_GetBuffer(o_, view, flags));
 #undef FN
 }
@@ -2506,7 +2506,7 @@ static inline int CystckObject_CheckBuffer(Cystck_State *S, Cystck_Object o)
 #define FN "CystckObject_CheckBuffer"
     PyObject *o_ = _Cystck_Get(o);
     if (Cystck_unlikely(!o_))
-        return (_Cystck_NullArgInt(S, FN), (int)-1);
+        return (_Cystck_BadArgInt(S, FN, o), (int)-1);
     return (int)(PyObject_CheckBuffer(o_));
 #undef FN
 }
@@ -2526,7 +2526,7 @@ static inline void* CystckCapsule_GetPointer(Cystck_State *S, Cystck_Object c, c
 #define FN "CystckCapsule_GetPointer"
     PyObject *c_ = _Cystck_Get(c);
     if (Cystck_unlikely(!c_))
-        return (_Cystck_NullArgInt(S, FN), (void*)NULL);
+        return (_Cystck_BadArgInt(S, FN, c), (void*)NULL);
     return (void*)(PyCapsule_GetPointer(c_, name));
 #undef FN
 }

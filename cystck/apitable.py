@@ -129,6 +129,7 @@ h CystckNumber_Xor(h a, h b) = PyNumber_Xor                ; [h+1, e] a ^ b
 h CystckNumber_Long(h a) = PyNumber_Long                   ; [h+1, e] int(a)
 h CystckNumber_Float(h a) = PyNumber_Float                 ; [h+1, e] float(a)
 h CystckNumber_Index(h a) = PyNumber_Index                 ; [h+1, e] operator.index(a)
+h CystckNumber_ToBase(h n, int base) = PyNumber_ToBase     ; [h+1, e] bin/oct/str/hex of an integer
 int CystckNumber_Check(h o) = PyNumber_Check               ; supports numeric protocol
 int CystckIndex_Check(h o) = PyIndex_Check                 ; supports __index__
 
@@ -187,6 +188,7 @@ int CystckUnicode_CheckExact(h o) = PyUnicode_CheckExact   ; type(o) is str
 Cystck_ssize_t CystckUnicode_GET_LENGTH(h o) = PyUnicode_GET_LENGTH [macro] ; unchecked length
 int CystckUnicode_KIND(h o) = PyUnicode_KIND [macro]       ; storage kind (1, 2, 4)
 void* CystckUnicode_DATA(h o) = PyUnicode_DATA [macro]     ; raw code point storage
+Py_UCS1* CystckUnicode_1BYTE_DATA(h o) = PyUnicode_1BYTE_DATA [macro] ; latin-1 storage of a 1-byte-kind str
 int CystckUnicode_IS_ASCII(h o) = PyUnicode_IS_ASCII [macro] ; pure ASCII?
 int CystckUnicode_IS_COMPACT_ASCII(h o) = PyUnicode_IS_COMPACT_ASCII [macro] ; compact ASCII?
 int CystckUnicode_READY(h o) = PyUnicode_READY [macro]     ; legacy: always 0 on 3.12+
@@ -213,6 +215,7 @@ h CystckSequence_GetItem(h o, Cystck_ssize_t i) = PySequence_GetItem ; [h+1, e] 
 int CystckSequence_SetItem(h o, Cystck_ssize_t i, h v) = PySequence_SetItem ; [e] o[i] = v
 h CystckSequence_GetSlice(h o, Cystck_ssize_t i, Cystck_ssize_t j) = PySequence_GetSlice ; [h+1, e] o[i:j]
 int CystckSequence_Contains(h o, h v) = PySequence_Contains ; [e] v in o
+h CystckSequence_Concat(h a, h b) = PySequence_Concat      ; [h+1, e] a + b for sequences
 h CystckSequence_Tuple(h o) = PySequence_Tuple             ; [h+1, e] tuple(o)
 h CystckSequence_List(h o) = PySequence_List               ; [h+1, e] list(o)
 h CystckSequence_Fast(h o, const char* msg) = PySequence_Fast ; [h+1, e] o as a list or tuple
@@ -331,6 +334,7 @@ int CystckModule_AddIntConstant(h m, const char* name, long v) = PyModule_AddInt
 int CystckModule_AddStringConstant(h m, const char* name, const char* v) = PyModule_AddStringConstant ; [e]
 int CystckModule_AddType(h m, h type) : hand ~ PyModule_AddType ; [e] m.<type name> = type
 h CystckModule_GetDict(h m) = PyModule_GetDict [borrowed]  ; [h+1] the module's __dict__
+h CystckModule_Find(CystckModuleDef* def) : hand ~ PyState_FindModule ; [h+1] the module created from def, or null (no exception)
 const char* CystckModule_GetName(h m) = PyModule_GetName   ; [e]
 int CystckModule_Check(h o) = PyModule_Check               ; is a module
 
@@ -343,6 +347,13 @@ int CystckArg_NoKeywords(const char* name, h kw) : hand ~ _PyArg_NoKeywords ; [e
 ## Weak references
 h CystckWeakref_NewRef(h o, h? callback) = PyWeakref_NewRef ; [h+1, e] weakref.ref(o, callback)
 h CystckWeakref_GetObject(h ref) = PyWeakref_GetObject [borrowed] ; [h+1, e] the referent or None
+
+## Raw memory (no policies; the stock allocators)
+void* CystckObject_Malloc(size_t n) = PyObject_Malloc       ; pymalloc block; NULL when out of memory
+void* CystckObject_Realloc(void* p, size_t n) = PyObject_Realloc ; resize a pymalloc block
+void CystckObject_Free(void* p) = PyObject_Free             ; free a pymalloc block
+void* CystckMem_RawMalloc(size_t n) = PyMem_RawMalloc       ; malloc without the GIL
+void CystckMem_RawFree(void* p) = PyMem_RawFree             ; free a RawMalloc block
 
 ## Native memory with lifetime policies
 void* CystckMem_Malloc(size_t size) : hand ~ PyMem_Malloc  ; [e] a native block with an explicit-free policy

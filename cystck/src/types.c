@@ -219,16 +219,25 @@ typedef struct PyDefEntry {
 
 static PyDefEntry *pydefs;
 
+static PyModuleDef *pydef_if_created(const CystckModuleDef *def)
+{
+    PyDefEntry *e;
+    for (e = pydefs; e != NULL; e = e->next)
+        if (e->def == def)
+            return &e->pydef;
+    return NULL;
+}
+
 static PyModuleDef *pydef_for(CystckModuleDef *def)
 {
     static const PyModuleDef head = { PyModuleDef_HEAD_INIT, NULL, NULL, 0, NULL, NULL, NULL, NULL, NULL };
     Py_ssize_t n[5], i = 0;
     PyDefEntry *e;
     CystckDef **d;
+    PyModuleDef *existing = pydef_if_created(def);
 
-    for (e = pydefs; e != NULL; e = e->next)
-        if (e->def == def)
-            return &e->pydef;
+    if (existing != NULL)
+        return existing;
     count_defines(def->defines, n);
     if (n[CystckDef_Slot] || n[CystckDef_Member] || n[CystckDef_GetSet]) {
         PyErr_Format(PyExc_SystemError,
@@ -262,6 +271,14 @@ Cystck_Object CystckModule_Create(Cystck_State *S, CystckModuleDef *def)
     if (pydef == NULL)
         return Cystck_NULL;
     return _Cystck_Own(S, PyModule_Create(pydef));
+}
+
+Cystck_Object CystckModule_Find(Cystck_State *S, CystckModuleDef *def)
+{
+    PyModuleDef *pydef = pydef_if_created(def);
+    if (pydef == NULL)
+        return Cystck_NULL;
+    return _Cystck_OwnBorrowed(S, PyState_FindModule(pydef));
 }
 
 void *CystckModule_GetState(Cystck_State *S, Cystck_Object m)

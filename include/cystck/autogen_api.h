@@ -708,6 +708,17 @@ static inline Cystck_Object CystckNumber_Index(Cystck_State *S, Cystck_Object a)
 #undef FN
 }
 
+/* [h+1, e] bin/oct/str/hex of an integer */
+static inline Cystck_Object CystckNumber_ToBase(Cystck_State *S, Cystck_Object n, int base)
+{
+#define FN "CystckNumber_ToBase"
+    PyObject *n_ = _Cystck_Get(n);
+    if (Cystck_unlikely(!n_))
+        return _Cystck_BadArg(S, FN, n);
+    return _Cystck_Own(S, PyNumber_ToBase(n_, base));
+#undef FN
+}
+
 /* supports numeric protocol */
 static inline int CystckNumber_Check(Cystck_State *S, Cystck_Object o)
 {
@@ -1223,6 +1234,17 @@ static inline void* CystckUnicode_DATA(Cystck_State *S, Cystck_Object o)
 #undef FN
 }
 
+/* latin-1 storage of a 1-byte-kind str */
+static inline Py_UCS1* CystckUnicode_1BYTE_DATA(Cystck_State *S, Cystck_Object o)
+{
+#define FN "CystckUnicode_1BYTE_DATA"
+    PyObject *o_ = _Cystck_Get(o);
+    if (Cystck_unlikely(!o_))
+        return (_Cystck_BadArgInt(S, FN, o), (Py_UCS1*)NULL);
+    return (Py_UCS1*)(PyUnicode_1BYTE_DATA(o_));
+#undef FN
+}
+
 /* pure ASCII? */
 static inline int CystckUnicode_IS_ASCII(Cystck_State *S, Cystck_Object o)
 {
@@ -1462,6 +1484,18 @@ static inline int CystckSequence_Contains(Cystck_State *S, Cystck_Object o, Cyst
     if (Cystck_unlikely(!o_ || !v_))
         return (_Cystck_BadArgInt(S, FN, !o_ ? o : v), (int)-1);
     return (int)(PySequence_Contains(o_, v_));
+#undef FN
+}
+
+/* [h+1, e] a + b for sequences */
+static inline Cystck_Object CystckSequence_Concat(Cystck_State *S, Cystck_Object a, Cystck_Object b)
+{
+#define FN "CystckSequence_Concat"
+    PyObject *a_ = _Cystck_Get(a);
+    PyObject *b_ = _Cystck_Get(b);
+    if (Cystck_unlikely(!a_ || !b_))
+        return _Cystck_BadArg(S, FN, !a_ ? a : b);
+    return _Cystck_Own(S, PySequence_Concat(a_, b_));
 #undef FN
 }
 
@@ -2464,6 +2498,53 @@ static inline Cystck_Object CystckWeakref_GetObject(Cystck_State *S, Cystck_Obje
     if (Cystck_unlikely(!ref_))
         return _Cystck_BadArg(S, FN, ref);
     return _Cystck_OwnBorrowed(S, PyWeakref_GetObject(ref_));
+#undef FN
+}
+
+/* ---- Raw memory (no policies; the stock allocators) ---- */
+
+/* pymalloc block; NULL when out of memory */
+static inline void* CystckObject_Malloc(Cystck_State *S, size_t n)
+{
+#define FN "CystckObject_Malloc"
+    (void)S;
+    return (void*)(PyObject_Malloc(n));
+#undef FN
+}
+
+/* resize a pymalloc block */
+static inline void* CystckObject_Realloc(Cystck_State *S, void* p, size_t n)
+{
+#define FN "CystckObject_Realloc"
+    (void)S;
+    return (void*)(PyObject_Realloc(p, n));
+#undef FN
+}
+
+/* free a pymalloc block */
+static inline void CystckObject_Free(Cystck_State *S, void* p)
+{
+#define FN "CystckObject_Free"
+    (void)S;
+    PyObject_Free(p);
+#undef FN
+}
+
+/* malloc without the GIL */
+static inline void* CystckMem_RawMalloc(Cystck_State *S, size_t n)
+{
+#define FN "CystckMem_RawMalloc"
+    (void)S;
+    return (void*)(PyMem_RawMalloc(n));
+#undef FN
+}
+
+/* free a RawMalloc block */
+static inline void CystckMem_RawFree(Cystck_State *S, void* p)
+{
+#define FN "CystckMem_RawFree"
+    (void)S;
+    PyMem_RawFree(p);
 #undef FN
 }
 

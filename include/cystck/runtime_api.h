@@ -117,6 +117,7 @@ static inline int CystckErr_Occurred(Cystck_State *S) { (void)S; return PyErr_Oc
 CYSTCK_INTERNAL Cystck_Object CystckModule_Create(Cystck_State *S, CystckModuleDef *def);
 CYSTCK_INTERNAL void *CystckModule_GetState(Cystck_State *S, Cystck_Object m);
 CYSTCK_INTERNAL int CystckModule_AddType(Cystck_State *S, Cystck_Object m, Cystck_Object type);
+CYSTCK_INTERNAL Cystck_Object CystckModule_Find(Cystck_State *S, CystckModuleDef *def);
 
 /* ---- Arguments ----
  * Format codes as in PyArg_ParseTuple: b B h H i I l k L K n f d p c C

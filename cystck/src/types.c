@@ -176,13 +176,15 @@ Cystck_Object Cystck_New(Cystck_State *S, Cystck_Object type, void **data)
         return Cystck_NULL;
     if (tp->tp_alloc == PyType_GenericAlloc && tp->tp_itemsize == 0 && !PyType_IS_GC(tp)) {
         /* What PyType_GenericAlloc does for a plain object, minus its
-         * generality: the common case of small native structs. */
+         * generality: the common case of small native structs.  Only structs
+         * with Cystck_Fields (types with traverse, so GC types, handled by
+         * tp_alloc below) must start zeroed; others are initialized by the
+         * extension, as after PyObject_New. */
         o = (PyObject *)PyObject_Malloc((size_t)tp->tp_basicsize);
         if (o == NULL) {
             PyErr_NoMemory();
             return Cystck_NULL;
         }
-        memset((char *)o + CYSTCK_DATA_OFFSET, 0, (size_t)tp->tp_basicsize - CYSTCK_DATA_OFFSET);
         PyObject_Init(o, tp);
     }
     else {

@@ -1,0 +1,234 @@
+"""Static analysis of the translated code (paper section 6.1, step 4).
+
+Lexical checks, like the paper's: they point a human at places worth a look
+and may be wrong, so they are warnings, never edits.
+
+* custom types: the instance structs and type objects inferred, and casts
+  of handles to struct pointers that bypass the typed accessor;
+* loops that create handles each iteration with no scope gate and no
+  release: the handle array may overflow (a call holds at most 2^20);
+* integer narrowing and overflow sources: sizes and API results stored in
+  ``int``, allocation sizes computed by multiplication;
+* exceptions set but not returned, and results of fallible API calls that
+  are never looked at;
+* left-overs: every stock API name still in the output, with the reason.
+"""
+import regex
+
+from . import api, source
+from .engine import Note
+from .project import OBJECT_TYPES
+from .rules import _common
+
+HANDLE_LIMIT = 1 << 20
+_LOOP = regex.compile(r"\b(?P<kw>for|while)\s*" + source.paren("h") + r"\s*(?=\{)|\bdo\s*(?=\{)")
+_SETS_ERROR = regex.compile(r"\bCystckErr_(?:SetString|SetObject|SetNone|Format|NoMemory|BadArgument|SetFromErrno)\s*\(")
+_STOCK = regex.compile(r"\b_?Py_?[A-Za-z]\w*\b")
+_ESCAPE = regex.compile(r"\bCystck_(?:AsPyObject|FromPyObject|FromNewPyObject)\s*\(")
+
+
+def analyse(unit):
+    """Notes for the translated ``unit`` (its ``text`` is the output)."""
+    if unit.text == unit.original:
+        return []
+    notes = []
+    code = unit.masked
+    try:
+        contexts = _common.function_contexts(unit)
+    except source.BraceError:
+        return [Note("leftover", unit.path, 1, "the output does not balance its braces")]
+    notes += _custom_types(unit, code, contexts)
+    notes += _loops(unit, code, contexts)
+    notes += _integers(unit, code, contexts)
+    notes += _exceptions(unit, code, contexts)
+    notes += _leftovers(unit, code)
+    return notes
+
+
+def _note(unit, kind, pos, message):
+    return Note(kind, unit.path, source.line_of(unit.text, pos), message, "analysis")
+
+
+def _custom_types(unit, code, contexts):
+    out = []
+    structs = unit.project.types
+    for name, info in sorted(structs.items()):
+        if name != info.struct:
+            continue
+        m = regex.search(rf"\bCYSTCK_TYPE_HELPERS\s*\(\s*{regex.escape(name)}\s*\)", code)
+        where = m.start() if m else 0
+        fields = ", ".join(sorted(info.object_fields)) or "none"
+        types = ", ".join(sorted(info.type_vars)) or "no static type object"
+        out.append(_note(unit, "custom-type", where,
+                         f"custom type {name}: accessor {name}_AsStruct, type {types}, object fields: {fields}"))
+    for ctx in contexts:
+        if ctx.role is not None and not ctx.role.state:
+            continue
+        b0, b1 = ctx.body
+        for s in structs:
+            for m in regex.finditer(rf"\(\s*(?:struct\s+)?{regex.escape(s)}\s*\*\s*\)\s*(?P<h>\w+)", code, pos=b0, endpos=b1):
+                if m.group("h") in ctx.handles:
+                    out.append(_note(unit, "custom-type", m.start(),
+                                     f"cast of handle {m.group('h')} to {s} *: use {structs[s].struct}_AsStruct(S, "
+                                     f"{m.group('h')})"))
+    return out
+
+
+def _loop_spans(code, b0, b1):
+    for m in _LOOP.finditer(code, b0, b1):
+        open_at = m.end()
+        while open_at < b1 and code[open_at] != "{":
+            open_at += 1
+        if open_at >= b1:
+            continue
+        yield m.start(), open_at, source.matching(code, open_at)
+
+
+def _loops(unit, code, contexts):
+    out = []
+    creators = set(api.creating()) | {i.name for i in unit.project.functions.values() if i.returns_handle}
+    consumers = set(api.consuming())
+    create_re = regex.compile(r"\b(?P<f>" + "|".join(map(regex.escape, sorted(creators, key=len, reverse=True)))
+                              + r")\s*\(")
+    for ctx in contexts:
+        if ctx.role is not None and not ctx.role.state:
+            continue
+        b0, b1 = ctx.body
+        for start, open_at, close in _loop_spans(code, b0, b1):
+            body = code[open_at:close]
+            if "Cystck_OpenScope" in body:
+                continue
+            unreleased = []
+            for m in create_re.finditer(body):
+                if m.group("f") in ("Cystck_Return",):
+                    continue
+                before = body[:m.start()]
+                target = regex.search(r"(\w+)\s*=\s*$", before)
+                call_open = regex.search(r"\b(\w+)\s*\([^;()]*$", before)
+                if call_open and call_open.group(1) in consumers:
+                    continue          # consumed right away
+                if regex.search(r"\breturn\s+(?:Cystck_Return\s*\(\s*S\s*,\s*)?$", before):
+                    continue
+                if target:
+                    v = target.group(1)
+                    if regex.search(rf"\bCystck_Drop\s*\(\s*S\s*,\s*{v}\s*\)", body) or regex.search(
+                            r"\b(?:" + "|".join(map(regex.escape, consumers)) + rf")\s*\([^;]*\b{v}\s*\)", body):
+                        continue
+                unreleased.append(m.group("f"))
+            if unreleased:
+                out.append(_note(unit, "loop-overflow", start,
+                                 f"loop creates handles each iteration ({', '.join(sorted(set(unreleased)))}) "
+                                 f"without a scope gate or Cystck_Drop: more than {HANDLE_LIMIT} iterations "
+                                 "overflow the handle array; wrap the body in Cystck_OpenScope/Cystck_CloseScope"))
+    return out
+
+
+_SIZE_FUNCS = r"Cystck\w*_(?:Size|GET_SIZE|Length|GetLength|GET_LENGTH)|CystckLong_As(?:Ssize_t|LongLong|Long|Size_t)"
+
+
+def _integers(unit, code, contexts):
+    out = []
+    for ctx in contexts:
+        b0, b1 = ctx.body
+        ints = set(regex.findall(r"\b(?:int|short|char|unsigned\s+int|unsigned)\s+(\w+)\s*[;=,]", code[b0:b1]))
+        ints |= set(regex.findall(r"\b(?:int|short)\s+\w+\s*,\s*(\w+)\s*[;=,]", code[b0:b1]))
+        for m in regex.finditer(rf"\b(?P<v>\w+)\s*=(?!=)\s*(?:\(\s*\w+\s*\)\s*)?(?P<f>{_SIZE_FUNCS})\s*\(", code, pos=b0, endpos=b1):
+            if m.group("v") in ints:
+                out.append(_note(unit, "integer", m.start(),
+                                 f"{m.group('f')} result stored in int {m.group('v')}: narrowing from "
+                                 "Cystck_ssize_t/long may overflow"))
+        for m in regex.finditer(r"\b(?:int|short)\s+(?P<v>\w+)\s*=\s*(?P<f>" + _SIZE_FUNCS + r")\s*\(", code, pos=b0, endpos=b1):
+            out.append(_note(unit, "integer", m.start(),
+                             f"{m.group('f')} result stored in int {m.group('v')}: narrowing may overflow"))
+        for m in regex.finditer(r"\b(?:malloc|realloc|PyMem_Malloc|PyMem_Realloc|PyObject_Malloc|PyObject_Realloc"
+                                r"|CystckMem_Malloc|CystckMem_Realloc)\s*" + source.paren("a"), code, pos=b0, endpos=b1):
+            args = m.group("a")
+            if "*" in args and "sizeof" in args:
+                before = code[b0:m.start()]
+                if not regex.search(r"(?:MAX|max)\s*/|/\s*sizeof|SIZE_MAX|_MAX\s*/", before):
+                    out.append(_note(unit, "integer", m.start(),
+                                     "allocation size computed by multiplication with no overflow check before it"))
+    return out
+
+
+def _next_statement(code, pos, limit):
+    """The masked text of the statement after position ``pos``."""
+    rest = code[pos:limit]
+    m = regex.match(r"\s*(?:\}\s*)*(?P<s>[^;{}]*[;{}]?)", rest)
+    return m.group("s").strip() if m else ""
+
+
+def _exceptions(unit, code, contexts):
+    out = []
+    fallible = {f.name for f in api.table() if "[e" in f.doc or ", e]" in f.doc or "e]" in f.doc}
+    fallible -= {"CystckErr_SetString", "CystckErr_SetObject", "CystckErr_SetNone", "CystckErr_Format",
+                 "CystckErr_NoMemory", "CystckErr_BadArgument", "CystckErr_SetFromErrno", "Cystck_Drop"}
+    discard = regex.compile(r"(?:(?<=[;{}])|(?<=\)\s*\n)|(?<=\belse\b))\s*(?P<f>" + "|".join(
+        map(regex.escape, sorted(fallible, key=len, reverse=True))) + r")\s*" + source.paren("a") + r"\s*;")
+    for ctx in contexts:
+        if ctx.role is not None and not ctx.role.state:
+            continue
+        b0, b1 = ctx.body
+        for m in _SETS_ERROR.finditer(code, b0, b1):
+            before = code[max(b0, m.start() - 30):m.start()]
+            if regex.search(r"\breturn\s*(?:\(\s*)?$|=\s*$|\(\s*$", before):
+                continue
+            close = source.matching(code, m.end() - 1)
+            semi = code.find(";", close)
+            nxt = _next_statement(code, semi + 1, b1)
+            if not regex.match(r"(?:return|goto|break)\b", nxt) and "Cystck_Drop" not in nxt[:11]:
+                out.append(_note(unit, "exception", m.start(),
+                                 f"{m.group().rstrip('(').strip()} sets an exception but the next statement "
+                                 f"does not return it ({nxt[:40] or 'end of block'})"))
+        for m in discard.finditer(code, b0, b1):
+            if m.group("f") in ("CystckModule_AddIntConstant", "CystckModule_AddStringConstant",
+                                "CystckModule_AddObject", "CystckList_Append", "CystckDict_SetItem",
+                                "CystckDict_SetItemString", "CystckObject_SetAttr",
+                                "CystckObject_SetAttrString", "CystckList_SetItem", "CystckTuple_SetItem") or \
+                    api.by_name()[m.group("f")].ret != "void":
+                out.append(_note(unit, "unchecked", m.start("f"),
+                                 f"result of {m.group('f')} is not checked: it may fail with an exception set"))
+    return out
+
+
+def _own_names(unit, code):
+    """Identifiers the extension defines itself (``PyLongToINT64`` in ujson
+    is a helper of its own, not a stock API)."""
+    p = unit.project
+    names = {n for _, n in p.functions} | p.state_typedefs | p.state_fields | p.globals
+    names |= set(regex.findall(r"\btypedef\b[^;]*?\b(\w+)\s*(?:\)\s*\([^;]*)?;", code))
+    names |= set(regex.findall(r"^[ \t]*#[ \t]*define[ \t]+(\w+)", code, regex.M))
+    names |= set(regex.findall(r"(?:->|\.)\s*(\w+)", code))
+    return names
+
+
+def _leftovers(unit, code):
+    out = []
+    own = _own_names(unit, code)
+    escapes = [(m.start(), source.matching(code, m.end() - 1)) for m in _ESCAPE.finditer(code)]
+    seen = set()
+    for m in _STOCK.finditer(code):
+        name = m.group()
+        if api.KEEP_STOCK.match(name) or name in own:
+            continue
+        if _in_escape(m.start(), escapes) or regex.match(r"\s*#\s*(?:if|ifdef|ifndef|elif|define|undef|endif)",
+                                                        code[code.rfind("\n", 0, m.start()) + 1:m.start()]):
+            continue
+        line = source.line_of(unit.text, m.start())
+        if (name, line) in seen:
+            continue
+        seen.add((name, line))
+        out.append(Note("leftover", unit.path, line, _reason(name), "analysis"))
+    return out
+
+
+def _in_escape(pos, escapes):
+    return any(s <= pos < e for s, e in escapes)
+
+
+def _reason(name):
+    if name in api.stock_map() or name in api.SPECIAL:
+        return f"{name} kept: the rule that translates it did not match this use"
+    if regex.fullmatch(OBJECT_TYPES, name):
+        return f"{name} kept: a stock object type in a context the rules do not translate"
+    return f"{name} has no Cystck counterpart: rewrite by hand or use Cystck_AsPyObject/Cystck_FromPyObject"

@@ -1,0 +1,119 @@
+"""What the translator knows about the Cystck API, read from the API table
+and the public header (never duplicated here): the stock -> Cystck name
+mapping, which functions create handles or consume them, and the constants
+that exist as handles (``Cystck_None``, ``CystckExc_ValueError``,
+``CystckLong_Type``...)."""
+import functools
+import pathlib
+
+import regex
+
+import cystck
+from cystck import gen_api
+
+# Stock names the table maps but whose calls are not a plain rename with S
+# inserted; rules of their own translate them (see the rule named here).
+SPECIAL = {
+    "Py_NewRef": "refcount", "Py_DECREF": "refcount", "Py_Is": "identity",
+    "PyObject_Vectorcall": "left-over", "PyObject_VectorcallMethod": "left-over",
+    "PyObject_New": "object-new", "PyType_FromSpecWithBases": "type-ready",
+    "PyArg_ParseTuple": "parse-args", "PyArg_ParseTupleAndKeywords": "parse-args",
+    "PyArg_UnpackTuple": "parse-args", "_PyArg_NoKeywords": "parse-args",
+    "PyMemoryView_FromMemory": "left-over",
+    "PyObject_TypeCheck": "py-type", "Py_IS_TYPE": "py-type",
+}
+
+# Stock names that stay valid under Cystck.h (it includes Python.h) and
+# involve no object: C memory, sizes, constants, buffer views, ...
+KEEP_STOCK = regex.compile(
+    r"^(?:PyMem_\w+|PyObject_(?:Malloc|Calloc|Realloc|Free)|Py_ssize_t|Py_hash_t|Py_UCS[124]"
+    r"|Py_buffer|PyBUF_\w+|PyBuffer_Release|PY_SSIZE_T_\w+|PY_\w+|Py_UNUSED|Py_MIN|Py_MAX|Py_ABS"
+    r"|Py_ARRAY_LENGTH|Py_NAN|Py_HUGE_VAL|Py_IS_NAN|Py_IS_INFINITY|Py_IS_FINITE|Py_LOCAL_INLINE"
+    r"|Py_LOCAL|Py_UNREACHABLE|Py_MEMCPY|Py_CHARMASK|Py_LL|Py_ULL|Py_(?:EQ|NE|LT|LE|GT|GE)"
+    r"|PyUnicode_[124]BYTE_KIND|PyUnicode_WCHAR_KIND|Py_TPFLAGS_\w+|PyTrash_\w+|Py_GIL_DISABLED"
+    r"|Py_MOD_\w+|Py_LIMITED_API|PyCapsule_Destructor|Py_DEBUG|Py_DecodeLocale|Py_EncodeLocale"
+    r"|PyOS_snprintf|PyOS_double_to_string|PyOS_string_to_double|PyOS_\w+|Py_SAFE_DOWNCAST"
+    r"|Py_BUILD_ASSERT\w*|Py_STRINGIFY|Py_UINTPTR_T|Py_INTPTR_T|PyLong_SHIFT|Py_(?:Begin|End)Allow\w*"
+    r"|Py_BEGIN_ALLOW_THREADS|Py_END_ALLOW_THREADS|PyGILState_\w+|PyMODINIT_FUNC|Py_(?:MAJOR|MINOR)\w*)$")
+
+
+@functools.lru_cache(maxsize=None)
+def table():
+    return gen_api.parse()
+
+
+# Stock functions without a row of their own in the table whose Cystck
+# counterpart is a plain rename (noted in migrate/NEEDS.md).
+ALIASES = {
+    # CystckModule_AddObject never consumes the value, so the stealing and
+    # the non-stealing stock functions translate alike.
+    "PyModule_AddObject": "CystckModule_AddObject",
+}
+
+
+@functools.lru_cache(maxsize=None)
+def stock_map():
+    """stock name -> Cystck name, for plain renames (S inserted first)."""
+    mapping = {k: v for k, v in gen_api.stock_to_cystck().items() if k not in SPECIAL}
+    for stock, name in ALIASES.items():
+        mapping.setdefault(stock, name)
+    return mapping
+
+
+@functools.lru_cache(maxsize=None)
+def by_name():
+    return {f.name: f for f in table()}
+
+
+@functools.lru_cache(maxsize=None)
+def creating():
+    """Cystck functions that create owned handles ([h+N] in the table)."""
+    return frozenset(f.name for f in table() if regex.search(r"\[h\+\d", f.doc) or
+                     (f.ret == "h" and f.name not in ("Cystck_deref",)))
+
+
+@functools.lru_cache(maxsize=None)
+def consuming():
+    """Cystck function name -> index of the consumed parameter (h!)."""
+    out = {}
+    for f in table():
+        for i, p in enumerate(f.params):
+            if p.ctype == "h!":
+                out[f.name] = i
+    return out
+
+
+@functools.lru_cache(maxsize=None)
+def returns_int_error():
+    """Cystck functions returning int -1 on error whose stock counterpart
+    returns a NULL object (``return PyErr_NoMemory();``)."""
+    return frozenset(f.name for f in table()
+                     if f.ret == "int" and f.stock in ("PyErr_NoMemory",))
+
+
+@functools.lru_cache(maxsize=None)
+def header_constants():
+    """Handle constants defined by Cystck.h, e.g. {'Cystck_None',
+    'CystckExc_ValueError', 'CystckLong_Type', ...}."""
+    header = pathlib.Path(cystck.get_include()) / "Cystck.h"
+    text = header.read_text()
+    return frozenset(regex.findall(r"^#define\s+(Cystck(?:Exc)?\w*?(?:_Type|_None|_True|_False"
+                                   r"|_NotImplemented|_Ellipsis)|CystckExc_\w+)\b", text, regex.M))
+
+
+def format_object_args(fmt):
+    """Indexes of the variadic arguments of a PyUnicode_FromFormat-style
+    format that are objects (%S %R %A %U %V), in order of all arguments."""
+    objects, index = [], 0
+    for m in regex.finditer(r"%(?:%|[-+ #0]*(?:\*|\d+)?(?:\.(?:\*|\d+))?(?:hh|h|ll|l|z|j|t)?(?P<c>[a-zA-Z]))", fmt):
+        c = m.group("c")
+        if c is None:
+            continue
+        spec = m.group()
+        index += spec.count("*")
+        if c in "SRAUV":
+            objects.append(index)
+            if c == "V":
+                index += 1
+        index += 1
+    return objects

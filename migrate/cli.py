@@ -1,0 +1,221 @@
+"""The ``cystck-migrate`` command."""
+import argparse
+import json
+import os
+import pathlib
+import shlex
+import shutil
+import subprocess
+import sys
+import sysconfig
+import tempfile
+import time
+
+import regex
+
+from . import analysis, cppcheck, engine, report, source, translate
+
+SOURCE_SUFFIXES = {".c", ".h", ".cc", ".cpp", ".hpp"}
+EXIT_INPUT = 2
+
+
+class InputError(Exception):
+    """Bad input: reported as one line, exit status 2, nothing written."""
+
+
+def parse_args(argv):
+    ap = argparse.ArgumentParser(
+        prog="cystck-migrate",
+        description="Translate a stock C-API extension (a file or a directory of .c .h .cc .cpp "
+                    ".hpp files) to the Cystck API.")
+    ap.add_argument("path", nargs="?", help="file or directory to translate")
+    out = ap.add_mutually_exclusive_group()
+    out.add_argument("-o", "--output", metavar="DIR",
+                     help="write the translation here (default: PATH-cystck beside PATH)")
+    out.add_argument("--in-place", action="store_true",
+                     help="rewrite PATH itself, keeping each changed file as FILE.orig")
+    ap.add_argument("--backup-suffix", default=".orig", metavar="SUFFIX",
+                    help="suffix of the backups written by --in-place (default .orig)")
+    ap.add_argument("--force", action="store_true", help="write into an output directory that exists")
+    ap.add_argument("--rules", metavar="NAMES", help="only these rules or packs (comma-separated)")
+    ap.add_argument("--exclude", metavar="NAMES", help="not these rules or packs (comma-separated)")
+    ap.add_argument("--list-rules", action="store_true", help="list the rules and exit")
+    ap.add_argument("--report", metavar="FILE", help="write the report as JSON to FILE")
+    ap.add_argument("--diff", action="store_true", help="print the unified diff")
+    ap.add_argument("--no-cppcheck", action="store_true", help="do not run cppcheck on the output")
+    ap.add_argument("--check", action="store_true",
+                    help="compile every translated file against Cystck.h; exit 1 if one fails")
+    ap.add_argument("--cflags", default="", metavar="FLAGS",
+                    help="extra compiler flags for --check and cppcheck (e.g. '-DVERSION=\"1\" -Ideps')")
+    ap.add_argument("-q", "--quiet", action="store_true", help="print nothing on success")
+    ap.add_argument("-v", "--verbose", action="store_true", help="also list inferred custom types")
+    args = ap.parse_args(argv)
+    if not args.list_rules and not args.path:
+        ap.error("the following arguments are required: path")
+    return args
+
+
+def _names(text):
+    return [n.strip() for n in (text or "").split(",") if n.strip()]
+
+
+def list_rules():
+    lines = []
+    for cls in engine.all_rules():
+        lines.append(f"{cls.precedence:4d}  {cls.name:20s} [{cls.pack}] {cls.summary()}")
+    return "\n".join(lines) + "\n"
+
+
+def collect(path, output):
+    """Read the input: (root, {relative path: text}, [relative paths of
+    other files]).  Raises InputError for anything unusable."""
+    if not path.exists():
+        raise InputError(f"{path}: no such file or directory")
+    root = path if path.is_dir() else path.parent
+    if path.is_dir():
+        candidates = []
+        for dirpath, dirnames, filenames in os.walk(path):
+            dp = pathlib.Path(dirpath)
+            dirnames[:] = sorted(d for d in dirnames if not d.startswith(".")
+                                 and (output is None or (dp / d).resolve() != output.resolve()))
+            candidates += [dp / f for f in sorted(filenames)]
+    else:
+        candidates = [path]
+    sources, others = {}, []
+    for f in candidates:
+        rel = f.relative_to(root).as_posix()
+        if f.suffix.lower() not in SOURCE_SUFFIXES:
+            if path.is_dir():
+                others.append(rel)
+            continue
+        try:
+            data = f.read_bytes()
+        except OSError as exc:
+            raise InputError(f"{f}: cannot read: {exc.strerror or exc}") from None
+        try:
+            text = data.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise InputError(f"{f}: not UTF-8 (byte 0x{data[exc.start]:02x} at offset {exc.start})") from None
+        if translate.uses_python(text):
+            try:
+                source.check_balance(source.mask_directives(source.mask(text), first_branch_only=True))
+            except source.BraceError as exc:
+                raise InputError(f"{f}: {exc}") from None
+        sources[rel] = text
+    if path.is_file() and path.suffix.lower() not in SOURCE_SUFFIXES:
+        raise InputError(f"{path}: not a C or C++ source ({', '.join(sorted(SOURCE_SUFFIXES))})")
+    return root, sources, others
+
+
+def default_output(path):
+    base = path if path.is_dir() else path.with_suffix("")
+    return base.parent / (base.name + "-cystck")
+
+
+def compile_check(out_root, rels, cflags):
+    """Compile each translated file against Cystck.h (syntax and types
+    only).  Returns the check section of the report."""
+    import cystck
+    failures = []
+    includes = [cystck.get_include(), sysconfig.get_paths()["include"]]
+    for rel in rels:
+        f = out_root / rel
+        if f.suffix == ".h" or f.suffix == ".hpp":
+            continue
+        cpp = f.suffix.lower() in translate.CPP_SUFFIXES
+        compiler = os.environ.get("CXX", "c++") if cpp else os.environ.get("CC", "cc")
+        cmd = [compiler, "-fsyntax-only", "-std=c++17" if cpp else "-std=c11", f"-I{f.parent}", f"-I{out_root}"]
+        cmd += [f"-I{d}" for d in includes] + shlex.split(cflags) + [str(f)]
+        proc = subprocess.run(cmd, capture_output=True, text=True)
+        if proc.returncode != 0:
+            errors = [ln for ln in proc.stderr.splitlines() if "error" in ln]
+            failures.append({"file": rel, "errors": len(errors),
+                             "first_error": errors[0] if errors else proc.stderr.strip()[:200]})
+    total = len([r for r in rels if not r.endswith((".h", ".hpp"))])
+    return {"total": total, "passed": total - len(failures), "failures": failures}
+
+
+def main(argv=None):
+    try:
+        args = parse_args(argv)
+    except SystemExit as exc:
+        return exc.code
+    if args.list_rules:
+        sys.stdout.write(list_rules())
+        return 0
+    try:
+        return run(args)
+    except InputError as exc:
+        print(f"cystck-migrate: error: {exc}", file=sys.stderr)
+        return EXIT_INPUT
+
+
+def run(args):
+    started = time.perf_counter()
+    path = pathlib.Path(args.path)
+    if args.in_place:
+        output = None
+    else:
+        output = pathlib.Path(args.output) if args.output else default_output(path)
+        if path.exists() and path.is_dir():
+            try:
+                output.resolve().relative_to(path.resolve())
+                raise InputError(f"{output}: the output directory is inside the input {path}")
+            except ValueError:
+                pass
+        if output.exists() and not args.force and any(output.iterdir() if output.is_dir() else [1]):
+            raise InputError(f"{output}: exists (use --force to write into it)")
+    try:
+        rules = engine.select_rules(_names(args.rules), _names(args.exclude))
+    except ValueError as exc:
+        raise InputError(str(exc)) from None
+    root, sources, others = collect(path, output)
+    units = translate.translate_files(sources, rules)
+    elapsed = time.perf_counter() - started
+
+    notes = []
+    for unit in units.values():
+        notes += unit.finish_notes()
+        notes += analysis.analyse(unit)
+    out_root = root if args.in_place else output
+    translated = [u.path for u in units.values() if u.text != u.original]
+    _write(units, others, root, out_root, args)
+
+    cppcheck_status = "skipped (--no-cppcheck)"
+    if not args.no_cppcheck:
+        include_dirs = [d[2:] for d in shlex.split(args.cflags) if d.startswith("-I")]
+        cppcheck_status, found = cppcheck.run([out_root / r for r in translated if not r.endswith((".h", ".hpp"))],
+                                              include_dirs + [str(out_root)], out_root)
+        notes += found
+    check = compile_check(out_root, translated, args.cflags) if args.check else None
+    rep = report.build(units, notes, input_path=path, output_path=out_root, elapsed=elapsed,
+                       cppcheck_status=cppcheck_status, check=check)
+    if args.report:
+        pathlib.Path(args.report).write_text(json.dumps(rep, indent=2) + "\n")
+    if not args.quiet:
+        sys.stdout.write(report.render(rep, show_diff=args.diff, verbose=args.verbose))
+    elif args.diff:
+        sys.stdout.write(rep["diff"])
+    if check is not None and check["failures"]:
+        return 1
+    return 0
+
+
+def _write(units, others, root, out_root, args):
+    if args.in_place:
+        for unit in units.values():
+            if unit.text == unit.original:
+                continue
+            target = root / unit.path
+            shutil.copy2(target, target.with_name(target.name + args.backup_suffix))
+            target.write_text(unit.text)
+        return
+    out_root.mkdir(parents=True, exist_ok=True)
+    for unit in units.values():
+        target = out_root / unit.path
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(unit.text)
+    for rel in others:
+        target = out_root / rel
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(root / rel, target)

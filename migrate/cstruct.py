@@ -1,0 +1,170 @@
+"""Reading C declarations and braced initialisers out of masked text.
+
+The rules need to know, for instance, which function a ``PyMethodDef``
+entry names and with which flags, or which members of a struct are
+``PyObject *``.  These helpers read such facts from the structure mask
+(positions) and the real text (the values, since strings are blank in the
+mask)."""
+from dataclasses import dataclass
+
+import regex
+
+from . import source
+
+_HEAD_INIT = regex.compile(r"^\s*Py(?:Var)?Object_HEAD_INIT\s*" + source.paren("p") + r"\s*,?")
+_MODDEF_HEAD = regex.compile(r"^\s*PyModuleDef_HEAD_INIT\s*,?")
+
+
+@dataclass
+class Item:
+    """One element of a braced initialiser: ``key`` is the designator
+    (``tp_name`` in ``.tp_name = x``) or None; ``value`` the element's text,
+    or a list of Items for a nested braced list; ``span`` its position."""
+    key: object
+    value: object
+    span: tuple
+
+    @property
+    def text(self):
+        return self.value if isinstance(self.value, str) else None
+
+
+def parse_init(code, text, open_at):
+    """Parse the braced initialiser whose '{' is at ``open_at``.  Returns
+    (items, end) with ``end`` just past the closing '}'."""
+    end = source.matching(code, open_at)
+    items = []
+    for s, e in source.split_top(code, open_at + 1, end - 1):
+        piece = code[s:e]
+        if not piece.strip():
+            continue
+        lead = len(piece) - len(piece.lstrip())
+        s += lead
+        piece = code[s:e]
+        key = None
+        m = regex.match(r"\.(\w+)\s*=\s*", piece)
+        if m:
+            key = m.group(1)
+            s += m.end()
+            piece = code[s:e]
+        m = _HEAD_INIT.match(piece) or _MODDEF_HEAD.match(piece)
+        if m and key is None:
+            items.append(Item("__head__", text[s:s + m.end()].strip(), (s, s + m.end())))
+            s += m.end()
+            piece = code[s:e]
+            lead = len(piece) - len(piece.lstrip())
+            s += lead
+            piece = code[s:e]
+            if not piece.strip():
+                continue
+            m = regex.match(r"\.(\w+)\s*=\s*", piece)
+            if m:
+                key = m.group(1)
+                s += m.end()
+                piece = code[s:e]
+        stripped = piece.rstrip()
+        if stripped.startswith("{") and source.matching(code, s) == s + len(stripped):
+            sub, _ = parse_init(code, text, s)
+            items.append(Item(key, sub, (s, s + len(stripped))))
+        else:
+            items.append(Item(key, text[s:s + len(stripped)].strip(), (s, s + len(stripped))))
+    return items, end
+
+
+def fields_of(items, order):
+    """Map field names to Items for an initialiser that may mix positional
+    and designated elements (C99 rules: a positional element follows the
+    previous one)."""
+    out, pos = {}, 0
+    for it in items:
+        if it.key == "__head__":
+            continue
+        if it.key is not None:
+            out[it.key] = it
+            pos = order.index(it.key) + 1 if it.key in order else pos
+        else:
+            if pos < len(order):
+                out[order[pos]] = it
+            pos += 1
+    return out
+
+
+def strip_cast(expr):
+    """``(PyCFunction)(void(*)(void))f`` -> ``f``."""
+    expr = expr.strip()
+    while True:
+        m = regex.match(r"^\(\s*[\w\s\*\(\)]*?\)\s*(?=[\w&(])", expr)
+        if not m or not regex.match(r"^\(\s*(?:const\s+)?[A-Za-z_][\w\s\*]*(?:\(\s*\*\s*\)\s*\([\w\s,\*]*\))?\s*\)", expr):
+            break
+        inner = expr[m.end():].strip()
+        if inner == expr:
+            break
+        expr = inner
+    expr = expr.strip()
+    while expr.startswith("(") and expr.endswith(")") and source.matching(expr, 0) == len(expr):
+        expr = expr[1:-1].strip()
+    return expr
+
+
+@dataclass
+class Declarator:
+    name: str
+    pointer: str       # the '*'s between the base type and the name
+    array: str         # '[N]' suffix, or ''
+    init: tuple        # span of the initialiser expression, or None
+    span: tuple        # span of the whole declarator
+
+
+def split_declaration(code, start, end):
+    """Split ``base *a = x, **b[3]`` (no ';') into the base type span and
+    declarators.  Returns (base_end, [Declarator]) or None if it does not
+    look like a declaration."""
+    parts = source.split_top(code, start, end)
+    first_s, first_e = parts[0]
+    m = regex.match(r"\s*((?:(?:static|extern|const|volatile|register|struct|unsigned|signed|inline)\s+)*"
+                    r"[A-Za-z_][\w:]*(?:\s*<[^;{}]*>)?(?:\s+const)?)\s*(?=[\*&\s]|$)",
+                    code[first_s:first_e])
+    if not m:
+        return None
+    base_end = first_s + m.end(1)
+    decls = []
+    for i, (s, e) in enumerate(parts):
+        if i == 0:
+            s = base_end
+        d = regex.match(r"\s*(?P<ptr>(?:\*\s*(?:const\s+)?)*)(?P<name>[A-Za-z_]\w*)\s*"
+                        r"(?P<arr>(?:\[[^\]]*\]\s*)*)(?:=\s*(?P<init>.*\S))?\s*$",
+                        code[s:e], flags=regex.S)
+        if not d:
+            return None
+        init = None
+        if d.group("init") is not None:
+            init = (s + d.start("init"), s + d.end("init"))
+        decls.append(Declarator(d.group("name"), regex.sub(r"\s", "", d.group("ptr")),
+                                d.group("arr").strip(), init, (s, e)))
+    return base_end, decls
+
+
+def struct_members(code, open_at, close_at):
+    """Members of a struct body: list of (base type text, Declarator, span
+    of the member statement)."""
+    out = []
+    for s, e in source.split_top(code, open_at + 1, close_at - 1, sep=";"):
+        head = regex.match(r"\s*PyObject_(?:VAR_)?HEAD\b", code[s:e])
+        if head:                 # the object head has no ';' of its own
+            s += head.end()
+        piece = code[s:e]
+        if not piece.strip():
+            continue
+        if "{" in piece:     # nested struct/union: look inside it
+            b = piece.index("{")
+            inner_end = source.matching(code, s + b)
+            out.extend(struct_members(code, s + b, inner_end))
+            continue
+        parsed = split_declaration(code, s, e)
+        if parsed is None:
+            continue
+        base_end, decls = parsed
+        base = code[s:base_end].strip()
+        for d in decls:
+            out.append((base, d, (s, e)))
+    return out

@@ -1,0 +1,190 @@
+"""The rule engine: named rewriting rules applied in order of precedence.
+
+A rule (paper section 6.1) is a pattern and a transformation.  Here it is a
+subclass of :class:`Rule` with a docstring saying what it does and why, a
+``precedence`` (lower runs first), its ``patterns`` (regular expressions of
+the ``regex`` package, matched on masked text, see :mod:`.source`), an
+``apply`` method performing the transformation, and a ``before``/``after``
+example that the test suite checks by translating ``before`` with that rule
+alone.  Rules register themselves by subclassing; a *pack* is the module
+that defines them (``core``, ``types``, ``cppy``...).
+
+The engine translates one :class:`Unit` (a file) at a time, in the context of
+a :class:`~.project.Project` built beforehand from every input file, so that
+a rule in ``ujson.c`` knows that ``ujson_dumps``, defined in ``encode.c``, is
+a METH_VARARGS|METH_KEYWORDS method.
+"""
+from collections import Counter
+from dataclasses import dataclass, field
+
+import regex
+
+from . import source
+
+_REGISTRY = {}
+
+
+class Rule:
+    """Base class of every rule.  Subclasses define ``name`` (unique,
+    kebab-case), ``precedence``, ``patterns``, ``before``, ``after`` and
+    ``apply(unit) -> int`` (the number of transformations made)."""
+
+    name = None
+    pack = None
+    precedence = 500
+    patterns = ()
+    before = ""
+    after = ""
+    #: Only for files in this language ("c++") or that use this helper
+    #: library (see Unit.libraries); None means every file.
+    library = None
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        if cls.name is None:
+            return
+        if cls.name in _REGISTRY:
+            raise ValueError(f"two rules are named {cls.name!r}")
+        cls.pack = cls.__module__.rsplit(".", 1)[-1]
+        _REGISTRY[cls.name] = cls
+
+    def applies_to(self, unit):
+        return self.library is None or self.library in unit.libraries
+
+    def apply(self, unit):
+        raise NotImplementedError
+
+    @classmethod
+    def summary(cls):
+        return (cls.__doc__ or "").strip().split("\n\n")[0].replace("\n", " ")
+
+
+def all_rules():
+    """Every registered rule class, in order of application."""
+    from . import rules  # noqa: F401  (importing the packs registers them)
+    return sorted(_REGISTRY.values(), key=lambda r: (r.precedence, r.name))
+
+
+def select_rules(only=None, exclude=None):
+    """Rule instances for the names (or pack names) in ``only``, minus
+    ``exclude``.  Unknown names raise ValueError."""
+    classes = all_rules()
+    known = {c.name for c in classes} | {c.pack for c in classes}
+    for name in list(only or []) + list(exclude or []):
+        if name not in known:
+            raise ValueError(f"unknown rule or pack {name!r} (see --list-rules)")
+
+    def chosen(c):
+        if only and c.name not in only and c.pack not in only:
+            return False
+        return not (exclude and (c.name in exclude or c.pack in exclude))
+    return [c() for c in classes if chosen(c)]
+
+
+@dataclass
+class Note:
+    """Something for a human: a construct left untranslated or a warning."""
+    kind: str          # "leftover" or a warning category
+    path: str
+    line: int
+    message: str
+    rule: str = ""
+    pos: int = None       # offset in the unit's text while it is rewritten
+
+    def to_dict(self):
+        return {"kind": self.kind, "file": self.path, "line": self.line,
+                "message": self.message, "rule": self.rule}
+
+
+@dataclass
+class Unit:
+    """One file being translated."""
+    path: str                 # as shown in reports (relative to the input)
+    original: str
+    project: object
+    text: str = None
+    libraries: set = field(default_factory=set)
+    counts: Counter = field(default_factory=Counter)
+    notes: list = field(default_factory=list)
+    _masked: str = None
+    _structure: str = None
+
+    def __post_init__(self):
+        if self.text is None:
+            self.text = self.original
+
+    @property
+    def is_cpp(self):
+        return "c++" in self.libraries
+
+    # ---- the current text and its masks ----
+    def set_text(self, text):
+        if text != self.text:
+            self.text = text
+            self._masked = self._structure = None
+
+    @property
+    def masked(self):
+        if self._masked is None:
+            self._masked = source.mask(self.text)
+        return self._masked
+
+    @property
+    def structure(self):
+        if self._structure is None:
+            self._structure = source.structure_mask(self.text)
+        return self._structure
+
+    def functions(self):
+        return source.find_functions(self.structure)
+
+    # ---- helpers for rules ----
+    def apply(self, edits):
+        """Apply ``edits`` (made on the current text), keeping the positions
+        of notes in step so that they point at the right output line."""
+        self.set_text(edits.apply(self.text))
+        for n in self.notes:
+            if n.pos is not None:
+                n.pos = edits.map_position(n.pos)
+
+    def finish_notes(self):
+        """Give every note the line of its position in the final text."""
+        for n in self.notes:
+            if n.pos is not None:
+                n.line = source.line_of(self.text, n.pos)
+        return self.notes
+
+    def sub(self, pattern, repl, flags=0, span=None):
+        """Replace matches of ``pattern`` found on the masked text.
+        ``repl(match, text)`` gets the match (on the mask) and the real
+        text, and returns the replacement or None to keep the match.
+        Returns the number of replacements."""
+        edits = source.Edits()
+        masked = self.masked
+        start, end = span or (0, len(masked))
+        for m in regex.finditer(pattern, masked, flags, pos=start, endpos=end):
+            new = repl(m, self.text)
+            if new is not None and new != self.text[m.start():m.end()]:
+                edits.add(m.start(), m.end(), new)
+        if edits:
+            self.apply(edits)
+        return edits.applied
+
+    def note(self, kind, pos, message, rule=""):
+        """Record a note at a position of the current text (kept in step
+        with later edits, see apply())."""
+        self.notes.append(Note(kind, self.path, 0, message, rule, pos))
+
+    def leftover(self, pos, message, rule=""):
+        self.note("leftover", pos, message, rule)
+
+
+def translate(unit, rules):
+    """Apply ``rules`` to ``unit`` in order; record per-rule counts."""
+    for rule in rules:
+        if not rule.applies_to(unit):
+            continue
+        n = rule.apply(unit)
+        if n:
+            unit.counts[rule.name] += n
+    return unit

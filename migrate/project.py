@@ -1,0 +1,551 @@
+"""What the rules need to know about the whole extension before rewriting.
+
+Built once from the *stock* sources of every input file (the paper's
+"identify the patterns" step, done across files): which functions are
+methods or slots and with which calling convention, which structs are custom
+object types, which globals and struct members hold Python objects, which
+function-pointer types carry objects, and which functions need the state
+``S``.  Rules read this; they never re-derive it from half-rewritten text.
+"""
+from dataclasses import dataclass, field
+
+import regex
+
+from . import cstruct, source
+
+# ---------------------------------------------------------------------------
+# Calling conventions and slot signatures
+# ---------------------------------------------------------------------------
+
+H = "Cystck_Object"
+ARGS = "const Cystck_Object *"
+SSIZE = "Cystck_ssize_t"
+
+
+@dataclass(frozen=True)
+class Role:
+    """How Cystck calls a function.  ``params`` lists (C type, index of the
+    stock parameter whose name is reused or None, default name); ``ret`` is
+    the new return type; ``pushes`` says the function returns a push count
+    (so ``return x;`` becomes ``return Cystck_Return(S, x);``); ``state``
+    says whether ``Cystck_State *S`` comes first."""
+    kind: str                 # meth, slot, get, set, modinit, destroy, traverse, dropped
+    detail: str = ""          # convention, slot name, module name
+    params: tuple = ()
+    ret: str = "int"
+    pushes: bool = False
+    state: bool = True
+
+    @property
+    def is_entry(self):
+        return self.kind in ("meth", "slot", "get", "set", "modinit")
+
+
+SELF = (H, 0, "self")
+_UNARY = dict(params=(SELF,), pushes=True)
+_BINARY = dict(params=((H, 0, "a"), (H, 1, "b")), pushes=True)
+_ARGS_KW = ((ARGS, 1, "args"), (SSIZE, None, "nargs"), (H, 2, "kw"))
+
+SLOT_SIGNATURES = {
+    **{s: _UNARY for s in ("tp_repr", "tp_str", "tp_iter", "tp_iternext", "nb_negative",
+                           "nb_positive", "nb_absolute", "nb_invert", "nb_int", "nb_float",
+                           "nb_index")},
+    **{s: _BINARY for s in (
+        "nb_add", "nb_subtract", "nb_multiply", "nb_true_divide", "nb_floor_divide",
+        "nb_remainder", "nb_divmod", "nb_lshift", "nb_rshift", "nb_and", "nb_or", "nb_xor",
+        "nb_matrix_multiply", "nb_inplace_add", "nb_inplace_subtract", "nb_inplace_multiply",
+        "nb_inplace_true_divide", "nb_inplace_floor_divide", "mp_subscript", "sq_concat",
+        "tp_getattro")},
+    "nb_power": dict(params=((H, 0, "a"), (H, 1, "b"), (H, 2, "c")), pushes=True),
+    "tp_richcompare": dict(params=((H, 0, "a"), (H, 1, "b"), ("int", 2, "op")), pushes=True),
+    "tp_hash": dict(params=(SELF,), ret="Cystck_hash_t"),
+    "sq_length": dict(params=(SELF,), ret=SSIZE),
+    "mp_length": dict(params=(SELF,), ret=SSIZE),
+    "nb_bool": dict(params=(SELF,)),
+    "sq_item": dict(params=(SELF, (SSIZE, 1, "i")), pushes=True),
+    "sq_repeat": dict(params=(SELF, (SSIZE, 1, "n")), pushes=True),
+    "sq_ass_item": dict(params=(SELF, (SSIZE, 1, "i"), (H, 2, "value"))),
+    "mp_ass_subscript": dict(params=(SELF, (H, 1, "key"), (H, 2, "value"))),
+    "tp_setattro": dict(params=(SELF, (H, 1, "name"), (H, 2, "value"))),
+    "sq_contains": dict(params=(SELF, (H, 1, "value"))),
+    "tp_new": dict(params=((H, 0, "type"),) + _ARGS_KW, pushes=True),
+    "tp_init": dict(params=(SELF,) + _ARGS_KW),
+    "tp_call": dict(params=(SELF,) + _ARGS_KW, pushes=True),
+}
+# Slots the runtime implements itself or that have no Cystck counterpart:
+# (role kind, reason reported when the tool drops or keeps them).
+SPECIAL_SLOTS = {
+    "tp_dealloc": "destroy",
+    "tp_traverse": "traverse",
+    "tp_clear": "dropped",
+    "tp_free": "dropped",
+    "tp_alloc": "dropped",
+    "tp_finalize": "dropped",
+}
+
+TYPE_FIELDS = (
+    "tp_name tp_basicsize tp_itemsize tp_dealloc tp_vectorcall_offset tp_getattr "
+    "tp_setattr tp_as_async tp_repr tp_as_number tp_as_sequence tp_as_mapping tp_hash "
+    "tp_call tp_str tp_getattro tp_setattro tp_as_buffer tp_flags tp_doc tp_traverse "
+    "tp_clear tp_richcompare tp_weaklistoffset tp_iter tp_iternext tp_methods tp_members "
+    "tp_getset tp_base tp_dict tp_descr_get tp_descr_set tp_dictoffset tp_init tp_alloc "
+    "tp_new tp_free tp_is_gc tp_bases tp_mro tp_cache tp_subclasses tp_weaklist tp_del "
+    "tp_version_tag tp_finalize tp_vectorcall").split()
+NUMBER_FIELDS = (
+    "nb_add nb_subtract nb_multiply nb_remainder nb_divmod nb_power nb_negative "
+    "nb_positive nb_absolute nb_bool nb_invert nb_lshift nb_rshift nb_and nb_xor nb_or "
+    "nb_int nb_reserved nb_float nb_inplace_add nb_inplace_subtract nb_inplace_multiply "
+    "nb_inplace_remainder nb_inplace_power nb_inplace_lshift nb_inplace_rshift "
+    "nb_inplace_and nb_inplace_xor nb_inplace_or nb_floor_divide nb_true_divide "
+    "nb_inplace_floor_divide nb_inplace_true_divide nb_index nb_matrix_multiply "
+    "nb_inplace_matrix_multiply").split()
+SEQUENCE_FIELDS = ("sq_length sq_concat sq_repeat sq_item was_sq_slice sq_ass_item "
+                   "was_sq_ass_slice sq_contains sq_inplace_concat sq_inplace_repeat").split()
+MAPPING_FIELDS = "mp_length mp_subscript mp_ass_subscript".split()
+METHOD_FIELDS = "ml_name ml_meth ml_flags ml_doc".split()
+MEMBER_FIELDS = "name type offset flags doc".split()
+GETSET_FIELDS = "name get set doc closure".split()
+MODULE_FIELDS = "m_name m_doc m_size m_methods m_slots m_traverse m_clear m_free".split()
+SPEC_FIELDS = "name basicsize itemsize flags slots".split()
+SLOT_FIELDS = "slot pfunc".split()
+SUBTABLES = {"PyNumberMethods": NUMBER_FIELDS, "PySequenceMethods": SEQUENCE_FIELDS,
+             "PyMappingMethods": MAPPING_FIELDS}
+
+
+def method_role(flags):
+    """The Role for a PyMethodDef's ml_flags text, or None if unsupported."""
+    f = set(regex.findall(r"METH_\w+", flags))
+    extra = f - {"METH_NOARGS", "METH_O", "METH_VARARGS", "METH_KEYWORDS", "METH_FASTCALL"}
+    if extra:
+        return None
+    if "METH_NOARGS" in f:
+        return Role("meth", "CYSTCK_NOARGS", (SELF,), pushes=True)
+    if "METH_O" in f:
+        return Role("meth", "CYSTCK_O", (SELF, (H, 1, "arg")), pushes=True)
+    fast = "METH_FASTCALL" in f
+    nargs = (SSIZE, 2 if fast else None, "nargs")
+    if "METH_KEYWORDS" in f:
+        return Role("meth", "CYSTCK_KEYWORDS",
+                    (SELF, (ARGS, 1, "args"), nargs, (H, 3 if fast else 2, "kw")), pushes=True)
+    return Role("meth", "CYSTCK_VARARGS", (SELF, (ARGS, 1, "args"), nargs), pushes=True)
+
+
+def slot_role(slot):
+    if slot in SPECIAL_SLOTS:
+        kind = SPECIAL_SLOTS[slot]
+        if kind == "destroy":
+            return Role("destroy", slot, (("void *", None, "data"),), ret="void", state=False)
+        if kind == "traverse":
+            return Role("traverse", slot, (("void *", None, "data"), ("Cystck_visitproc", 1, "visit"),
+                                           ("void *", 2, "arg")), state=False)
+        return Role("dropped", slot)
+    sig = SLOT_SIGNATURES.get(slot)
+    if sig is None:
+        return None
+    return Role("slot", slot, **sig)
+
+
+GETTER = Role("get", "", (SELF, ("void *", 1, "closure")), pushes=True)
+SETTER = Role("set", "", (SELF, (H, 1, "value"), ("void *", 2, "closure")))
+MODULE_HOOK = Role("dropped", "module hook")
+MODINIT = Role("modinit", "", pushes=True)
+
+# ---------------------------------------------------------------------------
+# Type patterns
+# ---------------------------------------------------------------------------
+
+#: stock spellings of an object pointer type (without the '*')
+OBJECT_TYPES = r"(?:PyObject|PyTypeObject|PyListObject|PyTupleObject|PyDictObject|PyLongObject|PyFloatObject|PyUnicodeObject|PyBytesObject)"
+#: identifiers whose presence in a function body means it uses the API
+API_TOKEN = regex.compile(
+    r"\b(?:_?Py[A-Z][A-Za-z0-9]*_\w+|Py_(?:None|True|False|NotImplemented|Ellipsis|INCREF|XINCREF"
+    r"|DECREF|XDECREF|CLEAR|NewRef|XNewRef|RETURN_\w+|BuildValue|TYPE|SETREF|VISIT)"
+    r"|PyObject|PyTypeObject|Cystck\w*)\b")
+
+
+@dataclass
+class FunctionInfo:
+    name: str
+    path: str
+    static: bool
+    returns_handle: bool
+    handle_params: bool
+    body: str = ""            # masked body text (for the needs-S analysis)
+    role: Role = None
+    needs_state: bool = False
+    handle_positions: frozenset = frozenset()   # indexes of object parameters
+    translated: bool = False  # already in Cystck form in the input
+
+
+@dataclass
+class TypeInfo:
+    """A custom object type: its instance struct and how it is declared."""
+    struct: str               # C name of the instance struct (typedef or 'struct X')
+    fields: dict = field(default_factory=dict)     # member -> base type
+    object_fields: set = field(default_factory=set)  # PyObject* members -> Cystck_Field
+    type_vars: set = field(default_factory=set)    # PyTypeObject variables for it
+
+
+@dataclass
+class Project:
+    files: dict = field(default_factory=dict)            # path -> stock text
+    roles: dict = field(default_factory=dict)            # function -> Role
+    method_entries: list = field(default_factory=list)   # (path, table, pyname, func, flags)
+    functions: dict = field(default_factory=dict)        # (path, name) -> FunctionInfo
+    types: dict = field(default_factory=dict)            # struct name -> TypeInfo
+    type_objects: dict = field(default_factory=dict)     # PyTypeObject var -> struct or None
+    globals: set = field(default_factory=set)            # PyObject* globals -> Cystck_Ref
+    handle_fields: set = field(default_factory=set)      # PyObject* members of plain structs
+    ref_fields: set = field(default_factory=set)         # PyObject* members of module state
+    module_state_structs: set = field(default_factory=set)
+    state_typedefs: set = field(default_factory=set)     # fn-pointer types that get S
+    state_fields: set = field(default_factory=set)       # members of those types
+    api_macros: set = field(default_factory=set)         # macros expanding to API use
+    converters: set = field(default_factory=set)         # O& converter functions
+    type_tables: set = field(default_factory=set)        # method/member/getset tables of types
+    type_bases: dict = field(default_factory=dict)       # type variable -> base type variable
+
+    # ---- lookups used by the rules ----
+    def function(self, path, name):
+        """The definition of ``name`` visible from ``path``: a function of
+        the same file first, then a non-static one of another file."""
+        info = self.functions.get((path, name))
+        if info is not None:
+            return info
+        for (p, n), info in self.functions.items():
+            if n == name and not info.static:
+                return info
+        return None
+
+    def needs_state(self, path, name):
+        info = self.function(path, name)
+        return bool(info and info.needs_state)
+
+    def role(self, name):
+        if name == "CYSTCK_MODINIT":      # an init function already rewritten
+            return MODINIT
+        return self.roles.get(name)
+
+    def struct_of_type_object(self, var):
+        return self.type_objects.get(var)
+
+    @property
+    def custom_structs(self):
+        return set(self.types)
+
+
+_DEF_PATTERNS = {
+    "methods": regex.compile(r"\bPyMethodDef\s+(?P<name>\w+)\s*\[[^\]]*\]\s*=\s*\{"),
+    "members": regex.compile(r"\b(?:PyMemberDef|struct\s+PyMemberDef)\s+(?P<name>\w+)\s*\[[^\]]*\]\s*=\s*\{"),
+    "getsets": regex.compile(r"\bPyGetSetDef\s+(?P<name>\w+)\s*\[[^\]]*\]\s*=\s*\{"),
+    "type": regex.compile(r"\bPyTypeObject\s+(?P<name>\w+)\s*=\s*\{"),
+    "subtable": regex.compile(r"\b(?P<kind>PyNumberMethods|PySequenceMethods|PyMappingMethods)\s+(?P<name>\w+)\s*=\s*\{"),
+    "slots": regex.compile(r"\bPyType_Slot\s+(?P<name>\w+)\s*\[[^\]]*\]\s*=\s*\{"),
+    "spec": regex.compile(r"\bPyType_Spec\s+(?P<name>\w+)\s*=\s*\{"),
+    "module": regex.compile(r"\b(?:struct\s+)?PyModuleDef\s+(?P<name>\w+)\s*=\s*\{"),
+}
+
+
+def table_items(code, text, m):
+    """Parse the initialiser that pattern match ``m`` opens."""
+    items, _ = cstruct.parse_init(code, text, m.end() - 1)
+    return items
+
+
+def build(files):
+    """Build the Project for ``files``: a dict path -> stock source text."""
+    p = Project(files=dict(files))
+    masks = {}
+    for path, text in files.items():
+        try:
+            masks[path] = source.structure_mask(text)
+        except source.BraceError:
+            masks[path] = None      # reported by the CLI before we get here
+    for path, text in files.items():
+        code = masks[path]
+        if code is not None:
+            _collect_structs(p, code, text)
+    for path, text in files.items():
+        code = masks[path]
+        if code is not None:
+            _collect_tables(p, path, code, text)
+            _collect_globals(p, code, text)
+            _collect_typedefs(p, code)
+            _collect_macros(p, source.mask(text))
+    for path, text in files.items():
+        code = masks[path]
+        if code is not None:
+            _collect_functions(p, path, code, text)
+    _collect_converters(p, masks)
+    _infer_state(p)
+    return p
+
+
+def _handle_type(base, ptr, project_types):
+    """Is ``base`` with pointer stars ``ptr`` an object handle type?"""
+    base = regex.sub(r"\b(?:const|struct|static|extern|volatile)\b", "", base).strip()
+    if ptr != "*":
+        return False
+    return bool(regex.fullmatch(OBJECT_TYPES, base)) or base in project_types
+
+
+def _collect_structs(p, code, text):
+    pattern = regex.compile(
+        r"(?P<td>typedef\s+)?\bstruct\s*(?P<tag>\w+)?\s*\{")
+    for m in pattern.finditer(code):
+        open_at = m.end() - 1
+        close = source.matching(code, open_at)
+        body = code[open_at:close]
+        after = regex.match(r"\s*(?P<name>\w+)?\s*;", code[close:])
+        names = []
+        if m.group("td") and after and after.group("name"):
+            names.append(after.group("name"))
+        if m.group("tag"):
+            names.append(m.group("tag"))
+        if not names:
+            continue
+        members = cstruct.struct_members(code, open_at, close)
+        if regex.search(r"^\s*PyObject_(?:VAR_)?HEAD\b", body[1:], regex.M):
+            info = TypeInfo(struct=names[0])
+            for base, d, _ in members:
+                info.fields[d.name] = base
+                if _handle_type(base, d.pointer, ()) and not d.array:
+                    info.object_fields.add(d.name)
+            for n in names:
+                p.types[n] = info
+        else:
+            for base, d, _ in members:
+                if _handle_type(base, d.pointer, ()) and not d.array:
+                    p.handle_fields.add(d.name)
+
+
+def _collect_tables(p, path, code, text):
+    for m in _DEF_PATTERNS["methods"].finditer(code):
+        for it in table_items(code, text, m):
+            if not isinstance(it.value, list):
+                continue
+            f = cstruct.fields_of(it.value, METHOD_FIELDS)
+            if "ml_meth" not in f or f["ml_meth"].text in (None, "NULL", "0", "nullptr"):
+                continue
+            func = cstruct.strip_cast(f["ml_meth"].text)
+            flags = f["ml_flags"].text if "ml_flags" in f else ""
+            role = method_role(flags)
+            name = f["ml_name"].text if "ml_name" in f else '""'
+            p.method_entries.append((path, m.group("name"), name, func, flags))
+            if role is not None and regex.fullmatch(r"\w+", func):
+                p.roles.setdefault(func, role)
+    for m in _DEF_PATTERNS["getsets"].finditer(code):
+        for it in table_items(code, text, m):
+            if not isinstance(it.value, list):
+                continue
+            f = cstruct.fields_of(it.value, GETSET_FIELDS)
+            for key, role in (("get", GETTER), ("set", SETTER)):
+                if key in f and f[key].text not in (None, "NULL", "0", "nullptr"):
+                    p.roles.setdefault(cstruct.strip_cast(f[key].text), role)
+    for m in _DEF_PATTERNS["subtable"].finditer(code):
+        order = SUBTABLES[m.group("kind")]
+        for slot, it in cstruct.fields_of(table_items(code, text, m), order).items():
+            _slot(p, slot, it.text)
+    for m in _DEF_PATTERNS["type"].finditer(code):
+        f = cstruct.fields_of(table_items(code, text, m), TYPE_FIELDS)
+        struct = None
+        if "tp_basicsize" in f and f["tp_basicsize"].text:
+            s = regex.search(r"sizeof\s*\(\s*(?:struct\s+)?(\w+)\s*\)", f["tp_basicsize"].text)
+            if s and s.group(1) in p.types:
+                struct = p.types[s.group(1)].struct
+                p.types[s.group(1)].type_vars.add(m.group("name"))
+        p.type_objects[m.group("name")] = struct
+        for key in ("tp_methods", "tp_members", "tp_getset"):
+            if key in f and f[key].text:
+                p.type_tables.add(cstruct.strip_cast(f[key].text))
+        if "tp_base" in f and f["tp_base"].text:
+            base = regex.match(r"&\s*(\w+)$", cstruct.strip_cast(f["tp_base"].text))
+            if base:
+                p.type_bases[m.group("name")] = base.group(1)
+        for slot, it in f.items():
+            if slot.startswith("tp_") and it.text:
+                _slot(p, slot, it.text)
+    for m in _DEF_PATTERNS["slots"].finditer(code):
+        for it in table_items(code, text, m):
+            if isinstance(it.value, list):
+                f = cstruct.fields_of(it.value, SLOT_FIELDS)
+                if "slot" in f and "pfunc" in f and f["slot"].text:
+                    slot = f["slot"].text.replace("Py_", "", 1)
+                    if slot in ("tp_methods", "tp_members", "tp_getset"):
+                        p.type_tables.add(cstruct.strip_cast(f["pfunc"].text))
+                    else:
+                        _slot(p, slot, f["pfunc"].text)
+    for m in _DEF_PATTERNS["spec"].finditer(code):
+        f = cstruct.fields_of(table_items(code, text, m), SPEC_FIELDS)
+        if "basicsize" in f and f["basicsize"].text:
+            s = regex.search(r"sizeof\s*\(\s*(?:struct\s+)?(\w+)\s*\)", f["basicsize"].text)
+            if s and s.group(1) in p.types:
+                p.types[s.group(1)].type_vars.add(m.group("name"))
+    for m in _DEF_PATTERNS["module"].finditer(code):
+        f = cstruct.fields_of(table_items(code, text, m), MODULE_FIELDS)
+        for hook in ("m_traverse", "m_clear", "m_free"):
+            if hook in f and f[hook].text not in (None, "NULL", "0", "nullptr"):
+                p.roles.setdefault(cstruct.strip_cast(f[hook].text), MODULE_HOOK)
+        if "m_size" in f and f["m_size"].text:
+            s = regex.search(r"sizeof\s*\(\s*(?:struct\s+)?(\w+)\s*\)", f["m_size"].text)
+            if s:
+                p.module_state_structs.add(s.group(1))
+    # Already translated definitions keep their roles, so that translating
+    # translated code changes nothing.
+    for m in regex.finditer(r"\bCYSTCK_DEF_METH\s*\(\s*\w+\s*,[^,]*,\s*(?P<f>\w+)\s*,\s*(?P<c>CYSTCK_\w+)", code):
+        conv = {"CYSTCK_NOARGS": "METH_NOARGS", "CYSTCK_O": "METH_O", "CYSTCK_VARARGS": "METH_FASTCALL",
+                "CYSTCK_KEYWORDS": "METH_FASTCALL|METH_KEYWORDS"}.get(m.group("c"))
+        if conv:
+            p.roles.setdefault(m.group("f"), method_role(conv))
+    for m in regex.finditer(r"\bCYSTCK_DEF_SLOT\s*\(\s*\w+\s*,\s*(?P<s>\w+)\s*,\s*(?P<f>\w+)\s*\)", code):
+        _slot(p, m.group("s"), m.group("f"))
+    for m in regex.finditer(r"\bCYSTCK_DEF_DESTROY\s*\(\s*\w+\s*,\s*(?P<f>\w+)\s*\)", code):
+        _slot(p, "tp_dealloc", m.group("f"))
+    for m in regex.finditer(r"\bCYSTCK_DEF_GET(?:SET)?\s*\(\s*\w+\s*,[^,]*,\s*(?P<g>\w+)\s*,(?:\s*(?P<s>\w+)\s*,)?", code):
+        p.roles.setdefault(m.group("g"), GETTER)
+        if m.group("s") and "GETSET" in m.group():
+            p.roles.setdefault(m.group("s"), SETTER)
+    for m in regex.finditer(r"\(\s*(?:struct\s+)?(\w+)\s*\*\s*\)\s*PyModule_GetState\b", code):
+        p.module_state_structs.add(m.group(1))
+    for m in regex.finditer(r"\bPyMODINIT_FUNC\s+PyInit_(\w+)\s*\(", code):
+        p.roles["PyInit_" + m.group(1)] = MODINIT
+
+
+def _slot(p, slot, value):
+    if not value:
+        return
+    func = cstruct.strip_cast(value)
+    if not regex.fullmatch(r"[A-Za-z_]\w*", func) or func in ("NULL", "0", "nullptr"):
+        return
+    role = slot_role(slot)
+    if role is not None:
+        p.roles.setdefault(func, role)
+
+
+def _collect_globals(p, code, text):
+    for start, end in source.top_level_items(code):
+        item = code[start:end]
+        if "(" in item.split("=")[0] and not regex.search(r"=\s*", item):
+            continue
+        m = regex.match(r"\s*(?:(?:static|extern)\s+)*(?:const\s+)?(?P<base>" + OBJECT_TYPES + r")\s*\*", item)
+        if not m or "{" in item:
+            continue
+        parsed = cstruct.split_declaration(code, start, end - 1)
+        if parsed is None:
+            continue
+        for d in parsed[1]:
+            if d.pointer == "*" and not d.array and "(" not in code[d.span[0]:d.span[1]].split("=")[0]:
+                p.globals.add(d.name)
+    for m in regex.finditer(r"\bPyTypeObject\s+(\w+)\s*;", code):
+        p.type_objects.setdefault(m.group(1), None)
+    # module-state structs hold references that outlive the call
+    for struct in p.module_state_structs:
+        for m in regex.finditer(r"(?:typedef\s+)?\bstruct\s*(?:\w+)?\s*\{", code):
+            close = source.matching(code, m.end() - 1)
+            after = regex.match(r"\s*(\w+)?\s*;", code[close:])
+            tag = regex.match(r"(?:typedef\s+)?struct\s*(\w+)", code[m.start():m.end()])
+            names = {after.group(1) if after else None, tag.group(1) if tag else None}
+            if struct in names:
+                for base, d, _ in cstruct.struct_members(code, m.end() - 1, close):
+                    if _handle_type(base, d.pointer, ()):
+                        p.ref_fields.add(d.name)
+                        p.handle_fields.discard(d.name)
+
+
+_FNPTR_TYPEDEF = regex.compile(
+    r"\btypedef\s+(?P<ret>[\w\s\*]+?)\s*\(\s*\*\s*(?P<name>\w+)\s*\)\s*" + source.paren("params") + r"\s*;")
+
+
+def _collect_typedefs(p, code):
+    for m in _FNPTR_TYPEDEF.finditer(code):
+        sig = m.group("ret") + m.group("params")
+        if regex.search(OBJECT_TYPES + r"\s*\*", sig) or any(
+                regex.search(rf"\b{regex.escape(t)}\s*\*", sig) for t in p.types):
+            p.state_typedefs.add(m.group("name"))
+    if p.state_typedefs:
+        names = "|".join(map(regex.escape, sorted(p.state_typedefs)))
+        for m in regex.finditer(rf"\b(?:{names})\s+(\w+)\s*;", code):
+            p.state_fields.add(m.group(1))
+
+
+_MACRO = regex.compile(r"^[ \t]*#[ \t]*define[ \t]+(?P<name>\w+)(?P<args>\([^)]*\))?(?P<body>(?:[^\n\\]|\\.|\\\n)*)",
+                       regex.M | regex.S)
+
+
+def _collect_macros(p, masked):
+    for m in _MACRO.finditer(masked):
+        if m.group("args") and API_TOKEN.search(m.group("body")) and not m.group("name").startswith("Py"):
+            p.api_macros.add(m.group("name"))
+
+
+def _collect_functions(p, path, code, text):
+    types = set(p.types)
+    for f in source.find_functions(code):
+        head = code[f.start:f.name_start]
+        params = code[f.params[0]:f.params[1]]
+        static = bool(regex.search(r"\bstatic\b", head))
+        ret_handle = bool(regex.search(rf"(?:{OBJECT_TYPES}|\bCystck_Object)\s*\*?\s*$", head.strip() + " ")) \
+            if "Cystck_Object" in head else bool(regex.search(rf"\b{OBJECT_TYPES}\s*\*\s*$", head.strip()))
+        if not ret_handle and types:
+            ret_handle = bool(regex.search(
+                r"\b(?:" + "|".join(map(regex.escape, types)) + r")\s*\*\s*$", head.strip()))
+        handle_params = bool(regex.search(rf"\b(?:{OBJECT_TYPES}\s*\*|Cystck_Object\b)", params)) or any(
+            regex.search(rf"\b{regex.escape(t)}\s*\*", params) for t in types)
+        positions = frozenset(
+            i for i, (s, e) in enumerate(source.split_top(code, *f.params))
+            if regex.match(rf"\s*(?:const\s+)?(?:struct\s+)?(?:{OBJECT_TYPES}"
+                           + "".join("|" + regex.escape(t) for t in types) + r")\s*\*(?!\s*\*)", code[s:e]))
+        key = (path, f.name)
+        info = p.functions.get(key)
+        body = code[f.body[0]:f.body[1]] if f.body else ""
+        if info is None:
+            info = FunctionInfo(f.name, path, static, ret_handle, handle_params, body, p.roles.get(f.name),
+                                handle_positions=positions,
+                                translated=bool(regex.match(r"\s*Cystck_State\b", params)))
+            p.functions[key] = info
+        else:
+            info.static = info.static or static
+            info.returns_handle |= ret_handle
+            info.handle_params |= handle_params
+            if body:
+                info.body += body
+
+
+def _collect_converters(p, masks):
+    """Functions passed after an ``O&`` unit get the converter signature;
+    they take a handle, so the ordinary helper rules give them ``S``."""
+    for path, code in masks.items():
+        if code is None:
+            continue
+        for m in regex.finditer(r"\bPyArg_Parse\w*\s*" + source.paren("a"), code):
+            p.converters.update(n for n in regex.findall(r"[(,]\s*(\w+)\s*(?=,)", m.group("a"))
+                                if (path, n) in p.functions)
+
+
+def _infer_state(p):
+    """Which functions take ``Cystck_State *S``: entry points, functions
+    with handle parameters or results, and functions whose body uses the
+    API or calls such functions (a fixpoint over the call graph)."""
+    refs = p.globals | set(p.type_objects) | p.api_macros | p.state_fields
+    ref_re = regex.compile(r"\b(?:" + "|".join(map(regex.escape, sorted(refs))) + r")\b") if refs else None
+    typed = regex.compile(r"\b(?:" + "|".join(map(regex.escape, sorted(p.types))) + r")\s*\*") if p.types else None
+    for info in p.functions.values():
+        role = info.role
+        if role is not None and not role.state:
+            info.needs_state = False
+            continue
+        info.needs_state = bool(
+            (role is not None and role.kind != "dropped") or info.returns_handle or info.handle_params
+            or API_TOKEN.search(info.body) or (ref_re and ref_re.search(info.body))
+            or (typed and typed.search(info.body)))
+    changed = True
+    while changed:
+        changed = False
+        for info in p.functions.values():
+            if info.needs_state or (info.role is not None and not info.role.state):
+                continue
+            for callee in set(regex.findall(r"\b(\w+)\s*\(", info.body)):
+                if callee != info.name and p.needs_state(info.path, callee):
+                    info.needs_state = True
+                    changed = True
+                    break

@@ -1,0 +1,13 @@
+"""Rule packs.  Importing this package registers every rule with the
+engine; each module is one pack (``--rules``/``--exclude`` accept pack names
+as well as rule names):
+
+* ``core``      the header, constants, API calls, values escaping into globals
+* ``functions`` signatures, declarations, casts, NULL tests, returns, state
+* ``refcount``  Py_INCREF/DECREF/CLEAR/NewRef
+* ``args``      argument parsing and the argument array
+* ``types``     instance structs, type objects and specs, slots, tables
+* ``modules``   module definitions and init functions
+* ``cppy``      kiwi's cppy helpers (C++ files that include cppy only)
+"""
+from . import args, core, cppy, functions, modules, refcount, types  # noqa: F401

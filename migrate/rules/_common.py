@@ -1,0 +1,243 @@
+"""Per-function context shared by the rules: which names are handles, which
+handles point at a custom struct, what the function's role is.
+
+Computed on the *current* text (so rules stay independent: a rule sees
+``PyObject *x`` and ``Cystck_Object x`` alike as a handle declaration) with
+the role taken from the Project (built from the stock sources)."""
+from dataclasses import dataclass, field
+
+import regex
+
+from .. import cstruct, source
+from ..project import OBJECT_TYPES
+
+PAREN = source.paren("p")
+# A statement start: after '{', '}', ';' or ':' (labels), or a line start.
+STMT_START = r"(?:(?<=[{};:])|(?<=^)|(?<=\)\s*\n))"
+
+
+@dataclass
+class Param:
+    name: str
+    base: str
+    ptr: str
+    span: tuple
+
+
+@dataclass
+class FunctionContext:
+    func: source.Function
+    role: object
+    params: list
+    handles: set = field(default_factory=set)        # handle variables
+    arrays: set = field(default_factory=set)         # handle arrays / pointers (args)
+    typed: dict = field(default_factory=dict)        # handle -> custom struct
+    data_ptrs: dict = field(default_factory=dict)    # struct pointer (not handle) -> struct
+    kwlists: set = field(default_factory=set)
+
+    @property
+    def body(self):
+        return self.func.body
+
+    def param_name(self, index):
+        if index is None or index >= len(self.params):
+            return None
+        return self.params[index].name
+
+    def role_name(self, kind_index):
+        """The name of the parameter in role slot ``kind_index``."""
+        spec = self.role.params[kind_index]
+        return self.param_name(spec[1]) or spec[2]
+
+    @property
+    def args_name(self):
+        return self._role_param("args")
+
+    @property
+    def nargs_name(self):
+        return self._role_param("nargs")
+
+    @property
+    def kw_name(self):
+        return self._role_param("kw")
+
+    @property
+    def rewritten(self):
+        """Has the signature already been given Cystck's form?"""
+        return bool(self.params) and self.params[0].base.endswith("Cystck_State")
+
+    def _role_param(self, default):
+        if self.role is None:
+            return None
+        for k, (ctype, idx, dflt) in enumerate(self.role.params):
+            if dflt == default:
+                if self.rewritten:
+                    return self.params[k + 1].name if k + 1 < len(self.params) else dflt
+                return self.param_name(idx) or dflt
+        return None
+
+
+def parse_params(code, start, end):
+    out = []
+    text = code[start:end].strip()
+    if not text or text == "void":
+        return out
+    for s, e in source.split_top(code, start, end):
+        piece = code[s:e]
+        m = regex.search(r"(?:Py_UNUSED\s*\(\s*(\w+)\s*\)|(\w+))\s*(\[[^\]]*\])?\s*$", piece)
+        if not m or piece.strip() in ("...",):
+            out.append(Param("", piece.strip(), "", (s, e)))
+            continue
+        name = m.group(1) or m.group(2)
+        head = piece[:m.start()]
+        stars = "".join(regex.findall(r"\*", head))
+        if m.group(3):
+            stars += "*"
+        base = regex.sub(r"[\*\s]+$", "", regex.sub(r"\*\s*const\b", "*", head)).strip()
+        base = regex.sub(r"\s*\*.*$", "", base)
+        if not base and name:      # an unnamed parameter: `PyObject *`
+            base, name = name, ""
+        out.append(Param(name, base, stars, (s, e)))
+    return out
+
+
+def is_handle_type(base, ptr, structs):
+    b = regex.sub(r"\b(?:const|struct|volatile|register)\b", "", base).strip()
+    if b == "Cystck_Object":
+        return ptr == ""
+    if ptr != "*":
+        return False
+    return bool(regex.fullmatch(OBJECT_TYPES, b)) or b in structs
+
+
+def is_handle_array(base, ptr, structs):
+    b = regex.sub(r"\b(?:const|struct|volatile|register)\b", "", base).strip()
+    if b == "Cystck_Object":
+        return ptr == "*"
+    return ptr == "**" and (bool(regex.fullmatch(OBJECT_TYPES, b)) or b in structs)
+
+
+def struct_name(base, structs):
+    b = regex.sub(r"\b(?:const|struct|volatile)\b", "", base).strip()
+    return b if b in structs else None
+
+
+def decl_pattern(structs):
+    """A declaration statement whose base type is an object type."""
+    names = [OBJECT_TYPES, r"Cystck_Object\b"] + [regex.escape(s) + r"\b" for s in sorted(structs)]
+    return regex.compile(
+        STMT_START + r"(?P<lead>[ \t]*)(?P<decl>(?:(?:static|const|register|struct)\s+)*(?P<base>(?:"
+        + "|".join(names) + r"))(?!\s*[(\[.]|->|\s*[=;,)])[^;{}]*);", regex.M)
+
+
+def function_contexts(unit, with_locals=True):
+    """FunctionContexts for the function definitions in ``unit``."""
+    code = unit.structure
+    structs = unit.project.custom_structs
+    dpat = decl_pattern(structs)
+    out = []
+    for f in unit.functions():
+        if not f.is_definition:
+            continue
+        params = parse_params(code, *f.params)
+        ctx = FunctionContext(f, unit.project.role(f.name), params)
+        for p in params:
+            _classify(ctx, p.name, p.base, p.ptr, structs)
+        if ctx.role is not None and ctx.role.kind in ("destroy", "traverse"):
+            # their first parameter is the native struct, not a handle
+            if params:
+                ctx.handles.discard(params[0].name)
+                s = ctx.typed.pop(params[0].name, None)
+                if s:
+                    ctx.data_ptrs[params[0].name] = s
+        if with_locals:
+            b0, b1 = f.body
+            for m in dpat.finditer(code, b0, b1):
+                parsed = cstruct.split_declaration(code, m.start("decl"), m.end("decl"))
+                if not parsed:
+                    continue
+                base = code[m.start("decl"):parsed[0]]
+                for d in parsed[1]:
+                    ptr = d.pointer + ("*" if d.array else "")
+                    _classify(ctx, d.name, base, ptr, structs, is_local=True, array=bool(d.array))
+            for m in regex.finditer(r"\bchar\s*\*\s*(\w+)\s*\[\s*\]", code[b0:b1]):
+                ctx.kwlists.add(m.group(1))
+        out.append(ctx)
+    return out
+
+
+def _classify(ctx, name, base, ptr, structs, is_local=False, array=False):
+    if not name:
+        return
+    if array and is_handle_type(base, ptr[:-1], structs):
+        ctx.arrays.add(name)
+        return
+    if is_handle_type(base, ptr, structs):
+        ctx.handles.add(name)
+        s = struct_name(base, structs)
+        if s:
+            ctx.typed[name] = s
+    elif is_handle_array(base, ptr, structs):
+        ctx.arrays.add(name)
+
+
+def names_re(names):
+    """A regex alternative matching any of ``names`` as whole identifiers
+    (never after '->' or '.', which would make it a member)."""
+    if not names:
+        return r"(?!)"
+    alts = "|".join(regex.escape(n) for n in sorted(names, key=len, reverse=True))
+    return rf"(?<![\w.>]|->)(?:{alts})\b"
+
+
+#: A candidate handle expression: a name, ``a[i]``, or a member chain
+#: ``a->b.c`` (not a call).  ``is_handle`` decides.
+HX = (r"(?<![\w.>])(?:(?:[A-Za-z_]\w*|\(\s*[A-Za-z_]\w*\s*\))(?:\s*\[[^\]\[;]+\])?"
+      r"(?:\s*(?:->|\.)\s*[A-Za-z_]\w*)*)(?!\s*[\w(\[])")
+HANDLE_CONSTANTS = {"Py_None", "Py_True", "Py_False", "Py_NotImplemented", "Py_Ellipsis", "Cystck_None",
+                    "Cystck_True", "Cystck_False", "Cystck_NotImplemented", "Cystck_Ellipsis"}
+_MEMBER = regex.compile(r"(?:->|\.)\s*(\w+)\s*$")
+_INDEXED = regex.compile(r"^(\w+)\s*\[")
+
+
+def is_handle(expr, ctx, project):
+    """Is the expression text ``expr`` (matched by HX) known to be a handle
+    in function ``ctx``?"""
+    expr = expr.strip()
+    if expr in ctx.handles or expr in HANDLE_CONSTANTS:
+        return True
+    m = _MEMBER.search(expr)
+    if m:
+        return m.group(1) in project.handle_fields
+    m = _INDEXED.match(expr)
+    return bool(m) and m.group(1) in ctx.arrays and expr.endswith("]")
+
+
+def statement_line_span(text, start, end):
+    """Widen [start, end) to whole lines if the statement is alone on its
+    line(s) (so removing it leaves no blank line)."""
+    ls = text.rfind("\n", 0, start) + 1
+    le = text.find("\n", end)
+    le = len(text) if le < 0 else le
+    if text[ls:start].strip() == "" and text[end:le].strip() == "":
+        return ls, min(le + 1, len(text))
+    return start, end
+
+
+def in_unbraced_body(masked, start):
+    """Is the statement at ``start`` the unbraced body of if/else/for/while?"""
+    before = masked[:start].rstrip()
+    if before.endswith("else"):
+        return True
+    if before.endswith(")"):
+        # find the matching '(' and the keyword before it
+        depth = 0
+        for i in range(len(before) - 1, -1, -1):
+            c = before[i]
+            if c == ")":
+                depth += 1
+            elif c == "(":
+                depth -= 1
+                if depth == 0:
+                    return bool(regex.search(r"\b(?:if|for|while)\s*$", before[:i]))
+    return False

@@ -1,0 +1,335 @@
+"""Core rules: the header, constants, exceptions, API calls with the state
+inserted (paper rule 8) and values that escape into globals."""
+import regex
+
+from .. import api, source
+from ..engine import Rule
+from . import _common
+
+
+class IncludeHeader(Rule):
+    """``#include <Python.h>`` becomes ``#include "Cystck.h"``; the
+    ``structmember.h`` include is dropped (Cystck.h provides members).
+
+    Cystck.h includes Python.h itself, so stock types that involve no object
+    (``Py_ssize_t``, ``Py_buffer``) keep compiling."""
+    name = "include-header"
+    precedence = 100
+    patterns = (r'^[ \t]*#[ \t]*include[ \t]*[<"]Python\.h[>"]',
+                r'^[ \t]*#[ \t]*include[ \t]*[<"]structmember\.h[>"][ \t]*\n?')
+    before = '#include <Python.h>\n#include "structmember.h"\nint x;\n'
+    after = '#include "Cystck.h"\nint x;\n'
+
+    def apply(self, unit):
+        # Match on the real text (the mask blanks "file names"), keeping
+        # only directives that are code, not commented out.
+        edits = source.Edits()
+        first = True
+        for pat in (self.patterns[1], self.patterns[0]):
+            for m in regex.finditer(pat, unit.text, regex.M):
+                hash_at = unit.text.index("#", m.start())
+                if unit.masked[hash_at] != "#":
+                    continue
+                if pat is self.patterns[1]:
+                    edits.add(m.start(), m.end(), "")
+                else:
+                    edits.add(m.start(), m.end(), '#include "Cystck.h"' if first else "")
+                    first = False
+        if edits:
+            unit.apply(edits)
+        return edits.applied
+
+
+class Constants(Rule):
+    """``Py_None``, ``Py_True``, ``Py_False``, ``Py_NotImplemented`` and
+    ``Py_Ellipsis`` become the permanent handles ``Cystck_None``...; the
+    builtin types (``&PyLong_Type``, ``(PyObject *)&PyFloat_Type``) become
+    ``CystckLong_Type``...; ``PyExc_X`` becomes ``CystckExc_X``.  Only
+    constants that Cystck.h defines are rewritten; others are left-overs."""
+    name = "constants"
+    precedence = 800
+    patterns = (r"\bPy_(None|True|False|NotImplemented|Ellipsis)\b",
+                r"(?:\(\s*PyObject\s*\*\s*\)\s*)?&\s*Py(\w+)_Type\b",
+                r"\bPyExc_(\w+)\b")
+    before = "static int f(PyObject *o) { return o == Py_None || PyObject_TypeCheck(o, &PyFloat_Type) || PyErr_ExceptionMatches(PyExc_KeyError); }\n"
+    after = "static int f(PyObject *o) { return o == Cystck_None || PyObject_TypeCheck(o, CystckFloat_Type) || PyErr_ExceptionMatches(CystckExc_KeyError); }\n"
+
+    def apply(self, unit):
+        consts = api.header_constants()
+
+        def single(m, text):
+            new = "Cystck_" + m.group(1)
+            return new if new in consts else None
+
+        def typ(m, text):
+            new = f"Cystck{m.group(1)}_Type"
+            if new not in consts:
+                unit.leftover(m.start(), f"no Cystck handle for Py{m.group(1)}_Type", self.name)
+                return None
+            return new
+
+        def exc(m, text):
+            new = "CystckExc_" + m.group(1)
+            if new not in consts:
+                unit.leftover(m.start(), f"no Cystck handle for PyExc_{m.group(1)}", self.name)
+                return None
+            return new
+        n = unit.sub(self.patterns[0], single)
+        n += unit.sub(self.patterns[1], typ)
+        return n + unit.sub(self.patterns[2], exc)
+
+
+class ApiCalls(Rule):
+    """Paper rule 8: a call ``PyX_Y(args)`` of a function in the API table
+    becomes ``CystckX_Y(S, args)``.  Object arguments of
+    ``PyUnicode_FromFormat``/``PyErr_Format`` conversions (%S %R %A %U %V)
+    are wrapped in ``Cystck_AsPyObject`` because the runtime hands them to
+    CPython's formatter; the NULL ending ``*ObjArgs`` lists becomes
+    ``Cystck_NULL``; ``return PyErr_NoMemory();`` keeps returning an
+    error value."""
+    name = "api-calls"
+    precedence = 850
+    patterns = (r"\b(?P<name>_?Py\w+)\s*\(",)
+    before = 'static void f(PyObject *l, PyObject *v) { PyList_Append(l, v); PyErr_Format(PyExc_TypeError, "bad %S", v); }\n'
+    after = 'static void f(PyObject *l, PyObject *v) { CystckList_Append(S, l, v); CystckErr_Format(S, PyExc_TypeError, "bad %S", Cystck_AsPyObject(S, v)); }\n'
+
+    FORMAT_FUNCS = {"PyUnicode_FromFormat": 0, "PyErr_Format": 1}
+    OBJARGS = {"PyObject_CallFunctionObjArgs", "PyObject_CallMethodObjArgs"}
+
+    def apply(self, unit):
+        mapping = api.stock_map()
+        masked, text = unit.masked, unit.text
+        edits = source.Edits()
+        for m in regex.finditer(self.patterns[0], masked):
+            name = m.group("name")
+            if name not in mapping:
+                continue
+            open_at = m.end() - 1
+            close = source.matching(masked, open_at)
+            inner = masked[open_at + 1:close - 1]
+            new = mapping[name] + ("(S)" if not inner.strip() else "(S, ")
+            edits.add(m.start(), m.end() + (close - m.end() if not inner.strip() else 0), new)
+            self._null_handles(masked, open_at, close, api.by_name().get(mapping[name]), edits)
+            if name in self.FORMAT_FUNCS:
+                self._wrap_format_args(masked, text, open_at, close, self.FORMAT_FUNCS[name], edits)
+            if name in self.OBJARGS:
+                last = source.split_top(masked, open_at + 1, close - 1)[-1]
+                if masked[last[0]:last[1]].strip() in ("NULL", "0", "nullptr"):
+                    s = last[0] + len(masked[last[0]:last[1]]) - len(masked[last[0]:last[1]].lstrip())
+                    edits.add(s, s + len(masked[s:last[1]].rstrip()), "Cystck_NULL")
+        if edits:
+            unit.apply(edits)
+        # `return PyErr_NoMemory();` in a function returning a handle
+        n = unit.sub(r"\breturn\s+(CystckErr_NoMemory)\s*\(\s*S\s*\)\s*;", self._nomemory(unit))
+        return edits.applied + n
+
+    @staticmethod
+    def _null_handles(masked, open_at, close, func, edits):
+        """NULL for a handle parameter (``h?`` in the table) is Cystck_NULL."""
+        if func is None:
+            return
+        params = [q for q in func.params if q.ctype != "..."]
+        if func.name.startswith("CystckArg_"):
+            return
+        for i, (s, e) in enumerate(source.split_top(masked, open_at + 1, close - 1)):
+            if i < len(params) and params[i].is_handle and masked[s:e].strip() in ("NULL", "0", "nullptr"):
+                lead = len(masked[s:e]) - len(masked[s:e].lstrip())
+                edits.add(s + lead, s + lead + len(masked[s:e].strip()), "Cystck_NULL")
+
+    @staticmethod
+    def _nomemory(unit):
+        ctxs = _common.function_contexts(unit, with_locals=False)
+
+        def repl(m, text):
+            for ctx in ctxs:
+                b0, b1 = ctx.body
+                if b0 <= m.start() < b1:
+                    if ctx.role is not None and ctx.role.pushes:
+                        return None           # an int -1 is the right value
+                    head = unit.masked[ctx.func.start:ctx.func.name_start]
+                    if "Cystck_Object" in head or regex.search(r"PyObject\s*\*", head):
+                        return "return (CystckErr_NoMemory(S), Cystck_NULL);"
+            return None
+        return repl
+
+    @staticmethod
+    def _wrap_format_args(masked, text, open_at, close, fmt_index, edits):
+        args = source.split_top(masked, open_at + 1, close - 1)
+        if len(args) <= fmt_index:
+            return
+        fs, fe = args[fmt_index]
+        literal = "".join(regex.findall(r'"((?:[^"\\]|\\.)*)"', text[fs:fe]))
+        for idx in api.format_object_args(literal):
+            pos = fmt_index + 1 + idx
+            if pos >= len(args):
+                break
+            s, e = args[pos]
+            chunk = text[s:e]
+            lead = len(chunk) - len(chunk.lstrip())
+            body = chunk.strip()
+            if body.startswith("Cystck_AsPyObject"):
+                continue
+            edits.add(s + lead, s + lead + len(body), f"Cystck_AsPyObject(S, {body})")
+
+
+class PyType(Rule):
+    """``Py_TYPE(o)->tp_name`` becomes ``CystckType_GetName(S,
+    CystckObject_Type(S, o))``; ``Py_TYPE(o) == T`` and ``Py_IS_TYPE(o, T)``
+    become ``Cystck_TypeIs(S, o, T)``; ``PyObject_TypeCheck(o, T)`` becomes
+    ``CystckObject_TypeCheck(S, o, T)``; any other ``Py_TYPE(o)`` becomes
+    ``CystckObject_Type(S, o)`` (a handle to the type)."""
+    name = "py-type"
+    precedence = 840
+    patterns = (r"\bPy_TYPE\s*" + _common.PAREN + r"\s*->\s*tp_name\b",
+                r"\bPy_TYPE\s*" + source.paren("q") + r"\s*==\s*(?P<t>[^;)&|,]+?)\s*(?=[;)&|,])",
+                r"\bPy_IS_TYPE\s*\(", r"\bPyObject_TypeCheck\s*\(", r"\bPy_TYPE\s*\(")
+    before = 'static const char *f(PyObject *o) { if (Py_IS_TYPE(o, T)) return 0; return Py_TYPE(o)->tp_name; }\n'
+    after = 'static const char *f(PyObject *o) { if (Cystck_TypeIs(S, o, T)) return 0; return CystckType_GetName(S, CystckObject_Type(S, o)); }\n'
+
+    def apply(self, unit):
+        n = unit.sub(self.patterns[0], lambda m, t: "CystckType_GetName(S, CystckObject_Type(S, "
+                     + t[m.start("p") + 1:m.end("p") - 1].strip() + "))")
+        n += unit.sub(self.patterns[1], lambda m, t: "Cystck_TypeIs(S, " + t[m.start("q") + 1:m.end("q") - 1].strip()
+                      + ", " + t[m.start("t"):m.end("t")].strip() + ")")
+        n += unit.sub(self.patterns[2], lambda m, t: "Cystck_TypeIs(S, ")
+        n += unit.sub(self.patterns[3], lambda m, t: "CystckObject_TypeCheck(S, ")
+        # what is left of Py_TYPE outside destroy/traverse (no state there)
+        n += unit.sub(self.patterns[4] + r"(?!\s*" + source.paren("z") + r"\s*->)",
+                      lambda m, t: "CystckObject_Type(S, ")
+        return n
+
+
+class GlobalRefs(Rule):
+    """Values that escape into globals (and into module-state members) are
+    held through references: ``static PyObject *g;`` becomes ``static
+    Cystck_Ref g;``, ``g = expr;`` becomes ``g = Cystck_ref(S, expr);`` and
+    other uses read ``Cystck_deref(S, g)``.  ``Py_CLEAR(g)`` becomes
+    ``Cystck_unref(S, g); g = NULL;``; ``Py_DECREF(g)`` of a global is
+    dropped (the reference is released by the clear).  Static type objects
+    are references too: ``&FooType`` becomes ``Cystck_deref(S, FooType)``."""
+    name = "global-refs"
+    precedence = 700
+    patterns = (r"^(?P<lead>[ \t]*(?:(?:static|extern)\s+)*)(?:const\s+)?(?:PyObject|PyTypeObject)\s*\*\s*(?P<rest>[^;(){}]*);",)
+    before = "static PyObject *cache;\nstatic void f(PyObject *v) { cache = v; g(cache); }\n"
+    after = "static Cystck_Ref cache;\nstatic void f(PyObject *v) { cache = Cystck_ref(S, v); g(Cystck_deref(S, cache)); }\n"
+
+    def apply(self, unit):
+        p = unit.project
+        names = set(p.globals)
+        if not names and not p.ref_fields and not p.type_objects:
+            return 0
+        n = 0
+        if names:
+            n += self._declarations(unit, names)
+        n += self._uses(unit, names, p.ref_fields, {t for t in p.type_objects})
+        return n
+
+    def _declarations(self, unit, names):
+        code = unit.structure
+        edits = source.Edits()
+        for s, e in source.top_level_items(code):
+            item = code[s:e]
+            m = regex.match(r"\s*(?:(?:static|extern)\s+)*(?:const\s+)?(?P<t>(?:PyObject|PyTypeObject)\s*\*)", item)
+            if not m or "{" in item or regex.search(r"\)\s*;\s*$", item):
+                continue
+            decl = regex.match(r"(?P<t>(?:PyObject|PyTypeObject)\s*\*\s*)(?P<rest>[\w\s,\*=]*);",
+                               code[s + m.start("t"):e])
+            if not decl:
+                continue
+            rest = unit.text[s + m.start("t") + decl.start("rest"):s + m.start("t") + decl.end("rest")]
+            rest = regex.sub(r"\*\s*", "", rest)
+            rest = regex.sub(r"=\s*(?:NULL|0)\b", "= NULL", rest)
+            edits.add(s + m.start("t"), s + m.start("t") + decl.end(), "Cystck_Ref " + rest.strip() + ";")
+        if edits:
+            unit.apply(edits)
+        return edits.applied
+
+    def _uses(self, unit, names, ref_fields, type_vars):
+        masked = unit.masked
+        edits = source.Edits()
+        alts = []
+        if names:
+            alts.append(_common.names_re(names))
+        if ref_fields:
+            alts.append(r"\b\w+(?:\s*\([^()]*\))?(?:\s*(?:->|\.)\s*\w+)*?\s*(?:->|\.)\s*(?:"
+                        + "|".join(map(regex.escape, sorted(ref_fields))) + r")\b")
+        ref = "(?:" + "|".join(alts) + ")" if alts else None
+        tre = _common.names_re(type_vars) if type_vars else None
+        type_pat = regex.compile(rf"(?:\(\s*(?:PyObject|PyTypeObject)\s*\*\s*\)\s*)?(?:\(\s*&\s*(?P<a>{tre})\s*\)"
+                                 rf"|&\s*(?P<b>{tre}))") if tre else None
+        pats = self._ref_patterns(ref) if ref else None
+        for ctx in _common.function_contexts(unit, with_locals=False):
+            if ctx.role is not None and not ctx.role.state:
+                continue
+            b0, b1 = ctx.body
+            local = ctx.handles | ctx.arrays
+            if pats:
+                self._rewrite_refs(unit, masked, b0, b1, pats, local, edits)
+            if type_pat:
+                for m in type_pat.finditer(masked, b0, b1):
+                    name = m.group("a") or m.group("b")
+                    if name not in local:
+                        edits.add(m.start(), m.end(), f"Cystck_deref(S, {name})")
+        for m in regex.finditer(r"^[ \t]*#[ \t]*define[ \t]+\w+(?:\([^)]*\))?(?:[^\n\\]|\\.|\\\n)*",
+                                masked, regex.M):
+            if type_pat:
+                for t in type_pat.finditer(masked, m.start(), m.end()):
+                    edits.add(t.start(), t.end(), f"Cystck_deref(S, {t.group('a') or t.group('b')})")
+        if edits:
+            unit.apply(edits)
+        return edits.applied
+
+    @staticmethod
+    def _ref_patterns(ref):
+        return (regex.compile(rf"\bPy_CLEAR\s*\(\s*(?P<r>{ref})\s*\)\s*;"),
+                regex.compile(rf"\bPy_X?(?:INC|DEC)REF\s*\(\s*(?P<r>{ref})\s*\)\s*;"),
+                regex.compile(rf"(?P<r>{ref})\s*=(?!=)\s*(?P<e>[^;]+);"),
+                regex.compile(rf"(?<![\w.>&])(?P<r>{ref})"))
+
+    def _rewrite_refs(self, unit, masked, b0, b1, pats, local, edits):
+        text = unit.text
+        clear, refcount, assign, read = pats
+
+        def is_local(m):
+            return text[m.start("r"):m.end("r")].strip() in local
+        # Py_CLEAR(g) -> unref; Py_(X)DECREF(g) / Py_(X)INCREF(g) -> dropped
+        for m in clear.finditer(masked, b0, b1):
+            if is_local(m):
+                continue
+            r = text[m.start("r"):m.end("r")]
+            new = f"Cystck_unref(S, {r}); {r} = NULL;"
+            if _common.in_unbraced_body(masked, m.start()):
+                new = "{ " + new + " }"
+            edits.add(m.start(), m.end(), new)
+        for m in refcount.finditer(masked, b0, b1):
+            if is_local(m):
+                continue
+            if _common.in_unbraced_body(masked, m.start()):
+                edits.add(m.start(), m.end(), ";")
+            else:
+                edits.add(*_common.statement_line_span(text, m.start(), m.end()), "")
+        # g = expr;  (not ==)
+        for m in assign.finditer(masked, b0, b1):
+            if is_local(m):
+                continue
+            e = text[m.start("e"):m.end("e")].strip()
+            if e in ("NULL", "0", "nullptr") or e.startswith("Cystck_ref("):
+                continue
+            edits.add(m.start("e"), m.end("e"), f"Cystck_ref(S, {e})")
+        # remaining reads
+        for m in read.finditer(masked, b0, b1):
+            if is_local(m):
+                continue
+            before = masked[max(b0, m.start() - 40):m.start()]
+            after = masked[m.end():m.end() + 12]
+            if regex.search(r"(?:Py_CLEAR|Py_X?(?:INC|DEC)REF|Cystck_unref|Cystck_deref)\s*\(\s*$", before):
+                continue
+            if regex.match(r"\s*(?:==|!=)\s*(?:NULL|0\b|nullptr)", after) or \
+                    regex.search(r"(?:NULL|nullptr)\s*(?:==|!=)\s*$", before):
+                continue          # a test of the reference itself
+            if regex.search(r"(?:!|&&|\|\||\bif\s*\(|\bwhile\s*\()\s*$", before) and \
+                    regex.match(r"\s*(?:\)|&&|\|\|)", after):
+                continue
+            if regex.match(r"\s*=[^=]", after):
+                continue
+            edits.add(m.start(), m.end(), f"Cystck_deref(S, {text[m.start():m.end()]})")

@@ -1,0 +1,122 @@
+"""Kiwi's ``cppy`` helpers (C++, header-only): a smart pointer
+``cppy::ptr`` owning one reference, ``cppy::incref``/``decref``/``xincref``
+helpers and ``cppy::*_error`` functions.  With handles the smart pointer is
+just a handle and the reference helpers are identities, so this pack runs
+before the core rules and turns cppy idioms into stock-looking ones that
+those rules then translate.  Used only for files that include cppy."""
+import regex
+
+from .. import source
+from ..engine import Rule
+from . import _common
+
+
+class CppyInclude(Rule):
+    """``#include <cppy/cppy.h>`` is dropped: nothing of it is needed once
+    the smart pointer and helpers are translated."""
+    name = "cppy-include"
+    precedence = 90
+    library = "cppy"
+    patterns = (r'^[ \t]*#[ \t]*include[ \t]*[<"]cppy/cppy\.h[>"][ \t]*\n?',)
+    before = '#include <cppy/cppy.h>\nint x;\n'
+    after = 'int x;\n'
+
+    def apply(self, unit):
+        edits = source.Edits()
+        for m in regex.finditer(self.patterns[0], unit.text, regex.M):
+            if unit.masked[unit.text.index("#", m.start())] == "#":
+                edits.add(m.start(), m.end(), "")
+        if edits:
+            unit.apply(edits)
+        return edits.applied
+
+
+class CppyPtr(Rule):
+    """``cppy::ptr x(expr);`` and ``cppy::ptr x = expr;`` declare a handle:
+    ``PyObject *x = expr;`` (the core rules make it a ``Cystck_Object``);
+    ``cppy::ptr x;`` starts null.  ``x.get()`` and ``x.release()`` are the
+    handle itself, ``x.is_none()`` compares with None, ``x.set(y)`` and
+    ``x = y`` assign, ``cppy::ptr(expr)`` temporaries are the expression."""
+    name = "cppy-ptr"
+    precedence = 91
+    library = "cppy"
+    patterns = (r"\bcppy::ptr\s+(?P<n>\w+)\s*(?P<p>\((?:[^()]++|(?&p))*\))\s*;",
+                r"\bcppy::ptr\s+(?P<n>\w+)\s*(?=[;=,)])",
+                r"(?<=[\w)\]])\s*\.\s*(?:get|release)\s*\(\s*\)",
+                r"(?P<x>\b\w+)\s*\.\s*is_none\s*\(\s*\)",
+                r"\bcppy::ptr\s*(?P<p>\((?:[^()]++|(?&p))*\))",
+                r"(?P<x>\b\w+)\s*\.\s*set\s*(?P<p>\((?:[^()]++|(?&p))*\))")
+    before = ("PyObject *f(PyObject *o)\n{\n    cppy::ptr a(PyNumber_Negative(o));\n    cppy::ptr b;\n"
+              "    if (!a)\n        return 0;\n    if (a.is_none())\n        return a.release();\n"
+              "    b.set(cppy::ptr(PyNumber_Absolute(a.get())).release());\n    return b.release();\n}\n")
+    after = ("PyObject *f(PyObject *o)\n{\n    PyObject *a = PyNumber_Negative(o);\n    PyObject *b = NULL;\n"
+             "    if (!a)\n        return 0;\n    if (a == Py_None)\n        return a;\n"
+             "    b = PyNumber_Absolute(a);\n    return b;\n}\n")
+
+    def apply(self, unit):
+        n = unit.sub(self.patterns[0], lambda m, t: f"PyObject *{m.group('n')} = "
+                     + (t[m.start('p') + 1:m.end('p') - 1].strip() or "NULL") + ";")
+        n += unit.sub(self.patterns[1], lambda m, t: f"PyObject *{m.group('n')}"
+                      + (" = NULL" if unit.masked[m.end():m.end() + 3].lstrip().startswith(";") else ""))
+        for _ in range(3):          # nested .get()/.release() chains
+            k = unit.sub(self.patterns[2], lambda m, t: "")
+            k += unit.sub(self.patterns[4], lambda m, t: t[m.start("p") + 1:m.end("p") - 1].strip())
+            n += k
+            if not k:
+                break
+        n += unit.sub(self.patterns[3], lambda m, t: f"{m.group('x')} == Py_None")
+        n += unit.sub(self.patterns[5], lambda m, t: f"{m.group('x')} = {t[m.start('p') + 1:m.end('p') - 1].strip()}")
+        return n
+
+
+class CppyRefs(Rule):
+    """``cppy::incref(o)``, ``cppy::xincref(o)`` and ``cppy::ptr(o, true)``
+    are ``o`` (handles keep their objects alive); ``cppy::decref(o)`` and
+    ``cppy::xdecref(o)`` become ``Py_DECREF(o)``, ``cppy::clear(&o)``
+    ``Py_CLEAR(o)``, and ``cppy::replace(&dst, src)`` ``dst = src``, all of
+    which the refcount rules translate."""
+    name = "cppy-refs"
+    precedence = 92
+    library = "cppy"
+    patterns = (r"\bcppy::x?incref\s*" + _common.PAREN, r"\bcppy::x?decref\s*" + _common.PAREN,
+                r"\bcppy::clear\s*\(\s*&\s*(?P<x>[^()]+?)\s*\)", r"\bcppy::replace\s*\(\s*&\s*(?P<d>[^(),]+?)\s*,\s*(?P<s>[^()]+?)\s*\)")
+    before = "void f(PyObject *o, PyObject *p)\n{\n    g(cppy::incref(o));\n    cppy::decref(o);\n    cppy::clear(&p);\n    cppy::replace(&p, o);\n}\n"
+    after = "void f(PyObject *o, PyObject *p)\n{\n    g(o);\n    Py_DECREF(o);\n    Py_CLEAR(p);\n    p = o;\n}\n"
+
+    def apply(self, unit):
+        n = unit.sub(self.patterns[0], lambda m, t: t[m.start("p") + 1:m.end("p") - 1].strip())
+        n += unit.sub(self.patterns[1], lambda m, t: "Py_DECREF(" + t[m.start("p") + 1:m.end("p") - 1].strip() + ")")
+        n += unit.sub(self.patterns[2], lambda m, t: f"Py_CLEAR({t[m.start('x'):m.end('x')]})")
+        n += unit.sub(self.patterns[3], lambda m, t: f"{t[m.start('d'):m.end('d')]} = {t[m.start('s'):m.end('s')]}")
+        return n
+
+
+class CppyErrors(Rule):
+    """``cppy::type_error("msg")`` (and ``value_error``, ``attribute_error``,
+    ``runtime_error``, ``system_error``, ``index_error``, ``key_error``,
+    ``zero_division_error``) set the exception and give the null object,
+    like ``PyErr_Format`` does, so they become ``PyErr_Format(PyExc_X, "%s",
+    msg)``; ``cppy::type_error(obj, "expected")`` names the type it got."""
+    name = "cppy-errors"
+    precedence = 93
+    library = "cppy"
+    EXC = {"type_error": "TypeError", "value_error": "ValueError", "attribute_error": "AttributeError",
+           "runtime_error": "RuntimeError", "system_error": "SystemError", "index_error": "IndexError",
+           "key_error": "KeyError", "zero_division_error": "ZeroDivisionError",
+           "overflow_error": "OverflowError", "not_implemented_error": "NotImplementedError"}
+    patterns = (r"\bcppy::(?P<k>" + "|".join(EXC) + r")\s*" + _common.PAREN,)
+    before = 'PyObject *f(PyObject *o)\n{\n    return cppy::type_error(o, "Variable");\n}\n'
+    after = ('PyObject *f(PyObject *o)\n{\n    return PyErr_Format(PyExc_TypeError, "Expected object of type `%s`. '
+             'Got object of type `%s` instead.", "Variable", Py_TYPE(o)->tp_name);\n}\n')
+
+    def apply(self, unit):
+        def repl(m, text):
+            exc = "PyExc_" + self.EXC[m.group("k")]
+            args = [text[s:e].strip() for s, e in source.split_top(unit.masked, m.start("p") + 1, m.end("p") - 1)]
+            if len(args) == 2 and m.group("k") == "type_error":
+                return (f'PyErr_Format({exc}, "Expected object of type `%s`. Got object of type `%s` instead.", '
+                        f"{args[1]}, Py_TYPE({args[0]})->tp_name)")
+            if len(args) == 1:
+                return f'PyErr_Format({exc}, "%s", {args[0]})'
+            return None
+        return unit.sub(self.patterns[0], repl)

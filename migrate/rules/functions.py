@@ -1,0 +1,492 @@
+"""Functions: signatures (paper rules 6, 7 and 9), local declarations and
+assignments (rules 4, 5), casts, NULL tests on handles, identity tests,
+return statements (rule 10) and passing the state to helpers."""
+import regex
+
+from .. import api, project as proj, source
+from ..engine import Rule
+from . import _common
+
+_QUALIFIERS = r"(?:(?:static|inline|extern|__inline__|__inline|FASTCALL_ATTR|Py_LOCAL_INLINE|CYSTCK_UNUSED|constexpr)\b\s*)*"
+
+
+def _render_param(ctype, name):
+    return f"{ctype}{name}" if ctype.endswith("*") else f"{ctype} {name}"
+
+
+def _replace_return_type(head, new_type):
+    """``static PyObject *\\n`` -> ``static int\\n`` (keeps qualifiers and
+    the layout between type and name)."""
+    m = regex.fullmatch(r"(?P<q>\s*" + _QUALIFIERS + r")(?P<t>.*?)(?P<ws>\s*)", head, flags=regex.S)
+    if not m:
+        return head
+    ws = m.group("ws") or " "
+    t = m.group("t")
+    trailing = regex.search(r"\b(?:FASTCALL_MSVC|__cdecl|__stdcall)\s*$", t)
+    suffix = " " + trailing.group() if trailing else ""
+    return m.group("q") + new_type + suffix + ws
+
+
+def convert_param(text, structs):
+    """A stock parameter declaration as a Cystck one (unchanged if it holds
+    no object)."""
+    t = text.strip()
+    types = proj.OBJECT_TYPES + (r"|" + "|".join(map(regex.escape, sorted(structs))) if structs else "")
+    m = regex.fullmatch(r"(?:const\s+)?(?:struct\s+)?(?:" + types + r")\s*\*\s*const\s*\*\s*(?P<n>\w*)", t)
+    if m:
+        return _render_param("const Cystck_Object *", m.group("n")).rstrip()
+    m = regex.fullmatch(r"(?:const\s+)?(?:struct\s+)?(?:" + types + r")\s*(?P<p>\*\s*\*?)\s*(?P<n>\w*)\s*(?P<a>\[[^\]]*\])?", t)
+    if m:
+        stars = m.group("p").replace(" ", "")
+        ctype = "Cystck_Object" if stars == "*" and not m.group("a") else "Cystck_Object *"
+        name = m.group("n")
+        if m.group("a") and stars == "*":
+            return f"Cystck_Object {name}{m.group('a')}"
+        return _render_param(ctype, name).rstrip() if name else ctype
+    return text
+
+
+def returns_object(head, structs):
+    types = proj.OBJECT_TYPES + (r"|" + "|".join(map(regex.escape, sorted(structs))) if structs else "")
+    return bool(regex.search(r"(?:\b(?:" + types + r")\s*\*|\bCystck_Object)\s*(?:FASTCALL_MSVC\s*)?$", head.strip()))
+
+
+class EntrySignature(Rule):
+    """Paper rules 6/7 for entry points: a function listed in a method
+    table, type slot or getset gets the Cystck signature of its role, e.g. a
+    METH_VARARGS method ``PyObject *f(PyObject *self, PyObject *args)``
+    becomes ``int f(Cystck_State *S, Cystck_Object self, const
+    Cystck_Object *args, Cystck_ssize_t nargs)`` (parameter names are
+    kept).  Its result is now the number of values pushed."""
+    name = "entry-signature"
+    precedence = 400
+    patterns = (r"(?P<name>\w+)\s*" + _common.PAREN,)
+    before = ("static PyObject *add(PyObject *self, PyObject *args);\n"
+              "static PyMethodDef m[] = {{\"add\", add, METH_VARARGS, NULL}, {NULL}};\n"
+              "static PyObject *\nadd(PyObject *self, PyObject *args)\n{\n    return NULL;\n}\n")
+    after = ("static int add(Cystck_State *S, Cystck_Object self, const Cystck_Object *args, Cystck_ssize_t nargs);\n"
+             "static PyMethodDef m[] = {{\"add\", add, METH_VARARGS, NULL}, {NULL}};\n"
+             "static int\nadd(Cystck_State *S, Cystck_Object self, const Cystck_Object *args, Cystck_ssize_t nargs)\n"
+             "{\n    return NULL;\n}\n")
+
+    def apply(self, unit):
+        code, text = unit.structure, unit.text
+        edits = source.Edits()
+        n = 0
+        for f in unit.functions():
+            role = unit.project.role(f.name)
+            if role is None or role.kind not in ("meth", "slot", "get", "set"):
+                continue
+            params = _common.parse_params(code, *f.params)
+            if params and params[0].base.endswith("Cystck_State"):
+                continue
+            used = {p.name for p in params}
+            new = ["Cystck_State *S"]
+            for ctype, idx, default in role.params:
+                name = params[idx].name if idx is not None and idx < len(params) and params[idx].name else default
+                if idx is None and default in used:
+                    name = default + "_"
+                new.append(_render_param(ctype, name))
+            edits.add(f.params[0], f.params[1], ", ".join(new))
+            edits.add(f.start, f.name_start, _replace_return_type(text[f.start:f.name_start], role.ret))
+            n += 1
+        if edits:
+            unit.apply(edits)
+        return n
+
+
+class HelperSignature(Rule):
+    """Paper rules 6/7 for other functions: a function that uses the API (or
+    calls one that does) gets ``Cystck_State *S`` as first parameter; its
+    ``PyObject *`` parameters and results become ``Cystck_Object`` (``PyObject
+    **`` becomes ``Cystck_Object *``; pointers to a custom type's struct are
+    handles too).  Function-pointer typedefs that carry objects change the
+    same way."""
+    name = "helper-signature"
+    precedence = 410
+    patterns = (r"(?P<name>\w+)\s*" + _common.PAREN, r"\btypedef\s+(?P<ret>[\w\s\*]+?)\s*\(\s*\*\s*(?P<name>\w+)\s*\)\s*(?P<p>\(.*?\))\s*;")
+    before = "static PyObject *twice(PyObject *o, int n)\n{\n    return PyNumber_Add(o, o);\n}\n"
+    after = "static Cystck_Object twice(Cystck_State *S, Cystck_Object o, int n)\n{\n    return PyNumber_Add(o, o);\n}\n"
+
+    def apply(self, unit):
+        p = unit.project
+        code, text = unit.structure, unit.text
+        structs = p.custom_structs
+        edits = source.Edits()
+        n = 0
+        for f in unit.functions():
+            role = p.role(f.name)
+            if role is not None or f.name.startswith("PyInit_"):
+                continue
+            info = p.functions.get((unit.path, f.name)) or p.function(unit.path, f.name)
+            params = _common.parse_params(code, *f.params)
+            if params and params[0].base.endswith("Cystck_State"):
+                continue
+            head = text[f.start:f.name_start]
+            needs = info.needs_state if info is not None else False
+            if not needs:
+                continue
+            new_params = [convert_param(text[q.span[0]:q.span[1]], structs) for q in params]
+            new_params = [x.strip() for x in new_params if x.strip() and x.strip() != "void"]
+            edits.add(f.params[0], f.params[1], ", ".join(["Cystck_State *S"] + new_params))
+            if returns_object(code[f.start:f.name_start], structs):
+                edits.add(f.start, f.name_start, _replace_return_type(head, "Cystck_Object"))
+            n += 1
+        for m in regex.finditer(self.patterns[1], code):
+            if m.group("name") not in p.state_typedefs:
+                continue
+            inner = code[m.start("p") + 1:m.end("p") - 1]
+            if regex.match(r"\s*Cystck_State\b", inner):
+                continue
+            ps = _common.parse_params(code, m.start("p") + 1, m.end("p") - 1)
+            new_params = [convert_param(text[q.span[0]:q.span[1]], structs).strip() for q in ps]
+            new_params = [x for x in new_params if x and x != "void"]
+            edits.add(m.start("p") + 1, m.end("p") - 1, ", ".join(["Cystck_State *S"] + new_params))
+            if returns_object(code[m.start("ret"):m.end("ret")], structs):
+                edits.add(m.start("ret"), m.end("ret"), "Cystck_Object")
+            n += 1
+        if edits:
+            unit.apply(edits)
+        return n
+
+
+class Declarations(Rule):
+    """Paper rules 4/5: local declarations ``PyObject *a, *b = NULL;``
+    become ``Cystck_Object a, b = Cystck_NULL;`` (``PyObject **p`` becomes
+    ``Cystck_Object *p``; a pointer to a custom type's struct is a handle
+    too).  Function-level ``static PyObject *`` caches escape the call and
+    are reported."""
+    name = "declarations"
+    precedence = 500
+    patterns = (_common.decl_pattern(()).pattern,)
+    before = "static void f(void)\n{\n    PyObject *a, *b = NULL;\n    PyObject **items;\n}\n"
+    after = "static void f(void)\n{\n    Cystck_Object a, b = Cystck_NULL;\n    Cystck_Object *items;\n}\n"
+
+    def apply(self, unit):
+        from .. import cstruct
+        code, text = unit.structure, unit.text
+        structs = unit.project.custom_structs
+        dpat = _common.decl_pattern(structs)
+        edits = source.Edits()
+        n = 0
+        for f in unit.functions():
+            if not f.is_definition:
+                continue
+            role = unit.project.role(f.name)
+            if role is not None and not role.state:
+                continue
+            b0, b1 = f.body
+            for m in dpat.finditer(code, b0, b1):
+                base = m.group("base")
+                if base.startswith("Cystck_Object"):
+                    continue
+                parsed = cstruct.split_declaration(code, m.start("decl"), m.end("decl"))
+                if not parsed:
+                    continue
+                base_end, decls = parsed
+                if regex.match(r"\s*static\b", code[m.start("decl"):base_end]):
+                    unit.leftover(m.start("decl"), "function-level static object: it escapes the "
+                                  "call; make it a Cystck_Ref global", self.name)
+                    continue
+                if any(d.pointer not in ("*", "**", "*const*") for d in decls):
+                    continue
+                edits.add(m.start("decl"), base_end, "Cystck_Object")
+                for d in decls:
+                    s = d.span[0]
+                    star = code.index("*", s)
+                    after = star + 1
+                    if d.pointer == "*const*":
+                        after = code.index("*", star + 1)
+                    repl = "" if code[after].isspace() or not (code[star - 1].isalnum() or code[star - 1] == "_") else " "
+                    if d.pointer == "**":
+                        edits.add(star, after, "")
+                        n += 0
+                    else:
+                        edits.add(star, after, repl if d.pointer == "*" else "*")
+                    if d.init is not None and code[d.init[0]:d.init[1]].strip() in ("NULL", "0", "nullptr"):
+                        edits.add(d.init[0], d.init[1], "Cystck_NULL")
+                n += 1
+        if edits:
+            unit.apply(edits)
+        return n
+
+
+class Casts(Rule):
+    """Casts between object pointer types mean nothing for handles:
+    ``(PyObject *)x`` and ``(Foo *)x`` (Foo a custom type's struct) become
+    ``x`` in functions that have the state."""
+    name = "casts"
+    precedence = 510
+    patterns = (r"(?<!sizeof\s*)\(\s*(?:const\s+)?(?:struct\s+)?(?P<t>\w+)\s*\*\s*\)\s*(?=[\w(&!])",)
+    before = ("typedef struct { PyObject_HEAD long n; } Box;\n"
+              "static PyObject *f(PyObject *o) { Box *b = (Box *)o; return (PyObject *)b; }\n")
+    after = ("typedef struct { PyObject_HEAD long n; } Box;\n"
+             "static PyObject *f(PyObject *o) { Box *b = o; return b; }\n")
+
+    def apply(self, unit):
+        types = set(unit.project.custom_structs) | {"PyObject", "PyTypeObject", "PyListObject",
+                                                      "PyTupleObject", "PyDictObject", "PyLongObject",
+                                                      "PyFloatObject", "PyUnicodeObject", "PyBytesObject"}
+        edits = source.Edits()
+        code = unit.masked
+        for f in unit.functions():
+            if not f.is_definition:
+                continue
+            role = unit.project.role(f.name)
+            if role is not None and not role.state:
+                continue
+            b0, b1 = f.body
+            for m in regex.finditer(self.patterns[0], code, pos=b0, endpos=b1):
+                if m.group("t") in types:
+                    edits.add(m.start(), m.end(), "")
+        if edits:
+            unit.apply(edits)
+        return edits.applied
+
+
+def _handle_returning_call(unit):
+    """A regex for a call of a function that returns a handle."""
+    names = {f.name for f in api.table() if f.ret == "h"}
+    names |= {f.stock for f in api.table() if f.ret == "h" and f.stock}
+    names |= {i.name for i in unit.project.functions.values() if i.returns_handle}
+    alts = "|".join(map(regex.escape, sorted(names, key=len, reverse=True)))
+    return rf"\b(?:{alts})\s*" + source.paren("c")
+
+
+class NullHandles(Rule):
+    """NULL on handles: ``h = NULL`` becomes ``h = Cystck_NULL``; ``h ==
+    NULL``, ``!h`` and ``(h = f(...)) == NULL`` become ``Cystck_IsNull(...)``;
+    ``h != NULL`` and a bare ``if (h)`` become ``!Cystck_IsNull(h)``.  Only
+    names declared as handles in the function (or members known to hold
+    handles) are touched, so ``char *p == NULL`` stays as it is."""
+    name = "null-handles"
+    precedence = 520
+    patterns = (r"(?P<h>H)\s*=(?!=)\s*(?:NULL|nullptr)\b", r"(?P<h>H)\s*(?P<op>==|!=)\s*(?:NULL|nullptr)\b",
+                r"!\s*(?P<h>H)(?!\s*(?:->|\[|\(|\.|=))", r"(?<=(?:\bif|\bwhile)\s*\(\s*|&&\s*|\|\|\s*)(?P<h>H)(?=\s*(?:\)|&&|\|\||\?))",
+                r"(?<=(?<![=!<>])=\s*|[(,]\s*|\breturn\s+)(?P<h>H)(?=\s*\?)")
+    before = "static void f(PyObject *o, char *p)\n{\n    PyObject *r = NULL;\n    if (o == NULL || !r || p == NULL)\n        return;\n    if (r) r = NULL;\n}\n"
+    after = "static void f(PyObject *o, char *p)\n{\n    PyObject *r = Cystck_NULL;\n    if (Cystck_IsNull(o) || Cystck_IsNull(r) || p == NULL)\n        return;\n    if (!Cystck_IsNull(r)) r = Cystck_NULL;\n}\n"
+
+    def apply(self, unit):
+        code, text = unit.masked, unit.text
+        edits = source.Edits()
+        calls = _handle_returning_call(unit)
+        hx, p = _common.HX, unit.project
+        assign_in_test = regex.compile(source.paren("p") + r"\s*(?P<op>==|!=)\s*(?:NULL|nullptr)\b")
+        inner_assign = regex.compile(rf"\s*(?P<h>{hx})\s*=(?!=)")
+        call_only = regex.compile(r"\s*" + calls + r"\s*")
+        call_test = regex.compile(calls + r"\s*(?P<op>==|!=)\s*(?:NULL|nullptr)\b")
+        null_first = regex.compile(rf"(?:NULL|nullptr)\s*(?P<op>==|!=)\s*(?P<h>{hx})")
+        pats = [regex.compile(pat.replace("H", hx)) for pat in self.patterns]
+        def scan(ctx, b0, b1):
+            def handle(m, group="h"):
+                return _common.is_handle(text[m.start(group):m.end(group)], ctx, p)
+            # (h = expr) == NULL
+            for m in assign_in_test.finditer(code, b0, b1):
+                inner = code[m.start("p") + 1:m.end("p") - 1]
+                a = inner_assign.match(inner)
+                if (a and _common.is_handle(a.group("h"), ctx, p)) or call_only.fullmatch(inner):
+                    neg = "!" if m.group("op") == "!=" else ""
+                    edits.add(m.start(), m.end(), f"{neg}Cystck_IsNull({text[m.start('p') + 1:m.end('p') - 1].strip()})")
+            for m in call_test.finditer(code, b0, b1):
+                neg = "!" if m.group("op") == "!=" else ""
+                edits.add(m.start(), m.end(), f"{neg}Cystck_IsNull({text[m.start():m.end('c')]})")
+            for m in null_first.finditer(code, b0, b1):
+                if handle(m):
+                    neg = "!" if m.group("op") == "!=" else ""
+                    edits.add(m.start(), m.end(), f"{neg}Cystck_IsNull({text[m.start('h'):m.end('h')]})")
+            for m in pats[0].finditer(code, b0, b1):
+                if not handle(m) or regex.search(r"[=!<>]\s*$", code[max(0, m.start() - 2):m.start()]):
+                    continue
+                eq = code.index("=", m.end("h"))
+                edits.add(eq, m.end(), "= Cystck_NULL")
+            for m in pats[1].finditer(code, b0, b1):
+                if handle(m):
+                    neg = "!" if m.group("op") == "!=" else ""
+                    edits.add(m.start(), m.end(), f"{neg}Cystck_IsNull({text[m.start('h'):m.end('h')]})")
+            for m in pats[2].finditer(code, b0, b1):
+                if handle(m):
+                    edits.add(m.start(), m.end(), f"Cystck_IsNull({text[m.start('h'):m.end('h')]})")
+            for pat in pats[3:]:
+                for m in pat.finditer(code, b0, b1):
+                    if handle(m) and not regex.search(r"!\s*$", code[max(0, m.start() - 3):m.start()]):
+                        edits.add(m.start(), m.end(), f"!Cystck_IsNull({text[m.start('h'):m.end('h')]})")
+
+        for ctx in _common.function_contexts(unit):
+            if ctx.role is None or ctx.role.state:
+                scan(ctx, *ctx.body)
+        # macros: only members known to hold handles can be recognised there
+        empty = _common.FunctionContext(None, None, [])
+        for m in regex.finditer(r"^[ \t]*#[ \t]*define[ \t]+\w+(?:\([^)]*\))?(?:[^\n\\]|\\.|\\\n)*", code, regex.M):
+            scan(empty, m.start(), m.end())
+        if edits:
+            unit.apply(edits)
+        return edits.applied
+
+
+class HandleIdentity(Rule):
+    """``a == b`` on two handles (``o == Py_None``, ``key == Py_True``)
+    becomes ``Cystck_Is(S, a, b)``; ``!=`` becomes ``!Cystck_Is(...)``."""
+    name = "handle-identity"
+    precedence = 530
+    patterns = (r"(?P<a>H)\s*(?P<op>==|!=)\s*(?P<b>H)",)
+    before = "static int f(PyObject *o) { return o == Py_None; }\n"
+    after = "static int f(PyObject *o) { return Cystck_Is(S, o, Py_None); }\n"
+
+    def apply(self, unit):
+        code, text = unit.masked, unit.text
+        edits = source.Edits()
+        pat = regex.compile(self.patterns[0].replace("H", _common.HX))
+        for ctx in _common.function_contexts(unit):
+            if ctx.role is not None and not ctx.role.state:
+                continue
+            b0, b1 = ctx.body
+            for m in pat.finditer(code, b0, b1):
+                a, b = text[m.start("a"):m.end("a")], text[m.start("b"):m.end("b")]
+                if not (_common.is_handle(a, ctx, unit.project) and _common.is_handle(b, ctx, unit.project)):
+                    continue
+                neg = "!" if m.group("op") == "!=" else ""
+                edits.add(m.start(), m.end(), f"{neg}Cystck_Is(S, {a.strip()}, {b.strip()})")
+        if edits:
+            unit.apply(edits)
+        return edits.applied
+
+
+class Returns(Rule):
+    """Paper rules 9/10: an entry point returns how many values it pushed:
+    ``return NULL;`` becomes ``return -1;``, ``return x;`` becomes ``return
+    Cystck_Return(S, x);``, ``Py_RETURN_NONE;`` becomes ``return 0;`` and
+    ``Py_RETURN_TRUE;`` ``return Cystck_Return(S, Cystck_True);``.  A helper
+    returning a handle returns ``Cystck_NULL`` instead of NULL and the
+    constant handles for ``Py_RETURN_*``."""
+    name = "returns"
+    precedence = 540
+    patterns = (r"\breturn\b(?P<e>[^;]*);", r"\bPy_RETURN_(?P<k>NONE|TRUE|FALSE|NOTIMPLEMENTED)\b\s*;?",
+                r"\bPy_RETURN_RICHCOMPARE\b")
+    before = ("static PyObject *h(void)\n{\n    Py_RETURN_NONE;\n}\n"
+              "static PyObject *f(PyObject *self, PyObject *arg)\n{\n    if (arg == NULL)\n        return NULL;\n"
+              "    if (arg == Py_None)\n        Py_RETURN_TRUE;\n    return PyNumber_Negative(arg);\n}\n"
+              "static PyMethodDef m[] = {{\"f\", f, METH_O, NULL}, {NULL}};\n")
+    after = ("static PyObject *h(void)\n{\n    return Cystck_None;\n}\n"
+             "static PyObject *f(PyObject *self, PyObject *arg)\n{\n    if (arg == NULL)\n        return -1;\n"
+             "    if (arg == Py_None)\n        return Cystck_Return(S, Cystck_True);\n"
+             "    return Cystck_Return(S, PyNumber_Negative(arg));\n}\n"
+             "static PyMethodDef m[] = {{\"f\", f, METH_O, NULL}, {NULL}};\n")
+
+    CONST = {"TRUE": "Cystck_True", "FALSE": "Cystck_False", "NOTIMPLEMENTED": "Cystck_NotImplemented",
+             "NONE": "Cystck_None"}
+
+    def apply(self, unit):
+        code, text = unit.masked, unit.text
+        edits = source.Edits()
+        structs = unit.project.custom_structs
+        for f in unit.functions():
+            if not f.is_definition:
+                continue
+            role = unit.project.role(f.name)
+            head = code[f.start:f.name_start]
+            info = unit.project.functions.get((unit.path, f.name))
+            if info is not None and info.translated:
+                continue          # its returns are Cystck's already
+            if role is not None and role.pushes:
+                mode = "push"
+            elif role is None and (returns_object(head, structs) or f.name.startswith("PyInit_")):
+                mode = "push" if f.name.startswith("PyInit_") else "handle"
+            else:
+                continue
+            b0, b1 = f.body
+            for m in regex.finditer(self.patterns[1], code, pos=b0, endpos=b1):
+                k = m.group("k")
+                if mode == "push":
+                    new = "return 0;" if k == "NONE" else f"return Cystck_Return(S, {self.CONST[k]});"
+                else:
+                    new = f"return {self.CONST[k]};"
+                edits.add(m.start(), m.end(), new)
+            for m in regex.finditer(self.patterns[2], code, pos=b0, endpos=b1):
+                unit.leftover(m.start(), "Py_RETURN_RICHCOMPARE: write the comparison and return "
+                              "Cystck_Return(S, Cystck_True or Cystck_False)", self.name)
+            for m in regex.finditer(self.patterns[0], code, pos=b0, endpos=b1):
+                e = text[m.start("e"):m.end("e")].strip()
+                if mode == "handle":
+                    if e in ("NULL", "0", "nullptr", "(PyObject *)NULL"):
+                        edits.add(m.start(), m.end(), "return Cystck_NULL;")
+                    continue
+                if e in ("NULL", "0", "nullptr", "(PyObject *)NULL", "-1"):
+                    edits.add(m.start(), m.end(), "return -1;")
+                elif not e or regex.match(r"(?:Cystck_Return\w*|CystckErr_NoMemory|PyErr_NoMemory)\s*\(", e):
+                    continue
+                else:
+                    edits.add(m.start("e"), m.end("e"), f" Cystck_Return(S, {e})")
+        if edits:
+            unit.apply(edits)
+        return edits.applied
+
+
+def _null_handle_args(code, open_at, positions, edits):
+    """NULL passed for an object parameter becomes Cystck_NULL."""
+    close = source.matching(code, open_at)
+    for i, (s, e) in enumerate(source.split_top(code, open_at + 1, close - 1)):
+        arg = code[s:e]
+        if i in positions and arg.strip() in ("NULL", "0", "nullptr"):
+            lead = len(arg) - len(arg.lstrip())
+            edits.add(s + lead, s + lead + len(arg.strip()), "Cystck_NULL")
+
+
+class StateCalls(Rule):
+    """Calls of functions that now take the state get ``S`` first: helpers
+    that use the API and calls through function pointers whose type carries
+    objects.  (Macros whose expansion uses the API keep their parameters:
+    they use the ``S`` of the function that expands them.)  A direct call of an entry
+    point is reported: its convention (push count, argument array) changed."""
+    name = "state-calls"
+    precedence = 560
+    patterns = (r"(?<![\w.>])(?P<f>\w+)\s*\((?!\s*S\s*[,)])", r"(?:->|\.)\s*(?P<f>\w+)\s*\((?!\s*S\s*[,)])")
+    before = ("static PyObject *helper(PyObject *o) { return PyNumber_Negative(o); }\n"
+              "static long g(PyObject *o) { return PyLong_AsLong(helper(o)); }\n")
+    after = ("static PyObject *helper(PyObject *o) { return PyNumber_Negative(o); }\n"
+             "static long g(PyObject *o) { return PyLong_AsLong(helper(S, o)); }\n")
+
+    def apply(self, unit):
+        p = unit.project
+        code, text = unit.masked, unit.text
+        edits = source.Edits()
+        for ctx in _common.function_contexts(unit, with_locals=False):
+            if ctx.role is not None and not ctx.role.state:
+                continue
+            b0, b1 = ctx.body
+            for m in regex.finditer(self.patterns[0], code, pos=b0, endpos=b1):
+                name = m.group("f")
+                if not p.needs_state(unit.path, name):
+                    continue
+                info = p.function(unit.path, name)
+                if info is not None and info.role is not None and info.role.is_entry:
+                    unit.leftover(m.start(), f"direct call of entry point {name}: it now takes an "
+                                  "argument array and returns a push count (pop the result with "
+                                  "Cystck_Pop)", self.name)
+                self._insert(code, m, edits)
+                if info is not None and info.handle_positions:
+                    _null_handle_args(code, m.end() - 1, info.handle_positions, edits)
+            for m in regex.finditer(self.patterns[1], code, pos=b0, endpos=b1):
+                if m.group("f") in p.state_fields:
+                    self._insert(code, m, edits)
+        # macros calling helpers: a macro uses the S of the function that
+        # expands it, like the API calls inside it
+        for m in regex.finditer(r"^[ \t]*#[ \t]*define[ \t]+\w+(?:\([^)]*\))?(?:[^\n\\]|\\.|\\\n)*", code, regex.M):
+            head = regex.match(r"[ \t]*#[ \t]*define[ \t]+\w+", code[m.start():m.end()]).end() + m.start()
+            for c in regex.finditer(self.patterns[0], code, pos=head, endpos=m.end()):
+                if p.needs_state(unit.path, c.group("f")):
+                    self._insert(code, c, edits)
+        if edits:
+            unit.apply(edits)
+        return edits.applied
+
+    @staticmethod
+    def _insert(code, m, edits):
+        open_at = m.end() - 1
+        while code[open_at] != "(":
+            open_at -= 1
+        empty = regex.match(r"\(\s*\)", code[open_at:])
+        if empty:
+            edits.add(open_at, open_at + empty.end(), "(S)")
+        else:
+            edits.add(open_at + 1, open_at + 1, "S, ")

@@ -1,0 +1,136 @@
+"""Reference counting: the runtime owns every reference, so increments
+disappear and decrements become early releases of handles."""
+import regex
+
+from .. import api, source
+from ..engine import Rule
+from . import _common
+
+
+def _state_bodies(unit):
+    """Body spans of functions that have the state (not destructors or
+    traverse functions, which run without a frame)."""
+    for f in unit.functions():
+        if not f.is_definition:
+            continue
+        role = unit.project.role(f.name)
+        if role is not None and not role.state:
+            continue
+        yield f.body
+
+
+def _remove_statement(text, masked, start, end, edits):
+    if _common.in_unbraced_body(masked, start):
+        edits.add(start, end, ";")
+    else:
+        edits.add(*_common.statement_line_span(text, start, end), "")
+
+
+class IncRef(Rule):
+    """``Py_INCREF(x);`` and ``Py_XINCREF(x);`` are removed: a handle keeps
+    its object alive for the whole call, and functions that store a value
+    (fields, references, containers) take their own reference."""
+    name = "incref"
+    precedence = 600
+    patterns = (r"\bPy_X?INCREF\s*" + _common.PAREN + r"\s*;",)
+    before = "static PyObject *f(PyObject *o)\n{\n    Py_INCREF(o);\n    return o;\n}\n"
+    after = "static PyObject *f(PyObject *o)\n{\n    return o;\n}\n"
+
+    def apply(self, unit):
+        edits = source.Edits()
+        for b0, b1 in _state_bodies(unit):
+            for m in regex.finditer(self.patterns[0], unit.masked, pos=b0, endpos=b1):
+                _remove_statement(unit.text, unit.masked, m.start(), m.end(), edits)
+        if edits:
+            unit.apply(edits)
+        return edits.applied
+
+
+class DecRef(Rule):
+    """``Py_DECREF(x)`` and ``Py_XDECREF(x)`` become ``Cystck_Drop(S, x)``:
+    an early release of an owned handle (a no-op on arguments and constants,
+    and null-safe).  Leaving them out would also be correct; keeping them
+    keeps loops flat."""
+    name = "decref"
+    precedence = 610
+    patterns = (r"\bPy_X?DECREF\s*\(",)
+    before = "static void f(PyObject *o)\n{\n    Py_XDECREF(o);\n}\n"
+    after = "static void f(PyObject *o)\n{\n    Cystck_Drop(S, o);\n}\n"
+
+    def apply(self, unit):
+        n = 0
+        for b0, b1 in list(_state_bodies(unit))[::-1]:
+            n += unit.sub(self.patterns[0], lambda m, t: "Cystck_Drop(S, ", span=(b0, b1))
+        return n
+
+
+class Clear(Rule):
+    """``Py_CLEAR(x);`` becomes ``Cystck_Drop(S, x); x = Cystck_NULL;``
+    (braced when it is the body of an ``if``)."""
+    name = "clear"
+    precedence = 620
+    patterns = (r"\bPy_CLEAR\s*" + _common.PAREN + r"\s*;",)
+    before = "static void f(PyObject *o)\n{\n    if (o)\n        Py_CLEAR(o);\n}\n"
+    after = "static void f(PyObject *o)\n{\n    if (o)\n        { Cystck_Drop(S, o); o = Cystck_NULL; }\n}\n"
+
+    def apply(self, unit):
+        edits = source.Edits()
+        for b0, b1 in _state_bodies(unit):
+            for m in regex.finditer(self.patterns[0], unit.masked, pos=b0, endpos=b1):
+                x = unit.text[m.start("p") + 1:m.end("p") - 1].strip()
+                new = f"Cystck_Drop(S, {x}); {x} = Cystck_NULL;"
+                if _common.in_unbraced_body(unit.masked, m.start()):
+                    new = "{ " + new + " }"
+                edits.add(m.start(), m.end(), new)
+        if edits:
+            unit.apply(edits)
+        return edits.applied
+
+
+class NewRef(Rule):
+    """``Py_NewRef(x)`` and ``Py_XNewRef(x)`` become ``x``; where the new
+    reference is handed to a function that consumes it (``PyTuple_SET_ITEM``,
+    ``PyList_SetItem``...) they become ``Cystck_Dup(S, x)`` so that ``x``
+    stays usable.  ``Py_SETREF(a, b)`` releases the old handle after
+    computing the new one."""
+    name = "newref"
+    precedence = 630
+    patterns = (r"\bPy_X?NewRef\s*" + _common.PAREN, r"\bPy_X?SETREF\s*" + _common.PAREN + r"\s*;")
+    before = "static void f(PyObject *t, PyObject *x)\n{\n    PyTuple_SET_ITEM(t, 0, Py_NewRef(x));\n    g(Py_NewRef(x));\n}\n"
+    after = "static void f(PyObject *t, PyObject *x)\n{\n    PyTuple_SET_ITEM(t, 0, Cystck_Dup(S, x));\n    g(x);\n}\n"
+
+    def apply(self, unit):
+        consumers = {f.stock for f in api.table() if f.name in api.consuming() and f.stock}
+        consumers |= set(api.consuming())
+        cons = "|".join(map(regex.escape, sorted(consumers)))
+        edits = source.Edits()
+        code, text = unit.masked, unit.text
+        for b0, b1 in _state_bodies(unit):
+            for m in regex.finditer(self.patterns[0], code, pos=b0, endpos=b1):
+                x = text[m.start("p") + 1:m.end("p") - 1].strip()
+                consumed = regex.search(rf"\b(?:{cons})\s*\([^;]*$", code[b0:m.start()])
+                if consumed and self._is_last_arg(code, b0 + consumed.start(), m.start(), m.end()):
+                    edits.add(m.start(), m.end(), f"Cystck_Dup(S, {x})")
+                else:
+                    edits.add(m.start(), m.end(), x)
+            for m in regex.finditer(self.patterns[1], code, pos=b0, endpos=b1):
+                args = source.split_top(code, m.start("p") + 1, m.end("p") - 1)
+                if len(args) != 2:
+                    continue
+                a, b = (text[s:e].strip() for s, e in args)
+                edits.add(m.start(), m.end(), f"{{ Cystck_Object new_ = {b}; Cystck_Drop(S, {a}); {a} = new_; }}")
+        if edits:
+            unit.apply(edits)
+        return edits.applied
+
+    @staticmethod
+    def _is_last_arg(code, call_start, s, e):
+        open_at = code.index("(", call_start)
+        try:
+            close = source.matching(code, open_at)
+        except source.BraceError:
+            return False
+        if not (open_at < s and e < close):
+            return False
+        last = source.split_top(code, open_at + 1, close - 1)[-1]
+        return code[last[0]:last[1]].strip().startswith(code[s:e].strip()[:8])

@@ -1,0 +1,160 @@
+"""Planning the definitions of method, member and getset tables.
+
+Both the table rules (which rewrite a ``PyMethodDef`` array into
+``CYSTCK_DEF_METH`` lines) and the type rules (which list those definitions
+in a type's ``defines`` array) need the same symbol names; they are decided
+here, once, from the tables of the current text."""
+from dataclasses import dataclass, field
+
+import regex
+
+from .. import cstruct, project as proj, source
+
+MEMBER_TYPES = {
+    "SHORT": "SHORT", "INT": "INT", "LONG": "LONG", "FLOAT": "FLOAT", "DOUBLE": "DOUBLE",
+    "STRING": "STRING", "CHAR": "CHAR", "BYTE": "BYTE", "UBYTE": "UBYTE", "UINT": "UINT",
+    "USHORT": "USHORT", "ULONG": "ULONG", "BOOL": "BOOL", "LONGLONG": "LONGLONG",
+    "ULONGLONG": "ULONGLONG", "PYSSIZET": "SSIZET", "OBJECT_EX": "FIELD", "OBJECT": "FIELD",
+}
+
+CONV_PARAMS = {
+    "CYSTCK_NOARGS": ("Cystck_Object self",),
+    "CYSTCK_O": ("Cystck_Object self", "Cystck_Object arg"),
+    "CYSTCK_VARARGS": ("Cystck_Object self", "const Cystck_Object *args", "Cystck_ssize_t nargs"),
+    "CYSTCK_KEYWORDS": ("Cystck_Object self", "const Cystck_Object *args", "Cystck_ssize_t nargs",
+                        "Cystck_Object kw"),
+}
+
+
+@dataclass
+class Entry:
+    symbol: str
+    code: str                 # the CYSTCK_DEF_* text (and forwarder), or a comment
+    ok: bool = True
+
+
+@dataclass
+class Table:
+    name: str
+    kind: str                 # methods, members, getsets
+    span: tuple               # the whole top-level item
+    entries: list = field(default_factory=list)
+
+
+def _ident(s):
+    return regex.sub(r"\W+", "_", s.strip('"')).strip("_") or "x"
+
+
+def _static_definitions(unit):
+    code = unit.structure
+    out = set()
+    for f in unit.functions():
+        if f.is_definition and regex.search(r"\bstatic\b", code[f.start:f.name_start]):
+            out.add(f.name)
+    return out
+
+
+def plan(unit):
+    """Tables of the current text of ``unit``: name -> Table."""
+    code, text = unit.structure, unit.text
+    statics = _static_definitions(unit)
+    used_impls = set()
+    tables = {}
+    items = source.top_level_items(code)
+
+    def item_span(pos):
+        for s, e in items:
+            if s <= pos < e:
+                return s, e
+        return pos, pos
+
+    for m in proj._DEF_PATTERNS["methods"].finditer(code):
+        t = Table(m.group("name"), "methods", item_span(m.start()))
+        for it in proj.table_items(code, text, m):
+            if not isinstance(it.value, list):
+                continue
+            f = cstruct.fields_of(it.value, proj.METHOD_FIELDS)
+            if "ml_meth" not in f or f["ml_meth"].text in (None, "NULL", "0", "nullptr"):
+                continue
+            t.entries.append(_method_entry(f, statics, used_impls))
+        tables[t.name] = t
+    for m in proj._DEF_PATTERNS["members"].finditer(code):
+        t = Table(m.group("name"), "members", item_span(m.start()))
+        for it in proj.table_items(code, text, m):
+            if isinstance(it.value, list):
+                f = cstruct.fields_of(it.value, proj.MEMBER_FIELDS)
+                if "name" in f and f["name"].text not in ("NULL", "0", "nullptr", None):
+                    t.entries.append(_member_entry(f, t.name))
+        tables[t.name] = t
+    for m in proj._DEF_PATTERNS["getsets"].finditer(code):
+        t = Table(m.group("name"), "getsets", item_span(m.start()))
+        for it in proj.table_items(code, text, m):
+            if isinstance(it.value, list):
+                f = cstruct.fields_of(it.value, proj.GETSET_FIELDS)
+                if "name" in f and f["name"].text not in ("NULL", "0", "nullptr", None):
+                    t.entries.append(_getset_entry(f, t.name))
+        tables[t.name] = t
+    return tables
+
+
+def _doc(f, key):
+    return f[key].text if key in f and f[key].text not in (None, "0") else "NULL"
+
+
+def _method_entry(f, statics, used_impls):
+    func = cstruct.strip_cast(f["ml_meth"].text)
+    flags = f["ml_flags"].text if "ml_flags" in f else "0"
+    pyname = f["ml_name"].text if "ml_name" in f else '""'
+    doc = _doc(f, "ml_doc")
+    role = proj.method_role(flags)
+    if role is None:
+        return Entry("", f"/* cystck-migrate: method {pyname} ({flags.strip()}) has no Cystck "
+                         f"calling convention; not translated */", ok=False)
+    conv = role.detail
+    if func in statics and func not in used_impls:
+        used_impls.add(func)
+        return Entry(f"{func}_def", f"CYSTCK_DEF_METH({func}_def, {pyname}, {func}, {conv}, {doc})")
+    # The implementation is defined in another file, is not static, or is
+    # already registered under another name: CYSTCK_DEF_METH declares its
+    # implementation static and generates one trampoline per implementation,
+    # so the entry goes through a small static forwarder.
+    impl = f"{func}__{_ident(pyname)}"
+    params = CONV_PARAMS[conv]
+    names = ", ".join(["S"] + [p.rsplit(None, 1)[-1].lstrip("*") for p in params])
+    forwarder = (f"static int {impl}(Cystck_State *S, {', '.join(params)})\n"
+                 f"{{\n    return {func}({names});\n}}")
+    return Entry(f"{impl}_def", f"CYSTCK_DEF_METH({impl}_def, {pyname}, {impl}, {conv}, {doc})\n{forwarder}")
+
+
+def _member_entry(f, table):
+    name = f["name"].text
+    mtype = regex.sub(r"^(?:Py_)?T_", "", (f["type"].text if "type" in f else "")).strip()
+    offset = f["offset"].text if "offset" in f else ""
+    flags = f["flags"].text if "flags" in f else "0"
+    doc = _doc(f, "doc")
+    om = regex.match(r"\s*offsetof\s*\(\s*(?:struct\s+)?(\w+)\s*,\s*(\w+)\s*\)\s*$", offset or "")
+    if mtype not in MEMBER_TYPES or not om:
+        return Entry("", f"/* cystck-migrate: member {name} ({mtype}, {offset}) not translated */", ok=False)
+    flags = regex.sub(r"\b(?:Py_)?READONLY\b", "CYSTCK_READONLY", flags)
+    sym = f"{om.group(1)}_{om.group(2)}_member"
+    return Entry(sym, f"CYSTCK_DEF_MEMBER({sym}, {name}, CYSTCK_MEMBER_{MEMBER_TYPES[mtype]}, "
+                      f"{om.group(1)}, {om.group(2)}, {flags}, {doc})")
+
+
+def _getset_entry(f, table):
+    name = f["name"].text
+    get = cstruct.strip_cast(f["get"].text) if "get" in f and f["get"].text not in ("NULL", "0", "nullptr") else None
+    set_ = cstruct.strip_cast(f["set"].text) if "set" in f and f["set"].text not in ("NULL", "0", "nullptr") else None
+    doc = _doc(f, "doc")
+    closure = f["closure"].text if "closure" in f and f["closure"].text else "NULL"
+    if get is None:
+        return Entry("", f"/* cystck-migrate: getset {name} has no getter; not translated */", ok=False)
+    sym = f"{get}_getset"
+    if set_ is None:
+        return Entry(sym, f"CYSTCK_DEF_GET({sym}, {name}, {get}, {doc}, {closure})")
+    return Entry(sym, f"CYSTCK_DEF_GETSET({sym}, {name}, {get}, {set_}, {doc}, {closure})")
+
+
+def defines_array(name, symbols, static=True):
+    refs = "".join(f"    &{s},\n" for s in symbols)
+    return f"{'static ' if static else ''}CystckDef *{name}[] = {{\n{refs}    NULL\n}};"

@@ -1,0 +1,596 @@
+"""Custom types: instance structs, static ``PyTypeObject``s and
+``PyType_Spec``s, their method/member/getset tables, slot functions with
+native-struct access, deallocation and GC traversal."""
+import regex
+
+from .. import cstruct, project as proj, source
+from ..engine import Rule
+from . import _common, tables
+
+
+class ObjectStruct(Rule):
+    """An instance struct loses its ``PyObject_HEAD`` (the runtime keeps the
+    head before the native struct), its ``PyObject *`` members become
+    ``Cystck_Field`` (visible to the GC through traverse), and the typed
+    accessor ``Name_AsStruct(S, h)`` is declared after it with
+    ``CYSTCK_TYPE_HELPERS``."""
+    name = "object-struct"
+    precedence = 200
+    patterns = (r"(?P<td>typedef\s+)?\bstruct\s*(?P<tag>\w+)?\s*\{", r"^\s*PyObject_(?:VAR_)?HEAD\b[ \t;]*\n?")
+    before = "typedef struct {\n    PyObject_HEAD\n    PyObject *value;\n    long n;\n} Box;\n"
+    after = ("typedef struct {\n    Cystck_Field value;\n    long n;\n} Box;\n"
+             "CYSTCK_TYPE_HELPERS(Box)\n")
+
+    def apply(self, unit):
+        code, text = unit.structure, unit.text
+        edits = source.Edits()
+        n = 0
+        for m in regex.finditer(self.patterns[0], code):
+            open_at = m.end() - 1
+            close = source.matching(code, open_at)
+            head = regex.search(self.patterns[1], code[open_at + 1:close], regex.M)
+            if not head:
+                continue
+            after = regex.match(r"\s*(?P<name>\w+)?\s*;", code[close:])
+            name = after.group("name") if (m.group("td") and after and after.group("name")) else None
+            info = unit.project.types.get(name or m.group("tag") or "")
+            hs = open_at + 1 + head.start()
+            he = open_at + 1 + head.end()
+            token = hs + len(head.group()) - len(head.group().lstrip())
+            line_s = text.rfind("\n", 0, token) + 1
+            if text[line_s:token].strip() == "" and code[he - 1:he] == "\n":
+                edits.add(line_s, he, "")          # the head is alone on its line
+            else:
+                edits.add(token, token + len(head.group().strip()), "")
+            for base, d, span in cstruct.struct_members(code, open_at, close):
+                if info and d.name in info.object_fields:
+                    decl = regex.match(r"\s*(?:const\s+)?(?:struct\s+)?\w+\s*\*\s*", code[span[0]:span[1]])
+                    if decl and "," not in code[span[0]:span[1]]:
+                        edits.add(span[0] + len(decl.group()) - len(decl.group().lstrip()),
+                                  span[0] + decl.end(), "Cystck_Field ")
+                    else:
+                        unit.leftover(span[0], f"member {d.name}: split this declaration so that "
+                                               "it can become a Cystck_Field", self.name)
+            end = close + (after.end() if after else 0)
+            helpers = f"\nCYSTCK_TYPE_HELPERS({name})" if name else \
+                f"\ntypedef struct {m.group('tag')} {m.group('tag')};\nCYSTCK_TYPE_HELPERS({m.group('tag')})"
+            edits.add(end, end, helpers)
+            n += 1
+        if edits:
+            unit.apply(edits)
+        return n
+
+
+class StructMembers(Rule):
+    """``PyObject *`` members of plain structs (encoder contexts, parser
+    states living for one call) become ``Cystck_Object`` handles; members of
+    a module-state struct become ``Cystck_Ref`` because they outlive the
+    call."""
+    name = "struct-members"
+    precedence = 210
+    patterns = (r"\bstruct\s*\w*\s*\{",)
+    before = "typedef struct {\n    PyObject *dict;\n    int n;\n} Ctx;\nstatic void f(Ctx *c) { g(c->dict); }\n"
+    after = "typedef struct {\n    Cystck_Object dict;\n    int n;\n} Ctx;\nstatic void f(Ctx *c) { g(c->dict); }\n"
+
+    def apply(self, unit):
+        p = unit.project
+        if not p.handle_fields and not p.ref_fields:
+            return 0
+        code = unit.structure
+        edits = source.Edits()
+        for m in regex.finditer(r"(?:typedef\s+)?\b(?:struct|union)\s*(?P<tag>\w+)?\s*\{", code):
+            open_at = m.end() - 1
+            close = source.matching(code, open_at)
+            if regex.search(r"^\s*PyObject_(?:VAR_)?HEAD\b", code[open_at + 1:close], regex.M):
+                continue
+            if m.start() > 0 and regex.search(r"\b(?:struct|union)\s*\w*\s*\{[^{}]*$", code[:m.start()]):
+                continue   # nested: handled with its parent
+            for base, d, span in cstruct.struct_members(code, open_at, close):
+                if d.name not in p.handle_fields and d.name not in p.ref_fields:
+                    continue
+                if not regex.fullmatch(r"\s*(?:const\s+)?" + proj.OBJECT_TYPES, base) or d.pointer != "*":
+                    continue
+                decl = regex.match(r"\s*(?:const\s+)?" + proj.OBJECT_TYPES + r"\s*\*\s*", code[span[0]:span[1]])
+                if decl and "," not in code[span[0]:span[1]]:
+                    new = "Cystck_Ref " if d.name in p.ref_fields else "Cystck_Object "
+                    edits.add(span[0] + len(decl.group()) - len(decl.group().lstrip()), span[0] + decl.end(), new)
+        if edits:
+            unit.apply(edits)
+        return edits.applied
+
+
+def _slot_defs(unit, owner, slot_values, where):
+    """CYSTCK_DEF_SLOT lines for {slot: function}; returns (lines, symbols)."""
+    lines, symbols = [], []
+    for slot, value in slot_values:
+        func = cstruct.strip_cast(value)
+        if func in ("NULL", "0", ""):
+            continue
+        if func in ("PyType_GenericNew", "PyType_GenericAlloc", "PyObject_Del", "PyObject_GC_Del",
+                    "PyObject_Free", "PyObject_GenericGetAttr", "PyObject_GenericSetAttr"):
+            continue      # the runtime's defaults do the same
+        role = proj.slot_role(slot)
+        if role is None or not regex.fullmatch(r"[A-Za-z_]\w*", func) or func.startswith("Py"):
+            unit.leftover(where, f"slot {slot} = {func} has no Cystck counterpart", "type-object")
+            continue
+        if role.kind == "dropped":
+            continue
+        sym = f"{owner}_{slot}"
+        if role.kind == "destroy":
+            lines.append(f"CYSTCK_DEF_DESTROY({sym}, {func})")
+        else:
+            lines.append(f"CYSTCK_DEF_SLOT({sym}, {slot}, {func})")
+        symbols.append(sym)
+    return lines, symbols
+
+
+def _flags(unit, text, where):
+    flags = [f.strip() for f in regex.split(r"\|", text or "0") if f.strip()]
+    out = []
+    for f in flags:
+        if f in ("Py_TPFLAGS_DEFAULT", "Py_TPFLAGS_HAVE_GC", "0", "Py_TPFLAGS_HAVE_VERSION_TAG"):
+            continue
+        if f == "Py_TPFLAGS_BASETYPE":
+            out.append("CYSTCK_TPFLAGS_BASETYPE")
+        else:
+            unit.leftover(where, f"type flag {f} kept as is: Cystck defines no counterpart", "type-object")
+            out.append(f)
+    return " | ".join(out) or "0"
+
+
+def _table_symbols(unit, planned, table_name, where):
+    t = planned.get(table_name)
+    if t is None:
+        unit.leftover(where, f"table {table_name} is not in this file: list its definitions by hand",
+                      "type-object")
+        return []
+    return [e.symbol for e in t.entries if e.ok]
+
+
+class TypeObject(Rule):
+    """A static ``PyTypeObject`` (with its number/sequence/mapping tables)
+    becomes ``CYSTCK_DEF_SLOT``/``CYSTCK_DEF_DESTROY`` definitions, a
+    ``defines`` array that also lists the type's methods, members and
+    getsets, and a ``CystckType_Spec`` named ``<type>_spec``.  The type
+    variable itself becomes a ``static Cystck_Ref`` filled by the init
+    function (see the ``type-ready`` rule).  ``tp_clear``, ``tp_alloc`` and
+    ``tp_free`` are dropped: the runtime clears fields through traverse and
+    allocates and frees instances itself."""
+    name = "type-object"
+    precedence = 300
+    patterns = (r"\bPyTypeObject\s+(?P<name>\w+)\s*=\s*\{", r"\bPyTypeObject\s+(?P<name>\w+)\s*;")
+    before = ('typedef struct { long n; } Box;\nstatic PyTypeObject BoxType;\n'
+              'static PyTypeObject BoxType = {\n    PyVarObject_HEAD_INIT(NULL, 0)\n    .tp_name = "m.Box",\n'
+              '    .tp_basicsize = sizeof(Box),\n    .tp_flags = Py_TPFLAGS_DEFAULT,\n    .tp_repr = Box_repr,\n};\n')
+    after = ('typedef struct { long n; } Box;\nstatic Cystck_Ref BoxType;\n'
+             'CYSTCK_DEF_SLOT(BoxType_tp_repr, tp_repr, Box_repr)\n'
+             'static CystckDef *BoxType_defines[] = {\n    &BoxType_tp_repr,\n    NULL\n};\n'
+             'static CystckType_Spec BoxType_spec = {\n    "m.Box",\n    sizeof(Box),\n    0,\n    0,\n'
+             '    BoxType_defines,\n    NULL\n};\n')
+
+    def apply(self, unit):
+        code, text = unit.structure, unit.text
+        defs = list(regex.finditer(self.patterns[0], code))
+        if not defs:
+            return 0
+        planned = tables.plan(unit)
+        items = source.top_level_items(code)
+        subtables = {}
+        for m in proj._DEF_PATTERNS["subtable"].finditer(code):
+            span = next(((s, e) for s, e in items if s <= m.start() < e), None)
+            order = proj.SUBTABLES[m.group("kind")]
+            subtables[m.group("name")] = (span, cstruct.fields_of(proj.table_items(code, text, m), order))
+        forward = {m.group("name"): m for m in regex.finditer(self.patterns[1], code)}
+        edits = source.Edits()
+        for name, m in forward.items():
+            edits.add(m.start(), m.end(), f"Cystck_Ref {name};")
+        for m in defs:
+            name = m.group("name")
+            span = next(((s, e) for s, e in items if s <= m.start() < e), None)
+            f = cstruct.fields_of(proj.table_items(code, text, m), proj.TYPE_FIELDS)
+            slot_values, symbols, removed = [], [], []
+            for key, it in f.items():
+                if key.startswith("tp_as_") and it.text:
+                    sub = regex.sub(r"^&\s*", "", it.text.strip())
+                    if sub in subtables:
+                        sspan, sf = subtables[sub]
+                        slot_values += [(k, v.text) for k, v in sf.items() if v.text]
+                        removed.append(sspan)
+                    elif it.text not in ("NULL", "0", "nullptr"):
+                        unit.leftover(m.start(), f"{key} = {it.text}: table not found", self.name)
+                elif key in ("tp_methods", "tp_members", "tp_getset") and it.text not in (None, "NULL", "0", "nullptr"):
+                    symbols += _table_symbols(unit, planned, it.text.strip(), m.start())
+                elif key in ("tp_dictoffset", "tp_weaklistoffset", "tp_vectorcall_offset",
+                             "tp_getattr", "tp_setattr", "tp_descr_get", "tp_descr_set", "tp_is_gc",
+                             "tp_as_buffer", "tp_vectorcall", "tp_as_async") \
+                        and it.text not in (None, "NULL", "0", "nullptr"):
+                    unit.leftover(m.start(), f"{key} = {it.text}: no Cystck counterpart", self.name)
+                elif key.startswith("tp_") and key not in ("tp_name", "tp_basicsize", "tp_itemsize",
+                                                            "tp_flags", "tp_doc", "tp_base"):
+                    slot_values.append((key, it.text))
+            lines, slot_syms = _slot_defs(unit, name, slot_values, m.start())
+            out = lines + [tables.defines_array(f"{name}_defines", slot_syms + symbols)]
+            static = "static " if regex.search(r"\bstatic\b", code[span[0]:m.start()]) else ""
+            if name not in forward:
+                out.append(f"{static}Cystck_Ref {name};")
+            fields = [f[k].text if k in f and f[k].text else d for k, d in
+                      (("tp_name", '""'), ("tp_basicsize", "0"), ("tp_itemsize", "0"))]
+            fields.append(_flags(unit, f["tp_flags"].text if "tp_flags" in f else "0", m.start()))
+            fields.append(f"{name}_defines")
+            fields.append(f["tp_doc"].text if "tp_doc" in f and f["tp_doc"].text else "NULL")
+            body = ",\n".join("    " + x for x in fields)
+            out.append(f"static CystckType_Spec {name}_spec = {{\n{body}\n}};")
+            edits.add(span[0] + len(code[span[0]:span[1]]) - len(code[span[0]:span[1]].lstrip()),
+                      span[1], "\n".join(out))
+            for s, e in removed:
+                edits.add(*_common.statement_line_span(text, s + len(code[s:e]) - len(code[s:e].lstrip()), e), "")
+        unit.apply(edits)
+        return len(defs)
+
+
+class TypeSpec(Rule):
+    """A ``PyType_Slot`` array becomes ``CYSTCK_DEF_SLOT`` definitions and a
+    ``CystckDef *`` array of the same name (listing the methods, members and
+    getsets named by ``Py_tp_methods``...); a ``PyType_Spec`` becomes a
+    ``CystckType_Spec`` (``Py_tp_doc`` moves into it)."""
+    name = "type-spec"
+    precedence = 305
+    patterns = (r"\bPyType_Slot\s+(?P<name>\w+)\s*\[[^\]]*\]\s*=\s*\{", r"\bPyType_Spec\s+(?P<name>\w+)\s*=\s*\{")
+    before = ('static PyType_Slot Box_slots[] = {\n    {Py_tp_repr, Box_repr},\n    {Py_tp_doc, "a box"},\n'
+              '    {0, NULL}\n};\nstatic PyType_Spec Box_spec = {"m.Box", sizeof(Box), 0, Py_TPFLAGS_DEFAULT, Box_slots};\n')
+    after = ('CYSTCK_DEF_SLOT(Box_slots_tp_repr, tp_repr, Box_repr)\n'
+             'static CystckDef *Box_slots[] = {\n    &Box_slots_tp_repr,\n    NULL\n};\n'
+             'static CystckType_Spec Box_spec = {"m.Box", sizeof(Box), 0, 0, Box_slots, "a box"};\n')
+
+    def apply(self, unit):
+        code, text = unit.structure, unit.text
+        slot_arrays = list(regex.finditer(self.patterns[0], code))
+        specs = list(regex.finditer(self.patterns[1], code))
+        if not slot_arrays and not specs:
+            return 0
+        planned = tables.plan(unit)
+        items = source.top_level_items(code)
+        docs = {}
+        edits = source.Edits()
+        for m in slot_arrays:
+            name = m.group("name")
+            span = next(((s, e) for s, e in items if s <= m.start() < e), None)
+            values, symbols = [], []
+            for it in proj.table_items(code, text, m):
+                if not isinstance(it.value, list):
+                    continue
+                f = cstruct.fields_of(it.value, proj.SLOT_FIELDS)
+                if "slot" not in f or not f["slot"].text or f["slot"].text.strip() == "0":
+                    continue
+                slot = f["slot"].text.strip().replace("Py_", "", 1)
+                value = f["pfunc"].text if "pfunc" in f else ""
+                if slot == "tp_doc":
+                    docs[name] = value
+                elif slot in ("tp_methods", "tp_members", "tp_getset"):
+                    symbols += _table_symbols(unit, planned, cstruct.strip_cast(value), m.start())
+                else:
+                    values.append((slot, value))
+            lines, slot_syms = _slot_defs(unit, name, values, m.start())
+            static = "static " if regex.search(r"\bstatic\b", code[span[0]:m.start()]) else ""
+            lines.append(tables.defines_array(name, slot_syms + symbols, static=bool(static)))
+            edits.add(span[0] + len(code[span[0]:span[1]]) - len(code[span[0]:span[1]].lstrip()),
+                      span[1], "\n".join(lines))
+        for m in specs:
+            items_ = proj.table_items(code, text, m)
+            f = cstruct.fields_of(items_, proj.SPEC_FIELDS)
+            slots = f["slots"].text.strip() if "slots" in f and f["slots"].text else "NULL"
+            vals = [f[k].text if k in f and f[k].text else "0" for k in ("name", "basicsize", "itemsize")]
+            vals.append(_flags(unit, f["flags"].text if "flags" in f else "0", m.start()))
+            vals.append(slots)
+            vals.append(docs.get(slots, "NULL"))
+            open_at = m.end() - 1
+            close = source.matching(code, open_at)
+            head = text[m.start():open_at].replace("PyType_Spec", "CystckType_Spec", 1)
+            multiline = "\n" in text[open_at:close]
+            body = (",\n".join("    " + v for v in vals) + "\n") if multiline else ", ".join(vals)
+            edits.add(m.start(), close, f"{head}{{{chr(10) if multiline else ''}{body}}}")
+        unit.apply(edits)
+        return len(slot_arrays) + len(specs)
+
+
+class MethodTable(Rule):
+    """A ``PyMethodDef`` array becomes one ``CYSTCK_DEF_METH(fn_def, "name",
+    fn, CYSTCK_<CONV>, doc)`` per entry (the convention from the flags:
+    METH_NOARGS, METH_O, METH_VARARGS/METH_FASTCALL -> CYSTCK_VARARGS, with
+    METH_KEYWORDS -> CYSTCK_KEYWORDS) and, for module tables, a
+    ``static CystckDef *name[]`` array.  Member and getset tables become
+    ``CYSTCK_DEF_MEMBER``/``CYSTCK_DEF_GET(SET)`` lines the same way."""
+    name = "method-table"
+    precedence = 310
+    patterns = (proj._DEF_PATTERNS["methods"].pattern, proj._DEF_PATTERNS["members"].pattern,
+                proj._DEF_PATTERNS["getsets"].pattern)
+    before = ('static PyObject *f(PyObject *self, PyObject *args) { return NULL; }\n'
+              'static PyMethodDef methods[] = {\n    {"f", (PyCFunction)f, METH_VARARGS, "doc"},\n'
+              '    {NULL, NULL, 0, NULL}\n};\n')
+    after = ('static PyObject *f(PyObject *self, PyObject *args) { return NULL; }\n'
+             'CYSTCK_DEF_METH(f_def, "f", f, CYSTCK_VARARGS, "doc")\n'
+             'static CystckDef *methods[] = {\n    &f_def,\n    NULL\n};\n')
+
+    def apply(self, unit):
+        planned = tables.plan(unit)
+        if not planned:
+            return 0
+        code, text = unit.structure, unit.text
+        edits = source.Edits()
+        n = 0
+        for t in planned.values():
+            s, e = t.span
+            s += len(code[s:e]) - len(code[s:e].lstrip())
+            lines = [entry.code for entry in t.entries]
+            for entry in t.entries:
+                if not entry.ok:
+                    unit.leftover(s, entry.code.strip("/* ").rstrip(" */"), self.name)
+            if t.kind == "methods" and t.name not in unit.project.type_tables:
+                static = bool(regex.search(r"\bstatic\b", code[s:e].split("=")[0]))
+                lines.append(tables.defines_array(t.name, [x.symbol for x in t.entries if x.ok], static))
+            edits.add(s, e, "\n".join(lines))
+            n += len(t.entries)
+        unit.apply(edits)
+        return n
+
+
+class DestroyTraverse(Rule):
+    """Deallocators become Cystck destructors ``void f(void *data)`` and
+    traverse functions take the native struct: ``Py_VISIT(self->x)`` becomes
+    ``Cystck_VISIT(&self->x)``.  In destructors the freeing of the object
+    (``tp_free``, ``PyObject_Del``), GC untracking and the releasing of
+    object members are removed: the runtime does them after the destructor
+    has released native resources.  ``tp_clear`` functions and module
+    traverse/clear/free hooks are removed; the runtime clears fields through
+    traverse."""
+    name = "destroy-traverse"
+    precedence = 370
+    patterns = (r"\bPy_VISIT\s*" + _common.PAREN + r"\s*;",
+                r"\b(?:Py_TYPE\s*\([^()]*\)\s*->\s*tp_free|PyObject_(?:GC_)?Del|PyObject_Free"
+                r"|PyObject_GC_UnTrack|Py_X?DECREF|Py_CLEAR|Py_TRASHCAN_\w+|\w+->tp_free)\s*" + _common.PAREN + r"\s*;")
+    before = ("typedef struct { PyObject_HEAD PyObject *v; double *buf; } Box;\n"
+              "static void Box_dealloc(Box *self)\n{\n    PyObject_GC_UnTrack(self);\n    free(self->buf);\n"
+              "    Py_XDECREF(self->v);\n    Py_TYPE(self)->tp_free((PyObject *)self);\n}\n"
+              "static int Box_traverse(Box *self, visitproc visit, void *arg)\n{\n"
+              "    Py_VISIT(self->v);\n    return 0;\n}\n"
+              "static PyTypeObject BoxType = {PyVarObject_HEAD_INIT(NULL, 0) .tp_dealloc = (destructor)Box_dealloc,"
+              " .tp_traverse = (traverseproc)Box_traverse};\n")
+    after = ("typedef struct { PyObject_HEAD PyObject *v; double *buf; } Box;\n"
+             "static void Box_dealloc(void *data)\n{\n    Box *self = (Box *)data;\n    free(self->buf);\n}\n"
+             "static int Box_traverse(void *data, Cystck_visitproc visit, void *arg)\n{\n"
+             "    Box *self = (Box *)data;\n    Cystck_VISIT(&self->v);\n    return 0;\n}\n"
+             "static PyTypeObject BoxType = {PyVarObject_HEAD_INIT(NULL, 0) .tp_dealloc = (destructor)Box_dealloc,"
+             " .tp_traverse = (traverseproc)Box_traverse};\n")
+
+    def apply(self, unit):
+        p = unit.project
+        code, text = unit.structure, unit.text
+        edits = source.Edits()
+        n = 0
+        for f in unit.functions():
+            role = p.role(f.name)
+            if role is None or role.kind not in ("destroy", "traverse", "dropped"):
+                continue
+            if role.kind == "dropped":
+                if role.detail in ("tp_free", "tp_alloc"):
+                    continue
+                s = f.start
+                edits.add(*_common.statement_line_span(text, s, f.end), "")
+                if f.is_definition:
+                    unit.note("removed", s, f"{f.name} ({role.detail}) removed: the Cystck runtime "
+                              "clears object fields through traverse", self.name)
+                n += 1
+                continue
+            params = _common.parse_params(code, *f.params)
+            if not params or params[0].base == "void":
+                continue            # already translated
+            first = params[0]
+            struct = _common.struct_name(first.base, p.custom_structs)
+            if role.kind == "destroy":
+                new_params = "void *data" if struct else f"void *{first.name}"
+            else:
+                rest = [text[q.span[0]:q.span[1]].strip() for q in params[1:]]
+                rest = [regex.sub(r"\bvisitproc\b", "Cystck_visitproc", r) for r in rest]
+                new_params = ", ".join(["void *data" if struct else f"void *{first.name}"] + rest)
+            edits.add(f.params[0], f.params[1], new_params)
+            n += 1
+            if not f.is_definition:
+                continue
+            b0, b1 = f.body
+            if struct:
+                indent = self._indent(text, b0, b1)
+                edits.add(b0 + 1, b0 + 1, f"\n{indent}{struct} *{first.name} = ({struct} *)data;")
+            for m in regex.finditer(self.patterns[0], code, pos=b0, endpos=b1):
+                inner = text[m.start("p") + 1:m.end("p") - 1].strip()
+                if regex.match(r"Py_TYPE\b", inner):
+                    edits.add(*_common.statement_line_span(text, m.start(), m.end()), "")
+                else:
+                    edits.add(m.start(), m.end(), f"Cystck_VISIT(&{inner});")
+            if role.kind == "destroy":
+                for m in regex.finditer(self.patterns[1], code, pos=b0, endpos=b1):
+                    inner = text[m.start("p") + 1:m.end("p") - 1]
+                    if regex.match(r"\s*Py_X?DECREF|\s*Py_CLEAR", code[m.start():m.end()]) and \
+                            "->" not in inner and "." not in inner:
+                        continue      # a local, not a member: leave it for a human
+                    if _common.in_unbraced_body(code, m.start()):
+                        edits.add(m.start(), m.end(), ";")
+                    else:
+                        edits.add(*_common.statement_line_span(text, m.start(), m.end()), "")
+                for m in regex.finditer(r"\b(\w+)\s*\(\s*\(\s*PyObject\s*\*\s*\)\s*\w+\s*\)\s*;|\b(\w+)\s*\(\s*\w+\s*\)\s*;",
+                                        code, pos=b0, endpos=b1):
+                    callee = m.group(1) or m.group(2)
+                    r = p.role(callee)
+                    if r is not None and r.kind == "dropped":
+                        edits.add(*_common.statement_line_span(text, m.start(), m.end()), "")
+        if edits:
+            unit.apply(edits)
+        return n
+
+    @staticmethod
+    def _indent(text, b0, b1):
+        m = regex.search(r"\n([ \t]+)\S", text[b0:b1])
+        return m.group(1) if m else "    "
+
+
+class StructAccess(Rule):
+    """Access to the native struct of a custom-type handle goes through the
+    typed accessor: ``self->n`` (``self`` a ``Foo *``) and ``((Foo *)o)->n``
+    become ``Foo_AsStruct(S, self)->n``.  Object members are fields:
+    ``self->v = x;`` becomes ``CystckField_Store(S, self,
+    &Foo_AsStruct(S, self)->v, x);``, reads become ``CystckField_Load``,
+    NULL tests ``CystckField_IsNull``, and reference counting on them
+    disappears (the store keeps the reference)."""
+    name = "struct-access"
+    precedence = 380
+    patterns = (r"\(\s*\(\s*(?:struct\s+)?(?P<t>\w+)\s*\*\s*\)\s*(?P<h>\w+)\s*\)\s*->",
+                r"(?<![\w.>])(?P<h>\w+)\s*->\s*(?P<f>\w+)")
+    before = ("typedef struct { PyObject_HEAD PyObject *v; long n; } Box;\n"
+              "static PyObject *get(Box *self, PyObject *x)\n{\n    self->n++;\n"
+              "    Py_XDECREF(self->v);\n    self->v = x;\n    return self->v;\n}\n")
+    after = ("typedef struct { PyObject_HEAD PyObject *v; long n; } Box;\n"
+             "static PyObject *get(Box *self, PyObject *x)\n{\n    Box_AsStruct(S, self)->n++;\n"
+             "    CystckField_Store(S, self, &Box_AsStruct(S, self)->v, x);\n"
+             "    return CystckField_Load(S, self, Box_AsStruct(S, self)->v);\n}\n")
+
+    def apply(self, unit):
+        p = unit.project
+        if not p.types:
+            return 0
+        code, text = unit.masked, unit.text
+        edits = source.Edits()
+        for ctx in _common.function_contexts(unit):
+            if ctx.role is not None and not ctx.role.state:
+                continue
+            b0, b1 = ctx.body
+            # ((Foo *)h)->  ->  Foo_AsStruct(S, h)->
+            for m in regex.finditer(self.patterns[0], code, pos=b0, endpos=b1):
+                t = m.group("t")
+                if t in p.types:
+                    s = p.types[t].struct
+                    self._access(unit, code, text, m, m.group("h"), s, edits, b1,
+                                 prefix=f"{s}_AsStruct(S, {m.group('h')})->", start=m.start())
+            for m in regex.finditer(self.patterns[1], code, pos=b0, endpos=b1):
+                h = m.group("h")
+                if h not in ctx.typed:
+                    continue
+                s = p.types[ctx.typed[h]].struct
+                arrow = code.index("->", m.start())
+                self._access(unit, code, text, m, h, s, edits, b1,
+                             prefix=f"{s}_AsStruct(S, {h})->", start=m.start(), field_at=arrow + 2)
+        if edits:
+            unit.apply(edits)
+        return edits.applied
+
+    def _access(self, unit, code, text, m, h, struct, edits, b1, prefix, start, field_at=None):
+        info = unit.project.types.get(struct)
+        end_arrow = m.end() if field_at is None else field_at
+        fm = regex.match(r"\s*(\w+)", code[end_arrow:])
+        if not fm:
+            return
+        fname = fm.group(1)
+        fend = end_arrow + fm.end()
+        if info is None or fname not in info.object_fields:
+            edits.add(start, end_arrow, prefix)
+            return
+        field_expr = f"{prefix}{fname}"
+        before = code[:start]
+        after = code[fend:fend + 200]
+        # Py_INCREF/Py_DECREF/Py_XDECREF(self->v);  -> nothing
+        rc = regex.search(r"\bPy_X?(?:INC|DEC)REF\s*\(\s*$", before[-40:])
+        if rc and regex.match(r"\s*\)\s*;", after):
+            ws = start - (len(before[-40:]) - rc.start())
+            we = fend + regex.match(r"\s*\)\s*;", after).end()
+            edits.add(*_common.statement_line_span(text, ws, we), "")
+            return
+        cl = regex.search(r"\bPy_CLEAR\s*\(\s*$", before[-40:])
+        if cl and regex.match(r"\s*\)\s*;", after):
+            ws = start - (len(before[-40:]) - cl.start())
+            we = fend + regex.match(r"\s*\)\s*;", after).end()
+            edits.add(ws, we, f"CystckField_Store(S, {h}, &{field_expr}, Cystck_NULL);")
+            return
+        # self->v = expr;
+        asg = regex.match(r"\s*=(?!=)\s*(?P<e>[^;]+?)\s*;", after)
+        if asg:
+            # only the assignment around the value is rewritten, so that
+            # accesses inside the value are translated by their own matches
+            e0, e1 = fend + asg.start("e"), fend + asg.end("e")
+            edits.add(start, e0, f"CystckField_Store(S, {h}, &{field_expr}, ")
+            if text[e0:e1].strip() in ("NULL", "0", "nullptr"):
+                edits.add(e0, e1, "Cystck_NULL")
+            edits.add(e1, e1, ")")
+            return
+        # self->v == NULL, !self->v
+        null = regex.match(r"\s*(==|!=)\s*(?:NULL|0|nullptr)\b", after)
+        if null:
+            neg = "!" if null.group(1) == "!=" else ""
+            edits.add(start, fend + null.end(), f"{neg}CystckField_IsNull({field_expr})")
+            return
+        if before.endswith("&") or regex.search(r"&\s*$", before[-5:]):
+            edits.add(start, end_arrow, prefix)
+            return
+        if regex.search(r"!\s*$", before[-3:]):
+            bang = before.rstrip().rfind("!")
+            edits.add(bang, fend, f"CystckField_IsNull({field_expr})")
+            return
+        edits.add(start, fend, f"CystckField_Load(S, {h}, {field_expr})")
+
+
+class ObjectNew(Rule):
+    """Instance allocation goes through the runtime: ``PyObject_New(Foo,
+    &FooType)``, ``PyObject_GC_New`` and ``type->tp_alloc(type, 0)`` become
+    ``Cystck_New(S, type, NULL)``; ``PyType_GenericNew(type, args, kw)``
+    becomes ``CystckType_GenericNew(S, type)``; ``PyObject_GC_Track`` is
+    dropped (the runtime tracks GC instances)."""
+    name = "object-new"
+    precedence = 640
+    patterns = (r"\bPyObject_(?:GC_)?New(?:Var)?\s*\(\s*(?:struct\s+)?\w+\s*,\s*(?P<t>[^,()]+(?:\([^()]*\))?)\s*(?:,[^()]*)?\)",
+                r"(?P<t>\w+)\s*->\s*tp_alloc\s*\(\s*(?P=t)\s*,[^()]*\)",
+                r"\bPyType_GenericAlloc\s*\(\s*(?P<t>[^,()]+?)\s*,[^()]*\)",
+                r"\bPyType_GenericNew\s*\(\s*(?P<t>\w+)\s*,[^()]*\)",
+                r"^[ \t]*PyObject_GC_Track\s*" + _common.PAREN + r"\s*;[ \t]*\n?")
+    before = "static PyObject *f(PyTypeObject *type) { Box *b = PyObject_New(Box, &BoxType); return type->tp_alloc(type, 0); }\n"
+    after = "static PyObject *f(PyTypeObject *type) { Box *b = Cystck_New(S, &BoxType, NULL); return Cystck_New(S, type, NULL); }\n"
+
+    def apply(self, unit):
+        n = 0
+        for pat in self.patterns[:3]:
+            n += unit.sub(pat, lambda m, t: f"Cystck_New(S, {t[m.start('t'):m.end('t')].strip()}, NULL)")
+        n += unit.sub(self.patterns[3], lambda m, t: f"CystckType_GenericNew(S, {m.group('t')})")
+        n += unit.sub(self.patterns[4], lambda m, t: "", regex.M)
+        return n
+
+
+class TypeReady(Rule):
+    """Types are created from their spec in the init function and kept in
+    their ``Cystck_Ref``: ``PyType_Ready(&FooType) < 0`` becomes ``(FooType
+    = Cystck_ref(S, CystckType_FromSpec(S, &FooType_spec, base))) == NULL``;
+    ``PyType_FromSpec(&spec)`` and ``PyType_FromSpecWithBases(&spec, b)``
+    become ``CystckType_FromSpec(S, &spec, Cystck_NULL / b)``;
+    ``PyModule_AddType(m, &FooType)`` adds ``Cystck_deref(S, FooType)``."""
+    name = "type-ready"
+    precedence = 645
+    patterns = (r"\bPyType_Ready\s*\(\s*(?:\(\s*PyTypeObject\s*\*\s*\)\s*)?&\s*(?P<t>\w+)\s*\)(?P<cmp>\s*<\s*0)?",
+                r"\bPyType_FromSpec\s*\(\s*(?P<s>[^()]+?)\s*\)",
+                r"\bPyType_FromSpecWithBases\s*\(\s*(?P<s>[^(),]+?)\s*,",
+                r"\bPyType_FromModuleAndSpec\s*\(\s*[^(),]+,\s*(?P<s>[^(),]+?)\s*,\s*(?P<b>[^()]+?)\s*\)",
+                r"\bPyModule_AddType\s*\(\s*(?P<m>[^(),]+?)\s*,\s*(?:\(\s*PyTypeObject\s*\*\s*\)\s*)?&\s*(?P<t>\w+)\s*\)")
+    before = "static int init(PyObject *m) { if (PyType_Ready(&BoxType) < 0) return -1; return PyModule_AddType(m, &BoxType); }\n"
+    after = ("static int init(PyObject *m) { if ((BoxType = Cystck_ref(S, CystckType_FromSpec(S, &BoxType_spec, Cystck_NULL))) == NULL) return -1;"
+             " return CystckModule_AddType(S, m, Cystck_deref(S, BoxType)); }\n")
+
+    def apply(self, unit):
+        bases = unit.project.type_bases
+
+        def ready(m, text):
+            t = m.group("t")
+            base = f"Cystck_deref(S, {bases[t]})" if t in bases else "Cystck_NULL"
+            assign = f"({t} = Cystck_ref(S, CystckType_FromSpec(S, &{t}_spec, {base})))"
+            return f"{assign} == NULL" if m.group("cmp") else f"({assign} == NULL ? -1 : 0)"
+        n = unit.sub(self.patterns[0], ready)
+        n += unit.sub(self.patterns[1], lambda m, t: f"CystckType_FromSpec(S, {t[m.start('s'):m.end('s')]}, Cystck_NULL)")
+        n += unit.sub(self.patterns[2], lambda m, t: f"CystckType_FromSpec(S, {t[m.start('s'):m.end('s')]},")
+        n += unit.sub(self.patterns[3], lambda m, t: "CystckType_FromSpec(S, " + t[m.start('s'):m.end('s')] + ", "
+                      + ("Cystck_NULL" if m.group("b").strip() in ("NULL", "0", "nullptr") else t[m.start('b'):m.end('b')]) + ")")
+        n += unit.sub(self.patterns[4], lambda m, t: f"CystckModule_AddType(S, {t[m.start('m'):m.end('m')]}, "
+                      f"Cystck_deref(S, {m.group('t')}))")
+        return n

@@ -1,0 +1,348 @@
+"""The text model the rules work on: C source as a string, plus a *mask*.
+
+The paper's tool removes comments before matching (section 6.1, step 1).  We
+must keep them in the output, so instead of removing them we match against a
+masked copy of the text of the same length, where the inside of comments,
+string literals and character literals is blanked.  A pattern can therefore
+never match inside a comment or a string, and every match position is also a
+position in the real text, so replacements splice into the original with its
+comments and formatting intact.
+
+This module also finds the few structures the rules need (top-level
+functions, their bodies, braced initialisers, statements); it is a scanner,
+not a parser, and says so where it guesses.
+"""
+from dataclasses import dataclass, field
+
+import regex
+
+# Blank replacement keeps offsets and line numbers: newlines survive.
+_LEXEME = regex.compile(
+    r'''
+      (?P<lc>//[^\n]*)
+    | (?P<bc>/\*.*?(?:\*/|\Z))
+    | (?P<str>(?:\b[LuU]|\bu8)?R"(?P<delim>[^()\\\s]{0,16})\(.*?\)(?P=delim)"
+             |(?:\b[LuU]|\bu8)?"(?:[^"\\\n]|\\.|\\\n)*"?)
+    | (?P<chr>(?:\b[LuU]|\bu8)?'(?:[^'\\\n]|\\.)*'?)
+    ''', regex.X | regex.S)
+
+
+def _blank(s):
+    return "\n".join(" " * len(part) for part in s.split("\n"))
+
+
+def mask(text):
+    """Copy of ``text`` with comments and the inside of literals blanked."""
+    out, pos = [], 0
+    for m in _LEXEME.finditer(text):
+        out.append(text[pos:m.start()])
+        tok = m.group()
+        if m.group("lc") is not None or m.group("bc") is not None:
+            out.append(_blank(tok))
+        else:
+            quote = '"' if m.group("str") is not None else "'"
+            first, last = tok.index(quote), len(tok) - 1
+            if last > first and tok[last] == quote:
+                out.append(tok[:first + 1] + _blank(tok[first + 1:last]) + quote)
+            else:
+                out.append(tok[:first + 1] + _blank(tok[first + 1:]))
+        pos = m.end()
+    out.append(text[pos:])
+    return "".join(out)
+
+
+_DIRECTIVE = regex.compile(r"^[ \t]*#(?:[^\n\\]|\\.|\\\n)*", regex.M | regex.S)
+_CONDITIONAL = regex.compile(r"^[ \t]*#[ \t]*(if|ifdef|ifndef|elif|else|endif)\b", regex.M)
+
+
+def mask_directives(masked, first_branch_only=False):
+    """Also blank preprocessor lines (and, on request, every ``#else`` /
+    ``#elif`` branch), for scanning the brace structure of the code."""
+    out = _DIRECTIVE.sub(lambda m: _blank(m.group()), masked)
+    if not first_branch_only:
+        return out
+    chars = list(out)
+    depth_skipping = []          # per open #if: are we inside a later branch?
+    lines = masked.split("\n")
+    offset = 0
+    for line in lines:
+        m = _CONDITIONAL.match(line)
+        if m:
+            kind = m.group(1)
+            if kind.startswith("if"):
+                depth_skipping.append(False)
+            elif kind in ("elif", "else") and depth_skipping:
+                depth_skipping[-1] = True
+            elif kind == "endif" and depth_skipping:
+                depth_skipping.pop()
+        elif any(depth_skipping):
+            for i in range(offset, offset + len(line)):
+                chars[i] = " "
+        offset += len(line) + 1
+    return "".join(chars)
+
+
+class BraceError(ValueError):
+    """Unbalanced braces, parentheses or brackets."""
+
+
+_BRACKETS = regex.compile(r"[()\[\]{}]")
+
+
+def check_balance(code):
+    """Raise BraceError naming the line of the first imbalance in ``code``
+    (a mask with directives blanked)."""
+    stack = []
+    pairs = {")": "(", "]": "[", "}": "{"}
+    for m in _BRACKETS.finditer(code):
+        c, i = m.group(), m.start()
+        if c in "([{":
+            stack.append((c, i))
+        else:
+            if not stack or stack[-1][0] != pairs[c]:
+                line = code.count("\n", 0, i) + 1
+                raise BraceError(f"unbalanced '{c}' at line {line}")
+            stack.pop()
+    if stack:
+        c, i = stack[-1]
+        raise BraceError(f"unclosed '{c}' opened at line {code.count(chr(10), 0, i) + 1}")
+
+
+def structure_mask(text):
+    """The mask used for finding functions: comments, literals and
+    directives blanked; if both branches of some ``#if`` together do not
+    balance, only the first branch of each conditional is kept."""
+    masked = mask(text)
+    code = mask_directives(masked)
+    try:
+        check_balance(code)
+        return code
+    except BraceError:
+        code = mask_directives(masked, first_branch_only=True)
+        check_balance(code)
+        return code
+
+
+def paren(name):
+    """A regex group matching a balanced ``( ... )`` (on masked text)."""
+    return rf"(?P<{name}>\((?:[^()]++|(?&{name}))*\))"
+
+
+def brace(name):
+    return rf"(?P<{name}>\{{(?:[^{{}}]++|(?&{name}))*\}})"
+
+
+_PAIRS = {"(": regex.compile(r"[()]"), "[": regex.compile(r"[\[\]]"), "{": regex.compile(r"[{}]")}
+
+
+def matching(code, i):
+    """Index just past the bracket closing the one at ``code[i]``."""
+    opener = code[i]
+    depth = 0
+    for m in _PAIRS[opener].finditer(code, i):
+        if m.group() == opener:
+            depth += 1
+        else:
+            depth -= 1
+            if depth == 0:
+                return m.end()
+    raise BraceError(f"unclosed '{opener}' at line {code.count(chr(10), 0, i) + 1}")
+
+
+def split_top(code, start, end, sep=","):
+    """Spans of the pieces of ``code[start:end]`` separated by ``sep`` at
+    nesting depth zero."""
+    spans, depth, last = [], 0, start
+    for i in range(start, end):
+        c = code[i]
+        if c in "([{":
+            depth += 1
+        elif c in ")]}":
+            depth -= 1
+        elif c == sep and depth == 0:
+            spans.append((last, i))
+            last = i + 1
+    spans.append((last, end))
+    return spans
+
+
+def line_of(text, pos):
+    return text.count("\n", 0, pos) + 1
+
+
+@dataclass
+class Function:
+    """A function definition or prototype found at the top level."""
+    name: str
+    start: int            # start of the declaration (return type)
+    name_start: int
+    params: tuple         # (start, end) of the text inside the parentheses
+    body: tuple = None    # (start, end) of the body including braces, or None
+    end: int = 0          # end of the definition or of the prototype's ';'
+
+    @property
+    def is_definition(self):
+        return self.body is not None
+
+
+_KEYWORDS = {"if", "while", "for", "switch", "return", "sizeof", "else", "do",
+             "case", "defined", "__attribute__", "__declspec", "alignof",
+             "_Alignof", "decltype", "catch", "typeof", "__typeof__"}
+# A declarator name followed by a parameter list, at the top level.
+_FUNC_HEAD = regex.compile(r"(?P<name>[A-Za-z_]\w*)\s*" + paren("params"))
+
+
+_TOP = regex.compile(r"[{};]")
+_TRANSPARENT = regex.compile(r'(?:\bextern\s+"\s*"|\bnamespace(?:\s+[\w:]+)?)\s*$')
+
+
+def top_level_items(code):
+    """Spans (start, end) of top-level items: a statement ending with ';'
+    at depth 0, or a braced block with what precedes it.  ``extern "C"`` and
+    ``namespace`` blocks are entered, not treated as items."""
+    items, start, pos, n = [], 0, 0, len(code)
+    transparent = 0           # extern "C" / namespace blocks we are inside
+    while True:
+        m = _TOP.search(code, pos)
+        if m is None:
+            break
+        c, i = m.group(), m.start()
+        if c == ";":
+            items.append((start, i + 1))
+            start = pos = i + 1
+            continue
+        if c == "}":
+            if transparent:
+                transparent -= 1
+            start = pos = i + 1
+            continue
+        head = code[start:i]
+        if _TRANSPARENT.search(head):
+            transparent += 1
+            start = pos = i + 1
+            continue
+        end = matching(code, i)
+        if _is_function_head(head):
+            items.append((start, end))
+            start = pos = end
+            continue
+        # a braced block followed by declarators and ';' (struct, initialiser)
+        nxt = _TOP.search(code, end)
+        if nxt is not None and nxt.group() == ";":
+            items.append((start, nxt.end()))
+            start = pos = nxt.end()
+        else:
+            items.append((start, end))
+            start = pos = end
+    return items
+
+
+_HEAD_END = regex.compile(r"\)\s*(?:const|noexcept|override|final|throw\s*\(\s*\))*\s*$")
+_ASSIGN_END = regex.compile(r"=\s*$")
+
+
+def _is_function_head(head):
+    """Does ``head`` (text before a '{') end with a function declarator?"""
+    stripped = head.rstrip()
+    if not stripped.endswith(")") and not _HEAD_END.search(stripped):
+        return False
+    if _ASSIGN_END.search(stripped) or "=" in _outside_parens(stripped):
+        return False
+    m = None
+    for m in _FUNC_HEAD.finditer(stripped):
+        pass
+    return bool(m) and m.group("name") not in _KEYWORDS
+
+
+def _outside_parens(s):
+    out, depth = [], 0
+    for c in s:
+        if c == "(":
+            depth += 1
+        elif c == ")":
+            depth -= 1
+        elif depth == 0:
+            out.append(c)
+    return "".join(out)
+
+
+def find_functions(code):
+    """Top-level function definitions and prototypes in ``code`` (a
+    structure mask).  Function-pointer typedefs and variables are skipped."""
+    found = []
+    for start, end in top_level_items(code):
+        item = code[start:end]
+        lead = len(item) - len(item.lstrip())
+        if regex.match(r"\s*(?:typedef|using)\b", item):
+            continue
+        brace_at = item.find("{")
+        head_end = brace_at if brace_at >= 0 else len(item)
+        head = item[:head_end]
+        if brace_at >= 0 and not _is_function_head(head):
+            continue
+        if brace_at < 0 and "=" in _outside_parens(head):
+            continue
+        m = None
+        for cand in _FUNC_HEAD.finditer(head):
+            if cand.group("name") not in _KEYWORDS:
+                m = cand   # the last declarator: earlier ones are macro calls
+                           # such as CYSTCK_DEF_METH(...) on lines before it
+        if m is None:
+            continue
+        # `int (*fp)(int)` is a pointer, not a function
+        before = head[:m.start()].rstrip()
+        if before.endswith("(*") or before.endswith("(") or before.endswith("*("):
+            continue
+        if not regex.match(r"\s*[A-Za-z_]", head[lead:]) and brace_at < 0:
+            continue
+        after = head[m.end():].strip()
+        if brace_at < 0 and after and not regex.fullmatch(
+                r"(?:FASTCALL_ATTR|__attribute__\s*\(\(.*\)\)|const|noexcept|;|\s)*", after,
+                flags=regex.S):
+            continue
+        pstart = start + m.start("params") + 1
+        pend = start + m.end("params") - 1
+        f = Function(name=m.group("name"), start=start + lead,
+                     name_start=start + m.start("name"), params=(pstart, pend), end=end)
+        if brace_at >= 0:
+            f.body = (start + brace_at, end)
+        found.append(f)
+    return found
+
+
+@dataclass
+class Edits:
+    """Non-overlapping replacements on one text, applied together."""
+    items: list = field(default_factory=list)
+    applied: int = 0          # edits that changed the text in the last apply()
+    done: list = field(default_factory=list)
+
+    def add(self, start, end, new):
+        self.items.append((start, end, new))
+
+    def apply(self, text):
+        out, pos, self.applied, self.done = [], 0, 0, []
+        for start, end, new in sorted(self.items, key=lambda e: (e[0], e[1])):
+            if start < pos:
+                continue          # overlapping: the earlier edit wins
+            out.append(text[pos:start])
+            out.append(new)
+            pos = end
+            self.applied += text[start:end] != new
+            self.done.append((start, end, new))
+        out.append(text[pos:])
+        return "".join(out)
+
+    def map_position(self, pos):
+        """Where ``pos`` of the old text is in the text apply() returned."""
+        shift = 0
+        for start, end, new in self.done:
+            if pos < start:
+                break
+            if pos < end:
+                return start + shift
+            shift += len(new) - (end - start)
+        return pos + shift
+
+    def __len__(self):
+        return len(self.items)

@@ -1,0 +1,48 @@
+"""Translating a set of files: build the Project, then run the rules on each
+file that uses the Python API (others are copied unchanged)."""
+import pathlib
+
+import regex
+
+from . import engine, project as proj, source
+
+CPP_SUFFIXES = {".cc", ".cpp", ".cxx", ".hpp", ".hh", ".hxx"}
+_USES_PYTHON = regex.compile(r"\b(?:Py[A-Z_]\w*|_Py\w+|Python\.h|PyObject)\b|\bcppy::|cppy/cppy\.h")
+_CPPY = regex.compile(r'#\s*include\s*[<"]cppy/cppy\.h[>"]|\bcppy::')
+
+
+def uses_python(text):
+    """Does ``text`` use the Python C API (outside comments and strings)?"""
+    if "Py" not in text and "cppy" not in text:
+        return False
+    return bool(_USES_PYTHON.search(source.mask(text)))
+
+
+def libraries(path, text):
+    libs = set()
+    if pathlib.PurePath(path).suffix.lower() in CPP_SUFFIXES:
+        libs.add("c++")
+    if _CPPY.search(text):
+        libs.add("cppy")
+        libs.add("c++")
+    return libs
+
+
+def translate_files(files, rules=None):
+    """Translate ``files`` (path -> stock text).  Returns a dict path ->
+    engine.Unit whose ``text`` is the result."""
+    rules = engine.select_rules() if rules is None else rules
+    python_files = {p: t for p, t in files.items() if uses_python(t)}
+    project = proj.build(python_files)
+    units = {}
+    for path, text in files.items():
+        unit = engine.Unit(path, text, project, libraries=libraries(path, text))
+        if path in python_files:
+            engine.translate(unit, rules)
+        units[path] = unit
+    return units
+
+
+def translate_source(text, path="input.c", rules=None):
+    """Translate one file's text; returns the translated text."""
+    return translate_files({path: text}, rules)[path].text

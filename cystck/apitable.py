@@ -18,6 +18,9 @@ Each line of ``TABLE`` is one function::
   the same arguments; ``: hand ~ STOCK`` marks a function written by hand
   (in ``Cystck.h`` or the runtime) whose stock counterpart is STOCK (``-``
   for none).
+* ``= CALLS ~ STOCK`` generates a wrapper calling CALLS whose stock
+  counterpart (for the translator and the docs) is STOCK: a deliberate
+  departure, e.g. a non-stealing replacement for a stealing function.
 * flags: ``borrowed`` (STOCK returns a borrowed reference; the wrapper takes
   a new one for the handle), ``noerr`` (a null result is not an error, e.g.
   ``PyDict_GetItem``), ``macro`` (STOCK is an unchecked macro).
@@ -219,6 +222,8 @@ h CystckSequence_Concat(h a, h b) = PySequence_Concat      ; [h+1, e] a + b for 
 h CystckSequence_Tuple(h o) = PySequence_Tuple             ; [h+1, e] tuple(o)
 h CystckSequence_List(h o) = PySequence_List               ; [h+1, e] list(o)
 h CystckSequence_Fast(h o, const char* msg) = PySequence_Fast ; [h+1, e] o as a list or tuple
+Cystck_ssize_t CystckSequence_Fast_GET_SIZE(h o) = PySequence_Fast_GET_SIZE [macro] ; len of a PySequence_Fast result
+h CystckSequence_Fast_GET_ITEM(h o, Cystck_ssize_t i) = PySequence_Fast_GET_ITEM [borrowed macro] ; [h+1] item i of a PySequence_Fast result
 int CystckSequence_Check(h o) = PySequence_Check           ; supports the sequence protocol
 
 ## Mapping
@@ -328,7 +333,7 @@ h CystckImport_ImportModule(const char* name) = PyImport_ImportModule ; [h+1, e]
 h CystckImport_Import(h name) = PyImport_Import            ; [h+1, e] import name
 h CystckModule_Create(CystckModuleDef* def) : hand ~ PyModule_Create ; [h+1, e] the module for def
 void* CystckModule_GetState(h m) : hand ~ PyModule_GetState ; the module's state block
-int CystckModule_AddObject(h m, const char* name, h v) = PyModule_AddObjectRef ; [e] m.name = v (v is not consumed)
+int CystckModule_AddObject(h m, const char* name, h v) = PyModule_AddObjectRef ~ PyModule_AddObject ; [e] m.name = v (v is not consumed, unlike the stock function)
 int CystckModule_AddObjectRef(h m, const char* name, h v) = PyModule_AddObjectRef ; [e] m.name = v
 int CystckModule_AddIntConstant(h m, const char* name, long v) = PyModule_AddIntConstant ; [e]
 int CystckModule_AddStringConstant(h m, const char* name, const char* v) = PyModule_AddStringConstant ; [e]

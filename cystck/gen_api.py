@@ -17,7 +17,8 @@ DOC = ROOT / "docs" / "api.md"
 
 _LINE = re.compile(
     r"^(?P<ret>.+?)\s*\b(?P<name>Cystck\w*)\((?P<params>.*?)\)\s*"
-    r"(?:=\s*(?P<stock>\w+)(?:\s*\[(?P<flags>[^\]]*)\])?|:\s*hand\s*~\s*(?P<hstock>[\w-]+))"
+    r"(?:=\s*(?P<stock>\w+)(?:\s*\[(?P<flags>[^\]]*)\])?(?:\s*~\s*(?P<alias>\w+))?"
+    r"|:\s*hand\s*~\s*(?P<hstock>[\w-]+))"
     r"\s*(?:;\s*(?P<doc>.*))?$")
 
 
@@ -41,6 +42,7 @@ class Function:
     params: list
     stock: str            # CPython counterpart, or "" for none
     hand: bool            # written by hand rather than generated
+    calls: str = ""       # the CPython function a generated wrapper calls
     flags: set = field(default_factory=set)
     doc: str = ""
     section: str = ""
@@ -84,11 +86,12 @@ def parse(table=apitable.TABLE):
         if not m:
             raise ValueError(f"apitable line {lineno} is malformed: {line}")
         hand = m.group("hstock") is not None
-        stock = m.group("hstock") if hand else m.group("stock")
+        stock = m.group("hstock") if hand else (m.group("alias") or m.group("stock"))
         functions.append(Function(
             name=m.group("name"), ret=m.group("ret").strip(),
             params=_parse_params(m.group("params")),
             stock="" if stock == "-" else stock, hand=hand,
+            calls="" if hand else m.group("stock"),
             flags=set((m.group("flags") or "").split()),
             doc=(m.group("doc") or "").strip(), section=section))
     return functions
@@ -140,7 +143,7 @@ def _wrapper(f):
         body.append("    (void)S;")
     body += [f"    {p.name}_ = _Cystck_Consume(S, {p.name});"
              for p in handles if p.ctype == "h!"]
-    call = f"{f.stock}({', '.join(f'{p.name}_' if p.is_handle else p.name for p in f.params)})"
+    call = f"{f.calls}({', '.join(f'{p.name}_' if p.is_handle else p.name for p in f.params)})"
     if f.ret == "h":
         own = "_Cystck_OwnBorrowed" if "borrowed" in f.flags else "_Cystck_Own"
         body.append(f"    return {own}(S, {call});")

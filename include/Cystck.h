@@ -523,7 +523,8 @@ struct _Cystck_RefCell {
     PyObject *obj;             /* NULL once released */
     struct _Cystck_RefCell *next;
     const void *creator;       /* return address of the Cystck_ref call (debug) */
-    unsigned live;
+    unsigned live : 1;
+    unsigned global : 1;       /* made during module init: lives with the module */
 };
 
 /* A new reference to h's object, valid until Cystck_unref.  NULL [e]. */

@@ -11,6 +11,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+int _Cystck_in_module_init = 0;
+
 static Cystck_Ref free_cells;
 static Cystck_Ref debug_cells;     /* every cell ever made, debug mode only */
 
@@ -43,6 +45,7 @@ Cystck_Ref Cystck_ref(Cystck_State *S, Cystck_Object h)
     Py_INCREF(o);
     r->obj = o;
     r->live = 1;
+    r->global = _Cystck_in_module_init > 0;
     return r;
 }
 
@@ -82,7 +85,7 @@ void _Cystck_RefsAtExit(void)
     Cystck_Ref r;
     for (r = debug_cells; r != NULL; r = r->next) {
         char where[256];
-        if (!r->live)
+        if (!r->live || r->global)
             continue;
         _Cystck_DescribeAddress(r->creator, where, sizeof(where));
         /* Runs after the interpreter has finalized: plain stderr. */

@@ -1532,6 +1532,28 @@ static inline Cystck_Object CystckSequence_Fast(Cystck_State *S, Cystck_Object o
 #undef FN
 }
 
+/* len of a PySequence_Fast result */
+static inline Cystck_ssize_t CystckSequence_Fast_GET_SIZE(Cystck_State *S, Cystck_Object o)
+{
+#define FN "CystckSequence_Fast_GET_SIZE"
+    PyObject *o_ = _Cystck_Get(o);
+    if (Cystck_unlikely(!o_))
+        return (_Cystck_BadArgInt(S, FN, o), (Cystck_ssize_t)-1);
+    return (Cystck_ssize_t)(PySequence_Fast_GET_SIZE(o_));
+#undef FN
+}
+
+/* [h+1] item i of a PySequence_Fast result */
+static inline Cystck_Object CystckSequence_Fast_GET_ITEM(Cystck_State *S, Cystck_Object o, Cystck_ssize_t i)
+{
+#define FN "CystckSequence_Fast_GET_ITEM"
+    PyObject *o_ = _Cystck_Get(o);
+    if (Cystck_unlikely(!o_))
+        return _Cystck_BadArg(S, FN, o);
+    return _Cystck_OwnBorrowed(S, PySequence_Fast_GET_ITEM(o_, i));
+#undef FN
+}
+
 /* supports the sequence protocol */
 static inline int CystckSequence_Check(Cystck_State *S, Cystck_Object o)
 {
@@ -2397,7 +2419,7 @@ static inline Cystck_Object CystckImport_Import(Cystck_State *S, Cystck_Object n
 #undef FN
 }
 
-/* [e] m.name = v (v is not consumed) */
+/* [e] m.name = v (v is not consumed, unlike the stock function) */
 static inline int CystckModule_AddObject(Cystck_State *S, Cystck_Object m, const char* name, Cystck_Object v)
 {
 #define FN "CystckModule_AddObject"

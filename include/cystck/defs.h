@@ -97,36 +97,36 @@ static inline Cystck_Object *_Cystck_BindArgs(Cystck_State *S, Cystck_Object *in
 #define _CYSTCK_TRAMP(IMPL) IMPL##__cystck_trampoline
 
 #define _CYSTCK_PROTO_CYSTCK_NOARGS(IMPL) \
-    static int IMPL(Cystck_State *S, Cystck_Object self)
+    int IMPL(Cystck_State *S, Cystck_Object self)
 #define _CYSTCK_PROTO_CYSTCK_O(IMPL) \
-    static int IMPL(Cystck_State *S, Cystck_Object self, Cystck_Object arg)
+    int IMPL(Cystck_State *S, Cystck_Object self, Cystck_Object arg)
 #define _CYSTCK_PROTO_CYSTCK_VARARGS(IMPL) \
-    static int IMPL(Cystck_State *S, Cystck_Object self, const Cystck_Object *args, Cystck_ssize_t nargs)
+    int IMPL(Cystck_State *S, Cystck_Object self, const Cystck_Object *args, Cystck_ssize_t nargs)
 #define _CYSTCK_PROTO_CYSTCK_KEYWORDS(IMPL) \
-    static int IMPL(Cystck_State *S, Cystck_Object self, const Cystck_Object *args, Cystck_ssize_t nargs, Cystck_Object kw)
+    int IMPL(Cystck_State *S, Cystck_Object self, const Cystck_Object *args, Cystck_ssize_t nargs, Cystck_Object kw)
 
 #define _CYSTCK_FLAGS_CYSTCK_NOARGS   METH_NOARGS
 #define _CYSTCK_FLAGS_CYSTCK_O        METH_O
 #define _CYSTCK_FLAGS_CYSTCK_VARARGS  METH_FASTCALL
 #define _CYSTCK_FLAGS_CYSTCK_KEYWORDS (METH_FASTCALL | METH_KEYWORDS)
 
-#define _CYSTCK_TRAMPOLINE_CYSTCK_NOARGS(IMPL)                                \
-    static PyObject *_CYSTCK_TRAMP(IMPL)(PyObject *self, PyObject *unused_)   \
+#define _CYSTCK_TRAMPOLINE_CYSTCK_NOARGS(SYM, IMPL)                                \
+    static PyObject *_CYSTCK_TRAMP(SYM)(PyObject *self, PyObject *unused_)   \
     {                                                                         \
         Cystck_State S_;                                                      \
         (void)unused_;                                                        \
         _Cystck_OpenFrame(&S_, #IMPL);                                        \
         return _Cystck_Finish(&S_, IMPL(&S_, _Cystck_H(&self)), #IMPL);       \
     }
-#define _CYSTCK_TRAMPOLINE_CYSTCK_O(IMPL)                                     \
-    static PyObject *_CYSTCK_TRAMP(IMPL)(PyObject *self, PyObject *arg)       \
+#define _CYSTCK_TRAMPOLINE_CYSTCK_O(SYM, IMPL)                                     \
+    static PyObject *_CYSTCK_TRAMP(SYM)(PyObject *self, PyObject *arg)       \
     {                                                                         \
         Cystck_State S_;                                                      \
         _Cystck_OpenFrame(&S_, #IMPL);                                        \
         return _Cystck_Finish(&S_, IMPL(&S_, _Cystck_H(&self), _Cystck_H(&arg)), #IMPL); \
     }
-#define _CYSTCK_TRAMPOLINE_CYSTCK_VARARGS(IMPL)                               \
-    static PyObject *_CYSTCK_TRAMP(IMPL)(PyObject *self, PyObject *const *args, \
+#define _CYSTCK_TRAMPOLINE_CYSTCK_VARARGS(SYM, IMPL)                               \
+    static PyObject *_CYSTCK_TRAMP(SYM)(PyObject *self, PyObject *const *args, \
                                          Py_ssize_t nargs)                    \
     {                                                                         \
         Cystck_State S_;                                                      \
@@ -138,8 +138,8 @@ static inline Cystck_Object *_Cystck_BindArgs(Cystck_State *S, Cystck_Object *in
             return _Cystck_Finish(&S_, -1, #IMPL);                            \
         return _Cystck_Finish(&S_, IMPL(&S_, _Cystck_H(&self), hargs_, nargs), #IMPL); \
     }
-#define _CYSTCK_TRAMPOLINE_CYSTCK_KEYWORDS(IMPL)                              \
-    static PyObject *_CYSTCK_TRAMP(IMPL)(PyObject *self, PyObject *const *args, \
+#define _CYSTCK_TRAMPOLINE_CYSTCK_KEYWORDS(SYM, IMPL)                              \
+    static PyObject *_CYSTCK_TRAMP(SYM)(PyObject *self, PyObject *const *args, \
                                          Py_ssize_t nargs, PyObject *kwnames) \
     {                                                                         \
         Cystck_State S_;                                                      \
@@ -183,13 +183,19 @@ typedef struct {
 /* CYSTCK_DEF_METH(sym, "name", impl, CYSTCK_VARARGS, doc)
  * declares impl with the convention's signature, generates its trampoline
  * and defines `static CystckDef sym`.  Define impl after (or before) it. */
-#define CYSTCK_DEF_METH(SYM, NAME, IMPL, CONV, DOC)                           \
-    _CYSTCK_PROTO_##CONV(IMPL);                                               \
-    _CYSTCK_TRAMPOLINE_##CONV(IMPL)                                           \
+#define _CYSTCK_DEF_METH(LINKAGE, SYM, NAME, IMPL, CONV, DOC)                 \
+    LINKAGE _CYSTCK_PROTO_##CONV(IMPL);                                       \
+    _CYSTCK_TRAMPOLINE_##CONV(SYM, IMPL)                                      \
     static CystckDef SYM = { CystckDef_Meth,                                  \
-        { NAME, (PyCFunction)(void (*)(void))_CYSTCK_TRAMP(IMPL),             \
+        { NAME, (PyCFunction)(void (*)(void))_CYSTCK_TRAMP(SYM),              \
           _CYSTCK_FLAGS_##CONV, DOC },                                        \
         _CYSTCK_NO_SLOT, _CYSTCK_NO_MEMBER, _CYSTCK_NO_GETSET };
+#define CYSTCK_DEF_METH(SYM, NAME, IMPL, CONV, DOC) \
+    _CYSTCK_DEF_METH(static, SYM, NAME, IMPL, CONV, DOC)
+/* The same for an implementation with external linkage, defined in another
+ * file of the extension (declare it there without `static`). */
+#define CYSTCK_DEF_METH_EXTERN(SYM, NAME, IMPL, CONV, DOC) \
+    _CYSTCK_DEF_METH(extern, SYM, NAME, IMPL, CONV, DOC)
 
 /* Member types for CYSTCK_DEF_MEMBER. */
 #define CYSTCK_MEMBER_SHORT     T_SHORT
@@ -223,17 +229,17 @@ typedef struct {
  *   int get(Cystck_State *S, Cystck_Object self, void *closure)   push count
  *   int set(Cystck_State *S, Cystck_Object self, Cystck_Object value,
  *           void *closure)       0 / -1; value is null for `del obj.attr` */
-#define _CYSTCK_GETTER(IMPL)                                                  \
+#define _CYSTCK_GETTER(SYM, IMPL)                                                  \
     static int IMPL(Cystck_State *S, Cystck_Object self, void *closure);      \
-    static PyObject *_CYSTCK_TRAMP(IMPL)(PyObject *self, void *closure)       \
+    static PyObject *_CYSTCK_TRAMP(SYM)(PyObject *self, void *closure)       \
     {                                                                         \
         Cystck_State S_;                                                      \
         _Cystck_OpenFrame(&S_, #IMPL);                                        \
         return _Cystck_Finish(&S_, IMPL(&S_, _Cystck_H(&self), closure), #IMPL); \
     }
-#define _CYSTCK_SETTER(IMPL)                                                  \
+#define _CYSTCK_SETTER(SYM, IMPL)                                                  \
     static int IMPL(Cystck_State *S, Cystck_Object self, Cystck_Object value, void *closure); \
-    static int _CYSTCK_TRAMP(IMPL)(PyObject *self, PyObject *value, void *closure) \
+    static int _CYSTCK_TRAMP(SYM)(PyObject *self, PyObject *value, void *closure) \
     {                                                                         \
         Cystck_State S_;                                                      \
         _Cystck_OpenFrame(&S_, #IMPL);                                        \
@@ -241,16 +247,16 @@ typedef struct {
                                  value ? _Cystck_H(&value) : Cystck_NULL, closure), #IMPL); \
     }
 #define CYSTCK_DEF_GET(SYM, NAME, GETTER, DOC, CLOSURE)                       \
-    _CYSTCK_GETTER(GETTER)                                                    \
+    _CYSTCK_GETTER(SYM##_get, GETTER)                                         \
     static CystckDef SYM = { CystckDef_GetSet, _CYSTCK_NO_METH, _CYSTCK_NO_SLOT, \
         _CYSTCK_NO_MEMBER,                                                    \
-        { NAME, _CYSTCK_TRAMP(GETTER), NULL, DOC, CLOSURE } };
+        { NAME, _CYSTCK_TRAMP(SYM##_get), NULL, DOC, CLOSURE } };
 #define CYSTCK_DEF_GETSET(SYM, NAME, GETTER, SETTER, DOC, CLOSURE)            \
-    _CYSTCK_GETTER(GETTER)                                                    \
-    _CYSTCK_SETTER(SETTER)                                                    \
+    _CYSTCK_GETTER(SYM##_get, GETTER)                                         \
+    _CYSTCK_SETTER(SYM##_set, SETTER)                                         \
     static CystckDef SYM = { CystckDef_GetSet, _CYSTCK_NO_METH, _CYSTCK_NO_SLOT, \
         _CYSTCK_NO_MEMBER,                                                    \
-        { NAME, _CYSTCK_TRAMP(GETTER), _CYSTCK_TRAMP(SETTER), DOC, CLOSURE } };
+        { NAME, _CYSTCK_TRAMP(SYM##_get), _CYSTCK_TRAMP(SYM##_set), DOC, CLOSURE } };
 
 /* ------------------------------------------------------------------ */
 /* Slots                                                               */
@@ -280,17 +286,17 @@ typedef struct {
  *   tp_traverse:              int f(void *data, Cystck_visitproc visit, void *arg)
  *                             must visit every Cystck_Field of the struct.
  */
-#define _CYSTCK_UNARY(IMPL)                                                   \
+#define _CYSTCK_UNARY(SYM, IMPL)                                                   \
     static int IMPL(Cystck_State *S, Cystck_Object self);                     \
-    static PyObject *_CYSTCK_TRAMP(IMPL)(PyObject *self)                      \
+    static PyObject *_CYSTCK_TRAMP(SYM)(PyObject *self)                      \
     {                                                                         \
         Cystck_State S_;                                                      \
         _Cystck_OpenFrame(&S_, #IMPL);                                        \
         return _Cystck_Finish(&S_, IMPL(&S_, _Cystck_H(&self)), #IMPL);       \
     }
-#define _CYSTCK_ITERNEXT(IMPL)                                                \
+#define _CYSTCK_ITERNEXT(SYM, IMPL)                                                \
     static int IMPL(Cystck_State *S, Cystck_Object self);                     \
-    static PyObject *_CYSTCK_TRAMP(IMPL)(PyObject *self)                      \
+    static PyObject *_CYSTCK_TRAMP(SYM)(PyObject *self)                      \
     {                                                                         \
         Cystck_State S_;                                                      \
         int n_;                                                               \
@@ -302,34 +308,34 @@ typedef struct {
         }                                                                     \
         return _Cystck_Finish(&S_, n_, #IMPL);                                \
     }
-#define _CYSTCK_BINARY(IMPL)                                                  \
+#define _CYSTCK_BINARY(SYM, IMPL)                                                  \
     static int IMPL(Cystck_State *S, Cystck_Object a, Cystck_Object b);       \
-    static PyObject *_CYSTCK_TRAMP(IMPL)(PyObject *a, PyObject *b)            \
+    static PyObject *_CYSTCK_TRAMP(SYM)(PyObject *a, PyObject *b)            \
     {                                                                         \
         Cystck_State S_;                                                      \
         _Cystck_OpenFrame(&S_, #IMPL);                                        \
         return _Cystck_Finish(&S_, IMPL(&S_, _Cystck_H(&a), _Cystck_H(&b)), #IMPL); \
     }
-#define _CYSTCK_TERNARY(IMPL)                                                 \
+#define _CYSTCK_TERNARY(SYM, IMPL)                                                 \
     static int IMPL(Cystck_State *S, Cystck_Object a, Cystck_Object b, Cystck_Object c); \
-    static PyObject *_CYSTCK_TRAMP(IMPL)(PyObject *a, PyObject *b, PyObject *c) \
+    static PyObject *_CYSTCK_TRAMP(SYM)(PyObject *a, PyObject *b, PyObject *c) \
     {                                                                         \
         Cystck_State S_;                                                      \
         _Cystck_OpenFrame(&S_, #IMPL);                                        \
         return _Cystck_Finish(&S_, IMPL(&S_, _Cystck_H(&a), _Cystck_H(&b),    \
                                         _Cystck_H(&c)), #IMPL);               \
     }
-#define _CYSTCK_RICHCMP(IMPL)                                                 \
+#define _CYSTCK_RICHCMP(SYM, IMPL)                                                 \
     static int IMPL(Cystck_State *S, Cystck_Object a, Cystck_Object b, int op); \
-    static PyObject *_CYSTCK_TRAMP(IMPL)(PyObject *a, PyObject *b, int op)    \
+    static PyObject *_CYSTCK_TRAMP(SYM)(PyObject *a, PyObject *b, int op)    \
     {                                                                         \
         Cystck_State S_;                                                      \
         _Cystck_OpenFrame(&S_, #IMPL);                                        \
         return _Cystck_Finish(&S_, IMPL(&S_, _Cystck_H(&a), _Cystck_H(&b), op), #IMPL); \
     }
-#define _CYSTCK_VALUE_OF_SELF(IMPL, RTYPE)                                    \
+#define _CYSTCK_VALUE_OF_SELF(SYM, IMPL, RTYPE)                                    \
     static RTYPE IMPL(Cystck_State *S, Cystck_Object self);                   \
-    static RTYPE _CYSTCK_TRAMP(IMPL)(PyObject *self)                          \
+    static RTYPE _CYSTCK_TRAMP(SYM)(PyObject *self)                          \
     {                                                                         \
         Cystck_State S_;                                                      \
         RTYPE r_;                                                             \
@@ -337,35 +343,35 @@ typedef struct {
         r_ = IMPL(&S_, _Cystck_H(&self));                                     \
         return _CYSTCK_FINISH_VALUE(&S_, r_, #IMPL);                          \
     }
-#define _CYSTCK_SSIZEARG(IMPL)                                                \
+#define _CYSTCK_SSIZEARG(SYM, IMPL)                                                \
     static int IMPL(Cystck_State *S, Cystck_Object self, Cystck_ssize_t i);   \
-    static PyObject *_CYSTCK_TRAMP(IMPL)(PyObject *self, Py_ssize_t i)        \
+    static PyObject *_CYSTCK_TRAMP(SYM)(PyObject *self, Py_ssize_t i)        \
     {                                                                         \
         Cystck_State S_;                                                      \
         _Cystck_OpenFrame(&S_, #IMPL);                                        \
         return _Cystck_Finish(&S_, IMPL(&S_, _Cystck_H(&self), i), #IMPL);    \
     }
-#define _CYSTCK_SSIZEOBJARG(IMPL)                                             \
+#define _CYSTCK_SSIZEOBJARG(SYM, IMPL)                                             \
     static int IMPL(Cystck_State *S, Cystck_Object self, Cystck_ssize_t i, Cystck_Object v); \
-    static int _CYSTCK_TRAMP(IMPL)(PyObject *self, Py_ssize_t i, PyObject *v) \
+    static int _CYSTCK_TRAMP(SYM)(PyObject *self, Py_ssize_t i, PyObject *v) \
     {                                                                         \
         Cystck_State S_;                                                      \
         _Cystck_OpenFrame(&S_, #IMPL);                                        \
         return _Cystck_FinishInt(&S_, IMPL(&S_, _Cystck_H(&self), i,          \
                                  v ? _Cystck_H(&v) : Cystck_NULL), #IMPL);   \
     }
-#define _CYSTCK_OBJOBJARG(IMPL)                                               \
+#define _CYSTCK_OBJOBJARG(SYM, IMPL)                                               \
     static int IMPL(Cystck_State *S, Cystck_Object self, Cystck_Object k, Cystck_Object v); \
-    static int _CYSTCK_TRAMP(IMPL)(PyObject *self, PyObject *k, PyObject *v)  \
+    static int _CYSTCK_TRAMP(SYM)(PyObject *self, PyObject *k, PyObject *v)  \
     {                                                                         \
         Cystck_State S_;                                                      \
         _Cystck_OpenFrame(&S_, #IMPL);                                        \
         return _Cystck_FinishInt(&S_, IMPL(&S_, _Cystck_H(&self), _Cystck_H(&k), \
                                  v ? _Cystck_H(&v) : Cystck_NULL), #IMPL);   \
     }
-#define _CYSTCK_OBJOBJ(IMPL)                                                  \
+#define _CYSTCK_OBJOBJ(SYM, IMPL)                                                  \
     static int IMPL(Cystck_State *S, Cystck_Object self, Cystck_Object v);    \
-    static int _CYSTCK_TRAMP(IMPL)(PyObject *self, PyObject *v)               \
+    static int _CYSTCK_TRAMP(SYM)(PyObject *self, PyObject *v)               \
     {                                                                         \
         Cystck_State S_;                                                      \
         _Cystck_OpenFrame(&S_, #IMPL);                                        \
@@ -384,25 +390,25 @@ typedef struct {
             return FINISH(&S_, -1, #IMPL);                                    \
         return FINISH(&S_, IMPL(&S_, _Cystck_H(&FIRST), hargs_, n_,           \
                                 kw ? _Cystck_H(&kw) : Cystck_NULL), #IMPL);
-#define _CYSTCK_NEW(IMPL)                                                     \
+#define _CYSTCK_NEW(SYM, IMPL)                                                     \
     static int IMPL(Cystck_State *S, Cystck_Object type, const Cystck_Object *args, \
                     Cystck_ssize_t nargs, Cystck_Object kw);                  \
-    static PyObject *_CYSTCK_TRAMP(IMPL)(PyTypeObject *type_, PyObject *args, PyObject *kw) \
+    static PyObject *_CYSTCK_TRAMP(SYM)(PyTypeObject *type_, PyObject *args, PyObject *kw) \
     {                                                                         \
         PyObject *type = (PyObject *)type_;                                   \
         _CYSTCK_ARGS_KW_BODY(IMPL, type, _Cystck_Finish)                      \
     }
-#define _CYSTCK_INIT(IMPL)                                                    \
+#define _CYSTCK_INIT(SYM, IMPL)                                                    \
     static int IMPL(Cystck_State *S, Cystck_Object self, const Cystck_Object *args, \
                     Cystck_ssize_t nargs, Cystck_Object kw);                  \
-    static int _CYSTCK_TRAMP(IMPL)(PyObject *self, PyObject *args, PyObject *kw) \
+    static int _CYSTCK_TRAMP(SYM)(PyObject *self, PyObject *args, PyObject *kw) \
     {                                                                         \
         _CYSTCK_ARGS_KW_BODY(IMPL, self, _Cystck_FinishInt)                   \
     }
-#define _CYSTCK_CALL(IMPL)                                                    \
+#define _CYSTCK_CALL(SYM, IMPL)                                                    \
     static int IMPL(Cystck_State *S, Cystck_Object self, const Cystck_Object *args, \
                     Cystck_ssize_t nargs, Cystck_Object kw);                  \
-    static PyObject *_CYSTCK_TRAMP(IMPL)(PyObject *self, PyObject *args, PyObject *kw) \
+    static PyObject *_CYSTCK_TRAMP(SYM)(PyObject *self, PyObject *args, PyObject *kw) \
     {                                                                         \
         _CYSTCK_ARGS_KW_BODY(IMPL, self, _Cystck_Finish)                      \
     }
@@ -413,9 +419,9 @@ CYSTCK_INTERNAL int _Cystck_ClearVisitMarker(PyObject *o, void *arg);
 CYSTCK_INTERNAL int _Cystck_VisitAdapter(Cystck_Field *f, void *ctx);
 CYSTCK_INTERNAL int _Cystck_ClearField(Cystck_Field *f, void *ctx);
 typedef struct { visitproc visit; void *arg; } _Cystck_VisitCtx;
-#define _CYSTCK_TRAVERSE(IMPL)                                                \
+#define _CYSTCK_TRAVERSE(SYM, IMPL)                                                \
     static int IMPL(void *data, Cystck_visitproc visit, void *arg);           \
-    static int _CYSTCK_TRAMP(IMPL)(PyObject *self, visitproc visit, void *arg) \
+    static int _CYSTCK_TRAMP(SYM)(PyObject *self, visitproc visit, void *arg) \
     {                                                                         \
         _Cystck_VisitCtx ctx_;                                                \
         void *data_ = (char *)self + CYSTCK_DATA_OFFSET;                      \
@@ -427,9 +433,9 @@ typedef struct { visitproc visit; void *arg; } _Cystck_VisitCtx;
         return IMPL(data_, _Cystck_VisitAdapter, &ctx_);                      \
     }
 CYSTCK_INTERNAL void _Cystck_DeallocWith(PyObject *self, void (*destroy)(void *));
-#define _CYSTCK_DESTROY(IMPL)                                                 \
+#define _CYSTCK_DESTROY(SYM, IMPL)                                                 \
     static void IMPL(void *data);                                             \
-    static void _CYSTCK_TRAMP(IMPL)(PyObject *self)                           \
+    static void _CYSTCK_TRAMP(SYM)(PyObject *self)                           \
     {                                                                         \
         _Cystck_DeallocWith(self, IMPL);                                      \
     }
@@ -468,10 +474,10 @@ CYSTCK_INTERNAL void _Cystck_DeallocWith(PyObject *self, void (*destroy)(void *)
 #define _CYSTCK_SLOTKIND_sq_concat      _CYSTCK_BINARY
 #define _CYSTCK_SLOTKIND_tp_getattro    _CYSTCK_BINARY
 #define _CYSTCK_SLOTKIND_tp_richcompare _CYSTCK_RICHCMP
-#define _CYSTCK_SLOTKIND_tp_hash(IMPL)  _CYSTCK_VALUE_OF_SELF(IMPL, Py_hash_t)
-#define _CYSTCK_SLOTKIND_sq_length(IMPL) _CYSTCK_VALUE_OF_SELF(IMPL, Py_ssize_t)
-#define _CYSTCK_SLOTKIND_mp_length(IMPL) _CYSTCK_VALUE_OF_SELF(IMPL, Py_ssize_t)
-#define _CYSTCK_SLOTKIND_nb_bool(IMPL)  _CYSTCK_VALUE_OF_SELF(IMPL, int)
+#define _CYSTCK_SLOTKIND_tp_hash(SYM, IMPL)  _CYSTCK_VALUE_OF_SELF(SYM, IMPL, Py_hash_t)
+#define _CYSTCK_SLOTKIND_sq_length(SYM, IMPL) _CYSTCK_VALUE_OF_SELF(SYM, IMPL, Py_ssize_t)
+#define _CYSTCK_SLOTKIND_mp_length(SYM, IMPL) _CYSTCK_VALUE_OF_SELF(SYM, IMPL, Py_ssize_t)
+#define _CYSTCK_SLOTKIND_nb_bool(SYM, IMPL)  _CYSTCK_VALUE_OF_SELF(SYM, IMPL, int)
 #define _CYSTCK_SLOTKIND_sq_item        _CYSTCK_SSIZEARG
 #define _CYSTCK_SLOTKIND_sq_repeat      _CYSTCK_SSIZEARG
 #define _CYSTCK_SLOTKIND_sq_ass_item    _CYSTCK_SSIZEOBJARG
@@ -484,17 +490,28 @@ CYSTCK_INTERNAL void _Cystck_DeallocWith(PyObject *self, void (*destroy)(void *)
 #define _CYSTCK_SLOTKIND_tp_traverse    _CYSTCK_TRAVERSE
 
 #define CYSTCK_DEF_SLOT(SYM, SLOT, IMPL)                                      \
-    _CYSTCK_SLOTKIND_##SLOT(IMPL)                                             \
+    _CYSTCK_SLOTKIND_##SLOT(SYM, IMPL)                                        \
     static CystckDef SYM = { CystckDef_Slot, _CYSTCK_NO_METH,                 \
-        { Py_##SLOT, (void *)_CYSTCK_TRAMP(IMPL) },                           \
+        { Py_##SLOT, (void *)_CYSTCK_TRAMP(SYM) },                            \
         _CYSTCK_NO_MEMBER, _CYSTCK_NO_GETSET };
 
 /* The type's destructor: void f(void *data) releases native resources held
  * by the struct (files, malloc'ed buffers).  Fields are cleared for it. */
 #define CYSTCK_DEF_DESTROY(SYM, IMPL)                                         \
-    _CYSTCK_DESTROY(IMPL)                                                     \
+    _CYSTCK_DESTROY(SYM, IMPL)                                                \
     static CystckDef SYM = { CystckDef_Slot, _CYSTCK_NO_METH,                 \
-        { Py_tp_dealloc, (void *)_CYSTCK_TRAMP(IMPL) },                       \
+        { Py_tp_dealloc, (void *)_CYSTCK_TRAMP(SYM) },                        \
+        _CYSTCK_NO_MEMBER, _CYSTCK_NO_GETSET };
+
+/* Slots filled with CPython's own generic functions, which touch no handle:
+ * `return self` for tp_iter and "unhashable" for tp_hash. */
+#define CYSTCK_DEF_SELFITER(SYM)                                              \
+    static CystckDef SYM = { CystckDef_Slot, _CYSTCK_NO_METH,                 \
+        { Py_tp_iter, (void *)PyObject_SelfIter },                            \
+        _CYSTCK_NO_MEMBER, _CYSTCK_NO_GETSET };
+#define CYSTCK_DEF_HASH_NOT_IMPLEMENTED(SYM)                                  \
+    static CystckDef SYM = { CystckDef_Slot, _CYSTCK_NO_METH,                 \
+        { Py_tp_hash, (void *)PyObject_HashNotImplemented },                  \
         _CYSTCK_NO_MEMBER, _CYSTCK_NO_GETSET };
 
 /* ------------------------------------------------------------------ */
@@ -529,15 +546,23 @@ typedef struct {
  *         return Cystck_Return(S, m);
  *     }
  */
+/* Non-zero while a module initializes: references made then are module
+ * globals, alive as long as the extension, and not reported as leaks. */
+extern CYSTCK_INTERNAL int _Cystck_in_module_init;
+
 #define CYSTCK_MODINIT(NAME)                                                  \
     static int NAME##__cystck_init(Cystck_State *S);                          \
     PyMODINIT_FUNC PyInit_##NAME(void);                                       \
     PyMODINIT_FUNC PyInit_##NAME(void)                                        \
     {                                                                         \
         Cystck_State S_;                                                      \
+        PyObject *m_;                                                         \
         _Cystck_RuntimeInit();                                                \
         _Cystck_OpenFrame(&S_, "PyInit_" #NAME);                              \
-        return _Cystck_Finish(&S_, NAME##__cystck_init(&S_), "PyInit_" #NAME); \
+        _Cystck_in_module_init++;                                             \
+        m_ = _Cystck_Finish(&S_, NAME##__cystck_init(&S_), "PyInit_" #NAME);  \
+        _Cystck_in_module_init--;                                             \
+        return m_;                                                            \
     }                                                                         \
     static int NAME##__cystck_init(Cystck_State *S)
 

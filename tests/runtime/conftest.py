@@ -10,7 +10,7 @@ WARNINGS = ["-Wall", "-Wextra", "-Werror"]
 
 @pytest.fixture(scope="session")
 def rt_path(build):
-    return build("rt_basic", [EXT / "rt_basic.c"], extra_compile_args=WARNINGS)
+    return build("rt_basic", [EXT / "rt_basic.c", EXT / "rt_extern.c"], extra_compile_args=WARNINGS)
 
 
 @pytest.fixture(scope="session")

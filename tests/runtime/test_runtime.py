@@ -20,6 +20,21 @@ def test_calling_conventions(rt):
     assert rt.tuple3(1, "a", None) == (1, "a", None)
 
 
+def test_one_implementation_two_names_and_extern_implementations(rt):
+    sentinel = object()
+    assert rt.same(sentinel) is sentinel
+    assert rt.twice(21) == 42 and rt.twice("ab") == "abab"
+
+
+def test_iterator_type_with_cpython_generic_slots(rt):
+    c = rt.Countdown(3)
+    assert iter(c) is c
+    assert list(c) == [3, 2, 1]
+    assert list(c) == []
+    with pytest.raises(TypeError, match="unhashable"):
+        hash(c)
+
+
 def test_push_count_packs_a_tuple(rt):
     assert rt.kw(1) == (1, 2, 3.0)
     assert rt.kw(1, 5, c=7.5) == (1, 5, 7.5)

@@ -18,6 +18,12 @@ static int identity(Cystck_State *S, Cystck_Object self, Cystck_Object arg)
     return Cystck_Return(S, arg);
 }
 
+/* One implementation under a second name. */
+CYSTCK_DEF_METH(same_def, "same", identity, CYSTCK_O, "identity under another name")
+
+/* An implementation with external linkage, in rt_extern.c. */
+CYSTCK_DEF_METH_EXTERN(twice_def, "twice", rt_extern_twice, CYSTCK_O, "arg + arg")
+
 CYSTCK_DEF_METH(add_def, "add", add, CYSTCK_VARARGS, "add(a, b) for two C longs")
 static int add(Cystck_State *S, Cystck_Object self, const Cystck_Object *args, Cystck_ssize_t nargs)
 {
@@ -405,6 +411,52 @@ static CystckType_Spec Node_spec = {
     "A node holding one Python value."
 };
 
+/* ---- an iterator type: tp_iter from CPython, tp_iternext ours ---- */
+
+typedef struct {
+    long next, stop;
+} Countdown;
+CYSTCK_TYPE_HELPERS(Countdown)
+
+CYSTCK_DEF_SLOT(Countdown_new_def, tp_new, Countdown_new)
+static int Countdown_new(Cystck_State *S, Cystck_Object type, const Cystck_Object *args,
+                         Cystck_ssize_t nargs, Cystck_Object kw)
+{
+    long n;
+    Countdown *data;
+    Cystck_Object self;
+    if (!CystckArg_NoKeywords(S, "Countdown", kw) ||
+        !CystckArg_ParseTuple(S, args, nargs, "l:Countdown", &n))
+        return -1;
+    self = Cystck_New(S, type, (void **)&data);
+    if (Cystck_IsNull(self))
+        return -1;
+    data->next = n;
+    data->stop = 0;
+    return Cystck_Return(S, self);
+}
+
+CYSTCK_DEF_SELFITER(Countdown_iter_def)
+
+CYSTCK_DEF_SLOT(Countdown_next_def, tp_iternext, Countdown_next)
+static int Countdown_next(Cystck_State *S, Cystck_Object self)
+{
+    Countdown *data = Countdown_AsStruct(S, self);
+    if (data->next <= data->stop)
+        return -1;                     /* exhausted: no exception set */
+    return Cystck_ReturnLong(S, data->next--);
+}
+
+CYSTCK_DEF_HASH_NOT_IMPLEMENTED(Countdown_hash_def)
+
+static CystckDef *Countdown_defines[] = {
+    &Countdown_new_def, &Countdown_iter_def, &Countdown_next_def, &Countdown_hash_def, NULL
+};
+
+static CystckType_Spec Countdown_spec = {
+    "rt_basic.Countdown", sizeof(Countdown), 0, 0, Countdown_defines, "Countdown(n): n, n-1, ..., 1"
+};
+
 /* ---- module state ---- */
 
 typedef struct { long counter; } ModState;
@@ -419,7 +471,7 @@ static int bump(Cystck_State *S, Cystck_Object self)
 }
 
 static CystckDef *module_defines[] = {
-    &noargs_def, &identity_def, &add_def, &kw_def, &tuple3_def, &wrong_count_def,
+    &noargs_def, &identity_def, &same_def, &twice_def, &add_def, &kw_def, &tuple3_def, &wrong_count_def,
     &raise_value_error_def, &null_handle_def, &call_def, &call_kw_def, &call_method_def,
     &make_and_discard_def, &churn_def, &scope_keep_def, &sum_list_def, &build_list_def,
     &keep_def, &get_kept_def, &release_kept_def, &exposed_buffer_def, &released_blocks_def,
@@ -440,6 +492,9 @@ CYSTCK_MODINIT(rt_basic)
         return -1;
     Node_type = Cystck_ref(S, type);
     if (Node_type == NULL)
+        return -1;
+    type = CystckType_FromSpec(S, &Countdown_spec, Cystck_NULL);
+    if (Cystck_IsNull(type) || CystckModule_AddType(S, m, type) < 0)
         return -1;
     return Cystck_Return(S, m);
 }

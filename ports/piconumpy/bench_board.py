@@ -1,0 +1,411 @@
+"""PicoNumPy benchmark: the variants side by side, in one run.
+
+    python ports/piconumpy/bench_board.py [--quick] [--variants stock,hpy_cpython]
+
+Two workloads, both pure Python over `piconumpy.array`:
+
+board  sleds sliding down a snowy slope, integrated with classic
+       Runge-Kutta 4 (see `board`).  Every time step builds a dozen small
+       4-element arrays through +, -, * and /, so most of the time goes into
+       calls to the extension.  10 sleds x 200 steps make one simulation;
+       it is repeated to bring one run of the stock variant to 1-3 s.
+ops    a loop of small-array operations and item accesses, with no other
+       Python work: the cost of a call into the extension, undiluted.
+
+Each (round, workload, variant) runs in a fresh interpreter that sees only
+that variant's installed wheel (piconumpy_variants.variant_command); the
+variants take turns within every round, in an order rotated from round to
+round, so that drift of the machine's speed hits them all alike.  The first
+round is a warm-up and is dropped.  Reported per variant: the median time
+with a distribution-free 95% confidence interval, and the ratio of medians
+variant / stock.  Results go to eval/results/piconumpy.json (from the
+repository root) and to a table on standard output.
+
+All variants must compute bit-identical results (they do the same IEEE
+operations); the benchmark checks this, so a fast but wrong variant cannot
+pass unnoticed.  The exit status is 1 if a variant failed, disagreed, or
+was asked for (by default: every variant of the table) but is not built.
+"""
+
+from __future__ import annotations
+
+import math
+
+# This module is also loaded inside every benchmark worker, where only the
+# variant's site and the standard library are importable: the workloads
+# below must not use anything else, and the runner imports its helpers
+# (piconumpy_variants) inside main().
+
+# -- the board workload -----------------------------------------------------
+#
+# A sled is a point mass on the ground profile y = h(x) = HEIGHT*exp(-x/LENGTH):
+# a 37-degree slope at x = 0 flattening out downhill.  It is kept on the
+# ground (bead-on-a-wire constraint), slowed by Coulomb friction against the
+# normal force and by air drag.  With t = (cos a, sin a) the unit tangent
+# (tan a = h'(x)), the acceleration along the ground is
+#
+#     a_t = -g sin a - mu N sgn(v) - c v |v|,    N = (g + h'' vx^2) cos a,
+#
+# where v = vx / cos a is the speed along the ground, and the constraint
+# gives
+#
+#     ax = a_t cos a - h' h'' vx^2 cos^2 a,    ay = h' ax + h'' vx^2.
+#
+# The state is the array [x, y, vx, vy]; y and vy follow from x and vx but
+# are integrated too, as a general-purpose solver would.  sgn is smoothed
+# (v / sqrt(v^2 + eps)) so that a sled coming to rest does not make the
+# right-hand side discontinuous.
+
+GRAVITY = 9.81
+HEIGHT = 30.0
+LENGTH = 40.0
+SIGN_EPSILON = 1e-4
+SLEDS = 10
+STEPS = 200
+TIME_STEP = 0.05
+
+
+def ground(x):
+    """h(x), h'(x), h''(x)."""
+    h = HEIGHT * math.exp(-x / LENGTH)
+    return h, -h / LENGTH, h / (LENGTH * LENGTH)
+
+
+def sled_derivative(piconumpy, state, friction, drag):
+    x = state[0]
+    vx = state[2]
+    _, slope, curvature = ground(x)
+    cos_a = 1.0 / math.sqrt(1.0 + slope * slope)
+    sin_a = slope * cos_a
+    speed = vx / cos_a
+    centripetal = curvature * vx * vx
+    normal = (GRAVITY + centripetal) * cos_a
+    along = (-GRAVITY * sin_a
+             - friction * normal * speed / math.sqrt(speed * speed + SIGN_EPSILON)
+             - drag * speed * abs(speed))
+    ax = along * cos_a - slope * centripetal * cos_a * cos_a
+    ay = slope * ax + centripetal
+    return piconumpy.array([vx, state[3], ax, ay])
+
+
+def rk4_step(piconumpy, state, dt, friction, drag):
+    def f(s):
+        return sled_derivative(piconumpy, s, friction, drag)
+
+    k1 = f(state)
+    k2 = f(state + k1 * (dt / 2))
+    k3 = f(state + k2 * (dt / 2))
+    k4 = f(state + k3 * dt)
+    return state + (k1 + k2 * 2 + k3 * 2 + k4) * dt / 6
+
+
+def simulate_sled(piconumpy, x0, speed0, friction, drag, steps=STEPS, dt=TIME_STEP):
+    """Final state and distance travelled along the way."""
+    h, slope, _ = ground(x0)
+    cos_a = 1.0 / math.sqrt(1.0 + slope * slope)
+    vx0 = speed0 * cos_a
+    state = piconumpy.array([x0, h, vx0, slope * vx0])
+    travelled = 0.0
+    for _ in range(steps):
+        new = rk4_step(piconumpy, state, dt, friction, drag)
+        moved = new - state
+        travelled += math.hypot(moved[0], moved[1])
+        state = new
+    return state, travelled
+
+
+def board(piconumpy, repeat, sleds=SLEDS, steps=STEPS):
+    """Simulate `sleds` different sleds, `repeat` times; returns a checksum."""
+    checksum = 0.0
+    for _ in range(repeat):
+        for i in range(sleds):
+            state, travelled = simulate_sled(
+                piconumpy,
+                x0=1.0 * i,
+                speed0=0.5 * i,
+                friction=0.05 + 0.01 * i,
+                drag=0.002,
+                steps=steps,
+            )
+            checksum += state[0] + state[2] + travelled
+    return checksum
+
+
+# -- the ops workload -------------------------------------------------------
+
+def ops(piconumpy, repeat):
+    """`repeat` rounds of small-array operations; returns a checksum."""
+    a = piconumpy.array([1.0, 2.0, 3.0, 4.0])
+    b = piconumpy.array([0.5, 0.25, 0.125, 0.0625])
+    c = piconumpy.empty(4)
+    for _ in range(repeat):
+        c = a + b
+        c = c * 0.5
+        c = 2.0 * c
+        c = c - b
+        c = c / 3.0
+        c[0] = c[1]
+        a[3] = c[2] + len(c)
+    return sum(c.tolist()) + sum(a.tolist())
+
+
+WORKLOADS = {
+    "board": board,
+    "ops": ops,
+}
+
+# `repeat` per workload: full runs are sized for 1-3 s of the stock variant
+# on the development machine; quick runs only check that everything works.
+SIZES = {
+    False: {"board": 180, "ops": 4_500_000},
+    True: {"board": 3, "ops": 20_000},
+}
+
+# Executed in the worker interpreter (piconumpy is already imported): one
+# small warm-up call, then the timed one.
+_WORKER = """
+import importlib.util, json, time
+spec = importlib.util.spec_from_file_location("piconumpy_bench", sys.argv[1])
+bench = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(bench)
+workload = bench.WORKLOADS[sys.argv[2]]
+repeat = int(sys.argv[3])
+workload(piconumpy, max(1, repeat // 50))
+start = time.perf_counter()
+checksum = workload(piconumpy, repeat)
+seconds = time.perf_counter() - start
+print(json.dumps({"seconds": seconds, "checksum": checksum.hex()}))
+"""
+
+
+# -- statistics -------------------------------------------------------------
+
+def median(values):
+    ordered = sorted(values)
+    n = len(ordered)
+    middle = n // 2
+    return ordered[middle] if n % 2 else (ordered[middle - 1] + ordered[middle]) / 2
+
+
+def median_ci(values, level=0.95):
+    """Distribution-free confidence interval of the median.
+
+    [x_(k), x_(n+1-k)] (order statistics) covers the median with probability
+    1 - 2 P(Binomial(n, 1/2) < k); k is the largest that keeps this >= level.
+    Below 6 values no interval reaches 95%: then the full range is returned
+    with its (lower) coverage, which the caller reports.
+    """
+    ordered = sorted(values)
+    n = len(ordered)
+
+    def coverage(k):
+        tail = sum(math.comb(n, i) for i in range(k)) / 2 ** n
+        return 1 - 2 * tail
+
+    k = 1
+    while k + 1 <= (n + 1) // 2 and coverage(k + 1) >= level:
+        k += 1
+    return (ordered[k - 1], ordered[n - k]), coverage(k)
+
+
+def summarize(values):
+    (low, high), cover = median_ci(values)
+    return {
+        "runs": values,
+        "median": median(values),
+        # The interval aims at 95%; ci_coverage is what the number of runs
+        # allows (below 6 runs, less).
+        "ci": [low, high],
+        "ci_coverage": round(cover, 4),
+    }
+
+
+# -- the runner -------------------------------------------------------------
+
+def machine_info():
+    import os
+    import platform
+    import sys
+
+    cpu = platform.processor() or platform.machine()
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    cpu = line.split(":", 1)[1].strip()
+                    break
+    except OSError:
+        pass
+    return {
+        "python": sys.version.split()[0],
+        "implementation": platform.python_implementation(),
+        "platform": platform.platform(),
+        "cpu": cpu,
+        "cpu_count": os.cpu_count(),
+    }
+
+
+def run_worker(pv, variant, workload, repeat):
+    import json
+    import subprocess
+
+    command = pv.variant_command(variant, _WORKER, __file__, workload, str(repeat))
+    result = subprocess.run(command, capture_output=True, text=True)
+    if result.returncode != 0:
+        raise RuntimeError(
+            f"{workload} on {variant} failed (status {result.returncode}):\n{result.stderr}"
+        )
+    return json.loads(result.stdout.strip().splitlines()[-1])
+
+
+def main(argv=None):
+    import argparse
+    import datetime
+    import json
+    import os
+    import sys
+    from pathlib import Path
+
+    # The runner runs from the source tree, next to piconumpy_variants.
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    import piconumpy_variants as pv
+
+    parser = argparse.ArgumentParser(
+        description="Benchmark the PicoNumPy variants side by side.")
+    parser.add_argument("--quick", action="store_true",
+                        help="small workloads and 3 rounds: a smoke test for CI")
+    parser.add_argument("--variants",
+                        help="comma-separated variants (default: every variant of the table)")
+    parser.add_argument("--workloads", default=",".join(WORKLOADS),
+                        help="comma-separated workloads (default: %(default)s)")
+    parser.add_argument("--rounds", type=int,
+                        help="measured rounds (default: 10, or 3 with --quick)")
+    parser.add_argument("--output", type=Path,
+                        default=pv.REPO_ROOT / "eval" / "results" / "piconumpy.json",
+                        help="JSON results file (default: eval/results/piconumpy.json)")
+    args = parser.parse_args(argv)
+
+    rounds = args.rounds or (3 if args.quick else 10)
+    warmup_rounds = 0 if args.quick else 1
+    workloads = [w.strip() for w in args.workloads.split(",") if w.strip()]
+    unknown = [w for w in workloads if w not in WORKLOADS]
+    if unknown:
+        parser.error(f"unknown workload(s): {', '.join(unknown)}")
+    sizes = {w: SIZES[args.quick][w] for w in workloads}
+
+    variants, missing = pv.select_variants(pv.parse_variant_list(args.variants))
+    for name in missing:
+        print(f"MISSING: {pv.missing_reason(name)}", file=sys.stderr)
+    if not variants:
+        print("no variant to benchmark", file=sys.stderr)
+        return 1
+
+    load_at_start = list(os.getloadavg())
+    times = {w: {v: [] for v in variants} for w in workloads}
+    checksums = {w: {} for w in workloads}
+    failures = []
+    for round_number in range(warmup_rounds + rounds):
+        shift = round_number % len(variants)
+        order = variants[shift:] + variants[:shift]
+        measured = round_number >= warmup_rounds
+        label = f"round {round_number + 1 - warmup_rounds}/{rounds}" if measured else "warm-up"
+        print(f"{label}: " + ", ".join(order), file=sys.stderr, flush=True)
+        for workload in workloads:
+            for variant in order:
+                if variant in failures:
+                    continue
+                try:
+                    result = run_worker(pv, variant, workload, sizes[workload])
+                except RuntimeError as error:
+                    print(error, file=sys.stderr)
+                    failures.append(variant)
+                    continue
+                checksums[workload].setdefault(variant, result["checksum"])
+                if measured:
+                    times[workload][variant].append(result["seconds"])
+
+    measured_variants = [v for v in variants if v not in failures]
+    disagreements = {
+        w: dict(sums) for w, sums in checksums.items()
+        if len({sums[v] for v in measured_variants if v in sums}) > 1
+    }
+
+    report = {
+        "benchmark": "piconumpy",
+        "created": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+        "quick": args.quick,
+        "machine": machine_info(),
+        # Other work on the machine slows runs down and widens the intervals:
+        # the load averages (1, 5, 15 min) tell how quiet it was.
+        "load_average": {"start": load_at_start, "end": list(os.getloadavg())},
+        "compile_args": list(pv.COMPILE_ARGS),
+        "rounds": rounds,
+        "warmup_rounds_dropped": warmup_rounds,
+        "reference": pv.REFERENCE,
+        "variants": measured_variants,
+        "missing": {name: pv.missing_reason(name) for name in missing},
+        "failed": failures,
+        "workloads": {
+            w: {"description": (WORKLOADS[w].__doc__ or "").strip(), "repeat": sizes[w]}
+            for w in workloads
+        },
+        "checksums_disagree": disagreements,
+        "times": {
+            w: {v: summarize(times[w][v]) for v in measured_variants} for w in workloads
+        },
+        "ratios": {},
+    }
+    for w in workloads:
+        if pv.REFERENCE in measured_variants:
+            reference = report["times"][w][pv.REFERENCE]["median"]
+            report["ratios"][w] = {
+                v: report["times"][w][v]["median"] / reference for v in measured_variants
+            }
+        else:
+            report["ratios"][w] = None   # nothing to divide by
+    # Ratios of the runs made in the same round, which share the machine's
+    # state of the moment: less sensitive to slow drift than the ratio of
+    # medians (kept as "ratios", the headline number).
+    report["paired_ratios"] = {}
+    for w in workloads:
+        if pv.REFERENCE not in measured_variants:
+            report["paired_ratios"][w] = None
+            continue
+        reference_runs = times[w][pv.REFERENCE]
+        report["paired_ratios"][w] = {
+            v: summarize([t / r for t, r in zip(times[w][v], reference_runs, strict=True)])
+            for v in measured_variants if v != pv.REFERENCE
+        }
+
+    args.output.parent.mkdir(parents=True, exist_ok=True)
+    args.output.write_text(json.dumps(report, indent=2) + "\n")
+
+    print(f"\n{'workload':<9} {'variant':<15} {'median s':>9} {'95% CI (s)':>17} "
+          f"{'/ stock':>8} {'paired, 95% CI':>22}")
+    for w in workloads:
+        for v in measured_variants:
+            t = report["times"][w][v]
+            low, high = t["ci"]
+            ratio = report["ratios"][w][v] if report["ratios"][w] else float("nan")
+            paired = (report["paired_ratios"][w] or {}).get(v)
+            paired_text = (f"{paired['median']:.2f} [{paired['ci'][0]:.2f}, {paired['ci'][1]:.2f}]"
+                           if paired else "")
+            note = "" if t["ci_coverage"] >= 0.95 else f"  (CIs cover {t['ci_coverage']:.0%})"
+            print(f"{w:<9} {v:<15} {t['median']:>9.3f} {f'[{low:.3f}, {high:.3f}]':>17} "
+                  f"{ratio:>8.2f} {paired_text:>22}{note}")
+    for name in missing:
+        print(f"{'':<9} {name:<15} missing (not built)")
+    for name in failures:
+        print(f"{'':<9} {name:<15} FAILED")
+    for w, sums in disagreements.items():
+        print(f"{w}: variants disagree on the result: {sums}")
+    try:
+        shown = args.output.relative_to(pv.REPO_ROOT)
+    except ValueError:
+        shown = args.output
+    print(f"\nwritten to {shown}")
+    return 1 if (missing or failures or disagreements) else 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,148 @@
+"""Build the wheel of every PicoNumPy variant.
+
+    python ports/piconumpy/build_variants.py [--variants stock,hpy_cpython] [--force]
+
+For each variant of piconumpy_variants.VARIANTS (or the ones named), this
+runs setup_variant.py in build/piconumpy/<variant>/setup/ and leaves the
+wheel in dist/<variant>/ (both below the repository root), then installs it
+into build/piconumpy/<variant>/site/ for the tests and the benchmark.  It
+also stores the wheels the variants need at run time (hpy, for the
+universal ABI) in build/piconumpy/wheelhouse/, so that installing a variant
+into a fresh virtual environment works offline.
+
+A variant whose wheel was built from the same inputs (sources, files of its
+include_dirs, build scripts, compile flags, Python, setuptools and hpy
+versions) is not rebuilt; --force rebuilds anyway.
+
+Compiler flags: piconumpy_variants.COMPILE_ARGS, the same for every variant.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import importlib.metadata
+import shutil
+import subprocess
+import sys
+import time
+
+from piconumpy_variants import (
+    BUILD_ROOT, COMPILE_ARGS, DIST_ROOT, PORT_DIR, REPO_ROOT, VARIANTS,
+    Variant, dist_name, ensure_site, parse_variant_list, wheel_path,
+)
+
+WHEELHOUSE = BUILD_ROOT / "wheelhouse"
+
+
+def input_signature(variant: Variant) -> str:
+    """Hash of everything the variant's wheel is built from."""
+    digest = hashlib.sha256()
+
+    def add(label: str, data: bytes) -> None:
+        digest.update(f"{label}\0{len(data)}\0".encode())
+        digest.update(data)
+
+    add("flags", " ".join(COMPILE_ARGS).encode())
+    add("python", sys.version.encode())
+    add("setuptools", importlib.metadata.version("setuptools").encode())
+    if variant.hpy_abi is not None:
+        add("hpy", importlib.metadata.version("hpy").encode())
+    add("variant", repr(variant).encode())
+    files = [REPO_ROOT / s for s in variant.sources]
+    for directory in variant.include_dirs:
+        files += sorted(p for p in (REPO_ROOT / directory).rglob("*") if p.is_file())
+    files += [PORT_DIR / "setup_variant.py", PORT_DIR / "piconumpy_variants.py"]
+    for path in files:
+        add(str(path.relative_to(REPO_ROOT)), path.read_bytes())
+    return digest.hexdigest()
+
+
+def build(variant: Variant, force: bool) -> bool:
+    """Build the variant's wheel unless it is up to date; True if built."""
+    if variant.prepare is not None:
+        variant.prepare(variant)
+    for source in variant.sources:
+        if not (REPO_ROOT / source).is_file():
+            raise SystemExit(f"{variant.name}: source {source} does not exist")
+
+    signature = input_signature(variant)
+    signature_file = BUILD_ROOT / variant.name / "build.signature"
+    if (not force and wheel_path(variant.name) is not None and signature_file.is_file()
+            and signature_file.read_text() == signature):
+        return False
+    signature_file.unlink(missing_ok=True)
+
+    # A clean build folder every time: the build takes seconds, and stale
+    # objects from an earlier flag set or source could otherwise be reused.
+    workdir = BUILD_ROOT / variant.name / "setup"
+    shutil.rmtree(workdir, ignore_errors=True)
+    workdir.mkdir(parents=True)
+    dist_dir = DIST_ROOT / variant.name
+    dist_dir.mkdir(parents=True, exist_ok=True)
+    old = wheel_path(variant.name)
+    if old is not None:
+        old.unlink()
+
+    command = [sys.executable, str(PORT_DIR / "setup_variant.py"), variant.name]
+    if variant.hpy_abi is not None:
+        command.append(f"--hpy-abi={variant.hpy_abi}")
+    command += ["bdist_wheel", "--dist-dir", str(dist_dir)]
+    log = workdir.parent / "build.log"
+    with open(log, "w") as out:
+        out.write("$ " + " ".join(command) + "\n")
+        out.flush()
+        result = subprocess.run(command, cwd=workdir, stdout=out, stderr=subprocess.STDOUT)
+    if result.returncode != 0:
+        sys.stderr.write(log.read_text())
+        raise SystemExit(f"{variant.name}: build failed (log: {log})")
+    # Compiler warnings are not fatal, but nobody reads logs of builds that
+    # succeed: show them.
+    warnings = [line for line in log.read_text().splitlines() if "warning:" in line
+                and "install_lib" not in line]
+    for line in warnings:
+        print(f"  {variant.name}: {line}")
+    if wheel_path(variant.name) is None:
+        raise SystemExit(f"{variant.name}: the build produced no {dist_name(variant.name)} wheel")
+    signature_file.write_text(signature)
+    return True
+
+
+def fill_wheelhouse(requirements: list[str]) -> None:
+    """Download the run-time requirements (and theirs) as wheels, once."""
+    if not requirements:
+        return
+    WHEELHOUSE.mkdir(parents=True, exist_ok=True)
+    base = [sys.executable, "-m", "pip", "download", "--quiet",
+            "--disable-pip-version-check", "--only-binary=:all:",
+            "--dest", str(WHEELHOUSE), *requirements]
+    # Offline first: when the wheels are already there, no index is asked.
+    offline = subprocess.run(base + ["--no-index", "--find-links", str(WHEELHOUSE)],
+                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    if offline.returncode != 0 and subprocess.run(base).returncode != 0:
+        raise SystemExit(f"could not download {', '.join(requirements)} into {WHEELHOUSE}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--variants", help="comma-separated variant names (default: all)")
+    parser.add_argument("--force", action="store_true", help="rebuild up-to-date wheels too")
+    args = parser.parse_args()
+    names = parse_variant_list(args.variants) or list(VARIANTS)
+    unknown = [n for n in names if n not in VARIANTS]
+    if unknown:
+        parser.error(f"unknown variant(s) {', '.join(unknown)}; known: {', '.join(VARIANTS)}")
+
+    print(f"compile flags (all variants): {' '.join(COMPILE_ARGS)}")
+    for name in names:
+        start = time.perf_counter()
+        built = build(VARIANTS[name], args.force)
+        ensure_site(name)
+        wheel = wheel_path(name)
+        status = f"built in {time.perf_counter() - start:.1f} s" if built else "up to date"
+        print(f"  {name:<14} {wheel.relative_to(REPO_ROOT)} ({status})")
+    fill_wheelhouse(sorted({r for n in names for r in VARIANTS[n].install_requires}))
+
+
+if __name__ == "__main__":
+    main()

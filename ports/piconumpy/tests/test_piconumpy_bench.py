@@ -1,0 +1,112 @@
+"""Tests of the benchmark itself: its statistics, its workload, its report."""
+
+import importlib.util
+import json
+import math
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+PORT_DIR = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(PORT_DIR))
+
+import piconumpy_variants as pv  # noqa: E402  (needs the path above)
+
+
+def _load_bench():
+    spec = importlib.util.spec_from_file_location("piconumpy_bench", PORT_DIR / "bench_board.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+bench = _load_bench()
+
+
+def test_median():
+    assert bench.median([3.0, 1.0, 2.0]) == 2.0
+    assert bench.median([4.0, 1.0, 3.0, 2.0]) == 2.5
+
+
+@pytest.mark.parametrize("n, k, coverage", [
+    # k from the binomial tables: the largest k with
+    # 1 - 2 P(Bin(n, 1/2) < k) >= 0.95.
+    (6, 1, 0.96875),
+    (10, 2, 0.978515625),
+    (20, 6, 0.9586),
+    (3, 1, 0.75),           # too few values: full range, lower coverage
+])
+def test_median_ci(n, k, coverage):
+    values = [float(v) for v in range(n, 0, -1)]     # n..1, unsorted on purpose
+    (low, high), got = bench.median_ci(values)
+    assert (low, high) == (float(k), float(n + 1 - k))
+    assert got == pytest.approx(coverage, abs=1e-4)
+    assert got >= 0.95 or n < 6
+
+
+def _in_stock(code):
+    if pv.wheel_path("stock") is None:
+        pytest.fail(pv.missing_reason("stock"))
+    result = subprocess.run(
+        pv.variant_command("stock", code, str(PORT_DIR / "bench_board.py")),
+        capture_output=True, text=True, timeout=120,
+    )
+    assert result.returncode == 0, result.stderr
+    return result.stdout
+
+
+def test_sled_stays_on_the_ground_and_moves_downhill():
+    # The solver integrates y and vy although the physics ties them to x
+    # and vx: if the equations were wrong the sled would leave the ground.
+    out = _in_stock("""
+import importlib.util, json
+spec = importlib.util.spec_from_file_location("piconumpy_bench", sys.argv[1])
+bench = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(bench)
+state, travelled = bench.simulate_sled(piconumpy, 2.0, 1.0, 0.08, 0.002)
+print(json.dumps([state.tolist(), travelled, bench.ground(state[0])[0]]))
+""")
+    (x, y, vx, vy), travelled, ground_y = json.loads(out)
+    assert abs(y - ground_y) < 1e-3
+    assert x > 2.0 and vx > 0.0
+    assert travelled >= x - 2.0
+
+
+def test_quick_run_reports_every_variant_and_missing_ones(tmp_path):
+    built, _ = pv.select_variants()
+    assert "stock" in built, pv.missing_reason("stock")
+    output = tmp_path / "piconumpy.json"
+    requested = built + ["not_a_variant"]
+    run = subprocess.run(
+        [sys.executable, str(PORT_DIR / "bench_board.py"), "--quick", "--rounds", "2",
+         "--variants", ",".join(requested), "--output", str(output)],
+        capture_output=True, text=True, timeout=600,
+    )
+    # A requested variant that is not built makes the run fail, after the
+    # others have been measured and reported.
+    assert run.returncode == 1, run.stderr
+    assert "not_a_variant" in run.stdout and "missing" in run.stdout
+    report = json.loads(output.read_text())
+    assert report["quick"] is True
+    assert report["variants"] == built
+    assert list(report["missing"]) == ["not_a_variant"]
+    assert report["failed"] == [] and report["checksums_disagree"] == {}
+    for workload in ("board", "ops"):
+        times = report["times"][workload]
+        assert set(times) == set(built)
+        for variant in built:
+            assert len(times[variant]["runs"]) == 2
+            assert all(t > 0 for t in times[variant]["runs"])
+        ratios = report["ratios"][workload]
+        assert ratios["stock"] == 1.0
+        for variant in built:
+            assert math.isclose(ratios[variant],
+                                times[variant]["median"] / times["stock"]["median"])
+        paired = report["paired_ratios"][workload]
+        assert set(paired) == set(built) - {"stock"}
+        for variant, summary in paired.items():
+            assert summary["runs"] == [t / s for t, s in zip(times[variant]["runs"],
+                                                             times["stock"]["runs"],
+                                                             strict=True)]

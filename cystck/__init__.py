@@ -29,3 +29,10 @@ def get_sources():
 def get_source_dir():
     """The directory of the runtime sources (for their private header)."""
     return str(_HERE / "src")
+
+
+# setup.py installs migrate/ as cystck.migrate; in a source checkout (where
+# `python -m cystck.migrate` run from the top of the repository imports this
+# file) make the same name resolve to the same folder.
+if not (_HERE / "migrate").exists() and (_HERE.parent / "migrate" / "__init__.py").exists():
+    __path__.append(str(_HERE.parent))

@@ -43,7 +43,7 @@ gen: $(VENV_STAMP)
 
 include $(sort $(wildcard ports/*/*.mk eval/*.mk eval/*/*.mk))
 
-test: $(CYSTCK_STAMP)
+test: $(CYSTCK_STAMP) $(WHEEL_TARGETS)
 	$(PY) -m cystck.gen_api --check
 	$(PYTEST) -q $(TEST_PATHS)
 

@@ -110,7 +110,8 @@ def _error_return(ret, bad):
     """The C expression a wrapper returns after an invalid handle argument;
     `bad` is a C expression naming the (first) invalid handle."""
     if ret == "h":
-        return f"_Cystck_BadArg(S, FN, {bad})"
+        # Not a tail call, so the error path keeps the caller's address.
+        return f"(_Cystck_BadArg(S, FN, {bad}), Cystck_NULL)"
     if ret == "void":
         return None
     if ret.endswith("*"):

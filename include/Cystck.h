@@ -121,6 +121,8 @@ CYSTCK_INTERNAL int _Cystck_GrowStack(Cystck_State *S, Cystck_ssize_t n);
 CYSTCK_INTERNAL void _Cystck_DropSlow(Cystck_State *S, Cystck_Object h);
 CYSTCK_INTERNAL PyObject *_Cystck_ConsumeSlow(Cystck_State *S, Cystck_Object h);
 CYSTCK_INTERNAL void _Cystck_CloseScopeSlow(Cystck_State *S, Cystck_Scope sc);
+CYSTCK_INTERNAL void _Cystck_DebugOpenScope(Cystck_State *S, Cystck_Scope sc);
+CYSTCK_INTERNAL void _Cystck_BadRef(Cystck_State *S, const char *func, Cystck_Ref r);
 CYSTCK_INTERNAL void _Cystck_DebugOpenFrame(Cystck_State *S, const char *func);
 CYSTCK_INTERNAL PyObject *_Cystck_FinishSlow(Cystck_State *S, int n, const char *func);
 CYSTCK_INTERNAL int _Cystck_FinishIntSlow(Cystck_State *S, int r, const char *func);
@@ -197,7 +199,7 @@ static inline Cystck_Object Cystck_Dup(Cystck_State *S, Cystck_Object h)
 {
     PyObject *o = _Cystck_Get(h);
     if (Cystck_unlikely(o == NULL))
-        return _Cystck_BadArg(S, "Cystck_Dup", h);
+        return (_Cystck_BadArg(S, "Cystck_Dup", h), Cystck_NULL);
     Py_INCREF(o);
     return _Cystck_Own(S, o);
 }
@@ -232,7 +234,7 @@ static inline PyObject *Cystck_AsPyObject(Cystck_State *S, Cystck_Object h)
 static inline Cystck_Object Cystck_FromPyObject(Cystck_State *S, PyObject *o)
 {
     if (Cystck_unlikely(o == NULL))
-        return _Cystck_NullArg(S, "Cystck_FromPyObject");
+        return (_Cystck_NullArg(S, "Cystck_FromPyObject"), Cystck_NULL);
     return _Cystck_OwnBorrowed(S, o);
 }
 
@@ -336,7 +338,7 @@ static inline int Cystck_Push(Cystck_State *S, Cystck_Object h)
 {
     PyObject *o = _Cystck_Get(h);
     if (Cystck_unlikely(o == NULL))
-        return _Cystck_BadArgInt(S, "Cystck_Push", h);
+        return (_Cystck_BadArgInt(S, "Cystck_Push", h), -1);
     if (Cystck_unlikely(S->sp == S->sp_end) && _Cystck_GrowStack(S, 1) < 0)
         return -1;
     Py_INCREF(o);
@@ -374,7 +376,7 @@ static inline int Cystck_Return(Cystck_State *S, Cystck_Object h)
 {
     PyObject *o = _Cystck_Get(h);
     if (Cystck_unlikely(o == NULL))
-        return _Cystck_BadArgInt(S, "Cystck_Return", h);
+        return (_Cystck_BadArgInt(S, "Cystck_Return", h), -1);
     if (Cystck_unlikely(S->sp == S->sp_end) && _Cystck_GrowStack(S, 1) < 0)
         return -1;
     if (Cystck_likely(h._p == S->top - 1 && h._p >= S->base && !S->debug))
@@ -458,7 +460,7 @@ static inline Cystck_Object Cystck_CallMethod(Cystck_State *S, Cystck_Object nam
     PyObject **base = S->sp - nargs - 1;
     PyObject *r;
     if (Cystck_unlikely(n == NULL))
-        return _Cystck_BadArg(S, "Cystck_CallMethod", name);
+        return (_Cystck_BadArg(S, "Cystck_CallMethod", name), Cystck_NULL);
     if (Cystck_unlikely(nargs < 0 || base < S->sp_base)) {
         PyErr_SetString(PyExc_SystemError, "Cystck_CallMethod: fewer values pushed than the object and its arguments");
         return Cystck_NULL;
@@ -480,6 +482,8 @@ static inline Cystck_Scope Cystck_OpenScope(Cystck_State *S)
     sc.top = S->top;
     sc.chunk = S->chunk;
     S->scopes++;
+    if (Cystck_unlikely(S->debug != NULL))
+        _Cystck_DebugOpenScope(S, sc);
     return sc;
 }
 
@@ -505,7 +509,7 @@ static inline Cystck_Object Cystck_CloseScopeKeep(Cystck_State *S, Cystck_Scope 
     Py_XINCREF(o);
     Cystck_CloseScope(S, sc);
     if (o == NULL)
-        return _Cystck_BadArg(S, "Cystck_CloseScopeKeep", h);
+        return (_Cystck_BadArg(S, "Cystck_CloseScopeKeep", h), Cystck_NULL);
     return _Cystck_Own(S, o);
 }
 
@@ -538,7 +542,7 @@ CYSTCK_INTERNAL void Cystck_unref(Cystck_State *S, Cystck_Ref r);
 static inline Cystck_Object Cystck_deref(Cystck_State *S, Cystck_Ref r)
 {
     if (Cystck_unlikely(r == NULL || r->obj == NULL))
-        return _Cystck_NullArg(S, "Cystck_deref");
+        return (_Cystck_BadRef(S, "Cystck_deref", r), Cystck_NULL);
     return _Cystck_H(&r->obj);
 }
 
@@ -553,12 +557,17 @@ static inline Cystck_Object CystckField_Load(Cystck_State *S, Cystck_Object owne
     return _Cystck_OwnBorrowed(S, f._o);
 }
 
-/* Store h (or clear with Cystck_NULL) in *f, which lives inside owner. */
+/* Store h (or clear with Cystck_NULL) in *f, which lives inside owner.
+ * A released handle (not Cystck_NULL, but reading NULL) is an error. */
 static inline void CystckField_Store(Cystck_State *S, Cystck_Object owner, Cystck_Field *f, Cystck_Object h)
 {
     PyObject *o = _Cystck_Get(h);
     PyObject *old = f->_o;
-    (void)S; (void)owner;
+    (void)owner;
+    if (Cystck_unlikely(o == NULL && h._p != NULL)) {
+        _Cystck_BadArg(S, "CystckField_Store", h);
+        return;
+    }
     Py_XINCREF(o);
     f->_o = o;
     Py_XDECREF(old);

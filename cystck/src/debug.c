@@ -25,10 +25,47 @@ int _Cystck_debug = 0;
 #define DEBUG_FRAME_SLOTS 64
 #define QUARANTINE 1024
 
+#define MAX_OPEN_SCOPES 64
+
 struct _Cystck_DebugFrame {
     const char *func;
+    int nscopes;                            /* open scope gates, innermost last */
+    PyObject **scope_tops[MAX_OPEN_SCOPES];
     PyObject *slots[DEBUG_FRAME_SLOTS];
 };
+
+const char *_Cystck_DebugFrameName(Cystck_State *S)
+{
+    return S->debug != NULL ? S->debug->func : NULL;
+}
+
+void _Cystck_DebugOpenScope(Cystck_State *S, Cystck_Scope sc)
+{
+    struct _Cystck_DebugFrame *df = S->debug;
+    if (df->nscopes < MAX_OPEN_SCOPES)
+        df->scope_tops[df->nscopes] = sc.top;
+    df->nscopes++;
+}
+
+int _Cystck_DebugCloseScope(Cystck_State *S, Cystck_Scope sc, const void *where)
+{
+    struct _Cystck_DebugFrame *df = S->debug;
+    char at[512];
+    const char *problem = NULL;
+    if (df->nscopes == 0)
+        problem = "the gate is not open: closed twice or never opened";
+    else if (df->nscopes <= MAX_OPEN_SCOPES && df->scope_tops[df->nscopes - 1] != sc.top)
+        problem = "not the innermost open gate: gates close in reverse order of opening";
+    if (problem == NULL) {
+        df->nscopes--;
+        return 0;
+    }
+    if (!PyErr_Occurred()) {
+        _Cystck_DescribeAddress(where, at, sizeof(at));
+        PyErr_Format(PyExc_SystemError, "Cystck_CloseScope: %s, at %s [CYSTCK_DEBUG]", problem, at);
+    }
+    return -1;
+}
 
 /* Closed frames and chunks whose poisoned slots are kept readable. */
 typedef struct {
@@ -105,10 +142,18 @@ void _Cystck_DebugBadHandle(Cystck_State *S, const char *func, Cystck_Object h, 
 {
     char at[512];
     const Quarantined *q;
+    Cystck_Ref r;
     _Cystck_DescribeAddress(where, at, sizeof(at));
     if (h._p == NULL) {
         PyErr_Format(PyExc_SystemError,
                      "%s: null handle passed as an argument, at %s [CYSTCK_DEBUG]", func, at);
+    }
+    else if ((r = _Cystck_DebugRefOfSlot(h._p)) != NULL) {
+        char made[512];
+        _Cystck_DescribeAddress(r->creator, made, sizeof(made));
+        PyErr_Format(PyExc_SystemError,
+                     "%s: handle of a reference released by Cystck_unref (created at %s), "
+                     "at %s [CYSTCK_DEBUG]", func, made, at);
     }
     else if ((q = find_quarantined(h._p)) != NULL) {
         PyErr_Format(PyExc_SystemError,
@@ -147,8 +192,8 @@ void _Cystck_DebugDropNotOwned(Cystck_State *S, Cystck_Object h, const void *whe
 /* "file.c:42 (function)" from addr2line, or 0 if it cannot tell.  With -i
  * addr2line lists the chain of inlined calls innermost first: the API
  * wrapper, the extension's function, then (when the compiler inlined it)
- * the generated trampoline.  The extension's line is the outermost entry
- * that is not a trampoline. */
+ * the generated trampoline (or PyInit_ for a CYSTCK_MODINIT body).  The
+ * extension's line is the outermost entry that is neither. */
 static int addr2line(const char *object, unsigned long offset, char *buf, size_t size)
 {
     char cmd[1200], func[256], line[512], last_func[256] = "", last_line[512] = "";
@@ -164,7 +209,8 @@ static int addr2line(const char *object, unsigned long offset, char *buf, size_t
         line[strcspn(line, "\n")] = '\0';
         if (line[0] == '?' || strstr(line, ":?") != NULL)
             continue;
-        if (last_line[0] != '\0' && strstr(func, "__cystck_trampoline") != NULL)
+        if (last_line[0] != '\0' && (strstr(func, "__cystck_trampoline") != NULL ||
+                                       strncmp(func, "PyInit_", 7) == 0))
             continue;
         memcpy(last_func, func, sizeof(func));
         memcpy(last_line, line, sizeof(line));

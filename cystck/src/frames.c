@@ -12,11 +12,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#if defined(__GNUC__) || defined(__clang__)
-#define CALLER() __builtin_return_address(0)
-#else
-#define CALLER() NULL
-#endif
 
 struct _Cystck_Chunk {
     struct _Cystck_Chunk *prev;
@@ -176,12 +171,12 @@ CYSTCK_NOINLINE void _Cystck_DropSlow(Cystck_State *S, Cystck_Object h)
     PyObject *o;
     if (!_Cystck_OwnsSlot(S, h._p)) {
         if (S->debug)
-            _Cystck_DebugDropNotOwned(S, h, CALLER());
+            _Cystck_DebugDropNotOwned(S, h, _CYSTCK_CALLER());
         return;     /* argument, constant or reference: not ours to release */
     }
     o = *h._p;
     if (o == NULL && S->debug) {
-        _Cystck_DebugBadHandle(S, "Cystck_Drop", h, CALLER());
+        _Cystck_DebugBadHandle(S, "Cystck_Drop", h, _CYSTCK_CALLER());
         return;
     }
     *h._p = NULL;
@@ -211,7 +206,7 @@ PyObject *_Cystck_ConsumeSlow(Cystck_State *S, Cystck_Object h)
 static void free_chunk(Cystck_State *S, struct _Cystck_Chunk *c)
 {
     if (S->debug != NULL)
-        _Cystck_DebugQuarantine(c->slots, c->slots + c->cap, c, NULL);
+        _Cystck_DebugQuarantine(c->slots, c->slots + c->cap, c, _Cystck_DebugFrameName(S));
     else
         PyMem_Free(c);
 }
@@ -266,6 +261,8 @@ PyObject *_Cystck_FinishSlow(Cystck_State *S, int n, const char *func)
 {
     Cystck_ssize_t pushed = S->sp - S->sp_base;
     PyObject *res = NULL;
+    if (S->scopes > 0 && S->debug != NULL)
+        _Cystck_DebugUnbalancedScopes(S, func);
     if (S->debug != NULL && n >= 0 && PyErr_Occurred()) {
         /* The function ignored an error the runtime raised (a misuse found by
          * debug mode, typically): report that error itself. */
@@ -298,8 +295,6 @@ PyObject *_Cystck_FinishSlow(Cystck_State *S, int n, const char *func)
             S->sp = S->sp_base;
         }
     }
-    if (S->scopes > 0 && S->debug != NULL)
-        _Cystck_DebugUnbalancedScopes(S, func);
     release_stack(S);
     release_frame(S);
     return res;
@@ -307,6 +302,8 @@ PyObject *_Cystck_FinishSlow(Cystck_State *S, int n, const char *func)
 
 int _Cystck_FinishIntSlow(Cystck_State *S, int r, const char *func)
 {
+    if (S->scopes > 0 && S->debug != NULL)
+        _Cystck_DebugUnbalancedScopes(S, func);
     if (S->debug != NULL && r >= 0 && PyErr_Occurred())
         r = -1;     /* as in _Cystck_FinishSlow */
     if (S->sp != S->sp_base && !PyErr_Occurred()) {
@@ -315,15 +312,15 @@ int _Cystck_FinishIntSlow(Cystck_State *S, int r, const char *func)
                      func, (Cystck_ssize_t)(S->sp - S->sp_base));
         r = -1;
     }
-    if (S->scopes > 0 && S->debug != NULL)
-        _Cystck_DebugUnbalancedScopes(S, func);
     release_stack(S);
     release_frame(S);
     return r;
 }
 
-void _Cystck_CloseScopeSlow(Cystck_State *S, Cystck_Scope sc)
+CYSTCK_NOINLINE void _Cystck_CloseScopeSlow(Cystck_State *S, Cystck_Scope sc)
 {
+    if (S->debug != NULL && _Cystck_DebugCloseScope(S, sc, _CYSTCK_CALLER()) < 0)
+        return;     /* misuse reported; leave the gates as they are */
     /* Free chunks opened inside the scope, then trim the scope's chunk. */
     while (S->chunk != sc.chunk && S->chunk != NULL) {
         struct _Cystck_Chunk *c = S->chunk;
@@ -344,8 +341,8 @@ void _Cystck_CloseScopeSlow(Cystck_State *S, Cystck_Scope sc)
 
 /* `where` is an address in the C code that passed the bad handle (the API
  * wrappers are inlined into it), used by debug mode to name file and line. */
-static Cystck_Object bad_arg_at(Cystck_State *S, const char *func, Cystck_Object h,
-                                const void *where)
+Cystck_Object _Cystck_BadArgAt(Cystck_State *S, const char *func, Cystck_Object h,
+                               const void *where)
 {
     /* A null handle usually carries the error of the call that produced it:
      * keep that exception rather than masking it. */
@@ -365,22 +362,22 @@ static Cystck_Object bad_arg_at(Cystck_State *S, const char *func, Cystck_Object
 
 CYSTCK_NOINLINE Cystck_Object _Cystck_BadArg(Cystck_State *S, const char *func, Cystck_Object h)
 {
-    return bad_arg_at(S, func, h, CALLER());
+    return _Cystck_BadArgAt(S, func, h, _CYSTCK_CALLER());
 }
 
 CYSTCK_NOINLINE int _Cystck_BadArgInt(Cystck_State *S, const char *func, Cystck_Object h)
 {
-    bad_arg_at(S, func, h, CALLER());
+    _Cystck_BadArgAt(S, func, h, _CYSTCK_CALLER());
     return -1;
 }
 
 CYSTCK_NOINLINE Cystck_Object _Cystck_NullArg(Cystck_State *S, const char *func)
 {
-    return bad_arg_at(S, func, _Cystck_H(NULL), CALLER());
+    return _Cystck_BadArgAt(S, func, _Cystck_H(NULL), _CYSTCK_CALLER());
 }
 
 CYSTCK_NOINLINE int _Cystck_NullArgInt(Cystck_State *S, const char *func)
 {
-    bad_arg_at(S, func, _Cystck_H(NULL), CALLER());
+    _Cystck_BadArgAt(S, func, _Cystck_H(NULL), _CYSTCK_CALLER());
     return -1;
 }

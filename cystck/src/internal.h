@@ -6,7 +6,17 @@
 
 #include "Cystck.h"
 
+/* The address a runtime function returns to: in the extension's code that
+ * called it, for messages that name the offending C line. */
+#if defined(__GNUC__) || defined(__clang__)
+#define _CYSTCK_CALLER() __builtin_return_address(0)
+#else
+#define _CYSTCK_CALLER() NULL
+#endif
+
 /* frames.c */
+CYSTCK_INTERNAL Cystck_Object _Cystck_BadArgAt(Cystck_State *S, const char *func, Cystck_Object h,
+                                               const void *where);
 CYSTCK_INTERNAL int _Cystck_OwnsSlot(Cystck_State *S, PyObject **p);
 CYSTCK_INTERNAL void _Cystck_SetHandleLimit(Cystck_ssize_t limit);
 
@@ -16,6 +26,11 @@ CYSTCK_INTERNAL void _Cystck_DebugUnbalancedScopes(Cystck_State *S, const char *
 CYSTCK_INTERNAL void _Cystck_DebugBadHandle(Cystck_State *S, const char *func, Cystck_Object h,
                                             const void *where);
 CYSTCK_INTERNAL void _Cystck_DebugDropNotOwned(Cystck_State *S, Cystck_Object h, const void *where);
+CYSTCK_INTERNAL const char *_Cystck_DebugFrameName(Cystck_State *S);
+CYSTCK_INTERNAL int _Cystck_DebugCloseScope(Cystck_State *S, Cystck_Scope sc, const void *where);
+CYSTCK_INTERNAL void _Cystck_DebugBadRef(Cystck_State *S, const char *func, Cystck_Ref r,
+                                         const void *where);
+CYSTCK_INTERNAL Cystck_Ref _Cystck_DebugRefOfSlot(PyObject **slot);
 CYSTCK_INTERNAL void _Cystck_DebugQuarantine(PyObject **begin, PyObject **end, void *mem,
                                              const char *func);
 CYSTCK_INTERNAL void _Cystck_DebugInit(void);

@@ -25,23 +25,25 @@ typedef struct {
     void *pad;                     /* keep the payload 16-byte aligned */
 } BlockHeader;
 
-static BlockHeader *header_of(void *p, const char *func)
+/* The header of block p, or NULL with SystemError naming func and the
+ * extension's line (`where`) when p is not a live block. */
+static BlockHeader *header_of(void *p, const char *func, const void *where)
 {
-    BlockHeader *h;
-    if (p == NULL) {
-        PyErr_Format(PyExc_SystemError, "%s: NULL block", func);
-        return NULL;
-    }
-    h = (BlockHeader *)p - 1;
-    if (h->magic == BLOCK_DEAD) {
-        PyErr_Format(PyExc_SystemError, "%s: block used after its last policy was released", func);
-        return NULL;
-    }
-    if (h->magic != BLOCK_MAGIC) {
-        PyErr_Format(PyExc_SystemError, "%s: pointer was not allocated by CystckMem_Malloc", func);
-        return NULL;
-    }
-    return h;
+    BlockHeader *h = p != NULL ? (BlockHeader *)p - 1 : NULL;
+    const char *problem;
+    char at[512];
+    if (h == NULL)
+        problem = "NULL block";
+    else if (h->magic == BLOCK_DEAD)
+        problem = "block used after its last policy was released";
+    else if (h->magic != BLOCK_MAGIC)
+        problem = "pointer was not allocated by CystckMem_Malloc";
+    else
+        return h;
+    _Cystck_DescribeAddress(where, at, sizeof(at));
+    PyErr_Format(PyExc_SystemError, "%s: %s, at %s%s", func, problem, at,
+                 _Cystck_debug ? " [CYSTCK_DEBUG]" : "");
+    return NULL;
 }
 
 static int policies(BlockHeader *h)
@@ -97,7 +99,7 @@ void *CystckMem_Realloc(Cystck_State *S, void *p, size_t size)
     BlockHeader *h, *nh;
     if (p == NULL)
         return CystckMem_Malloc(S, size);
-    h = header_of(p, "CystckMem_Realloc");
+    h = header_of(p, "CystckMem_Realloc", _CYSTCK_CALLER());
     if (h == NULL)
         return NULL;
     if (h->owners > 0) {
@@ -120,7 +122,7 @@ void CystckMem_Free(Cystck_State *S, void *p)
     (void)S;
     if (p == NULL)
         return;
-    h = header_of(p, "CystckMem_Free");
+    h = header_of(p, "CystckMem_Free", _CYSTCK_CALLER());
     if (h == NULL)
         return;
     if (!h->explicit_free) {
@@ -133,7 +135,7 @@ void CystckMem_Free(Cystck_State *S, void *p)
 
 int CystckMem_SetFinalizer(Cystck_State *S, void *p, CystckMem_Finalizer fin)
 {
-    BlockHeader *h = header_of(p, "CystckMem_SetFinalizer");
+    BlockHeader *h = header_of(p, "CystckMem_SetFinalizer", _CYSTCK_CALLER());
     (void)S;
     if (h == NULL)
         return -1;
@@ -193,7 +195,7 @@ static PyObject *exporter_type;
 
 Cystck_Object CystckMem_AsMemoryView(Cystck_State *S, void *p, Cystck_ssize_t size, int readonly)
 {
-    BlockHeader *h = header_of(p, "CystckMem_AsMemoryView");
+    BlockHeader *h = header_of(p, "CystckMem_AsMemoryView", _CYSTCK_CALLER());
     Exporter *e;
     PyObject *view;
     if (h == NULL)

@@ -11,6 +11,10 @@
 
 static PyObject *build_one(Cystck_State *S, const char **fmt, va_list *va);
 
+/* The extension code that called the public function now building a value,
+ * for error messages (the GIL serializes these calls). */
+static const void *build_caller;
+
 /* Build items until `end`, as a tuple or list (kind '(' or '['). */
 static PyObject *build_seq(Cystck_State *S, const char **fmt, va_list *va, char end, int as_list)
 {
@@ -100,9 +104,10 @@ static PyObject *build_one(Cystck_State *S, const char **fmt, va_list *va)
     case 's': case 'z': case 'U': return build_string(fmt, va, 0);
     case 'y': return build_string(fmt, va, 1);
     case 'O': case 'S': case 'N': {
-        PyObject *o = _Cystck_Get(va_arg(*va, Cystck_Object));
+        Cystck_Object h = va_arg(*va, Cystck_Object);
+        PyObject *o = _Cystck_Get(h);
         if (o == NULL) {
-            _Cystck_NullArg(S, "Cystck_BuildValue");
+            _Cystck_BadArgAt(S, "Cystck_BuildValue", h, build_caller);
             return NULL;
         }
         return Py_NewRef(o);
@@ -155,6 +160,7 @@ Cystck_Object Cystck_BuildValue(Cystck_State *S, const char *fmt, ...)
 {
     va_list va;
     PyObject *r;
+    build_caller = _CYSTCK_CALLER();
     va_start(va, fmt);
     r = build_value(S, fmt, &va);
     va_end(va);
@@ -165,7 +171,7 @@ Cystck_Object Cystck_BuildValue(Cystck_State *S, const char *fmt, ...)
 
 /* Gather handles up to Cystck_NULL into a vectorcall array (slot 0 free). */
 static Py_ssize_t gather_args(Cystck_State *S, PyObject **buf, Py_ssize_t cap, va_list va,
-                              const char *func)
+                              const char *func, const void *where)
 {
     Py_ssize_t n = 0;
     for (;;) {
@@ -173,7 +179,7 @@ static Py_ssize_t gather_args(Cystck_State *S, PyObject **buf, Py_ssize_t cap, v
         if (h._p == NULL)
             return n;
         if (*h._p == NULL) {
-            _Cystck_NullArg(S, func);
+            _Cystck_BadArgAt(S, func, h, where);
             return -1;
         }
         if (n + 1 >= cap) {
@@ -192,9 +198,10 @@ Cystck_Object CystckObject_CallFunctionObjArgs(Cystck_State *S, Cystck_Object f,
     Py_ssize_t n;
     va_list va;
     if (f_ == NULL)
-        return _Cystck_NullArg(S, "CystckObject_CallFunctionObjArgs");
+        return _Cystck_BadArgAt(S, "CystckObject_CallFunctionObjArgs", f, _CYSTCK_CALLER());
     va_start(va, f);
-    n = gather_args(S, buf, MAX_VARARGS + 2, va, "CystckObject_CallFunctionObjArgs");
+    n = gather_args(S, buf, MAX_VARARGS + 2, va, "CystckObject_CallFunctionObjArgs",
+                    _CYSTCK_CALLER());
     va_end(va);
     if (n < 0)
         return Cystck_NULL;
@@ -207,9 +214,11 @@ Cystck_Object CystckObject_CallMethodObjArgs(Cystck_State *S, Cystck_Object o, C
     Py_ssize_t n;
     va_list va;
     if (o_ == NULL || name_ == NULL)
-        return _Cystck_NullArg(S, "CystckObject_CallMethodObjArgs");
+        return _Cystck_BadArgAt(S, "CystckObject_CallMethodObjArgs", o_ == NULL ? o : name,
+                                _CYSTCK_CALLER());
     va_start(va, name);
-    n = gather_args(S, buf, MAX_VARARGS + 2, va, "CystckObject_CallMethodObjArgs");
+    n = gather_args(S, buf, MAX_VARARGS + 2, va, "CystckObject_CallMethodObjArgs",
+                    _CYSTCK_CALLER());
     va_end(va);
     if (n < 0)
         return Cystck_NULL;
@@ -237,7 +246,8 @@ Cystck_Object CystckObject_CallFunction(Cystck_State *S, Cystck_Object f, const 
     PyObject *f_ = _Cystck_Get(f), *args, *r;
     va_list va;
     if (f_ == NULL)
-        return _Cystck_NullArg(S, "CystckObject_CallFunction");
+        return _Cystck_BadArgAt(S, "CystckObject_CallFunction", f, _CYSTCK_CALLER());
+    build_caller = _CYSTCK_CALLER();
     va_start(va, fmt);
     args = build_args(S, fmt, &va);
     va_end(va);
@@ -254,10 +264,11 @@ Cystck_Object CystckObject_CallMethod(Cystck_State *S, Cystck_Object o, const ch
     PyObject *o_ = _Cystck_Get(o), *meth, *args, *r;
     va_list va;
     if (o_ == NULL)
-        return _Cystck_NullArg(S, "CystckObject_CallMethod");
+        return _Cystck_BadArgAt(S, "CystckObject_CallMethod", o, _CYSTCK_CALLER());
     meth = PyObject_GetAttrString(o_, name);
     if (meth == NULL)
         return Cystck_NULL;
+    build_caller = _CYSTCK_CALLER();
     va_start(va, fmt);
     args = build_args(S, fmt, &va);
     va_end(va);
@@ -289,7 +300,7 @@ Cystck_Object CystckTuple_FromArray(Cystck_State *S, const Cystck_Object *items,
     Cystck_ssize_t i;
     for (i = 0; i < n; i++)
         if (_Cystck_Get(items[i]) == NULL)
-            return _Cystck_NullArg(S, "CystckTuple_FromArray");
+            return _Cystck_BadArgAt(S, "CystckTuple_FromArray", items[i], _CYSTCK_CALLER());
     t = PyTuple_New(n);
     if (t == NULL)
         return Cystck_NULL;
@@ -308,11 +319,12 @@ Cystck_Object CystckTuple_Pack(Cystck_State *S, Cystck_ssize_t n, ...)
         return Cystck_NULL;
     va_start(va, n);
     for (i = 0; i < n; i++) {
-        PyObject *o = _Cystck_Get(va_arg(va, Cystck_Object));
+        Cystck_Object h = va_arg(va, Cystck_Object);
+        PyObject *o = _Cystck_Get(h);
         if (o == NULL) {
             va_end(va);
             Py_DECREF(t);
-            return _Cystck_NullArg(S, "CystckTuple_Pack");
+            return _Cystck_BadArgAt(S, "CystckTuple_Pack", h, _CYSTCK_CALLER());
         }
         PyTuple_SET_ITEM(t, i, Py_NewRef(o));
     }
@@ -325,7 +337,7 @@ int CystckDict_Next(Cystck_State *S, Cystck_Object d, Cystck_ssize_t *pos,
 {
     PyObject *d_ = _Cystck_Get(d), *k, *v;
     if (d_ == NULL) {
-        _Cystck_NullArg(S, "CystckDict_Next");
+        _Cystck_BadArgAt(S, "CystckDict_Next", d, _CYSTCK_CALLER());
         return 0;
     }
     if (!PyDict_Next(d_, pos, &k, &v))
@@ -346,7 +358,7 @@ PyObject *_Cystck_ItemOf(Cystck_State *S, Cystck_Object seq, Cystck_ssize_t i, i
 {
     PyObject *o = _Cystck_Get(seq);
     if (o == NULL) {
-        _Cystck_NullArg(S, func);
+        _Cystck_BadArgAt(S, func, seq, _CYSTCK_CALLER());
         return NULL;
     }
     if (want_list ? !PyList_Check(o) : !PyTuple_Check(o)) {
@@ -364,7 +376,7 @@ Cystck_Object CystckErr_Format(Cystck_State *S, Cystck_Object type, const char *
     PyObject *t = _Cystck_Get(type);
     va_list va;
     if (t == NULL)
-        return _Cystck_NullArg(S, "CystckErr_Format");
+        return _Cystck_BadArgAt(S, "CystckErr_Format", type, _CYSTCK_CALLER());
     va_start(va, fmt);
     PyErr_FormatV(t, fmt, va);
     va_end(va);
@@ -403,7 +415,7 @@ void CystckErr_SetRaisedException(Cystck_State *S, Cystck_Object exc)
 {
     PyObject *e = _Cystck_Get(exc);
     if (e == NULL) {
-        _Cystck_NullArg(S, "CystckErr_SetRaisedException");
+        _Cystck_BadArgAt(S, "CystckErr_SetRaisedException", exc, _CYSTCK_CALLER());
         return;
     }
     PyErr_Restore(Py_NewRef((PyObject *)Py_TYPE(e)), Py_NewRef(e), PyException_GetTraceback(e));

@@ -21,7 +21,7 @@ Cystck_Ref Cystck_ref(Cystck_State *S, Cystck_Object h)
     PyObject *o = _Cystck_Get(h);
     Cystck_Ref r;
     if (o == NULL) {
-        _Cystck_NullArg(S, "Cystck_ref");
+        _Cystck_BadArgAt(S, "Cystck_ref", h, _CYSTCK_CALLER());
         return NULL;
     }
     if (free_cells != NULL && !_Cystck_debug) {
@@ -92,4 +92,34 @@ void _Cystck_RefsAtExit(void)
         fprintf(stderr, "ResourceWarning: Cystck reference never released "
                 "(created by Cystck_ref in %s) [CYSTCK_DEBUG]\n", where);
     }
+}
+
+/* A null or released reference passed to Cystck_deref. */
+CYSTCK_NOINLINE void _Cystck_BadRef(Cystck_State *S, const char *func, Cystck_Ref r)
+{
+    char at[512], made[512];
+    (void)S;
+    if (PyErr_Occurred())
+        return;
+    _Cystck_DescribeAddress(_CYSTCK_CALLER(), at, sizeof(at));
+    if (r == NULL) {
+        PyErr_Format(PyExc_SystemError, "%s: null reference (Cystck_ref failed, or the "
+                     "reference was never made), at %s", func, at);
+        return;
+    }
+    _Cystck_DescribeAddress(r->creator, made, sizeof(made));
+    PyErr_Format(PyExc_SystemError, "%s: reference already released by Cystck_unref "
+                 "(created at %s), at %s%s", func, made, at,
+                 _Cystck_debug ? " [CYSTCK_DEBUG]" : "");
+}
+
+/* The reference whose cell `slot` is (a handle made by Cystck_deref), or
+ * NULL.  Debug mode only: its cells are never recycled. */
+Cystck_Ref _Cystck_DebugRefOfSlot(PyObject **slot)
+{
+    Cystck_Ref r;
+    for (r = debug_cells; r != NULL; r = r->next)
+        if (&r->obj == slot)
+            return r;
+    return NULL;
 }

@@ -144,8 +144,10 @@ Cystck_Object CystckType_FromSpec(Cystck_State *S, CystckType_Spec *spec, Cystck
 int CystckType_IsSubtype(Cystck_State *S, Cystck_Object a, Cystck_Object b)
 {
     PyObject *a_ = _Cystck_Get(a), *b_ = _Cystck_Get(b);
-    if (!a_ || !b_)
-        return _Cystck_NullArgInt(S, "CystckType_IsSubtype");
+    if (!a_ || !b_) {
+        _Cystck_BadArgAt(S, "CystckType_IsSubtype", !a_ ? a : b, _CYSTCK_CALLER());
+        return -1;
+    }
     if (!PyType_Check(a_) || !PyType_Check(b_)) {
         PyErr_SetString(PyExc_TypeError, "CystckType_IsSubtype: arguments must be types");
         return -1;
@@ -153,11 +155,12 @@ int CystckType_IsSubtype(Cystck_State *S, Cystck_Object a, Cystck_Object b)
     return PyType_IsSubtype((PyTypeObject *)a_, (PyTypeObject *)b_);
 }
 
-static PyTypeObject *as_type(Cystck_State *S, Cystck_Object type, const char *func)
+static PyTypeObject *as_type(Cystck_State *S, Cystck_Object type, const char *func,
+                             const void *where)
 {
     PyObject *t = _Cystck_Get(type);
     if (t == NULL) {
-        _Cystck_NullArg(S, func);
+        _Cystck_BadArgAt(S, func, type, where);
         return NULL;
     }
     if (!PyType_Check(t)) {
@@ -170,7 +173,7 @@ static PyTypeObject *as_type(Cystck_State *S, Cystck_Object type, const char *fu
 
 Cystck_Object Cystck_New(Cystck_State *S, Cystck_Object type, void **data)
 {
-    PyTypeObject *tp = as_type(S, type, "Cystck_New");
+    PyTypeObject *tp = as_type(S, type, "Cystck_New", _CYSTCK_CALLER());
     PyObject *o;
     if (tp == NULL)
         return Cystck_NULL;
@@ -204,7 +207,7 @@ Cystck_Object CystckType_GenericNew(Cystck_State *S, Cystck_Object type)
 
 const char *CystckType_GetName(Cystck_State *S, Cystck_Object type)
 {
-    PyTypeObject *tp = as_type(S, type, "CystckType_GetName");
+    PyTypeObject *tp = as_type(S, type, "CystckType_GetName", _CYSTCK_CALLER());
     return tp ? tp->tp_name : NULL;
 }
 
@@ -287,7 +290,7 @@ void *CystckModule_GetState(Cystck_State *S, Cystck_Object m)
 {
     PyObject *m_ = _Cystck_Get(m);
     if (m_ == NULL) {
-        _Cystck_NullArg(S, "CystckModule_GetState");
+        _Cystck_BadArgAt(S, "CystckModule_GetState", m, _CYSTCK_CALLER());
         return NULL;
     }
     return PyModule_GetState(m_);
@@ -296,8 +299,12 @@ void *CystckModule_GetState(Cystck_State *S, Cystck_Object m)
 int CystckModule_AddType(Cystck_State *S, Cystck_Object m, Cystck_Object type)
 {
     PyObject *m_ = _Cystck_Get(m);
-    PyTypeObject *tp = as_type(S, type, "CystckModule_AddType");
-    if (m_ == NULL || tp == NULL)
-        return m_ == NULL ? _Cystck_NullArgInt(S, "CystckModule_AddType") : -1;
+    PyTypeObject *tp = as_type(S, type, "CystckModule_AddType", _CYSTCK_CALLER());
+    if (m_ == NULL) {
+        _Cystck_BadArgAt(S, "CystckModule_AddType", m, _CYSTCK_CALLER());
+        return -1;
+    }
+    if (tp == NULL)
+        return -1;
     return PyModule_AddType(m_, tp);
 }

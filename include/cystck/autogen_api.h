@@ -16,7 +16,7 @@ static inline Cystck_Object CystckObject_GetAttr(Cystck_State *S, Cystck_Object 
     PyObject *o_ = _Cystck_Get(o);
     PyObject *name_ = _Cystck_Get(name);
     if (Cystck_unlikely(!o_ || !name_))
-        return _Cystck_BadArg(S, FN, !o_ ? o : name);
+        return (_Cystck_BadArg(S, FN, !o_ ? o : name), Cystck_NULL);
     return _Cystck_Own(S, PyObject_GetAttr(o_, name_));
 #undef FN
 }
@@ -27,7 +27,7 @@ static inline Cystck_Object CystckObject_GetAttrString(Cystck_State *S, Cystck_O
 #define FN "CystckObject_GetAttrString"
     PyObject *o_ = _Cystck_Get(o);
     if (Cystck_unlikely(!o_))
-        return _Cystck_BadArg(S, FN, o);
+        return (_Cystck_BadArg(S, FN, o), Cystck_NULL);
     return _Cystck_Own(S, PyObject_GetAttrString(o_, name));
 #undef FN
 }
@@ -99,7 +99,7 @@ static inline Cystck_Object CystckObject_GetItem(Cystck_State *S, Cystck_Object 
     PyObject *o_ = _Cystck_Get(o);
     PyObject *key_ = _Cystck_Get(key);
     if (Cystck_unlikely(!o_ || !key_))
-        return _Cystck_BadArg(S, FN, !o_ ? o : key);
+        return (_Cystck_BadArg(S, FN, !o_ ? o : key), Cystck_NULL);
     return _Cystck_Own(S, PyObject_GetItem(o_, key_));
 #undef FN
 }
@@ -135,7 +135,7 @@ static inline Cystck_Object CystckObject_Repr(Cystck_State *S, Cystck_Object o)
 #define FN "CystckObject_Repr"
     PyObject *o_ = _Cystck_Get(o);
     if (Cystck_unlikely(!o_))
-        return _Cystck_BadArg(S, FN, o);
+        return (_Cystck_BadArg(S, FN, o), Cystck_NULL);
     return _Cystck_Own(S, PyObject_Repr(o_));
 #undef FN
 }
@@ -146,7 +146,7 @@ static inline Cystck_Object CystckObject_Str(Cystck_State *S, Cystck_Object o)
 #define FN "CystckObject_Str"
     PyObject *o_ = _Cystck_Get(o);
     if (Cystck_unlikely(!o_))
-        return _Cystck_BadArg(S, FN, o);
+        return (_Cystck_BadArg(S, FN, o), Cystck_NULL);
     return _Cystck_Own(S, PyObject_Str(o_));
 #undef FN
 }
@@ -157,7 +157,7 @@ static inline Cystck_Object CystckObject_ASCII(Cystck_State *S, Cystck_Object o)
 #define FN "CystckObject_ASCII"
     PyObject *o_ = _Cystck_Get(o);
     if (Cystck_unlikely(!o_))
-        return _Cystck_BadArg(S, FN, o);
+        return (_Cystck_BadArg(S, FN, o), Cystck_NULL);
     return _Cystck_Own(S, PyObject_ASCII(o_));
 #undef FN
 }
@@ -168,7 +168,7 @@ static inline Cystck_Object CystckObject_Bytes(Cystck_State *S, Cystck_Object o)
 #define FN "CystckObject_Bytes"
     PyObject *o_ = _Cystck_Get(o);
     if (Cystck_unlikely(!o_))
-        return _Cystck_BadArg(S, FN, o);
+        return (_Cystck_BadArg(S, FN, o), Cystck_NULL);
     return _Cystck_Own(S, PyObject_Bytes(o_));
 #undef FN
 }
@@ -180,7 +180,7 @@ static inline Cystck_Object CystckObject_Format(Cystck_State *S, Cystck_Object o
     PyObject *o_ = _Cystck_Get(o);
     PyObject *spec_ = _Cystck_Get(spec);
     if (Cystck_unlikely(!o_))
-        return _Cystck_BadArg(S, FN, o);
+        return (_Cystck_BadArg(S, FN, o), Cystck_NULL);
     return _Cystck_Own(S, PyObject_Format(o_, spec_));
 #undef FN
 }
@@ -225,7 +225,7 @@ static inline Cystck_Object CystckObject_RichCompare(Cystck_State *S, Cystck_Obj
     PyObject *a_ = _Cystck_Get(a);
     PyObject *b_ = _Cystck_Get(b);
     if (Cystck_unlikely(!a_ || !b_))
-        return _Cystck_BadArg(S, FN, !a_ ? a : b);
+        return (_Cystck_BadArg(S, FN, !a_ ? a : b), Cystck_NULL);
     return _Cystck_Own(S, PyObject_RichCompare(a_, b_, op));
 #undef FN
 }
@@ -272,7 +272,7 @@ static inline Cystck_Object CystckObject_Type(Cystck_State *S, Cystck_Object o)
 #define FN "CystckObject_Type"
     PyObject *o_ = _Cystck_Get(o);
     if (Cystck_unlikely(!o_))
-        return _Cystck_BadArg(S, FN, o);
+        return (_Cystck_BadArg(S, FN, o), Cystck_NULL);
     return _Cystck_Own(S, PyObject_Type(o_));
 #undef FN
 }
@@ -305,7 +305,7 @@ static inline Cystck_Object CystckObject_GetIter(Cystck_State *S, Cystck_Object 
 #define FN "CystckObject_GetIter"
     PyObject *o_ = _Cystck_Get(o);
     if (Cystck_unlikely(!o_))
-        return _Cystck_BadArg(S, FN, o);
+        return (_Cystck_BadArg(S, FN, o), Cystck_NULL);
     return _Cystck_Own(S, PyObject_GetIter(o_));
 #undef FN
 }
@@ -316,7 +316,7 @@ static inline Cystck_Object CystckObject_Dir(Cystck_State *S, Cystck_Object o)
 #define FN "CystckObject_Dir"
     PyObject *o_ = _Cystck_Get(o);
     if (Cystck_unlikely(!o_))
-        return _Cystck_BadArg(S, FN, o);
+        return (_Cystck_BadArg(S, FN, o), Cystck_NULL);
     return _Cystck_Own(S, PyObject_Dir(o_));
 #undef FN
 }
@@ -351,7 +351,7 @@ static inline Cystck_Object CystckObject_Call(Cystck_State *S, Cystck_Object f, 
     PyObject *args_ = _Cystck_Get(args);
     PyObject *kw_ = _Cystck_Get(kw);
     if (Cystck_unlikely(!f_ || !args_))
-        return _Cystck_BadArg(S, FN, !f_ ? f : args);
+        return (_Cystck_BadArg(S, FN, !f_ ? f : args), Cystck_NULL);
     return _Cystck_Own(S, PyObject_Call(f_, args_, kw_));
 #undef FN
 }
@@ -363,7 +363,7 @@ static inline Cystck_Object CystckObject_CallObject(Cystck_State *S, Cystck_Obje
     PyObject *f_ = _Cystck_Get(f);
     PyObject *args_ = _Cystck_Get(args);
     if (Cystck_unlikely(!f_))
-        return _Cystck_BadArg(S, FN, f);
+        return (_Cystck_BadArg(S, FN, f), Cystck_NULL);
     return _Cystck_Own(S, PyObject_CallObject(f_, args_));
 #undef FN
 }
@@ -374,7 +374,7 @@ static inline Cystck_Object CystckObject_CallNoArgs(Cystck_State *S, Cystck_Obje
 #define FN "CystckObject_CallNoArgs"
     PyObject *f_ = _Cystck_Get(f);
     if (Cystck_unlikely(!f_))
-        return _Cystck_BadArg(S, FN, f);
+        return (_Cystck_BadArg(S, FN, f), Cystck_NULL);
     return _Cystck_Own(S, PyObject_CallNoArgs(f_));
 #undef FN
 }
@@ -386,7 +386,7 @@ static inline Cystck_Object CystckObject_CallOneArg(Cystck_State *S, Cystck_Obje
     PyObject *f_ = _Cystck_Get(f);
     PyObject *arg_ = _Cystck_Get(arg);
     if (Cystck_unlikely(!f_ || !arg_))
-        return _Cystck_BadArg(S, FN, !f_ ? f : arg);
+        return (_Cystck_BadArg(S, FN, !f_ ? f : arg), Cystck_NULL);
     return _Cystck_Own(S, PyObject_CallOneArg(f_, arg_));
 #undef FN
 }
@@ -398,7 +398,7 @@ static inline Cystck_Object CystckObject_CallMethodNoArgs(Cystck_State *S, Cystc
     PyObject *o_ = _Cystck_Get(o);
     PyObject *name_ = _Cystck_Get(name);
     if (Cystck_unlikely(!o_ || !name_))
-        return _Cystck_BadArg(S, FN, !o_ ? o : name);
+        return (_Cystck_BadArg(S, FN, !o_ ? o : name), Cystck_NULL);
     return _Cystck_Own(S, PyObject_CallMethodNoArgs(o_, name_));
 #undef FN
 }
@@ -411,7 +411,7 @@ static inline Cystck_Object CystckObject_CallMethodOneArg(Cystck_State *S, Cystc
     PyObject *name_ = _Cystck_Get(name);
     PyObject *arg_ = _Cystck_Get(arg);
     if (Cystck_unlikely(!o_ || !name_ || !arg_))
-        return _Cystck_BadArg(S, FN, !o_ ? o : !name_ ? name : arg);
+        return (_Cystck_BadArg(S, FN, !o_ ? o : !name_ ? name : arg), Cystck_NULL);
     return _Cystck_Own(S, PyObject_CallMethodOneArg(o_, name_, arg_));
 #undef FN
 }
@@ -423,7 +423,7 @@ static inline Cystck_Object CystckObject_GenericGetAttr(Cystck_State *S, Cystck_
     PyObject *o_ = _Cystck_Get(o);
     PyObject *name_ = _Cystck_Get(name);
     if (Cystck_unlikely(!o_ || !name_))
-        return _Cystck_BadArg(S, FN, !o_ ? o : name);
+        return (_Cystck_BadArg(S, FN, !o_ ? o : name), Cystck_NULL);
     return _Cystck_Own(S, PyObject_GenericGetAttr(o_, name_));
 #undef FN
 }
@@ -481,7 +481,7 @@ static inline Cystck_Object CystckNumber_Add(Cystck_State *S, Cystck_Object a, C
     PyObject *a_ = _Cystck_Get(a);
     PyObject *b_ = _Cystck_Get(b);
     if (Cystck_unlikely(!a_ || !b_))
-        return _Cystck_BadArg(S, FN, !a_ ? a : b);
+        return (_Cystck_BadArg(S, FN, !a_ ? a : b), Cystck_NULL);
     return _Cystck_Own(S, PyNumber_Add(a_, b_));
 #undef FN
 }
@@ -493,7 +493,7 @@ static inline Cystck_Object CystckNumber_Subtract(Cystck_State *S, Cystck_Object
     PyObject *a_ = _Cystck_Get(a);
     PyObject *b_ = _Cystck_Get(b);
     if (Cystck_unlikely(!a_ || !b_))
-        return _Cystck_BadArg(S, FN, !a_ ? a : b);
+        return (_Cystck_BadArg(S, FN, !a_ ? a : b), Cystck_NULL);
     return _Cystck_Own(S, PyNumber_Subtract(a_, b_));
 #undef FN
 }
@@ -505,7 +505,7 @@ static inline Cystck_Object CystckNumber_Multiply(Cystck_State *S, Cystck_Object
     PyObject *a_ = _Cystck_Get(a);
     PyObject *b_ = _Cystck_Get(b);
     if (Cystck_unlikely(!a_ || !b_))
-        return _Cystck_BadArg(S, FN, !a_ ? a : b);
+        return (_Cystck_BadArg(S, FN, !a_ ? a : b), Cystck_NULL);
     return _Cystck_Own(S, PyNumber_Multiply(a_, b_));
 #undef FN
 }
@@ -517,7 +517,7 @@ static inline Cystck_Object CystckNumber_TrueDivide(Cystck_State *S, Cystck_Obje
     PyObject *a_ = _Cystck_Get(a);
     PyObject *b_ = _Cystck_Get(b);
     if (Cystck_unlikely(!a_ || !b_))
-        return _Cystck_BadArg(S, FN, !a_ ? a : b);
+        return (_Cystck_BadArg(S, FN, !a_ ? a : b), Cystck_NULL);
     return _Cystck_Own(S, PyNumber_TrueDivide(a_, b_));
 #undef FN
 }
@@ -529,7 +529,7 @@ static inline Cystck_Object CystckNumber_FloorDivide(Cystck_State *S, Cystck_Obj
     PyObject *a_ = _Cystck_Get(a);
     PyObject *b_ = _Cystck_Get(b);
     if (Cystck_unlikely(!a_ || !b_))
-        return _Cystck_BadArg(S, FN, !a_ ? a : b);
+        return (_Cystck_BadArg(S, FN, !a_ ? a : b), Cystck_NULL);
     return _Cystck_Own(S, PyNumber_FloorDivide(a_, b_));
 #undef FN
 }
@@ -541,7 +541,7 @@ static inline Cystck_Object CystckNumber_Remainder(Cystck_State *S, Cystck_Objec
     PyObject *a_ = _Cystck_Get(a);
     PyObject *b_ = _Cystck_Get(b);
     if (Cystck_unlikely(!a_ || !b_))
-        return _Cystck_BadArg(S, FN, !a_ ? a : b);
+        return (_Cystck_BadArg(S, FN, !a_ ? a : b), Cystck_NULL);
     return _Cystck_Own(S, PyNumber_Remainder(a_, b_));
 #undef FN
 }
@@ -553,7 +553,7 @@ static inline Cystck_Object CystckNumber_Divmod(Cystck_State *S, Cystck_Object a
     PyObject *a_ = _Cystck_Get(a);
     PyObject *b_ = _Cystck_Get(b);
     if (Cystck_unlikely(!a_ || !b_))
-        return _Cystck_BadArg(S, FN, !a_ ? a : b);
+        return (_Cystck_BadArg(S, FN, !a_ ? a : b), Cystck_NULL);
     return _Cystck_Own(S, PyNumber_Divmod(a_, b_));
 #undef FN
 }
@@ -566,7 +566,7 @@ static inline Cystck_Object CystckNumber_Power(Cystck_State *S, Cystck_Object a,
     PyObject *b_ = _Cystck_Get(b);
     PyObject *c_ = _Cystck_Get(c);
     if (Cystck_unlikely(!a_ || !b_ || !c_))
-        return _Cystck_BadArg(S, FN, !a_ ? a : !b_ ? b : c);
+        return (_Cystck_BadArg(S, FN, !a_ ? a : !b_ ? b : c), Cystck_NULL);
     return _Cystck_Own(S, PyNumber_Power(a_, b_, c_));
 #undef FN
 }
@@ -577,7 +577,7 @@ static inline Cystck_Object CystckNumber_Negative(Cystck_State *S, Cystck_Object
 #define FN "CystckNumber_Negative"
     PyObject *a_ = _Cystck_Get(a);
     if (Cystck_unlikely(!a_))
-        return _Cystck_BadArg(S, FN, a);
+        return (_Cystck_BadArg(S, FN, a), Cystck_NULL);
     return _Cystck_Own(S, PyNumber_Negative(a_));
 #undef FN
 }
@@ -588,7 +588,7 @@ static inline Cystck_Object CystckNumber_Positive(Cystck_State *S, Cystck_Object
 #define FN "CystckNumber_Positive"
     PyObject *a_ = _Cystck_Get(a);
     if (Cystck_unlikely(!a_))
-        return _Cystck_BadArg(S, FN, a);
+        return (_Cystck_BadArg(S, FN, a), Cystck_NULL);
     return _Cystck_Own(S, PyNumber_Positive(a_));
 #undef FN
 }
@@ -599,7 +599,7 @@ static inline Cystck_Object CystckNumber_Absolute(Cystck_State *S, Cystck_Object
 #define FN "CystckNumber_Absolute"
     PyObject *a_ = _Cystck_Get(a);
     if (Cystck_unlikely(!a_))
-        return _Cystck_BadArg(S, FN, a);
+        return (_Cystck_BadArg(S, FN, a), Cystck_NULL);
     return _Cystck_Own(S, PyNumber_Absolute(a_));
 #undef FN
 }
@@ -610,7 +610,7 @@ static inline Cystck_Object CystckNumber_Invert(Cystck_State *S, Cystck_Object a
 #define FN "CystckNumber_Invert"
     PyObject *a_ = _Cystck_Get(a);
     if (Cystck_unlikely(!a_))
-        return _Cystck_BadArg(S, FN, a);
+        return (_Cystck_BadArg(S, FN, a), Cystck_NULL);
     return _Cystck_Own(S, PyNumber_Invert(a_));
 #undef FN
 }
@@ -622,7 +622,7 @@ static inline Cystck_Object CystckNumber_Lshift(Cystck_State *S, Cystck_Object a
     PyObject *a_ = _Cystck_Get(a);
     PyObject *b_ = _Cystck_Get(b);
     if (Cystck_unlikely(!a_ || !b_))
-        return _Cystck_BadArg(S, FN, !a_ ? a : b);
+        return (_Cystck_BadArg(S, FN, !a_ ? a : b), Cystck_NULL);
     return _Cystck_Own(S, PyNumber_Lshift(a_, b_));
 #undef FN
 }
@@ -634,7 +634,7 @@ static inline Cystck_Object CystckNumber_Rshift(Cystck_State *S, Cystck_Object a
     PyObject *a_ = _Cystck_Get(a);
     PyObject *b_ = _Cystck_Get(b);
     if (Cystck_unlikely(!a_ || !b_))
-        return _Cystck_BadArg(S, FN, !a_ ? a : b);
+        return (_Cystck_BadArg(S, FN, !a_ ? a : b), Cystck_NULL);
     return _Cystck_Own(S, PyNumber_Rshift(a_, b_));
 #undef FN
 }
@@ -646,7 +646,7 @@ static inline Cystck_Object CystckNumber_And(Cystck_State *S, Cystck_Object a, C
     PyObject *a_ = _Cystck_Get(a);
     PyObject *b_ = _Cystck_Get(b);
     if (Cystck_unlikely(!a_ || !b_))
-        return _Cystck_BadArg(S, FN, !a_ ? a : b);
+        return (_Cystck_BadArg(S, FN, !a_ ? a : b), Cystck_NULL);
     return _Cystck_Own(S, PyNumber_And(a_, b_));
 #undef FN
 }
@@ -658,7 +658,7 @@ static inline Cystck_Object CystckNumber_Or(Cystck_State *S, Cystck_Object a, Cy
     PyObject *a_ = _Cystck_Get(a);
     PyObject *b_ = _Cystck_Get(b);
     if (Cystck_unlikely(!a_ || !b_))
-        return _Cystck_BadArg(S, FN, !a_ ? a : b);
+        return (_Cystck_BadArg(S, FN, !a_ ? a : b), Cystck_NULL);
     return _Cystck_Own(S, PyNumber_Or(a_, b_));
 #undef FN
 }
@@ -670,7 +670,7 @@ static inline Cystck_Object CystckNumber_Xor(Cystck_State *S, Cystck_Object a, C
     PyObject *a_ = _Cystck_Get(a);
     PyObject *b_ = _Cystck_Get(b);
     if (Cystck_unlikely(!a_ || !b_))
-        return _Cystck_BadArg(S, FN, !a_ ? a : b);
+        return (_Cystck_BadArg(S, FN, !a_ ? a : b), Cystck_NULL);
     return _Cystck_Own(S, PyNumber_Xor(a_, b_));
 #undef FN
 }
@@ -681,7 +681,7 @@ static inline Cystck_Object CystckNumber_Long(Cystck_State *S, Cystck_Object a)
 #define FN "CystckNumber_Long"
     PyObject *a_ = _Cystck_Get(a);
     if (Cystck_unlikely(!a_))
-        return _Cystck_BadArg(S, FN, a);
+        return (_Cystck_BadArg(S, FN, a), Cystck_NULL);
     return _Cystck_Own(S, PyNumber_Long(a_));
 #undef FN
 }
@@ -692,7 +692,7 @@ static inline Cystck_Object CystckNumber_Float(Cystck_State *S, Cystck_Object a)
 #define FN "CystckNumber_Float"
     PyObject *a_ = _Cystck_Get(a);
     if (Cystck_unlikely(!a_))
-        return _Cystck_BadArg(S, FN, a);
+        return (_Cystck_BadArg(S, FN, a), Cystck_NULL);
     return _Cystck_Own(S, PyNumber_Float(a_));
 #undef FN
 }
@@ -703,7 +703,7 @@ static inline Cystck_Object CystckNumber_Index(Cystck_State *S, Cystck_Object a)
 #define FN "CystckNumber_Index"
     PyObject *a_ = _Cystck_Get(a);
     if (Cystck_unlikely(!a_))
-        return _Cystck_BadArg(S, FN, a);
+        return (_Cystck_BadArg(S, FN, a), Cystck_NULL);
     return _Cystck_Own(S, PyNumber_Index(a_));
 #undef FN
 }
@@ -714,7 +714,7 @@ static inline Cystck_Object CystckNumber_ToBase(Cystck_State *S, Cystck_Object n
 #define FN "CystckNumber_ToBase"
     PyObject *n_ = _Cystck_Get(n);
     if (Cystck_unlikely(!n_))
-        return _Cystck_BadArg(S, FN, n);
+        return (_Cystck_BadArg(S, FN, n), Cystck_NULL);
     return _Cystck_Own(S, PyNumber_ToBase(n_, base));
 #undef FN
 }
@@ -953,7 +953,7 @@ static inline Cystck_Object CystckFloat_FromString(Cystck_State *S, Cystck_Objec
 #define FN "CystckFloat_FromString"
     PyObject *s_ = _Cystck_Get(s);
     if (Cystck_unlikely(!s_))
-        return _Cystck_BadArg(S, FN, s);
+        return (_Cystck_BadArg(S, FN, s), Cystck_NULL);
     return _Cystck_Own(S, PyFloat_FromString(s_));
 #undef FN
 }
@@ -1086,7 +1086,7 @@ static inline Cystck_Object CystckUnicode_AsUTF8String(Cystck_State *S, Cystck_O
 #define FN "CystckUnicode_AsUTF8String"
     PyObject *o_ = _Cystck_Get(o);
     if (Cystck_unlikely(!o_))
-        return _Cystck_BadArg(S, FN, o);
+        return (_Cystck_BadArg(S, FN, o), Cystck_NULL);
     return _Cystck_Own(S, PyUnicode_AsUTF8String(o_));
 #undef FN
 }
@@ -1097,7 +1097,7 @@ static inline Cystck_Object CystckUnicode_AsEncodedString(Cystck_State *S, Cystc
 #define FN "CystckUnicode_AsEncodedString"
     PyObject *o_ = _Cystck_Get(o);
     if (Cystck_unlikely(!o_))
-        return _Cystck_BadArg(S, FN, o);
+        return (_Cystck_BadArg(S, FN, o), Cystck_NULL);
     return _Cystck_Own(S, PyUnicode_AsEncodedString(o_, enc, errors));
 #undef FN
 }
@@ -1140,7 +1140,7 @@ static inline Cystck_Object CystckUnicode_Concat(Cystck_State *S, Cystck_Object 
     PyObject *a_ = _Cystck_Get(a);
     PyObject *b_ = _Cystck_Get(b);
     if (Cystck_unlikely(!a_ || !b_))
-        return _Cystck_BadArg(S, FN, !a_ ? a : b);
+        return (_Cystck_BadArg(S, FN, !a_ ? a : b), Cystck_NULL);
     return _Cystck_Own(S, PyUnicode_Concat(a_, b_));
 #undef FN
 }
@@ -1152,7 +1152,7 @@ static inline Cystck_Object CystckUnicode_Join(Cystck_State *S, Cystck_Object se
     PyObject *sep_ = _Cystck_Get(sep);
     PyObject *seq_ = _Cystck_Get(seq);
     if (Cystck_unlikely(!sep_ || !seq_))
-        return _Cystck_BadArg(S, FN, !sep_ ? sep : seq);
+        return (_Cystck_BadArg(S, FN, !sep_ ? sep : seq), Cystck_NULL);
     return _Cystck_Own(S, PyUnicode_Join(sep_, seq_));
 #undef FN
 }
@@ -1447,7 +1447,7 @@ static inline Cystck_Object CystckSequence_GetItem(Cystck_State *S, Cystck_Objec
 #define FN "CystckSequence_GetItem"
     PyObject *o_ = _Cystck_Get(o);
     if (Cystck_unlikely(!o_))
-        return _Cystck_BadArg(S, FN, o);
+        return (_Cystck_BadArg(S, FN, o), Cystck_NULL);
     return _Cystck_Own(S, PySequence_GetItem(o_, i));
 #undef FN
 }
@@ -1470,7 +1470,7 @@ static inline Cystck_Object CystckSequence_GetSlice(Cystck_State *S, Cystck_Obje
 #define FN "CystckSequence_GetSlice"
     PyObject *o_ = _Cystck_Get(o);
     if (Cystck_unlikely(!o_))
-        return _Cystck_BadArg(S, FN, o);
+        return (_Cystck_BadArg(S, FN, o), Cystck_NULL);
     return _Cystck_Own(S, PySequence_GetSlice(o_, i, j));
 #undef FN
 }
@@ -1494,7 +1494,7 @@ static inline Cystck_Object CystckSequence_Concat(Cystck_State *S, Cystck_Object
     PyObject *a_ = _Cystck_Get(a);
     PyObject *b_ = _Cystck_Get(b);
     if (Cystck_unlikely(!a_ || !b_))
-        return _Cystck_BadArg(S, FN, !a_ ? a : b);
+        return (_Cystck_BadArg(S, FN, !a_ ? a : b), Cystck_NULL);
     return _Cystck_Own(S, PySequence_Concat(a_, b_));
 #undef FN
 }
@@ -1505,7 +1505,7 @@ static inline Cystck_Object CystckSequence_Tuple(Cystck_State *S, Cystck_Object 
 #define FN "CystckSequence_Tuple"
     PyObject *o_ = _Cystck_Get(o);
     if (Cystck_unlikely(!o_))
-        return _Cystck_BadArg(S, FN, o);
+        return (_Cystck_BadArg(S, FN, o), Cystck_NULL);
     return _Cystck_Own(S, PySequence_Tuple(o_));
 #undef FN
 }
@@ -1516,7 +1516,7 @@ static inline Cystck_Object CystckSequence_List(Cystck_State *S, Cystck_Object o
 #define FN "CystckSequence_List"
     PyObject *o_ = _Cystck_Get(o);
     if (Cystck_unlikely(!o_))
-        return _Cystck_BadArg(S, FN, o);
+        return (_Cystck_BadArg(S, FN, o), Cystck_NULL);
     return _Cystck_Own(S, PySequence_List(o_));
 #undef FN
 }
@@ -1527,7 +1527,7 @@ static inline Cystck_Object CystckSequence_Fast(Cystck_State *S, Cystck_Object o
 #define FN "CystckSequence_Fast"
     PyObject *o_ = _Cystck_Get(o);
     if (Cystck_unlikely(!o_))
-        return _Cystck_BadArg(S, FN, o);
+        return (_Cystck_BadArg(S, FN, o), Cystck_NULL);
     return _Cystck_Own(S, PySequence_Fast(o_, msg));
 #undef FN
 }
@@ -1549,7 +1549,7 @@ static inline Cystck_Object CystckSequence_Fast_GET_ITEM(Cystck_State *S, Cystck
 #define FN "CystckSequence_Fast_GET_ITEM"
     PyObject *o_ = _Cystck_Get(o);
     if (Cystck_unlikely(!o_))
-        return _Cystck_BadArg(S, FN, o);
+        return (_Cystck_BadArg(S, FN, o), Cystck_NULL);
     return _Cystck_OwnBorrowed(S, PySequence_Fast_GET_ITEM(o_, i));
 #undef FN
 }
@@ -1584,7 +1584,7 @@ static inline Cystck_Object CystckMapping_Keys(Cystck_State *S, Cystck_Object o)
 #define FN "CystckMapping_Keys"
     PyObject *o_ = _Cystck_Get(o);
     if (Cystck_unlikely(!o_))
-        return _Cystck_BadArg(S, FN, o);
+        return (_Cystck_BadArg(S, FN, o), Cystck_NULL);
     return _Cystck_Own(S, PyMapping_Keys(o_));
 #undef FN
 }
@@ -1595,7 +1595,7 @@ static inline Cystck_Object CystckMapping_Values(Cystck_State *S, Cystck_Object 
 #define FN "CystckMapping_Values"
     PyObject *o_ = _Cystck_Get(o);
     if (Cystck_unlikely(!o_))
-        return _Cystck_BadArg(S, FN, o);
+        return (_Cystck_BadArg(S, FN, o), Cystck_NULL);
     return _Cystck_Own(S, PyMapping_Values(o_));
 #undef FN
 }
@@ -1606,7 +1606,7 @@ static inline Cystck_Object CystckMapping_Items(Cystck_State *S, Cystck_Object o
 #define FN "CystckMapping_Items"
     PyObject *o_ = _Cystck_Get(o);
     if (Cystck_unlikely(!o_))
-        return _Cystck_BadArg(S, FN, o);
+        return (_Cystck_BadArg(S, FN, o), Cystck_NULL);
     return _Cystck_Own(S, PyMapping_Items(o_));
 #undef FN
 }
@@ -1617,7 +1617,7 @@ static inline Cystck_Object CystckMapping_GetItemString(Cystck_State *S, Cystck_
 #define FN "CystckMapping_GetItemString"
     PyObject *o_ = _Cystck_Get(o);
     if (Cystck_unlikely(!o_))
-        return _Cystck_BadArg(S, FN, o);
+        return (_Cystck_BadArg(S, FN, o), Cystck_NULL);
     return _Cystck_Own(S, PyMapping_GetItemString(o_, key));
 #undef FN
 }
@@ -1653,7 +1653,7 @@ static inline Cystck_Object CystckIter_Next(Cystck_State *S, Cystck_Object it)
 #define FN "CystckIter_Next"
     PyObject *it_ = _Cystck_Get(it);
     if (Cystck_unlikely(!it_))
-        return _Cystck_BadArg(S, FN, it);
+        return (_Cystck_BadArg(S, FN, it), Cystck_NULL);
     return _Cystck_Own(S, PyIter_Next(it_));
 #undef FN
 }
@@ -1686,7 +1686,7 @@ static inline Cystck_Object CystckList_GetItem(Cystck_State *S, Cystck_Object l,
 #define FN "CystckList_GetItem"
     PyObject *l_ = _Cystck_Get(l);
     if (Cystck_unlikely(!l_))
-        return _Cystck_BadArg(S, FN, l);
+        return (_Cystck_BadArg(S, FN, l), Cystck_NULL);
     return _Cystck_OwnBorrowed(S, PyList_GetItem(l_, i));
 #undef FN
 }
@@ -1697,7 +1697,7 @@ static inline Cystck_Object CystckList_GET_ITEM(Cystck_State *S, Cystck_Object l
 #define FN "CystckList_GET_ITEM"
     PyObject *l_ = _Cystck_Get(l);
     if (Cystck_unlikely(!l_))
-        return _Cystck_BadArg(S, FN, l);
+        return (_Cystck_BadArg(S, FN, l), Cystck_NULL);
     return _Cystck_OwnBorrowed(S, PyList_GET_ITEM(l_, i));
 #undef FN
 }
@@ -1780,7 +1780,7 @@ static inline Cystck_Object CystckList_GetSlice(Cystck_State *S, Cystck_Object l
 #define FN "CystckList_GetSlice"
     PyObject *l_ = _Cystck_Get(l);
     if (Cystck_unlikely(!l_))
-        return _Cystck_BadArg(S, FN, l);
+        return (_Cystck_BadArg(S, FN, l), Cystck_NULL);
     return _Cystck_Own(S, PyList_GetSlice(l_, i, j));
 #undef FN
 }
@@ -1813,7 +1813,7 @@ static inline Cystck_Object CystckList_AsTuple(Cystck_State *S, Cystck_Object l)
 #define FN "CystckList_AsTuple"
     PyObject *l_ = _Cystck_Get(l);
     if (Cystck_unlikely(!l_))
-        return _Cystck_BadArg(S, FN, l);
+        return (_Cystck_BadArg(S, FN, l), Cystck_NULL);
     return _Cystck_Own(S, PyList_AsTuple(l_));
 #undef FN
 }
@@ -1857,7 +1857,7 @@ static inline Cystck_Object CystckTuple_GetItem(Cystck_State *S, Cystck_Object t
 #define FN "CystckTuple_GetItem"
     PyObject *t_ = _Cystck_Get(t);
     if (Cystck_unlikely(!t_))
-        return _Cystck_BadArg(S, FN, t);
+        return (_Cystck_BadArg(S, FN, t), Cystck_NULL);
     return _Cystck_OwnBorrowed(S, PyTuple_GetItem(t_, i));
 #undef FN
 }
@@ -1868,7 +1868,7 @@ static inline Cystck_Object CystckTuple_GET_ITEM(Cystck_State *S, Cystck_Object 
 #define FN "CystckTuple_GET_ITEM"
     PyObject *t_ = _Cystck_Get(t);
     if (Cystck_unlikely(!t_))
-        return _Cystck_BadArg(S, FN, t);
+        return (_Cystck_BadArg(S, FN, t), Cystck_NULL);
     return _Cystck_OwnBorrowed(S, PyTuple_GET_ITEM(t_, i));
 #undef FN
 }
@@ -1927,7 +1927,7 @@ static inline Cystck_Object CystckTuple_GetSlice(Cystck_State *S, Cystck_Object 
 #define FN "CystckTuple_GetSlice"
     PyObject *t_ = _Cystck_Get(t);
     if (Cystck_unlikely(!t_))
-        return _Cystck_BadArg(S, FN, t);
+        return (_Cystck_BadArg(S, FN, t), Cystck_NULL);
     return _Cystck_Own(S, PyTuple_GetSlice(t_, i, j));
 #undef FN
 }
@@ -1972,7 +1972,7 @@ static inline Cystck_Object CystckDict_GetItem(Cystck_State *S, Cystck_Object d,
     PyObject *d_ = _Cystck_Get(d);
     PyObject *key_ = _Cystck_Get(key);
     if (Cystck_unlikely(!d_ || !key_))
-        return _Cystck_BadArg(S, FN, !d_ ? d : key);
+        return (_Cystck_BadArg(S, FN, !d_ ? d : key), Cystck_NULL);
     return _Cystck_OwnBorrowed(S, PyDict_GetItem(d_, key_));
 #undef FN
 }
@@ -1984,7 +1984,7 @@ static inline Cystck_Object CystckDict_GetItemWithError(Cystck_State *S, Cystck_
     PyObject *d_ = _Cystck_Get(d);
     PyObject *key_ = _Cystck_Get(key);
     if (Cystck_unlikely(!d_ || !key_))
-        return _Cystck_BadArg(S, FN, !d_ ? d : key);
+        return (_Cystck_BadArg(S, FN, !d_ ? d : key), Cystck_NULL);
     return _Cystck_OwnBorrowed(S, PyDict_GetItemWithError(d_, key_));
 #undef FN
 }
@@ -1995,7 +1995,7 @@ static inline Cystck_Object CystckDict_GetItemString(Cystck_State *S, Cystck_Obj
 #define FN "CystckDict_GetItemString"
     PyObject *d_ = _Cystck_Get(d);
     if (Cystck_unlikely(!d_))
-        return _Cystck_BadArg(S, FN, d);
+        return (_Cystck_BadArg(S, FN, d), Cystck_NULL);
     return _Cystck_OwnBorrowed(S, PyDict_GetItemString(d_, key));
 #undef FN
 }
@@ -2066,7 +2066,7 @@ static inline Cystck_Object CystckDict_Keys(Cystck_State *S, Cystck_Object d)
 #define FN "CystckDict_Keys"
     PyObject *d_ = _Cystck_Get(d);
     if (Cystck_unlikely(!d_))
-        return _Cystck_BadArg(S, FN, d);
+        return (_Cystck_BadArg(S, FN, d), Cystck_NULL);
     return _Cystck_Own(S, PyDict_Keys(d_));
 #undef FN
 }
@@ -2077,7 +2077,7 @@ static inline Cystck_Object CystckDict_Values(Cystck_State *S, Cystck_Object d)
 #define FN "CystckDict_Values"
     PyObject *d_ = _Cystck_Get(d);
     if (Cystck_unlikely(!d_))
-        return _Cystck_BadArg(S, FN, d);
+        return (_Cystck_BadArg(S, FN, d), Cystck_NULL);
     return _Cystck_Own(S, PyDict_Values(d_));
 #undef FN
 }
@@ -2088,7 +2088,7 @@ static inline Cystck_Object CystckDict_Items(Cystck_State *S, Cystck_Object d)
 #define FN "CystckDict_Items"
     PyObject *d_ = _Cystck_Get(d);
     if (Cystck_unlikely(!d_))
-        return _Cystck_BadArg(S, FN, d);
+        return (_Cystck_BadArg(S, FN, d), Cystck_NULL);
     return _Cystck_Own(S, PyDict_Items(d_));
 #undef FN
 }
@@ -2099,7 +2099,7 @@ static inline Cystck_Object CystckDict_Copy(Cystck_State *S, Cystck_Object d)
 #define FN "CystckDict_Copy"
     PyObject *d_ = _Cystck_Get(d);
     if (Cystck_unlikely(!d_))
-        return _Cystck_BadArg(S, FN, d);
+        return (_Cystck_BadArg(S, FN, d), Cystck_NULL);
     return _Cystck_Own(S, PyDict_Copy(d_));
 #undef FN
 }
@@ -2392,7 +2392,7 @@ static inline Cystck_Object CystckErr_SetFromErrno(Cystck_State *S, Cystck_Objec
 #define FN "CystckErr_SetFromErrno"
     PyObject *type_ = _Cystck_Get(type);
     if (Cystck_unlikely(!type_))
-        return _Cystck_BadArg(S, FN, type);
+        return (_Cystck_BadArg(S, FN, type), Cystck_NULL);
     return _Cystck_Own(S, PyErr_SetFromErrno(type_));
 #undef FN
 }
@@ -2414,7 +2414,7 @@ static inline Cystck_Object CystckImport_Import(Cystck_State *S, Cystck_Object n
 #define FN "CystckImport_Import"
     PyObject *name_ = _Cystck_Get(name);
     if (Cystck_unlikely(!name_))
-        return _Cystck_BadArg(S, FN, name);
+        return (_Cystck_BadArg(S, FN, name), Cystck_NULL);
     return _Cystck_Own(S, PyImport_Import(name_));
 #undef FN
 }
@@ -2471,7 +2471,7 @@ static inline Cystck_Object CystckModule_GetDict(Cystck_State *S, Cystck_Object 
 #define FN "CystckModule_GetDict"
     PyObject *m_ = _Cystck_Get(m);
     if (Cystck_unlikely(!m_))
-        return _Cystck_BadArg(S, FN, m);
+        return (_Cystck_BadArg(S, FN, m), Cystck_NULL);
     return _Cystck_OwnBorrowed(S, PyModule_GetDict(m_));
 #undef FN
 }
@@ -2507,7 +2507,7 @@ static inline Cystck_Object CystckWeakref_NewRef(Cystck_State *S, Cystck_Object 
     PyObject *o_ = _Cystck_Get(o);
     PyObject *callback_ = _Cystck_Get(callback);
     if (Cystck_unlikely(!o_))
-        return _Cystck_BadArg(S, FN, o);
+        return (_Cystck_BadArg(S, FN, o), Cystck_NULL);
     return _Cystck_Own(S, PyWeakref_NewRef(o_, callback_));
 #undef FN
 }
@@ -2518,7 +2518,7 @@ static inline Cystck_Object CystckWeakref_GetObject(Cystck_State *S, Cystck_Obje
 #define FN "CystckWeakref_GetObject"
     PyObject *ref_ = _Cystck_Get(ref);
     if (Cystck_unlikely(!ref_))
-        return _Cystck_BadArg(S, FN, ref);
+        return (_Cystck_BadArg(S, FN, ref), Cystck_NULL);
     return _Cystck_OwnBorrowed(S, PyWeakref_GetObject(ref_));
 #undef FN
 }
@@ -2578,7 +2578,7 @@ static inline Cystck_Object CystckMemoryView_FromObject(Cystck_State *S, Cystck_
 #define FN "CystckMemoryView_FromObject"
     PyObject *o_ = _Cystck_Get(o);
     if (Cystck_unlikely(!o_))
-        return _Cystck_BadArg(S, FN, o);
+        return (_Cystck_BadArg(S, FN, o), Cystck_NULL);
     return _Cystck_Own(S, PyMemoryView_FromObject(o_));
 #undef FN
 }

@@ -65,8 +65,9 @@ static inline int _Cystck_FinishInt(Cystck_State *S, int r, const char *func)
     }
     return _Cystck_FinishIntSlow(S, r, func);
 }
+/* A slot returning a C value: -1 (error) if closing the frame raised. */
 #define _CYSTCK_FINISH_VALUE(S, v, func) \
-    (_Cystck_FinishInt((S), 0, (func)), (v))
+    (_Cystck_FinishInt((S), 0, (func)) < 0 ? -1 : (v))
 
 /* Argument handles: pointers straight into the caller's vectorcall array. */
 static inline Cystck_Object *_Cystck_BindArgs(Cystck_State *S, Cystck_Object *inl,

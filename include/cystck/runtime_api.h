@@ -18,7 +18,7 @@ static inline int CystckObject_TypeCheck(Cystck_State *S, Cystck_Object o, Cystc
 {
     PyObject *o_ = _Cystck_Get(o), *t_ = _Cystck_Get(type);
     if (Cystck_unlikely(!o_ || !t_))
-        return _Cystck_BadArgInt(S, "CystckObject_TypeCheck", !o_ ? o : type);
+        return (_Cystck_BadArgInt(S, "CystckObject_TypeCheck", !o_ ? o : type), -1);
     return PyType_Check(t_) && PyObject_TypeCheck(o_, (PyTypeObject *)t_);
 }
 CYSTCK_INTERNAL Cystck_Object CystckObject_CallFunctionObjArgs(Cystck_State *S, Cystck_Object f, ...);
@@ -39,7 +39,7 @@ static inline int Cystck_TypeIs(Cystck_State *S, Cystck_Object o, Cystck_Object 
 {
     PyObject *o_ = _Cystck_Get(o), *t_ = _Cystck_Get(type);
     if (Cystck_unlikely(!o_ || !t_))
-        return _Cystck_BadArgInt(S, "Cystck_TypeIs", !o_ ? o : type);
+        return (_Cystck_BadArgInt(S, "Cystck_TypeIs", !o_ ? o : type), -1);
     return (PyObject *)Py_TYPE(o_) == t_;
 }
 

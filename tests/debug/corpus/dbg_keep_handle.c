@@ -1,0 +1,53 @@
+/* Misuse: a handle kept in a static variable and used in a later call.
+ *
+ * A handle lives only as long as the call that created it; an object kept
+ * across calls needs a Cystck_Ref.  Stock counterpart: a borrowed reference
+ * (PyList_GET_ITEM) kept after its owner died (stock/stock_borrowed.c).
+ *
+ * Debug mode: the API function that gets the stale handle raises SystemError
+ * naming the call that created it and the line that used it.  Release mode
+ * reads whatever the dead C stack slot holds. */
+#include "Cystck.h"
+
+static Cystck_Object kept;
+
+CYSTCK_DEF_METH(keep_first_def, "keep_first", keep_first, CYSTCK_O,
+                "keep_first(l): remember l[0] (buggy: keeps a handle)")
+static int keep_first(Cystck_State *S, Cystck_Object self, Cystck_Object l)
+{
+    (void)self;
+    kept = CystckList_GetItem(S, l, 0);
+    return Cystck_IsNull(kept) ? -1 : 0;
+}
+
+CYSTCK_DEF_METH(keep_last_def, "keep_last", keep_last, CYSTCK_O,
+                "keep_last(l): remember l[-1], creating a handle per item (buggy)")
+static int keep_last(Cystck_State *S, Cystck_Object self, Cystck_Object l)
+{
+    Cystck_ssize_t i, n = CystckList_Size(S, l);
+    (void)self;
+    if (n < 0)
+        return -1;
+    for (i = 0; i < n; i++) {
+        kept = CystckList_GetItem(S, l, i);
+        if (Cystck_IsNull(kept))
+            return -1;
+    }
+    return 0;
+}
+
+CYSTCK_DEF_METH(negate_kept_def, "negate_kept", negate_kept, CYSTCK_NOARGS,
+                "-x for the remembered x")
+static int negate_kept(Cystck_State *S, Cystck_Object self)
+{
+    (void)self;
+    return Cystck_Return(S, CystckNumber_Negative(S, kept));   /* @use */
+}
+
+static CystckDef *defines[] = {&keep_first_def, &keep_last_def, &negate_kept_def, NULL};
+static CystckModuleDef module_def = {"dbg_keep_handle", NULL, 0, defines};
+
+CYSTCK_MODINIT(dbg_keep_handle)
+{
+    return Cystck_Return(S, CystckModule_Create(S, &module_def));
+}

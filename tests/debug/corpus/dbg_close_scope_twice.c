@@ -4,8 +4,8 @@
  * gate left open later in the same call then goes unnoticed.  No stock
  * counterpart.
  *
- * Debug mode should raise SystemError naming Cystck_CloseScope at the second
- * close (see RUNTIME_ISSUES.md). */
+ * Debug mode raises SystemError naming Cystck_CloseScope at the second
+ * close. */
 #include "Cystck.h"
 
 CYSTCK_DEF_METH(strs_def, "strs", strs, CYSTCK_O, "strs(l) -> [str(x) for x in l] (buggy)")

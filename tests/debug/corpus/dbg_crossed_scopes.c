@@ -4,8 +4,8 @@
  * and the later close of the inner gate then releases handles it never
  * guarded.  No stock counterpart.
  *
- * Debug mode should raise SystemError naming Cystck_CloseScope at the first
- * close that is not the innermost open gate (see RUNTIME_ISSUES.md). */
+ * Debug mode raises SystemError naming Cystck_CloseScope at the first
+ * close that is not the innermost open gate. */
 #include "Cystck.h"
 
 CYSTCK_DEF_METH(pairs_def, "pairs", pairs, CYSTCK_O,

@@ -3,7 +3,7 @@
  * A module keeps its type in a static Cystck_Ref made by the init function,
  * the pattern cystck-migrate produces for a stock extension's static type
  * object.  Nothing can release it (a module has no teardown hook), so debug
- * mode must not report it as a leak at exit (see RUNTIME_ISSUES.md). */
+ * mode does not report it as a leak at exit. */
 #include "Cystck.h"
 
 typedef struct { long n; } Counter;

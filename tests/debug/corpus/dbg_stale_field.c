@@ -5,8 +5,7 @@
  * silently.  Stock counterpart: storing a pointer after Py_DECREF, which
  * leaves the field dangling.
  *
- * Debug mode should raise SystemError naming CystckField_Store (see
- * RUNTIME_ISSUES.md). */
+ * Cystck raises SystemError naming CystckField_Store. */
 #include "Cystck.h"
 
 typedef struct { Cystck_Field label; } Tag;

@@ -130,6 +130,17 @@ CYSTCK_INTERNAL Cystck_Object *_Cystck_HeapArgs(Cystck_State *S, PyObject *const
                                                 Cystck_ssize_t n);
 CYSTCK_INTERNAL void _Cystck_RuntimeInit(void);
 
+/* Is this frame checked by debug mode?  Building with CYSTCK_NO_DEBUG_MODE
+ * removes debug mode (and the tests for it) from the inline paths; it exists
+ * to measure what debug mode costs a release build, which should be nothing. */
+#ifdef CYSTCK_NO_DEBUG_MODE
+#define _CYSTCK_CHECKED(S) 0
+#define _CYSTCK_DEBUG_ON() 0
+#else
+#define _CYSTCK_CHECKED(S) ((S)->debug != NULL)
+#define _CYSTCK_DEBUG_ON() _Cystck_debug
+#endif
+
 static inline Cystck_Object _Cystck_H(PyObject **p) { Cystck_Object h; h._p = p; return h; }
 /* The object behind a handle, or NULL for a null (or released) handle. */
 static inline PyObject *_Cystck_Get(Cystck_Object h) { return h._p ? *h._p : NULL; }
@@ -209,7 +220,7 @@ static inline Cystck_Object Cystck_Dup(Cystck_State *S, Cystck_Object h)
  * slot at once, so a loop that drops what it creates stays flat. */
 static inline void Cystck_Drop(Cystck_State *S, Cystck_Object h)
 {
-    if (Cystck_likely(h._p == S->top - 1 && h._p >= S->base && !S->debug)) {
+    if (Cystck_likely(h._p == S->top - 1 && h._p >= S->base && !_CYSTCK_CHECKED(S))) {
         PyObject *o = *h._p;
         --S->top;
         Py_XDECREF(o);
@@ -379,7 +390,7 @@ static inline int Cystck_Return(Cystck_State *S, Cystck_Object h)
         return (_Cystck_BadArgInt(S, "Cystck_Return", h), -1);
     if (Cystck_unlikely(S->sp == S->sp_end) && _Cystck_GrowStack(S, 1) < 0)
         return -1;
-    if (Cystck_likely(h._p == S->top - 1 && h._p >= S->base && !S->debug))
+    if (Cystck_likely(h._p == S->top - 1 && h._p >= S->base && !_CYSTCK_CHECKED(S)))
         --S->top;             /* the newest handle: move it, no refcount traffic */
     else
         Py_INCREF(o);
@@ -482,7 +493,7 @@ static inline Cystck_Scope Cystck_OpenScope(Cystck_State *S)
     sc.top = S->top;
     sc.chunk = S->chunk;
     S->scopes++;
-    if (Cystck_unlikely(S->debug != NULL))
+    if (Cystck_unlikely(_CYSTCK_CHECKED(S)))
         _Cystck_DebugOpenScope(S, sc);
     return sc;
 }
@@ -490,7 +501,7 @@ static inline Cystck_Scope Cystck_OpenScope(Cystck_State *S)
 /* [h-k] Release what was created since the matching Cystck_OpenScope. */
 static inline void Cystck_CloseScope(Cystck_State *S, Cystck_Scope sc)
 {
-    if (Cystck_likely(sc.chunk == S->chunk && !S->debug)) {
+    if (Cystck_likely(sc.chunk == S->chunk && !_CYSTCK_CHECKED(S))) {
         while (S->top > sc.top) {
             PyObject *o = *--S->top;
             Py_XDECREF(o);

@@ -9,6 +9,14 @@
 
 #include <limits.h>
 
+/* Built twice: as is, and without debug mode (-DCYSTCK_NO_DEBUG_MODE) under
+ * another module name, to measure what debug mode costs when it is off. */
+#ifdef CYSTCK_NO_DEBUG_MODE
+#define MODULE_NAME "_micro_cystck_nodebug"
+#else
+#define MODULE_NAME "_micro_cystck"
+#endif
+
 CYSTCK_DEF_METH(noargs_def, "noargs", noargs, CYSTCK_NOARGS, "noargs() -> None")
 static int noargs(Cystck_State *S, Cystck_Object mod)
 {
@@ -203,7 +211,7 @@ static CystckDef *Point_defines[] = {
 };
 
 static CystckType_Spec Point_spec = {
-    "_micro_cystck.Point", sizeof(Point), 0, 0, Point_defines,
+    MODULE_NAME ".Point", sizeof(Point), 0, 0, Point_defines,
     "Point(x, y): two doubles; + adds them component-wise."
 };
 
@@ -215,10 +223,14 @@ static CystckDef *module_defines[] = {
 };
 
 static CystckModuleDef module_def = {
-    "_micro_cystck", "Cystck micro-benchmarks: Cystck variant.", 0, module_defines
+    MODULE_NAME, "Cystck micro-benchmarks: Cystck variant.", 0, module_defines
 };
 
+#ifdef CYSTCK_NO_DEBUG_MODE
+CYSTCK_MODINIT(_micro_cystck_nodebug)
+#else
 CYSTCK_MODINIT(_micro_cystck)
+#endif
 {
     Cystck_Object m = CystckModule_Create(S, &module_def), type;
     if (Cystck_IsNull(m))

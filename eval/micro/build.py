@@ -39,13 +39,17 @@ HERE = pathlib.Path(__file__).resolve().parent
 REPO = HERE.parents[1]
 BUILD_ROOT = REPO / "build" / "micro"
 
-VARIANTS = ("stock", "hpy_cpython", "hpy_universal", "cystck")
+# cystck_nodebug is the Cystck source built without debug mode
+# (-DCYSTCK_NO_DEBUG_MODE): beside cystck it shows what debug mode costs a
+# release build when it is off.
+VARIANTS = ("stock", "hpy_cpython", "hpy_universal", "cystck", "cystck_nodebug")
 
 MODULE_NAMES = {
     "stock": "_micro_stock",
     "hpy_cpython": "_micro_hpy_cpython",
     "hpy_universal": "_micro_hpy_universal",
     "cystck": "_micro_cystck",
+    "cystck_nodebug": "_micro_cystck_nodebug",
 }
 
 SOURCES = {
@@ -53,12 +57,13 @@ SOURCES = {
     "hpy_cpython": HERE / "bench_hpy.c",
     "hpy_universal": HERE / "bench_hpy.c",
     "cystck": HERE / "bench_cystck.c",
+    "cystck_nodebug": HERE / "bench_cystck.c",
 }
 
 # Appended after the interpreter's CFLAGS for every variant; gcc honours the
 # last -O, so every module is built at -O2 whatever the interpreter was built
-# with.  -fvisibility=hidden is what cystck.build adds for its runtime;
-# giving it to everyone keeps the flags identical.  The module init
+# with.  -fvisibility=hidden keeps each module's internal symbols private;
+# it is given to every variant so the flags stay identical.  The module init
 # functions stay exported: PyMODINIT_FUNC and HPy_MODINIT mark them visible.
 COMPILE_ARGS = ["-O2", "-fvisibility=hidden"]
 
@@ -109,7 +114,7 @@ def _missing_package(variant):
             return "the hpy package is not installed (pip install hpy==0.9.0)"
     if variant == "hpy_universal" and importlib.util.find_spec("hpy.universal") is None:
         return "hpy.universal (the universal-ABI loader) is not available"
-    if variant == "cystck":
+    if variant.startswith("cystck"):
         try:
             import cystck.build
         except ImportError as exc:
@@ -258,8 +263,10 @@ def _child_build(variant, source, vdir, force):
         ext = Extension(name, sources, extra_compile_args=list(COMPILE_ARGS), depends=depends)
         setup_kwargs["hpy_ext_modules"] = [ext]
         script_args = ["--hpy-abi=" + variant.split("_", 1)[1]] + script_args
-    elif variant == "cystck":
+    elif variant in ("cystck", "cystck_nodebug"):
+        macros = [("CYSTCK_NO_DEBUG_MODE", None)] if variant == "cystck_nodebug" else []
         ext = cystck_extension_for(name, sources, extra_compile_args=list(COMPILE_ARGS),
+                                   define_macros=macros,
                                    depends=depends + _cystck_depends())
         setup_kwargs["ext_modules"] = [ext]
     else:

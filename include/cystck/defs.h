@@ -29,7 +29,7 @@ static inline void _Cystck_OpenFrame(Cystck_State *S, const char *func)
     S->chunk = NULL;
     S->heap_args = NULL;
     S->debug = NULL;
-    if (Cystck_unlikely(_Cystck_debug))
+    if (Cystck_unlikely(_CYSTCK_DEBUG_ON()))
         _Cystck_DebugOpenFrame(S, func);
 }
 

@@ -1,0 +1,121 @@
+"""The measurement loop on a fake port: a pure-Python "extension" installed
+in one site directory per variant, each variant behaving differently."""
+
+import textwrap
+
+import pytest
+
+from eval.harness import profiler
+from eval.harness.config import Plan
+from eval.harness.measure import make_groups, measure, summarize_scalene, summarize_wall
+from eval.harness.ports import PortSpec, load_port, variant_states
+from eval.harness.progress import Progress
+
+EXTENSIONS = {
+    "stock": "def add(a, b):\n    return a + b\n",
+    "hpy_cpython": "def add(a, b):\n    return a + b + 1e-9\n",       # a wrong answer
+    "cystck": "def add(a, b):\n    raise RuntimeError('boom')\n",      # a crash
+}
+
+HELPER = """
+from pathlib import Path
+ROOT = Path({root!r})
+VARIANTS = ("stock", "hpy_cpython", "cystck", "hpy_universal")
+BUILT = ("stock", "hpy_cpython", "cystck")
+
+def wheel_path(variant):
+    return ROOT / f"{{variant}}.whl" if variant in BUILT else None
+
+def missing_reason(variant):
+    return f"{{variant}} is not built (test)"
+
+def ensure_site(variant):
+    return ROOT / "sites" / variant
+"""
+
+WORKLOADS = '''
+def total(module, repeat):
+    """Add up `repeat` numbers."""
+    result = 0.0
+    for i in range(repeat):
+        result = module.add(result, i * 0.5)
+    return result
+
+WORKLOADS = {"total": total}
+SIZES = {False: {"total": 400000}, True: {"total": 200000}}
+'''
+
+
+@pytest.fixture
+def port(tmp_path):
+    for variant, source in EXTENSIONS.items():
+        package = tmp_path / "sites" / variant / "fakeext"
+        package.mkdir(parents=True)
+        (package / "__init__.py").write_text(source)
+    (tmp_path / "helper.py").write_text(HELPER.format(root=str(tmp_path)))
+    (tmp_path / "workloads.py").write_text(textwrap.dedent(WORKLOADS))
+    spec = PortSpec("fake", "Fake", "fakeext", str(tmp_path / "helper.py"),
+                    str(tmp_path / "workloads.py"), "PicoNumPy")
+    return load_port(spec, quick=True)
+
+
+def test_port_loading(port):
+    assert port.problem is None
+    assert port.sizes == {"total": 200000}
+    assert port.descriptions == {"total": "Add up `repeat` numbers."}
+    states = variant_states(port)
+    assert states["stock"].status == "ok"
+    assert states["hpy_universal"].status == "missing"
+    assert states["hpy_universal"].reason == "hpy_universal is not built (test)"
+
+
+def test_wall_time_fails_wrong_and_crashing_variants_and_goes_on(port, tmp_path):
+    plan = Plan(runs=3, dropped=1, quick=True)
+    states = variant_states(port)
+    groups = make_groups([port], {port.name: states})
+    progress = Progress({("wall", g.key): plan.runs * len(g.combos) for g in groups})
+    measure(groups, "wall", plan, progress, tmp_path / "work", timeout=60)
+    summary = summarize_wall(groups[0], states, plan)
+
+    assert summary["stock"]["status"] == "ok"
+    assert len(summary["stock"]["runs"]) == 3
+    assert summary["stock"]["seconds"]["n"] == 2
+    assert summary["stock"]["ratio"] is None
+    assert summary["hpy_cpython"]["status"] == "failed"
+    assert "differs from the stock variant's" in summary["hpy_cpython"]["reason"]
+    assert summary["cystck"]["status"] == "failed"
+    assert summary["cystck"]["reason"].startswith("run 1 of 3 failed: exit status 1")
+    assert "RuntimeError: boom" in summary["cystck"]["reason"]
+    assert summary["cystck"]["runs"] == []
+    assert summary["hpy_universal"] == {"status": "missing",
+                                        "reason": "hpy_universal is not built (test)"}
+
+
+def test_ratio_to_stock_pairs_runs_of_the_same_round(port, tmp_path):
+    plan = Plan(runs=3, dropped=1, quick=True)
+    states = variant_states(port)
+    # The same correct extension under a second name: its ratio to stock is ~1.
+    states["hpy_universal"] = states["stock"]
+    groups = make_groups([port], {port.name: states})
+    progress = Progress({("wall", g.key): plan.runs * len(g.combos) for g in groups})
+    measure(groups, "wall", plan, progress, tmp_path / "work", timeout=60)
+    ratio = summarize_wall(groups[0], states, plan)["hpy_universal"]["ratio"]
+    assert ratio["n"] == 2
+    assert 0.5 < ratio["mean"] < 2.0
+    assert ratio["ci95"][0] <= ratio["mean"] <= ratio["ci95"][1]
+
+
+def test_scalene_phase_profiles_the_driver(port, tmp_path):
+    if profiler.version() is None:
+        pytest.skip("scalene is not installed")
+    plan = Plan(runs=2, dropped=1, quick=True, sampling_interval=0.002)
+    states = {"stock": variant_states(port)["stock"]}
+    groups = make_groups([port], {port.name: states})
+    progress = Progress({("scalene", g.key): plan.runs for g in groups})
+    measure(groups, "scalene", plan, progress, tmp_path / "work", timeout=120)
+    entry = summarize_scalene(groups[0], states, plan, copy_available=True)["stock"]
+    assert entry["status"] == "ok", entry.get("reason")
+    parts = entry["python_s"]["mean"] + entry["native_s"]["mean"] + entry["system_s"]["mean"]
+    assert 0 < parts <= entry["total_s"]["mean"] * 1.001
+    assert entry["copy_mb_s"]["n"] == 1
+    assert (tmp_path / "work" / "profiles" / "fake-total-stock.json").is_file()

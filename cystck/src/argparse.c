@@ -323,52 +323,62 @@ static void skip(const char *code, va_list *va)
     }
 }
 
-/* Interned keyword names per kwlist, so matching the names a call passes is
- * mostly pointer comparisons.  Entries are keyed by the kwlist's address and
- * checked against its string pointers, so a reused address is rebuilt. */
-#define NAME_CACHE 32
+/* A keyword parser: a parsed format with its keyword names interned, so
+ * matching the names a call passes is mostly pointer comparisons.  Cached by
+ * the addresses of the format and the keyword list, and checked against the
+ * list's string pointers; like CPython's own keyword parsers it assumes the
+ * format at an address does not change (they are string literals). */
+#define PARSER_CACHE 32
 
 typedef struct {
+    const char *fmt;
     const char **kwlist;
-    int n;
+    Format f;
     const char *ptrs[MAX_SPECS];
     PyObject *names[MAX_SPECS];       /* NULL for positional-only ("") */
-} KwNames;
+} KwParser;
 
-static KwNames name_cache[NAME_CACHE];
+static KwParser parser_cache[PARSER_CACHE];
 
-static PyObject *const *interned_names(const char **kwlist, int n)
+static const KwParser *kw_parser(const char *fmt, const char **kwlist)
 {
-    KwNames *e = &name_cache[((uintptr_t)kwlist >> 4) % NAME_CACHE];
-    int i, valid = e->kwlist == kwlist && e->n == n;
-    for (i = 0; valid && i < n; i++)
+    KwParser *e = &parser_cache[(((uintptr_t)kwlist >> 4) ^ ((uintptr_t)fmt >> 3)) % PARSER_CACHE];
+    int i, valid = e->kwlist == kwlist && e->fmt == fmt;
+    for (i = 0; valid && i < e->f.nspecs; i++)
         valid = e->ptrs[i] == kwlist[i];
     if (valid)
-        return e->names;
-    for (i = 0; i < e->n; i++)
+        return e;
+    for (i = 0; e->kwlist != NULL && i < e->f.nspecs; i++)
         Py_CLEAR(e->names[i]);
     e->kwlist = NULL;
-    for (i = 0; i < n; i++) {
+    if (parse_format_text(fmt, &e->f) < 0)
+        return NULL;
+    e->f.fmt = fmt;
+    for (i = 0; i < e->f.nspecs; i++) {
         if (kwlist[i] == NULL) {
             PyErr_SetString(PyExc_SystemError,
                             "CystckArg: kwlist has fewer names than the format has units");
-            e->n = i;
+            e->f.nspecs = (unsigned char)i;
+            e->kwlist = kwlist;     /* so the names made so far are released */
+            e->fmt = NULL;
             return NULL;
         }
         e->ptrs[i] = kwlist[i];
         e->names[i] = kwlist[i][0] ? PyUnicode_InternFromString(kwlist[i]) : NULL;
         if (kwlist[i][0] && e->names[i] == NULL) {
-            e->n = i;
+            e->f.nspecs = (unsigned char)i;
+            e->kwlist = kwlist;
+            e->fmt = NULL;
             return NULL;
         }
     }
-    e->n = n;
     e->kwlist = kwlist;
-    return e->names;
+    e->fmt = fmt;
+    return e;
 }
 
 /* The format unit a keyword names, or -1 (with no exception) if none. */
-static int match_keyword(PyObject *const *names, int n, PyObject *key)
+static inline int match_keyword(PyObject *const *names, int n, PyObject *key)
 {
     int i;
     for (i = 0; i < n; i++)
@@ -380,18 +390,13 @@ static int match_keyword(PyObject *const *names, int n, PyObject *key)
     return -1;
 }
 
-/* Put keyword value v (for key) into bound[], checking for mistakes. */
-static int bind_keyword(const Format *f, PyObject *const *names,
-                        const char **kwlist, Cystck_ssize_t nargs, PyObject *key,
-                        Cystck_Object v, Cystck_Object *bound)
+/* Put keyword value v (for key, a str) into bound[], checking for mistakes. */
+static inline int bind_keyword(const Format *f, PyObject *const *names,
+                               const char **kwlist, Cystck_ssize_t nargs, PyObject *key,
+                               Cystck_Object v, Cystck_Object *bound)
 {
     char name[128];
-    int idx;
-    if (!PyUnicode_Check(key)) {
-        PyErr_Format(PyExc_TypeError, "keywords must be strings");
-        return -1;
-    }
-    idx = match_keyword(names, f->nspecs, key);
+    int idx = match_keyword(names, f->nspecs, key);
     if (idx < 0 || idx < nargs)
         describe(f, name, sizeof(name));
     if (idx < 0) {
@@ -416,8 +421,17 @@ static int parse(Cystck_State *S, const Cystck_Object *args, Cystck_ssize_t narg
     Cystck_Object bound[MAX_SPECS];
     PyObject *kwobj = _Cystck_Get(kw);
 
-    if (parse_format(fmt, &f) < 0)
+    const KwParser *parser = NULL;
+
+    if (kwlist != NULL) {
+        parser = kw_parser(fmt, kwlist);
+        if (parser == NULL)
+            return 0;
+        f = parser->f;
+    }
+    else if (parse_format(fmt, &f) < 0) {
         return 0;
+    }
     if (nargs > f.npositional) {
         describe(&f, name, sizeof(name));
         if (f.npositional == f.nrequired && kwobj == NULL)
@@ -434,15 +448,14 @@ static int parse(Cystck_State *S, const Cystck_Object *args, Cystck_ssize_t narg
         bound[i] = i < nargs ? args[i] : Cystck_NULL;
     if (kwobj != NULL) {
         PyObject *const *names;
-        if (kwlist == NULL) {
+        if (parser == NULL) {
             describe(&f, name, sizeof(name));
             PyErr_Format(PyExc_TypeError, "%s takes no keyword arguments", name);
             return 0;
         }
-        names = interned_names(kwlist, f.nspecs);
-        if (names == NULL)
-            return 0;
-        if (PyTuple_Check(kwobj)) {            /* vectorcall: values follow args */
+        names = parser->names;
+        if (PyTuple_Check(kwobj)) {            /* vectorcall: values follow args,
+                                                  names are always str */
             Py_ssize_t j, nkw = PyTuple_GET_SIZE(kwobj);
             for (j = 0; j < nkw; j++)
                 if (bind_keyword(&f, names, kwlist, nargs, PyTuple_GET_ITEM(kwobj, j),
@@ -454,7 +467,12 @@ static int parse(Cystck_State *S, const Cystck_Object *args, Cystck_ssize_t narg
             PyObject *key, *value;
             while (PyDict_Next(kwobj, &pos, &key, &value)) {
                 /* The dict may change during conversion: hold the value. */
-                Cystck_Object h = _Cystck_OwnBorrowed(S, value);
+                Cystck_Object h;
+                if (!PyUnicode_Check(key)) {
+                    PyErr_SetString(PyExc_TypeError, "keywords must be strings");
+                    return 0;
+                }
+                h = _Cystck_OwnBorrowed(S, value);
                 if (Cystck_IsNull(h) ||
                     bind_keyword(&f, names, kwlist, nargs, key, h, bound) < 0)
                     return 0;

@@ -35,6 +35,8 @@ h Cystck_Dup(h o) : hand ~ Py_NewRef                       ; [h+1] another owned
 void Cystck_Drop(h o) : hand ~ Py_DECREF                   ; [h-1] release an owned handle now
 PyObject* Cystck_AsPyObject(h o) : hand ~ -                ; escape hatch: borrowed PyObject*
 h Cystck_FromPyObject(PyObject* o) : hand ~ -              ; [h+1] escape hatch: handle for a PyObject*
+void* Cystck_AsStruct(h o) : hand ~ -                      ; [e] the native struct of o, untyped (see CYSTCK_TYPE_HELPERS)
+h Cystck_FromStruct(void* data) : hand ~ -                 ; [h+1] the object whose native struct is data
 int Cystck_CheckStack(Cystck_ssize_t n) : hand ~ -         ; room for n more stack entries?
 int Cystck_CheckHandles(Cystck_ssize_t n) : hand ~ -       ; room for n more handles?
 int Cystck_Push(h o) : hand ~ -                            ; [s+1] push o
@@ -271,6 +273,8 @@ h CystckTuple_Pack(Cystck_ssize_t n, ...) : hand ~ PyTuple_Pack ; [h+1, e] a tup
 h CystckTuple_FromArray(const Cystck_Object* items, Cystck_ssize_t n) : hand ~ - ; [h+1, e] a tuple of n handles
 long CystckTuple_GetItemAsLong(h t, Cystck_ssize_t i) : hand ~ - ; [e] int(t[i]) as a C long, no handle made
 double CystckTuple_GetItemAsDouble(h t, Cystck_ssize_t i) : hand ~ - ; [e] float(t[i]) as a C double, no handle made
+long CystckSequence_Fast_GetItemAsLong(h seq, Cystck_ssize_t i) : hand ~ - ; [e] int(seq[i]) for a CystckSequence_Fast result, no handle made
+double CystckSequence_Fast_GetItemAsDouble(h seq, Cystck_ssize_t i) : hand ~ - ; [e] float(seq[i]) for a CystckSequence_Fast result, no handle made
 int CystckTuple_Check(h o) = PyTuple_Check                 ; isinstance(o, tuple)
 int CystckTuple_CheckExact(h o) = PyTuple_CheckExact       ; type(o) is tuple
 
@@ -284,7 +288,7 @@ int CystckDict_SetItemString(h d, const char* key, h v) = PyDict_SetItemString ;
 int CystckDict_DelItem(h d, h key) = PyDict_DelItem        ; [e] del d[key]
 int CystckDict_DelItemString(h d, const char* key) = PyDict_DelItemString ; [e]
 int CystckDict_Contains(h d, h key) = PyDict_Contains      ; [e] key in d
-int CystckDict_Next(h d, Cystck_ssize_t* pos, Cystck_Object* key, Cystck_Object* value) : hand ~ PyDict_Next ; [h+2] next item; reuses the slots of *key and *value when they are this call's handles
+int CystckDict_Next(h d, Cystck_ssize_t* pos, Cystck_Object* key, Cystck_Object* value) : hand ~ PyDict_Next ; [h+2] next item as two new handles (drop them, or close a scope gate per item)
 h CystckDict_Keys(h d) = PyDict_Keys                       ; [h+1, e] list of keys
 h CystckDict_Values(h d) = PyDict_Values                   ; [h+1, e] list of values
 h CystckDict_Items(h d) = PyDict_Items                     ; [h+1, e] list of (key, value)
@@ -340,6 +344,7 @@ int CystckModule_AddStringConstant(h m, const char* name, const char* v) = PyMod
 int CystckModule_AddType(h m, h type) : hand ~ PyModule_AddType ; [e] m.<type name> = type
 h CystckModule_GetDict(h m) = PyModule_GetDict [borrowed]  ; [h+1] the module's __dict__
 h CystckModule_Find(CystckModuleDef* def) : hand ~ PyState_FindModule ; [h+1] the module created from def, or null (no exception)
+void* CystckModule_FindState(CystckModuleDef* def) : hand ~ - ; [e] the state of the module created from def, no handle (PyModule_GetState(PyState_FindModule(...)))
 const char* CystckModule_GetName(h m) = PyModule_GetName   ; [e]
 int CystckModule_Check(h o) = PyModule_Check               ; is a module
 

@@ -119,6 +119,7 @@ CYSTCK_INTERNAL Cystck_Object _Cystck_NullArg(Cystck_State *S, const char *func)
 CYSTCK_INTERNAL int _Cystck_NullArgInt(Cystck_State *S, const char *func);
 CYSTCK_INTERNAL int _Cystck_GrowStack(Cystck_State *S, Cystck_ssize_t n);
 CYSTCK_INTERNAL void _Cystck_DropSlow(Cystck_State *S, Cystck_Object h);
+CYSTCK_INTERNAL void _Cystck_PopChunk(Cystck_State *S);
 CYSTCK_INTERNAL PyObject *_Cystck_ConsumeSlow(Cystck_State *S, Cystck_Object h);
 CYSTCK_INTERNAL void _Cystck_CloseScopeSlow(Cystck_State *S, Cystck_Scope sc);
 CYSTCK_INTERNAL void _Cystck_DebugOpenScope(Cystck_State *S, Cystck_Scope sc);
@@ -216,16 +217,26 @@ static inline Cystck_Object Cystck_Dup(Cystck_State *S, Cystck_Object h)
 }
 
 /* [h-1] Release an owned handle before the call ends (no-op on argument,
- * constant and reference handles).  Releasing the newest handle frees its
- * slot at once, so a loop that drops what it creates stays flat. */
+ * constant and reference handles in release mode; an error in debug mode,
+ * which sees it as a confusion about who owns the handle).  Releasing the
+ * newest handle frees its slot at once, and slots released out of order are
+ * reclaimed when the slots above them go, so a loop that drops what it
+ * creates stays flat. */
 static inline void Cystck_Drop(Cystck_State *S, Cystck_Object h)
 {
-    if (Cystck_likely(h._p == S->top - 1 && h._p >= S->base && !_CYSTCK_CHECKED(S))) {
+    if (Cystck_likely(_Cystck_IsLocalOwned(S, h) && !_CYSTCK_CHECKED(S))) {
         PyObject *o = *h._p;
-        --S->top;
+        if (h._p == S->top - 1) {
+            --S->top;
+            while (S->top > S->base && S->top[-1] == NULL)
+                --S->top;
+            if (Cystck_unlikely(S->top == S->base && S->chunk != NULL))
+                _Cystck_PopChunk(S);
+        }
+        else {
+            *h._p = NULL;
+        }
         Py_XDECREF(o);
-        while (S->top > S->base && S->top[-1] == NULL)
-            --S->top;   /* reclaim slots dropped out of order earlier */
         return;
     }
     if (h._p != NULL)
@@ -609,6 +620,24 @@ static inline void *_Cystck_AsStruct(Cystck_State *S, Cystck_Object h)
     }
     return (char *)o + CYSTCK_DATA_OFFSET;
 }
+
+/* The native struct of h's object, untyped (for C++ templates and generic
+ * code); NULL with an exception for an invalid handle.  Valid for the call. */
+static inline void *Cystck_AsStruct(Cystck_State *S, Cystck_Object h)
+{
+    return _Cystck_AsStruct(S, h);
+}
+
+/* [h+1] The object whose native struct is `data` (from Cystck_AsStruct,
+ * a typed accessor or Cystck_New in this call): the inverse of
+ * Cystck_AsStruct, for code that passes struct pointers around. */
+static inline Cystck_Object Cystck_FromStruct(Cystck_State *S, void *data)
+{
+    if (Cystck_unlikely(data == NULL))
+        return (_Cystck_NullArg(S, "Cystck_FromStruct"), Cystck_NULL);
+    return _Cystck_OwnBorrowed(S, (PyObject *)((char *)data - CYSTCK_DATA_OFFSET));
+}
+#define CYSTCK_HAS_STRUCT_ACCESS 1
 
 /* CYSTCK_TYPE_HELPERS(Point) defines `Point *Point_AsStruct(S, h)`, the
  * typed accessor for instances whose native struct is `Point`. */

@@ -29,10 +29,23 @@ int _Cystck_debug = 0;
 
 struct _Cystck_DebugFrame {
     const char *func;
+    Cystck_ssize_t released;                /* poisoned slots: not live */
     int nscopes;                            /* open scope gates, innermost last */
     PyObject **scope_tops[MAX_OPEN_SCOPES];
     PyObject *slots[DEBUG_FRAME_SLOTS];
 };
+
+/* Slots poisoned in debug mode stay in place (so stale handles are caught)
+ * but hold nothing: the handle limit counts only live handles. */
+void _Cystck_DebugNoteReleased(Cystck_State *S, Cystck_ssize_t n)
+{
+    S->debug->released += n;
+}
+
+Cystck_ssize_t _Cystck_DebugReleasedSlots(Cystck_State *S)
+{
+    return S->debug->released;
+}
 
 const char *_Cystck_DebugFrameName(Cystck_State *S)
 {
@@ -86,7 +99,7 @@ void _Cystck_DebugInit(void)
 void _Cystck_DebugQuarantine(PyObject **begin, PyObject **end, void *mem, const char *func)
 {
     Quarantined *q = &quarantine[quarantine_next];
-    free(q->mem);
+    PyMem_RawFree(q->mem);
     q->begin = begin;
     q->end = end;
     q->mem = mem;
@@ -106,7 +119,7 @@ static const Quarantined *find_quarantined(PyObject **p)
 void _Cystck_DebugOpenFrame(Cystck_State *S, const char *func)
 {
     struct _Cystck_DebugFrame *df =
-        (struct _Cystck_DebugFrame *)calloc(1, sizeof(struct _Cystck_DebugFrame));
+        (struct _Cystck_DebugFrame *)PyMem_RawCalloc(1, sizeof(struct _Cystck_DebugFrame));
     if (df == NULL)
         return;       /* out of memory: run this frame unchecked */
     df->func = func;

@@ -23,6 +23,8 @@ struct _Cystck_Chunk {
 
 static Cystck_ssize_t handle_limit = CYSTCK_DEFAULT_HANDLE_LIMIT;
 
+static void trim_top(Cystck_State *S);
+
 Cystck_ssize_t Cystck_HandleLimit(void) { return handle_limit; }
 
 void _Cystck_SetHandleLimit(Cystck_ssize_t limit) { handle_limit = limit; }
@@ -50,20 +52,65 @@ static int raise_overflow(Cystck_State *S, Cystck_ssize_t wanted)
     return -1;
 }
 
+/* Freed chunks kept for the next frame that overflows, one per size class
+ * (64 << 2k slots): overflowing frames then cost no allocation, and the
+ * allocator's heap is not disturbed between a buffer and its realloc.  The
+ * GIL serializes every frame operation, so a plain array is enough. */
+#define CHUNK_CLASSES 6
+static struct _Cystck_Chunk *spare_chunks[CHUNK_CLASSES];
+
+static int size_class(Cystck_ssize_t cap)
+{
+    int k = 0;
+    Cystck_ssize_t c = 64;
+    while (c < cap && k < CHUNK_CLASSES - 1) {
+        c *= 4;
+        k++;
+    }
+    return c == cap ? k : -1;
+}
+
+static struct _Cystck_Chunk *alloc_chunk(Cystck_ssize_t cap)
+{
+    int k = size_class(cap);
+    struct _Cystck_Chunk *c;
+    if (k >= 0 && spare_chunks[k] != NULL) {
+        c = spare_chunks[k];
+        spare_chunks[k] = NULL;
+        return c;
+    }
+    /* Raw memory: debug mode's quarantine frees chunks with PyMem_RawFree. */
+    c = (struct _Cystck_Chunk *)PyMem_RawMalloc(sizeof(*c) + (size_t)(cap - 1) * sizeof(PyObject *));
+    if (c != NULL)
+        c->cap = cap;
+    return c;
+}
+
+static void recycle_chunk(struct _Cystck_Chunk *c)
+{
+    int k = size_class(c->cap);
+    if (k >= 0 && spare_chunks[k] == NULL)
+        spare_chunks[k] = c;
+    else
+        PyMem_RawFree(c);
+}
+
 /* Move to a fresh heap chunk with room for at least `need` handles. */
 static int grow_handles(Cystck_State *S, Cystck_ssize_t need)
 {
     Cystck_ssize_t used = live_handles(S);
-    Cystck_ssize_t prev_cap = S->chunk ? S->chunk->cap : CYSTCK_INLINE_HANDLES;
+    Cystck_ssize_t prev_cap = S->chunk ? S->chunk->cap : 16;
     Cystck_ssize_t cap = prev_cap * 4 > 65536 ? 65536 : prev_cap * 4;
     struct _Cystck_Chunk *c;
+    if (S->debug != NULL)
+        used -= _Cystck_DebugReleasedSlots(S);  /* poisoned slots are not live */
     if (used + need > handle_limit)
         return raise_overflow(S, used + need);
     if (cap < need)
         cap = need;
     if (used + cap > handle_limit)
-        cap = handle_limit - used;
-    c = (struct _Cystck_Chunk *)PyMem_Malloc(sizeof(*c) + (size_t)(cap - 1) * sizeof(PyObject *));
+        cap = handle_limit - used > need ? handle_limit - used : need;
+    c = alloc_chunk(cap);
     if (c == NULL) {
         PyErr_NoMemory();
         return -1;
@@ -72,13 +119,27 @@ static int grow_handles(Cystck_State *S, Cystck_ssize_t need)
     c->saved_top = S->top;
     c->saved_base = S->base;
     c->saved_end = S->end;
-    c->before = used;
-    c->cap = cap;
+    c->before = live_handles(S);
     S->chunk = c;
     S->base = S->top = c->slots;
-    S->end = c->slots + cap;
+    S->end = c->slots + c->cap;
     S->slow = 1;
     return 0;
+}
+
+/* The current heap chunk is empty: go back to the previous one, so handles
+ * made from now on fill it again (a segmented stack). */
+void _Cystck_PopChunk(Cystck_State *S)
+{
+    struct _Cystck_Chunk *c = S->chunk;
+    if (c == NULL || S->top != S->base || S->debug != NULL)
+        return;
+    S->top = c->saved_top;
+    S->base = c->saved_base;
+    S->end = c->saved_end;
+    S->chunk = c->prev;
+    recycle_chunk(c);
+    trim_top(S);
 }
 
 Cystck_Object _Cystck_OwnSlow(Cystck_State *S, PyObject *o)
@@ -164,6 +225,8 @@ static void trim_top(Cystck_State *S)
 {
     while (S->top > S->base && S->top[-1] == NULL)
         --S->top;
+    if (S->top == S->base && S->chunk != NULL)
+        _Cystck_PopChunk(S);
 }
 
 CYSTCK_NOINLINE void _Cystck_DropSlow(Cystck_State *S, Cystck_Object h)
@@ -181,7 +244,9 @@ CYSTCK_NOINLINE void _Cystck_DropSlow(Cystck_State *S, Cystck_Object h)
     }
     *h._p = NULL;
     Py_XDECREF(o);
-    if (!S->debug)
+    if (S->debug)
+        _Cystck_DebugNoteReleased(S, 1);
+    else
         trim_top(S);
 }
 
@@ -192,7 +257,9 @@ PyObject *_Cystck_ConsumeSlow(Cystck_State *S, Cystck_Object h)
         return NULL;
     if (_Cystck_OwnsSlot(S, h._p)) {
         *h._p = NULL;     /* the stealing API now owns the reference */
-        if (!S->debug)
+        if (S->debug)
+            _Cystck_DebugNoteReleased(S, 1);
+        else
             trim_top(S);
     }
     else {
@@ -208,7 +275,7 @@ static void free_chunk(Cystck_State *S, struct _Cystck_Chunk *c)
     if (S->debug != NULL)
         _Cystck_DebugQuarantine(c->slots, c->slots + c->cap, c, _Cystck_DebugFrameName(S));
     else
-        PyMem_Free(c);
+        recycle_chunk(c);
 }
 
 /* Release every handle of chunk-or-inline range [base, top). */
@@ -335,6 +402,8 @@ CYSTCK_NOINLINE void _Cystck_CloseScopeSlow(Cystck_State *S, Cystck_Scope sc)
         release_range(sc.top, S->top, S->debug != NULL);
         if (S->debug == NULL)
             S->top = sc.top;
+        else
+            _Cystck_DebugNoteReleased(S, S->top - sc.top);
     }
     S->scopes--;
 }

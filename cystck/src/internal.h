@@ -27,6 +27,8 @@ CYSTCK_INTERNAL void _Cystck_DebugBadHandle(Cystck_State *S, const char *func, C
                                             const void *where);
 CYSTCK_INTERNAL void _Cystck_DebugDropNotOwned(Cystck_State *S, Cystck_Object h, const void *where);
 CYSTCK_INTERNAL const char *_Cystck_DebugFrameName(Cystck_State *S);
+CYSTCK_INTERNAL void _Cystck_DebugNoteReleased(Cystck_State *S, Cystck_ssize_t n);
+CYSTCK_INTERNAL Cystck_ssize_t _Cystck_DebugReleasedSlots(Cystck_State *S);
 CYSTCK_INTERNAL int _Cystck_DebugCloseScope(Cystck_State *S, Cystck_Scope sc, const void *where);
 CYSTCK_INTERNAL void _Cystck_DebugBadRef(Cystck_State *S, const char *func, Cystck_Ref r,
                                          const void *where);

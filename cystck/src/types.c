@@ -286,6 +286,26 @@ Cystck_Object CystckModule_Find(Cystck_State *S, CystckModuleDef *def)
     return _Cystck_OwnBorrowed(S, PyState_FindModule(pydef));
 }
 
+void *CystckModule_FindState(Cystck_State *S, CystckModuleDef *def)
+{
+    /* Extensions look this up per object (ujson: every container it
+     * encodes), so remember the last definition asked for. */
+    static const CystckModuleDef *last_def;
+    static PyModuleDef *last_pydef;
+    PyObject *m;
+    (void)S;
+    if (def != last_def) {
+        last_pydef = pydef_if_created(def);
+        last_def = last_pydef != NULL ? def : NULL;
+    }
+    if (last_pydef == NULL || (m = PyState_FindModule(last_pydef)) == NULL) {
+        PyErr_Format(PyExc_SystemError, "CystckModule_FindState: module %s is not loaded",
+                     def->name);
+        return NULL;
+    }
+    return PyModule_GetState(m);
+}
+
 void *CystckModule_GetState(Cystck_State *S, Cystck_Object m)
 {
     PyObject *m_ = _Cystck_Get(m);

@@ -94,6 +94,20 @@ static inline double CystckTuple_GetItemAsDouble(Cystck_State *S, Cystck_Object 
     return PyFloat_AsDouble(o);
 }
 
+/* The same for what CystckSequence_Fast returns (an exact list or tuple). */
+static inline long CystckSequence_Fast_GetItemAsLong(Cystck_State *S, Cystck_Object seq, Cystck_ssize_t i)
+{
+    PyObject *o = _Cystck_Get(seq);
+    return o != NULL && PyTuple_CheckExact(o) ? CystckTuple_GetItemAsLong(S, seq, i)
+                                              : CystckList_GetItemAsLong(S, seq, i);
+}
+static inline double CystckSequence_Fast_GetItemAsDouble(Cystck_State *S, Cystck_Object seq, Cystck_ssize_t i)
+{
+    PyObject *o = _Cystck_Get(seq);
+    return o != NULL && PyTuple_CheckExact(o) ? CystckTuple_GetItemAsDouble(S, seq, i)
+                                              : CystckList_GetItemAsDouble(S, seq, i);
+}
+
 /* ---- Unicode ---- */
 CYSTCK_INTERNAL Cystck_Object CystckUnicode_FromFormat(Cystck_State *S, const char *fmt, ...);
 
@@ -118,6 +132,7 @@ CYSTCK_INTERNAL Cystck_Object CystckModule_Create(Cystck_State *S, CystckModuleD
 CYSTCK_INTERNAL void *CystckModule_GetState(Cystck_State *S, Cystck_Object m);
 CYSTCK_INTERNAL int CystckModule_AddType(Cystck_State *S, Cystck_Object m, Cystck_Object type);
 CYSTCK_INTERNAL Cystck_Object CystckModule_Find(Cystck_State *S, CystckModuleDef *def);
+CYSTCK_INTERNAL void *CystckModule_FindState(Cystck_State *S, CystckModuleDef *def);
 
 /* ---- Arguments ----
  * Format codes as in PyArg_ParseTuple: b B h H i I l k L K n f d p c C

@@ -10,6 +10,11 @@ import pytest
 from cystck.build import load_extension
 
 
+def rt_path_dir(module):
+    import pathlib
+    return pathlib.Path(module.__file__).parent
+
+
 # ---- calling conventions and the return stack ----
 
 def test_calling_conventions(rt):
@@ -109,6 +114,31 @@ def test_stealing_set_item_keeps_the_frame_flat(rt):
 
 def test_drop_releases_handles_in_loops(rt):
     assert rt.sum_list(list(range(2_000_000))) == sum(range(2_000_000))
+
+
+def test_frames_shrink_back_out_of_heap_chunks(rt):
+    # Each wave outgrows the inline slots into heap chunks and releases
+    # everything: a limit far below rounds * depth proves the frame returns
+    # to its earlier chunks instead of growing.
+    script = (f"import sys; sys.path.insert(0, {str(rt_path_dir(rt))!r}); import rt_basic\n"
+              "print(rt_basic.waves(200, 3000))\n")
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                         env={"CYSTCK_HANDLE_LIMIT": "5000", "PATH": ""})
+    assert out.stdout.strip() == "600000", out.stderr
+
+
+@pytest.mark.parametrize("debug", ["0", "1"])
+def test_released_handles_do_not_count_against_the_limit(rt, debug):
+    script = (f"import sys; sys.path.insert(0, {str(rt_path_dir(rt))!r}); import rt_basic\n"
+              "print(rt_basic.sum_list(list(range(20000))))\n")
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                         env={"CYSTCK_HANDLE_LIMIT": "1000", "CYSTCK_DEBUG": debug, "PATH": ""})
+    assert out.stdout.strip() == str(sum(range(20000))), out.stderr
+
+
+def test_struct_round_trip(rt):
+    n = rt.Node(1)
+    assert n.itself() is n
 
 
 def test_scope_keep_escapes_one_handle(rt):

@@ -225,6 +225,31 @@ static int sum_list(Cystck_State *S, Cystck_Object self, Cystck_Object lst)
     return Cystck_ReturnLong(S, total);
 }
 
+CYSTCK_DEF_METH(waves_def, "waves", waves, CYSTCK_VARARGS,
+                "waves(rounds, depth): make `depth` handles, drop them newest first, repeat")
+static int waves(Cystck_State *S, Cystck_Object self, const Cystck_Object *args, Cystck_ssize_t nargs)
+{
+    long rounds, depth, r, i;
+    Cystck_Object *hs;
+    (void)self;
+    if (!CystckArg_ParseTuple(S, args, nargs, "ll", &rounds, &depth))
+        return -1;
+    hs = (Cystck_Object *)CystckMem_Malloc(S, sizeof(Cystck_Object) * (size_t)depth);
+    if (hs == NULL)
+        return -1;
+    for (r = 0; r < rounds; r++) {
+        for (i = 0; i < depth; i++)
+            if (Cystck_IsNull(hs[i] = CystckFloat_FromDouble(S, (double)i))) {
+                CystckMem_Free(S, hs);
+                return -1;
+            }
+        for (i = depth - 1; i >= 0; i--)
+            Cystck_Drop(S, hs[i]);
+    }
+    CystckMem_Free(S, hs);
+    return Cystck_ReturnLong(S, rounds * depth);
+}
+
 CYSTCK_DEF_METH(build_list_def, "build_list", build_list, CYSTCK_O,
                 "build_list(n): [0.0, 1.0, ...] with stealing SET_ITEM (no handle growth)")
 static int build_list(Cystck_State *S, Cystck_Object self, Cystck_Object n_h)
@@ -376,6 +401,13 @@ static int Node_set_value(Cystck_State *S, Cystck_Object self, Cystck_Object val
     return 0;
 }
 
+CYSTCK_DEF_METH(Node_itself_def, "itself", Node_itself, CYSTCK_NOARGS,
+                "self, through Cystck_AsStruct and Cystck_FromStruct")
+static int Node_itself(Cystck_State *S, Cystck_Object self)
+{
+    return Cystck_Return(S, Cystck_FromStruct(S, Cystck_AsStruct(S, self)));
+}
+
 CYSTCK_DEF_MEMBER(Node_tag_def, "tag", CYSTCK_MEMBER_LONG, Node, tag, 0, "an integer tag")
 
 CYSTCK_DEF_SLOT(Node_add_def, nb_add, Node_add)
@@ -403,6 +435,7 @@ static int Node_repr(Cystck_State *S, Cystck_Object self)
 
 static CystckDef *Node_defines[] = {
     &Node_new_def, &Node_traverse_def, &Node_value_def, &Node_tag_def, &Node_add_def,
+    &Node_itself_def,
     &Node_repr_def, NULL
 };
 
@@ -473,7 +506,7 @@ static int bump(Cystck_State *S, Cystck_Object self)
 static CystckDef *module_defines[] = {
     &noargs_def, &identity_def, &same_def, &twice_def, &add_def, &kw_def, &tuple3_def, &wrong_count_def,
     &raise_value_error_def, &null_handle_def, &call_def, &call_kw_def, &call_method_def,
-    &make_and_discard_def, &churn_def, &scope_keep_def, &sum_list_def, &build_list_def,
+    &make_and_discard_def, &churn_def, &scope_keep_def, &sum_list_def, &waves_def, &build_list_def,
     &keep_def, &get_kept_def, &release_kept_def, &exposed_buffer_def, &released_blocks_def,
     &bump_def, NULL
 };

@@ -89,10 +89,22 @@ def fields_of(items, order):
     return out
 
 
+# C++ named casts, and cppy's cast macros (``#define void_cast( o ) (
+# reinterpret_cast<void*>( o ) )``, ``pyobject_cast``, ``pytype_cast``,
+# ``cast_py_tp_doc``), which table entries use instead of C casts.
+_CALL_CAST = regex.compile(r"^(?:(?:reinterpret|static|const)_cast\s*<[^<>;]*>|void_cast|pyobject_cast|pytype_cast"
+                           r"|cast_py_tp_doc)\s*(?=\()")
+
+
 def strip_cast(expr):
-    """``(PyCFunction)(void(*)(void))f`` -> ``f``."""
+    """``(PyCFunction)(void(*)(void))f`` -> ``f``; ``void_cast( f )`` and
+    ``reinterpret_cast<void*>( f )`` -> ``f``."""
     expr = expr.strip()
     while True:
+        m = _CALL_CAST.match(expr)
+        if m and source.matching(expr, m.end()) == len(expr):
+            expr = expr[m.end() + 1:-1].strip()
+            continue
         m = regex.match(r"^\(\s*[\w\s\*\(\)]*?\)\s*(?=[\w&(])", expr)
         if not m or not regex.match(r"^\(\s*(?:const\s+)?[A-Za-z_][\w\s\*]*(?:\(\s*\*\s*\)\s*\([\w\s,\*]*\))?\s*\)", expr):
             break

@@ -183,11 +183,13 @@ def _classify(ctx, name, base, ptr, structs, is_local=False, array=False):
 
 def names_re(names):
     """A regex alternative matching any of ``names`` as whole identifiers
-    (never after '->' or '.', which would make it a member)."""
+    (never after '->' or '.', which would make it a member, nor after a
+    C++ scope ``ns::``, which names something else: ``kiwi::Error`` is not
+    the file's global ``Error``)."""
     if not names:
         return r"(?!)"
     alts = "|".join(regex.escape(n) for n in sorted(names, key=len, reverse=True))
-    return rf"(?<![\w.>]|->)(?:{alts})\b"
+    return rf"(?<![\w.>]|->|::)(?:{alts})\b"
 
 
 #: A candidate handle expression: a name, ``a[i]``, or a member chain

@@ -13,12 +13,15 @@ class ParseArgs(Rule):
     ``PyArg_ParseTupleAndKeywords(args, kw, fmt, kwlist, ...)`` becomes
     ``CystckArg_ParseTupleAndKeywords(S, args, nargs, kw, fmt, kwlist,
     ...)`` (the keyword list becomes ``const char *[]``, casts to ``char **``
-    go), ``PyArg_UnpackTuple`` and ``_PyArg_NoKeywords`` likewise.  ``O``
+    go, C++'s ``const_cast<char**>( kwlist )`` too; a line break after the
+    opening parenthesis is kept), ``PyArg_UnpackTuple`` and
+    ``_PyArg_NoKeywords`` likewise.  ``O``
     outputs are handles because their variables were declared as objects."""
     name = "parse-args"
     precedence = 650
-    patterns = (r"\bPyArg_(?P<k>ParseTupleAndKeywords|ParseTuple|UnpackTuple)\s*\(\s*(?P<a>\w+)\s*,",
-                r"\b_PyArg_NoKeywords\s*\(", r"\(\s*char\s*\*\s*\*\s*\)\s*(?=\w)",
+    patterns = (r"\bPyArg_(?P<k>ParseTupleAndKeywords|ParseTuple|UnpackTuple)\s*\((?P<ws>\s*)(?P<a>\w+)\s*,",
+                r"\b_PyArg_NoKeywords\s*\(",
+                r"\(\s*char\s*\*\s*\*\s*\)\s*(?=\w)|\bconst_cast\s*<\s*char\s*\*\s*\*\s*>\s*\(\s*(?=\w+\s*\))",
                 r"(?<!const\s+)\bchar\s*\*\s*(?P<n>\w+)\s*\[\s*\]\s*=")
     before = ('static PyObject *f(PyObject *self, PyObject *args, PyObject *kw)\n{\n'
               '    static char *kwlist[] = {"x", NULL};\n    PyObject *x;\n'
@@ -41,18 +44,23 @@ class ParseArgs(Rule):
                     unit.leftover(m.start(), f"PyArg_{m.group('k')} on {m.group('a')}, which is not the "
                                   "argument array of an entry point: unpack the tuple by hand", self.name)
                     continue
-                edits.add(m.start(), m.end(), f"CystckArg_{m.group('k')}(S, {args}, {nargs},")
+                ws = m.group("ws") if "\n" in m.group("ws") else " "
+                edits.add(m.start(), m.end(), f"CystckArg_{m.group('k')}(S,{ws}{args}, {nargs},")
                 if m.group("k") == "ParseTupleAndKeywords":
                     open_at = m.start() + code[m.start():m.end()].index("(")
                     close = source.matching(code, open_at)
                     parts = source.split_top(code, open_at + 1, close - 1)
                     if len(parts) >= 4:
-                        kwlists.add(regex.sub(r"^\(\s*char\s*\*\s*\*\s*\)\s*", "", code[parts[3][0]:parts[3][1]].strip()))
+                        kwlists.add(regex.sub(r"^(?:\(\s*char\s*\*\s*\*\s*\)|const_cast\s*<\s*char\s*\*\s*\*\s*>)"
+                                              r"\s*\(?\s*(\w+)\s*\)?$", r"\1", code[parts[3][0]:parts[3][1]].strip()))
             for m in regex.finditer(self.patterns[1], code, pos=b0, endpos=b1):
                 edits.add(m.start(), m.end(), "CystckArg_NoKeywords(S, ")
             for m in regex.finditer(r"\bPyArg_ParseTupleAndKeywords\s*" + _common.PAREN, code, pos=b0, endpos=b1):
                 for c in regex.finditer(self.patterns[2], code, pos=m.start(), endpos=m.end()):
                     edits.add(c.start(), c.end(), "")
+                    if c.group().startswith("const_cast"):     # and its closing parenthesis
+                        close = regex.compile(r"\w+(\s*\))").match(code, c.end())
+                        edits.add(close.start(1), close.end(), "")
         for m in regex.finditer(self.patterns[3], code):
             if m.group("n") in kwlists:
                 edits.add(m.start(), m.start(), "const ")

@@ -36,7 +36,10 @@ class CppyPtr(Rule):
     ``PyObject *x = expr;`` (the core rules make it a ``Cystck_Object``);
     ``cppy::ptr x;`` starts null.  ``x.get()`` and ``x.release()`` are the
     handle itself, ``x.is_none()`` compares with None, ``x.set(y)`` and
-    ``x = y`` assign, ``cppy::ptr(expr)`` temporaries are the expression."""
+    ``x = y`` assign, ``cppy::ptr(expr)`` temporaries are the expression.
+    ``x.release();`` alone as a statement only gave up ownership (after a
+    call that stole the reference): with handles it is nothing and goes.
+    ``x.getattr("name")`` is ``PyObject_GetAttrString(x, "name")``."""
     name = "cppy-ptr"
     precedence = 91
     library = "cppy"
@@ -45,16 +48,32 @@ class CppyPtr(Rule):
                 r"(?<=[\w)\]])\s*\.\s*(?:get|release)\s*\(\s*\)",
                 r"(?P<x>\b\w+)\s*\.\s*is_none\s*\(\s*\)",
                 r"\bcppy::ptr\s*(?P<p>\((?:[^()]++|(?&p))*\))",
-                r"(?P<x>\b\w+)\s*\.\s*set\s*(?P<p>\((?:[^()]++|(?&p))*\))")
+                r"(?P<x>\b\w+)\s*\.\s*set\s*(?P<p>\((?:[^()]++|(?&p))*\))",
+                r"(?<=^|[;{}])[ \t]*\w+\s*\.\s*release\s*\(\s*\)\s*;",
+                r"(?P<x>\b\w+)\s*\.\s*getattr\s*(?P<p>\((?:[^()]++|(?&p))*\))")
     before = ("PyObject *f(PyObject *o)\n{\n    cppy::ptr a(PyNumber_Negative(o));\n    cppy::ptr b;\n"
               "    if (!a)\n        return 0;\n    if (a.is_none())\n        return a.release();\n"
-              "    b.set(cppy::ptr(PyNumber_Absolute(a.get())).release());\n    return b.release();\n}\n")
+              "    b.set(cppy::ptr(PyNumber_Absolute(a.get())).release());\n"
+              "    if (PyModule_AddObject(o, \"b\", b.get()) < 0)\n        return 0;\n    b.release();\n"
+              "    return a.getattr(\"real\");\n}\n")
     after = ("PyObject *f(PyObject *o)\n{\n    PyObject *a = PyNumber_Negative(o);\n    PyObject *b = NULL;\n"
              "    if (!a)\n        return 0;\n    if (a == Py_None)\n        return a;\n"
-             "    b = PyNumber_Absolute(a);\n    return b;\n}\n")
+             "    b = PyNumber_Absolute(a);\n"
+             "    if (PyModule_AddObject(o, \"b\", b) < 0)\n        return 0;\n"
+             "    return PyObject_GetAttrString(a, \"real\");\n}\n")
 
     def apply(self, unit):
-        n = unit.sub(self.patterns[0], lambda m, t: f"PyObject *{m.group('n')} = "
+        # whole-statement releases first, before ``.release()`` becomes ``x``
+        drops = source.Edits()
+        for m in regex.finditer(self.patterns[6], unit.masked, regex.M):
+            if not _common.in_unbraced_body(unit.masked, m.start() + len(m.group()) - len(m.group().lstrip())):
+                drops.add(*_common.statement_line_span(unit.text, m.start(), m.end()), "")
+        if drops:
+            unit.apply(drops)
+        n = drops.applied
+        n += unit.sub(self.patterns[7], lambda m, t: f"PyObject_GetAttrString({m.group('x')}, "
+                      + t[m.start('p') + 1:m.end('p') - 1].strip() + ")")
+        n += unit.sub(self.patterns[0], lambda m, t: f"PyObject *{m.group('n')} = "
                      + (t[m.start('p') + 1:m.end('p') - 1].strip() or "NULL") + ";")
         n += unit.sub(self.patterns[1], lambda m, t: f"PyObject *{m.group('n')}"
                       + (" = NULL" if unit.masked[m.end():m.end() + 3].lstrip().startswith(";") else ""))

@@ -95,6 +95,43 @@ class EntrySignature(Rule):
         return n
 
 
+class EntryLinkage(Rule):
+    """Slots, destructors, traverse functions and getters/setters get
+    internal linkage: their ``CYSTCK_DEF_SLOT``/``DESTROY``/``GET``/``SET``
+    definition (written where the table was) declares the implementation
+    ``static``, which a C or C++ compiler rejects after a non-static
+    definition or prototype (C++ code often relies on an anonymous namespace
+    instead).  Only functions registered in the same file are touched; the
+    return-type line changes anyway.  Methods keep their linkage: the table
+    rule gives non-static ones a forwarder."""
+    name = "entry-linkage"
+    precedence = 405
+    ROLES = ("slot", "destroy", "traverse", "get", "set")
+    patterns = (r"\bCYSTCK_DEF_(?:SLOT|DESTROY|GET|GETSET|SET)\s*\((?P<args>[^;{}]*?)\)",)
+    before = ("int\nBox_repr(Cystck_State *S, Cystck_Object self)\n{\n    return Cystck_Return(S, PyUnicode_FromString(\"Box\"));\n}\n"
+              "CYSTCK_DEF_SLOT(Box_repr_def, tp_repr, Box_repr)\n")
+    after = ("static int\nBox_repr(Cystck_State *S, Cystck_Object self)\n{\n    return Cystck_Return(S, PyUnicode_FromString(\"Box\"));\n}\n"
+             "CYSTCK_DEF_SLOT(Box_repr_def, tp_repr, Box_repr)\n")
+
+    def apply(self, unit):
+        code = unit.structure
+        registered = set()
+        for m in regex.finditer(self.patterns[0], code):
+            registered |= set(regex.findall(r"\w+", m.group("args"))[1:])
+        edits = source.Edits()
+        for f in unit.functions():
+            role = unit.project.role(f.name)
+            if f.name not in registered or role is None or role.kind not in self.ROLES:
+                continue
+            head = code[f.start:f.name_start]
+            if regex.search(r"\b(?:static|extern)\b", head) or "::" in head:
+                continue
+            edits.add(f.start, f.start, "static ")
+        if edits:
+            unit.apply(edits)
+        return edits.applied
+
+
 class HelperSignature(Rule):
     """Paper rules 6/7 for other functions: a function that uses the API (or
     calls one that does) gets ``Cystck_State *S`` as first parameter; its
@@ -214,14 +251,23 @@ class Declarations(Rule):
 class Casts(Rule):
     """Casts between object pointer types mean nothing for handles:
     ``(PyObject *)x`` and ``(Foo *)x`` (Foo a custom type's struct) become
-    ``x`` in functions that have the state."""
+    ``x`` in functions that have the state.  The C++ spellings
+    ``reinterpret_cast<Foo*>( x )`` and ``static_cast<PyObject*>( x )`` are
+    ``x`` too, except where a member is reached through the cast:
+    ``reinterpret_cast<Foo*>( x )->n`` becomes ``Foo_AsStruct(S, x)->n``."""
     name = "casts"
     precedence = 510
-    patterns = (r"(?<!sizeof\s*)\(\s*(?:const\s+)?(?:struct\s+)?(?P<t>\w+)\s*\*\s*\)\s*(?=[\w(&!])",)
+    patterns = (r"(?<!sizeof\s*)\(\s*(?:const\s+)?(?:struct\s+)?(?P<t>\w+)\s*\*\s*\)\s*(?=[\w(&!])",
+                r"\b(?:reinterpret|static)_cast\s*<\s*(?:const\s+)?(?:struct\s+)?(?P<t>\w+)\s*\*\s*>\s*"
+                + _common.PAREN + r"(?P<arrow>\s*->)?")
     before = ("typedef struct { PyObject_HEAD long n; } Box;\n"
-              "static PyObject *f(PyObject *o) { Box *b = (Box *)o; return (PyObject *)b; }\n")
+              "static PyObject *f(PyObject *o) { Box *b = (Box *)o; return (PyObject *)b; }\n"
+              "static PyObject *g(PyObject *o) { Box *b = reinterpret_cast<Box*>( o );"
+              " return PyLong_FromLong(reinterpret_cast<Box*>( o )->n); }\n")
     after = ("typedef struct { PyObject_HEAD long n; } Box;\n"
-             "static PyObject *f(PyObject *o) { Box *b = o; return b; }\n")
+             "static PyObject *f(PyObject *o) { Box *b = o; return b; }\n"
+             "static PyObject *g(PyObject *o) { Box *b = o;"
+             " return PyLong_FromLong(Box_AsStruct(S, o)->n); }\n")
 
     def apply(self, unit):
         types = set(unit.project.custom_structs) | {"PyObject", "PyTypeObject", "PyListObject",
@@ -239,6 +285,22 @@ class Casts(Rule):
             for m in regex.finditer(self.patterns[0], code, pos=b0, endpos=b1):
                 if m.group("t") in types:
                     edits.add(m.start(), m.end(), "")
+            # ``S`` is in scope where the signature has it or the function
+            # will get it (the state-calls rule runs later).
+            info = unit.project.function(unit.path, f.name)
+            has_state = (role is not None or "Cystck_State" in code[f.params[0]:f.params[1]]
+                         or (info is not None and info.needs_state))
+            for m in regex.finditer(self.patterns[1], code, pos=b0, endpos=b1):
+                t = m.group("t")
+                if t not in types:
+                    continue          # a cast to a native or template type stays
+                inner = unit.text[m.start("p") + 1:m.end("p") - 1].strip()
+                if m.group("arrow"):
+                    if t not in unit.project.custom_structs or not has_state:
+                        continue
+                    edits.add(m.start(), m.start("arrow"), f"{t}_AsStruct(S, {inner})")
+                else:
+                    edits.add(m.start(), m.end(), inner)
         if edits:
             unit.apply(edits)
         return edits.applied

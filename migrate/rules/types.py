@@ -293,6 +293,66 @@ class TypeSpec(Rule):
         return len(slot_arrays) + len(specs)
 
 
+class ClassTypeStatics(Rule):
+    """C++ extensions keep a type's spec and type object as static members
+    of the instance struct (``static PyType_Spec TypeObject_Spec; static
+    PyTypeObject* TypeObject;``, defined as ``PyTypeObject* Foo::TypeObject
+    = NULL;``).  The spec becomes a ``CystckType_Spec`` with the same
+    initialisers (its first five fields are ``PyType_Spec``'s: name, sizes,
+    flags, and the slot array, which the type-spec rule made a defines
+    array); the type object becomes a ``Cystck_Ref``, set from the created
+    type: ``TypeObject = pytype_cast( PyType_FromSpec( &spec ) );`` becomes
+    ``TypeObject = Cystck_ref(S, PyType_FromSpec( &spec ));`` (the
+    type-ready rule then translates the call)."""
+    name = "class-type-statics"
+    precedence = 306
+    patterns = (r"^(?P<lead>[ \t]*static[ \t]+)PyType_Spec(?=\s+\w+\s*;)",
+                r"^(?P<lead>[ \t]*static[ \t]+)PyTypeObject\s*\*\s*(?=\w+\s*;)",
+                r"^(?P<lead>[ \t]*)PyType_Spec(?=\s+\w+::\w+\s*=)",
+                r"^(?P<lead>[ \t]*)PyTypeObject\s*\*\s*(?=(?P<c>\w+)::(?P<m>\w+)\s*=)",
+                r"(?P<x>\b\w+)\s*=\s*pytype_cast\s*" + _common.PAREN + r"\s*;")
+    before = ("struct Box\n{\n    PyObject_HEAD\n    static PyType_Spec TypeObject_Spec;\n"
+              "    static PyTypeObject* TypeObject;\n    static bool Ready();\n};\n"
+              "PyTypeObject* Box::TypeObject = NULL;\n"
+              "PyType_Spec Box::TypeObject_Spec = { \"m.Box\", sizeof( Box ), 0, Py_TPFLAGS_DEFAULT, Box_slots };\n"
+              "bool Box::Ready()\n{\n    TypeObject = pytype_cast( PyType_FromSpec( &TypeObject_Spec ) );\n"
+              "    return TypeObject != 0;\n}\n")
+    after = ("struct Box\n{\n    PyObject_HEAD\n    static CystckType_Spec TypeObject_Spec;\n"
+             "    static Cystck_Ref TypeObject;\n    static bool Ready();\n};\n"
+             "Cystck_Ref Box::TypeObject = NULL;\n"
+             "CystckType_Spec Box::TypeObject_Spec = { \"m.Box\", sizeof( Box ), 0, Py_TPFLAGS_DEFAULT, Box_slots };\n"
+             "bool Box::Ready()\n{\n    TypeObject = Cystck_ref(S, PyType_FromSpec( &TypeObject_Spec ));\n"
+             "    return TypeObject != 0;\n}\n")
+
+    def apply(self, unit):
+        code = unit.structure
+        edits = source.Edits()
+        members = set()
+        # static members: inside a top-level struct/class definition only
+        # (a function-level static cache is the declarations rule's report)
+        structs = [(s, e) for s, e in source.top_level_items(code)
+                   if regex.match(r"\s*(?:typedef\s+)?(?:struct|class)\b[^;(]*\{", code[s:e])]
+        for pat, new in ((self.patterns[0], "CystckType_Spec"), (self.patterns[1], "Cystck_Ref ")):
+            for m in regex.finditer(pat, code, regex.M):
+                if any(s < m.start() < e for s, e in structs):
+                    edits.add(m.end("lead"), m.end(), new)
+        for m in regex.finditer(self.patterns[2], code, regex.M):
+            edits.add(m.end("lead"), m.end(), "CystckType_Spec")
+        for m in regex.finditer(self.patterns[3], code, regex.M):
+            edits.add(m.end("lead"), m.end(), "Cystck_Ref ")
+            members.add(m.group("m"))
+        # Only the members defined here as type objects, assigned in a
+        # function that has (or will get) the state.
+        for m in regex.finditer(self.patterns[4], code):
+            if m.group("x") not in members:
+                continue
+            inner = unit.text[m.start("p") + 1:m.end("p") - 1].strip()
+            edits.add(m.start(), m.end(), f"{unit.text[m.start():m.end('x')]} = Cystck_ref(S, {inner});")
+        if edits:
+            unit.apply(edits)
+        return edits.applied
+
+
 class MethodTable(Rule):
     """A ``PyMethodDef`` array becomes one ``CYSTCK_DEF_METH(fn_def, "name",
     fn, CYSTCK_<CONV>, doc)`` per entry (the convention from the flags:

@@ -21,6 +21,13 @@ with a distribution-free 95% confidence interval, and the ratio of medians
 variant / stock.  Results go to eval/results/piconumpy.json (from the
 repository root) and to a table on standard output.
 
+Where valgrind is installed (and not with --quick or --no-instructions),
+each workload's instructions per repeat are also counted for every variant
+(callgrind, see callgrind_ops.py), with their ratios to stock: figures the
+noise of a shared machine cannot move, unlike the times.  Quick runs write
+build/piconumpy/bench-quick.json, not eval/results/ (`make test` runs the
+quick evaluation, which must not overwrite the measured results).
+
 All variants must compute bit-identical results (they do the same IEEE
 operations); the benchmark checks this, so a fast but wrong variant cannot
 pass unnoticed.  The exit status is 1 if a variant failed, disagreed, or
@@ -263,6 +270,7 @@ def main(argv=None):
     import datetime
     import json
     import os
+    import shutil
     import sys
     from pathlib import Path
 
@@ -280,10 +288,16 @@ def main(argv=None):
                         help="comma-separated workloads (default: %(default)s)")
     parser.add_argument("--rounds", type=int,
                         help="measured rounds (default: 10, or 3 with --quick)")
+    parser.add_argument("--no-instructions", action="store_true",
+                        help="skip the instruction counts (callgrind; always skipped "
+                             "with --quick or without valgrind)")
     parser.add_argument("--output", type=Path,
-                        default=pv.REPO_ROOT / "eval" / "results" / "piconumpy.json",
-                        help="JSON results file (default: eval/results/piconumpy.json)")
+                        help="JSON results file (default: eval/results/piconumpy.json; "
+                             "with --quick, build/piconumpy/bench-quick.json)")
     args = parser.parse_args(argv)
+    if args.output is None:
+        args.output = (pv.BUILD_ROOT / "bench-quick.json" if args.quick
+                       else pv.REPO_ROOT / "eval" / "results" / "piconumpy.json")
 
     rounds = args.rounds or (3 if args.quick else 10)
     warmup_rounds = 0 if args.quick else 1
@@ -377,6 +391,28 @@ def main(argv=None):
             for v in measured_variants if v != pv.REFERENCE
         }
 
+    report["instructions"] = None
+    if not (args.quick or args.no_instructions) and shutil.which("valgrind"):
+        import callgrind_ops
+
+        print("counting instructions (callgrind)", file=sys.stderr, flush=True)
+        try:
+            counts = {w: {v: callgrind_ops.workload_instructions(v, w)
+                          for v in measured_variants}
+                      for w in workloads}
+        except RuntimeError as error:      # the times are still worth writing
+            print(error, file=sys.stderr)
+            failures.append("instruction counts")
+        else:
+            report["instructions"] = {
+                "method": callgrind_ops.METHOD,
+                "per_repeat": counts,
+                "ratios": {w: ({v: counts[w][v] / counts[w][pv.REFERENCE]
+                                for v in measured_variants}
+                               if pv.REFERENCE in measured_variants else None)
+                           for w in workloads},
+            }
+
     args.output.parent.mkdir(parents=True, exist_ok=True)
     args.output.write_text(json.dumps(report, indent=2) + "\n")
 
@@ -393,6 +429,13 @@ def main(argv=None):
             note = "" if t["ci_coverage"] >= 0.95 else f"  (CIs cover {t['ci_coverage']:.0%})"
             print(f"{w:<9} {v:<15} {t['median']:>9.3f} {f'[{low:.3f}, {high:.3f}]':>17} "
                   f"{ratio:>8.2f} {paired_text:>22}{note}")
+    if report["instructions"] is not None:
+        print(f"\n{'workload':<9} {'variant':<15} {'instructions per repeat':>24} {'/ stock':>8}")
+        for w in workloads:
+            ratios = report["instructions"]["ratios"][w] or {}
+            for v in measured_variants:
+                count = report["instructions"]["per_repeat"][w][v]
+                print(f"{w:<9} {v:<15} {count:>24,.0f} {ratios.get(v, float('nan')):>8.3f}")
     for name in missing:
         print(f"{'':<9} {name:<15} missing (not built)")
     for name in failures:

@@ -1,6 +1,8 @@
 """Build the wheel of every PicoNumPy variant.
 
     python ports/piconumpy/build_variants.py [--variants stock,hpy_cpython] [--force]
+    python ports/piconumpy/build_variants.py --no-prepare --variants cystck
+    python ports/piconumpy/build_variants.py --refresh-patch
 
 For each variant of piconumpy_variants.VARIANTS (or the ones named), this
 runs setup_variant.py in build/piconumpy/<variant>/setup/ and leaves the
@@ -12,7 +14,20 @@ into a fresh virtual environment works offline.
 
 A variant whose wheel was built from the same inputs (sources, files of its
 include_dirs, build scripts, compile flags, Python, setuptools and hpy
-versions) is not rebuilt; --force rebuilds anyway.
+versions; for Cystck, the runtime's header and sources) is not rebuilt;
+--force rebuilds anyway.  The Cystck variant's source is translated and
+patched again on every run (a fraction of a second), so a change of the
+translator or of cystck.patch is seen through the source it produces.
+
+To change the residual patch (see the README): edit
+build/piconumpy/cystck/src/piconumpy.c, build it as it is with --no-prepare
+(which skips the translate-and-patch step that would overwrite it), test,
+then --refresh-patch rewrites ports/piconumpy/cystck.patch as the difference
+between the translator's output and that file.
+
+When a build fails, its reason is kept in build/piconumpy/<variant>/
+build.error (removed by the next successful build) for the evaluation
+harness (piconumpy_variants.build_error).
 
 Compiler flags: piconumpy_variants.COMPILE_ARGS, the same for every variant.
 """
@@ -26,10 +41,12 @@ import shutil
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 from piconumpy_variants import (
-    BUILD_ROOT, COMPILE_ARGS, DIST_ROOT, PORT_DIR, REPO_ROOT, VARIANTS,
-    Variant, dist_name, ensure_site, parse_variant_list, wheel_path,
+    BUILD_ROOT, COMPILE_ARGS, CYSTCK_PATCH, DIST_ROOT, PORT_DIR, PORTED_SOURCE, REPO_ROOT,
+    TRANSLATED_SOURCE, VARIANTS, Variant, build_error_file, cystck_patch_text, dist_name,
+    ensure_site, parse_variant_list, wheel_path,
 )
 
 WHEELHOUSE = BUILD_ROOT / "wheelhouse"
@@ -52,16 +69,36 @@ def input_signature(variant: Variant) -> str:
     files = [REPO_ROOT / s for s in variant.sources]
     for directory in variant.include_dirs:
         files += sorted(p for p in (REPO_ROOT / directory).rglob("*") if p.is_file())
+    if variant.cystck:
+        files += cystck_runtime_files()
     files += [PORT_DIR / "setup_variant.py", PORT_DIR / "piconumpy_variants.py"]
     for path in files:
-        add(str(path.relative_to(REPO_ROOT)), path.read_bytes())
+        label = str(path.relative_to(REPO_ROOT)) if path.is_relative_to(REPO_ROOT) else path.name
+        add(label, path.read_bytes())
     return digest.hexdigest()
 
 
-def build(variant: Variant, force: bool) -> bool:
-    """Build the variant's wheel unless it is up to date; True if built."""
-    if variant.prepare is not None:
-        variant.prepare(variant)
+def cystck_runtime_files() -> list[Path]:
+    """What cystck.build.prepare() adds to an extension: the header folder
+    and the runtime sources (of the cystck installed in this environment)."""
+    import cystck
+
+    files = []
+    for directory in (cystck.get_include(), cystck.get_source_dir()):
+        files += sorted(p for p in Path(directory).rglob("*")
+                        if p.is_file() and p.suffix in {".h", ".c"})
+    return files
+
+
+def build(variant: Variant, force: bool, prepare: bool = True) -> bool:
+    """Build the variant's wheel unless it is up to date; True if built.
+    prepare=False builds the variant's sources as they are."""
+    if prepare and variant.prepare is not None:
+        try:
+            variant.prepare(variant)
+        except SystemExit as failure:
+            build_error_file(variant.name).write_text(f"{variant.name}: {failure}\n")
+            raise
     for source in variant.sources:
         if not (REPO_ROOT / source).is_file():
             raise SystemExit(f"{variant.name}: source {source} does not exist")
@@ -70,6 +107,7 @@ def build(variant: Variant, force: bool) -> bool:
     signature_file = BUILD_ROOT / variant.name / "build.signature"
     if (not force and wheel_path(variant.name) is not None and signature_file.is_file()
             and signature_file.read_text() == signature):
+        build_error_file(variant.name).unlink(missing_ok=True)
         return False
     signature_file.unlink(missing_ok=True)
 
@@ -94,8 +132,12 @@ def build(variant: Variant, force: bool) -> bool:
         out.flush()
         result = subprocess.run(command, cwd=workdir, stdout=out, stderr=subprocess.STDOUT)
     if result.returncode != 0:
-        sys.stderr.write(log.read_text())
-        raise SystemExit(f"{variant.name}: build failed (log: {log})")
+        output = log.read_text()
+        sys.stderr.write(output)
+        errors = [line for line in output.splitlines() if "error:" in line]
+        reason = f"{variant.name}: build failed (log: {log.relative_to(REPO_ROOT)})"
+        build_error_file(variant.name).write_text("\n".join([reason, *errors[:20]]) + "\n")
+        raise SystemExit(reason)
     # Compiler warnings are not fatal, but nobody reads logs of builds that
     # succeed: show them.
     warnings = [line for line in log.read_text().splitlines() if "warning:" in line
@@ -103,9 +145,24 @@ def build(variant: Variant, force: bool) -> bool:
     for line in warnings:
         print(f"  {variant.name}: {line}")
     if wheel_path(variant.name) is None:
-        raise SystemExit(f"{variant.name}: the build produced no {dist_name(variant.name)} wheel")
+        reason = f"{variant.name}: the build produced no {dist_name(variant.name)} wheel"
+        build_error_file(variant.name).write_text(reason + "\n")
+        raise SystemExit(reason)
     signature_file.write_text(signature)
+    build_error_file(variant.name).unlink(missing_ok=True)
     return True
+
+
+def refresh_patch() -> None:
+    """cystck.patch = diff(translator output, hand-edited ported source)."""
+    if not (TRANSLATED_SOURCE.is_file() and PORTED_SOURCE.is_file()):
+        raise SystemExit("build the cystck variant first: its sources are made in "
+                         f"{PORTED_SOURCE.parent.parent.relative_to(REPO_ROOT)}/")
+    text = cystck_patch_text()
+    CYSTCK_PATCH.write_text(text)
+    changed = sum(1 for line in text.splitlines()
+                  if line[:1] in "+-" and not line.startswith(("+++", "---")))
+    print(f"wrote {CYSTCK_PATCH.relative_to(REPO_ROOT)}: {changed} changed lines")
 
 
 def fill_wheelhouse(requirements: list[str]) -> None:
@@ -127,7 +184,16 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--variants", help="comma-separated variant names (default: all)")
     parser.add_argument("--force", action="store_true", help="rebuild up-to-date wheels too")
+    parser.add_argument("--no-prepare", action="store_true",
+                        help="build generated sources as they are (hand-edited), "
+                             "without running the variants' prepare hooks")
+    parser.add_argument("--refresh-patch", action="store_true",
+                        help="rewrite cystck.patch from the hand-edited "
+                             "build/piconumpy/cystck/src/piconumpy.c, and stop")
     args = parser.parse_args()
+    if args.refresh_patch:
+        refresh_patch()
+        return
     names = parse_variant_list(args.variants) or list(VARIANTS)
     unknown = [n for n in names if n not in VARIANTS]
     if unknown:
@@ -136,7 +202,7 @@ def main() -> None:
     print(f"compile flags (all variants): {' '.join(COMPILE_ARGS)}")
     for name in names:
         start = time.perf_counter()
-        built = build(VARIANTS[name], args.force)
+        built = build(VARIANTS[name], args.force, prepare=not args.no_prepare)
         ensure_site(name)
         wheel = wheel_path(name)
         status = f"built in {time.perf_counter() - start:.1f} s" if built else "up to date"

@@ -17,6 +17,11 @@ Conventions shared by every variant ``<name>``:
 A variant counts as *built* when its wheel exists.  Callers ask for the
 variants they want with :func:`select_variants`, which reports the ones
 that are not built instead of leaving them out silently.
+
+The ``cystck`` variant has no source of its own in the repository: its
+``prepare`` hook (:func:`prepare_cystck`) runs cystck-migrate on the stock
+source and applies the residual hand edits, ``cystck.patch``, under
+``build/piconumpy/cystck/`` (see the README, "The Cystck variant").
 """
 
 from __future__ import annotations
@@ -27,6 +32,7 @@ import os
 import shutil
 import subprocess
 import sys
+import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -63,6 +69,10 @@ class Variant:
     include_dirs: tuple[str, ...] = ()
     # Requirements of the installed wheel (its Requires-Dist).
     install_requires: tuple[str, ...] = ()
+    # Compiled against Cystck: cystck.build.prepare() adds Cystck.h's folder
+    # and the runtime's C sources to the extension (the runtime is compiled
+    # into the wheel, which needs nothing of the cystck package at run time).
+    cystck: bool = False
     # Called by build_variants.py with this Variant before the build, e.g.
     # to generate a source listed in `sources`.  Left out of repr(), which
     # goes into the build signature: the generated source is hashed instead.
@@ -78,6 +88,101 @@ def dist_name(variant: str) -> str:
 
 
 HPY_REQUIREMENT = "hpy==0.9.0"
+
+
+# -- the Cystck variant: translated from the stock source at build time ------
+#
+#   build/piconumpy/cystck/translated/piconumpy.c   cystck-migrate's output
+#   build/piconumpy/cystck/migrate-report.json      its report (rules, left-overs)
+#   build/piconumpy/cystck/src/piconumpy.c          the output + cystck.patch: compiled
+#
+# Nothing translated is ever committed: the stock source and the residual
+# patch are the port.  The translator and the cystck.build helpers come from
+# the `cystck` package installed in the running environment.
+
+STOCK_SOURCE = PORT_DIR / "src" / "piconumpy.c"
+CYSTCK_PATCH = PORT_DIR / "cystck.patch"
+CYSTCK_BUILD = BUILD_ROOT / "cystck"
+TRANSLATED_SOURCE = CYSTCK_BUILD / "translated" / "piconumpy.c"
+MIGRATE_REPORT = CYSTCK_BUILD / "migrate-report.json"
+PORTED_SOURCE = CYSTCK_BUILD / "src" / "piconumpy.c"
+
+
+def _run_logged(command: list[str], log: Path, cwd: Path) -> None:
+    with open(log, "a") as out:
+        out.write("$ " + " ".join(str(c) for c in command) + "\n")
+        out.flush()
+        result = subprocess.run(command, cwd=cwd, stdout=out, stderr=subprocess.STDOUT)
+    if result.returncode != 0:
+        sys.stderr.write(log.read_text()[-10000:])
+        raise SystemExit(f"failed: {' '.join(str(c) for c in command)} (log: {log})")
+
+
+def translate_stock_source(log: Path) -> None:
+    """cystck-migrate src/piconumpy.c -> TRANSLATED_SOURCE and MIGRATE_REPORT."""
+    CYSTCK_BUILD.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(dir=CYSTCK_BUILD, prefix="migrate-") as tmp:
+        out_dir = Path(tmp) / "out"
+        report = Path(tmp) / "report.json"
+        # Run from the build folder: at the repository root, python -m would
+        # import the source checkout's cystck/ instead of the installed one.
+        # Without --check: the output may not compile before the patch.
+        _run_logged([sys.executable, "-m", "cystck.migrate", str(STOCK_SOURCE),
+                     "-o", str(out_dir), "--report", str(report)], log, cwd=CYSTCK_BUILD)
+        TRANSLATED_SOURCE.parent.mkdir(parents=True, exist_ok=True)
+        os.replace(out_dir / STOCK_SOURCE.name, TRANSLATED_SOURCE)
+        os.replace(report, MIGRATE_REPORT)
+
+
+def apply_cystck_patch(log: Path) -> None:
+    """PORTED_SOURCE = TRANSLATED_SOURCE + cystck.patch (an empty patch is none)."""
+    PORTED_SOURCE.parent.mkdir(parents=True, exist_ok=True)
+    staged = PORTED_SOURCE.with_name(f"{PORTED_SOURCE.name}.tmp-{os.getpid()}")
+    shutil.copyfile(TRANSLATED_SOURCE, staged)
+    if CYSTCK_PATCH.is_file() and CYSTCK_PATCH.read_text().strip():
+        # --fuzz=0: a hunk whose context changed must fail, not land elsewhere.
+        rejects = PORTED_SOURCE.with_name(PORTED_SOURCE.name + ".rej")
+        rejects.unlink(missing_ok=True)
+        command = ["patch", "--batch", "--forward", "--fuzz=0", "--no-backup-if-mismatch",
+                   f"--reject-file={rejects}", str(staged), "-i", str(CYSTCK_PATCH)]
+        with open(log, "a") as out:
+            out.write("$ " + " ".join(command) + "\n")
+            out.flush()
+            result = subprocess.run(command, stdout=out, stderr=subprocess.STDOUT)
+        if result.returncode != 0:
+            # Leave the new output with the hunks that did apply where the
+            # maintainer edits it, the others beside it.
+            os.replace(staged, PORTED_SOURCE)
+            raise SystemExit(
+                f"{CYSTCK_PATCH.relative_to(REPO_ROOT)} no longer applies to the translator's "
+                f"output (log: {log.relative_to(REPO_ROOT)}): the translator or the stock "
+                f"source changed.  {PORTED_SOURCE.relative_to(REPO_ROOT)} now holds the new "
+                f"output with the hunks that applied, {rejects.name} beside it the others: "
+                f"edit it until it builds and passes (python ports/piconumpy/"
+                f"build_variants.py --no-prepare --variants cystck), then run "
+                f"build_variants.py --refresh-patch.")
+    os.replace(staged, PORTED_SOURCE)
+
+
+def prepare_cystck(variant: Variant) -> None:
+    """The `prepare` hook of the cystck variant: translate, then patch."""
+    CYSTCK_BUILD.mkdir(parents=True, exist_ok=True)
+    log = CYSTCK_BUILD / "prepare.log"
+    log.write_text("")
+    translate_stock_source(log)
+    apply_cystck_patch(log)
+
+
+def cystck_patch_text() -> str:
+    """The residual patch for the current trees: TRANSLATED -> PORTED."""
+    result = subprocess.run(
+        ["diff", "-u", "--label", "a/piconumpy.c", "--label", "b/piconumpy.c",
+         str(TRANSLATED_SOURCE), str(PORTED_SOURCE)],
+        capture_output=True, text=True)
+    if result.returncode > 1:
+        raise SystemExit(result.stderr)
+    return result.stdout
+
 
 VARIANTS: dict[str, Variant] = {
     v.name: v
@@ -100,6 +205,13 @@ VARIANTS: dict[str, Variant] = {
             hpy_abi="universal",
             # The universal binary is loaded by hpy.universal at import time.
             install_requires=(HPY_REQUIREMENT,),
+        ),
+        Variant(
+            name="cystck",
+            description="Cystck, translated by cystck-migrate",
+            sources=(str(PORTED_SOURCE.relative_to(REPO_ROOT)),),
+            cystck=True,
+            prepare=prepare_cystck,
         ),
     )
 }
@@ -157,6 +269,20 @@ def missing_reason(variant: str) -> str:
     pattern = dist_name(variant).replace("-", "_") + "-*.whl"
     hint = "" if variant in VARIANTS else f" ({variant!r} is not in the variant table)"
     return f"variant {variant!r} is not built: no {pattern} in {where}/{hint}"
+
+
+def build_error_file(variant: str) -> Path:
+    """Where build_variants.py keeps the reason of the variant's failed build."""
+    path = BUILD_ROOT / variant / "build.error"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    return path
+
+
+def build_error(variant: str) -> str | None:
+    """Why the last build of the variant failed, or None if it did not
+    (for the evaluation harness, eval/harness/PORT_INTERFACE.md)."""
+    path = BUILD_ROOT / variant / "build.error"
+    return path.read_text().strip() if path.is_file() else None
 
 
 def site_dir(variant: str) -> Path:

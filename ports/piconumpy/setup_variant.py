@@ -63,6 +63,12 @@ def main():
         include_dirs=[str(REPO_ROOT / d) for d in variant.include_dirs],
         extra_compile_args=list(COMPILE_ARGS),
     )
+    if variant.cystck:
+        # Cystck.h's folder and the runtime's C sources, compiled into the
+        # extension: the wheel needs nothing of the cystck package at run time.
+        from cystck.build import prepare
+
+        prepare(extension)
     kwargs = {}
     if variant.hpy_abi is None:
         kwargs["ext_modules"] = [extension]

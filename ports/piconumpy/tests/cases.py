@@ -344,6 +344,20 @@ def case_empty_errors(piconumpy):
 
 # -- memory ----------------------------------------------------------------
 
+def case_large_arrays(piconumpy):
+    # More elements than Cystck lets one call hold handles (2**20 by
+    # default): a port that kept one handle per element alive in its loops
+    # would fail here with MemoryError; the others must of course work too.
+    n = (1 << 20) + 100
+    values = [float(i % 7) for i in range(n)]
+    a = piconumpy.array(values)
+    assert a.size == n and a[n - 1] == values[-1]
+    assert piconumpy.array(tuple(values)).tolist() == values
+    b = (a + a) * 0.5 - a / 1.0
+    assert b.tolist() == [0.0] * n
+    assert a.tolist() == values
+
+
 def case_operations_do_not_leak(piconumpy):
     # A reference leaked on an operand or a result would keep objects alive
     # (refcounts grow, allocated blocks pile up).  Error paths are included:

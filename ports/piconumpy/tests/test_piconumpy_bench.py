@@ -3,6 +3,7 @@
 import importlib.util
 import json
 import math
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -12,7 +13,8 @@ import pytest
 PORT_DIR = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(PORT_DIR))
 
-import piconumpy_variants as pv  # noqa: E402  (needs the path above)
+import callgrind_ops  # noqa: E402  (needs the path above)
+import piconumpy_variants as pv  # noqa: E402
 
 
 def _load_bench():
@@ -110,3 +112,18 @@ def test_quick_run_reports_every_variant_and_missing_ones(tmp_path):
             assert summary["runs"] == [t / s for t, s in zip(times[variant]["runs"],
                                                              times["stock"]["runs"],
                                                              strict=True)]
+
+
+@pytest.mark.skipif(shutil.which("valgrind") is None, reason="valgrind is not installed")
+def test_instruction_counts_are_reproducible():
+    # The point of counting instructions is that, unlike times, they do not
+    # move between runs: two counts of the same operation must agree.
+    if pv.wheel_path("stock") is None:
+        pytest.fail(pv.missing_reason("stock"))
+    first = callgrind_ops.operation_instructions("stock", "getitem", calls=2000)
+    second = callgrind_ops.operation_instructions("stock", "getitem", calls=2000)
+    loop = callgrind_ops.operation_instructions("stock", "loop", calls=2000)
+    assert abs(first - second) <= 1, (first, second)
+    # a[1] is an interpreter instruction, a call into the extension and a
+    # float: some hundreds of instructions, well above the empty loop's.
+    assert loop + 50 < first < loop + 2000, (loop, first)

@@ -401,7 +401,9 @@ static inline int Cystck_Return(Cystck_State *S, Cystck_Object h)
         return (_Cystck_BadArgInt(S, "Cystck_Return", h), -1);
     if (Cystck_unlikely(S->sp == S->sp_end) && _Cystck_GrowStack(S, 1) < 0)
         return -1;
-    if (Cystck_likely(h._p == S->top - 1 && h._p >= S->base && !_CYSTCK_CHECKED(S)))
+    /* top - 1 is the newest slot, or (when the chunk is empty) a field of the
+     * chunk's or the state's header, which no handle points to. */
+    if (Cystck_likely(h._p == S->top - 1 && !_CYSTCK_CHECKED(S)))
         --S->top;             /* the newest handle: move it, no refcount traffic */
     else
         Py_INCREF(o);

@@ -19,7 +19,9 @@ static inline int CystckObject_TypeCheck(Cystck_State *S, Cystck_Object o, Cystc
     PyObject *o_ = _Cystck_Get(o), *t_ = _Cystck_Get(type);
     if (Cystck_unlikely(!o_ || !t_))
         return (_Cystck_BadArgInt(S, "CystckObject_TypeCheck", !o_ ? o : type), -1);
-    return PyType_Check(t_) && PyObject_TypeCheck(o_, (PyTypeObject *)t_);
+    if ((PyObject *)Py_TYPE(o_) == t_)          /* the common case: no subtype walk */
+        return 1;
+    return PyType_Check(t_) && PyType_IsSubtype(Py_TYPE(o_), (PyTypeObject *)t_);
 }
 CYSTCK_INTERNAL Cystck_Object CystckObject_CallFunctionObjArgs(Cystck_State *S, Cystck_Object f, ...);
 CYSTCK_INTERNAL Cystck_Object CystckObject_CallMethodObjArgs(Cystck_State *S, Cystck_Object o, Cystck_Object name, ...);

@@ -1,0 +1,249 @@
+"""Differential check: the Cystck build of ujson behaves like the stock one.
+
+Hypothesis generates Python objects (with every dumps option) and JSON
+documents, strings and byte strings (valid, mutated and arbitrary, so most
+are invalid JSON).  Each input goes to a worker process per variant
+(diff_worker.py); the two answers must be identical: the same dumps output,
+the same loads result (same types, same dict order, NaN and -0.0 included),
+or the same exception type with the same message.
+
+The number of generated examples is ULTRAJSON_DIFF_EXAMPLES (default
+10,000), split over the tests below in the proportions of EXAMPLE_SHARES;
+each test checks that it really ran its share.
+"""
+
+import json
+import math
+import os
+import re
+import sys
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+import diff_worker as dw  # noqa: E402  (needs the path above)
+import ujson_port as port  # noqa: E402
+
+TOTAL_EXAMPLES = int(os.environ.get("ULTRAJSON_DIFF_EXAMPLES", "10000"))
+EXAMPLE_SHARES = {"dumps": 0.4, "loads_json": 0.25, "loads_text": 0.15, "loads_bytes": 0.2}
+
+
+def examples(test):
+    return max(1, round(TOTAL_EXAMPLES * EXAMPLE_SHARES[test]))
+
+
+def hypothesis_settings(test):
+    return settings(max_examples=examples(test), deadline=None, database=None,
+                    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+
+
+@pytest.fixture(scope="module")
+def workers():
+    for variant in port.VARIANTS:
+        if port.wheel_path(variant) is None:
+            pytest.fail(port.missing_reason(variant), pytrace=False)
+    started = {variant: dw.start(variant) for variant in port.VARIANTS}
+    yield started
+    for worker in started.values():
+        worker.close()
+
+
+_ADDRESS = re.compile(r"0x[0-9a-fA-F]+")
+
+
+def check_same(workers, op, arg, **kwargs):
+    """Send one request to both variants and compare the answers."""
+    stock = workers["stock"].call(op, arg, **kwargs)
+    cystck = workers["cystck"].call(op, arg, **kwargs)
+    detail = (f"{op}({arg!r:.2000}, **{kwargs!r:.500})\n"
+              f"  stock:  {stock!r:.2000}\n  cystck: {cystck!r:.2000}")
+    assert stock[0] == cystck[0], detail
+    if stock[0] == "ok":
+        assert dw.same(stock[1], cystck[1]), detail
+    else:
+        assert stock[1] == cystck[1], detail                       # exception type
+        assert _ADDRESS.sub("0x?", stock[2]) == _ADDRESS.sub("0x?", cystck[2]), detail
+    return stock
+
+
+# ---------------------------------------------------------------------------
+# dumps
+# ---------------------------------------------------------------------------
+
+# Strings with lone surrogates too (dumps encodes with surrogatepass).
+any_text = st.text() | st.text(st.characters(codec=None, categories=None), max_size=8)
+small_ints = st.integers(min_value=-(2**64) - 5, max_value=2**64 + 5)
+keys = st.one_of(any_text, st.binary(max_size=6), small_ints, st.floats(), st.booleans(),
+                 st.none(), st.decimals(places=2, allow_nan=False), st.builds(dw.Opaque, st.just("K")))
+scalars = st.one_of(
+    st.none(), st.booleans(), small_ints, st.integers(), st.floats(), any_text,
+    st.binary(max_size=12),
+    st.decimals(allow_nan=True, allow_infinity=True),
+    st.builds(dw.JSONMethod, st.one_of(st.text(max_size=10), st.binary(max_size=10),
+                                       st.integers(), st.none())),
+    st.builds(dw.Opaque, st.sampled_from(["Opaque()", "<é>", "x" * 40])),
+)
+
+
+def _extend(children):
+    return st.one_of(
+        st.lists(children, max_size=6),
+        st.lists(children, max_size=6).map(tuple),
+        st.dictionaries(keys, children, max_size=6),
+        st.builds(dw.ToDict, st.dictionaries(any_text, children, max_size=4)
+                  | children),
+    )
+
+
+documents = st.recursive(scalars, _extend, max_leaves=40)
+
+dumps_options = st.fixed_dictionaries({}, optional={
+    "ensure_ascii": st.booleans(),
+    "encode_html_chars": st.booleans(),
+    "escape_forward_slashes": st.booleans(),
+    "sort_keys": st.booleans(),
+    "indent": st.integers(min_value=-3, max_value=6) | st.sampled_from([1001, 2**40, "2"]),
+    "allow_nan": st.booleans(),
+    "reject_bytes": st.booleans(),
+    "default": st.none() | st.builds(dw.Default, st.sampled_from(sorted(dw._DEFAULTS))),
+    "separators": st.none() | st.tuples(st.text(max_size=3), st.text(max_size=3))
+                  | st.sampled_from([(",",), [",", ":"], (1, ":"), (",", b":")]),
+})
+
+
+def test_dumps_identical(workers):
+    ran = 0
+
+    @hypothesis_settings("dumps")
+    @given(documents, dumps_options)
+    def check(obj, options):
+        nonlocal ran
+        ran += 1
+        check_same(workers, "dumps", obj, **options)
+
+    check()
+    assert ran >= examples("dumps")
+
+
+# ---------------------------------------------------------------------------
+# loads
+# ---------------------------------------------------------------------------
+
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats() | any_text,
+    lambda children: st.lists(children, max_size=6) | st.dictionaries(any_text, children, max_size=6),
+    max_leaves=40)
+
+# Characters that matter to a JSON parser, for the mutations.
+json_chars = st.sampled_from(list('{}[]:,"\\/ \t\n\r0123456789.eE+-tfnulrasINaiy')
+                             + ["\x00", "é", "\ud800", "\U0001f600"])
+
+
+@st.composite
+def json_documents(draw):
+    """Valid JSON text (stdlib json, any formatting), then maybe mutated."""
+    value = draw(json_values)
+    text = json.dumps(value, ensure_ascii=draw(st.booleans()),
+                      indent=draw(st.none() | st.integers(0, 3)), allow_nan=True)
+    for _ in range(draw(st.integers(0, 3))):
+        if not text:
+            break
+        i = draw(st.integers(0, len(text) - 1))
+        op = draw(st.sampled_from(["insert", "delete", "replace", "truncate"]))
+        if op == "insert":
+            text = text[:i] + draw(json_chars) + text[i:]
+        elif op == "delete":
+            text = text[:i] + text[i + 1:]
+        elif op == "replace":
+            text = text[:i] + draw(json_chars) + text[i + 1:]
+        else:
+            text = text[:i]
+    padding = draw(st.sampled_from(["", " ", "\n", "\t ", " x", "[]"]))
+    return text + padding if draw(st.booleans()) else padding.strip("x[]") + text
+
+
+def _encoded(text, how):
+    if how == "str":
+        return text
+    data = text.encode("utf-8", "surrogatepass")
+    return data if how == "bytes" else bytearray(data)
+
+
+def test_loads_json_identical(workers):
+    ran = 0
+
+    @hypothesis_settings("loads_json")
+    @given(json_documents(), st.sampled_from(["str", "bytes", "bytearray"]))
+    def check(text, how):
+        nonlocal ran
+        ran += 1
+        check_same(workers, "loads", _encoded(text, how))
+
+    check()
+    assert ran >= examples("loads_json")
+
+
+def test_loads_text_identical(workers):
+    ran = 0
+
+    @hypothesis_settings("loads_text")
+    @given(st.one_of(any_text, st.text(json_chars), st.integers(), st.none(),
+                     st.lists(st.integers(), max_size=2)))
+    def check(arg):
+        nonlocal ran
+        ran += 1
+        check_same(workers, "loads", arg)
+
+    check()
+    assert ran >= examples("loads_text")
+
+
+def test_loads_bytes_identical(workers):
+    ran = 0
+
+    @hypothesis_settings("loads_bytes")
+    @given(st.one_of(st.binary(), st.binary().map(bytearray),
+                     st.tuples(json_documents(), st.binary(max_size=4), st.integers(0, 10**6))
+                     .map(lambda t: _splice(*t))))
+    def check(data):
+        nonlocal ran
+        ran += 1
+        check_same(workers, "loads", data)
+
+    check()
+    assert ran >= examples("loads_bytes")
+
+
+def _splice(text, junk, where):
+    """Valid-looking JSON bytes with arbitrary (mostly invalid UTF-8) bytes inside."""
+    data = text.encode("utf-8", "surrogatepass")
+    i = where % (len(data) + 1)
+    return data[:i] + junk + data[i:]
+
+
+# ---------------------------------------------------------------------------
+# the checker itself
+# ---------------------------------------------------------------------------
+
+def test_same_tells_values_apart():
+    """The comparison the checks rely on distinguishes what must differ."""
+    assert dw.same([1, {"a": 1.0}], [1, {"a": 1.0}])
+    assert dw.same(math.nan, math.nan)
+    assert not dw.same(1, 1.0)
+    assert not dw.same(True, 1)
+    assert not dw.same(0.0, -0.0)
+    assert not dw.same({"a": 1, "b": 2}, {"b": 2, "a": 1})
+    assert not dw.same([1, [2]], [1, (2,)])
+    assert not dw.same("1", b"1")
+
+
+def test_workers_are_the_two_variants(workers):
+    """Each worker imports its own variant's build, from its own site."""
+    for variant, worker in workers.items():
+        status, path = worker.call("file", None)
+        assert status == "ok"
+        assert Path(path).parent == port.site_dir(variant), path

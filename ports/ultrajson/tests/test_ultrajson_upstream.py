@@ -1,0 +1,97 @@
+"""ujson 6.1.0's own test suite against the stock and Cystck wheels.
+
+The suite (tests/test_ujson.py of the sdist, with its conftest.py) runs
+unchanged, once per variant, in an interpreter that sees only that
+variant's wheel.  The Cystck build must pass everything the stock build
+passes: no test of it may fail, and it may skip or xfail only what the stock
+build skips or xfails.
+
+Build the wheels first: `make ultrajson-wheels` (which `make test` does).
+"""
+
+import functools
+import subprocess
+import sys
+import venv
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+import ujson_port as port  # noqa: E402  (needs the path above)
+import upstream_tests  # noqa: E402
+
+
+def require_built(variant):
+    if port.wheel_path(variant) is None:
+        pytest.fail(port.missing_reason(variant), pytrace=False)
+
+
+@functools.cache
+def suite(variant, debug=False):
+    require_built(variant)
+    return upstream_tests.run(variant, env={"CYSTCK_DEBUG": "1"} if debug else None)
+
+
+@pytest.mark.parametrize("variant", port.VARIANTS)
+def test_upstream_suite_passes(variant):
+    data = suite(variant)
+    outcomes = data["outcomes"]
+    bad = {k: v for k, v in outcomes.items() if v in ("failed", "error", "xpassed")}
+    assert not bad, (f"{variant}: {upstream_tests.summary(outcomes)}\n"
+                     + "\n".join(f"  {v}: {k}" for k, v in sorted(bad.items()))
+                     + "\n" + data["output"][-20000:])
+    assert data["status"] == 0, data["output"][-20000:]
+    # The suite is the sdist's: several hundred tests, not an empty run.
+    assert sum(v == "passed" for v in outcomes.values()) > 400, upstream_tests.summary(outcomes)
+
+
+@pytest.mark.parametrize("debug", [False, True], ids=["release", "CYSTCK_DEBUG"])
+def test_cystck_skips_nothing_more_than_stock(debug):
+    """Also in debug mode, which turns handle misuse (use after release,
+    dropping what the call does not own) into exceptions."""
+    stock = suite("stock")["outcomes"]
+    cystck = suite("cystck", debug)["outcomes"]
+    assert set(cystck) == set(stock), "the two runs collected different tests"
+    not_passed = {k: v for k, v in cystck.items() if v != "passed"}
+    stock_not_passed = {k: v for k, v in stock.items() if v != "passed"}
+    extra = {k: v for k, v in not_passed.items() if stock_not_passed.get(k) != v}
+    assert not extra, f"cystck does not pass tests that stock passes: {extra}"
+
+
+_FRESH_VENV_CHECK = """
+import importlib.util, os, sys
+import ujson
+assert ujson.__file__.startswith(sys.prefix + os.sep), ujson.__file__
+assert ujson.__version__ == "6.1.0", ujson.__version__
+doc = {"a": [1, 2.5, "\\u00e9", None, True], "b": {"c": -(2**70)}}
+assert ujson.loads(ujson.dumps(doc)) == doc
+try:
+    ujson.loads("[1,")
+except ujson.JSONDecodeError:
+    pass
+else:
+    raise AssertionError("no JSONDecodeError")
+# Nothing else from the repository: no cystck package in this environment.
+print("cystck" if importlib.util.find_spec("cystck") else "alone")
+"""
+
+
+@pytest.mark.parametrize("variant", port.VARIANTS)
+def test_wheel_installs_in_fresh_venv(variant, tmp_path):
+    """The wheel installs and works alone: pip runs offline, from dist/ only,
+    into a fresh venv that has nothing else (no pip, no cystck)."""
+    require_built(variant)
+    env_dir = tmp_path / "venv"
+    venv.create(env_dir, with_pip=False)
+    python = env_dir / "bin" / "python"
+    install = subprocess.run(
+        [sys.executable, "-m", "pip", "--python", str(python), "install", "--quiet",
+         "--disable-pip-version-check", "--no-index", "--no-deps", str(port.wheel_path(variant))],
+        capture_output=True, text=True, timeout=300)
+    assert install.returncode == 0, install.stdout + install.stderr
+    check = subprocess.run([str(python), "-I", "-c", _FRESH_VENV_CHECK],
+                           capture_output=True, text=True, cwd=tmp_path, timeout=120)
+    assert check.returncode == 0, check.stdout + check.stderr
+    assert check.stdout.strip() == "alone"

@@ -1,0 +1,169 @@
+"""The UltraJSON port: where everything comes from and where it lands.
+
+The recipe (recipe.py), the setup script (setup_ujson.py), the benchmark
+(bench.py), the migration metrics (metrics.py) and the tests all read this
+module, so paths, pins and flags are written down once.
+
+Layout below the repository root (all of it generated; none of it is
+committed):
+
+* ``.cache/ultrajson/ujson-6.1.0.tar.gz`` -- the PyPI sdist, checked
+  against :data:`SDIST_SHA256` every time it is used;
+* ``build/ultrajson/upstream/ujson-6.1.0/`` -- the sdist, unpacked as is
+  (the stock variant is built from here, and its tests are run from here);
+* ``build/ultrajson/cystck/translated/`` -- the output of ``cystck-migrate``
+  on the Python-facing C files, untouched;
+* ``build/ultrajson/cystck/port/`` -- the translated files with
+  ``manual.patch`` applied: the sources of the Cystck variant;
+* ``build/ultrajson/<variant>/site/`` -- the variant's wheel installed with
+  ``pip install --target``, which tests and benchmarks put on sys.path;
+* ``dist/<variant>/ujson-*.whl`` -- the wheels.
+
+Both variants import as ``ujson``, so each is only ever loaded in its own
+interpreter (see :func:`variant_command`).
+"""
+
+from __future__ import annotations
+
+import fcntl
+import hashlib
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+PORT_DIR = Path(__file__).resolve().parent
+REPO_ROOT = PORT_DIR.parent.parent
+CACHE_DIR = REPO_ROOT / ".cache" / "ultrajson"
+BUILD_ROOT = REPO_ROOT / "build" / "ultrajson"
+DIST_ROOT = REPO_ROOT / "dist"
+RESULTS_DIR = REPO_ROOT / "eval" / "results"
+
+VERSION = "6.1.0"
+SDIST_NAME = f"ujson-{VERSION}.tar.gz"
+SDIST_SHA256 = "aef7ea4cd9e2e9f8a35c4538a9780d58c80d76c5da66a8dad269b4cc6d930c29"
+UPSTREAM_DIR = BUILD_ROOT / "upstream" / f"ujson-{VERSION}"
+
+# The files that mix the Python layer with the JSON core and so go through
+# cystck-migrate (the two headers declare PyObject* globals and members).
+# dconv_wrapper.cc and deps/double-conversion are plain C++ and are compiled
+# unchanged by both variants.
+MIGRATED_FILES = ("src/ujson/ujson.c", "src/ujson/encode.c", "src/ujson/decode.c",
+                  "src/ujson/ujson.h", "src/ujson/ultrajson.h")
+MIGRATED_SOURCES = tuple(f for f in MIGRATED_FILES if f.endswith(".c"))
+TRANSLATED_DIR = BUILD_ROOT / "cystck" / "translated"
+PORT_SRC_DIR = BUILD_ROOT / "cystck" / "port"
+MANUAL_PATCH = PORT_DIR / "manual.patch"
+
+# Compiler and linker flags of upstream's setup.py, used for both variants.
+# (setup.py also offers UJSON_BUILD_DC_INCLUDES/UJSON_BUILD_DC_LIBS to link
+# a system double-conversion; we always compile the vendored copy.)
+DEFINE_MACROS = (("UJSON_VERSION", f'"{VERSION}"'),)
+EXTRA_COMPILE_ARGS = ("-D_GNU_SOURCE",)
+EXTRA_LINK_ARGS = ("-lstdc++", "-lm", "-Wl,--strip-all")
+
+VARIANTS = ("stock", "cystck")
+REFERENCE = "stock"
+# Local version label of each variant's wheel: the stock one is plain ujson.
+LOCAL_VERSION = {"stock": "", "cystck": "+cystck"}
+
+
+def wheel_version(variant: str) -> str:
+    return VERSION + LOCAL_VERSION[variant]
+
+
+def wheel_path(variant: str) -> Path | None:
+    """The variant's ujson wheel in dist/<variant>/, or None if not built."""
+    wheels = sorted((DIST_ROOT / variant).glob(f"ujson-{VERSION}*.whl"))
+    if len(wheels) > 1:
+        raise RuntimeError(f"several ujson wheels in {DIST_ROOT / variant}: "
+                           + ", ".join(w.name for w in wheels))
+    return wheels[0] if wheels else None
+
+
+def missing_reason(variant: str) -> str:
+    return (f"the {variant} ujson wheel is not built (no ujson-{VERSION}*.whl in "
+            f"dist/{variant}/): run `make ultrajson-wheels` or "
+            f"`python ports/ultrajson/recipe.py wheels`")
+
+
+def build_error_file(variant: str) -> Path:
+    return BUILD_ROOT / variant / "build.error"
+
+
+def build_error(variant: str) -> str | None:
+    """Why the last build of the variant failed, or None (it did not)."""
+    path = build_error_file(variant)
+    if not path.is_file():
+        return None
+    return path.read_text().strip() + f" ({path.relative_to(REPO_ROOT)})"
+
+
+def sha256_of(path: Path) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def site_dir(variant: str) -> Path:
+    return BUILD_ROOT / variant / "site"
+
+
+def ensure_site(variant: str) -> Path:
+    """Install the variant's wheel into build/ultrajson/<variant>/site.
+
+    Redone whenever the wheel changes (tracked by its hash), so a rebuilt
+    wheel is never shadowed by a stale tree; one installer at a time.
+    """
+    wheel = wheel_path(variant)
+    if wheel is None:
+        raise RuntimeError(missing_reason(variant))
+    site = site_dir(variant)
+    site.parent.mkdir(parents=True, exist_ok=True)
+    with open(site.parent / "site.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        stamp_text = f"{wheel.name} {sha256_of(wheel)}\n"
+        stamp = site.parent / "site.stamp"
+        if site.is_dir() and stamp.is_file() and stamp.read_text() == stamp_text:
+            return site
+        staging = site.parent / f"site.tmp-{os.getpid()}"
+        shutil.rmtree(staging, ignore_errors=True)
+        subprocess.run(
+            [sys.executable, "-m", "pip", "install", "--quiet", "--disable-pip-version-check",
+             "--no-index", "--no-deps", "--no-compile", "--target", str(staging), str(wheel)],
+            check=True)
+        stamp.unlink(missing_ok=True)
+        shutil.rmtree(site, ignore_errors=True)
+        staging.rename(site)
+        stamp.write_text(stamp_text)
+    return site
+
+
+# Prepended to the code run by variant_command(): puts the variant's site
+# first on sys.path, imports ujson and checks that it came from there.
+_BOOTSTRAP = """\
+import sys
+_site = sys.argv.pop(1)
+sys.path.insert(0, _site)
+import os, ujson
+if not os.path.abspath(ujson.__file__).startswith(os.path.join(_site, "")):
+    raise SystemExit("ujson imported from %s, not from %s" % (ujson.__file__, _site))
+"""
+
+
+def variant_command(variant: str, code: str, *args: str) -> list[str]:
+    """A command running ``code`` in a fresh interpreter that sees only
+    ``variant``'s ujson (bound to the name ``ujson``; ``sys.argv[1:]`` is
+    ``args``).  The interpreter is isolated (-I): neither PYTHONPATH, the
+    user site nor the current directory can put another ujson first."""
+    return [sys.executable, "-I", "-c", _BOOTSTRAP + code, str(ensure_site(variant)), *args]
+
+
+def variant_script(variant: str, script: Path, *args: str) -> list[str]:
+    """Like :func:`variant_command` for a script file, run as __main__."""
+    code = ("import runpy\nsys.argv[0] = %r\nrunpy.run_path(%r, run_name='__main__')\n"
+            % (str(script), str(script)))
+    return variant_command(variant, code, *args)

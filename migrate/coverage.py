@@ -49,11 +49,14 @@ def diff_stats(old_root, new_root):
         if a == b:
             continue
         files += 1
-        for line in difflib.unified_diff(a, b, lineterm="", n=0):
-            if line.startswith("+") and not line.startswith("+++"):
-                added += 1
-            elif line.startswith("-") and not line.startswith("---"):
-                deleted += 1
+        # autojunk off: its popular-line heuristic misaligns long files
+        # (blank lines, braces) and inflates the counts.
+        matcher = difflib.SequenceMatcher(None, a, b, autojunk=False)
+        for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+            if tag in ("replace", "delete"):
+                deleted += i2 - i1
+            if tag in ("replace", "insert"):
+                added += j2 - j1
     return {"additions": added, "deletions": deleted, "files_modified": files}
 
 

@@ -29,3 +29,12 @@ def test_empty_patch_is_full_coverage_and_results_are_merged(tmp_path):
     coverage.update_results(out, "demo", coverage.metrics(up, tr, tr))
     data = json.loads(out.read_text())
     assert data["demo"]["coverage"] == 1.0 and data["other"] == {"coverage": 0.5}
+
+
+def test_long_files_with_repeated_lines_are_aligned_exactly(tmp_path):
+    # Over 200 lines, difflib's autojunk treats frequent lines ("}") as
+    # junk and misaligns; one changed line must count as one change.
+    body = "".join(f"int f{i}(void)\n{{\n    return {i};\n}}\n\n" for i in range(100))
+    up = _tree(tmp_path / "up", body)
+    fin = _tree(tmp_path / "fin", body.replace("return 50;", "return -50;"))
+    assert coverage.diff_stats(up, fin) == {"additions": 1, "deletions": 1, "files_modified": 1}

@@ -1,0 +1,270 @@
+"""kiwisolver's enaml-like benchmark: the stock and the Cystck wheel, interleaved.
+
+    python ports/kiwi/bench_kiwi.py [--quick] [--rounds N] [--output FILE]
+
+The workload is the sdist's ``benchmarks/enaml_like_benchmark.py``, run as
+shipped: its module builds a solver with 37 variables, two edit variables
+and ~110 constraints, and times ``bench_update_variables(loops, solver)``
+(six pairs of ``suggestValue`` on the two edit variables, each followed by
+``updateVariables()``, per loop).  It imports ``perf``, the old name of
+pyperf; the worker runs it through ``workloads.py``, whose ``perf``
+stand-in has ``time.perf_counter`` and a ``Runner.bench_time_func`` that
+hands us the timed function and its arguments instead of starting pyperf's
+own worker processes, so that the two variants can be measured side by
+side.  Nothing in the workload is changed.
+
+Every measurement is a fresh interpreter that sees one variant's installed
+wheel and nothing else called kiwisolver (kiwi_port.variant_command): it
+runs the module, warms up, then times ``VALUES`` calls of ``loops`` loops.
+A round measures both variants, in alternating order from round to round;
+the first round is a warm-up and is dropped.  Reported per variant: the
+time per loop (median of each process's values, then the median over
+rounds, with a distribution-free 95% confidence interval) and the ratio
+cystck / stock, both as the ratio of medians and as the median of the
+per-round ratios (each round's two processes ran back to back).  After
+timing, each worker reports the value of every variable of the benchmark's
+solver: the variants must agree exactly, or the exit status is 1.
+
+Where valgrind is installed (and not with --quick), each variant's
+instructions are also counted with callgrind, per loop of the benchmark
+and per build of its layout (its ~110 constraints written with Python
+operators, the most API-bound part of kiwi): figures that the noise of a
+shared machine cannot move.
+
+Results: ``eval/results/kiwi.json`` (``build/kiwi/bench-quick.json`` with
+--quick) and a table on standard output.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import json
+import math
+import platform
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import kiwi_port as kp  # noqa: E402
+
+WORKLOADS_FILE = kp.PORT_DIR / "workloads.py"
+BENCHMARK = "benchmarks/enaml_like_benchmark.py"
+
+# Runs in the worker after kiwi_port.BOOTSTRAP (kiwisolver is imported and
+# checked); argv: workloads.py, loops, warm-up calls, timed calls.
+_WORKER = r"""
+import importlib.util, json
+spec = importlib.util.spec_from_file_location("kiwi_workloads", sys.argv[1])
+workloads = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(workloads)
+loops, warmups, values = int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
+func, args, inner_loops, namespace = workloads.run_benchmark_module()
+for _ in range(warmups):
+    func(loops, *args)
+per_loop = [func(loops, *args) / (loops * inner_loops) for _ in range(values)]
+print(json.dumps({"per_loop": per_loop, "state": workloads.solver_state(kiwisolver, namespace)}))
+"""
+
+# Instruction counts: a workload of workloads.py under valgrind's
+# callgrind, once with repeat 1 and once with 1 + N; the difference over N
+# is the instructions per repeat, a figure machine noise cannot touch.
+# suggest_update is the benchmark (per loop); build_layout builds the
+# benchmark's constraints with Python operators (per build), where calls
+# into the extension are most of the work.
+_IR_WORKER = r"""
+import importlib.util
+spec = importlib.util.spec_from_file_location("kiwi_workloads", sys.argv[1])
+workloads = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(workloads)
+workloads.WORKLOADS[sys.argv[2]](kiwisolver, int(sys.argv[3]))
+"""
+IR_REPEATS = {"suggest_update": 1000, "build_layout": 100}
+
+MODES = {
+    # loops per timed call, timed calls per process, warm-up calls, rounds
+    False: dict(loops=1000, values=15, warmups=3, rounds=31),
+    True: dict(loops=300, values=5, warmups=1, rounds=3),
+}
+
+
+def median_ci(values, level=0.95):
+    """Distribution-free confidence interval of the median: the order
+    statistics [x_(k), x_(n+1-k)] with the largest k whose coverage
+    1 - 2 P(Binomial(n, 1/2) < k) is still >= level.  Returns (interval,
+    coverage); below 6 values the full range, with its lower coverage."""
+    ordered = sorted(values)
+    n = len(ordered)
+
+    def coverage(k):
+        return 1 - 2 * sum(math.comb(n, i) for i in range(k)) / 2 ** n
+
+    k = 1
+    while k + 1 <= (n + 1) // 2 and coverage(k + 1) >= level:
+        k += 1
+    return (ordered[k - 1], ordered[n - k]), coverage(k)
+
+
+def summary(values):
+    (lo, hi), cov = median_ci(values)
+    return {"median": statistics.median(values), "ci95": [lo, hi], "ci_coverage": round(cov, 4),
+            "mean": statistics.fmean(values), "min": min(values), "max": max(values)}
+
+
+def run_worker(variant, mode):
+    command = kp.variant_command(variant, _WORKER, str(WORKLOADS_FILE), str(mode["loops"]),
+                                 str(mode["warmups"]), str(mode["values"]))
+    result = subprocess.run(command, capture_output=True, text=True, timeout=600)
+    if result.returncode != 0:
+        raise SystemExit(f"{variant}: benchmark worker failed ({result.returncode})\n"
+                         f"{result.stdout}\n{result.stderr}")
+    return json.loads(result.stdout.strip().splitlines()[-1])
+
+
+def instructions_per_repeat(variant, workload):
+    """Instructions per repeat of a workload (callgrind), or None without valgrind."""
+    valgrind = shutil.which("valgrind")
+    if valgrind is None:
+        return None
+    totals = []
+    n = IR_REPEATS[workload]
+    for repeat in (1, 1 + n):
+        command = [valgrind, "--tool=callgrind", "--callgrind-out-file=/dev/null",
+                   *kp.variant_command(variant, _IR_WORKER, str(WORKLOADS_FILE), workload, str(repeat))]
+        result = subprocess.run(command, capture_output=True, text=True, timeout=1200)
+        found = re.search(r"Collected : (\d+)", result.stderr)
+        if result.returncode != 0 or not found:
+            raise SystemExit(f"{variant}: callgrind run failed\n{result.stderr[-4000:]}")
+        totals.append(int(found.group(1)))
+    return (totals[1] - totals[0]) / n
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--quick", action="store_true", help="a few seconds: checks that it all works")
+    parser.add_argument("--rounds", type=int, help="measured rounds (default: 31, or 3 with --quick)")
+    parser.add_argument("--no-instructions", action="store_true",
+                        help="skip the instruction counts (callgrind; always skipped with --quick)")
+    parser.add_argument("--output", type=Path,
+                        help="JSON results file (default: eval/results/kiwi.json; with --quick "
+                             "build/kiwi/bench-quick.json, so that a quick run, such as the one "
+                             "of `make test`, never replaces the recorded results)")
+    args = parser.parse_args(argv)
+    if args.output is None:
+        args.output = (kp.BUILD_ROOT / "bench-quick.json" if args.quick
+                       else kp.REPO_ROOT / "eval" / "results" / "kiwi.json")
+    mode = dict(MODES[args.quick])
+    if args.rounds:
+        mode["rounds"] = args.rounds
+
+    missing = [v for v in kp.VARIANTS if kp.wheel_path(v) is None]
+    if missing:
+        raise SystemExit("; ".join(kp.missing_reason(v) for v in missing))
+    kp.ensure_upstream()
+    variants = list(kp.VARIANTS)
+
+    per_process = {v: [] for v in variants}
+    best_per_process = {v: [] for v in variants}
+    per_round_ratio = []
+    per_round_best_ratio = []
+    states = {}
+    print(f"enaml-like benchmark, {mode['loops']} loops x {mode['values']} values per process, "
+          f"1 warm-up round + {mode['rounds']} rounds")
+    for r in range(mode["rounds"] + 1):
+        order = variants if r % 2 == 0 else variants[::-1]
+        medians, bests = {}, {}
+        for v in order:
+            out = run_worker(v, mode)
+            states.setdefault(v, out["state"])
+            if out["state"] != states[v]:
+                raise SystemExit(f"{v}: the solver's final state differs between processes")
+            medians[v] = statistics.median(out["per_loop"])
+            bests[v] = min(out["per_loop"])
+        tag = "warm-up" if r == 0 else f"round {r}"
+        print(f"  {tag:>9}: " + "  ".join(f"{v} {medians[v] * 1e6:7.3f} us" for v in variants)
+              + f"  ratio {medians['cystck'] / medians['stock']:.3f}")
+        if r == 0:
+            continue
+        for v in variants:
+            per_process[v].append(medians[v])
+            best_per_process[v].append(bests[v])
+        per_round_ratio.append(medians["cystck"] / medians["stock"])
+        per_round_best_ratio.append(bests["cystck"] / bests["stock"])
+
+    instructions = None
+    if not (args.quick or args.no_instructions):
+        print("  instruction counts (callgrind) ...")
+        instructions = {w: {v: instructions_per_repeat(v, w) for v in variants} for w in IR_REPEATS}
+        if instructions["suggest_update"]["stock"] is None:
+            instructions = None
+            print("  (valgrind not found: no instruction counts)")
+        else:
+            for w, counts in instructions.items():
+                counts["ratio"] = counts["cystck"] / counts["stock"]
+
+    agree = states["cystck"] == states["stock"]
+    results = {v: summary([x * 1e6 for x in per_process[v]]) | {"per_round": [x * 1e6 for x in per_process[v]]}
+               for v in variants}
+    ratio_of_medians = results["cystck"]["median"] / results["stock"]["median"]
+    ratio = summary(per_round_ratio) | {"per_round": per_round_ratio,
+                                        "ratio_of_medians": ratio_of_medians}
+    # The same from each process's fastest call: less sensitive to bursts of
+    # load from other processes on a shared machine.
+    best_ratio = summary(per_round_best_ratio) | {"per_round": per_round_best_ratio}
+    for v in variants:
+        results[v]["best_per_round"] = [x * 1e6 for x in best_per_process[v]]
+    report = {
+        "schema": "cystck-port-bench/1",
+        "port": "kiwi",
+        "benchmark": f"kiwisolver-{kp.VERSION} {BENCHMARK} (bench_update_variables)",
+        "unit": "microseconds per loop (6 x suggestValue(width), suggestValue(height), updateVariables())",
+        "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+        "quick": args.quick,
+        "method": {**mode, "warmup_rounds": 1, "order": "alternating per round",
+                   "process_value": "median of the process's timed calls (ratios.cystck); "
+                                    "its fastest call (ratios.cystck_fastest_call)",
+                   "isolation": "one fresh interpreter per (round, variant), importing only that wheel"},
+        "machine": {"platform": platform.platform(), "machine": platform.machine(),
+                    "python": platform.python_version()},
+        "wheels": {v: {"file": kp.wheel_path(v).name, "sha256": kp.sha256_of(kp.wheel_path(v))}
+                   for v in variants},
+        "variants": results,
+        "ratios": {"cystck": ratio, "cystck_fastest_call": best_ratio},
+        "instructions": None if instructions is None else {
+            "suggest_update (per loop)": instructions["suggest_update"],
+            "build_layout (per build)": instructions["build_layout"],
+            "method": "callgrind Ir of workloads.py's workload with repeat 1 + N minus repeat 1, "
+                      f"over N ({IR_REPEATS})"},
+        "results_agree": agree,
+        "final_state": states["stock"],
+    }
+    args.output.parent.mkdir(parents=True, exist_ok=True)
+    args.output.write_text(json.dumps(report, indent=2) + "\n")
+
+    print(f"\n  {'variant':<8} {'median us/loop':>15} {'95% CI':>21}")
+    for v in variants:
+        s = results[v]
+        print(f"  {v:<8} {s['median']:15.3f} [{s['ci95'][0]:8.3f}, {s['ci95'][1]:8.3f}]")
+    print(f"  cystck / stock: {ratio['median']:.3f} (median of per-round ratios, 95% CI "
+          f"[{ratio['ci95'][0]:.3f}, {ratio['ci95'][1]:.3f}]); ratio of medians {ratio_of_medians:.3f}")
+    print(f"  from each process's fastest call: {best_ratio['median']:.3f} (95% CI "
+          f"[{best_ratio['ci95'][0]:.3f}, {best_ratio['ci95'][1]:.3f}])")
+    if instructions is not None:
+        for w, unit in (("suggest_update", "loop of the benchmark"), ("build_layout", "build of its layout")):
+            c = instructions[w]
+            print(f"  instructions per {unit}: stock {c['stock']:.0f}, cystck {c['cystck']:.0f} "
+                  f"(ratio {c['ratio']:.3f})")
+    print(f"  wrote {args.output}")
+    if not agree:
+        print("  ERROR: the variants' solvers ended in different states", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

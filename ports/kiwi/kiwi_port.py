@@ -1,0 +1,182 @@
+"""Where the kiwisolver port gets its source and puts what it builds.
+
+Everything that builds, tests, benchmarks or measures the port reads this
+module, so the paths and the pinned release live in one place.
+
+* The upstream release is the PyPI sdist ``kiwisolver==1.5.1``, checked
+  against ``SDIST_SHA256``; it is cached in ``.cache/kiwi/`` and unpacked
+  (read-only use) into ``build/kiwi/upstream/``.
+* Variants: ``stock`` (the sdist as released) and ``cystck`` (the sdist's
+  ``py/src`` translated by cystck-migrate, then ``manual.patch``).  Both
+  import as ``kiwisolver``; the wheel of variant ``v`` is
+  ``dist/<v>/kiwisolver-1.5.1-*.whl``, installed for tests and benchmarks
+  into ``build/kiwi/<v>/site`` (``pip install --target``), which a
+  subprocess puts first on ``sys.path``: one variant per interpreter.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import hashlib
+import os
+import shutil
+import subprocess
+import sys
+import tarfile
+import tempfile
+from pathlib import Path
+
+PORT_DIR = Path(__file__).resolve().parent
+REPO_ROOT = PORT_DIR.parent.parent
+CACHE_DIR = REPO_ROOT / ".cache" / "kiwi"
+BUILD_ROOT = REPO_ROOT / "build" / "kiwi"
+DIST_ROOT = REPO_ROOT / "dist"
+
+PROJECT = "kiwisolver"
+VERSION = "1.5.1"
+SDIST = f"{PROJECT}-{VERSION}.tar.gz"
+SDIST_SHA256 = "f1303ef2eec81262a4b708c3e858afe58d7c75ad91c1c05266eda7673369859a"
+
+#: The unpacked, untouched release.  Its py/tests and benchmarks are what
+#: the tests and the benchmark run.
+UPSTREAM_DIR = BUILD_ROOT / "upstream" / f"{PROJECT}-{VERSION}"
+
+VARIANTS = ("stock", "cystck")
+REFERENCE = "stock"
+
+#: What cystck-migrate translates (relative to the source tree).
+TRANSLATED_DIR = "py/src"
+MANUAL_PATCH = PORT_DIR / "manual.patch"
+
+
+def sha256_of(path: Path) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 16), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def fetch_sdist() -> Path:
+    """The verified sdist in the cache, downloaded with pip if missing."""
+    target = CACHE_DIR / SDIST
+    if target.is_file() and sha256_of(target) == SDIST_SHA256:
+        return target
+    CACHE_DIR.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(dir=CACHE_DIR) as tmp:
+        # --no-build-isolation: pip prepares the sdist's metadata with the
+        # build requirements already installed (requirements.txt), instead
+        # of fetching them again for an isolated environment.
+        subprocess.run(
+            [sys.executable, "-m", "pip", "download", "--quiet", "--disable-pip-version-check",
+             "--no-deps", "--no-binary", ":all:", "--no-build-isolation",
+             "--dest", tmp, f"{PROJECT}=={VERSION}"],
+            check=True)
+        downloaded = Path(tmp) / SDIST
+        if not downloaded.is_file():
+            raise SystemExit(f"pip download did not produce {SDIST} (got: "
+                             f"{', '.join(p.name for p in Path(tmp).iterdir())})")
+        actual = sha256_of(downloaded)
+        if actual != SDIST_SHA256:
+            raise SystemExit(f"{SDIST}: sha256 {actual} does not match the pinned {SDIST_SHA256}")
+        os.replace(downloaded, target)
+    return target
+
+
+def unpack(sdist: Path, dest_parent: Path) -> Path:
+    """Unpack the sdist into a fresh ``dest_parent``; returns the tree."""
+    shutil.rmtree(dest_parent, ignore_errors=True)
+    dest_parent.mkdir(parents=True)
+    with tarfile.open(sdist) as tar:
+        if hasattr(tarfile, "data_filter"):
+            tar.extractall(dest_parent, filter="data")
+        else:  # Python < 3.11.4: refuse anything outside the folder by hand
+            for member in tar.getmembers():
+                if member.name.startswith(("/", "..")) or "/../" in member.name:
+                    raise SystemExit(f"{sdist.name}: unsafe member {member.name}")
+            tar.extractall(dest_parent)
+    tree = dest_parent / f"{PROJECT}-{VERSION}"
+    if not tree.is_dir():
+        raise SystemExit(f"{sdist.name} does not unpack into {tree.name}/")
+    return tree
+
+
+def ensure_upstream() -> Path:
+    """The pristine unpacked release (unpacked again if it was changed)."""
+    sdist = fetch_sdist()
+    stamp = UPSTREAM_DIR.parent / ".sdist-sha256"
+    if not (UPSTREAM_DIR.is_dir() and stamp.is_file() and stamp.read_text() == SDIST_SHA256):
+        unpack(sdist, UPSTREAM_DIR.parent)
+        stamp.write_text(SDIST_SHA256)
+    return UPSTREAM_DIR
+
+
+def variant_dir(variant: str) -> Path:
+    return BUILD_ROOT / variant
+
+
+def site_dir(variant: str) -> Path:
+    return variant_dir(variant) / "site"
+
+
+def wheel_path(variant: str) -> Path | None:
+    """The variant's wheel in dist/<variant>/, or None if it is not built."""
+    wheels = sorted((DIST_ROOT / variant).glob(f"{PROJECT}-{VERSION}-*.whl"))
+    if len(wheels) > 1:
+        raise RuntimeError(f"several {variant} kiwisolver wheels in {DIST_ROOT / variant}: "
+                           + ", ".join(w.name for w in wheels))
+    return wheels[0] if wheels else None
+
+
+def missing_reason(variant: str) -> str:
+    return (f"variant {variant!r} is not built: no {PROJECT}-{VERSION}-*.whl in "
+            f"{(DIST_ROOT / variant).relative_to(REPO_ROOT)}/; build it with "
+            f"`make kiwi-wheels` (python ports/kiwi/build_kiwi.py)")
+
+
+def ensure_site(variant: str) -> Path:
+    """Install the variant's wheel into build/kiwi/<variant>/site, again
+    whenever the wheel changes (tracked by its hash)."""
+    wheel = wheel_path(variant)
+    if wheel is None:
+        raise RuntimeError(missing_reason(variant))
+    site = site_dir(variant)
+    site.parent.mkdir(parents=True, exist_ok=True)
+    with open(site.parent / "site.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        stamp_text = f"{wheel.name} {sha256_of(wheel)}\n"
+        stamp = site.parent / "site.stamp"
+        if site.is_dir() and stamp.is_file() and stamp.read_text() == stamp_text:
+            return site
+        # Install beside the final place and rename, so that an interrupted
+        # install never leaves a half-filled site behind a valid stamp.
+        staging = site.parent / f"site.tmp-{os.getpid()}"
+        shutil.rmtree(staging, ignore_errors=True)
+        subprocess.run([sys.executable, "-m", "pip", "install", "--quiet",
+                        "--disable-pip-version-check", "--no-index", "--no-deps",
+                        "--no-compile", "--target", str(staging), str(wheel)], check=True)
+        stamp.unlink(missing_ok=True)
+        shutil.rmtree(site, ignore_errors=True)
+        staging.rename(site)
+        stamp.write_text(stamp_text)
+    return site
+
+
+# Run first in a variant's interpreter (see variant_command): puts the
+# variant's site first on sys.path and checks that kiwisolver really comes
+# from there, not from a copy installed in the environment (matplotlib
+# depends on kiwisolver, so the environment may well have one).
+BOOTSTRAP = """\
+import os, sys
+site = sys.argv.pop(1)
+sys.path.insert(0, site)
+import kiwisolver
+if not os.path.abspath(kiwisolver.__file__).startswith(os.path.join(site, "")):
+    raise SystemExit("kiwisolver imported from %s, not from %s" % (kiwisolver.__file__, site))
+"""
+
+
+def variant_command(variant: str, code: str, *args: str, python: str = sys.executable) -> list[str]:
+    """Command running ``code`` in a fresh, isolated (-I) interpreter that
+    imports ``variant`` as kiwisolver; sys.argv[1:] is ``args``."""
+    return [python, "-I", "-c", BOOTSTRAP + code, str(ensure_site(variant)), *args]

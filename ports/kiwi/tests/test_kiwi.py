@@ -1,0 +1,133 @@
+"""kiwisolver's own test suite, run against each built wheel.
+
+The suite is the sdist's ``py/tests``, unedited (checked against the
+sdist), run by pytest in a fresh interpreter per variant that imports that
+variant's installed wheel (``build/kiwi/<variant>/site``) and nothing else
+called kiwisolver.  Nothing may fail, be skipped or be deselected: every
+variant must pass exactly the tests the release has.  The Cystck wheel
+runs the suite a second time in the runtime's debug mode.
+
+Build the wheels first: ``make kiwi-wheels`` (``make test`` does it).
+"""
+
+import os
+import signal
+import subprocess
+import sys
+import tarfile
+import venv
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+import kiwi_port as kp  # noqa: E402  (needs the path above)
+
+# The number of tests in the 1.5.1 release's py/tests (pytest collects 50).
+UPSTREAM_TEST_COUNT = 50
+
+
+def _describe(result):
+    if result.returncode < 0:
+        how = f"crashed with {signal.Signals(-result.returncode).name}"
+    else:
+        how = f"exited with status {result.returncode}"
+    return f"{how}\n--- stdout ---\n{result.stdout[-8000:]}\n--- stderr ---\n{result.stderr[-8000:]}"
+
+
+def _require_built(variant):
+    if kp.wheel_path(variant) is None:
+        pytest.fail(kp.missing_reason(variant), pytrace=False)
+
+
+def test_upstream_tests_are_the_released_ones():
+    """py/tests in the unpacked tree is byte for byte the sdist's."""
+    tree = kp.ensure_upstream()
+    prefix = f"{kp.PROJECT}-{kp.VERSION}/py/tests/"
+    with tarfile.open(kp.CACHE_DIR / kp.SDIST) as tar:
+        members = {m.name[len(prefix):]: tar.extractfile(m).read()
+                   for m in tar.getmembers() if m.isfile() and m.name.startswith(prefix)}
+    assert len([n for n in members if n.startswith("test_")]) == 6
+    for name, data in members.items():
+        assert (tree / "py" / "tests" / name).read_bytes() == data, name
+    on_disk = {p.relative_to(tree / "py" / "tests").as_posix()
+               for p in (tree / "py" / "tests").rglob("*")
+               if p.is_file() and "__pycache__" not in p.parts}
+    assert on_disk == set(members)
+
+
+# Runs in the variant's interpreter after kiwi_port.BOOTSTRAP: the whole
+# upstream suite, results to a JUnit XML file.
+_RUN_SUITE = """
+import pytest
+sys.exit(pytest.main(["-q", "-p", "no:cacheprovider", "-o", "addopts=", "-rfEsxX",
+                      "--junitxml", sys.argv[2], sys.argv[1]]))
+"""
+
+
+def _run_suite(variant, tmp_path, env=None):
+    _require_built(variant)
+    tests = kp.ensure_upstream() / "py" / "tests"
+    junit = tmp_path / "junit.xml"
+    command = kp.variant_command(variant, _RUN_SUITE, str(tests), str(junit))
+    command.insert(1, "-B")  # no __pycache__ in the unpacked release
+    result = subprocess.run(command, capture_output=True, text=True, cwd=tmp_path, timeout=600,
+                            env=env)
+    if result.returncode != 0 or not junit.is_file():
+        pytest.fail(f"{variant}: upstream suite {_describe(result)}", pytrace=False)
+    suite = ET.parse(junit).getroot()
+    suite = suite if suite.tag == "testsuite" else suite.find("testsuite")
+    counts = {k: int(suite.get(k)) for k in ("tests", "failures", "errors", "skipped")}
+    assert counts == {"tests": UPSTREAM_TEST_COUNT, "failures": 0, "errors": 0, "skipped": 0}, (
+        f"{variant}: {counts}\n{result.stdout[-4000:]}")
+
+
+@pytest.mark.parametrize("variant", kp.VARIANTS)
+def test_upstream_suite(variant, tmp_path):
+    _run_suite(variant, tmp_path)
+
+
+def test_upstream_suite_in_debug_mode(tmp_path):
+    """The Cystck wheel again, with the runtime's debug mode on: a handle
+    used after its call ended, a wrong push count or a double release would
+    raise SystemError inside the suite."""
+    _run_suite("cystck", tmp_path, env={**os.environ, "CYSTCK_DEBUG": "1"})
+
+
+_FRESH_VENV_CHECK = """
+import importlib.util, os, sys
+import kiwisolver
+from kiwisolver import Solver, Variable
+assert kiwisolver.__file__.startswith(sys.prefix + os.sep), kiwisolver.__file__
+x, y = Variable("x"), Variable("y")
+s = Solver()
+s.addConstraint(x + y == 10)
+s.addConstraint((x - y == 4) | "strong")
+s.updateVariables()
+assert (x.value(), y.value()) == (7.0, 3.0), (x.value(), y.value())
+# Nothing from this repository came along.
+assert importlib.util.find_spec("cystck") is None
+print(kiwisolver.__version__)
+"""
+
+
+@pytest.mark.parametrize("variant", kp.VARIANTS)
+def test_wheel_installs_in_fresh_venv(variant, tmp_path):
+    """The wheel installs alone (no requirements, offline) and works."""
+    _require_built(variant)
+    env_dir = tmp_path / "venv"
+    venv.create(env_dir, with_pip=False)
+    python = env_dir / "bin" / "python"
+    install = subprocess.run(
+        [sys.executable, "-m", "pip", "--python", str(python), "install", "--quiet",
+         "--disable-pip-version-check", "--no-index", "--no-deps", str(kp.wheel_path(variant))],
+        capture_output=True, text=True, timeout=300)
+    if install.returncode != 0:
+        pytest.fail(f"pip install {_describe(install)}", pytrace=False)
+    check = subprocess.run([str(python), "-I", "-c", _FRESH_VENV_CHECK],
+                           capture_output=True, text=True, cwd=tmp_path, timeout=120)
+    if check.returncode != 0:
+        pytest.fail(f"import {_describe(check)}", pytrace=False)
+    assert check.stdout.strip() == kp.VERSION

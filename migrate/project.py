@@ -483,7 +483,8 @@ def _collect_functions(p, path, code, text):
     for f in source.find_functions(code):
         head = code[f.start:f.name_start]
         params = code[f.params[0]:f.params[1]]
-        static = bool(regex.search(r"\bstatic\b", head))
+        # `static` on a member function means "of the class", not "of the file"
+        static = bool(regex.search(r"\bstatic\b", head)) and not f.member
         ret_handle = bool(regex.search(rf"(?:{OBJECT_TYPES}|\bCystck_Object)\s*\*?\s*$", head.strip() + " ")) \
             if "Cystck_Object" in head else bool(regex.search(rf"\b{OBJECT_TYPES}\s*\*\s*$", head.strip()))
         if not ret_handle and types:
@@ -538,11 +539,23 @@ def _infer_state(p):
             (role is not None and role.kind != "dropped") or info.returns_handle or info.handle_params
             or API_TOKEN.search(info.body) or (ref_re and ref_re.search(info.body))
             or (typed and typed.search(info.body)))
+    defined_with_state = {}
     changed = True
     while changed:
         changed = False
         for info in p.functions.values():
+            if info.body and info.needs_state:
+                defined_with_state.setdefault(info.name, []).append(info)
+        for info in p.functions.values():
             if info.needs_state or (info.role is not None and not info.role.state):
+                continue
+            # A prototype follows a definition elsewhere (a header's
+            # declaration of a function, or of a C++ member defined in a
+            # .cpp file as Class::name).
+            if not info.body and any(d.static is False or d.path == info.path
+                                     for d in defined_with_state.get(info.name, ())):
+                info.needs_state = True
+                changed = True
                 continue
             for callee in set(regex.findall(r"\b(\w+)\s*\(", info.body)):
                 if callee != info.name and p.needs_state(info.path, callee):

@@ -172,13 +172,15 @@ def line_of(text, pos):
 
 @dataclass
 class Function:
-    """A function definition or prototype found at the top level."""
+    """A function definition or prototype found at the top level, or a
+    member function declared or defined inside a struct/class body."""
     name: str
     start: int            # start of the declaration (return type)
     name_start: int
     params: tuple         # (start, end) of the text inside the parentheses
     body: tuple = None    # (start, end) of the body including braces, or None
     end: int = 0          # end of the definition or of the prototype's ';'
+    member: bool = False  # declared in a C++ struct/class body
 
     @property
     def is_definition(self):
@@ -266,12 +268,29 @@ def _outside_parens(s):
     return "".join(out)
 
 
-def find_functions(code):
-    """Top-level function definitions and prototypes in ``code`` (a
-    structure mask).  Function-pointer typedefs and variables are skipped."""
+CLASS_BODY = regex.compile(r"(?:^|[;)\s])(?:struct|class)\s+\w+\s*(?::[^{;]*)?\{")
+_ACCESS = regex.compile(r"\s*(?:(?:public|private|protected)\s*:\s*)+")
+
+
+def find_functions(code, offset=0, member=False):
+    """Function definitions and prototypes at the top level of ``code`` (a
+    structure mask), and the member functions of C++ struct/class bodies
+    (``static bool Ready();``, inline ``TypeCheck``), which need the same
+    rewriting.  Function-pointer typedefs and variables are skipped."""
     found = []
     for start, end in top_level_items(code):
         item = code[start:end]
+        cls = CLASS_BODY.search(item)
+        if cls is not None and not _is_function_head(item[:item.find("{")]):
+            open_at = start + cls.end() - 1
+            close_at = matching(code, open_at)
+            inner = find_functions(code[open_at + 1:close_at - 1], offset + open_at + 1, True)
+            found += inner
+            continue
+        access = _ACCESS.match(item) if member else None
+        if access is not None:
+            start += access.end()
+            item = code[start:end]
         lead = len(item) - len(item.lstrip())
         if regex.match(r"\s*(?:typedef|using)\b", item):
             continue
@@ -287,8 +306,8 @@ def find_functions(code):
             if cand.group("name") not in _KEYWORDS:
                 m = cand   # the last declarator: earlier ones are macro calls
                            # such as CYSTCK_DEF_METH(...) on lines before it
-        if m is None:
-            continue
+        if m is None or (member and m.group("name") == "operator"):
+            continue          # functors' operator() are left to the cppy rules
         # `int (*fp)(int)` is a pointer, not a function
         before = head[:m.start()].rstrip()
         if before.endswith("(*") or before.endswith("(") or before.endswith("*("):
@@ -300,12 +319,12 @@ def find_functions(code):
                 r"(?:FASTCALL_ATTR|__attribute__\s*\(\(.*\)\)|const|noexcept|;|\s)*", after,
                 flags=regex.S):
             continue
-        pstart = start + m.start("params") + 1
-        pend = start + m.end("params") - 1
-        f = Function(name=m.group("name"), start=start + lead,
-                     name_start=start + m.start("name"), params=(pstart, pend), end=end)
+        base = offset + start
+        f = Function(name=m.group("name"), start=base + lead, name_start=base + m.start("name"),
+                     params=(base + m.start("params") + 1, base + m.end("params") - 1),
+                     end=offset + end, member=member)
         if brace_at >= 0:
-            f.body = (start + brace_at, end)
+            f.body = (base + brace_at, offset + end)
         found.append(f)
     return found
 

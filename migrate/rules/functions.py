@@ -7,7 +7,8 @@ from .. import api, project as proj, source
 from ..engine import Rule
 from . import _common
 
-_QUALIFIERS = r"(?:(?:static|inline|extern|__inline__|__inline|FASTCALL_ATTR|Py_LOCAL_INLINE|CYSTCK_UNUSED|constexpr)\b\s*)*"
+_QUALIFIERS = (r"(?:(?:(?:static|inline|extern|__inline__|__inline|FASTCALL_ATTR|Py_LOCAL_INLINE"
+               r"|CYSTCK_UNUSED|constexpr)\b|template\s*<[^<>]*>)\s*)*")
 
 
 def _render_param(ctype, name):
@@ -248,13 +249,33 @@ class Declarations(Rule):
         return n
 
 
+def _functor_argument(code, pos, start):
+    """Is the expression at ``pos`` an argument of a C++ functor call,
+    ``Op()( a, <here> )``?  Functors overload on their operands' struct
+    types, so a cast there selects the overload and must keep its type."""
+    depth = 0
+    for i in range(pos - 1, start - 1, -1):
+        c = code[i]
+        if c in ")]":
+            depth += 1
+        elif c in "([":
+            if depth == 0:
+                return c == "(" and code[start:i].rstrip().endswith(")")
+            depth -= 1
+        elif c in ";{}" and depth == 0:
+            return False
+    return False
+
+
 class Casts(Rule):
     """Casts between object pointer types mean nothing for handles:
     ``(PyObject *)x`` and ``(Foo *)x`` (Foo a custom type's struct) become
     ``x`` in functions that have the state.  The C++ spellings
     ``reinterpret_cast<Foo*>( x )`` and ``static_cast<PyObject*>( x )`` are
-    ``x`` too, except where a member is reached through the cast:
-    ``reinterpret_cast<Foo*>( x )->n`` becomes ``Foo_AsStruct(S, x)->n``."""
+    ``x`` too, except where a member is reached through the cast
+    (``reinterpret_cast<Foo*>( x )->n`` becomes ``Foo_AsStruct(S, x)->n``)
+    or where the cast picks a functor's overload (``Op()( a,
+    reinterpret_cast<Foo*>( x ) )`` passes ``Foo_AsStruct(S, x)``)."""
     name = "casts"
     precedence = 510
     patterns = (r"(?<!sizeof\s*)\(\s*(?:const\s+)?(?:struct\s+)?(?P<t>\w+)\s*\*\s*\)\s*(?=[\w(&!])",
@@ -263,11 +284,13 @@ class Casts(Rule):
     before = ("typedef struct { PyObject_HEAD long n; } Box;\n"
               "static PyObject *f(PyObject *o) { Box *b = (Box *)o; return (PyObject *)b; }\n"
               "static PyObject *g(PyObject *o) { Box *b = reinterpret_cast<Box*>( o );"
-              " return PyLong_FromLong(reinterpret_cast<Box*>( o )->n); }\n")
+              " return PyLong_FromLong(reinterpret_cast<Box*>( o )->n); }\n"
+              "static PyObject *h(PyObject *o) { return Op()( 1, reinterpret_cast<Box*>( o ) ); }\n")
     after = ("typedef struct { PyObject_HEAD long n; } Box;\n"
              "static PyObject *f(PyObject *o) { Box *b = o; return b; }\n"
              "static PyObject *g(PyObject *o) { Box *b = o;"
-             " return PyLong_FromLong(Box_AsStruct(S, o)->n); }\n")
+             " return PyLong_FromLong(Box_AsStruct(S, o)->n); }\n"
+             "static PyObject *h(PyObject *o) { return Op()( 1, Box_AsStruct(S, o) ); }\n")
 
     def apply(self, unit):
         types = set(unit.project.custom_structs) | {"PyObject", "PyTypeObject", "PyListObject",
@@ -295,10 +318,12 @@ class Casts(Rule):
                 if t not in types:
                     continue          # a cast to a native or template type stays
                 inner = unit.text[m.start("p") + 1:m.end("p") - 1].strip()
-                if m.group("arrow"):
+                typed = m.group("arrow") or _functor_argument(code, m.start(), b0)
+                if typed:
                     if t not in unit.project.custom_structs or not has_state:
                         continue
-                    edits.add(m.start(), m.start("arrow"), f"{t}_AsStruct(S, {inner})")
+                    edits.add(m.start(), m.start("arrow") if m.group("arrow") else m.end(),
+                              f"{t}_AsStruct(S, {inner})")
                 else:
                     edits.add(m.start(), m.end(), inner)
         if edits:

@@ -330,8 +330,11 @@ class ClassTypeStatics(Rule):
         members = set()
         # static members: inside a top-level struct/class definition only
         # (a function-level static cache is the declarations rule's report)
+        # (the item may begin with the CYSTCK_TYPE_HELPERS line that the
+        # struct rule wrote after the previous struct)
         structs = [(s, e) for s, e in source.top_level_items(code)
-                   if regex.match(r"\s*(?:typedef\s+)?(?:struct|class)\b[^;(]*\{", code[s:e])]
+                   if regex.match(r"\s*(?:typedef\s+)?(?:struct|class)\b[^;(]*\{", code[s:e])
+                   or source.CLASS_BODY.search(code[s:e])]
         for pat, new in ((self.patterns[0], "CystckType_Spec"), (self.patterns[1], "Cystck_Ref ")):
             for m in regex.finditer(pat, code, regex.M):
                 if any(s < m.start() < e for s, e in structs):

@@ -5,7 +5,8 @@ documents, strings and byte strings (valid, mutated and arbitrary, so most
 are invalid JSON).  Each input goes to a worker process per variant
 (diff_worker.py); the two answers must be identical: the same dumps output,
 the same loads result (same types, same dict order, NaN and -0.0 included),
-or the same exception type with the same message.
+or the same exception type with the same message.  (One stock bug is set
+aside: see _STALE_EXCEPTION.)
 
 The number of generated examples is ULTRAJSON_DIFF_EXAMPLES (default
 10,000), split over the tests below in the proportions of EXAMPLE_SHARES;
@@ -55,10 +56,29 @@ def workers():
 _ADDRESS = re.compile(r"0x[0-9a-fA-F]+")
 
 
+# CPython's complaint when Python code is called with an exception already
+# set.  Both builds inherit ujson's habit of carrying on after a failed
+# conversion (Decimal('sNaN') to float, for one), and the exception left
+# pending then trips the next call into Python, which may come in a later
+# dumps in the same process: the answer depends on what the worker ran
+# before, not only on the input.
+_STALE_EXCEPTION = "returned a result with an exception set"
+
+
+def _ask_both(workers, op, arg, kwargs):
+    return (workers["stock"].call(op, arg, **kwargs),
+            workers["cystck"].call(op, arg, **kwargs))
+
+
 def check_same(workers, op, arg, **kwargs):
     """Send one request to both variants and compare the answers."""
-    stock = workers["stock"].call(op, arg, **kwargs)
-    cystck = workers["cystck"].call(op, arg, **kwargs)
+    stock, cystck = _ask_both(workers, op, arg, kwargs)
+    if any(a[0] == "raised" and _STALE_EXCEPTION in a[2] for a in (stock, cystck)):
+        # Ask again in fresh processes, so both start from the same history.
+        for variant in list(workers):
+            workers[variant].close()
+            workers[variant] = dw.start(variant)
+        stock, cystck = _ask_both(workers, op, arg, kwargs)
     detail = (f"{op}({arg!r:.2000}, **{kwargs!r:.500})\n"
               f"  stock:  {stock!r:.2000}\n  cystck: {cystck!r:.2000}")
     assert stock[0] == cystck[0], detail

@@ -1,4 +1,4 @@
-"""kiwisolver's enaml-like benchmark: the stock and the Cystck wheel, interleaved.
+"""kiwisolver's enaml-like benchmark: the stock, HPy (CPython ABI, universal ABI) and Cystck wheels, interleaved.
 
     python ports/kiwi/bench_kiwi.py [--quick] [--rounds N] [--output FILE]
 
@@ -10,18 +10,19 @@ and ~110 constraints, and times ``bench_update_variables(loops, solver)``
 pyperf; the worker runs it through ``workloads.py``, whose ``perf``
 stand-in has ``time.perf_counter`` and a ``Runner.bench_time_func`` that
 hands us the timed function and its arguments instead of starting pyperf's
-own worker processes, so that the two variants can be measured side by
-side.  Nothing in the workload is changed.
+own worker processes, so that the variants can be measured side by side.
+Nothing in the workload is changed.
 
 Every measurement is a fresh interpreter that sees one variant's installed
 wheel and nothing else called kiwisolver (kiwi_port.variant_command): it
 runs the module, warms up, then times ``VALUES`` calls of ``loops`` loops.
-A round measures both variants, in alternating order from round to round;
-the first round is a warm-up and is dropped.  Reported per variant: the
-time per loop (median of each process's values, then the median over
-rounds, with a distribution-free 95% confidence interval) and the ratio
-cystck / stock, both as the ratio of medians and as the median of the
-per-round ratios (each round's two processes ran back to back).  After
+A round measures every variant (kiwi_port.VARIANTS) in turn, the order
+reversed from one round to the next; the first round is a warm-up and is
+dropped.  Reported per variant: the time per loop (median of each
+process's values, then the median over rounds, with a distribution-free
+95% confidence interval) and its ratio to stock, both as the ratio of
+medians and as the median of the per-round ratios (each round's processes
+ran close together).  After
 timing, each worker reports the value of every variable of the benchmark's
 solver: the variants must agree exactly, or the exit status is 1.
 
@@ -167,14 +168,17 @@ def main(argv=None):
         raise SystemExit("; ".join(kp.missing_reason(v) for v in missing))
     kp.ensure_upstream()
     variants = list(kp.VARIANTS)
+    ref = kp.REFERENCE
+    others = [v for v in variants if v != ref]
+    width = max(len(v) for v in variants)
 
     per_process = {v: [] for v in variants}
     best_per_process = {v: [] for v in variants}
-    per_round_ratio = []
-    per_round_best_ratio = []
+    per_round_ratio = {v: [] for v in others}
+    per_round_best_ratio = {v: [] for v in others}
     states = {}
     print(f"enaml-like benchmark, {mode['loops']} loops x {mode['values']} values per process, "
-          f"1 warm-up round + {mode['rounds']} rounds")
+          f"1 warm-up round + {mode['rounds']} rounds, variants in turn: {', '.join(variants)}")
     for r in range(mode["rounds"] + 1):
         order = variants if r % 2 == 0 else variants[::-1]
         medians, bests = {}, {}
@@ -186,82 +190,97 @@ def main(argv=None):
             medians[v] = statistics.median(out["per_loop"])
             bests[v] = min(out["per_loop"])
         tag = "warm-up" if r == 0 else f"round {r}"
-        print(f"  {tag:>9}: " + "  ".join(f"{v} {medians[v] * 1e6:7.3f} us" for v in variants)
-              + f"  ratio {medians['cystck'] / medians['stock']:.3f}")
+        print(f"  {tag:>9}: " + "  ".join(f"{v} {medians[v] * 1e6:7.3f}" for v in variants)
+              + " us;  / stock: " + "  ".join(f"{medians[v] / medians[ref]:.3f}" for v in others))
         if r == 0:
             continue
         for v in variants:
             per_process[v].append(medians[v])
             best_per_process[v].append(bests[v])
-        per_round_ratio.append(medians["cystck"] / medians["stock"])
-        per_round_best_ratio.append(bests["cystck"] / bests["stock"])
+        for v in others:
+            per_round_ratio[v].append(medians[v] / medians[ref])
+            per_round_best_ratio[v].append(bests[v] / bests[ref])
 
     instructions = None
     if not (args.quick or args.no_instructions):
         print("  instruction counts (callgrind) ...")
         instructions = {w: {v: instructions_per_repeat(v, w) for v in variants} for w in IR_REPEATS}
-        if instructions["suggest_update"]["stock"] is None:
+        if instructions["suggest_update"][ref] is None:
             instructions = None
             print("  (valgrind not found: no instruction counts)")
         else:
             for w, counts in instructions.items():
-                counts["ratio"] = counts["cystck"] / counts["stock"]
+                counts["ratio"] = {v: counts[v] / counts[ref] for v in others}
 
-    agree = states["cystck"] == states["stock"]
+    agree = {v: states[v] == states[ref] for v in others}
     results = {v: summary([x * 1e6 for x in per_process[v]]) | {"per_round": [x * 1e6 for x in per_process[v]]}
                for v in variants}
-    ratio_of_medians = results["cystck"]["median"] / results["stock"]["median"]
-    ratio = summary(per_round_ratio) | {"per_round": per_round_ratio,
-                                        "ratio_of_medians": ratio_of_medians}
-    # The same from each process's fastest call: less sensitive to bursts of
-    # load from other processes on a shared machine.
-    best_ratio = summary(per_round_best_ratio) | {"per_round": per_round_best_ratio}
     for v in variants:
         results[v]["best_per_round"] = [x * 1e6 for x in best_per_process[v]]
+    ratios = {}
+    for v in others:
+        # The same from each process's fastest call: less sensitive to
+        # bursts of load from other processes on a shared machine.
+        ratios[v] = summary(per_round_ratio[v]) | {
+            "per_round": per_round_ratio[v],
+            "ratio_of_medians": results[v]["median"] / results[ref]["median"],
+            "fastest_call": summary(per_round_best_ratio[v]) | {"per_round": per_round_best_ratio[v]}}
     report = {
-        "schema": "cystck-port-bench/1",
+        "schema": "cystck-port-bench/2",
         "port": "kiwi",
         "benchmark": f"kiwisolver-{kp.VERSION} {BENCHMARK} (bench_update_variables)",
         "unit": "microseconds per loop (6 x suggestValue(width), suggestValue(height), updateVariables())",
         "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
         "quick": args.quick,
-        "method": {**mode, "warmup_rounds": 1, "order": "alternating per round",
-                   "process_value": "median of the process's timed calls (ratios.cystck); "
-                                    "its fastest call (ratios.cystck_fastest_call)",
+        "command": "python ports/kiwi/bench_kiwi.py" + (" --quick" if args.quick else "")
+                   + (f" --rounds {args.rounds}" if args.rounds else "")
+                   + (" --no-instructions" if args.no_instructions else ""),
+        "reference": ref,
+        "method": {**mode, "warmup_rounds": 1, "order": "all variants in turn, order reversed every other round",
+                   "process_value": "median of the process's timed calls (ratios.<variant>); "
+                                    "its fastest call (ratios.<variant>.fastest_call)",
+                   "ratio": f"<variant> / {ref} per round (the two processes of a round ran close "
+                            "together), then the median over rounds",
                    "isolation": "one fresh interpreter per (round, variant), importing only that wheel"},
         "machine": {"platform": platform.platform(), "machine": platform.machine(),
                     "python": platform.python_version()},
         "wheels": {v: {"file": kp.wheel_path(v).name, "sha256": kp.sha256_of(kp.wheel_path(v))}
                    for v in variants},
         "variants": results,
-        "ratios": {"cystck": ratio, "cystck_fastest_call": best_ratio},
+        "ratios": ratios,
         "instructions": None if instructions is None else {
             "suggest_update (per loop)": instructions["suggest_update"],
             "build_layout (per build)": instructions["build_layout"],
             "method": "callgrind Ir of workloads.py's workload with repeat 1 + N minus repeat 1, "
                       f"over N ({IR_REPEATS})"},
         "results_agree": agree,
-        "final_state": states["stock"],
+        "final_state": states[ref],
     }
     args.output.parent.mkdir(parents=True, exist_ok=True)
     args.output.write_text(json.dumps(report, indent=2) + "\n")
 
-    print(f"\n  {'variant':<8} {'median us/loop':>15} {'95% CI':>21}")
+    print(f"\n  {'variant':<{width}} {'median us/loop':>15} {'95% CI':>21} {'/ ' + ref:>9} "
+          f"{'95% CI':>15} {'fastest call':>13}")
     for v in variants:
         s = results[v]
-        print(f"  {v:<8} {s['median']:15.3f} [{s['ci95'][0]:8.3f}, {s['ci95'][1]:8.3f}]")
-    print(f"  cystck / stock: {ratio['median']:.3f} (median of per-round ratios, 95% CI "
-          f"[{ratio['ci95'][0]:.3f}, {ratio['ci95'][1]:.3f}]); ratio of medians {ratio_of_medians:.3f}")
-    print(f"  from each process's fastest call: {best_ratio['median']:.3f} (95% CI "
-          f"[{best_ratio['ci95'][0]:.3f}, {best_ratio['ci95'][1]:.3f}])")
+        line = f"  {v:<{width}} {s['median']:15.3f} [{s['ci95'][0]:8.3f}, {s['ci95'][1]:8.3f}]"
+        if v in ratios:
+            q = ratios[v]
+            line += (f" {q['median']:9.3f} [{q['ci95'][0]:.3f}, {q['ci95'][1]:.3f}] "
+                     f"{q['fastest_call']['median']:13.3f}")
+        print(line)
+    print(f"  (/ {ref}: median of per-round ratios with its 95% CI; fastest call: the same from "
+          "each process's fastest call)")
     if instructions is not None:
         for w, unit in (("suggest_update", "loop of the benchmark"), ("build_layout", "build of its layout")):
             c = instructions[w]
-            print(f"  instructions per {unit}: stock {c['stock']:.0f}, cystck {c['cystck']:.0f} "
-                  f"(ratio {c['ratio']:.3f})")
+            print(f"  instructions per {unit}: " + ", ".join(
+                f"{v} {c[v]:.0f}" + (f" ({c['ratio'][v]:.3f})" if v in others else "") for v in variants))
     print(f"  wrote {args.output}")
-    if not agree:
-        print("  ERROR: the variants' solvers ended in different states", file=sys.stderr)
+    if not all(agree.values()):
+        bad = [v for v, ok in agree.items() if not ok]
+        print(f"  ERROR: the solvers of {', '.join(bad)} ended in a state different from {ref}'s",
+              file=sys.stderr)
         return 1
     return 0
 

@@ -1,18 +1,27 @@
-"""Build the stock and the Cystck wheel of kiwisolver 1.5.1.
+"""Build the stock, HPy (CPython and universal ABI) and Cystck wheels of kiwisolver 1.5.1.
 
-    python ports/kiwi/build_kiwi.py [--variants stock,cystck] [--force]
+    python ports/kiwi/build_kiwi.py [--variants stock,hpy_cpython,hpy_universal,cystck] [--force]
     python ports/kiwi/build_kiwi.py --prepare [--variants cystck]
     python ports/kiwi/build_kiwi.py --refresh-patch
+    python ports/kiwi/build_kiwi.py --refresh-hpy-patch
 
-Both wheels come from the same sdist (pinned by sha256 in kiwi_port.py) and
+All wheels come from the same sdist (pinned by sha256 in kiwi_port.py) and
 are built by the sdist's own setup.py (cppy's build class: ``-std=c++11``
 on top of Python's CFLAGS), so they get the same flags:
 
 * ``stock``: the sdist as released.
+* ``hpy_cpython``, ``hpy_universal``: ``hpy.patch`` (the hand port of
+  ``py/src`` to HPy, plus setup.py's ``ext_modules=`` turned into hpy's
+  ``hpy_ext_modules=``) is applied, and hpy's setuptools integration builds
+  the extension with ``--hpy-abi=cpython`` or ``--hpy-abi=universal``.
 * ``cystck``: cystck-migrate translates ``py/src`` (its JSON report goes to
   ``build/kiwi/cystck/migrate-report.json``), then ``manual.patch`` (the residual hand
   edits, including the one-word setup.py change that adds the Cystck
   runtime to the extension) is applied.
+
+A variant that fails to build does not stop the others: its reason goes to
+``build/kiwi/<variant>/build.error`` (kiwi_port.build_error), its old wheel
+is removed, and the script exits with status 1 once all are done.
 
 Each variant is prepared in ``build/kiwi/<variant>/src``; its wheel lands in
 ``dist/<variant>/`` and is installed into ``build/kiwi/<variant>/site`` for
@@ -23,7 +32,10 @@ not rebuilt unless --force is given.
 To change the residual patch: ``--prepare --variants cystck`` (translate and
 patch, no build), edit ``build/kiwi/cystck/src``, then ``--refresh-patch``
 rewrites manual.patch as the difference between the translator's output
-(``build/kiwi/cystck/translated``) and the edited tree; rebuild.
+(``build/kiwi/cystck/translated``) and the edited tree; rebuild.  The same
+for hpy.patch: ``--prepare --variants hpy_cpython``, edit
+``build/kiwi/hpy_cpython/src``, ``--refresh-hpy-patch`` (the difference
+between the release and that tree).
 """
 
 from __future__ import annotations
@@ -71,6 +83,12 @@ def input_signature(variant: str) -> str:
         # The translator and the runtime compiled into the extension.
         for path in _installed_package_files("cystck"):
             add(path.name, path.read_bytes())
+    if variant in kp.HPY_ABI:
+        add("hpy-abi", kp.HPY_ABI[variant].encode())
+        add("hpy-patch", kp.HPY_PATCH.read_bytes())
+        # hpy's headers, runtime sources and setuptools integration.
+        for path in _installed_package_files("hpy"):
+            add(str(path), path.read_bytes())
     return digest.hexdigest()
 
 
@@ -117,8 +135,43 @@ def apply_patch(tree: Path, log: Path) -> None:
             "ports/kiwi/README.md, 'Changing the residual patch')") from None
 
 
+def apply_hpy_patch(tree: Path, log: Path) -> None:
+    try:
+        run_logged(["patch", "-p1", "--batch", "--forward", "--no-backup-if-mismatch",
+                    "-i", str(kp.HPY_PATCH)], log, cwd=tree)
+    except SystemExit:
+        raise SystemExit(f"hpy.patch does not apply to the release (log: {log})") from None
+
+
+def check_hpy() -> None:
+    """The HPy variants are written for, and built with, one hpy release."""
+    try:
+        found = importlib.metadata.version("hpy")
+    except importlib.metadata.PackageNotFoundError:
+        found = None
+    if found != kp.HPY_VERSION:
+        raise SystemExit(f"the HPy variants need hpy=={kp.HPY_VERSION} in {sys.executable} "
+                         f"(found: {found or 'none'}); it is in requirements.txt")
+
+
+def fill_wheelhouse(variant: str) -> None:
+    """The variant's run-time requirements as wheels in kp.WHEELHOUSE, so that
+    its wheel installs offline (the fresh-venv test); downloaded once."""
+    requirements = list(kp.RUNTIME_REQUIRES.get(variant, ()))
+    if not requirements:
+        return
+    kp.WHEELHOUSE.mkdir(parents=True, exist_ok=True)
+    base = [sys.executable, "-m", "pip", "download", "--quiet", "--disable-pip-version-check",
+            "--only-binary=:all:", "--no-deps", "--dest", str(kp.WHEELHOUSE), *requirements]
+    offline = subprocess.run(base + ["--no-index", "--find-links", str(kp.WHEELHOUSE)],
+                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    if offline.returncode != 0 and subprocess.run(base).returncode != 0:
+        raise SystemExit(f"could not download {', '.join(requirements)} into {kp.WHEELHOUSE}")
+
+
 def prepare_tree(variant: str, log: Path) -> Path:
-    """A fresh copy of the release, translated and patched for Cystck."""
+    """A fresh copy of the release, translated and patched for Cystck, or
+    patched for HPy."""
     upstream = kp.ensure_upstream()
     vdir = kp.variant_dir(variant)
     tree = vdir / "src"
@@ -133,11 +186,15 @@ def prepare_tree(variant: str, log: Path) -> Path:
         shutil.copytree(tree, translated)
         if kp.MANUAL_PATCH.stat().st_size:
             apply_patch(tree, log)
+    elif variant in kp.HPY_ABI:
+        apply_hpy_patch(tree, log)
     return tree
 
 
 def build(variant: str, force: bool) -> bool:
     """Build the variant's wheel unless it is up to date; True if built."""
+    if variant in kp.HPY_ABI:
+        check_hpy()
     signature = input_signature(variant)
     vdir = kp.variant_dir(variant)
     signature_file = vdir / "build.signature"
@@ -156,9 +213,17 @@ def build(variant: str, force: bool) -> bool:
     # setuptools_scm must take the version from the sdist's PKG-INFO, never
     # from the git repository the build folder happens to sit in.
     env["SETUPTOOLS_SCM_PRETEND_VERSION"] = kp.VERSION
-    run_logged([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation",
-                "--disable-pip-version-check", "--verbose", "--wheel-dir", str(wheel_dir),
-                str(tree)], log, cwd=vdir, env=env)
+    if variant in kp.HPY_ABI:
+        # hpy's setuptools integration takes the ABI as a global option of
+        # setup.py, which setuptools' build backend (as run by pip) does not
+        # pass on: setup.py runs directly, with the same build class, hence
+        # the same compiler flags.
+        run_logged([sys.executable, "setup.py", f"--hpy-abi={kp.HPY_ABI[variant]}",
+                    "bdist_wheel", "--dist-dir", str(wheel_dir)], log, cwd=tree, env=env)
+    else:
+        run_logged([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation",
+                    "--disable-pip-version-check", "--verbose", "--wheel-dir", str(wheel_dir),
+                    str(tree)], log, cwd=vdir, env=env)
     built = sorted(wheel_dir.glob(f"{kp.PROJECT}-{kp.VERSION}-*.whl"))
     if len(built) != 1:
         raise SystemExit(f"{variant}: expected one wheel in {wheel_dir}, got {built}")
@@ -174,6 +239,27 @@ def build(variant: str, force: bool) -> bool:
         print(f"  {variant}: {line.strip()}")
     signature_file.write_text(signature)
     return True
+
+
+def refresh_hpy_patch() -> None:
+    """Write hpy.patch = diff(release, hand-edited build/kiwi/hpy_cpython/src)."""
+    upstream = kp.ensure_upstream()
+    tree = kp.variant_dir("hpy_cpython") / "src"
+    if not tree.is_dir():
+        raise SystemExit("prepare the HPy tree first: --prepare --variants hpy_cpython")
+    text = ""
+    for rel in PATCHED_PATHS:
+        result = subprocess.run(["diff", "-ruN", "-x", "*.so", "-x", "_cext.py",
+                                 str(upstream / rel), str(tree / rel)],
+                                capture_output=True, text=True)
+        if result.returncode > 1:
+            raise SystemExit(result.stderr)
+        text += result.stdout
+    text = re.sub(r"^diff -ruN .*$\n", "", text, flags=re.M)
+    text = re.sub(r"^--- " + re.escape(str(upstream)) + r"/(\S+)\t.*$", r"--- a/\1", text, flags=re.M)
+    text = re.sub(r"^\+\+\+ " + re.escape(str(tree)) + r"/(\S+)\t.*$", r"+++ b/\1", text, flags=re.M)
+    kp.HPY_PATCH.write_text(text)
+    print(f"wrote {kp.HPY_PATCH.relative_to(kp.REPO_ROOT)}")
 
 
 def refresh_patch() -> None:
@@ -196,6 +282,17 @@ def refresh_patch() -> None:
     print(f"wrote {kp.MANUAL_PATCH.relative_to(kp.REPO_ROOT)}")
 
 
+def first_error(log: Path) -> str:
+    """The first compiler (or other) error of a failed build's log, for
+    build.error; empty if there is none."""
+    if not log.is_file():
+        return ""
+    for line in log.read_text(errors="replace").splitlines():
+        if re.search(r"\berror\b", line) and "warnings.warn" not in line:
+            return f": {line.strip()[:500]}"
+    return ""
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--variants", default=",".join(kp.VARIANTS),
@@ -205,9 +302,14 @@ def main() -> None:
                         help="only prepare build/kiwi/<variant>/src (translate, patch); no wheel")
     parser.add_argument("--refresh-patch", action="store_true",
                         help="rewrite manual.patch from build/kiwi/cystck/{translated,src}")
+    parser.add_argument("--refresh-hpy-patch", action="store_true",
+                        help="rewrite hpy.patch from the release and build/kiwi/hpy_cpython/src")
     args = parser.parse_args()
     if args.refresh_patch:
         refresh_patch()
+        return
+    if args.refresh_hpy_patch:
+        refresh_hpy_patch()
         return
     names = [n.strip() for n in args.variants.split(",") if n.strip()]
     unknown = sorted(set(names) - set(kp.VARIANTS))
@@ -218,15 +320,34 @@ def main() -> None:
             log = kp.variant_dir(name) / "prepare.log"
             log.parent.mkdir(parents=True, exist_ok=True)
             log.write_text("")
-            print(f"  {name:<7} {prepare_tree(name, log).relative_to(kp.REPO_ROOT)}")
+            print(f"  {name:<13} {prepare_tree(name, log).relative_to(kp.REPO_ROOT)}")
         return
+    failed = []
     for name in names:
         start = time.perf_counter()
-        built = build(name, args.force)
-        kp.ensure_site(name)
+        error_file = kp.build_error_file(name)
+        try:
+            built = build(name, args.force)
+            fill_wheelhouse(name)
+            kp.ensure_site(name)
+        except (SystemExit, RuntimeError, subprocess.CalledProcessError) as exc:
+            # No wheel of a variant that does not build from the current
+            # inputs: its reason stays in build.error until it builds again.
+            old = kp.wheel_path(name)
+            if old is not None:
+                old.unlink()
+            (kp.variant_dir(name) / "build.signature").unlink(missing_ok=True)
+            error_file.parent.mkdir(parents=True, exist_ok=True)
+            error_file.write_text(f"{exc}{first_error(kp.variant_dir(name) / 'build.log')}\n")
+            print(f"  {name:<13} FAILED: {exc}")
+            failed.append(name)
+            continue
+        error_file.unlink(missing_ok=True)
         wheel = kp.wheel_path(name)
         status = f"built in {time.perf_counter() - start:.1f} s" if built else "up to date"
-        print(f"  {name:<7} {wheel.relative_to(kp.REPO_ROOT)} ({status})")
+        print(f"  {name:<13} {wheel.relative_to(kp.REPO_ROOT)} ({status})")
+    if failed:
+        raise SystemExit(f"kiwi: the {', '.join(failed)} build failed (see above)")
 
 
 if __name__ == "__main__":

@@ -3,14 +3,15 @@
 # Relies on the root Makefile for PY (the virtual environment's python) and
 # CYSTCK_STAMP (cystck, with its translator, installed into it).
 #
-#   make kiwi-wheels          dist/stock/ and dist/cystck/kiwisolver-1.5.1-*.whl
-#                             (kept when up to date; rebuilt when an input changes)
-#   make bench-kiwi           the enaml-like benchmark, both wheels interleaved;
+#   make kiwi-wheels          dist/{stock,hpy_cpython,hpy_universal,cystck}/kiwisolver-1.5.1-*.whl
+#                             (kept when up to date; rebuilt when an input changes;
+#                             a variant that fails leaves build/kiwi/<v>/build.error)
+#   make bench-kiwi           the enaml-like benchmark, the four wheels interleaved;
 #                             writes eval/results/kiwi.json
 #   make bench-kiwi QUICK=1   the same, a few seconds, into build/kiwi/bench-quick.json
 #   make kiwi-metrics         migration metrics into eval/results/migration.json ("kiwi")
 #   make test                 builds the wheels (WHEEL_TARGETS), then runs kiwisolver's
-#                             own tests against both (TEST_PATHS)
+#                             own tests against all four (TEST_PATHS)
 
 KIWI_DIR := ports/kiwi
 KIWI_REQS_STAMP := $(VENV)/.kiwi-requirements-stamp

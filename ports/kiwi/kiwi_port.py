@@ -6,12 +6,21 @@ module, so the paths and the pinned release live in one place.
 * The upstream release is the PyPI sdist ``kiwisolver==1.5.1``, checked
   against ``SDIST_SHA256``; it is cached in ``.cache/kiwi/`` and unpacked
   (read-only use) into ``build/kiwi/upstream/``.
-* Variants: ``stock`` (the sdist as released) and ``cystck`` (the sdist's
-  ``py/src`` translated by cystck-migrate, then ``manual.patch``).  Both
+* Variants: ``stock`` (the sdist as released), ``hpy_cpython`` and
+  ``hpy_universal`` (the sdist with ``hpy.patch``, a hand port of
+  ``py/src`` to HPy, built by hpy's setuptools integration for the HPy
+  CPython ABI and the HPy universal ABI) and ``cystck`` (the sdist's
+  ``py/src`` translated by cystck-migrate, then ``manual.patch``).  All
   import as ``kiwisolver``; the wheel of variant ``v`` is
   ``dist/<v>/kiwisolver-1.5.1-*.whl``, installed for tests and benchmarks
   into ``build/kiwi/<v>/site`` (``pip install --target``), which a
   subprocess puts first on ``sys.path``: one variant per interpreter.
+* The universal wheel's ``kiwisolver._cext`` is loaded by ``hpy.universal``:
+  the interpreter that imports it needs ``hpy`` (``RUNTIME_REQUIRES``),
+  which ``ensure_site`` checks; the fresh-venv test installs it from
+  ``build/kiwi/wheelhouse``, which the build fills.
+* A variant whose last build failed has its reason in
+  ``build/kiwi/<v>/build.error`` (``build_error``) and no wheel.
 """
 
 from __future__ import annotations
@@ -41,12 +50,25 @@ SDIST_SHA256 = "f1303ef2eec81262a4b708c3e858afe58d7c75ad91c1c05266eda7673369859a
 #: the tests and the benchmark run.
 UPSTREAM_DIR = BUILD_ROOT / "upstream" / f"{PROJECT}-{VERSION}"
 
-VARIANTS = ("stock", "cystck")
+VARIANTS = ("stock", "hpy_cpython", "hpy_universal", "cystck")
 REFERENCE = "stock"
 
 #: What cystck-migrate translates (relative to the source tree).
 TRANSLATED_DIR = "py/src"
 MANUAL_PATCH = PORT_DIR / "manual.patch"
+
+#: The HPy port: one patch of the release (py/src and setup.py) for both HPy
+#: variants, built with hpy's setuptools integration (--hpy-abi=ABI).
+HPY_PATCH = PORT_DIR / "hpy.patch"
+HPY_VERSION = "0.9.0"
+HPY_ABI = {"hpy_cpython": "cpython", "hpy_universal": "universal"}
+
+#: Run-time requirements of a variant's wheel beyond the standard library:
+#: the universal ABI's module is loaded by hpy.universal.  The wheel does not
+#: declare them (the sdist's metadata is static and has no dependencies).
+RUNTIME_REQUIRES = {"hpy_universal": (f"hpy=={HPY_VERSION}",)}
+#: Wheels of those requirements, for installing a wheel offline.
+WHEELHOUSE = BUILD_ROOT / "wheelhouse"
 
 
 def sha256_of(path: Path) -> str:
@@ -128,18 +150,55 @@ def wheel_path(variant: str) -> Path | None:
     return wheels[0] if wheels else None
 
 
+def build_error_file(variant: str) -> Path:
+    return variant_dir(variant) / "build.error"
+
+
+def build_error(variant: str) -> str | None:
+    """Why the last build of the variant failed, or None if it did not
+    (for the evaluation harness, eval/harness/PORT_INTERFACE.md)."""
+    path = build_error_file(variant)
+    if not path.is_file():
+        return None
+    return path.read_text().strip() + f" ({path.relative_to(REPO_ROOT)})"
+
+
 def missing_reason(variant: str) -> str:
-    return (f"variant {variant!r} is not built: no {PROJECT}-{VERSION}-*.whl in "
-            f"{(DIST_ROOT / variant).relative_to(REPO_ROOT)}/; build it with "
-            f"`make kiwi-wheels` (python ports/kiwi/build_kiwi.py)")
+    reason = (f"variant {variant!r} is not built: no {PROJECT}-{VERSION}-*.whl in "
+              f"{(DIST_ROOT / variant).relative_to(REPO_ROOT)}/")
+    error = build_error(variant)
+    if error:
+        return f"{reason}; its last build failed: {error}"
+    return reason + "; build it with `make kiwi-wheels` (python ports/kiwi/build_kiwi.py)"
+
+
+def check_runtime_requires(variant: str) -> None:
+    """The variant's run-time requirements must be met by this interpreter,
+    the one that imports the site (variant_command, the evaluation harness):
+    the site holds the wheel alone."""
+    import importlib.metadata
+    for requirement in RUNTIME_REQUIRES.get(variant, ()):
+        name, _, version = requirement.partition("==")
+        try:
+            found = importlib.metadata.version(name)
+        except importlib.metadata.PackageNotFoundError:
+            found = None
+        if found != version:
+            raise RuntimeError(
+                f"the {variant} kiwisolver wheel needs {requirement} at run time, and "
+                f"{sys.executable} has {f'{name} {found}' if found else f'no {name}'}: "
+                f"install {requirement} into it (the project's venv has it)")
 
 
 def ensure_site(variant: str) -> Path:
     """Install the variant's wheel into build/kiwi/<variant>/site, again
-    whenever the wheel changes (tracked by its hash)."""
+    whenever the wheel changes (tracked by its hash).  Its run-time
+    requirements (hpy for the universal ABI) come from the running
+    interpreter, which is checked here."""
     wheel = wheel_path(variant)
     if wheel is None:
         raise RuntimeError(missing_reason(variant))
+    check_runtime_requires(variant)
     site = site_dir(variant)
     site.parent.mkdir(parents=True, exist_ok=True)
     with open(site.parent / "site.lock", "w") as lock:

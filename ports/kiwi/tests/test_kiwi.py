@@ -4,8 +4,10 @@ The suite is the sdist's ``py/tests``, unedited (checked against the
 sdist), run by pytest in a fresh interpreter per variant that imports that
 variant's installed wheel (``build/kiwi/<variant>/site``) and nothing else
 called kiwisolver.  Nothing may fail, be skipped or be deselected: every
-variant must pass exactly the tests the release has.  The Cystck wheel
-runs the suite a second time in the runtime's debug mode.
+variant (stock, hpy_cpython, hpy_universal, cystck) must pass exactly the
+tests the release has.  The Cystck wheel runs the suite a second time in
+the runtime's debug mode, the HPy universal wheel in HPy's debug mode
+(which also checks that no handle leaks).
 
 Build the wheels first: ``make kiwi-wheels`` (``make test`` does it).
 """
@@ -38,6 +40,7 @@ def _describe(result):
 
 
 def _require_built(variant):
+    # A variant whose build failed has no wheel; missing_reason says why.
     if kp.wheel_path(variant) is None:
         pytest.fail(kp.missing_reason(variant), pytrace=False)
 
@@ -96,6 +99,53 @@ def test_upstream_suite_in_debug_mode(tmp_path):
     _run_suite("cystck", tmp_path, env={**os.environ, "CYSTCK_DEBUG": "1"})
 
 
+def test_upstream_suite_in_hpy_debug_mode(tmp_path):
+    """The HPy universal wheel again, loaded by hpy.universal in HPy's debug
+    mode (HPY=debug): a handle used after it was closed, closed twice or
+    returned closed would make the suite fail."""
+    _run_suite("hpy_universal", tmp_path, env={**os.environ, "HPY": "debug"})
+
+
+# No handle may leak: the debug context's open handles after a workout of
+# every type, method and operator, with everything it made released.
+_HPY_LEAK_CHECK = """
+import gc
+import hpy.universal
+from kiwisolver import Constraint, Expression, Solver, Term, Variable, strength
+debug = hpy.universal._debug
+generation = debug.new_generation()
+x, y = Variable("x"), Variable("y", context=object())
+s = Solver()
+s.addConstraint((x + 2 * y <= 10) | "strong")
+s.addConstraint(x - y / 2 == 3)
+s.addEditVariable(y, strength.weak)
+s.suggestValue(y, 1.5)
+s.updateVariables()
+e = (x + y + 3) / 2 - Term(x, 2) + Expression([Term(y)], 1)
+c = Constraint(-e, ">=", strength.create(1, 2, 3))
+texts = [repr(c), repr(e), repr(-x * 3), x.name(), y.context(), e.value(), e.terms(),
+         s.hasConstraint(c), s.dumps(), strength.medium]
+for bad in (lambda: x < y, lambda: s.addConstraint(x), lambda: x / 0):
+    try:
+        bad()
+    except (TypeError, ZeroDivisionError):
+        pass
+del x, y, s, e, c, texts, bad
+gc.collect()
+leaked = debug.get_open_handles(generation)
+assert not leaked, leaked
+"""
+
+
+def test_no_handle_leaks_in_hpy_debug_mode(tmp_path):
+    _require_built("hpy_universal")
+    command = kp.variant_command("hpy_universal", _HPY_LEAK_CHECK)
+    result = subprocess.run(command, capture_output=True, text=True, cwd=tmp_path, timeout=120,
+                            env={**os.environ, "HPY": "debug"})
+    if result.returncode != 0:
+        pytest.fail(f"hpy_universal: leak check {_describe(result)}", pytrace=False)
+
+
 _FRESH_VENV_CHECK = """
 import importlib.util, os, sys
 import kiwisolver
@@ -109,20 +159,24 @@ s.updateVariables()
 assert (x.value(), y.value()) == (7.0, 3.0), (x.value(), y.value())
 # Nothing from this repository came along.
 assert importlib.util.find_spec("cystck") is None
-print(kiwisolver.__version__)
+print(kiwisolver.__version__, "hpy" if importlib.util.find_spec("hpy") else "no hpy")
 """
 
 
 @pytest.mark.parametrize("variant", kp.VARIANTS)
 def test_wheel_installs_in_fresh_venv(variant, tmp_path):
-    """The wheel installs alone (no requirements, offline) and works."""
+    """The wheel installs offline into an empty venv, with nothing but its
+    run-time requirements (hpy for the universal ABI, from the wheelhouse
+    the build fills), and works."""
     _require_built(variant)
     env_dir = tmp_path / "venv"
     venv.create(env_dir, with_pip=False)
     python = env_dir / "bin" / "python"
+    requires = list(kp.RUNTIME_REQUIRES.get(variant, ()))
     install = subprocess.run(
         [sys.executable, "-m", "pip", "--python", str(python), "install", "--quiet",
-         "--disable-pip-version-check", "--no-index", "--no-deps", str(kp.wheel_path(variant))],
+         "--disable-pip-version-check", "--no-index", "--no-deps",
+         "--find-links", str(kp.WHEELHOUSE), str(kp.wheel_path(variant)), *requires],
         capture_output=True, text=True, timeout=300)
     if install.returncode != 0:
         pytest.fail(f"pip install {_describe(install)}", pytrace=False)
@@ -130,4 +184,4 @@ def test_wheel_installs_in_fresh_venv(variant, tmp_path):
                            capture_output=True, text=True, cwd=tmp_path, timeout=120)
     if check.returncode != 0:
         pytest.fail(f"import {_describe(check)}", pytrace=False)
-    assert check.stdout.strip() == kp.VERSION
+    assert check.stdout.strip() == f"{kp.VERSION} {'hpy' if requires else 'no hpy'}"

@@ -1,8 +1,9 @@
-"""Benchmarks and memory check of the UltraJSON port, stock against Cystck.
+"""Benchmarks and memory check of the UltraJSON ports against stock ujson.
 
     python ports/ultrajson/bench.py [--quick] [--rounds N] [--output FILE]
 
-Three measurements, each with both variants in one run, interleaved:
+The variants are ujson_port.VARIANTS: stock, hpy_cpython, hpy_universal and
+cystck.  Each measurement has all of them in one run, interleaved:
 
 * ``loads`` and ``dumps``: the paper's "load operation for 1000
   iterations".  The document is ``tests/sample.json`` of the ujson 6.1.0
@@ -11,12 +12,14 @@ Three measurements, each with both variants in one run, interleaved:
   1000 ``ujson.dumps(obj)`` calls on the same document (obj is the
   stdlib's ``json.loads`` of it, so both variants encode the same object).
   One persistent worker process per variant; in every round each variant
-  takes one sample of each workload, the order alternating from round to
-  round (ABBA), after one warm-up round that is not recorded.
+  takes one sample of each workload, the order reversing from round to
+  round (ABCD DCBA), after one warm-up round that is not recorded.
 * ``benchmark.py``: the sdist's own benchmark script, unchanged, run once per
-  variant per round (alternating), ujson only (``--disable json simplejson
+  variant per round (order reversing), ujson only (``--disable json simplejson
   orjson``), with Python's random module seeded so both variants get the
   same data and timeit's timer set to the CPU clock (time.process_time).
+  (The universal-ABI variant imports hpy.universal, from the interpreter's
+  environment: ujson_port.ensure_site checks it is there.)
   Its calls/sec figures are turned into seconds per call.
 * memory: ``ujson.loads`` of a generated JSON array of small objects
   (100 MB; 10 MB with --quick) read as bytes, in a fresh process per
@@ -33,9 +36,10 @@ Three measurements, each with both variants in one run, interleaved:
   the machine runs.
 
 Statistics: per workload and variant the samples, their median and a
-distribution-free 95% confidence interval of the median; the ratio is
-Cystck median / stock median (> 1: Cystck slower), also given as the median
-of the per-round ratios with its confidence interval.  loads/dumps samples
+distribution-free 95% confidence interval of the median; the ratio of each
+variant is its median / stock median (> 1: slower than stock), also given as
+the median of the per-round ratios with its confidence interval; ratios are
+keyed by variant.  loads/dumps samples
 record wall time and the worker's CPU time (time.process_time); on a shared
 machine the CPU-time ratio is the steadier of the two.  Results go to
 eval/results/ultrajson.json.  Exit status 1 if the variants disagree on a
@@ -104,14 +108,24 @@ def summarize(samples):
             "ci95": [low, high], "ci_coverage": round(cov, 4)}
 
 
-def ratios(stock, cystck):
-    """Cystck ÷ stock: of the medians, and the median of per-round ratios."""
-    per_round = [c / s for s, c in zip(stock, cystck)]
+def ratios(stock, other):
+    """other ÷ stock: of the medians, and the median of per-round ratios."""
+    per_round = [c / s for s, c in zip(stock, other)]
     (low, high), cov = median_ci(per_round)
-    return {"ratio_of_medians": median(cystck) / median(stock),
+    return {"ratio_of_medians": median(other) / median(stock),
             "median_paired_ratio": median(per_round),
             "paired_ratio_ci95": [low, high], "ci_coverage": round(cov, 4),
             "paired_ratios": per_round}
+
+
+def ported():
+    """The variants measured against the reference (stock)."""
+    return [v for v in port.VARIANTS if v != port.REFERENCE]
+
+
+def ratios_by_variant(samples):
+    """{variant: ratios(stock samples, variant samples)} for every port."""
+    return {v: ratios(samples[port.REFERENCE], samples[v]) for v in ported()}
 
 
 # ---------------------------------------------------------------------------
@@ -195,9 +209,9 @@ def bench_loads_dumps(quick, rounds, log):
         result["workloads"][op] = {
             "call": "ujson.loads(text)" if op == "loads" else "ujson.dumps(obj)",
             "seconds": {v: summarize(s) for v, s in per_variant.items()},
-            "ratio": ratios(per_variant["stock"], per_variant["cystck"]),
+            "ratio": ratios_by_variant(per_variant),
             "cpu_seconds": {v: summarize(s) for v, s in cpu[op].items()},
-            "cpu_ratio": ratios(cpu[op]["stock"], cpu[op]["cystck"]),
+            "cpu_ratio": ratios_by_variant(cpu[op]),
         }
     return result
 
@@ -264,9 +278,10 @@ def bench_benchmark_py(quick, log):
             seconds[v] = per_call
             row[v] = {"seconds_per_call": summarize(per_call),
                       "calls_per_second_median": 1.0 / median(per_call)}
-        row["ratio"] = ratios(seconds["stock"], seconds["cystck"])
+        row["ratio"] = ratios_by_variant(seconds)
         table.append(row)
-    geo = math.exp(sum(math.log(row["ratio"]["ratio_of_medians"]) for row in table) / len(table))
+    geo = {v: math.exp(sum(math.log(row["ratio"][v]["ratio_of_medians"]) for row in table)
+                       / len(table)) for v in ported()}
     return {"script": f"ujson-{port.VERSION} sdist tests/benchmark.py",
             "arguments": ["--disable", "json", "simplejson", "orjson", "--factor", str(factor)],
             "random_seed": 20240601, "rounds": rounds, "timer": "time.process_time",
@@ -327,9 +342,9 @@ def bench_instructions(log):
             twice = count_instructions(v, op, 2 * repeat)
             per_call[v] = (twice - once) / repeat
         result["workloads"][op] = {"instructions_per_call": per_call,
-                                   "ratio": per_call["cystck"] / per_call["stock"]}
-        log(f"  {op}: " + ", ".join(f"{v} {n / 1e6:.2f} M/call" for v, n in per_call.items())
-            + f", ratio {result['workloads'][op]['ratio']:.3f}")
+                                   "ratio": {v: per_call[v] / per_call[port.REFERENCE]
+                                             for v in ported()}}
+        log(f"  {op}: " + ", ".join(f"{v} {n / 1e6:.2f} M/call" for v, n in per_call.items()))
     return result
 
 
@@ -376,9 +391,9 @@ print(json.dumps({"items": len(value), "last": value[-1], "peak_rss_kib_before":
 def bench_memory(quick, log):
     path = memory_document(MEMORY_BYTES[quick])
     runs = {}
-    for name, variant, env in (("stock", "stock", {}), ("cystck", "cystck", {}),
-                               ("cystck_handle_limit", "cystck",
-                                {"CYSTCK_HANDLE_LIMIT": str(MEMORY_HANDLE_LIMIT)})):
+    plan = [(v, v, {}) for v in port.VARIANTS]
+    plan.append(("cystck_handle_limit", "cystck", {"CYSTCK_HANDLE_LIMIT": str(MEMORY_HANDLE_LIMIT)}))
+    for name, variant, env in plan:
         command = port.variant_command(variant, "import json\n" + _MEMORY, str(path))
         out = subprocess.run(command, capture_output=True, text=True,
                              env={**os.environ, **env})
@@ -399,11 +414,11 @@ def bench_memory(quick, log):
     if ok:
         peak = {k: r["peak_rss_kib"] for k, r in runs.items()}
         result["peak_rss_mib"] = {k: round(v / 1024, 1) for k, v in peak.items()}
-        result["peak_ratio"] = peak["cystck"] / peak["stock"]
-        result["within_1_2x"] = result["peak_ratio"] <= 1.2
-        result["same_result"] = (runs["stock"]["items"] == runs["cystck"]["items"]
-                                 == runs["cystck_handle_limit"]["items"]
-                                 and runs["stock"]["last"] == runs["cystck"]["last"])
+        result["peak_ratio"] = {v: peak[v] / peak[port.REFERENCE] for v in ported()}
+        result["within_1_2x"] = all(r <= 1.2 for r in result["peak_ratio"].values())
+        result["same_result"] = all(r["items"] == runs[port.REFERENCE]["items"]
+                                    and r["last"] == runs[port.REFERENCE]["last"]
+                                    for r in runs.values())
     return result, ok
 
 
@@ -449,7 +464,8 @@ def main():
               "compile_flags": {"define_macros": [list(m) for m in port.DEFINE_MACROS],
                                 "extra_compile_args": list(port.EXTRA_COMPILE_ARGS),
                                 "extra_link_args": list(port.EXTRA_LINK_ARGS),
-                                "note": "plus Python's own CFLAGS (sysconfig), identical for both"}}
+                                "note": "plus Python's own CFLAGS (sysconfig), identical for all; "
+                                        "the HPy variants add hpy's -DHPY -DHPY_ABI_<ABI>"}}
     failed = []
     if "loads_dumps" not in skip:
         log(f"loads/dumps of {workloads.DOCUMENT}, {LOOPS[args.quick]} iterations per sample, "
@@ -480,25 +496,30 @@ def main():
     args.output.parent.mkdir(parents=True, exist_ok=True)
     args.output.write_text(json.dumps(report, indent=2) + "\n")
     log("")
+    others = ported()
     if "loads_dumps" in report:
         for op, w in report["loads_dumps"]["workloads"].items():
-            s, c = w["seconds"]["stock"]["median"], w["seconds"]["cystck"]["median"]
-            r = w["ratio"]
-            log(f"{op:6} stock {s:.3f} s  cystck {c:.3f} s  ratio {r['ratio_of_medians']:.3f} "
-                f"(paired {r['median_paired_ratio']:.3f}, CI {r['paired_ratio_ci95'][0]:.3f}"
-                f"-{r['paired_ratio_ci95'][1]:.3f}); CPU time ratio "
-                f"{w['cpu_ratio']['ratio_of_medians']:.3f}")
+            log(f"{op}: stock {w['seconds'][port.REFERENCE]['median']:.3f} s")
+            for v in others:
+                r = w["ratio"][v]
+                log(f"  {v:13} {w['seconds'][v]['median']:.3f} s  ratio {r['ratio_of_medians']:.3f} "
+                    f"(paired {r['median_paired_ratio']:.3f}, CI {r['paired_ratio_ci95'][0]:.3f}"
+                    f"-{r['paired_ratio_ci95'][1]:.3f}); CPU time ratio "
+                    f"{w['cpu_ratio'][v]['ratio_of_medians']:.3f}")
     if "benchmark_py" in report:
+        log(f"  {'benchmark.py ratios':67} " + " ".join(f"{v:>13}" for v in others))
         for row in report["benchmark_py"]["results"]:
-            log(f"  {row['benchmark'][:60]:60} {row['operation']}  ratio "
-                f"{row['ratio']['ratio_of_medians']:.3f}")
-        log(f"benchmark.py geometric mean ratio {report['benchmark_py']['geometric_mean_ratio']:.3f}")
+            log(f"  {row['benchmark'][:60]:60} {row['operation']}  "
+                + " ".join(f"{row['ratio'][v]['ratio_of_medians']:13.3f}" for v in others))
+        geo = report["benchmark_py"]["geometric_mean_ratio"]
+        log("benchmark.py geometric mean ratio " + ", ".join(f"{v} {geo[v]:.3f}" for v in others))
     if report.get("instructions", {}).get("workloads"):
         for op, w in report["instructions"]["workloads"].items():
-            log(f"{op:6} instructions ratio {w['ratio']:.3f}")
+            log(f"{op:6} instructions ratio " + ", ".join(f"{v} {w['ratio'][v]:.3f}" for v in others))
     if "memory" in report and "peak_rss_mib" in report["memory"]:
         m = report["memory"]
-        log(f"memory peak RSS MiB {m['peak_rss_mib']}  ratio {m['peak_ratio']:.3f}")
+        log(f"memory peak RSS MiB {m['peak_rss_mib']}  ratio "
+            + ", ".join(f"{v} {m['peak_ratio'][v]:.3f}" for v in others))
     log(f"wrote {args.output}")
     for f in failed:
         log(f"FAILED: {f}")

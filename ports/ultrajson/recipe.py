@@ -1,18 +1,22 @@
-"""The UltraJSON recipe: from the PyPI sdist to the stock and Cystck wheels.
+"""The UltraJSON recipe: from the PyPI sdist to the stock, HPy and Cystck wheels.
 
     python ports/ultrajson/recipe.py fetch        download the sdist (cached) and check its sha256
     python ports/ultrajson/recipe.py translate    unpack, run cystck-migrate, apply manual.patch
-    python ports/ultrajson/recipe.py wheels [--variants stock,cystck] [--force]
+    python ports/ultrajson/recipe.py hpy          unpack, apply hpy.patch (build/ultrajson/hpy/port/)
+    python ports/ultrajson/recipe.py wheels [--variants stock,hpy_cpython,...] [--force]
                                                   build the wheels into dist/<variant>/ and install
                                                   each into build/ultrajson/<variant>/site/
     python ports/ultrajson/recipe.py save-patch   after editing build/ultrajson/cystck/port/,
                                                   write the edits back into manual.patch
+    python ports/ultrajson/recipe.py save-hpy-patch
+                                                  after editing build/ultrajson/hpy/port/,
+                                                  write the edits back into hpy.patch
 
 Every step runs the ones before it, and each is cheap when its inputs have
 not changed: the sdist is downloaded once into .cache/ultrajson/, the
-translation is redone from scratch every time (it takes a second), and a
+translation and hpy.patch are redone from scratch every time (a second), and a
 wheel is rebuilt only when the hash of its inputs (sources, patch, flags,
-build scripts, Cystck runtime, Python and setuptools versions) changes.
+build scripts, Cystck runtime, hpy, Python and setuptools versions) changes.
 Paths are described in ujson_port.py.
 """
 
@@ -142,20 +146,90 @@ def translate() -> Path:
     return port.PORT_SRC_DIR
 
 
-def apply_patch(tree: Path) -> None:
-    text = port.MANUAL_PATCH.read_text() if port.MANUAL_PATCH.is_file() else ""
+def apply_patch(tree: Path, patch_file: Path = port.MANUAL_PATCH) -> None:
+    text = patch_file.read_text() if patch_file.is_file() else ""
     if not text.strip():
         return
     result = subprocess.run(
         ["patch", "-p1", "--batch", "--forward", "--no-backup-if-mismatch", "--reject-file=-",
-         "-d", str(tree), "-i", str(port.MANUAL_PATCH)],
+         "-d", str(tree), "-i", str(patch_file)],
         capture_output=True, text=True)
     if result.returncode != 0:
         sys.stderr.write(result.stdout + result.stderr)
+        if patch_file == port.HPY_PATCH:
+            raise SystemExit("hpy.patch does not apply to the sdist's files: edit "
+                             "build/ultrajson/hpy/port/, then run "
+                             "`python ports/ultrajson/recipe.py save-hpy-patch`.")
         raise SystemExit(
             "manual.patch does not apply to the translator's output (the translator changed?).\n"
             "Edit build/ultrajson/cystck/port/ by hand from build/ultrajson/cystck/translated/, "
             "then run `python ports/ultrajson/recipe.py save-patch`.")
+
+
+# ---------------------------------------------------------------------------
+# the HPy port
+# ---------------------------------------------------------------------------
+
+def prepare_hpy() -> Path:
+    """The sdist's MIGRATED_FILES with hpy.patch applied, in HPY_SRC_DIR
+    (redone from scratch every time): the sources of both HPy variants."""
+    upstream = unpack()
+    port.HPY_SRC_DIR.parent.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(dir=port.HPY_SRC_DIR.parent, prefix="port-"))
+    try:
+        for rel in port.MIGRATED_FILES:
+            (staging / rel).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(upstream / rel, staging / rel)
+        apply_patch(staging, port.HPY_PATCH)
+        shutil.rmtree(port.HPY_SRC_DIR, ignore_errors=True)
+        staging.rename(port.HPY_SRC_DIR)
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+    return port.HPY_SRC_DIR
+
+
+def save_hpy_patch() -> None:
+    """Write hpy.patch from the difference between the sdist's files and the
+    hand-edited build/ultrajson/hpy/port/ (GNU diff: the smallest hunks)."""
+    if not port.HPY_SRC_DIR.is_dir():
+        raise SystemExit("nothing to save: run `recipe.py hpy` first, then edit "
+                         f"{port.HPY_SRC_DIR.relative_to(port.REPO_ROOT)}")
+    chunks = []
+    for rel in port.MIGRATED_FILES:
+        result = subprocess.run(
+            ["diff", "-u", "--label", f"a/{rel}", "--label", f"b/{rel}",
+             str(port.UPSTREAM_DIR / rel), str(port.HPY_SRC_DIR / rel)],
+            capture_output=True, text=True)
+        if result.returncode > 1:
+            raise SystemExit(f"diff failed on {rel}: {result.stderr}")
+        chunks.append(result.stdout)
+    text = "".join(chunks)
+    port.HPY_PATCH.write_text(text)
+    added, removed = patch_size(text)
+    log(f"wrote {port.HPY_PATCH.relative_to(port.REPO_ROOT)}: +{added} -{removed} lines")
+
+
+def patch_size(text: str) -> tuple[int, int]:
+    """(added, removed) lines of a unified diff."""
+    lines = text.splitlines()
+    added = sum(1 for ln in lines if ln.startswith("+") and not ln.startswith("+++"))
+    removed = sum(1 for ln in lines if ln.startswith("-") and not ln.startswith("---"))
+    return added, removed
+
+
+def fill_wheelhouse(variant: str) -> None:
+    """The variant's run-time requirements as wheels in WHEELHOUSE, so that
+    its wheel installs offline (the fresh-venv test); downloaded once."""
+    requirements = list(port.RUNTIME_REQUIRES.get(variant, ()))
+    if not requirements:
+        return
+    port.WHEELHOUSE.mkdir(parents=True, exist_ok=True)
+    base = [sys.executable, "-m", "pip", "download", "--quiet", "--disable-pip-version-check",
+            "--only-binary=:all:", "--dest", str(port.WHEELHOUSE), *requirements]
+    offline = subprocess.run(base + ["--no-index", "--find-links", str(port.WHEELHOUSE)],
+                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    if offline.returncode != 0 and subprocess.run(base).returncode != 0:
+        raise SystemExit(f"could not download {', '.join(requirements)} into {port.WHEELHOUSE}")
 
 
 def unified_diff(old_root: Path, new_root: Path, rels) -> str:
@@ -177,18 +251,13 @@ def save_patch() -> None:
                          f"{port.PORT_SRC_DIR.relative_to(port.REPO_ROOT)}")
     text = unified_diff(port.TRANSLATED_DIR, port.PORT_SRC_DIR, port.MIGRATED_FILES)
     port.MANUAL_PATCH.write_text(text)
-    added = sum(1 for ln in text.splitlines() if ln.startswith("+") and not ln.startswith("+++"))
-    removed = sum(1 for ln in text.splitlines() if ln.startswith("-") and not ln.startswith("---"))
+    added, removed = patch_size(text)
     log(f"wrote {port.MANUAL_PATCH.relative_to(port.REPO_ROOT)}: +{added} -{removed} lines")
 
 
 # ---------------------------------------------------------------------------
 # wheels
 # ---------------------------------------------------------------------------
-
-def variant_tree(variant: str) -> Path:
-    return port.UPSTREAM_DIR if variant == "stock" else port.PORT_SRC_DIR
-
 
 def input_signature(variant: str) -> str:
     """Hash of everything the variant's wheel is built from."""
@@ -203,7 +272,7 @@ def input_signature(variant: str) -> str:
     add("setuptools", importlib.metadata.version("setuptools").encode())
     add("flags", repr((port.DEFINE_MACROS, port.EXTRA_COMPILE_ARGS, port.EXTRA_LINK_ARGS)).encode())
     add("sdist", port.SDIST_SHA256.encode())
-    tree = variant_tree(variant)
+    tree = port.source_tree(variant)
     for rel in port.MIGRATED_FILES:
         add(rel, (tree / rel).read_bytes())
     for script in ("setup_ujson.py", "ujson_port.py"):
@@ -215,6 +284,8 @@ def input_signature(variant: str) -> str:
         runtime += sorted(p for p in Path(cystck.get_source_dir()).rglob("*.h"))
         for path in runtime:
             add(path.name, path.read_bytes())
+    if variant in port.HPY_ABI:
+        add("hpy", importlib.metadata.version("hpy").encode())
     return digest.hexdigest()
 
 
@@ -237,7 +308,7 @@ def build_wheel(variant: str, force: bool) -> bool:
     if old is not None:
         old.unlink()
     command = [sys.executable, str(port.PORT_DIR / "setup_ujson.py"), variant,
-               str(variant_tree(variant)), "bdist_wheel", "--dist-dir", str(dist_dir)]
+               str(port.source_tree(variant)), "bdist_wheel", "--dist-dir", str(dist_dir)]
     build_log = port.BUILD_ROOT / variant / "build.log"
     with open(build_log, "w") as out:
         out.write("$ " + " ".join(command) + "\n")
@@ -272,18 +343,21 @@ def wheels(variants, force: bool) -> None:
         try:
             if variant == "cystck":
                 translate()
+            elif variant in port.HPY_ABI:
+                prepare_hpy()
+            fill_wheelhouse(variant)
             built = build_wheel(variant, force)
             port.ensure_site(variant)
         except SystemExit as exc:
             error_file.parent.mkdir(parents=True, exist_ok=True)
             error_file.write_text(f"{exc}\n")
-            log(f"{variant:<7} FAILED: {exc}")
+            log(f"{variant:<13} FAILED: {exc}")
             failed.append(variant)
             continue
         error_file.unlink(missing_ok=True)
         wheel = port.wheel_path(variant)
         status = f"built in {time.perf_counter() - start:.1f} s" if built else "up to date"
-        log(f"{variant:<7} {wheel.relative_to(port.REPO_ROOT)} ({status})")
+        log(f"{variant:<13} {wheel.relative_to(port.REPO_ROOT)} ({status})")
     if failed:
         raise SystemExit(f"ultrajson: the {', '.join(failed)} build failed (see above)")
 
@@ -297,7 +371,9 @@ def main() -> None:
     w.add_argument("--variants", default=",".join(port.VARIANTS),
                    help="comma-separated, from: " + ", ".join(port.VARIANTS))
     w.add_argument("--force", action="store_true", help="rebuild up-to-date wheels too")
+    sub.add_parser("hpy", help="apply hpy.patch to the sdist's files")
     sub.add_parser("save-patch", help="write manual.patch from the edited port tree")
+    sub.add_parser("save-hpy-patch", help="write hpy.patch from the edited HPy port tree")
     args = parser.parse_args()
 
     if args.command == "fetch":
@@ -311,8 +387,13 @@ def main() -> None:
         if unknown:
             parser.error(f"unknown variant(s) {', '.join(unknown)}")
         wheels(variants, args.force)
+    elif args.command == "hpy":
+        tree = prepare_hpy()
+        log(f"HPy sources in {tree.relative_to(port.REPO_ROOT)}")
     elif args.command == "save-patch":
         save_patch()
+    elif args.command == "save-hpy-patch":
+        save_hpy_patch()
 
 
 if __name__ == "__main__":

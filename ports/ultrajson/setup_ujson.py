@@ -2,12 +2,13 @@
 
     python setup_ujson.py VARIANT SOURCE_TREE bdist_wheel --dist-dir DIR
 
-VARIANT is ``stock`` or ``cystck``.  SOURCE_TREE holds the files of
-ujson_port.MIGRATED_FILES for that variant: the unpacked sdist for stock,
-build/ultrajson/cystck/port for cystck.  Everything else (the C++ wrapper,
-the vendored double-conversion, the type stubs) comes from the unpacked
-sdist for both.  recipe.py runs this with the working directory set to a
-fresh build folder.
+VARIANT is one of ujson_port.VARIANTS.  SOURCE_TREE holds the files of
+ujson_port.MIGRATED_FILES for that variant (ujson_port.source_tree): the
+unpacked sdist for stock, build/ultrajson/cystck/port for cystck,
+build/ultrajson/hpy/port for hpy_cpython and hpy_universal.  Everything else
+(the C++ wrapper, the vendored double-conversion, the type stubs) comes from
+the unpacked sdist for all.  recipe.py runs this with the working directory
+set to a fresh build folder.
 
 This replaces upstream's setup.py, which needs setuptools>=80 and
 setuptools-scm only to compute the version we already know: the extension is
@@ -16,6 +17,9 @@ include directories, macros, compiler and linker flags), so both variants
 are compiled the same way.  The Cystck variant additionally gets the Cystck
 include directory and runtime sources (cystck.build.prepare), compiled into
 the extension: the wheel needs nothing from this repository at run time.
+The HPy variants go through hpy's setuptools integration (hpy_ext_modules,
+--hpy-abi=cpython or universal), which adds hpy's include directory and its
+small C helper runtime (argument parsing, formatting) to the same extension.
 """
 
 import sys
@@ -25,6 +29,33 @@ from pathlib import Path
 from setuptools import Extension, setup
 
 import ujson_port as port
+
+# A universal-ABI module is a binary (ujson.hpy0.so) plus a Python stub
+# (ujson.py) that asks hpy.universal to load it.  hpy 0.9.0's own stub finds
+# the binary with pkg_resources, which setuptools 81 and later no longer
+# ship; ours looks next to the stub, where installing the wheel puts it.
+_UNIVERSAL_STUB = """\
+# Loads the HPy universal-ABI binary next to this file (ports/ultrajson/setup_ujson.py).
+
+def _load():
+    import os, sys
+    from hpy.universal import _load_bootstrap
+    binary = os.path.join(os.path.dirname(__file__), {ext_file!r})
+    sys.modules[__name__] = _load_bootstrap({module_name!r}, __name__, __package__, binary,
+                                            __loader__, __spec__, os.environ)
+
+_load()
+"""
+
+
+def use_own_universal_stub():
+    import hpy.devel
+    from hpy.devel.version import __version__
+
+    # The template's name and fields are hpy 0.9.0's: another release needs a look.
+    if __version__ != port.HPY_VERSION:
+        raise SystemExit(f"setup_ujson.py is written for hpy {port.HPY_VERSION}, found {__version__}")
+    hpy.devel._HPY_UNIVERSAL_MODULE_STUB_TEMPLATE = _UNIVERSAL_STUB
 
 
 def main():
@@ -50,18 +81,25 @@ def main():
         extra_compile_args=list(port.EXTRA_COMPILE_ARGS),
         extra_link_args=list(port.EXTRA_LINK_ARGS),
     )
+    extensions = {"ext_modules": [extension]}
     if variant == "cystck":
         from cystck.build import prepare
         prepare(extension)
+    elif variant in port.HPY_ABI:
+        use_own_universal_stub()
+        extensions = {"hpy_ext_modules": [extension]}
+        sys.argv.insert(1, f"--hpy-abi={port.HPY_ABI[variant]}")
+    description = {"cystck": " (ported to Cystck)", "hpy_cpython": " (ported to HPy, CPython ABI)",
+                   "hpy_universal": " (ported to HPy, universal ABI)"}.get(variant, "")
 
     setup(
         name="ujson",
         version=port.wheel_version(variant),
-        description="Ultra fast JSON encoder and decoder for Python"
-                    + (" (ported to Cystck)" if variant == "cystck" else ""),
+        description="Ultra fast JSON encoder and decoder for Python" + description,
         license="BSD-3-Clause AND TCL",
         python_requires=">=3.10",
-        ext_modules=[extension],
+        install_requires=list(port.RUNTIME_REQUIRES.get(variant, ())),
+        **extensions,
         packages=["ujson-stubs"],
         package_dir={"ujson-stubs": str(upstream / "ujson-stubs")},
         package_data={"ujson-stubs": ["*.pyi"]},

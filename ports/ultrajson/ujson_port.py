@@ -15,11 +15,14 @@ committed):
   on the Python-facing C files, untouched;
 * ``build/ultrajson/cystck/port/`` -- the translated files with
   ``manual.patch`` applied: the sources of the Cystck variant;
+* ``build/ultrajson/hpy/port/`` -- the same files of the sdist with
+  ``hpy.patch`` applied: the sources of both HPy variants (CPython ABI and
+  universal ABI);
 * ``build/ultrajson/<variant>/site/`` -- the variant's wheel installed with
   ``pip install --target``, which tests and benchmarks put on sys.path;
 * ``dist/<variant>/ujson-*.whl`` -- the wheels.
 
-Both variants import as ``ujson``, so each is only ever loaded in its own
+All variants import as ``ujson``, so each is only ever loaded in its own
 interpreter (see :func:`variant_command`).
 """
 
@@ -46,27 +49,47 @@ SDIST_SHA256 = "aef7ea4cd9e2e9f8a35c4538a9780d58c80d76c5da66a8dad269b4cc6d930c29
 UPSTREAM_DIR = BUILD_ROOT / "upstream" / f"ujson-{VERSION}"
 
 # The files that mix the Python layer with the JSON core and so go through
-# cystck-migrate (the two headers declare PyObject* globals and members).
-# dconv_wrapper.cc and deps/double-conversion are plain C++ and are compiled
-# unchanged by both variants.
+# cystck-migrate, and that hpy.patch edits (the two headers declare PyObject*
+# globals and members).  dconv_wrapper.cc and deps/double-conversion are
+# plain C++ and are compiled unchanged by every variant.
 MIGRATED_FILES = ("src/ujson/ujson.c", "src/ujson/encode.c", "src/ujson/decode.c",
                   "src/ujson/ujson.h", "src/ujson/ultrajson.h")
 MIGRATED_SOURCES = tuple(f for f in MIGRATED_FILES if f.endswith(".c"))
 TRANSLATED_DIR = BUILD_ROOT / "cystck" / "translated"
 PORT_SRC_DIR = BUILD_ROOT / "cystck" / "port"
 MANUAL_PATCH = PORT_DIR / "manual.patch"
+# The HPy port: one hand-written patch on the sdist's files, built twice.
+HPY_PATCH = PORT_DIR / "hpy.patch"
+HPY_SRC_DIR = BUILD_ROOT / "hpy" / "port"
+HPY_VERSION = "0.9.0"
 
-# Compiler and linker flags of upstream's setup.py, used for both variants.
+# Compiler and linker flags of upstream's setup.py, used for every variant.
 # (setup.py also offers UJSON_BUILD_DC_INCLUDES/UJSON_BUILD_DC_LIBS to link
 # a system double-conversion; we always compile the vendored copy.)
 DEFINE_MACROS = (("UJSON_VERSION", f'"{VERSION}"'),)
 EXTRA_COMPILE_ARGS = ("-D_GNU_SOURCE",)
 EXTRA_LINK_ARGS = ("-lstdc++", "-lm", "-Wl,--strip-all")
 
-VARIANTS = ("stock", "cystck")
+VARIANTS = ("stock", "hpy_cpython", "hpy_universal", "cystck")
 REFERENCE = "stock"
 # Local version label of each variant's wheel: the stock one is plain ujson.
-LOCAL_VERSION = {"stock": "", "cystck": "+cystck"}
+LOCAL_VERSION = {"stock": "", "hpy_cpython": "+hpy.cpython", "hpy_universal": "+hpy.universal",
+                 "cystck": "+cystck"}
+# The HPy variants: hpy's setuptools integration builds them with --hpy-abi=ABI.
+HPY_ABI = {"hpy_cpython": "cpython", "hpy_universal": "universal"}
+# What each wheel needs at run time (its Requires-Dist): a universal-ABI
+# module is loaded by hpy.universal, so that wheel needs the hpy package.
+RUNTIME_REQUIRES = {"hpy_universal": (f"hpy=={HPY_VERSION}",)}
+WHEELHOUSE = BUILD_ROOT / "wheelhouse"    # those requirements as wheels, for offline installs
+
+
+def source_tree(variant: str) -> Path:
+    """Where the variant's MIGRATED_FILES come from."""
+    if variant == "cystck":
+        return PORT_SRC_DIR
+    if variant in HPY_ABI:
+        return HPY_SRC_DIR
+    return UPSTREAM_DIR
 
 
 def wheel_version(variant: str) -> str:
@@ -112,15 +135,36 @@ def site_dir(variant: str) -> Path:
     return BUILD_ROOT / variant / "site"
 
 
+def check_runtime_requires(variant: str) -> None:
+    """The variant's run-time requirements must be met by this interpreter,
+    which is the one that imports the site (variant_command, the harness):
+    they are not installed into the site, which holds the wheel alone."""
+    import importlib.metadata
+    for requirement in RUNTIME_REQUIRES.get(variant, ()):
+        name, _, version = requirement.partition("==")
+        try:
+            found = importlib.metadata.version(name)
+        except importlib.metadata.PackageNotFoundError:
+            found = None
+        if found != version:
+            raise RuntimeError(
+                f"the {variant} ujson wheel needs {requirement} at run time, and "
+                f"{sys.executable} has {f'{name} {found}' if found else f'no {name}'}: "
+                f"install {requirement} into it (the project's venv has it)")
+
+
 def ensure_site(variant: str) -> Path:
     """Install the variant's wheel into build/ultrajson/<variant>/site.
 
     Redone whenever the wheel changes (tracked by its hash), so a rebuilt
-    wheel is never shadowed by a stale tree; one installer at a time.
+    wheel is never shadowed by a stale tree; one installer at a time.  Its
+    run-time requirements (hpy for the universal ABI) come from the running
+    interpreter, which is checked here.
     """
     wheel = wheel_path(variant)
     if wheel is None:
         raise RuntimeError(missing_reason(variant))
+    check_runtime_requires(variant)
     site = site_dir(variant)
     site.parent.mkdir(parents=True, exist_ok=True)
     with open(site.parent / "site.lock", "w") as lock:

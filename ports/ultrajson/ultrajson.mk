@@ -4,12 +4,13 @@
 # CYSTCK_STAMP (cystck, and so cystck-migrate, installed in it).
 #
 #   make ultrajson-wheels           download ujson 6.1.0 (cached, sha256-checked), translate it,
-#                                   build dist/stock/ and dist/cystck/ wheels (kept when up to date)
+#                                   apply hpy.patch, build the dist/stock/, dist/hpy_cpython/,
+#                                   dist/hpy_universal/ and dist/cystck/ wheels (kept when up to date)
 #   make bench-ultrajson            benchmarks and memory check -> eval/results/ultrajson.json,
 #                                   migration metrics -> eval/results/migration.json ("ultrajson")
 #   make bench-ultrajson QUICK=1    the same, small and fast
 #   make test                       includes ports/ultrajson/tests (the sdist's own suite against
-#                                   both wheels, the differential check, a fresh-venv install)
+#                                   every wheel, the differential check, a fresh-venv install)
 
 ULTRAJSON_DIR := ports/ultrajson
 
@@ -20,7 +21,7 @@ EVAL_TARGETS += bench-ultrajson
 .PHONY: ultrajson-wheels bench-ultrajson ultrajson-metrics
 
 # Phony on purpose: recipe.py decides what is stale from a hash of every
-# input (sdist, translator output, patch, runtime, flags), which make's
+# input (sdist, translator output, patches, runtime, hpy, flags), which make's
 # timestamps cannot see.
 ultrajson-wheels: $(CYSTCK_STAMP)
 	$(PY) $(ULTRAJSON_DIR)/recipe.py wheels

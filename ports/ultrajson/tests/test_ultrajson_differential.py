@@ -1,18 +1,20 @@
-"""Differential check: the Cystck build of ujson behaves like the stock one.
+"""Differential check: the HPy and Cystck builds of ujson behave like stock.
 
 Hypothesis generates Python objects (with every dumps option) and JSON
 documents, strings and byte strings (valid, mutated and arbitrary, so most
 are invalid JSON).  Each input goes to a worker process per variant
-(diff_worker.py); the two answers must be identical: the same dumps output,
+(diff_worker.py); each answer must be identical to stock's: the same dumps output,
 the same loads result (same types, same dict order, NaN and -0.0 included),
 or the same exception type with the same message.  (One stock bug is set
-aside: see _STALE_EXCEPTION.)
+aside: see _STALE_EXCEPTION; and for the HPy builds _message and
+_carries_on_after_error.)
 
 The number of generated examples is ULTRAJSON_DIFF_EXAMPLES (default
 10,000), split over the tests below in the proportions of EXAMPLE_SHARES;
 each test checks that it really ran its share.
 """
 
+import decimal
 import json
 import math
 import os
@@ -65,28 +67,75 @@ _ADDRESS = re.compile(r"0x[0-9a-fA-F]+")
 _STALE_EXCEPTION = "returned a result with an exception set"
 
 
-def _ask_both(workers, op, arg, kwargs):
-    return (workers["stock"].call(op, arg, **kwargs),
-            workers["cystck"].call(op, arg, **kwargs))
+# Two messages the HPy builds cannot word exactly like CPython's C API, so
+# HPy answers are compared with both sides normalized: hpy's argument parser
+# (HPyArg_ParseKeywords) prefixes CPython's message with "function ", and
+# HPyType_GetName gives a static type's short name where tp_name has its
+# module ("got Decimal" for "got decimal.Decimal").
+_HPY_ARGPARSE = re.compile(r"^function (?=signed integer is (greater|less) than (maximum|minimum)$)")
+_TYPE_NAME = re.compile(r"(should return [\w ]+, got )(?:\w+\.)+(\w+)$")
+
+
+def _message(text, hpy=False):
+    text = _ADDRESS.sub("0x?", text)
+    return _TYPE_NAME.sub(r"\1\2", _HPY_ARGPARSE.sub("", text)) if hpy else text
+
+
+def _carries_on_after_error(x, sort_keys):
+    """Whether dumps(x) makes stock ujson carry on with an exception pending
+    (the stock bug _STALE_EXCEPTION is about): a Decimal('sNaN'), whose
+    conversion to float fails, or with sort_keys a dict whose keys do not
+    sort.  What happens next depends on which of the later steps go through
+    Python's call protocol, which checks for a pending exception: the HPy
+    builds make some calls that way (list.sort, str.encode for lone
+    surrogates) where the C API has direct functions, so their answer to
+    such an input may differ from stock's (whose own answer can be a
+    SystemError, the pending exception, or a truncated result); so may the
+    Cystck build's, seen once in 10,000 examples.  For those inputs the
+    ported builds only have to answer without crashing."""
+    if isinstance(x, decimal.Decimal):
+        return x.is_snan()
+    if isinstance(x, (list, tuple)):
+        return any(_carries_on_after_error(i, sort_keys) for i in x)
+    if isinstance(x, dict):
+        if sort_keys:
+            try:
+                sorted(dw.materialize(k) for k in x)
+            except TypeError:
+                return True
+        return any(_carries_on_after_error(v, sort_keys) for v in x.values())
+    if isinstance(x, (dw.ToDict, dw.JSONMethod)):
+        return _carries_on_after_error(x.result, sort_keys)
+    return False
+
+
+def _ask_all(workers, op, arg, kwargs):
+    return {variant: worker.call(op, arg, **kwargs) for variant, worker in workers.items()}
 
 
 def check_same(workers, op, arg, **kwargs):
-    """Send one request to both variants and compare the answers."""
-    stock, cystck = _ask_both(workers, op, arg, kwargs)
-    if any(a[0] == "raised" and _STALE_EXCEPTION in a[2] for a in (stock, cystck)):
-        # Ask again in fresh processes, so both start from the same history.
+    """Send one request to every variant and compare each answer with stock's."""
+    answers = _ask_all(workers, op, arg, kwargs)
+    if any(a[0] == "raised" and _STALE_EXCEPTION in a[2] for a in answers.values()):
+        # Ask again in fresh processes, so all start from the same history.
         for variant in list(workers):
             workers[variant].close()
             workers[variant] = dw.start(variant)
-        stock, cystck = _ask_both(workers, op, arg, kwargs)
-    detail = (f"{op}({arg!r:.2000}, **{kwargs!r:.500})\n"
-              f"  stock:  {stock!r:.2000}\n  cystck: {cystck!r:.2000}")
-    assert stock[0] == cystck[0], detail
-    if stock[0] == "ok":
-        assert dw.same(stock[1], cystck[1]), detail
-    else:
-        assert stock[1] == cystck[1], detail                       # exception type
-        assert _ADDRESS.sub("0x?", stock[2]) == _ADDRESS.sub("0x?", cystck[2]), detail
+        answers = _ask_all(workers, op, arg, kwargs)
+    stock = answers[port.REFERENCE]
+    pending_exception = op == "dumps" and _carries_on_after_error(arg, kwargs.get("sort_keys"))
+    for variant, other in answers.items():
+        if pending_exception:
+            continue          # stock's own answer is undefined there (see above)
+        detail = (f"{op}({arg!r:.2000}, **{kwargs!r:.500})\n"
+                  f"  stock:  {stock!r:.2000}\n  {variant}: {other!r:.2000}")
+        assert stock[0] == other[0], detail
+        if stock[0] == "ok":
+            assert dw.same(stock[1], other[1]), detail
+        else:
+            assert stock[1] == other[1], detail                       # exception type
+            hpy = variant in port.HPY_ABI
+            assert _message(stock[2], hpy) == _message(other[2], hpy), detail
     return stock
 
 

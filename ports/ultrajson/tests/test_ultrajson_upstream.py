@@ -1,10 +1,11 @@
-"""ujson 6.1.0's own test suite against the stock and Cystck wheels.
+"""ujson 6.1.0's own test suite against the stock, HPy and Cystck wheels.
 
 The suite (tests/test_ujson.py of the sdist, with its conftest.py) runs
 unchanged, once per variant, in an interpreter that sees only that
-variant's wheel.  The Cystck build must pass everything the stock build
-passes: no test of it may fail, and it may skip or xfail only what the stock
-build skips or xfails.
+variant's wheel.  The HPy and Cystck builds must pass everything the stock
+build passes: no test of them may fail, and they may skip or xfail only what
+the stock build skips or xfails.  One test that stock xfails passes with the
+HPy builds (HPY_XPASS).
 
 Build the wheels first: `make ultrajson-wheels` (which `make test` does).
 """
@@ -23,6 +24,19 @@ import ujson_port as port  # noqa: E402  (needs the path above)
 import upstream_tests  # noqa: E402
 
 
+# Upstream marks test_failed_dict_get xfail ("Failed PyDict_GetItem leads to
+# silently truncated output"): with a key whose __hash__ fails now and then,
+# stock's dumps() iterates with PyDict_Next, never hashes and succeeds.  HPy
+# 0.9 has no PyDict_Next: the HPy builds look each value up by its key
+# (HPyDict_Keys + HPy_GetItem, like stock's own sort_keys path), the failing
+# hash raises, and the test passes.
+HPY_XPASS = {"tests/test_ujson.py::test_failed_dict_get"}
+
+
+def allowed_xpass(variant):
+    return HPY_XPASS if variant in port.HPY_ABI else set()
+
+
 def require_built(variant):
     if port.wheel_path(variant) is None:
         pytest.fail(port.missing_reason(variant), pytrace=False)
@@ -38,7 +52,8 @@ def suite(variant, debug=False):
 def test_upstream_suite_passes(variant):
     data = suite(variant)
     outcomes = data["outcomes"]
-    bad = {k: v for k, v in outcomes.items() if v in ("failed", "error", "xpassed")}
+    bad = {k: v for k, v in outcomes.items() if v in ("failed", "error", "xpassed")
+           and not (v == "xpassed" and k in allowed_xpass(variant))}
     assert not bad, (f"{variant}: {upstream_tests.summary(outcomes)}\n"
                      + "\n".join(f"  {v}: {k}" for k, v in sorted(bad.items()))
                      + "\n" + data["output"][-20000:])
@@ -47,17 +62,23 @@ def test_upstream_suite_passes(variant):
     assert sum(v == "passed" for v in outcomes.values()) > 400, upstream_tests.summary(outcomes)
 
 
-@pytest.mark.parametrize("debug", [False, True], ids=["release", "CYSTCK_DEBUG"])
-def test_cystck_skips_nothing_more_than_stock(debug):
-    """Also in debug mode, which turns handle misuse (use after release,
-    dropping what the call does not own) into exceptions."""
+PORTED = [(v, False) for v in port.VARIANTS if v != port.REFERENCE] + [("cystck", True)]
+
+
+@pytest.mark.parametrize("variant,debug", PORTED,
+                         ids=[v + ("-CYSTCK_DEBUG" if d else "") for v, d in PORTED])
+def test_port_skips_nothing_more_than_stock(variant, debug):
+    """The Cystck build also in debug mode, which turns handle misuse (use
+    after release, dropping what the call does not own) into exceptions."""
     stock = suite("stock")["outcomes"]
-    cystck = suite("cystck", debug)["outcomes"]
-    assert set(cystck) == set(stock), "the two runs collected different tests"
-    not_passed = {k: v for k, v in cystck.items() if v != "passed"}
+    ported = suite(variant, debug)["outcomes"]
+    assert set(ported) == set(stock), "the two runs collected different tests"
+    not_passed = {k: v for k, v in ported.items() if v != "passed"}
     stock_not_passed = {k: v for k, v in stock.items() if v != "passed"}
-    extra = {k: v for k, v in not_passed.items() if stock_not_passed.get(k) != v}
-    assert not extra, f"cystck does not pass tests that stock passes: {extra}"
+    extra = {k: v for k, v in not_passed.items() if stock_not_passed.get(k) != v
+             and not (v == "xpassed" and stock_not_passed.get(k) == "xfailed"
+                      and k in allowed_xpass(variant))}
+    assert not extra, f"{variant} does not pass tests that stock passes: {extra}"
 
 
 _FRESH_VENV_CHECK = """
@@ -80,15 +101,18 @@ print("cystck" if importlib.util.find_spec("cystck") else "alone")
 
 @pytest.mark.parametrize("variant", port.VARIANTS)
 def test_wheel_installs_in_fresh_venv(variant, tmp_path):
-    """The wheel installs and works alone: pip runs offline, from dist/ only,
-    into a fresh venv that has nothing else (no pip, no cystck)."""
+    """The wheel installs and works alone: pip runs offline, from dist/ and
+    the wheelhouse of run-time requirements (hpy for the universal ABI;
+    recipe.py fills it) only, into a fresh venv that has nothing else (no
+    pip, no cystck)."""
     require_built(variant)
     env_dir = tmp_path / "venv"
     venv.create(env_dir, with_pip=False)
     python = env_dir / "bin" / "python"
     install = subprocess.run(
         [sys.executable, "-m", "pip", "--python", str(python), "install", "--quiet",
-         "--disable-pip-version-check", "--no-index", "--no-deps", str(port.wheel_path(variant))],
+         "--disable-pip-version-check", "--no-index", "--find-links", str(port.WHEELHOUSE),
+         str(port.wheel_path(variant))],
         capture_output=True, text=True, timeout=300)
     assert install.returncode == 0, install.stdout + install.stderr
     check = subprocess.run([str(python), "-I", "-c", _FRESH_VENV_CHECK],

@@ -127,17 +127,18 @@ def collect(ports: list[Port], variants: tuple[str, ...], plan: Plan) -> dict:
 
 
 def failures(results: dict) -> list[str]:
-    """Every variant that failed, as 'port/workload variant (phase)'."""
+    """Every variant that failed, as 'port/workload variant (phase): reason'."""
     found = []
     for name, port in results["ports"].items():
         for variant, state in port["variants"].items():
             if state["status"] == "failed":
-                found.append(f"{name} {variant} (build)")
+                found.append(f"{name} {variant} (build): {state.get('reason')}")
         for workload, data in port["workloads"].items():
             for phase in PHASES:
                 for variant, entry in data[phase].items():
                     if entry["status"] == "failed" and port["variants"][variant]["status"] == "ok":
-                        found.append(f"{name}/{workload} {variant} ({phase})")
+                        found.append(f"{name}/{workload} {variant} ({phase}): "
+                                     f"{entry.get('reason')}")
     return found
 
 
@@ -164,7 +165,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"wrote {args.output_dir / REPORT_FILE} in {format_duration(elapsed)}", file=sys.stderr)
     failed = failures(results)
     if failed:
-        print("FAILED: " + "; ".join(failed) + " (reasons in the report)", file=sys.stderr)
+        print("FAILED:", *failed, sep="\n  ", file=sys.stderr)
         return 1
     return 0
 

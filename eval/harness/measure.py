@@ -25,6 +25,13 @@ from .stats import mean_ci, ratio_ci
 
 PHASES = ("scalene", "wall")
 SCALENE_METRICS = ("python_s", "native_s", "system_s", "total_s")
+#: Extra attempts at a run that failed, per phase.  Scalene itself now and
+#: then fails a run that is fine without it (a short run with no sample, an
+#: error in its signal handlers), so a profiled run is tried again; every
+#: retry is recorded and shown in the report.  A variant that fails again
+#: is failed.  Bare runs get no second chance: there a failure is the
+#: variant's.
+RETRIES = {"scalene": 2, "wall": 0}
 
 
 @dataclass
@@ -35,6 +42,8 @@ class Combo:
     site: Path
     runs: list[dict] = field(default_factory=list)
     failure: str | None = None
+    #: "run k: reason" of every failed attempt that was tried again.
+    retries: list[str] = field(default_factory=list)
 
 
 @dataclass
@@ -103,11 +112,19 @@ def measure(groups: list[Group], phase: str, plan: Plan, progress: Progress, wor
                 if combo.failure:
                     continue
                 progress.start(phase, group.key, combo.variant, k + 1, plan.runs)
-                try:
-                    combo.runs.append(run_once(group, combo, phase, plan, work_dir, timeout))
-                except RunError as error:
-                    combo.failure = f"run {k + 1} of {plan.runs} failed: {error}"
-                    progress.skip(phase, group.key, plan.runs - k - 1)
+                for attempt in range(RETRIES[phase] + 1):
+                    try:
+                        combo.runs.append(run_once(group, combo, phase, plan, work_dir,
+                                                   timeout))
+                        break
+                    except RunError as error:
+                        if attempt < RETRIES[phase]:
+                            combo.retries.append(f"run {k + 1}: {error}")
+                            continue
+                        combo.failure = (f"run {k + 1} of {plan.runs} failed"
+                                         + (f" {attempt + 1} times" if attempt else "")
+                                         + f": {error}")
+                        progress.skip(phase, group.key, plan.runs - k - 1)
                 progress.finish(phase, group.key)
     for group in groups:
         check_results(group)
@@ -142,10 +159,11 @@ def summarize_scalene(group: Group, states: dict[str, VariantState], plan: Plan,
         if combo is None:
             summary[variant] = _not_measured(state)
         elif combo.failure:
-            summary[variant] = {"status": "failed", "reason": combo.failure, "runs": combo.runs}
+            summary[variant] = {"status": "failed", "reason": combo.failure, "runs": combo.runs,
+                                "retries": combo.retries}
         else:
             kept = combo.runs[plan.dropped:]
-            entry = {"status": "ok", "runs": combo.runs}
+            entry = {"status": "ok", "runs": combo.runs, "retries": combo.retries}
             for metric in SCALENE_METRICS:
                 entry[metric] = mean_ci([r[metric] for r in kept]).as_dict()
             entry["copy_mb_s"] = (mean_ci([r["copy_mb_s"] for r in kept]).as_dict()

@@ -170,6 +170,13 @@ def _table2_section(results: dict, variants: list[str], notes: Notes) -> list[st
         lines += ["Scalene attributed less than 99% of the elapsed time to source lines in: "
                   + "; ".join(attribution) + ". Python + native + system is then less "
                   "than the total.", ""]
+    retried = [f"{port['title']} `{workload}` {VARIANT_LABELS[v]}, {retry}"
+               for port, workload, data in _groups(results) for v in variants
+               for retry in data["scalene"][v].get("retries", [])]
+    if retried:
+        lines += ["Profiled runs that failed and were tried again (eval/README.md, "
+                  "\"Retries\"): " + "; ".join(r.replace("\n", " / ") for r in retried) + ".",
+                  ""]
 
     lines += ["The paper's Table 2 for the same extensions (seconds; one HPy column, ABI not "
               f"stated; {paper.method()['machine']}):", ""]

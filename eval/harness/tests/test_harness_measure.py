@@ -1,13 +1,17 @@
 """The measurement loop on a fake port: a pure-Python "extension" installed
 in one site directory per variant, each variant behaving differently."""
 
+import sys
 import textwrap
 
 import pytest
 
+from eval.harness import measure as measure_module
 from eval.harness import profiler
 from eval.harness.config import Plan
-from eval.harness.measure import make_groups, measure, summarize_scalene, summarize_wall
+from eval.harness.measure import (SCALENE_METRICS, make_groups, measure, summarize_scalene,
+                                  summarize_wall)
+from eval.harness.runner import run
 from eval.harness.ports import PortSpec, load_port, variant_states
 from eval.harness.progress import Progress
 
@@ -119,3 +123,48 @@ def test_scalene_phase_profiles_the_driver(port, tmp_path):
     assert 0 < parts <= entry["total_s"]["mean"] * 1.001
     assert entry["copy_mb_s"]["n"] == 1
     assert (tmp_path / "work" / "profiles" / "fake-total-stock.json").is_file()
+
+
+FLAKY_PROFILER = """
+import sys
+from pathlib import Path
+marker = Path({marker!r})
+if not marker.exists():
+    marker.write_text("failed once")
+    sys.exit("the profiler fell over")
+"""
+
+
+def test_a_failed_profiled_run_is_tried_again_and_recorded(port, tmp_path, monkeypatch):
+    """The first Scalene attempt fails (as Scalene now and then does); the
+    second succeeds: the variant is measured and the retry is recorded."""
+    flaky = tmp_path / "flaky.py"
+    flaky.write_text(FLAKY_PROFILER.format(marker=str(tmp_path / "marker")))
+
+    def flaky_profile(program, args, outfile, options, timeout):
+        """The first call fails; every call runs the driver unprofiled."""
+        run([sys.executable, str(flaky)], timeout)
+        run([sys.executable, "-I", str(program), *args], timeout)
+        return {metric: 1.0 for metric in SCALENE_METRICS} | {"copy_mb_s": None,
+                                                              "attributed_percent": 100.0}
+
+    monkeypatch.setattr(profiler, "profile", flaky_profile)
+    monkeypatch.setattr(measure_module, "RETRIES", {"scalene": 1, "wall": 0})
+    plan = Plan(runs=2, dropped=1, quick=True)
+    states = {"stock": variant_states(port)["stock"], "cystck": variant_states(port)["cystck"]}
+    groups = make_groups([port], {port.name: states})
+    progress = Progress({("scalene", g.key): plan.runs * len(g.combos) for g in groups})
+    measure(groups, "scalene", plan, progress, tmp_path / "work", timeout=60)
+    summary = summarize_scalene(groups[0], states, plan, copy_available=False)
+
+    # stock runs first in round 1 and meets the profiler's failure.
+    assert summary["stock"]["status"] == "ok"
+    assert len(summary["stock"]["runs"]) == 2
+    assert len(summary["stock"]["retries"]) == 1
+    assert summary["stock"]["retries"][0].startswith("run 1: exit status 1")
+    assert "the profiler fell over" in summary["stock"]["retries"][0]
+    # The crashing variant fails on every attempt: failed, saying how often.
+    assert summary["cystck"]["status"] == "failed"
+    assert summary["cystck"]["reason"].startswith("run 1 of 2 failed 2 times: exit status 1")
+    assert "RuntimeError: boom" in summary["cystck"]["reason"]
+    assert len(summary["cystck"]["retries"]) == 1

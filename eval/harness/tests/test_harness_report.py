@@ -137,6 +137,14 @@ def test_wall_time_and_migration_sections(results):
     assert "No micro-benchmark results: missing [" in text
 
 
+def test_retried_profiled_runs_are_listed(results):
+    entry = results["ports"]["piconumpy"]["workloads"]["board"]["scalene"]["stock"]
+    entry["retries"] = ["run 2: Scalene wrote no profile"]
+    text = report.render(results)
+    assert ("Profiled runs that failed and were tried again (eval/README.md, \"Retries\"): "
+            "PicoNumPy `board` C API, run 2: Scalene wrote no profile.") in text
+
+
 def test_write_produces_report_results_and_charts(results, tmp_path):
     harness.write(results, tmp_path)
     assert json.loads((tmp_path / "results.json").read_text())["ports"].keys() == {"piconumpy",
@@ -145,8 +153,8 @@ def test_write_produces_report_results_and_charts(results, tmp_path):
     for chart in report.CHARTS.values():
         data = (tmp_path / chart).read_bytes()
         assert data.startswith(b"\x89PNG") and len(data) > 5000
-    assert harness.failures(results) == ["piconumpy/board hpy_cpython (scalene)",
-                                         "piconumpy/board hpy_cpython (wall)"]
+    assert harness.failures(results) == [f"piconumpy/board hpy_cpython (scalene): {CRASH}",
+                                         f"piconumpy/board hpy_cpython (wall): {CRASH}"]
 
 
 def test_migration_entries_are_validated(tmp_path):

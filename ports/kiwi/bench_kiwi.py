@@ -57,8 +57,8 @@ import kiwi_port as kp  # noqa: E402
 WORKLOADS_FILE = kp.PORT_DIR / "workloads.py"
 BENCHMARK = "benchmarks/enaml_like_benchmark.py"
 
-# Runs in the worker after kiwi_port.BOOTSTRAP (kiwisolver is imported and
-# checked); argv: workloads.py, loops, warm-up calls, timed calls.
+# Runs in the worker after kiwi_port.variant_command's bootstrap (kiwisolver
+# is imported and checked); argv: workloads.py, loops, warm-up calls, timed calls.
 _WORKER = r"""
 import importlib.util, json
 spec = importlib.util.spec_from_file_location("kiwi_workloads", sys.argv[1])

@@ -25,8 +25,6 @@ module, so the paths and the pinned release live in one place.
 
 from __future__ import annotations
 
-import fcntl
-import hashlib
 import os
 import shutil
 import subprocess
@@ -34,6 +32,11 @@ import sys
 import tarfile
 import tempfile
 from pathlib import Path
+
+# ports/ holds portkit, shared by every port's variant module.
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+import portkit  # noqa: E402
+from portkit import sha256_of  # noqa: E402,F401  (part of this module's interface)
 
 PORT_DIR = Path(__file__).resolve().parent
 REPO_ROOT = PORT_DIR.parent.parent
@@ -69,14 +72,6 @@ HPY_ABI = {"hpy_cpython": "cpython", "hpy_universal": "universal"}
 RUNTIME_REQUIRES = {"hpy_universal": (f"hpy=={HPY_VERSION}",)}
 #: Wheels of those requirements, for installing a wheel offline.
 WHEELHOUSE = BUILD_ROOT / "wheelhouse"
-
-
-def sha256_of(path: Path) -> str:
-    digest = hashlib.sha256()
-    with open(path, "rb") as f:
-        for block in iter(lambda: f.read(1 << 16), b""):
-            digest.update(block)
-    return digest.hexdigest()
 
 
 def fetch_sdist() -> Path:
@@ -172,70 +167,20 @@ def missing_reason(variant: str) -> str:
     return reason + "; build it with `make kiwi-wheels` (python ports/kiwi/build_kiwi.py)"
 
 
-def check_runtime_requires(variant: str) -> None:
-    """The variant's run-time requirements must be met by this interpreter,
-    the one that imports the site (variant_command, the evaluation harness):
-    the site holds the wheel alone."""
-    import importlib.metadata
-    for requirement in RUNTIME_REQUIRES.get(variant, ()):
-        name, _, version = requirement.partition("==")
-        try:
-            found = importlib.metadata.version(name)
-        except importlib.metadata.PackageNotFoundError:
-            found = None
-        if found != version:
-            raise RuntimeError(
-                f"the {variant} kiwisolver wheel needs {requirement} at run time, and "
-                f"{sys.executable} has {f'{name} {found}' if found else f'no {name}'}: "
-                f"install {requirement} into it (the project's venv has it)")
-
-
 def ensure_site(variant: str) -> Path:
     """Install the variant's wheel into build/kiwi/<variant>/site, again
-    whenever the wheel changes (tracked by its hash).  Its run-time
-    requirements (hpy for the universal ABI) come from the running
-    interpreter, which is checked here."""
+    whenever the wheel changes.  Its run-time requirements (hpy for the
+    universal ABI) come from the running interpreter, which is checked
+    here."""
     wheel = wheel_path(variant)
     if wheel is None:
         raise RuntimeError(missing_reason(variant))
-    check_runtime_requires(variant)
-    site = site_dir(variant)
-    site.parent.mkdir(parents=True, exist_ok=True)
-    with open(site.parent / "site.lock", "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        stamp_text = f"{wheel.name} {sha256_of(wheel)}\n"
-        stamp = site.parent / "site.stamp"
-        if site.is_dir() and stamp.is_file() and stamp.read_text() == stamp_text:
-            return site
-        # Install beside the final place and rename, so that an interrupted
-        # install never leaves a half-filled site behind a valid stamp.
-        staging = site.parent / f"site.tmp-{os.getpid()}"
-        shutil.rmtree(staging, ignore_errors=True)
-        subprocess.run([sys.executable, "-m", "pip", "install", "--quiet",
-                        "--disable-pip-version-check", "--no-index", "--no-deps",
-                        "--no-compile", "--target", str(staging), str(wheel)], check=True)
-        stamp.unlink(missing_ok=True)
-        shutil.rmtree(site, ignore_errors=True)
-        staging.rename(site)
-        stamp.write_text(stamp_text)
-    return site
-
-
-# Run first in a variant's interpreter (see variant_command): puts the
-# variant's site first on sys.path and checks that kiwisolver really comes
-# from there, not from a copy installed in the environment (matplotlib
-# depends on kiwisolver, so the environment may well have one).
-BOOTSTRAP = """\
-import os, sys
-site = sys.argv.pop(1)
-sys.path.insert(0, site)
-import kiwisolver
-if not os.path.abspath(kiwisolver.__file__).startswith(os.path.join(site, "")):
-    raise SystemExit("kiwisolver imported from %s, not from %s" % (kiwisolver.__file__, site))
-"""
+    portkit.check_requirements(RUNTIME_REQUIRES.get(variant, ()),
+                               f"the {variant} kiwisolver wheel")
+    return portkit.install_site(wheel, site_dir(variant))
 
 
 def variant_command(variant: str, code: str, *args: str, python: str = sys.executable) -> list[str]:
     """Command running ``code`` in a fresh, isolated (-I) interpreter that
     imports ``variant`` as kiwisolver; sys.argv[1:] is ``args``."""
-    return [python, "-I", "-c", BOOTSTRAP + code, str(ensure_site(variant)), *args]
+    return portkit.site_command(ensure_site(variant), "kiwisolver", code, *args, python=python)

@@ -26,8 +26,6 @@ source and applies the residual hand edits, ``cystck.patch``, under
 
 from __future__ import annotations
 
-import fcntl
-import hashlib
 import os
 import shutil
 import subprocess
@@ -36,6 +34,10 @@ import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+
+# ports/ holds portkit, shared by every port's variant module.
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+import portkit  # noqa: E402
 
 PORT_DIR = Path(__file__).resolve().parent
 REPO_ROOT = PORT_DIR.parent.parent
@@ -290,69 +292,19 @@ def site_dir(variant: str) -> Path:
 
 
 def ensure_site(variant: str) -> Path:
-    """Install the variant's wheel into build/piconumpy/<variant>/site.
-
-    The install is redone whenever the wheel changes (tracked by its hash),
-    so a rebuilt wheel is never shadowed by a stale tree.  Dependencies are
-    not installed there: they come from the running environment (hpy for
-    the universal variant).
-    """
+    """Install the variant's wheel into build/piconumpy/<variant>/site,
+    again whenever the wheel changes.  Dependencies are not installed
+    there: they come from the running environment (hpy for the universal
+    variant)."""
     wheel = wheel_path(variant)
     if wheel is None:
         raise RuntimeError(missing_reason(variant))
-    site = site_dir(variant)
-    site.parent.mkdir(parents=True, exist_ok=True)
-    # Tests, benchmark and build may run at the same time (pytest-xdist, a
-    # benchmark next to a test run): one installer at a time per variant.
-    with open(site.parent / "site.lock", "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        _install_site(wheel, site)
-    return site
-
-
-def _install_site(wheel: Path, site: Path) -> None:
-    stamp_text = f"{wheel.name} {hashlib.sha256(wheel.read_bytes()).hexdigest()}\n"
-    stamp = site.parent / "site.stamp"
-    if site.is_dir() and stamp.is_file() and stamp.read_text() == stamp_text:
-        return
-    # Install next to the final place and rename, so that an interrupted
-    # install never leaves a half-filled site behind a valid stamp.
-    staging = site.parent / f"site.tmp-{os.getpid()}"
-    shutil.rmtree(staging, ignore_errors=True)
-    subprocess.run(
-        [
-            sys.executable, "-m", "pip", "install", "--quiet",
-            "--disable-pip-version-check", "--no-index", "--no-deps",
-            "--no-compile", "--target", str(staging), str(wheel),
-        ],
-        check=True,
-    )
-    stamp.unlink(missing_ok=True)
-    shutil.rmtree(site, ignore_errors=True)
-    staging.rename(site)
-    stamp.write_text(stamp_text)
-
-
-# Prepended to the code run by variant_command(): puts the variant's site
-# first on sys.path, imports piconumpy and checks that it really came from
-# there (not from an installed copy or the source tree).
-_BOOTSTRAP = """\
-import sys
-site = sys.argv.pop(1)
-sys.path.insert(0, site)
-import os, piconumpy
-if not os.path.abspath(piconumpy.__file__).startswith(os.path.join(site, "")):
-    raise SystemExit("piconumpy imported from %s, not from %s" % (piconumpy.__file__, site))
-"""
+    return portkit.install_site(wheel, site_dir(variant))
 
 
 def variant_command(variant: str, code: str, *args: str) -> list[str]:
-    """Command running `code` in a fresh interpreter that sees `variant`.
-
-    Each variant gets its own process: all of them are called `piconumpy`,
-    and a crash in one must not take the others down.  The interpreter runs
-    isolated (-I), so neither PYTHONPATH, the user site nor the current
-    directory can put another piconumpy on the path.  In `code`, the module
-    is bound to the name `piconumpy` and sys.argv[1:] is `args`.
-    """
-    return [sys.executable, "-I", "-c", _BOOTSTRAP + code, str(ensure_site(variant)), *args]
+    """Command running `code` in a fresh, isolated interpreter that sees
+    `variant` as `piconumpy` (sys.argv[1:] is `args`).  Each variant gets
+    its own process: all of them are called `piconumpy`, and a crash in one
+    must not take the others down."""
+    return portkit.site_command(ensure_site(variant), "piconumpy", code, *args)

@@ -28,13 +28,13 @@ interpreter (see :func:`variant_command`).
 
 from __future__ import annotations
 
-import fcntl
-import hashlib
-import os
-import shutil
-import subprocess
 import sys
 from pathlib import Path
+
+# ports/ holds portkit, shared by every port's variant module.
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+import portkit  # noqa: E402
+from portkit import sha256_of  # noqa: E402,F401  (part of this module's interface)
 
 PORT_DIR = Path(__file__).resolve().parent
 REPO_ROOT = PORT_DIR.parent.parent
@@ -123,87 +123,27 @@ def build_error(variant: str) -> str | None:
     return path.read_text().strip() + f" ({path.relative_to(REPO_ROOT)})"
 
 
-def sha256_of(path: Path) -> str:
-    digest = hashlib.sha256()
-    with open(path, "rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
-
-
 def site_dir(variant: str) -> Path:
     return BUILD_ROOT / variant / "site"
 
 
-def check_runtime_requires(variant: str) -> None:
-    """The variant's run-time requirements must be met by this interpreter,
-    which is the one that imports the site (variant_command, the harness):
-    they are not installed into the site, which holds the wheel alone."""
-    import importlib.metadata
-    for requirement in RUNTIME_REQUIRES.get(variant, ()):
-        name, _, version = requirement.partition("==")
-        try:
-            found = importlib.metadata.version(name)
-        except importlib.metadata.PackageNotFoundError:
-            found = None
-        if found != version:
-            raise RuntimeError(
-                f"the {variant} ujson wheel needs {requirement} at run time, and "
-                f"{sys.executable} has {f'{name} {found}' if found else f'no {name}'}: "
-                f"install {requirement} into it (the project's venv has it)")
-
-
 def ensure_site(variant: str) -> Path:
-    """Install the variant's wheel into build/ultrajson/<variant>/site.
-
-    Redone whenever the wheel changes (tracked by its hash), so a rebuilt
-    wheel is never shadowed by a stale tree; one installer at a time.  Its
-    run-time requirements (hpy for the universal ABI) come from the running
-    interpreter, which is checked here.
-    """
+    """Install the variant's wheel into build/ultrajson/<variant>/site,
+    again whenever the wheel changes.  Its run-time requirements (hpy for
+    the universal ABI) come from the running interpreter, which is checked
+    here."""
     wheel = wheel_path(variant)
     if wheel is None:
         raise RuntimeError(missing_reason(variant))
-    check_runtime_requires(variant)
-    site = site_dir(variant)
-    site.parent.mkdir(parents=True, exist_ok=True)
-    with open(site.parent / "site.lock", "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        stamp_text = f"{wheel.name} {sha256_of(wheel)}\n"
-        stamp = site.parent / "site.stamp"
-        if site.is_dir() and stamp.is_file() and stamp.read_text() == stamp_text:
-            return site
-        staging = site.parent / f"site.tmp-{os.getpid()}"
-        shutil.rmtree(staging, ignore_errors=True)
-        subprocess.run(
-            [sys.executable, "-m", "pip", "install", "--quiet", "--disable-pip-version-check",
-             "--no-index", "--no-deps", "--no-compile", "--target", str(staging), str(wheel)],
-            check=True)
-        stamp.unlink(missing_ok=True)
-        shutil.rmtree(site, ignore_errors=True)
-        staging.rename(site)
-        stamp.write_text(stamp_text)
-    return site
-
-
-# Prepended to the code run by variant_command(): puts the variant's site
-# first on sys.path, imports ujson and checks that it came from there.
-_BOOTSTRAP = """\
-import sys
-_site = sys.argv.pop(1)
-sys.path.insert(0, _site)
-import os, ujson
-if not os.path.abspath(ujson.__file__).startswith(os.path.join(_site, "")):
-    raise SystemExit("ujson imported from %s, not from %s" % (ujson.__file__, _site))
-"""
+    portkit.check_requirements(RUNTIME_REQUIRES.get(variant, ()), f"the {variant} ujson wheel")
+    return portkit.install_site(wheel, site_dir(variant))
 
 
 def variant_command(variant: str, code: str, *args: str) -> list[str]:
-    """A command running ``code`` in a fresh interpreter that sees only
-    ``variant``'s ujson (bound to the name ``ujson``; ``sys.argv[1:]`` is
-    ``args``).  The interpreter is isolated (-I): neither PYTHONPATH, the
-    user site nor the current directory can put another ujson first."""
-    return [sys.executable, "-I", "-c", _BOOTSTRAP + code, str(ensure_site(variant)), *args]
+    """A command running ``code`` in a fresh, isolated interpreter that sees
+    only ``variant``'s ujson (bound to the name ``ujson``; ``sys.argv[1:]``
+    is ``args``)."""
+    return portkit.site_command(ensure_site(variant), "ujson", code, *args)
 
 
 def variant_script(variant: str, script: Path, *args: str) -> list[str]:

@@ -61,8 +61,8 @@ def test_upstream_tests_are_the_released_ones():
     assert on_disk == set(members)
 
 
-# Runs in the variant's interpreter after kiwi_port.BOOTSTRAP: the whole
-# upstream suite, results to a JUnit XML file.
+# Runs in the variant's interpreter after kiwi_port.variant_command's
+# bootstrap: the whole upstream suite, results to a JUnit XML file.
 _RUN_SUITE = """
 import pytest
 sys.exit(pytest.main(["-q", "-p", "no:cacheprovider", "-o", "addopts=", "-rfEsxX",

@@ -1,0 +1,98 @@
+"""What every port's variant module shares: hashing files, installing a
+variant's wheel into a site folder of its own, and running code in a fresh
+interpreter that sees that one variant.
+
+Every variant of a port installs under the same import name (`ujson`,
+`kiwisolver`, `piconumpy`), so tests and benchmarks run one interpreter per
+variant with that variant's site first on the path.  The port modules
+(`ultrajson/ujson_port.py`, `kiwi/kiwi_port.py`,
+`piconumpy/piconumpy_variants.py`) import this one after putting `ports/`
+on `sys.path`; each keeps its own paths, names and messages.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import hashlib
+import importlib.metadata
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+
+def sha256_of(path: Path) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def check_requirements(requirements: tuple[str, ...], what: str) -> None:
+    """RuntimeError unless this interpreter has every `name==version` of
+    `requirements` (what `what`, a wheel, needs at run time).  A site holds
+    its wheel alone; the interpreter that imports it supplies the rest."""
+    for requirement in requirements:
+        name, _, version = requirement.partition("==")
+        try:
+            found = importlib.metadata.version(name)
+        except importlib.metadata.PackageNotFoundError:
+            found = None
+        if found != version:
+            raise RuntimeError(
+                f"{what} needs {requirement} at run time, and {sys.executable} has "
+                f"{f'{name} {found}' if found else f'no {name}'}: install {requirement} "
+                f"into it (the project's venv has it)")
+
+
+def install_site(wheel: Path, site: Path) -> Path:
+    """Install `wheel` (without dependencies) into the folder `site`, again
+    whenever the wheel changes (tracked by its hash), so that a rebuilt
+    wheel is never shadowed by a stale tree.
+
+    One installer at a time per site (tests, benchmarks and builds may run
+    side by side), and the install goes to a staging folder renamed into
+    place, so an interrupted install never leaves a half-filled site behind
+    a valid stamp."""
+    site.parent.mkdir(parents=True, exist_ok=True)
+    with open(site.parent / "site.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        stamp_text = f"{wheel.name} {sha256_of(wheel)}\n"
+        stamp = site.parent / "site.stamp"
+        if site.is_dir() and stamp.is_file() and stamp.read_text() == stamp_text:
+            return site
+        staging = site.parent / f"site.tmp-{os.getpid()}"
+        shutil.rmtree(staging, ignore_errors=True)
+        subprocess.run(
+            [sys.executable, "-m", "pip", "install", "--quiet", "--disable-pip-version-check",
+             "--no-index", "--no-deps", "--no-compile", "--target", str(staging), str(wheel)],
+            check=True)
+        stamp.unlink(missing_ok=True)
+        shutil.rmtree(site, ignore_errors=True)
+        staging.rename(site)
+        stamp.write_text(stamp_text)
+    return site
+
+
+# Prepended to the code of site_command(): puts the site first on sys.path,
+# imports the module and checks that it came from there, not from a copy in
+# the environment (matplotlib, for one, depends on kiwisolver).
+_BOOTSTRAP = """\
+import os, sys
+_site = sys.argv.pop(1)
+sys.path.insert(0, _site)
+import {module}
+if not os.path.abspath({module}.__file__).startswith(os.path.join(_site, "")):
+    raise SystemExit("{module} imported from %s, not from %s" % ({module}.__file__, _site))
+"""
+
+
+def site_command(site: Path, module: str, code: str, *args: str,
+                 python: str = sys.executable) -> list[str]:
+    """A command running `code` in a fresh interpreter that imports `module`
+    from `site` (bound to that name; `sys.argv[1:]` is `args`).  The
+    interpreter is isolated (-I): neither PYTHONPATH, the user site nor the
+    current directory can put another copy first."""
+    return [python, "-I", "-c", _BOOTSTRAP.format(module=module) + code, str(site), *args]

@@ -1,6 +1,6 @@
 """Micro-benchmark harness: every benchmark on every built variant, side by side.
 
-    python eval/micro/run.py [--quick] [--out eval/results/micro.json]
+    python eval/micro/run.py [--quick] [--out FILE]
 
 Builds the variants (build.py), then measures with one worker process per
 built variant (worker.py).  For each benchmark the variants are interleaved:
@@ -55,6 +55,9 @@ micro_build = _load_build_module()
 
 BASELINE = "stock"
 DEFAULT_OUT = REPO / "eval" / "results" / "micro.json"
+# Quick runs check that everything works (`make test` does one): they must
+# not overwrite the measured results.
+QUICK_OUT = REPO / "build" / "micro" / "micro-quick.json"
 FULL = {"processes": 5, "rounds": 6, "target_ms": 25.0}
 QUICK = {"processes": 1, "rounds": 7, "target_ms": 2.0}
 SCHEMA = "cystck-micro/1"
@@ -360,8 +363,9 @@ def parse_args(argv):
     parser.add_argument("--quick", action="store_true",
                         help=f"CI mode: {QUICK['rounds']} rounds of ~{QUICK['target_ms']} ms samples, "
                              "one process per variant")
-    parser.add_argument("--out", type=pathlib.Path, default=DEFAULT_OUT,
-                        help="JSON report (default: eval/results/micro.json)")
+    parser.add_argument("--out", type=pathlib.Path,
+                        help="JSON report (default: eval/results/micro.json; with --quick, "
+                             "build/micro/micro-quick.json)")
     parser.add_argument("--processes", type=int,
                         help=f"successive sets of worker processes (default {FULL['processes']})")
     parser.add_argument("--rounds", type=int,
@@ -454,6 +458,8 @@ def main(argv=None):
         "loop_overhead_ns": loop_overhead,
         "ratios": ratios,
     }
+    if args.out is None:
+        args.out = QUICK_OUT if args.quick else DEFAULT_OUT
     out = args.out if args.out.is_absolute() else pathlib.Path.cwd() / args.out
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(report, indent=2) + "\n")

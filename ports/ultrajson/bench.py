@@ -443,11 +443,17 @@ def main():
     parser.add_argument("--quick", action="store_true", help="small and fast (well under a minute)")
     parser.add_argument("--rounds", type=int,
                         help="measured rounds of loads/dumps (default 10, quick 3)")
-    parser.add_argument("--output", type=Path, default=port.RESULTS_DIR / "ultrajson.json")
+    parser.add_argument("--output", type=Path,
+                        help="where the results go (default eval/results/ultrajson.json; with "
+                             "--quick, build/ultrajson/bench-quick.json: `make test` runs the "
+                             "quick benchmark, which must not overwrite the measured results)")
     parser.add_argument("--skip", default="", help="comma-separated parts to skip: loads_dumps, "
                                                    "benchmark_py, instructions, memory")
     args = parser.parse_args()
     skip = {s.strip() for s in args.skip.split(",") if s.strip()}
+    if args.output is None:
+        args.output = (port.BUILD_ROOT / "bench-quick.json" if args.quick
+                       else port.RESULTS_DIR / "ultrajson.json")
     rounds = args.rounds or ROUNDS[args.quick]
 
     def log(message):

@@ -134,3 +134,44 @@ class NewRef(Rule):
             return False
         last = source.split_top(code, open_at + 1, close - 1)[-1]
         return code[last[0]:last[1]].strip().startswith(code[s:e].strip()[:8])
+
+
+class TupleZeroFill(Rule):
+    """A loop that fills a fresh tuple with NULL so that an early error
+    return can release it safely (``for( i = 0; i < n; ++i )
+    PyTuple_SET_ITEM( t, i, 0 );``) is not needed: ``CystckTuple_New``
+    gives empty slots, and a half-filled tuple is released safely (a null
+    handle stored in a tuple would raise).  The loop goes, and so does its
+    bound when nothing else uses it (``Py_ssize_t n = PyTuple_GET_SIZE( t
+    );``)."""
+    name = "tuple-zero-fill"
+    precedence = 595
+    patterns = (r"^[ \t]*for\s*\([^;]*;\s*(?P<i>\w+)\s*<\s*(?P<n>\w+)\s*;[^;{}]*\)\s*(?P<b>\{\s*)?"
+                r"PyTuple_SET_ITEM\s*\(\s*(?P<t>\w+)\s*,\s*(?P=i)\s*,\s*(?:0|NULL|nullptr)\s*\)\s*;"
+                r"(?(b)\s*\})[ \t]*\n?",)
+    before = ("static PyObject *f(Py_ssize_t n)\n{\n    PyObject *t = PyTuple_New(n);\n"
+              "    Py_ssize_t size = PyTuple_GET_SIZE(t);\n"
+              "    for (Py_ssize_t i = 0; i < size; ++i)  // for a safe early return\n"
+              "        PyTuple_SET_ITEM(t, i, NULL);\n    return t;\n}\n")
+    after = "static PyObject *f(Py_ssize_t n)\n{\n    PyObject *t = PyTuple_New(n);\n    return t;\n}\n"
+
+    def apply(self, unit):
+        code = unit.masked
+        edits = source.Edits()
+        for f in unit.functions():
+            if not f.is_definition:
+                continue
+            b0, b1 = f.body
+            for m in regex.finditer(self.patterns[0], code, regex.M, pos=b0, endpos=b1):
+                edits.add(m.start(), m.end(), "")
+                n = m.group("n")
+                decl = regex.compile(rf"^[ \t]*(?:Py_ssize_t|int|size_t|long)\s+{n}\s*=\s*PyTuple_(?:GET_SIZE|Size)\s*"
+                                     rf"\(\s*{m.group('t')}\s*\)\s*;[ \t]*\n?", regex.M).search(code, b0, m.start())
+                if decl is None:
+                    continue
+                rest = code[b0:decl.start()] + code[decl.end():m.start()] + code[m.end():b1]
+                if not regex.search(rf"(?<![\w.>]){n}\b", rest):
+                    edits.add(decl.start(), decl.end(), "")
+        if edits:
+            unit.apply(edits)
+        return edits.applied

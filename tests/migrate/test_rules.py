@@ -44,6 +44,7 @@ def test_member_functions_follow_their_definitions():
             "static int is_box(PyObject *o)\n{\n    return Box::TypeCheck( o );\n}\n")
     out = translate.translate_files({"box.h": header, "box.cpp": body})
     assert "static bool Ready(Cystck_State *S);" in out["box.h"].text
-    assert "static bool TypeCheck(Cystck_State *S, Cystck_Object obj)" in out["box.h"].text
+    assert "static bool TypeCheck( Cystck_State *S, Cystck_Object obj )" in out["box.h"].text
+    assert "CystckObject_TypeCheck(S,  obj, Cystck_deref(S, TypeObject) )" in out["box.h"].text
     assert "bool Box::Ready(Cystck_State *S)" in out["box.cpp"].text
     assert "Box::TypeCheck(S,  o )" in out["box.cpp"].text

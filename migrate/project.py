@@ -309,6 +309,8 @@ def _collect_structs(p, code, text):
         if regex.search(r"^\s*PyObject_(?:VAR_)?HEAD\b", body[1:], regex.M):
             info = TypeInfo(struct=names[0])
             for base, d, _ in members:
+                if regex.match(r"static\b", base):
+                    continue      # a C++ class static is no instance field
                 info.fields[d.name] = base
                 if _handle_type(base, d.pointer, ()) and not d.array:
                     info.object_fields.add(d.name)
@@ -316,7 +318,7 @@ def _collect_structs(p, code, text):
                 p.types[n] = info
         else:
             for base, d, _ in members:
-                if _handle_type(base, d.pointer, ()) and not d.array:
+                if _handle_type(base, d.pointer, ()) and not d.array and not regex.match(r"static\b", base):
                     p.handle_fields.add(d.name)
 
 

@@ -19,6 +19,23 @@ def _state_bodies(unit):
         yield f.body
 
 
+def _global_aware_bodies(unit):
+    """(start, end, context) of the bodies of functions that have the state."""
+    for ctx in _common.function_contexts(unit):
+        if ctx.role is not None and not ctx.role.state:
+            continue
+        yield ctx.body[0], ctx.body[1], ctx
+
+
+def _is_global_ref(unit, open_at, ctx):
+    """Is the argument in the parentheses at ``open_at`` a global that holds
+    an object (a Cystck_Ref once translated), not shadowed by a local?
+    Releasing it is the global-refs rule's (``Cystck_unref``)."""
+    m = regex.match(r"\(\s*(\w+)\s*\)", unit.masked[open_at:])
+    return bool(m) and m.group(1) in unit.project.globals and \
+        m.group(1) not in ctx.handles and m.group(1) not in ctx.arrays
+
+
 def _remove_statement(text, masked, start, end, edits):
     if _common.in_unbraced_body(masked, start):
         edits.add(start, end, ";")
@@ -58,10 +75,15 @@ class DecRef(Rule):
     after = "static void f(PyObject *o)\n{\n    Cystck_Drop(S, o);\n}\n"
 
     def apply(self, unit):
-        n = 0
-        for b0, b1 in list(_state_bodies(unit))[::-1]:
-            n += unit.sub(self.patterns[0], lambda m, t: "Cystck_Drop(S, ", span=(b0, b1))
-        return n
+        edits = source.Edits()
+        for b0, b1, ctx in _global_aware_bodies(unit):
+            for m in regex.finditer(self.patterns[0], unit.masked, pos=b0, endpos=b1):
+                if _is_global_ref(unit, m.end() - 1, ctx):
+                    continue          # the global-refs rule drops it
+                edits.add(m.start(), m.end(), "Cystck_Drop(S, ")
+        if edits:
+            unit.apply(edits)
+        return edits.applied
 
 
 class Clear(Rule):
@@ -75,8 +97,10 @@ class Clear(Rule):
 
     def apply(self, unit):
         edits = source.Edits()
-        for b0, b1 in _state_bodies(unit):
+        for b0, b1, ctx in _global_aware_bodies(unit):
             for m in regex.finditer(self.patterns[0], unit.masked, pos=b0, endpos=b1):
+                if _is_global_ref(unit, m.start("p"), ctx):
+                    continue          # the global-refs rule unrefs it
                 x = unit.text[m.start("p") + 1:m.end("p") - 1].strip()
                 new = f"Cystck_Drop(S, {x}); {x} = Cystck_NULL;"
                 if _common.in_unbraced_body(unit.masked, m.start()):

@@ -204,6 +204,7 @@ class Project:
     converters: set = field(default_factory=set)         # O& converter functions
     type_tables: set = field(default_factory=set)        # method/member/getset tables of types
     type_bases: dict = field(default_factory=dict)       # type variable -> base type variable
+    class_type_objects: dict = field(default_factory=dict)  # C++ static member -> classes
 
     # ---- lookups used by the rules ----
     def function(self, path, name):
@@ -308,6 +309,8 @@ def _collect_structs(p, code, text):
         if regex.search(r"^\s*PyObject_(?:VAR_)?HEAD\b", body[1:], regex.M):
             info = TypeInfo(struct=names[0])
             for base, d, _ in members:
+                if regex.match(r"static\b", base):
+                    continue      # a C++ class static is no instance field
                 info.fields[d.name] = base
                 if _handle_type(base, d.pointer, ()) and not d.array:
                     info.object_fields.add(d.name)
@@ -315,7 +318,7 @@ def _collect_structs(p, code, text):
                 p.types[n] = info
         else:
             for base, d, _ in members:
-                if _handle_type(base, d.pointer, ()) and not d.array:
+                if _handle_type(base, d.pointer, ()) and not d.array and not regex.match(r"static\b", base):
                     p.handle_fields.add(d.name)
 
 
@@ -438,6 +441,10 @@ def _collect_globals(p, code, text):
                 p.globals.add(d.name)
     for m in regex.finditer(r"\bPyTypeObject\s+(\w+)\s*;", code):
         p.type_objects.setdefault(m.group(1), None)
+    # C++ type objects kept as static members: PyTypeObject* Foo::TypeObject = ...;
+    # (Cystck_Ref once translated, so that translating again sees them)
+    for m in regex.finditer(r"^[ \t]*(?:PyTypeObject\s*\*|Cystck_Ref\s+)\s*(\w+)::(\w+)\s*=", code, regex.M):
+        p.class_type_objects.setdefault(m.group(2), set()).add(m.group(1))
     # module-state structs hold references that outlive the call
     for struct in p.module_state_structs:
         for m in regex.finditer(r"(?:typedef\s+)?\bstruct\s*(?:\w+)?\s*\{", code):
@@ -481,7 +488,7 @@ def _collect_macros(p, masked):
 def _collect_functions(p, path, code, text):
     types = set(p.types)
     for f in source.find_functions(code):
-        head = code[f.start:f.name_start]
+        head = regex.sub(r"(?:\b\w+(?:\s*<[^<>;{}]*>)?\s*::\s*)+$", "", code[f.start:f.name_start])
         params = code[f.params[0]:f.params[1]]
         # `static` on a member function means "of the class", not "of the file"
         static = bool(regex.search(r"\bstatic\b", head)) and not f.member

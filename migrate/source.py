@@ -194,6 +194,7 @@ _KEYWORDS = {"if", "while", "for", "switch", "return", "sizeof", "else", "do",
 _FUNC_HEAD = regex.compile(r"(?P<name>[A-Za-z_]\w*)\s*" + paren("params"))
 
 
+_CALL_OPERATOR = regex.compile(r"operator\s*\(\s*\)\s*" + paren("params"))
 _TOP = regex.compile(r"[{};]")
 _TRANSPARENT = regex.compile(r'(?:\bextern\s+"\s*"|\bnamespace(?:\s+[\w:]+)?)\s*$')
 
@@ -306,22 +307,29 @@ def find_functions(code, offset=0, member=False):
             if cand.group("name") not in _KEYWORDS:
                 m = cand   # the last declarator: earlier ones are macro calls
                            # such as CYSTCK_DEF_METH(...) on lines before it
-        if m is None or (member and m.group("name") == "operator"):
-            continue          # functors' operator() are left to the cppy rules
+        name, params = (m.group("name"), (m.start("params"), m.end("params"))) if m else (None, None)
+        if name == "operator":
+            # a functor's call operator: ``operator()( T a, U b )``
+            call = _CALL_OPERATOR.match(head, m.start("name"))
+            if call is None:
+                continue      # other operators are left alone
+            name, params = "operator()", (call.start("params"), call.end("params"))
+        if m is None:
+            continue
         # `int (*fp)(int)` is a pointer, not a function
         before = head[:m.start()].rstrip()
         if before.endswith("(*") or before.endswith("(") or before.endswith("*("):
             continue
         if not regex.match(r"\s*[A-Za-z_]", head[lead:]) and brace_at < 0:
             continue
-        after = head[m.end():].strip()
+        after = head[params[1]:].strip()
         if brace_at < 0 and after and not regex.fullmatch(
                 r"(?:FASTCALL_ATTR|__attribute__\s*\(\(.*\)\)|const|noexcept|;|\s)*", after,
                 flags=regex.S):
             continue
         base = offset + start
-        f = Function(name=m.group("name"), start=base + lead, name_start=base + m.start("name"),
-                     params=(base + m.start("params") + 1, base + m.end("params") - 1),
+        f = Function(name=name, start=base + lead, name_start=base + m.start("name"),
+                     params=(base + params[0] + 1, base + params[1] - 1),
                      end=offset + end, member=member)
         if brace_at >= 0:
             f.body = (base + brace_at, offset + end)

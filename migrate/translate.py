@@ -8,6 +8,9 @@ from . import engine, project as proj, source
 
 CPP_SUFFIXES = {".cc", ".cpp", ".cxx", ".hpp", ".hh", ".hxx"}
 _USES_PYTHON = regex.compile(r"\b(?:Py[A-Z_]\w*|_Py\w+|Python\.h|PyObject)\b|\bcppy::|cppy/cppy\.h")
+# A header written in C++ (a .h file has no language of its own).
+_CPP_SYNTAX = regex.compile(r"\bnamespace\s+\w+\s*\{|\btemplate\s*<|\b\w+::\w|\b(?:public|private|protected)\s*:"
+                         r"|\b(?:struct|class)\s+\w+\s*\{[^{}]*\bstatic\b")
 _CPPY = regex.compile(r'#\s*include\s*[<"]cppy/cppy\.h[>"]|\bcppy::')
 
 
@@ -21,6 +24,8 @@ def uses_python(text):
 def libraries(path, text):
     libs = set()
     if pathlib.PurePath(path).suffix.lower() in CPP_SUFFIXES:
+        libs.add("c++")
+    elif _CPP_SYNTAX.search(source.mask(text)):
         libs.add("c++")
     if _CPPY.search(text):
         libs.add("cppy")

@@ -9,5 +9,6 @@ as well as rule names):
 * ``types``     instance structs, type objects and specs, slots, tables
 * ``modules``   module definitions and init functions
 * ``cppy``      kiwi's cppy helpers (C++ files that include cppy only)
+* ``cpp``       C++ idioms: class-static type objects, functors over struct pointers
 """
-from . import args, core, cppy, functions, modules, refcount, types  # noqa: F401
+from . import args, core, cpp, cppy, functions, modules, refcount, types  # noqa: F401

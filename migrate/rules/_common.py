@@ -77,6 +77,15 @@ class FunctionContext:
         return None
 
 
+def keeps_struct_params(name):
+    """Functors overload ``operator()`` on the struct types of their
+    operands (``Variable*``, ``Term*``...): made handles, the overloads
+    would collapse into one signature, so struct pointers stay pointers to
+    the native struct (reached from a handle with ``Cystck_AsStruct``, and
+    back with ``Cystck_FromStruct``)."""
+    return name == "operator()"
+
+
 def parse_params(code, start, end):
     out = []
     text = code[start:end].strip()
@@ -143,6 +152,9 @@ def function_contexts(unit, with_locals=True):
         ctx = FunctionContext(f, unit.project.role(f.name), params)
         for p in params:
             _classify(ctx, p.name, p.base, p.ptr, structs)
+            if keeps_struct_params(f.name) and p.name in ctx.typed:
+                ctx.handles.discard(p.name)
+                ctx.data_ptrs[p.name] = ctx.typed.pop(p.name)
         if ctx.role is not None and ctx.role.kind in ("destroy", "traverse"):
             # their first parameter is the native struct, not a handle
             if params:

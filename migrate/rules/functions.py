@@ -11,6 +11,19 @@ _QUALIFIERS = (r"(?:(?:(?:static|inline|extern|__inline__|__inline|FASTCALL_ATTR
                r"|CYSTCK_UNUSED|constexpr)\b|template\s*<[^<>]*>)\s*)*")
 
 
+_SCOPE = regex.compile(r"(?:\b\w+(?:\s*<[^<>;{}]*>)?\s*::\s*)+$")
+
+
+def split_scope(head):
+    """``PyObject* BinaryMul::`` -> (``PyObject* ``, ``BinaryMul::``): the
+    class qualifier of an out-of-line C++ member is not part of its type."""
+    m = _SCOPE.search(head)
+    return (head[:m.start()], head[m.start():]) if m else (head, "")
+
+
+keeps_struct_params = _common.keeps_struct_params
+
+
 def _render_param(ctype, name):
     return f"{ctype}{name}" if ctype.endswith("*") else f"{ctype} {name}"
 
@@ -160,15 +173,21 @@ class HelperSignature(Rule):
             params = _common.parse_params(code, *f.params)
             if params and params[0].base.endswith("Cystck_State"):
                 continue
-            head = text[f.start:f.name_start]
+            head, scope = split_scope(text[f.start:f.name_start])
             needs = info.needs_state if info is not None else False
             if not needs:
                 continue
-            new_params = [convert_param(text[q.span[0]:q.span[1]], structs) for q in params]
+            kept = set() if not keeps_struct_params(f.name) else structs
+            new_params = [convert_param(text[q.span[0]:q.span[1]], structs - kept) for q in params]
             new_params = [x.strip() for x in new_params if x.strip() and x.strip() != "void"]
-            edits.add(f.params[0], f.params[1], ", ".join(["Cystck_State *S"] + new_params))
-            if returns_object(code[f.start:f.name_start], structs):
-                edits.add(f.start, f.name_start, _replace_return_type(head, "Cystck_Object"))
+            inner = text[f.params[0]:f.params[1]]
+            # ``( PyObject* o )`` keeps its padding (both sides, or none)
+            pad = (regex.match(r"[ \t]*", inner).group(), regex.search(r"[ \t]*$", inner).group())
+            if not inner.strip() or not all(pad):
+                pad = ("", "")
+            edits.add(f.params[0], f.params[1], pad[0] + ", ".join(["Cystck_State *S"] + new_params) + pad[1])
+            if returns_object(split_scope(code[f.start:f.name_start])[0], structs):
+                edits.add(f.start, f.name_start - len(scope), _replace_return_type(head, "Cystck_Object"))
             n += 1
         for m in regex.finditer(self.patterns[1], code):
             if m.group("name") not in p.state_typedefs:
@@ -348,11 +367,14 @@ class NullHandles(Rule):
     handles) are touched, so ``char *p == NULL`` stays as it is."""
     name = "null-handles"
     precedence = 520
-    patterns = (r"(?P<h>H)\s*=(?!=)\s*(?:NULL|nullptr)\b", r"(?P<h>H)\s*(?P<op>==|!=)\s*(?:NULL|nullptr)\b",
+    patterns = (r"(?P<h>H)\s*=(?!=)\s*(?:NULL|nullptr)\b", r"(?P<h>H)\s*(?P<op>==|!=)\s*(?:NULL|nullptr|0(?![\w.]))",
                 r"!\s*(?P<h>H)(?!\s*(?:->|\[|\(|\.|=))", r"(?<=(?:\bif|\bwhile)\s*\(\s*|&&\s*|\|\|\s*)(?P<h>H)(?=\s*(?:\)|&&|\|\||\?))",
+                r"(?<=\(\s*)(?P<h>H)(?=\s*(?:&&|\|\|))",
                 r"(?<=(?<![=!<>])=\s*|[(,]\s*|\breturn\s+)(?P<h>H)(?=\s*\?)")
-    before = "static void f(PyObject *o, char *p)\n{\n    PyObject *r = NULL;\n    if (o == NULL || !r || p == NULL)\n        return;\n    if (r) r = NULL;\n}\n"
-    after = "static void f(PyObject *o, char *p)\n{\n    PyObject *r = Cystck_NULL;\n    if (Cystck_IsNull(o) || Cystck_IsNull(r) || p == NULL)\n        return;\n    if (!Cystck_IsNull(r)) r = Cystck_NULL;\n}\n"
+    before = ("static void f(PyObject *o, char *p)\n{\n    PyObject *r = NULL;\n    if (o == NULL || !r || p == NULL)\n        return;\n"
+              "    if (r) r = NULL;\n    if (p && (o && r != 0))\n        return;\n}\n")
+    after = ("static void f(PyObject *o, char *p)\n{\n    PyObject *r = Cystck_NULL;\n    if (Cystck_IsNull(o) || Cystck_IsNull(r) || p == NULL)\n        return;\n"
+             "    if (!Cystck_IsNull(r)) r = Cystck_NULL;\n    if (p && (!Cystck_IsNull(o) && !Cystck_IsNull(r)))\n        return;\n}\n")
 
     def apply(self, unit):
         code, text = unit.masked, unit.text
@@ -416,14 +438,19 @@ class HandleIdentity(Rule):
     becomes ``Cystck_Is(S, a, b)``; ``!=`` becomes ``!Cystck_Is(...)``."""
     name = "handle-identity"
     precedence = 530
-    patterns = (r"(?P<a>H)\s*(?P<op>==|!=)\s*(?P<b>H)",)
-    before = "static int f(PyObject *o) { return o == Py_None; }\n"
-    after = "static int f(PyObject *o) { return Cystck_Is(S, o, Py_None); }\n"
+    patterns = (r"(?P<a>H)\s*(?P<op>==|!=)\s*(?P<b>H)",
+                r"(?P<a>H)\s*(?P<op>==|!=)\s*(?P<b>CystckField_Load\s*" + _common.PAREN + ")")
+    before = ("typedef struct { PyObject_HEAD PyObject *v; } Box;\n"
+              "static int f(PyObject *o, Box *b) { return o == Py_None || o != CystckField_Load(S, b, Box_AsStruct(S, b)->v); }\n")
+    after = ("typedef struct { PyObject_HEAD PyObject *v; } Box;\n"
+             "static int f(PyObject *o, Box *b) { return Cystck_Is(S, o, Py_None) || "
+             "!Cystck_Is(S, o, CystckField_Load(S, b, Box_AsStruct(S, b)->v)); }\n")
 
     def apply(self, unit):
         code, text = unit.masked, unit.text
         edits = source.Edits()
         pat = regex.compile(self.patterns[0].replace("H", _common.HX))
+        field = regex.compile(self.patterns[1].replace("(?P<a>H)", "(?P<a>" + _common.HX + ")"))
         for ctx in _common.function_contexts(unit):
             if ctx.role is not None and not ctx.role.state:
                 continue
@@ -434,6 +461,12 @@ class HandleIdentity(Rule):
                     continue
                 neg = "!" if m.group("op") == "!=" else ""
                 edits.add(m.start(), m.end(), f"{neg}Cystck_Is(S, {a.strip()}, {b.strip()})")
+            # a handle compared with a field's value (struct-access made it a load)
+            for m in field.finditer(code, b0, b1):
+                a, b = text[m.start("a"):m.end("a")], text[m.start("b"):m.end("b")]
+                if _common.is_handle(a, ctx, unit.project):
+                    neg = "!" if m.group("op") == "!=" else ""
+                    edits.add(m.start(), m.end(), f"{neg}Cystck_Is(S, {a.strip()}, {b.strip()})")
         if edits:
             unit.apply(edits)
         return edits.applied
@@ -471,7 +504,7 @@ class Returns(Rule):
             if not f.is_definition:
                 continue
             role = unit.project.role(f.name)
-            head = code[f.start:f.name_start]
+            head = split_scope(code[f.start:f.name_start])[0]
             info = unit.project.functions.get((unit.path, f.name))
             if info is not None and info.translated:
                 continue          # its returns are Cystck's already

@@ -6,6 +6,29 @@ from ..engine import Rule
 from . import _common
 
 
+_SLOT_ARRAY = regex.compile(r"^[ \t]*(?:static\s+)?PyModuleDef_Slot\s+(?P<name>\w+)\s*\[\s*\]\s*=\s*\{", regex.M)
+
+
+def exec_slots(masked, text):
+    """The ``PyModuleDef_Slot`` arrays of a file that only run exec
+    functions (plus ``Py_mod_gil``-like flags): name -> (span of the
+    array statement, [exec function names]).  Arrays with a
+    ``Py_mod_create`` slot are not in it."""
+    out = {}
+    for m in _SLOT_ARRAY.finditer(masked):
+        close = source.matching(masked, m.end() - 1)
+        semi = regex.match(r"\s*;", masked[close:])
+        if semi is None:
+            continue
+        body = masked[m.end():close - 1]
+        if regex.search(r"\bPy_mod_create\b", body):
+            continue
+        funcs = [cstruct.strip_cast(text[e.start("f"):e.end("f")])
+                 for e in regex.finditer(r"\{\s*Py_mod_exec\s*,\s*(?P<f>[^{}]+?)\s*\}", masked, pos=m.end(), endpos=close)]
+        out[m.group("name")] = ((m.start(), close + semi.end()), funcs)
+    return out
+
+
 class ModuleDef(Rule):
     """``struct PyModuleDef d = {PyModuleDef_HEAD_INIT, name, doc, size,
     methods, ...}`` becomes ``CystckModuleDef d = {name, doc, size,
@@ -32,12 +55,68 @@ class ModuleDef(Rule):
                 if key == "m_size" and regex.fullmatch(r"-\s*1", v):
                     v = "0"
                 vals.append(v)
-            if "m_slots" in f and f["m_slots"].text not in (None, "NULL", "0", "nullptr"):
+            if "m_slots" in f and f["m_slots"].text not in (None, "NULL", "0", "nullptr") \
+                    and f["m_slots"].text.strip() not in exec_slots(unit.masked, text):
                 unit.leftover(m.start(), "multi-phase module init (m_slots) has no Cystck counterpart", self.name)
             open_at = m.end() - 1
             close = source.matching(code, open_at)
             head = regex.sub(r"(?:struct\s+)?PyModuleDef", "CystckModuleDef", text[m.start():open_at], count=1)
             edits.add(m.start(), close, head + "{\n" + ",\n".join("    " + v for v in vals) + "\n}")
+        if edits:
+            unit.apply(edits)
+        return edits.applied
+
+
+class MultiPhaseInit(Rule):
+    """Multi-phase init whose slots only run exec functions becomes
+    single-phase: ``return PyModuleDef_Init( &def );`` in the init function
+    creates the module and runs each ``Py_mod_exec`` function on it
+    (``PyObject *mod = PyModule_Create( &def ); if( mod == NULL ||
+    exec( mod ) < 0 ) return NULL; return mod;``, which the other rules
+    translate), the ``PyModuleDef_Slot`` array goes (``Py_mod_gil`` has no
+    meaning for Cystck) and the definition's ``m_slots`` becomes NULL.  A ``Py_mod_create`` slot is left for a human."""
+    name = "multi-phase-init"
+    precedence = 325
+    patterns = (r"^(?P<i>[ \t]*)return\s+PyModuleDef_Init\s*\(\s*&\s*(?P<d>\w+)\s*\)\s*;",
+                r"\b(?:struct\s+)?PyModuleDef\s+(?P<name>\w+)\s*=\s*\{")
+    before = ("static int spam_exec( PyObject *mod ) { return PyModule_AddIntConstant( mod, \"x\", 1 ); }\n"
+              "static PyModuleDef_Slot spam_slots[] = {\n    {Py_mod_exec, (void *)spam_exec},\n    {0, NULL}\n};\n\n\n"
+              "static struct PyModuleDef spam = {PyModuleDef_HEAD_INIT, \"spam\", NULL, 0, NULL, spam_slots};\n"
+              "PyMODINIT_FUNC PyInit_spam(void)\n{\n    return PyModuleDef_Init( &spam );\n}\n")
+    after = ("static int spam_exec( PyObject *mod ) { return PyModule_AddIntConstant( mod, \"x\", 1 ); }\n"
+             "static struct PyModuleDef spam = {PyModuleDef_HEAD_INIT, \"spam\", NULL, 0, NULL, NULL};\n"
+             "PyMODINIT_FUNC PyInit_spam(void)\n{\n    PyObject *mod = PyModule_Create( &spam );\n"
+             "    if( mod == NULL || spam_exec( mod ) < 0 )\n        return NULL;\n    return mod;\n}\n")
+
+    def apply(self, unit):
+        code, text = unit.masked, unit.text
+        arrays = exec_slots(code, text)
+        if not arrays:
+            return 0
+        defs = {}
+        for m in regex.finditer(self.patterns[1], code):
+            f = cstruct.fields_of(proj.table_items(unit.structure, text, m), proj.MODULE_FIELDS)
+            if "m_slots" in f and f["m_slots"].text and f["m_slots"].text.strip() in arrays:
+                defs[m.group("name")] = (f["m_slots"].text.strip(), f["m_slots"])
+        edits = source.Edits()
+        used = set()
+        for m in regex.finditer(self.patterns[0], code, regex.M):
+            if m.group("d") not in defs:
+                continue
+            slots, item = defs[m.group("d")]
+            if slots not in used:
+                edits.add(item.span[0], item.span[1], text[item.span[0]:item.span[1]].replace(slots, "NULL"))
+            used.add(slots)
+            i = m.group("i")
+            tests = "".join(f" || {fn}( mod ) < 0" for fn in arrays[slots][1])
+            edits.add(m.start(), m.end(),
+                      f"{i}PyObject *mod = PyModule_Create( &{m.group('d')} );\n"
+                      f"{i}if( mod == NULL{tests} )\n{i}    return NULL;\n{i}return mod;")
+        for name in used:
+            (s, e), _ = arrays[name]
+            s, e = _common.statement_line_span(text, s, e)
+            blank = regex.match(r"(?:[ \t]*\n)*", text[e:])
+            edits.add(s, e + blank.end(), "")
         if edits:
             unit.apply(edits)
         return edits.applied

@@ -19,6 +19,23 @@ def _state_bodies(unit):
         yield f.body
 
 
+def _global_aware_bodies(unit):
+    """(start, end, context) of the bodies of functions that have the state."""
+    for ctx in _common.function_contexts(unit):
+        if ctx.role is not None and not ctx.role.state:
+            continue
+        yield ctx.body[0], ctx.body[1], ctx
+
+
+def _is_global_ref(unit, open_at, ctx):
+    """Is the argument in the parentheses at ``open_at`` a global that holds
+    an object (a Cystck_Ref once translated), not shadowed by a local?
+    Releasing it is the global-refs rule's (``Cystck_unref``)."""
+    m = regex.match(r"\(\s*(\w+)\s*\)", unit.masked[open_at:])
+    return bool(m) and m.group(1) in unit.project.globals and \
+        m.group(1) not in ctx.handles and m.group(1) not in ctx.arrays
+
+
 def _remove_statement(text, masked, start, end, edits):
     if _common.in_unbraced_body(masked, start):
         edits.add(start, end, ";")
@@ -58,10 +75,15 @@ class DecRef(Rule):
     after = "static void f(PyObject *o)\n{\n    Cystck_Drop(S, o);\n}\n"
 
     def apply(self, unit):
-        n = 0
-        for b0, b1 in list(_state_bodies(unit))[::-1]:
-            n += unit.sub(self.patterns[0], lambda m, t: "Cystck_Drop(S, ", span=(b0, b1))
-        return n
+        edits = source.Edits()
+        for b0, b1, ctx in _global_aware_bodies(unit):
+            for m in regex.finditer(self.patterns[0], unit.masked, pos=b0, endpos=b1):
+                if _is_global_ref(unit, m.end() - 1, ctx):
+                    continue          # the global-refs rule drops it
+                edits.add(m.start(), m.end(), "Cystck_Drop(S, ")
+        if edits:
+            unit.apply(edits)
+        return edits.applied
 
 
 class Clear(Rule):
@@ -75,8 +97,10 @@ class Clear(Rule):
 
     def apply(self, unit):
         edits = source.Edits()
-        for b0, b1 in _state_bodies(unit):
+        for b0, b1, ctx in _global_aware_bodies(unit):
             for m in regex.finditer(self.patterns[0], unit.masked, pos=b0, endpos=b1):
+                if _is_global_ref(unit, m.start("p"), ctx):
+                    continue          # the global-refs rule unrefs it
                 x = unit.text[m.start("p") + 1:m.end("p") - 1].strip()
                 new = f"Cystck_Drop(S, {x}); {x} = Cystck_NULL;"
                 if _common.in_unbraced_body(unit.masked, m.start()):
@@ -134,3 +158,44 @@ class NewRef(Rule):
             return False
         last = source.split_top(code, open_at + 1, close - 1)[-1]
         return code[last[0]:last[1]].strip().startswith(code[s:e].strip()[:8])
+
+
+class TupleZeroFill(Rule):
+    """A loop that fills a fresh tuple with NULL so that an early error
+    return can release it safely (``for( i = 0; i < n; ++i )
+    PyTuple_SET_ITEM( t, i, 0 );``) is not needed: ``CystckTuple_New``
+    gives empty slots, and a half-filled tuple is released safely (a null
+    handle stored in a tuple would raise).  The loop goes, and so does its
+    bound when nothing else uses it (``Py_ssize_t n = PyTuple_GET_SIZE( t
+    );``)."""
+    name = "tuple-zero-fill"
+    precedence = 595
+    patterns = (r"^[ \t]*for\s*\([^;]*;\s*(?P<i>\w+)\s*<\s*(?P<n>\w+)\s*;[^;{}]*\)\s*(?P<b>\{\s*)?"
+                r"PyTuple_SET_ITEM\s*\(\s*(?P<t>\w+)\s*,\s*(?P=i)\s*,\s*(?:0|NULL|nullptr)\s*\)\s*;"
+                r"(?(b)\s*\})[ \t]*\n?",)
+    before = ("static PyObject *f(Py_ssize_t n)\n{\n    PyObject *t = PyTuple_New(n);\n"
+              "    Py_ssize_t size = PyTuple_GET_SIZE(t);\n"
+              "    for (Py_ssize_t i = 0; i < size; ++i)  // for a safe early return\n"
+              "        PyTuple_SET_ITEM(t, i, NULL);\n    return t;\n}\n")
+    after = "static PyObject *f(Py_ssize_t n)\n{\n    PyObject *t = PyTuple_New(n);\n    return t;\n}\n"
+
+    def apply(self, unit):
+        code = unit.masked
+        edits = source.Edits()
+        for f in unit.functions():
+            if not f.is_definition:
+                continue
+            b0, b1 = f.body
+            for m in regex.finditer(self.patterns[0], code, regex.M, pos=b0, endpos=b1):
+                edits.add(m.start(), m.end(), "")
+                n = m.group("n")
+                decl = regex.compile(rf"^[ \t]*(?:Py_ssize_t|int|size_t|long)\s+{n}\s*=\s*PyTuple_(?:GET_SIZE|Size)\s*"
+                                     rf"\(\s*{m.group('t')}\s*\)\s*;[ \t]*\n?", regex.M).search(code, b0, m.start())
+                if decl is None:
+                    continue
+                rest = code[b0:decl.start()] + code[decl.end():m.start()] + code[m.end():b1]
+                if not regex.search(rf"(?<![\w.>]){n}\b", rest):
+                    edits.add(decl.start(), decl.end(), "")
+        if edits:
+            unit.apply(edits)
+        return edits.applied

@@ -487,7 +487,25 @@ class DestroyTraverse(Rule):
                         edits.add(*_common.statement_line_span(text, m.start(), m.end()), "")
         if edits:
             unit.apply(edits)
+            self._drop_unused_locals(unit)
         return n
+
+    @staticmethod
+    def _drop_unused_locals(unit):
+        """A destructor left with nothing to do but its ``Foo *self =
+        (Foo *)data;`` keeps an empty body (the local would be unused)."""
+        code, text = unit.masked, unit.text
+        edits = source.Edits()
+        for f in unit.functions():
+            role = unit.project.role(f.name)
+            if not f.is_definition or role is None or role.kind != "destroy":
+                continue
+            b0, b1 = f.body
+            m = regex.compile(r"[ \t]*\w+\s*\*\s*(?P<n>\w+)\s*=\s*\(\s*\w+\s*\*\s*\)\s*data\s*;[ \t]*\n?").search(code, b0, b1)
+            if m and not regex.search(rf"\b{m.group('n')}\b", code[m.end():b1]):
+                edits.add(m.start(), m.end(), "")
+        if edits:
+            unit.apply(edits)
 
     @staticmethod
     def _indent(text, b0, b1):
@@ -558,6 +576,14 @@ class StructAccess(Rule):
         field_expr = f"{prefix}{fname}"
         before = code[:start]
         after = code[fend:fend + 200]
+        # Py_SETREF/Py_XSETREF(self->v, expr) -> CystckField_Store (which
+        # releases the old value)
+        sr = regex.search(r"\bPy_X?SETREF\s*\(\s*$", before[-40:])
+        if sr and regex.match(r"\s*,", after):
+            ws = start - (len(before[-40:]) - sr.start())
+            comma = fend + regex.match(r"\s*,\s*", after).end()
+            edits.add(ws, comma, f"CystckField_Store(S, {h}, &{field_expr}, ")
+            return
         # Py_INCREF/Py_DECREF/Py_XDECREF(self->v);  -> nothing
         rc = regex.search(r"\bPy_X?(?:INC|DEC)REF\s*\(\s*$", before[-40:])
         if rc and regex.match(r"\s*\)\s*;", after):
@@ -595,6 +621,11 @@ class StructAccess(Rule):
             bang = before.rstrip().rfind("!")
             edits.add(bang, fend, f"CystckField_IsNull({field_expr})")
             return
+        # if( self->v ), a && self->v: a test of the field
+        if regex.search(r"(?:\b(?:if|while)\s*\(|&&|\|\|)\s*$", before[-12:]) and \
+                regex.match(r"\s*(?:\)|&&|\|\||\?)", after):
+            edits.add(start, fend, f"!CystckField_IsNull({field_expr})")
+            return
         edits.add(start, fend, f"CystckField_Load(S, {h}, {field_expr})")
 
 
@@ -609,7 +640,7 @@ class ObjectNew(Rule):
     patterns = (r"\bPyObject_(?:GC_)?New(?:Var)?\s*\(\s*(?:struct\s+)?\w+\s*,\s*(?P<t>[^,()]+(?:\([^()]*\))?)\s*(?:,[^()]*)?\)",
                 r"(?P<t>\w+)\s*->\s*tp_alloc\s*\(\s*(?P=t)\s*,[^()]*\)",
                 r"\bPyType_GenericAlloc\s*\(\s*(?P<t>[^,()]+?)\s*,[^()]*\)",
-                r"\bPyType_GenericNew\s*\(\s*(?P<t>\w+)\s*,[^()]*\)",
+                r"\bPyType_GenericNew\s*\(\s*(?P<t>\w+(?:\s*::\s*\w+)*)\s*,[^()]*\)",
                 r"^[ \t]*PyObject_GC_Track\s*" + _common.PAREN + r"\s*;[ \t]*\n?")
     before = "static PyObject *f(PyTypeObject *type) { Box *b = PyObject_New(Box, &BoxType); return type->tp_alloc(type, 0); }\n"
     after = "static PyObject *f(PyTypeObject *type) { Box *b = Cystck_New(S, &BoxType, NULL); return Cystck_New(S, type, NULL); }\n"

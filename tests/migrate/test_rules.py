@@ -44,6 +44,44 @@ def test_member_functions_follow_their_definitions():
             "static int is_box(PyObject *o)\n{\n    return Box::TypeCheck( o );\n}\n")
     out = translate.translate_files({"box.h": header, "box.cpp": body})
     assert "static bool Ready(Cystck_State *S);" in out["box.h"].text
-    assert "static bool TypeCheck(Cystck_State *S, Cystck_Object obj)" in out["box.h"].text
+    assert "static bool TypeCheck( Cystck_State *S, Cystck_Object obj )" in out["box.h"].text
+    assert "CystckObject_TypeCheck(S,  obj, Cystck_deref(S, TypeObject) )" in out["box.h"].text
     assert "bool Box::Ready(Cystck_State *S)" in out["box.cpp"].text
     assert "Box::TypeCheck(S,  o )" in out["box.cpp"].text
+
+
+def test_functors_over_struct_pointers():
+    """C++ functors that overload operator() on struct pointers (kiwi's
+    symbolics.h): the operator gets the state and keeps its struct-pointer
+    operands, calls pass S, the operands become objects where the API
+    needs one, and specialisations keep their class qualifier."""
+    header = ("#include <Python.h>\n"
+              "struct Box\n{\n    PyObject_HEAD\n    PyObject* items;\n    double scale;\n"
+              "    static PyTypeObject* TypeObject;\n"
+              "    static bool TypeCheck( PyObject* obj )\n    {\n"
+              "        return PyObject_TypeCheck( obj, TypeObject ) != 0;\n    }\n};\n")
+    body = ('#include "box.h"\n'
+            "PyTypeObject* Box::TypeObject = NULL;\n"
+            "struct Twice\n{\n    template<typename T>\n    PyObject* operator()( T value )\n    {\n"
+            "        Py_RETURN_NOTIMPLEMENTED;\n    }\n};\n"
+            "template<> inline\nPyObject* Twice::operator()( Box* value )\n{\n"
+            "    PyObject* pair = PyTuple_Pack( 2, value->items, value );\n    if( !pair )\n        return 0;\n"
+            "    return pair;\n}\n"
+            "template<typename Op, typename T>\nstruct Invoke\n{\n"
+            "    PyObject* operator()( PyObject* value )\n    {\n"
+            "        if( !T::TypeCheck( value ) )\n            Py_RETURN_NOTIMPLEMENTED;\n"
+            "        return Op()( reinterpret_cast<T*>( value ) );\n    }\n};\n"
+            "static PyObject* Box_twice( PyObject* self )\n{\n"
+            "    return Invoke<Twice, Box>()( self );\n}\n")
+    out = translate.translate_files({"box.h": header, "box.cpp": body})
+    cpp = out["box.cpp"].text
+    assert "Cystck_Object operator()( Cystck_State *S, T value )" in cpp
+    assert "return Cystck_NotImplemented;" in cpp
+    assert "Cystck_Object Twice::operator()( Cystck_State *S, Box* value )" in cpp
+    assert ("CystckTuple_Pack(S,  2, CystckField_Load(S, Cystck_FromStruct(S, value), value->items), "
+            "Cystck_FromStruct(S, value) )") in cpp
+    assert "return Cystck_NULL;" in cpp
+    assert "Cystck_Object operator()( Cystck_State *S, Cystck_Object value )" in cpp
+    assert "T::TypeCheck(S,  value )" in cpp
+    assert "return Op()( S, reinterpret_cast<T*>( Cystck_AsStruct(S, value) ) );" in cpp
+    assert "Invoke<Twice, Box>()( S, self )" in cpp

@@ -271,6 +271,10 @@ def _outside_parens(s):
 
 CLASS_BODY = regex.compile(r"(?:^|[;)\s])(?:struct|class)\s+\w+\s*(?::[^{;]*)?\{")
 _ACCESS = regex.compile(r"\s*(?:(?:public|private|protected)\s*:\s*)+")
+_TYPEDEF = regex.compile(r"\s*(?:typedef|using)\b")
+_STARTS_WITH_NAME = regex.compile(r"\s*[A-Za-z_]")
+_PROTOTYPE_TAIL = regex.compile(r"(?:FASTCALL_ATTR|__attribute__\s*\(\(.*\)\)|const|noexcept|;|\s)*",
+                                flags=regex.S)
 
 
 def find_functions(code, offset=0, member=False):
@@ -293,7 +297,7 @@ def find_functions(code, offset=0, member=False):
             start += access.end()
             item = code[start:end]
         lead = len(item) - len(item.lstrip())
-        if regex.match(r"\s*(?:typedef|using)\b", item):
+        if _TYPEDEF.match(item):
             continue
         brace_at = item.find("{")
         head_end = brace_at if brace_at >= 0 else len(item)
@@ -320,12 +324,10 @@ def find_functions(code, offset=0, member=False):
         before = head[:m.start()].rstrip()
         if before.endswith("(*") or before.endswith("(") or before.endswith("*("):
             continue
-        if not regex.match(r"\s*[A-Za-z_]", head[lead:]) and brace_at < 0:
+        if not _STARTS_WITH_NAME.match(head, lead) and brace_at < 0:
             continue
         after = head[params[1]:].strip()
-        if brace_at < 0 and after and not regex.fullmatch(
-                r"(?:FASTCALL_ATTR|__attribute__\s*\(\(.*\)\)|const|noexcept|;|\s)*", after,
-                flags=regex.S):
+        if brace_at < 0 and after and not _PROTOTYPE_TAIL.fullmatch(after):
             continue
         base = offset + start
         f = Function(name=name, start=base + lead, name_start=base + m.start("name"),

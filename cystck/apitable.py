@@ -289,6 +289,7 @@ int CystckDict_DelItem(h d, h key) = PyDict_DelItem        ; [e] del d[key]
 int CystckDict_DelItemString(h d, const char* key) = PyDict_DelItemString ; [e]
 int CystckDict_Contains(h d, h key) = PyDict_Contains      ; [e] key in d
 int CystckDict_Next(h d, Cystck_ssize_t* pos, Cystck_Object* key, Cystck_Object* value) : hand ~ PyDict_Next ; [h+2] next item as two new handles (drop them, or close a scope gate per item)
+int CystckDict_NextInto(h d, Cystck_ssize_t* pos, Cystck_Object* key, Cystck_Object* value) : hand ~ PyDict_Next ; [h+2 once] next item into the same two slots each time (*key, *value start as Cystck_NULL; released and nulled at the end): a dict loop stays flat, no drops
 h CystckDict_Keys(h d) = PyDict_Keys                       ; [h+1, e] list of keys
 h CystckDict_Values(h d) = PyDict_Values                   ; [h+1, e] list of values
 h CystckDict_Items(h d) = PyDict_Items                     ; [h+1, e] list of (key, value)

@@ -121,6 +121,67 @@ CYSTCK_INTERNAL Cystck_Object CystckTuple_FromArray(Cystck_State *S, const Cystc
 CYSTCK_INTERNAL int CystckDict_Next(Cystck_State *S, Cystck_Object d, Cystck_ssize_t *pos,
                                     Cystck_Object *key, Cystck_Object *value);
 
+/* Slot reuse for iteration.  *h is Cystck_NULL or an owned handle of this
+ * call; _Cystck_Replace makes it hold o (a borrowed reference) in the same
+ * slot (a new slot when *h is null or not a live slot of this call: never
+ * writes where the call does not own), _Cystck_Forget releases it and sets
+ * it to Cystck_NULL (no-op, no debug error, for one this call does not own). */
+CYSTCK_INTERNAL void _Cystck_ReplaceSlow(Cystck_State *S, Cystck_Object *h, PyObject *o);
+CYSTCK_INTERNAL void _Cystck_ForgetSlow(Cystck_State *S, Cystck_Object *h);
+static inline void _Cystck_Replace(Cystck_State *S, Cystck_Object *h, PyObject *o)
+{
+    Py_INCREF(o);
+    if (Cystck_likely(_Cystck_IsLocalOwned(S, *h) && !_CYSTCK_CHECKED(S))) {
+        PyObject *old = *h->_p;
+        *h->_p = o;
+        Py_XDECREF(old);
+    }
+    else if (h->_p == NULL && !_CYSTCK_CHECKED(S)) {
+        *h = _Cystck_Own(S, o);
+    }
+    else {
+        _Cystck_ReplaceSlow(S, h, o);
+    }
+}
+static inline void _Cystck_Forget(Cystck_State *S, Cystck_Object *h)
+{
+    if (h->_p == NULL)
+        return;
+    if (Cystck_likely(_Cystck_IsLocalOwned(S, *h) && !_CYSTCK_CHECKED(S)))
+        Cystck_Drop(S, *h);
+    else
+        _Cystck_ForgetSlow(S, h);
+    *h = Cystck_NULL;
+}
+
+/* [h+2 on the first item, then h+0] PyDict_Next for loops: *key and *value
+ * (either pointer may be NULL) must be Cystck_NULL or handles an earlier
+ * call of this function stored there; each item's key and value replace the
+ * objects in those same slots, so a `while (CystckDict_NextInto(...))` loop
+ * holds two handles whatever the size of the dict, with no handle to drop.
+ * At the end (0) both are released and set to Cystck_NULL.  Do not release
+ * them yourself, and copy a handle you keep past the next item with
+ * Cystck_Dup: the slot is reused.  Initialize them with Cystck_NULL. */
+static inline int CystckDict_NextInto(Cystck_State *S, Cystck_Object d, Cystck_ssize_t *pos,
+                                      Cystck_Object *key, Cystck_Object *value)
+{
+    PyObject *d_ = _Cystck_Get(d), *k, *v;
+    if (Cystck_unlikely(d_ == NULL))
+        return (_Cystck_BadArgInt(S, "CystckDict_NextInto", d), 0);
+    if (!PyDict_Next(d_, pos, &k, &v)) {
+        if (value != NULL)
+            _Cystck_Forget(S, value);
+        if (key != NULL)
+            _Cystck_Forget(S, key);
+        return 0;
+    }
+    if (key != NULL)
+        _Cystck_Replace(S, key, k);
+    if (value != NULL)
+        _Cystck_Replace(S, value, v);
+    return 1;
+}
+
 /* ---- Errors ---- */
 CYSTCK_INTERNAL Cystck_Object CystckErr_Format(Cystck_State *S, Cystck_Object type, const char *fmt, ...);
 CYSTCK_INTERNAL int CystckErr_NoMemory(Cystck_State *S);

@@ -79,6 +79,148 @@ class Constants(Rule):
         return n + unit.sub(self.patterns[2], exc)
 
 
+class DictNextInto(Rule):
+    """``PyDict_Next(d, &pos, &key, &value)`` becomes
+    ``CystckDict_NextInto(S, d, &pos, &key, &value)``: each item's key and
+    value replace the objects in the same two slots and both are released
+    at the end, so a dict loop holds two handles whatever the dict's size
+    (``CystckDict_Next``, the plain rename, makes two new handles per item
+    that live until the call returns).  NextInto reads ``key``/``value``,
+    so a local declared without an initializer gets ``= NULL``.
+
+    Only where the slot reuse cannot be seen: each output is ``NULL``, a
+    local variable of the function, or a struct member (``&tc->value``)
+    that the file sets to NULL somewhere; and the function neither copies
+    it (``x = key``), takes its address elsewhere, assigns it anything but
+    NULL, INCREFs/DECREFs/CLEARs it, nor passes it to a function that steals
+    a reference.  Otherwise the call is left to ``api-calls``."""
+    name = "dict-next-into"
+    precedence = 845
+    patterns = (r"\bPyDict_Next\s*\(",)
+    before = ("static int f(PyObject *d)\n{\n    PyObject *key, *value;\n    Py_ssize_t pos = 0;\n"
+              "    while (PyDict_Next(d, &pos, &key, &value)) {\n        if (g(key, value) < 0)\n"
+              "            return -1;\n    }\n    return 0;\n}\n")
+    after = ("static int f(PyObject *d)\n{\n    PyObject *key = NULL, *value = NULL;\n    Py_ssize_t pos = 0;\n"
+             "    while (CystckDict_NextInto(S, d, &pos, &key, &value)) {\n        if (g(key, value) < 0)\n"
+             "            return -1;\n    }\n    return 0;\n}\n")
+
+    NULLS = ("NULL", "0", "nullptr", "Cystck_NULL")
+    REFCOUNT = regex.compile(r"\b(?:Py_X?(?:INC|DEC)REF|Py_CLEAR|Py_X?NewRef|Py_X?SETREF|Cystck_Drop"
+                             r"|Cystck_Dup)\s*\(\s*$")
+
+    def apply(self, unit):
+        masked, code = unit.masked, unit.structure
+        structs = unit.project.custom_structs
+        dpat = _common.decl_pattern(structs)
+        edits = source.Edits()
+        inits = {}
+        stealing = self._stealing()
+        n = 0
+        for f in unit.functions():
+            if not f.is_definition:
+                continue
+            b0, b1 = f.body
+            for m in regex.finditer(self.patterns[0], masked, pos=b0, endpos=b1):
+                open_at = m.end() - 1
+                close = source.matching(masked, open_at)
+                args = source.split_top(masked, open_at + 1, close - 1)
+                if len(args) != 4:
+                    continue
+                plan = {}
+                for s, e in args[2:]:
+                    arg = masked[s:e].strip()
+                    if arg in self.NULLS:
+                        continue
+                    lv = regex.fullmatch(r"&\s*(?P<lv>[A-Za-z_]\w*(?:\s*(?:->|\.)\s*[A-Za-z_]\w*)*)", arg)
+                    if not lv:
+                        break
+                    init = self._check(unit, masked, code, dpat, b0, b1, (open_at, close),
+                                       lv.group("lv"), m.start(), stealing)
+                    if init is False:
+                        break
+                    if init:
+                        plan.update(init)
+                else:
+                    edits.add(m.start(), m.end(), "CystckDict_NextInto(S, ")
+                    for pos, new in plan.items():
+                        if pos not in inits:
+                            inits[pos] = new
+                            edits.add(pos, pos, new)
+                    n += 1
+        if edits:
+            unit.apply(edits)
+        return n
+
+    @staticmethod
+    def _stealing():
+        """Stock functions whose Cystck counterpart consumes a handle."""
+        steals = api.consuming()
+        return sorted({f.stock for f in api.table() if f.name in steals and f.stock})
+
+    def _check(self, unit, masked, code, dpat, b0, b1, call, lv, call_at, stealing):
+        """False if ``lv`` may not be reused in place; else the initializers
+        to add ({position: text}, empty when none is needed)."""
+        parts = [p for p in regex.split(r"\s*(?:->|\.)\s*", lv)]
+        inits = {}
+        if len(parts) == 1:
+            decl = self._declaration(code, dpat, b0, call_at, lv)
+            if decl is None:
+                return False          # a parameter or a global: not ours to reuse
+            base, d = decl
+            if d.init is not None:
+                if code[d.init[0]:d.init[1]].strip() not in self.NULLS:
+                    return False
+            else:
+                s, e = d.span
+                at = s + regex.search(rf"\b{regex.escape(lv)}\b", code[s:e]).end()
+                inits[at] = " = Cystck_NULL" if "Cystck_Object" in base else " = NULL"
+            pat = regex.compile(_common.names_re([lv]))
+        else:
+            member = parts[-1]
+            if not regex.search(rf"(?:->|\.)\s*{regex.escape(member)}\s*=\s*(?:NULL|0|nullptr|Cystck_NULL)\b",
+                                masked):
+                return False          # never set to NULL: it may hold garbage
+            pat = regex.compile(r"(?<![\w.>])" + r"\s*(?:->|\.)\s*".join(map(regex.escape, parts)) + r"\b")
+        steal_spans = []
+        if stealing:
+            for sm in regex.finditer(r"\b(?:" + "|".join(map(regex.escape, stealing)) + r")\s*\(",
+                                     masked, pos=b0, endpos=b1):
+                steal_spans.append((sm.end(), source.matching(masked, sm.end() - 1)))
+        for u in pat.finditer(masked, b0, b1):
+            if call[0] < u.start() < call[1]:
+                continue              # the PyDict_Next call itself
+            before = masked[b0:u.start()]
+            after = masked[u.end():b1]
+            if before.rstrip().endswith("&") and not before.rstrip().endswith("&&"):
+                return False
+            if regex.search(r"(?<![=!<>])=\s*(?:\([^()]*\)\s*)?$", before):
+                return False          # copied: x = key
+            if self.REFCOUNT.search(before):
+                return False
+            a = regex.match(r"\s*=(?!=)\s*(?P<rhs>[^;]*);", after)
+            if a and a.group("rhs").strip() not in self.NULLS:
+                return False
+            if any(s <= u.start() < e for s, e in steal_spans):
+                return False
+        return inits
+
+    @staticmethod
+    def _declaration(code, dpat, b0, call_at, name):
+        """The last declaration of local ``name`` before ``call_at``:
+        (base type text, Declarator), or None."""
+        from .. import cstruct
+        found = None
+        for m in dpat.finditer(code, b0, call_at):
+            parsed = cstruct.split_declaration(code, m.start("decl"), m.end("decl"))
+            if not parsed:
+                continue
+            base_end, decls = parsed
+            for d in decls:
+                if d.name == name and d.pointer in ("*", "") and not d.array:
+                    found = (code[m.start("decl"):base_end], d)
+        return found
+
+
 class ApiCalls(Rule):
     """Paper rule 8: a call ``PyX_Y(args)`` of a function in the API table
     becomes ``CystckX_Y(S, args)``.  Object arguments of

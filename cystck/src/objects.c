@@ -372,6 +372,11 @@ void _Cystck_ForgetSlow(Cystck_State *S, Cystck_Object *h)
         _Cystck_DropSlow(S, *h);
 }
 
+void _Cystck_ForgetSlot(Cystck_State *S, Cystck_Object *h)
+{
+    _Cystck_Forget(S, h);
+}
+
 /* The slow path of the typed element accessors: subclasses, bad index,
  * wrong container.  Returns a borrowed item or NULL with an exception. */
 PyObject *_Cystck_ItemOf(Cystck_State *S, Cystck_Object seq, Cystck_ssize_t i, int want_list,

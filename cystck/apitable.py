@@ -245,6 +245,7 @@ int CystckIter_Check(h o) = PyIter_Check                   ; is an iterator
 h CystckList_New(Cystck_ssize_t n) = PyList_New            ; [h+1, e] a list of n empty slots
 h CystckList_GetItem(h l, Cystck_ssize_t i) = PyList_GetItem [borrowed] ; [h+1, e] l[i]
 h CystckList_GET_ITEM(h l, Cystck_ssize_t i) = PyList_GET_ITEM [borrowed macro] ; [h+1] l[i], unchecked index
+h CystckList_GetItemInto(h l, Cystck_ssize_t i, Cystck_Object* into) : hand ~ PyList_GET_ITEM ; [h+1 once] l[i], unchecked index, into *into's slot (Cystck_NULL at first, reused after): `item = l[i]` in a loop holds one handle, no drops
 int CystckList_SetItem(h l, Cystck_ssize_t i, h! v) = PyList_SetItem ; [c v, e] l[i] = v
 void CystckList_SET_ITEM(h l, Cystck_ssize_t i, h! v) = PyList_SET_ITEM [macro] ; [c v] fill slot i of a new list
 int CystckList_Append(h l, h v) = PyList_Append            ; [e] l.append(v)
@@ -264,6 +265,7 @@ int CystckList_CheckExact(h o) = PyList_CheckExact         ; type(o) is list
 h CystckTuple_New(Cystck_ssize_t n) = PyTuple_New          ; [h+1, e] a tuple of n empty slots, to fill
 h CystckTuple_GetItem(h t, Cystck_ssize_t i) = PyTuple_GetItem [borrowed] ; [h+1, e] t[i]
 h CystckTuple_GET_ITEM(h t, Cystck_ssize_t i) = PyTuple_GET_ITEM [borrowed macro] ; [h+1] t[i], unchecked index
+h CystckTuple_GetItemInto(h t, Cystck_ssize_t i, Cystck_Object* into) : hand ~ PyTuple_GET_ITEM ; [h+1 once] t[i], unchecked index, into *into's slot (as CystckList_GetItemInto)
 int CystckTuple_SetItem(h t, Cystck_ssize_t i, h! v) = PyTuple_SetItem ; [c v, e] fill slot i of a new tuple
 void CystckTuple_SET_ITEM(h t, Cystck_ssize_t i, h! v) = PyTuple_SET_ITEM [macro] ; [c v] fill slot i, unchecked
 Cystck_ssize_t CystckTuple_Size(h t) = PyTuple_Size        ; [e] len(t)
@@ -289,6 +291,7 @@ int CystckDict_DelItem(h d, h key) = PyDict_DelItem        ; [e] del d[key]
 int CystckDict_DelItemString(h d, const char* key) = PyDict_DelItemString ; [e]
 int CystckDict_Contains(h d, h key) = PyDict_Contains      ; [e] key in d
 int CystckDict_Next(h d, Cystck_ssize_t* pos, Cystck_Object* key, Cystck_Object* value) : hand ~ PyDict_Next ; [h+2] next item as two new handles (drop them, or close a scope gate per item)
+int CystckDict_NextInto(h d, Cystck_ssize_t* pos, Cystck_Object* key, Cystck_Object* value) : hand ~ PyDict_Next ; [h+2 once] next item into the same two slots each time (*key, *value start as Cystck_NULL; released and nulled at the end): a dict loop stays flat, no drops
 h CystckDict_Keys(h d) = PyDict_Keys                       ; [h+1, e] list of keys
 h CystckDict_Values(h d) = PyDict_Values                   ; [h+1, e] list of values
 h CystckDict_Items(h d) = PyDict_Items                     ; [h+1, e] list of (key, value)

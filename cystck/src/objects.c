@@ -351,6 +351,32 @@ int CystckDict_Next(Cystck_State *S, Cystck_Object d, Cystck_ssize_t *pos,
     return 1;
 }
 
+/* Slot reuse (CystckDict_NextInto): debug mode, null handles in debug
+ * mode, and handles in older chunks.  Only a live owned slot is written. */
+void _Cystck_ReplaceSlow(Cystck_State *S, Cystck_Object *h, PyObject *o)
+{
+    PyObject **p = h->_p;
+    if (p != NULL && _Cystck_OwnsSlot(S, p) && *p != NULL) {
+        PyObject *old = *p;
+        *p = o;
+        Py_DECREF(old);
+        return;
+    }
+    *h = _Cystck_Own(S, o);
+}
+
+void _Cystck_ForgetSlow(Cystck_State *S, Cystck_Object *h)
+{
+    PyObject **p = h->_p;
+    if (p != NULL && _Cystck_OwnsSlot(S, p) && *p != NULL)
+        _Cystck_DropSlow(S, *h);
+}
+
+void _Cystck_ForgetSlot(Cystck_State *S, Cystck_Object *h)
+{
+    _Cystck_Forget(S, h);
+}
+
 /* The slow path of the typed element accessors: subclasses, bad index,
  * wrong container.  Returns a borrowed item or NULL with an exception. */
 PyObject *_Cystck_ItemOf(Cystck_State *S, Cystck_Object seq, Cystck_ssize_t i, int want_list,

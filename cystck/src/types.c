@@ -286,19 +286,29 @@ Cystck_Object CystckModule_Find(Cystck_State *S, CystckModuleDef *def)
     return _Cystck_OwnBorrowed(S, PyState_FindModule(pydef));
 }
 
-void *CystckModule_FindState(Cystck_State *S, CystckModuleDef *def)
+/* The definition CystckModule_FindState looked up last and its PyModuleDef:
+ * extensions look the state up per object (ujson: every container it
+ * encodes), and the inline fast path reads these. */
+const CystckModuleDef *_Cystck_found_def;
+PyModuleDef *_Cystck_found_pydef;
+
+void *_Cystck_ModuleFindStateSlow(Cystck_State *S, CystckModuleDef *def)
 {
-    /* Extensions look this up per object (ujson: every container it
-     * encodes), so remember the last definition asked for. */
-    static const CystckModuleDef *last_def;
-    static PyModuleDef *last_pydef;
     PyObject *m;
     (void)S;
-    if (def != last_def) {
-        last_pydef = pydef_if_created(def);
-        last_def = last_pydef != NULL ? def : NULL;
+    if (def != _Cystck_found_def) {
+        PyModuleDef *pydef = pydef_if_created(def);
+        if (pydef != NULL) {
+            _Cystck_found_pydef = pydef;
+            _Cystck_found_def = def;
+        }
+        else {
+            PyErr_Format(PyExc_SystemError, "CystckModule_FindState: module %s is not loaded",
+                         def->name);
+            return NULL;
+        }
     }
-    if (last_pydef == NULL || (m = PyState_FindModule(last_pydef)) == NULL) {
+    if ((m = PyState_FindModule(_Cystck_found_pydef)) == NULL) {
         PyErr_Format(PyExc_SystemError, "CystckModule_FindState: module %s is not loaded",
                      def->name);
         return NULL;

@@ -121,6 +121,117 @@ CYSTCK_INTERNAL Cystck_Object CystckTuple_FromArray(Cystck_State *S, const Cystc
 CYSTCK_INTERNAL int CystckDict_Next(Cystck_State *S, Cystck_Object d, Cystck_ssize_t *pos,
                                     Cystck_Object *key, Cystck_Object *value);
 
+/* Slot reuse for iteration.  *h is Cystck_NULL or an owned handle of this
+ * call; _Cystck_Replace makes it hold o (a borrowed reference) in the same
+ * slot (a new slot when *h is null or not a live slot of this call: never
+ * writes where the call does not own), _Cystck_Forget releases it and sets
+ * it to Cystck_NULL (no-op, no debug error, for one this call does not own). */
+CYSTCK_INTERNAL void _Cystck_ReplaceSlow(Cystck_State *S, Cystck_Object *h, PyObject *o);
+CYSTCK_INTERNAL void _Cystck_ForgetSlow(Cystck_State *S, Cystck_Object *h);
+CYSTCK_INTERNAL void _Cystck_ForgetSlot(Cystck_State *S, Cystck_Object *h);   /* _Cystck_Forget, out of line */
+/* Is p a slot of the current chunk (or of the inline slots) below top?
+ * (Frames that set `base` only once they go slow define _CYSTCK_SLOW_DEBUG
+ * and _Cystck_Base.) */
+#ifdef _CYSTCK_SLOW_DEBUG
+#define _CYSTCK_CHUNK_BASE(S) _Cystck_Base(S)
+#else
+#define _CYSTCK_CHUNK_BASE(S) ((S)->base)
+#endif
+static inline int _Cystck_InCurrentChunk(Cystck_State *S, PyObject **p)
+{
+    return (uintptr_t)p >= (uintptr_t)_CYSTCK_CHUNK_BASE(S) && (uintptr_t)p < (uintptr_t)S->top;
+}
+/* Store a new reference o (stolen) in *h's slot, as _Cystck_Replace. */
+static inline void _Cystck_Store(Cystck_State *S, Cystck_Object *h, PyObject *o)
+{
+    if (Cystck_likely(_Cystck_InCurrentChunk(S, h->_p) && !_CYSTCK_CHECKED(S))) {
+        PyObject *old = *h->_p;
+        *h->_p = o;
+        Py_XDECREF(old);
+    }
+    else if (h->_p == NULL && !_CYSTCK_CHECKED(S)) {
+        *h = _Cystck_Own(S, o);
+    }
+    else {
+        _Cystck_ReplaceSlow(S, h, o);
+    }
+}
+static inline void _Cystck_Replace(Cystck_State *S, Cystck_Object *h, PyObject *o)
+{
+    Py_INCREF(o);
+    _Cystck_Store(S, h, o);
+}
+static inline void _Cystck_Forget(Cystck_State *S, Cystck_Object *h)
+{
+    if (h->_p == NULL)
+        return;
+    if (Cystck_likely(_Cystck_InCurrentChunk(S, h->_p) && !_CYSTCK_CHECKED(S)))
+        Cystck_Drop(S, *h);
+    else
+        _Cystck_ForgetSlow(S, h);
+    *h = Cystck_NULL;
+}
+
+/* [h+2 on the first item, then h+0] PyDict_Next for loops: *key and *value
+ * (either pointer may be NULL) must be Cystck_NULL or handles an earlier
+ * call of this function stored there; each item's key and value replace the
+ * objects in those same slots, so a `while (CystckDict_NextInto(...))` loop
+ * holds two handles whatever the size of the dict, with no handle to drop.
+ * At the end (0) both are released and set to Cystck_NULL.  Do not release
+ * them yourself, and copy a handle you keep past the next item with
+ * Cystck_Dup: the slot is reused.  Initialize them with Cystck_NULL. */
+static inline int CystckDict_NextInto(Cystck_State *S, Cystck_Object d, Cystck_ssize_t *pos,
+                                      Cystck_Object *key, Cystck_Object *value)
+{
+    PyObject *d_ = _Cystck_Get(d), *k, *v;
+    if (Cystck_unlikely(d_ == NULL))
+        return (_Cystck_BadArgInt(S, "CystckDict_NextInto", d), 0);
+    if (!PyDict_Next(d_, pos, &k, &v)) {
+        if (value != NULL)
+            _Cystck_Forget(S, value);
+        if (key != NULL)
+            _Cystck_Forget(S, key);
+        return 0;
+    }
+    if (key != NULL)
+        _Cystck_Replace(S, key, k);
+    if (value != NULL)
+        _Cystck_Replace(S, value, v);
+    return 1;
+}
+
+/* [h+1 the first time, then h+0] PyList_GET_ITEM / PyTuple_GET_ITEM into
+ * *into (unchecked index): *into must be Cystck_NULL or a handle an earlier
+ * call of these functions stored there, and the item replaces its object in
+ * the same slot, so `item = l[i]` in a loop (or an iterator's member) holds
+ * one handle, with nothing to drop.  Returns *into (null for an empty slot
+ * of a list being filled).  Do not release *into yourself between calls. */
+static inline Cystck_Object _Cystck_ItemInto(Cystck_State *S, PyObject *o, Cystck_Object *into)
+{
+    if (Cystck_unlikely(o == NULL)) {
+        _Cystck_ForgetSlot(S, into);     /* an empty slot: release *into */
+        return Cystck_NULL;
+    }
+    _Cystck_Replace(S, into, o);
+    return *into;
+}
+static inline Cystck_Object CystckList_GetItemInto(Cystck_State *S, Cystck_Object l, Cystck_ssize_t i,
+                                                   Cystck_Object *into)
+{
+    PyObject *l_ = _Cystck_Get(l);
+    if (Cystck_unlikely(l_ == NULL))
+        return (_Cystck_BadArg(S, "CystckList_GetItemInto", l), Cystck_NULL);
+    return _Cystck_ItemInto(S, PyList_GET_ITEM(l_, i), into);
+}
+static inline Cystck_Object CystckTuple_GetItemInto(Cystck_State *S, Cystck_Object t, Cystck_ssize_t i,
+                                                    Cystck_Object *into)
+{
+    PyObject *t_ = _Cystck_Get(t);
+    if (Cystck_unlikely(t_ == NULL))
+        return (_Cystck_BadArg(S, "CystckTuple_GetItemInto", t), Cystck_NULL);
+    return _Cystck_ItemInto(S, PyTuple_GET_ITEM(t_, i), into);
+}
+
 /* ---- Errors ---- */
 CYSTCK_INTERNAL Cystck_Object CystckErr_Format(Cystck_State *S, Cystck_Object type, const char *fmt, ...);
 CYSTCK_INTERNAL int CystckErr_NoMemory(Cystck_State *S);
@@ -134,7 +245,20 @@ CYSTCK_INTERNAL Cystck_Object CystckModule_Create(Cystck_State *S, CystckModuleD
 CYSTCK_INTERNAL void *CystckModule_GetState(Cystck_State *S, Cystck_Object m);
 CYSTCK_INTERNAL int CystckModule_AddType(Cystck_State *S, Cystck_Object m, Cystck_Object type);
 CYSTCK_INTERNAL Cystck_Object CystckModule_Find(Cystck_State *S, CystckModuleDef *def);
-CYSTCK_INTERNAL void *CystckModule_FindState(Cystck_State *S, CystckModuleDef *def);
+/* The state of the module created from def, no handle: stock's
+ * PyModule_GetState(PyState_FindModule(&def)).  Inline for the definition
+ * looked up last (per-object lookups); SystemError when not loaded. */
+extern CYSTCK_INTERNAL const CystckModuleDef *_Cystck_found_def;
+extern CYSTCK_INTERNAL PyModuleDef *_Cystck_found_pydef;
+CYSTCK_INTERNAL void *_Cystck_ModuleFindStateSlow(Cystck_State *S, CystckModuleDef *def);
+static inline void *CystckModule_FindState(Cystck_State *S, CystckModuleDef *def)
+{
+    PyObject *m;
+    if (Cystck_likely(def == _Cystck_found_def) &&
+            Cystck_likely((m = PyState_FindModule(_Cystck_found_pydef)) != NULL))
+        return PyModule_GetState(m);
+    return _Cystck_ModuleFindStateSlow(S, def);
+}
 
 /* ---- Arguments ----
  * Format codes as in PyArg_ParseTuple: b B h H i I l k L K n f d p c C

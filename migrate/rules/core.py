@@ -79,6 +79,210 @@ class Constants(Rule):
         return n + unit.sub(self.patterns[2], exc)
 
 
+class _SlotReuse:
+    """What the rules that reuse one handle's slot from item to item
+    (``dict-next-into``, ``get-item-into``) check before rewriting: the
+    target is a local of the function or a struct member that the file sets
+    to NULL somewhere, and the function never copies it (``x = key``), takes
+    its address elsewhere, assigns it anything but NULL, INCREFs, DECREFs,
+    CLEARs or drops it, nor passes it to a function that steals a
+    reference."""
+    NULLS = ("NULL", "0", "nullptr", "Cystck_NULL")
+    REFCOUNT = regex.compile(r"\b(?:Py_X?(?:INC|DEC)REF|Py_CLEAR|Py_X?NewRef|Py_X?SETREF|Cystck_Drop"
+                             r"|Cystck_Dup)\s*\(\s*$")
+    LVALUE = r"[A-Za-z_]\w*(?:\s*(?:->|\.)\s*[A-Za-z_]\w*)*"
+
+    def __init__(self, unit, func):
+        self.unit = unit
+        self.masked, self.code = unit.masked, unit.structure
+        self.b0, self.b1 = func.body
+        self.dpat = _common.decl_pattern(unit.project.custom_structs)
+        steals = api.consuming()
+        stealing = sorted({f.stock for f in api.table() if f.name in steals and f.stock})
+        self.steal_spans = []
+        if stealing:
+            for sm in regex.finditer(r"\b(?:" + "|".join(map(regex.escape, stealing)) + r")\s*\(",
+                                     self.masked, pos=self.b0, endpos=self.b1):
+                self.steal_spans.append((sm.end(), source.matching(self.masked, sm.end() - 1)))
+
+    def check(self, lv, own, at):
+        """None if ``lv`` may not be reused in place; else the initializers
+        to add ({position: text}, empty when none is needed).  ``own`` is the
+        span of the rewritten statement or call (its use of ``lv`` is
+        fine), ``at`` where it starts."""
+        masked, code, b0, b1 = self.masked, self.code, self.b0, self.b1
+        parts = regex.split(r"\s*(?:->|\.)\s*", lv)
+        inits = {}
+        if len(parts) == 1:
+            decl = self._declaration(at, lv)
+            if decl is None:
+                return None           # a parameter or a global: not ours to reuse
+            base, d = decl
+            if d.init is not None:
+                if code[d.init[0]:d.init[1]].strip() not in self.NULLS:
+                    return None
+            else:
+                s, e = d.span
+                pos = s + regex.search(rf"\b{regex.escape(lv)}\b", code[s:e]).end()
+                inits[pos] = " = Cystck_NULL" if "Cystck_Object" in base else " = NULL"
+            pat = regex.compile(_common.names_re([lv]))
+        else:
+            if not regex.search(rf"(?:->|\.)\s*{regex.escape(parts[-1])}\s*=\s*(?:NULL|0|nullptr"
+                                r"|Cystck_NULL)\b", masked):
+                return None           # never set to NULL: it may hold garbage
+            pat = regex.compile(r"(?<![\w.>])" + r"\s*(?:->|\.)\s*".join(map(regex.escape, parts)) + r"\b")
+        for u in pat.finditer(masked, b0, b1):
+            if own[0] <= u.start() < own[1]:
+                continue
+            before = masked[b0:u.start()].rstrip()
+            if before.endswith("&") and not before.endswith("&&"):
+                return None
+            if regex.search(r"(?<![=!<>])=\s*(?:\([^()]*\)\s*)?$", before):
+                return None           # copied: x = key
+            if self.REFCOUNT.search(before):
+                return None
+            a = regex.match(r"\s*=(?!=)\s*(?P<rhs>[^;]*);", masked[u.end():b1])
+            if a and a.group("rhs").strip() not in self.NULLS:
+                return None
+            if any(s <= u.start() < e for s, e in self.steal_spans):
+                return None
+        return inits
+
+    def _declaration(self, at, name):
+        """The last declaration of local ``name`` before ``at``: (base type
+        text, Declarator), or None."""
+        from .. import cstruct
+        code, found = self.code, None
+        for m in self.dpat.finditer(code, self.b0, at):
+            parsed = cstruct.split_declaration(code, m.start("decl"), m.end("decl"))
+            if not parsed:
+                continue
+            base_end, decls = parsed
+            for d in decls:
+                if d.name == name and d.pointer in ("*", "") and not d.array:
+                    found = (code[m.start("decl"):base_end], d)
+        return found
+
+
+class DictNextInto(Rule):
+    """``PyDict_Next(d, &pos, &key, &value)`` becomes
+    ``CystckDict_NextInto(S, d, &pos, &key, &value)``: each item's key and
+    value replace the objects in the same two slots and both are released
+    at the end, so a dict loop holds two handles whatever the dict's size
+    (``CystckDict_Next``, the plain rename, makes two new handles per item
+    that live until the call returns).  NextInto reads ``key``/``value``,
+    so a local declared without an initializer gets ``= NULL``.
+
+    Only where the slot reuse cannot be seen: each output is ``NULL``, a
+    local variable of the function, or a struct member (``&tc->value``)
+    that the file sets to NULL somewhere; and the function neither copies
+    it (``x = key``), takes its address elsewhere, assigns it anything but
+    NULL, INCREFs/DECREFs/CLEARs it, nor passes it to a function that steals
+    a reference.  Otherwise the call is left to ``api-calls``."""
+    name = "dict-next-into"
+    precedence = 845
+    patterns = (r"\bPyDict_Next\s*\(",)
+    before = ("static int f(PyObject *d)\n{\n    PyObject *key, *value;\n    Py_ssize_t pos = 0;\n"
+              "    while (PyDict_Next(d, &pos, &key, &value)) {\n        if (g(key, value) < 0)\n"
+              "            return -1;\n    }\n    return 0;\n}\n")
+    after = ("static int f(PyObject *d)\n{\n    PyObject *key = NULL, *value = NULL;\n    Py_ssize_t pos = 0;\n"
+             "    while (CystckDict_NextInto(S, d, &pos, &key, &value)) {\n        if (g(key, value) < 0)\n"
+             "            return -1;\n    }\n    return 0;\n}\n")
+
+    def apply(self, unit):
+        masked = unit.masked
+        edits = source.Edits()
+        inits = {}
+        n = 0
+        for f in unit.functions():
+            if not f.is_definition:
+                continue
+            reuse = None
+            for m in regex.finditer(self.patterns[0], masked, pos=f.body[0], endpos=f.body[1]):
+                reuse = reuse or _SlotReuse(unit, f)
+                open_at = m.end() - 1
+                close = source.matching(masked, open_at)
+                args = source.split_top(masked, open_at + 1, close - 1)
+                if len(args) != 4:
+                    continue
+                plan = {}
+                for s, e in args[2:]:
+                    arg = masked[s:e].strip()
+                    if arg in _SlotReuse.NULLS:
+                        continue
+                    lv = regex.fullmatch(r"&\s*(?P<lv>" + _SlotReuse.LVALUE + ")", arg)
+                    init = reuse.check(lv.group("lv"), (open_at, close), m.start()) if lv else None
+                    if init is None:
+                        break
+                    plan.update(init)
+                else:
+                    edits.add(m.start(), m.end(), "CystckDict_NextInto(S, ")
+                    for pos, new in plan.items():
+                        if pos not in inits:
+                            inits[pos] = new
+                            edits.add(pos, pos, new)
+                    n += 1
+        if edits:
+            unit.apply(edits)
+        return n
+
+
+class GetItemInto(Rule):
+    """A statement ``item = PyList_GET_ITEM(l, i);`` (or
+    ``PyTuple_GET_ITEM``) becomes ``CystckList_GetItemInto(S, l, i,
+    &item);``: each item replaces the previous one's object in the same
+    slot, so a loop (or an iterator's ``tc->item`` member) holds one handle
+    where ``CystckList_GET_ITEM`` makes a new one per item that lives until
+    the call returns (a list longer than the handle limit fails).  A local
+    declared without an initializer gets ``= NULL``.
+
+    Same conditions as ``dict-next-into`` (a local, or a member the file
+    sets to NULL; never copied, released, stolen or assigned anything else
+    in the function); declarations with an initializer
+    (``PyObject *item = PyList_GET_ITEM(l, i);``) are left to ``api-calls``."""
+    name = "get-item-into"
+    precedence = 846
+    patterns = (_common.STMT_START + r"(?P<lead>[ \t]*)(?P<lv>" + _SlotReuse.LVALUE
+                + r")\s*=\s*(?:\(\s*PyObject\s*\*\s*\)\s*)?Py(?P<t>List|Tuple)_GET_ITEM\s*" + _common.PAREN
+                + r"\s*;",)
+    before = ("static double f(PyObject *l)\n{\n    PyObject *item;\n    double total = 0;\n"
+              "    for (Py_ssize_t i = 0; i < PyList_GET_SIZE(l); i++) {\n"
+              "        item = PyList_GET_ITEM(l, i);\n        total += PyFloat_AsDouble(item);\n    }\n"
+              "    return total;\n}\n")
+    after = ("static double f(PyObject *l)\n{\n    PyObject *item = NULL;\n    double total = 0;\n"
+             "    for (Py_ssize_t i = 0; i < PyList_GET_SIZE(l); i++) {\n"
+             "        CystckList_GetItemInto(S, l, i, &item);\n        total += PyFloat_AsDouble(item);\n"
+             "    }\n    return total;\n}\n")
+
+    def apply(self, unit):
+        masked, text = unit.masked, unit.text
+        pat = regex.compile(self.patterns[0], regex.M)
+        edits = source.Edits()
+        inits = {}
+        n = 0
+        for f in unit.functions():
+            if not f.is_definition:
+                continue
+            reuse = None
+            for m in pat.finditer(masked, f.body[0], f.body[1]):
+                reuse = reuse or _SlotReuse(unit, f)
+                lv = text[m.start("lv"):m.end("lv")]
+                init = reuse.check(regex.sub(r"\s+", "", lv), (m.start("lv"), m.end()), m.start("lv"))
+                if init is None:
+                    continue
+                args = text[m.start("p") + 1:m.end("p") - 1]
+                edits.add(m.start("lv"), m.end(),
+                          f"Cystck{m.group('t')}_GetItemInto(S, {args.strip()}, &{lv});")
+                for pos, new in init.items():
+                    if pos not in inits:
+                        inits[pos] = new
+                        edits.add(pos, pos, new)
+                n += 1
+        if edits:
+            unit.apply(edits)
+        return n
+
+
 class ApiCalls(Rule):
     """Paper rule 8: a call ``PyX_Y(args)`` of a function in the API table
     becomes ``CystckX_Y(S, args)``.  Object arguments of

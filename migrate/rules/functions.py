@@ -477,8 +477,11 @@ class Returns(Rule):
     ``return NULL;`` becomes ``return -1;``, ``return x;`` becomes ``return
     Cystck_Return(S, x);``, ``Py_RETURN_NONE;`` becomes ``return 0;`` and
     ``Py_RETURN_TRUE;`` ``return Cystck_Return(S, Cystck_True);``.  A helper
-    returning a handle returns ``Cystck_NULL`` instead of NULL and the
-    constant handles for ``Py_RETURN_*``."""
+    returning a handle returns ``Cystck_NULL`` instead of NULL, and
+    ``Cystck_Dup(S, Cystck_True)`` for ``Py_RETURN_TRUE``: stock returns a
+    new reference that the caller releases, and releasing a constant handle
+    is an error in debug mode (and, in release mode, slower than the
+    duplicate's slot)."""
     name = "returns"
     precedence = 540
     patterns = (r"\breturn\b(?P<e>[^;]*);", r"\bPy_RETURN_(?P<k>NONE|TRUE|FALSE|NOTIMPLEMENTED)\b\s*;?",
@@ -487,7 +490,7 @@ class Returns(Rule):
               "static PyObject *f(PyObject *self, PyObject *arg)\n{\n    if (arg == NULL)\n        return NULL;\n"
               "    if (arg == Py_None)\n        Py_RETURN_TRUE;\n    return PyNumber_Negative(arg);\n}\n"
               "static PyMethodDef m[] = {{\"f\", f, METH_O, NULL}, {NULL}};\n")
-    after = ("static PyObject *h(void)\n{\n    return Cystck_None;\n}\n"
+    after = ("static PyObject *h(void)\n{\n    return Cystck_Dup(S, Cystck_None);\n}\n"
              "static PyObject *f(PyObject *self, PyObject *arg)\n{\n    if (arg == NULL)\n        return -1;\n"
              "    if (arg == Py_None)\n        return Cystck_Return(S, Cystck_True);\n"
              "    return Cystck_Return(S, PyNumber_Negative(arg));\n}\n"
@@ -520,7 +523,7 @@ class Returns(Rule):
                 if mode == "push":
                     new = "return 0;" if k == "NONE" else f"return Cystck_Return(S, {self.CONST[k]});"
                 else:
-                    new = f"return {self.CONST[k]};"
+                    new = f"return Cystck_Dup(S, {self.CONST[k]});"
                 edits.add(m.start(), m.end(), new)
             for m in regex.finditer(self.patterns[2], code, pos=b0, endpos=b1):
                 unit.leftover(m.start(), "Py_RETURN_RICHCOMPARE: write the comparison and return "

@@ -46,18 +46,40 @@ def _remove_statement(text, masked, start, end, edits):
 class IncRef(Rule):
     """``Py_INCREF(x);`` and ``Py_XINCREF(x);`` are removed: a handle keeps
     its object alive for the whole call, and functions that store a value
-    (fields, references, containers) take their own reference."""
+    (fields, references, containers) take their own reference.  Except
+    ``Py_INCREF(x); return x;`` in a helper returning an object, which
+    becomes ``return Cystck_Dup(S, x);``: the caller gets a new reference
+    that it releases, so it needs a handle of its own (returning ``x``
+    would have the caller drop the helper's argument, its own handle)."""
     name = "incref"
     precedence = 600
     patterns = (r"\bPy_X?INCREF\s*" + _common.PAREN + r"\s*;",)
-    before = "static PyObject *f(PyObject *o)\n{\n    Py_INCREF(o);\n    return o;\n}\n"
-    after = "static PyObject *f(PyObject *o)\n{\n    return o;\n}\n"
+    before = ("static PyObject *f(PyObject *o)\n{\n    if (o == NULL)\n        return NULL;\n"
+              "    Py_INCREF(o);\n    g(o);\n    Py_INCREF(o);\n    return o;\n}\n")
+    after = ("static PyObject *f(PyObject *o)\n{\n    if (o == NULL)\n        return NULL;\n"
+             "    g(o);\n    return Cystck_Dup(S, o);\n}\n")
 
     def apply(self, unit):
+        from .functions import returns_object
         edits = source.Edits()
-        for b0, b1 in _state_bodies(unit):
-            for m in regex.finditer(self.patterns[0], unit.masked, pos=b0, endpos=b1):
-                _remove_statement(unit.text, unit.masked, m.start(), m.end(), edits)
+        masked, text = unit.masked, unit.text
+        structs = unit.project.custom_structs
+        for f in unit.functions():
+            if not f.is_definition:
+                continue
+            role = unit.project.role(f.name)
+            if role is not None and not role.state:
+                continue
+            helper = role is None and returns_object(masked[f.start:f.name_start], structs)
+            b0, b1 = f.body
+            for m in regex.finditer(self.patterns[0], masked, pos=b0, endpos=b1):
+                x = masked[m.start("p") + 1:m.end("p") - 1].strip()
+                r = regex.match(r"\s*return\s+" + regex.escape(x) + r"\s*;", masked[m.end():b1]) \
+                    if helper and regex.fullmatch(r"\w+(?:\s*(?:->|\.)\s*\w+)*", x) else None
+                if r and not _common.in_unbraced_body(masked, m.start()):
+                    edits.add(m.start(), m.end() + r.end(), f"return Cystck_Dup(S, {text[m.start('p') + 1:m.end('p') - 1].strip()});")
+                    continue
+                _remove_statement(text, masked, m.start(), m.end(), edits)
         if edits:
             unit.apply(edits)
         return edits.applied

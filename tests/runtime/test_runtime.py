@@ -136,6 +136,27 @@ def test_released_handles_do_not_count_against_the_limit(rt, debug):
     assert out.stdout.strip() == str(sum(range(20000))), out.stderr
 
 
+@pytest.mark.parametrize("debug", ["0", "1"])
+def test_dict_next_into_reuses_its_two_slots(rt, debug):
+    # 20000 items under a limit of 1000 handles: the key and value slots are
+    # reused from one item to the next and released at the end.
+    script = (f"import sys; sys.path.insert(0, {str(rt_path_dir(rt))!r}); import rt_basic\n"
+              "d = {i: 2 * i for i in range(20000)}\n"
+              "print(rt_basic.sum_dict(d), rt_basic.sum_dict({}))\n")
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                         env={"CYSTCK_HANDLE_LIMIT": "1000", "CYSTCK_DEBUG": debug, "PATH": ""})
+    assert out.stdout.strip() == f"{3 * sum(range(20000))} 0", out.stderr
+
+
+@pytest.mark.parametrize("debug", ["0", "1"])
+def test_get_item_into_reuses_one_slot(rt, debug):
+    script = (f"import sys; sys.path.insert(0, {str(rt_path_dir(rt))!r}); import rt_basic\n"
+              "print(rt_basic.sum_items(list(range(20000))), rt_basic.sum_items(tuple(range(20000))))\n")
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                         env={"CYSTCK_HANDLE_LIMIT": "1000", "CYSTCK_DEBUG": debug, "PATH": ""})
+    assert out.stdout.strip() == f"{sum(range(20000))} {sum(range(20000))}", out.stderr
+
+
 def test_struct_round_trip(rt):
     n = rt.Node(1)
     assert n.itself() is n

@@ -225,6 +225,61 @@ static int sum_list(Cystck_State *S, Cystck_Object self, Cystck_Object lst)
     return Cystck_ReturnLong(S, total);
 }
 
+CYSTCK_DEF_METH(sum_dict_def, "sum_dict", sum_dict, CYSTCK_O,
+                "sum key + value over a dict of ints with CystckDict_NextInto (no drops)")
+static int sum_dict(Cystck_State *S, Cystck_Object self, Cystck_Object d)
+{
+    Cystck_Object key = Cystck_NULL, value = Cystck_NULL;
+    Cystck_ssize_t pos = 0;
+    long total = 0;
+    (void)self;
+    if (!CystckDict_Check(S, d)) {
+        CystckErr_SetString(S, CystckExc_TypeError, "expected a dict");
+        return -1;
+    }
+    while (CystckDict_NextInto(S, d, &pos, &key, &value)) {
+        Cystck_Object sum = CystckNumber_Add(S, key, value);
+        long v = CystckLong_AsLong(S, sum);
+        if (v == -1 && CystckErr_Occurred(S))
+            return -1;
+        total += v;
+        Cystck_Drop(S, sum);
+    }
+    if (!Cystck_IsNull(key) || !Cystck_IsNull(value)) {
+        CystckErr_SetString(S, CystckExc_SystemError, "NextInto left handles behind");
+        return -1;
+    }
+    return Cystck_ReturnLong(S, total);
+}
+
+CYSTCK_DEF_METH(sum_items_def, "sum_items", sum_items, CYSTCK_O,
+                "sum a list or tuple of ints with Cystck*_GetItemInto (one handle, no drops)")
+static int sum_items(Cystck_State *S, Cystck_Object self, Cystck_Object seq)
+{
+    Cystck_Object item = Cystck_NULL;
+    Cystck_ssize_t i, n;
+    int is_list = CystckList_Check(S, seq);
+    long total = 0;
+    (void)self;
+    if (!is_list && !CystckTuple_Check(S, seq)) {
+        CystckErr_SetString(S, CystckExc_TypeError, "expected a list or a tuple");
+        return -1;
+    }
+    n = is_list ? CystckList_GET_SIZE(S, seq) : CystckTuple_GET_SIZE(S, seq);
+    for (i = 0; i < n; i++) {
+        long v;
+        if (is_list)
+            CystckList_GetItemInto(S, seq, i, &item);
+        else
+            CystckTuple_GetItemInto(S, seq, i, &item);
+        v = CystckLong_AsLong(S, item);
+        if (v == -1 && CystckErr_Occurred(S))
+            return -1;
+        total += v;
+    }
+    return Cystck_ReturnLong(S, total);
+}
+
 CYSTCK_DEF_METH(waves_def, "waves", waves, CYSTCK_VARARGS,
                 "waves(rounds, depth): make `depth` handles, drop them newest first, repeat")
 static int waves(Cystck_State *S, Cystck_Object self, const Cystck_Object *args, Cystck_ssize_t nargs)
@@ -506,7 +561,7 @@ static int bump(Cystck_State *S, Cystck_Object self)
 static CystckDef *module_defines[] = {
     &noargs_def, &identity_def, &same_def, &twice_def, &add_def, &kw_def, &tuple3_def, &wrong_count_def,
     &raise_value_error_def, &null_handle_def, &call_def, &call_kw_def, &call_method_def,
-    &make_and_discard_def, &churn_def, &scope_keep_def, &sum_list_def, &waves_def, &build_list_def,
+    &make_and_discard_def, &churn_def, &scope_keep_def, &sum_list_def, &sum_dict_def, &sum_items_def, &waves_def, &build_list_def,
     &keep_def, &get_kept_def, &release_kept_def, &exposed_buffer_def, &released_blocks_def,
     &bump_def, NULL
 };

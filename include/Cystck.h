@@ -46,12 +46,14 @@ extern "C" {
 #  define CYSTCK_INTERNAL    __attribute__((visibility("hidden")))
 #  define CYSTCK_UNUSED      __attribute__((unused))
 #  define CYSTCK_NOINLINE    __attribute__((noinline))
+#  define CYSTCK_COLD        __attribute__((cold, noinline))
 #else
 #  define Cystck_likely(x)   (x)
 #  define Cystck_unlikely(x) (x)
 #  define CYSTCK_INTERNAL
 #  define CYSTCK_UNUSED
 #  define CYSTCK_NOINLINE
+#  define CYSTCK_COLD
 #endif
 
 /* Inline handle slots and return-stack entries in every call's frame; past
@@ -84,7 +86,6 @@ typedef struct Cystck_State {
     PyObject **sp_base;
     PyObject **sp_end;
     int slow;                /* non-zero: heap chunks, heap stack or debug */
-    int scopes;              /* open scope gates */
     struct _Cystck_Chunk *chunk;   /* current heap chunk, NULL while inline */
     Cystck_Object *heap_args;      /* argument handles past CYSTCK_INLINE_ARGS */
     struct _Cystck_DebugFrame *debug;
@@ -505,7 +506,6 @@ static inline Cystck_Scope Cystck_OpenScope(Cystck_State *S)
     Cystck_Scope sc;
     sc.top = S->top;
     sc.chunk = S->chunk;
-    S->scopes++;
     if (Cystck_unlikely(_CYSTCK_CHECKED(S)))
         _Cystck_DebugOpenScope(S, sc);
     return sc;
@@ -519,7 +519,6 @@ static inline void Cystck_CloseScope(Cystck_State *S, Cystck_Scope sc)
             PyObject *o = *--S->top;
             Py_XDECREF(o);
         }
-        S->scopes--;
         return;
     }
     _Cystck_CloseScopeSlow(S, sc);

@@ -144,11 +144,11 @@ void _Cystck_DebugCloseFrame(Cystck_State *S)
 
 void _Cystck_DebugUnbalancedScopes(Cystck_State *S, const char *func)
 {
-    if (!PyErr_Occurred())
+    if (S->debug->nscopes > 0 && !PyErr_Occurred())
         PyErr_Format(PyExc_SystemError,
                      "%s returned with %d scope gate(s) still open "
                      "(Cystck_OpenScope without Cystck_CloseScope) [CYSTCK_DEBUG]",
-                     func, S->scopes);
+                     func, S->debug->nscopes);
 }
 
 void _Cystck_DebugBadHandle(Cystck_State *S, const char *func, Cystck_Object h, const void *where)

@@ -328,7 +328,7 @@ PyObject *_Cystck_FinishSlow(Cystck_State *S, int n, const char *func)
 {
     Cystck_ssize_t pushed = S->sp - S->sp_base;
     PyObject *res = NULL;
-    if (S->scopes > 0 && S->debug != NULL)
+    if (S->debug != NULL)
         _Cystck_DebugUnbalancedScopes(S, func);
     if (S->debug != NULL && n >= 0 && PyErr_Occurred()) {
         /* The function ignored an error the runtime raised (a misuse found by
@@ -369,7 +369,7 @@ PyObject *_Cystck_FinishSlow(Cystck_State *S, int n, const char *func)
 
 int _Cystck_FinishIntSlow(Cystck_State *S, int r, const char *func)
 {
-    if (S->scopes > 0 && S->debug != NULL)
+    if (S->debug != NULL)
         _Cystck_DebugUnbalancedScopes(S, func);
     if (S->debug != NULL && r >= 0 && PyErr_Occurred())
         r = -1;     /* as in _Cystck_FinishSlow */
@@ -405,7 +405,6 @@ CYSTCK_NOINLINE void _Cystck_CloseScopeSlow(Cystck_State *S, Cystck_Scope sc)
         else
             _Cystck_DebugNoteReleased(S, S->top - sc.top);
     }
-    S->scopes--;
 }
 
 /* `where` is an address in the C code that passed the bad handle (the API

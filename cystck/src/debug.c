@@ -123,10 +123,11 @@ void _Cystck_DebugOpenFrame(Cystck_State *S, const char *func)
     if (df == NULL)
         return;       /* out of memory: run this frame unchecked */
     df->func = func;
+    _Cystck_GoSlow(S);
     S->debug = df;
     S->base = S->top = df->slots;
     S->end = df->slots + DEBUG_FRAME_SLOTS;
-    S->slow = 1;
+    S->slow = _CYSTCK_SLOW_DEBUG;
 }
 
 void _Cystck_DebugCloseFrame(Cystck_State *S)

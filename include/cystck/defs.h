@@ -22,14 +22,11 @@ extern "C" {
  * trampoline (see _CYSTCK_TWIN), so the fast twin carries no debug code. */
 static inline void _Cystck_OpenFrame(Cystck_State *S, const char *func, int checked)
 {
-    S->top = S->base = S->slots;
+    S->top = S->slots;
     S->end = S->slots + CYSTCK_INLINE_HANDLES;
-    S->sp = S->sp_base = S->stack;
+    S->sp = S->stack;
     S->sp_end = S->stack + CYSTCK_INLINE_STACK;
     S->slow = 0;
-    S->chunk = NULL;
-    S->heap_args = NULL;
-    S->debug = NULL;
     if (checked)
         _Cystck_DebugOpenFrame(S, func);
 }

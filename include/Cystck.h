@@ -46,14 +46,12 @@ extern "C" {
 #  define CYSTCK_INTERNAL    __attribute__((visibility("hidden")))
 #  define CYSTCK_UNUSED      __attribute__((unused))
 #  define CYSTCK_NOINLINE    __attribute__((noinline))
-#  define CYSTCK_COLD        __attribute__((cold, noinline))
 #else
 #  define Cystck_likely(x)   (x)
 #  define Cystck_unlikely(x) (x)
 #  define CYSTCK_INTERNAL
 #  define CYSTCK_UNUSED
 #  define CYSTCK_NOINLINE
-#  define CYSTCK_COLD
 #endif
 
 /* Inline handle slots and return-stack entries in every call's frame; past
@@ -133,7 +131,9 @@ CYSTCK_INTERNAL PyObject *_Cystck_ConsumeSlow(Cystck_State *S, Cystck_Object h);
 CYSTCK_INTERNAL void _Cystck_CloseScopeSlow(Cystck_State *S, Cystck_Scope sc);
 CYSTCK_INTERNAL void _Cystck_DebugOpenScope(Cystck_State *S, Cystck_Scope sc);
 CYSTCK_INTERNAL void _Cystck_BadRef(Cystck_State *S, const char *func, Cystck_Ref r);
-CYSTCK_INTERNAL void _Cystck_DebugOpenFrame(Cystck_State *S, const char *func);
+/* A debug frame's record; NULL if out of memory (the frame then runs
+ * unchecked). */
+CYSTCK_INTERNAL struct _Cystck_DebugFrame *_Cystck_DebugNewFrame(const char *func);
 CYSTCK_INTERNAL PyObject *_Cystck_FinishSlow(Cystck_State *S, int n, const char *func);
 CYSTCK_INTERNAL int _Cystck_FinishIntSlow(Cystck_State *S, int r, const char *func);
 CYSTCK_INTERNAL Cystck_Object *_Cystck_HeapArgs(Cystck_State *S, PyObject *const *args,

@@ -116,18 +116,22 @@ static const Quarantined *find_quarantined(PyObject **p)
     return NULL;
 }
 
-void _Cystck_DebugOpenFrame(Cystck_State *S, const char *func)
+struct _Cystck_DebugFrame *_Cystck_DebugNewFrame(const char *func)
 {
     struct _Cystck_DebugFrame *df =
         (struct _Cystck_DebugFrame *)PyMem_RawCalloc(1, sizeof(struct _Cystck_DebugFrame));
-    if (df == NULL)
-        return;       /* out of memory: run this frame unchecked */
-    df->func = func;
-    _Cystck_GoSlow(S);
-    S->debug = df;
+    if (df != NULL)
+        df->func = func;
+    return df;
+}
+
+/* The first handle of a debug frame: from now on its handles live in the
+ * debug frame's slots (the inline ones stay unused). */
+void _Cystck_DebugFirstHandle(Cystck_State *S)
+{
+    struct _Cystck_DebugFrame *df = S->debug;
     S->base = S->top = df->slots;
     S->end = df->slots + DEBUG_FRAME_SLOTS;
-    S->slow = _CYSTCK_SLOW_DEBUG;
 }
 
 void _Cystck_DebugCloseFrame(Cystck_State *S)

@@ -125,6 +125,11 @@ static int grow_handles(Cystck_State *S, Cystck_ssize_t need)
     Cystck_ssize_t used, prev_cap, cap;
     struct _Cystck_Chunk *c;
     _Cystck_GoSlow(S);
+    if (S->debug != NULL && S->base == S->slots) {
+        _Cystck_DebugFirstHandle(S);
+        if (S->end - S->top >= need)
+            return 0;
+    }
     used = live_handles(S);
     prev_cap = S->chunk ? S->chunk->cap : 16;
     cap = prev_cap * 4 > 65536 ? 65536 : prev_cap * 4;

@@ -18,17 +18,33 @@ extern "C" {
 /* Frames                                                              */
 /* ------------------------------------------------------------------ */
 
-/* Open a frame in S.  `checked` is a compile-time constant in every
- * trampoline (see _CYSTCK_TWIN), so the fast twin carries no debug code. */
-static inline void _Cystck_OpenFrame(Cystck_State *S, const char *func, int checked)
+/* Open a frame in S.  Both kinds of frame start with top at the inline
+ * slots, and the debug frame is made without passing S, so the compiler
+ * knows every field on the release path and keeps it free of reloads:
+ * debug mode costs one predictable branch.  A debug frame has no inline
+ * slot (end == top), so its first handle moves it to the debug slots
+ * (_Cystck_OwnSlow), which outlive the call and catch stale handles. */
+static inline void _Cystck_OpenFrame(Cystck_State *S, const char *func)
 {
+    struct _Cystck_DebugFrame *df = NULL;
+    if (Cystck_unlikely(_CYSTCK_DEBUG_ON()))
+        df = _Cystck_DebugNewFrame(func);   /* before the stores: a call clobbers them */
     S->top = S->slots;
-    S->end = S->slots + CYSTCK_INLINE_HANDLES;
     S->sp = S->stack;
     S->sp_end = S->stack + CYSTCK_INLINE_STACK;
-    S->slow = 0;
-    if (checked)
-        _Cystck_DebugOpenFrame(S, func);
+    if (Cystck_unlikely(df != NULL)) {
+        S->end = S->slots;
+        S->base = S->slots;
+        S->sp_base = S->stack;
+        S->chunk = NULL;
+        S->heap_args = NULL;
+        S->debug = df;
+        S->slow = _CYSTCK_SLOW_DEBUG;
+    }
+    else {
+        S->end = S->slots + CYSTCK_INLINE_HANDLES;
+        S->slow = 0;
+    }
 }
 
 /* Close the frame of a function that returned n (its push count or -1) and
@@ -94,32 +110,6 @@ static inline Cystck_Object *_Cystck_BindArgs(Cystck_State *S, Cystck_Object *in
  *       the positional ones in args, or (from tp_new/tp_init/tp_call) a dict.
  */
 #define _CYSTCK_TRAMP(IMPL) IMPL##__cystck_trampoline
-#define _CYSTCK_TRAMP_CHECKED(IMPL) IMPL##__cystck_trampoline_checked
-
-/* _CYSTCK_TWIN(SYM, RTYPE, (params), (args), body...) defines the
- * trampoline SYM twice from one body: a fast twin, and (unless
- * CYSTCK_NO_DEBUG_MODE) a cold checked twin that the fast one tail-calls
- * when debug mode is on.  The body opens its frame with _CYSTCK_OPEN, whose
- * `checked_` is a constant in each twin.  A single trampoline whose frame
- * may have been set up by the debug runtime would make the compiler forget
- * every field of the state; the fast twin knows them all, so what the
- * function does not use costs nothing. */
-#ifdef CYSTCK_NO_DEBUG_MODE
-#define _CYSTCK_TWIN(SYM, RTYPE, PARAMS, ARGS, ...)                           \
-    static RTYPE _CYSTCK_TRAMP(SYM) PARAMS                                    \
-    { enum { checked_ = 0 }; __VA_ARGS__ }
-#else
-#define _CYSTCK_TWIN(SYM, RTYPE, PARAMS, ARGS, ...)                           \
-    static CYSTCK_COLD RTYPE _CYSTCK_TRAMP_CHECKED(SYM) PARAMS                \
-    { enum { checked_ = 1 }; __VA_ARGS__ }                                    \
-    static RTYPE _CYSTCK_TRAMP(SYM) PARAMS                                    \
-    {                                                                         \
-        if (Cystck_unlikely(_Cystck_debug))                                   \
-            return _CYSTCK_TRAMP_CHECKED(SYM) ARGS;                           \
-        { enum { checked_ = 0 }; __VA_ARGS__ }                                \
-    }
-#endif
-#define _CYSTCK_OPEN(S, IMPL) _Cystck_OpenFrame((S), #IMPL, checked_)
 
 #define _CYSTCK_PROTO_CYSTCK_NOARGS(IMPL) \
     int IMPL(Cystck_State *S, Cystck_Object self)
@@ -136,42 +126,48 @@ static inline Cystck_Object *_Cystck_BindArgs(Cystck_State *S, Cystck_Object *in
 #define _CYSTCK_FLAGS_CYSTCK_KEYWORDS (METH_FASTCALL | METH_KEYWORDS)
 
 #define _CYSTCK_TRAMPOLINE_CYSTCK_NOARGS(SYM, IMPL)                                \
-    _CYSTCK_TWIN(SYM, PyObject *, (PyObject *self, PyObject *unused_), (self, unused_), \
+    static PyObject *_CYSTCK_TRAMP(SYM)(PyObject *self, PyObject *unused_)   \
+    {                                                                         \
         Cystck_State S_;                                                      \
         (void)unused_;                                                        \
-        _CYSTCK_OPEN(&S_, IMPL);                                              \
+        _Cystck_OpenFrame(&S_, #IMPL);                                        \
         return _Cystck_Finish(&S_, IMPL(&S_, _Cystck_H(&self)), #IMPL);       \
-    )
+    }
 #define _CYSTCK_TRAMPOLINE_CYSTCK_O(SYM, IMPL)                                     \
-    _CYSTCK_TWIN(SYM, PyObject *, (PyObject *self, PyObject *arg), (self, arg), \
+    static PyObject *_CYSTCK_TRAMP(SYM)(PyObject *self, PyObject *arg)       \
+    {                                                                         \
         Cystck_State S_;                                                      \
-        _CYSTCK_OPEN(&S_, IMPL);                                              \
+        _Cystck_OpenFrame(&S_, #IMPL);                                        \
         return _Cystck_Finish(&S_, IMPL(&S_, _Cystck_H(&self), _Cystck_H(&arg)), #IMPL); \
-    )
+    }
 #define _CYSTCK_TRAMPOLINE_CYSTCK_VARARGS(SYM, IMPL)                               \
-    _CYSTCK_TWIN(SYM, PyObject *, (PyObject *self, PyObject *const *args, Py_ssize_t nargs), (self, args, nargs), \
+    static PyObject *_CYSTCK_TRAMP(SYM)(PyObject *self, PyObject *const *args, \
+                                         Py_ssize_t nargs)                    \
+    {                                                                         \
         Cystck_State S_;                                                      \
         Cystck_Object argv_[CYSTCK_INLINE_ARGS];                              \
         const Cystck_Object *hargs_;                                          \
-        _CYSTCK_OPEN(&S_, IMPL);                                              \
+        _Cystck_OpenFrame(&S_, #IMPL);                                        \
         hargs_ = _Cystck_BindArgs(&S_, argv_, args, nargs);                   \
         if (Cystck_unlikely(hargs_ == NULL))                                  \
             return _Cystck_Finish(&S_, -1, #IMPL);                            \
         return _Cystck_Finish(&S_, IMPL(&S_, _Cystck_H(&self), hargs_, nargs), #IMPL); \
-    )
+    }
 #define _CYSTCK_TRAMPOLINE_CYSTCK_KEYWORDS(SYM, IMPL)                              \
-    _CYSTCK_TWIN(SYM, PyObject *, (PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames), (self, args, nargs, kwnames), \
+    static PyObject *_CYSTCK_TRAMP(SYM)(PyObject *self, PyObject *const *args, \
+                                         Py_ssize_t nargs, PyObject *kwnames) \
+    {                                                                         \
         Cystck_State S_;                                                      \
         Cystck_Object argv_[CYSTCK_INLINE_ARGS];                              \
         const Cystck_Object *hargs_;                                          \
         Py_ssize_t ntotal_ = nargs + (kwnames ? PyTuple_GET_SIZE(kwnames) : 0); \
-        _CYSTCK_OPEN(&S_, IMPL);                                              \
+        _Cystck_OpenFrame(&S_, #IMPL);                                        \
         hargs_ = _Cystck_BindArgs(&S_, argv_, args, ntotal_);                 \
         if (Cystck_unlikely(hargs_ == NULL))                                  \
             return _Cystck_Finish(&S_, -1, #IMPL);                            \
         return _Cystck_Finish(&S_, IMPL(&S_, _Cystck_H(&self), hargs_, nargs, \
                               kwnames ? _Cystck_H(&kwnames) : Cystck_NULL), #IMPL); \
-    )
+    }
 
 /* ------------------------------------------------------------------ */
 /* Definitions                                                         */
@@ -250,19 +246,21 @@ typedef struct {
  *           void *closure)       0 / -1; value is null for `del obj.attr` */
 #define _CYSTCK_GETTER(SYM, IMPL)                                                  \
     static int IMPL(Cystck_State *S, Cystck_Object self, void *closure);      \
-    _CYSTCK_TWIN(SYM, PyObject *, (PyObject *self, void *closure), (self, closure), \
+    static PyObject *_CYSTCK_TRAMP(SYM)(PyObject *self, void *closure)       \
+    {                                                                         \
         Cystck_State S_;                                                      \
-        _CYSTCK_OPEN(&S_, IMPL);                                              \
+        _Cystck_OpenFrame(&S_, #IMPL);                                        \
         return _Cystck_Finish(&S_, IMPL(&S_, _Cystck_H(&self), closure), #IMPL); \
-    )
+    }
 #define _CYSTCK_SETTER(SYM, IMPL)                                                  \
     static int IMPL(Cystck_State *S, Cystck_Object self, Cystck_Object value, void *closure); \
-    _CYSTCK_TWIN(SYM, int, (PyObject *self, PyObject *value, void *closure), (self, value, closure), \
+    static int _CYSTCK_TRAMP(SYM)(PyObject *self, PyObject *value, void *closure) \
+    {                                                                         \
         Cystck_State S_;                                                      \
-        _CYSTCK_OPEN(&S_, IMPL);                                              \
+        _Cystck_OpenFrame(&S_, #IMPL);                                        \
         return _Cystck_FinishInt(&S_, IMPL(&S_, _Cystck_H(&self),            \
                                  value ? _Cystck_H(&value) : Cystck_NULL, closure), #IMPL); \
-    )
+    }
 #define CYSTCK_DEF_GET(SYM, NAME, GETTER, DOC, CLOSURE)                       \
     _CYSTCK_GETTER(SYM##_get, GETTER)                                         \
     static CystckDef SYM = { CystckDef_GetSet, _CYSTCK_NO_METH, _CYSTCK_NO_SLOT, \
@@ -305,85 +303,95 @@ typedef struct {
  */
 #define _CYSTCK_UNARY(SYM, IMPL)                                                   \
     static int IMPL(Cystck_State *S, Cystck_Object self);                     \
-    _CYSTCK_TWIN(SYM, PyObject *, (PyObject *self), (self), \
+    static PyObject *_CYSTCK_TRAMP(SYM)(PyObject *self)                      \
+    {                                                                         \
         Cystck_State S_;                                                      \
-        _CYSTCK_OPEN(&S_, IMPL);                                              \
+        _Cystck_OpenFrame(&S_, #IMPL);                                        \
         return _Cystck_Finish(&S_, IMPL(&S_, _Cystck_H(&self)), #IMPL);       \
-    )
+    }
 #define _CYSTCK_ITERNEXT(SYM, IMPL)                                                \
     static int IMPL(Cystck_State *S, Cystck_Object self);                     \
-    _CYSTCK_TWIN(SYM, PyObject *, (PyObject *self), (self), \
+    static PyObject *_CYSTCK_TRAMP(SYM)(PyObject *self)                      \
+    {                                                                         \
         Cystck_State S_;                                                      \
         int n_;                                                               \
-        _CYSTCK_OPEN(&S_, IMPL);                                              \
+        _Cystck_OpenFrame(&S_, #IMPL);                                        \
         n_ = IMPL(&S_, _Cystck_H(&self));                                     \
         if (n_ < 0 && !PyErr_Occurred()) {                                    \
             _Cystck_FinishInt(&S_, 0, #IMPL);                                 \
             return NULL;   /* exhausted */                                    \
         }                                                                     \
         return _Cystck_Finish(&S_, n_, #IMPL);                                \
-    )
+    }
 #define _CYSTCK_BINARY(SYM, IMPL)                                                  \
     static int IMPL(Cystck_State *S, Cystck_Object a, Cystck_Object b);       \
-    _CYSTCK_TWIN(SYM, PyObject *, (PyObject *a, PyObject *b), (a, b), \
+    static PyObject *_CYSTCK_TRAMP(SYM)(PyObject *a, PyObject *b)            \
+    {                                                                         \
         Cystck_State S_;                                                      \
-        _CYSTCK_OPEN(&S_, IMPL);                                              \
+        _Cystck_OpenFrame(&S_, #IMPL);                                        \
         return _Cystck_Finish(&S_, IMPL(&S_, _Cystck_H(&a), _Cystck_H(&b)), #IMPL); \
-    )
+    }
 #define _CYSTCK_TERNARY(SYM, IMPL)                                                 \
     static int IMPL(Cystck_State *S, Cystck_Object a, Cystck_Object b, Cystck_Object c); \
-    _CYSTCK_TWIN(SYM, PyObject *, (PyObject *a, PyObject *b, PyObject *c), (a, b, c), \
+    static PyObject *_CYSTCK_TRAMP(SYM)(PyObject *a, PyObject *b, PyObject *c) \
+    {                                                                         \
         Cystck_State S_;                                                      \
-        _CYSTCK_OPEN(&S_, IMPL);                                              \
+        _Cystck_OpenFrame(&S_, #IMPL);                                        \
         return _Cystck_Finish(&S_, IMPL(&S_, _Cystck_H(&a), _Cystck_H(&b),    \
                                         _Cystck_H(&c)), #IMPL);               \
-    )
+    }
 #define _CYSTCK_RICHCMP(SYM, IMPL)                                                 \
     static int IMPL(Cystck_State *S, Cystck_Object a, Cystck_Object b, int op); \
-    _CYSTCK_TWIN(SYM, PyObject *, (PyObject *a, PyObject *b, int op), (a, b, op), \
+    static PyObject *_CYSTCK_TRAMP(SYM)(PyObject *a, PyObject *b, int op)    \
+    {                                                                         \
         Cystck_State S_;                                                      \
-        _CYSTCK_OPEN(&S_, IMPL);                                              \
+        _Cystck_OpenFrame(&S_, #IMPL);                                        \
         return _Cystck_Finish(&S_, IMPL(&S_, _Cystck_H(&a), _Cystck_H(&b), op), #IMPL); \
-    )
+    }
 #define _CYSTCK_VALUE_OF_SELF(SYM, IMPL, RTYPE)                                    \
     static RTYPE IMPL(Cystck_State *S, Cystck_Object self);                   \
-    _CYSTCK_TWIN(SYM, RTYPE, (PyObject *self), (self), \
+    static RTYPE _CYSTCK_TRAMP(SYM)(PyObject *self)                          \
+    {                                                                         \
         Cystck_State S_;                                                      \
         RTYPE r_;                                                             \
-        _CYSTCK_OPEN(&S_, IMPL);                                              \
+        _Cystck_OpenFrame(&S_, #IMPL);                                        \
         r_ = IMPL(&S_, _Cystck_H(&self));                                     \
         return _CYSTCK_FINISH_VALUE(&S_, r_, #IMPL);                          \
-    )
+    }
 #define _CYSTCK_SSIZEARG(SYM, IMPL)                                                \
     static int IMPL(Cystck_State *S, Cystck_Object self, Cystck_ssize_t i);   \
-    _CYSTCK_TWIN(SYM, PyObject *, (PyObject *self, Py_ssize_t i), (self, i), \
+    static PyObject *_CYSTCK_TRAMP(SYM)(PyObject *self, Py_ssize_t i)        \
+    {                                                                         \
         Cystck_State S_;                                                      \
-        _CYSTCK_OPEN(&S_, IMPL);                                              \
+        _Cystck_OpenFrame(&S_, #IMPL);                                        \
         return _Cystck_Finish(&S_, IMPL(&S_, _Cystck_H(&self), i), #IMPL);    \
-    )
+    }
 #define _CYSTCK_SSIZEOBJARG(SYM, IMPL)                                             \
     static int IMPL(Cystck_State *S, Cystck_Object self, Cystck_ssize_t i, Cystck_Object v); \
-    _CYSTCK_TWIN(SYM, int, (PyObject *self, Py_ssize_t i, PyObject *v), (self, i, v), \
+    static int _CYSTCK_TRAMP(SYM)(PyObject *self, Py_ssize_t i, PyObject *v) \
+    {                                                                         \
         Cystck_State S_;                                                      \
-        _CYSTCK_OPEN(&S_, IMPL);                                              \
+        _Cystck_OpenFrame(&S_, #IMPL);                                        \
         return _Cystck_FinishInt(&S_, IMPL(&S_, _Cystck_H(&self), i,          \
                                  v ? _Cystck_H(&v) : Cystck_NULL), #IMPL);   \
-    )
+    }
 #define _CYSTCK_OBJOBJARG(SYM, IMPL)                                               \
     static int IMPL(Cystck_State *S, Cystck_Object self, Cystck_Object k, Cystck_Object v); \
-    _CYSTCK_TWIN(SYM, int, (PyObject *self, PyObject *k, PyObject *v), (self, k, v), \
+    static int _CYSTCK_TRAMP(SYM)(PyObject *self, PyObject *k, PyObject *v)  \
+    {                                                                         \
         Cystck_State S_;                                                      \
-        _CYSTCK_OPEN(&S_, IMPL);                                              \
+        _Cystck_OpenFrame(&S_, #IMPL);                                        \
         return _Cystck_FinishInt(&S_, IMPL(&S_, _Cystck_H(&self), _Cystck_H(&k), \
                                  v ? _Cystck_H(&v) : Cystck_NULL), #IMPL);   \
-    )
+    }
 #define _CYSTCK_OBJOBJ(SYM, IMPL)                                                  \
     static int IMPL(Cystck_State *S, Cystck_Object self, Cystck_Object v);    \
-    _CYSTCK_TWIN(SYM, int, (PyObject *self, PyObject *v), (self, v), \
+    static int _CYSTCK_TRAMP(SYM)(PyObject *self, PyObject *v)               \
+    {                                                                         \
         Cystck_State S_;                                                      \
-        _CYSTCK_OPEN(&S_, IMPL);                                              \
+        _Cystck_OpenFrame(&S_, #IMPL);                                        \
         return _Cystck_FinishInt(&S_, IMPL(&S_, _Cystck_H(&self), _Cystck_H(&v)), #IMPL); \
-    )
+    }
 /* tp_new, tp_init and tp_call receive a tuple and a dict: the argument
  * handles point into the tuple's items, kw is the dict or null. */
 #define _CYSTCK_ARGS_KW_BODY(IMPL, FIRST, FINISH)                             \
@@ -391,7 +399,7 @@ typedef struct {
         Cystck_Object argv_[CYSTCK_INLINE_ARGS];                              \
         const Cystck_Object *hargs_;                                          \
         Py_ssize_t n_ = PyTuple_GET_SIZE(args);                               \
-        _CYSTCK_OPEN(&S_, IMPL);                                              \
+        _Cystck_OpenFrame(&S_, #IMPL);                                        \
         hargs_ = _Cystck_BindArgs(&S_, argv_, PySequence_Fast_ITEMS(args), n_); \
         if (Cystck_unlikely(hargs_ == NULL))                                  \
             return FINISH(&S_, -1, #IMPL);                                    \
@@ -400,23 +408,25 @@ typedef struct {
 #define _CYSTCK_NEW(SYM, IMPL)                                                     \
     static int IMPL(Cystck_State *S, Cystck_Object type, const Cystck_Object *args, \
                     Cystck_ssize_t nargs, Cystck_Object kw);                  \
-    _CYSTCK_TWIN(SYM, PyObject *, (PyTypeObject *type_, PyObject *args, PyObject *kw), \
-                 (type_, args, kw),                                           \
+    static PyObject *_CYSTCK_TRAMP(SYM)(PyTypeObject *type_, PyObject *args, PyObject *kw) \
+    {                                                                         \
         PyObject *type = (PyObject *)type_;                                   \
         _CYSTCK_ARGS_KW_BODY(IMPL, type, _Cystck_Finish)                      \
-    )
+    }
 #define _CYSTCK_INIT(SYM, IMPL)                                                    \
     static int IMPL(Cystck_State *S, Cystck_Object self, const Cystck_Object *args, \
                     Cystck_ssize_t nargs, Cystck_Object kw);                  \
-    _CYSTCK_TWIN(SYM, int, (PyObject *self, PyObject *args, PyObject *kw), (self, args, kw), \
+    static int _CYSTCK_TRAMP(SYM)(PyObject *self, PyObject *args, PyObject *kw) \
+    {                                                                         \
         _CYSTCK_ARGS_KW_BODY(IMPL, self, _Cystck_FinishInt)                   \
-    )
+    }
 #define _CYSTCK_CALL(SYM, IMPL)                                                    \
     static int IMPL(Cystck_State *S, Cystck_Object self, const Cystck_Object *args, \
                     Cystck_ssize_t nargs, Cystck_Object kw);                  \
-    _CYSTCK_TWIN(SYM, PyObject *, (PyObject *self, PyObject *args, PyObject *kw), (self, args, kw), \
+    static PyObject *_CYSTCK_TRAMP(SYM)(PyObject *self, PyObject *args, PyObject *kw) \
+    {                                                                         \
         _CYSTCK_ARGS_KW_BODY(IMPL, self, _Cystck_Finish)                      \
-    )
+    }
 
 /* Traverse: the runtime's generic tp_clear/tp_dealloc call the traverse
  * trampoline with _Cystck_ClearVisitMarker to clear every visited field. */
@@ -563,7 +573,7 @@ extern CYSTCK_INTERNAL int _Cystck_in_module_init;
         Cystck_State S_;                                                      \
         PyObject *m_;                                                         \
         _Cystck_RuntimeInit();                                                \
-        _Cystck_OpenFrame(&S_, "PyInit_" #NAME, _CYSTCK_DEBUG_ON());         \
+        _Cystck_OpenFrame(&S_, "PyInit_" #NAME);                              \
         _Cystck_in_module_init++;                                             \
         m_ = _Cystck_Finish(&S_, NAME##__cystck_init(&S_), "PyInit_" #NAME);  \
         _Cystck_in_module_init--;                                             \

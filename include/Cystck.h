@@ -231,13 +231,16 @@ static inline Cystck_Object Cystck_Dup(Cystck_State *S, Cystck_Object h)
  * creates stays flat. */
 static inline void Cystck_Drop(Cystck_State *S, Cystck_Object h)
 {
-    if (Cystck_likely(!S->slow && (uintptr_t)h._p >= (uintptr_t)S->slots &&
-                      (uintptr_t)h._p < (uintptr_t)S->top)) {
+    PyObject **base = _Cystck_Base(S);
+    if (Cystck_likely((uintptr_t)h._p >= (uintptr_t)base && (uintptr_t)h._p < (uintptr_t)S->top &&
+                      !_CYSTCK_CHECKED(S))) {
         PyObject *o = *h._p;
         if (h._p == S->top - 1) {
             --S->top;
-            while (S->top > S->slots && S->top[-1] == NULL)
+            while (S->top > base && S->top[-1] == NULL)
                 --S->top;
+            if (Cystck_unlikely(S->top == base && S->slow && S->chunk != NULL))
+                _Cystck_PopChunk(S);
         }
         else {
             *h._p = NULL;

@@ -76,18 +76,18 @@ typedef struct { PyObject **_p; } Cystck_Object;
 
 struct _Cystck_Chunk;
 
-/* A frame starts with only the first five fields set (every call pays for
+/* A frame starts with only the first six fields set (every call pays for
  * what it initializes); the others are set when it first leaves the inline
- * arrays or opens in debug mode (`slow` non-zero).  Read them through
- * _Cystck_Base and _Cystck_StackBase. */
+ * arrays or opens in debug mode (`slow` non-zero).  Read the stack base
+ * through _Cystck_StackBase. */
 typedef struct Cystck_State {
     PyObject **top;          /* next free handle slot */
+    PyObject **base;         /* first slot of the current chunk */
     PyObject **end;          /* one past the current chunk */
     PyObject **sp;           /* return stack: next free entry */
     PyObject **sp_end;
     int slow;                /* 0, _CYSTCK_SLOW (heap chunks, stack or
                                 arguments) or _CYSTCK_SLOW_DEBUG */
-    PyObject **base;         /* first slot of the current chunk */
     PyObject **sp_base;
     struct _Cystck_Chunk *chunk;   /* current heap chunk, NULL while inline */
     Cystck_Object *heap_args;      /* argument handles past CYSTCK_INLINE_ARGS */
@@ -151,8 +151,7 @@ CYSTCK_INTERNAL void _Cystck_RuntimeInit(void);
 #define _CYSTCK_DEBUG_ON() _Cystck_debug
 #endif
 
-/* The first slot of the current chunk, and the bottom of the return stack. */
-static inline PyObject **_Cystck_Base(Cystck_State *S) { return S->slow ? S->base : S->slots; }
+/* The bottom of the return stack. */
 static inline PyObject **_Cystck_StackBase(Cystck_State *S) { return S->slow ? S->sp_base : S->stack; }
 
 static inline Cystck_Object _Cystck_H(PyObject **p) { Cystck_Object h; h._p = p; return h; }
@@ -231,15 +230,14 @@ static inline Cystck_Object Cystck_Dup(Cystck_State *S, Cystck_Object h)
  * creates stays flat. */
 static inline void Cystck_Drop(Cystck_State *S, Cystck_Object h)
 {
-    PyObject **base = _Cystck_Base(S);
-    if (Cystck_likely((uintptr_t)h._p >= (uintptr_t)base && (uintptr_t)h._p < (uintptr_t)S->top &&
+    if (Cystck_likely((uintptr_t)h._p >= (uintptr_t)S->base && (uintptr_t)h._p < (uintptr_t)S->top &&
                       !_CYSTCK_CHECKED(S))) {
         PyObject *o = *h._p;
         if (h._p == S->top - 1) {
             --S->top;
-            while (S->top > base && S->top[-1] == NULL)
+            while (S->top > S->base && S->top[-1] == NULL)
                 --S->top;
-            if (Cystck_unlikely(S->top == base && S->slow && S->chunk != NULL))
+            if (Cystck_unlikely(S->top == S->base && S->slow && S->chunk != NULL))
                 _Cystck_PopChunk(S);
         }
         else {

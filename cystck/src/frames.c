@@ -35,7 +35,6 @@ void _Cystck_GoSlow(Cystck_State *S)
 {
     if (S->slow)
         return;
-    S->base = S->slots;
     S->sp_base = S->stack;
     S->chunk = NULL;
     S->heap_args = NULL;
@@ -60,7 +59,7 @@ static Cystck_ssize_t chunk_count_before(Cystck_State *S)
 
 static Cystck_ssize_t live_handles(Cystck_State *S)
 {
-    return chunk_count_before(S) + (S->top - _Cystck_Base(S));
+    return chunk_count_before(S) + (S->top - S->base);
 }
 
 static int raise_overflow(Cystck_State *S, Cystck_ssize_t wanted)
@@ -239,7 +238,7 @@ Cystck_Object *_Cystck_HeapArgs(Cystck_State *S, PyObject *const *args, Cystck_s
 int _Cystck_OwnsSlot(Cystck_State *S, PyObject **p)
 {
     struct _Cystck_Chunk *c = chunk_of(S);
-    PyObject **top = S->top, **base = _Cystck_Base(S);
+    PyObject **top = S->top, **base = S->base;
     for (;;) {
         if ((uintptr_t)p >= (uintptr_t)base && (uintptr_t)p < (uintptr_t)top)
             return 1;
@@ -254,10 +253,9 @@ int _Cystck_OwnsSlot(Cystck_State *S, PyObject **p)
 /* Pop released slots off the top so out-of-order drops are reclaimed. */
 static void trim_top(Cystck_State *S)
 {
-    PyObject **base = _Cystck_Base(S);
-    while (S->top > base && S->top[-1] == NULL)
+    while (S->top > S->base && S->top[-1] == NULL)
         --S->top;
-    if (S->top == base && chunk_of(S) != NULL)
+    if (S->top == S->base && chunk_of(S) != NULL)
         _Cystck_PopChunk(S);
 }
 

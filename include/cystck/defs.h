@@ -29,12 +29,11 @@ static inline void _Cystck_OpenFrame(Cystck_State *S, const char *func)
     struct _Cystck_DebugFrame *df = NULL;
     if (Cystck_unlikely(_CYSTCK_DEBUG_ON()))
         df = _Cystck_DebugNewFrame(func);   /* before the stores: a call clobbers them */
-    S->top = S->slots;
+    S->top = S->base = S->slots;
     S->sp = S->stack;
     S->sp_end = S->stack + CYSTCK_INLINE_STACK;
     if (Cystck_unlikely(df != NULL)) {
         S->end = S->slots;
-        S->base = S->slots;
         S->sp_base = S->stack;
         S->chunk = NULL;
         S->heap_args = NULL;

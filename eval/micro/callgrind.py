@@ -15,7 +15,8 @@ process gives every benchmark:
     per call = (I(2N) - I(N)) / N  -  the same for the empty loop
 
 that is, what one evaluation costs (interpreter and extension), without
-start-up, import, calibration or the timing loop.  Ratios are to stock.
+start-up, import, calibration or the timing loop (--with-loop keeps the
+loop, as the wall times of run.py do).  Ratios are to stock.
 With --keep the dumps stay in DIR for callgrind_annotate (they are made
 with --dump-instr=yes).
 """
@@ -76,6 +77,8 @@ def main(argv=None):
     parser.add_argument("--variants", nargs="+", default=["stock", "hpy_universal", "cystck"])
     parser.add_argument("--benchmarks", nargs="+", default=[b.name for b in microbench.BENCHMARKS])
     parser.add_argument("--loops", type=int, default=2000)
+    parser.add_argument("--with-loop", action="store_true",
+                        help="do not subtract the timing loop's instructions")
     parser.add_argument("--keep", type=pathlib.Path, help="keep the callgrind dumps here")
     parser.add_argument("--out", type=pathlib.Path, help="write the counts as JSON")
     args = parser.parse_args(argv)
@@ -89,7 +92,8 @@ def main(argv=None):
     counts = {}
     for v in variants:
         raw = run_variant(manifest["variants"][v], names, args.loops, outdir)
-        loop = raw.pop(microbench.EMPTY_LOOP.name)
+        loop = 0.0 if args.with_loop else raw[microbench.EMPTY_LOOP.name]
+        raw.pop(microbench.EMPTY_LOOP.name)
         counts[v] = {n: c - loop for n, c in raw.items()}
     width = max(len(n) for n in args.benchmarks)
     print(f"{'benchmark':{width}}  " + "  ".join(f"{v:>22}" for v in variants))
@@ -106,9 +110,11 @@ def main(argv=None):
         for r in ratios[v]:
             geo[v] *= r ** (1 / len(ratios[v]))
     print(f"{'geomean':{width}}  " + "  ".join(f"{'':12} {geo[v]:7.3f}x" for v in variants))
-    print("instructions per call, timing loop subtracted; x: ratio to stock")
+    print("instructions per call, timing loop " + ("included" if args.with_loop else "subtracted")
+          + "; x: ratio to stock")
     if args.out:
-        args.out.write_text(json.dumps({"loops": args.loops, "instructions_per_call": counts,
+        args.out.write_text(json.dumps({"loops": args.loops, "timing_loop_subtracted": not args.with_loop,
+                                        "instructions_per_call": counts,
                                         "geomean_ratio": geo}, indent=2) + "\n")
     if not args.keep:
         for p in outdir.iterdir():

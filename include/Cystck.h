@@ -76,26 +76,33 @@ typedef struct { PyObject **_p; } Cystck_Object;
 
 struct _Cystck_Chunk;
 
+/* A frame starts with only the first six fields set (every call pays for
+ * what it initializes); the others are set when it first leaves the inline
+ * arrays or opens in debug mode (`slow` non-zero).  Read the stack base
+ * through _Cystck_StackBase. */
 typedef struct Cystck_State {
     PyObject **top;          /* next free handle slot */
     PyObject **base;         /* first slot of the current chunk */
     PyObject **end;          /* one past the current chunk */
     PyObject **sp;           /* return stack: next free entry */
-    PyObject **sp_base;
     PyObject **sp_end;
-    int slow;                /* non-zero: heap chunks, heap stack or debug */
-    int scopes;              /* open scope gates */
+    int slow;                /* 0, _CYSTCK_SLOW (heap chunks, stack or
+                                arguments) or _CYSTCK_SLOW_DEBUG */
+    PyObject **sp_base;
     struct _Cystck_Chunk *chunk;   /* current heap chunk, NULL while inline */
     Cystck_Object *heap_args;      /* argument handles past CYSTCK_INLINE_ARGS */
     struct _Cystck_DebugFrame *debug;
     PyObject *slots[CYSTCK_INLINE_HANDLES];
     PyObject *stack[CYSTCK_INLINE_STACK];
 } Cystck_State;
+#define _CYSTCK_SLOW 1
+#define _CYSTCK_SLOW_DEBUG 2
 
-/* A saved position of the handle array: see Cystck_OpenScope. */
+/* A saved position of the handle array: see Cystck_OpenScope.  `end`
+ * tells the chunk it is in (each chunk has its own end). */
 typedef struct {
     PyObject **top;
-    struct _Cystck_Chunk *chunk;
+    PyObject **end;
 } Cystck_Scope;
 
 /* A Python value stored in a native struct (an instance field).  Read and
@@ -124,7 +131,9 @@ CYSTCK_INTERNAL PyObject *_Cystck_ConsumeSlow(Cystck_State *S, Cystck_Object h);
 CYSTCK_INTERNAL void _Cystck_CloseScopeSlow(Cystck_State *S, Cystck_Scope sc);
 CYSTCK_INTERNAL void _Cystck_DebugOpenScope(Cystck_State *S, Cystck_Scope sc);
 CYSTCK_INTERNAL void _Cystck_BadRef(Cystck_State *S, const char *func, Cystck_Ref r);
-CYSTCK_INTERNAL void _Cystck_DebugOpenFrame(Cystck_State *S, const char *func);
+/* A debug frame's record; NULL if out of memory (the frame then runs
+ * unchecked). */
+CYSTCK_INTERNAL struct _Cystck_DebugFrame *_Cystck_DebugNewFrame(const char *func);
 CYSTCK_INTERNAL PyObject *_Cystck_FinishSlow(Cystck_State *S, int n, const char *func);
 CYSTCK_INTERNAL int _Cystck_FinishIntSlow(Cystck_State *S, int r, const char *func);
 CYSTCK_INTERNAL Cystck_Object *_Cystck_HeapArgs(Cystck_State *S, PyObject *const *args,
@@ -138,9 +147,12 @@ CYSTCK_INTERNAL void _Cystck_RuntimeInit(void);
 #define _CYSTCK_CHECKED(S) 0
 #define _CYSTCK_DEBUG_ON() 0
 #else
-#define _CYSTCK_CHECKED(S) ((S)->debug != NULL)
+#define _CYSTCK_CHECKED(S) ((S)->slow == _CYSTCK_SLOW_DEBUG)
 #define _CYSTCK_DEBUG_ON() _Cystck_debug
 #endif
+
+/* The bottom of the return stack. */
+static inline PyObject **_Cystck_StackBase(Cystck_State *S) { return S->slow ? S->sp_base : S->stack; }
 
 static inline Cystck_Object _Cystck_H(PyObject **p) { Cystck_Object h; h._p = p; return h; }
 /* The object behind a handle, or NULL for a null (or released) handle. */
@@ -164,19 +176,13 @@ static inline Cystck_Object _Cystck_OwnBorrowed(Cystck_State *S, PyObject *o)
     return _Cystck_Own(S, o);
 }
 
-/* True when h is an owned slot of the current chunk (fast owner test). */
-static inline int _Cystck_IsLocalOwned(Cystck_State *S, Cystck_Object h)
-{
-    return (uintptr_t)h._p >= (uintptr_t)S->base && (uintptr_t)h._p < (uintptr_t)S->top;
-}
-
 /* Take the reference out of h for an API that steals it: an owned handle is
  * moved (its slot released), a borrowed one is increfed.  h must be valid. */
 static inline PyObject *_Cystck_Consume(Cystck_State *S, Cystck_Object h)
 {
     PyObject *o = *h._p;
     if (Cystck_likely(!S->slow)) {
-        if (_Cystck_IsLocalOwned(S, h)) {
+        if ((uintptr_t)h._p >= (uintptr_t)S->slots && (uintptr_t)h._p < (uintptr_t)S->top) {
             if (h._p == S->top - 1)
                 --S->top;
             else
@@ -224,13 +230,14 @@ static inline Cystck_Object Cystck_Dup(Cystck_State *S, Cystck_Object h)
  * creates stays flat. */
 static inline void Cystck_Drop(Cystck_State *S, Cystck_Object h)
 {
-    if (Cystck_likely(_Cystck_IsLocalOwned(S, h) && !_CYSTCK_CHECKED(S))) {
+    if (Cystck_likely((uintptr_t)h._p >= (uintptr_t)S->base && (uintptr_t)h._p < (uintptr_t)S->top &&
+                      !_CYSTCK_CHECKED(S))) {
         PyObject *o = *h._p;
         if (h._p == S->top - 1) {
             --S->top;
             while (S->top > S->base && S->top[-1] == NULL)
                 --S->top;
-            if (Cystck_unlikely(S->top == S->base && S->chunk != NULL))
+            if (Cystck_unlikely(S->top == S->base && S->slow && S->chunk != NULL))
                 _Cystck_PopChunk(S);
         }
         else {
@@ -417,12 +424,12 @@ static inline int Cystck_ReturnDouble(Cystck_State *S, double v) { return Cystck
 static inline int Cystck_ReturnBool(Cystck_State *S, int v) { return Cystck_PushBool(S, v) < 0 ? -1 : 1; }
 
 /* Number of entries on the return stack. */
-static inline Cystck_ssize_t Cystck_StackSize(Cystck_State *S) { return S->sp - S->sp_base; }
+static inline Cystck_ssize_t Cystck_StackSize(Cystck_State *S) { return S->sp - _Cystck_StackBase(S); }
 
 /* [s-1, h+1] Pop the top of the return stack into an owned handle. */
 static inline Cystck_Object Cystck_Pop(Cystck_State *S)
 {
-    if (Cystck_unlikely(S->sp == S->sp_base)) {
+    if (Cystck_unlikely(S->sp == _Cystck_StackBase(S))) {
         PyErr_SetString(PyExc_SystemError, "Cystck_Pop: the return stack is empty");
         return Cystck_NULL;
     }
@@ -448,7 +455,7 @@ static inline Cystck_Object Cystck_Call(Cystck_State *S, Cystck_ssize_t nargs)
 {
     PyObject **base = S->sp - nargs - 1;
     PyObject *r;
-    if (Cystck_unlikely(nargs < 0 || base < S->sp_base)) {
+    if (Cystck_unlikely(nargs < 0 || base < _Cystck_StackBase(S))) {
         PyErr_SetString(PyExc_SystemError, "Cystck_Call: fewer values pushed than the callable and its arguments");
         return Cystck_NULL;
     }
@@ -466,7 +473,7 @@ static inline Cystck_Object Cystck_CallKw(Cystck_State *S, Cystck_ssize_t nargs,
     Cystck_ssize_t nkw = names ? PyTuple_GET_SIZE(names) : 0;
     PyObject **base = S->sp - nargs - nkw - 1;
     PyObject *r;
-    if (Cystck_unlikely(nargs < 0 || base < S->sp_base)) {
+    if (Cystck_unlikely(nargs < 0 || base < _Cystck_StackBase(S))) {
         PyErr_SetString(PyExc_SystemError, "Cystck_CallKw: fewer values pushed than the callable and its arguments");
         return Cystck_NULL;
     }
@@ -485,7 +492,7 @@ static inline Cystck_Object Cystck_CallMethod(Cystck_State *S, Cystck_Object nam
     PyObject *r;
     if (Cystck_unlikely(n == NULL))
         return (_Cystck_BadArg(S, "Cystck_CallMethod", name), Cystck_NULL);
-    if (Cystck_unlikely(nargs < 0 || base < S->sp_base)) {
+    if (Cystck_unlikely(nargs < 0 || base < _Cystck_StackBase(S))) {
         PyErr_SetString(PyExc_SystemError, "Cystck_CallMethod: fewer values pushed than the object and its arguments");
         return Cystck_NULL;
     }
@@ -504,8 +511,7 @@ static inline Cystck_Scope Cystck_OpenScope(Cystck_State *S)
 {
     Cystck_Scope sc;
     sc.top = S->top;
-    sc.chunk = S->chunk;
-    S->scopes++;
+    sc.end = S->end;
     if (Cystck_unlikely(_CYSTCK_CHECKED(S)))
         _Cystck_DebugOpenScope(S, sc);
     return sc;
@@ -514,12 +520,11 @@ static inline Cystck_Scope Cystck_OpenScope(Cystck_State *S)
 /* [h-k] Release what was created since the matching Cystck_OpenScope. */
 static inline void Cystck_CloseScope(Cystck_State *S, Cystck_Scope sc)
 {
-    if (Cystck_likely(sc.chunk == S->chunk && !_CYSTCK_CHECKED(S))) {
+    if (Cystck_likely(sc.end == S->end && !_CYSTCK_CHECKED(S))) {
         while (S->top > sc.top) {
             PyObject *o = *--S->top;
             Py_XDECREF(o);
         }
-        S->scopes--;
         return;
     }
     _Cystck_CloseScopeSlow(S, sc);

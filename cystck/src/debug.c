@@ -116,17 +116,22 @@ static const Quarantined *find_quarantined(PyObject **p)
     return NULL;
 }
 
-void _Cystck_DebugOpenFrame(Cystck_State *S, const char *func)
+struct _Cystck_DebugFrame *_Cystck_DebugNewFrame(const char *func)
 {
     struct _Cystck_DebugFrame *df =
         (struct _Cystck_DebugFrame *)PyMem_RawCalloc(1, sizeof(struct _Cystck_DebugFrame));
-    if (df == NULL)
-        return;       /* out of memory: run this frame unchecked */
-    df->func = func;
-    S->debug = df;
+    if (df != NULL)
+        df->func = func;
+    return df;
+}
+
+/* The first handle of a debug frame: from now on its handles live in the
+ * debug frame's slots (the inline ones stay unused). */
+void _Cystck_DebugFirstHandle(Cystck_State *S)
+{
+    struct _Cystck_DebugFrame *df = S->debug;
     S->base = S->top = df->slots;
     S->end = df->slots + DEBUG_FRAME_SLOTS;
-    S->slow = 1;
 }
 
 void _Cystck_DebugCloseFrame(Cystck_State *S)
@@ -144,11 +149,11 @@ void _Cystck_DebugCloseFrame(Cystck_State *S)
 
 void _Cystck_DebugUnbalancedScopes(Cystck_State *S, const char *func)
 {
-    if (!PyErr_Occurred())
+    if (S->debug->nscopes > 0 && !PyErr_Occurred())
         PyErr_Format(PyExc_SystemError,
                      "%s returned with %d scope gate(s) still open "
                      "(Cystck_OpenScope without Cystck_CloseScope) [CYSTCK_DEBUG]",
-                     func, S->scopes);
+                     func, S->debug->nscopes);
 }
 
 void _Cystck_DebugBadHandle(Cystck_State *S, const char *func, Cystck_Object h, const void *where)

@@ -29,9 +29,32 @@ Cystck_ssize_t Cystck_HandleLimit(void) { return handle_limit; }
 
 void _Cystck_SetHandleLimit(Cystck_ssize_t limit) { handle_limit = limit; }
 
+/* A frame opens with only the fields its fast paths use; the others are
+ * set here the first time it needs them (see Cystck_State). */
+void _Cystck_GoSlow(Cystck_State *S)
+{
+    if (S->slow)
+        return;
+    S->sp_base = S->stack;
+    S->chunk = NULL;
+    S->heap_args = NULL;
+    S->debug = NULL;
+    S->slow = _CYSTCK_SLOW;
+}
+
+static struct _Cystck_Chunk *chunk_of(Cystck_State *S)
+{
+    return S->slow ? S->chunk : NULL;
+}
+
+static struct _Cystck_DebugFrame *debug_of(Cystck_State *S)
+{
+    return S->slow ? S->debug : NULL;
+}
+
 static Cystck_ssize_t chunk_count_before(Cystck_State *S)
 {
-    return S->chunk ? S->chunk->before : 0;
+    return chunk_of(S) ? S->chunk->before : 0;
 }
 
 static Cystck_ssize_t live_handles(Cystck_State *S)
@@ -98,10 +121,17 @@ static void recycle_chunk(struct _Cystck_Chunk *c)
 /* Move to a fresh heap chunk with room for at least `need` handles. */
 static int grow_handles(Cystck_State *S, Cystck_ssize_t need)
 {
-    Cystck_ssize_t used = live_handles(S);
-    Cystck_ssize_t prev_cap = S->chunk ? S->chunk->cap : 16;
-    Cystck_ssize_t cap = prev_cap * 4 > 65536 ? 65536 : prev_cap * 4;
+    Cystck_ssize_t used, prev_cap, cap;
     struct _Cystck_Chunk *c;
+    _Cystck_GoSlow(S);
+    if (S->debug != NULL && S->base == S->slots) {
+        _Cystck_DebugFirstHandle(S);
+        if (S->end - S->top >= need)
+            return 0;
+    }
+    used = live_handles(S);
+    prev_cap = S->chunk ? S->chunk->cap : 16;
+    cap = prev_cap * 4 > 65536 ? 65536 : prev_cap * 4;
     if (S->debug != NULL)
         used -= _Cystck_DebugReleasedSlots(S);  /* poisoned slots are not live */
     if (used + need > handle_limit)
@@ -123,7 +153,6 @@ static int grow_handles(Cystck_State *S, Cystck_ssize_t need)
     S->chunk = c;
     S->base = S->top = c->slots;
     S->end = c->slots + c->cap;
-    S->slow = 1;
     return 0;
 }
 
@@ -131,7 +160,7 @@ static int grow_handles(Cystck_State *S, Cystck_ssize_t need)
  * made from now on fill it again (a segmented stack). */
 void _Cystck_PopChunk(Cystck_State *S)
 {
-    struct _Cystck_Chunk *c = S->chunk;
+    struct _Cystck_Chunk *c = chunk_of(S);
     if (c == NULL || S->top != S->base || S->debug != NULL)
         return;
     S->top = c->saved_top;
@@ -163,10 +192,12 @@ int Cystck_CheckHandles(Cystck_State *S, Cystck_ssize_t n)
 
 int _Cystck_GrowStack(Cystck_State *S, Cystck_ssize_t n)
 {
-    Cystck_ssize_t used = S->sp - S->sp_base;
-    Cystck_ssize_t cap = S->sp_end - S->sp_base;
-    Cystck_ssize_t want = cap * 2 > used + n ? cap * 2 : used + n;
+    Cystck_ssize_t used, cap, want;
     PyObject **mem;
+    _Cystck_GoSlow(S);
+    used = S->sp - S->sp_base;
+    cap = S->sp_end - S->sp_base;
+    want = cap * 2 > used + n ? cap * 2 : used + n;
     if (used + n > handle_limit)
         return raise_overflow(S, used + n);
     if (S->sp_base == S->stack) {
@@ -184,7 +215,6 @@ int _Cystck_GrowStack(Cystck_State *S, Cystck_ssize_t n)
     S->sp_base = mem;
     S->sp = mem + used;
     S->sp_end = mem + want;
-    S->slow = 1;
     return 0;
 }
 
@@ -198,8 +228,8 @@ Cystck_Object *_Cystck_HeapArgs(Cystck_State *S, PyObject *const *args, Cystck_s
     }
     for (i = 0; i < n; i++)
         h[i] = _Cystck_H((PyObject **)&args[i]);
+    _Cystck_GoSlow(S);
     S->heap_args = h;
-    S->slow = 1;
     return h;
 }
 
@@ -207,7 +237,7 @@ Cystck_Object *_Cystck_HeapArgs(Cystck_State *S, PyObject *const *args, Cystck_s
  * owns slot p?  Returns 1 if p is a live owned slot of this frame. */
 int _Cystck_OwnsSlot(Cystck_State *S, PyObject **p)
 {
-    struct _Cystck_Chunk *c = S->chunk;
+    struct _Cystck_Chunk *c = chunk_of(S);
     PyObject **top = S->top, **base = S->base;
     for (;;) {
         if ((uintptr_t)p >= (uintptr_t)base && (uintptr_t)p < (uintptr_t)top)
@@ -225,7 +255,7 @@ static void trim_top(Cystck_State *S)
 {
     while (S->top > S->base && S->top[-1] == NULL)
         --S->top;
-    if (S->top == S->base && S->chunk != NULL)
+    if (S->top == S->base && chunk_of(S) != NULL)
         _Cystck_PopChunk(S);
 }
 
@@ -233,18 +263,18 @@ CYSTCK_NOINLINE void _Cystck_DropSlow(Cystck_State *S, Cystck_Object h)
 {
     PyObject *o;
     if (!_Cystck_OwnsSlot(S, h._p)) {
-        if (S->debug)
+        if (debug_of(S))
             _Cystck_DebugDropNotOwned(S, h, _CYSTCK_CALLER());
         return;     /* argument, constant or reference: not ours to release */
     }
     o = *h._p;
-    if (o == NULL && S->debug) {
+    if (o == NULL && debug_of(S)) {
         _Cystck_DebugBadHandle(S, "Cystck_Drop", h, _CYSTCK_CALLER());
         return;
     }
     *h._p = NULL;
     Py_XDECREF(o);
-    if (S->debug)
+    if (debug_of(S))
         _Cystck_DebugNoteReleased(S, 1);
     else
         trim_top(S);
@@ -257,7 +287,7 @@ PyObject *_Cystck_ConsumeSlow(Cystck_State *S, Cystck_Object h)
         return NULL;
     if (_Cystck_OwnsSlot(S, h._p)) {
         *h._p = NULL;     /* the stealing API now owns the reference */
-        if (S->debug)
+        if (debug_of(S))
             _Cystck_DebugNoteReleased(S, 1);
         else
             trim_top(S);
@@ -326,9 +356,11 @@ static void release_stack(Cystck_State *S)
 
 PyObject *_Cystck_FinishSlow(Cystck_State *S, int n, const char *func)
 {
-    Cystck_ssize_t pushed = S->sp - S->sp_base;
+    Cystck_ssize_t pushed;
     PyObject *res = NULL;
-    if (S->scopes > 0 && S->debug != NULL)
+    _Cystck_GoSlow(S);
+    pushed = S->sp - S->sp_base;
+    if (S->debug != NULL)
         _Cystck_DebugUnbalancedScopes(S, func);
     if (S->debug != NULL && n >= 0 && PyErr_Occurred()) {
         /* The function ignored an error the runtime raised (a misuse found by
@@ -369,7 +401,8 @@ PyObject *_Cystck_FinishSlow(Cystck_State *S, int n, const char *func)
 
 int _Cystck_FinishIntSlow(Cystck_State *S, int r, const char *func)
 {
-    if (S->scopes > 0 && S->debug != NULL)
+    _Cystck_GoSlow(S);
+    if (S->debug != NULL)
         _Cystck_DebugUnbalancedScopes(S, func);
     if (S->debug != NULL && r >= 0 && PyErr_Occurred())
         r = -1;     /* as in _Cystck_FinishSlow */
@@ -386,10 +419,11 @@ int _Cystck_FinishIntSlow(Cystck_State *S, int r, const char *func)
 
 CYSTCK_NOINLINE void _Cystck_CloseScopeSlow(Cystck_State *S, Cystck_Scope sc)
 {
+    _Cystck_GoSlow(S);
     if (S->debug != NULL && _Cystck_DebugCloseScope(S, sc, _CYSTCK_CALLER()) < 0)
         return;     /* misuse reported; leave the gates as they are */
     /* Free chunks opened inside the scope, then trim the scope's chunk. */
-    while (S->chunk != sc.chunk && S->chunk != NULL) {
+    while (S->end != sc.end && S->chunk != NULL) {
         struct _Cystck_Chunk *c = S->chunk;
         release_range(c->slots, S->top, S->debug != NULL);
         S->top = c->saved_top;
@@ -405,7 +439,6 @@ CYSTCK_NOINLINE void _Cystck_CloseScopeSlow(Cystck_State *S, Cystck_Scope sc)
         else
             _Cystck_DebugNoteReleased(S, S->top - sc.top);
     }
-    S->scopes--;
 }
 
 /* `where` is an address in the C code that passed the bad handle (the API

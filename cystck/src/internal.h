@@ -18,10 +18,12 @@
 CYSTCK_INTERNAL Cystck_Object _Cystck_BadArgAt(Cystck_State *S, const char *func, Cystck_Object h,
                                                const void *where);
 CYSTCK_INTERNAL int _Cystck_OwnsSlot(Cystck_State *S, PyObject **p);
+CYSTCK_INTERNAL void _Cystck_GoSlow(Cystck_State *S);
 CYSTCK_INTERNAL void _Cystck_SetHandleLimit(Cystck_ssize_t limit);
 
 /* debug.c: checked paths, active when CYSTCK_DEBUG is set at import. */
 CYSTCK_INTERNAL void _Cystck_DebugCloseFrame(Cystck_State *S);
+CYSTCK_INTERNAL void _Cystck_DebugFirstHandle(Cystck_State *S);
 CYSTCK_INTERNAL void _Cystck_DebugUnbalancedScopes(Cystck_State *S, const char *func);
 CYSTCK_INTERNAL void _Cystck_DebugBadHandle(Cystck_State *S, const char *func, Cystck_Object h,
                                             const void *where);

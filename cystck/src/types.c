@@ -63,6 +63,15 @@ static void generic_dealloc(PyObject *self)
     _Cystck_DeallocWith(self, NULL);
 }
 
+/* The dealloc of a type with no fields (so no traverse, no GC) and no
+ * destructor: all that is left of _Cystck_DeallocWith. */
+static void plain_dealloc(PyObject *self)
+{
+    PyTypeObject *tp = Py_TYPE(self);
+    tp->tp_free(self);
+    Py_DECREF(tp);
+}
+
 /* ---- Types ---- */
 
 /* Count the defines of each kind, so the arrays can be sized. */
@@ -119,7 +128,7 @@ Cystck_Object CystckType_FromSpec(Cystck_State *S, CystckType_Spec *spec, Cystck
     if (spec->doc) { slots[isl].slot = Py_tp_doc; slots[isl++].pfunc = (void *)spec->doc; }
     if (!has_slot(spec->defines, Py_tp_dealloc)) {
         slots[isl].slot = Py_tp_dealloc;
-        slots[isl++].pfunc = (void *)generic_dealloc;
+        slots[isl++].pfunc = gc ? (void *)generic_dealloc : (void *)plain_dealloc;
     }
     if (gc && !has_slot(spec->defines, Py_tp_clear)) {
         slots[isl].slot = Py_tp_clear;
@@ -171,30 +180,17 @@ static PyTypeObject *as_type(Cystck_State *S, Cystck_Object type, const char *fu
     return (PyTypeObject *)t;
 }
 
-Cystck_Object Cystck_New(Cystck_State *S, Cystck_Object type, void **data)
+/* Cystck_New's general case (the header has the inline fast path): GC and
+ * variable-size types, custom tp_alloc, bad arguments, out of memory. */
+CYSTCK_NOINLINE Cystck_Object _Cystck_NewSlow(Cystck_State *S, Cystck_Object type, void **data)
 {
     PyTypeObject *tp = as_type(S, type, "Cystck_New", _CYSTCK_CALLER());
     PyObject *o;
     if (tp == NULL)
         return Cystck_NULL;
-    if (tp->tp_alloc == PyType_GenericAlloc && tp->tp_itemsize == 0 && !PyType_IS_GC(tp)) {
-        /* What PyType_GenericAlloc does for a plain object, minus its
-         * generality: the common case of small native structs.  Only structs
-         * with Cystck_Fields (types with traverse, so GC types, handled by
-         * tp_alloc below) must start zeroed; others are initialized by the
-         * extension, as after PyObject_New. */
-        o = (PyObject *)PyObject_Malloc((size_t)tp->tp_basicsize);
-        if (o == NULL) {
-            PyErr_NoMemory();
-            return Cystck_NULL;
-        }
-        PyObject_Init(o, tp);
-    }
-    else {
-        o = tp->tp_alloc(tp, 0);
-        if (o == NULL)
-            return Cystck_NULL;
-    }
+    o = tp->tp_alloc(tp, 0);
+    if (o == NULL)
+        return Cystck_NULL;
     if (data != NULL)
         *data = (char *)o + CYSTCK_DATA_OFFSET;
     return _Cystck_Own(S, o);

@@ -18,19 +18,32 @@ extern "C" {
 /* Frames                                                              */
 /* ------------------------------------------------------------------ */
 
+/* Open a frame in S.  Both kinds of frame start with top at the inline
+ * slots, and the debug frame is made without passing S, so the compiler
+ * knows every field on the release path and keeps it free of reloads:
+ * debug mode costs one predictable branch.  A debug frame has no inline
+ * slot (end == top), so its first handle moves it to the debug slots
+ * (_Cystck_OwnSlow), which outlive the call and catch stale handles. */
 static inline void _Cystck_OpenFrame(Cystck_State *S, const char *func)
 {
-    S->top = S->base = S->slots;
-    S->end = S->slots + CYSTCK_INLINE_HANDLES;
-    S->sp = S->sp_base = S->stack;
-    S->sp_end = S->stack + CYSTCK_INLINE_STACK;
-    S->slow = 0;
-    S->scopes = 0;
-    S->chunk = NULL;
-    S->heap_args = NULL;
-    S->debug = NULL;
+    struct _Cystck_DebugFrame *df = NULL;
     if (Cystck_unlikely(_CYSTCK_DEBUG_ON()))
-        _Cystck_DebugOpenFrame(S, func);
+        df = _Cystck_DebugNewFrame(func);   /* before the stores: a call clobbers them */
+    S->top = S->base = S->slots;
+    S->sp = S->stack;
+    S->sp_end = S->stack + CYSTCK_INLINE_STACK;
+    if (Cystck_unlikely(df != NULL)) {
+        S->end = S->slots;
+        S->sp_base = S->stack;
+        S->chunk = NULL;
+        S->heap_args = NULL;
+        S->debug = df;
+        S->slow = _CYSTCK_SLOW_DEBUG;
+    }
+    else {
+        S->end = S->slots + CYSTCK_INLINE_HANDLES;
+        S->slow = 0;
+    }
 }
 
 /* Close the frame of a function that returned n (its push count or -1) and
@@ -69,17 +82,30 @@ static inline int _Cystck_FinishInt(Cystck_State *S, int r, const char *func)
 #define _CYSTCK_FINISH_VALUE(S, v, func) \
     (_Cystck_FinishInt((S), 0, (func)) < 0 ? -1 : (v))
 
-/* Argument handles: pointers straight into the caller's vectorcall array. */
+/* Argument handles: pointers straight into the caller's vectorcall array.
+ * Unrolled (a jump on n, then n stores): calls pass few arguments, and a
+ * loop's set-up costs more than binding them. */
 static inline Cystck_Object *_Cystck_BindArgs(Cystck_State *S, Cystck_Object *inl,
                                               PyObject *const *args, Cystck_ssize_t n)
 {
-    Cystck_ssize_t i;
-    if (Cystck_unlikely(n > CYSTCK_INLINE_ARGS))
-        return _Cystck_HeapArgs(S, args, n);
-    for (i = 0; i < n; i++)
-        inl[i] = _Cystck_H((PyObject **)&args[i]);
-    return inl;
+#define _CYSTCK_BIND(i) inl[i] = _Cystck_H((PyObject **)&args[i])
+    switch (n) {
+    case 8: _CYSTCK_BIND(7); /* fall through */
+    case 7: _CYSTCK_BIND(6); /* fall through */
+    case 6: _CYSTCK_BIND(5); /* fall through */
+    case 5: _CYSTCK_BIND(4); /* fall through */
+    case 4: _CYSTCK_BIND(3); /* fall through */
+    case 3: _CYSTCK_BIND(2); /* fall through */
+    case 2: _CYSTCK_BIND(1); /* fall through */
+    case 1: _CYSTCK_BIND(0); /* fall through */
+    case 0: return inl;
+    default: return n > CYSTCK_INLINE_ARGS ? _Cystck_HeapArgs(S, args, n) : inl;
+    }
+#undef _CYSTCK_BIND
 }
+#if CYSTCK_INLINE_ARGS != 8
+#error "_Cystck_BindArgs binds up to 8 arguments inline: keep it in step with CYSTCK_INLINE_ARGS"
+#endif
 
 /* ------------------------------------------------------------------ */
 /* Method trampolines, one macro per calling convention                */

@@ -33,7 +33,27 @@ CYSTCK_INTERNAL Cystck_Object Cystck_BuildValue(Cystck_State *S, const char *fmt
 CYSTCK_INTERNAL int CystckType_IsSubtype(Cystck_State *S, Cystck_Object a, Cystck_Object b);
 CYSTCK_INTERNAL Cystck_Object CystckType_FromSpec(Cystck_State *S, CystckType_Spec *spec, Cystck_Object bases);
 CYSTCK_INTERNAL Cystck_Object CystckType_GenericNew(Cystck_State *S, Cystck_Object type);
-CYSTCK_INTERNAL Cystck_Object Cystck_New(Cystck_State *S, Cystck_Object type, void **data);
+CYSTCK_INTERNAL Cystck_Object _Cystck_NewSlow(Cystck_State *S, Cystck_Object type, void **data);
+
+/* [h+1, e] A new instance of type; *data (if not NULL) = its native struct.
+ * Inline for the common case, a plain type of fixed size without GC, which
+ * needs only PyObject_New's work: the struct is not zeroed (only types with
+ * Cystck_Fields, GC types, need that; _Cystck_NewSlow does it for them). */
+static inline Cystck_Object Cystck_New(Cystck_State *S, Cystck_Object type, void **data)
+{
+    PyTypeObject *tp = (PyTypeObject *)_Cystck_Get(type);
+    PyObject *o;
+    if (Cystck_unlikely(tp == NULL || !PyType_Check(tp) || tp->tp_alloc != PyType_GenericAlloc ||
+                        tp->tp_itemsize != 0 || PyType_IS_GC(tp)))
+        return _Cystck_NewSlow(S, type, data);
+    o = (PyObject *)PyObject_Malloc((size_t)tp->tp_basicsize);
+    if (Cystck_unlikely(o == NULL))
+        return _Cystck_NewSlow(S, type, data);   /* retries with tp_alloc */
+    PyObject_Init(o, tp);
+    if (data != NULL)
+        *data = (char *)o + CYSTCK_DATA_OFFSET;
+    return _Cystck_Own(S, o);
+}
 CYSTCK_INTERNAL const char *CystckType_GetName(Cystck_State *S, Cystck_Object type);
 
 /* type(o) is type (no subclasses). */

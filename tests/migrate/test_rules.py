@@ -76,7 +76,8 @@ def test_functors_over_struct_pointers():
     out = translate.translate_files({"box.h": header, "box.cpp": body})
     cpp = out["box.cpp"].text
     assert "Cystck_Object operator()( Cystck_State *S, T value )" in cpp
-    assert "return Cystck_NotImplemented;" in cpp
+    # A helper's constant result is a new handle: its caller may release it.
+    assert "return Cystck_Dup(S, Cystck_NotImplemented);" in cpp
     assert "Cystck_Object Twice::operator()( Cystck_State *S, Box* value )" in cpp
     assert ("CystckTuple_Pack(S,  2, CystckField_Load(S, Cystck_FromStruct(S, value), value->items), "
             "Cystck_FromStruct(S, value) )") in cpp

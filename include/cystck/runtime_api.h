@@ -150,13 +150,8 @@ CYSTCK_INTERNAL void _Cystck_ReplaceSlow(Cystck_State *S, Cystck_Object *h, PyOb
 CYSTCK_INTERNAL void _Cystck_ForgetSlow(Cystck_State *S, Cystck_Object *h);
 CYSTCK_INTERNAL void _Cystck_ForgetSlot(Cystck_State *S, Cystck_Object *h);   /* _Cystck_Forget, out of line */
 /* Is p a slot of the current chunk (or of the inline slots) below top?
- * (Frames that set `base` only once they go slow define _CYSTCK_SLOW_DEBUG
- * and _Cystck_Base.) */
-#ifdef _CYSTCK_SLOW_DEBUG
-#define _CYSTCK_CHUNK_BASE(S) _Cystck_Base(S)
-#else
+ * (Every frame sets `base` when it opens.) */
 #define _CYSTCK_CHUNK_BASE(S) ((S)->base)
-#endif
 static inline int _Cystck_InCurrentChunk(Cystck_State *S, PyObject **p)
 {
     return (uintptr_t)p >= (uintptr_t)_CYSTCK_CHUNK_BASE(S) && (uintptr_t)p < (uintptr_t)S->top;

@@ -330,12 +330,25 @@ static void skip(const char *code, va_list *va)
  * format at an address does not change (they are string literals). */
 #define PARSER_CACHE 32
 
+/* How the fast path converts a value: the common codes inline, the rest
+ * through convert(). */
+enum { OP_GENERIC, OP_LONG, OP_DOUBLE, OP_OBJECT };
+
 typedef struct {
     const char *fmt;
     const char **kwlist;
     Format f;
     const char *ptrs[MAX_SPECS];
     PyObject *names[MAX_SPECS];       /* NULL for positional-only ("") */
+    unsigned char op[MAX_SPECS];      /* OP_* of each value */
+    unsigned char all_inline;         /* no OP_GENERIC: binding runs no Python code */
+    /* The keyword names tuple a call site passed last (vectorcall keeps
+     * one tuple per call site, a constant of its code object), resolved:
+     * kwslot[i] is the position in it of value i's name, or -1.  kwmin is
+     * the first value it names: positional arguments must stop before. */
+    PyObject *kwnames;                /* strong reference, or NULL */
+    signed char kwslot[MAX_SPECS];
+    unsigned char kwmin;
 } KwParser;
 
 static KwParser parser_cache[PARSER_CACHE];
@@ -350,6 +363,7 @@ static const KwParser *kw_parser(const char *fmt, const char **kwlist)
         return e;
     for (i = 0; e->kwlist != NULL && i < e->f.nspecs; i++)
         Py_CLEAR(e->names[i]);
+    Py_CLEAR(e->kwnames);
     e->kwlist = NULL;
     if (parse_format_text(fmt, &e->f) < 0)
         return NULL;
@@ -363,6 +377,10 @@ static const KwParser *kw_parser(const char *fmt, const char **kwlist)
             e->fmt = NULL;
             return NULL;
         }
+        const char *code = fmt + e->f.spec[i];
+        e->op[i] = code[0] == 'l' ? OP_LONG :
+                   code[0] == 'd' ? OP_DOUBLE :
+                   code[0] == 'O' && code[1] != '!' && code[1] != '&' ? OP_OBJECT : OP_GENERIC;
         e->ptrs[i] = kwlist[i];
         e->names[i] = kwlist[i][0] ? PyUnicode_InternFromString(kwlist[i]) : NULL;
         if (kwlist[i][0] && e->names[i] == NULL) {
@@ -372,6 +390,10 @@ static const KwParser *kw_parser(const char *fmt, const char **kwlist)
             return NULL;
         }
     }
+    e->all_inline = 1;
+    for (i = 0; i < e->f.nspecs; i++)
+        if (e->op[i] == OP_GENERIC)
+            e->all_inline = 0;
     e->kwlist = kwlist;
     e->fmt = fmt;
     return e;
@@ -410,6 +432,148 @@ static inline int bind_keyword(const Format *f, PyObject *const *names,
     }
     bound[idx] = v;
     return 0;
+}
+
+/* Value i is required and was not given: raise, return 0. */
+static int missing_required(const Format *f, const char **kwlist, int i, Cystck_ssize_t nargs)
+{
+    char name[128];
+    describe(f, name, sizeof(name));
+    if (kwlist != NULL && kwlist[i] && kwlist[i][0])
+        PyErr_Format(PyExc_TypeError, "%s missing required argument '%s' (pos %d)",
+                     name, kwlist[i], i + 1);
+    else
+        PyErr_Format(PyExc_TypeError, "%s takes %s %d argument%s (%zd given)",
+                     name, f->nrequired == f->nspecs ? "exactly" : "at least",
+                     f->nrequired, f->nrequired == 1 ? "" : "s", nargs);
+    return 0;
+}
+
+/* Resolve a tuple of keyword names for parser p once: 0, or -1 (no
+ * exception) if a name is unknown or repeated, which the general path
+ * reports. */
+static int resolve_kwnames(KwParser *p, PyObject *kwnames)
+{
+    Py_ssize_t j, nkw = PyTuple_GET_SIZE(kwnames);
+    int i, kwmin = p->f.nspecs;
+    Py_CLEAR(p->kwnames);
+    for (i = 0; i < p->f.nspecs; i++)
+        p->kwslot[i] = -1;
+    if (nkw > MAX_SPECS)
+        return -1;
+    for (j = 0; j < nkw; j++) {
+        PyObject *key = PyTuple_GET_ITEM(kwnames, j);
+        int idx;
+        if (!PyUnicode_Check(key))
+            return -1;
+        idx = match_keyword(p->names, p->f.nspecs, key);
+        if (PyErr_Occurred()) {
+            PyErr_Clear();
+            return -1;
+        }
+        if (idx < 0 || p->kwslot[idx] >= 0)
+            return -1;
+        p->kwslot[idx] = (signed char)j;
+        if (idx < kwmin)
+            kwmin = idx;
+    }
+    p->kwmin = (unsigned char)kwmin;
+    p->kwnames = Py_NewRef(kwnames);
+    return 0;
+}
+
+/* The fast path of CystckArg_ParseTupleAndKeywords for calls that bind
+ * without error: positional arguments within bounds, keyword names (a
+ * vectorcall tuple) all known and none also given by position.  Binding
+ * then reads the values straight from args through the resolved names, and
+ * the common codes are converted inline.  Returns 1 or 0 like the API, or
+ * -2 with nothing consumed from va when the general path must decide. */
+static inline int bind_fast(Cystck_State *S, const Cystck_Object *args, Cystck_ssize_t nargs,
+                            const Format *f, const unsigned char *op, const signed char *kwslot,
+                            const char *fmt, const char **kwlist, va_list *va);
+
+static int parse_fast(Cystck_State *S, const Cystck_Object *args, Cystck_ssize_t nargs,
+                      PyObject *kwobj, const char *fmt, const char **kwlist, va_list *va)
+{
+    KwParser *p = (KwParser *)kw_parser(fmt, kwlist);
+    const signed char *kwslot = NULL;
+    if (p == NULL) {
+        PyErr_Clear();          /* the general path raises it again */
+        return -2;
+    }
+    if (nargs > p->f.npositional)
+        return -2;
+    if (kwobj != NULL) {
+        if (!PyTuple_CheckExact(kwobj))
+            return -2;
+        if (kwobj != p->kwnames && resolve_kwnames(p, kwobj) < 0)
+            return -2;
+        if (nargs > p->kwmin)
+            return -2;
+        kwslot = p->kwslot;
+    }
+    if (!p->all_inline) {
+        /* Conversions may run Python code that parses arguments with
+         * another parser in p's cache entry (or p with other names):
+         * bind from a copy. */
+        struct { Format f; unsigned char op[MAX_SPECS]; signed char kwslot[MAX_SPECS]; } c;
+        c.f = p->f;
+        memcpy(c.op, p->op, c.f.nspecs);
+        if (kwslot != NULL) {
+            memcpy(c.kwslot, kwslot, c.f.nspecs);
+            kwslot = c.kwslot;
+        }
+        return bind_fast(S, args, nargs, &c.f, c.op, kwslot, fmt, kwlist, va);
+    }
+    return bind_fast(S, args, nargs, &p->f, p->op, kwslot, fmt, kwlist, va);
+}
+
+static inline int bind_fast(Cystck_State *S, const Cystck_Object *args, Cystck_ssize_t nargs,
+                            const Format *f, const unsigned char *op, const signed char *kwslot,
+                            const char *fmt, const char **kwlist, va_list *va)
+{
+    int i, n = f->nspecs;
+    for (i = 0; i < n; i++) {
+        Cystck_Object h;
+        PyObject *o;
+        if (i < nargs)
+            h = args[i];
+        else if (kwslot != NULL && kwslot[i] >= 0)
+            h = args[nargs + kwslot[i]];
+        else {
+            if (i < f->nrequired)
+                return missing_required(f, kwlist, i, nargs);
+            skip(fmt + f->spec[i], va);
+            continue;
+        }
+        o = *h._p;
+        switch (op[i]) {
+        case OP_LONG:
+            if (PyLong_CheckExact(o)) {
+                long v = PyLong_AsLong(o);
+                if (v == -1 && PyErr_Occurred())
+                    return 0;
+                *va_arg(*va, long *) = v;
+                continue;
+            }
+            break;
+        case OP_DOUBLE:
+            if (PyFloat_CheckExact(o)) {
+                *va_arg(*va, double *) = PyFloat_AS_DOUBLE(o);
+                continue;
+            }
+            break;
+        case OP_OBJECT:
+            *va_arg(*va, Cystck_Object *) = h;
+            continue;
+        }
+        {
+            const char *code = fmt + f->spec[i];
+            if (convert(S, f, i, &code, h, va) < 0)
+                return 0;
+        }
+    }
+    return 1;
 }
 
 static int parse(Cystck_State *S, const Cystck_Object *args, Cystck_ssize_t nargs,
@@ -482,18 +646,8 @@ static int parse(Cystck_State *S, const Cystck_Object *args, Cystck_ssize_t narg
     for (i = 0; i < f.nspecs; i++) {
         const char *code = f.fmt + f.spec[i];
         if (bound[i]._p == NULL) {
-            if (i < f.nrequired) {
-                describe(&f, name, sizeof(name));
-                if (kwlist != NULL && kwlist[i] && kwlist[i][0])
-                    PyErr_Format(PyExc_TypeError,
-                                 "%s missing required argument '%s' (pos %d)",
-                                 name, kwlist[i], i + 1);
-                else
-                    PyErr_Format(PyExc_TypeError, "%s takes %s %d argument%s (%zd given)",
-                                 name, f.nrequired == f.nspecs ? "exactly" : "at least",
-                                 f.nrequired, f.nrequired == 1 ? "" : "s", nargs);
-                return 0;
-            }
+            if (i < f.nrequired)
+                return missing_required(&f, kwlist, i, nargs);
             skip(code, va);
             continue;
         }
@@ -523,9 +677,13 @@ int CystckArg_ParseTupleAndKeywords(Cystck_State *S, const Cystck_Object *args, 
     va_start(va, kwlist);
     /* An empty dict or tuple of keywords is the same as none. */
     if (k != NULL && ((PyDict_Check(k) && PyDict_GET_SIZE(k) == 0) ||
-                      (PyTuple_Check(k) && PyTuple_GET_SIZE(k) == 0)))
+                      (PyTuple_Check(k) && PyTuple_GET_SIZE(k) == 0))) {
         kw = Cystck_NULL;
-    r = parse(S, args, nargs, kw, fmt, kwlist, &va);
+        k = NULL;
+    }
+    r = kwlist != NULL ? parse_fast(S, args, nargs, k, fmt, kwlist, &va) : -2;
+    if (r == -2)
+        r = parse(S, args, nargs, kw, fmt, kwlist, &va);
     va_end(va);
     return r;
 }

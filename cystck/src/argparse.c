@@ -349,21 +349,39 @@ typedef struct {
     PyObject *kwnames;                /* strong reference, or NULL */
     signed char kwslot[MAX_SPECS];
     unsigned char kwmin;
+    /* Where each value comes from for kwnames and src_nargs positional
+     * arguments: its index in args, or -1 (not given, optional).  src_nargs
+     * is -1 when not computed or when that call cannot bind. */
+    int src_nargs;
+    PyObject *src_kw;                 /* NULL or kwnames: src is for it */
+    signed char src[MAX_SPECS];
 } KwParser;
 
 static KwParser parser_cache[PARSER_CACHE];
 
-static const KwParser *kw_parser(const char *fmt, const char **kwlist)
+static const KwParser *kw_parser_make(KwParser *e, const char *fmt, const char **kwlist);
+
+static inline const KwParser *kw_parser(const char *fmt, const char **kwlist)
 {
     KwParser *e = &parser_cache[(((uintptr_t)kwlist >> 4) ^ ((uintptr_t)fmt >> 3)) % PARSER_CACHE];
-    int i, valid = e->kwlist == kwlist && e->fmt == fmt;
-    for (i = 0; valid && i < e->f.nspecs; i++)
-        valid = e->ptrs[i] == kwlist[i];
-    if (valid)
-        return e;
+    int i, n;
+    if (Cystck_unlikely(e->kwlist != kwlist || e->fmt != fmt))
+        return kw_parser_make(e, fmt, kwlist);
+    n = e->f.nspecs;
+    for (i = 0; i < n; i++)
+        if (Cystck_unlikely(e->ptrs[i] != kwlist[i]))
+            return kw_parser_make(e, fmt, kwlist);
+    return e;
+}
+
+static __attribute__((noinline)) const KwParser *kw_parser_make(KwParser *e, const char *fmt,
+                                                                const char **kwlist)
+{
+    int i;
     for (i = 0; e->kwlist != NULL && i < e->f.nspecs; i++)
         Py_CLEAR(e->names[i]);
     Py_CLEAR(e->kwnames);
+    e->src_nargs = -1;
     e->kwlist = NULL;
     if (parse_format_text(fmt, &e->f) < 0)
         return NULL;
@@ -488,85 +506,69 @@ static int resolve_kwnames(KwParser *p, PyObject *kwnames)
  * then reads the values straight from args through the resolved names, and
  * the common codes are converted inline.  Returns 1 or 0 like the API, or
  * -2 with nothing consumed from va when the general path must decide. */
-static inline int bind_fast(Cystck_State *S, const Cystck_Object *args, Cystck_ssize_t nargs,
-                            const Format *f, const unsigned char *op, const signed char *kwslot,
-                            const char *fmt, const char **kwlist, va_list *va);
-
-static int parse_fast(Cystck_State *S, const Cystck_Object *args, Cystck_ssize_t nargs,
-                      PyObject *kwobj, const char *fmt, const char **kwlist, va_list *va)
+/* Set p->src for kwobj (NULL or a tuple of names) and nargs: 0, or -1 when
+ * such a call does not bind (the general path reports why). */
+static int resolve_sources(KwParser *p, PyObject *kwobj, Cystck_ssize_t nargs)
 {
-    KwParser *p = (KwParser *)kw_parser(fmt, kwlist);
-    const signed char *kwslot = NULL;
-    if (p == NULL) {
-        PyErr_Clear();          /* the general path raises it again */
-        return -2;
+    int i;
+    p->src_nargs = -1;
+    if (kwobj != NULL && kwobj != p->kwnames &&
+            (!PyTuple_CheckExact(kwobj) || resolve_kwnames(p, kwobj) < 0))
+        return -1;
+    if (nargs > p->f.npositional || (kwobj != NULL && nargs > p->kwmin))
+        return -1;
+    for (i = 0; i < p->f.nspecs; i++) {
+        if (i < nargs)
+            p->src[i] = (signed char)i;
+        else if (kwobj != NULL && p->kwslot[i] >= 0)
+            p->src[i] = (signed char)(nargs + p->kwslot[i]);
+        else if (i < p->f.nrequired)
+            return -1;
+        else
+            p->src[i] = -1;
     }
-    if (nargs > p->f.npositional)
-        return -2;
-    if (kwobj != NULL) {
-        if (!PyTuple_CheckExact(kwobj))
-            return -2;
-        if (kwobj != p->kwnames && resolve_kwnames(p, kwobj) < 0)
-            return -2;
-        if (nargs > p->kwmin)
-            return -2;
-        kwslot = p->kwslot;
-    }
-    if (!p->all_inline) {
-        /* Conversions may run Python code that parses arguments with
-         * another parser in p's cache entry (or p with other names):
-         * bind from a copy. */
-        struct { Format f; unsigned char op[MAX_SPECS]; signed char kwslot[MAX_SPECS]; } c;
-        c.f = p->f;
-        memcpy(c.op, p->op, c.f.nspecs);
-        if (kwslot != NULL) {
-            memcpy(c.kwslot, kwslot, c.f.nspecs);
-            kwslot = c.kwslot;
-        }
-        return bind_fast(S, args, nargs, &c.f, c.op, kwslot, fmt, kwlist, va);
-    }
-    return bind_fast(S, args, nargs, &p->f, p->op, kwslot, fmt, kwlist, va);
+    p->src_kw = kwobj;
+    p->src_nargs = (int)nargs;
+    return 0;
 }
 
-static inline int bind_fast(Cystck_State *S, const Cystck_Object *args, Cystck_ssize_t nargs,
-                            const Format *f, const unsigned char *op, const signed char *kwslot,
-                            const char *fmt, const char **kwlist, va_list *va)
+/* Bind and convert each value from args through src. */
+static inline __attribute__((always_inline))
+int bind_fast(Cystck_State *S, const Cystck_Object *args, const Format *f,
+              const unsigned char *op, const signed char *src, const char *fmt,
+              va_list *va, int all_inline)
 {
     int i, n = f->nspecs;
     for (i = 0; i < n; i++) {
         Cystck_Object h;
         PyObject *o;
-        if (i < nargs)
-            h = args[i];
-        else if (kwslot != NULL && kwslot[i] >= 0)
-            h = args[nargs + kwslot[i]];
-        else {
-            if (i < f->nrequired)
-                return missing_required(f, kwlist, i, nargs);
+        int from = src[i];
+        if (from < 0) {
             skip(fmt + f->spec[i], va);
             continue;
         }
+        h = args[from];
         o = *h._p;
-        switch (op[i]) {
-        case OP_LONG:
-            if (PyLong_CheckExact(o)) {
+        if (op[i] == OP_LONG) {
+            if (Cystck_likely(PyLong_CheckExact(o))) {
                 long v = PyLong_AsLong(o);
                 if (v == -1 && PyErr_Occurred())
                     return 0;
                 *va_arg(*va, long *) = v;
                 continue;
             }
-            break;
-        case OP_DOUBLE:
-            if (PyFloat_CheckExact(o)) {
+        }
+        else if (op[i] == OP_DOUBLE) {
+            if (Cystck_likely(PyFloat_CheckExact(o))) {
                 *va_arg(*va, double *) = PyFloat_AS_DOUBLE(o);
                 continue;
             }
-            break;
-        case OP_OBJECT:
+        }
+        else if (op[i] == OP_OBJECT) {
             *va_arg(*va, Cystck_Object *) = h;
             continue;
         }
+        (void)all_inline;
         {
             const char *code = fmt + f->spec[i];
             if (convert(S, f, i, &code, h, va) < 0)
@@ -574,6 +576,39 @@ static inline int bind_fast(Cystck_State *S, const Cystck_Object *args, Cystck_s
         }
     }
     return 1;
+}
+
+/* The fast path of CystckArg_ParseTupleAndKeywords for calls that bind
+ * without error: positional arguments within bounds, keyword names (a
+ * vectorcall tuple) all known, none also given by position, every required
+ * value given.  The call site's names tuple (vectorcall keeps one per call
+ * site, a constant of its code object) is resolved once, with the number of
+ * positional arguments, into where each value comes from; binding then
+ * reads the values straight from args and converts the common codes
+ * inline.  Returns 1 or 0 like the API, or -2 with nothing consumed from va
+ * when the general path must decide. */
+static inline int parse_fast(Cystck_State *S, const Cystck_Object *args, Cystck_ssize_t nargs,
+                             PyObject *kwobj, const char *fmt, const char **kwlist, va_list *va)
+{
+    KwParser *p = (KwParser *)kw_parser(fmt, kwlist);
+    if (Cystck_unlikely(p == NULL)) {
+        PyErr_Clear();          /* the general path raises it again */
+        return -2;
+    }
+    if (Cystck_unlikely(kwobj != p->src_kw || nargs != p->src_nargs) &&
+            resolve_sources(p, kwobj, nargs) < 0)
+        return -2;
+    if (!p->all_inline) {
+        /* Conversions may run Python code that parses arguments with
+         * another parser in p's cache entry (or with p and other names):
+         * bind from a copy. */
+        struct { Format f; unsigned char op[MAX_SPECS]; signed char src[MAX_SPECS]; } c;
+        c.f = p->f;
+        memcpy(c.op, p->op, c.f.nspecs);
+        memcpy(c.src, p->src, c.f.nspecs);
+        return bind_fast(S, args, &c.f, c.op, c.src, fmt, va, 0);
+    }
+    return bind_fast(S, args, &p->f, p->op, p->src, fmt, va, 1);
 }
 
 static int parse(Cystck_State *S, const Cystck_Object *args, Cystck_ssize_t nargs,

@@ -711,8 +711,8 @@ int CystckArg_ParseTupleAndKeywords(Cystck_State *S, const Cystck_Object *args, 
     PyObject *k = _Cystck_Get(kw);
     va_start(va, kwlist);
     /* An empty dict or tuple of keywords is the same as none. */
-    if (k != NULL && ((PyDict_Check(k) && PyDict_GET_SIZE(k) == 0) ||
-                      (PyTuple_Check(k) && PyTuple_GET_SIZE(k) == 0))) {
+    if (k != NULL && ((PyTuple_Check(k) && PyTuple_GET_SIZE(k) == 0) ||
+                      (PyDict_Check(k) && PyDict_GET_SIZE(k) == 0))) {
         kw = Cystck_NULL;
         k = NULL;
     }

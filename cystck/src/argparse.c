@@ -330,26 +330,58 @@ static void skip(const char *code, va_list *va)
  * format at an address does not change (they are string literals). */
 #define PARSER_CACHE 32
 
+/* How the fast path converts a value: the common codes inline, the rest
+ * through convert(). */
+enum { OP_GENERIC, OP_LONG, OP_DOUBLE, OP_OBJECT };
+
 typedef struct {
     const char *fmt;
     const char **kwlist;
     Format f;
     const char *ptrs[MAX_SPECS];
     PyObject *names[MAX_SPECS];       /* NULL for positional-only ("") */
+    unsigned char op[MAX_SPECS];      /* OP_* of each value */
+    unsigned char all_inline;         /* no OP_GENERIC: binding runs no Python code */
+    /* The keyword names tuple a call site passed last (vectorcall keeps
+     * one tuple per call site, a constant of its code object), resolved:
+     * kwslot[i] is the position in it of value i's name, or -1.  kwmin is
+     * the first value it names: positional arguments must stop before. */
+    PyObject *kwnames;                /* strong reference, or NULL */
+    signed char kwslot[MAX_SPECS];
+    unsigned char kwmin;
+    /* Where each value comes from for kwnames and src_nargs positional
+     * arguments: its index in args, or -1 (not given, optional).  src_nargs
+     * is -1 when not computed or when that call cannot bind. */
+    int src_nargs;
+    PyObject *src_kw;                 /* NULL or kwnames: src is for it */
+    signed char src[MAX_SPECS];
 } KwParser;
 
 static KwParser parser_cache[PARSER_CACHE];
 
-static const KwParser *kw_parser(const char *fmt, const char **kwlist)
+static const KwParser *kw_parser_make(KwParser *e, const char *fmt, const char **kwlist);
+
+static inline const KwParser *kw_parser(const char *fmt, const char **kwlist)
 {
     KwParser *e = &parser_cache[(((uintptr_t)kwlist >> 4) ^ ((uintptr_t)fmt >> 3)) % PARSER_CACHE];
-    int i, valid = e->kwlist == kwlist && e->fmt == fmt;
-    for (i = 0; valid && i < e->f.nspecs; i++)
-        valid = e->ptrs[i] == kwlist[i];
-    if (valid)
-        return e;
+    int i, n;
+    if (Cystck_unlikely(e->kwlist != kwlist || e->fmt != fmt))
+        return kw_parser_make(e, fmt, kwlist);
+    n = e->f.nspecs;
+    for (i = 0; i < n; i++)
+        if (Cystck_unlikely(e->ptrs[i] != kwlist[i]))
+            return kw_parser_make(e, fmt, kwlist);
+    return e;
+}
+
+static __attribute__((noinline)) const KwParser *kw_parser_make(KwParser *e, const char *fmt,
+                                                                const char **kwlist)
+{
+    int i;
     for (i = 0; e->kwlist != NULL && i < e->f.nspecs; i++)
         Py_CLEAR(e->names[i]);
+    Py_CLEAR(e->kwnames);
+    e->src_nargs = -1;
     e->kwlist = NULL;
     if (parse_format_text(fmt, &e->f) < 0)
         return NULL;
@@ -363,6 +395,10 @@ static const KwParser *kw_parser(const char *fmt, const char **kwlist)
             e->fmt = NULL;
             return NULL;
         }
+        const char *code = fmt + e->f.spec[i];
+        e->op[i] = code[0] == 'l' ? OP_LONG :
+                   code[0] == 'd' ? OP_DOUBLE :
+                   code[0] == 'O' && code[1] != '!' && code[1] != '&' ? OP_OBJECT : OP_GENERIC;
         e->ptrs[i] = kwlist[i];
         e->names[i] = kwlist[i][0] ? PyUnicode_InternFromString(kwlist[i]) : NULL;
         if (kwlist[i][0] && e->names[i] == NULL) {
@@ -372,6 +408,10 @@ static const KwParser *kw_parser(const char *fmt, const char **kwlist)
             return NULL;
         }
     }
+    e->all_inline = 1;
+    for (i = 0; i < e->f.nspecs; i++)
+        if (e->op[i] == OP_GENERIC)
+            e->all_inline = 0;
     e->kwlist = kwlist;
     e->fmt = fmt;
     return e;
@@ -410,6 +450,165 @@ static inline int bind_keyword(const Format *f, PyObject *const *names,
     }
     bound[idx] = v;
     return 0;
+}
+
+/* Value i is required and was not given: raise, return 0. */
+static int missing_required(const Format *f, const char **kwlist, int i, Cystck_ssize_t nargs)
+{
+    char name[128];
+    describe(f, name, sizeof(name));
+    if (kwlist != NULL && kwlist[i] && kwlist[i][0])
+        PyErr_Format(PyExc_TypeError, "%s missing required argument '%s' (pos %d)",
+                     name, kwlist[i], i + 1);
+    else
+        PyErr_Format(PyExc_TypeError, "%s takes %s %d argument%s (%zd given)",
+                     name, f->nrequired == f->nspecs ? "exactly" : "at least",
+                     f->nrequired, f->nrequired == 1 ? "" : "s", nargs);
+    return 0;
+}
+
+/* Resolve a tuple of keyword names for parser p once: 0, or -1 (no
+ * exception) if a name is unknown or repeated, which the general path
+ * reports. */
+static int resolve_kwnames(KwParser *p, PyObject *kwnames)
+{
+    Py_ssize_t j, nkw = PyTuple_GET_SIZE(kwnames);
+    int i, kwmin = p->f.nspecs;
+    Py_CLEAR(p->kwnames);
+    for (i = 0; i < p->f.nspecs; i++)
+        p->kwslot[i] = -1;
+    if (nkw > MAX_SPECS)
+        return -1;
+    for (j = 0; j < nkw; j++) {
+        PyObject *key = PyTuple_GET_ITEM(kwnames, j);
+        int idx;
+        if (!PyUnicode_Check(key))
+            return -1;
+        idx = match_keyword(p->names, p->f.nspecs, key);
+        if (PyErr_Occurred()) {
+            PyErr_Clear();
+            return -1;
+        }
+        if (idx < 0 || p->kwslot[idx] >= 0)
+            return -1;
+        p->kwslot[idx] = (signed char)j;
+        if (idx < kwmin)
+            kwmin = idx;
+    }
+    p->kwmin = (unsigned char)kwmin;
+    p->kwnames = Py_NewRef(kwnames);
+    return 0;
+}
+
+/* The fast path of CystckArg_ParseTupleAndKeywords for calls that bind
+ * without error: positional arguments within bounds, keyword names (a
+ * vectorcall tuple) all known and none also given by position.  Binding
+ * then reads the values straight from args through the resolved names, and
+ * the common codes are converted inline.  Returns 1 or 0 like the API, or
+ * -2 with nothing consumed from va when the general path must decide. */
+/* Set p->src for kwobj (NULL or a tuple of names) and nargs: 0, or -1 when
+ * such a call does not bind (the general path reports why). */
+static int resolve_sources(KwParser *p, PyObject *kwobj, Cystck_ssize_t nargs)
+{
+    int i;
+    p->src_nargs = -1;
+    if (kwobj != NULL && kwobj != p->kwnames &&
+            (!PyTuple_CheckExact(kwobj) || resolve_kwnames(p, kwobj) < 0))
+        return -1;
+    if (nargs > p->f.npositional || (kwobj != NULL && nargs > p->kwmin))
+        return -1;
+    for (i = 0; i < p->f.nspecs; i++) {
+        if (i < nargs)
+            p->src[i] = (signed char)i;
+        else if (kwobj != NULL && p->kwslot[i] >= 0)
+            p->src[i] = (signed char)(nargs + p->kwslot[i]);
+        else if (i < p->f.nrequired)
+            return -1;
+        else
+            p->src[i] = -1;
+    }
+    p->src_kw = kwobj;
+    p->src_nargs = (int)nargs;
+    return 0;
+}
+
+/* Bind and convert each value from args through src. */
+static inline __attribute__((always_inline))
+int bind_fast(Cystck_State *S, const Cystck_Object *args, const Format *f,
+              const unsigned char *op, const signed char *src, const char *fmt,
+              va_list *va, int all_inline)
+{
+    int i, n = f->nspecs;
+    for (i = 0; i < n; i++) {
+        Cystck_Object h;
+        PyObject *o;
+        int from = src[i];
+        if (from < 0) {
+            skip(fmt + f->spec[i], va);
+            continue;
+        }
+        h = args[from];
+        o = *h._p;
+        if (op[i] == OP_LONG) {
+            if (Cystck_likely(PyLong_CheckExact(o))) {
+                long v = PyLong_AsLong(o);
+                if (v == -1 && PyErr_Occurred())
+                    return 0;
+                *va_arg(*va, long *) = v;
+                continue;
+            }
+        }
+        else if (op[i] == OP_DOUBLE) {
+            if (Cystck_likely(PyFloat_CheckExact(o))) {
+                *va_arg(*va, double *) = PyFloat_AS_DOUBLE(o);
+                continue;
+            }
+        }
+        else if (op[i] == OP_OBJECT) {
+            *va_arg(*va, Cystck_Object *) = h;
+            continue;
+        }
+        (void)all_inline;
+        {
+            const char *code = fmt + f->spec[i];
+            if (convert(S, f, i, &code, h, va) < 0)
+                return 0;
+        }
+    }
+    return 1;
+}
+
+/* The fast path of CystckArg_ParseTupleAndKeywords for calls that bind
+ * without error: positional arguments within bounds, keyword names (a
+ * vectorcall tuple) all known, none also given by position, every required
+ * value given.  The call site's names tuple (vectorcall keeps one per call
+ * site, a constant of its code object) is resolved once, with the number of
+ * positional arguments, into where each value comes from; binding then
+ * reads the values straight from args and converts the common codes
+ * inline.  Returns 1 or 0 like the API, or -2 with nothing consumed from va
+ * when the general path must decide. */
+static inline int parse_fast(Cystck_State *S, const Cystck_Object *args, Cystck_ssize_t nargs,
+                             PyObject *kwobj, const char *fmt, const char **kwlist, va_list *va)
+{
+    KwParser *p = (KwParser *)kw_parser(fmt, kwlist);
+    if (Cystck_unlikely(p == NULL)) {
+        PyErr_Clear();          /* the general path raises it again */
+        return -2;
+    }
+    if (Cystck_unlikely(kwobj != p->src_kw || nargs != p->src_nargs) &&
+            resolve_sources(p, kwobj, nargs) < 0)
+        return -2;
+    if (!p->all_inline) {
+        /* Conversions may run Python code that parses arguments with
+         * another parser in p's cache entry (or with p and other names):
+         * bind from a copy. */
+        struct { Format f; unsigned char op[MAX_SPECS]; signed char src[MAX_SPECS]; } c;
+        c.f = p->f;
+        memcpy(c.op, p->op, c.f.nspecs);
+        memcpy(c.src, p->src, c.f.nspecs);
+        return bind_fast(S, args, &c.f, c.op, c.src, fmt, va, 0);
+    }
+    return bind_fast(S, args, &p->f, p->op, p->src, fmt, va, 1);
 }
 
 static int parse(Cystck_State *S, const Cystck_Object *args, Cystck_ssize_t nargs,
@@ -482,18 +681,8 @@ static int parse(Cystck_State *S, const Cystck_Object *args, Cystck_ssize_t narg
     for (i = 0; i < f.nspecs; i++) {
         const char *code = f.fmt + f.spec[i];
         if (bound[i]._p == NULL) {
-            if (i < f.nrequired) {
-                describe(&f, name, sizeof(name));
-                if (kwlist != NULL && kwlist[i] && kwlist[i][0])
-                    PyErr_Format(PyExc_TypeError,
-                                 "%s missing required argument '%s' (pos %d)",
-                                 name, kwlist[i], i + 1);
-                else
-                    PyErr_Format(PyExc_TypeError, "%s takes %s %d argument%s (%zd given)",
-                                 name, f.nrequired == f.nspecs ? "exactly" : "at least",
-                                 f.nrequired, f.nrequired == 1 ? "" : "s", nargs);
-                return 0;
-            }
+            if (i < f.nrequired)
+                return missing_required(&f, kwlist, i, nargs);
             skip(code, va);
             continue;
         }
@@ -522,10 +711,14 @@ int CystckArg_ParseTupleAndKeywords(Cystck_State *S, const Cystck_Object *args, 
     PyObject *k = _Cystck_Get(kw);
     va_start(va, kwlist);
     /* An empty dict or tuple of keywords is the same as none. */
-    if (k != NULL && ((PyDict_Check(k) && PyDict_GET_SIZE(k) == 0) ||
-                      (PyTuple_Check(k) && PyTuple_GET_SIZE(k) == 0)))
+    if (k != NULL && ((PyTuple_Check(k) && PyTuple_GET_SIZE(k) == 0) ||
+                      (PyDict_Check(k) && PyDict_GET_SIZE(k) == 0))) {
         kw = Cystck_NULL;
-    r = parse(S, args, nargs, kw, fmt, kwlist, &va);
+        k = NULL;
+    }
+    r = kwlist != NULL ? parse_fast(S, args, nargs, k, fmt, kwlist, &va) : -2;
+    if (r == -2)
+        r = parse(S, args, nargs, kw, fmt, kwlist, &va);
     va_end(va);
     return r;
 }

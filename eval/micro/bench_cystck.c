@@ -157,7 +157,7 @@ CYSTCK_TYPE_HELPERS(Point)
 
 static Cystck_Ref Point_type;
 
-static Cystck_Object Point_make(Cystck_State *S, double x, double y)
+static inline Cystck_Object Point_make(Cystck_State *S, double x, double y)
 {
     Point *p;
     Cystck_Object h = Cystck_New(S, Cystck_deref(S, Point_type), (void **)&p);

@@ -46,6 +46,38 @@ def test_push_count_packs_a_tuple(rt):
     assert rt.kw(a="x") == ("x", 2, 3.0)
 
 
+def test_keyword_parsing_cache_follows_each_call(rt):
+    # The keyword fast path resolves a call site's names once per parser,
+    # for the number of positional arguments: every mix must still bind
+    # right, and errors must still come from the general path.
+    class Int(int):
+        pass
+    for _ in range(3):
+        assert rt.kw(1, b=4) == (1, 4, 3.0)
+        assert rt.kw(b=4, a=1) == (1, 4, 3.0)
+        assert rt.kw(1, c=2.5, b=4) == (1, 4, 2.5)
+        assert rt.kw(1, c=2.5) == (1, 2, 2.5)
+        assert rt.kw(1, 2, c=2) == (1, 2, 2.0)
+        assert rt.kw(1, Int(6), c=Int(2)) == (1, 6, 2.0)
+        assert rt.kw(1, True) == (1, 1, 3.0)
+        assert rt.kw(1) == (1, 2, 3.0)
+        assert rt.kw(1, 2) == (1, 2, 3.0)
+        with pytest.raises(TypeError, match="given by name"):
+            rt.kw(1, 2, b=4)
+        with pytest.raises(TypeError, match="missing required argument 'a'"):
+            rt.kw(b=4)
+        with pytest.raises(TypeError, match="missing required argument 'a'"):
+            rt.kw(c=1.0)
+        with pytest.raises(TypeError, match="invalid keyword argument"):
+            rt.kw(1, b=4, e=5)
+        with pytest.raises(TypeError, match="int"):
+            rt.kw(1, 2.5)
+        with pytest.raises(TypeError, match="float"):
+            rt.kw(1, c="x")
+        assert rt.kw(**{"a": 1, "c": 4.0}) == (1, 2, 4.0)
+        assert rt.kw(*(1, 2), **{"c": 4.0}) == (1, 2, 4.0)
+
+
 def test_count_mismatch_is_an_error(rt):
     with pytest.raises(SystemError, match="returned 1 but pushed 0"):
         rt.wrong_count()

@@ -195,6 +195,8 @@ _FUNC_HEAD = regex.compile(r"(?P<name>[A-Za-z_]\w*)\s*" + paren("params"))
 
 
 _CALL_OPERATOR = regex.compile(r"operator\s*\(\s*\)\s*" + paren("params"))
+# A line holding one macro call and nothing else (no type, no semicolon).
+_MACRO_LINE = regex.compile(r"[A-Z_][A-Z0-9_]*\s*" + paren("args") + r"[ \t]*\n\s*")
 _TOP = regex.compile(r"[{};]")
 _TRANSPARENT = regex.compile(r'(?:\bextern\s+"\s*"|\bnamespace(?:\s+[\w:]+)?)\s*$')
 
@@ -329,6 +331,11 @@ def find_functions(code, offset=0, member=False):
         after = head[params[1]:].strip()
         if brace_at < 0 and after and not _PROTOTYPE_TAIL.fullmatch(after):
             continue
+        # Lines before the declaration that are whole macro calls with no
+        # semicolon (CYSTCK_TYPE_HELPERS(T) after a struct) belong to the
+        # same top-level item but not to the function.
+        while (macro := _MACRO_LINE.match(head, lead)) is not None and macro.end() <= m.start():
+            lead = macro.end()
         base = offset + start
         f = Function(name=name, start=base + lead, name_start=base + m.start("name"),
                      params=(base + params[0] + 1, base + params[1] - 1),

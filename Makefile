@@ -12,7 +12,7 @@ QUICK ?=
 
 # Fragments below add to these.
 WHEEL_TARGETS :=
-TEST_PATHS := tests
+TEST_PATHS := tests ports/tests
 EVAL_TARGETS :=
 
 .PHONY: all test eval wheels bench-micro gen clean help

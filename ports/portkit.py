@@ -19,6 +19,7 @@ import os
 import shutil
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 
@@ -96,3 +97,30 @@ def site_command(site: Path, module: str, code: str, *args: str,
     interpreter is isolated (-I): neither PYTHONPATH, the user site nor the
     current directory can put another copy first."""
     return [python, "-I", "-c", _BOOTSTRAP.format(module=module) + code, str(site), *args]
+
+
+def build_variants(port: str, variants, build_one, *, error_file, wheel_path,
+                   repo_root: Path, failure_message=str, log=print) -> None:
+    """Build each variant with `build_one(variant)` (True if it built, False
+    if its wheel was up to date; SystemExit, RuntimeError or
+    CalledProcessError if it failed).  A failed variant does not stop the
+    others: its reason, `failure_message(variant, exc)`, stays in
+    `error_file(variant)` until it builds again, and SystemExit names every
+    failed variant at the end."""
+    failed = []
+    for variant in variants:
+        start = time.perf_counter()
+        errors = error_file(variant)
+        try:
+            built = build_one(variant)
+        except (SystemExit, RuntimeError, subprocess.CalledProcessError) as exc:
+            errors.parent.mkdir(parents=True, exist_ok=True)
+            errors.write_text(f"{failure_message(variant, exc)}\n")
+            log(f"{variant:<13} FAILED: {exc}")
+            failed.append(variant)
+            continue
+        errors.unlink(missing_ok=True)
+        status = f"built in {time.perf_counter() - start:.1f} s" if built else "up to date"
+        log(f"{variant:<13} {wheel_path(variant).relative_to(repo_root)} ({status})")
+    if failed:
+        raise SystemExit(f"{port}: the {', '.join(failed)} build failed (see above)")

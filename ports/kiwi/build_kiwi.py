@@ -48,10 +48,10 @@ import re
 import shutil
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import kiwi_port as kp
+import portkit  # noqa: E402  (kiwi_port puts ports/ on sys.path)
 
 # Files of the source tree that the port changes (the translator writes
 # TRANSLATED_DIR; the patch may touch these and setup.py).
@@ -293,6 +293,24 @@ def first_error(log: Path) -> str:
     return ""
 
 
+def build_one(name: str, force: bool) -> bool:
+    """Build (or keep) one variant's wheel and install it for the tests."""
+    built = build(name, force)
+    fill_wheelhouse(name)
+    kp.ensure_site(name)
+    return built
+
+
+def failure_message(name: str, exc: BaseException) -> str:
+    """No wheel of a variant that does not build from the current inputs:
+    remove the old one, and keep the reason with the first compiler error."""
+    old = kp.wheel_path(name)
+    if old is not None:
+        old.unlink()
+    (kp.variant_dir(name) / "build.signature").unlink(missing_ok=True)
+    return f"{exc}{first_error(kp.variant_dir(name) / 'build.log')}"
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--variants", default=",".join(kp.VARIANTS),
@@ -322,32 +340,9 @@ def main() -> None:
             log.write_text("")
             print(f"  {name:<13} {prepare_tree(name, log).relative_to(kp.REPO_ROOT)}")
         return
-    failed = []
-    for name in names:
-        start = time.perf_counter()
-        error_file = kp.build_error_file(name)
-        try:
-            built = build(name, args.force)
-            fill_wheelhouse(name)
-            kp.ensure_site(name)
-        except (SystemExit, RuntimeError, subprocess.CalledProcessError) as exc:
-            # No wheel of a variant that does not build from the current
-            # inputs: its reason stays in build.error until it builds again.
-            old = kp.wheel_path(name)
-            if old is not None:
-                old.unlink()
-            (kp.variant_dir(name) / "build.signature").unlink(missing_ok=True)
-            error_file.parent.mkdir(parents=True, exist_ok=True)
-            error_file.write_text(f"{exc}{first_error(kp.variant_dir(name) / 'build.log')}\n")
-            print(f"  {name:<13} FAILED: {exc}")
-            failed.append(name)
-            continue
-        error_file.unlink(missing_ok=True)
-        wheel = kp.wheel_path(name)
-        status = f"built in {time.perf_counter() - start:.1f} s" if built else "up to date"
-        print(f"  {name:<13} {wheel.relative_to(kp.REPO_ROOT)} ({status})")
-    if failed:
-        raise SystemExit(f"kiwi: the {', '.join(failed)} build failed (see above)")
+    portkit.build_variants("kiwi", names, lambda name: build_one(name, args.force), error_file=kp.build_error_file,
+                           wheel_path=kp.wheel_path, repo_root=kp.REPO_ROOT,
+                           failure_message=failure_message, log=lambda line: print(f"  {line}"))
 
 
 if __name__ == "__main__":

@@ -31,10 +31,10 @@ import subprocess
 import sys
 import tarfile
 import tempfile
-import time
 from pathlib import Path
 
 import ujson_port as port
+import portkit  # noqa: E402  (ujson_port puts ports/ on sys.path)
 
 
 def log(message: str) -> None:
@@ -336,30 +336,22 @@ def wheels(variants, force: bool) -> None:
     Its reason is kept in build/ultrajson/<variant>/build.error (read by
     ujson_port.build_error) until it builds again."""
     unpack()
-    failed = []
-    for variant in variants:
-        start = time.perf_counter()
-        error_file = port.build_error_file(variant)
-        try:
-            if variant == "cystck":
-                translate()
-            elif variant in port.HPY_ABI:
-                prepare_hpy()
-            fill_wheelhouse(variant)
-            built = build_wheel(variant, force)
-            port.ensure_site(variant)
-        except SystemExit as exc:
-            error_file.parent.mkdir(parents=True, exist_ok=True)
-            error_file.write_text(f"{exc}\n")
-            log(f"{variant:<13} FAILED: {exc}")
-            failed.append(variant)
-            continue
-        error_file.unlink(missing_ok=True)
-        wheel = port.wheel_path(variant)
-        status = f"built in {time.perf_counter() - start:.1f} s" if built else "up to date"
-        log(f"{variant:<13} {wheel.relative_to(port.REPO_ROOT)} ({status})")
-    if failed:
-        raise SystemExit(f"ultrajson: the {', '.join(failed)} build failed (see above)")
+    portkit.build_variants("ultrajson", variants, lambda variant: build_one(variant, force),
+                           error_file=port.build_error_file, wheel_path=port.wheel_path,
+                           repo_root=port.REPO_ROOT, log=log)
+
+
+def build_one(variant: str, force: bool) -> bool:
+    """Prepare one variant's sources, build (or keep) its wheel and install
+    it for the tests."""
+    if variant == "cystck":
+        translate()
+    elif variant in port.HPY_ABI:
+        prepare_hpy()
+    fill_wheelhouse(variant)
+    built = build_wheel(variant, force)
+    port.ensure_site(variant)
+    return built
 
 
 def main() -> None:

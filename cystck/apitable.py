@@ -41,11 +41,21 @@ int Cystck_CheckStack(Cystck_ssize_t n) : hand ~ -         ; room for n more sta
 int Cystck_CheckHandles(Cystck_ssize_t n) : hand ~ -       ; room for n more handles?
 int Cystck_Push(h o) : hand ~ -                            ; [s+1] push o
 int Cystck_PushLong(long v) : hand ~ -                     ; [s+1] push int(v)
+int Cystck_PushSsize(Cystck_ssize_t v) : hand ~ -          ; [s+1] push int(v)
+int Cystck_PushLongLong(long long v) : hand ~ -            ; [s+1] push int(v)
 int Cystck_PushDouble(double v) : hand ~ -                 ; [s+1] push float(v)
 int Cystck_PushBool(int v) : hand ~ -                      ; [s+1] push bool(v)
 int Cystck_PushNone() : hand ~ -                           ; [s+1] push None
 int Cystck_PushString(const char* utf8) : hand ~ -         ; [s+1] push str(utf8)
+int Cystck_PushStringAndSize(const char* utf8, Cystck_ssize_t n) : hand ~ - ; [s+1] push str(utf8[:n])
 int Cystck_Return(h o) : hand ~ -                          ; [s+1] push o as the result; returns 1
+int Cystck_ReturnLong(long v) : hand ~ -                   ; [s+1] push int(v) as the result; returns 1
+int Cystck_ReturnSsize(Cystck_ssize_t v) : hand ~ -        ; [s+1] push int(v) as the result; returns 1
+int Cystck_ReturnLongLong(long long v) : hand ~ -          ; [s+1] push int(v) as the result; returns 1
+int Cystck_ReturnDouble(double v) : hand ~ -               ; [s+1] push float(v) as the result; returns 1
+int Cystck_ReturnBool(int v) : hand ~ -                    ; [s+1] push bool(v) as the result; returns 1
+int Cystck_ReturnString(const char* utf8) : hand ~ -       ; [s+1] push str(utf8) as the result; returns 1
+int Cystck_ReturnStringAndSize(const char* utf8, Cystck_ssize_t n) : hand ~ - ; [s+1] push str(utf8[:n]) as the result; returns 1
 h Cystck_Pop() : hand ~ -                                  ; [s-1, h+1] pop the stack top
 h Cystck_Call(Cystck_ssize_t nargs) : hand ~ PyObject_Vectorcall ; [s-(n+1), h+1] call pushed f(a1..an)
 h Cystck_CallKw(Cystck_ssize_t nargs, h kwnames) : hand ~ PyObject_Vectorcall ; [s-(n+k+1), h+1] call with keywords

@@ -418,10 +418,20 @@ static inline int Cystck_Return(Cystck_State *S, Cystck_Object h)
     return 1;
 }
 
-/* Shorthands for returning C values: `return Cystck_ReturnLong(S, n);`. */
+/* [s+1] Push a C value as the call's single result, the stack's way of
+ * `return PyFloat_FromDouble(x);`: `return Cystck_ReturnDouble(S, x);`
+ * costs no handle, where Cystck_Return(S, CystckFloat_FromDouble(S, x))
+ * gives the float a slot and moves it out again.  1, or -1 [e]. */
 static inline int Cystck_ReturnLong(Cystck_State *S, long v) { return Cystck_PushLong(S, v) < 0 ? -1 : 1; }
+static inline int Cystck_ReturnSsize(Cystck_State *S, Cystck_ssize_t v) { return Cystck_PushSsize(S, v) < 0 ? -1 : 1; }
+static inline int Cystck_ReturnLongLong(Cystck_State *S, long long v) { return Cystck_PushLongLong(S, v) < 0 ? -1 : 1; }
 static inline int Cystck_ReturnDouble(Cystck_State *S, double v) { return Cystck_PushDouble(S, v) < 0 ? -1 : 1; }
 static inline int Cystck_ReturnBool(Cystck_State *S, int v) { return Cystck_PushBool(S, v) < 0 ? -1 : 1; }
+static inline int Cystck_ReturnString(Cystck_State *S, const char *utf8) { return Cystck_PushString(S, utf8) < 0 ? -1 : 1; }
+static inline int Cystck_ReturnStringAndSize(Cystck_State *S, const char *utf8, Cystck_ssize_t n)
+{
+    return Cystck_PushStringAndSize(S, utf8, n) < 0 ? -1 : 1;
+}
 
 /* Number of entries on the return stack. */
 static inline Cystck_ssize_t Cystck_StackSize(Cystck_State *S) { return S->sp - _Cystck_StackBase(S); }

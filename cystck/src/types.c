@@ -90,6 +90,24 @@ static int has_slot(CystckDef **defs, int slot)
     return 0;
 }
 
+/* tp_alloc of the types Cystck_New allocates inline: fixed size, no GC,
+ * the generic allocator.  One pointer comparison then tells them apart from
+ * every other type (Python subclasses get PyType_GenericAlloc back from
+ * type_new, CPython's own types never have it). */
+PyObject *_Cystck_PlainAlloc(PyTypeObject *tp, Py_ssize_t nitems)
+{
+    return PyType_GenericAlloc(tp, nitems);
+}
+
+static void mark_plain(PyTypeObject *tp)
+{
+    int generic = tp->tp_alloc == PyType_GenericAlloc || tp->tp_alloc == _Cystck_PlainAlloc;
+    if (generic && tp->tp_itemsize == 0 && !PyType_IS_GC(tp))
+        tp->tp_alloc = _Cystck_PlainAlloc;
+    else if (tp->tp_alloc == _Cystck_PlainAlloc)   /* inherited by a subtype that is not plain */
+        tp->tp_alloc = PyType_GenericAlloc;
+}
+
 Cystck_Object CystckType_FromSpec(Cystck_State *S, CystckType_Spec *spec, Cystck_Object bases)
 {
     Py_ssize_t n[5], im = 0, imem = 0, igs = 0, isl = 0;
@@ -143,6 +161,8 @@ Cystck_Object CystckType_FromSpec(Cystck_State *S, CystckType_Spec *spec, Cystck
     pyspec.flags = (unsigned int)(Py_TPFLAGS_DEFAULT | spec->flags | (gc ? Py_TPFLAGS_HAVE_GC : 0));
     pyspec.slots = slots;
     type = PyType_FromSpecWithBases(&pyspec, _Cystck_Get(bases));
+    if (type != NULL)
+        mark_plain((PyTypeObject *)type);
     PyMem_Free(slots);     /* copied by CPython */
     if (!im) PyMem_Free(methods);
     if (!imem) PyMem_Free(members);

@@ -42,7 +42,7 @@ static int long_inc(Cystck_State *S, Cystck_Object mod, Cystck_Object o)
         CystckErr_SetString(S, CystckExc_OverflowError, "long_inc() result does not fit in a C long");
         return -1;
     }
-    return Cystck_Return(S, CystckLong_FromLong(S, n + 1));
+    return Cystck_ReturnLong(S, n + 1);
 }
 
 static int check_nargs(Cystck_State *S, const char *func, Cystck_ssize_t nargs, Cystck_ssize_t expected)
@@ -68,7 +68,7 @@ static int add_doubles(Cystck_State *S, Cystck_Object mod, const Cystck_Object *
     b = CystckFloat_AsDouble(S, args[1]);
     if (b == -1.0 && CystckErr_Occurred(S))
         return -1;
-    return Cystck_Return(S, CystckFloat_FromDouble(S, a + b));
+    return Cystck_ReturnDouble(S, a + b);
 }
 
 CYSTCK_DEF_METH(kwargs_def, "kwargs", kwargs, CYSTCK_KEYWORDS,
@@ -86,7 +86,7 @@ static int kwargs(Cystck_State *S, Cystck_Object mod, const Cystck_Object *args,
         CystckErr_SetString(S, CystckExc_OverflowError, "kwargs() sum does not fit in a C long");
         return -1;
     }
-    return Cystck_Return(S, CystckLong_FromLong(S, total));
+    return Cystck_ReturnLong(S, total);
 }
 
 CYSTCK_DEF_METH(tuple3_def, "tuple3", tuple3, CYSTCK_VARARGS, "tuple3(a, b, c) -> (a, b, c)")
@@ -145,7 +145,7 @@ static int sum_list(Cystck_State *S, Cystck_Object mod, Cystck_Object lst)
             return -1;
         }
     }
-    return Cystck_Return(S, CystckLong_FromLong(S, total));
+    return Cystck_ReturnLong(S, total);
 }
 
 /* ---- Point(x, y) ---- */
@@ -196,14 +196,14 @@ CYSTCK_DEF_GET(Point_x_def, "x", Point_get_x, "the x coordinate", NULL)
 static int Point_get_x(Cystck_State *S, Cystck_Object self, void *closure)
 {
     (void)closure;
-    return Cystck_Return(S, CystckFloat_FromDouble(S, Point_AsStruct(S, self)->x));
+    return Cystck_ReturnDouble(S, Point_AsStruct(S, self)->x);
 }
 
 CYSTCK_DEF_GET(Point_y_def, "y", Point_get_y, "the y coordinate", NULL)
 static int Point_get_y(Cystck_State *S, Cystck_Object self, void *closure)
 {
     (void)closure;
-    return Cystck_Return(S, CystckFloat_FromDouble(S, Point_AsStruct(S, self)->y));
+    return Cystck_ReturnDouble(S, Point_AsStruct(S, self)->y);
 }
 
 static CystckDef *Point_defines[] = {

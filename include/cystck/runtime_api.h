@@ -34,17 +34,18 @@ CYSTCK_INTERNAL int CystckType_IsSubtype(Cystck_State *S, Cystck_Object a, Cystc
 CYSTCK_INTERNAL Cystck_Object CystckType_FromSpec(Cystck_State *S, CystckType_Spec *spec, Cystck_Object bases);
 CYSTCK_INTERNAL Cystck_Object CystckType_GenericNew(Cystck_State *S, Cystck_Object type);
 CYSTCK_INTERNAL Cystck_Object _Cystck_NewSlow(Cystck_State *S, Cystck_Object type, void **data);
+CYSTCK_INTERNAL PyObject *_Cystck_PlainAlloc(PyTypeObject *tp, Py_ssize_t nitems);
 
 /* [h+1, e] A new instance of type; *data (if not NULL) = its native struct.
- * Inline for the common case, a plain type of fixed size without GC, which
- * needs only PyObject_New's work: the struct is not zeroed (only types with
+ * Inline for the common case, a plain type of fixed size without GC (which
+ * CystckType_FromSpec marks with _Cystck_PlainAlloc), needing only
+ * PyObject_New's work: the struct is not zeroed (only types with
  * Cystck_Fields, GC types, need that; _Cystck_NewSlow does it for them). */
 static inline Cystck_Object Cystck_New(Cystck_State *S, Cystck_Object type, void **data)
 {
     PyTypeObject *tp = (PyTypeObject *)_Cystck_Get(type);
     PyObject *o;
-    if (Cystck_unlikely(tp == NULL || !PyType_Check(tp) || tp->tp_alloc != PyType_GenericAlloc ||
-                        tp->tp_itemsize != 0 || PyType_IS_GC(tp)))
+    if (Cystck_unlikely(tp == NULL || !PyType_Check(tp) || tp->tp_alloc != _Cystck_PlainAlloc))
         return _Cystck_NewSlow(S, type, data);
     o = (PyObject *)PyObject_Malloc((size_t)tp->tp_basicsize);
     if (Cystck_unlikely(o == NULL))

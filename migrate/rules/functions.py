@@ -472,6 +472,79 @@ class HandleIdentity(Rule):
         return edits.applied
 
 
+def _returning_functions(unit):
+    """(function, mode) for each definition whose returns the Cystck
+    conventions change: "push" for entry points and init functions (they
+    return a push count), "handle" for helpers returning an object."""
+    code = unit.masked
+    structs = unit.project.custom_structs
+    for f in unit.functions():
+        if not f.is_definition:
+            continue
+        role = unit.project.role(f.name)
+        head = split_scope(code[f.start:f.name_start])[0]
+        info = unit.project.functions.get((unit.path, f.name))
+        if info is not None and info.translated:
+            continue          # its returns are Cystck's already
+        if role is not None and role.pushes:
+            yield f, "push"
+        elif role is None and (returns_object(head, structs) or f.name.startswith("PyInit_")):
+            yield f, "push" if f.name.startswith("PyInit_") else "handle"
+
+
+class ReturnCValue(Rule):
+    """An entry point returning a C value converted to an object, ``return
+    PyFloat_FromDouble(x);``, pushes it: ``return Cystck_ReturnDouble(S,
+    x);``.  The object never gets a handle, where ``Cystck_Return(S,
+    CystckFloat_FromDouble(S, x))`` gives it a slot and moves it out again.
+    Likewise ``PyLong_FromLong``, ``PyLong_FromSsize_t``,
+    ``PyLong_FromLongLong``, ``PyBool_FromLong``, ``PyUnicode_FromString``
+    and ``PyUnicode_FromStringAndSize``, when the call is the whole returned
+    expression."""
+    name = "return-c-value"
+    precedence = 538
+    patterns = (r"\breturn\s+(?P<f>PyFloat_FromDouble|PyLong_FromLong|PyLong_FromSsize_t|PyLong_FromLongLong"
+                r"|PyBool_FromLong|PyUnicode_FromString|PyUnicode_FromStringAndSize)\s*\(",)
+    before = ("static PyObject *get_x(PyObject *self, void *closure)\n{\n"
+              "    return PyFloat_FromDouble(((Point *)self)->x);\n}\n"
+              "static PyObject *f(PyObject *self, PyObject *arg)\n{\n"
+              "    return PyLong_FromLong(PyLong_AsLong(arg) + 1) ;\n}\n"
+              "static PyObject *g(PyObject *self, PyObject *arg)\n{\n"
+              "    return PyLong_FromLong(1) + 0;\n}\n"
+              "static PyMethodDef m[] = {{\"f\", f, METH_O, NULL}, {\"g\", g, METH_O, NULL}, {NULL}};\n"
+              "static PyGetSetDef gs[] = {{\"x\", get_x, NULL, NULL, NULL}, {NULL}};\n")
+    after = ("static PyObject *get_x(PyObject *self, void *closure)\n{\n"
+             "    return Cystck_ReturnDouble(S, ((Point *)self)->x);\n}\n"
+             "static PyObject *f(PyObject *self, PyObject *arg)\n{\n"
+             "    return Cystck_ReturnLong(S, PyLong_AsLong(arg) + 1) ;\n}\n"
+             "static PyObject *g(PyObject *self, PyObject *arg)\n{\n"
+             "    return PyLong_FromLong(1) + 0;\n}\n"
+             "static PyMethodDef m[] = {{\"f\", f, METH_O, NULL}, {\"g\", g, METH_O, NULL}, {NULL}};\n"
+             "static PyGetSetDef gs[] = {{\"x\", get_x, NULL, NULL, NULL}, {NULL}};\n")
+
+    PUSHERS = {"PyFloat_FromDouble": "Cystck_ReturnDouble", "PyLong_FromLong": "Cystck_ReturnLong",
+               "PyLong_FromSsize_t": "Cystck_ReturnSsize", "PyLong_FromLongLong": "Cystck_ReturnLongLong",
+               "PyBool_FromLong": "Cystck_ReturnBool", "PyUnicode_FromString": "Cystck_ReturnString",
+               "PyUnicode_FromStringAndSize": "Cystck_ReturnStringAndSize"}
+
+    def apply(self, unit):
+        code = unit.masked
+        edits = source.Edits()
+        for f, mode in _returning_functions(unit):
+            if mode != "push":
+                continue
+            b0, b1 = f.body
+            for m in regex.finditer(self.patterns[0], code, pos=b0, endpos=b1):
+                end = source.matching(code, m.end() - 1)
+                if not regex.match(r"\s*;", code[end:]):
+                    continue      # the call is only part of what is returned
+                edits.add(m.start("f"), m.end() - 1, self.PUSHERS[m.group("f")])
+                edits.add(m.end(), m.end(), "S, ")
+        if edits:
+            unit.apply(edits)
+        return edits.applied
+
+
 class Returns(Rule):
     """Paper rules 9/10: an entry point returns how many values it pushed:
     ``return NULL;`` becomes ``return -1;``, ``return x;`` becomes ``return
@@ -502,21 +575,7 @@ class Returns(Rule):
     def apply(self, unit):
         code, text = unit.masked, unit.text
         edits = source.Edits()
-        structs = unit.project.custom_structs
-        for f in unit.functions():
-            if not f.is_definition:
-                continue
-            role = unit.project.role(f.name)
-            head = split_scope(code[f.start:f.name_start])[0]
-            info = unit.project.functions.get((unit.path, f.name))
-            if info is not None and info.translated:
-                continue          # its returns are Cystck's already
-            if role is not None and role.pushes:
-                mode = "push"
-            elif role is None and (returns_object(head, structs) or f.name.startswith("PyInit_")):
-                mode = "push" if f.name.startswith("PyInit_") else "handle"
-            else:
-                continue
+        for f, mode in _returning_functions(unit):
             b0, b1 = f.body
             for m in regex.finditer(self.patterns[1], code, pos=b0, endpos=b1):
                 k = m.group("k")

@@ -25,6 +25,16 @@ def test_calling_conventions(rt):
     assert rt.tuple3(1, "a", None) == (1, "a", None)
 
 
+def test_returning_c_values(rt):
+    import sys
+    assert [rt.c_value(k) for k in range(7)] == [
+        -7, sys.maxsize, -(1 << 62), 0.25, True, "h\u00e9", "abc"]
+    assert rt.c_value(4) is True
+    with pytest.raises(UnicodeDecodeError):
+        rt.c_value(7)
+    assert rt.c_value(0) == -7     # the failed call left the frame machinery sound
+
+
 def test_one_implementation_two_names_and_extern_implementations(rt):
     sentinel = object()
     assert rt.same(sentinel) is sentinel

@@ -558,12 +558,35 @@ static int bump(Cystck_State *S, Cystck_Object self)
     return Cystck_ReturnLong(S, ++st->counter);
 }
 
+CYSTCK_DEF_METH(c_value_def, "c_value", c_value, CYSTCK_O,
+                "c_value(kind): a C value returned with the Cystck_Return* of that kind")
+static int c_value(Cystck_State *S, Cystck_Object self, Cystck_Object kind)
+{
+    long k = CystckLong_AsLong(S, kind);
+    (void)self;
+    switch (k) {
+    case 0: return Cystck_ReturnLong(S, -7);
+    case 1: return Cystck_ReturnSsize(S, PY_SSIZE_T_MAX);
+    case 2: return Cystck_ReturnLongLong(S, -(1LL << 62));
+    case 3: return Cystck_ReturnDouble(S, 0.25);
+    case 4: return Cystck_ReturnBool(S, 42);
+    case 5: return Cystck_ReturnString(S, "h\xc3\xa9");
+    case 6: return Cystck_ReturnStringAndSize(S, "abcdef", 3);
+    case 7: return Cystck_ReturnString(S, "\xff");   /* invalid UTF-8: -1 with the decode error */
+    default:
+        if (k == -1 && CystckErr_Occurred(S))
+            return -1;
+        CystckErr_SetString(S, CystckExc_ValueError, "unknown kind");
+        return -1;
+    }
+}
+
 static CystckDef *module_defines[] = {
     &noargs_def, &identity_def, &same_def, &twice_def, &add_def, &kw_def, &tuple3_def, &wrong_count_def,
     &raise_value_error_def, &null_handle_def, &call_def, &call_kw_def, &call_method_def,
     &make_and_discard_def, &churn_def, &scope_keep_def, &sum_list_def, &sum_dict_def, &sum_items_def, &waves_def, &build_list_def,
     &keep_def, &get_kept_def, &release_kept_def, &exposed_buffer_def, &released_blocks_def,
-    &bump_def, NULL
+    &bump_def, &c_value_def, NULL
 };
 
 static CystckModuleDef module_def = {

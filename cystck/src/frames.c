@@ -259,9 +259,18 @@ static void trim_top(Cystck_State *S)
         _Cystck_PopChunk(S);
 }
 
+static int is_constant(PyObject **p)
+{
+    return (uintptr_t)p >= (uintptr_t)_Cystck_Consts &&
+           (uintptr_t)p < (uintptr_t)(_Cystck_Consts + _CYSTCK_C_COUNT);
+}
+
 CYSTCK_NOINLINE void _Cystck_DropSlow(Cystck_State *S, Cystck_Object h)
 {
     PyObject *o;
+    /* A constant is nobody's to release: no need to walk the chunks. */
+    if (!_CYSTCK_CHECKED(S) && is_constant(h._p))
+        return;
     if (!_Cystck_OwnsSlot(S, h._p)) {
         if (debug_of(S))
             _Cystck_DebugDropNotOwned(S, h, _CYSTCK_CALLER());

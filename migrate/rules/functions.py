@@ -553,8 +553,7 @@ class Returns(Rule):
     returning a handle returns ``Cystck_NULL`` instead of NULL, and
     ``Cystck_Dup(S, Cystck_True)`` for ``Py_RETURN_TRUE``: stock returns a
     new reference that the caller releases, and releasing a constant handle
-    is an error in debug mode (and, in release mode, slower than the
-    duplicate's slot)."""
+    is an error in debug mode."""
     name = "returns"
     precedence = 540
     patterns = (r"\breturn\b(?P<e>[^;]*);", r"\bPy_RETURN_(?P<k>NONE|TRUE|FALSE|NOTIMPLEMENTED)\b\s*;?",

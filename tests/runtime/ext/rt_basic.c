@@ -581,12 +581,33 @@ static int c_value(Cystck_State *S, Cystck_Object self, Cystck_Object kind)
     }
 }
 
+CYSTCK_DEF_METH(drop_constants_def, "drop_constants", drop_constants, CYSTCK_O,
+                "drop_constants(n): make n handles (past the inline slots for n > 16), "
+                "dropping constants between them; returns the list of them")
+static int drop_constants(Cystck_State *S, Cystck_Object self, Cystck_Object n_)
+{
+    long i, n = CystckLong_AsLong(S, n_);
+    Cystck_Object list;
+    (void)self;
+    if (n == -1 && CystckErr_Occurred(S))
+        return -1;
+    list = CystckList_New(S, 0);
+    for (i = 0; i < n && !Cystck_IsNull(list); i++) {
+        Cystck_Object item = CystckLong_FromLong(S, i);
+        Cystck_Drop(S, Cystck_None);        /* no-op: not this call's to release */
+        Cystck_Drop(S, Cystck_True);
+        if (Cystck_IsNull(item) || CystckList_Append(S, list, item) < 0)
+            return -1;
+    }
+    return Cystck_Return(S, list);
+}
+
 static CystckDef *module_defines[] = {
     &noargs_def, &identity_def, &same_def, &twice_def, &add_def, &kw_def, &tuple3_def, &wrong_count_def,
     &raise_value_error_def, &null_handle_def, &call_def, &call_kw_def, &call_method_def,
     &make_and_discard_def, &churn_def, &scope_keep_def, &sum_list_def, &sum_dict_def, &sum_items_def, &waves_def, &build_list_def,
     &keep_def, &get_kept_def, &release_kept_def, &exposed_buffer_def, &released_blocks_def,
-    &bump_def, &c_value_def, NULL
+    &bump_def, &c_value_def, &drop_constants_def, NULL
 };
 
 static CystckModuleDef module_def = {

@@ -40,18 +40,28 @@ extern "C" {
 /* Compiler glue                                                       */
 /* ------------------------------------------------------------------ */
 
+/* CYSTCK_COLD marks the runtime's error paths (invalid handle arguments), so
+ * that GCC moves them out of the hot code of every inline wrapper.
+ * CYSTCK_ALWAYS_INLINE is for an extension's own small hot helpers: the
+ * inlined handle checks make callers bigger, and GCC may then stop inlining
+ * helpers that it inlines in the stock build. */
+
 #if defined(__GNUC__) || defined(__clang__)
 #  define Cystck_likely(x)   __builtin_expect(!!(x), 1)
 #  define Cystck_unlikely(x) __builtin_expect(!!(x), 0)
 #  define CYSTCK_INTERNAL    __attribute__((visibility("hidden")))
 #  define CYSTCK_UNUSED      __attribute__((unused))
 #  define CYSTCK_NOINLINE    __attribute__((noinline))
+#  define CYSTCK_COLD        __attribute__((cold))
+#  define CYSTCK_ALWAYS_INLINE inline __attribute__((always_inline))
 #else
 #  define Cystck_likely(x)   (x)
 #  define Cystck_unlikely(x) (x)
 #  define CYSTCK_INTERNAL
 #  define CYSTCK_UNUSED
 #  define CYSTCK_NOINLINE
+#  define CYSTCK_COLD
+#  define CYSTCK_ALWAYS_INLINE inline
 #endif
 
 /* Inline handle slots and return-stack entries in every call's frame; past
@@ -120,17 +130,17 @@ CYSTCK_INTERNAL Cystck_Object _Cystck_OwnSlow(Cystck_State *S, PyObject *o);
 /* Error paths for invalid handle arguments: keep the exception of the call
  * that produced a null handle, else raise SystemError (in debug mode saying
  * what is wrong with h and which C line passed it). */
-CYSTCK_INTERNAL Cystck_Object _Cystck_BadArg(Cystck_State *S, const char *func, Cystck_Object h);
-CYSTCK_INTERNAL int _Cystck_BadArgInt(Cystck_State *S, const char *func, Cystck_Object h);
-CYSTCK_INTERNAL Cystck_Object _Cystck_NullArg(Cystck_State *S, const char *func);
-CYSTCK_INTERNAL int _Cystck_NullArgInt(Cystck_State *S, const char *func);
+CYSTCK_INTERNAL CYSTCK_COLD Cystck_Object _Cystck_BadArg(Cystck_State *S, const char *func, Cystck_Object h);
+CYSTCK_INTERNAL CYSTCK_COLD int _Cystck_BadArgInt(Cystck_State *S, const char *func, Cystck_Object h);
+CYSTCK_INTERNAL CYSTCK_COLD Cystck_Object _Cystck_NullArg(Cystck_State *S, const char *func);
+CYSTCK_INTERNAL CYSTCK_COLD int _Cystck_NullArgInt(Cystck_State *S, const char *func);
 CYSTCK_INTERNAL int _Cystck_GrowStack(Cystck_State *S, Cystck_ssize_t n);
 CYSTCK_INTERNAL void _Cystck_DropSlow(Cystck_State *S, Cystck_Object h);
 CYSTCK_INTERNAL void _Cystck_PopChunk(Cystck_State *S);
 CYSTCK_INTERNAL PyObject *_Cystck_ConsumeSlow(Cystck_State *S, Cystck_Object h);
 CYSTCK_INTERNAL void _Cystck_CloseScopeSlow(Cystck_State *S, Cystck_Scope sc);
 CYSTCK_INTERNAL void _Cystck_DebugOpenScope(Cystck_State *S, Cystck_Scope sc);
-CYSTCK_INTERNAL void _Cystck_BadRef(Cystck_State *S, const char *func, Cystck_Ref r);
+CYSTCK_INTERNAL CYSTCK_COLD void _Cystck_BadRef(Cystck_State *S, const char *func, Cystck_Ref r);
 /* A debug frame's record; NULL if out of memory (the frame then runs
  * unchecked). */
 CYSTCK_INTERNAL struct _Cystck_DebugFrame *_Cystck_DebugNewFrame(const char *func);
@@ -230,6 +240,8 @@ static inline Cystck_Object Cystck_Dup(Cystck_State *S, Cystck_Object h)
  * creates stays flat. */
 static inline void Cystck_Drop(Cystck_State *S, Cystck_Object h)
 {
+    if (h._p == NULL)   /* first: cheapest for Py_XDECREF of members never set */
+        return;
     if (Cystck_likely((uintptr_t)h._p >= (uintptr_t)S->base && (uintptr_t)h._p < (uintptr_t)S->top &&
                       !_CYSTCK_CHECKED(S))) {
         PyObject *o = *h._p;
@@ -246,8 +258,7 @@ static inline void Cystck_Drop(Cystck_State *S, Cystck_Object h)
         Py_XDECREF(o);
         return;
     }
-    if (h._p != NULL)
-        _Cystck_DropSlow(S, h);
+    _Cystck_DropSlow(S, h);
 }
 
 /* Escape hatch for half-ported code: a borrowed PyObject* valid while the

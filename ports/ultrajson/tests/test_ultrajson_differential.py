@@ -316,3 +316,15 @@ def test_workers_are_the_two_variants(workers):
         status, path = worker.call("file", None)
         assert status == "ok"
         assert Path(path).parent == port.site_dir(variant), path
+
+
+@pytest.mark.parametrize("obj", [
+    # A dict from toDict() whose first value leaves no item behind and whose
+    # next one fails: the key slot of every dict context must start empty
+    # (found by test_dumps_identical, 2026-11-23).
+    dw.ToDict({"a": (), "c": {1: dw.Opaque("Opaque()")}}),
+    dw.ToDict({"a": [], "b": dw.ToDict({"c": {}}), "d": 1}),
+    {"a": dw.ToDict({"b": (), "c": [dw.Opaque("x")]})},
+], ids=["todict-error", "todict-nested", "todict-in-dict"])
+def test_dumps_todict_dicts(workers, obj):
+    check_same(workers, "dumps", obj)

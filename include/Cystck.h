@@ -139,11 +139,8 @@ CYSTCK_INTERNAL void _Cystck_DropSlow(Cystck_State *S, Cystck_Object h);
 CYSTCK_INTERNAL void _Cystck_PopChunk(Cystck_State *S);
 CYSTCK_INTERNAL PyObject *_Cystck_ConsumeSlow(Cystck_State *S, Cystck_Object h);
 CYSTCK_INTERNAL void _Cystck_CloseScopeSlow(Cystck_State *S, Cystck_Scope sc);
-CYSTCK_INTERNAL void _Cystck_DebugOpenScope(Cystck_State *S, Cystck_Scope sc);
+CYSTCK_INTERNAL Cystck_Scope _Cystck_DebugOpenScope(Cystck_State *S);
 CYSTCK_INTERNAL CYSTCK_COLD void _Cystck_BadRef(Cystck_State *S, const char *func, Cystck_Ref r);
-/* A debug frame's record; NULL if out of memory (the frame then runs
- * unchecked). */
-CYSTCK_INTERNAL struct _Cystck_DebugFrame *_Cystck_DebugNewFrame(const char *func);
 CYSTCK_INTERNAL PyObject *_Cystck_FinishSlow(Cystck_State *S, int n, const char *func);
 CYSTCK_INTERNAL int _Cystck_FinishIntSlow(Cystck_State *S, int r, const char *func);
 CYSTCK_INTERNAL Cystck_Object *_Cystck_HeapArgs(Cystck_State *S, PyObject *const *args,
@@ -155,9 +152,13 @@ CYSTCK_INTERNAL void _Cystck_RuntimeInit(void);
  * to measure what debug mode costs a release build, which should be nothing. */
 #ifdef CYSTCK_NO_DEBUG_MODE
 #define _CYSTCK_CHECKED(S) 0
+#define _CYSTCK_DEBUG_PENDING(S) 0
 #define _CYSTCK_DEBUG_ON() 0
 #else
 #define _CYSTCK_CHECKED(S) ((S)->slow == _CYSTCK_SLOW_DEBUG)
+/* Opened in debug mode, not checked yet: no slow path has run (see
+ * _Cystck_OpenFrame); only debug mode gives a frame no inline slot. */
+#define _CYSTCK_DEBUG_PENDING(S) (!(S)->slow && (S)->end == (S)->slots)
 #define _CYSTCK_DEBUG_ON() _Cystck_debug
 #endif
 
@@ -531,10 +532,10 @@ static inline Cystck_Object Cystck_CallMethod(Cystck_State *S, Cystck_Object nam
 static inline Cystck_Scope Cystck_OpenScope(Cystck_State *S)
 {
     Cystck_Scope sc;
+    if (Cystck_unlikely(_CYSTCK_CHECKED(S) || _CYSTCK_DEBUG_PENDING(S)))
+        return _Cystck_DebugOpenScope(S);
     sc.top = S->top;
     sc.end = S->end;
-    if (Cystck_unlikely(_CYSTCK_CHECKED(S)))
-        _Cystck_DebugOpenScope(S, sc);
     return sc;
 }
 

@@ -1,7 +1,9 @@
 /*
  * Debug mode: CYSTCK_DEBUG=1 in the environment when the extension is
- * imported switches every frame to checked paths.  Release mode pays one
- * predictable branch per call (the test of _Cystck_debug in the trampoline).
+ * imported switches every frame to checked paths.  Release mode pays the
+ * test of _Cystck_debug that picks the inline capacity of each frame (see
+ * _Cystck_OpenFrame in defs.h); a frame opened without inline slots becomes
+ * a checked one on its first slow path (_Cystck_GoSlow).
  *
  * In debug mode a frame's handle slots live on the heap.  Slots are never
  * reused within a frame, are poisoned (set to NULL) when a handle is
@@ -47,17 +49,36 @@ Cystck_ssize_t _Cystck_DebugReleasedSlots(Cystck_State *S)
     return S->debug->released;
 }
 
+/* Debug frames are made without their function's name (the first slow path
+ * of a frame opened in debug mode makes one); closing it names it. */
+void _Cystck_DebugNameFrame(Cystck_State *S, const char *func)
+{
+    S->debug->func = func;
+}
+
 const char *_Cystck_DebugFrameName(Cystck_State *S)
 {
     return S->debug != NULL ? S->debug->func : NULL;
 }
 
-void _Cystck_DebugOpenScope(Cystck_State *S, Cystck_Scope sc)
+/* Cystck_OpenScope in a checked frame, or in one opened in debug mode: the
+ * frame moves to its debug slots first, so the gate marks a place in them. */
+Cystck_Scope _Cystck_DebugOpenScope(Cystck_State *S)
 {
-    struct _Cystck_DebugFrame *df = S->debug;
+    struct _Cystck_DebugFrame *df;
+    Cystck_Scope sc;
+    _Cystck_GoSlow(S);
+    df = S->debug;
+    if (df != NULL && S->base == S->slots)
+        _Cystck_DebugFirstHandle(S);
+    sc.top = S->top;
+    sc.end = S->end;
+    if (df == NULL)
+        return sc;      /* no record (out of memory): an unchecked frame */
     if (df->nscopes < MAX_OPEN_SCOPES)
         df->scope_tops[df->nscopes] = sc.top;
     df->nscopes++;
+    return sc;
 }
 
 int _Cystck_DebugCloseScope(Cystck_State *S, Cystck_Scope sc, const void *where)

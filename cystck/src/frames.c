@@ -40,6 +40,15 @@ void _Cystck_GoSlow(Cystck_State *S)
     S->heap_args = NULL;
     S->debug = NULL;
     S->slow = _CYSTCK_SLOW;
+    if (S->end == S->slots) {
+        /* Opened in debug mode (see _Cystck_OpenFrame): checked from now
+         * on, or, out of memory for the record, unchecked with its slots. */
+        S->debug = _Cystck_DebugNewFrame(NULL);
+        if (S->debug != NULL)
+            S->slow = _CYSTCK_SLOW_DEBUG;
+        else
+            S->end = S->slots + CYSTCK_INLINE_HANDLES;
+    }
 }
 
 static struct _Cystck_Chunk *chunk_of(Cystck_State *S)
@@ -268,6 +277,7 @@ static int is_constant(PyObject **p)
 CYSTCK_NOINLINE void _Cystck_DropSlow(Cystck_State *S, Cystck_Object h)
 {
     PyObject *o;
+    _Cystck_SyncDebug(S);
     /* A constant is nobody's to release: no need to walk the chunks. */
     if (!_CYSTCK_CHECKED(S) && is_constant(h._p))
         return;
@@ -368,6 +378,8 @@ PyObject *_Cystck_FinishSlow(Cystck_State *S, int n, const char *func)
     Cystck_ssize_t pushed;
     PyObject *res = NULL;
     _Cystck_GoSlow(S);
+    if (S->debug != NULL)
+        _Cystck_DebugNameFrame(S, func);
     pushed = S->sp - S->sp_base;
     if (S->debug != NULL)
         _Cystck_DebugUnbalancedScopes(S, func);
@@ -411,6 +423,8 @@ PyObject *_Cystck_FinishSlow(Cystck_State *S, int n, const char *func)
 int _Cystck_FinishIntSlow(Cystck_State *S, int r, const char *func)
 {
     _Cystck_GoSlow(S);
+    if (S->debug != NULL)
+        _Cystck_DebugNameFrame(S, func);
     if (S->debug != NULL)
         _Cystck_DebugUnbalancedScopes(S, func);
     if (S->debug != NULL && r >= 0 && PyErr_Occurred())
@@ -459,8 +473,10 @@ Cystck_Object _Cystck_BadArgAt(Cystck_State *S, const char *func, Cystck_Object 
      * keep that exception rather than masking it. */
     if (PyErr_Occurred())
         return _Cystck_H(NULL);
-    if (_Cystck_debug)
+    if (_Cystck_debug) {
+        _Cystck_SyncDebug(S);     /* so that closing the frame checks it */
         _Cystck_DebugBadHandle(S, func, h, where);
+    }
     else if (h._p != NULL)
         PyErr_Format(PyExc_SystemError,
                      "%s: the handle passed was released, consumed, or used after its "

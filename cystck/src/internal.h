@@ -19,9 +19,20 @@ CYSTCK_INTERNAL Cystck_Object _Cystck_BadArgAt(Cystck_State *S, const char *func
                                                const void *where);
 CYSTCK_INTERNAL int _Cystck_OwnsSlot(Cystck_State *S, PyObject **p);
 CYSTCK_INTERNAL void _Cystck_GoSlow(Cystck_State *S);
+/* A frame opened in debug mode becomes checked on its first slow path:
+ * call this first in every slow path that reads S->debug or raises an
+ * error the frame's close must check (S may be NULL). */
+static inline void _Cystck_SyncDebug(Cystck_State *S)
+{
+    if (S != NULL && _CYSTCK_DEBUG_PENDING(S))
+        _Cystck_GoSlow(S);
+}
 CYSTCK_INTERNAL void _Cystck_SetHandleLimit(Cystck_ssize_t limit);
 
 /* debug.c: checked paths, active when CYSTCK_DEBUG is set at import. */
+/* A debug frame's record; NULL if out of memory. */
+CYSTCK_INTERNAL struct _Cystck_DebugFrame *_Cystck_DebugNewFrame(const char *func);
+CYSTCK_INTERNAL void _Cystck_DebugNameFrame(Cystck_State *S, const char *func);
 CYSTCK_INTERNAL void _Cystck_DebugCloseFrame(Cystck_State *S);
 CYSTCK_INTERNAL void _Cystck_DebugFirstHandle(Cystck_State *S);
 CYSTCK_INTERNAL void _Cystck_DebugUnbalancedScopes(Cystck_State *S, const char *func);

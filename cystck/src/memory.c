@@ -27,7 +27,7 @@ typedef struct {
 
 /* The header of block p, or NULL with SystemError naming func and the
  * extension's line (`where`) when p is not a live block. */
-static BlockHeader *header_of(void *p, const char *func, const void *where)
+static BlockHeader *header_of(Cystck_State *S, void *p, const char *func, const void *where)
 {
     BlockHeader *h = p != NULL ? (BlockHeader *)p - 1 : NULL;
     const char *problem;
@@ -40,6 +40,7 @@ static BlockHeader *header_of(void *p, const char *func, const void *where)
         problem = "pointer was not allocated by CystckMem_Malloc";
     else
         return h;
+    _Cystck_SyncDebug(S);     /* so that closing the frame checks it */
     _Cystck_DescribeAddress(where, at, sizeof(at));
     PyErr_Format(PyExc_SystemError, "%s: %s, at %s%s", func, problem, at,
                  _Cystck_debug ? " [CYSTCK_DEBUG]" : "");
@@ -99,7 +100,7 @@ void *CystckMem_Realloc(Cystck_State *S, void *p, size_t size)
     BlockHeader *h, *nh;
     if (p == NULL)
         return CystckMem_Malloc(S, size);
-    h = header_of(p, "CystckMem_Realloc", _CYSTCK_CALLER());
+    h = header_of(S, p, "CystckMem_Realloc", _CYSTCK_CALLER());
     if (h == NULL)
         return NULL;
     if (h->owners > 0) {
@@ -122,7 +123,7 @@ void CystckMem_Free(Cystck_State *S, void *p)
     (void)S;
     if (p == NULL)
         return;
-    h = header_of(p, "CystckMem_Free", _CYSTCK_CALLER());
+    h = header_of(S, p, "CystckMem_Free", _CYSTCK_CALLER());
     if (h == NULL)
         return;
     if (!h->explicit_free) {
@@ -135,7 +136,7 @@ void CystckMem_Free(Cystck_State *S, void *p)
 
 int CystckMem_SetFinalizer(Cystck_State *S, void *p, CystckMem_Finalizer fin)
 {
-    BlockHeader *h = header_of(p, "CystckMem_SetFinalizer", _CYSTCK_CALLER());
+    BlockHeader *h = header_of(S, p, "CystckMem_SetFinalizer", _CYSTCK_CALLER());
     (void)S;
     if (h == NULL)
         return -1;
@@ -195,7 +196,7 @@ static PyObject *exporter_type;
 
 Cystck_Object CystckMem_AsMemoryView(Cystck_State *S, void *p, Cystck_ssize_t size, int readonly)
 {
-    BlockHeader *h = header_of(p, "CystckMem_AsMemoryView", _CYSTCK_CALLER());
+    BlockHeader *h = header_of(S, p, "CystckMem_AsMemoryView", _CYSTCK_CALLER());
     Exporter *e;
     PyObject *view;
     if (h == NULL)

@@ -356,6 +356,7 @@ int CystckDict_Next(Cystck_State *S, Cystck_Object d, Cystck_ssize_t *pos,
 void _Cystck_ReplaceSlow(Cystck_State *S, Cystck_Object *h, PyObject *o)
 {
     PyObject **p = h->_p;
+    _Cystck_SyncDebug(S);
     if (p != NULL && _Cystck_OwnsSlot(S, p) && *p != NULL) {
         PyObject *old = *p;
         *p = o;
@@ -368,6 +369,7 @@ void _Cystck_ReplaceSlow(Cystck_State *S, Cystck_Object *h, PyObject *o)
 void _Cystck_ForgetSlow(Cystck_State *S, Cystck_Object *h)
 {
     PyObject **p = h->_p;
+    _Cystck_SyncDebug(S);
     if (p != NULL && _Cystck_OwnsSlot(S, p) && *p != NULL)
         _Cystck_DropSlow(S, *h);
 }

@@ -56,6 +56,7 @@ void Cystck_unref(Cystck_State *S, Cystck_Ref r)
     if (r == NULL)
         return;
     if (!r->live) {
+        _Cystck_SyncDebug(S);     /* so that closing the frame checks it */
         if (!PyErr_Occurred()) {
             char at[512], made[512];
 #if defined(__GNUC__) || defined(__clang__)
@@ -98,7 +99,7 @@ void _Cystck_RefsAtExit(void)
 CYSTCK_NOINLINE void _Cystck_BadRef(Cystck_State *S, const char *func, Cystck_Ref r)
 {
     char at[512], made[512];
-    (void)S;
+    _Cystck_SyncDebug(S);     /* so that closing the frame checks it */
     if (PyErr_Occurred())
         return;
     _Cystck_DescribeAddress(_CYSTCK_CALLER(), at, sizeof(at));

@@ -18,32 +18,22 @@ extern "C" {
 /* Frames                                                              */
 /* ------------------------------------------------------------------ */
 
-/* Open a frame in S.  Both kinds of frame start with top at the inline
- * slots, and the debug frame is made without passing S, so the compiler
- * knows every field on the release path and keeps it free of reloads:
- * debug mode costs one predictable branch.  A debug frame has no inline
- * slot (end == top), so its first handle moves it to the debug slots
- * (_Cystck_OwnSlow), which outlive the call and catch stale handles. */
+/* Open a frame in S.  Only the fields the fast paths read are set (see
+ * Cystck_State).  Debug mode changes one value and takes no branch: a frame
+ * opened in debug mode has no inline slot (end == top), so its first handle
+ * goes to _Cystck_OwnSlow, which makes it a checked frame with slots that
+ * outlive the call and catch stale handles; every other slow path does the
+ * same first (_Cystck_GoSlow).  A branch here, or a call, would leave the
+ * compiler unsure of every field where the paths join, and the release
+ * path would pay for debug mode on each handle operation. */
 static inline void _Cystck_OpenFrame(Cystck_State *S, const char *func)
 {
-    struct _Cystck_DebugFrame *df = NULL;
-    if (Cystck_unlikely(_CYSTCK_DEBUG_ON()))
-        df = _Cystck_DebugNewFrame(func);   /* before the stores: a call clobbers them */
+    (void)func;     /* named at close, by _Cystck_Finish */
     S->top = S->base = S->slots;
+    S->end = S->slots + (_CYSTCK_DEBUG_ON() ? 0 : CYSTCK_INLINE_HANDLES);
     S->sp = S->stack;
     S->sp_end = S->stack + CYSTCK_INLINE_STACK;
-    if (Cystck_unlikely(df != NULL)) {
-        S->end = S->slots;
-        S->sp_base = S->stack;
-        S->chunk = NULL;
-        S->heap_args = NULL;
-        S->debug = df;
-        S->slow = _CYSTCK_SLOW_DEBUG;
-    }
-    else {
-        S->end = S->slots + CYSTCK_INLINE_HANDLES;
-        S->slow = 0;
-    }
+    S->slow = 0;
 }
 
 /* Close the frame of a function that returned n (its push count or -1) and

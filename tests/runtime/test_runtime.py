@@ -191,6 +191,18 @@ def test_released_handles_do_not_count_against_the_limit(rt, debug):
 
 
 @pytest.mark.parametrize("debug", ["0", "1"])
+def test_scope_gate_opened_before_any_handle(rt, debug):
+    # churn's first gate opens before the call has made a handle: in debug
+    # mode that is where the frame becomes a checked one, and every gate
+    # must still release what its iteration made (20000 floats, limit 1000).
+    script = (f"import sys; sys.path.insert(0, {str(rt_path_dir(rt))!r}); import rt_basic\n"
+              "print(rt_basic.churn(20000, True))\n")
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                         env={"CYSTCK_HANDLE_LIMIT": "1000", "CYSTCK_DEBUG": debug, "PATH": ""})
+    assert out.stdout.strip() == str(float(sum(range(20000)))), out.stderr
+
+
+@pytest.mark.parametrize("debug", ["0", "1"])
 def test_dict_next_into_reuses_its_two_slots(rt, debug):
     # 20000 items under a limit of 1000 handles: the key and value slots are
     # reused from one item to the next and released at the end.

@@ -472,6 +472,61 @@ class HandleIdentity(Rule):
         return edits.applied
 
 
+class ReturnScalars(Rule):
+    """An entry point's ``return PyFloat_FromDouble(x);`` becomes ``return
+    Cystck_ReturnDouble(S, x);`` (``PyLong_FromLong`` likewise with
+    ``Cystck_ReturnLong``): the new object goes straight onto the return
+    stack, where ``Cystck_Return(S, CystckFloat_FromDouble(S, x))`` would
+    first give it a handle and then move it (17 instructions per call of
+    PicoNumPy's ``a[i]``).  ``PyBool_FromLong`` is left to the returns rule:
+    ``Cystck_ReturnBool`` takes an int, and narrowing the long could turn a
+    true value false."""
+    name = "return-scalars"
+    precedence = 535
+    patterns = (r"\breturn\s+(?P<f>PyFloat_FromDouble|PyLong_FromLong)\s*\(",)
+    before = ("static PyObject *get(PyObject *self, PyObject *arg)\n{\n"
+              "    return PyFloat_FromDouble(PyFloat_AsDouble(arg) * 2);\n}\n"
+              "static PyObject *size(PyObject *self, PyObject *arg)\n{\n"
+              "    return PyLong_FromLong(n) ;\n}\n"
+              "static PyObject *helper(double x)\n{\n    return PyFloat_FromDouble(x);\n}\n"
+              "static PyObject *tail(PyObject *self, PyObject *arg)\n{\n"
+              "    return PyFloat_FromDouble(1.0) ? arg : NULL;\n}\n"
+              "static PyMethodDef m[] = {{\"get\", get, METH_O, NULL}, {\"size\", size, METH_O, NULL},\n"
+              "    {\"tail\", tail, METH_O, NULL}, {NULL}};\n")
+    after = ("static PyObject *get(PyObject *self, PyObject *arg)\n{\n"
+             "    return Cystck_ReturnDouble(S, PyFloat_AsDouble(arg) * 2);\n}\n"
+             "static PyObject *size(PyObject *self, PyObject *arg)\n{\n"
+             "    return Cystck_ReturnLong(S, n) ;\n}\n"
+             "static PyObject *helper(double x)\n{\n    return PyFloat_FromDouble(x);\n}\n"
+             "static PyObject *tail(PyObject *self, PyObject *arg)\n{\n"
+             "    return PyFloat_FromDouble(1.0) ? arg : NULL;\n}\n"
+             "static PyMethodDef m[] = {{\"get\", get, METH_O, NULL}, {\"size\", size, METH_O, NULL},\n"
+             "    {\"tail\", tail, METH_O, NULL}, {NULL}};\n")
+
+    PUSH = {"PyFloat_FromDouble": "Cystck_ReturnDouble", "PyLong_FromLong": "Cystck_ReturnLong"}
+
+    def apply(self, unit):
+        code = unit.masked
+        edits = source.Edits()
+        for f in unit.functions():
+            if not f.is_definition:
+                continue
+            role = unit.project.role(f.name)
+            info = unit.project.functions.get((unit.path, f.name))
+            if role is None or not role.pushes or (info is not None and info.translated):
+                continue          # only entry points return through the stack
+            b0, b1 = f.body
+            for m in regex.finditer(self.patterns[0], code, pos=b0, endpos=b1):
+                close = source.matching(code, m.end() - 1)
+                # the call must be the whole returned expression
+                if not regex.match(r"\s*;", code[close:b1]):
+                    continue
+                edits.add(m.start("f"), m.end(), f"{self.PUSH[m.group('f')]}(S, ")
+        if edits:
+            unit.apply(edits)
+        return edits.applied
+
+
 class Returns(Rule):
     """Paper rules 9/10: an entry point returns how many values it pushed:
     ``return NULL;`` becomes ``return -1;``, ``return x;`` becomes ``return

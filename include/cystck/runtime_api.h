@@ -46,10 +46,11 @@ static inline Cystck_Object Cystck_New(Cystck_State *S, Cystck_Object type, void
     if (Cystck_unlikely(tp == NULL || !PyType_Check(tp) || tp->tp_alloc != PyType_GenericAlloc ||
                         tp->tp_itemsize != 0 || PyType_IS_GC(tp)))
         return _Cystck_NewSlow(S, type, data);
-    o = (PyObject *)PyObject_Malloc((size_t)tp->tp_basicsize);
+    /* What stock's PyObject_New expands to: one call that allocates and
+     * initialises (MemoryError when out of memory). */
+    o = _PyObject_New(tp);
     if (Cystck_unlikely(o == NULL))
-        return _Cystck_NewSlow(S, type, data);   /* retries with tp_alloc */
-    PyObject_Init(o, tp);
+        return Cystck_NULL;
     if (data != NULL)
         *data = (char *)o + CYSTCK_DATA_OFFSET;
     return _Cystck_Own(S, o);
@@ -87,6 +88,12 @@ static inline PyObject *_Cystck_TupleItemFast(Cystck_Object t, Cystck_ssize_t i)
         return PyTuple_GET_ITEM(t_, i);
     return NULL;
 }
+/* PyFloat_AsDouble with an exact float read inline: the numeric loops these
+ * accessors are for mostly hold floats. */
+static inline double _Cystck_AsDouble(PyObject *o)
+{
+    return PyFloat_CheckExact(o) ? PyFloat_AS_DOUBLE(o) : PyFloat_AsDouble(o);
+}
 static inline long CystckList_GetItemAsLong(Cystck_State *S, Cystck_Object l, Cystck_ssize_t i)
 {
     PyObject *o = _Cystck_ListItemFast(l, i);
@@ -99,7 +106,7 @@ static inline double CystckList_GetItemAsDouble(Cystck_State *S, Cystck_Object l
     PyObject *o = _Cystck_ListItemFast(l, i);
     if (Cystck_unlikely(o == NULL) && (o = _Cystck_ItemOf(S, l, i, 1, "CystckList_GetItemAsDouble")) == NULL)
         return -1.0;
-    return PyFloat_AsDouble(o);
+    return _Cystck_AsDouble(o);
 }
 static inline long CystckTuple_GetItemAsLong(Cystck_State *S, Cystck_Object t, Cystck_ssize_t i)
 {
@@ -113,7 +120,7 @@ static inline double CystckTuple_GetItemAsDouble(Cystck_State *S, Cystck_Object 
     PyObject *o = _Cystck_TupleItemFast(t, i);
     if (Cystck_unlikely(o == NULL) && (o = _Cystck_ItemOf(S, t, i, 0, "CystckTuple_GetItemAsDouble")) == NULL)
         return -1.0;
-    return PyFloat_AsDouble(o);
+    return _Cystck_AsDouble(o);
 }
 
 /* The same for what CystckSequence_Fast returns (an exact list or tuple). */
@@ -125,7 +132,11 @@ static inline long CystckSequence_Fast_GetItemAsLong(Cystck_State *S, Cystck_Obj
 }
 static inline double CystckSequence_Fast_GetItemAsDouble(Cystck_State *S, Cystck_Object seq, Cystck_ssize_t i)
 {
-    PyObject *o = _Cystck_Get(seq);
+    /* A list first: CystckSequence_Fast makes one of anything but a tuple. */
+    PyObject *o = _Cystck_ListItemFast(seq, i);
+    if (Cystck_likely(o != NULL))
+        return _Cystck_AsDouble(o);
+    o = _Cystck_Get(seq);
     return o != NULL && PyTuple_CheckExact(o) ? CystckTuple_GetItemAsDouble(S, seq, i)
                                               : CystckList_GetItemAsDouble(S, seq, i);
 }

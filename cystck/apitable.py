@@ -162,7 +162,7 @@ int CystckLong_CheckExact(h o) = PyLong_CheckExact         ; type(o) is int
 ## Float
 h CystckFloat_FromDouble(double v) = PyFloat_FromDouble    ; [h+1, e] float(v)
 h CystckFloat_FromString(h s) = PyFloat_FromString         ; [h+1, e] float(s)
-double CystckFloat_AsDouble(h o) = PyFloat_AsDouble        ; [e] -1.0 with exception on error
+double CystckFloat_AsDouble(h o) = _Cystck_AsDouble ~ PyFloat_AsDouble ; [e] -1.0 with exception on error
 double CystckFloat_AS_DOUBLE(h o) = PyFloat_AS_DOUBLE [macro] ; unchecked value of an exact float
 int CystckFloat_Check(h o) = PyFloat_Check                 ; isinstance(o, float)
 int CystckFloat_CheckExact(h o) = PyFloat_CheckExact       ; type(o) is float

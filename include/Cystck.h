@@ -158,6 +158,13 @@ static inline Cystck_Object _Cystck_H(PyObject **p) { Cystck_Object h; h._p = p;
 /* The object behind a handle, or NULL for a null (or released) handle. */
 static inline PyObject *_Cystck_Get(Cystck_Object h) { return h._p ? *h._p : NULL; }
 
+/* PyFloat_AsDouble with an exact float read inline (CystckFloat_AsDouble and
+ * the typed item accessors): numeric code mostly converts floats. */
+static inline double _Cystck_AsDouble(PyObject *o)
+{
+    return PyFloat_CheckExact(o) ? PyFloat_AS_DOUBLE(o) : PyFloat_AsDouble(o);
+}
+
 /* Give a new reference a slot; NULL (an API error) gives the null handle. */
 static inline Cystck_Object _Cystck_Own(Cystck_State *S, PyObject *o)
 {

@@ -88,12 +88,6 @@ static inline PyObject *_Cystck_TupleItemFast(Cystck_Object t, Cystck_ssize_t i)
         return PyTuple_GET_ITEM(t_, i);
     return NULL;
 }
-/* PyFloat_AsDouble with an exact float read inline: the numeric loops these
- * accessors are for mostly hold floats. */
-static inline double _Cystck_AsDouble(PyObject *o)
-{
-    return PyFloat_CheckExact(o) ? PyFloat_AS_DOUBLE(o) : PyFloat_AsDouble(o);
-}
 static inline long CystckList_GetItemAsLong(Cystck_State *S, Cystck_Object l, Cystck_ssize_t i)
 {
     PyObject *o = _Cystck_ListItemFast(l, i);

@@ -53,7 +53,7 @@ int Cystck_ReturnLong(long v) : hand ~ -                   ; [s+1] push int(v) a
 int Cystck_ReturnSsize(Cystck_ssize_t v) : hand ~ -        ; [s+1] push int(v) as the result; returns 1
 int Cystck_ReturnLongLong(long long v) : hand ~ -          ; [s+1] push int(v) as the result; returns 1
 int Cystck_ReturnDouble(double v) : hand ~ -               ; [s+1] push float(v) as the result; returns 1
-int Cystck_ReturnBool(int v) : hand ~ -                    ; [s+1] push bool(v) as the result; returns 1
+int Cystck_ReturnBool(long v) : hand ~ -                   ; [s+1] push bool(v) as the result; returns 1
 int Cystck_ReturnString(const char* utf8) : hand ~ -       ; [s+1] push str(utf8) as the result; returns 1
 int Cystck_ReturnStringAndSize(const char* utf8, Cystck_ssize_t n) : hand ~ - ; [s+1] push str(utf8[:n]) as the result; returns 1
 h Cystck_Pop() : hand ~ -                                  ; [s-1, h+1] pop the stack top
@@ -172,7 +172,7 @@ int CystckLong_CheckExact(h o) = PyLong_CheckExact         ; type(o) is int
 ## Float
 h CystckFloat_FromDouble(double v) = PyFloat_FromDouble    ; [h+1, e] float(v)
 h CystckFloat_FromString(h s) = PyFloat_FromString         ; [h+1, e] float(s)
-double CystckFloat_AsDouble(h o) = PyFloat_AsDouble        ; [e] -1.0 with exception on error
+double CystckFloat_AsDouble(h o) = _Cystck_AsDouble ~ PyFloat_AsDouble ; [e] -1.0 with exception on error
 double CystckFloat_AS_DOUBLE(h o) = PyFloat_AS_DOUBLE [macro] ; unchecked value of an exact float
 int CystckFloat_Check(h o) = PyFloat_Check                 ; isinstance(o, float)
 int CystckFloat_CheckExact(h o) = PyFloat_CheckExact       ; type(o) is float

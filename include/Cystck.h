@@ -169,6 +169,13 @@ static inline Cystck_Object _Cystck_H(PyObject **p) { Cystck_Object h; h._p = p;
 /* The object behind a handle, or NULL for a null (or released) handle. */
 static inline PyObject *_Cystck_Get(Cystck_Object h) { return h._p ? *h._p : NULL; }
 
+/* PyFloat_AsDouble with an exact float read inline (CystckFloat_AsDouble and
+ * the typed item accessors): numeric code mostly converts floats. */
+static inline double _Cystck_AsDouble(PyObject *o)
+{
+    return PyFloat_CheckExact(o) ? PyFloat_AS_DOUBLE(o) : PyFloat_AsDouble(o);
+}
+
 /* Give a new reference a slot; NULL (an API error) gives the null handle. */
 static inline Cystck_Object _Cystck_Own(Cystck_State *S, PyObject *o)
 {
@@ -438,7 +445,8 @@ static inline int Cystck_ReturnLong(Cystck_State *S, long v) { return Cystck_Pus
 static inline int Cystck_ReturnSsize(Cystck_State *S, Cystck_ssize_t v) { return Cystck_PushSsize(S, v) < 0 ? -1 : 1; }
 static inline int Cystck_ReturnLongLong(Cystck_State *S, long long v) { return Cystck_PushLongLong(S, v) < 0 ? -1 : 1; }
 static inline int Cystck_ReturnDouble(Cystck_State *S, double v) { return Cystck_PushDouble(S, v) < 0 ? -1 : 1; }
-static inline int Cystck_ReturnBool(Cystck_State *S, int v) { return Cystck_PushBool(S, v) < 0 ? -1 : 1; }
+/* long, as PyBool_FromLong: the translator passes its argument unchanged. */
+static inline int Cystck_ReturnBool(Cystck_State *S, long v) { return _Cystck_PushNew(S, PyBool_FromLong(v)) < 0 ? -1 : 1; }
 static inline int Cystck_ReturnString(Cystck_State *S, const char *utf8) { return Cystck_PushString(S, utf8) < 0 ? -1 : 1; }
 static inline int Cystck_ReturnStringAndSize(Cystck_State *S, const char *utf8, Cystck_ssize_t n)
 {

@@ -965,7 +965,7 @@ static inline double CystckFloat_AsDouble(Cystck_State *S, Cystck_Object o)
     PyObject *o_ = _Cystck_Get(o);
     if (Cystck_unlikely(!o_))
         return (_Cystck_BadArgInt(S, FN, o), -1.0);
-    return (double)(PyFloat_AsDouble(o_));
+    return (double)(_Cystck_AsDouble(o_));
 #undef FN
 }
 

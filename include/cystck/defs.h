@@ -450,10 +450,20 @@ typedef struct { visitproc visit; void *arg; } _Cystck_VisitCtx;
         return IMPL(data_, _Cystck_VisitAdapter, &ctx_);                      \
     }
 CYSTCK_INTERNAL void _Cystck_DeallocWith(PyObject *self, void (*destroy)(void *));
+/* A type without traverse (no fields, so not GC; a Python subclass has
+ * subtype_traverse) needs only the destructor, tp_free and the heap type's
+ * reference: done here, with IMPL called directly (and often inlined). */
 #define _CYSTCK_DESTROY(SYM, IMPL)                                                 \
     static void IMPL(void *data);                                             \
     static void _CYSTCK_TRAMP(SYM)(PyObject *self)                           \
     {                                                                         \
+        PyTypeObject *tp_ = Py_TYPE(self);                                    \
+        if (Cystck_likely(tp_->tp_traverse == NULL && !PyType_IS_GC(tp_))) {  \
+            IMPL((char *)self + CYSTCK_DATA_OFFSET);                          \
+            tp_->tp_free(self);                                               \
+            Py_DECREF(tp_);                                                   \
+            return;                                                           \
+        }                                                                     \
         _Cystck_DeallocWith(self, IMPL);                                      \
     }
 

@@ -47,10 +47,11 @@ static inline Cystck_Object Cystck_New(Cystck_State *S, Cystck_Object type, void
     PyObject *o;
     if (Cystck_unlikely(tp == NULL || !PyType_Check(tp) || tp->tp_alloc != _Cystck_PlainAlloc))
         return _Cystck_NewSlow(S, type, data);
-    o = (PyObject *)PyObject_Malloc((size_t)tp->tp_basicsize);
+    /* What stock's PyObject_New expands to: one call that allocates and
+     * initialises (MemoryError when out of memory). */
+    o = _PyObject_New(tp);
     if (Cystck_unlikely(o == NULL))
-        return _Cystck_NewSlow(S, type, data);   /* retries with tp_alloc */
-    PyObject_Init(o, tp);
+        return Cystck_NULL;
     if (data != NULL)
         *data = (char *)o + CYSTCK_DATA_OFFSET;
     return _Cystck_Own(S, o);
@@ -100,7 +101,7 @@ static inline double CystckList_GetItemAsDouble(Cystck_State *S, Cystck_Object l
     PyObject *o = _Cystck_ListItemFast(l, i);
     if (Cystck_unlikely(o == NULL) && (o = _Cystck_ItemOf(S, l, i, 1, "CystckList_GetItemAsDouble")) == NULL)
         return -1.0;
-    return PyFloat_AsDouble(o);
+    return _Cystck_AsDouble(o);
 }
 static inline long CystckTuple_GetItemAsLong(Cystck_State *S, Cystck_Object t, Cystck_ssize_t i)
 {
@@ -114,7 +115,7 @@ static inline double CystckTuple_GetItemAsDouble(Cystck_State *S, Cystck_Object 
     PyObject *o = _Cystck_TupleItemFast(t, i);
     if (Cystck_unlikely(o == NULL) && (o = _Cystck_ItemOf(S, t, i, 0, "CystckTuple_GetItemAsDouble")) == NULL)
         return -1.0;
-    return PyFloat_AsDouble(o);
+    return _Cystck_AsDouble(o);
 }
 
 /* The same for what CystckSequence_Fast returns (an exact list or tuple). */
@@ -126,7 +127,11 @@ static inline long CystckSequence_Fast_GetItemAsLong(Cystck_State *S, Cystck_Obj
 }
 static inline double CystckSequence_Fast_GetItemAsDouble(Cystck_State *S, Cystck_Object seq, Cystck_ssize_t i)
 {
-    PyObject *o = _Cystck_Get(seq);
+    /* A list first: CystckSequence_Fast makes one of anything but a tuple. */
+    PyObject *o = _Cystck_ListItemFast(seq, i);
+    if (Cystck_likely(o != NULL))
+        return _Cystck_AsDouble(o);
+    o = _Cystck_Get(seq);
     return o != NULL && PyTuple_CheckExact(o) ? CystckTuple_GetItemAsDouble(S, seq, i)
                                               : CystckList_GetItemAsDouble(S, seq, i);
 }

@@ -166,6 +166,22 @@ def test_stealing_set_item_keeps_the_frame_flat(rt):
     assert len(lst) == 2_000_000 and lst[-1] == 1_999_999.0
 
 
+def test_sequence_fast_items_as_doubles(rt):
+    # Lists (read first), tuples and what CystckSequence_Fast makes of other
+    # iterables; exact floats are read inline, ints and float subclasses go
+    # through PyFloat_AsDouble.
+    class F(float):
+        pass
+    assert rt.sum_fast([1.5, 2, F(0.25)]) == 3.75
+    assert rt.sum_fast((1.5, 2, F(0.25))) == 3.75
+    assert rt.sum_fast(x / 2 for x in range(4)) == 3.0
+    assert rt.sum_fast([]) == 0.0
+    with pytest.raises(TypeError):
+        rt.sum_fast([1.0, "x"])
+    with pytest.raises(TypeError):
+        rt.sum_fast((1.0, None))
+
+
 def test_drop_releases_handles_in_loops(rt):
     assert rt.sum_list(list(range(2_000_000))) == sum(range(2_000_000))
 

@@ -597,7 +597,7 @@ static int c_value(Cystck_State *S, Cystck_Object self, Cystck_Object kind)
     case 1: return Cystck_ReturnSsize(S, PY_SSIZE_T_MAX);
     case 2: return Cystck_ReturnLongLong(S, -(1LL << 62));
     case 3: return Cystck_ReturnDouble(S, 0.25);
-    case 4: return Cystck_ReturnBool(S, 42);
+    case 4: return Cystck_ReturnBool(S, 1L << 40);   /* a long: narrowed to int it would be 0 */
     case 5: return Cystck_ReturnString(S, "h\xc3\xa9");
     case 6: return Cystck_ReturnStringAndSize(S, "abcdef", 3);
     case 7: return Cystck_ReturnString(S, "\xff");   /* invalid UTF-8: -1 with the decode error */

@@ -266,6 +266,11 @@ static inline void Cystck_Drop(Cystck_State *S, Cystck_Object h)
         Py_XDECREF(o);
         return;
     }
+    /* An argument, constant or reference handle of an inline frame (not
+     * one opened in debug mode, whose end is its first slot): nothing to
+     * release. */
+    if (Cystck_likely(!S->slow && S->end != S->slots))
+        return;
     _Cystck_DropSlow(S, h);
 }
 

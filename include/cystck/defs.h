@@ -72,6 +72,18 @@ static inline int _Cystck_FinishInt(Cystck_State *S, int r, const char *func)
 #define _CYSTCK_FINISH_VALUE(S, v, func) \
     (_Cystck_FinishInt((S), 0, (func)) < 0 ? -1 : (v))
 
+/* A handle for an argument CPython never passes as NULL (a slot's operands
+ * and self, a METH_O argument): saying so drops the null tests of the API
+ * functions it goes to. */
+static inline Cystck_Object _Cystck_HArg(PyObject **p)
+{
+#if defined(__GNUC__) || defined(__clang__)
+    if (*p == NULL)
+        __builtin_unreachable();
+#endif
+    return _Cystck_H(p);
+}
+
 /* Argument handles: pointers straight into the caller's vectorcall array.
  * Unrolled (a jump on n, then n stores): calls pass few arguments, and a
  * loop's set-up costs more than binding them. */
@@ -140,7 +152,7 @@ static inline Cystck_Object *_Cystck_BindArgs(Cystck_State *S, Cystck_Object *in
     {                                                                         \
         Cystck_State S_;                                                      \
         _Cystck_OpenFrame(&S_, #IMPL);                                        \
-        return _Cystck_Finish(&S_, IMPL(&S_, _Cystck_H(&self), _Cystck_H(&arg)), #IMPL); \
+        return _Cystck_Finish(&S_, IMPL(&S_, _Cystck_H(&self), _Cystck_HArg(&arg)), #IMPL); \
     }
 #define _CYSTCK_TRAMPOLINE_CYSTCK_VARARGS(SYM, IMPL)                               \
     static PyObject *_CYSTCK_TRAMP(SYM)(PyObject *self, PyObject *const *args, \
@@ -252,7 +264,7 @@ typedef struct {
     {                                                                         \
         Cystck_State S_;                                                      \
         _Cystck_OpenFrame(&S_, #IMPL);                                        \
-        return _Cystck_Finish(&S_, IMPL(&S_, _Cystck_H(&self), closure), #IMPL); \
+        return _Cystck_Finish(&S_, IMPL(&S_, _Cystck_HArg(&self), closure), #IMPL); \
     }
 #define _CYSTCK_SETTER(SYM, IMPL)                                                  \
     static int IMPL(Cystck_State *S, Cystck_Object self, Cystck_Object value, void *closure); \
@@ -260,7 +272,7 @@ typedef struct {
     {                                                                         \
         Cystck_State S_;                                                      \
         _Cystck_OpenFrame(&S_, #IMPL);                                        \
-        return _Cystck_FinishInt(&S_, IMPL(&S_, _Cystck_H(&self),            \
+        return _Cystck_FinishInt(&S_, IMPL(&S_, _Cystck_HArg(&self),         \
                                  value ? _Cystck_H(&value) : Cystck_NULL, closure), #IMPL); \
     }
 #define CYSTCK_DEF_GET(SYM, NAME, GETTER, DOC, CLOSURE)                       \
@@ -309,7 +321,7 @@ typedef struct {
     {                                                                         \
         Cystck_State S_;                                                      \
         _Cystck_OpenFrame(&S_, #IMPL);                                        \
-        return _Cystck_Finish(&S_, IMPL(&S_, _Cystck_H(&self)), #IMPL);       \
+        return _Cystck_Finish(&S_, IMPL(&S_, _Cystck_HArg(&self)), #IMPL);       \
     }
 #define _CYSTCK_ITERNEXT(SYM, IMPL)                                                \
     static int IMPL(Cystck_State *S, Cystck_Object self);                     \
@@ -318,7 +330,7 @@ typedef struct {
         Cystck_State S_;                                                      \
         int n_;                                                               \
         _Cystck_OpenFrame(&S_, #IMPL);                                        \
-        n_ = IMPL(&S_, _Cystck_H(&self));                                     \
+        n_ = IMPL(&S_, _Cystck_HArg(&self));                                     \
         if (n_ < 0 && !PyErr_Occurred()) {                                    \
             _Cystck_FinishInt(&S_, 0, #IMPL);                                 \
             return NULL;   /* exhausted */                                    \
@@ -331,7 +343,7 @@ typedef struct {
     {                                                                         \
         Cystck_State S_;                                                      \
         _Cystck_OpenFrame(&S_, #IMPL);                                        \
-        return _Cystck_Finish(&S_, IMPL(&S_, _Cystck_H(&a), _Cystck_H(&b)), #IMPL); \
+        return _Cystck_Finish(&S_, IMPL(&S_, _Cystck_HArg(&a), _Cystck_HArg(&b)), #IMPL); \
     }
 #define _CYSTCK_TERNARY(SYM, IMPL)                                                 \
     static int IMPL(Cystck_State *S, Cystck_Object a, Cystck_Object b, Cystck_Object c); \
@@ -339,7 +351,7 @@ typedef struct {
     {                                                                         \
         Cystck_State S_;                                                      \
         _Cystck_OpenFrame(&S_, #IMPL);                                        \
-        return _Cystck_Finish(&S_, IMPL(&S_, _Cystck_H(&a), _Cystck_H(&b),    \
+        return _Cystck_Finish(&S_, IMPL(&S_, _Cystck_HArg(&a), _Cystck_HArg(&b),    \
                                         _Cystck_H(&c)), #IMPL);               \
     }
 #define _CYSTCK_RICHCMP(SYM, IMPL)                                                 \
@@ -348,7 +360,7 @@ typedef struct {
     {                                                                         \
         Cystck_State S_;                                                      \
         _Cystck_OpenFrame(&S_, #IMPL);                                        \
-        return _Cystck_Finish(&S_, IMPL(&S_, _Cystck_H(&a), _Cystck_H(&b), op), #IMPL); \
+        return _Cystck_Finish(&S_, IMPL(&S_, _Cystck_HArg(&a), _Cystck_HArg(&b), op), #IMPL); \
     }
 #define _CYSTCK_VALUE_OF_SELF(SYM, IMPL, RTYPE)                                    \
     static RTYPE IMPL(Cystck_State *S, Cystck_Object self);                   \
@@ -357,7 +369,7 @@ typedef struct {
         Cystck_State S_;                                                      \
         RTYPE r_;                                                             \
         _Cystck_OpenFrame(&S_, #IMPL);                                        \
-        r_ = IMPL(&S_, _Cystck_H(&self));                                     \
+        r_ = IMPL(&S_, _Cystck_HArg(&self));                                     \
         return _CYSTCK_FINISH_VALUE(&S_, r_, #IMPL);                          \
     }
 #define _CYSTCK_SSIZEARG(SYM, IMPL)                                                \
@@ -366,7 +378,7 @@ typedef struct {
     {                                                                         \
         Cystck_State S_;                                                      \
         _Cystck_OpenFrame(&S_, #IMPL);                                        \
-        return _Cystck_Finish(&S_, IMPL(&S_, _Cystck_H(&self), i), #IMPL);    \
+        return _Cystck_Finish(&S_, IMPL(&S_, _Cystck_HArg(&self), i), #IMPL);    \
     }
 #define _CYSTCK_SSIZEOBJARG(SYM, IMPL)                                             \
     static int IMPL(Cystck_State *S, Cystck_Object self, Cystck_ssize_t i, Cystck_Object v); \
@@ -374,7 +386,7 @@ typedef struct {
     {                                                                         \
         Cystck_State S_;                                                      \
         _Cystck_OpenFrame(&S_, #IMPL);                                        \
-        return _Cystck_FinishInt(&S_, IMPL(&S_, _Cystck_H(&self), i,          \
+        return _Cystck_FinishInt(&S_, IMPL(&S_, _Cystck_HArg(&self), i,          \
                                  v ? _Cystck_H(&v) : Cystck_NULL), #IMPL);   \
     }
 #define _CYSTCK_OBJOBJARG(SYM, IMPL)                                               \
@@ -383,7 +395,7 @@ typedef struct {
     {                                                                         \
         Cystck_State S_;                                                      \
         _Cystck_OpenFrame(&S_, #IMPL);                                        \
-        return _Cystck_FinishInt(&S_, IMPL(&S_, _Cystck_H(&self), _Cystck_H(&k), \
+        return _Cystck_FinishInt(&S_, IMPL(&S_, _Cystck_HArg(&self), _Cystck_HArg(&k), \
                                  v ? _Cystck_H(&v) : Cystck_NULL), #IMPL);   \
     }
 #define _CYSTCK_OBJOBJ(SYM, IMPL)                                                  \
@@ -392,7 +404,7 @@ typedef struct {
     {                                                                         \
         Cystck_State S_;                                                      \
         _Cystck_OpenFrame(&S_, #IMPL);                                        \
-        return _Cystck_FinishInt(&S_, IMPL(&S_, _Cystck_H(&self), _Cystck_H(&v)), #IMPL); \
+        return _Cystck_FinishInt(&S_, IMPL(&S_, _Cystck_HArg(&self), _Cystck_HArg(&v)), #IMPL); \
     }
 /* tp_new, tp_init and tp_call receive a tuple and a dict: the argument
  * handles point into the tuple's items, kw is the dict or null. */
@@ -405,7 +417,7 @@ typedef struct {
         hargs_ = _Cystck_BindArgs(&S_, argv_, PySequence_Fast_ITEMS(args), n_); \
         if (Cystck_unlikely(hargs_ == NULL))                                  \
             return FINISH(&S_, -1, #IMPL);                                    \
-        return FINISH(&S_, IMPL(&S_, _Cystck_H(&FIRST), hargs_, n_,           \
+        return FINISH(&S_, IMPL(&S_, _Cystck_HArg(&FIRST), hargs_, n_,           \
                                 kw ? _Cystck_H(&kw) : Cystck_NULL), #IMPL);
 #define _CYSTCK_NEW(SYM, IMPL)                                                     \
     static int IMPL(Cystck_State *S, Cystck_Object type, const Cystck_Object *args, \

@@ -125,6 +125,8 @@ typedef struct _Cystck_RefCell *Cystck_Ref;
 
 /* Runtime internals the inline functions below call into. */
 extern CYSTCK_INTERNAL int _Cystck_debug;
+/* CYSTCK_INLINE_HANDLES, or 0 in debug mode: see _Cystck_OpenFrame. */
+extern CYSTCK_INTERNAL Cystck_ssize_t _Cystck_inline_room;
 extern CYSTCK_INTERNAL PyObject *_Cystck_Consts[];
 CYSTCK_INTERNAL Cystck_Object _Cystck_OwnSlow(Cystck_State *S, PyObject *o);
 /* Error paths for invalid handle arguments: keep the exception of the call
@@ -153,13 +155,13 @@ CYSTCK_INTERNAL void _Cystck_RuntimeInit(void);
 #ifdef CYSTCK_NO_DEBUG_MODE
 #define _CYSTCK_CHECKED(S) 0
 #define _CYSTCK_DEBUG_PENDING(S) 0
-#define _CYSTCK_DEBUG_ON() 0
+#define _CYSTCK_INLINE_ROOM() CYSTCK_INLINE_HANDLES
 #else
 #define _CYSTCK_CHECKED(S) ((S)->slow == _CYSTCK_SLOW_DEBUG)
 /* Opened in debug mode, not checked yet: no slow path has run (see
  * _Cystck_OpenFrame); only debug mode gives a frame no inline slot. */
 #define _CYSTCK_DEBUG_PENDING(S) (!(S)->slow && (S)->end == (S)->slots)
-#define _CYSTCK_DEBUG_ON() _Cystck_debug
+#define _CYSTCK_INLINE_ROOM() _Cystck_inline_room
 #endif
 
 /* The bottom of the return stack. */

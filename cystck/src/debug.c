@@ -1,7 +1,7 @@
 /*
  * Debug mode: CYSTCK_DEBUG=1 in the environment when the extension is
- * imported switches every frame to checked paths.  Release mode pays the
- * test of _Cystck_debug that picks the inline capacity of each frame (see
+ * imported switches every frame to checked paths.  Release mode pays one
+ * load, of _Cystck_inline_room, the inline capacity of each frame (see
  * _Cystck_OpenFrame in defs.h); a frame opened without inline slots becomes
  * a checked one on its first slow path (_Cystck_GoSlow).
  *
@@ -23,6 +23,7 @@
 #endif
 
 int _Cystck_debug = 0;
+Cystck_ssize_t _Cystck_inline_room = CYSTCK_INLINE_HANDLES;
 
 #define DEBUG_FRAME_SLOTS 64
 #define QUARANTINE 1024
@@ -115,6 +116,7 @@ void _Cystck_DebugInit(void)
 {
     const char *v = getenv("CYSTCK_DEBUG");
     _Cystck_debug = v != NULL && v[0] != '\0' && strcmp(v, "0") != 0;
+    _Cystck_inline_room = _Cystck_debug ? 0 : CYSTCK_INLINE_HANDLES;
 }
 
 void _Cystck_DebugQuarantine(PyObject **begin, PyObject **end, void *mem, const char *func)

@@ -381,12 +381,10 @@ void _Cystck_ForgetSlot(Cystck_State *S, Cystck_Object *h)
 
 /* The slow path of the typed element accessors: subclasses, bad index,
  * wrong container.  Returns a borrowed item or NULL with an exception. */
-PyObject *_Cystck_ItemOf(Cystck_State *S, Cystck_Object seq, Cystck_ssize_t i, int want_list,
-                         const char *func)
+PyObject *_Cystck_ItemOf(Cystck_State *S, PyObject *o, Cystck_ssize_t i, int want_list, const char *func)
 {
-    PyObject *o = _Cystck_Get(seq);
     if (o == NULL) {
-        _Cystck_BadArgAt(S, func, seq, _CYSTCK_CALLER());
+        _Cystck_BadArgAt(S, func, Cystck_NULL, _CYSTCK_CALLER());
         return NULL;
     }
     if (want_list ? !PyList_Check(o) : !PyTuple_Check(o)) {

@@ -19,7 +19,8 @@ extern "C" {
 /* ------------------------------------------------------------------ */
 
 /* Open a frame in S.  Only the fields the fast paths read are set (see
- * Cystck_State).  Debug mode changes one value and takes no branch: a frame
+ * Cystck_State).  Debug mode changes one value (_Cystck_inline_room, 0
+ * instead of CYSTCK_INLINE_HANDLES) and takes no branch: a frame
  * opened in debug mode has no inline slot (end == top), so its first handle
  * goes to _Cystck_OwnSlow, which makes it a checked frame with slots that
  * outlive the call and catch stale handles; every other slow path does the
@@ -30,7 +31,7 @@ static inline void _Cystck_OpenFrame(Cystck_State *S, const char *func)
 {
     (void)func;     /* named at close, by _Cystck_Finish */
     S->top = S->base = S->slots;
-    S->end = S->slots + (_CYSTCK_DEBUG_ON() ? 0 : CYSTCK_INLINE_HANDLES);
+    S->end = S->slots + _CYSTCK_INLINE_ROOM();
     S->sp = S->stack;
     S->sp_end = S->stack + CYSTCK_INLINE_STACK;
     S->slow = 0;

@@ -73,49 +73,46 @@ static inline int Cystck_TypeIs(Cystck_State *S, Cystck_Object o, Cystck_Object 
  * loops that sum or copy numbers are where handles would cost the most.
  * Errors: -1 with TypeError (not a list/tuple, or the item is not a number),
  * IndexError (out of range), or what PyLong_AsLong/PyFloat_AsDouble raise. */
-CYSTCK_INTERNAL PyObject *_Cystck_ItemOf(Cystck_State *S, Cystck_Object seq, Cystck_ssize_t i,
-                                         int want_list, const char *func);
-static inline PyObject *_Cystck_ListItemFast(Cystck_Object l, Cystck_ssize_t i)
+/* Item i of seq when seq is not an exact list (tuple) with i in range: a
+ * subclass's item, or NULL with TypeError or IndexError (SystemError for a
+ * null seq).  It takes the object, not the handle: a handle passed out of
+ * line makes its slot escape, and the compiler then reloads and rechecks
+ * the sequence on every item of a loop instead of once. */
+CYSTCK_INTERNAL PyObject *_Cystck_ItemOf(Cystck_State *S, PyObject *seq, Cystck_ssize_t i, int want_list,
+                                         const char *func);
+static inline PyObject *_Cystck_ListItem(Cystck_State *S, Cystck_Object l, Cystck_ssize_t i, const char *func)
 {
     PyObject *l_ = _Cystck_Get(l);
     if (Cystck_likely(l_ != NULL && PyList_CheckExact(l_) && (size_t)i < (size_t)PyList_GET_SIZE(l_)))
         return PyList_GET_ITEM(l_, i);
-    return NULL;
+    return _Cystck_ItemOf(S, l_, i, 1, func);
 }
-static inline PyObject *_Cystck_TupleItemFast(Cystck_Object t, Cystck_ssize_t i)
+static inline PyObject *_Cystck_TupleItem(Cystck_State *S, Cystck_Object t, Cystck_ssize_t i, const char *func)
 {
     PyObject *t_ = _Cystck_Get(t);
     if (Cystck_likely(t_ != NULL && PyTuple_CheckExact(t_) && (size_t)i < (size_t)PyTuple_GET_SIZE(t_)))
         return PyTuple_GET_ITEM(t_, i);
-    return NULL;
+    return _Cystck_ItemOf(S, t_, i, 0, func);
 }
 static inline long CystckList_GetItemAsLong(Cystck_State *S, Cystck_Object l, Cystck_ssize_t i)
 {
-    PyObject *o = _Cystck_ListItemFast(l, i);
-    if (Cystck_unlikely(o == NULL) && (o = _Cystck_ItemOf(S, l, i, 1, "CystckList_GetItemAsLong")) == NULL)
-        return -1;
-    return PyLong_AsLong(o);
+    PyObject *o = _Cystck_ListItem(S, l, i, "CystckList_GetItemAsLong");
+    return Cystck_likely(o != NULL) ? PyLong_AsLong(o) : -1;
 }
 static inline double CystckList_GetItemAsDouble(Cystck_State *S, Cystck_Object l, Cystck_ssize_t i)
 {
-    PyObject *o = _Cystck_ListItemFast(l, i);
-    if (Cystck_unlikely(o == NULL) && (o = _Cystck_ItemOf(S, l, i, 1, "CystckList_GetItemAsDouble")) == NULL)
-        return -1.0;
-    return _Cystck_AsDouble(o);
+    PyObject *o = _Cystck_ListItem(S, l, i, "CystckList_GetItemAsDouble");
+    return Cystck_likely(o != NULL) ? _Cystck_AsDouble(o) : -1.0;
 }
 static inline long CystckTuple_GetItemAsLong(Cystck_State *S, Cystck_Object t, Cystck_ssize_t i)
 {
-    PyObject *o = _Cystck_TupleItemFast(t, i);
-    if (Cystck_unlikely(o == NULL) && (o = _Cystck_ItemOf(S, t, i, 0, "CystckTuple_GetItemAsLong")) == NULL)
-        return -1;
-    return PyLong_AsLong(o);
+    PyObject *o = _Cystck_TupleItem(S, t, i, "CystckTuple_GetItemAsLong");
+    return Cystck_likely(o != NULL) ? PyLong_AsLong(o) : -1;
 }
 static inline double CystckTuple_GetItemAsDouble(Cystck_State *S, Cystck_Object t, Cystck_ssize_t i)
 {
-    PyObject *o = _Cystck_TupleItemFast(t, i);
-    if (Cystck_unlikely(o == NULL) && (o = _Cystck_ItemOf(S, t, i, 0, "CystckTuple_GetItemAsDouble")) == NULL)
-        return -1.0;
-    return _Cystck_AsDouble(o);
+    PyObject *o = _Cystck_TupleItem(S, t, i, "CystckTuple_GetItemAsDouble");
+    return Cystck_likely(o != NULL) ? _Cystck_AsDouble(o) : -1.0;
 }
 
 /* The same for what CystckSequence_Fast returns (an exact list or tuple). */
@@ -127,11 +124,7 @@ static inline long CystckSequence_Fast_GetItemAsLong(Cystck_State *S, Cystck_Obj
 }
 static inline double CystckSequence_Fast_GetItemAsDouble(Cystck_State *S, Cystck_Object seq, Cystck_ssize_t i)
 {
-    /* A list first: CystckSequence_Fast makes one of anything but a tuple. */
-    PyObject *o = _Cystck_ListItemFast(seq, i);
-    if (Cystck_likely(o != NULL))
-        return _Cystck_AsDouble(o);
-    o = _Cystck_Get(seq);
+    PyObject *o = _Cystck_Get(seq);
     return o != NULL && PyTuple_CheckExact(o) ? CystckTuple_GetItemAsDouble(S, seq, i)
                                               : CystckList_GetItemAsDouble(S, seq, i);
 }

@@ -587,10 +587,10 @@ int bind_fast(Cystck_State *S, const Cystck_Object *args, const Format *f,
  * reads the values straight from args and converts the common codes
  * inline.  Returns 1 or 0 like the API, or -2 with nothing consumed from va
  * when the general path must decide. */
-static inline int parse_fast(Cystck_State *S, const Cystck_Object *args, Cystck_ssize_t nargs,
-                             PyObject *kwobj, const char *fmt, const char **kwlist, va_list *va)
+static inline __attribute__((always_inline))
+int parse_fast(Cystck_State *S, KwParser *p, const Cystck_Object *args, Cystck_ssize_t nargs,
+               PyObject *kwobj, const char *fmt, va_list *va)
 {
-    KwParser *p = (KwParser *)kw_parser(fmt, kwlist);
     if (Cystck_unlikely(p == NULL)) {
         PyErr_Clear();          /* the general path raises it again */
         return -2;
@@ -703,20 +703,67 @@ int CystckArg_ParseTuple(Cystck_State *S, const Cystck_Object *args, Cystck_ssiz
     return r;
 }
 
-int CystckArg_ParseTupleAndKeywords(Cystck_State *S, const Cystck_Object *args, Cystck_ssize_t nargs,
+/* The keyword arguments as parse_fast and parse take them: an empty dict or
+ * tuple of keywords is the same as none. */
+static inline PyObject *given_keywords(Cystck_Object *kw)
+{
+    PyObject *k = _Cystck_Get(*kw);
+    if (k != NULL && ((PyTuple_Check(k) && PyTuple_GET_SIZE(k) == 0) ||
+                      (PyDict_Check(k) && PyDict_GET_SIZE(k) == 0))) {
+        *kw = Cystck_NULL;
+        return NULL;
+    }
+    return k;
+}
+
+int (CystckArg_ParseTupleAndKeywords)(Cystck_State *S, const Cystck_Object *args, Cystck_ssize_t nargs,
                                     Cystck_Object kw, const char *fmt, const char **kwlist, ...)
 {
     va_list va;
     int r;
-    PyObject *k = _Cystck_Get(kw);
+    PyObject *k = given_keywords(&kw);
     va_start(va, kwlist);
-    /* An empty dict or tuple of keywords is the same as none. */
-    if (k != NULL && ((PyTuple_Check(k) && PyTuple_GET_SIZE(k) == 0) ||
-                      (PyDict_Check(k) && PyDict_GET_SIZE(k) == 0))) {
-        kw = Cystck_NULL;
-        k = NULL;
+    r = kwlist != NULL ? parse_fast(S, (KwParser *)kw_parser(fmt, kwlist), args, nargs, k, fmt, &va) : -2;
+    if (r == -2)
+        r = parse(S, args, nargs, kw, fmt, kwlist, &va);
+    va_end(va);
+    return r;
+}
+
+/* A call site's own parser, made on its first call (and again if the site
+ * passes another format or keyword list).  Never freed: like the parsers
+ * of CPython's Argument Clinic, it lives as long as the extension. */
+static KwParser *site_parser(_CystckArg_Site *site, const char *fmt, const char **kwlist)
+{
+    KwParser *p = (KwParser *)site->parser;
+    if (p == NULL) {
+        p = (KwParser *)PyMem_RawCalloc(1, sizeof(KwParser));
+        if (p == NULL)
+            return NULL;        /* the general path parses without it */
+        p->src_nargs = -1;
+        site->parser = p;
     }
-    r = kwlist != NULL ? parse_fast(S, args, nargs, k, fmt, kwlist, &va) : -2;
+    return (KwParser *)kw_parser_make(p, fmt, kwlist);
+}
+
+int _CystckArg_ParseTupleAndKeywordsAt(_CystckArg_Site *site, Cystck_State *S, const Cystck_Object *args,
+                                       Cystck_ssize_t nargs, Cystck_Object kw, const char *fmt,
+                                       const char **kwlist, ...)
+{
+    va_list va;
+    int r = -2;
+    PyObject *k = given_keywords(&kw);
+    va_start(va, kwlist);
+    if (kwlist != NULL) {
+        /* The site's format and list are the ones its parser was made for
+         * (their strings are not compared: a call site's list does not
+         * change, which the shared cache of the function form cannot
+         * assume). */
+        KwParser *p = (KwParser *)site->parser;
+        if (Cystck_unlikely(p == NULL || p->fmt != fmt || p->kwlist != kwlist))
+            p = site_parser(site, fmt, kwlist);
+        r = parse_fast(S, p, args, nargs, k, fmt, &va);
+    }
     if (r == -2)
         r = parse(S, args, nargs, kw, fmt, kwlist, &va);
     va_end(va);

@@ -283,6 +283,23 @@ CYSTCK_INTERNAL int CystckArg_ParseTuple(Cystck_State *S, const Cystck_Object *a
 CYSTCK_INTERNAL int CystckArg_ParseTupleAndKeywords(Cystck_State *S, const Cystck_Object *args,
                                                     Cystck_ssize_t nargs, Cystck_Object kw,
                                                     const char *fmt, const char **kwlist, ...);
+/* With GCC and Clang, CystckArg_ParseTupleAndKeywords is a macro that
+ * gives each call site its own parser: the format and the keyword names
+ * are matched once per site instead of looked up in a shared cache on
+ * every call.  (CystckArg_ParseTupleAndKeywords)(...) calls the function. */
+typedef struct { void *parser; } _CystckArg_Site;
+CYSTCK_INTERNAL int _CystckArg_ParseTupleAndKeywordsAt(_CystckArg_Site *site, Cystck_State *S,
+                                                       const Cystck_Object *args, Cystck_ssize_t nargs,
+                                                       Cystck_Object kw, const char *fmt,
+                                                       const char **kwlist, ...);
+#if (defined(__GNUC__) || defined(__clang__)) && !defined(CYSTCK_NO_SITE_PARSERS)
+#define CystckArg_ParseTupleAndKeywords(S, args, nargs, kw, ...)                       \
+    (__extension__({                                                                  \
+        static _CystckArg_Site cystck_site_;                                          \
+        _CystckArg_ParseTupleAndKeywordsAt(&cystck_site_, (S), (args), (nargs), (kw), \
+                                           __VA_ARGS__);                              \
+    }))
+#endif
 CYSTCK_INTERNAL int CystckArg_UnpackTuple(Cystck_State *S, const Cystck_Object *args, Cystck_ssize_t nargs,
                                           const char *name, Cystck_ssize_t min, Cystck_ssize_t max, ...);
 CYSTCK_INTERNAL int CystckArg_NoKeywords(Cystck_State *S, const char *name, Cystck_Object kw);

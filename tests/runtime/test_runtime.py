@@ -68,6 +68,20 @@ def test_push_count_packs_a_tuple(rt):
     assert rt.kw(a="x") == ("x", 2, 3.0)
 
 
+def test_keyword_parser_of_a_call_site_follows_its_format(rt):
+    # One call site, its format and (stack-allocated) keyword list chosen
+    # at run time: the parser the site keeps must be made again each time.
+    for _ in range(3):
+        assert rt.kw_swapped(False, x=1, y=2) == (1, 2)
+        assert rt.kw_swapped(True, x=1, y=2) == (2, 1)
+        assert rt.kw_swapped(0, 5, y=6) == (5, 6)
+        assert rt.kw_swapped(1, 5, x=6) == (5, 6)
+        with pytest.raises(TypeError, match="straight"):
+            rt.kw_swapped(False, x=1)
+        with pytest.raises(TypeError, match="swapped"):
+            rt.kw_swapped(True, x=1)
+
+
 def test_keyword_parsing_cache_follows_each_call(rt):
     # The keyword fast path resolves a call site's names once per parser,
     # for the number of positional arguments: every mix must still bind

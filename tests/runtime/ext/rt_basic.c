@@ -50,6 +50,26 @@ static int kw(Cystck_State *S, Cystck_Object self, const Cystck_Object *args, Cy
     return 3;       /* three pushed values come back as a tuple */
 }
 
+/* One call site of the keyword parser given a format and a keyword list
+ * (on the C stack) chosen at run time: its site parser must follow. */
+CYSTCK_DEF_METH(kw_swapped_def, "kw_swapped", kw_swapped, CYSTCK_KEYWORDS,
+                "kw_swapped(swap, x, y): (x, y), the names swapped when swap is true")
+static int kw_swapped(Cystck_State *S, Cystck_Object self, const Cystck_Object *args, Cystck_ssize_t nargs,
+                      Cystck_Object kwnames)
+{
+    const char *xy[] = {"swap", "x", "y", NULL};
+    const char *yx[] = {"swap", "y", "x", NULL};
+    int swap = nargs > 0 && CystckObject_IsTrue(S, args[0]) == 1;
+    long a, b;
+    (void)self;
+    if (!CystckArg_ParseTupleAndKeywords(S, args, nargs, kwnames, swap ? "Oll:swapped" : "Oll:straight",
+                                         swap ? yx : xy, &self, &a, &b))
+        return -1;
+    if (Cystck_PushLong(S, a) < 0 || Cystck_PushLong(S, b) < 0)
+        return -1;
+    return 2;
+}
+
 CYSTCK_DEF_METH(tuple3_def, "tuple3", tuple3, CYSTCK_VARARGS, "a new 3-tuple of the arguments")
 static int tuple3(Cystck_State *S, Cystck_Object self, const Cystck_Object *args, Cystck_ssize_t nargs)
 {
@@ -631,7 +651,7 @@ static int drop_constants(Cystck_State *S, Cystck_Object self, Cystck_Object n_)
 }
 
 static CystckDef *module_defines[] = {
-    &noargs_def, &identity_def, &same_def, &twice_def, &add_def, &kw_def, &tuple3_def, &wrong_count_def,
+    &noargs_def, &identity_def, &same_def, &twice_def, &add_def, &kw_def, &kw_swapped_def, &tuple3_def, &wrong_count_def,
     &raise_value_error_def, &null_handle_def, &call_def, &call_kw_def, &call_method_def,
     &make_and_discard_def, &churn_def, &scope_keep_def, &sum_fast_def, &sum_list_def, &sum_dict_def, &sum_items_def, &waves_def, &build_list_def,
     &keep_def, &get_kept_def, &release_kept_def, &exposed_buffer_def, &released_blocks_def,

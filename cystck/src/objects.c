@@ -294,21 +294,6 @@ Cystck_Object CystckUnicode_FromFormat(Cystck_State *S, const char *fmt, ...)
     return _Cystck_Own(S, r);
 }
 
-Cystck_Object CystckTuple_FromArray(Cystck_State *S, const Cystck_Object *items, Cystck_ssize_t n)
-{
-    PyObject *t;
-    Cystck_ssize_t i;
-    for (i = 0; i < n; i++)
-        if (_Cystck_Get(items[i]) == NULL)
-            return _Cystck_BadArgAt(S, "CystckTuple_FromArray", items[i], _CYSTCK_CALLER());
-    t = PyTuple_New(n);
-    if (t == NULL)
-        return Cystck_NULL;
-    for (i = 0; i < n; i++)
-        PyTuple_SET_ITEM(t, i, Py_NewRef(*items[i]._p));
-    return _Cystck_Own(S, t);
-}
-
 Cystck_Object CystckTuple_Pack(Cystck_State *S, Cystck_ssize_t n, ...)
 {
     PyObject *t;

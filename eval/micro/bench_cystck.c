@@ -92,17 +92,12 @@ static int kwargs(Cystck_State *S, Cystck_Object mod, const Cystck_Object *args,
 CYSTCK_DEF_METH(tuple3_def, "tuple3", tuple3, CYSTCK_VARARGS, "tuple3(a, b, c) -> (a, b, c)")
 static int tuple3(Cystck_State *S, Cystck_Object mod, const Cystck_Object *args, Cystck_ssize_t nargs)
 {
-    Cystck_Object t;
-    Cystck_ssize_t i;
     (void)mod;
     if (check_nargs(S, "tuple3", nargs, 3) < 0)
         return -1;
-    t = CystckTuple_New(S, 3);
-    if (Cystck_IsNull(t))
-        return -1;
-    for (i = 0; i < 3; i++)
-        CystckTuple_SET_ITEM(S, t, i, args[i]);
-    return Cystck_Return(S, t);
+    /* As the HPy variant does (HPyTuple_FromArray): the items are copied
+     * with a new reference each, no handle per item. */
+    return Cystck_Return(S, CystckTuple_FromArray(S, args, 3));
 }
 
 CYSTCK_DEF_METH(call_callback_def, "call_callback", call_callback, CYSTCK_VARARGS,

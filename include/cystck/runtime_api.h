@@ -134,7 +134,23 @@ CYSTCK_INTERNAL Cystck_Object CystckUnicode_FromFormat(Cystck_State *S, const ch
 
 /* ---- Tuples ---- */
 CYSTCK_INTERNAL Cystck_Object CystckTuple_Pack(Cystck_State *S, Cystck_ssize_t n, ...);
-CYSTCK_INTERNAL Cystck_Object CystckTuple_FromArray(Cystck_State *S, const Cystck_Object *items, Cystck_ssize_t n);
+/* [h+1, e] A tuple of the objects of n handles (each gets a new reference).
+ * Inline: with n known where it is called, the loops unroll into a few
+ * loads and stores per item, as PyTuple_New with PyTuple_SET_ITEM. */
+static inline Cystck_Object CystckTuple_FromArray(Cystck_State *S, const Cystck_Object *items, Cystck_ssize_t n)
+{
+    PyObject *t;
+    Cystck_ssize_t i;
+    for (i = 0; i < n; i++)
+        if (Cystck_unlikely(_Cystck_Get(items[i]) == NULL))
+            return _Cystck_BadArg(S, "CystckTuple_FromArray", items[i]);
+    t = PyTuple_New(n);
+    if (Cystck_unlikely(t == NULL))
+        return Cystck_NULL;
+    for (i = 0; i < n; i++)
+        PyTuple_SET_ITEM(t, i, Py_NewRef(*items[i]._p));
+    return _Cystck_Own(S, t);
+}
 
 /* ---- Dicts ---- */
 CYSTCK_INTERNAL int CystckDict_Next(Cystck_State *S, Cystck_Object d, Cystck_ssize_t *pos,

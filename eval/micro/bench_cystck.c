@@ -152,10 +152,11 @@ CYSTCK_TYPE_HELPERS(Point)
 
 static Cystck_Ref Point_type;
 
-static inline Cystck_Object Point_make(Cystck_State *S, double x, double y)
+/* A new Point of type (a handle on Point_type, which the caller has). */
+static inline Cystck_Object Point_make(Cystck_State *S, Cystck_Object type, double x, double y)
 {
     Point *p;
-    Cystck_Object h = Cystck_New(S, Cystck_deref(S, Point_type), (void **)&p);
+    Cystck_Object h = Cystck_New(S, type, (void **)&p);
     if (!Cystck_IsNull(h)) {
         p->x = x;
         p->y = y;
@@ -169,10 +170,9 @@ static int Point_new(Cystck_State *S, Cystck_Object type, const Cystck_Object *a
 {
     static const char *kwlist[] = {"x", "y", NULL};
     double x, y;
-    (void)type;
     if (!CystckArg_ParseTupleAndKeywords(S, args, nargs, kw, "dd:Point", kwlist, &x, &y))
         return -1;
-    return Cystck_Return(S, Point_make(S, x, y));
+    return Cystck_Return(S, Point_make(S, type, x, y));
 }
 
 CYSTCK_DEF_SLOT(Point_add_def, nb_add, Point_add)
@@ -184,7 +184,7 @@ static int Point_add(Cystck_State *S, Cystck_Object a, Cystck_Object b)
         return Cystck_Return(S, Cystck_NotImplemented);
     pa = Point_AsStruct(S, a);
     pb = Point_AsStruct(S, b);
-    return Cystck_Return(S, Point_make(S, pa->x + pb->x, pa->y + pb->y));
+    return Cystck_Return(S, Point_make(S, type, pa->x + pb->x, pa->y + pb->y));
 }
 
 CYSTCK_DEF_GET(Point_x_def, "x", Point_get_x, "the x coordinate", NULL)

@@ -139,16 +139,18 @@ CYSTCK_INTERNAL Cystck_Object CystckTuple_Pack(Cystck_State *S, Cystck_ssize_t n
  * loads and stores per item, as PyTuple_New with PyTuple_SET_ITEM. */
 static inline Cystck_Object CystckTuple_FromArray(Cystck_State *S, const Cystck_Object *items, Cystck_ssize_t n)
 {
-    PyObject *t;
     Cystck_ssize_t i;
-    for (i = 0; i < n; i++)
-        if (Cystck_unlikely(_Cystck_Get(items[i]) == NULL))
-            return _Cystck_BadArg(S, "CystckTuple_FromArray", items[i]);
-    t = PyTuple_New(n);
+    PyObject *t = PyTuple_New(n);
     if (Cystck_unlikely(t == NULL))
         return Cystck_NULL;
-    for (i = 0; i < n; i++)
-        PyTuple_SET_ITEM(t, i, Py_NewRef(*items[i]._p));
+    for (i = 0; i < n; i++) {
+        PyObject *o = _Cystck_Get(items[i]);
+        if (Cystck_unlikely(o == NULL)) {
+            Py_DECREF(t);
+            return _Cystck_BadArg(S, "CystckTuple_FromArray", items[i]);
+        }
+        PyTuple_SET_ITEM(t, i, Py_NewRef(o));
+    }
     return _Cystck_Own(S, t);
 }
 

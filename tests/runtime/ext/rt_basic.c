@@ -111,6 +111,18 @@ static int null_handle(Cystck_State *S, Cystck_Object self)
     if (CystckList_Append(S, Cystck_NULL, Cystck_None) != -1 || !CystckErr_Occurred(S))
         return Cystck_Return(S, Cystck_False);
     CystckErr_Clear(S);
+    {
+        /* A null item after a good one: the half-built tuple is freed. */
+        Cystck_Object items[2];
+        items[0] = Cystck_None;
+        items[1] = Cystck_NULL;
+        if (!Cystck_IsNull(CystckTuple_FromArray(S, items, 2)) || !CystckErr_Occurred(S))
+            return Cystck_Return(S, Cystck_False);
+    }
+    CystckErr_Clear(S);
+    if (CystckList_GetItemAsLong(S, Cystck_NULL, 0) != -1 || !CystckErr_Occurred(S))
+        return Cystck_Return(S, Cystck_False);
+    CystckErr_Clear(S);
     if (CystckFloat_AsDouble(S, Cystck_NULL) != -1.0 || !CystckErr_Occurred(S))
         return Cystck_Return(S, Cystck_False);
     /* Leave this last exception set: the caller must see SystemError. */

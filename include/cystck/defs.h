@@ -45,7 +45,8 @@ static inline PyObject *_Cystck_Finish(Cystck_State *S, int n, const char *func)
         PyObject *res, **p;
         Cystck_ssize_t pushed = S->sp - S->stack;
         if (n == 1 && pushed == 1)
-            res = S->stack[0];
+            res = S->sp[-1];    /* = stack[0], and the compiler knows what
+                                   the push stored there */
         else if (n == 0 && pushed == 0)
             res = Py_NewRef(Py_None);
         else

@@ -304,7 +304,9 @@ CYSTCK_INTERNAL int CystckArg_ParseTupleAndKeywords(Cystck_State *S, const Cystc
 /* With GCC and Clang, CystckArg_ParseTupleAndKeywords is a macro that
  * gives each call site its own parser: the format and the keyword names
  * are matched once per site instead of looked up in a shared cache on
- * every call.  (CystckArg_ParseTupleAndKeywords)(...) calls the function. */
+ * every call (a site's parser lives as long as the extension, as CPython's
+ * static _PyArg_Parser do).  (CystckArg_ParseTupleAndKeywords)(...) calls
+ * the function; -DCYSTCK_NO_SITE_PARSERS turns the macro off. */
 typedef struct { void *parser; } _CystckArg_Site;
 CYSTCK_INTERNAL int _CystckArg_ParseTupleAndKeywordsAt(_CystckArg_Site *site, Cystck_State *S,
                                                        const Cystck_Object *args, Cystck_ssize_t nargs,

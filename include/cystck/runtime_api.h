@@ -143,6 +143,12 @@ static inline Cystck_Object CystckTuple_FromArray(Cystck_State *S, const Cystck_
     PyObject *t = PyTuple_New(n);
     if (Cystck_unlikely(t == NULL))
         return Cystck_NULL;
+    /* straight-line code for the usual small constant n */
+#if defined(__clang__)
+#pragma unroll 4
+#elif defined(__GNUC__) && __GNUC__ >= 8
+#pragma GCC unroll 4
+#endif
     for (i = 0; i < n; i++) {
         PyObject *o = _Cystck_Get(items[i]);
         if (Cystck_unlikely(o == NULL)) {

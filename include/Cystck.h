@@ -89,7 +89,10 @@ struct _Cystck_Chunk;
 /* A frame starts with only the first six fields set (every call pays for
  * what it initializes); the others are set when it first leaves the inline
  * arrays or opens in debug mode (`slow` non-zero).  Read the stack base
- * through _Cystck_StackBase. */
+ * through _Cystck_StackBase.  While `slow` is 0, base is slots and sp_end
+ * is stack + CYSTCK_INLINE_STACK: inline paths read those fields, not the
+ * arrays' addresses, which the compiler would keep in callee-saved
+ * registers for the whole call (saved and restored by every trampoline). */
 typedef struct Cystck_State {
     PyObject **top;          /* next free handle slot */
     PyObject **base;         /* first slot of the current chunk */
@@ -160,7 +163,7 @@ CYSTCK_INTERNAL void _Cystck_RuntimeInit(void);
 #define _CYSTCK_CHECKED(S) ((S)->slow == _CYSTCK_SLOW_DEBUG)
 /* Opened in debug mode, not checked yet: no slow path has run (see
  * _Cystck_OpenFrame); only debug mode gives a frame no inline slot. */
-#define _CYSTCK_DEBUG_PENDING(S) (!(S)->slow && (S)->end == (S)->slots)
+#define _CYSTCK_DEBUG_PENDING(S) (!(S)->slow && (S)->end == (S)->base)
 #define _CYSTCK_INLINE_ROOM() _Cystck_inline_room
 #endif
 
@@ -202,7 +205,7 @@ static inline PyObject *_Cystck_Consume(Cystck_State *S, Cystck_Object h)
 {
     PyObject *o = *h._p;
     if (Cystck_likely(!S->slow)) {
-        if ((uintptr_t)h._p >= (uintptr_t)S->slots && (uintptr_t)h._p < (uintptr_t)S->top) {
+        if ((uintptr_t)h._p >= (uintptr_t)S->base && (uintptr_t)h._p < (uintptr_t)S->top) {
             if (h._p == S->top - 1)
                 --S->top;
             else
@@ -271,7 +274,7 @@ static inline void Cystck_Drop(Cystck_State *S, Cystck_Object h)
     /* An argument, constant or reference handle of an inline frame (not
      * one opened in debug mode, whose end is its first slot): nothing to
      * release. */
-    if (Cystck_likely(!S->slow && S->end != S->slots))
+    if (Cystck_likely(!S->slow && S->end != S->base))
         return;
     _Cystck_DropSlow(S, h);
 }

@@ -43,15 +43,16 @@ static inline PyObject *_Cystck_Finish(Cystck_State *S, int n, const char *func)
 {
     if (Cystck_likely(!S->slow)) {
         PyObject *res, **p;
-        Cystck_ssize_t pushed = S->sp - S->stack;
-        if (n == 1 && pushed == 1)
+        /* from the fields, not the arrays' addresses: see Cystck_State */
+        Cystck_ssize_t room = S->sp_end - S->sp;
+        if (n == 1 && room == CYSTCK_INLINE_STACK - 1)
             res = S->sp[-1];    /* = stack[0], and the compiler knows what
                                    the push stored there */
-        else if (n == 0 && pushed == 0)
+        else if (n == 0 && room == CYSTCK_INLINE_STACK)
             res = Py_NewRef(Py_None);
         else
             return _Cystck_FinishSlow(S, n, func);
-        for (p = S->slots; p < S->top; ++p)
+        for (p = S->base; p < S->top; ++p)
             Py_XDECREF(*p);
         return res;
     }
@@ -62,9 +63,9 @@ static inline PyObject *_Cystck_Finish(Cystck_State *S, int n, const char *func)
  * hash) rather than a push count. */
 static inline int _Cystck_FinishInt(Cystck_State *S, int r, const char *func)
 {
-    if (Cystck_likely(!S->slow && S->sp == S->stack)) {
+    if (Cystck_likely(!S->slow && S->sp_end - S->sp == CYSTCK_INLINE_STACK)) {
         PyObject **p;
-        for (p = S->slots; p < S->top; ++p)
+        for (p = S->base; p < S->top; ++p)     /* as in _Cystck_Finish */
             Py_XDECREF(*p);
         return r;
     }

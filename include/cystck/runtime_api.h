@@ -45,8 +45,15 @@ static inline Cystck_Object Cystck_New(Cystck_State *S, Cystck_Object type, void
 {
     PyTypeObject *tp = (PyTypeObject *)_Cystck_Get(type);
     PyObject *o;
-    if (Cystck_unlikely(tp == NULL || !PyType_Check(tp) || tp->tp_alloc != _Cystck_PlainAlloc))
-        return _Cystck_NewSlow(S, type, data);
+    if (Cystck_unlikely(tp == NULL || !PyType_Check(tp) || tp->tp_alloc != _Cystck_PlainAlloc)) {
+        /* Through a local: data (often &p of the caller's p) is then only
+         * stored to inline, and the caller's p can live in a register. */
+        void *d = NULL;
+        Cystck_Object h = _Cystck_NewSlow(S, type, data != NULL ? &d : NULL);
+        if (data != NULL)
+            *data = d;
+        return h;
+    }
     /* What stock's PyObject_New expands to: one call that allocates and
      * initialises (MemoryError when out of memory). */
     o = _PyObject_New(tp);

@@ -119,7 +119,7 @@ int CystckType_Check(h o) = PyType_Check                   ; isinstance(o, type)
 int CystckType_IsSubtype(h a, h b) : hand ~ PyType_IsSubtype ; issubclass for types
 h CystckType_FromSpec(CystckType_Spec* spec, h? bases) : hand ~ PyType_FromSpecWithBases ; [h+1, e] a new heap type
 h CystckType_GenericNew(h type) : hand ~ PyType_GenericNew ; [h+1, e] a zeroed instance of type
-h Cystck_New(h type, void** data) : hand ~ PyObject_New    ; [h+1, e] a new instance; *data = its native struct
+h Cystck_New(h type, void** data) : hand ~ PyObject_New    ; [h+1, e] a new instance; *data = its native struct (NULL on failure)
 const char* CystckType_GetName(h type) : hand ~ -          ; the type's tp_name
 int Cystck_TypeIs(h o, h type) : hand ~ Py_IS_TYPE         ; type(o) is type
 

@@ -36,7 +36,8 @@ CYSTCK_INTERNAL Cystck_Object CystckType_GenericNew(Cystck_State *S, Cystck_Obje
 CYSTCK_INTERNAL Cystck_Object _Cystck_NewSlow(Cystck_State *S, Cystck_Object type, void **data);
 CYSTCK_INTERNAL PyObject *_Cystck_PlainAlloc(PyTypeObject *tp, Py_ssize_t nitems);
 
-/* [h+1, e] A new instance of type; *data (if not NULL) = its native struct.
+/* [h+1, e] A new instance of type; *data (if not NULL) = its native struct
+ * (NULL on failure).
  * Inline for the common case, a plain type of fixed size without GC (which
  * CystckType_FromSpec marks with _Cystck_PlainAlloc), needing only
  * PyObject_New's work: the struct is not zeroed (only types with
@@ -57,10 +58,10 @@ static inline Cystck_Object Cystck_New(Cystck_State *S, Cystck_Object type, void
     /* What stock's PyObject_New expands to: one call that allocates and
      * initialises (MemoryError when out of memory). */
     o = _PyObject_New(tp);
+    if (data != NULL)
+        *data = Cystck_likely(o != NULL) ? (char *)o + CYSTCK_DATA_OFFSET : NULL;
     if (Cystck_unlikely(o == NULL))
         return Cystck_NULL;
-    if (data != NULL)
-        *data = (char *)o + CYSTCK_DATA_OFFSET;
     return _Cystck_Own(S, o);
 }
 CYSTCK_INTERNAL const char *CystckType_GetName(Cystck_State *S, Cystck_Object type);

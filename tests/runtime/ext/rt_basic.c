@@ -120,6 +120,13 @@ static int null_handle(Cystck_State *S, Cystck_Object self)
             return Cystck_Return(S, Cystck_False);
     }
     CystckErr_Clear(S);
+    {
+        /* A failed Cystck_New leaves no stale struct pointer behind. */
+        void *data = &data;
+        if (!Cystck_IsNull(Cystck_New(S, Cystck_NULL, &data)) || data != NULL || !CystckErr_Occurred(S))
+            return Cystck_Return(S, Cystck_False);
+    }
+    CystckErr_Clear(S);
     if (CystckList_GetItemAsLong(S, Cystck_NULL, 0) != -1 || !CystckErr_Occurred(S))
         return Cystck_Return(S, Cystck_False);
     CystckErr_Clear(S);

@@ -86,21 +86,26 @@ typedef struct { PyObject **_p; } Cystck_Object;
 
 struct _Cystck_Chunk;
 
-/* A frame starts with only the first six fields set (every call pays for
+/* A frame starts with only the first five fields set (every call pays for
  * what it initializes); the others are set when it first leaves the inline
- * arrays or opens in debug mode (`slow` non-zero).  Read the stack base
- * through _Cystck_StackBase.  While `slow` is 0, base is slots and sp_end
- * is stack + CYSTCK_INLINE_STACK: inline paths read those fields, not the
- * arrays' addresses, which the compiler would keep in callee-saved
- * registers for the whole call (saved and restored by every trampoline). */
+ * arrays or opens in debug mode (it "goes slow").  Read the stack base
+ * through _Cystck_StackBase.  While a frame is inline, base is slots and
+ * sp_limit is stack + CYSTCK_INLINE_STACK: inline paths read those fields,
+ * not the arrays' addresses, which the compiler would keep in callee-saved
+ * registers for the whole call (saved and restored by every trampoline).
+ *
+ * sp_limit is the end of the return stack with the frame's state in its low
+ * bits: the end itself while inline, and end - 1 entry + the state bits
+ * (_CYSTCK_SLOW, _CYSTCK_SLOW_DEBUG) once slow.  `sp >= sp_limit` says
+ * "full" either way, and the closing fast path's one comparison of
+ * sp_limit - sp with an entry count also says "inline": with state bits
+ * set the difference is no whole number of entries. */
 typedef struct Cystck_State {
     PyObject **top;          /* next free handle slot */
     PyObject **base;         /* first slot of the current chunk */
     PyObject **end;          /* one past the current chunk */
     PyObject **sp;           /* return stack: next free entry */
-    PyObject **sp_end;
-    int slow;                /* 0, _CYSTCK_SLOW (heap chunks, stack or
-                                arguments) or _CYSTCK_SLOW_DEBUG */
+    uintptr_t sp_limit;      /* the stack's end and the frame's state */
     PyObject **sp_base;
     struct _Cystck_Chunk *chunk;   /* current heap chunk, NULL while inline */
     Cystck_Object *heap_args;      /* argument handles past CYSTCK_INLINE_ARGS */
@@ -108,8 +113,12 @@ typedef struct Cystck_State {
     PyObject *slots[CYSTCK_INLINE_HANDLES];
     PyObject *stack[CYSTCK_INLINE_STACK];
 } Cystck_State;
-#define _CYSTCK_SLOW 1
-#define _CYSTCK_SLOW_DEBUG 2
+/* State bits of sp_limit: gone slow (heap chunks, stack or arguments), and
+ * checked by debug mode (set with _CYSTCK_SLOW). */
+#define _CYSTCK_SLOW 1u
+#define _CYSTCK_SLOW_DEBUG 2u
+#define _CYSTCK_STATE_BITS (sizeof(PyObject *) - 1)
+#define _CYSTCK_IS_SLOW(S) ((S)->sp_limit & _CYSTCK_SLOW)
 
 /* A saved position of the handle array: see Cystck_OpenScope.  `end`
  * tells the chunk it is in (each chunk has its own end). */
@@ -160,15 +169,22 @@ CYSTCK_INTERNAL void _Cystck_RuntimeInit(void);
 #define _CYSTCK_DEBUG_PENDING(S) 0
 #define _CYSTCK_INLINE_ROOM() CYSTCK_INLINE_HANDLES
 #else
-#define _CYSTCK_CHECKED(S) ((S)->slow == _CYSTCK_SLOW_DEBUG)
+#define _CYSTCK_CHECKED(S) ((S)->sp_limit & _CYSTCK_SLOW_DEBUG)
 /* Opened in debug mode, not checked yet: no slow path has run (see
  * _Cystck_OpenFrame); only debug mode gives a frame no inline slot. */
-#define _CYSTCK_DEBUG_PENDING(S) (!(S)->slow && (S)->end == (S)->base)
+#define _CYSTCK_DEBUG_PENDING(S) (!_CYSTCK_IS_SLOW(S) && (S)->end == (S)->base)
 #define _CYSTCK_INLINE_ROOM() _Cystck_inline_room
 #endif
 
 /* The bottom of the return stack. */
-static inline PyObject **_Cystck_StackBase(Cystck_State *S) { return S->slow ? S->sp_base : S->stack; }
+static inline PyObject **_Cystck_StackBase(Cystck_State *S) { return _CYSTCK_IS_SLOW(S) ? S->sp_base : S->stack; }
+/* Is the return stack full?  (see sp_limit) */
+static inline int _Cystck_StackFull(Cystck_State *S) { return (uintptr_t)S->sp >= S->sp_limit; }
+/* Free return-stack entries: rounding up drops the state bits. */
+static inline Cystck_ssize_t _Cystck_StackRoom(Cystck_State *S)
+{
+    return (Cystck_ssize_t)((S->sp_limit + _CYSTCK_STATE_BITS - (uintptr_t)S->sp) / sizeof(PyObject *));
+}
 
 static inline Cystck_Object _Cystck_H(PyObject **p) { Cystck_Object h; h._p = p; return h; }
 /* The object behind a handle, or NULL for a null (or released) handle. */
@@ -204,7 +220,7 @@ static inline Cystck_Object _Cystck_OwnBorrowed(Cystck_State *S, PyObject *o)
 static inline PyObject *_Cystck_Consume(Cystck_State *S, Cystck_Object h)
 {
     PyObject *o = *h._p;
-    if (Cystck_likely(!S->slow)) {
+    if (Cystck_likely(!_CYSTCK_IS_SLOW(S))) {
         if ((uintptr_t)h._p >= (uintptr_t)S->base && (uintptr_t)h._p < (uintptr_t)S->top) {
             if (h._p == S->top - 1)
                 --S->top;
@@ -262,7 +278,7 @@ static inline void Cystck_Drop(Cystck_State *S, Cystck_Object h)
             --S->top;
             while (S->top > S->base && S->top[-1] == NULL)
                 --S->top;
-            if (Cystck_unlikely(S->top == S->base && S->slow && S->chunk != NULL))
+            if (Cystck_unlikely(S->top == S->base && _CYSTCK_IS_SLOW(S) && S->chunk != NULL))
                 _Cystck_PopChunk(S);
         }
         else {
@@ -274,7 +290,7 @@ static inline void Cystck_Drop(Cystck_State *S, Cystck_Object h)
     /* An argument, constant or reference handle of an inline frame (not
      * one opened in debug mode, whose end is its first slot): nothing to
      * release. */
-    if (Cystck_likely(!S->slow && S->end != S->base))
+    if (Cystck_likely(!_CYSTCK_IS_SLOW(S) && S->end != S->base))
         return;
     _Cystck_DropSlow(S, h);
 }
@@ -386,7 +402,7 @@ enum {
 /* Is there room for n more return-stack entries?  0 yes, -1 [e] no. */
 static inline int Cystck_CheckStack(Cystck_State *S, Cystck_ssize_t n)
 {
-    if (Cystck_likely(S->sp_end - S->sp >= n))
+    if (Cystck_likely(_Cystck_StackRoom(S) >= n))
         return 0;
     return _Cystck_GrowStack(S, n);
 }
@@ -397,7 +413,7 @@ static inline int Cystck_Push(Cystck_State *S, Cystck_Object h)
     PyObject *o = _Cystck_Get(h);
     if (Cystck_unlikely(o == NULL))
         return (_Cystck_BadArgInt(S, "Cystck_Push", h), -1);
-    if (Cystck_unlikely(S->sp == S->sp_end) && _Cystck_GrowStack(S, 1) < 0)
+    if (Cystck_unlikely(_Cystck_StackFull(S)) && _Cystck_GrowStack(S, 1) < 0)
         return -1;
     Py_INCREF(o);
     *S->sp++ = o;
@@ -409,7 +425,7 @@ static inline int _Cystck_PushNew(Cystck_State *S, PyObject *o)
 {
     if (Cystck_unlikely(o == NULL))
         return -1;
-    if (Cystck_unlikely(S->sp == S->sp_end) && _Cystck_GrowStack(S, 1) < 0) {
+    if (Cystck_unlikely(_Cystck_StackFull(S)) && _Cystck_GrowStack(S, 1) < 0) {
         Py_DECREF(o);
         return -1;
     }
@@ -435,7 +451,7 @@ static inline int Cystck_Return(Cystck_State *S, Cystck_Object h)
     PyObject *o = _Cystck_Get(h);
     if (Cystck_unlikely(o == NULL))
         return (_Cystck_BadArgInt(S, "Cystck_Return", h), -1);
-    if (Cystck_unlikely(S->sp == S->sp_end) && _Cystck_GrowStack(S, 1) < 0)
+    if (Cystck_unlikely(_Cystck_StackFull(S)) && _Cystck_GrowStack(S, 1) < 0)
         return -1;
     /* top - 1 is the newest slot, or (when the chunk is empty) a field of the
      * chunk's or the state's header, which no handle points to. */

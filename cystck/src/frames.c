@@ -29,23 +29,36 @@ Cystck_ssize_t Cystck_HandleLimit(void) { return handle_limit; }
 
 void _Cystck_SetHandleLimit(Cystck_ssize_t limit) { handle_limit = limit; }
 
+/* The end of the return stack, and setting it with the frame's state bits
+ * (see Cystck_State: a slow frame's sp_limit is one entry short of the end,
+ * plus its bits). */
+static PyObject **stack_end(Cystck_State *S)
+{
+    return (PyObject **)((S->sp_limit + _CYSTCK_STATE_BITS) & ~(uintptr_t)_CYSTCK_STATE_BITS);
+}
+
+static void set_stack_end(Cystck_State *S, PyObject **end, uintptr_t bits)
+{
+    S->sp_limit = (uintptr_t)(end - 1) | bits;
+}
+
 /* A frame opens with only the fields its fast paths use; the others are
  * set here the first time it needs them (see Cystck_State). */
 void _Cystck_GoSlow(Cystck_State *S)
 {
-    if (S->slow)
+    if (_CYSTCK_IS_SLOW(S))
         return;
     S->sp_base = S->stack;
     S->chunk = NULL;
     S->heap_args = NULL;
     S->debug = NULL;
-    S->slow = _CYSTCK_SLOW;
+    set_stack_end(S, S->stack + CYSTCK_INLINE_STACK, _CYSTCK_SLOW);
     if (S->end == S->slots) {
         /* Opened in debug mode (see _Cystck_OpenFrame): checked from now
          * on, or, out of memory for the record, unchecked with its slots. */
         S->debug = _Cystck_DebugNewFrame(NULL);
         if (S->debug != NULL)
-            S->slow = _CYSTCK_SLOW_DEBUG;
+            S->sp_limit |= _CYSTCK_SLOW_DEBUG;
         else
             S->end = S->slots + CYSTCK_INLINE_HANDLES;
     }
@@ -53,12 +66,12 @@ void _Cystck_GoSlow(Cystck_State *S)
 
 static struct _Cystck_Chunk *chunk_of(Cystck_State *S)
 {
-    return S->slow ? S->chunk : NULL;
+    return _CYSTCK_IS_SLOW(S) ? S->chunk : NULL;
 }
 
 static struct _Cystck_DebugFrame *debug_of(Cystck_State *S)
 {
-    return S->slow ? S->debug : NULL;
+    return _CYSTCK_IS_SLOW(S) ? S->debug : NULL;
 }
 
 static Cystck_ssize_t chunk_count_before(Cystck_State *S)
@@ -205,7 +218,7 @@ int _Cystck_GrowStack(Cystck_State *S, Cystck_ssize_t n)
     PyObject **mem;
     _Cystck_GoSlow(S);
     used = S->sp - S->sp_base;
-    cap = S->sp_end - S->sp_base;
+    cap = stack_end(S) - S->sp_base;
     want = cap * 2 > used + n ? cap * 2 : used + n;
     if (used + n > handle_limit)
         return raise_overflow(S, used + n);
@@ -223,7 +236,7 @@ int _Cystck_GrowStack(Cystck_State *S, Cystck_ssize_t n)
     }
     S->sp_base = mem;
     S->sp = mem + used;
-    S->sp_end = mem + want;
+    set_stack_end(S, mem + want, S->sp_limit & _CYSTCK_STATE_BITS);
     return 0;
 }
 

@@ -33,39 +33,38 @@ static inline void _Cystck_OpenFrame(Cystck_State *S, const char *func)
     S->top = S->base = S->slots;
     S->end = S->slots + _CYSTCK_INLINE_ROOM();
     S->sp = S->stack;
-    S->sp_end = S->stack + CYSTCK_INLINE_STACK;
-    S->slow = 0;
+    S->sp_limit = (uintptr_t)(S->stack + CYSTCK_INLINE_STACK);   /* inline */
 }
 
 /* Close the frame of a function that returned n (its push count or -1) and
  * build the PyObject* result. */
 static inline PyObject *_Cystck_Finish(Cystck_State *S, int n, const char *func)
 {
-    if (Cystck_likely(!S->slow)) {
-        PyObject *res, **p;
-        /* from the fields, not the arrays' addresses: see Cystck_State */
-        Cystck_ssize_t room = S->sp_end - S->sp;
-        if (n == 1 && room == CYSTCK_INLINE_STACK - 1)
-            res = S->sp[-1];    /* = stack[0], and the compiler knows what
-                                   the push stored there */
-        else if (n == 0 && room == CYSTCK_INLINE_STACK)
-            res = Py_NewRef(Py_None);
-        else
-            return _Cystck_FinishSlow(S, n, func);
-        for (p = S->base; p < S->top; ++p)
-            Py_XDECREF(*p);
-        return res;
-    }
-    return _Cystck_FinishSlow(S, n, func);
+    /* Room left on the stack, in bytes, from the fields, not the arrays'
+     * addresses (see Cystck_State); in a frame gone slow it is no whole
+     * number of entries, so these tests also say "inline". */
+    uintptr_t room = S->sp_limit - (uintptr_t)S->sp;
+    PyObject *res, **p;
+    if (n == 1 && room == (CYSTCK_INLINE_STACK - 1) * sizeof(PyObject *))
+        res = S->sp[-1];    /* = stack[0], and the compiler knows what
+                               the push stored there */
+    else if (n == 0 && room == CYSTCK_INLINE_STACK * sizeof(PyObject *))
+        res = Py_NewRef(Py_None);
+    else
+        return _Cystck_FinishSlow(S, n, func);
+    for (p = S->base; p < S->top; ++p)
+        Py_XDECREF(*p);
+    return res;
 }
 
 /* Close the frame of a function returning a C value (int, Py_ssize_t,
  * hash) rather than a push count. */
 static inline int _Cystck_FinishInt(Cystck_State *S, int r, const char *func)
 {
-    if (Cystck_likely(!S->slow && S->sp_end - S->sp == CYSTCK_INLINE_STACK)) {
+    /* as in _Cystck_Finish: an empty stack of an inline frame */
+    if (Cystck_likely(S->sp_limit - (uintptr_t)S->sp == CYSTCK_INLINE_STACK * sizeof(PyObject *))) {
         PyObject **p;
-        for (p = S->base; p < S->top; ++p)     /* as in _Cystck_Finish */
+        for (p = S->base; p < S->top; ++p)
             Py_XDECREF(*p);
         return r;
     }

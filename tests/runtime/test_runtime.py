@@ -376,6 +376,23 @@ def test_calls_through_the_stack(rt):
         rt.call(lambda: 1 / 0)
 
 
+@pytest.mark.parametrize("handles", [0, 3, 40])        # inline slots, heap chunks
+@pytest.mark.parametrize("pushes", [0, 1, 2, 8, 9, 30])  # inline stack, grown stack
+def test_frames_of_every_shape_close_and_release(rt, handles, pushes):
+    o = object()
+    before = sys.getrefcount(o)
+    r = rt.frame_shape(o, handles, pushes, pushes)
+    assert r == (None if pushes == 0 else o if pushes == 1 else (o,) * pushes)
+    del r
+    assert sys.getrefcount(o) == before
+    for wrong in {pushes - 1, pushes + 1} - {-1}:
+        with pytest.raises(SystemError, match=f"returned {wrong} but pushed {pushes} value"):
+            rt.frame_shape(o, handles, pushes, wrong)
+    with pytest.raises(SystemError, match="returned -1 .error. without setting an exception"):
+        rt.frame_shape(o, handles, pushes, -1)
+    assert sys.getrefcount(o) == before
+
+
 def test_frames_nest(rt):
     # C -> Python -> C -> Python, several levels deep.
     def down(n):

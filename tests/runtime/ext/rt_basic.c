@@ -153,6 +153,30 @@ static int call(Cystck_State *S, Cystck_Object self, const Cystck_Object *args, 
     return Cystck_Return(S, Cystck_Call(S, nargs - 1));
 }
 
+/* A frame of any shape: `handles` owned handles (past the inline slots
+ * they go to heap chunks), `pushes` entries (past the inline stack it
+ * grows), and a return value that may disagree with what was pushed.
+ * Every shape must close through the right path, releasing everything. */
+CYSTCK_DEF_METH(frame_shape_def, "frame_shape", frame_shape, CYSTCK_VARARGS,
+                "frame_shape(o, handles, pushes, returned): hold o in handles, push it, return returned")
+static int frame_shape(Cystck_State *S, Cystck_Object self, const Cystck_Object *args, Cystck_ssize_t nargs)
+{
+    Cystck_Object o;
+    long handles, pushes, returned, i;
+    (void)self;
+    if (!CystckArg_ParseTuple(S, args, nargs, "Olll", &o, &handles, &pushes, &returned))
+        return -1;
+    for (i = 0; i < handles; i++)
+        if (Cystck_IsNull(Cystck_Dup(S, o)))
+            return -1;
+    if (Cystck_CheckStack(S, pushes) < 0)
+        return -1;
+    for (i = 0; i < pushes; i++)
+        if (Cystck_Push(S, o) < 0)
+            return -1;
+    return (int)returned;
+}
+
 CYSTCK_DEF_METH(call_kw_def, "call_kw", call_kw, CYSTCK_VARARGS, "call_kw(f, x, y): f(x, key=y)")
 static int call_kw(Cystck_State *S, Cystck_Object self, const Cystck_Object *args, Cystck_ssize_t nargs)
 {
@@ -671,7 +695,7 @@ static int drop_constants(Cystck_State *S, Cystck_Object self, Cystck_Object n_)
 
 static CystckDef *module_defines[] = {
     &noargs_def, &identity_def, &same_def, &twice_def, &add_def, &kw_def, &kw_swapped_def, &tuple3_def, &wrong_count_def,
-    &raise_value_error_def, &null_handle_def, &call_def, &call_kw_def, &call_method_def,
+    &raise_value_error_def, &null_handle_def, &call_def, &frame_shape_def, &call_kw_def, &call_method_def,
     &make_and_discard_def, &churn_def, &scope_keep_def, &sum_fast_def, &sum_list_def, &sum_dict_def, &sum_items_def, &waves_def, &build_list_def,
     &keep_def, &get_kept_def, &release_kept_def, &exposed_buffer_def, &released_blocks_def,
     &bump_def, &c_value_def, &drop_constants_def, NULL

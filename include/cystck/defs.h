@@ -36,6 +36,18 @@ static inline void _Cystck_OpenFrame(Cystck_State *S, const char *func)
     S->sp_limit = (uintptr_t)(S->stack + CYSTCK_INLINE_STACK);   /* inline */
 }
 
+/* Release the handles of an inline frame.  Laid out for none left (the
+ * result moved to the stack, or no object made): the loop goes out of line. */
+static inline void _Cystck_ReleaseInline(Cystck_State *S)
+{
+    PyObject **p = S->base;
+    if (Cystck_unlikely(p < S->top)) {
+        do
+            Py_XDECREF(*p);
+        while (++p < S->top);
+    }
+}
+
 /* Close the frame of a function that returned n (its push count or -1) and
  * build the PyObject* result. */
 static inline PyObject *_Cystck_Finish(Cystck_State *S, int n, const char *func)
@@ -44,7 +56,7 @@ static inline PyObject *_Cystck_Finish(Cystck_State *S, int n, const char *func)
      * addresses (see Cystck_State); in a frame gone slow it is no whole
      * number of entries, so these tests also say "inline". */
     uintptr_t room = S->sp_limit - (uintptr_t)S->sp;
-    PyObject *res, **p;
+    PyObject *res;
     if (n == 1 && room == (CYSTCK_INLINE_STACK - 1) * sizeof(PyObject *))
         res = S->sp[-1];    /* = stack[0], and the compiler knows what
                                the push stored there */
@@ -52,8 +64,7 @@ static inline PyObject *_Cystck_Finish(Cystck_State *S, int n, const char *func)
         res = Py_NewRef(Py_None);
     else
         return _Cystck_FinishSlow(S, n, func);
-    for (p = S->base; p < S->top; ++p)
-        Py_XDECREF(*p);
+    _Cystck_ReleaseInline(S);
     return res;
 }
 
@@ -63,9 +74,7 @@ static inline int _Cystck_FinishInt(Cystck_State *S, int r, const char *func)
 {
     /* as in _Cystck_Finish: an empty stack of an inline frame */
     if (Cystck_likely(S->sp_limit - (uintptr_t)S->sp == CYSTCK_INLINE_STACK * sizeof(PyObject *))) {
-        PyObject **p;
-        for (p = S->base; p < S->top; ++p)
-            Py_XDECREF(*p);
+        _Cystck_ReleaseInline(S);
         return r;
     }
     return _Cystck_FinishIntSlow(S, r, func);

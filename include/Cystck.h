@@ -140,7 +140,10 @@ extern CYSTCK_INTERNAL int _Cystck_debug;
 /* CYSTCK_INLINE_HANDLES, or 0 in debug mode: see _Cystck_OpenFrame. */
 extern CYSTCK_INTERNAL Cystck_ssize_t _Cystck_inline_room;
 extern CYSTCK_INTERNAL PyObject *_Cystck_Consts[];
-CYSTCK_INTERNAL Cystck_Object _Cystck_OwnSlow(Cystck_State *S, PyObject *o);
+/* Make room for one more handle (a heap chunk; in debug mode the first
+ * handle makes the frame checked): the slot to use, which is S->top, or NULL
+ * with an exception set and o released. */
+CYSTCK_INTERNAL PyObject **_Cystck_OwnSlow(Cystck_State *S, PyObject *o);
 /* Error paths for invalid handle arguments: keep the exception of the call
  * that produced a null handle, else raise SystemError (in debug mode saying
  * what is wrong with h and which C line passed it). */
@@ -200,12 +203,20 @@ static inline double _Cystck_AsDouble(PyObject *o)
 /* Give a new reference a slot; NULL (an API error) gives the null handle. */
 static inline Cystck_Object _Cystck_Own(Cystck_State *S, PyObject *o)
 {
+    PyObject **slot;
     if (Cystck_unlikely(o == NULL))
         return _Cystck_H(NULL);
-    if (Cystck_unlikely(S->top == S->end))
-        return _Cystck_OwnSlow(S, o);
-    *S->top = o;
-    return _Cystck_H(S->top++);
+    slot = S->top;
+    if (Cystck_unlikely(slot == S->end)) {
+        slot = _Cystck_OwnSlow(S, o);
+        if (slot == NULL)
+            return _Cystck_H(NULL);
+    }
+    /* Both paths end here, so the compiler knows the top after them: a
+     * Cystck_Return of this handle then folds its "newest?" test. */
+    *slot = o;
+    S->top = slot + 1;
+    return _Cystck_H(slot);
 }
 
 /* Give a borrowed reference a slot (the handle keeps the object alive). */

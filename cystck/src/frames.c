@@ -193,14 +193,13 @@ void _Cystck_PopChunk(Cystck_State *S)
     trim_top(S);
 }
 
-Cystck_Object _Cystck_OwnSlow(Cystck_State *S, PyObject *o)
+PyObject **_Cystck_OwnSlow(Cystck_State *S, PyObject *o)
 {
     if (grow_handles(S, 1) < 0) {
         Py_DECREF(o);
-        return _Cystck_H(NULL);
+        return NULL;
     }
-    *S->top = o;
-    return _Cystck_H(S->top++);
+    return S->top;
 }
 
 int Cystck_CheckHandles(Cystck_State *S, Cystck_ssize_t n)

@@ -161,7 +161,7 @@ static inline Cystck_Object CystckTuple_FromArray(Cystck_State *S, const Cystck_
         PyObject *o = _Cystck_Get(items[i]);
         if (Cystck_unlikely(o == NULL)) {
             Py_DECREF(t);
-            return _Cystck_BadArg(S, "CystckTuple_FromArray", items[i]);
+            return (_Cystck_BadArg(S, "CystckTuple_FromArray", items[i]), Cystck_NULL);
         }
         PyTuple_SET_ITEM(t, i, Py_NewRef(o));
     }

@@ -26,6 +26,7 @@ can ever stand in for a variant that did not build.
 """
 import argparse
 import concurrent.futures
+import hashlib
 import importlib.util
 import json
 import os
@@ -238,6 +239,18 @@ def read_manifest():
 # Child process: one setuptools build of one variant.
 # ---------------------------------------------------------------------------
 
+def _sha256(path):
+    return hashlib.sha256(pathlib.Path(path).read_bytes()).hexdigest()
+
+
+def _is_recorded_module(record):
+    """Is the module a build key records still the file it built?"""
+    if not record:
+        return False
+    path = REPO / record["path"]        # an absolute path stays as it is
+    return path.exists() and _sha256(path) == record["sha256"]
+
+
 def _child_build(variant, source, vdir, force):
     info_path = vdir / "build-info.json"
     reason = _missing_package(variant)
@@ -279,8 +292,13 @@ def _child_build(variant, source, vdir, force):
            "compile_args": list(ext.extra_compile_args),
            "define_macros": [list(m) for m in ext.define_macros],
            "hpy_version": _hpy_version() if variant.startswith("hpy_") else None}
+    # build_ext also keeps a module newer than its inputs, whoever wrote it:
+    # the key records the hash of the module this function built, and a
+    # module that is not that one (copied over by hand, say) is rebuilt.
     key_path = vdir / "build-key.json"
-    if not force and (not key_path.exists() or json.loads(key_path.read_text()) != key):
+    old_key = json.loads(key_path.read_text()) if key_path.exists() else None
+    if not force and (old_key is None or dict(old_key, module=None) != dict(key, module=None)
+                      or not _is_recorded_module(old_key.get("module"))):
         script_args.append("--force")
 
     # hpy.devel writes its universal-ABI stub loader into build_py's folder;
@@ -307,6 +325,7 @@ def _child_build(variant, source, vdir, force):
     if variant.startswith("hpy_"):
         info["hpy_version"] = _hpy_version()
     info_path.write_text(json.dumps(info, indent=2) + "\n")
+    key["module"] = {"path": _shown(outputs[0]), "sha256": _sha256(outputs[0])}
     key_path.write_text(json.dumps(key, indent=2) + "\n")
 
 

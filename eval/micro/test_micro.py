@@ -109,6 +109,25 @@ def test_failed_build_is_reported_and_leaves_no_module(tmp_path, monkeypatch):
     assert (tmp_path / "out" / "stock" / "build.log").exists()
 
 
+def test_module_replaced_after_its_build_is_rebuilt(tmp_path, monkeypatch):
+    # build_ext keeps a module newer than its sources; one this build did not
+    # make (copied over by hand for a comparison, say) must not stand in.
+    monkeypatch.setattr(micro_build, "BUILD_ROOT", tmp_path)
+    first = micro_build.build_variant("stock")
+    assert first["status"] == "ok", first
+    module = micro_build.REPO / first["path"]     # absolute: outside the repository
+    module.write_bytes(b"not the module this build made")
+    again = micro_build.build_variant("stock")
+    assert again["status"] == "ok", again
+    assert module.read_bytes()[:4] == b"\x7fELF"
+    assert module.read_bytes() != b"not the module this build made"
+    # An untouched module is kept as it is (no rebuild needed).
+    rebuilt = module.read_bytes()
+    mtime = module.stat().st_mtime_ns
+    micro_build.build_variant("stock")
+    assert module.stat().st_mtime_ns == mtime and module.read_bytes() == rebuilt
+
+
 # ---------------------------------------------------------------------------
 # Every variant computes the same results
 # ---------------------------------------------------------------------------

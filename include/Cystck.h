@@ -117,7 +117,7 @@ typedef struct Cystck_State {
  * checked by debug mode (set with _CYSTCK_SLOW). */
 #define _CYSTCK_SLOW 1u
 #define _CYSTCK_SLOW_DEBUG 2u
-#define _CYSTCK_STATE_BITS (sizeof(PyObject *) - 1)
+#define _CYSTCK_STATE_BITS (sizeof(PyObject *) - 1)   /* free in an aligned pointer */
 #define _CYSTCK_IS_SLOW(S) ((S)->sp_limit & _CYSTCK_SLOW)
 
 /* A saved position of the handle array: see Cystck_OpenScope.  `end`
@@ -212,8 +212,8 @@ static inline Cystck_Object _Cystck_Own(Cystck_State *S, PyObject *o)
         if (slot == NULL)
             return _Cystck_H(NULL);
     }
-    /* Both paths end here, so the compiler knows the top after them: a
-     * Cystck_Return of this handle then folds its "newest?" test. */
+    /* Both paths end in the same stores, so after them the compiler knows
+     * the top and what the slot holds without reloading either. */
     *slot = o;
     S->top = slot + 1;
     return _Cystck_H(slot);

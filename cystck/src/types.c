@@ -202,18 +202,10 @@ static PyTypeObject *as_type(Cystck_State *S, Cystck_Object type, const char *fu
 
 /* Cystck_New's general case (the header has the inline fast path): GC and
  * variable-size types, custom tp_alloc, bad arguments, out of memory. */
-CYSTCK_NOINLINE Cystck_Object _Cystck_NewSlow(Cystck_State *S, Cystck_Object type, void **data)
+CYSTCK_NOINLINE PyObject *_Cystck_NewObjectSlow(Cystck_State *S, Cystck_Object type)
 {
     PyTypeObject *tp = as_type(S, type, "Cystck_New", _CYSTCK_CALLER());
-    PyObject *o;
-    if (tp == NULL)
-        return Cystck_NULL;
-    o = tp->tp_alloc(tp, 0);
-    if (o == NULL)
-        return Cystck_NULL;
-    if (data != NULL)
-        *data = (char *)o + CYSTCK_DATA_OFFSET;
-    return _Cystck_Own(S, o);
+    return tp != NULL ? tp->tp_alloc(tp, 0) : NULL;
 }
 
 Cystck_Object CystckType_GenericNew(Cystck_State *S, Cystck_Object type)

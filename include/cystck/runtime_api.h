@@ -33,7 +33,8 @@ CYSTCK_INTERNAL Cystck_Object Cystck_BuildValue(Cystck_State *S, const char *fmt
 CYSTCK_INTERNAL int CystckType_IsSubtype(Cystck_State *S, Cystck_Object a, Cystck_Object b);
 CYSTCK_INTERNAL Cystck_Object CystckType_FromSpec(Cystck_State *S, CystckType_Spec *spec, Cystck_Object bases);
 CYSTCK_INTERNAL Cystck_Object CystckType_GenericNew(Cystck_State *S, Cystck_Object type);
-CYSTCK_INTERNAL Cystck_Object _Cystck_NewSlow(Cystck_State *S, Cystck_Object type, void **data);
+/* Cystck_New's general case: a new reference, or NULL with an exception. */
+CYSTCK_INTERNAL PyObject *_Cystck_NewObjectSlow(Cystck_State *S, Cystck_Object type);
 CYSTCK_INTERNAL PyObject *_Cystck_PlainAlloc(PyTypeObject *tp, Py_ssize_t nitems);
 
 /* [h+1, e] A new instance of type; *data (if not NULL) = its native struct
@@ -41,27 +42,22 @@ CYSTCK_INTERNAL PyObject *_Cystck_PlainAlloc(PyTypeObject *tp, Py_ssize_t nitems
  * Inline for the common case, a plain type of fixed size without GC (which
  * CystckType_FromSpec marks with _Cystck_PlainAlloc), needing only
  * PyObject_New's work: the struct is not zeroed (only types with
- * Cystck_Fields, GC types, need that; _Cystck_NewSlow does it for them). */
+ * Cystck_Fields, GC types, need that; their tp_alloc, which
+ * _Cystck_NewObjectSlow calls, does it). */
 static inline Cystck_Object Cystck_New(Cystck_State *S, Cystck_Object type, void **data)
 {
     PyTypeObject *tp = (PyTypeObject *)_Cystck_Get(type);
     PyObject *o;
-    if (Cystck_unlikely(tp == NULL || !PyType_Check(tp) || tp->tp_alloc != _Cystck_PlainAlloc)) {
-        /* Through a local: data (often &p of the caller's p) is then only
-         * stored to inline, and the caller's p can live in a register. */
-        void *d = NULL;
-        Cystck_Object h = _Cystck_NewSlow(S, type, data != NULL ? &d : NULL);
-        if (data != NULL)
-            *data = d;
-        return h;
-    }
     /* What stock's PyObject_New expands to: one call that allocates and
      * initialises (MemoryError when out of memory). */
-    o = _PyObject_New(tp);
+    if (Cystck_likely(tp != NULL && PyType_Check(tp) && tp->tp_alloc == _Cystck_PlainAlloc))
+        o = _PyObject_New(tp);
+    else
+        o = _Cystck_NewObjectSlow(S, type);
     if (data != NULL)
         *data = Cystck_likely(o != NULL) ? (char *)o + CYSTCK_DATA_OFFSET : NULL;
-    if (Cystck_unlikely(o == NULL))
-        return Cystck_NULL;
+    /* Both paths join before the handle is made, so the compiler knows
+     * which slot it is (and Cystck_Return can move it without a check). */
     return _Cystck_Own(S, o);
 }
 CYSTCK_INTERNAL const char *CystckType_GetName(Cystck_State *S, Cystck_Object type);

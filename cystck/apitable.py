@@ -363,9 +363,9 @@ int CystckModule_Check(h o) = PyModule_Check               ; is a module
 
 ## Arguments
 int CystckArg_ParseTuple(const Cystck_Object* args, Cystck_ssize_t nargs, const char* fmt, ...) : hand ~ PyArg_ParseTuple ; [e] parse positional arguments; O gives handles
-int CystckArg_ParseTupleAndKeywords(const Cystck_Object* args, Cystck_ssize_t nargs, h kw, const char* fmt, const char** kwlist, ...) : hand ~ PyArg_ParseTupleAndKeywords ; [e] parse positional and keyword arguments (with GCC and Clang a macro that keeps one parser per call site)
+int CystckArg_ParseTupleAndKeywords(const Cystck_Object* args, Cystck_ssize_t nargs, h? kw, const char* fmt, const char** kwlist, ...) : hand ~ PyArg_ParseTupleAndKeywords ; [e] parse positional and keyword arguments (with GCC and Clang a macro that keeps one parser per call site)
 int CystckArg_UnpackTuple(const Cystck_Object* args, Cystck_ssize_t nargs, const char* name, Cystck_ssize_t min, Cystck_ssize_t max, ...) : hand ~ PyArg_UnpackTuple ; [e] bind min..max handles
-int CystckArg_NoKeywords(const char* name, h kw) : hand ~ _PyArg_NoKeywords ; [e] reject keywords
+int CystckArg_NoKeywords(const char* name, h? kw) : hand ~ _PyArg_NoKeywords ; [e] reject keywords
 
 ## Weak references
 h CystckWeakref_NewRef(h o, h? callback) = PyWeakref_NewRef ; [h+1, e] weakref.ref(o, callback)

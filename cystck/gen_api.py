@@ -106,6 +106,24 @@ def stock_to_cystck():
     return mapping
 
 
+# Return types of the table that are pointers behind a typedef.
+POINTER_TYPEDEFS = {"Cystck_Ref"}
+
+
+def error_value(ret):
+    """The C value a function returning `ret` gives on error (None for void):
+    the null handle, NULL, -1.0 or -1."""
+    if ret == "h":
+        return "Cystck_NULL"
+    if ret == "void":
+        return None
+    if ret.endswith("*") or ret in POINTER_TYPEDEFS:
+        return f"({ret})NULL"
+    if ret == "double":
+        return "-1.0"
+    return f"({ret})-1"
+
+
 def _error_return(ret, bad):
     """The C expression a wrapper returns after an invalid handle argument;
     `bad` is a C expression naming the (first) invalid handle."""
@@ -114,11 +132,7 @@ def _error_return(ret, bad):
         return f"(_Cystck_BadArg(S, FN, {bad}), Cystck_NULL)"
     if ret == "void":
         return None
-    if ret.endswith("*"):
-        return f"(_Cystck_BadArgInt(S, FN, {bad}), ({ret})NULL)"
-    if ret == "double":
-        return f"(_Cystck_BadArgInt(S, FN, {bad}), -1.0)"
-    return f"(_Cystck_BadArgInt(S, FN, {bad}), ({ret})-1)"
+    return f"(_Cystck_BadArgInt(S, FN, {bad}), {error_value(ret)})"
 
 
 def _first_bad(handles):

@@ -25,8 +25,7 @@ NOT_AN_ERROR = {
     "Cystck_Drop": "releasing the null handle is a no-op (like Py_XDECREF)",
 }
 
-# The error value of hand-written functions that depart from the generated
-# wrappers' rule (handle: null; pointer: NULL; double: -1.0; other: -1).
+# Hand-written functions whose error value is not gen_api.error_value's.
 ERROR_VALUE = {
     # As PyDict_Next: 0 ends the loop, and the exception tells an error.
     "CystckDict_Next": "0",
@@ -68,15 +67,9 @@ def _argument(p):
 
 def _check(f):
     """The C condition that r is f's error value."""
-    if f.name in ERROR_VALUE:
-        return f"r == {ERROR_VALUE[f.name]}"
     if f.ret == "h":
         return "Cystck_IsNull(r)"
-    if f.ret.endswith("*") or f.ret in ("Cystck_Ref",):
-        return "r == NULL"
-    if f.ret == "double":
-        return "r == -1.0"
-    return f"r == ({f.ret})-1"
+    return f"r == {ERROR_VALUE.get(f.name) or gen_api.error_value(f.ret)}"
 
 
 def _case(i, f):

@@ -23,7 +23,10 @@ Each line of ``TABLE`` is one function::
   departure, e.g. a non-stealing replacement for a stealing function.
 * flags: ``borrowed`` (STOCK returns a borrowed reference; the wrapper takes
   a new one for the handle), ``noerr`` (a null result is not an error, e.g.
-  ``PyDict_GetItem``), ``macro`` (STOCK is an unchecked macro).
+  ``PyDict_GetItem``), ``macro`` (STOCK is an unchecked macro),
+  ``check=MACRO`` (STOCK does not check the type of its first argument and
+  would crash on another: the wrapper raises SystemError unless MACRO
+  passes).
 * ``## Section`` lines group functions in the docs.
 """
 
@@ -248,7 +251,7 @@ int CystckMapping_HasKey(h o, h key) = PyMapping_HasKey    ; key in o, no error
 int CystckMapping_Check(h o) = PyMapping_Check             ; supports the mapping protocol
 
 ## Iterator
-h CystckIter_Next(h it) = PyIter_Next [noerr]              ; [h+1] next(it); null with no exception at the end
+h CystckIter_Next(h it) = PyIter_Next [noerr check=_Cystck_HasIterNext] ; [h+1] next(it); null with no exception at the end
 int CystckIter_Check(h o) = PyIter_Check                   ; is an iterator
 
 ## List
@@ -299,7 +302,7 @@ int CystckDict_SetItem(h d, h key, h v) = PyDict_SetItem   ; [e] d[key] = v
 int CystckDict_SetItemString(h d, const char* key, h v) = PyDict_SetItemString ; [e] d[key] = v
 int CystckDict_DelItem(h d, h key) = PyDict_DelItem        ; [e] del d[key]
 int CystckDict_DelItemString(h d, const char* key) = PyDict_DelItemString ; [e]
-int CystckDict_Contains(h d, h key) = PyDict_Contains      ; [e] key in d
+int CystckDict_Contains(h d, h key) = PyDict_Contains [check=PyDict_Check] ; [e] key in d
 int CystckDict_Next(h d, Cystck_ssize_t* pos, Cystck_Object* key, Cystck_Object* value) : hand ~ PyDict_Next ; [h+2] next item as two new handles (drop them, or close a scope gate per item)
 int CystckDict_NextInto(h d, Cystck_ssize_t* pos, Cystck_Object* key, Cystck_Object* value) : hand ~ PyDict_Next ; [h+2 once] next item into the same two slots each time (*key, *value start as Cystck_NULL; released and nulled at the end): a dict loop stays flat, no drops
 h CystckDict_Keys(h d) = PyDict_Keys                       ; [h+1, e] list of keys
@@ -324,7 +327,7 @@ int CystckAnySet_Check(h o) = PyAnySet_Check               ; set or frozenset
 ## Slice
 h CystckSlice_New(h? start, h? stop, h? step) = PySlice_New ; [h+1, e] slice(start, stop, step)
 int CystckSlice_Check(h o) = PySlice_Check                 ; isinstance(o, slice)
-int CystckSlice_Unpack(h s, Cystck_ssize_t* start, Cystck_ssize_t* stop, Cystck_ssize_t* step) = PySlice_Unpack ; [e]
+int CystckSlice_Unpack(h s, Cystck_ssize_t* start, Cystck_ssize_t* stop, Cystck_ssize_t* step) = PySlice_Unpack [check=PySlice_Check] ; [e]
 
 ## Errors
 void CystckErr_SetString(h type, const char* msg) = PyErr_SetString ; raise type(msg)

@@ -143,6 +143,14 @@ def _first_bad(handles):
     return expr
 
 
+def _type_check(f):
+    """The check=MACRO flag: the type test the first handle's object must
+    pass, for stock functions that do not test it themselves and would crash
+    on another type (PyDict_Contains, PySlice_Unpack)."""
+    checks = [flag[len("check="):] for flag in f.flags if flag.startswith("check=")]
+    return checks[0] if checks else None
+
+
 def _wrapper(f):
     handles = [p for p in f.params if p.is_handle]
     required = [p for p in handles if p.ctype != "h?"]
@@ -156,6 +164,14 @@ def _wrapper(f):
         body.append(f"        {on_error}")
     if not required:
         body.append("    (void)S;")
+    check = _type_check(f)
+    if check:
+        first = handles[0].name
+        err = error_value(f.ret)
+        raise_ = (f'PyErr_Format(PyExc_SystemError, "%s: argument of the wrong type (%s)", FN, '
+                  f'Py_TYPE({first}_)->tp_name)')
+        body.append(f"    if (Cystck_unlikely(!{check}({first}_)))")
+        body.append(f"        return ({raise_}, {err});" if err else f"        {{ {raise_}; return; }}")
     body += [f"    {p.name}_ = _Cystck_Consume(S, {p.name});"
              for p in handles if p.ctype == "h!"]
     call = f"{f.calls}({', '.join(f'{p.name}_' if p.is_handle else p.name for p in f.params)})"

@@ -200,6 +200,10 @@ static inline double _Cystck_AsDouble(PyObject *o)
     return PyFloat_CheckExact(o) ? PyFloat_AS_DOUBLE(o) : PyFloat_AsDouble(o);
 }
 
+/* PyIter_Check inline, for CystckIter_Next's type check: an iternext slot
+ * (the "not implemented" one raises TypeError by itself). */
+static inline int _Cystck_HasIterNext(PyObject *o) { return Py_TYPE(o)->tp_iternext != NULL; }
+
 /* Give a new reference a slot; NULL (an API error) gives the null handle. */
 static inline Cystck_Object _Cystck_Own(Cystck_State *S, PyObject *o)
 {

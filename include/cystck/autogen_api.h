@@ -1654,6 +1654,8 @@ static inline Cystck_Object CystckIter_Next(Cystck_State *S, Cystck_Object it)
     PyObject *it_ = _Cystck_Get(it);
     if (Cystck_unlikely(!it_))
         return (_Cystck_BadArg(S, FN, it), Cystck_NULL);
+    if (Cystck_unlikely(!_Cystck_HasIterNext(it_)))
+        return (PyErr_Format(PyExc_SystemError, "%s: argument of the wrong type (%s)", FN, Py_TYPE(it_)->tp_name), Cystck_NULL);
     return _Cystck_Own(S, PyIter_Next(it_));
 #undef FN
 }
@@ -2056,6 +2058,8 @@ static inline int CystckDict_Contains(Cystck_State *S, Cystck_Object d, Cystck_O
     PyObject *key_ = _Cystck_Get(key);
     if (Cystck_unlikely(!d_ || !key_))
         return (_Cystck_BadArgInt(S, FN, !d_ ? d : key), (int)-1);
+    if (Cystck_unlikely(!PyDict_Check(d_)))
+        return (PyErr_Format(PyExc_SystemError, "%s: argument of the wrong type (%s)", FN, Py_TYPE(d_)->tp_name), (int)-1);
     return (int)(PyDict_Contains(d_, key_));
 #undef FN
 }
@@ -2273,6 +2277,8 @@ static inline int CystckSlice_Unpack(Cystck_State *S, Cystck_Object s, Cystck_ss
     PyObject *s_ = _Cystck_Get(s);
     if (Cystck_unlikely(!s_))
         return (_Cystck_BadArgInt(S, FN, s), (int)-1);
+    if (Cystck_unlikely(!PySlice_Check(s_)))
+        return (PyErr_Format(PyExc_SystemError, "%s: argument of the wrong type (%s)", FN, Py_TYPE(s_)->tp_name), (int)-1);
     return (int)(PySlice_Unpack(s_, start, stop, step));
 #undef FN
 }

@@ -169,8 +169,9 @@ def test_every_function_given_null_handles_returns_its_error_value(build, tmp_pa
     assert not wrong, "\n".join(wrong)
 
 
-def test_no_checked_function_crashes_on_an_object_of_the_wrong_type(build, tmp_path_factory):
-    results = sweep(build, tmp_path_factory, "wrong_types", checked_cases(), "Cystck_None")
+@pytest.mark.parametrize("debug", ["0", "1"], ids=["release", "debug"])
+def test_no_checked_function_crashes_on_an_object_of_the_wrong_type(build, tmp_path_factory, debug):
+    results = sweep(build, tmp_path_factory, "wrong_types", checked_cases(), "Cystck_None", debug)
     # What each returns is the stock function's business (None has a repr,
     # is not a dict...), except where the table adds a type check that the
     # stock function lacks (check=...): there, SystemError.

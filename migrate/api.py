@@ -23,6 +23,15 @@ SPECIAL = {
     "PyObject_TypeCheck": "py-type", "Py_IS_TYPE": "py-type",
 }
 
+# CPython's allocator is kept, not mapped to its table counterparts: a
+# CystckMem_Malloc block carries a policy header that CystckMem_Free reads,
+# so PyMem_Free of a buffer CPython allocated (PyUnicode_AsWideCharString's)
+# must not become CystckMem_Free, and a block C allocates and frees itself
+# needs no policy.  Only a block handed to Python needs one: exposing memory
+# (PyMemoryView_FromMemory) is left for a human, who allocates that block
+# with CystckMem_Malloc and hands it over with CystckMem_AsMemoryView.
+PLAIN_ALLOCATOR = frozenset({"PyMem_Malloc", "PyMem_Calloc", "PyMem_Realloc", "PyMem_Free"})
+
 # Stock names that stay valid under Cystck.h (it includes Python.h) and
 # involve no object: C memory, sizes, constants, buffer views, ...
 KEEP_STOCK = regex.compile(
@@ -54,7 +63,8 @@ ALIASES = {
 @functools.lru_cache(maxsize=None)
 def stock_map():
     """stock name -> Cystck name, for plain renames (S inserted first)."""
-    mapping = {k: v for k, v in gen_api.stock_to_cystck().items() if k not in SPECIAL}
+    mapping = {k: v for k, v in gen_api.stock_to_cystck().items()
+               if k not in SPECIAL and k not in PLAIN_ALLOCATOR}
     for stock, name in ALIASES.items():
         mapping.setdefault(stock, name)
     return mapping

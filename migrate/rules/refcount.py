@@ -36,6 +36,21 @@ def _is_global_ref(unit, open_at, ctx):
         m.group(1) not in ctx.handles and m.group(1) not in ctx.arrays
 
 
+_LEADING_CASTS = regex.compile(r"(?:\s*\(\s*(?:const\s+)?\w+\s*\*\s*\))*\s*")
+_SEMICOLON = regex.compile(r"\s*;")
+
+
+def _static_object_statement_end(masked, open_at):
+    """The end of the statement ``Py_DECREF(&obj);`` whose parenthesis is at
+    ``open_at`` when its argument is the address of an object (under
+    casts), None otherwise."""
+    close = source.matching(masked, open_at)
+    arg = masked[open_at + 1:close - 1]
+    arg = arg[_LEADING_CASTS.match(arg).end():].lstrip("( \t\n")
+    semi = _SEMICOLON.match(masked, close)
+    return semi.end() if arg.startswith("&") and semi else None
+
+
 def _remove_statement(text, masked, start, end, edits):
     if _common.in_unbraced_body(masked, start):
         edits.add(start, end, ";")
@@ -89,19 +104,27 @@ class DecRef(Rule):
     """``Py_DECREF(x)`` and ``Py_XDECREF(x)`` become ``Cystck_Drop(S, x)``:
     an early release of an owned handle (a no-op on arguments and constants,
     and null-safe).  Leaving them out would also be correct; keeping them
-    keeps loops flat."""
+    keeps loops flat.  ``Py_DECREF(&FooType);`` (or of ``(PyObject
+    *)&FooType``) goes: the address of a static object, a type object, is
+    no handle of the call, and the type's reference is released by its
+    owner."""
     name = "decref"
     precedence = 610
     patterns = (r"\bPy_X?DECREF\s*\(",)
-    before = "static void f(PyObject *o)\n{\n    Py_XDECREF(o);\n}\n"
+    before = "static void f(PyObject *o)\n{\n    Py_XDECREF(o);\n    Py_DECREF((PyObject *)&FooType);\n}\n"
     after = "static void f(PyObject *o)\n{\n    Cystck_Drop(S, o);\n}\n"
 
     def apply(self, unit):
         edits = source.Edits()
+        masked = unit.masked
         for b0, b1, ctx in _global_aware_bodies(unit):
-            for m in regex.finditer(self.patterns[0], unit.masked, pos=b0, endpos=b1):
+            for m in regex.finditer(self.patterns[0], masked, pos=b0, endpos=b1):
                 if _is_global_ref(unit, m.end() - 1, ctx):
                     continue          # the global-refs rule drops it
+                end = _static_object_statement_end(masked, m.end() - 1)
+                if end is not None:
+                    _remove_statement(unit.text, masked, m.start(), end, edits)
+                    continue
                 edits.add(m.start(), m.end(), "Cystck_Drop(S, ")
         if edits:
             unit.apply(edits)

@@ -86,3 +86,42 @@ def test_functors_over_struct_pointers():
     assert "T::TypeCheck(S,  value )" in cpp
     assert "return Op()( S, reinterpret_cast<T*>( Cystck_AsStruct(S, value) ) );" in cpp
     assert "Invoke<Twice, Box>()( S, self )" in cpp
+
+
+def test_cpython_allocator_is_kept():
+    """PyMem_* stays CPython's allocator: CystckMem_Free reads a policy
+    header that a buffer CPython allocated does not have, and a block C
+    allocates and frees itself needs no policy.  (Negative: the pymalloc
+    functions, plain wrappers, are still renamed.)"""
+    src = ("#include <Python.h>\nstatic PyObject *f(PyObject *self, PyObject *o)\n{\n"
+           "    char *buf = PyMem_Malloc(16);\n    char *z = PyMem_Calloc(2, 8);\n"
+           "    buf = PyMem_Realloc(buf, 32);\n    PyMem_Free(z);\n    PyMem_Free(buf);\n"
+           "    char *p = PyObject_Malloc(8);\n    PyObject_Free(p);\n    Py_RETURN_NONE;\n}\n")
+    out = translate.translate_source(src, "m.c")
+    assert "CystckMem_" not in out
+    for call in ("PyMem_Malloc(16)", "PyMem_Calloc(2, 8)", "PyMem_Realloc(buf, 32)", "PyMem_Free(z)",
+                 "PyMem_Free(buf)"):
+        assert call in out
+    assert "CystckObject_Malloc(S, 8)" in out and "CystckObject_Free(S, p)" in out
+
+
+def test_decref_of_a_static_type_object_goes():
+    """Py_DECREF(&FooType) after a failed PyModule_AddObject is no release
+    of a handle: it goes (a Cystck_Drop of Cystck_deref(S, FooType) would
+    drop a handle the call does not own; debug mode rejects it).  The
+    module's own Py_DECREF stays a Cystck_Drop."""
+    src = ("#include <Python.h>\ntypedef struct { PyObject_HEAD int n; } FooObject;\n"
+           "static PyTypeObject FooType = {\n    PyVarObject_HEAD_INIT(NULL, 0)\n"
+           "    .tp_name = \"m.Foo\", .tp_basicsize = sizeof(FooObject),\n};\n"
+           "static struct PyModuleDef mod = {PyModuleDef_HEAD_INIT, \"m\", NULL, -1, NULL};\n"
+           "PyMODINIT_FUNC PyInit_m(void)\n{\n    PyObject *m;\n"
+           "    if (PyType_Ready(&FooType) < 0)\n        return NULL;\n"
+           "    m = PyModule_Create(&mod);\n    if (m == NULL)\n        return NULL;\n"
+           "    Py_INCREF(&FooType);\n"
+           "    if (PyModule_AddObject(m, \"Foo\", (PyObject *)&FooType) < 0) {\n"
+           "        Py_DECREF(&FooType);\n        Py_XDECREF((PyObject *) &FooType);\n"
+           "        Py_DECREF(m);\n        return NULL;\n    }\n    return m;\n}\n")
+    out = translate.translate_source(src, "m.c")
+    assert "Cystck_Drop(S, Cystck_deref" not in out and "Py_DECREF" not in out and "Py_XDECREF" not in out
+    assert "    if (CystckModule_AddObject(S, m, \"Foo\", Cystck_deref(S, FooType)) < 0) {\n" \
+           "        Cystck_Drop(S, m);\n        return -1;\n    }\n" in out

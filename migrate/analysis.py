@@ -59,7 +59,7 @@ def _custom_types(unit, code, contexts):
         where = m.start() if m else 0
         fields = ", ".join(sorted(info.object_fields)) or "none"
         types = ", ".join(sorted(info.type_vars)) or "no static type object"
-        out.append(_note(unit, "custom-type", where,
+        out.append(_note(unit, "inferred-type", where,
                          f"custom type {name}: accessor {name}_AsStruct, type {types}, object fields: {fields}"))
     for ctx in contexts:
         if ctx.role is not None and not ctx.role.state:
@@ -179,7 +179,7 @@ def _exceptions(unit, code, contexts):
             if not regex.match(r"(?:return|goto|break)\b", nxt) and "Cystck_Drop" not in nxt[:11]:
                 out.append(_note(unit, "exception", m.start(),
                                  f"{m.group().rstrip('(').strip()} sets an exception but the next statement "
-                                 f"does not return it ({nxt[:40] or 'end of block'})"))
+                                 f"does not return it ({source.excerpt(nxt) or 'end of block'})"))
         for m in discard.finditer(code, b0, b1):
             if m.group("f") in ("CystckModule_AddIntConstant", "CystckModule_AddStringConstant",
                                 "CystckModule_AddObject", "CystckList_Append", "CystckDict_SetItem",

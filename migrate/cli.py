@@ -8,7 +8,7 @@ import shutil
 import subprocess
 import sys
 import sysconfig
-import tempfile
+import textwrap
 import time
 
 import regex
@@ -59,10 +59,14 @@ def _names(text):
     return [n.strip() for n in (text or "").split(",") if n.strip()]
 
 
-def list_rules():
+def list_rules(width=None):
+    """One entry per rule: precedence, name, pack and the first sentence of
+    its description, wrapped to the terminal (at most 100 columns)."""
+    width = width or min(shutil.get_terminal_size().columns, 100)
     lines = []
     for cls in engine.all_rules():
-        lines.append(f"{cls.precedence:4d}  {cls.name:20s} [{cls.pack}] {cls.summary()}")
+        lines += textwrap.wrap(f"{cls.precedence:4d}  {cls.name} [{cls.pack}]: {cls.summary()}", width=width,
+                               subsequent_indent=" " * 8, break_on_hyphens=False, break_long_words=False)
     return "\n".join(lines) + "\n"
 
 
@@ -98,18 +102,25 @@ def collect(path, output):
             raise InputError(f"{f}: not UTF-8 (byte 0x{data[exc.start]:02x} at offset {exc.start})") from None
         if translate.uses_python(text):
             try:
-                source.check_balance(source.mask_directives(source.mask(text), first_branch_only=True))
-            except source.BraceError as exc:
-                raise InputError(f"{f}: {exc}") from None
+                source.check_scannable(text)
+            except source.ScanError as exc:
+                raise InputError(f"{f}:{exc.line}: {exc.problem}") from None
         sources[rel] = text
     if path.is_file() and path.suffix.lower() not in SOURCE_SUFFIXES:
         raise InputError(f"{path}: not a C or C++ source ({', '.join(sorted(SOURCE_SUFFIXES))})")
+    if not sources:
+        raise InputError(f"no C or C++ sources under {path} ({', '.join(sorted(SOURCE_SUFFIXES))})")
     return root, sources, others
 
 
 def default_output(path):
     base = path if path.is_dir() else path.with_suffix("")
     return base.parent / (base.name + "-cystck")
+
+
+# "file:line:col: error: ..." (gcc, clang), "fatal error" included; not the
+# notes and context lines around them.
+_COMPILER_ERROR = regex.compile(r":\s*(?:fatal\s+)?error\s*:")
 
 
 def compile_check(out_root, rels, cflags):
@@ -128,9 +139,8 @@ def compile_check(out_root, rels, cflags):
         cmd += [f"-I{d}" for d in includes] + shlex.split(cflags) + [str(f)]
         proc = subprocess.run(cmd, capture_output=True, text=True)
         if proc.returncode != 0:
-            errors = [ln for ln in proc.stderr.splitlines() if "error" in ln]
-            failures.append({"file": rel, "errors": len(errors),
-                             "first_error": errors[0] if errors else proc.stderr.strip()[:200]})
+            errors = [ln for ln in proc.stderr.splitlines() if _COMPILER_ERROR.search(ln)]
+            failures.append({"file": rel, "errors": errors or proc.stderr.strip().splitlines()[-1:]})
     total = len([r for r in rels if not r.endswith((".h", ".hpp"))])
     return {"total": total, "passed": total - len(failures), "failures": failures}
 
@@ -150,6 +160,35 @@ def main(argv=None):
         return EXIT_INPUT
 
 
+def check_output_dir(path, output, force):
+    """Refuse an output directory that cannot or must not be written."""
+    if path.is_dir():
+        try:
+            output.resolve().relative_to(path.resolve())
+            raise InputError(f"{output}: the output directory is inside the input {path}")
+        except ValueError:
+            pass
+    existing = next(p for p in [output, *output.parents] if p.exists())
+    if not existing.is_dir():
+        raise InputError(f"{existing}: exists and is not a directory")
+    if existing == output and not force and any(output.iterdir()):
+        raise InputError(f"{output}: exists (use --force to write into it)")
+
+
+def check_no_input_written(root, inputs, targets):
+    """Refuse to write any of ``targets`` that is one of the input files
+    (the same file, through whatever path or link): only --in-place
+    rewrites the input."""
+    def identity(f):
+        st = f.stat()
+        return st.st_dev, st.st_ino
+    taken = {identity(root / rel) for rel in inputs}
+    for target in targets:
+        if target.exists() and identity(target) in taken:
+            raise InputError(f"{target}: is an input file and would be overwritten "
+                             "(only --in-place rewrites the input)")
+
+
 def run(args):
     started = time.perf_counter()
     path = pathlib.Path(args.path)
@@ -157,19 +196,16 @@ def run(args):
         output = None
     else:
         output = pathlib.Path(args.output) if args.output else default_output(path)
-        if path.exists() and path.is_dir():
-            try:
-                output.resolve().relative_to(path.resolve())
-                raise InputError(f"{output}: the output directory is inside the input {path}")
-            except ValueError:
-                pass
-        if output.exists() and not args.force and any(output.iterdir() if output.is_dir() else [1]):
-            raise InputError(f"{output}: exists (use --force to write into it)")
+        if path.exists():
+            check_output_dir(path, output, args.force)
+    if args.report and not pathlib.Path(args.report).resolve().parent.is_dir():
+        raise InputError(f"{args.report}: no such directory for the report")
     try:
         rules = engine.select_rules(_names(args.rules), _names(args.exclude))
     except ValueError as exc:
         raise InputError(str(exc)) from None
     root, sources, others = collect(path, output)
+    check_no_input_written(root, [*sources, *others], _targets(root, output, sources, others, args))
     units = translate.translate_files(sources, rules)
     elapsed = time.perf_counter() - started
 
@@ -199,6 +235,16 @@ def run(args):
     if check is not None and check["failures"]:
         return 1
     return 0
+
+
+def _targets(root, output, sources, others, args):
+    """Every file the run will write, but for the input files that
+    --in-place rewrites."""
+    if args.in_place:
+        written = [(root / rel).with_name((root / rel).name + args.backup_suffix) for rel in sources]
+    else:
+        written = [output / rel for rel in [*sources, *others]]
+    return written + ([pathlib.Path(args.report)] if args.report else [])
 
 
 def _write(units, others, root, out_root, args):

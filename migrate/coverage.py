@@ -20,10 +20,11 @@ columns for the tool and for the final port, the residual patch's size and
 the coverage.
 """
 import argparse
-import difflib
 import json
 import pathlib
 import sys
+
+from .report import line_changes
 
 SOURCE_SUFFIXES = {".c", ".h", ".cc", ".cpp", ".hpp", ".cxx", ".hh"}
 
@@ -49,14 +50,9 @@ def diff_stats(old_root, new_root):
         if a == b:
             continue
         files += 1
-        # autojunk off: its popular-line heuristic misaligns long files
-        # (blank lines, braces) and inflates the counts.
-        matcher = difflib.SequenceMatcher(None, a, b, autojunk=False)
-        for tag, i1, i2, j1, j2 in matcher.get_opcodes():
-            if tag in ("replace", "delete"):
-                deleted += i2 - i1
-            if tag in ("replace", "insert"):
-                added += j2 - j1
+        adds, dels = line_changes(a, b)
+        added += adds
+        deleted += dels
     return {"additions": added, "deletions": deleted, "files_modified": files}
 
 

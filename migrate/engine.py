@@ -22,6 +22,9 @@ import regex
 from . import source
 
 _REGISTRY = {}
+# The end of a sentence in a docstring: a full stop followed by two spaces,
+# or by a line break and a capital ("e.g. a" and "x.get()" are no ends).
+_SENTENCE_END = regex.compile(r"\.(?:  (?=\S)|\n\s*(?=[A-Z]))")
 
 
 class Rule:
@@ -56,7 +59,11 @@ class Rule:
 
     @classmethod
     def summary(cls):
-        return (cls.__doc__ or "").strip().split("\n\n")[0].replace("\n", " ")
+        """The first sentence of the docstring as plain text (no RST
+        literal markup, one space between words)."""
+        paragraph = (cls.__doc__ or "").strip().split("\n\n")[0]
+        end = _SENTENCE_END.search(paragraph)
+        return " ".join(paragraph[:end.start() + 1 if end else None].split()).replace("``", "")
 
 
 def all_rules():

@@ -6,27 +6,66 @@ import difflib
 from collections import Counter
 
 
-KIND_ORDER = ["leftover", "exception", "unchecked", "loop-overflow", "integer", "custom-type",
-              "cost", "removed", "cppcheck"]
 WARNING_KINDS = {"exception", "unchecked", "loop-overflow", "integer", "custom-type", "cost", "removed", "cppcheck"}
+# What the analysis inferred (the custom types): information, shown with -v.
+INFO_KINDS = {"inferred-type"}
 
 
-def unified_diff(unit):
-    return "".join(difflib.unified_diff(
-        unit.original.splitlines(keepends=True), unit.text.splitlines(keepends=True),
-        fromfile=f"a/{unit.path}", tofile=f"b/{unit.path}"))
+def _matcher(a, b):
+    # autojunk off: its popular-line heuristic misaligns long files (blank
+    # lines and braces stop anchoring the match), which shows unchanged
+    # lines as deleted and added again and inflates the counts.
+    return difflib.SequenceMatcher(None, a, b, autojunk=False)
+
+
+def line_changes(a, b):
+    """(additions, deletions) between two lists of lines."""
+    adds = dels = 0
+    for tag, i1, i2, j1, j2 in _matcher(a, b).get_opcodes():
+        if tag != "equal":
+            dels += i2 - i1
+            adds += j2 - j1
+    return adds, dels
+
+
+def _hunk_range(start, stop):
+    """``start,length`` of a hunk header (one-based; an empty range names
+    the line before it)."""
+    length = stop - start
+    if length == 1:
+        return f"{start + 1}"
+    return f"{start + 1 if length else start},{length}"
+
+
+def _diff_line(mark, line):
+    if line.endswith("\n"):
+        return mark + line
+    return mark + line + "\n\\ No newline at end of file\n"
+
+
+def unified_diff(unit, context=3):
+    """The unit's change as a unified diff with ``context`` lines around
+    each change, as ``diff -u`` and ``patch`` know it."""
+    a, b = unit.original.splitlines(keepends=True), unit.text.splitlines(keepends=True)
+    out = []
+    for group in _matcher(a, b).get_grouped_opcodes(context):
+        if not out:
+            out += [f"--- a/{unit.path}\n", f"+++ b/{unit.path}\n"]
+        first, last = group[0], group[-1]
+        out.append(f"@@ -{_hunk_range(first[1], last[2])} +{_hunk_range(first[3], last[4])} @@\n")
+        for tag, i1, i2, j1, j2 in group:
+            if tag == "equal":
+                out += [_diff_line(" ", line) for line in a[i1:i2]]
+                continue
+            out += [_diff_line("-", line) for line in a[i1:i2]]
+            out += [_diff_line("+", line) for line in b[j1:j2]]
+    return "".join(out)
 
 
 def diffstat(unit):
-    adds = dels = 0
     if unit.text == unit.original:
         return 0, 0
-    for line in difflib.unified_diff(unit.original.splitlines(), unit.text.splitlines(), lineterm="", n=0):
-        if line.startswith("+") and not line.startswith("+++"):
-            adds += 1
-        elif line.startswith("-") and not line.startswith("---"):
-            dels += 1
-    return adds, dels
+    return line_changes(unit.original.splitlines(), unit.text.splitlines())
 
 
 def build(units, notes, *, input_path, output_path, elapsed, cppcheck_status, check=None):
@@ -62,6 +101,7 @@ def build(units, notes, *, input_path, output_path, elapsed, cppcheck_status, ch
         "files": files,
         "warnings": [n.to_dict() for n in ordered if n.kind in WARNING_KINDS],
         "leftovers": [n.to_dict() for n in ordered if n.kind == "leftover"],
+        "inferred": [n.to_dict() for n in ordered if n.kind in INFO_KINDS],
         "cppcheck": cppcheck_status,
         "check": check,
         "diff": "".join(unified_diff(u) for u in units.values() if u.text != u.original),
@@ -89,10 +129,13 @@ def render(report, *, show_diff=False, verbose=False):
         for f in changed:
             out.append(f"  {f['path']}: {f['transformations']} transformations, +{f['additions']} -{f['deletions']}")
         out.append("")
-    shown = report["warnings"] if verbose else [w for w in report["warnings"] if w["kind"] != "custom-type"]
-    if shown:
-        out.append(f"Warnings ({len(shown)}):")
-        out += [f"  {w['file']}:{w['line']}: [{w['kind']}] {w['message']}" for w in shown]
+    if verbose and report["inferred"]:
+        out.append(f"Inferred ({len(report['inferred'])}):")
+        out += [f"  {w['file']}:{w['line']}: {w['message']}" for w in report["inferred"]]
+        out.append("")
+    if report["warnings"]:
+        out.append(f"Warnings ({s['warnings']}):")
+        out += [f"  {w['file']}:{w['line']}: [{w['kind']}] {w['message']}" for w in report["warnings"]]
         out.append("")
     if report["leftovers"]:
         out.append(f"Left for a human ({len(report['leftovers'])}):")
@@ -101,9 +144,11 @@ def render(report, *, show_diff=False, verbose=False):
     out.append(f"cppcheck: {report['cppcheck']}")
     if report.get("check") is not None:
         c = report["check"]
-        out.append(f"check: {c['passed']} of {c['total']} translated files compile against Cystck.h")
+        errors = sum(len(f["errors"]) for f in c["failures"])
+        out.append(f"check: {c['passed']} of {c['total']} translated files compile against Cystck.h"
+                   + (f"; {errors} error{'s' * (errors != 1)}:" if c["failures"] else ""))
         for f in c["failures"]:
-            out.append(f"  FAILED {f['file']}: {f['first_error']}")
+            out += [f"  {line}" for line in f["errors"]]
     if show_diff and report["diff"]:
         out += ["", report["diff"].rstrip("\n")]
     return "\n".join(out) + "\n"

@@ -22,8 +22,8 @@ _LEXEME = regex.compile(
       (?P<lc>//[^\n]*)
     | (?P<bc>/\*.*?(?:\*/|\Z))
     | (?P<str>(?:\b[LuU]|\bu8)?R"(?P<delim>[^()\\\s]{0,16})\(.*?\)(?P=delim)"
-             |(?:\b[LuU]|\bu8)?"(?:[^"\\\n]|\\.|\\\n)*"?)
-    | (?P<chr>(?:\b[LuU]|\bu8)?'(?:[^'\\\n]|\\.)*'?)
+             |(?:\b[LuU]|\bu8)?"(?:[^"\\\n]|\\.|\\\n)*(?P<strend>")?)
+    | (?P<chr>(?:\b[LuU]|\bu8)?'(?:[^'\\\n]|\\.)*(?P<chrend>')?)
     ''', regex.X | regex.S)
 
 
@@ -82,7 +82,15 @@ def mask_directives(masked, first_branch_only=False):
     return "".join(chars)
 
 
-class BraceError(ValueError):
+class ScanError(ValueError):
+    """Input the scanner cannot make sense of, at ``line`` (1-based)."""
+
+    def __init__(self, problem, line):
+        super().__init__(f"{problem} at line {line}")
+        self.problem, self.line = problem, line
+
+
+class BraceError(ScanError):
     """Unbalanced braces, parentheses or brackets."""
 
 
@@ -99,13 +107,81 @@ def check_balance(code):
         if c in "([{":
             stack.append((c, i))
         else:
-            if not stack or stack[-1][0] != pairs[c]:
-                line = code.count("\n", 0, i) + 1
-                raise BraceError(f"unbalanced '{c}' at line {line}")
+            if not stack:
+                raise BraceError(f"unbalanced '{c}'", line_of(code, i))
+            if stack[-1][0] != pairs[c]:
+                opener, at = stack[-1]
+                raise BraceError(f"unbalanced '{c}': the '{opener}' of line {line_of(code, at)} is not closed",
+                                 line_of(code, i))
             stack.pop()
     if stack:
         c, i = stack[-1]
-        raise BraceError(f"unclosed '{c}' opened at line {code.count(chr(10), 0, i) + 1}")
+        raise BraceError(f"unclosed '{c}'", line_of(code, i))
+
+
+def check_scannable(text):
+    """Raise ScanError at the first thing in ``text`` that the scanner
+    would silently misread: an unterminated comment or literal, an
+    unmatched conditional directive, unbalanced brackets."""
+    masked = mask(text)
+    _check_lexemes(text, masked)
+    _check_conditionals(masked)
+    check_balance(mask_directives(masked, first_branch_only=True))
+
+
+def _check_lexemes(text, masked):
+    quiet = [m.span() for m in _DIRECTIVE.finditer(masked)] + _disabled_groups(masked)
+    for m in _LEXEME.finditer(text):
+        if m.group("bc") is not None:
+            if len(m.group()) < 4 or not m.group().endswith("*/"):
+                raise ScanError("unterminated comment", line_of(text, m.start()))
+            continue
+        # Compilers accept stray quotes in #error lines and #if 0 groups.
+        open_string = m.group("str") is not None and m.group("delim") is None and m.group("strend") is None
+        open_char = m.group("chr") is not None and m.group("chrend") is None
+        if (open_string or open_char) and not any(s <= m.start() < e for s, e in quiet):
+            quote = '"' if open_string else "'"
+            raise ScanError(f"missing terminating {quote} character", line_of(text, m.start()))
+
+
+_IF_ZERO = regex.compile(r"^[ \t]*#[ \t]*if[ \t]+0[ \t]*$")
+
+
+def _disabled_groups(masked):
+    """Spans of ``#if 0`` groups (up to their #else, #elif or #endif)."""
+    spans, stack, offset = [], [], 0
+    for line in masked.split("\n"):
+        m = _CONDITIONAL.match(line)
+        if m:
+            kind = m.group(1)
+            if kind.startswith("if"):
+                stack.append(offset if _IF_ZERO.match(line) else None)
+            elif stack:
+                if stack[-1] is not None:
+                    spans.append((stack[-1], offset))
+                if kind == "endif":
+                    stack.pop()
+                else:
+                    stack[-1] = None
+        offset += len(line) + 1
+    return spans
+
+
+def _check_conditionals(masked):
+    """Every #else, #elif and #endif has its #if, every #if its #endif."""
+    opened = []
+    for number, line in enumerate(masked.split("\n"), 1):
+        m = _CONDITIONAL.match(line)
+        if m:
+            kind = m.group(1)
+            if kind.startswith("if"):
+                opened.append(number)
+            elif not opened:
+                raise ScanError(f"#{kind} without #if", number)
+            elif kind == "endif":
+                opened.pop()
+    if opened:
+        raise ScanError("unterminated #if", opened[-1])
 
 
 def structure_mask(text):
@@ -168,6 +244,24 @@ def split_top(code, start, end, sep=","):
 
 def line_of(text, pos):
     return text.count("\n", 0, pos) + 1
+
+
+def excerpt(code, limit=40):
+    """``code`` on one line for a message, cut after at most ``limit``
+    characters where no identifier or number is split, ending with '...'."""
+    flat = " ".join(code.split())
+    if len(flat) <= limit:
+        return flat
+    end = limit
+    while end > 0 and _is_word(flat[end - 1]) and _is_word(flat[end]):
+        end -= 1
+    if end == 0:                 # one long word: keep it whole
+        end = regex.match(r"\w+", flat).end()
+    return flat[:end].rstrip() + "..."
+
+
+def _is_word(c):
+    return c.isalnum() or c == "_"
 
 
 @dataclass

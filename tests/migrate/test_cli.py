@@ -97,3 +97,175 @@ def test_cppcheck_findings_join_the_report(tmp_path):
     if report["cppcheck"] != "ran":
         pytest.skip(report["cppcheck"])
     assert any(w["kind"] == "cppcheck" and "arrayIndexOutOfBounds" in w["message"] for w in report["warnings"])
+
+
+# ---- no input file is ever written but with --in-place ----
+
+def _one_line_error(capsys, *words):
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "Traceback" not in err, err
+    assert all(w in err for w in words), err
+    return err
+
+
+def test_output_that_would_overwrite_the_input_is_refused(tmp_path, capsys, monkeypatch):
+    f = tmp_path / "geom.c"
+    f.write_text(STOCK)
+    monkeypatch.chdir(tmp_path)
+    assert cli.main(["geom.c", "-o", ".", "--force", "--no-cppcheck"]) == 2
+    _one_line_error(capsys, "geom.c", "input")
+    assert f.read_text() == STOCK and sorted(p.name for p in tmp_path.iterdir()) == ["geom.c"]
+    # through another spelling of the same directory
+    assert cli.main([str(f), "-o", str(tmp_path / "." / ""), "--force", "--no-cppcheck"]) == 2
+    assert f.read_text() == STOCK
+
+
+def test_report_that_would_overwrite_the_input_is_refused(tmp_path, capsys):
+    f = tmp_path / "geom.c"
+    f.write_text(STOCK)
+    for extra in (["-o", str(tmp_path / "out")], ["--in-place"]):
+        assert cli.main([str(f), *extra, "--report", str(f), "--no-cppcheck", "-q"]) == 2
+        _one_line_error(capsys, "input")
+        assert f.read_text() == STOCK and not (tmp_path / "out").exists()
+    # --in-place keeps backups: one that is the file itself is refused too
+    assert cli.main([str(f), "--in-place", "--backup-suffix", "", "--no-cppcheck", "-q"]) == 2
+    _one_line_error(capsys, "input")
+    assert f.read_text() == STOCK
+
+
+def test_output_that_is_a_file_is_refused(tmp_path, capsys):
+    f = tmp_path / "geom.c"
+    f.write_text(STOCK)
+    other = tmp_path / "other.txt"
+    other.write_text("keep")
+    for force in ([], ["--force"]):
+        assert cli.main([str(f), "-o", str(other), *force, "--no-cppcheck"]) == 2
+        _one_line_error(capsys, "other.txt", "not a directory")
+        assert other.read_text() == "keep"
+    assert cli.main([str(f), "-o", str(other / "sub"), "--no-cppcheck"]) == 2
+    _one_line_error(capsys, "not a directory")
+
+
+# ---- no sources ----
+
+@pytest.mark.parametrize("files", [{}, {"setup.py": "print(1)\n", "README": "x"}])
+def test_directory_without_sources(tmp_path, capsys, files):
+    src = tmp_path / "src"
+    src.mkdir()
+    for name, text in files.items():
+        (src / name).write_text(text)
+    assert cli.main([str(src), "--no-cppcheck"]) == 2
+    _one_line_error(capsys, "no C or C++ sources under", str(src))
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["src"]
+
+
+# ---- what the scanner cannot read: file:line, nothing written ----
+
+HEAD = "#include <Python.h>\nstatic PyObject *f(PyObject *self, PyObject *o)\n{\n"
+
+
+@pytest.mark.parametrize("body,line,message", [
+    ("    /* never closed\n    return o;\n}\n", 4, "unterminated comment"),
+    ('    const char *s = "open;\n    return o;\n}\n', 4, 'missing terminating " character'),
+    ("    char c = 'x;\n    return o;\n}\n", 4, "missing terminating ' character"),
+    ("    return g(o;\n}\n", 5, "unbalanced '}': the '(' of line 4 is not closed"),
+    ("    return a[0)];\n}\n", 4, "unbalanced ')': the '[' of line 4 is not closed"),
+    ("    return o;\n", 3, "unclosed '{'"),
+    ("#ifdef X\n    return o;\n}\n", 4, "unterminated #if"),
+    ("    return o;\n}\n#endif\n", 6, "#endif without #if"),
+    ("    return o;\n}\n#else\n", 6, "#else without #if"),
+])
+def test_unscannable_input_names_file_and_line(tmp_path, capsys, body, line, message):
+    f = tmp_path / "m.c"
+    f.write_text(HEAD + body)
+    assert cli.main([str(f), "--no-cppcheck"]) == 2
+    _one_line_error(capsys, f"m.c:{line}: {message}")
+    assert not (tmp_path / "m-cystck").exists()
+
+
+def test_stray_quotes_that_compilers_accept_are_not_errors(tmp_path):
+    """Negative: an apostrophe in an #error line or an #if 0 group, and
+    quotes inside comments and other literals."""
+    f = tmp_path / "m.c"
+    f.write_text("#ifndef Py_PYTHON_H\n#error Python.h isn't included\n#endif\n#if 0\nit's off\n#endif\n"
+                 + HEAD + "    /* it's \" fine */\n    const char *s = \"'\";\n    char q = '\"';\n    return o;\n}\n")
+    assert cli.main([str(f), "-o", str(tmp_path / "o"), "--no-cppcheck", "-q"]) == 0
+
+
+# ---- output a human reads ----
+
+def test_list_rules_one_plain_entry_per_rule(capsys):
+    from cystck.migrate import engine
+    assert cli.main(["--list-rules"]) == 0
+    out = capsys.readouterr().out
+    assert "``" not in out
+    entries = [ln for ln in out.splitlines() if not ln.startswith(" " * 8)]
+    assert [e.split()[1] for e in entries] == [r.name for r in engine.all_rules()]
+    assert all(len(ln) <= 100 for ln in out.splitlines())
+    assert not any("  " in ln.strip() for ln in out.splitlines() if ln.startswith(" " * 8))
+    incref = out[out.index("incref [refcount]"):out.index("decref [refcount]")].rsplit("\n", 1)[0]
+    assert incref.endswith("take their own reference.")     # the first sentence only
+
+
+def test_check_prints_every_compile_error_and_the_count(tmp_path, capsys):
+    f = tmp_path / "m.c"
+    f.write_text(STOCK.replace("return o;", "undeclared_one = 1;\n    undeclared_two = 2;\n    return o;"))
+    assert cli.main([str(f), "-o", str(tmp_path / "o"), "--no-cppcheck", "--check",
+                     "--report", str(tmp_path / "r.json")]) == 1
+    out = capsys.readouterr().out
+    assert "undeclared_one" in out and "undeclared_two" in out
+    assert "0 of 1 translated files compile against Cystck.h; 2 errors" in out
+    failure, = json.loads((tmp_path / "r.json").read_text())["check"]["failures"]
+    assert len(failure["errors"]) == 2
+
+
+def test_warning_count_is_the_same_in_terminal_and_json(tmp_path, capsys):
+    import pathlib
+    shapes = pathlib.Path(__file__).parent / "corpus" / "shapes" / "shapes.c"
+    for verbose in ([], ["-v"]):
+        assert cli.main([str(shapes), "-o", str(tmp_path / "o"), "--force", "--no-cppcheck",
+                         "--report", str(tmp_path / "r.json"), *verbose]) == 0
+        out = capsys.readouterr().out
+        report = json.loads((tmp_path / "r.json").read_text())
+        count = report["summary"]["warnings"]
+        assert count == len(report["warnings"])
+        assert (f"Warnings ({count}):" in out) if count else ("Warnings" not in out)
+        assert sum(1 for ln in out.splitlines() if ln.startswith("  shapes.c:") and "] " in ln) == count
+        assert ("Inferred" in out) == bool(verbose) and report["inferred"]
+
+
+def test_diff_is_an_ordinary_patch(tmp_path, capsys):
+    """3 lines of context around each change, unchanged lines never shown
+    as changed (difflib's autojunk would, in files over 200 lines, where
+    blank lines and braces are 'popular'), and a last line without a
+    newline marked so that patch(1) applies the diff."""
+    import shutil
+    import subprocess
+    filler = "".join(f"static int plain{i}(int a)\n{{\n\n    return a + {i};\n}}\n\n" for i in range(40))
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "m.c").write_text(STOCK + filler + STOCK.replace("f(", "g(").rstrip("\n"))
+    assert cli.main([str(src), "-o", str(tmp_path / "o"), "--no-cppcheck", "-q", "--diff"]) == 0
+    diff = capsys.readouterr().out
+    body = [ln for ln in diff.splitlines() if ln[:1] in "+-" and ln[:3] not in ("+++", "---")]
+    assert not any("plain" in ln or "return a +" in ln or ln[1:] in ("{", "}") for ln in body)
+    assert diff.count("\n@@ ") + diff.startswith("@@") == 2
+    assert "\\ No newline at end of file" in diff
+    if shutil.which("patch"):
+        copy = tmp_path / "copy"
+        shutil.copytree(src, copy)
+        subprocess.run(["patch", "-p1", "--batch", "-s", "-d", str(copy)], input=diff, text=True, check=True)
+        assert (copy / "m.c").read_text() == (tmp_path / "o" / "m.c").read_text()
+
+
+def test_warning_excerpts_end_at_a_word_boundary(tmp_path):
+    f = tmp_path / "m.c"
+    f.write_text(HEAD + '    PyErr_SetString(PyExc_ValueError, "bad");\n'
+                 "    counter_of_things = compute_the_following_value(o, 12345678);\n    return o;\n}\n")
+    assert cli.main([str(f), "-o", str(tmp_path / "o"), "--no-cppcheck", "-q",
+                     "--report", str(tmp_path / "r.json")]) == 0
+    warning, = [w for w in json.loads((tmp_path / "r.json").read_text())["warnings"] if w["kind"] == "exception"]
+    shown = warning["message"].rsplit("(", 1)[1]
+    assert shown.startswith("counter_of_things =") and shown.endswith("...)")
+    last_word = shown[:-len("...)")].split()[-1]
+    assert last_word in "counter_of_things = compute_the_following_value(o, 12345678);".replace("(", " ").split()

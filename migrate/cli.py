@@ -205,7 +205,13 @@ def run(args):
     except ValueError as exc:
         raise InputError(str(exc)) from None
     root, sources, others = collect(path, output)
-    check_no_input_written(root, [*sources, *others], _targets(root, output, sources, others, args))
+    inputs = [*sources, *others]
+    if args.in_place:     # the backups must not replace a source (an empty suffix would)
+        check_no_input_written(root, sources, [_backup(root / rel, args) for rel in sources])
+    else:
+        check_no_input_written(root, inputs, [output / rel for rel in inputs])
+    if args.report:
+        check_no_input_written(root, inputs, [pathlib.Path(args.report)])
     units = translate.translate_files(sources, rules)
     elapsed = time.perf_counter() - started
 
@@ -237,14 +243,8 @@ def run(args):
     return 0
 
 
-def _targets(root, output, sources, others, args):
-    """Every file the run will write, but for the input files that
-    --in-place rewrites."""
-    if args.in_place:
-        written = [(root / rel).with_name((root / rel).name + args.backup_suffix) for rel in sources]
-    else:
-        written = [output / rel for rel in [*sources, *others]]
-    return written + ([pathlib.Path(args.report)] if args.report else [])
+def _backup(target, args):
+    return target.with_name(target.name + args.backup_suffix)
 
 
 def _write(units, others, root, out_root, args):
@@ -253,7 +253,7 @@ def _write(units, others, root, out_root, args):
             if unit.text == unit.original:
                 continue
             target = root / unit.path
-            shutil.copy2(target, target.with_name(target.name + args.backup_suffix))
+            shutil.copy2(target, _backup(target, args))
             target.write_text(unit.text)
         return
     out_root.mkdir(parents=True, exist_ok=True)

@@ -131,6 +131,12 @@ def test_report_that_would_overwrite_the_input_is_refused(tmp_path, capsys):
     assert cli.main([str(f), "--in-place", "--backup-suffix", "", "--no-cppcheck", "-q"]) == 2
     _one_line_error(capsys, "input")
     assert f.read_text() == STOCK
+    assert cli.main([str(f), "--report", str(tmp_path / "no" / "r.json"), "--no-cppcheck", "-q"]) == 2
+    _one_line_error(capsys, "no such directory")
+    # negative: a backup left by an earlier run is no source, and is replaced
+    (tmp_path / "geom.c.orig").write_text("old")
+    assert cli.main([str(tmp_path), "--in-place", "--no-cppcheck", "-q"]) == 0
+    assert (tmp_path / "geom.c.orig").read_text() == STOCK
 
 
 def test_output_that_is_a_file_is_refused(tmp_path, capsys):

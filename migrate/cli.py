@@ -59,10 +59,10 @@ def _names(text):
     return [n.strip() for n in (text or "").split(",") if n.strip()]
 
 
-def list_rules(width=None):
+def list_rules():
     """One entry per rule: precedence, name, pack and the first sentence of
     its description, wrapped to the terminal (at most 100 columns)."""
-    width = width or min(shutil.get_terminal_size().columns, 100)
+    width = min(shutil.get_terminal_size().columns, 100)
     lines = []
     for cls in engine.all_rules():
         lines += textwrap.wrap(f"{cls.precedence:4d}  {cls.name} [{cls.pack}]: {cls.summary()}", width=width,

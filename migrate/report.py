@@ -130,7 +130,7 @@ def render(report, *, show_diff=False, verbose=False):
             out.append(f"  {f['path']}: {f['transformations']} transformations, +{f['additions']} -{f['deletions']}")
         out.append("")
     if verbose and report["inferred"]:
-        out.append(f"Inferred ({len(report['inferred'])}):")
+        out.append(f"Inferred custom types ({len(report['inferred'])}):")
         out += [f"  {w['file']}:{w['line']}: {w['message']}" for w in report["inferred"]]
         out.append("")
     if report["warnings"]:

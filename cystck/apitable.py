@@ -191,7 +191,7 @@ h CystckUnicode_DecodeUTF8(const char* s, Cystck_ssize_t n, const char* errors) 
 h CystckUnicode_DecodeASCII(const char* s, Cystck_ssize_t n, const char* errors) = PyUnicode_DecodeASCII ; [h+1, e]
 h CystckUnicode_DecodeLatin1(const char* s, Cystck_ssize_t n, const char* errors) = PyUnicode_DecodeLatin1 ; [h+1, e]
 h CystckUnicode_FromKindAndData(int kind, const void* buf, Cystck_ssize_t n) = PyUnicode_FromKindAndData ; [h+1, e]
-h CystckUnicode_FromFormat(const char* fmt, ...) : hand ~ PyUnicode_FromFormat ; [h+1, e] printf-style str; %S/%R/%U take PyObject* via Cystck_AsPyObject
+h CystckUnicode_FromFormat(const char* fmt, ...) : hand ~ PyUnicode_FromFormat ; [h+1, e] printf-style str; %S %R %A %U %V take handles (as PyUnicode_FromFormat takes objects)
 h CystckUnicode_AsUTF8String(h o) = PyUnicode_AsUTF8String ; [h+1, e] bytes
 h CystckUnicode_AsEncodedString(h o, const char* enc, const char* errors) = PyUnicode_AsEncodedString ; [h+1, e]
 const char* CystckUnicode_AsUTF8(h o) = PyUnicode_AsUTF8   ; [e] UTF-8 buffer, valid while o lives
@@ -333,7 +333,7 @@ int CystckSlice_Unpack(h s, Cystck_ssize_t* start, Cystck_ssize_t* stop, Cystck_
 void CystckErr_SetString(h type, const char* msg) = PyErr_SetString ; raise type(msg)
 void CystckErr_SetObject(h type, h? value) = PyErr_SetObject ; raise type(value)
 void CystckErr_SetNone(h type) = PyErr_SetNone             ; raise type
-h CystckErr_Format(h type, const char* fmt, ...) : hand ~ PyErr_Format ; raise type(fmt % ...); returns the null handle
+h CystckErr_Format(h type, const char* fmt, ...) : hand ~ PyErr_Format ; raise type(fmt % ...), %S %R %A %U %V taking handles; returns the null handle
 int CystckErr_NoMemory() : hand ~ PyErr_NoMemory           ; raise MemoryError; returns -1
 int CystckErr_BadArgument() : hand ~ PyErr_BadArgument     ; raise TypeError; returns -1
 int CystckErr_Occurred() : hand ~ PyErr_Occurred           ; is an exception set?

@@ -490,60 +490,90 @@ CYSTCK_INTERNAL void _Cystck_DeallocWith(PyObject *self, void (*destroy)(void *)
         _Cystck_DeallocWith(self, IMPL);                                      \
     }
 
-#define _CYSTCK_SLOTKIND_tp_repr        _CYSTCK_UNARY
-#define _CYSTCK_SLOTKIND_tp_str         _CYSTCK_UNARY
-#define _CYSTCK_SLOTKIND_tp_iter        _CYSTCK_UNARY
-#define _CYSTCK_SLOTKIND_tp_iternext    _CYSTCK_ITERNEXT
-#define _CYSTCK_SLOTKIND_nb_negative    _CYSTCK_UNARY
-#define _CYSTCK_SLOTKIND_nb_positive    _CYSTCK_UNARY
-#define _CYSTCK_SLOTKIND_nb_absolute    _CYSTCK_UNARY
-#define _CYSTCK_SLOTKIND_nb_invert      _CYSTCK_UNARY
-#define _CYSTCK_SLOTKIND_nb_int         _CYSTCK_UNARY
-#define _CYSTCK_SLOTKIND_nb_float       _CYSTCK_UNARY
-#define _CYSTCK_SLOTKIND_nb_index       _CYSTCK_UNARY
-#define _CYSTCK_SLOTKIND_nb_add         _CYSTCK_BINARY
-#define _CYSTCK_SLOTKIND_nb_subtract    _CYSTCK_BINARY
-#define _CYSTCK_SLOTKIND_nb_multiply    _CYSTCK_BINARY
-#define _CYSTCK_SLOTKIND_nb_true_divide _CYSTCK_BINARY
-#define _CYSTCK_SLOTKIND_nb_floor_divide _CYSTCK_BINARY
-#define _CYSTCK_SLOTKIND_nb_remainder   _CYSTCK_BINARY
-#define _CYSTCK_SLOTKIND_nb_divmod      _CYSTCK_BINARY
-#define _CYSTCK_SLOTKIND_nb_lshift      _CYSTCK_BINARY
-#define _CYSTCK_SLOTKIND_nb_rshift      _CYSTCK_BINARY
-#define _CYSTCK_SLOTKIND_nb_and         _CYSTCK_BINARY
-#define _CYSTCK_SLOTKIND_nb_or          _CYSTCK_BINARY
-#define _CYSTCK_SLOTKIND_nb_xor         _CYSTCK_BINARY
-#define _CYSTCK_SLOTKIND_nb_matrix_multiply _CYSTCK_BINARY
-#define _CYSTCK_SLOTKIND_nb_inplace_add _CYSTCK_BINARY
-#define _CYSTCK_SLOTKIND_nb_inplace_subtract _CYSTCK_BINARY
-#define _CYSTCK_SLOTKIND_nb_inplace_multiply _CYSTCK_BINARY
-#define _CYSTCK_SLOTKIND_nb_inplace_true_divide _CYSTCK_BINARY
-#define _CYSTCK_SLOTKIND_nb_inplace_floor_divide _CYSTCK_BINARY
-#define _CYSTCK_SLOTKIND_nb_power       _CYSTCK_TERNARY
-#define _CYSTCK_SLOTKIND_mp_subscript   _CYSTCK_BINARY
-#define _CYSTCK_SLOTKIND_sq_concat      _CYSTCK_BINARY
-#define _CYSTCK_SLOTKIND_tp_getattro    _CYSTCK_BINARY
-#define _CYSTCK_SLOTKIND_tp_richcompare _CYSTCK_RICHCMP
-#define _CYSTCK_SLOTKIND_tp_hash(SYM, IMPL)  _CYSTCK_VALUE_OF_SELF(SYM, IMPL, Py_hash_t)
-#define _CYSTCK_SLOTKIND_sq_length(SYM, IMPL) _CYSTCK_VALUE_OF_SELF(SYM, IMPL, Py_ssize_t)
-#define _CYSTCK_SLOTKIND_mp_length(SYM, IMPL) _CYSTCK_VALUE_OF_SELF(SYM, IMPL, Py_ssize_t)
-#define _CYSTCK_SLOTKIND_nb_bool(SYM, IMPL)  _CYSTCK_VALUE_OF_SELF(SYM, IMPL, int)
-#define _CYSTCK_SLOTKIND_sq_item        _CYSTCK_SSIZEARG
-#define _CYSTCK_SLOTKIND_sq_repeat      _CYSTCK_SSIZEARG
-#define _CYSTCK_SLOTKIND_sq_ass_item    _CYSTCK_SSIZEOBJARG
-#define _CYSTCK_SLOTKIND_mp_ass_subscript _CYSTCK_OBJOBJARG
-#define _CYSTCK_SLOTKIND_tp_setattro    _CYSTCK_OBJOBJARG
-#define _CYSTCK_SLOTKIND_sq_contains    _CYSTCK_OBJOBJ
-#define _CYSTCK_SLOTKIND_tp_new         _CYSTCK_NEW
-#define _CYSTCK_SLOTKIND_tp_init        _CYSTCK_INIT
-#define _CYSTCK_SLOTKIND_tp_call        _CYSTCK_CALL
-#define _CYSTCK_SLOTKIND_tp_traverse    _CYSTCK_TRAVERSE
+#define _CYSTCK_SLOTKIND_tp_repr        (_CYSTCK_UNARY)
+#define _CYSTCK_SLOTKIND_tp_str         (_CYSTCK_UNARY)
+#define _CYSTCK_SLOTKIND_tp_iter        (_CYSTCK_UNARY)
+#define _CYSTCK_SLOTKIND_tp_iternext    (_CYSTCK_ITERNEXT)
+#define _CYSTCK_SLOTKIND_nb_negative    (_CYSTCK_UNARY)
+#define _CYSTCK_SLOTKIND_nb_positive    (_CYSTCK_UNARY)
+#define _CYSTCK_SLOTKIND_nb_absolute    (_CYSTCK_UNARY)
+#define _CYSTCK_SLOTKIND_nb_invert      (_CYSTCK_UNARY)
+#define _CYSTCK_SLOTKIND_nb_int         (_CYSTCK_UNARY)
+#define _CYSTCK_SLOTKIND_nb_float       (_CYSTCK_UNARY)
+#define _CYSTCK_SLOTKIND_nb_index       (_CYSTCK_UNARY)
+#define _CYSTCK_SLOTKIND_nb_add         (_CYSTCK_BINARY)
+#define _CYSTCK_SLOTKIND_nb_subtract    (_CYSTCK_BINARY)
+#define _CYSTCK_SLOTKIND_nb_multiply    (_CYSTCK_BINARY)
+#define _CYSTCK_SLOTKIND_nb_true_divide (_CYSTCK_BINARY)
+#define _CYSTCK_SLOTKIND_nb_floor_divide (_CYSTCK_BINARY)
+#define _CYSTCK_SLOTKIND_nb_remainder   (_CYSTCK_BINARY)
+#define _CYSTCK_SLOTKIND_nb_divmod      (_CYSTCK_BINARY)
+#define _CYSTCK_SLOTKIND_nb_lshift      (_CYSTCK_BINARY)
+#define _CYSTCK_SLOTKIND_nb_rshift      (_CYSTCK_BINARY)
+#define _CYSTCK_SLOTKIND_nb_and         (_CYSTCK_BINARY)
+#define _CYSTCK_SLOTKIND_nb_or          (_CYSTCK_BINARY)
+#define _CYSTCK_SLOTKIND_nb_xor         (_CYSTCK_BINARY)
+#define _CYSTCK_SLOTKIND_nb_matrix_multiply (_CYSTCK_BINARY)
+#define _CYSTCK_SLOTKIND_nb_inplace_add (_CYSTCK_BINARY)
+#define _CYSTCK_SLOTKIND_nb_inplace_subtract (_CYSTCK_BINARY)
+#define _CYSTCK_SLOTKIND_nb_inplace_multiply (_CYSTCK_BINARY)
+#define _CYSTCK_SLOTKIND_nb_inplace_true_divide (_CYSTCK_BINARY)
+#define _CYSTCK_SLOTKIND_nb_inplace_floor_divide (_CYSTCK_BINARY)
+#define _CYSTCK_SLOTKIND_nb_power       (_CYSTCK_TERNARY)
+#define _CYSTCK_SLOTKIND_mp_subscript   (_CYSTCK_BINARY)
+#define _CYSTCK_SLOTKIND_sq_concat      (_CYSTCK_BINARY)
+#define _CYSTCK_SLOTKIND_tp_getattro    (_CYSTCK_BINARY)
+#define _CYSTCK_SLOTKIND_tp_richcompare (_CYSTCK_RICHCMP)
+#define _CYSTCK_SLOTKIND_tp_hash        (_CYSTCK_HASHFUNC)
+#define _CYSTCK_SLOTKIND_sq_length      (_CYSTCK_LENFUNC)
+#define _CYSTCK_SLOTKIND_mp_length      (_CYSTCK_LENFUNC)
+#define _CYSTCK_SLOTKIND_nb_bool        (_CYSTCK_INQUIRY)
+#define _CYSTCK_SLOTKIND_sq_item        (_CYSTCK_SSIZEARG)
+#define _CYSTCK_SLOTKIND_sq_repeat      (_CYSTCK_SSIZEARG)
+#define _CYSTCK_SLOTKIND_sq_ass_item    (_CYSTCK_SSIZEOBJARG)
+#define _CYSTCK_SLOTKIND_mp_ass_subscript (_CYSTCK_OBJOBJARG)
+#define _CYSTCK_SLOTKIND_tp_setattro    (_CYSTCK_OBJOBJARG)
+#define _CYSTCK_SLOTKIND_sq_contains    (_CYSTCK_OBJOBJ)
+#define _CYSTCK_SLOTKIND_tp_new         (_CYSTCK_NEW)
+#define _CYSTCK_SLOTKIND_tp_init        (_CYSTCK_INIT)
+#define _CYSTCK_SLOTKIND_tp_call        (_CYSTCK_CALL)
+#define _CYSTCK_SLOTKIND_tp_traverse    (_CYSTCK_TRAVERSE)
 
-#define CYSTCK_DEF_SLOT(SYM, SLOT, IMPL)                                      \
-    _CYSTCK_SLOTKIND_##SLOT(SYM, IMPL)                                        \
+#define _CYSTCK_HASHFUNC(SYM, IMPL) _CYSTCK_VALUE_OF_SELF(SYM, IMPL, Py_hash_t)
+#define _CYSTCK_LENFUNC(SYM, IMPL)  _CYSTCK_VALUE_OF_SELF(SYM, IMPL, Py_ssize_t)
+#define _CYSTCK_INQUIRY(SYM, IMPL)  _CYSTCK_VALUE_OF_SELF(SYM, IMPL, int)
+
+/* CYSTCK_DEF_SLOT checks that SLOT is in the list above: each entry is a
+ * parenthesized trampoline kind, and _CYSTCK_IS_PAREN tells a defined entry
+ * (1) from an unknown slot name, left as an identifier (0).  An unknown
+ * slot then gives one compile error naming it, not a cascade. */
+#define _CYSTCK_SECOND(a, b, ...) b
+#define _CYSTCK_PAREN_PROBE(...) ~, 1
+#define _CYSTCK_IS_PAREN_(...) _CYSTCK_SECOND(__VA_ARGS__, 0, ~)
+#define _CYSTCK_IS_PAREN(x) _CYSTCK_IS_PAREN_(_CYSTCK_PAREN_PROBE x)
+#define _CYSTCK_UNPAREN(x) x
+#define _CYSTCK_SLOT_KIND(KIND, SYM, IMPL) _CYSTCK_UNPAREN KIND (SYM, IMPL)
+#ifdef __cplusplus
+#define _CYSTCK_STATIC_ASSERT(COND, MSG) static_assert(COND, MSG)
+#else
+#define _CYSTCK_STATIC_ASSERT(COND, MSG) _Static_assert(COND, MSG)
+#endif
+
+#define _CYSTCK_DEF_SLOT_1(SYM, SLOT, IMPL)                                   \
+    _CYSTCK_SLOT_KIND(_CYSTCK_SLOTKIND_##SLOT, SYM, IMPL)                     \
     static CystckDef SYM = { CystckDef_Slot, _CYSTCK_NO_METH,                 \
         { Py_##SLOT, (void *)_CYSTCK_TRAMP(SYM) },                            \
         _CYSTCK_NO_MEMBER, _CYSTCK_NO_GETSET };
+#define _CYSTCK_DEF_SLOT_0(SYM, SLOT, IMPL)                                   \
+    _CYSTCK_STATIC_ASSERT(0, "CYSTCK_DEF_SLOT: " #SLOT " is not a slot "      \
+                          "CYSTCK_DEF_SLOT supports (see docs/api.md)");      \
+    static CystckDef SYM = { CystckDef_Slot, _CYSTCK_NO_METH, _CYSTCK_NO_SLOT, \
+        _CYSTCK_NO_MEMBER, _CYSTCK_NO_GETSET };
+#define _CYSTCK_DEF_SLOT_IF(KNOWN, SYM, SLOT, IMPL) _CYSTCK_DEF_SLOT_IF_(KNOWN, SYM, SLOT, IMPL)
+#define _CYSTCK_DEF_SLOT_IF_(KNOWN, SYM, SLOT, IMPL) _CYSTCK_DEF_SLOT_##KNOWN(SYM, SLOT, IMPL)
+
+#define CYSTCK_DEF_SLOT(SYM, SLOT, IMPL) \
+    _CYSTCK_DEF_SLOT_IF(_CYSTCK_IS_PAREN(_CYSTCK_SLOTKIND_##SLOT), SYM, SLOT, IMPL)
 
 /* The type's destructor: void f(void *data) releases native resources held
  * by the struct (files, malloc'ed buffers).  Fields are cleared for it. */

@@ -397,4 +397,8 @@ void CystckBuffer_Release(Py_buffer* view) = PyBuffer_Release ; release a buffer
 int CystckObject_CheckBuffer(h o) = PyObject_CheckBuffer   ; supports the buffer protocol
 h CystckCapsule_New(void* p, const char* name, PyCapsule_Destructor d) = PyCapsule_New ; [h+1, e]
 void* CystckCapsule_GetPointer(h c, const char* name) = PyCapsule_GetPointer ; [e]
+
+## Buffers exported by types and typed native blocks
+int CystckBuffer_FillInfo(Py_buffer* view, h? o, void* buf, Cystck_ssize_t len, int readonly, int flags) = PyBuffer_FillInfo ; [e] fill view with len bytes at buf, exported by o (for a bf_getbuffer slot)
+h CystckMem_AsTypedMemoryView(void* p, const char* format, Cystck_ssize_t itemsize, Cystck_ssize_t n, int readonly) : hand ~ - ; [h+1, e] n items of block p as a memoryview of struct format `format` ("d": doubles); adds a refcount policy tied to the view
 """

@@ -325,6 +325,8 @@ typedef struct {
  *   tp_call:                  int f(S, self, args, nargs, kw)  push count
  *   tp_traverse:              int f(void *data, Cystck_visitproc visit, void *arg)
  *                             must visit every Cystck_Field of the struct.
+ *   bf_getbuffer:             int f(S, self, Py_buffer *view, int flags)  0/-1
+ *   bf_releasebuffer:         void f(S, self, Py_buffer *view)
  */
 #define _CYSTCK_UNARY(SYM, IMPL)                                                   \
     static int IMPL(Cystck_State *S, Cystck_Object self);                     \
@@ -453,6 +455,37 @@ typedef struct {
         _CYSTCK_ARGS_KW_BODY(IMPL, self, _Cystck_Finish)                      \
     }
 
+/* The buffer protocol.  getbuffer fills the view (CystckBuffer_FillInfo,
+ * or by hand); its view->obj starts NULL and, if left so, the trampoline
+ * sets it to self: the exporter CPython keeps alive while the view lives.
+ * releasebuffer runs with no exception set (a pending one is kept aside);
+ * an error it raises is reported as unraisable, as CPython cannot take it. */
+CYSTCK_INTERNAL int _Cystck_BufferFilled(PyObject *self, Py_buffer *view, int r);
+CYSTCK_INTERNAL void _Cystck_StashError(PyObject *saved[3]);
+CYSTCK_INTERNAL void _Cystck_BufferReleased(PyObject *self, int r, PyObject *saved[3]);
+#define _CYSTCK_GETBUFFER(SYM, IMPL)                                               \
+    static int IMPL(Cystck_State *S, Cystck_Object self, Py_buffer *view, int flags); \
+    static int _CYSTCK_TRAMP(SYM)(PyObject *self, Py_buffer *view, int flags) \
+    {                                                                         \
+        Cystck_State S_;                                                      \
+        int r_;                                                               \
+        view->obj = NULL;                                                     \
+        _Cystck_OpenFrame(&S_, #IMPL);                                        \
+        r_ = _Cystck_FinishInt(&S_, IMPL(&S_, _Cystck_HArg(&self), view, flags), #IMPL); \
+        return _Cystck_BufferFilled(self, view, r_);                          \
+    }
+#define _CYSTCK_RELEASEBUFFER(SYM, IMPL)                                           \
+    static void IMPL(Cystck_State *S, Cystck_Object self, Py_buffer *view);   \
+    static void _CYSTCK_TRAMP(SYM)(PyObject *self, Py_buffer *view)          \
+    {                                                                         \
+        Cystck_State S_;                                                      \
+        PyObject *saved_[3];                                                  \
+        _Cystck_StashError(saved_);                                           \
+        _Cystck_OpenFrame(&S_, #IMPL);                                        \
+        IMPL(&S_, _Cystck_HArg(&self), view);                                 \
+        _Cystck_BufferReleased(self, _Cystck_FinishInt(&S_, 0, #IMPL), saved_); \
+    }
+
 /* Traverse: the runtime's generic tp_clear/tp_dealloc call the traverse
  * trampoline with _Cystck_ClearVisitMarker to clear every visited field. */
 CYSTCK_INTERNAL int _Cystck_ClearVisitMarker(PyObject *o, void *arg);
@@ -538,6 +571,8 @@ CYSTCK_INTERNAL void _Cystck_DeallocWith(PyObject *self, void (*destroy)(void *)
 #define _CYSTCK_SLOTKIND_tp_init        (_CYSTCK_INIT)
 #define _CYSTCK_SLOTKIND_tp_call        (_CYSTCK_CALL)
 #define _CYSTCK_SLOTKIND_tp_traverse    (_CYSTCK_TRAVERSE)
+#define _CYSTCK_SLOTKIND_bf_getbuffer   (_CYSTCK_GETBUFFER)
+#define _CYSTCK_SLOTKIND_bf_releasebuffer (_CYSTCK_RELEASEBUFFER)
 
 #define _CYSTCK_HASHFUNC(SYM, IMPL) _CYSTCK_VALUE_OF_SELF(SYM, IMPL, Py_hash_t)
 #define _CYSTCK_LENFUNC(SYM, IMPL)  _CYSTCK_VALUE_OF_SELF(SYM, IMPL, Py_ssize_t)

@@ -86,3 +86,16 @@ def test_functors_over_struct_pointers():
     assert "T::TypeCheck(S,  value )" in cpp
     assert "return Op()( S, reinterpret_cast<T*>( Cystck_AsStruct(S, value) ) );" in cpp
     assert "Invoke<Twice, Box>()( S, self )" in cpp
+
+
+def test_format_object_arguments_stay_handles():
+    """CystckUnicode_FromFormat and CystckErr_Format take handles for %S %R
+    %A %U %V: their arguments are passed as they are, with no escape hatch;
+    the other conversions' arguments are left alone too."""
+    before = ('static PyObject *f(PyObject *o, const char *name, long n)\n{\n'
+              '    PyErr_Format(PyExc_TypeError, "%R is not %s (%ld)", o, name, n);\n'
+              '    return PyUnicode_FromFormat("%S/%U", o, o);\n}\n')
+    out = translate.translate_source(before, "example.c")
+    assert "Cystck_AsPyObject" not in out
+    assert '"%R is not %s (%ld)", o, name, n);' in out
+    assert 'CystckUnicode_FromFormat(S, "%S/%U", o, o)' in out

@@ -497,7 +497,7 @@ const CystckExc_DeprecationWarning ~ PyExc_DeprecationWarning ; DeprecationWarni
 const CystckExc_RuntimeWarning ~ PyExc_RuntimeWarning ; RuntimeWarning
 const CystckExc_UserWarning ~ PyExc_UserWarning ; UserWarning
 
-## Types
+## C types
 type Cystck_Object ~ PyObject*                ; a handle: the address of a slot of the call's handle array (compare with Cystck_IsNull, never with ==)
 type Cystck_State ~ -                         ; the call's frame: handles, return stack; every API function's first argument `S`
 type Cystck_ssize_t ~ Py_ssize_t              ; sizes and indexes

@@ -523,6 +523,9 @@ CYSTCK_INTERNAL void _Cystck_DeallocWith(PyObject *self, void (*destroy)(void *)
         _Cystck_DeallocWith(self, IMPL);                                      \
     }
 
+/* The slots CYSTCK_DEF_SLOT accepts, each with its trampoline kind in
+ * parentheses (the parentheses tell a listed slot from an unknown name).
+ * Listed in cystck/apitable.py too, with the signatures, for docs/api.md. */
 #define _CYSTCK_SLOTKIND_tp_repr        (_CYSTCK_UNARY)
 #define _CYSTCK_SLOTKIND_tp_str         (_CYSTCK_UNARY)
 #define _CYSTCK_SLOTKIND_tp_iter        (_CYSTCK_UNARY)

@@ -13,7 +13,7 @@ Each line of ``TABLE`` is one function::
   null (passed to CPython as NULL), ``h!`` for a handle the function consumes
   (the stock function steals that reference), and plain C types otherwise.
   ``S`` (the state) is implicit: every function takes ``Cystck_State *S``
-  first.
+  first, except those marked ``[nostate]``.
 * ``= STOCK`` generates a wrapper that calls the CPython function STOCK with
   the same arguments; ``: hand ~ STOCK`` marks a function written by hand
   (in ``Cystck.h`` or the runtime) whose stock counterpart is STOCK (``-``
@@ -21,6 +21,8 @@ Each line of ``TABLE`` is one function::
 * ``= CALLS ~ STOCK`` generates a wrapper calling CALLS whose stock
   counterpart (for the translator and the docs) is STOCK: a deliberate
   departure, e.g. a non-stealing replacement for a stealing function.
+* ``[nostate]`` after a hand-written function: it takes no state (its
+  first parameter is its first listed one).
 * flags: ``borrowed`` (STOCK returns a borrowed reference; the wrapper takes
   a new one for the handle), ``noerr`` (a null result is not an error, e.g.
   ``PyDict_GetItem``), ``macro`` (STOCK is an unchecked macro),
@@ -32,7 +34,7 @@ Each line of ``TABLE`` is one function::
 
 TABLE = r"""
 ## Handles and the return stack (hand-written, see Cystck.h)
-int Cystck_IsNull(h o) : hand ~ -                          ; is o the null handle
+int Cystck_IsNull(h o) : hand ~ - [nostate]               ; is o the null handle (or a released one)
 int Cystck_Is(h a, h b) : hand ~ Py_Is                     ; a is b
 h Cystck_Dup(h o) : hand ~ Py_NewRef                       ; [h+1] another owned handle to o
 void Cystck_Drop(h o) : hand ~ Py_DECREF                   ; [h-1] release an owned handle now
@@ -191,7 +193,7 @@ h CystckUnicode_DecodeUTF8(const char* s, Cystck_ssize_t n, const char* errors) 
 h CystckUnicode_DecodeASCII(const char* s, Cystck_ssize_t n, const char* errors) = PyUnicode_DecodeASCII ; [h+1, e]
 h CystckUnicode_DecodeLatin1(const char* s, Cystck_ssize_t n, const char* errors) = PyUnicode_DecodeLatin1 ; [h+1, e]
 h CystckUnicode_FromKindAndData(int kind, const void* buf, Cystck_ssize_t n) = PyUnicode_FromKindAndData ; [h+1, e]
-h CystckUnicode_FromFormat(const char* fmt, ...) : hand ~ PyUnicode_FromFormat ; [h+1, e] printf-style str; %S/%R/%U take PyObject* via Cystck_AsPyObject
+h CystckUnicode_FromFormat(const char* fmt, ...) : hand ~ PyUnicode_FromFormat ; [h+1, e] printf-style str; %S %R %A %U %V take handles (as PyUnicode_FromFormat takes objects)
 h CystckUnicode_AsUTF8String(h o) = PyUnicode_AsUTF8String ; [h+1, e] bytes
 h CystckUnicode_AsEncodedString(h o, const char* enc, const char* errors) = PyUnicode_AsEncodedString ; [h+1, e]
 const char* CystckUnicode_AsUTF8(h o) = PyUnicode_AsUTF8   ; [e] UTF-8 buffer, valid while o lives
@@ -333,7 +335,7 @@ int CystckSlice_Unpack(h s, Cystck_ssize_t* start, Cystck_ssize_t* stop, Cystck_
 void CystckErr_SetString(h type, const char* msg) = PyErr_SetString ; raise type(msg)
 void CystckErr_SetObject(h type, h? value) = PyErr_SetObject ; raise type(value)
 void CystckErr_SetNone(h type) = PyErr_SetNone             ; raise type
-h CystckErr_Format(h type, const char* fmt, ...) : hand ~ PyErr_Format ; raise type(fmt % ...); returns the null handle
+h CystckErr_Format(h type, const char* fmt, ...) : hand ~ PyErr_Format ; raise type(fmt % ...), %S %R %A %U %V taking handles; returns the null handle
 int CystckErr_NoMemory() : hand ~ PyErr_NoMemory           ; raise MemoryError; returns -1
 int CystckErr_BadArgument() : hand ~ PyErr_BadArgument     ; raise TypeError; returns -1
 int CystckErr_Occurred() : hand ~ PyErr_Occurred           ; is an exception set?
@@ -397,4 +399,236 @@ void CystckBuffer_Release(Py_buffer* view) = PyBuffer_Release ; release a buffer
 int CystckObject_CheckBuffer(h o) = PyObject_CheckBuffer   ; supports the buffer protocol
 h CystckCapsule_New(void* p, const char* name, PyCapsule_Destructor d) = PyCapsule_New ; [h+1, e]
 void* CystckCapsule_GetPointer(h c, const char* name) = PyCapsule_GetPointer ; [e]
+
+## Handles and the return stack (hand-written, see Cystck.h)
+h Cystck_FromNewPyObject(PyObject* o) : hand ~ -           ; [h+1] escape hatch: a handle that takes over a new reference (null o: the null handle)
+Cystck_ssize_t Cystck_StackSize() : hand ~ -               ; entries on the return stack
+Cystck_ssize_t Cystck_HandleLimit() : hand ~ - [nostate]   ; live handles a call may hold (CYSTCK_HANDLE_LIMIT)
+
+## Fields: Python values in native structs
+h CystckField_Load(h owner, Cystck_Field f) : hand ~ -     ; [h+1] the value of field f of owner, or the null handle (no exception) when empty
+void CystckField_Store(h owner, Cystck_Field* f, h? v) : hand ~ - ; store v in field *f of owner (Cystck_NULL empties it); the old value is released
+int CystckField_IsNull(Cystck_Field f) : hand ~ - [nostate] ; is the field empty
+
+## Buffers exported by types and typed native blocks
+int CystckBuffer_FillInfo(Py_buffer* view, h? o, void* buf, Cystck_ssize_t len, int readonly, int flags) = PyBuffer_FillInfo ; [e] fill view with len bytes at buf, exported by o (for a bf_getbuffer slot)
+h CystckMem_AsTypedMemoryView(void* p, const char* format, Cystck_ssize_t itemsize, Cystck_ssize_t n, int readonly) : hand ~ - ; [h+1, e] n items of block p as a memoryview of struct format `format` ("d": doubles); adds a refcount policy tied to the view
+"""
+
+
+# ---------------------------------------------------------------------------
+# Everything else the header makes public: constants, types, the definition
+# macros and the signatures of the functions they take, member types,
+# configuration.  The API reference is generated from this table too, and
+# tests/runtime/test_apitable.py checks it against the headers both ways
+# (a name in one must be in the other) and compiles every signature in it.
+#
+# Each line is ``KIND NAME [(PARAMS)] [~ STOCK] [: SIGNATURE] ; doc``:
+#
+# * ``const``: a handle constant, or another value macro;
+# * ``type``: a C type of the API;
+# * ``macro``: a macro (PARAMS as the macro takes them);
+# * ``conv``: a calling convention of CYSTCK_DEF_METH, SIGNATURE the C
+#   signature its implementation must have (``f`` stands for its name);
+# * ``slot``: a slot CYSTCK_DEF_SLOT accepts, SIGNATURE as for ``conv``;
+# * ``impl``: another definition macro's implementation, SIGNATURE as above.
+# ---------------------------------------------------------------------------
+
+DEFINITIONS = r"""
+## Constants
+const Cystck_NULL ~ NULL                      ; the null handle: no object; the error value of every function returning a handle
+const Cystck_None ~ Py_None                   ; None (a permanent handle: free to use, never released)
+const Cystck_True ~ Py_True                   ; True
+const Cystck_False ~ Py_False                 ; False
+const Cystck_NotImplemented ~ Py_NotImplemented ; NotImplemented (return it from a binary slot that does not handle the other operand)
+const Cystck_Ellipsis ~ Py_Ellipsis           ; Ellipsis
+
+## Type handles
+const CystckBaseObject_Type ~ PyBaseObject_Type ; object
+const CystckType_Type ~ PyType_Type           ; type
+const CystckLong_Type ~ PyLong_Type           ; int
+const CystckFloat_Type ~ PyFloat_Type         ; float
+const CystckBool_Type ~ PyBool_Type           ; bool
+const CystckComplex_Type ~ PyComplex_Type     ; complex
+const CystckUnicode_Type ~ PyUnicode_Type     ; str
+const CystckBytes_Type ~ PyBytes_Type         ; bytes
+const CystckByteArray_Type ~ PyByteArray_Type ; bytearray
+const CystckList_Type ~ PyList_Type           ; list
+const CystckTuple_Type ~ PyTuple_Type         ; tuple
+const CystckDict_Type ~ PyDict_Type           ; dict
+const CystckSet_Type ~ PySet_Type             ; set
+const CystckFrozenSet_Type ~ PyFrozenSet_Type ; frozenset
+const CystckSlice_Type ~ PySlice_Type         ; slice
+const CystckMemoryView_Type ~ PyMemoryView_Type ; memoryview
+const CystckCapsule_Type ~ PyCapsule_Type     ; the capsule type
+
+## Exceptions
+const CystckExc_BaseException ~ PyExc_BaseException ; BaseException
+const CystckExc_Exception ~ PyExc_Exception   ; Exception
+const CystckExc_ArithmeticError ~ PyExc_ArithmeticError ; ArithmeticError
+const CystckExc_AssertionError ~ PyExc_AssertionError ; AssertionError
+const CystckExc_AttributeError ~ PyExc_AttributeError ; AttributeError
+const CystckExc_BufferError ~ PyExc_BufferError ; BufferError
+const CystckExc_EOFError ~ PyExc_EOFError     ; EOFError
+const CystckExc_FloatingPointError ~ PyExc_FloatingPointError ; FloatingPointError
+const CystckExc_ImportError ~ PyExc_ImportError ; ImportError
+const CystckExc_IndexError ~ PyExc_IndexError ; IndexError
+const CystckExc_KeyError ~ PyExc_KeyError     ; KeyError
+const CystckExc_KeyboardInterrupt ~ PyExc_KeyboardInterrupt ; KeyboardInterrupt
+const CystckExc_LookupError ~ PyExc_LookupError ; LookupError
+const CystckExc_MemoryError ~ PyExc_MemoryError ; MemoryError
+const CystckExc_NameError ~ PyExc_NameError   ; NameError
+const CystckExc_NotImplementedError ~ PyExc_NotImplementedError ; NotImplementedError
+const CystckExc_OSError ~ PyExc_OSError       ; OSError
+const CystckExc_OverflowError ~ PyExc_OverflowError ; OverflowError
+const CystckExc_RecursionError ~ PyExc_RecursionError ; RecursionError
+const CystckExc_ReferenceError ~ PyExc_ReferenceError ; ReferenceError
+const CystckExc_RuntimeError ~ PyExc_RuntimeError ; RuntimeError
+const CystckExc_StopIteration ~ PyExc_StopIteration ; StopIteration
+const CystckExc_SystemError ~ PyExc_SystemError ; SystemError
+const CystckExc_TypeError ~ PyExc_TypeError   ; TypeError
+const CystckExc_UnicodeError ~ PyExc_UnicodeError ; UnicodeError
+const CystckExc_UnicodeDecodeError ~ PyExc_UnicodeDecodeError ; UnicodeDecodeError
+const CystckExc_UnicodeEncodeError ~ PyExc_UnicodeEncodeError ; UnicodeEncodeError
+const CystckExc_ValueError ~ PyExc_ValueError ; ValueError
+const CystckExc_ZeroDivisionError ~ PyExc_ZeroDivisionError ; ZeroDivisionError
+const CystckExc_Warning ~ PyExc_Warning       ; Warning
+const CystckExc_DeprecationWarning ~ PyExc_DeprecationWarning ; DeprecationWarning
+const CystckExc_RuntimeWarning ~ PyExc_RuntimeWarning ; RuntimeWarning
+const CystckExc_UserWarning ~ PyExc_UserWarning ; UserWarning
+
+## C types
+type Cystck_Object ~ PyObject*                ; a handle: the address of a slot of the call's handle array (compare with Cystck_IsNull, never with ==)
+type Cystck_State ~ -                         ; the call's frame: handles, return stack; every API function's first argument `S`
+type Cystck_ssize_t ~ Py_ssize_t              ; sizes and indexes
+type Cystck_hash_t ~ Py_hash_t                ; hash values
+type Cystck_Scope ~ -                         ; a mark of the handle array (Cystck_OpenScope)
+type Cystck_Ref ~ PyObject*                   ; a reference that outlives the call (Cystck_ref)
+type Cystck_Field ~ PyObject*                 ; a Python value stored in a native struct (CystckField_Load/Store), visited by traverse
+type Cystck_visitproc ~ visitproc             ; `int (*)(Cystck_Field *f, void *arg)`: what a traverse function calls on each field (Cystck_VISIT)
+type CystckDef ~ PyMethodDef                  ; one method, slot, member or getset, made by a CYSTCK_DEF_* macro
+type CystckDef_Kind ~ -                       ; which of the four a CystckDef is
+type CystckType_Spec ~ PyType_Spec            ; `{name, basicsize, itemsize, flags, defines, doc}`: basicsize is sizeof the native struct (no object head); defines a NULL-terminated array of CystckDef pointers
+type CystckModuleDef ~ PyModuleDef            ; `{name, doc, size, defines}`: size of the module state (0: none); defines the module functions
+type CystckArg_Converter ~ -                  ; `int (*)(Cystck_State *S, Cystck_Object o, void *out)`: the converter of the O& argument format (1 success, 0 failure)
+type CystckMem_Finalizer ~ -                  ; `void (*)(void *p)`: run just before a native block is released
+
+## Defining functions, methods and attributes
+macro CYSTCK_DEF_METH(sym, name, impl, conv, doc) ~ PyMethodDef ; defines `static CystckDef sym`: a function (in a module's defines) or method (in a type's) called `name`; declares impl with the signature of conv
+macro CYSTCK_DEF_METH_EXTERN(sym, name, impl, conv, doc) ~ PyMethodDef ; the same for an impl with external linkage, defined in another file
+macro CYSTCK_DEF_SLOT(sym, slot, impl) ~ PyType_Slot ; a slot of a type (the slots below); declares impl with the slot's signature; an unknown slot name is a compile error naming it
+macro CYSTCK_DEF_DESTROY(sym, impl) ~ tp_dealloc ; the type's destructor; impl releases the native resources of the struct (fields are cleared for it)
+macro CYSTCK_DEF_SELFITER(sym) ~ PyObject_SelfIter ; tp_iter returning self
+macro CYSTCK_DEF_HASH_NOT_IMPLEMENTED(sym) ~ PyObject_HashNotImplemented ; tp_hash making instances unhashable
+macro CYSTCK_DEF_MEMBER(sym, name, type, STRUCT, field, flags, doc) ~ PyMemberDef ; the struct member `field` of the native struct `STRUCT` as attribute `name`, of a member type below; flags 0 or CYSTCK_READONLY
+macro CYSTCK_DEF_GET(sym, name, getter, doc, closure) ~ PyGetSetDef ; a read-only property; getter as below
+macro CYSTCK_DEF_GETSET(sym, name, getter, setter, doc, closure) ~ PyGetSetDef ; a property with a setter
+macro CYSTCK_MODINIT(name) ~ PyMODINIT_FUNC ; starts the module's init function: `CYSTCK_MODINIT(spam) { ... }`, with `S` in scope; return `Cystck_Return(S, module)` or -1
+macro CYSTCK_TYPE_HELPERS(STRUCT) ~ -        ; defines `STRUCT *STRUCT_AsStruct(Cystck_State *S, Cystck_Object h)`, the typed accessor of the native struct (valid for the call)
+macro Cystck_VISIT(f) ~ Py_VISIT             ; in a traverse function: visit the Cystck_Field at f (returns what visit returns if not 0)
+
+## Calling conventions (the conv of CYSTCK_DEF_METH)
+conv CYSTCK_NOARGS ~ METH_NOARGS : int f(Cystck_State *S, Cystck_Object self) ; returns its push count, or -1 with an exception
+conv CYSTCK_O ~ METH_O : int f(Cystck_State *S, Cystck_Object self, Cystck_Object arg) ; one argument
+conv CYSTCK_VARARGS ~ METH_FASTCALL : int f(Cystck_State *S, Cystck_Object self, const Cystck_Object *args, Cystck_ssize_t nargs) ; positional arguments (CystckArg_ParseTuple)
+conv CYSTCK_KEYWORDS ~ METH_FASTCALL|METH_KEYWORDS : int f(Cystck_State *S, Cystck_Object self, const Cystck_Object *args, Cystck_ssize_t nargs, Cystck_Object kw) ; kw: null, or a tuple of keyword names whose values follow the nargs positional ones in args (CystckArg_ParseTupleAndKeywords)
+
+## Implementations of the other definition macros
+impl CYSTCK_DEF_GET ~ getter : int f(Cystck_State *S, Cystck_Object self, void *closure) ; the getter: push count (1), or -1
+impl CYSTCK_DEF_GETSET ~ setter : int f(Cystck_State *S, Cystck_Object self, Cystck_Object value, void *closure) ; the setter: 0, or -1; value is null for `del obj.attr`
+impl CYSTCK_DEF_DESTROY ~ destructor : void f(void *data) ; data is the native struct; no handle may be made (no state)
+
+## Slots (CYSTCK_DEF_SLOT)
+slot tp_repr ~ reprfunc : int f(Cystck_State *S, Cystck_Object self) ; push count: repr(self)
+slot tp_str ~ reprfunc : int f(Cystck_State *S, Cystck_Object self) ; push count: str(self)
+slot tp_iter ~ getiterfunc : int f(Cystck_State *S, Cystck_Object self) ; push count: iter(self)
+slot tp_iternext ~ iternextfunc : int f(Cystck_State *S, Cystck_Object self) ; push count: next(self); -1 with no exception set when exhausted
+slot tp_hash ~ hashfunc : Cystck_hash_t f(Cystck_State *S, Cystck_Object self) ; hash(self); -1 on error
+slot tp_richcompare ~ richcmpfunc : int f(Cystck_State *S, Cystck_Object a, Cystck_Object b, int op) ; push count: a op b (op: Py_LT...); push Cystck_NotImplemented for other types
+slot tp_getattro ~ getattrofunc : int f(Cystck_State *S, Cystck_Object a, Cystck_Object b) ; push count: a.b
+slot tp_setattro ~ setattrofunc : int f(Cystck_State *S, Cystck_Object self, Cystck_Object k, Cystck_Object v) ; 0, or -1: self.k = v (v null: del)
+slot tp_call ~ ternaryfunc : int f(Cystck_State *S, Cystck_Object self, const Cystck_Object *args, Cystck_ssize_t nargs, Cystck_Object kw) ; push count: self(*args, **kw); kw is a dict or null
+slot tp_new ~ newfunc : int f(Cystck_State *S, Cystck_Object type, const Cystck_Object *args, Cystck_ssize_t nargs, Cystck_Object kw) ; push count: the new instance (Cystck_New); kw is a dict or null
+slot tp_init ~ initproc : int f(Cystck_State *S, Cystck_Object self, const Cystck_Object *args, Cystck_ssize_t nargs, Cystck_Object kw) ; 0, or -1; kw is a dict or null
+slot tp_traverse ~ traverseproc : int f(void *data, Cystck_visitproc visit, void *arg) ; visit every Cystck_Field of the native struct data with Cystck_VISIT (no state: makes no handle)
+slot nb_add ~ binaryfunc : int f(Cystck_State *S, Cystck_Object a, Cystck_Object b) ; push count: a + b; either operand may be the instance (`1 + x` calls it with x as b)
+slot nb_subtract ~ binaryfunc : int f(Cystck_State *S, Cystck_Object a, Cystck_Object b) ; a - b (both orders, as nb_add)
+slot nb_multiply ~ binaryfunc : int f(Cystck_State *S, Cystck_Object a, Cystck_Object b) ; a * b
+slot nb_true_divide ~ binaryfunc : int f(Cystck_State *S, Cystck_Object a, Cystck_Object b) ; a / b
+slot nb_floor_divide ~ binaryfunc : int f(Cystck_State *S, Cystck_Object a, Cystck_Object b) ; a // b
+slot nb_remainder ~ binaryfunc : int f(Cystck_State *S, Cystck_Object a, Cystck_Object b) ; a % b
+slot nb_divmod ~ binaryfunc : int f(Cystck_State *S, Cystck_Object a, Cystck_Object b) ; divmod(a, b)
+slot nb_lshift ~ binaryfunc : int f(Cystck_State *S, Cystck_Object a, Cystck_Object b) ; a << b
+slot nb_rshift ~ binaryfunc : int f(Cystck_State *S, Cystck_Object a, Cystck_Object b) ; a >> b
+slot nb_and ~ binaryfunc : int f(Cystck_State *S, Cystck_Object a, Cystck_Object b) ; a & b
+slot nb_or ~ binaryfunc : int f(Cystck_State *S, Cystck_Object a, Cystck_Object b) ; a | b
+slot nb_xor ~ binaryfunc : int f(Cystck_State *S, Cystck_Object a, Cystck_Object b) ; a ^ b
+slot nb_matrix_multiply ~ binaryfunc : int f(Cystck_State *S, Cystck_Object a, Cystck_Object b) ; a @ b
+slot nb_inplace_add ~ binaryfunc : int f(Cystck_State *S, Cystck_Object a, Cystck_Object b) ; a += b
+slot nb_inplace_subtract ~ binaryfunc : int f(Cystck_State *S, Cystck_Object a, Cystck_Object b) ; a -= b
+slot nb_inplace_multiply ~ binaryfunc : int f(Cystck_State *S, Cystck_Object a, Cystck_Object b) ; a *= b
+slot nb_inplace_true_divide ~ binaryfunc : int f(Cystck_State *S, Cystck_Object a, Cystck_Object b) ; a /= b
+slot nb_inplace_floor_divide ~ binaryfunc : int f(Cystck_State *S, Cystck_Object a, Cystck_Object b) ; a //= b
+slot nb_power ~ ternaryfunc : int f(Cystck_State *S, Cystck_Object a, Cystck_Object b, Cystck_Object c) ; pow(a, b, c); c is Cystck_None for a ** b
+slot nb_negative ~ unaryfunc : int f(Cystck_State *S, Cystck_Object self) ; -self
+slot nb_positive ~ unaryfunc : int f(Cystck_State *S, Cystck_Object self) ; +self
+slot nb_absolute ~ unaryfunc : int f(Cystck_State *S, Cystck_Object self) ; abs(self)
+slot nb_invert ~ unaryfunc : int f(Cystck_State *S, Cystck_Object self) ; ~self
+slot nb_int ~ unaryfunc : int f(Cystck_State *S, Cystck_Object self) ; int(self)
+slot nb_float ~ unaryfunc : int f(Cystck_State *S, Cystck_Object self) ; float(self)
+slot nb_index ~ unaryfunc : int f(Cystck_State *S, Cystck_Object self) ; operator.index(self)
+slot nb_bool ~ inquiry : int f(Cystck_State *S, Cystck_Object self) ; bool(self): 0 or 1, -1 on error
+slot sq_length ~ lenfunc : Cystck_ssize_t f(Cystck_State *S, Cystck_Object self) ; len(self); -1 on error
+slot sq_item ~ ssizeargfunc : int f(Cystck_State *S, Cystck_Object self, Cystck_ssize_t i) ; push count: self[i]
+slot sq_repeat ~ ssizeargfunc : int f(Cystck_State *S, Cystck_Object self, Cystck_ssize_t i) ; push count: self * i
+slot sq_ass_item ~ ssizeobjargproc : int f(Cystck_State *S, Cystck_Object self, Cystck_ssize_t i, Cystck_Object v) ; 0, or -1: self[i] = v (v null: del)
+slot sq_concat ~ binaryfunc : int f(Cystck_State *S, Cystck_Object a, Cystck_Object b) ; push count: a + b for sequences
+slot sq_contains ~ objobjproc : int f(Cystck_State *S, Cystck_Object self, Cystck_Object v) ; v in self: 0 or 1, -1 on error
+slot mp_length ~ lenfunc : Cystck_ssize_t f(Cystck_State *S, Cystck_Object self) ; len(self); -1 on error
+slot mp_subscript ~ binaryfunc : int f(Cystck_State *S, Cystck_Object a, Cystck_Object b) ; push count: a[b]
+slot mp_ass_subscript ~ objobjargproc : int f(Cystck_State *S, Cystck_Object self, Cystck_Object k, Cystck_Object v) ; 0, or -1: self[k] = v (v null: del)
+slot bf_getbuffer ~ getbufferproc : int f(Cystck_State *S, Cystck_Object self, Py_buffer *view, int flags) ; 0, or -1: fill view (CystckBuffer_FillInfo, or by hand); a view->obj left NULL is set to self
+slot bf_releasebuffer ~ releasebufferproc : void f(Cystck_State *S, Cystck_Object self, Py_buffer *view) ; a view is released (errors are reported as unraisable)
+
+## Member types (the type of CYSTCK_DEF_MEMBER)
+const CYSTCK_MEMBER_SHORT ~ T_SHORT           ; short
+const CYSTCK_MEMBER_INT ~ T_INT               ; int
+const CYSTCK_MEMBER_LONG ~ T_LONG             ; long
+const CYSTCK_MEMBER_FLOAT ~ T_FLOAT           ; float
+const CYSTCK_MEMBER_DOUBLE ~ T_DOUBLE         ; double
+const CYSTCK_MEMBER_STRING ~ T_STRING         ; char * (read-only, NULL reads as None)
+const CYSTCK_MEMBER_CHAR ~ T_CHAR             ; char (a 1-character str)
+const CYSTCK_MEMBER_BYTE ~ T_BYTE             ; signed char
+const CYSTCK_MEMBER_UBYTE ~ T_UBYTE           ; unsigned char
+const CYSTCK_MEMBER_UINT ~ T_UINT             ; unsigned int
+const CYSTCK_MEMBER_USHORT ~ T_USHORT         ; unsigned short
+const CYSTCK_MEMBER_ULONG ~ T_ULONG           ; unsigned long
+const CYSTCK_MEMBER_BOOL ~ T_BOOL             ; char holding 0 or 1 (a bool)
+const CYSTCK_MEMBER_LONGLONG ~ T_LONGLONG     ; long long
+const CYSTCK_MEMBER_ULONGLONG ~ T_ULONGLONG   ; unsigned long long
+const CYSTCK_MEMBER_SSIZET ~ T_PYSSIZET       ; Cystck_ssize_t
+const CYSTCK_MEMBER_FIELD ~ T_OBJECT_EX       ; Cystck_Field (AttributeError when empty)
+const CYSTCK_READONLY ~ READONLY              ; the flag of a read-only member
+
+## Flags and limits
+const CYSTCK_TPFLAGS_BASETYPE ~ Py_TPFLAGS_BASETYPE ; CystckType_Spec flag: Python classes may subclass the type
+const CYSTCK_POLICY_EXPLICIT_FREE ~ -         ; CystckMem_Policies bit: C has not freed the block yet
+const CYSTCK_POLICY_REFCOUNT ~ -              ; CystckMem_Policies bit: a Python view of the block lives
+const CYSTCK_DATA_OFFSET ~ -                  ; where an instance's native struct starts, after the object head
+const CYSTCK_HAS_STRUCT_ACCESS ~ -            ; defined: Cystck_AsStruct and Cystck_FromStruct exist
+const CYSTCK_INLINE_HANDLES ~ -               ; handle slots inline in each frame (more go to heap chunks)
+const CYSTCK_INLINE_STACK ~ -                 ; return-stack entries inline in each frame
+const CYSTCK_INLINE_ARGS ~ -                  ; argument handles bound inline
+const CYSTCK_DEFAULT_HANDLE_LIMIT ~ -         ; live handles per call (the environment variable CYSTCK_HANDLE_LIMIT changes it at import)
+const CYSTCK_VERSION_MAJOR ~ -                ; version of the API
+const CYSTCK_VERSION_MINOR ~ -                ; version of the API
+
+## Compiler glue
+macro Cystck_likely(x) ~ -                    ; branch hint: x is usually true
+macro Cystck_unlikely(x) ~ -                  ; branch hint: x is usually false
+const CYSTCK_ALWAYS_INLINE ~ -                ; `inline` that GCC and Clang always inline: for an extension's small hot helpers
+const CYSTCK_INTERNAL ~ -                     ; hidden visibility: the runtime's functions are private to each extension
+const CYSTCK_UNUSED ~ -                       ; no "unused" warning
+const CYSTCK_NOINLINE ~ -                     ; never inline
+const CYSTCK_COLD ~ -                         ; a rarely taken path (error paths)
 """

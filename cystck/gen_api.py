@@ -18,7 +18,7 @@ DOC = ROOT / "docs" / "api.md"
 _LINE = re.compile(
     r"^(?P<ret>.+?)\s*\b(?P<name>Cystck\w*)\((?P<params>.*?)\)\s*"
     r"(?:=\s*(?P<stock>\w+)(?:\s*\[(?P<flags>[^\]]*)\])?(?:\s*~\s*(?P<alias>\w+))?"
-    r"|:\s*hand\s*~\s*(?P<hstock>[\w-]+))"
+    r"|:\s*hand\s*~\s*(?P<hstock>[\w-]+)(?:\s*\[(?P<hflags>[^\]]*)\])?)"
     r"\s*(?:;\s*(?P<doc>.*))?$")
 
 
@@ -51,11 +51,15 @@ class Function:
     def variadic(self):
         return any(p.ctype == "..." for p in self.params)
 
+    @property
+    def takes_state(self):
+        return "nostate" not in self.flags
+
     def prototype(self):
         ret = "Cystck_Object" if self.ret == "h" else self.ret
-        params = ["Cystck_State *S"] + [
+        params = (["Cystck_State *S"] if self.takes_state else []) + [
             "..." if p.ctype == "..." else p.c_decl() for p in self.params]
-        return f"{ret} {self.name}({', '.join(params)})"
+        return f"{ret} {self.name}({', '.join(params) or 'void'})"
 
 
 def _parse_params(text):
@@ -92,9 +96,47 @@ def parse(table=apitable.TABLE):
             params=_parse_params(m.group("params")),
             stock="" if stock == "-" else stock, hand=hand,
             calls="" if hand else m.group("stock"),
-            flags=set((m.group("flags") or "").split()),
+            flags=set((m.group("flags") or m.group("hflags") or "").split()),
             doc=(m.group("doc") or "").strip(), section=section))
     return functions
+
+
+_DEF_LINE = re.compile(
+    r"^(?P<kind>const|type|macro|conv|slot|impl)\s+(?P<name>\w+)(?P<params>\([^)]*\))?"
+    r"\s*(?:~\s*(?P<stock>[^:;]+?))?\s*(?::\s*(?P<sig>[^;]+?))?\s*(?:;\s*(?P<doc>.*))?$")
+
+
+@dataclass
+class Definition:
+    """A name of the header that is not an API function (apitable.DEFINITIONS)."""
+    kind: str           # const, type, macro, conv, slot or impl
+    name: str
+    params: str = ""    # a macro's "(a, b)"
+    stock: str = ""     # the CPython counterpart, or "" for none
+    signature: str = "" # conv/slot/impl: the implementation's C signature, named f
+    doc: str = ""
+    section: str = ""
+
+
+def parse_definitions(table=apitable.DEFINITIONS):
+    """The table's other names, in order."""
+    definitions, section = [], ""
+    for lineno, raw in enumerate(table.splitlines(), 1):
+        line = raw.strip()
+        if not line:
+            continue
+        if line.startswith("## "):
+            section = line[3:].strip()
+            continue
+        m = _DEF_LINE.match(line)
+        if not m:
+            raise ValueError(f"apitable DEFINITIONS line {lineno} is malformed: {line}")
+        stock = (m.group("stock") or "-").strip()
+        definitions.append(Definition(
+            kind=m.group("kind"), name=m.group("name"), params=m.group("params") or "",
+            stock="" if stock == "-" else stock, signature=(m.group("sig") or "").strip(),
+            doc=(m.group("doc") or "").strip(), section=section))
+    return definitions
 
 
 def stock_to_cystck():
@@ -204,32 +246,63 @@ def render_header(functions):
     return "\n".join(out)
 
 
-def render_doc(functions):
+def _cell(text):
+    return text.replace("|", "\\|")
+
+
+def _by_section(items):
+    """(section, items) in order of each section's first appearance: a
+    section may be continued further down the table."""
+    sections = {}
+    for item in items:
+        sections.setdefault(item.section, []).append(item)
+    return sections.items()
+
+
+def _definition_rows(items):
+    if items[0].kind in ("conv", "slot", "impl"):
+        rows = ["| name | stock | the implementation's signature | returns / meaning |",
+                "| --- | --- | --- | --- |"]
+        for d in items:
+            stock = f"`{d.stock}`" if d.stock else "—"
+            rows.append(f"| `{d.name}` | {stock} | `{_cell(d.signature)}` | {_cell(d.doc)} |")
+        return rows
+    rows = ["| name | stock | meaning |", "| --- | --- | --- |"]
+    for d in items:
+        stock = f"`{_cell(d.stock)}`" if d.stock else "—"
+        rows.append(f"| `{d.name}{d.params}` | {stock} | {_cell(d.doc)} |")
+    return rows
+
+
+def render_doc(functions, definitions=()):
     out = ["# Cystck API reference", "",
            "Generated from `cystck/apitable.py` by `python -m cystck.gen_api`.",
-           "Every function takes `Cystck_State *S` first (omitted below).",
+           "Functions take `Cystck_State *S` first (omitted below), except those",
+           "marked *no S*; `h` is a handle (`Cystck_Object`), `h?` one that may be",
+           "the null handle.",
            "Effects: `[h+N]` creates N owned handles, `[s+N]`/`[s-N]` pushes/pops",
            "the return stack, `[c x]` consumes handle x, `[e]` may raise (returns",
-           "the null handle, -1 or NULL with an exception set).", ""]
-    section = None
-    for f in functions:
-        if f.section != section:
-            section = f.section
-            out += ["", f"## {section}", "",
-                    "| Cystck | stock C API | effect |", "| --- | --- | --- |"]
-        params = ", ".join("..." if p.ctype == "..." else
-                           f"{p.ctype} {p.name}" for p in f.params)
-        sig = f"`{f.ret} {f.name}({params})`"
-        stock = f"`{f.stock}`" if f.stock else "—"
-        doc = f.doc.replace("|", "\\|")
-        out.append(f"| {sig} | {stock} | {doc} |")
+           "the null handle, -1 or NULL with an exception set).",
+           "Definition macros, constants and types come first; the functions follow.", ""]
+    for section, items in _by_section(definitions):
+        out += ["", f"## {section}", ""] + _definition_rows(items)
+    for section, items in _by_section(functions):
+        out += ["", f"## {section}", "",
+                "| Cystck | stock C API | effect |", "| --- | --- | --- |"]
+        for f in items:
+            params = ", ".join("..." if p.ctype == "..." else
+                               f"{p.ctype} {p.name}" for p in f.params)
+            sig = f"`{f.ret} {f.name}({params})`"
+            stock = f"`{f.stock}`" if f.stock else "—"
+            doc = _cell(f.doc) if f.takes_state else "*no S*; " + _cell(f.doc)
+            out.append(f"| {sig} | {stock} | {doc} |")
     out.append("")
     return "\n".join(out)
 
 
 def outputs():
     functions = parse()
-    return {HEADER: render_header(functions), DOC: render_doc(functions)}
+    return {HEADER: render_header(functions), DOC: render_doc(functions, parse_definitions())}
 
 
 def main(argv=None):

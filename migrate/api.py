@@ -109,21 +109,3 @@ def header_constants():
     text = header.read_text()
     return frozenset(regex.findall(r"^#define\s+(Cystck(?:Exc)?\w*?(?:_Type|_None|_True|_False"
                                    r"|_NotImplemented|_Ellipsis)|CystckExc_\w+)\b", text, regex.M))
-
-
-def format_object_args(fmt):
-    """Indexes of the variadic arguments of a PyUnicode_FromFormat-style
-    format that are objects (%S %R %A %U %V), in order of all arguments."""
-    objects, index = [], 0
-    for m in regex.finditer(r"%(?:%|[-+ #0]*(?:\*|\d+)?(?:\.(?:\*|\d+))?(?:hh|h|ll|l|z|j|t)?(?P<c>[a-zA-Z]))", fmt):
-        c = m.group("c")
-        if c is None:
-            continue
-        spec = m.group()
-        index += spec.count("*")
-        if c in "SRAUV":
-            objects.append(index)
-            if c == "V":
-                index += 1
-        index += 1
-    return objects

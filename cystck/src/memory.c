@@ -156,19 +156,34 @@ int CystckMem_Policies(Cystck_State *S, void *p)
     return policies(h);
 }
 
-/* ---- The exporter: a small object whose life is the refcount policy ---- */
+/* ---- The exporter: a small object whose life is the refcount policy ----
+ * It exports n items of itemsize bytes with a struct-module format ('B'
+ * for plain bytes), so a memoryview of it reads typed items directly. */
 
 typedef struct {
     PyObject_HEAD
     BlockHeader *block;
     int readonly;
+    Py_ssize_t nitems;     /* the view's shape */
+    Py_ssize_t itemsize;
+    char *format;          /* a copy: the caller's string may not outlive the view */
 } Exporter;
 
 static int exporter_getbuffer(PyObject *self, Py_buffer *view, int flags)
 {
     Exporter *e = (Exporter *)self;
-    return PyBuffer_FillInfo(view, self, e->block + 1, (Py_ssize_t)e->block->size,
-                             e->readonly, flags);
+    if (PyBuffer_FillInfo(view, self, e->block + 1, e->nitems * e->itemsize,
+                          e->readonly, flags) < 0)
+        return -1;
+    /* FillInfo describes bytes: make it n items of the format.  A consumer
+     * that asks for no format or shape sees the bytes, as the protocol says
+     * (itemsize keeps the item's size then too). */
+    view->itemsize = e->itemsize;
+    if ((flags & PyBUF_FORMAT) == PyBUF_FORMAT)
+        view->format = e->format;
+    if ((flags & PyBUF_ND) == PyBUF_ND)
+        view->shape = &e->nitems;
+    return 0;
 }
 
 static void exporter_dealloc(PyObject *self)
@@ -177,6 +192,7 @@ static void exporter_dealloc(PyObject *self)
     PyTypeObject *tp = Py_TYPE(self);
     e->block->owners--;
     release_if_unowned(e->block);
+    PyMem_Free(e->format);
     tp->tp_free(self);
     Py_DECREF(tp);
 }
@@ -194,16 +210,43 @@ static PyType_Spec exporter_spec = {
 
 static PyObject *exporter_type;
 
-Cystck_Object CystckMem_AsMemoryView(Cystck_State *S, void *p, Cystck_ssize_t size, int readonly)
+/* Is `format` one struct-module item of itemsize bytes?  0, or -1 with
+ * ValueError naming func. */
+static int check_format(const char *format, Cystck_ssize_t itemsize, const char *func)
 {
-    BlockHeader *h = header_of(S, p, "CystckMem_AsMemoryView", _CYSTCK_CALLER());
+    Py_ssize_t size;
+    if (format == NULL || itemsize <= 0) {
+        PyErr_Format(PyExc_ValueError, "%s: need a format and a positive item size", func);
+        return -1;
+    }
+    size = PyBuffer_SizeFromFormat(format);
+    if (size < 0) {
+        PyErr_Clear();
+        PyErr_Format(PyExc_ValueError, "%s: '%s' is not a struct module format", func, format);
+        return -1;
+    }
+    if (size != itemsize) {
+        PyErr_Format(PyExc_ValueError, "%s: format '%s' has %zd-byte items, not %zd",
+                     func, format, size, itemsize);
+        return -1;
+    }
+    return 0;
+}
+
+/* A memoryview of n items of block p: the exporter attaches the refcount
+ * policy (Algorithm 1) and drops it when the last view of it dies. */
+static Cystck_Object expose(Cystck_State *S, void *p, const char *format, Cystck_ssize_t itemsize,
+                            Cystck_ssize_t n, int readonly, const char *func, const void *where)
+{
+    BlockHeader *h = header_of(S, p, func, where);
     Exporter *e;
+    char *fmt;
     PyObject *view;
     if (h == NULL)
         return Cystck_NULL;
-    if (size < 0 || (size_t)size > h->size) {
-        PyErr_Format(PyExc_ValueError, "CystckMem_AsMemoryView: size %zd outside the block (%zu bytes)",
-                     size, h->size);
+    if (n < 0 || (size_t)n > h->size / (size_t)itemsize) {
+        PyErr_Format(PyExc_ValueError, "%s: %zd items of %zd bytes outside the block (%zu bytes)",
+                     func, n, itemsize, h->size);
         return Cystck_NULL;
     }
     if (exporter_type == NULL) {
@@ -211,18 +254,36 @@ Cystck_Object CystckMem_AsMemoryView(Cystck_State *S, void *p, Cystck_ssize_t si
         if (exporter_type == NULL)
             return Cystck_NULL;
     }
+    fmt = (char *)PyMem_Malloc(strlen(format) + 1);
+    if (fmt == NULL)
+        return (PyErr_NoMemory(), Cystck_NULL);
+    strcpy(fmt, format);
     e = PyObject_New(Exporter, (PyTypeObject *)exporter_type);
-    if (e == NULL)
+    if (e == NULL) {
+        PyMem_Free(fmt);
         return Cystck_NULL;
+    }
     e->block = h;
     e->readonly = readonly;
+    e->nitems = n;
+    e->itemsize = itemsize;
+    e->format = fmt;
     h->owners++;                 /* Algorithm 1: attach the refcount policy */
     view = PyMemoryView_FromObject((PyObject *)e);
     Py_DECREF(e);
-    if (view != NULL && (size_t)size < h->size) {
-        PyObject *sliced = PySequence_GetSlice(view, 0, size);
-        Py_DECREF(view);
-        view = sliced;
-    }
     return _Cystck_Own(S, view);
+}
+
+Cystck_Object CystckMem_AsMemoryView(Cystck_State *S, void *p, Cystck_ssize_t size, int readonly)
+{
+    return expose(S, p, "B", 1, size, readonly, "CystckMem_AsMemoryView", _CYSTCK_CALLER());
+}
+
+Cystck_Object CystckMem_AsTypedMemoryView(Cystck_State *S, void *p, const char *format,
+                                          Cystck_ssize_t itemsize, Cystck_ssize_t n, int readonly)
+{
+    const char *func = "CystckMem_AsTypedMemoryView";
+    if (check_format(format, itemsize, func) < 0)
+        return Cystck_NULL;
+    return expose(S, p, format, itemsize, n, readonly, func, _CYSTCK_CALLER());
 }

@@ -5,6 +5,8 @@
 #include "internal.h"
 
 #include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
 #include <string.h>
 
 /* ---- Cystck_BuildValue: Py_BuildValue with handles for O, S and N ---- */
@@ -284,12 +286,229 @@ Cystck_Object CystckObject_CallMethod(Cystck_State *S, Cystck_Object o, const ch
 
 /* ---- Strings, tuples, dicts ---- */
 
+/* ---- PyUnicode_FromFormat with handles ----
+ * The conversions that take objects (%S %R %A %U %V, and %T %N from 3.13)
+ * take handles here.  A va_list cannot be rewritten, so a format with such
+ * conversions is cut into pieces, each ending with one conversion, and each
+ * piece goes to CPython's formatter with its argument read from our va_list
+ * and converted: CPython still interprets every conversion, width and flag.
+ * A format without them goes to CPython whole. */
+
+/* One conversion of a format: where it ends and the C type of its value. */
+typedef enum {
+    ARG_NONE, ARG_INT, ARG_LONG, ARG_LONGLONG, ARG_SSIZE, ARG_PTRDIFF, ARG_INTMAX,
+    ARG_UINT, ARG_ULONG, ARG_ULONGLONG, ARG_SIZE, ARG_UINTMAX, ARG_PTR, ARG_CSTR,
+    ARG_WSTR, ARG_OBJ, ARG_OBJ_CSTR, ARG_OBJ_WSTR,
+    ARG_UNKNOWN    /* a conversion CPython does not know: it handles the rest */
+} FormatArg;
+
+typedef struct {
+    const char *end;   /* one past the conversion character */
+    FormatArg arg;
+    int stars;         /* '*' widths and precisions (int arguments before it) */
+} FormatSpec;
+
+/* The C type of an integer conversion with its length modifier. */
+static FormatArg integer_arg(char conv, const char *mod)
+{
+    int is_signed = conv == 'd' || conv == 'i';
+    if (strcmp(mod, "") == 0) return is_signed ? ARG_INT : ARG_UINT;
+    if (strcmp(mod, "l") == 0) return is_signed ? ARG_LONG : ARG_ULONG;
+    if (strcmp(mod, "ll") == 0) return is_signed ? ARG_LONGLONG : ARG_ULONGLONG;
+    if (strcmp(mod, "z") == 0) return is_signed ? ARG_SSIZE : ARG_SIZE;
+#if PY_VERSION_HEX >= 0x030C0000
+    if (strcmp(mod, "t") == 0) return ARG_PTRDIFF;
+    if (strcmp(mod, "j") == 0) return is_signed ? ARG_INTMAX : ARG_UINTMAX;
+#endif
+    return ARG_UNKNOWN;
+}
+
+/* Parse the conversion at f (which points at '%', not "%%"), with the
+ * grammar of the running CPython: what it rejects is ARG_UNKNOWN. */
+static FormatSpec parse_spec(const char *f)
+{
+    FormatSpec sp = {NULL, ARG_UNKNOWN, 0};
+    char mod[3] = "";
+    size_t nmod = 0;
+    char conv;
+    f++;
+#if PY_VERSION_HEX >= 0x030C0000
+    while (*f == '-' || *f == '0' || *f == '#')
+        f++;
+    if (*f == '*') { sp.stars++; f++; }
+#else
+    if (*f == '0')
+        f++;
+#endif
+    while (*f >= '0' && *f <= '9')
+        f++;
+    if (*f == '.') {
+        f++;
+#if PY_VERSION_HEX >= 0x030C0000
+        if (*f == '*') { sp.stars++; f++; }
+#endif
+        while (*f >= '0' && *f <= '9')
+            f++;
+    }
+    while (nmod < 2 && strchr("lztj", *f) != NULL && *f != '\0')
+        mod[nmod++] = *f++;
+    mod[nmod] = '\0';
+    conv = *f;
+    if (conv == '\0')
+        return sp;
+    sp.end = f + 1;
+    switch (conv) {
+    case 'd': case 'i': case 'u': sp.arg = integer_arg(conv, mod); break;
+    case 'x':
+#if PY_VERSION_HEX >= 0x030C0000
+    case 'X': case 'o':
+        sp.arg = integer_arg(conv, mod);
+#else
+        sp.arg = nmod == 0 ? ARG_UINT : ARG_UNKNOWN;
+#endif
+        break;
+    case 'c': sp.arg = nmod == 0 ? ARG_INT : ARG_UNKNOWN; break;
+    case 'p': sp.arg = nmod == 0 ? ARG_PTR : ARG_UNKNOWN; break;
+    case 'U': case 'S': case 'R': case 'A':
+#if PY_VERSION_HEX >= 0x030D0000
+    case 'T': case 'N':
+#endif
+        sp.arg = nmod == 0 ? ARG_OBJ : ARG_UNKNOWN;
+        break;
+#if PY_VERSION_HEX >= 0x030D0000
+    case 's': sp.arg = nmod == 0 ? ARG_CSTR : strcmp(mod, "l") == 0 ? ARG_WSTR : ARG_UNKNOWN; break;
+    case 'V': sp.arg = nmod == 0 ? ARG_OBJ_CSTR : strcmp(mod, "l") == 0 ? ARG_OBJ_WSTR : ARG_UNKNOWN; break;
+#else
+    case 's': sp.arg = nmod == 0 ? ARG_CSTR : ARG_UNKNOWN; break;
+    case 'V': sp.arg = nmod == 0 ? ARG_OBJ_CSTR : ARG_UNKNOWN; break;
+#endif
+    default: sp.arg = ARG_UNKNOWN;
+    }
+    return sp;
+}
+
+/* The next conversion at or after f (skipping literal text and "%%"), or
+ * NULL at the end of the format. */
+static const char *next_spec(const char *f)
+{
+    for (f = strchr(f, '%'); f != NULL && f[1] == '%'; f = strchr(f + 2, '%'))
+        ;
+    return f;
+}
+
+static int takes_object(FormatArg a)
+{
+    return a == ARG_OBJ || a == ARG_OBJ_CSTR || a == ARG_OBJ_WSTR;
+}
+
+/* Does fmt have a conversion that takes an object (before any CPython does
+ * not know)? */
+static int has_object_conversion(const char *fmt)
+{
+    const char *f;
+    for (f = next_spec(fmt); f != NULL; f = next_spec(f)) {
+        FormatSpec sp = parse_spec(f);
+        if (sp.arg == ARG_UNKNOWN)
+            return 0;
+        if (takes_object(sp.arg))
+            return 1;
+        f = sp.end;
+    }
+    return 0;
+}
+
+/* CPython's formatting of one piece: the '*' arguments, then the value(s). */
+#define FORMAT_PIECE(piece, sp, w, T, ...)                                      \
+    ((sp).stars == 0 ? PyUnicode_FromFormat((piece), (T)__VA_ARGS__) :          \
+     (sp).stars == 1 ? PyUnicode_FromFormat((piece), (w)[0], (T)__VA_ARGS__) :  \
+                       PyUnicode_FromFormat((piece), (w)[0], (w)[1], (T)__VA_ARGS__))
+
+/* Format the piece (literal text, then the conversion sp), reading its
+ * arguments from va.  NULL with an exception. */
+static PyObject *format_piece(Cystck_State *S, const char *piece, FormatSpec sp, va_list *va,
+                              const char *func, const void *where)
+{
+    int w[2] = {0, 0}, i;
+    for (i = 0; i < sp.stars; i++)
+        w[i] = va_arg(*va, int);
+    switch (sp.arg) {
+    case ARG_INT: return FORMAT_PIECE(piece, sp, w, int, va_arg(*va, int));
+    case ARG_LONG: return FORMAT_PIECE(piece, sp, w, long, va_arg(*va, long));
+    case ARG_LONGLONG: return FORMAT_PIECE(piece, sp, w, long long, va_arg(*va, long long));
+    case ARG_SSIZE: return FORMAT_PIECE(piece, sp, w, Py_ssize_t, va_arg(*va, Py_ssize_t));
+    case ARG_PTRDIFF: return FORMAT_PIECE(piece, sp, w, ptrdiff_t, va_arg(*va, ptrdiff_t));
+    case ARG_INTMAX: return FORMAT_PIECE(piece, sp, w, intmax_t, va_arg(*va, intmax_t));
+    case ARG_UINT: return FORMAT_PIECE(piece, sp, w, unsigned int, va_arg(*va, unsigned int));
+    case ARG_ULONG: return FORMAT_PIECE(piece, sp, w, unsigned long, va_arg(*va, unsigned long));
+    case ARG_ULONGLONG:
+        return FORMAT_PIECE(piece, sp, w, unsigned long long, va_arg(*va, unsigned long long));
+    case ARG_SIZE: return FORMAT_PIECE(piece, sp, w, size_t, va_arg(*va, size_t));
+    case ARG_UINTMAX: return FORMAT_PIECE(piece, sp, w, uintmax_t, va_arg(*va, uintmax_t));
+    case ARG_PTR: return FORMAT_PIECE(piece, sp, w, void *, va_arg(*va, void *));
+    case ARG_CSTR: return FORMAT_PIECE(piece, sp, w, const char *, va_arg(*va, const char *));
+    case ARG_WSTR: return FORMAT_PIECE(piece, sp, w, const wchar_t *, va_arg(*va, const wchar_t *));
+    default: break;
+    }
+    {
+        /* an object: a handle, which may be null only before %V's string */
+        Cystck_Object h = va_arg(*va, Cystck_Object);
+        PyObject *o = _Cystck_Get(h);
+        if (o == NULL && (sp.arg == ARG_OBJ || h._p != NULL)) {
+            _Cystck_BadArgAt(S, func, h, where);
+            return NULL;
+        }
+        if (sp.arg == ARG_OBJ_CSTR)
+            return FORMAT_PIECE(piece, sp, w, PyObject *, o, va_arg(*va, const char *));
+        if (sp.arg == ARG_OBJ_WSTR)
+            return FORMAT_PIECE(piece, sp, w, PyObject *, o, va_arg(*va, const wchar_t *));
+        return FORMAT_PIECE(piece, sp, w, PyObject *, o);
+    }
+}
+#undef FORMAT_PIECE
+
+/* PyUnicode_FromFormatV with handles for the object conversions. */
+static PyObject *format_v(Cystck_State *S, const char *fmt, va_list *va, const char *func,
+                          const void *where)
+{
+    PyObject *result, *piece;
+    const char *start = fmt, *f;
+    char *buf;
+    if (!has_object_conversion(fmt))
+        return PyUnicode_FromFormatV(fmt, *va);
+    buf = (char *)PyMem_Malloc(strlen(fmt) + 1);
+    result = PyUnicode_FromStringAndSize("", 0);
+    if (buf == NULL || result == NULL) {
+        PyMem_Free(buf);
+        Py_XDECREF(result);
+        return PyErr_NoMemory();
+    }
+    for (f = next_spec(start); ; f = next_spec(start)) {
+        FormatSpec sp = f != NULL ? parse_spec(f) : (FormatSpec){NULL, ARG_NONE, 0};
+        if (f == NULL || sp.arg == ARG_UNKNOWN) {
+            /* the literal tail, or what CPython does with the rest */
+            piece = *start ? PyUnicode_FromFormatV(start, *va) : NULL;
+            if (*start)
+                PyUnicode_AppendAndDel(&result, piece);
+            break;
+        }
+        memcpy(buf, start, (size_t)(sp.end - start));
+        buf[sp.end - start] = '\0';
+        piece = format_piece(S, buf, sp, va, func, where);
+        PyUnicode_AppendAndDel(&result, piece);
+        if (result == NULL)
+            break;
+        start = sp.end;
+    }
+    PyMem_Free(buf);
+    return result;
+}
+
 Cystck_Object CystckUnicode_FromFormat(Cystck_State *S, const char *fmt, ...)
 {
     va_list va;
     PyObject *r;
     va_start(va, fmt);
-    r = PyUnicode_FromFormatV(fmt, va);
+    r = format_v(S, fmt, &va, "CystckUnicode_FromFormat", _CYSTCK_CALLER());
     va_end(va);
     return _Cystck_Own(S, r);
 }
@@ -384,13 +603,20 @@ PyObject *_Cystck_ItemOf(Cystck_State *S, PyObject *o, Cystck_ssize_t i, int wan
 
 Cystck_Object CystckErr_Format(Cystck_State *S, Cystck_Object type, const char *fmt, ...)
 {
-    PyObject *t = _Cystck_Get(type);
+    PyObject *t = _Cystck_Get(type), *msg;
     va_list va;
     if (t == NULL)
         return _Cystck_BadArgAt(S, "CystckErr_Format", type, _CYSTCK_CALLER());
+    /* as PyErr_FormatV: the formatter may run Python code (repr), so no
+     * exception may be set while it runs; if it fails, its error stays. */
+    PyErr_Clear();
     va_start(va, fmt);
-    PyErr_FormatV(t, fmt, va);
+    msg = format_v(S, fmt, &va, "CystckErr_Format", _CYSTCK_CALLER());
     va_end(va);
+    if (msg != NULL) {
+        PyErr_SetObject(t, msg);
+        Py_DECREF(msg);
+    }
     return Cystck_NULL;
 }
 

@@ -2640,6 +2640,18 @@ static inline void* CystckCapsule_GetPointer(Cystck_State *S, Cystck_Object c, c
 #undef FN
 }
 
+/* ---- Buffers exported by types and typed native blocks ---- */
+
+/* [e] fill view with len bytes at buf, exported by o (for a bf_getbuffer slot) */
+static inline int CystckBuffer_FillInfo(Cystck_State *S, Py_buffer* view, Cystck_Object o, void* buf, Cystck_ssize_t len, int readonly, int flags)
+{
+#define FN "CystckBuffer_FillInfo"
+    PyObject *o_ = _Cystck_Get(o);
+    (void)S;
+    return (int)(PyBuffer_FillInfo(view, o_, buf, len, readonly, flags));
+#undef FN
+}
+
 #ifdef __cplusplus
 }
 #endif

@@ -325,6 +325,8 @@ typedef struct {
  *   tp_call:                  int f(S, self, args, nargs, kw)  push count
  *   tp_traverse:              int f(void *data, Cystck_visitproc visit, void *arg)
  *                             must visit every Cystck_Field of the struct.
+ *   bf_getbuffer:             int f(S, self, Py_buffer *view, int flags)  0/-1
+ *   bf_releasebuffer:         void f(S, self, Py_buffer *view)
  */
 #define _CYSTCK_UNARY(SYM, IMPL)                                                   \
     static int IMPL(Cystck_State *S, Cystck_Object self);                     \
@@ -453,6 +455,37 @@ typedef struct {
         _CYSTCK_ARGS_KW_BODY(IMPL, self, _Cystck_Finish)                      \
     }
 
+/* The buffer protocol.  getbuffer fills the view (CystckBuffer_FillInfo,
+ * or by hand); its view->obj starts NULL and, if left so, the trampoline
+ * sets it to self: the exporter CPython keeps alive while the view lives.
+ * releasebuffer runs with no exception set (a pending one is kept aside);
+ * an error it raises is reported as unraisable, as CPython cannot take it. */
+CYSTCK_INTERNAL int _Cystck_BufferFilled(PyObject *self, Py_buffer *view, int r);
+CYSTCK_INTERNAL void _Cystck_StashError(PyObject *saved[3]);
+CYSTCK_INTERNAL void _Cystck_BufferReleased(PyObject *self, int r, PyObject *saved[3]);
+#define _CYSTCK_GETBUFFER(SYM, IMPL)                                               \
+    static int IMPL(Cystck_State *S, Cystck_Object self, Py_buffer *view, int flags); \
+    static int _CYSTCK_TRAMP(SYM)(PyObject *self, Py_buffer *view, int flags) \
+    {                                                                         \
+        Cystck_State S_;                                                      \
+        int r_;                                                               \
+        view->obj = NULL;                                                     \
+        _Cystck_OpenFrame(&S_, #IMPL);                                        \
+        r_ = _Cystck_FinishInt(&S_, IMPL(&S_, _Cystck_HArg(&self), view, flags), #IMPL); \
+        return _Cystck_BufferFilled(self, view, r_);                          \
+    }
+#define _CYSTCK_RELEASEBUFFER(SYM, IMPL)                                           \
+    static void IMPL(Cystck_State *S, Cystck_Object self, Py_buffer *view);   \
+    static void _CYSTCK_TRAMP(SYM)(PyObject *self, Py_buffer *view)          \
+    {                                                                         \
+        Cystck_State S_;                                                      \
+        PyObject *saved_[3];                                                  \
+        _Cystck_StashError(saved_);                                           \
+        _Cystck_OpenFrame(&S_, #IMPL);                                        \
+        IMPL(&S_, _Cystck_HArg(&self), view);                                 \
+        _Cystck_BufferReleased(self, _Cystck_FinishInt(&S_, 0, #IMPL), saved_); \
+    }
+
 /* Traverse: the runtime's generic tp_clear/tp_dealloc call the traverse
  * trampoline with _Cystck_ClearVisitMarker to clear every visited field. */
 CYSTCK_INTERNAL int _Cystck_ClearVisitMarker(PyObject *o, void *arg);
@@ -490,60 +523,95 @@ CYSTCK_INTERNAL void _Cystck_DeallocWith(PyObject *self, void (*destroy)(void *)
         _Cystck_DeallocWith(self, IMPL);                                      \
     }
 
-#define _CYSTCK_SLOTKIND_tp_repr        _CYSTCK_UNARY
-#define _CYSTCK_SLOTKIND_tp_str         _CYSTCK_UNARY
-#define _CYSTCK_SLOTKIND_tp_iter        _CYSTCK_UNARY
-#define _CYSTCK_SLOTKIND_tp_iternext    _CYSTCK_ITERNEXT
-#define _CYSTCK_SLOTKIND_nb_negative    _CYSTCK_UNARY
-#define _CYSTCK_SLOTKIND_nb_positive    _CYSTCK_UNARY
-#define _CYSTCK_SLOTKIND_nb_absolute    _CYSTCK_UNARY
-#define _CYSTCK_SLOTKIND_nb_invert      _CYSTCK_UNARY
-#define _CYSTCK_SLOTKIND_nb_int         _CYSTCK_UNARY
-#define _CYSTCK_SLOTKIND_nb_float       _CYSTCK_UNARY
-#define _CYSTCK_SLOTKIND_nb_index       _CYSTCK_UNARY
-#define _CYSTCK_SLOTKIND_nb_add         _CYSTCK_BINARY
-#define _CYSTCK_SLOTKIND_nb_subtract    _CYSTCK_BINARY
-#define _CYSTCK_SLOTKIND_nb_multiply    _CYSTCK_BINARY
-#define _CYSTCK_SLOTKIND_nb_true_divide _CYSTCK_BINARY
-#define _CYSTCK_SLOTKIND_nb_floor_divide _CYSTCK_BINARY
-#define _CYSTCK_SLOTKIND_nb_remainder   _CYSTCK_BINARY
-#define _CYSTCK_SLOTKIND_nb_divmod      _CYSTCK_BINARY
-#define _CYSTCK_SLOTKIND_nb_lshift      _CYSTCK_BINARY
-#define _CYSTCK_SLOTKIND_nb_rshift      _CYSTCK_BINARY
-#define _CYSTCK_SLOTKIND_nb_and         _CYSTCK_BINARY
-#define _CYSTCK_SLOTKIND_nb_or          _CYSTCK_BINARY
-#define _CYSTCK_SLOTKIND_nb_xor         _CYSTCK_BINARY
-#define _CYSTCK_SLOTKIND_nb_matrix_multiply _CYSTCK_BINARY
-#define _CYSTCK_SLOTKIND_nb_inplace_add _CYSTCK_BINARY
-#define _CYSTCK_SLOTKIND_nb_inplace_subtract _CYSTCK_BINARY
-#define _CYSTCK_SLOTKIND_nb_inplace_multiply _CYSTCK_BINARY
-#define _CYSTCK_SLOTKIND_nb_inplace_true_divide _CYSTCK_BINARY
-#define _CYSTCK_SLOTKIND_nb_inplace_floor_divide _CYSTCK_BINARY
-#define _CYSTCK_SLOTKIND_nb_power       _CYSTCK_TERNARY
-#define _CYSTCK_SLOTKIND_mp_subscript   _CYSTCK_BINARY
-#define _CYSTCK_SLOTKIND_sq_concat      _CYSTCK_BINARY
-#define _CYSTCK_SLOTKIND_tp_getattro    _CYSTCK_BINARY
-#define _CYSTCK_SLOTKIND_tp_richcompare _CYSTCK_RICHCMP
-#define _CYSTCK_SLOTKIND_tp_hash(SYM, IMPL)  _CYSTCK_VALUE_OF_SELF(SYM, IMPL, Py_hash_t)
-#define _CYSTCK_SLOTKIND_sq_length(SYM, IMPL) _CYSTCK_VALUE_OF_SELF(SYM, IMPL, Py_ssize_t)
-#define _CYSTCK_SLOTKIND_mp_length(SYM, IMPL) _CYSTCK_VALUE_OF_SELF(SYM, IMPL, Py_ssize_t)
-#define _CYSTCK_SLOTKIND_nb_bool(SYM, IMPL)  _CYSTCK_VALUE_OF_SELF(SYM, IMPL, int)
-#define _CYSTCK_SLOTKIND_sq_item        _CYSTCK_SSIZEARG
-#define _CYSTCK_SLOTKIND_sq_repeat      _CYSTCK_SSIZEARG
-#define _CYSTCK_SLOTKIND_sq_ass_item    _CYSTCK_SSIZEOBJARG
-#define _CYSTCK_SLOTKIND_mp_ass_subscript _CYSTCK_OBJOBJARG
-#define _CYSTCK_SLOTKIND_tp_setattro    _CYSTCK_OBJOBJARG
-#define _CYSTCK_SLOTKIND_sq_contains    _CYSTCK_OBJOBJ
-#define _CYSTCK_SLOTKIND_tp_new         _CYSTCK_NEW
-#define _CYSTCK_SLOTKIND_tp_init        _CYSTCK_INIT
-#define _CYSTCK_SLOTKIND_tp_call        _CYSTCK_CALL
-#define _CYSTCK_SLOTKIND_tp_traverse    _CYSTCK_TRAVERSE
+/* The slots CYSTCK_DEF_SLOT accepts, each with its trampoline kind in
+ * parentheses (the parentheses tell a listed slot from an unknown name).
+ * Listed in cystck/apitable.py too, with the signatures, for docs/api.md. */
+#define _CYSTCK_SLOTKIND_tp_repr        (_CYSTCK_UNARY)
+#define _CYSTCK_SLOTKIND_tp_str         (_CYSTCK_UNARY)
+#define _CYSTCK_SLOTKIND_tp_iter        (_CYSTCK_UNARY)
+#define _CYSTCK_SLOTKIND_tp_iternext    (_CYSTCK_ITERNEXT)
+#define _CYSTCK_SLOTKIND_nb_negative    (_CYSTCK_UNARY)
+#define _CYSTCK_SLOTKIND_nb_positive    (_CYSTCK_UNARY)
+#define _CYSTCK_SLOTKIND_nb_absolute    (_CYSTCK_UNARY)
+#define _CYSTCK_SLOTKIND_nb_invert      (_CYSTCK_UNARY)
+#define _CYSTCK_SLOTKIND_nb_int         (_CYSTCK_UNARY)
+#define _CYSTCK_SLOTKIND_nb_float       (_CYSTCK_UNARY)
+#define _CYSTCK_SLOTKIND_nb_index       (_CYSTCK_UNARY)
+#define _CYSTCK_SLOTKIND_nb_add         (_CYSTCK_BINARY)
+#define _CYSTCK_SLOTKIND_nb_subtract    (_CYSTCK_BINARY)
+#define _CYSTCK_SLOTKIND_nb_multiply    (_CYSTCK_BINARY)
+#define _CYSTCK_SLOTKIND_nb_true_divide (_CYSTCK_BINARY)
+#define _CYSTCK_SLOTKIND_nb_floor_divide (_CYSTCK_BINARY)
+#define _CYSTCK_SLOTKIND_nb_remainder   (_CYSTCK_BINARY)
+#define _CYSTCK_SLOTKIND_nb_divmod      (_CYSTCK_BINARY)
+#define _CYSTCK_SLOTKIND_nb_lshift      (_CYSTCK_BINARY)
+#define _CYSTCK_SLOTKIND_nb_rshift      (_CYSTCK_BINARY)
+#define _CYSTCK_SLOTKIND_nb_and         (_CYSTCK_BINARY)
+#define _CYSTCK_SLOTKIND_nb_or          (_CYSTCK_BINARY)
+#define _CYSTCK_SLOTKIND_nb_xor         (_CYSTCK_BINARY)
+#define _CYSTCK_SLOTKIND_nb_matrix_multiply (_CYSTCK_BINARY)
+#define _CYSTCK_SLOTKIND_nb_inplace_add (_CYSTCK_BINARY)
+#define _CYSTCK_SLOTKIND_nb_inplace_subtract (_CYSTCK_BINARY)
+#define _CYSTCK_SLOTKIND_nb_inplace_multiply (_CYSTCK_BINARY)
+#define _CYSTCK_SLOTKIND_nb_inplace_true_divide (_CYSTCK_BINARY)
+#define _CYSTCK_SLOTKIND_nb_inplace_floor_divide (_CYSTCK_BINARY)
+#define _CYSTCK_SLOTKIND_nb_power       (_CYSTCK_TERNARY)
+#define _CYSTCK_SLOTKIND_mp_subscript   (_CYSTCK_BINARY)
+#define _CYSTCK_SLOTKIND_sq_concat      (_CYSTCK_BINARY)
+#define _CYSTCK_SLOTKIND_tp_getattro    (_CYSTCK_BINARY)
+#define _CYSTCK_SLOTKIND_tp_richcompare (_CYSTCK_RICHCMP)
+#define _CYSTCK_SLOTKIND_tp_hash        (_CYSTCK_HASHFUNC)
+#define _CYSTCK_SLOTKIND_sq_length      (_CYSTCK_LENFUNC)
+#define _CYSTCK_SLOTKIND_mp_length      (_CYSTCK_LENFUNC)
+#define _CYSTCK_SLOTKIND_nb_bool        (_CYSTCK_INQUIRY)
+#define _CYSTCK_SLOTKIND_sq_item        (_CYSTCK_SSIZEARG)
+#define _CYSTCK_SLOTKIND_sq_repeat      (_CYSTCK_SSIZEARG)
+#define _CYSTCK_SLOTKIND_sq_ass_item    (_CYSTCK_SSIZEOBJARG)
+#define _CYSTCK_SLOTKIND_mp_ass_subscript (_CYSTCK_OBJOBJARG)
+#define _CYSTCK_SLOTKIND_tp_setattro    (_CYSTCK_OBJOBJARG)
+#define _CYSTCK_SLOTKIND_sq_contains    (_CYSTCK_OBJOBJ)
+#define _CYSTCK_SLOTKIND_tp_new         (_CYSTCK_NEW)
+#define _CYSTCK_SLOTKIND_tp_init        (_CYSTCK_INIT)
+#define _CYSTCK_SLOTKIND_tp_call        (_CYSTCK_CALL)
+#define _CYSTCK_SLOTKIND_tp_traverse    (_CYSTCK_TRAVERSE)
+#define _CYSTCK_SLOTKIND_bf_getbuffer   (_CYSTCK_GETBUFFER)
+#define _CYSTCK_SLOTKIND_bf_releasebuffer (_CYSTCK_RELEASEBUFFER)
 
-#define CYSTCK_DEF_SLOT(SYM, SLOT, IMPL)                                      \
-    _CYSTCK_SLOTKIND_##SLOT(SYM, IMPL)                                        \
+#define _CYSTCK_HASHFUNC(SYM, IMPL) _CYSTCK_VALUE_OF_SELF(SYM, IMPL, Py_hash_t)
+#define _CYSTCK_LENFUNC(SYM, IMPL)  _CYSTCK_VALUE_OF_SELF(SYM, IMPL, Py_ssize_t)
+#define _CYSTCK_INQUIRY(SYM, IMPL)  _CYSTCK_VALUE_OF_SELF(SYM, IMPL, int)
+
+/* CYSTCK_DEF_SLOT checks that SLOT is in the list above: each entry is a
+ * parenthesized trampoline kind, and _CYSTCK_IS_PAREN tells a defined entry
+ * (1) from an unknown slot name, left as an identifier (0).  An unknown
+ * slot then gives one compile error naming it, not a cascade. */
+#define _CYSTCK_SECOND(a, b, ...) b
+#define _CYSTCK_PAREN_PROBE(...) ~, 1
+#define _CYSTCK_IS_PAREN_(...) _CYSTCK_SECOND(__VA_ARGS__, 0, ~)
+#define _CYSTCK_IS_PAREN(x) _CYSTCK_IS_PAREN_(_CYSTCK_PAREN_PROBE x)
+#define _CYSTCK_UNPAREN(x) x
+#define _CYSTCK_SLOT_KIND(KIND, SYM, IMPL) _CYSTCK_UNPAREN KIND (SYM, IMPL)
+#ifdef __cplusplus
+#define _CYSTCK_STATIC_ASSERT(COND, MSG) static_assert(COND, MSG)
+#else
+#define _CYSTCK_STATIC_ASSERT(COND, MSG) _Static_assert(COND, MSG)
+#endif
+
+#define _CYSTCK_DEF_SLOT_1(SYM, SLOT, IMPL)                                   \
+    _CYSTCK_SLOT_KIND(_CYSTCK_SLOTKIND_##SLOT, SYM, IMPL)                     \
     static CystckDef SYM = { CystckDef_Slot, _CYSTCK_NO_METH,                 \
         { Py_##SLOT, (void *)_CYSTCK_TRAMP(SYM) },                            \
         _CYSTCK_NO_MEMBER, _CYSTCK_NO_GETSET };
+#define _CYSTCK_DEF_SLOT_0(SYM, SLOT, IMPL)                                   \
+    _CYSTCK_STATIC_ASSERT(0, "CYSTCK_DEF_SLOT: " #SLOT " is not a slot "      \
+                          "CYSTCK_DEF_SLOT supports (see docs/api.md)");      \
+    static CystckDef SYM = { CystckDef_Slot, _CYSTCK_NO_METH, _CYSTCK_NO_SLOT, \
+        _CYSTCK_NO_MEMBER, _CYSTCK_NO_GETSET };
+#define _CYSTCK_DEF_SLOT_IF(KNOWN, SYM, SLOT, IMPL) _CYSTCK_DEF_SLOT_IF_(KNOWN, SYM, SLOT, IMPL)
+#define _CYSTCK_DEF_SLOT_IF_(KNOWN, SYM, SLOT, IMPL) _CYSTCK_DEF_SLOT_##KNOWN(SYM, SLOT, IMPL)
+
+#define CYSTCK_DEF_SLOT(SYM, SLOT, IMPL) \
+    _CYSTCK_DEF_SLOT_IF(_CYSTCK_IS_PAREN(_CYSTCK_SLOTKIND_##SLOT), SYM, SLOT, IMPL)
 
 /* The type's destructor: void f(void *data) releases native resources held
  * by the struct (files, malloc'ed buffers).  Fields are cleared for it. */

@@ -348,6 +348,11 @@ CYSTCK_INTERNAL void *CystckMem_Calloc(Cystck_State *S, size_t n, size_t size);
 CYSTCK_INTERNAL void *CystckMem_Realloc(Cystck_State *S, void *p, size_t size);
 CYSTCK_INTERNAL void CystckMem_Free(Cystck_State *S, void *p);
 CYSTCK_INTERNAL Cystck_Object CystckMem_AsMemoryView(Cystck_State *S, void *p, Cystck_ssize_t size, int readonly);
+/* [h+1, e] A memoryview of n items of `itemsize` bytes, with the struct
+ * module format `format` ("d": doubles), over the start of block p. */
+CYSTCK_INTERNAL Cystck_Object CystckMem_AsTypedMemoryView(Cystck_State *S, void *p, const char *format,
+                                                          Cystck_ssize_t itemsize, Cystck_ssize_t n,
+                                                          int readonly);
 CYSTCK_INTERNAL int CystckMem_SetFinalizer(Cystck_State *S, void *p, CystckMem_Finalizer fin);
 CYSTCK_INTERNAL int CystckMem_Policies(Cystck_State *S, void *p);
 

@@ -287,17 +287,16 @@ class ApiCalls(Rule):
     """Paper rule 8: a call ``PyX_Y(args)`` of a function in the API table
     becomes ``CystckX_Y(S, args)``.  Object arguments of
     ``PyUnicode_FromFormat``/``PyErr_Format`` conversions (%S %R %A %U %V)
-    are wrapped in ``Cystck_AsPyObject`` because the runtime hands them to
-    CPython's formatter; the NULL ending ``*ObjArgs`` lists becomes
+    stay as they are: the Cystck functions take handles there.  The NULL
+    ending ``*ObjArgs`` lists becomes
     ``Cystck_NULL``; ``return PyErr_NoMemory();`` keeps returning an
     error value."""
     name = "api-calls"
     precedence = 850
     patterns = (r"\b(?P<name>_?Py\w+)\s*\(",)
     before = 'static void f(PyObject *l, PyObject *v) { PyList_Append(l, v); PyErr_Format(PyExc_TypeError, "bad %S", v); }\n'
-    after = 'static void f(PyObject *l, PyObject *v) { CystckList_Append(S, l, v); CystckErr_Format(S, PyExc_TypeError, "bad %S", Cystck_AsPyObject(S, v)); }\n'
+    after = 'static void f(PyObject *l, PyObject *v) { CystckList_Append(S, l, v); CystckErr_Format(S, PyExc_TypeError, "bad %S", v); }\n'
 
-    FORMAT_FUNCS = {"PyUnicode_FromFormat": 0, "PyErr_Format": 1}
     OBJARGS = {"PyObject_CallFunctionObjArgs", "PyObject_CallMethodObjArgs"}
 
     def apply(self, unit):
@@ -314,8 +313,6 @@ class ApiCalls(Rule):
             new = mapping[name] + ("(S)" if not inner.strip() else "(S, ")
             edits.add(m.start(), m.end() + (close - m.end() if not inner.strip() else 0), new)
             self._null_handles(masked, open_at, close, api.by_name().get(mapping[name]), edits)
-            if name in self.FORMAT_FUNCS:
-                self._wrap_format_args(masked, text, open_at, close, self.FORMAT_FUNCS[name], edits)
             if name in self.OBJARGS:
                 last = source.split_top(masked, open_at + 1, close - 1)[-1]
                 if masked[last[0]:last[1]].strip() in ("NULL", "0", "nullptr"):
@@ -355,25 +352,6 @@ class ApiCalls(Rule):
                         return "return (CystckErr_NoMemory(S), Cystck_NULL);"
             return None
         return repl
-
-    @staticmethod
-    def _wrap_format_args(masked, text, open_at, close, fmt_index, edits):
-        args = source.split_top(masked, open_at + 1, close - 1)
-        if len(args) <= fmt_index:
-            return
-        fs, fe = args[fmt_index]
-        literal = "".join(regex.findall(r'"((?:[^"\\]|\\.)*)"', text[fs:fe]))
-        for idx in api.format_object_args(literal):
-            pos = fmt_index + 1 + idx
-            if pos >= len(args):
-                break
-            s, e = args[pos]
-            chunk = text[s:e]
-            lead = len(chunk) - len(chunk.lstrip())
-            body = chunk.strip()
-            if body.startswith("Cystck_AsPyObject"):
-                continue
-            edits.add(s + lead, s + lead + len(body), f"Cystck_AsPyObject(S, {body})")
 
 
 class PyType(Rule):

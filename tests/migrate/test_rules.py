@@ -125,3 +125,16 @@ def test_decref_of_a_static_type_object_goes():
     assert "Cystck_Drop(S, Cystck_deref" not in out and "Py_DECREF" not in out and "Py_XDECREF" not in out
     assert "    if (CystckModule_AddObject(S, m, \"Foo\", Cystck_deref(S, FooType)) < 0) {\n" \
            "        Cystck_Drop(S, m);\n        return -1;\n    }\n" in out
+
+
+def test_format_object_arguments_stay_handles():
+    """CystckUnicode_FromFormat and CystckErr_Format take handles for %S %R
+    %A %U %V: their arguments are passed as they are, with no escape hatch;
+    the other conversions' arguments are left alone too."""
+    before = ('static PyObject *f(PyObject *o, const char *name, long n)\n{\n'
+              '    PyErr_Format(PyExc_TypeError, "%R is not %s (%ld)", o, name, n);\n'
+              '    return PyUnicode_FromFormat("%S/%U", o, o);\n}\n')
+    out = translate.translate_source(before, "example.c")
+    assert "Cystck_AsPyObject" not in out
+    assert '"%R is not %s (%ld)", o, name, n);' in out
+    assert 'CystckUnicode_FromFormat(S, "%S/%U", o, o)' in out

@@ -28,6 +28,10 @@ NOT_AN_ERROR = {
     "Cystck_IsNull": "asks whether the handle is null",
     "Cystck_Is": "compares handles; two null handles are the same",
     "Cystck_Drop": "releasing the null handle is a no-op (like Py_XDECREF)",
+    "CystckField_Load": "the field is read from f, owner only names its holder; an empty field "
+                        "gives the null handle with no exception",
+    "CystckField_Store": "the field is written through f, owner only names its holder; "
+                         "storing the null handle empties the field",
 }
 
 # Hand-written functions whose error value is not gen_api.error_value's.
@@ -68,6 +72,8 @@ def _argument(p, handle):
         return "stderr"
     if t == "PyObject*":
         return "Py_None"
+    if t == "Cystck_Field":
+        return "(Cystck_Field){NULL}"
     if t == "Cystck_Scope":
         return "Cystck_OpenScope(S)"
     if t in ("Cystck_Ref", "CystckMem_Finalizer", "PyCapsule_Destructor"):

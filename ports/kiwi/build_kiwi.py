@@ -156,14 +156,15 @@ def check_hpy() -> None:
 
 
 def fill_wheelhouse(variant: str) -> None:
-    """The variant's run-time requirements as wheels in kp.WHEELHOUSE, so that
-    its wheel installs offline (the fresh-venv test); downloaded once."""
+    """The variant's run-time requirements, and theirs (hpy needs
+    setuptools), as wheels in kp.WHEELHOUSE, so that its wheel installs
+    offline (the fresh-venv tests); downloaded once."""
     requirements = list(kp.RUNTIME_REQUIRES.get(variant, ()))
     if not requirements:
         return
     kp.WHEELHOUSE.mkdir(parents=True, exist_ok=True)
     base = [sys.executable, "-m", "pip", "download", "--quiet", "--disable-pip-version-check",
-            "--only-binary=:all:", "--no-deps", "--dest", str(kp.WHEELHOUSE), *requirements]
+            "--only-binary=:all:", "--dest", str(kp.WHEELHOUSE), *requirements]
     offline = subprocess.run(base + ["--no-index", "--find-links", str(kp.WHEELHOUSE)],
                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     if offline.returncode != 0 and subprocess.run(base).returncode != 0:

@@ -16,9 +16,10 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parents[2]
-#: setuptools for isolated builds, downloaded once and kept (like the ports'
-#: wheelhouses under build/).
-TOOLS_WHEELHOUSE = REPO / "build" / "packaging" / "wheelhouse"
+#: setuptools for isolated builds, downloaded once and kept.  Not under
+#: build/, where each port's wheelhouse (build/<port>/wheelhouse) holds its
+#: wheels' run-time requirements alone.
+TOOLS_WHEELHOUSE = REPO / ".cache" / "packaging" / "wheelhouse"
 BUILD_TOOLS = ("setuptools>=77",)
 
 

@@ -35,7 +35,6 @@ CYSTCK_SOURCES := pyproject.toml setup.py $(shell find cystck include migrate -t
 	\( -name '*.py' -o -name '*.c' -o -name '*.h' \) 2>/dev/null)
 $(CYSTCK_STAMP): $(VENV_STAMP) $(CYSTCK_SOURCES)
 	$(PY) -m pip install -q --no-deps --no-build-isolation --force-reinstall .
-	rm -rf build/lib build/bdist.* cystck.egg-info
 	touch $@
 
 gen: $(VENV_STAMP)

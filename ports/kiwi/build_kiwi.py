@@ -43,6 +43,7 @@ from __future__ import annotations
 import argparse
 import hashlib
 import importlib.metadata
+import json
 import os
 import re
 import shutil
@@ -155,18 +156,37 @@ def check_hpy() -> None:
 
 
 def fill_wheelhouse(variant: str) -> None:
-    """The variant's run-time requirements as wheels in kp.WHEELHOUSE, so that
-    its wheel installs offline (the fresh-venv test); downloaded once."""
+    """The variant's run-time requirements, and theirs (hpy needs
+    setuptools), as wheels in kp.WHEELHOUSE, so that its wheel installs
+    offline (the fresh-venv tests); downloaded once."""
     requirements = list(kp.RUNTIME_REQUIRES.get(variant, ()))
     if not requirements:
         return
     kp.WHEELHOUSE.mkdir(parents=True, exist_ok=True)
     base = [sys.executable, "-m", "pip", "download", "--quiet", "--disable-pip-version-check",
-            "--only-binary=:all:", "--no-deps", "--dest", str(kp.WHEELHOUSE), *requirements]
+            "--only-binary=:all:", "--dest", str(kp.WHEELHOUSE), *requirements]
     offline = subprocess.run(base + ["--no-index", "--find-links", str(kp.WHEELHOUSE)],
                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     if offline.returncode != 0 and subprocess.run(base).returncode != 0:
         raise SystemExit(f"could not download {', '.join(requirements)} into {kp.WHEELHOUSE}")
+
+
+def declare_runtime_requires(tree: Path, variant: str) -> None:
+    """Write the variant's run-time requirements (kp.RUNTIME_REQUIRES) into
+    the tree's pyproject.toml, so that its wheel declares them: the sdist's
+    [project] table is static and lists no dependencies, and setuptools lets
+    it override setup.py's install_requires."""
+    requires = list(kp.RUNTIME_REQUIRES.get(variant, ()))
+    if not requires:
+        return
+    pyproject = tree / "pyproject.toml"
+    text = pyproject.read_text()
+    header = "[project]\n"
+    if text.count(header) != 1 or re.search(r"^\s*dependencies\s*=", text, flags=re.M):
+        raise SystemExit(f"{pyproject}: expected one [project] table without dependencies "
+                         "(a new release?)")
+    # A JSON list of strings is a TOML array.
+    pyproject.write_text(text.replace(header, f"{header}  dependencies = {json.dumps(requires)}\n"))
 
 
 def prepare_tree(variant: str, log: Path) -> Path:
@@ -188,6 +208,7 @@ def prepare_tree(variant: str, log: Path) -> Path:
             apply_patch(tree, log)
     elif variant in kp.HPY_ABI:
         apply_hpy_patch(tree, log)
+    declare_runtime_requires(tree, variant)
     return tree
 
 

@@ -16,9 +16,9 @@ module, so the paths and the pinned release live in one place.
   into ``build/kiwi/<v>/site`` (``pip install --target``), which a
   subprocess puts first on ``sys.path``: one variant per interpreter.
 * The universal wheel's ``kiwisolver._cext`` is loaded by ``hpy.universal``:
-  the interpreter that imports it needs ``hpy`` (``RUNTIME_REQUIRES``),
-  which ``ensure_site`` checks; the fresh-venv test installs it from
-  ``build/kiwi/wheelhouse``, which the build fills.
+  the interpreter that imports it needs ``hpy`` (``RUNTIME_REQUIRES``, which
+  the wheel declares), which ``ensure_site`` checks; the fresh-venv test
+  installs it from ``build/kiwi/wheelhouse``, which the build fills.
 * A variant whose last build failed has its reason in
   ``build/kiwi/<v>/build.error`` (``build_error``) and no wheel.
 """
@@ -67,8 +67,8 @@ HPY_VERSION = "0.9.0"
 HPY_ABI = {"hpy_cpython": "cpython", "hpy_universal": "universal"}
 
 #: Run-time requirements of a variant's wheel beyond the standard library:
-#: the universal ABI's module is loaded by hpy.universal.  The wheel does not
-#: declare them (the sdist's metadata is static and has no dependencies).
+#: the universal ABI's module is loaded by hpy.universal.  The build writes
+#: them into the tree's pyproject.toml, so the wheel declares them.
 RUNTIME_REQUIRES = {"hpy_universal": (f"hpy=={HPY_VERSION}",)}
 #: Wheels of those requirements, for installing a wheel offline.
 WHEELHOUSE = BUILD_ROOT / "wheelhouse"

@@ -4,7 +4,7 @@
  * An instance is [object head | native struct]; the struct starts at
  * CYSTCK_DATA_OFFSET.  Python values inside the struct are Cystck_Fields,
  * found by the type's traverse function: the runtime uses it both for the
- * cyclic GC and to clear the fields when the object dies.
+ * cyclic GC and to release the fields when the object dies.
  */
 #include "internal.h"
 
@@ -28,12 +28,50 @@ int _Cystck_VisitAdapter(Cystck_Field *f, void *ctx)
     return c->visit(f->_o, c->arg);
 }
 
-int _Cystck_ClearField(Cystck_Field *f, void *ctx)
+/* The objects of a dying instance's fields, taken by traverse before its
+ * destructor runs and released after it. */
+typedef struct {
+    PyObject **items;
+    Py_ssize_t n, cap;
+    PyObject *inline_items[16];
+} TakenFields;
+
+static int take(TakenFields *t, PyObject *o)
+{
+    if (t->n == t->cap) {
+        size_t cap = 2 * (size_t)t->cap;
+        PyObject **items = t->items == t->inline_items
+            ? (PyObject **)PyMem_Malloc(cap * sizeof(PyObject *))
+            : (PyObject **)PyMem_Realloc(t->items, cap * sizeof(PyObject *));
+        if (items == NULL)
+            return 0;
+        if (t->items == t->inline_items)
+            memcpy(items, t->inline_items, sizeof(t->inline_items));
+        t->items = items;
+        t->cap = (Py_ssize_t)cap;
+    }
+    t->items[t->n++] = o;
+    return 1;
+}
+
+static void release_taken(TakenFields *t)
+{
+    while (t->n > 0)
+        Py_DECREF(t->items[--t->n]);
+    if (t->items != t->inline_items)
+        PyMem_Free(t->items);
+}
+
+/* Release one field for tp_clear (ctx NULL: at once, leaving it empty) or
+ * for tp_dealloc (ctx a TakenFields: after the destructor, so the field
+ * still shows its object, alive, while the destructor runs). */
+int _Cystck_ReleaseField(Cystck_Field *f, void *ctx)
 {
     PyObject *o = f->_o;
-    (void)ctx;
-    f->_o = NULL;
-    Py_XDECREF(o);
+    if (o == NULL || (ctx != NULL && take((TakenFields *)ctx, o)))
+        return 0;
+    f->_o = NULL;       /* tp_clear, or no memory to defer it: release it now */
+    Py_DECREF(o);
     return 0;
 }
 
@@ -45,15 +83,25 @@ static int generic_clear(PyObject *self)
     return 0;
 }
 
+/* The destructor runs first, with every field still holding its object:
+ * it may read them, or unlink the instance from a native structure (a tree
+ * whose nodes other live instances share) that those objects keep valid.
+ * The fields' objects are taken before it and released after it, so the
+ * destructor may also free native memory that holds fields. */
 void _Cystck_DeallocWith(PyObject *self, void (*destroy)(void *))
 {
     PyTypeObject *tp = Py_TYPE(self);
+    TakenFields taken;
+    taken.items = taken.inline_items;
+    taken.n = 0;
+    taken.cap = (Py_ssize_t)(sizeof(taken.inline_items) / sizeof(taken.inline_items[0]));
     if (PyType_IS_GC(tp))
         PyObject_GC_UnTrack(self);
     if (tp->tp_traverse != NULL)
-        tp->tp_traverse(self, _Cystck_ClearVisitMarker, NULL);
+        tp->tp_traverse(self, _Cystck_ClearVisitMarker, destroy != NULL ? &taken : NULL);
     if (destroy != NULL)
         destroy((char *)self + CYSTCK_DATA_OFFSET);
+    release_taken(&taken);
     tp->tp_free(self);
     Py_DECREF(tp);
 }

@@ -454,10 +454,12 @@ typedef struct {
     }
 
 /* Traverse: the runtime's generic tp_clear/tp_dealloc call the traverse
- * trampoline with _Cystck_ClearVisitMarker to clear every visited field. */
+ * trampoline with _Cystck_ClearVisitMarker to release every visited field
+ * (arg: NULL for tp_clear, where to keep the objects until the destructor
+ * has run for tp_dealloc). */
 CYSTCK_INTERNAL int _Cystck_ClearVisitMarker(PyObject *o, void *arg);
 CYSTCK_INTERNAL int _Cystck_VisitAdapter(Cystck_Field *f, void *ctx);
-CYSTCK_INTERNAL int _Cystck_ClearField(Cystck_Field *f, void *ctx);
+CYSTCK_INTERNAL int _Cystck_ReleaseField(Cystck_Field *f, void *ctx);
 typedef struct { visitproc visit; void *arg; } _Cystck_VisitCtx;
 #define _CYSTCK_TRAVERSE(SYM, IMPL)                                                \
     static int IMPL(void *data, Cystck_visitproc visit, void *arg);           \
@@ -466,7 +468,7 @@ typedef struct { visitproc visit; void *arg; } _Cystck_VisitCtx;
         _Cystck_VisitCtx ctx_;                                                \
         void *data_ = (char *)self + CYSTCK_DATA_OFFSET;                      \
         if (visit == _Cystck_ClearVisitMarker)                                \
-            return IMPL(data_, _Cystck_ClearField, NULL);                     \
+            return IMPL(data_, _Cystck_ReleaseField, arg);                    \
         ctx_.visit = visit;                                                   \
         ctx_.arg = arg;                                                       \
         Py_VISIT(Py_TYPE(self));                                              \
@@ -546,7 +548,8 @@ CYSTCK_INTERNAL void _Cystck_DeallocWith(PyObject *self, void (*destroy)(void *)
         _CYSTCK_NO_MEMBER, _CYSTCK_NO_GETSET };
 
 /* The type's destructor: void f(void *data) releases native resources held
- * by the struct (files, malloc'ed buffers).  Fields are cleared for it. */
+ * by the struct (files, malloc'ed buffers).  It runs before the runtime
+ * releases the fields, which still hold their objects. */
 #define CYSTCK_DEF_DESTROY(SYM, IMPL)                                         \
     _CYSTCK_DESTROY(SYM, IMPL)                                                \
     static CystckDef SYM = { CystckDef_Slot, _CYSTCK_NO_METH,                 \

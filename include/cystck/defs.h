@@ -343,7 +343,7 @@ typedef struct {
         _Cystck_OpenFrame(&S_, #IMPL);                                        \
         n_ = IMPL(&S_, _Cystck_HArg(&self));                                     \
         if (n_ < 0 && !PyErr_Occurred()) {                                    \
-            _Cystck_FinishInt(&S_, 0, #IMPL);                                 \
+            _Cystck_FinishInt(&S_, -1, #IMPL);   /* like an error */          \
             return NULL;   /* exhausted */                                    \
         }                                                                     \
         return _Cystck_Finish(&S_, n_, #IMPL);                                \

@@ -156,6 +156,49 @@ static void mark_plain(PyTypeObject *tp)
         tp->tp_alloc = PyType_GenericAlloc;
 }
 
+/* The module of the types this extension makes: the one it created (its
+ * full name, with its package) or, before that, the one whose
+ * CYSTCK_MODINIT is running. */
+const char *_Cystck_init_name;
+static PyObject *created_module_name;
+
+static const char *creating_module(void)
+{
+    if (created_module_name != NULL)
+        return PyUnicode_AsUTF8(created_module_name);
+    return _Cystck_init_name;
+}
+
+/* PyType_FromSpecWithBases, except that a name without a dot ("Point")
+ * gets its module.  CPython would warn ("builtin type Point has no
+ * __module__ attribute") and call it builtins, where the stock static type
+ * a spec is usually translated from was silently builtins.  The type is
+ * made as "module.Point", so __module__ is the module, then its tp_name is
+ * set back to "Point" (as `type.__name__ = ...` does): error messages name
+ * it as the stock type did. */
+static PyObject *type_from_spec(PyType_Spec *pyspec, PyObject *bases)
+{
+    const char *module = creating_module();
+    PyObject *qualified, *type = NULL;
+    if (strchr(pyspec->name, '.') != NULL || module == NULL)
+        return PyType_FromSpecWithBases(pyspec, bases);
+    qualified = PyUnicode_FromFormat("%s.%s", module, pyspec->name);
+    if (qualified == NULL)
+        return NULL;
+    pyspec->name = PyUnicode_AsUTF8(qualified);
+    if (pyspec->name != NULL)
+        type = PyType_FromSpecWithBases(pyspec, bases);
+    if (type != NULL) {
+        const char *name = PyUnicode_AsUTF8(((PyHeapTypeObject *)type)->ht_name);
+        if (name != NULL)
+            ((PyTypeObject *)type)->tp_name = name;     /* lives as long as the type */
+        else
+            Py_CLEAR(type);
+    }
+    Py_DECREF(qualified);
+    return type;
+}
+
 Cystck_Object CystckType_FromSpec(Cystck_State *S, CystckType_Spec *spec, Cystck_Object bases)
 {
     Py_ssize_t n[5], im = 0, imem = 0, igs = 0, isl = 0;
@@ -208,7 +251,7 @@ Cystck_Object CystckType_FromSpec(Cystck_State *S, CystckType_Spec *spec, Cystck
     pyspec.itemsize = (int)spec->itemsize;
     pyspec.flags = (unsigned int)(Py_TPFLAGS_DEFAULT | spec->flags | (gc ? Py_TPFLAGS_HAVE_GC : 0));
     pyspec.slots = slots;
-    type = PyType_FromSpecWithBases(&pyspec, _Cystck_Get(bases));
+    type = type_from_spec(&pyspec, _Cystck_Get(bases));
     if (type != NULL)
         mark_plain((PyTypeObject *)type);
     PyMem_Free(slots);     /* copied by CPython */
@@ -329,9 +372,18 @@ static PyModuleDef *pydef_for(CystckModuleDef *def)
 Cystck_Object CystckModule_Create(Cystck_State *S, CystckModuleDef *def)
 {
     PyModuleDef *pydef = pydef_for(def);
+    PyObject *m;
     if (pydef == NULL)
         return Cystck_NULL;
-    return _Cystck_Own(S, PyModule_Create(pydef));
+    m = PyModule_Create(pydef);
+    if (m != NULL) {
+        PyObject *name = PyModule_GetNameObject(m);    /* for type_from_spec */
+        if (name == NULL)
+            Py_CLEAR(m);
+        else
+            Py_XSETREF(created_module_name, name);
+    }
+    return _Cystck_Own(S, m);
 }
 
 Cystck_Object CystckModule_Find(Cystck_State *S, CystckModuleDef *def)

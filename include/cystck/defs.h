@@ -571,8 +571,14 @@ CYSTCK_INTERNAL void _Cystck_DeallocWith(PyObject *self, void (*destroy)(void *)
 /* Types and modules                                                   */
 /* ------------------------------------------------------------------ */
 
-/* Type flags on top of Py_TPFLAGS_DEFAULT (which is always set). */
+/* Type flags on top of Py_TPFLAGS_DEFAULT (which is always set).  A type
+ * with DISALLOW_INSTANTIATION cannot be called from Python (`type(x)()`
+ * raises TypeError): only its extension makes instances, with Cystck_New.
+ * A type without either a tp_new slot or this flag gets object's tp_new,
+ * as a stock type from a spec does: calling it makes an instance whose
+ * struct is zeroed. */
 #define CYSTCK_TPFLAGS_BASETYPE Py_TPFLAGS_BASETYPE
+#define CYSTCK_TPFLAGS_DISALLOW_INSTANTIATION Py_TPFLAGS_DISALLOW_INSTANTIATION
 
 typedef struct {
     const char *name;          /* "module.Type" */
@@ -602,6 +608,9 @@ typedef struct {
 /* Non-zero while a module initializes: references made then are module
  * globals, alive as long as the extension, and not reported as leaks. */
 extern CYSTCK_INTERNAL int _Cystck_in_module_init;
+/* The NAME of the CYSTCK_MODINIT that ran last: the module of types made
+ * before their module (see CystckType_FromSpec). */
+extern CYSTCK_INTERNAL const char *_Cystck_init_name;
 
 #define CYSTCK_MODINIT(NAME)                                                  \
     static int NAME##__cystck_init(Cystck_State *S);                          \
@@ -613,6 +622,7 @@ extern CYSTCK_INTERNAL int _Cystck_in_module_init;
         _Cystck_RuntimeInit();                                                \
         _Cystck_OpenFrame(&S_, "PyInit_" #NAME);                              \
         _Cystck_in_module_init++;                                             \
+        _Cystck_init_name = #NAME;                                            \
         m_ = _Cystck_Finish(&S_, NAME##__cystck_init(&S_), "PyInit_" #NAME);  \
         _Cystck_in_module_init--;                                             \
         return m_;                                                            \

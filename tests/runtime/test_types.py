@@ -3,6 +3,7 @@ extension: destructors and fields, instantiation, the module of a type.
 Where CPython defines the behaviour, st_types (the stock C API) runs the
 same scenario."""
 import os
+import pathlib
 import subprocess
 import sys
 import textwrap
@@ -96,3 +97,65 @@ def test_destructor_may_free_the_memory_holding_fields(rt_types_path):
     out = run_python(script, rt_types_path, PYTHONMALLOC="debug")
     assert out.returncode == 0, out.stderr
     assert out.stdout.split() == ["True", "40"], out.stdout
+
+
+# ---- instantiation, beside the stock API ----
+
+@pytest.fixture(scope="session")
+def st_types(build):
+    path = build("st_types", [EXT / "st_types.c"], use_cystck=False, extra_compile_args=["-Wall", "-Werror"])
+    return load_extension("st_types", path)
+
+
+def error_of(f, *args):
+    """(type name, message) of the exception f(*args) raises, with the
+    module of the extension spelled "m"."""
+    with pytest.raises(Exception) as info:
+        f(*args)
+    message = str(info.value).replace("rt_types.", "m.").replace("st_types.", "m.")
+    return type(info.value).__name__, message
+
+
+def test_a_type_without_tp_new_gets_objects_like_stock(rt_types, st_types):
+    for m in (rt_types, st_types):
+        p = m.Plain()
+        assert p.n == 0                               # zeroed, as object's tp_new leaves it
+        assert m.Plain.__new__ is object.__new__
+    assert error_of(rt_types.Plain, 1) == error_of(st_types.Plain, 1) == (
+        "TypeError", "m.Plain() takes no arguments")
+
+
+def test_disallow_instantiation_like_stock_tp_new_null(rt_types, st_types):
+    sealed = rt_types.sealed()
+    assert type(sealed).__name__ == "Sealed"
+    assert error_of(type(sealed)) == error_of(type(st_types.sealed())) == (
+        "TypeError", "cannot create 'm.Sealed' instances")
+    # The stock idiom leaves __new__ in the type's dict, calling a NULL
+    # tp_new (a crash); the flag leaves no such way in.
+    assert error_of(type(sealed).__new__, type(sealed))[0] == "TypeError"
+
+
+# ---- the module of a type named without one ----
+
+@pytest.mark.parametrize("module", ["rt_types", "st_types"])
+def test_types_named_without_a_module_import_without_warnings(rt_types_path, st_types, module):
+    # Bare is made before the module exists, Loose after it.
+    script = f"""
+        import {module} as m
+        print(m.Bare.__name__, m.Bare.__qualname__, m.Bare.__module__,
+              getattr(m, "Loose", m.Bare).__module__)
+    """
+    path = rt_types_path if module == "rt_types" else pathlib.Path(st_types.__file__)
+    out = run_python(script, path, PYTHONWARNINGS="error")
+    assert out.returncode == 0, out.stderr
+    module_of = "rt_types" if module == "rt_types" else "builtins"
+    assert out.stdout.split() == ["Bare", "Bare", module_of, module_of], out.stdout
+
+
+def test_a_type_named_without_a_module_is_named_as_stock_in_messages(rt_types, st_types):
+    rt, st = rt_types.bare(), st_types.bare()
+    assert error_of(getattr, rt, "missing") == error_of(getattr, st, "missing") == (
+        "AttributeError", "'Bare' object has no attribute 'missing'")
+    assert error_of(lambda: rt + 1) == error_of(lambda: st + 1)
+    # repr reads __module__: the stock type's is builtins, which it omits.
+    assert repr(rt).startswith("<rt_types.Bare object at ") and repr(st).startswith("<Bare object at ")

@@ -156,24 +156,73 @@ static CystckType_Spec Bag_spec = {
     "rt_types.Bag", sizeof(Bag), 0, 0, Bag_defines, "Bag(*items): holds the items"
 };
 
+/* ---- instantiation ---- */
+
+/* No tp_new: like a stock type from a spec, calling it makes an instance
+ * with a zeroed struct (object's tp_new). */
+typedef struct { long n; } Plain;
+
+CYSTCK_DEF_MEMBER(Plain_n_def, "n", CYSTCK_MEMBER_LONG, Plain, n, 0, "a number")
+static CystckDef *Plain_defines[] = {&Plain_n_def, NULL};
+static CystckType_Spec Plain_spec = {
+    "rt_types.Plain", sizeof(Plain), 0, 0, Plain_defines, "no tp_new"
+};
+
+/* Only the extension makes instances (stock: `tp_new = NULL` after
+ * PyType_Ready). */
+static CystckType_Spec Sealed_spec = {
+    "rt_types.Sealed", 0, 0, CYSTCK_TPFLAGS_DISALLOW_INSTANTIATION, NULL, "made by sealed()"
+};
+static Cystck_Ref Sealed_type;
+
+CYSTCK_DEF_METH(sealed_def, "sealed", sealed, CYSTCK_NOARGS, "a new Sealed")
+static int sealed(Cystck_State *S, Cystck_Object self)
+{
+    (void)self;
+    return Cystck_Return(S, Cystck_New(S, Cystck_deref(S, Sealed_type), NULL));
+}
+
+/* ---- the module of a type whose name has no dot ---- */
+
+/* Made before the module, and after it. */
+static CystckType_Spec Bare_spec = {"Bare", 0, 0, 0, NULL, "made by bare()"};
+static CystckType_Spec Loose_spec = {"Loose", 0, 0, 0, NULL, "a type named without its module"};
+static Cystck_Ref Bare_type;
+
+CYSTCK_DEF_METH(bare_def, "bare", bare, CYSTCK_NOARGS, "a new Bare")
+static int bare(Cystck_State *S, Cystck_Object self)
+{
+    (void)self;
+    return Cystck_Return(S, Cystck_New(S, Cystck_deref(S, Bare_type), NULL));
+}
+
 /* ---- the module ---- */
 
-static CystckDef *module_defines[] = {&twigs_unlinked_def, NULL};
+static CystckDef *module_defines[] = {&twigs_unlinked_def, &sealed_def, &bare_def, NULL};
 
 static CystckModuleDef module_def = {
     "rt_types", "Cystck types test extension.", 0, module_defines
 };
 
-static int add_type(Cystck_State *S, Cystck_Object m, CystckType_Spec *spec)
+/* Add a new type made from spec to m, and keep it in *ref if not NULL. */
+static int add_type(Cystck_State *S, Cystck_Object m, CystckType_Spec *spec, Cystck_Ref *ref)
 {
     Cystck_Object type = CystckType_FromSpec(S, spec, Cystck_NULL);
-    return Cystck_IsNull(type) ? -1 : CystckModule_AddType(S, m, type);
+    if (Cystck_IsNull(type) || CystckModule_AddType(S, m, type) < 0)
+        return -1;
+    return ref == NULL || (*ref = Cystck_ref(S, type)) != NULL ? 0 : -1;
 }
 
 CYSTCK_MODINIT(rt_types)
 {
+    Cystck_Object bare_type = CystckType_FromSpec(S, &Bare_spec, Cystck_NULL);
     Cystck_Object m = CystckModule_Create(S, &module_def);
-    if (Cystck_IsNull(m) || add_type(S, m, &Twig_spec) < 0 || add_type(S, m, &Bag_spec) < 0)
+    if (Cystck_IsNull(bare_type) || Cystck_IsNull(m) ||
+        CystckModule_AddType(S, m, bare_type) < 0 || (Bare_type = Cystck_ref(S, bare_type)) == NULL)
+        return -1;
+    if (add_type(S, m, &Twig_spec, NULL) < 0 || add_type(S, m, &Bag_spec, NULL) < 0 ||
+        add_type(S, m, &Plain_spec, NULL) < 0 || add_type(S, m, &Sealed_spec, &Sealed_type) < 0 ||
+        add_type(S, m, &Loose_spec, NULL) < 0)
         return -1;
     return Cystck_Return(S, m);
 }

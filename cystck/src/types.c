@@ -164,8 +164,12 @@ static PyObject *created_module_name;
 
 static const char *creating_module(void)
 {
-    if (created_module_name != NULL)
-        return PyUnicode_AsUTF8(created_module_name);
+    if (created_module_name != NULL) {
+        const char *name = PyUnicode_AsUTF8(created_module_name);
+        if (name != NULL)
+            return name;
+        PyErr_Clear();      /* no memory for its UTF-8: the init name will do */
+    }
     return _Cystck_init_name;
 }
 

@@ -141,3 +141,12 @@ def test_declarations_right_after_a_struct_keep_its_helpers():
     out = translate.translate_source(source, "example.c")
     assert "} Token;\nCYSTCK_TYPE_HELPERS(Token)\nCYSTCK_DEF_MEMBER(" in out
     assert "} Mark;\nCYSTCK_TYPE_HELPERS(Mark)\nstatic CystckDef *MarkType_defines[]" in out
+
+
+def test_disallow_instantiation_flag_of_a_spec_is_cystck_spelled():
+    source = ('static PyType_Slot Box_slots[] = {\n    {0, NULL}\n};\n'
+              'static PyType_Spec Box_spec = {"m.Box", sizeof(Box), 0, '
+              'Py_TPFLAGS_DEFAULT | Py_TPFLAGS_DISALLOW_INSTANTIATION, Box_slots};\n')
+    out = translate.translate_source(source, "example.c", [_rule("type-spec")()])
+    assert ('static CystckType_Spec Box_spec = {"m.Box", sizeof(Box), 0, '
+            'CYSTCK_TPFLAGS_DISALLOW_INSTANTIATION, Box_slots, NULL};\n') in out

@@ -3,7 +3,6 @@ extension: destructors and fields, instantiation, the module of a type.
 Where CPython defines the behaviour, st_types (the stock C API) runs the
 same scenario."""
 import os
-import pathlib
 import subprocess
 import sys
 import textwrap
@@ -11,13 +10,6 @@ import textwrap
 import pytest
 
 from cystck.build import load_extension
-
-from conftest import EXT, WARNINGS
-
-
-@pytest.fixture(scope="session")
-def rt_types_path(build):
-    return build("rt_types", [EXT / "rt_types.c"], extra_compile_args=WARNINGS)
 
 
 @pytest.fixture(scope="session")
@@ -102,9 +94,8 @@ def test_destructor_may_free_the_memory_holding_fields(rt_types_path):
 # ---- instantiation, beside the stock API ----
 
 @pytest.fixture(scope="session")
-def st_types(build):
-    path = build("st_types", [EXT / "st_types.c"], use_cystck=False, extra_compile_args=["-Wall", "-Werror"])
-    return load_extension("st_types", path)
+def st_types(st_types_path):
+    return load_extension("st_types", st_types_path)
 
 
 def error_of(f, *args):
@@ -138,14 +129,14 @@ def test_disallow_instantiation_like_stock_tp_new_null(rt_types, st_types):
 # ---- the module of a type named without one ----
 
 @pytest.mark.parametrize("module", ["rt_types", "st_types"])
-def test_types_named_without_a_module_import_without_warnings(rt_types_path, st_types, module):
+def test_types_named_without_a_module_import_without_warnings(rt_types_path, st_types_path, module):
     # Bare is made before the module exists, Loose after it.
     script = f"""
         import {module} as m
         print(m.Bare.__name__, m.Bare.__qualname__, m.Bare.__module__,
               getattr(m, "Loose", m.Bare).__module__)
     """
-    path = rt_types_path if module == "rt_types" else pathlib.Path(st_types.__file__)
+    path = rt_types_path if module == "rt_types" else st_types_path
     out = run_python(script, path, PYTHONWARNINGS="error")
     assert out.returncode == 0, out.stderr
     module_of = "rt_types" if module == "rt_types" else "builtins"

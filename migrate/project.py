@@ -237,6 +237,8 @@ class Project:
         return set(self.types)
 
 
+NULLS = ("NULL", "0", "nullptr")       # a null pointer in an initialiser or assignment
+
 _DEF_PATTERNS = {
     "methods": regex.compile(r"\bPyMethodDef\s+(?P<name>\w+)\s*\[[^\]]*\]\s*=\s*\{"),
     "members": regex.compile(r"\b(?:PyMemberDef|struct\s+PyMemberDef)\s+(?P<name>\w+)\s*\[[^\]]*\]\s*=\s*\{"),
@@ -419,7 +421,6 @@ def _collect_tables(p, path, code, text):
         p.roles["PyInit_" + m.group(1)] = MODINIT
 
 
-NULLS = ("NULL", "0", "nullptr")
 _TYPE_FIELD_STORE = regex.compile(r"\b(?P<t>\w+)\s*\.\s*(?P<f>tp_new|tp_base)\s*=\s*(?P<v>[^;]+);")
 
 

@@ -204,6 +204,8 @@ class Project:
     converters: set = field(default_factory=set)         # O& converter functions
     type_tables: set = field(default_factory=set)        # method/member/getset tables of types
     type_bases: dict = field(default_factory=dict)       # type variable -> base type variable
+    types_with_new: set = field(default_factory=set)     # static types whose initialiser sets tp_new
+    sealed_types: set = field(default_factory=set)       # static types Python cannot instantiate
     class_type_objects: dict = field(default_factory=dict)  # C++ static member -> classes
 
     # ---- lookups used by the rules ----
@@ -234,6 +236,8 @@ class Project:
     def custom_structs(self):
         return set(self.types)
 
+
+NULLS = ("NULL", "0", "nullptr")       # a null pointer in an initialiser or assignment
 
 _DEF_PATTERNS = {
     "methods": regex.compile(r"\bPyMethodDef\s+(?P<name>\w+)\s*\[[^\]]*\]\s*=\s*\{"),
@@ -278,6 +282,7 @@ def build(files):
         if code is not None:
             _collect_functions(p, path, code, text)
     _collect_converters(p, masks)
+    _collect_sealed_types(p, masks)
     _infer_state(p)
     return p
 
@@ -365,6 +370,8 @@ def _collect_tables(p, path, code, text):
             base = regex.match(r"&\s*(\w+)$", cstruct.strip_cast(f["tp_base"].text))
             if base:
                 p.type_bases[m.group("name")] = base.group(1)
+        if "tp_new" in f and f["tp_new"].text not in (None,) + NULLS:
+            p.types_with_new.add(m.group("name"))
         for slot, it in f.items():
             if slot.startswith("tp_") and it.text:
                 _slot(p, slot, it.text)
@@ -412,6 +419,35 @@ def _collect_tables(p, path, code, text):
         p.module_state_structs.add(m.group(1))
     for m in regex.finditer(r"\bPyMODINIT_FUNC\s+PyInit_(\w+)\s*\(", code):
         p.roles["PyInit_" + m.group(1)] = MODINIT
+
+
+_TYPE_FIELD_STORE = regex.compile(r"\b(?P<t>\w+)\s*\.\s*(?P<f>tp_new|tp_base)\s*=\s*(?P<v>[^;]+);")
+
+
+def _collect_sealed_types(p, masks):
+    """Static type objects that Python code cannot instantiate: those whose
+    ``tp_new`` is set to NULL in code (after ``PyType_Ready``: the idiom
+    for a type only its module creates), and those with no ``tp_new`` at
+    all whose base is ``object``, which ``PyType_Ready`` makes
+    non-instantiable (a type from a spec would inherit ``object``'s)."""
+    stores = {}
+    for path, code in masks.items():
+        if code is None:
+            continue
+        text = p.files[path]
+        for m in _TYPE_FIELD_STORE.finditer(code):
+            if m.group("t") in p.type_objects:
+                value = cstruct.strip_cast(text[m.start("v"):m.end("v")].strip())
+                stores.setdefault(m.group("t"), []).append((m.group("f"), value))
+    for t in p.type_objects:
+        news = [v for f, v in stores.get(t, ()) if f == "tp_new"]
+        bases = [v for f, v in stores.get(t, ()) if f == "tp_base"] + \
+            ([p.type_bases[t]] if t in p.type_bases else [])
+        if any(v in NULLS for v in news):
+            p.sealed_types.add(t)
+        elif not news and t not in p.types_with_new and \
+                all(regex.fullmatch(r"&?\s*PyBaseObject_Type", b) for b in bases):
+            p.sealed_types.add(t)
 
 
 def _slot(p, slot, value):

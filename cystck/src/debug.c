@@ -170,6 +170,11 @@ void _Cystck_DebugCloseFrame(Cystck_State *S)
     S->debug = NULL;
 }
 
+/* Called when a function returns a success count only.  A gate open at an
+ * error return (-1) is the stock early exit `if (x == NULL) return NULL;`
+ * inside a loop: closing the frame releases what the gate holds, so
+ * requiring a Cystck_CloseScope on every error path would only add code
+ * and hide the function's own error (or its missing one) behind ours. */
 void _Cystck_DebugUnbalancedScopes(Cystck_State *S, const char *func)
 {
     if (S->debug->nscopes > 0 && !PyErr_Occurred())

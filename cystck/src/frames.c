@@ -393,7 +393,7 @@ PyObject *_Cystck_FinishSlow(Cystck_State *S, int n, const char *func)
     if (S->debug != NULL)
         _Cystck_DebugNameFrame(S, func);
     pushed = S->sp - S->sp_base;
-    if (S->debug != NULL)
+    if (S->debug != NULL && n >= 0)
         _Cystck_DebugUnbalancedScopes(S, func);
     if (S->debug != NULL && n >= 0 && PyErr_Occurred()) {
         /* The function ignored an error the runtime raised (a misuse found by
@@ -437,7 +437,7 @@ int _Cystck_FinishIntSlow(Cystck_State *S, int r, const char *func)
     _Cystck_GoSlow(S);
     if (S->debug != NULL)
         _Cystck_DebugNameFrame(S, func);
-    if (S->debug != NULL)
+    if (S->debug != NULL && r >= 0)
         _Cystck_DebugUnbalancedScopes(S, func);
     if (S->debug != NULL && r >= 0 && PyErr_Occurred())
         r = -1;     /* as in _Cystck_FinishSlow */

@@ -11,6 +11,7 @@
  */
 #include "internal.h"
 
+#include <stddef.h>
 #include <string.h>
 
 #define BLOCK_MAGIC 0x43795374u    /* "CySt" */
@@ -22,14 +23,32 @@ typedef struct {
     Py_ssize_t owners;             /* live Python exporters (refcount policy) */
     size_t size;
     CystckMem_Finalizer finalizer;
-    void *pad;                     /* keep the payload 16-byte aligned */
 } BlockHeader;
+
+/* The payload starts this far after the header: sizeof(BlockHeader) rounded
+ * up to the alignment of max_align_t, so that it is aligned like memory from
+ * malloc (16 bytes on x86-64), as C code storing doubles, long doubles or
+ * SIMD vectors in it expects. */
+#define PAYLOAD_ALIGN _Alignof(max_align_t)
+#define HEADER_SPACE ((sizeof(BlockHeader) + PAYLOAD_ALIGN - 1) / PAYLOAD_ALIGN * PAYLOAD_ALIGN)
+_Static_assert(HEADER_SPACE % PAYLOAD_ALIGN == 0 && HEADER_SPACE >= sizeof(BlockHeader),
+               "the payload of a native block must be aligned like malloc's memory");
+
+static void *payload_of(BlockHeader *h)
+{
+    return (char *)h + HEADER_SPACE;
+}
+
+static BlockHeader *block_at(void *p)
+{
+    return (BlockHeader *)((char *)p - HEADER_SPACE);
+}
 
 /* The header of block p, or NULL with SystemError naming func and the
  * extension's line (`where`) when p is not a live block. */
 static BlockHeader *header_of(Cystck_State *S, void *p, const char *func, const void *where)
 {
-    BlockHeader *h = p != NULL ? (BlockHeader *)p - 1 : NULL;
+    BlockHeader *h = p != NULL ? block_at(p) : NULL;
     const char *problem;
     char at[512];
     if (h == NULL)
@@ -59,7 +78,7 @@ static void release_if_unowned(BlockHeader *h)
     if (policies(h) != 0)
         return;
     if (h->finalizer != NULL)
-        h->finalizer(h + 1);
+        h->finalizer(payload_of(h));
     h->magic = BLOCK_DEAD;
     if (_Cystck_debug)
         return;    /* keep it poisoned so later use is reported, not silent */
@@ -70,7 +89,7 @@ void *CystckMem_Malloc(Cystck_State *S, size_t size)
 {
     BlockHeader *h;
     (void)S;
-    h = (BlockHeader *)PyMem_RawMalloc(sizeof(BlockHeader) + (size ? size : 1));
+    h = (BlockHeader *)PyMem_RawMalloc(HEADER_SPACE + (size ? size : 1));
     if (h == NULL) {
         PyErr_NoMemory();
         return NULL;
@@ -79,7 +98,7 @@ void *CystckMem_Malloc(Cystck_State *S, size_t size)
     h->magic = BLOCK_MAGIC;
     h->explicit_free = 1;
     h->size = size;
-    return h + 1;
+    return payload_of(h);
 }
 
 void *CystckMem_Calloc(Cystck_State *S, size_t n, size_t size)
@@ -108,13 +127,13 @@ void *CystckMem_Realloc(Cystck_State *S, void *p, size_t size)
                         "CystckMem_Realloc: the block is exposed to Python and cannot move");
         return NULL;
     }
-    nh = (BlockHeader *)PyMem_RawRealloc(h, sizeof(BlockHeader) + (size ? size : 1));
+    nh = (BlockHeader *)PyMem_RawRealloc(h, HEADER_SPACE + (size ? size : 1));
     if (nh == NULL) {
         PyErr_NoMemory();
         return NULL;
     }
     nh->size = size;
-    return nh + 1;
+    return payload_of(nh);
 }
 
 void CystckMem_Free(Cystck_State *S, void *p)
@@ -150,7 +169,7 @@ int CystckMem_Policies(Cystck_State *S, void *p)
     (void)S;
     if (p == NULL)
         return 0;
-    h = (BlockHeader *)p - 1;
+    h = block_at(p);
     if (h->magic != BLOCK_MAGIC)
         return 0;
     return policies(h);
@@ -172,7 +191,7 @@ typedef struct {
 static int exporter_getbuffer(PyObject *self, Py_buffer *view, int flags)
 {
     Exporter *e = (Exporter *)self;
-    if (PyBuffer_FillInfo(view, self, e->block + 1, e->nitems * e->itemsize,
+    if (PyBuffer_FillInfo(view, self, payload_of(e->block), e->nitems * e->itemsize,
                           e->readonly, flags) < 0)
         return -1;
     /* FillInfo describes bytes: make it n items of the format.  A consumer

@@ -4,7 +4,7 @@
  * An instance is [object head | native struct]; the struct starts at
  * CYSTCK_DATA_OFFSET.  Python values inside the struct are Cystck_Fields,
  * found by the type's traverse function: the runtime uses it both for the
- * cyclic GC and to clear the fields when the object dies.
+ * cyclic GC and to release the fields when the object dies.
  */
 #include "internal.h"
 
@@ -28,12 +28,50 @@ int _Cystck_VisitAdapter(Cystck_Field *f, void *ctx)
     return c->visit(f->_o, c->arg);
 }
 
-int _Cystck_ClearField(Cystck_Field *f, void *ctx)
+/* The objects of a dying instance's fields, taken by traverse before its
+ * destructor runs and released after it. */
+typedef struct {
+    PyObject **items;
+    Py_ssize_t n, cap;
+    PyObject *inline_items[16];
+} TakenFields;
+
+static int take(TakenFields *t, PyObject *o)
+{
+    if (t->n == t->cap) {
+        size_t cap = 2 * (size_t)t->cap;
+        PyObject **items = t->items == t->inline_items
+            ? (PyObject **)PyMem_Malloc(cap * sizeof(PyObject *))
+            : (PyObject **)PyMem_Realloc(t->items, cap * sizeof(PyObject *));
+        if (items == NULL)
+            return 0;
+        if (t->items == t->inline_items)
+            memcpy(items, t->inline_items, sizeof(t->inline_items));
+        t->items = items;
+        t->cap = (Py_ssize_t)cap;
+    }
+    t->items[t->n++] = o;
+    return 1;
+}
+
+static void release_taken(TakenFields *t)
+{
+    while (t->n > 0)
+        Py_DECREF(t->items[--t->n]);
+    if (t->items != t->inline_items)
+        PyMem_Free(t->items);
+}
+
+/* Release one field for tp_clear (ctx NULL: at once, leaving it empty) or
+ * for tp_dealloc (ctx a TakenFields: after the destructor, so the field
+ * still shows its object, alive, while the destructor runs). */
+int _Cystck_ReleaseField(Cystck_Field *f, void *ctx)
 {
     PyObject *o = f->_o;
-    (void)ctx;
-    f->_o = NULL;
-    Py_XDECREF(o);
+    if (o == NULL || (ctx != NULL && take((TakenFields *)ctx, o)))
+        return 0;
+    f->_o = NULL;       /* tp_clear, or no memory to defer it: release it now */
+    Py_DECREF(o);
     return 0;
 }
 
@@ -45,15 +83,25 @@ static int generic_clear(PyObject *self)
     return 0;
 }
 
+/* The destructor runs first, with every field still holding its object:
+ * it may read them, or unlink the instance from a native structure (a tree
+ * whose nodes other live instances share) that those objects keep valid.
+ * The fields' objects are taken before it and released after it, so the
+ * destructor may also free native memory that holds fields. */
 void _Cystck_DeallocWith(PyObject *self, void (*destroy)(void *))
 {
     PyTypeObject *tp = Py_TYPE(self);
+    TakenFields taken;
+    taken.items = taken.inline_items;
+    taken.n = 0;
+    taken.cap = (Py_ssize_t)(sizeof(taken.inline_items) / sizeof(taken.inline_items[0]));
     if (PyType_IS_GC(tp))
         PyObject_GC_UnTrack(self);
     if (tp->tp_traverse != NULL)
-        tp->tp_traverse(self, _Cystck_ClearVisitMarker, NULL);
+        tp->tp_traverse(self, _Cystck_ClearVisitMarker, destroy != NULL ? &taken : NULL);
     if (destroy != NULL)
         destroy((char *)self + CYSTCK_DATA_OFFSET);
+    release_taken(&taken);
     tp->tp_free(self);
     Py_DECREF(tp);
 }
@@ -108,6 +156,53 @@ static void mark_plain(PyTypeObject *tp)
         tp->tp_alloc = PyType_GenericAlloc;
 }
 
+/* The module of the types this extension makes: the one it created (its
+ * full name, with its package) or, before that, the one whose
+ * CYSTCK_MODINIT is running. */
+const char *_Cystck_init_name;
+static PyObject *created_module_name;
+
+static const char *creating_module(void)
+{
+    if (created_module_name != NULL) {
+        const char *name = PyUnicode_AsUTF8(created_module_name);
+        if (name != NULL)
+            return name;
+        PyErr_Clear();      /* no memory for its UTF-8: the init name will do */
+    }
+    return _Cystck_init_name;
+}
+
+/* PyType_FromSpecWithBases, except that a name without a dot ("Point")
+ * gets its module.  CPython would warn ("builtin type Point has no
+ * __module__ attribute") and call it builtins, where the stock static type
+ * a spec is usually translated from was silently builtins.  The type is
+ * made as "module.Point", so __module__ is the module, then its tp_name is
+ * set back to "Point" (as `type.__name__ = ...` does): error messages name
+ * it as the stock type did. */
+static PyObject *type_from_spec(PyType_Spec *pyspec, PyObject *bases)
+{
+    const char *module = creating_module();
+    PyObject *qualified, *type = NULL;
+    if (strchr(pyspec->name, '.') != NULL || module == NULL)
+        return PyType_FromSpecWithBases(pyspec, bases);
+    qualified = PyUnicode_FromFormat("%s.%s", module, pyspec->name);
+    if (qualified == NULL)
+        return NULL;
+    pyspec->name = PyUnicode_AsUTF8(qualified);
+    if (pyspec->name != NULL)
+        type = PyType_FromSpecWithBases(pyspec, bases);
+    if (type != NULL) {
+        const char *name = PyUnicode_AsUTF8(((PyHeapTypeObject *)type)->ht_name);
+        if (name != NULL)
+            ((PyTypeObject *)type)->tp_name = name;     /* lives as long as the type */
+        else
+            Py_CLEAR(type);
+    }
+    Py_DECREF(qualified);
+    return type;
+}
+
 Cystck_Object CystckType_FromSpec(Cystck_State *S, CystckType_Spec *spec, Cystck_Object bases)
 {
     Py_ssize_t n[5], im = 0, imem = 0, igs = 0, isl = 0;
@@ -160,7 +255,7 @@ Cystck_Object CystckType_FromSpec(Cystck_State *S, CystckType_Spec *spec, Cystck
     pyspec.itemsize = (int)spec->itemsize;
     pyspec.flags = (unsigned int)(Py_TPFLAGS_DEFAULT | spec->flags | (gc ? Py_TPFLAGS_HAVE_GC : 0));
     pyspec.slots = slots;
-    type = PyType_FromSpecWithBases(&pyspec, _Cystck_Get(bases));
+    type = type_from_spec(&pyspec, _Cystck_Get(bases));
     if (type != NULL)
         mark_plain((PyTypeObject *)type);
     PyMem_Free(slots);     /* copied by CPython */
@@ -281,9 +376,18 @@ static PyModuleDef *pydef_for(CystckModuleDef *def)
 Cystck_Object CystckModule_Create(Cystck_State *S, CystckModuleDef *def)
 {
     PyModuleDef *pydef = pydef_for(def);
+    PyObject *m;
     if (pydef == NULL)
         return Cystck_NULL;
-    return _Cystck_Own(S, PyModule_Create(pydef));
+    m = PyModule_Create(pydef);
+    if (m != NULL) {
+        PyObject *name = PyModule_GetNameObject(m);    /* for type_from_spec */
+        if (name == NULL)
+            Py_CLEAR(m);
+        else
+            Py_XSETREF(created_module_name, name);
+    }
+    return _Cystck_Own(S, m);
 }
 
 Cystck_Object CystckModule_Find(Cystck_State *S, CystckModuleDef *def)

@@ -345,7 +345,7 @@ typedef struct {
         _Cystck_OpenFrame(&S_, #IMPL);                                        \
         n_ = IMPL(&S_, _Cystck_HArg(&self));                                     \
         if (n_ < 0 && !PyErr_Occurred()) {                                    \
-            _Cystck_FinishInt(&S_, 0, #IMPL);                                 \
+            _Cystck_FinishInt(&S_, -1, #IMPL);   /* like an error */          \
             return NULL;   /* exhausted */                                    \
         }                                                                     \
         return _Cystck_Finish(&S_, n_, #IMPL);                                \
@@ -487,10 +487,12 @@ CYSTCK_INTERNAL void _Cystck_BufferReleased(PyObject *self, int r, PyObject *sav
     }
 
 /* Traverse: the runtime's generic tp_clear/tp_dealloc call the traverse
- * trampoline with _Cystck_ClearVisitMarker to clear every visited field. */
+ * trampoline with _Cystck_ClearVisitMarker to release every visited field
+ * (arg: NULL for tp_clear, where to keep the objects until the destructor
+ * has run for tp_dealloc). */
 CYSTCK_INTERNAL int _Cystck_ClearVisitMarker(PyObject *o, void *arg);
 CYSTCK_INTERNAL int _Cystck_VisitAdapter(Cystck_Field *f, void *ctx);
-CYSTCK_INTERNAL int _Cystck_ClearField(Cystck_Field *f, void *ctx);
+CYSTCK_INTERNAL int _Cystck_ReleaseField(Cystck_Field *f, void *ctx);
 typedef struct { visitproc visit; void *arg; } _Cystck_VisitCtx;
 #define _CYSTCK_TRAVERSE(SYM, IMPL)                                                \
     static int IMPL(void *data, Cystck_visitproc visit, void *arg);           \
@@ -499,7 +501,7 @@ typedef struct { visitproc visit; void *arg; } _Cystck_VisitCtx;
         _Cystck_VisitCtx ctx_;                                                \
         void *data_ = (char *)self + CYSTCK_DATA_OFFSET;                      \
         if (visit == _Cystck_ClearVisitMarker)                                \
-            return IMPL(data_, _Cystck_ClearField, NULL);                     \
+            return IMPL(data_, _Cystck_ReleaseField, arg);                    \
         ctx_.visit = visit;                                                   \
         ctx_.arg = arg;                                                       \
         Py_VISIT(Py_TYPE(self));                                              \
@@ -614,7 +616,8 @@ CYSTCK_INTERNAL void _Cystck_DeallocWith(PyObject *self, void (*destroy)(void *)
     _CYSTCK_DEF_SLOT_IF(_CYSTCK_IS_PAREN(_CYSTCK_SLOTKIND_##SLOT), SYM, SLOT, IMPL)
 
 /* The type's destructor: void f(void *data) releases native resources held
- * by the struct (files, malloc'ed buffers).  Fields are cleared for it. */
+ * by the struct (files, malloc'ed buffers).  It runs before the runtime
+ * releases the fields, which still hold their objects. */
 #define CYSTCK_DEF_DESTROY(SYM, IMPL)                                         \
     _CYSTCK_DESTROY(SYM, IMPL)                                                \
     static CystckDef SYM = { CystckDef_Slot, _CYSTCK_NO_METH,                 \
@@ -636,8 +639,14 @@ CYSTCK_INTERNAL void _Cystck_DeallocWith(PyObject *self, void (*destroy)(void *)
 /* Types and modules                                                   */
 /* ------------------------------------------------------------------ */
 
-/* Type flags on top of Py_TPFLAGS_DEFAULT (which is always set). */
+/* Type flags on top of Py_TPFLAGS_DEFAULT (which is always set).  A type
+ * with DISALLOW_INSTANTIATION cannot be called from Python (`type(x)()`
+ * raises TypeError): only its extension makes instances, with Cystck_New.
+ * A type without either a tp_new slot or this flag gets object's tp_new,
+ * as a stock type from a spec does: calling it makes an instance whose
+ * struct is zeroed. */
 #define CYSTCK_TPFLAGS_BASETYPE Py_TPFLAGS_BASETYPE
+#define CYSTCK_TPFLAGS_DISALLOW_INSTANTIATION Py_TPFLAGS_DISALLOW_INSTANTIATION
 
 typedef struct {
     const char *name;          /* "module.Type" */
@@ -667,6 +676,9 @@ typedef struct {
 /* Non-zero while a module initializes: references made then are module
  * globals, alive as long as the extension, and not reported as leaks. */
 extern CYSTCK_INTERNAL int _Cystck_in_module_init;
+/* The NAME of the CYSTCK_MODINIT that ran last: the module of types made
+ * before their module (see CystckType_FromSpec). */
+extern CYSTCK_INTERNAL const char *_Cystck_init_name;
 
 #define CYSTCK_MODINIT(NAME)                                                  \
     static int NAME##__cystck_init(Cystck_State *S);                          \
@@ -678,6 +690,7 @@ extern CYSTCK_INTERNAL int _Cystck_in_module_init;
         _Cystck_RuntimeInit();                                                \
         _Cystck_OpenFrame(&S_, "PyInit_" #NAME);                              \
         _Cystck_in_module_init++;                                             \
+        _Cystck_init_name = #NAME;                                            \
         m_ = _Cystck_Finish(&S_, NAME##__cystck_init(&S_), "PyInit_" #NAME);  \
         _Cystck_in_module_init--;                                             \
         return m_;                                                            \

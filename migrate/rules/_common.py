@@ -239,6 +239,16 @@ def is_handle(expr, ctx, project):
     return bool(m) and m.group(1) in ctx.arrays and expr.endswith("]")
 
 
+def declaration_start(code, span, at):
+    """Where the declaration matched at ``at`` starts, in the top-level item
+    ``span``: its line, or the item's first character if later.  An item
+    may begin with a macro line that has no semicolon of its own, such as
+    the ``CYSTCK_TYPE_HELPERS(Foo)`` the object-struct rule writes after a
+    struct, which a rule rewriting the declaration must leave in place."""
+    first = span[0] + len(code[span[0]:span[1]]) - len(code[span[0]:span[1]].lstrip())
+    return max(first, code.rfind("\n", 0, at) + 1)
+
+
 def statement_line_span(text, start, end):
     """Widen [start, end) to whole lines if the statement is alone on its
     line(s) (so removing it leaves no blank line)."""

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 import regex
 
 from .. import cstruct, project as proj, source
+from . import _common
 
 MEMBER_TYPES = {
     "SHORT": "SHORT", "INT": "INT", "LONG": "LONG", "FLOAT": "FLOAT", "DOUBLE": "DOUBLE",
@@ -65,7 +66,7 @@ def plan(unit):
     def item_span(pos):
         for s, e in items:
             if s <= pos < e:
-                return s, e
+                return _common.declaration_start(code, (s, e), pos), e
         return pos, pos
 
     for m in proj._DEF_PATTERNS["methods"].finditer(code):

@@ -130,8 +130,8 @@ def _flags(unit, text, where):
     for f in flags:
         if f in ("Py_TPFLAGS_DEFAULT", "Py_TPFLAGS_HAVE_GC", "0", "Py_TPFLAGS_HAVE_VERSION_TAG"):
             continue
-        if f == "Py_TPFLAGS_BASETYPE":
-            out.append("CYSTCK_TPFLAGS_BASETYPE")
+        if f in ("Py_TPFLAGS_BASETYPE", "Py_TPFLAGS_DISALLOW_INSTANTIATION"):
+            out.append(f.replace("Py_", "CYSTCK_", 1))
         else:
             unit.leftover(where, f"type flag {f} kept as is: Cystck defines no counterpart", "type-object")
             out.append(f)
@@ -145,6 +145,67 @@ def _table_symbols(unit, planned, table_name, where):
                       "type-object")
         return []
     return [e.symbol for e in t.entries if e.ok]
+
+
+class DisallowInstantiation(Rule):
+    """A static type that Python code cannot instantiate says so with
+    ``Py_TPFLAGS_DISALLOW_INSTANTIATION``, which the type-object rule
+    carries into its spec: ``FooType.tp_new = NULL;`` after
+    ``PyType_Ready`` (the idiom for a type only its module creates) goes,
+    and the flag is added to ``FooType``'s ``tp_flags``.  So is it for a
+    static type with no ``tp_new`` at all whose base is ``object``:
+    ``PyType_Ready`` makes such a type non-instantiable, where a type from
+    a spec inherits ``object``'s ``tp_new`` and ``type(x)()`` would make an
+    instance that its methods do not expect.  A type given a ``tp_new``
+    (in its initialiser or by ``FooType.tp_new = PyType_GenericNew;``) or
+    another base keeps what it has."""
+    name = "disallow-instantiation"
+    precedence = 290
+    patterns = (r"\bPyTypeObject\s+(?P<name>\w+)\s*=\s*\{",
+                r"\b(?P<t>\w+)\s*\.\s*tp_new\s*=\s*(?:NULL|0|nullptr)\s*;")
+    before = ('static PyTypeObject CursorType = {\n    PyVarObject_HEAD_INIT(NULL, 0)\n    .tp_name = "m.Cursor",\n'
+              '    .tp_flags = Py_TPFLAGS_DEFAULT,\n    .tp_new = PyType_GenericNew,\n};\n'
+              'static int ready(void)\n{\n    if (PyType_Ready(&CursorType) < 0)\n        return -1;\n'
+              '    CursorType.tp_new = NULL;\n    return 0;\n}\n')
+    after = ('static PyTypeObject CursorType = {\n    PyVarObject_HEAD_INIT(NULL, 0)\n    .tp_name = "m.Cursor",\n'
+             '    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_DISALLOW_INSTANTIATION,\n    .tp_new = PyType_GenericNew,\n};\n'
+             'static int ready(void)\n{\n    if (PyType_Ready(&CursorType) < 0)\n        return -1;\n'
+             '    return 0;\n}\n')
+
+    def apply(self, unit):
+        sealed = unit.project.sealed_types
+        if not sealed:
+            return 0
+        code, text = unit.structure, unit.text
+        edits = source.Edits()
+        for m in regex.finditer(self.patterns[0], code):
+            if m.group("name") in sealed:
+                self._add_flag(unit, m, edits)
+        for m in regex.finditer(self.patterns[1], code):
+            if m.group("t") not in sealed:
+                continue
+            if _common.in_unbraced_body(code, m.start()):
+                edits.add(m.start(), m.end(), ";")
+            else:
+                edits.add(*_common.statement_line_span(text, m.start(), m.end()), "")
+        if edits:
+            unit.apply(edits)
+        return edits.applied
+
+    def _add_flag(self, unit, m, edits):
+        code, text = unit.structure, unit.text
+        items = proj.table_items(code, text, m)
+        flags = cstruct.fields_of(items, proj.TYPE_FIELDS).get("tp_flags")
+        if flags is not None and flags.text:
+            if "Py_TPFLAGS_DISALLOW_INSTANTIATION" not in flags.text:
+                edits.add(flags.span[1], flags.span[1], " | Py_TPFLAGS_DISALLOW_INSTANTIATION")
+        elif not unit.is_cpp and items:
+            # No tp_flags: a designated one after the last element (C allows it).
+            last = items[-1].span[1]
+            edits.add(last, last, ",\n    .tp_flags = Py_TPFLAGS_DISALLOW_INSTANTIATION")
+        else:
+            unit.leftover(m.start(), f"{m.group('name')} cannot be instantiated: add "
+                          "Py_TPFLAGS_DISALLOW_INSTANTIATION to its tp_flags", self.name)
 
 
 class TypeObject(Rule):
@@ -220,7 +281,7 @@ class TypeObject(Rule):
             fields.append(f["tp_doc"].text if "tp_doc" in f and f["tp_doc"].text else "NULL")
             body = ",\n".join("    " + x for x in fields)
             out.append(f"static CystckType_Spec {name}_spec = {{\n{body}\n}};")
-            edits.add(span[0] + len(code[span[0]:span[1]]) - len(code[span[0]:span[1]].lstrip()),
+            edits.add(_common.declaration_start(code, span, m.start()),
                       span[1], "\n".join(out))
             for s, e in removed:
                 edits.add(*_common.statement_line_span(text, s + len(code[s:e]) - len(code[s:e].lstrip()), e), "")
@@ -273,7 +334,7 @@ class TypeSpec(Rule):
             lines, slot_syms = _slot_defs(unit, name, values, m.start())
             static = "static " if regex.search(r"\bstatic\b", code[span[0]:m.start()]) else ""
             lines.append(tables.defines_array(name, slot_syms + symbols, static=bool(static)))
-            edits.add(span[0] + len(code[span[0]:span[1]]) - len(code[span[0]:span[1]].lstrip()),
+            edits.add(_common.declaration_start(code, span, m.start()),
                       span[1], "\n".join(lines))
         for m in specs:
             items_ = proj.table_items(code, text, m)

@@ -191,6 +191,28 @@ def test_scope_gate_left_open_in_a_setter(ext):
                          SCOPE_LEFT_OPEN.replace("find", "Acc_set_total")}, r.describe()
 
 
+# An error return (-1) with a gate open is the translation of the stock
+# early exit `if (x == NULL) return NULL;` inside a loop: not reported.
+@pytest.mark.parametrize("debug", [True, False], ids=["debug", "release"])
+def test_scope_gate_open_at_an_error_return_lets_the_error_through(ext, debug):
+    r = run(ext["dbg_scope_open_at_error"], "outcome(m.int_sum, [1, 2, 'x', 4])\n", debug=debug)
+    assert r.outcome == {"error": "TypeError", "cause": None,
+                         "message": "'str' object cannot be interpreted as an integer"}, r.outcome
+
+
+@pytest.mark.parametrize("debug", [True, False], ids=["debug", "release"])
+def test_scope_gate_open_at_an_error_return_without_exception(ext, debug):
+    r = run(ext["dbg_scope_open_at_error"], "outcome(m.positive_sum, [1, -2])\n", debug=debug)
+    assert r.outcome == {"error": "SystemError", "cause": None, "message":
+                         "positive_sum returned -1 (error) without setting an exception"}
+
+
+@pytest.mark.parametrize("debug", [True, False], ids=["debug", "release"])
+def test_scope_gate_open_at_the_end_of_an_iteration(ext, debug):
+    r = run(ext["dbg_scope_open_at_error"], "outcome(list, m.Upto(3))\n", debug=debug)
+    assert r.outcome == {"value": "[0, 1, 2]"}, r.outcome
+
+
 def test_scope_gate_closed_twice(ext):
     r = run(ext["dbg_close_scope_twice"], "outcome(m.strs, [1, 2])\n", debug=True)
     assert_reported(r.outcome, "Cystck_CloseScope: ", "dbg_close_scope_twice", "close", "strs")

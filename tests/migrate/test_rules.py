@@ -138,3 +138,67 @@ def test_format_object_arguments_stay_handles():
     assert "Cystck_AsPyObject" not in out
     assert '"%R is not %s (%ld)", o, name, n);' in out
     assert 'CystckUnicode_FromFormat(S, "%S/%U", o, o)' in out
+
+
+def _rule(name):
+    return next(r for r in RULES if r.name == name)
+
+
+def test_disallow_instantiation_of_a_type_without_tp_new():
+    """A static type with no tp_new and object as base is not instantiable
+    in stock CPython: it gets the flag, also when it has no tp_flags."""
+    source = ('static PyTypeObject TokenType = {\n    PyVarObject_HEAD_INIT(NULL, 0)\n'
+              '    .tp_name = "m.Token",\n    .tp_flags = Py_TPFLAGS_DEFAULT,\n};\n'
+              'static PyTypeObject MarkType = {\n    PyVarObject_HEAD_INIT(NULL, 0)\n'
+              '    .tp_name = "m.Mark",\n    .tp_base = &PyBaseObject_Type,\n};\n')
+    out = translate.translate_source(source, "example.c", [_rule("disallow-instantiation")()])
+    assert out == source.replace(
+        "    .tp_flags = Py_TPFLAGS_DEFAULT,\n",
+        "    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_DISALLOW_INSTANTIATION,\n").replace(
+        "    .tp_base = &PyBaseObject_Type,\n",
+        "    .tp_base = &PyBaseObject_Type,\n    .tp_flags = Py_TPFLAGS_DISALLOW_INSTANTIATION,\n")
+
+
+def test_disallow_instantiation_leaves_instantiable_types_alone():
+    """Negative examples: types given a tp_new (in the initialiser or in
+    code) or another base, and tp_new stores into what is not a static
+    type object, stay as they are."""
+    source = ('static PyTypeObject BoxType = {\n    PyVarObject_HEAD_INIT(NULL, 0)\n'
+              '    .tp_flags = Py_TPFLAGS_DEFAULT,\n    .tp_new = Box_new,\n};\n'
+              'static PyTypeObject CellType = {\n    PyVarObject_HEAD_INIT(NULL, 0)\n'
+              '    .tp_flags = Py_TPFLAGS_DEFAULT,\n};\n'
+              'static PyTypeObject SubType = {\n    PyVarObject_HEAD_INIT(NULL, 0)\n'
+              '    .tp_flags = Py_TPFLAGS_DEFAULT,\n    .tp_base = &BoxType,\n};\n'
+              'static PyTypeObject LateType = {\n    PyVarObject_HEAD_INIT(NULL, 0)\n'
+              '    .tp_flags = Py_TPFLAGS_DEFAULT,\n};\n'
+              'static int ready(PyTypeObject *heap)\n{\n    struct { void *tp_new; } local;\n'
+              '    CellType.tp_new = PyType_GenericNew;\n    LateType.tp_base = &BoxType;\n'
+              '    heap->tp_new = NULL;\n    local.tp_new = NULL;\n'
+              '    return PyType_Ready(&CellType);\n}\n')
+    assert translate.translate_source(source, "example.c", [_rule("disallow-instantiation")()]) == source
+
+
+def test_declarations_right_after_a_struct_keep_its_helpers():
+    """The accessor macro the object-struct rule writes after a struct has
+    no semicolon, so a member table or type object right after the struct
+    shares its top-level item: rewriting the declaration must keep it."""
+    source = ('#include <Python.h>\n#include <structmember.h>\n'
+              'typedef struct {\n    PyObject_HEAD\n    long id;\n} Token;\n'
+              'static PyMemberDef Token_members[] = {\n'
+              '    {"id", T_LONG, offsetof(Token, id), READONLY, "the number"},\n    {NULL}\n};\n'
+              'typedef struct {\n    PyObject_HEAD\n    long n;\n} Mark;\n'
+              'static PyTypeObject MarkType = {\n    PyVarObject_HEAD_INIT(NULL, 0)\n'
+              '    .tp_name = "m.Mark",\n    .tp_basicsize = sizeof(Mark),\n'
+              '    .tp_flags = Py_TPFLAGS_DEFAULT,\n    .tp_new = PyType_GenericNew,\n};\n')
+    out = translate.translate_source(source, "example.c")
+    assert "} Token;\nCYSTCK_TYPE_HELPERS(Token)\nCYSTCK_DEF_MEMBER(" in out
+    assert "} Mark;\nCYSTCK_TYPE_HELPERS(Mark)\nstatic CystckDef *MarkType_defines[]" in out
+
+
+def test_disallow_instantiation_flag_of_a_spec_is_cystck_spelled():
+    source = ('static PyType_Slot Box_slots[] = {\n    {0, NULL}\n};\n'
+              'static PyType_Spec Box_spec = {"m.Box", sizeof(Box), 0, '
+              'Py_TPFLAGS_DEFAULT | Py_TPFLAGS_DISALLOW_INSTANTIATION, Box_slots};\n')
+    out = translate.translate_source(source, "example.c", [_rule("type-spec")()])
+    assert ('static CystckType_Spec Box_spec = {"m.Box", sizeof(Box), 0, '
+            'CYSTCK_TPFLAGS_DISALLOW_INSTANTIATION, Box_slots, NULL};\n') in out

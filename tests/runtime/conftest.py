@@ -21,3 +21,15 @@ def rt(rt_path):
 @pytest.fixture(scope="session")
 def ext_dir():
     return EXT
+
+
+@pytest.fixture(scope="session")
+def rt_types_path(build):
+    return build("rt_types", [EXT / "rt_types.c"], extra_compile_args=WARNINGS)
+
+
+@pytest.fixture(scope="session")
+def st_types_path(build):
+    """rt_types' stock counterpart (-Wextra would flag Python.h's idioms)."""
+    return build("st_types", [EXT / "st_types.c"], use_cystck=False,
+                 extra_compile_args=["-Wall", "-Werror"])

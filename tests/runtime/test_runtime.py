@@ -366,6 +366,15 @@ def test_buffer_outlives_the_c_side_free(rt):
     assert rt.released_blocks() == before + 1
 
 
+def test_native_blocks_are_aligned_like_malloc(rt):
+    # Every size, from each allocating function: C code may keep doubles,
+    # long doubles or SIMD vectors in a block, as it does in malloc's memory.
+    alignment, offsets = rt.block_offsets(300)
+    assert alignment >= 8 and alignment & (alignment - 1) == 0
+    assert len(offsets) == 3 * 301
+    assert set(offsets) == {0}
+
+
 # ---- calls from C into Python, nested frames ----
 
 def test_calls_through_the_stack(rt):

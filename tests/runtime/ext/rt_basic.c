@@ -486,6 +486,39 @@ static int exposed_buffer(Cystck_State *S, Cystck_Object self, Cystck_Object n_h
     return 2;
 }
 
+CYSTCK_DEF_METH(block_offsets_def, "block_offsets", block_offsets, CYSTCK_O,
+                "block_offsets(n): (alignof(max_align_t), [address % that alignment of each block "
+                "of 0..n bytes from CystckMem_Malloc, CystckMem_Calloc and CystckMem_Realloc])")
+static int block_offsets(Cystck_State *S, Cystck_Object self, Cystck_Object n_h)
+{
+    const size_t align = _Alignof(max_align_t);
+    Cystck_ssize_t size, n = CystckLong_AsSsize_t(S, n_h);
+    Cystck_Object offsets = CystckList_New(S, 0);
+    void *grown = NULL;
+    (void)self;
+    if (n < 0 || Cystck_IsNull(offsets))
+        return -1;
+    for (size = 0; size <= n; size++) {
+        void *blocks[3];
+        int i;
+        blocks[0] = CystckMem_Malloc(S, (size_t)size);
+        blocks[1] = CystckMem_Calloc(S, 1, (size_t)size);
+        blocks[2] = grown = CystckMem_Realloc(S, grown, (size_t)size);
+        for (i = 0; i < 3; i++) {
+            if (blocks[i] == NULL)
+                return -1;
+            if (CystckList_Append(S, offsets, CystckLong_FromLong(S, (long)((uintptr_t)blocks[i] % align))) < 0)
+                return -1;
+        }
+        CystckMem_Free(S, blocks[0]);
+        CystckMem_Free(S, blocks[1]);
+    }
+    CystckMem_Free(S, grown);
+    if (Cystck_PushLong(S, (long)align) < 0 || Cystck_Push(S, offsets) < 0)
+        return -1;
+    return 2;
+}
+
 CYSTCK_DEF_METH(released_blocks_def, "released_blocks", released_blocks_fn, CYSTCK_NOARGS,
                 "how many native blocks have been released")
 static int released_blocks_fn(Cystck_State *S, Cystck_Object self)
@@ -698,6 +731,7 @@ static CystckDef *module_defines[] = {
     &raise_value_error_def, &null_handle_def, &call_def, &frame_shape_def, &call_kw_def, &call_method_def,
     &make_and_discard_def, &churn_def, &scope_keep_def, &sum_fast_def, &sum_list_def, &sum_dict_def, &sum_items_def, &waves_def, &build_list_def,
     &keep_def, &get_kept_def, &release_kept_def, &exposed_buffer_def, &released_blocks_def,
+    &block_offsets_def,
     &bump_def, &c_value_def, &drop_constants_def, NULL
 };
 

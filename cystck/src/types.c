@@ -281,9 +281,13 @@ static PyModuleDef *pydef_for(CystckModuleDef *def)
 Cystck_Object CystckModule_Create(Cystck_State *S, CystckModuleDef *def)
 {
     PyModuleDef *pydef = pydef_for(def);
+    PyObject *m;
     if (pydef == NULL)
         return Cystck_NULL;
-    return _Cystck_Own(S, PyModule_Create(pydef));
+    m = PyModule_Create(pydef);
+    if (m != NULL && _Cystck_PublishTypedSignatures(m, def->defines) < 0)
+        Py_CLEAR(m);
+    return _Cystck_Own(S, m);
 }
 
 Cystck_Object CystckModule_Find(Cystck_State *S, CystckModuleDef *def)

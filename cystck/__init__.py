@@ -36,3 +36,12 @@ def get_source_dir():
 # file) make the same name resolve to the same folder.
 if not (_HERE / "migrate").exists() and (_HERE.parent / "migrate" / "__init__.py").exists():
     __path__.append(str(_HERE.parent))
+
+
+def typed_signature(func):
+    """The machine-readable signature of a typed method (docs/typed.md), or
+    None: a module function's entry in its module's __cystck_signatures__."""
+    table = getattr(getattr(func, "__self__", None), "__cystck_signatures__", None)
+    if not isinstance(table, dict):
+        return None
+    return table.get(getattr(func, "__name__", None))

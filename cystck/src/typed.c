@@ -192,6 +192,10 @@ int _Cystck_TypedBind(const _Cystck_TypedSig *sig, _Cystck_TypedCache *cache, Py
     if (sig->keywords)
         return bind_keywords(sig, cache, args, nargs, kwnames, v, present);
     /* positional only: the inline path takes every call of the right size */
+    if (kwnames != NULL && PyTuple_GET_SIZE(kwnames) != 0) {
+        PyErr_Format(PyExc_TypeError, "%.200s() takes no keyword arguments", sig->name);
+        return -1;
+    }
     if (nargs < sig->nrequired || nargs > sig->nparams)
         return positional_count_error(sig, nargs);
     *present = 0;

@@ -338,18 +338,16 @@ static inline void _Cystck_TypedGather(const _Cystck_TypedCache *c, PyObject *co
     else                                                                      \
         goto slow_;
 #define _CYSTCK_TYPED_BINDING_POS(SYM)                                        \
-    if (Cystck_unlikely(nargs < SYM##__sig.nrequired || nargs > SYM##__sig.nparams)) \
+    if (Cystck_unlikely(kwnames != NULL ||                                    \
+                        nargs < SYM##__sig.nrequired || nargs > SYM##__sig.nparams)) \
         goto slow_;                                                           \
     present_ = (1u << nargs) - 1;
 
-#define _CYSTCK_TYPED_PARAMS_KW  PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames
-#define _CYSTCK_TYPED_PARAMS_POS PyObject *const *args, Py_ssize_t nargs
-#define _CYSTCK_TYPED_KWNAMES_KW  kwnames
-#define _CYSTCK_TYPED_KWNAMES_POS NULL
+/* Both take keywords: a positional-only method raises PyArg_ParseTuple's
+ * METH_VARARGS message for them, which names the function unqualified. */
 #define _CYSTCK_TYPED_KEYWORDS_KW  1
 #define _CYSTCK_TYPED_KEYWORDS_POS 0
-#define _CYSTCK_TYPED_FLAGS_KW  (METH_FASTCALL | METH_KEYWORDS)
-#define _CYSTCK_TYPED_FLAGS_POS METH_FASTCALL
+#define _CYSTCK_TYPED_FLAGS (METH_FASTCALL | METH_KEYWORDS)
 #define _CYSTCK_TYPED_SLASH_KW
 #define _CYSTCK_TYPED_SLASH_POS ", /"
 
@@ -369,7 +367,8 @@ static inline void _Cystck_TypedGather(const _Cystck_TypedCache *c, PyObject *co
         (0 _CYSTCK_FE(_CYSTCK_P_ORDER, (0 _CYSTCK_FE(_CYSTCK_P_REQ, ~, __VA_ARGS__)), \
                       __VA_ARGS__)) == 0 ? 1 : -1];                           \
     static _Cystck_TypedCache SYM##__cache;                                   \
-    static PyObject *_CYSTCK_TRAMP(SYM)(PyObject *self, _CYSTCK_TYPED_PARAMS_##MODE) \
+    static PyObject *_CYSTCK_TRAMP(SYM)(PyObject *self, PyObject *const *args, \
+                                         Py_ssize_t nargs, PyObject *kwnames) \
     {                                                                         \
         _Cystck_TypedValue v_[_CYSTCK_NPARAMS(__VA_ARGS__)];                  \
         PyObject *kwobjs_[_CYSTCK_NPARAMS(__VA_ARGS__)];                      \
@@ -381,7 +380,7 @@ static inline void _Cystck_TypedGather(const _Cystck_TypedCache *c, PyObject *co
         goto call_;                                                           \
     slow_:                                                                    \
         if (_Cystck_TypedBind(&SYM##__sig, &SYM##__cache, args, nargs,        \
-                              _CYSTCK_TYPED_KWNAMES_##MODE, v_, &present_) < 0) \
+                              kwnames, v_, &present_) < 0) \
             return NULL;                                                      \
         _CYSTCK_FE(_CYSTCK_P_DEFAULT, ~, __VA_ARGS__)                         \
     call_:                                                                    \
@@ -395,7 +394,7 @@ static inline void _Cystck_TypedGather(const _Cystck_TypedCache *c, PyObject *co
     }                                                                         \
     static CystckDef SYM = { CystckDef_Meth,                                  \
         { NAME, (PyCFunction)(void (*)(void))_CYSTCK_TRAMP(SYM),              \
-          _CYSTCK_TYPED_FLAGS_##MODE,                                         \
+          _CYSTCK_TYPED_FLAGS,                                         \
           NAME "($self" _CYSTCK_FE(_CYSTCK_P_TEXT, ~, __VA_ARGS__)            \
           _CYSTCK_TYPED_SLASH_##MODE ")\n--\n\n" DOC },                       \
         _CYSTCK_NO_SLOT, _CYSTCK_NO_MEMBER, _CYSTCK_NO_GETSET, &SYM##__sig };

@@ -141,6 +141,16 @@ def test_machine_readable_signature(typed):
     assert cystck.typed_signature(len) is None
 
 
+def test_typed_method_of_a_type(typed):
+    s = typed.Scaler()
+    assert s.scaled(1.5) == (s, 3.0)
+    assert s.scaled(k=2) == (s, 4.0)
+    assert str(inspect.signature(typed.Scaler.scaled)) == "(self, /, k)"
+    assert str(inspect.signature(s.scaled)) == "(k)"
+    with pytest.raises(TypeError, match=r"^scaled\(\) missing required argument 'k' \(pos 1\)$"):
+        s.scaled()
+
+
 MISMATCHED = r"""
 #include "Cystck.h"
 static long impl(Cystck_State *S, Cystck_Object self, long a, double b)

@@ -98,6 +98,29 @@ static Py_ssize_t length_impl(Cystck_State *S, Cystck_Object self, Cystck_Object
 }
 CYSTCK_DEF_TYPED(length_def, "length", length_impl, SSIZE, "len(list(o))", CYSTCK_ARG(OBJECT, o))
 
+/* A typed method of a type: self is the instance. */
+static Cystck_Object scaled_impl(Cystck_State *S, Cystck_Object self, double k);
+static int scaled(Cystck_State *S, Cystck_Object self, double k)
+{
+    return Cystck_Return(S, scaled_impl(S, self, k));
+}
+CYSTCK_DEF_TYPED(scaled_def, "scaled", scaled, OBJECT, "(self, k * 2.0)", CYSTCK_ARG(DOUBLE, k))
+static Cystck_Object scaled_impl(Cystck_State *S, Cystck_Object self, double k)
+{
+    Cystck_Object twice = CystckFloat_FromDouble(S, k * 2.0);
+    Cystck_Object items[2];
+    if (Cystck_IsNull(twice))
+        return Cystck_NULL;
+    items[0] = self;
+    items[1] = twice;
+    return CystckTuple_FromArray(S, items, 2);
+}
+
+static CystckDef *Scaler_defines[] = { &scaled_def, NULL };
+static CystckType_Spec Scaler_spec = {
+    MODULE_NAME ".Scaler", 0, 0, 0, Scaler_defines, "has a typed method"
+};
+
 static CystckDef *module_defines[] = {
     &kwargs_def, &long_inc_def, &add_doubles_def, &mixed_def, &half_def, &check_def, &length_def,
     NULL
@@ -111,5 +134,11 @@ CYSTCK_MODINIT(typed_ext_cpp)
 CYSTCK_MODINIT(typed_ext)
 #endif
 {
-    return Cystck_Return(S, CystckModule_Create(S, &moduledef));
+    Cystck_Object m = CystckModule_Create(S, &moduledef), type;
+    if (Cystck_IsNull(m))
+        return -1;
+    type = CystckType_FromSpec(S, &Scaler_spec, Cystck_NULL);
+    if (Cystck_IsNull(type) || CystckModule_AddType(S, m, type) < 0)
+        return -1;
+    return Cystck_Return(S, m);
 }

@@ -40,8 +40,17 @@ if not (_HERE / "migrate").exists() and (_HERE.parent / "migrate" / "__init__.py
 
 def typed_signature(func):
     """The machine-readable signature of a typed method (docs/typed.md), or
-    None: a module function's entry in its module's __cystck_signatures__."""
-    table = getattr(getattr(func, "__self__", None), "__cystck_signatures__", None)
-    if not isinstance(table, dict):
+    None: the entry for ``func`` in the ``__cystck_signatures__`` of the
+    module or type that defines it."""
+    import types
+
+    if isinstance(func, types.MethodDescriptorType):          # Type.method
+        owner = func.__objclass__
+    elif isinstance(func, types.BuiltinFunctionType) and func.__self__ is not None:
+        owner = func.__self__
+        if not isinstance(owner, types.ModuleType):             # instance.method
+            owner = next((c for c in type(owner).__mro__ if func.__name__ in vars(c)), None)
+    else:
         return None
-    return table.get(getattr(func, "__name__", None))
+    table = vars(owner).get("__cystck_signatures__") if owner is not None else None
+    return table.get(func.__name__) if isinstance(table, dict) else None

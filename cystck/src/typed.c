@@ -258,7 +258,7 @@ static PyObject *describe(const _Cystck_TypedSig *sig)
     return res;
 }
 
-int _Cystck_PublishTypedSignatures(PyObject *module, CystckDef **defines)
+int _Cystck_PublishTypedSignatures(PyObject *owner, CystckDef **defines)
 {
     PyObject *table = NULL;
     CystckDef **d;
@@ -279,7 +279,7 @@ int _Cystck_PublishTypedSignatures(PyObject *module, CystckDef **defines)
     }
     if (table == NULL)
         return 0;
-    r = PyModule_AddObjectRef(module, "__cystck_signatures__", table);
+    r = PyObject_SetAttrString(owner, "__cystck_signatures__", table);
     Py_DECREF(table);
     return r;
 }

@@ -163,6 +163,8 @@ Cystck_Object CystckType_FromSpec(Cystck_State *S, CystckType_Spec *spec, Cystck
     type = PyType_FromSpecWithBases(&pyspec, _Cystck_Get(bases));
     if (type != NULL)
         mark_plain((PyTypeObject *)type);
+    if (type != NULL && _Cystck_PublishTypedSignatures(type, spec->defines) < 0)
+        Py_CLEAR(type);
     PyMem_Free(slots);     /* copied by CPython */
     if (!im) PyMem_Free(methods);
     if (!imem) PyMem_Free(members);

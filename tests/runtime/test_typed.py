@@ -149,6 +149,16 @@ def test_typed_method_of_a_type(typed):
     assert str(inspect.signature(s.scaled)) == "(k)"
     with pytest.raises(TypeError, match=r"^scaled\(\) missing required argument 'k' \(pos 1\)$"):
         s.scaled()
+    sig = typed.Scaler.__cystck_signatures__["scaled"]
+    assert sig["return"] == "object" and sig["format"] == "d"
+    assert cystck.typed_signature(typed.Scaler.scaled) == sig
+    assert cystck.typed_signature(s.scaled) == sig
+
+    class Sub(typed.Scaler):
+        def scaled(self, k):
+            return k
+    assert cystck.typed_signature(Sub().scaled) is None
+    assert cystck.typed_signature(Sub.scaled) is None
 
 
 MISMATCHED = r"""

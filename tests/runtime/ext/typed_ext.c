@@ -118,7 +118,7 @@ static Cystck_Object scaled_impl(Cystck_State *S, Cystck_Object self, double k)
 
 static CystckDef *Scaler_defines[] = { &scaled_def, NULL };
 static CystckType_Spec Scaler_spec = {
-    MODULE_NAME ".Scaler", 0, 0, 0, Scaler_defines, "has a typed method"
+    MODULE_NAME ".Scaler", 0, 0, CYSTCK_TPFLAGS_BASETYPE, Scaler_defines, "has a typed method"
 };
 
 static CystckDef *module_defines[] = {

@@ -119,14 +119,16 @@ def main(argv=None):
         cells = []
         for v in variants:
             r = counts[v][n] / counts["stock"][n]
-            ratios[v].append(r)
+            if microbench.BY_NAME[n].in_geomean:     # not the typed_* rows
+                ratios[v].append(r)
             cells.append(f"{counts[v][n]:12.1f} {r:7.3f}x")
         print(f"{n:{width}}  " + "  ".join(cells))
     geo = {v: 1.0 for v in variants}
     for v in variants:
         for r in ratios[v]:
             geo[v] *= r ** (1 / len(ratios[v]))
-    print(f"{'geomean':{width}}  " + "  ".join(f"{'':12} {geo[v]:7.3f}x" for v in variants))
+    print(f"{'geomean':{width}}  " + "  ".join(f"{'':12} {geo[v]:7.3f}x" for v in variants)
+          + ("  (typed_* rows excluded)" if any(not microbench.BY_NAME[n].in_geomean for n in args.benchmarks) else ""))
     print("instructions per call, timing loop " + ("included" if args.with_loop else "subtracted")
           + "; x: ratio to stock")
     for line in typed_comparisons(args.benchmarks, variants, counts):

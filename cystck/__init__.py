@@ -36,3 +36,21 @@ def get_source_dir():
 # file) make the same name resolve to the same folder.
 if not (_HERE / "migrate").exists() and (_HERE.parent / "migrate" / "__init__.py").exists():
     __path__.append(str(_HERE.parent))
+
+
+def typed_signature(func):
+    """The machine-readable signature of a typed method (docs/typed.md), or
+    None: the entry for ``func`` in the ``__cystck_signatures__`` of the
+    module or type that defines it."""
+    import types
+
+    if isinstance(func, types.MethodDescriptorType):          # Type.method
+        owner = func.__objclass__
+    elif isinstance(func, types.BuiltinFunctionType) and func.__self__ is not None:
+        owner = func.__self__
+        if not isinstance(owner, types.ModuleType):             # instance.method
+            owner = next((c for c in type(owner).__mro__ if func.__name__ in vars(c)), None)
+    else:
+        return None
+    table = vars(owner).get("__cystck_signatures__") if owner is not None else None
+    return table.get(func.__name__) if isinstance(table, dict) else None

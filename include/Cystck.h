@@ -729,6 +729,7 @@ static inline Cystck_Object Cystck_FromStruct(Cystck_State *S, void *data)
 #endif
 
 #include "cystck/defs.h"
+#include "cystck/typed.h"
 #include "cystck/autogen_api.h"
 #include "cystck/runtime_api.h"
 

@@ -190,6 +190,7 @@ class TypeInfo:
 class Project:
     files: dict = field(default_factory=dict)            # path -> stock text
     roles: dict = field(default_factory=dict)            # function -> Role
+    typed_methods: dict = field(default_factory=dict)    # function -> its typed form (rules/args.py)
     method_entries: list = field(default_factory=list)   # (path, table, pyname, func, flags)
     functions: dict = field(default_factory=dict)        # (path, name) -> FunctionInfo
     types: dict = field(default_factory=dict)            # struct name -> TypeInfo

@@ -29,6 +29,11 @@ static inline void _Cystck_SyncDebug(Cystck_State *S)
 }
 CYSTCK_INTERNAL void _Cystck_SetHandleLimit(Cystck_ssize_t limit);
 
+/* typed.c: the attribute __cystck_signatures__ of a module or type,
+ * describing the typed methods among `defines` (none: no attribute).
+ * 0, or -1 [e]. */
+CYSTCK_INTERNAL int _Cystck_PublishTypedSignatures(PyObject *owner, CystckDef **defines);
+
 /* debug.c: checked paths, active when CYSTCK_DEBUG is set at import. */
 /* A debug frame's record; NULL if out of memory. */
 CYSTCK_INTERNAL struct _Cystck_DebugFrame *_Cystck_DebugNewFrame(const char *func);

@@ -258,6 +258,8 @@ Cystck_Object CystckType_FromSpec(Cystck_State *S, CystckType_Spec *spec, Cystck
     type = type_from_spec(&pyspec, _Cystck_Get(bases));
     if (type != NULL)
         mark_plain((PyTypeObject *)type);
+    if (type != NULL && _Cystck_PublishTypedSignatures(type, spec->defines) < 0)
+        Py_CLEAR(type);
     PyMem_Free(slots);     /* copied by CPython */
     if (!im) PyMem_Free(methods);
     if (!imem) PyMem_Free(members);
@@ -387,6 +389,8 @@ Cystck_Object CystckModule_Create(Cystck_State *S, CystckModuleDef *def)
         else
             Py_XSETREF(created_module_name, name);
     }
+    if (m != NULL && _Cystck_PublishTypedSignatures(m, def->defines) < 0)
+        Py_CLEAR(m);
     return _Cystck_Own(S, m);
 }
 

@@ -89,6 +89,43 @@ static int kwargs(Cystck_State *S, Cystck_Object mod, const Cystck_Object *args,
     return Cystck_ReturnLong(S, total);
 }
 
+/* The same three as typed methods (include/cystck/typed.h): the signature
+ * is declared once and the trampoline unboxes and boxes inline.  Cystck
+ * only; the harness compares them with the other variants' untyped ones. */
+static long typed_long_inc(Cystck_State *S, Cystck_Object mod, long n)
+{
+    (void)mod;
+    if (n == LONG_MAX) {
+        CystckErr_SetString(S, CystckExc_OverflowError, "long_inc() result does not fit in a C long");
+        return -1;
+    }
+    return n + 1;
+}
+CYSTCK_DEF_TYPED_POSONLY(typed_long_inc_def, "typed_long_inc", typed_long_inc, LONG,
+                         "n + 1 in C long arithmetic", CYSTCK_ARG(LONG, n))
+
+static double typed_add_doubles(Cystck_State *S, Cystck_Object mod, double a, double b)
+{
+    (void)S; (void)mod;
+    return a + b;
+}
+CYSTCK_DEF_TYPED_POSONLY(typed_add_doubles_def, "typed_add_doubles", typed_add_doubles, DOUBLE,
+                         "a + b as doubles", CYSTCK_ARG(DOUBLE, a), CYSTCK_ARG(DOUBLE, b))
+
+static long typed_kwargs(Cystck_State *S, Cystck_Object mod, long a, long b, long c, long d)
+{
+    long total;
+    (void)mod;
+    if (__builtin_add_overflow(a, b, &total) || __builtin_add_overflow(total, c, &total) ||
+        __builtin_add_overflow(total, d, &total)) {
+        CystckErr_SetString(S, CystckExc_OverflowError, "kwargs() sum does not fit in a C long");
+        return -1;
+    }
+    return total;
+}
+CYSTCK_DEF_TYPED(typed_kwargs_def, "typed_kwargs", typed_kwargs, LONG, "a + b + c + d as C longs",
+                 CYSTCK_ARG(LONG, a), CYSTCK_ARG(LONG, b), CYSTCK_OPT(LONG, c, 0), CYSTCK_OPT(LONG, d, 0))
+
 CYSTCK_DEF_METH(tuple3_def, "tuple3", tuple3, CYSTCK_VARARGS, "tuple3(a, b, c) -> (a, b, c)")
 static int tuple3(Cystck_State *S, Cystck_Object mod, const Cystck_Object *args, Cystck_ssize_t nargs)
 {
@@ -214,7 +251,8 @@ static CystckType_Spec Point_spec = {
 
 static CystckDef *module_defines[] = {
     &noargs_def, &identity_def, &long_inc_def, &add_doubles_def, &kwargs_def, &tuple3_def,
-    &call_callback_def, &sum_list_def, NULL
+    &call_callback_def, &sum_list_def, &typed_long_inc_def, &typed_add_doubles_def,
+    &typed_kwargs_def, NULL
 };
 
 static CystckModuleDef module_def = {

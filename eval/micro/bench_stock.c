@@ -141,6 +141,46 @@ kwargs(PyObject *mod, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames
     return PyLong_FromLong(total);
 }
 
+/* The same three the way most extensions parse arguments: METH_VARARGS
+ * (| METH_KEYWORDS) and PyArg_ParseTuple(AndKeywords).  The baseline of the
+ * typed_* rows, where Cystck runs its typed methods. */
+static PyObject *
+parsetuple_long_inc(PyObject *mod, PyObject *args)
+{
+    long n;
+    if (!PyArg_ParseTuple(args, "l:long_inc", &n))
+        return NULL;
+    if (n == LONG_MAX) {
+        PyErr_SetString(PyExc_OverflowError, "long_inc() result does not fit in a C long");
+        return NULL;
+    }
+    return PyLong_FromLong(n + 1);
+}
+
+static PyObject *
+parsetuple_add_doubles(PyObject *mod, PyObject *args)
+{
+    double a, b;
+    if (!PyArg_ParseTuple(args, "dd:add_doubles", &a, &b))
+        return NULL;
+    return PyFloat_FromDouble(a + b);
+}
+
+static PyObject *
+parsetuple_kwargs(PyObject *mod, PyObject *args, PyObject *kw)
+{
+    static char *kwlist[] = {"a", "b", "c", "d", NULL};
+    long a, b, c = 0, d = 0, total;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "ll|ll:kwargs", kwlist, &a, &b, &c, &d))
+        return NULL;
+    if (__builtin_add_overflow(a, b, &total) || __builtin_add_overflow(total, c, &total) ||
+        __builtin_add_overflow(total, d, &total)) {
+        PyErr_SetString(PyExc_OverflowError, "kwargs() sum does not fit in a C long");
+        return NULL;
+    }
+    return PyLong_FromLong(total);
+}
+
 static PyObject *
 tuple3(PyObject *mod, PyObject *const *args, Py_ssize_t nargs)
 {
@@ -289,6 +329,11 @@ static PyMethodDef micro_methods[] = {
      "add_doubles(a, b) -> a + b as doubles"},
     {"kwargs", (PyCFunction)(void (*)(void))kwargs, METH_FASTCALL | METH_KEYWORDS,
      "kwargs(a, b, c=0, d=0) -> a + b + c + d as C longs"},
+    {"parsetuple_long_inc", parsetuple_long_inc, METH_VARARGS, "long_inc(n) with PyArg_ParseTuple"},
+    {"parsetuple_add_doubles", parsetuple_add_doubles, METH_VARARGS,
+     "add_doubles(a, b) with PyArg_ParseTuple"},
+    {"parsetuple_kwargs", (PyCFunction)(void (*)(void))parsetuple_kwargs, METH_VARARGS | METH_KEYWORDS,
+     "kwargs(a, b, c=0, d=0) with PyArg_ParseTupleAndKeywords"},
     {"tuple3", (PyCFunction)(void (*)(void))tuple3, METH_FASTCALL,
      "tuple3(a, b, c) -> (a, b, c)"},
     {"call_callback", (PyCFunction)(void (*)(void))call_callback, METH_FASTCALL,

@@ -72,6 +72,23 @@ def run_variant(entry, names, loops, outdir):
     return {n: (per[2 * i + 1] - per[2 * i]) / loops for i, n in enumerate(names)}
 
 
+def typed_comparisons(benchmarks, variants, counts):
+    """Lines for the typed_* rows: their stock column runs PyArg_ParseTuple
+    (microbench._typed), so also give each typed method over stock's
+    hand-written function of the plain row, when both rows ran."""
+    lines = []
+    for n in benchmarks:
+        plain = n[len("typed_"):]
+        if not n.startswith("typed_") or plain not in benchmarks:
+            continue
+        if not lines:
+            lines.append("typed_* rows: stock runs PyArg_ParseTuple(AndKeywords); "
+                         "over stock's hand-written function instead:")
+        cells = [f"{v} {counts[v][n] / counts['stock'][plain]:.3f}x" for v in variants if v != "stock"]
+        lines.append(f"  {n} / stock {plain}: " + ", ".join(cells))
+    return lines
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--variants", nargs="+", default=["stock", "hpy_universal", "cystck"])
@@ -102,16 +119,20 @@ def main(argv=None):
         cells = []
         for v in variants:
             r = counts[v][n] / counts["stock"][n]
-            ratios[v].append(r)
+            if microbench.BY_NAME[n].in_geomean:     # not the typed_* rows
+                ratios[v].append(r)
             cells.append(f"{counts[v][n]:12.1f} {r:7.3f}x")
         print(f"{n:{width}}  " + "  ".join(cells))
     geo = {v: 1.0 for v in variants}
     for v in variants:
         for r in ratios[v]:
             geo[v] *= r ** (1 / len(ratios[v]))
-    print(f"{'geomean':{width}}  " + "  ".join(f"{'':12} {geo[v]:7.3f}x" for v in variants))
+    print(f"{'geomean':{width}}  " + "  ".join(f"{'':12} {geo[v]:7.3f}x" for v in variants)
+          + ("  (typed_* rows excluded)" if any(not microbench.BY_NAME[n].in_geomean for n in args.benchmarks) else ""))
     print("instructions per call, timing loop " + ("included" if args.with_loop else "subtracted")
           + "; x: ratio to stock")
+    for line in typed_comparisons(args.benchmarks, variants, counts):
+        print(line)
     if args.out:
         args.out.write_text(json.dumps({"loops": args.loops, "timing_loop_subtracted": not args.with_loop,
                                         "instructions_per_call": counts,

@@ -32,9 +32,21 @@ class Benchmark:
     setup: object      # module -> {name: value} used by stmt
     expected: object   # {name: value} -> the result stmt must give
     description: str
+    # False for the typed_* rows: stock runs another function there (see
+    # _typed), so their ratios stay out of the geomeans
+    in_geomean: bool = True
 
 
 SUM_LIST_LEN = 1000
+
+
+def _typed(module, name):
+    """What a variant runs in the typed_<name> row: its typed method, else
+    its PyArg_ParseTuple version parsetuple_<name>, else <name>."""
+    for attr in ("typed_" + name, "parsetuple_" + name, name):
+        if hasattr(module, attr):
+            return getattr(module, attr)
+    raise AttributeError(f"{module.__name__} has no {name}")
 
 BENCHMARKS = (
     Benchmark("noargs", "f()",
@@ -57,6 +69,22 @@ BENCHMARKS = (
               lambda m: {"f": m.kwargs},
               lambda ns: 10,
               "kwargs(a, b, c=0, d=0) called with two keywords"),
+    # Cystck's typed methods (docs/typed.md) against the usual way to parse
+    # arguments: stock runs parsetuple_* (METH_VARARGS and
+    # PyArg_ParseTuple(AndKeywords)), a variant with neither its plain
+    # function (see _typed).
+    Benchmark("typed_long_inc", "f(n)",
+              lambda m: {"f": _typed(m, "long_inc"), "n": 123456789},
+              lambda ns: ns["n"] + 1,
+              "long_inc: Cystck typed, stock PyArg_ParseTuple", in_geomean=False),
+    Benchmark("typed_add_doubles", "f(a, b)",
+              lambda m: {"f": _typed(m, "add_doubles"), "a": 1.5, "b": 2.25},
+              lambda ns: 3.75,
+              "add_doubles: Cystck typed, stock PyArg_ParseTuple", in_geomean=False),
+    Benchmark("typed_kwargs", "f(1, 2, c=3, d=4)",
+              lambda m: {"f": _typed(m, "kwargs")},
+              lambda ns: 10,
+              "kwargs: Cystck typed, stock PyArg_ParseTupleAndKeywords", in_geomean=False),
     Benchmark("tuple3", "f(a, b, c)",
               lambda m: {"f": m.tuple3, "a": 1, "b": "two", "c": 3.0},
               lambda ns: (ns["a"], ns["b"], ns["c"]),

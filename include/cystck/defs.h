@@ -213,6 +213,7 @@ typedef struct {
     PyType_Slot slot;
     PyMemberDef member;
     PyGetSetDef getset;
+    const struct _Cystck_TypedSig *typed;   /* a typed method's signature (typed.h), or NULL */
 } CystckDef;
 
 #define _CYSTCK_NO_METH   {NULL, NULL, 0, NULL}
@@ -229,7 +230,7 @@ typedef struct {
     static CystckDef SYM = { CystckDef_Meth,                                  \
         { NAME, (PyCFunction)(void (*)(void))_CYSTCK_TRAMP(SYM),              \
           _CYSTCK_FLAGS_##CONV, DOC },                                        \
-        _CYSTCK_NO_SLOT, _CYSTCK_NO_MEMBER, _CYSTCK_NO_GETSET };
+        _CYSTCK_NO_SLOT, _CYSTCK_NO_MEMBER, _CYSTCK_NO_GETSET, NULL };
 #define CYSTCK_DEF_METH(SYM, NAME, IMPL, CONV, DOC) \
     _CYSTCK_DEF_METH(static, SYM, NAME, IMPL, CONV, DOC)
 /* The same for an implementation with external linkage, defined in another
@@ -263,7 +264,7 @@ typedef struct {
     static CystckDef SYM = { CystckDef_Member, _CYSTCK_NO_METH, _CYSTCK_NO_SLOT, \
         { NAME, TYPE, (Py_ssize_t)(CYSTCK_DATA_OFFSET + offsetof(STRUCT, FIELD)), \
           FLAGS, DOC },                                                       \
-        _CYSTCK_NO_GETSET };
+        _CYSTCK_NO_GETSET, NULL };
 
 /* Getters and setters:
  *   int get(Cystck_State *S, Cystck_Object self, void *closure)   push count
@@ -290,13 +291,13 @@ typedef struct {
     _CYSTCK_GETTER(SYM##_get, GETTER)                                         \
     static CystckDef SYM = { CystckDef_GetSet, _CYSTCK_NO_METH, _CYSTCK_NO_SLOT, \
         _CYSTCK_NO_MEMBER,                                                    \
-        { NAME, _CYSTCK_TRAMP(SYM##_get), NULL, DOC, CLOSURE } };
+        { NAME, _CYSTCK_TRAMP(SYM##_get), NULL, DOC, CLOSURE }, NULL };
 #define CYSTCK_DEF_GETSET(SYM, NAME, GETTER, SETTER, DOC, CLOSURE)            \
     _CYSTCK_GETTER(SYM##_get, GETTER)                                         \
     _CYSTCK_SETTER(SYM##_set, SETTER)                                         \
     static CystckDef SYM = { CystckDef_GetSet, _CYSTCK_NO_METH, _CYSTCK_NO_SLOT, \
         _CYSTCK_NO_MEMBER,                                                    \
-        { NAME, _CYSTCK_TRAMP(SYM##_get), _CYSTCK_TRAMP(SYM##_set), DOC, CLOSURE } };
+        { NAME, _CYSTCK_TRAMP(SYM##_get), _CYSTCK_TRAMP(SYM##_set), DOC, CLOSURE }, NULL };
 
 /* ------------------------------------------------------------------ */
 /* Slots                                                               */
@@ -603,12 +604,12 @@ CYSTCK_INTERNAL void _Cystck_DeallocWith(PyObject *self, void (*destroy)(void *)
     _CYSTCK_SLOT_KIND(_CYSTCK_SLOTKIND_##SLOT, SYM, IMPL)                     \
     static CystckDef SYM = { CystckDef_Slot, _CYSTCK_NO_METH,                 \
         { Py_##SLOT, (void *)_CYSTCK_TRAMP(SYM) },                            \
-        _CYSTCK_NO_MEMBER, _CYSTCK_NO_GETSET };
+        _CYSTCK_NO_MEMBER, _CYSTCK_NO_GETSET, NULL };
 #define _CYSTCK_DEF_SLOT_0(SYM, SLOT, IMPL)                                   \
     _CYSTCK_STATIC_ASSERT(0, "CYSTCK_DEF_SLOT: " #SLOT " is not a slot "      \
                           "CYSTCK_DEF_SLOT supports (see docs/api.md)");      \
     static CystckDef SYM = { CystckDef_Slot, _CYSTCK_NO_METH, _CYSTCK_NO_SLOT, \
-        _CYSTCK_NO_MEMBER, _CYSTCK_NO_GETSET };
+        _CYSTCK_NO_MEMBER, _CYSTCK_NO_GETSET, NULL };
 #define _CYSTCK_DEF_SLOT_IF(KNOWN, SYM, SLOT, IMPL) _CYSTCK_DEF_SLOT_IF_(KNOWN, SYM, SLOT, IMPL)
 #define _CYSTCK_DEF_SLOT_IF_(KNOWN, SYM, SLOT, IMPL) _CYSTCK_DEF_SLOT_##KNOWN(SYM, SLOT, IMPL)
 
@@ -622,18 +623,18 @@ CYSTCK_INTERNAL void _Cystck_DeallocWith(PyObject *self, void (*destroy)(void *)
     _CYSTCK_DESTROY(SYM, IMPL)                                                \
     static CystckDef SYM = { CystckDef_Slot, _CYSTCK_NO_METH,                 \
         { Py_tp_dealloc, (void *)_CYSTCK_TRAMP(SYM) },                        \
-        _CYSTCK_NO_MEMBER, _CYSTCK_NO_GETSET };
+        _CYSTCK_NO_MEMBER, _CYSTCK_NO_GETSET, NULL };
 
 /* Slots filled with CPython's own generic functions, which touch no handle:
  * `return self` for tp_iter and "unhashable" for tp_hash. */
 #define CYSTCK_DEF_SELFITER(SYM)                                              \
     static CystckDef SYM = { CystckDef_Slot, _CYSTCK_NO_METH,                 \
         { Py_tp_iter, (void *)PyObject_SelfIter },                            \
-        _CYSTCK_NO_MEMBER, _CYSTCK_NO_GETSET };
+        _CYSTCK_NO_MEMBER, _CYSTCK_NO_GETSET, NULL };
 #define CYSTCK_DEF_HASH_NOT_IMPLEMENTED(SYM)                                  \
     static CystckDef SYM = { CystckDef_Slot, _CYSTCK_NO_METH,                 \
         { Py_tp_hash, (void *)PyObject_HashNotImplemented },                  \
-        _CYSTCK_NO_MEMBER, _CYSTCK_NO_GETSET };
+        _CYSTCK_NO_MEMBER, _CYSTCK_NO_GETSET, NULL };
 
 /* ------------------------------------------------------------------ */
 /* Types and modules                                                   */

@@ -2,9 +2,10 @@
 with its length (``args``, ``nargs``)."""
 import regex
 
-from .. import source
+from .. import cstruct, project as proj, source
 from ..engine import Rule
 from . import _common
+from .functions import _replace_return_type
 
 
 class ParseArgs(Rule):
@@ -119,3 +120,185 @@ class ArgsAccess(Rule):
         if edits:
             unit.apply(edits)
         return edits.applied
+
+
+# Format units a typed definition takes (docs/typed.md): the C type the
+# output variable must have and the type tag.
+_TYPED_UNITS = {"l": ("long", "LONG"), "L": ("long long", "LONGLONG"), "n": ("Py_ssize_t", "SSIZE"),
+                "i": ("int", "INT"), "p": ("int", "BOOL"), "d": ("double", "DOUBLE"),
+                "s": ("const char *", "STR")}
+# Boxing calls a typed result replaces: the tag and the C result type.
+_TYPED_RESULTS = {"PyLong_FromLong": ("LONG", "long"), "PyLong_FromLongLong": ("LONGLONG", "long long"),
+                  "PyLong_FromSsize_t": ("SSIZE", "Py_ssize_t"), "PyFloat_FromDouble": ("DOUBLE", "double"),
+                  "PyBool_FromLong": ("BOOL", "int")}
+_C_TYPE = r"(?P<t>long\s+long|long|int|double|Py_ssize_t|const\s+char\s*\*)"
+_LITERAL = r"-?(?:\d+\.?\d*(?:[eE][-+]?\d+)?|\.\d+(?:[eE][-+]?\d+)?)|\"[^\"\\]*\""
+_TYPED_BODY = regex.compile(
+    r"\{\s*(?:static\s+(?:const\s+)?char\s*\*\s*(?P<kwl>\w+)\s*\[\s*\]\s*=\s*\{(?P<names>[^{}]*)\}\s*;\s*)?"
+    r"(?P<decls>(?:(?:long\s+long|long|int|double|Py_ssize_t|const\s+char\s*\*)\s*[^;{}()]*;\s*)*)"
+    r"if\s*\(\s*!\s*PyArg_(?P<k>ParseTupleAndKeywords|ParseTuple)\s*\((?P<call>[^;{}]*)\)\s*\)\s*"
+    r"(?:\{\s*return\s+NULL\s*;\s*\}|return\s+NULL\s*;)\s*"
+    r"return\s+(?P<box>\w+)\s*\((?P<expr>[^;{}]*)\)\s*;\s*\}")
+
+
+def _typed_decls(decls):
+    """{variable: (C type, initialiser or None)} of declarations like
+    ``long a, b = 0;``, or None if one is not that simple."""
+    out = {}
+    for stmt in decls.split(";")[:-1]:
+        m = regex.fullmatch(r"\s*" + _C_TYPE + r"\s*(?P<rest>.*)", stmt, flags=regex.S)
+        if not m:
+            return None
+        base = regex.sub(r"\s+", " ", m.group("t")).replace(" *", " *")
+        for part in m.group("rest").split(","):
+            d = regex.fullmatch(r"\s*(?P<star>\*?)\s*(?P<n>\w+)\s*(?:=\s*(?P<v>" + _LITERAL + r"|NULL))?\s*",
+                                part)
+            if not d or d.group("n") in out or (d.group("star") and base != "const char *"):
+                return None
+            out[d.group("n")] = ("const char *" if base.startswith("const char") else base, d.group("v"))
+    return out
+
+
+def typed_definition(params, body_text, keywords):
+    """The typed form of an entry point whose whole argument handling is one
+    PyArg_ParseTuple(AndKeywords) with simple units and whose result is one
+    boxing call: (new function text pieces, CYSTCK_DEF_TYPED arguments), or
+    None when the function is not of that shape."""
+    m = _TYPED_BODY.fullmatch(body_text)
+    if not m or (m.group("k") == "ParseTupleAndKeywords") != keywords or m.group("box") not in _TYPED_RESULTS:
+        return None
+    decls = _typed_decls(m.group("decls"))
+    call = [a.strip() for a in m.group("call").split(",")]
+    if decls is None or len(call) < 2:
+        return None
+    args_name, self_name = params[1].name, params[0].name
+    head = [args_name] + ([params[2].name] if keywords else [])
+    if call[:len(head)] != head:
+        return None
+    fmt = regex.fullmatch(r"\"(?P<units>[lLnipds|]*):(?P<name>\w+)\"", call[len(head)])
+    rest = call[len(head) + 1:]
+    if not fmt:
+        return None
+    if keywords:
+        if not rest or rest[0] != m.group("kwl"):
+            return None
+        rest = rest[1:]
+    units = fmt.group("units")
+    codes = units.replace("|", "")
+    if units.count("|") > 1 or units.endswith("|") or not codes or len(codes) > 8 or len(rest) != len(codes):
+        return None
+    outs = [regex.fullmatch(r"&\s*(\w+)", a) for a in rest]
+    if not all(outs) or sorted(o.group(1) for o in outs) != sorted(decls):
+        return None
+    names = [n.strip() for n in (m.group("names") or "").split(",")]
+    if keywords and (names[-1] not in ("NULL", "0") or len(names) - 1 != len(codes)
+                     or not all(regex.fullmatch(r'"\w+"', n) for n in names[:-1])):
+        return None
+    expr = m.group("expr").strip()
+    for ident in regex.findall(r"\b[A-Za-z_]\w*\b", expr):
+        if ident.startswith(("Py", "_Py")) or ident in (self_name, args_name) or ident in head:
+            return None
+    nrequired = units.index("|") if "|" in units else len(units)
+    spec = []
+    for i, (code, out) in enumerate(zip(codes, outs)):
+        var = out.group(1)
+        ctype, tag = _TYPED_UNITS[code]
+        vtype, init = decls[var]
+        if vtype != ctype:
+            return None              # a wrong output type: leave it for a human (and the compiler)
+        pyname = names[i].strip('"') if keywords else var
+        if i >= nrequired:
+            if init is None or init == "NULL" or (code == "s") != init.startswith('"'):
+                return None
+            spec.append(f"CYSTCK_OPT({tag}, {pyname}, {init})")
+        else:
+            spec.append(f"CYSTCK_ARG({tag}, {pyname})")
+    rtag, rtype = _TYPED_RESULTS[m.group("box")]
+    c_params = ", ".join(["Cystck_State *S", f"Cystck_Object {self_name}"]
+                         + [f"{decls[o.group(1)][0]}{'' if decls[o.group(1)][0].endswith('*') else ' '}{o.group(1)}"
+                            for o in outs])
+    if rtag == "BOOL":
+        expr = f"({expr}) != 0"      # PyBool_FromLong took a long; the typed result is an int
+    return {"ret_type": rtype, "params": c_params, "expr": expr, "pyname": fmt.group("name"),
+            "macro": "CYSTCK_DEF_TYPED" if keywords else "CYSTCK_DEF_TYPED_POSONLY",
+            "ret": rtag, "spec": spec, "renamed": [o.group(1) for o in outs]}
+
+
+def _literal_doc(unit, func):
+    """Is the doc of ``func``'s method-table entry in this file absent or a
+    string literal?  (The typed definition puts its text signature in
+    front of it.)"""
+    code, text = unit.structure, unit.text
+    for m in proj._DEF_PATTERNS["methods"].finditer(code):
+        for it in proj.table_items(code, text, m):
+            if not isinstance(it.value, list):
+                continue
+            f = cstruct.fields_of(it.value, proj.METHOD_FIELDS)
+            if "ml_meth" in f and cstruct.strip_cast(f["ml_meth"].text or "") == func:
+                doc = f["ml_doc"].text if "ml_doc" in f else None
+                return doc in (None, "NULL", "0", "nullptr") or bool(
+                    regex.fullmatch(r'(?:PyDoc_STR\s*\(\s*)?(?:"(?:[^"\\]|\\.)*"\s*)+\)?', doc.strip()))
+    return False
+
+
+class TypedEntry(Rule):
+    """An entry point whose whole argument handling is one
+    ``PyArg_ParseTuple``/``PyArg_ParseTupleAndKeywords`` call with simple
+    units (``l L n i p d s``, optional ones with literal defaults, a
+    ``:name`` that is the method's name) and whose result is ``return
+    PyLong_FromLong(expr);`` (or ``PyLong_FromLongLong``,
+    ``PyLong_FromSsize_t``, ``PyFloat_FromDouble``, ``PyBool_FromLong``)
+    becomes a typed method (docs/typed.md): the outputs become C parameters,
+    the body ``return expr;``, and its method-table entry a
+    ``CYSTCK_DEF_TYPED`` (``_POSONLY`` for ``PyArg_ParseTuple``).  The
+    expression may not use the API or the argument tuple; an output whose C
+    type does not match its unit is left alone."""
+    name = "typed-entry"
+    precedence = 250
+    patterns = (_TYPED_BODY.pattern,)
+    before = ('static PyObject *\nscale(PyObject *self, PyObject *args, PyObject *kw)\n{\n'
+              '    static char *kwlist[] = {"x", "k", NULL};\n    double x, k = 2.0;\n'
+              '    if (!PyArg_ParseTupleAndKeywords(args, kw, "d|d:scale", kwlist, &x, &k))\n'
+              '        return NULL;\n    return PyFloat_FromDouble(x * k);\n}\n'
+              'static PyMethodDef m[] = {{"scale", (PyCFunction)scale, METH_VARARGS | METH_KEYWORDS, NULL}, {NULL}};\n')
+    after = ('static double\nscale(Cystck_State *S, Cystck_Object self, double x, double k)\n{\n'
+             '    return x * k;\n}\n'
+             'static PyMethodDef m[] = {{"scale", (PyCFunction)scale, METH_VARARGS | METH_KEYWORDS, NULL}, {NULL}};\n')
+
+    def apply(self, unit):
+        p = unit.project
+        code, text = unit.structure, unit.text
+        edits = source.Edits()
+        done = {}
+        for f in unit.functions():
+            role = p.role(f.name)
+            if not f.is_definition or role is None or role.kind != "meth" \
+                    or role.detail not in ("CYSTCK_VARARGS", "CYSTCK_KEYWORDS"):
+                continue
+            entries = [e for e in p.method_entries if e[3] == f.name]
+            if len(entries) != 1 or "METH_FASTCALL" in entries[0][4] \
+                    or not regex.search(r"\bstatic\b", code[f.start:f.name_start]):
+                continue
+            params = _common.parse_params(code, *f.params)
+            keywords = role.detail == "CYSTCK_KEYWORDS"
+            if len(params) != (3 if keywords else 2):
+                continue
+            t = typed_definition(params, text[f.body[0]:f.body[1]], keywords)
+            if t is None or entries[0][2] != f'"{t["pyname"]}"' or not _literal_doc(unit, f.name):
+                continue
+            indent = regex.findall(r"\n([ \t]*)return\b", text[f.body[0]:f.body[1]])[-1]   # the result's
+            edits.add(f.start, f.name_start, _replace_return_type(text[f.start:f.name_start], t["ret_type"]))
+            edits.add(f.params[0], f.params[1], t["params"])
+            edits.add(f.body[0], f.body[1], "{\n" + indent + "return " + t["expr"] + ";\n}")
+            done[f.name] = t
+        for f in unit.functions():
+            if f.name in done and not f.is_definition:     # prototypes follow
+                edits.add(f.start, f.name_start, _replace_return_type(text[f.start:f.name_start],
+                                                                     done[f.name]["ret_type"]))
+                edits.add(f.params[0], f.params[1], done[f.name]["params"])
+        if edits:
+            unit.apply(edits)
+        for name, t in done.items():
+            p.typed_methods[name] = t
+            p.roles.pop(name, None)      # a plain C function from now on
+        return len(done)

@@ -77,7 +77,7 @@ def plan(unit):
             f = cstruct.fields_of(it.value, proj.METHOD_FIELDS)
             if "ml_meth" not in f or f["ml_meth"].text in (None, "NULL", "0", "nullptr"):
                 continue
-            t.entries.append(_method_entry(f, statics, used_impls))
+            t.entries.append(_method_entry(f, statics, used_impls, unit.project.typed_methods))
         tables[t.name] = t
     for m in proj._DEF_PATTERNS["members"].finditer(code):
         t = Table(m.group("name"), "members", item_span(m.start()))
@@ -102,11 +102,16 @@ def _doc(f, key):
     return f[key].text if key in f and f[key].text not in (None, "0") else "NULL"
 
 
-def _method_entry(f, statics, used_impls):
+def _method_entry(f, statics, used_impls, typed):
     func = cstruct.strip_cast(f["ml_meth"].text)
     flags = f["ml_flags"].text if "ml_flags" in f else "0"
     pyname = f["ml_name"].text if "ml_name" in f else '""'
     doc = _doc(f, "ml_doc")
+    if func in typed and func in statics and func not in used_impls:
+        used_impls.add(func)     # made a typed method by rules/args.py: TypedEntry
+        t = typed[func]
+        return Entry(f"{func}_def", f"{t['macro']}({func}_def, {pyname}, {func}, {t['ret']}, "
+                                    f"{doc if doc != 'NULL' else chr(34) * 2}, {', '.join(t['spec'])})")
     role = proj.method_role(flags)
     if role is None:
         return Entry("", f"/* cystck-migrate: method {pyname} ({flags.strip()}) has no Cystck "

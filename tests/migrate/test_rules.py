@@ -202,3 +202,62 @@ def test_disallow_instantiation_flag_of_a_spec_is_cystck_spelled():
     out = translate.translate_source(source, "example.c", [_rule("type-spec")()])
     assert ('static CystckType_Spec Box_spec = {"m.Box", sizeof(Box), 0, '
             'CYSTCK_TPFLAGS_DISALLOW_INSTANTIATION, Box_slots, NULL};\n') in out
+
+
+_TYPED_TABLE = ('static PyMethodDef m[] = {{"f", (PyCFunction)f, METH_VARARGS%s, %s}, {NULL}};\n')
+_TYPED_NEAR_MISSES = {
+    "output type does not match its unit": ("int n;", '"l:f", &n', "PyLong_FromLong(n)", "", "NULL"),
+    "the result uses the API": ("long n;", '"l:f", &n', "PyLong_FromLong(PyLong_AsLong(Py_None) + n)", "",
+                                "NULL"),
+    "no :name in the format": ("long n;", '"l", &n', "PyLong_FromLong(n)", "", "NULL"),
+    ":name is not the method's": ("long n;", '"l:g", &n', "PyLong_FromLong(n)", "", "NULL"),
+    "an object unit": ("PyObject *o;", '"O:f", &o', "PyLong_FromLong(1)", "", "NULL"),
+    "optional without a default": ("long n, k;", '"l|l:f", &n, &k', "PyLong_FromLong(n + k)", "", "NULL"),
+    "a non-literal default": ("long n, k = LIMIT;", '"l|l:f", &n, &k', "PyLong_FromLong(n + k)", "", "NULL"),
+    "a result that is not a boxed C value": ("long n;", '"l:f", &n', "Py_BuildValue(\"l\", n)", "", "NULL"),
+    "a doc held in a variable": ("long n;", '"l:f", &n', "PyLong_FromLong(n)", "", "f_doc"),
+    "keyword-only parameters": ("long n, k = 0;", '"l$l:f", &n, &k', "PyLong_FromLong(n + k)", "", "NULL"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(_TYPED_NEAR_MISSES))
+def test_typed_entry_leaves_near_misses_alone(case):
+    """typed-entry takes only a fixed PyArg_ParseTuple with simple units and
+    a boxed result; anything else stays an ordinary method."""
+    decls, parse, result, flags, doc = _TYPED_NEAR_MISSES[case]
+    src = ("#define LIMIT 3\nstatic PyObject *\nf(PyObject *self, PyObject *args)\n{\n"
+           f"    {decls}\n    if (!PyArg_ParseTuple(args, {parse}))\n        return NULL;\n"
+           f"    return {result};\n}}\n" + _TYPED_TABLE % (flags, doc))
+    rule = next(r for r in RULES if r.name == "typed-entry")()
+    assert translate.translate_source(src, "example.c", [rule]) == src
+    assert "CYSTCK_DEF_TYPED" not in translate.translate_source(src, "example.c")
+
+
+def test_typed_entry_other_statements_and_fastcall_left_alone():
+    rule = next(r for r in RULES if r.name == "typed-entry")()
+    extra = ("static PyObject *\nf(PyObject *self, PyObject *args)\n{\n    long n;\n"
+             "    if (!PyArg_ParseTuple(args, \"l:f\", &n))\n        return NULL;\n    n *= 2;\n"
+             "    return PyLong_FromLong(n);\n}\n" + _TYPED_TABLE % ("", "NULL"))
+    assert translate.translate_source(extra, "example.c", [rule]) == extra
+    fast = ("static PyObject *\nf(PyObject *self, PyObject *const *args, Py_ssize_t nargs)\n{\n"
+            "    return PyLong_FromLong(nargs);\n}\n" + _TYPED_TABLE % (" | METH_FASTCALL", "NULL"))
+    assert translate.translate_source(fast, "example.c", [rule]) == fast
+
+
+def test_typed_entry_table_and_prototype():
+    """With every rule: the prototype follows the definition, the table entry
+    becomes CYSTCK_DEF_TYPED(_POSONLY) with the text of the defaults, and a
+    second translation changes nothing."""
+    src = ('#include <Python.h>\nstatic PyObject *f(PyObject *, PyObject *, PyObject *);\n'
+           'static PyObject *\nf(PyObject *self, PyObject *args, PyObject *kw)\n{\n'
+           '    static char *kwlist[] = {"s", "n", "on", NULL};\n    const char *s;\n'
+           '    Py_ssize_t n = -1;\n    int on = 0;\n'
+           '    if (!PyArg_ParseTupleAndKeywords(args, kw, "s|np:f", kwlist, &s, &n, &on))\n'
+           '        return NULL;\n    return PyBool_FromLong(on && n > 0 && s[0]);\n}\n'
+           'static PyMethodDef m[] = {{"f", (PyCFunction)f, METH_VARARGS | METH_KEYWORDS, "doc"}, {NULL}};\n')
+    out = translate.translate_source(src, "example.c")
+    assert "static int f(Cystck_State *S, Cystck_Object self, const char *s, Py_ssize_t n, int on);" in out
+    assert "    return (on && n > 0 && s[0]) != 0;\n" in out
+    assert ('CYSTCK_DEF_TYPED(f_def, "f", f, BOOL, "doc", CYSTCK_ARG(STR, s), '
+            'CYSTCK_OPT(SSIZE, n, -1), CYSTCK_OPT(BOOL, on, 0))') in out
+    assert translate.translate_source(out, "example.c") == out

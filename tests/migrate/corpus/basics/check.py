@@ -9,6 +9,19 @@ def check_conventions(m):
             m.first_or_none(), m.first_or_none("x", "y"), m.is_none(None), m.is_none(0), m.ANSWER]
 
 
+def check_typed_errors(m):
+    """add() becomes a typed method (rule typed-entry): the same exceptions
+    and messages as PyArg_ParseTuple's."""
+    out = []
+    for call in (lambda: m.add(1), lambda: m.add(1, 2, 3), lambda: m.add("x", 1),
+                 lambda: m.add(1, 2**70), lambda: m.add(a=1, b=2), lambda: m.add(True, 2.0)):
+        try:
+            out.append(call())
+        except (TypeError, OverflowError) as e:
+            out.append((type(e).__name__, str(e)))
+    return out
+
+
 def check_keywords(m):
     out = [m.describe("a"), m.describe("b", 3), m.describe("c", flag=True), m.describe(name="d", count=7)]
     with pytest.raises(TypeError):
@@ -49,4 +62,4 @@ def check_callbacks(m):
     return [result, calls]
 
 
-CHECKS = [check_conventions, check_keywords, check_exceptions, check_iteration, check_callbacks]
+CHECKS = [check_conventions, check_typed_errors, check_keywords, check_exceptions, check_iteration, check_callbacks]

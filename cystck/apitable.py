@@ -517,12 +517,16 @@ type CystckMem_Finalizer ~ -                  ; `void (*)(void *p)`: run just be
 macro CYSTCK_DEF_METH(sym, name, impl, conv, doc) ~ PyMethodDef ; defines `static CystckDef sym`: a function (in a module's defines) or method (in a type's) called `name`; declares impl with the signature of conv
 macro CYSTCK_DEF_METH_EXTERN(sym, name, impl, conv, doc) ~ PyMethodDef ; the same for an impl with external linkage, defined in another file
 macro CYSTCK_DEF_SLOT(sym, slot, impl) ~ PyType_Slot ; a slot of a type (the slots below); declares impl with the slot's signature; an unknown slot name is a compile error naming it
-macro CYSTCK_DEF_DESTROY(sym, impl) ~ tp_dealloc ; the type's destructor; impl releases the native resources of the struct (fields are cleared for it)
+macro CYSTCK_DEF_DESTROY(sym, impl) ~ tp_dealloc ; the type's destructor; impl releases the native resources of the struct; it runs before the runtime releases the fields, which still hold their objects
 macro CYSTCK_DEF_SELFITER(sym) ~ PyObject_SelfIter ; tp_iter returning self
 macro CYSTCK_DEF_HASH_NOT_IMPLEMENTED(sym) ~ PyObject_HashNotImplemented ; tp_hash making instances unhashable
 macro CYSTCK_DEF_MEMBER(sym, name, type, STRUCT, field, flags, doc) ~ PyMemberDef ; the struct member `field` of the native struct `STRUCT` as attribute `name`, of a member type below; flags 0 or CYSTCK_READONLY
 macro CYSTCK_DEF_GET(sym, name, getter, doc, closure) ~ PyGetSetDef ; a read-only property; getter as below
 macro CYSTCK_DEF_GETSET(sym, name, getter, setter, doc, closure) ~ PyGetSetDef ; a property with a setter
+macro CYSTCK_DEF_TYPED(sym, name, impl, RET, doc, ...) ~ PyMethodDef ; a function or method declared by its C signature (docs/typed.md): the trampoline unboxes the parameters and boxes the RET result; impl is declared `RET_C impl(Cystck_State *S, Cystck_Object self, T1 name1, ...)`, so a mismatch is a compile error
+macro CYSTCK_DEF_TYPED_POSONLY(sym, name, impl, RET, doc, ...) ~ PyMethodDef ; the same with positional-only parameters, bound like PyArg_ParseTuple
+macro CYSTCK_ARG(TYPE, name) ~ -            ; a required parameter of CYSTCK_DEF_TYPED: TYPE one of LONG LONGLONG SSIZE INT BOOL DOUBLE STR OBJECT
+macro CYSTCK_OPT(TYPE, name, default) ~ -   ; an optional parameter of CYSTCK_DEF_TYPED with a literal default
 macro CYSTCK_MODINIT(name) ~ PyMODINIT_FUNC ; starts the module's init function: `CYSTCK_MODINIT(spam) { ... }`, with `S` in scope; return `Cystck_Return(S, module)` or -1
 macro CYSTCK_TYPE_HELPERS(STRUCT) ~ -        ; defines `STRUCT *STRUCT_AsStruct(Cystck_State *S, Cystck_Object h)`, the typed accessor of the native struct (valid for the call)
 macro Cystck_VISIT(f) ~ Py_VISIT             ; in a traverse function: visit the Cystck_Field at f (returns what visit returns if not 0)
@@ -612,6 +616,7 @@ const CYSTCK_READONLY ~ READONLY              ; the flag of a read-only member
 
 ## Flags and limits
 const CYSTCK_TPFLAGS_BASETYPE ~ Py_TPFLAGS_BASETYPE ; CystckType_Spec flag: Python classes may subclass the type
+const CYSTCK_TPFLAGS_DISALLOW_INSTANTIATION ~ Py_TPFLAGS_DISALLOW_INSTANTIATION ; CystckType_Spec flag: Python code cannot call the type (`type(x)()` raises TypeError); only the extension makes instances, with Cystck_New
 const CYSTCK_POLICY_EXPLICIT_FREE ~ -         ; CystckMem_Policies bit: C has not freed the block yet
 const CYSTCK_POLICY_REFCOUNT ~ -              ; CystckMem_Policies bit: a Python view of the block lives
 const CYSTCK_DATA_OFFSET ~ -                  ; where an instance's native struct starts, after the object head
@@ -620,6 +625,7 @@ const CYSTCK_INLINE_HANDLES ~ -               ; handle slots inline in each fram
 const CYSTCK_INLINE_STACK ~ -                 ; return-stack entries inline in each frame
 const CYSTCK_INLINE_ARGS ~ -                  ; argument handles bound inline
 const CYSTCK_DEFAULT_HANDLE_LIMIT ~ -         ; live handles per call (the environment variable CYSTCK_HANDLE_LIMIT changes it at import)
+const CYSTCK_TYPED_MAX_PARAMS ~ -            ; the most parameters a CYSTCK_DEF_TYPED function may declare
 const CYSTCK_VERSION_MAJOR ~ -                ; version of the API
 const CYSTCK_VERSION_MINOR ~ -                ; version of the API
 

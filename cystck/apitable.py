@@ -397,4 +397,53 @@ void CystckBuffer_Release(Py_buffer* view) = PyBuffer_Release ; release a buffer
 int CystckObject_CheckBuffer(h o) = PyObject_CheckBuffer   ; supports the buffer protocol
 h CystckCapsule_New(void* p, const char* name, PyCapsule_Destructor d) = PyCapsule_New ; [h+1, e]
 void* CystckCapsule_GetPointer(h c, const char* name) = PyCapsule_GetPointer ; [e]
+
+## Multi-phase module initialization (PEP 489)
+h CystckModuleDef_Init(CystckModuleDef* def) : hand ~ PyModuleDef_Init ; [h+1, e] the definition as an object: what the init function of a multi-phase module returns (see CYSTCK_DEF_MOD_EXEC)
+h CystckModule_NewObject(h name) = PyModule_NewObject      ; [h+1, e] an empty module named name (for a create slot)
+h CystckModule_GetNameObject(h m) = PyModule_GetNameObject ; [h+1, e] m.__name__
+
+## Method binding (METH_CLASS, METH_STATIC, METH_COEXIST: see CYSTCK_DEF_METH_FLAGS)
+h CystckClassMethod_New(h f) = PyClassMethod_New           ; [h+1, e] classmethod(f)
+h CystckStaticMethod_New(h f) = PyStaticMethod_New         ; [h+1, e] staticmethod(f)
+
+## Unicode: code points and in-place building
+h CystckUnicode_New(Cystck_ssize_t size, Py_UCS4 maxchar) = PyUnicode_New ; [h+1, e] a str of size code points up to maxchar, to fill through its KIND and DATA before it is shared
+Py_UCS2* CystckUnicode_2BYTE_DATA(h o) = PyUnicode_2BYTE_DATA [macro] ; UCS-2 storage of a 2-byte-kind str
+Py_UCS4* CystckUnicode_4BYTE_DATA(h o) = PyUnicode_4BYTE_DATA [macro] ; UCS-4 storage of a 4-byte-kind str
+Py_UCS4 CystckUnicode_READ_CHAR(h o, Cystck_ssize_t i) = PyUnicode_READ_CHAR [macro] ; o[i] as a code point, unchecked index
+Py_UCS4 CystckUnicode_MAX_CHAR_VALUE(h o) = PyUnicode_MAX_CHAR_VALUE [macro] ; the largest code point o's kind holds
+Py_UCS4 CystckUnicode_ReadChar(h o, Cystck_ssize_t i) = PyUnicode_ReadChar ; [e] o[i] as a code point
+int CystckUnicode_WriteChar(h o, Cystck_ssize_t i, Py_UCS4 c) = PyUnicode_WriteChar ; [e] o[i] = c in a str not shared yet
+h CystckUnicode_Substring(h o, Cystck_ssize_t start, Cystck_ssize_t end) = PyUnicode_Substring ; [h+1, e] o[start:end]
+h CystckUnicode_FromOrdinal(int c) = PyUnicode_FromOrdinal ; [h+1, e] chr(c)
+Cystck_ssize_t CystckUnicode_FindChar(h o, Py_UCS4 c, Cystck_ssize_t start, Cystck_ssize_t end, int direction) = PyUnicode_FindChar ; [e] index of c in o[start:end] (-1: none, -2: error)
+
+## Slices and slicing
+int CystckSlice_GetIndicesEx(h s, Cystck_ssize_t length, Cystck_ssize_t* start, Cystck_ssize_t* stop, Cystck_ssize_t* step, Cystck_ssize_t* slicelength) = PySlice_GetIndicesEx [check=PySlice_Check] ; [e] s.indices(length) and the slice's length
+Cystck_ssize_t CystckSlice_AdjustIndices(Cystck_ssize_t length, Cystck_ssize_t* start, Cystck_ssize_t* stop, Cystck_ssize_t step) = PySlice_AdjustIndices ; clip what CystckSlice_Unpack gave to a sequence of length; the slice's length
+int CystckList_SetSlice(h l, Cystck_ssize_t lo, Cystck_ssize_t hi, h? v) = PyList_SetSlice ; [e] l[lo:hi] = v (null v deletes)
+int CystckSequence_SetSlice(h o, Cystck_ssize_t i, Cystck_ssize_t j, h v) = PySequence_SetSlice ; [e] o[i:j] = v
+int CystckSequence_DelSlice(h o, Cystck_ssize_t i, Cystck_ssize_t j) = PySequence_DelSlice ; [e] del o[i:j]
+int CystckSequence_DelItem(h o, Cystck_ssize_t i) = PySequence_DelItem ; [e] del o[i]
+Cystck_ssize_t CystckNumber_AsSsize_t(h o, h? exc) = PyNumber_AsSsize_t ; [e] operator.index(o) as a Py_ssize_t; out of range: raise exc, or clip if exc is null
+
+## Integers as byte arrays
+h CystckLong_FromByteArray(const unsigned char* bytes, size_t n, int little_endian, int is_signed) = _PyLong_FromByteArray ; [h+1, e] int.from_bytes(bytes[:n], ...)
+int CystckLong_AsByteArray(h o, unsigned char* bytes, size_t n, int little_endian, int is_signed) = _Cystck_LongAsByteArray [check=PyLong_Check] ~ _PyLong_AsByteArray ; [e] o.to_bytes(n, ...) into bytes; OverflowError if it does not fit
+
+## Capsules
+int CystckCapsule_IsValid(h c, const char* name) = PyCapsule_IsValid ; is c a capsule named name with a pointer (no error either way)
+const char* CystckCapsule_GetName(h c) = PyCapsule_GetName ; [e] the capsule's name (NULL is also a valid name: check CystckErr_Occurred)
+void* CystckCapsule_GetContext(h c) = PyCapsule_GetContext ; [e] the capsule's context (NULL is also a valid context)
+int CystckCapsule_SetPointer(h c, void* p) = PyCapsule_SetPointer ; [e]
+int CystckCapsule_SetName(h c, const char* name) = PyCapsule_SetName ; [e]
+int CystckCapsule_SetContext(h c, void* context) = PyCapsule_SetContext ; [e]
+int CystckCapsule_SetDestructor(h c, PyCapsule_Destructor d) = PyCapsule_SetDestructor ; [e]
+void* CystckCapsule_Import(const char* name, int no_block) = PyCapsule_Import ; [e] the pointer of the capsule at module.attribute name
+int CystckCapsule_CheckExact(h o) = PyCapsule_CheckExact   ; is a capsule
+
+## Weak references to instances (see CYSTCK_DEF_WEAKLIST)
+h CystckWeakref_NewProxy(h o, h? callback) = PyWeakref_NewProxy ; [h+1, e] weakref.proxy(o, callback)
+int CystckWeakref_Check(h o) = PyWeakref_Check             ; a weak reference or proxy
 """

@@ -50,6 +50,8 @@ void _Cystck_DeallocWith(PyObject *self, void (*destroy)(void *))
     PyTypeObject *tp = Py_TYPE(self);
     if (PyType_IS_GC(tp))
         PyObject_GC_UnTrack(self);
+    if (tp->tp_weaklistoffset != 0)
+        PyObject_ClearWeakRefs(self);
     if (tp->tp_traverse != NULL)
         tp->tp_traverse(self, _Cystck_ClearVisitMarker, NULL);
     if (destroy != NULL)
@@ -102,10 +104,13 @@ PyObject *_Cystck_PlainAlloc(PyTypeObject *tp, Py_ssize_t nitems)
 static void mark_plain(PyTypeObject *tp)
 {
     int generic = tp->tp_alloc == PyType_GenericAlloc || tp->tp_alloc == _Cystck_PlainAlloc;
-    if (generic && tp->tp_itemsize == 0 && !PyType_IS_GC(tp))
+    /* A weak-reference list must start empty: only tp_alloc zeroes it. */
+    if (generic && tp->tp_itemsize == 0 && !PyType_IS_GC(tp) && tp->tp_weaklistoffset == 0)
         tp->tp_alloc = _Cystck_PlainAlloc;
     else if (tp->tp_alloc == _Cystck_PlainAlloc)   /* inherited by a subtype that is not plain */
         tp->tp_alloc = PyType_GenericAlloc;
+    if (tp->tp_dealloc == plain_dealloc && tp->tp_weaklistoffset != 0)
+        tp->tp_dealloc = generic_dealloc;     /* which clears weak references */
 }
 
 Cystck_Object CystckType_FromSpec(Cystck_State *S, CystckType_Spec *spec, Cystck_Object bases)
@@ -252,9 +257,10 @@ static PyModuleDef *pydef_for(CystckModuleDef *def)
     if (existing != NULL)
         return existing;
     count_defines(def->defines, n);
-    if (n[CystckDef_Slot] || n[CystckDef_Member] || n[CystckDef_GetSet]) {
+    if (n[CystckDef_Member] || n[CystckDef_GetSet]) {
         PyErr_Format(PyExc_SystemError,
-                     "module %s: only methods can be defined at module level", def->name);
+                     "module %s: only functions and module slots can be defined at module level",
+                     def->name);
         return NULL;
     }
     e = (PyDefEntry *)PyMem_RawCalloc(1, sizeof(PyDefEntry));
@@ -267,15 +273,36 @@ static PyModuleDef *pydef_for(CystckModuleDef *def)
         return NULL;
     }
     for (d = def->defines; d != NULL && *d != NULL; d++)
-        e->pydef.m_methods[i++] = (*d)->meth;
+        if ((*d)->kind == CystckDef_Meth)
+            e->pydef.m_methods[i++] = (*d)->meth;
     e->pydef.m_base = head.m_base;
     e->pydef.m_name = def->name;
     e->pydef.m_doc = def->doc;
     e->pydef.m_size = def->size > 0 ? def->size : -1;
+    if (n[CystckDef_Slot] && _Cystck_SetModuleSlots(&e->pydef, def) < 0) {
+        PyMem_RawFree(e->pydef.m_methods);
+        PyMem_RawFree(e);
+        return NULL;
+    }
     e->def = def;
     e->next = pydefs;
     pydefs = e;
     return &e->pydef;
+}
+
+CystckModuleDef *_Cystck_ModuleDefOf(PyModuleDef *pydef)
+{
+    return (CystckModuleDef *)((PyDefEntry *)((char *)pydef - offsetof(PyDefEntry, pydef)))->def;
+}
+
+Cystck_Object CystckModuleDef_Init(Cystck_State *S, CystckModuleDef *def)
+{
+    PyModuleDef *pydef = pydef_for(def);
+    if (pydef == NULL)
+        return Cystck_NULL;
+    if (pydef->m_size < 0)     /* a definition without slots: "no state" is 0 here */
+        pydef->m_size = 0;
+    return _Cystck_OwnBorrowed(S, PyModuleDef_Init(pydef));
 }
 
 Cystck_Object CystckModule_Create(Cystck_State *S, CystckModuleDef *def)

@@ -282,6 +282,8 @@ static inline int CystckErr_Occurred(Cystck_State *S) { (void)S; return PyErr_Oc
 
 /* ---- Modules ---- */
 CYSTCK_INTERNAL Cystck_Object CystckModule_Create(Cystck_State *S, CystckModuleDef *def);
+/* The definition of a multi-phase module, for its init function to return. */
+CYSTCK_INTERNAL Cystck_Object CystckModuleDef_Init(Cystck_State *S, CystckModuleDef *def);
 CYSTCK_INTERNAL void *CystckModule_GetState(Cystck_State *S, Cystck_Object m);
 CYSTCK_INTERNAL int CystckModule_AddType(Cystck_State *S, Cystck_Object m, Cystck_Object type);
 CYSTCK_INTERNAL Cystck_Object CystckModule_Find(Cystck_State *S, CystckModuleDef *def);

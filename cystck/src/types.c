@@ -60,9 +60,25 @@ void _Cystck_DeallocWith(PyObject *self, void (*destroy)(void *))
     Py_DECREF(tp);
 }
 
+/* _Cystck_DeallocWith in CPython's trashcan, for GC types (whose fields
+ * can chain instances: freeing a long chain would otherwise recurse once
+ * per link and overflow the C stack).  `own` is the tp_dealloc calling it:
+ * a Python subclass's dealloc has its own trashcan, and the object must not
+ * go in twice. */
+void _Cystck_DeallocTrash(PyObject *self, void (*destroy)(void *), destructor own)
+{
+    PyObject_GC_UnTrack(self);       /* the trashcan takes untracked objects */
+    Py_TRASHCAN_BEGIN_CONDITION(self, Py_TYPE(self)->tp_dealloc == own)
+    _Cystck_DeallocWith(self, destroy);
+    Py_TRASHCAN_END
+}
+
 static void generic_dealloc(PyObject *self)
 {
-    _Cystck_DeallocWith(self, NULL);
+    if (PyType_IS_GC(Py_TYPE(self)))
+        _Cystck_DeallocTrash(self, NULL, generic_dealloc);
+    else
+        _Cystck_DeallocWith(self, NULL);
 }
 
 /* The dealloc of a type with no fields (so no traverse, no GC) and no

@@ -492,6 +492,7 @@ typedef struct { visitproc visit; void *arg; } _Cystck_VisitCtx;
         return IMPL(data_, _Cystck_VisitAdapter, &ctx_);                      \
     }
 CYSTCK_INTERNAL void _Cystck_DeallocWith(PyObject *self, void (*destroy)(void *));
+CYSTCK_INTERNAL void _Cystck_DeallocTrash(PyObject *self, void (*destroy)(void *), destructor own);
 /* A type without traverse (no fields, so not GC; a Python subclass has
  * subtype_traverse) and without weak references needs only the destructor,
  * tp_free and the heap type's reference: done here, with IMPL called
@@ -508,7 +509,10 @@ CYSTCK_INTERNAL void _Cystck_DeallocWith(PyObject *self, void (*destroy)(void *)
             Py_DECREF(tp_);                                                   \
             return;                                                           \
         }                                                                     \
-        _Cystck_DeallocWith(self, IMPL);                                      \
+        if (PyType_IS_GC(tp_))                                                \
+            _Cystck_DeallocTrash(self, IMPL, _CYSTCK_TRAMP(SYM));             \
+        else                                                                  \
+            _Cystck_DeallocWith(self, IMPL);                                  \
     }
 
 #define _CYSTCK_SLOTKIND_tp_repr        _CYSTCK_UNARY

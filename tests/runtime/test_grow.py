@@ -5,6 +5,7 @@ GIL with handles held.  Where CPython defines the behaviour, the Cystck
 function is compared with what CPython itself does."""
 import ctypes
 import gc
+import subprocess
 import sys
 import threading
 import weakref
@@ -149,6 +150,43 @@ def test_weak_reference_callback_runs_before_the_destructor(g):
 def test_types_without_a_weaklist_still_refuse_weak_references(rt):
     with pytest.raises(TypeError, match="cannot create weak reference"):
         weakref.ref(rt.Countdown(1))
+
+
+# ---- the trashcan ----
+
+CHAIN = """
+import sys
+from cystck.build import load_extension
+rt = load_extension("rt_basic", sys.argv[1])
+g = load_extension("rt_grow", sys.argv[2])
+Sub = type("Sub", (g.Link,), {})
+make = {
+    "generic-dealloc": rt.Node,
+    "destroy": g.Link,
+    "python-subclass": Sub,
+    # A subclass's dealloc (with its own trashcan) above the runtime's, and
+    # the generic dealloc, interleaved at every depth modulo the trashcan's.
+    "mixed": lambda n: Sub(rt.Node(rt.Node(rt.Node(rt.Node(rt.Node(n)))))),
+}[sys.argv[3]]
+n = None
+refs = sys.getrefcount(Sub)
+for i in range(1_000_000):
+    n = make(n)
+before = g.links_destroyed()
+del n
+# Links destroyed, and references to Sub lost (each instance holds one)
+print(g.links_destroyed() - before, refs - sys.getrefcount(Sub))
+"""
+
+
+@pytest.mark.parametrize("how, links", [
+    ("generic-dealloc", 0), ("destroy", 1_000_000), ("python-subclass", 1_000_000), ("mixed", 1_000_000),
+])
+def test_freeing_a_long_chain_does_not_overflow_the_c_stack(rt_path, grow_path, how, links):
+    out = subprocess.run([sys.executable, "-c", CHAIN, str(rt_path), str(grow_path), how],
+                         capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert out.stdout.split() == [str(links), "0"]
 
 
 # ---- code points ----

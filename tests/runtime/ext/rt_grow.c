@@ -144,6 +144,49 @@ static int Holder_traverse(void *data, Cystck_visitproc visit, void *arg)
 static CystckDef *Holder_defines[] = {&Holder_weaklist_def, &Holder_traverse_def, NULL};
 static CystckType_Spec Holder_spec = {"rt_grow.Holder", sizeof(Holder), 0, 0, Holder_defines, NULL};
 
+/* A GC type with a destructor whose instances chain through a field. */
+typedef struct { Cystck_Field next; } Link;
+static long links_destroyed;
+
+CYSTCK_DEF_SLOT(Link_new_def, tp_new, Link_new)
+static int Link_new(Cystck_State *S, Cystck_Object type, const Cystck_Object *args,
+                    Cystck_ssize_t nargs, Cystck_Object kw)
+{
+    Cystck_Object next = Cystck_None, self;
+    Link *data;
+    if (!CystckArg_NoKeywords(S, "Link", kw) || !CystckArg_ParseTuple(S, args, nargs, "|O:Link", &next))
+        return -1;
+    self = Cystck_New(S, type, (void **)&data);
+    if (Cystck_IsNull(self))
+        return -1;
+    CystckField_Store(S, self, &data->next, next);
+    return Cystck_Return(S, self);
+}
+CYSTCK_DEF_SLOT(Link_traverse_def, tp_traverse, Link_traverse)
+static int Link_traverse(void *data, Cystck_visitproc visit, void *arg)
+{
+    Cystck_VISIT(&((Link *)data)->next);
+    return 0;
+}
+CYSTCK_DEF_DESTROY(Link_destroy_def, Link_destroy)
+static void Link_destroy(void *data)
+{
+    (void)data;
+    links_destroyed++;
+}
+static CystckDef *Link_defines[] = {&Link_new_def, &Link_traverse_def, &Link_destroy_def, NULL};
+static CystckType_Spec Link_spec = {
+    "rt_grow.Link", sizeof(Link), 0, CYSTCK_TPFLAGS_BASETYPE, Link_defines, "Link(next=None)"
+};
+
+CYSTCK_DEF_METH(links_destroyed_def, "links_destroyed", links_destroyed_fn, CYSTCK_NOARGS,
+                "how many Link destructors ran")
+static int links_destroyed_fn(Cystck_State *S, Cystck_Object self)
+{
+    (void)self;
+    return Cystck_ReturnLong(S, links_destroyed);
+}
+
 CYSTCK_DEF_METH(boxes_destroyed_def, "boxes_destroyed", boxes_destroyed_fn, CYSTCK_NOARGS,
                 "how many Box destructors ran")
 static int boxes_destroyed_fn(Cystck_State *S, Cystck_Object self)
@@ -436,6 +479,9 @@ static int grow_exec(Cystck_State *S, Cystck_Object m)
     type = CystckType_FromSpec(S, &Holder_spec, Cystck_NULL);
     if (Cystck_IsNull(type) || CystckModule_AddType(S, m, type) < 0)
         return -1;
+    type = CystckType_FromSpec(S, &Link_spec, Cystck_NULL);
+    if (Cystck_IsNull(type) || CystckModule_AddType(S, m, type) < 0)
+        return -1;
     capsule = CystckCapsule_New(S, &capi_value, "rt_grow.CAPI", NULL);
     return CystckModule_AddObjectRef(S, m, "CAPI", capsule);
 }
@@ -458,7 +504,7 @@ static int single_phase(Cystck_State *S, Cystck_Object self)
 }
 
 static CystckDef *grow_defines[] = {
-    &bump_def, &keep_def, &kept_def, &boxes_destroyed_def, &new_instance_def,
+    &bump_def, &keep_def, &kept_def, &boxes_destroyed_def, &links_destroyed_def, &new_instance_def,
     &unicode_new_def, &code_points_def, &read_char_def, &write_chars_def,
     &slice_indices_def, &list_set_slice_def, &seq_slices_def, &as_ssize_def,
     &to_bytes_def, &from_bytes_def, &capsule_roundtrip_def, &capsule_import_def,

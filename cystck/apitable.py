@@ -402,6 +402,10 @@ void* CystckCapsule_GetPointer(h c, const char* name) = PyCapsule_GetPointer ; [
 h CystckModuleDef_Init(CystckModuleDef* def) : hand ~ PyModuleDef_Init ; [h+1, e] the definition as an object: what the init function of a multi-phase module returns (see CYSTCK_DEF_MOD_EXEC)
 h CystckModule_NewObject(h name) = PyModule_NewObject      ; [h+1, e] an empty module named name (for a create slot)
 h CystckModule_GetNameObject(h m) = PyModule_GetNameObject ; [h+1, e] m.__name__
+h CystckType_FromModuleAndSpec(h module, CystckType_Spec* spec, h? bases) : hand ~ PyType_FromModuleAndSpec ; [h+1, e] a new heap type made for module (PEP 573)
+h CystckType_GetModuleByDef(h type, CystckModuleDef* def) : hand ~ PyType_GetModuleByDef ; [h+1, e] the module made from def that type, or the first base in its MRO made from def, was made for
+h CystckType_GetModule(h type) : hand ~ PyType_GetModule   ; [h+1, e] the module type was made for
+void* CystckType_GetModuleState(h type) : hand ~ PyType_GetModuleState ; [e] the state of the module type was made for
 
 ## Method binding (METH_CLASS, METH_STATIC, METH_COEXIST: see CYSTCK_DEF_METH_FLAGS)
 h CystckClassMethod_New(h f) = PyClassMethod_New           ; [h+1, e] classmethod(f)
@@ -419,6 +423,15 @@ h CystckUnicode_Substring(h o, Cystck_ssize_t start, Cystck_ssize_t end) = PyUni
 h CystckUnicode_FromOrdinal(int c) = PyUnicode_FromOrdinal ; [h+1, e] chr(c)
 Cystck_ssize_t CystckUnicode_FindChar(h o, Py_UCS4 c, Cystck_ssize_t start, Cystck_ssize_t end, int direction) = PyUnicode_FindChar ; [e] index of c in o[start:end] (-1: none, -2: error)
 
+## Unicode writer (hand-written: cystck/src/unicode.c)
+int CystckUnicodeWriter_Init(CystckUnicodeWriter* w) : hand ~ _PyUnicodeWriter_Init ; [h+1, e] start building a str in w; the str is held by a handle of the frame (nothing leaks if the writer is abandoned)
+int CystckUnicodeWriter_WriteChar(CystckUnicodeWriter* w, Py_UCS4 c) : hand ~ _PyUnicodeWriter_WriteChar ; [e] append code point c (widens the str's kind only when c needs it)
+int CystckUnicodeWriter_WriteStr(CystckUnicodeWriter* w, h s) : hand ~ _PyUnicodeWriter_WriteStr ; [e] append str s
+int CystckUnicodeWriter_WriteSubstring(CystckUnicodeWriter* w, h s, Cystck_ssize_t start, Cystck_ssize_t end) : hand ~ _PyUnicodeWriter_WriteSubstring ; [e] append s[start:end]
+int CystckUnicodeWriter_WriteASCIIString(CystckUnicodeWriter* w, const char* s, Cystck_ssize_t n) : hand ~ _PyUnicodeWriter_WriteASCIIString ; [e] append n ASCII bytes (n = -1: up to the NUL); ValueError for a byte past 0x7F
+int CystckUnicodeWriter_WriteUTF8(CystckUnicodeWriter* w, const char* s, Cystck_ssize_t n) : hand ~ PyUnicodeWriter_WriteUTF8 ; [e] append n bytes of UTF-8 (n = -1: up to the NUL)
+h CystckUnicodeWriter_Finish(CystckUnicodeWriter* w) : hand ~ _PyUnicodeWriter_Finish ; [e] the str built: w's own handle, cut to length (no copy); w is finished
+void CystckUnicodeWriter_Dealloc(CystckUnicodeWriter* w) : hand ~ _PyUnicodeWriter_Dealloc ; [h-1] drop the str early (else the frame releases it)
 ## Slices and slicing
 int CystckSlice_GetIndicesEx(h s, Cystck_ssize_t length, Cystck_ssize_t* start, Cystck_ssize_t* stop, Cystck_ssize_t* step, Cystck_ssize_t* slicelength) = PySlice_GetIndicesEx [check=PySlice_Check] ; [e] s.indices(length) and the slice's length
 Cystck_ssize_t CystckSlice_AdjustIndices(Cystck_ssize_t length, Cystck_ssize_t* start, Cystck_ssize_t* stop, Cystck_ssize_t step) = PySlice_AdjustIndices ; clip what CystckSlice_Unpack gave to a sequence of length; the slice's length

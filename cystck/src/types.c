@@ -129,7 +129,9 @@ static void mark_plain(PyTypeObject *tp)
         tp->tp_dealloc = generic_dealloc;     /* which clears weak references */
 }
 
-Cystck_Object CystckType_FromSpec(Cystck_State *S, CystckType_Spec *spec, Cystck_Object bases)
+/* CystckType_FromSpec and CystckType_FromModuleAndSpec (module: null or a module). */
+static Cystck_Object type_from_spec(Cystck_State *S, Cystck_Object module, CystckType_Spec *spec,
+                                    Cystck_Object bases)
 {
     Py_ssize_t n[5], im = 0, imem = 0, igs = 0, isl = 0;
     PyMethodDef *methods;
@@ -181,7 +183,7 @@ Cystck_Object CystckType_FromSpec(Cystck_State *S, CystckType_Spec *spec, Cystck
     pyspec.itemsize = (int)spec->itemsize;
     pyspec.flags = (unsigned int)(Py_TPFLAGS_DEFAULT | spec->flags | (gc ? Py_TPFLAGS_HAVE_GC : 0));
     pyspec.slots = slots;
-    type = PyType_FromSpecWithBases(&pyspec, _Cystck_Get(bases));
+    type = PyType_FromModuleAndSpec(_Cystck_Get(module), &pyspec, _Cystck_Get(bases));
     if (type != NULL)
         mark_plain((PyTypeObject *)type);
     PyMem_Free(slots);     /* copied by CPython */
@@ -189,6 +191,19 @@ Cystck_Object CystckType_FromSpec(Cystck_State *S, CystckType_Spec *spec, Cystck
     if (!imem) PyMem_Free(members);
     if (!igs) PyMem_Free(getsets);
     return _Cystck_Own(S, type);
+}
+
+Cystck_Object CystckType_FromSpec(Cystck_State *S, CystckType_Spec *spec, Cystck_Object bases)
+{
+    return type_from_spec(S, Cystck_NULL, spec, bases);
+}
+
+Cystck_Object CystckType_FromModuleAndSpec(Cystck_State *S, Cystck_Object module, CystckType_Spec *spec,
+                                           Cystck_Object bases)
+{
+    if (Cystck_IsNull(module))
+        return _Cystck_BadArgAt(S, "CystckType_FromModuleAndSpec", module, _CYSTCK_CALLER());
+    return type_from_spec(S, module, spec, bases);
 }
 
 int CystckType_IsSubtype(Cystck_State *S, Cystck_Object a, Cystck_Object b)
@@ -365,6 +380,39 @@ void *_Cystck_ModuleFindStateSlow(Cystck_State *S, CystckModuleDef *def)
         return NULL;
     }
     return PyModule_GetState(m);
+}
+
+/* The module a type was made for (CystckType_FromModuleAndSpec): that of
+ * the type, or of the first base in its MRO, made from def.  What methods of
+ * the types of a multi-phase module use to reach its state, since
+ * PyState_FindModule knows single-phase modules only. */
+Cystck_Object CystckType_GetModuleByDef(Cystck_State *S, Cystck_Object type, CystckModuleDef *def)
+{
+    PyTypeObject *tp = as_type(S, type, "CystckType_GetModuleByDef", _CYSTCK_CALLER());
+    PyModuleDef *pydef = pydef_if_created(def);
+    if (tp == NULL)
+        return Cystck_NULL;
+    if (pydef == NULL) {
+        PyErr_Format(PyExc_TypeError, "CystckType_GetModuleByDef: module %s is not loaded", def->name);
+        return Cystck_NULL;
+    }
+#if PY_VERSION_HEX >= 0x030B0000
+    return _Cystck_OwnBorrowed(S, PyType_GetModuleByDef(tp, pydef));
+#else
+    return _Cystck_OwnBorrowed(S, _PyType_GetModuleByDef(tp, pydef));
+#endif
+}
+
+Cystck_Object CystckType_GetModule(Cystck_State *S, Cystck_Object type)
+{
+    PyTypeObject *tp = as_type(S, type, "CystckType_GetModule", _CYSTCK_CALLER());
+    return tp != NULL ? _Cystck_OwnBorrowed(S, PyType_GetModule(tp)) : Cystck_NULL;
+}
+
+void *CystckType_GetModuleState(Cystck_State *S, Cystck_Object type)
+{
+    PyTypeObject *tp = as_type(S, type, "CystckType_GetModuleState", _CYSTCK_CALLER());
+    return tp != NULL ? PyType_GetModuleState(tp) : NULL;
 }
 
 void *CystckModule_GetState(Cystck_State *S, Cystck_Object m)

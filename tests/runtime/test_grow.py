@@ -8,6 +8,7 @@ import gc
 import subprocess
 import sys
 import threading
+import tracemalloc
 import weakref
 
 import pytest
@@ -62,17 +63,38 @@ def test_module_state_fields_are_seen_by_the_gc_and_cleared(grow_path):
 def test_module_state_field_released_when_the_module_is_freed(grow_path):
     class Obj:
         pass
-    m = load_extension("rt_grow", grow_path)
+    m = load_extension("rt_grow_created", grow_path)
     obj = Obj()
     m.keep(obj)
     alive = weakref.ref(obj)
     del obj
     gc.collect()
     assert alive() is not None     # the state keeps it
-    sys.modules.pop("rt_grow", None)
+    sys.modules.pop("rt_grow_created", None)
     vars(m).clear()                # no cycle left: freed without the GC's m_clear
     del m
     assert alive() is None
+
+
+def test_types_reach_the_state_of_the_module_they_were_made_for(g, grow_path):
+    other = load_extension("rt_grow", grow_path)
+    for m in (g, other):
+        b = m.Box(1)
+        assert b.home(0) is m and b.home(1) is m
+        assert b.home(2) == m.bump() - 1
+
+    class Sub(other.Box):
+        pass
+    assert Sub(1).home(0) is other          # found through the MRO
+    with pytest.raises(TypeError, match="has no associated module"):
+        Sub(1).home(1)
+    with pytest.raises(TypeError, match="has no associated module"):
+        Sub(1).home(2)
+
+
+def test_module_by_definition_of_a_type_made_for_no_module(g):
+    with pytest.raises(TypeError, match="No superclass of 'rt_grow.Bare' has the given module"):
+        g.module_of(g.Bare)
 
 
 def test_create_slot_gets_the_spec_and_the_definition(grow_path):
@@ -220,6 +242,60 @@ def test_write_char(g):
     with pytest.raises(SystemError, match="modify a string"):
         g.write_chars(shared, ord("z"), True)
     assert shared == "shared"
+
+
+# ---- the str writer ----
+
+@pytest.mark.parametrize("parts, expected", [
+    ([], ""),
+    ([b"abc", "def", ord("g")], "abcdefg"),
+    (["x" * 1000, 0xE9, b"tail"], "x" * 1000 + "\u00e9tail"),          # widened to latin-1
+    ([b"a", 0x3B1, "\u00e9", 0x1F600, b"z"], "a\u03b1\u00e9\U0001F600z"),   # to UCS-2, then UCS-4
+    ([("\u00e9\u00e9\u00e9ab", 3, 5)], "ab"),                        # the slice decides the kind
+    ([("\U0001F600a\u03b1", 1, 3)], "a\u03b1"),
+    ([("abc", -5, 100), ("abc", 2, 1)], "abc"),                        # clipped as slicing
+    ([("\u00e9a".encode(),), 0], "\u00e9a\x00"),
+    ([ord(c) for c in "\u1234" * 5000], "\u1234" * 5000),             # grows many times
+])
+def test_writer_builds_what_join_builds(g, parts, expected):
+    result = g.build_str(parts)
+    assert result == expected and type(result) is str
+    # the narrowest kind: a wider one would compare unequal to an equal str
+    assert result == "".join(list(expected)) and hash(result) == hash(expected)
+
+
+@pytest.mark.parametrize("parts, exc, match", [
+    ([0x110000], ValueError, r"U\+110000 is not in range"),
+    ([b"caf\xe9"], ValueError, "not ASCII"),
+    ([("\xff".encode("latin-1"),)], UnicodeDecodeError, "utf-8"),
+    ([1.5], TypeError, "expected a str, got float"),
+])
+def test_writer_errors(g, parts, exc, match):
+    with pytest.raises(exc, match=match):
+        g.build_str(["prefix"] + parts)
+
+
+def test_an_abandoned_writer_leaks_nothing(g):
+    parts = ["x" * 10_000, 1.5]             # fails after building 10 kB
+    for _ in range(10):
+        with pytest.raises(TypeError):
+            g.build_str(parts)
+    tracemalloc.start()
+    try:
+        before = tracemalloc.get_traced_memory()[0]
+        for _ in range(1000):
+            with pytest.raises(TypeError):
+                g.build_str(parts)
+        grown = tracemalloc.get_traced_memory()[0] - before
+    finally:
+        tracemalloc.stop()
+    assert grown < 100_000                  # 10 MB if each abandoned str leaked
+
+
+@pytest.mark.parametrize("how", [0, 1, 2])
+def test_writer_used_after_it_is_finished(g, how):
+    with pytest.raises(SystemError, match="not initialized, or already finished"):
+        g.writer_misuse(how)
 
 
 # ---- slices ----

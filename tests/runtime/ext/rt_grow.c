@@ -118,7 +118,26 @@ static int Box_static(Cystck_State *S, Cystck_Object self, Cystck_Object x)
     return 2;
 }
 
+static CystckModuleDef grow_def;
+
+CYSTCK_DEF_METH(Box_home_def, "home", Box_home, CYSTCK_O,
+                "home(how): the module of type(self) found by definition (0), the module "
+                "type(self) was made for (1), or the counter in that module's state (2)")
+static int Box_home(Cystck_State *S, Cystck_Object self, Cystck_Object how)
+{
+    Cystck_Object type = CystckObject_Type(S, self);
+    GrowState *st;
+    switch (CystckLong_AsLong(S, how)) {
+    case 0: return Cystck_Return(S, CystckType_GetModuleByDef(S, type, &grow_def));
+    case 1: return Cystck_Return(S, CystckType_GetModule(S, type));
+    default:
+        st = (GrowState *)CystckType_GetModuleState(S, type);
+        return st == NULL ? -1 : Cystck_ReturnLong(S, st->counter);
+    }
+}
+
 static CystckDef *Box_defines[] = {
+    &Box_home_def,
     &Box_new_def, &Box_destroy_def, &Box_weaklist_def, &Box_len_def, &Box_coexist_len_def,
     &Box_cls_def, &Box_static_def, NULL
 };
@@ -193,6 +212,14 @@ static int boxes_destroyed_fn(Cystck_State *S, Cystck_Object self)
 {
     (void)self;
     return Cystck_ReturnLong(S, boxes_destroyed);
+}
+
+CYSTCK_DEF_METH(module_of_def, "module_of", module_of, CYSTCK_O,
+                "module_of(type): CystckType_GetModuleByDef(type, this module's definition)")
+static int module_of(Cystck_State *S, Cystck_Object self, Cystck_Object type)
+{
+    (void)self;
+    return Cystck_Return(S, CystckType_GetModuleByDef(S, type, &grow_def));
 }
 
 CYSTCK_DEF_METH(new_instance_def, "new_instance", new_instance, CYSTCK_O,
@@ -291,6 +318,73 @@ static int write_chars(Cystck_State *S, Cystck_Object self, const Cystck_Object 
         if (CystckUnicode_WriteChar(S, s, i, (Py_UCS4)c) < 0)
             return -1;
     return Cystck_Return(S, s);
+}
+
+/* ---- the str writer ---- */
+
+/* One part: int -> WriteChar, str -> WriteStr, bytes -> WriteASCIIString,
+ * (str, start, end) -> WriteSubstring, (bytes,) -> WriteUTF8. */
+static int write_part(Cystck_State *S, CystckUnicodeWriter *w, Cystck_Object part)
+{
+    if (CystckLong_Check(S, part)) {
+        unsigned long c = CystckLong_AsUnsignedLong(S, part);
+        return c == (unsigned long)-1 && CystckErr_Occurred(S) ? -1
+               : CystckUnicodeWriter_WriteChar(S, w, (Py_UCS4)c);
+    }
+    if (CystckBytes_Check(S, part))
+        return CystckUnicodeWriter_WriteASCIIString(S, w, CystckBytes_AS_STRING(S, part),
+                                                    CystckBytes_GET_SIZE(S, part));
+    if (CystckTuple_Check(S, part) && CystckTuple_GET_SIZE(S, part) == 1) {
+        Cystck_Object b = CystckTuple_GET_ITEM(S, part, 0);
+        return CystckUnicodeWriter_WriteUTF8(S, w, CystckBytes_AsString(S, b), CystckBytes_Size(S, b));
+    }
+    if (CystckTuple_Check(S, part)) {
+        Cystck_Object s;
+        Cystck_ssize_t start, end;
+        if (!CystckArg_ParseTuple(S, (const Cystck_Object[]){CystckTuple_GetItem(S, part, 0),
+                                     CystckTuple_GetItem(S, part, 1), CystckTuple_GetItem(S, part, 2)},
+                                  3, "Onn", &s, &start, &end))
+            return -1;
+        return CystckUnicodeWriter_WriteSubstring(S, w, s, start, end);
+    }
+    return CystckUnicodeWriter_WriteStr(S, w, part);
+}
+
+CYSTCK_DEF_METH(build_str_def, "build_str", build_str, CYSTCK_O,
+                "build_str(parts): the str a CystckUnicodeWriter builds from parts")
+static int build_str(Cystck_State *S, Cystck_Object self, Cystck_Object parts)
+{
+    CystckUnicodeWriter w;
+    Cystck_ssize_t i, n = CystckList_Size(S, parts);
+    (void)self;
+    if (n < 0 || CystckUnicodeWriter_Init(S, &w) < 0)
+        return -1;
+    for (i = 0; i < n; i++) {
+        Cystck_Scope sc = Cystck_OpenScope(S);
+        int r = write_part(S, &w, CystckList_GetItem(S, parts, i));
+        Cystck_CloseScope(S, sc);
+        if (r < 0)
+            return -1;          /* w is abandoned: the frame releases its str */
+    }
+    return Cystck_Return(S, CystckUnicodeWriter_Finish(S, &w));
+}
+
+CYSTCK_DEF_METH(writer_misuse_def, "writer_misuse", writer_misuse, CYSTCK_O,
+                "writer_misuse(k): 0 write after Finish, 1 Finish twice, 2 write after Dealloc")
+static int writer_misuse(Cystck_State *S, Cystck_Object self, Cystck_Object k)
+{
+    CystckUnicodeWriter w;
+    long how = CystckLong_AsLong(S, k);
+    (void)self;
+    if (CystckUnicodeWriter_Init(S, &w) < 0 || CystckUnicodeWriter_WriteChar(S, &w, 'x') < 0)
+        return -1;
+    if (how == 2)
+        CystckUnicodeWriter_Dealloc(S, &w);
+    else if (Cystck_IsNull(CystckUnicodeWriter_Finish(S, &w)))
+        return -1;
+    if (how == 1)
+        return Cystck_Return(S, CystckUnicodeWriter_Finish(S, &w));
+    return CystckUnicodeWriter_WriteChar(S, &w, 'y');
 }
 
 /* ---- slices, slice assignment, indices ---- */
@@ -470,7 +564,7 @@ static int grow_exec(Cystck_State *S, Cystck_Object m)
     execs++;
     if (CystckModule_AddIntConstant(S, m, "execs", execs) < 0)
         return -1;
-    type = CystckType_FromSpec(S, &Box_spec, Cystck_NULL);
+    type = CystckType_FromModuleAndSpec(S, m, &Box_spec, Cystck_NULL);
     if (Cystck_IsNull(type) || CystckModule_AddType(S, m, type) < 0)
         return -1;
     type = CystckType_FromSpec(S, &Bare_spec, Cystck_NULL);
@@ -504,8 +598,8 @@ static int single_phase(Cystck_State *S, Cystck_Object self)
 }
 
 static CystckDef *grow_defines[] = {
-    &bump_def, &keep_def, &kept_def, &boxes_destroyed_def, &links_destroyed_def, &new_instance_def,
-    &unicode_new_def, &code_points_def, &read_char_def, &write_chars_def,
+    &bump_def, &keep_def, &kept_def, &boxes_destroyed_def, &links_destroyed_def, &new_instance_def, &module_of_def,
+    &unicode_new_def, &build_str_def, &writer_misuse_def, &code_points_def, &read_char_def, &write_chars_def,
     &slice_indices_def, &list_set_slice_def, &seq_slices_def, &as_ssize_def,
     &to_bytes_def, &from_bytes_def, &capsule_roundtrip_def, &capsule_import_def,
     &checksum_nogil_def, &single_phase_def,
@@ -543,8 +637,12 @@ static int created_exec(Cystck_State *S, Cystck_Object m)
     return CystckObject_SetAttrString(S, m, "name_seen_by_exec", name);
 }
 
-static CystckDef *created_defines[] = {&created_create_def, &created_exec_def, NULL};
-static CystckModuleDef created_def = {"rt_grow_created", NULL, 0, created_defines};
+/* No type refers to this module: without its functions, nothing but the
+ * caller keeps it alive, and it is freed without the cyclic GC. */
+static CystckDef *created_defines[] = {
+    &created_create_def, &created_exec_def, &keep_def, &grow_traverse_def, NULL
+};
+static CystckModuleDef created_def = {"rt_grow_created", NULL, sizeof(GrowState), created_defines};
 
 CYSTCK_MODINIT(rt_grow_created)
 {

@@ -289,7 +289,9 @@ def test_an_abandoned_writer_leaks_nothing(g):
         grown = tracemalloc.get_traced_memory()[0] - before
     finally:
         tracemalloc.stop()
-    assert grown < 100_000                  # 10 MB if each abandoned str leaked
+    # 10 MB if each abandoned str leaked; debug mode's quarantine of freed
+    # handle slots holds about 1 MB
+    assert grown < 3_000_000
 
 
 @pytest.mark.parametrize("how", [0, 1, 2])

@@ -374,6 +374,13 @@ void *_Cystck_ModuleFindStateSlow(Cystck_State *S, CystckModuleDef *def)
             return NULL;
         }
     }
+    if (_Cystck_found_pydef->m_slots != NULL) {
+        PyErr_Format(PyExc_SystemError,
+                     "CystckModule_FindState: module %s is initialized in phases, so one "
+                     "process may hold several: reach the state from the module (self of its "
+                     "functions) or with CystckType_GetModuleByDef", def->name);
+        return NULL;
+    }
     if ((m = PyState_FindModule(_Cystck_found_pydef)) == NULL) {
         PyErr_Format(PyExc_SystemError, "CystckModule_FindState: module %s is not loaded",
                      def->name);

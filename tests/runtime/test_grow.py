@@ -97,6 +97,11 @@ def test_module_by_definition_of_a_type_made_for_no_module(g):
         g.module_of(g.Bare)
 
 
+def test_find_state_names_the_way_for_a_multi_phase_module(g):
+    with pytest.raises(SystemError, match="rt_grow is initialized in phases.*CystckType_GetModuleByDef"):
+        g.find_state()
+
+
 def test_create_slot_gets_the_spec_and_the_definition(grow_path):
     m = load_extension("rt_grow_created", grow_path)
     assert m.__name__ == "rt_grow_created"

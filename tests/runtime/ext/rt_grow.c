@@ -222,6 +222,14 @@ static int module_of(Cystck_State *S, Cystck_Object self, Cystck_Object type)
     return Cystck_Return(S, CystckType_GetModuleByDef(S, type, &grow_def));
 }
 
+CYSTCK_DEF_METH(find_state_def, "find_state", find_state, CYSTCK_NOARGS,
+                "CystckModule_FindState on this module's definition")
+static int find_state(Cystck_State *S, Cystck_Object self)
+{
+    (void)self;
+    return CystckModule_FindState(S, &grow_def) == NULL ? -1 : 0;
+}
+
 CYSTCK_DEF_METH(new_instance_def, "new_instance", new_instance, CYSTCK_O,
                 "a new instance of a Cystck type, made with Cystck_New")
 static int new_instance(Cystck_State *S, Cystck_Object self, Cystck_Object type)
@@ -590,7 +598,6 @@ static int grow_exec2(Cystck_State *S, Cystck_Object m)
 
 CYSTCK_DEF_METH(single_phase_def, "single_phase", single_phase, CYSTCK_NOARGS,
                 "CystckModule_Create on this module's (multi-phase) definition")
-static CystckModuleDef grow_def;
 static int single_phase(Cystck_State *S, Cystck_Object self)
 {
     (void)self;
@@ -598,7 +605,7 @@ static int single_phase(Cystck_State *S, Cystck_Object self)
 }
 
 static CystckDef *grow_defines[] = {
-    &bump_def, &keep_def, &kept_def, &boxes_destroyed_def, &links_destroyed_def, &new_instance_def, &module_of_def,
+    &bump_def, &keep_def, &kept_def, &boxes_destroyed_def, &links_destroyed_def, &new_instance_def, &module_of_def, &find_state_def,
     &unicode_new_def, &build_str_def, &writer_misuse_def, &code_points_def, &read_char_def, &write_chars_def,
     &slice_indices_def, &list_set_slice_def, &seq_slices_def, &as_ssize_def,
     &to_bytes_def, &from_bytes_def, &capsule_roundtrip_def, &capsule_import_def,

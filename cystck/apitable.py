@@ -423,6 +423,9 @@ h CystckUnicode_Substring(h o, Cystck_ssize_t start, Cystck_ssize_t end) = PyUni
 h CystckUnicode_FromOrdinal(int c) = PyUnicode_FromOrdinal ; [h+1, e] chr(c)
 Cystck_ssize_t CystckUnicode_FindChar(h o, Py_UCS4 c, Cystck_ssize_t start, Cystck_ssize_t end, int direction) = PyUnicode_FindChar ; [e] index of c in o[start:end] (-1: none, -2: error)
 
+## Frames for C code that Python did not call (see docs/runtime.md, "Releasing the GIL")
+void Cystck_OpenFrame() : hand ~ -                         ; open a frame in S (a Cystck_State of the caller's, e.g. in a callback run on a C library's thread after PyGILState_Ensure)
+int Cystck_CloseFrame() : hand ~ -                         ; [e] release every handle of S's frame; -1 if values were left on its return stack
 ## Unicode writer (hand-written: cystck/src/unicode.c)
 int CystckUnicodeWriter_Init(CystckUnicodeWriter* w) : hand ~ _PyUnicodeWriter_Init ; [h+1, e] start building a str in w; the str is held by a handle of the frame (nothing leaks if the writer is abandoned)
 int CystckUnicodeWriter_WriteChar(CystckUnicodeWriter* w, Py_UCS4 c) : hand ~ _PyUnicodeWriter_WriteChar ; [e] append code point c (widens the str's kind only when c needs it)

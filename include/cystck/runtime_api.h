@@ -280,6 +280,30 @@ CYSTCK_INTERNAL Cystck_Object CystckErr_GetRaisedException(Cystck_State *S);
 CYSTCK_INTERNAL void CystckErr_SetRaisedException(Cystck_State *S, Cystck_Object exc);
 static inline int CystckErr_Occurred(Cystck_State *S) { (void)S; return PyErr_Occurred() != NULL; }
 
+/* ---- Frames for C code that Python did not call ----
+ * A callback that a C library runs on its own thread has no frame: it
+ * takes the GIL (PyGILState_Ensure), opens one on its own C stack, calls
+ * the API with it, and closes it (releasing every handle it made) before
+ * giving the GIL back:
+ *
+ *     PyGILState_STATE g = PyGILState_Ensure();
+ *     Cystck_State S_, *S = &S_;
+ *     Cystck_OpenFrame(S);
+ *     ... API calls with S ...
+ *     Cystck_CloseFrame(S);
+ *     PyGILState_Release(g);
+ *
+ * CloseFrame returns 0, or -1 with an exception (values left on the return
+ * stack, or in debug mode a scope left open). */
+static inline void Cystck_OpenFrame(Cystck_State *S)
+{
+    _Cystck_OpenFrame(S, "Cystck_OpenFrame");
+}
+static inline int Cystck_CloseFrame(Cystck_State *S)
+{
+    return _Cystck_FinishInt(S, 0, "Cystck_CloseFrame");
+}
+
 /* ---- The str writer (cystck/src/unicode.c) ----
  * Builds a str in place, in the narrowest kind that holds what was written
  * (CPython's _PyUnicodeWriter does the same).  The str under construction

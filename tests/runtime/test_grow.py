@@ -447,3 +447,24 @@ def test_gil_released_with_handles_held(g):
     for t in threads:
         t.join()
     assert results == expected
+
+
+def test_a_c_thread_opens_its_own_frame(g):
+    calls = []
+
+    def f(i):
+        calls.append(threading.get_ident())
+        return i * i
+    assert g.call_from_thread(f, 100) == [i * i for i in range(100)]
+    assert len(set(calls)) == 1 and calls[0] != threading.get_ident()
+    assert g.call_from_thread(f, 3000) == [i * i for i in range(3000)]   # past the inline slots
+
+
+def test_closing_a_frame_of_a_c_thread_releases_its_handles(g):
+    sentinel = object()
+    before = sys.getrefcount(sentinel)
+    for n in (5, 3000):                    # inline slots, then heap chunks
+        results = g.call_from_thread(lambda i: sentinel, n)
+        assert results == [sentinel] * n
+        del results
+        assert sys.getrefcount(sentinel) == before

@@ -4,6 +4,7 @@
  * releasing the GIL with handles held.  Driven by test_grow.py. */
 #include "Cystck.h"
 
+#include <pthread.h>
 #include <string.h>
 
 /* ---- module state ---- */
@@ -561,6 +562,68 @@ static int checksum_nogil(Cystck_State *S, Cystck_Object self, Cystck_Object b)
     return 3;
 }
 
+/* A C thread, started without the GIL, that calls back into Python: it
+ * takes the GIL and opens a frame of its own. */
+typedef struct {
+    Cystck_Ref f;
+    long n;
+    Cystck_Ref results;       /* a list, filled by the thread */
+    int failed;
+} Callback;
+
+static void *callback_thread(void *arg)
+{
+    Callback *cb = (Callback *)arg;
+    PyGILState_STATE g = PyGILState_Ensure();
+    Cystck_State S_, *S = &S_;
+    long i;
+    Cystck_OpenFrame(S);
+    for (i = 0; i < cb->n && !cb->failed; i++) {
+        Cystck_Object r;
+        if (Cystck_Push(S, Cystck_deref(S, cb->f)) < 0 || Cystck_PushLong(S, i) < 0)
+            cb->failed = 1;
+        else if (Cystck_IsNull(r = Cystck_Call(S, 1)) ||
+                 CystckList_Append(S, Cystck_deref(S, cb->results), r) < 0)
+            cb->failed = 1;
+    }
+    if (Cystck_CloseFrame(S) < 0)
+        cb->failed = 1;
+    if (cb->failed)
+        PyErr_Print();
+    PyGILState_Release(g);
+    return NULL;
+}
+
+CYSTCK_DEF_METH(call_from_thread_def, "call_from_thread", call_from_thread, CYSTCK_VARARGS,
+                "call_from_thread(f, n): [f(0), ..., f(n-1)] called from a C thread")
+static int call_from_thread(Cystck_State *S, Cystck_Object self, const Cystck_Object *args,
+                            Cystck_ssize_t nargs)
+{
+    Callback cb = {NULL, 0, NULL, 0};
+    Cystck_Object f, results;
+    pthread_t t;
+    int err;
+    (void)self;
+    if (!CystckArg_ParseTuple(S, args, nargs, "Ol", &f, &cb.n))
+        return -1;
+    results = CystckList_New(S, 0);
+    if (Cystck_IsNull(results) || (cb.f = Cystck_ref(S, f)) == NULL ||
+        (cb.results = Cystck_ref(S, results)) == NULL)
+        return -1;
+    Py_BEGIN_ALLOW_THREADS
+    err = pthread_create(&t, NULL, callback_thread, &cb);
+    if (err == 0)
+        pthread_join(t, NULL);
+    Py_END_ALLOW_THREADS
+    Cystck_unref(S, cb.f);
+    Cystck_unref(S, cb.results);
+    if (err != 0 || cb.failed) {
+        CystckErr_SetString(S, CystckExc_RuntimeError, "the callback thread failed");
+        return -1;
+    }
+    return Cystck_Return(S, results);
+}
+
 /* ---- the module ---- */
 
 static long execs;
@@ -609,7 +672,7 @@ static CystckDef *grow_defines[] = {
     &unicode_new_def, &build_str_def, &writer_misuse_def, &code_points_def, &read_char_def, &write_chars_def,
     &slice_indices_def, &list_set_slice_def, &seq_slices_def, &as_ssize_def,
     &to_bytes_def, &from_bytes_def, &capsule_roundtrip_def, &capsule_import_def,
-    &checksum_nogil_def, &single_phase_def,
+    &checksum_nogil_def, &call_from_thread_def, &single_phase_def,
     &grow_traverse_def, &grow_exec_def, &grow_exec2_def, NULL
 };
 

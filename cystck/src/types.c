@@ -68,7 +68,7 @@ void _Cystck_DeallocWith(PyObject *self, void (*destroy)(void *))
 void _Cystck_DeallocTrash(PyObject *self, void (*destroy)(void *), destructor own)
 {
     PyObject_GC_UnTrack(self);       /* the trashcan takes untracked objects */
-    Py_TRASHCAN_BEGIN_CONDITION(self, Py_TYPE(self)->tp_dealloc == own)
+    Py_TRASHCAN_BEGIN(self, own)      /* if Py_TYPE(self)->tp_dealloc == own */
     _Cystck_DeallocWith(self, destroy);
     Py_TRASHCAN_END
 }

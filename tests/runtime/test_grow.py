@@ -15,13 +15,6 @@ import pytest
 
 from cystck.build import load_extension
 
-from conftest import EXT, WARNINGS
-
-
-@pytest.fixture(scope="session")
-def grow_path(build):
-    return build("rt_grow", [EXT / "rt_grow.c"], extra_compile_args=WARNINGS)
-
 
 @pytest.fixture(scope="session")
 def g(grow_path):
@@ -112,6 +105,42 @@ def test_create_slot_gets_the_spec_and_the_definition(grow_path):
 def test_single_phase_create_of_a_multi_phase_definition_fails_as_stock(g):
     with pytest.raises(SystemError, match="PyModule_Create is incompatible with m_slots"):
         g.single_phase()
+
+
+ISOLATED = r"""
+import importlib.util, sys
+try:
+    import _interpreters as interpreters             # 3.13
+    iid = interpreters.create("isolated")
+except ImportError:
+    import _xxsubinterpreters as interpreters        # 3.12
+    iid = interpreters.create(isolated=True)
+path, out = sys.argv[1], sys.argv[2]
+code = (
+    "import importlib.util\n"
+    f"spec = importlib.util.spec_from_file_location('rt_grow_isolated', {path!r})\n"
+    "try:\n"
+    "    importlib.util.module_from_spec(spec)\n"
+    "    result = 'imported'\n"
+    "except ImportError as e:\n"
+    "    result = str(e)\n"
+    f"open({out!r}, 'w').write(result)\n")
+interpreters.run_string(iid, code)
+interpreters.destroy(iid)
+spec = importlib.util.spec_from_file_location("rt_grow_isolated", path)
+importlib.util.module_from_spec(spec)        # the main interpreter: fine
+"""
+
+
+@pytest.mark.skipif(sys.version_info < (3, 12), reason="interpreters with their own GIL: 3.12+")
+def test_an_interpreter_with_its_own_gil_refuses_the_module(grow_path, tmp_path):
+    # The module declares Py_MOD_PER_INTERPRETER_GIL_SUPPORTED; the runtime
+    # lowers that to a shared GIL (docs/runtime.md).
+    out = tmp_path / "result"
+    child = subprocess.run([sys.executable, "-c", ISOLATED, str(grow_path), str(out)],
+                           capture_output=True, text=True, timeout=300)
+    assert child.returncode == 0, child.stderr[-2000:]
+    assert out.read_text() == "module rt_grow_isolated does not support loading in subinterpreters"
 
 
 # ---- METH_CLASS, METH_STATIC, METH_COEXIST ----

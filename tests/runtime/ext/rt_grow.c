@@ -718,3 +718,28 @@ CYSTCK_MODINIT(rt_grow_created)
 {
     return Cystck_Return(S, CystckModuleDef_Init(S, &created_def));
 }
+
+/* ---- a third module, declaring an own GIL per interpreter and no GIL ---- */
+
+#ifdef Py_mod_multiple_interpreters
+CYSTCK_DEF_MOD_SLOT(isolated_interpreters_def, Py_mod_multiple_interpreters,
+                    Py_MOD_PER_INTERPRETER_GIL_SUPPORTED)
+#endif
+#ifdef Py_mod_gil
+CYSTCK_DEF_MOD_SLOT(isolated_gil_def, Py_mod_gil, Py_MOD_GIL_NOT_USED)
+#endif
+static CystckDef *isolated_defines[] = {
+#ifdef Py_mod_multiple_interpreters
+    &isolated_interpreters_def,
+#endif
+#ifdef Py_mod_gil
+    &isolated_gil_def,
+#endif
+    NULL
+};
+static CystckModuleDef isolated_def = {"rt_grow_isolated", NULL, 0, isolated_defines};
+
+CYSTCK_MODINIT(rt_grow_isolated)
+{
+    return Cystck_Return(S, CystckModuleDef_Init(S, &isolated_def));
+}

@@ -400,6 +400,71 @@ int CystckObject_CheckBuffer(h o) = PyObject_CheckBuffer   ; supports the buffer
 h CystckCapsule_New(void* p, const char* name, PyCapsule_Destructor d) = PyCapsule_New ; [h+1, e]
 void* CystckCapsule_GetPointer(h c, const char* name) = PyCapsule_GetPointer ; [e]
 
+## Multi-phase module initialization (PEP 489)
+h CystckModuleDef_Init(CystckModuleDef* def) : hand ~ PyModuleDef_Init ; [h+1, e] the definition as an object: what the init function of a multi-phase module returns (see CYSTCK_DEF_MOD_EXEC)
+h CystckModule_NewObject(h name) = PyModule_NewObject      ; [h+1, e] an empty module named name (for a create slot)
+h CystckModule_GetNameObject(h m) = PyModule_GetNameObject ; [h+1, e] m.__name__
+h CystckType_FromModuleAndSpec(h module, CystckType_Spec* spec, h? bases) : hand ~ PyType_FromModuleAndSpec ; [h+1, e] a new heap type made for module (PEP 573)
+h CystckType_GetModuleByDef(h type, CystckModuleDef* def) : hand ~ PyType_GetModuleByDef ; [h+1, e] the module made from def that type, or the first base in its MRO made from def, was made for
+h CystckType_GetModule(h type) : hand ~ PyType_GetModule   ; [h+1, e] the module type was made for
+void* CystckType_GetModuleState(h type) : hand ~ PyType_GetModuleState ; [e] the state of the module type was made for
+
+## Method binding (METH_CLASS, METH_STATIC, METH_COEXIST: see CYSTCK_DEF_METH_FLAGS)
+h CystckClassMethod_New(h f) = PyClassMethod_New           ; [h+1, e] classmethod(f)
+h CystckStaticMethod_New(h f) = PyStaticMethod_New         ; [h+1, e] staticmethod(f)
+
+## Unicode: code points and in-place building
+h CystckUnicode_New(Cystck_ssize_t size, Py_UCS4 maxchar) = PyUnicode_New ; [h+1, e] a str of size code points up to maxchar, to fill through its KIND and DATA before it is shared
+Py_UCS2* CystckUnicode_2BYTE_DATA(h o) = PyUnicode_2BYTE_DATA [macro] ; UCS-2 storage of a 2-byte-kind str
+Py_UCS4* CystckUnicode_4BYTE_DATA(h o) = PyUnicode_4BYTE_DATA [macro] ; UCS-4 storage of a 4-byte-kind str
+Py_UCS4 CystckUnicode_READ_CHAR(h o, Cystck_ssize_t i) = PyUnicode_READ_CHAR [macro] ; o[i] as a code point, unchecked index
+Py_UCS4 CystckUnicode_MAX_CHAR_VALUE(h o) = PyUnicode_MAX_CHAR_VALUE [macro] ; the largest code point o's kind holds
+Py_UCS4 CystckUnicode_ReadChar(h o, Cystck_ssize_t i) = PyUnicode_ReadChar ; [e] o[i] as a code point
+int CystckUnicode_WriteChar(h o, Cystck_ssize_t i, Py_UCS4 c) = PyUnicode_WriteChar ; [e] o[i] = c in a str not shared yet
+h CystckUnicode_Substring(h o, Cystck_ssize_t start, Cystck_ssize_t end) = PyUnicode_Substring ; [h+1, e] o[start:end]
+h CystckUnicode_FromOrdinal(int c) = PyUnicode_FromOrdinal ; [h+1, e] chr(c)
+Cystck_ssize_t CystckUnicode_FindChar(h o, Py_UCS4 c, Cystck_ssize_t start, Cystck_ssize_t end, int direction) = PyUnicode_FindChar ; [e] index of c in o[start:end] (-1: none, -2: error)
+
+## Frames for C code that Python did not call (see docs/runtime.md, "Releasing the GIL")
+void Cystck_OpenFrame() : hand ~ -                         ; open a frame in S (a Cystck_State of the caller's, e.g. in a callback run on a C library's thread after PyGILState_Ensure)
+int Cystck_CloseFrame() : hand ~ -                         ; [e] release every handle of S's frame; -1 if values were left on its return stack
+## Unicode writer (hand-written: cystck/src/unicode.c)
+int CystckUnicodeWriter_Init(CystckUnicodeWriter* w) : hand ~ _PyUnicodeWriter_Init ; [h+1, e] start building a str in w; the str is held by a handle of the frame (nothing leaks if the writer is abandoned)
+int CystckUnicodeWriter_WriteChar(CystckUnicodeWriter* w, Py_UCS4 c) : hand ~ _PyUnicodeWriter_WriteChar ; [e] append code point c (widens the str's kind only when c needs it)
+int CystckUnicodeWriter_WriteStr(CystckUnicodeWriter* w, h s) : hand ~ _PyUnicodeWriter_WriteStr ; [e] append str s
+int CystckUnicodeWriter_WriteSubstring(CystckUnicodeWriter* w, h s, Cystck_ssize_t start, Cystck_ssize_t end) : hand ~ _PyUnicodeWriter_WriteSubstring ; [e] append s[start:end]
+int CystckUnicodeWriter_WriteASCIIString(CystckUnicodeWriter* w, const char* s, Cystck_ssize_t n) : hand ~ _PyUnicodeWriter_WriteASCIIString ; [e] append n ASCII bytes (n = -1: up to the NUL); ValueError for a byte past 0x7F
+int CystckUnicodeWriter_WriteUTF8(CystckUnicodeWriter* w, const char* s, Cystck_ssize_t n) : hand ~ PyUnicodeWriter_WriteUTF8 ; [e] append n bytes of UTF-8 (n = -1: up to the NUL)
+h CystckUnicodeWriter_Finish(CystckUnicodeWriter* w) : hand ~ _PyUnicodeWriter_Finish ; [e] the str built: w's own handle, cut to length (no copy); w is finished
+void CystckUnicodeWriter_Dealloc(CystckUnicodeWriter* w) : hand ~ _PyUnicodeWriter_Dealloc ; [h-1] drop the str early (else the frame releases it)
+## Slices and slicing
+int CystckSlice_GetIndicesEx(h s, Cystck_ssize_t length, Cystck_ssize_t* start, Cystck_ssize_t* stop, Cystck_ssize_t* step, Cystck_ssize_t* slicelength) = PySlice_GetIndicesEx [check=PySlice_Check] ; [e] s.indices(length) and the slice's length
+Cystck_ssize_t CystckSlice_AdjustIndices(Cystck_ssize_t length, Cystck_ssize_t* start, Cystck_ssize_t* stop, Cystck_ssize_t step) = PySlice_AdjustIndices ; clip what CystckSlice_Unpack gave to a sequence of length; the slice's length
+int CystckList_SetSlice(h l, Cystck_ssize_t lo, Cystck_ssize_t hi, h? v) = PyList_SetSlice ; [e] l[lo:hi] = v (null v deletes)
+int CystckSequence_SetSlice(h o, Cystck_ssize_t i, Cystck_ssize_t j, h v) = PySequence_SetSlice ; [e] o[i:j] = v
+int CystckSequence_DelSlice(h o, Cystck_ssize_t i, Cystck_ssize_t j) = PySequence_DelSlice ; [e] del o[i:j]
+int CystckSequence_DelItem(h o, Cystck_ssize_t i) = PySequence_DelItem ; [e] del o[i]
+Cystck_ssize_t CystckNumber_AsSsize_t(h o, h? exc) = PyNumber_AsSsize_t ; [e] operator.index(o) as a Py_ssize_t; out of range: raise exc, or clip if exc is null
+
+## Integers as byte arrays
+h CystckLong_FromByteArray(const unsigned char* bytes, size_t n, int little_endian, int is_signed) = _PyLong_FromByteArray ; [h+1, e] int.from_bytes(bytes[:n], ...)
+int CystckLong_AsByteArray(h o, unsigned char* bytes, size_t n, int little_endian, int is_signed) = _Cystck_LongAsByteArray [check=PyLong_Check] ~ _PyLong_AsByteArray ; [e] o.to_bytes(n, ...) into bytes; OverflowError if it does not fit
+
+## Capsules
+int CystckCapsule_IsValid(h c, const char* name) = PyCapsule_IsValid ; is c a capsule named name with a pointer (no error either way)
+const char* CystckCapsule_GetName(h c) = PyCapsule_GetName ; [e] the capsule's name (NULL is also a valid name: check CystckErr_Occurred)
+void* CystckCapsule_GetContext(h c) = PyCapsule_GetContext ; [e] the capsule's context (NULL is also a valid context)
+int CystckCapsule_SetPointer(h c, void* p) = PyCapsule_SetPointer ; [e]
+int CystckCapsule_SetName(h c, const char* name) = PyCapsule_SetName ; [e]
+int CystckCapsule_SetContext(h c, void* context) = PyCapsule_SetContext ; [e]
+int CystckCapsule_SetDestructor(h c, PyCapsule_Destructor d) = PyCapsule_SetDestructor ; [e]
+void* CystckCapsule_Import(const char* name, int no_block) = PyCapsule_Import ; [e] the pointer of the capsule at module.attribute name
+int CystckCapsule_CheckExact(h o) = PyCapsule_CheckExact   ; is a capsule
+
+## Weak references to instances (see CYSTCK_DEF_WEAKLIST)
+h CystckWeakref_NewProxy(h o, h? callback) = PyWeakref_NewProxy ; [h+1, e] weakref.proxy(o, callback)
+int CystckWeakref_Check(h o) = PyWeakref_Check             ; a weak reference or proxy
+
 ## Handles and the return stack (hand-written, see Cystck.h)
 h Cystck_FromNewPyObject(PyObject* o) : hand ~ -           ; [h+1] escape hatch: a handle that takes over a new reference (null o: the null handle)
 Cystck_ssize_t Cystck_StackSize() : hand ~ -               ; entries on the return stack
@@ -512,6 +577,8 @@ type CystckType_Spec ~ PyType_Spec            ; `{name, basicsize, itemsize, fla
 type CystckModuleDef ~ PyModuleDef            ; `{name, doc, size, defines}`: size of the module state (0: none); defines the module functions
 type CystckArg_Converter ~ -                  ; `int (*)(Cystck_State *S, Cystck_Object o, void *out)`: the converter of the O& argument format (1 success, 0 failure)
 type CystckMem_Finalizer ~ -                  ; `void (*)(void *p)`: run just before a native block is released
+type Cystck_WeakList ~ -                      ; the weak-reference list of an instance, a member of its native struct named by CYSTCK_DEF_WEAKLIST (the extension never touches it)
+type CystckUnicodeWriter ~ _PyUnicodeWriter   ; builds a str in place (CystckUnicodeWriter_Init ... _Finish): its str is held by the frame
 
 ## Defining functions, methods and attributes
 macro CYSTCK_DEF_METH(sym, name, impl, conv, doc) ~ PyMethodDef ; defines `static CystckDef sym`: a function (in a module's defines) or method (in a type's) called `name`; declares impl with the signature of conv
@@ -527,6 +594,12 @@ macro CYSTCK_DEF_TYPED(sym, name, impl, RET, doc, ...) ~ PyMethodDef ; a functio
 macro CYSTCK_DEF_TYPED_POSONLY(sym, name, impl, RET, doc, ...) ~ PyMethodDef ; the same with positional-only parameters, bound like PyArg_ParseTuple
 macro CYSTCK_ARG(TYPE, name) ~ -            ; a required parameter of CYSTCK_DEF_TYPED: TYPE one of LONG LONGLONG SSIZE INT BOOL DOUBLE STR OBJECT
 macro CYSTCK_OPT(TYPE, name, default) ~ -   ; an optional parameter of CYSTCK_DEF_TYPED with a literal default
+macro CYSTCK_DEF_METH_FLAGS(sym, name, impl, conv, flags, doc) ~ PyMethodDef ; CYSTCK_DEF_METH with CPython's binding flags: METH_CLASS (self is the class), METH_STATIC (self is the null handle), METH_COEXIST
+macro CYSTCK_DEF_WEAKLIST(sym, STRUCT, field) ~ tp_weaklistoffset ; instances can be weakly referenced; field is the struct's Cystck_WeakList, cleared by the runtime before the destructor runs
+macro CYSTCK_DEF_MOD_EXEC(sym, impl) ~ Py_mod_exec ; a multi-phase module's exec slot: `int impl(Cystck_State *S, Cystck_Object module)`, 0 or -1
+macro CYSTCK_DEF_MOD_CREATE(sym, impl) ~ Py_mod_create ; a multi-phase module's create slot: `int impl(Cystck_State *S, Cystck_Object spec, CystckModuleDef *def)`, push count (the module) or -1
+macro CYSTCK_DEF_MOD_SLOT(sym, slot, value) ~ PyModuleDef_Slot ; a value slot of a multi-phase module (Py_mod_multiple_interpreters, Py_mod_gil; docs/runtime.md says what the runtime allows)
+macro CYSTCK_DEF_MOD_TRAVERSE(sym, impl) ~ m_traverse ; visits the Cystck_Fields of the module state: `int impl(void *state, Cystck_visitproc visit, void *arg)`; the runtime clears them when the module is cleared or freed
 macro CYSTCK_MODINIT(name) ~ PyMODINIT_FUNC ; starts the module's init function: `CYSTCK_MODINIT(spam) { ... }`, with `S` in scope; return `Cystck_Return(S, module)` or -1
 macro CYSTCK_TYPE_HELPERS(STRUCT) ~ -        ; defines `STRUCT *STRUCT_AsStruct(Cystck_State *S, Cystck_Object h)`, the typed accessor of the native struct (valid for the call)
 macro Cystck_VISIT(f) ~ Py_VISIT             ; in a traverse function: visit the Cystck_Field at f (returns what visit returns if not 0)

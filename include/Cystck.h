@@ -204,6 +204,18 @@ static inline double _Cystck_AsDouble(PyObject *o)
  * (the "not implemented" one raises TypeError by itself). */
 static inline int _Cystck_HasIterNext(PyObject *o) { return Py_TYPE(o)->tp_iternext != NULL; }
 
+/* _PyLong_AsByteArray, which gained an argument in 3.13 (raise on
+ * overflow: yes, as before). */
+static inline int _Cystck_LongAsByteArray(PyObject *o, unsigned char *bytes, size_t n,
+                                          int little_endian, int is_signed)
+{
+#if PY_VERSION_HEX >= 0x030D0000
+    return _PyLong_AsByteArray((PyLongObject *)o, bytes, n, little_endian, is_signed, 1);
+#else
+    return _PyLong_AsByteArray((PyLongObject *)o, bytes, n, little_endian, is_signed);
+#endif
+}
+
 /* Give a new reference a slot; NULL (an API error) gives the null handle. */
 static inline Cystck_Object _Cystck_Own(Cystck_State *S, PyObject *o)
 {

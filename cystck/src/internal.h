@@ -55,6 +55,10 @@ CYSTCK_INTERNAL void _Cystck_DebugQuarantine(PyObject **begin, PyObject **end, v
                                              const char *func);
 CYSTCK_INTERNAL void _Cystck_DebugInit(void);
 
+/* module.c: fill a module definition's slots (m_slots, m_traverse...)
+ * from the slot defines of def; 0, or -1 with an exception. */
+CYSTCK_INTERNAL int _Cystck_SetModuleSlots(PyModuleDef *pydef, const CystckModuleDef *def);
+
 /* refs.c */
 CYSTCK_INTERNAL void _Cystck_RefsAtExit(void);
 

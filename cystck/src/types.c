@@ -97,6 +97,8 @@ void _Cystck_DeallocWith(PyObject *self, void (*destroy)(void *))
     taken.cap = (Py_ssize_t)(sizeof(taken.inline_items) / sizeof(taken.inline_items[0]));
     if (PyType_IS_GC(tp))
         PyObject_GC_UnTrack(self);
+    if (tp->tp_weaklistoffset != 0)
+        PyObject_ClearWeakRefs(self);
     if (tp->tp_traverse != NULL)
         tp->tp_traverse(self, _Cystck_ClearVisitMarker, destroy != NULL ? &taken : NULL);
     if (destroy != NULL)
@@ -106,9 +108,25 @@ void _Cystck_DeallocWith(PyObject *self, void (*destroy)(void *))
     Py_DECREF(tp);
 }
 
+/* _Cystck_DeallocWith in CPython's trashcan, for GC types (whose fields
+ * can chain instances: freeing a long chain would otherwise recurse once
+ * per link and overflow the C stack).  `own` is the tp_dealloc calling it:
+ * a Python subclass's dealloc has its own trashcan, and the object must not
+ * go in twice. */
+void _Cystck_DeallocTrash(PyObject *self, void (*destroy)(void *), destructor own)
+{
+    PyObject_GC_UnTrack(self);       /* the trashcan takes untracked objects */
+    Py_TRASHCAN_BEGIN(self, own)      /* if Py_TYPE(self)->tp_dealloc == own */
+    _Cystck_DeallocWith(self, destroy);
+    Py_TRASHCAN_END
+}
+
 static void generic_dealloc(PyObject *self)
 {
-    _Cystck_DeallocWith(self, NULL);
+    if (PyType_IS_GC(Py_TYPE(self)))
+        _Cystck_DeallocTrash(self, NULL, generic_dealloc);
+    else
+        _Cystck_DeallocWith(self, NULL);
 }
 
 /* The dealloc of a type with no fields (so no traverse, no GC) and no
@@ -150,48 +168,59 @@ PyObject *_Cystck_PlainAlloc(PyTypeObject *tp, Py_ssize_t nitems)
 static void mark_plain(PyTypeObject *tp)
 {
     int generic = tp->tp_alloc == PyType_GenericAlloc || tp->tp_alloc == _Cystck_PlainAlloc;
-    if (generic && tp->tp_itemsize == 0 && !PyType_IS_GC(tp))
+    /* A weak-reference list must start empty: only tp_alloc zeroes it. */
+    if (generic && tp->tp_itemsize == 0 && !PyType_IS_GC(tp) && tp->tp_weaklistoffset == 0)
         tp->tp_alloc = _Cystck_PlainAlloc;
     else if (tp->tp_alloc == _Cystck_PlainAlloc)   /* inherited by a subtype that is not plain */
         tp->tp_alloc = PyType_GenericAlloc;
+    if (tp->tp_dealloc == plain_dealloc && tp->tp_weaklistoffset != 0)
+        tp->tp_dealloc = generic_dealloc;     /* which clears weak references */
 }
 
-/* The module of the types this extension makes: the one it created (its
+/* The module of the types this extension makes: the one it is made for
+ * (CystckType_FromModuleAndSpec), else the one the extension created (its
  * full name, with its package) or, before that, the one whose
  * CYSTCK_MODINIT is running. */
 const char *_Cystck_init_name;
 static PyObject *created_module_name;
 
-static const char *creating_module(void)
+static const char *creating_module(PyObject *module)
 {
-    if (created_module_name != NULL) {
-        const char *name = PyUnicode_AsUTF8(created_module_name);
-        if (name != NULL)
-            return name;
+    PyObject *name = created_module_name;
+    if (module != NULL && PyModule_Check(module)) {
+        const char *own = PyModule_GetName(module);
+        if (own != NULL)
+            return own;
+        PyErr_Clear();      /* a module without a name: fall back as below */
+    }
+    if (name != NULL) {
+        const char *utf8 = PyUnicode_AsUTF8(name);
+        if (utf8 != NULL)
+            return utf8;
         PyErr_Clear();      /* no memory for its UTF-8: the init name will do */
     }
     return _Cystck_init_name;
 }
 
-/* PyType_FromSpecWithBases, except that a name without a dot ("Point")
+/* PyType_FromModuleAndSpec, except that a name without a dot ("Point")
  * gets its module.  CPython would warn ("builtin type Point has no
  * __module__ attribute") and call it builtins, where the stock static type
  * a spec is usually translated from was silently builtins.  The type is
  * made as "module.Point", so __module__ is the module, then its tp_name is
  * set back to "Point" (as `type.__name__ = ...` does): error messages name
  * it as the stock type did. */
-static PyObject *type_from_spec(PyType_Spec *pyspec, PyObject *bases)
+static PyObject *pytype_from_spec(PyType_Spec *pyspec, PyObject *module, PyObject *bases)
 {
-    const char *module = creating_module();
+    const char *module_name = creating_module(module);
     PyObject *qualified, *type = NULL;
-    if (strchr(pyspec->name, '.') != NULL || module == NULL)
-        return PyType_FromSpecWithBases(pyspec, bases);
-    qualified = PyUnicode_FromFormat("%s.%s", module, pyspec->name);
+    if (strchr(pyspec->name, '.') != NULL || module_name == NULL)
+        return PyType_FromModuleAndSpec(module, pyspec, bases);
+    qualified = PyUnicode_FromFormat("%s.%s", module_name, pyspec->name);
     if (qualified == NULL)
         return NULL;
     pyspec->name = PyUnicode_AsUTF8(qualified);
     if (pyspec->name != NULL)
-        type = PyType_FromSpecWithBases(pyspec, bases);
+        type = PyType_FromModuleAndSpec(module, pyspec, bases);
     if (type != NULL) {
         const char *name = PyUnicode_AsUTF8(((PyHeapTypeObject *)type)->ht_name);
         if (name != NULL)
@@ -203,7 +232,9 @@ static PyObject *type_from_spec(PyType_Spec *pyspec, PyObject *bases)
     return type;
 }
 
-Cystck_Object CystckType_FromSpec(Cystck_State *S, CystckType_Spec *spec, Cystck_Object bases)
+/* CystckType_FromSpec and CystckType_FromModuleAndSpec (module: null or a module). */
+static Cystck_Object type_from_spec(Cystck_State *S, Cystck_Object module, CystckType_Spec *spec,
+                                    Cystck_Object bases)
 {
     Py_ssize_t n[5], im = 0, imem = 0, igs = 0, isl = 0;
     PyMethodDef *methods;
@@ -255,7 +286,7 @@ Cystck_Object CystckType_FromSpec(Cystck_State *S, CystckType_Spec *spec, Cystck
     pyspec.itemsize = (int)spec->itemsize;
     pyspec.flags = (unsigned int)(Py_TPFLAGS_DEFAULT | spec->flags | (gc ? Py_TPFLAGS_HAVE_GC : 0));
     pyspec.slots = slots;
-    type = type_from_spec(&pyspec, _Cystck_Get(bases));
+    type = pytype_from_spec(&pyspec, _Cystck_Get(module), _Cystck_Get(bases));
     if (type != NULL)
         mark_plain((PyTypeObject *)type);
     if (type != NULL && _Cystck_PublishTypedSignatures(type, spec->defines) < 0)
@@ -265,6 +296,19 @@ Cystck_Object CystckType_FromSpec(Cystck_State *S, CystckType_Spec *spec, Cystck
     if (!imem) PyMem_Free(members);
     if (!igs) PyMem_Free(getsets);
     return _Cystck_Own(S, type);
+}
+
+Cystck_Object CystckType_FromSpec(Cystck_State *S, CystckType_Spec *spec, Cystck_Object bases)
+{
+    return type_from_spec(S, Cystck_NULL, spec, bases);
+}
+
+Cystck_Object CystckType_FromModuleAndSpec(Cystck_State *S, Cystck_Object module, CystckType_Spec *spec,
+                                           Cystck_Object bases)
+{
+    if (Cystck_IsNull(module))
+        return _Cystck_BadArgAt(S, "CystckType_FromModuleAndSpec", module, _CYSTCK_CALLER());
+    return type_from_spec(S, module, spec, bases);
 }
 
 int CystckType_IsSubtype(Cystck_State *S, Cystck_Object a, Cystck_Object b)
@@ -349,9 +393,10 @@ static PyModuleDef *pydef_for(CystckModuleDef *def)
     if (existing != NULL)
         return existing;
     count_defines(def->defines, n);
-    if (n[CystckDef_Slot] || n[CystckDef_Member] || n[CystckDef_GetSet]) {
+    if (n[CystckDef_Member] || n[CystckDef_GetSet]) {
         PyErr_Format(PyExc_SystemError,
-                     "module %s: only methods can be defined at module level", def->name);
+                     "module %s: only functions and module slots can be defined at module level",
+                     def->name);
         return NULL;
     }
     e = (PyDefEntry *)PyMem_RawCalloc(1, sizeof(PyDefEntry));
@@ -364,15 +409,36 @@ static PyModuleDef *pydef_for(CystckModuleDef *def)
         return NULL;
     }
     for (d = def->defines; d != NULL && *d != NULL; d++)
-        e->pydef.m_methods[i++] = (*d)->meth;
+        if ((*d)->kind == CystckDef_Meth)
+            e->pydef.m_methods[i++] = (*d)->meth;
     e->pydef.m_base = head.m_base;
     e->pydef.m_name = def->name;
     e->pydef.m_doc = def->doc;
     e->pydef.m_size = def->size > 0 ? def->size : -1;
+    if (n[CystckDef_Slot] && _Cystck_SetModuleSlots(&e->pydef, def) < 0) {
+        PyMem_RawFree(e->pydef.m_methods);
+        PyMem_RawFree(e);
+        return NULL;
+    }
     e->def = def;
     e->next = pydefs;
     pydefs = e;
     return &e->pydef;
+}
+
+CystckModuleDef *_Cystck_ModuleDefOf(PyModuleDef *pydef)
+{
+    return (CystckModuleDef *)((PyDefEntry *)((char *)pydef - offsetof(PyDefEntry, pydef)))->def;
+}
+
+Cystck_Object CystckModuleDef_Init(Cystck_State *S, CystckModuleDef *def)
+{
+    PyModuleDef *pydef = pydef_for(def);
+    if (pydef == NULL)
+        return Cystck_NULL;
+    if (pydef->m_size < 0)     /* a definition without slots: "no state" is 0 here */
+        pydef->m_size = 0;
+    return _Cystck_OwnBorrowed(S, PyModuleDef_Init(pydef));
 }
 
 Cystck_Object CystckModule_Create(Cystck_State *S, CystckModuleDef *def)
@@ -383,7 +449,7 @@ Cystck_Object CystckModule_Create(Cystck_State *S, CystckModuleDef *def)
         return Cystck_NULL;
     m = PyModule_Create(pydef);
     if (m != NULL) {
-        PyObject *name = PyModule_GetNameObject(m);    /* for type_from_spec */
+        PyObject *name = PyModule_GetNameObject(m);    /* for pytype_from_spec */
         if (name == NULL)
             Py_CLEAR(m);
         else
@@ -424,12 +490,52 @@ void *_Cystck_ModuleFindStateSlow(Cystck_State *S, CystckModuleDef *def)
             return NULL;
         }
     }
+    if (_Cystck_found_pydef->m_slots != NULL) {
+        PyErr_Format(PyExc_SystemError,
+                     "CystckModule_FindState: module %s is initialized in phases, so one "
+                     "process may hold several: reach the state from the module (self of its "
+                     "functions) or with CystckType_GetModuleByDef", def->name);
+        return NULL;
+    }
     if ((m = PyState_FindModule(_Cystck_found_pydef)) == NULL) {
         PyErr_Format(PyExc_SystemError, "CystckModule_FindState: module %s is not loaded",
                      def->name);
         return NULL;
     }
     return PyModule_GetState(m);
+}
+
+/* The module a type was made for (CystckType_FromModuleAndSpec): that of
+ * the type, or of the first base in its MRO, made from def.  What methods of
+ * the types of a multi-phase module use to reach its state, since
+ * PyState_FindModule knows single-phase modules only. */
+Cystck_Object CystckType_GetModuleByDef(Cystck_State *S, Cystck_Object type, CystckModuleDef *def)
+{
+    PyTypeObject *tp = as_type(S, type, "CystckType_GetModuleByDef", _CYSTCK_CALLER());
+    PyModuleDef *pydef = pydef_if_created(def);
+    if (tp == NULL)
+        return Cystck_NULL;
+    if (pydef == NULL) {
+        PyErr_Format(PyExc_TypeError, "CystckType_GetModuleByDef: module %s is not loaded", def->name);
+        return Cystck_NULL;
+    }
+#if PY_VERSION_HEX >= 0x030B0000
+    return _Cystck_OwnBorrowed(S, PyType_GetModuleByDef(tp, pydef));
+#else
+    return _Cystck_OwnBorrowed(S, _PyType_GetModuleByDef(tp, pydef));
+#endif
+}
+
+Cystck_Object CystckType_GetModule(Cystck_State *S, Cystck_Object type)
+{
+    PyTypeObject *tp = as_type(S, type, "CystckType_GetModule", _CYSTCK_CALLER());
+    return tp != NULL ? _Cystck_OwnBorrowed(S, PyType_GetModule(tp)) : Cystck_NULL;
+}
+
+void *CystckType_GetModuleState(Cystck_State *S, Cystck_Object type)
+{
+    PyTypeObject *tp = as_type(S, type, "CystckType_GetModuleState", _CYSTCK_CALLER());
+    return tp != NULL ? PyType_GetModuleState(tp) : NULL;
 }
 
 void *CystckModule_GetState(Cystck_State *S, Cystck_Object m)

@@ -2640,6 +2640,392 @@ static inline void* CystckCapsule_GetPointer(Cystck_State *S, Cystck_Object c, c
 #undef FN
 }
 
+/* ---- Multi-phase module initialization (PEP 489) ---- */
+
+/* [h+1, e] an empty module named name (for a create slot) */
+static inline Cystck_Object CystckModule_NewObject(Cystck_State *S, Cystck_Object name)
+{
+#define FN "CystckModule_NewObject"
+    PyObject *name_ = _Cystck_Get(name);
+    if (Cystck_unlikely(!name_))
+        return (_Cystck_BadArg(S, FN, name), Cystck_NULL);
+    return _Cystck_Own(S, PyModule_NewObject(name_));
+#undef FN
+}
+
+/* [h+1, e] m.__name__ */
+static inline Cystck_Object CystckModule_GetNameObject(Cystck_State *S, Cystck_Object m)
+{
+#define FN "CystckModule_GetNameObject"
+    PyObject *m_ = _Cystck_Get(m);
+    if (Cystck_unlikely(!m_))
+        return (_Cystck_BadArg(S, FN, m), Cystck_NULL);
+    return _Cystck_Own(S, PyModule_GetNameObject(m_));
+#undef FN
+}
+
+/* ---- Method binding (METH_CLASS, METH_STATIC, METH_COEXIST: see CYSTCK_DEF_METH_FLAGS) ---- */
+
+/* [h+1, e] classmethod(f) */
+static inline Cystck_Object CystckClassMethod_New(Cystck_State *S, Cystck_Object f)
+{
+#define FN "CystckClassMethod_New"
+    PyObject *f_ = _Cystck_Get(f);
+    if (Cystck_unlikely(!f_))
+        return (_Cystck_BadArg(S, FN, f), Cystck_NULL);
+    return _Cystck_Own(S, PyClassMethod_New(f_));
+#undef FN
+}
+
+/* [h+1, e] staticmethod(f) */
+static inline Cystck_Object CystckStaticMethod_New(Cystck_State *S, Cystck_Object f)
+{
+#define FN "CystckStaticMethod_New"
+    PyObject *f_ = _Cystck_Get(f);
+    if (Cystck_unlikely(!f_))
+        return (_Cystck_BadArg(S, FN, f), Cystck_NULL);
+    return _Cystck_Own(S, PyStaticMethod_New(f_));
+#undef FN
+}
+
+/* ---- Unicode: code points and in-place building ---- */
+
+/* [h+1, e] a str of size code points up to maxchar, to fill through its KIND and DATA before it is shared */
+static inline Cystck_Object CystckUnicode_New(Cystck_State *S, Cystck_ssize_t size, Py_UCS4 maxchar)
+{
+#define FN "CystckUnicode_New"
+    (void)S;
+    return _Cystck_Own(S, PyUnicode_New(size, maxchar));
+#undef FN
+}
+
+/* UCS-2 storage of a 2-byte-kind str */
+static inline Py_UCS2* CystckUnicode_2BYTE_DATA(Cystck_State *S, Cystck_Object o)
+{
+#define FN "CystckUnicode_2BYTE_DATA"
+    PyObject *o_ = _Cystck_Get(o);
+    if (Cystck_unlikely(!o_))
+        return (_Cystck_BadArgInt(S, FN, o), (Py_UCS2*)NULL);
+    return (Py_UCS2*)(PyUnicode_2BYTE_DATA(o_));
+#undef FN
+}
+
+/* UCS-4 storage of a 4-byte-kind str */
+static inline Py_UCS4* CystckUnicode_4BYTE_DATA(Cystck_State *S, Cystck_Object o)
+{
+#define FN "CystckUnicode_4BYTE_DATA"
+    PyObject *o_ = _Cystck_Get(o);
+    if (Cystck_unlikely(!o_))
+        return (_Cystck_BadArgInt(S, FN, o), (Py_UCS4*)NULL);
+    return (Py_UCS4*)(PyUnicode_4BYTE_DATA(o_));
+#undef FN
+}
+
+/* o[i] as a code point, unchecked index */
+static inline Py_UCS4 CystckUnicode_READ_CHAR(Cystck_State *S, Cystck_Object o, Cystck_ssize_t i)
+{
+#define FN "CystckUnicode_READ_CHAR"
+    PyObject *o_ = _Cystck_Get(o);
+    if (Cystck_unlikely(!o_))
+        return (_Cystck_BadArgInt(S, FN, o), (Py_UCS4)-1);
+    return (Py_UCS4)(PyUnicode_READ_CHAR(o_, i));
+#undef FN
+}
+
+/* the largest code point o's kind holds */
+static inline Py_UCS4 CystckUnicode_MAX_CHAR_VALUE(Cystck_State *S, Cystck_Object o)
+{
+#define FN "CystckUnicode_MAX_CHAR_VALUE"
+    PyObject *o_ = _Cystck_Get(o);
+    if (Cystck_unlikely(!o_))
+        return (_Cystck_BadArgInt(S, FN, o), (Py_UCS4)-1);
+    return (Py_UCS4)(PyUnicode_MAX_CHAR_VALUE(o_));
+#undef FN
+}
+
+/* [e] o[i] as a code point */
+static inline Py_UCS4 CystckUnicode_ReadChar(Cystck_State *S, Cystck_Object o, Cystck_ssize_t i)
+{
+#define FN "CystckUnicode_ReadChar"
+    PyObject *o_ = _Cystck_Get(o);
+    if (Cystck_unlikely(!o_))
+        return (_Cystck_BadArgInt(S, FN, o), (Py_UCS4)-1);
+    return (Py_UCS4)(PyUnicode_ReadChar(o_, i));
+#undef FN
+}
+
+/* [e] o[i] = c in a str not shared yet */
+static inline int CystckUnicode_WriteChar(Cystck_State *S, Cystck_Object o, Cystck_ssize_t i, Py_UCS4 c)
+{
+#define FN "CystckUnicode_WriteChar"
+    PyObject *o_ = _Cystck_Get(o);
+    if (Cystck_unlikely(!o_))
+        return (_Cystck_BadArgInt(S, FN, o), (int)-1);
+    return (int)(PyUnicode_WriteChar(o_, i, c));
+#undef FN
+}
+
+/* [h+1, e] o[start:end] */
+static inline Cystck_Object CystckUnicode_Substring(Cystck_State *S, Cystck_Object o, Cystck_ssize_t start, Cystck_ssize_t end)
+{
+#define FN "CystckUnicode_Substring"
+    PyObject *o_ = _Cystck_Get(o);
+    if (Cystck_unlikely(!o_))
+        return (_Cystck_BadArg(S, FN, o), Cystck_NULL);
+    return _Cystck_Own(S, PyUnicode_Substring(o_, start, end));
+#undef FN
+}
+
+/* [h+1, e] chr(c) */
+static inline Cystck_Object CystckUnicode_FromOrdinal(Cystck_State *S, int c)
+{
+#define FN "CystckUnicode_FromOrdinal"
+    (void)S;
+    return _Cystck_Own(S, PyUnicode_FromOrdinal(c));
+#undef FN
+}
+
+/* [e] index of c in o[start:end] (-1: none, -2: error) */
+static inline Cystck_ssize_t CystckUnicode_FindChar(Cystck_State *S, Cystck_Object o, Py_UCS4 c, Cystck_ssize_t start, Cystck_ssize_t end, int direction)
+{
+#define FN "CystckUnicode_FindChar"
+    PyObject *o_ = _Cystck_Get(o);
+    if (Cystck_unlikely(!o_))
+        return (_Cystck_BadArgInt(S, FN, o), (Cystck_ssize_t)-1);
+    return (Cystck_ssize_t)(PyUnicode_FindChar(o_, c, start, end, direction));
+#undef FN
+}
+
+/* ---- Slices and slicing ---- */
+
+/* [e] s.indices(length) and the slice's length */
+static inline int CystckSlice_GetIndicesEx(Cystck_State *S, Cystck_Object s, Cystck_ssize_t length, Cystck_ssize_t* start, Cystck_ssize_t* stop, Cystck_ssize_t* step, Cystck_ssize_t* slicelength)
+{
+#define FN "CystckSlice_GetIndicesEx"
+    PyObject *s_ = _Cystck_Get(s);
+    if (Cystck_unlikely(!s_))
+        return (_Cystck_BadArgInt(S, FN, s), (int)-1);
+    if (Cystck_unlikely(!PySlice_Check(s_)))
+        return (PyErr_Format(PyExc_SystemError, "%s: argument of the wrong type (%s)", FN, Py_TYPE(s_)->tp_name), (int)-1);
+    return (int)(PySlice_GetIndicesEx(s_, length, start, stop, step, slicelength));
+#undef FN
+}
+
+/* clip what CystckSlice_Unpack gave to a sequence of length; the slice's length */
+static inline Cystck_ssize_t CystckSlice_AdjustIndices(Cystck_State *S, Cystck_ssize_t length, Cystck_ssize_t* start, Cystck_ssize_t* stop, Cystck_ssize_t step)
+{
+#define FN "CystckSlice_AdjustIndices"
+    (void)S;
+    return (Cystck_ssize_t)(PySlice_AdjustIndices(length, start, stop, step));
+#undef FN
+}
+
+/* [e] l[lo:hi] = v (null v deletes) */
+static inline int CystckList_SetSlice(Cystck_State *S, Cystck_Object l, Cystck_ssize_t lo, Cystck_ssize_t hi, Cystck_Object v)
+{
+#define FN "CystckList_SetSlice"
+    PyObject *l_ = _Cystck_Get(l);
+    PyObject *v_ = _Cystck_Get(v);
+    if (Cystck_unlikely(!l_))
+        return (_Cystck_BadArgInt(S, FN, l), (int)-1);
+    return (int)(PyList_SetSlice(l_, lo, hi, v_));
+#undef FN
+}
+
+/* [e] o[i:j] = v */
+static inline int CystckSequence_SetSlice(Cystck_State *S, Cystck_Object o, Cystck_ssize_t i, Cystck_ssize_t j, Cystck_Object v)
+{
+#define FN "CystckSequence_SetSlice"
+    PyObject *o_ = _Cystck_Get(o);
+    PyObject *v_ = _Cystck_Get(v);
+    if (Cystck_unlikely(!o_ || !v_))
+        return (_Cystck_BadArgInt(S, FN, !o_ ? o : v), (int)-1);
+    return (int)(PySequence_SetSlice(o_, i, j, v_));
+#undef FN
+}
+
+/* [e] del o[i:j] */
+static inline int CystckSequence_DelSlice(Cystck_State *S, Cystck_Object o, Cystck_ssize_t i, Cystck_ssize_t j)
+{
+#define FN "CystckSequence_DelSlice"
+    PyObject *o_ = _Cystck_Get(o);
+    if (Cystck_unlikely(!o_))
+        return (_Cystck_BadArgInt(S, FN, o), (int)-1);
+    return (int)(PySequence_DelSlice(o_, i, j));
+#undef FN
+}
+
+/* [e] del o[i] */
+static inline int CystckSequence_DelItem(Cystck_State *S, Cystck_Object o, Cystck_ssize_t i)
+{
+#define FN "CystckSequence_DelItem"
+    PyObject *o_ = _Cystck_Get(o);
+    if (Cystck_unlikely(!o_))
+        return (_Cystck_BadArgInt(S, FN, o), (int)-1);
+    return (int)(PySequence_DelItem(o_, i));
+#undef FN
+}
+
+/* [e] operator.index(o) as a Py_ssize_t; out of range: raise exc, or clip if exc is null */
+static inline Cystck_ssize_t CystckNumber_AsSsize_t(Cystck_State *S, Cystck_Object o, Cystck_Object exc)
+{
+#define FN "CystckNumber_AsSsize_t"
+    PyObject *o_ = _Cystck_Get(o);
+    PyObject *exc_ = _Cystck_Get(exc);
+    if (Cystck_unlikely(!o_))
+        return (_Cystck_BadArgInt(S, FN, o), (Cystck_ssize_t)-1);
+    return (Cystck_ssize_t)(PyNumber_AsSsize_t(o_, exc_));
+#undef FN
+}
+
+/* ---- Integers as byte arrays ---- */
+
+/* [h+1, e] int.from_bytes(bytes[:n], ...) */
+static inline Cystck_Object CystckLong_FromByteArray(Cystck_State *S, const unsigned char* bytes, size_t n, int little_endian, int is_signed)
+{
+#define FN "CystckLong_FromByteArray"
+    (void)S;
+    return _Cystck_Own(S, _PyLong_FromByteArray(bytes, n, little_endian, is_signed));
+#undef FN
+}
+
+/* [e] o.to_bytes(n, ...) into bytes; OverflowError if it does not fit */
+static inline int CystckLong_AsByteArray(Cystck_State *S, Cystck_Object o, unsigned char* bytes, size_t n, int little_endian, int is_signed)
+{
+#define FN "CystckLong_AsByteArray"
+    PyObject *o_ = _Cystck_Get(o);
+    if (Cystck_unlikely(!o_))
+        return (_Cystck_BadArgInt(S, FN, o), (int)-1);
+    if (Cystck_unlikely(!PyLong_Check(o_)))
+        return (PyErr_Format(PyExc_SystemError, "%s: argument of the wrong type (%s)", FN, Py_TYPE(o_)->tp_name), (int)-1);
+    return (int)(_Cystck_LongAsByteArray(o_, bytes, n, little_endian, is_signed));
+#undef FN
+}
+
+/* ---- Capsules ---- */
+
+/* is c a capsule named name with a pointer (no error either way) */
+static inline int CystckCapsule_IsValid(Cystck_State *S, Cystck_Object c, const char* name)
+{
+#define FN "CystckCapsule_IsValid"
+    PyObject *c_ = _Cystck_Get(c);
+    if (Cystck_unlikely(!c_))
+        return (_Cystck_BadArgInt(S, FN, c), (int)-1);
+    return (int)(PyCapsule_IsValid(c_, name));
+#undef FN
+}
+
+/* [e] the capsule's name (NULL is also a valid name: check CystckErr_Occurred) */
+static inline const char* CystckCapsule_GetName(Cystck_State *S, Cystck_Object c)
+{
+#define FN "CystckCapsule_GetName"
+    PyObject *c_ = _Cystck_Get(c);
+    if (Cystck_unlikely(!c_))
+        return (_Cystck_BadArgInt(S, FN, c), (const char*)NULL);
+    return (const char*)(PyCapsule_GetName(c_));
+#undef FN
+}
+
+/* [e] the capsule's context (NULL is also a valid context) */
+static inline void* CystckCapsule_GetContext(Cystck_State *S, Cystck_Object c)
+{
+#define FN "CystckCapsule_GetContext"
+    PyObject *c_ = _Cystck_Get(c);
+    if (Cystck_unlikely(!c_))
+        return (_Cystck_BadArgInt(S, FN, c), (void*)NULL);
+    return (void*)(PyCapsule_GetContext(c_));
+#undef FN
+}
+
+/* [e] */
+static inline int CystckCapsule_SetPointer(Cystck_State *S, Cystck_Object c, void* p)
+{
+#define FN "CystckCapsule_SetPointer"
+    PyObject *c_ = _Cystck_Get(c);
+    if (Cystck_unlikely(!c_))
+        return (_Cystck_BadArgInt(S, FN, c), (int)-1);
+    return (int)(PyCapsule_SetPointer(c_, p));
+#undef FN
+}
+
+/* [e] */
+static inline int CystckCapsule_SetName(Cystck_State *S, Cystck_Object c, const char* name)
+{
+#define FN "CystckCapsule_SetName"
+    PyObject *c_ = _Cystck_Get(c);
+    if (Cystck_unlikely(!c_))
+        return (_Cystck_BadArgInt(S, FN, c), (int)-1);
+    return (int)(PyCapsule_SetName(c_, name));
+#undef FN
+}
+
+/* [e] */
+static inline int CystckCapsule_SetContext(Cystck_State *S, Cystck_Object c, void* context)
+{
+#define FN "CystckCapsule_SetContext"
+    PyObject *c_ = _Cystck_Get(c);
+    if (Cystck_unlikely(!c_))
+        return (_Cystck_BadArgInt(S, FN, c), (int)-1);
+    return (int)(PyCapsule_SetContext(c_, context));
+#undef FN
+}
+
+/* [e] */
+static inline int CystckCapsule_SetDestructor(Cystck_State *S, Cystck_Object c, PyCapsule_Destructor d)
+{
+#define FN "CystckCapsule_SetDestructor"
+    PyObject *c_ = _Cystck_Get(c);
+    if (Cystck_unlikely(!c_))
+        return (_Cystck_BadArgInt(S, FN, c), (int)-1);
+    return (int)(PyCapsule_SetDestructor(c_, d));
+#undef FN
+}
+
+/* [e] the pointer of the capsule at module.attribute name */
+static inline void* CystckCapsule_Import(Cystck_State *S, const char* name, int no_block)
+{
+#define FN "CystckCapsule_Import"
+    (void)S;
+    return (void*)(PyCapsule_Import(name, no_block));
+#undef FN
+}
+
+/* is a capsule */
+static inline int CystckCapsule_CheckExact(Cystck_State *S, Cystck_Object o)
+{
+#define FN "CystckCapsule_CheckExact"
+    PyObject *o_ = _Cystck_Get(o);
+    if (Cystck_unlikely(!o_))
+        return (_Cystck_BadArgInt(S, FN, o), (int)-1);
+    return (int)(PyCapsule_CheckExact(o_));
+#undef FN
+}
+
+/* ---- Weak references to instances (see CYSTCK_DEF_WEAKLIST) ---- */
+
+/* [h+1, e] weakref.proxy(o, callback) */
+static inline Cystck_Object CystckWeakref_NewProxy(Cystck_State *S, Cystck_Object o, Cystck_Object callback)
+{
+#define FN "CystckWeakref_NewProxy"
+    PyObject *o_ = _Cystck_Get(o);
+    PyObject *callback_ = _Cystck_Get(callback);
+    if (Cystck_unlikely(!o_))
+        return (_Cystck_BadArg(S, FN, o), Cystck_NULL);
+    return _Cystck_Own(S, PyWeakref_NewProxy(o_, callback_));
+#undef FN
+}
+
+/* a weak reference or proxy */
+static inline int CystckWeakref_Check(Cystck_State *S, Cystck_Object o)
+{
+#define FN "CystckWeakref_Check"
+    PyObject *o_ = _Cystck_Get(o);
+    if (Cystck_unlikely(!o_))
+        return (_Cystck_BadArgInt(S, FN, o), (int)-1);
+    return (int)(PyWeakref_Check(o_));
+#undef FN
+}
+
 /* ---- Buffers exported by types and typed native blocks ---- */
 
 /* [e] fill view with len bytes at buf, exported by o (for a bf_getbuffer slot) */

@@ -224,19 +224,26 @@ typedef struct {
 /* CYSTCK_DEF_METH(sym, "name", impl, CYSTCK_VARARGS, doc)
  * declares impl with the convention's signature, generates its trampoline
  * and defines `static CystckDef sym`.  Define impl after (or before) it. */
-#define _CYSTCK_DEF_METH(LINKAGE, SYM, NAME, IMPL, CONV, DOC)                 \
+#define _CYSTCK_DEF_METH(LINKAGE, SYM, NAME, IMPL, CONV, FLAGS, DOC)          \
     LINKAGE _CYSTCK_PROTO_##CONV(IMPL);                                       \
     _CYSTCK_TRAMPOLINE_##CONV(SYM, IMPL)                                      \
     static CystckDef SYM = { CystckDef_Meth,                                  \
         { NAME, (PyCFunction)(void (*)(void))_CYSTCK_TRAMP(SYM),              \
-          _CYSTCK_FLAGS_##CONV, DOC },                                        \
+          _CYSTCK_FLAGS_##CONV | (FLAGS), DOC },                              \
         _CYSTCK_NO_SLOT, _CYSTCK_NO_MEMBER, _CYSTCK_NO_GETSET, NULL };
 #define CYSTCK_DEF_METH(SYM, NAME, IMPL, CONV, DOC) \
-    _CYSTCK_DEF_METH(static, SYM, NAME, IMPL, CONV, DOC)
+    _CYSTCK_DEF_METH(static, SYM, NAME, IMPL, CONV, 0, DOC)
 /* The same for an implementation with external linkage, defined in another
  * file of the extension (declare it there without `static`). */
 #define CYSTCK_DEF_METH_EXTERN(SYM, NAME, IMPL, CONV, DOC) \
-    _CYSTCK_DEF_METH(extern, SYM, NAME, IMPL, CONV, DOC)
+    _CYSTCK_DEF_METH(extern, SYM, NAME, IMPL, CONV, 0, DOC)
+/* A method of a type with CPython's binding flags added to the convention:
+ *   METH_CLASS    self is the class (a classmethod)
+ *   METH_STATIC   self is the null handle (a staticmethod)
+ *   METH_COEXIST  defined even where a slot already made the name
+ * e.g. CYSTCK_DEF_METH_FLAGS(sym, "from_bytes", impl, CYSTCK_KEYWORDS, METH_CLASS, doc). */
+#define CYSTCK_DEF_METH_FLAGS(SYM, NAME, IMPL, CONV, FLAGS, DOC) \
+    _CYSTCK_DEF_METH(static, SYM, NAME, IMPL, CONV, FLAGS, DOC)
 
 /* Member types for CYSTCK_DEF_MEMBER. */
 #define CYSTCK_MEMBER_SHORT     T_SHORT
@@ -264,6 +271,18 @@ typedef struct {
     static CystckDef SYM = { CystckDef_Member, _CYSTCK_NO_METH, _CYSTCK_NO_SLOT, \
         { NAME, TYPE, (Py_ssize_t)(CYSTCK_DATA_OFFSET + offsetof(STRUCT, FIELD)), \
           FLAGS, DOC },                                                       \
+        _CYSTCK_NO_GETSET, NULL };
+
+/* Weak references to instances: the native struct holds a Cystck_WeakList
+ * (the extension never touches it) and the type's defines list
+ * CYSTCK_DEF_WEAKLIST(sym, STRUCT, FIELD), the stock tp_weaklistoffset.
+ * The runtime starts the list empty and clears it when an instance dies,
+ * before the type's destructor runs (stock: PyObject_ClearWeakRefs). */
+typedef struct { PyObject *_list; } Cystck_WeakList;
+#define CYSTCK_DEF_WEAKLIST(SYM, STRUCT, FIELD)                               \
+    static CystckDef SYM = { CystckDef_Member, _CYSTCK_NO_METH, _CYSTCK_NO_SLOT, \
+        { "__weaklistoffset__", T_PYSSIZET,                                   \
+          (Py_ssize_t)(CYSTCK_DATA_OFFSET + offsetof(STRUCT, FIELD)), READONLY, NULL }, \
         _CYSTCK_NO_GETSET, NULL };
 
 /* Getters and setters:
@@ -509,21 +528,27 @@ typedef struct { visitproc visit; void *arg; } _Cystck_VisitCtx;
         return IMPL(data_, _Cystck_VisitAdapter, &ctx_);                      \
     }
 CYSTCK_INTERNAL void _Cystck_DeallocWith(PyObject *self, void (*destroy)(void *));
+CYSTCK_INTERNAL void _Cystck_DeallocTrash(PyObject *self, void (*destroy)(void *), destructor own);
 /* A type without traverse (no fields, so not GC; a Python subclass has
- * subtype_traverse) needs only the destructor, tp_free and the heap type's
- * reference: done here, with IMPL called directly (and often inlined). */
+ * subtype_traverse) and without weak references needs only the destructor,
+ * tp_free and the heap type's reference: done here, with IMPL called
+ * directly (and often inlined). */
 #define _CYSTCK_DESTROY(SYM, IMPL)                                                 \
     static void IMPL(void *data);                                             \
     static void _CYSTCK_TRAMP(SYM)(PyObject *self)                           \
     {                                                                         \
         PyTypeObject *tp_ = Py_TYPE(self);                                    \
-        if (Cystck_likely(tp_->tp_traverse == NULL && !PyType_IS_GC(tp_))) {  \
+        if (Cystck_likely(tp_->tp_traverse == NULL && !PyType_IS_GC(tp_) &&   \
+                          tp_->tp_weaklistoffset == 0)) {                     \
             IMPL((char *)self + CYSTCK_DATA_OFFSET);                          \
             tp_->tp_free(self);                                               \
             Py_DECREF(tp_);                                                   \
             return;                                                           \
         }                                                                     \
-        _Cystck_DeallocWith(self, IMPL);                                      \
+        if (PyType_IS_GC(tp_))                                                \
+            _Cystck_DeallocTrash(self, IMPL, _CYSTCK_TRAMP(SYM));             \
+        else                                                                  \
+            _Cystck_DeallocWith(self, IMPL);                                  \
     }
 
 /* The slots CYSTCK_DEF_SLOT accepts, each with its trampoline kind in
@@ -662,8 +687,85 @@ typedef struct {
     const char *name;
     const char *doc;
     Cystck_ssize_t size;       /* module state size (0: none) */
-    CystckDef **defines;       /* module functions, NULL-terminated */
+    CystckDef **defines;       /* functions and module slots, NULL-terminated */
 } CystckModuleDef;
+
+/* ---- Multi-phase module initialization (PEP 489) ----
+ * A module whose definition lists these is initialized in phases: its init
+ * function returns Cystck_Return(S, CystckModuleDef_Init(S, &def)), and the
+ * import system then creates the module (with create, or a plain module
+ * with a zeroed state of def.size bytes) and runs each exec on it.
+ *   CYSTCK_DEF_MOD_CREATE(sym, impl)
+ *       int impl(S, Cystck_Object spec, CystckModuleDef *def)  push count
+ *   CYSTCK_DEF_MOD_EXEC(sym, impl)
+ *       int impl(S, Cystck_Object module)                        0 / -1
+ *   CYSTCK_DEF_MOD_SLOT(sym, slot, value)
+ *       a value slot, e.g. Py_mod_multiple_interpreters (3.12) or
+ *       Py_mod_gil (3.13); see docs/runtime.md for what the runtime allows.
+ *   CYSTCK_DEF_MOD_TRAVERSE(sym, impl)
+ *       int impl(void *state, Cystck_visitproc visit, void *arg) must visit
+ *       every Cystck_Field of the module state: the cyclic GC sees them and
+ *       the runtime clears them when the module is cleared or freed.  Works
+ *       for single-phase modules with a state too.
+ * References made in create and exec are module globals, as in
+ * CYSTCK_MODINIT. */
+CYSTCK_INTERNAL CystckModuleDef *_Cystck_ModuleDefOf(PyModuleDef *pydef);
+/* The slot id of a module's traverse function (not a CPython slot). */
+#define _CYSTCK_MOD_TRAVERSE_SLOT (-1)
+
+#define _CYSTCK_MOD_EXEC(SYM, IMPL)                                           \
+    static int IMPL(Cystck_State *S, Cystck_Object module);                   \
+    static int _CYSTCK_TRAMP(SYM)(PyObject *module)                          \
+    {                                                                         \
+        Cystck_State S_;                                                      \
+        int r_;                                                               \
+        _Cystck_OpenFrame(&S_, #IMPL);                                        \
+        _Cystck_in_module_init++;                                             \
+        r_ = _Cystck_FinishInt(&S_, IMPL(&S_, _Cystck_HArg(&module)), #IMPL); \
+        _Cystck_in_module_init--;                                             \
+        return r_;                                                            \
+    }
+#define _CYSTCK_MOD_CREATE(SYM, IMPL)                                         \
+    static int IMPL(Cystck_State *S, Cystck_Object spec, CystckModuleDef *def); \
+    static PyObject *_CYSTCK_TRAMP(SYM)(PyObject *spec, PyModuleDef *def)    \
+    {                                                                         \
+        Cystck_State S_;                                                      \
+        PyObject *m_;                                                         \
+        _Cystck_OpenFrame(&S_, #IMPL);                                        \
+        _Cystck_in_module_init++;                                             \
+        m_ = _Cystck_Finish(&S_, IMPL(&S_, _Cystck_HArg(&spec),               \
+                                      _Cystck_ModuleDefOf(def)), #IMPL);      \
+        _Cystck_in_module_init--;                                             \
+        return m_;                                                            \
+    }
+#define _CYSTCK_MOD_TRAVERSE(SYM, IMPL)                                       \
+    static int IMPL(void *state, Cystck_visitproc visit, void *arg);          \
+    static int _CYSTCK_TRAMP(SYM)(PyObject *module, visitproc visit, void *arg) \
+    {                                                                         \
+        _Cystck_VisitCtx ctx_;                                                \
+        void *state_ = PyModule_GetState(module);                             \
+        if (state_ == NULL)                                                   \
+            return 0;                                                         \
+        if (visit == _Cystck_ClearVisitMarker)                                \
+            return IMPL(state_, _Cystck_ClearField, NULL);                    \
+        ctx_.visit = visit;                                                   \
+        ctx_.arg = arg;                                                       \
+        return IMPL(state_, _Cystck_VisitAdapter, &ctx_);                     \
+    }
+#define _CYSTCK_DEF_MOD_SLOT_OF(SYM, ID, FUNC)                                \
+    static CystckDef SYM = { CystckDef_Slot, _CYSTCK_NO_METH,                 \
+        { ID, (void *)FUNC }, _CYSTCK_NO_MEMBER, _CYSTCK_NO_GETSET, NULL };
+#define CYSTCK_DEF_MOD_EXEC(SYM, IMPL)                                        \
+    _CYSTCK_MOD_EXEC(SYM, IMPL)                                               \
+    _CYSTCK_DEF_MOD_SLOT_OF(SYM, Py_mod_exec, _CYSTCK_TRAMP(SYM))
+#define CYSTCK_DEF_MOD_CREATE(SYM, IMPL)                                      \
+    _CYSTCK_MOD_CREATE(SYM, IMPL)                                             \
+    _CYSTCK_DEF_MOD_SLOT_OF(SYM, Py_mod_create, _CYSTCK_TRAMP(SYM))
+#define CYSTCK_DEF_MOD_TRAVERSE(SYM, IMPL)                                    \
+    _CYSTCK_MOD_TRAVERSE(SYM, IMPL)                                           \
+    _CYSTCK_DEF_MOD_SLOT_OF(SYM, _CYSTCK_MOD_TRAVERSE_SLOT, _CYSTCK_TRAMP(SYM))
+#define CYSTCK_DEF_MOD_SLOT(SYM, SLOT, VALUE)                                 \
+    _CYSTCK_DEF_MOD_SLOT_OF(SYM, SLOT, VALUE)
 
 /* CYSTCK_MODINIT(name) starts the module's init function; its body has a
  * Cystck_State *S and returns Cystck_Return(S, module) or -1:

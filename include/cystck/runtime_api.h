@@ -280,11 +280,73 @@ CYSTCK_INTERNAL Cystck_Object CystckErr_GetRaisedException(Cystck_State *S);
 CYSTCK_INTERNAL void CystckErr_SetRaisedException(Cystck_State *S, Cystck_Object exc);
 static inline int CystckErr_Occurred(Cystck_State *S) { (void)S; return PyErr_Occurred() != NULL; }
 
+/* ---- Frames for C code that Python did not call ----
+ * A callback that a C library runs on its own thread has no frame: it
+ * takes the GIL (PyGILState_Ensure), opens one on its own C stack, calls
+ * the API with it, and closes it (releasing every handle it made) before
+ * giving the GIL back:
+ *
+ *     PyGILState_STATE g = PyGILState_Ensure();
+ *     Cystck_State S_, *S = &S_;
+ *     Cystck_OpenFrame(S);
+ *     ... API calls with S ...
+ *     Cystck_CloseFrame(S);
+ *     PyGILState_Release(g);
+ *
+ * CloseFrame returns 0, or -1 with an exception (values left on the return
+ * stack, or in debug mode a scope left open). */
+static inline void Cystck_OpenFrame(Cystck_State *S)
+{
+    _Cystck_OpenFrame(S, "Cystck_OpenFrame");
+}
+static inline int Cystck_CloseFrame(Cystck_State *S)
+{
+    return _Cystck_FinishInt(S, 0, "Cystck_CloseFrame");
+}
+
+/* ---- The str writer (cystck/src/unicode.c) ----
+ * Builds a str in place, in the narrowest kind that holds what was written
+ * (CPython's _PyUnicodeWriter does the same).  The str under construction
+ * is held by a handle of the frame: a writer belongs to the call (and scope)
+ * it was started in, and one abandoned on an error path leaks nothing.
+ *
+ *     CystckUnicodeWriter w;
+ *     if (CystckUnicodeWriter_Init(S, &w) < 0) return -1;
+ *     if (CystckUnicodeWriter_WriteChar(S, &w, c) < 0) return -1;
+ *     ...
+ *     return Cystck_Return(S, CystckUnicodeWriter_Finish(S, &w));
+ */
+typedef struct {
+    Cystck_Object _str;        /* private: the str being built */
+    Cystck_ssize_t _pos;       /* private: code points written */
+} CystckUnicodeWriter;
+CYSTCK_INTERNAL int CystckUnicodeWriter_Init(Cystck_State *S, CystckUnicodeWriter *w);
+CYSTCK_INTERNAL int CystckUnicodeWriter_WriteChar(Cystck_State *S, CystckUnicodeWriter *w, Py_UCS4 c);
+CYSTCK_INTERNAL int CystckUnicodeWriter_WriteStr(Cystck_State *S, CystckUnicodeWriter *w, Cystck_Object s);
+CYSTCK_INTERNAL int CystckUnicodeWriter_WriteSubstring(Cystck_State *S, CystckUnicodeWriter *w, Cystck_Object s,
+                                                       Cystck_ssize_t start, Cystck_ssize_t end);
+CYSTCK_INTERNAL int CystckUnicodeWriter_WriteASCIIString(Cystck_State *S, CystckUnicodeWriter *w,
+                                                         const char *s, Cystck_ssize_t n);
+CYSTCK_INTERNAL int CystckUnicodeWriter_WriteUTF8(Cystck_State *S, CystckUnicodeWriter *w,
+                                                  const char *s, Cystck_ssize_t n);
+CYSTCK_INTERNAL Cystck_Object CystckUnicodeWriter_Finish(Cystck_State *S, CystckUnicodeWriter *w);
+CYSTCK_INTERNAL void CystckUnicodeWriter_Dealloc(Cystck_State *S, CystckUnicodeWriter *w);
+
 /* ---- Modules ---- */
 CYSTCK_INTERNAL Cystck_Object CystckModule_Create(Cystck_State *S, CystckModuleDef *def);
+/* The definition of a multi-phase module, for its init function to return. */
+CYSTCK_INTERNAL Cystck_Object CystckModuleDef_Init(Cystck_State *S, CystckModuleDef *def);
 CYSTCK_INTERNAL void *CystckModule_GetState(Cystck_State *S, Cystck_Object m);
 CYSTCK_INTERNAL int CystckModule_AddType(Cystck_State *S, Cystck_Object m, Cystck_Object type);
 CYSTCK_INTERNAL Cystck_Object CystckModule_Find(Cystck_State *S, CystckModuleDef *def);
+/* Types made for a module (PEP 573): how the methods of a multi-phase
+ * module's types reach its state. */
+CYSTCK_INTERNAL Cystck_Object CystckType_FromModuleAndSpec(Cystck_State *S, Cystck_Object module,
+                                                           CystckType_Spec *spec, Cystck_Object bases);
+CYSTCK_INTERNAL Cystck_Object CystckType_GetModuleByDef(Cystck_State *S, Cystck_Object type,
+                                                        CystckModuleDef *def);
+CYSTCK_INTERNAL Cystck_Object CystckType_GetModule(Cystck_State *S, Cystck_Object type);
+CYSTCK_INTERNAL void *CystckType_GetModuleState(Cystck_State *S, Cystck_Object type);
 /* The state of the module created from def, no handle: stock's
  * PyModule_GetState(PyState_FindModule(&def)).  Inline for the definition
  * looked up last (per-object lookups); SystemError when not loaded. */

@@ -14,6 +14,11 @@ def rt_path(build):
 
 
 @pytest.fixture(scope="session")
+def grow_path(build):
+    return build("rt_grow", [EXT / "rt_grow.c"], extra_compile_args=WARNINGS)
+
+
+@pytest.fixture(scope="session")
 def rt(rt_path):
     return load_extension("rt_basic", rt_path)
 

@@ -9,6 +9,15 @@ WARNINGS = ["-Wall", "-Wextra", "-Werror"]
 
 
 @pytest.fixture(scope="session")
+def build_rt(build):
+    """Builds tests/runtime/ext/NAME.c with the warnings every runtime test
+    extension is held to.  (Test modules take paths and flags from here, as
+    fixtures: `from conftest import ...` finds whichever conftest pytest
+    imported first when several folders are collected.)"""
+    return lambda name: build(name, [EXT / f"{name}.c"], extra_compile_args=WARNINGS)
+
+
+@pytest.fixture(scope="session")
 def rt_path(build):
     return build("rt_basic", [EXT / "rt_basic.c", EXT / "rt_extern.c"], extra_compile_args=WARNINGS)
 

@@ -10,12 +10,10 @@ import pytest
 
 from cystck.build import load_extension
 
-from conftest import EXT, WARNINGS
-
 
 @pytest.fixture(scope="module")
-def buf(build):
-    path = build("rt_buffer", [EXT / "rt_buffer.c"], extra_compile_args=WARNINGS)
+def buf(build_rt):
+    path = build_rt("rt_buffer")
     return load_extension("rt_buffer", path)
 
 

@@ -5,8 +5,6 @@ import pytest
 
 from cystck.build import load_extension
 
-from conftest import EXT, WARNINGS
-
 
 class BadRepr:
     def __repr__(self):
@@ -14,8 +12,8 @@ class BadRepr:
 
 
 @pytest.fixture(scope="module")
-def fmt(build):
-    path = build("rt_format", [EXT / "rt_format.c"], extra_compile_args=WARNINGS)
+def fmt(build_rt):
+    path = build_rt("rt_format")
     return load_extension("rt_format", path)
 
 

@@ -172,7 +172,9 @@ def install_requirements(recipe, work: Path) -> Path:
 def environment(recipe, tree: Path, deps: Path, extra=None) -> dict:
     """What a build or test of `tree` runs with: the recipe's variables, the
     tree's import root and the requirements on the path."""
-    path = [tree / recipe.import_root, deps, HERE]
+    # The probe plugin's folder holds it alone: nothing else of ours can
+    # shadow a module of the tests.
+    path = [tree / recipe.import_root, deps, HERE / "probe"]
     return {**recipe.env, **(extra or {}),
             "PYTHONPATH": os.pathsep.join(str(p) for p in path),
             "PYTHONDONTWRITEBYTECODE": "1"}
@@ -316,7 +318,8 @@ def translate(recipe, upstream: Path, work: Path) -> dict:
                "--check", "--no-cppcheck", "--quiet", f"--cflags={cflags}"]
     # Not from the repository root, whose cystck/ (the runtime sources,
     # without the translator) would shadow the installed package.
-    status, out, seconds = run_logged(command, cwd=work, log_file=work / "migrate.log")
+    status, out, seconds = run_logged(command, cwd=work, log_file=work / "migrate.log",
+                                      timeout=recipe.build_timeout)
     result = {"exit_status": status, "wall_seconds": round(seconds, 2),
               "c_lines": sum(lines.values()), "files": len(lines), "log": shown(work / "migrate.log")}
     if status not in (0, 1) or not report_file.is_file():

@@ -43,7 +43,7 @@ def _load(name, filename):
 
 corpus_run = _load("_corpus_run_under_test", "run.py")
 recipes = corpus_run.recipes
-corpus_probe = _load("_corpus_probe_under_test", "corpus_probe.py")
+corpus_probe = _load("_corpus_probe_under_test", "probe/corpus_probe.py")
 
 # --check errors of the quick subset's translation on 2026-11-25: may only go down.
 CHECK_ERRORS_AT_MOST = {"crc32c": 3, "lru-dict": 28}

@@ -62,8 +62,8 @@ def table(results: dict) -> list[str]:
 
 
 def details(name: str, entry: dict) -> list[str]:
-    out = [f"### {name}", "", f"`{entry['requirement']}` ({entry['language']}): {entry['exercises']}.",
-           ""]
+    out = [f"### {name}", "", f"`{entry['requirement']}` ({entry['language']}): {entry['exercises']}."
+           + (f" Measured {entry['date']} at {entry['commit']}." if "date" in entry else ""), ""]
     ref = entry["stock_reference"]
     out.append(f"Stock reference when the corpus was chosen: {ref['passed']}/{ref['failed']}/"
                f"{ref['skipped']} passed/failed/skipped.")
@@ -115,7 +115,9 @@ def render(results: dict) -> str:
     out = ["# The porting corpus", "",
            f"Measured {results['date']} at commit {results['commit']} ({mode}; Python "
            f"{results['python']}, {results['machine']}, {results['cpus']} CPUs) by "
-           "`make corpus` (eval/corpus/, described in eval/README.md).", "",
+           "`make corpus` (eval/corpus/, described in eval/README.md)."
+           + (f" Measured again later (`--update`): {', '.join(results['updated'])}."
+              if results.get("updated") else ""), "",
            "p/f/s = passed/failed/skipped tests; failed counts errors too. Each test session "
            "checks that the compiled module was imported from the build under test.", ""]
     out += table(results)

@@ -5,6 +5,7 @@ Cystck and tested again, in release and in debug mode.
     python eval/corpus/run.py                       every recipe, full test suites
     python eval/corpus/run.py --quick               the quick subset (recipes.QUICK)
     python eval/corpus/run.py --only crc32c,lz4     these recipes
+    python eval/corpus/run.py --only lz4 --update   measure these again in the results
     python eval/corpus/run.py --report-only         rewrite the Markdown from the JSON
 
 Writes eval/results/corpus.json and eval/report/corpus.md (a quick or
@@ -454,10 +455,24 @@ def run_all(selected, *, quick: bool, build_root: Path = BUILD_ROOT,
                "python": platform.python_version(), "machine": platform.machine(),
                "cpus": os.cpu_count(), "extensions": {}}
     for recipe in selected:
-        entry = run_one(recipe, quick=quick, build_root=build_root, cache_root=cache_root)
+        entry = {"date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+                 "commit": results["commit"],
+                 **run_one(recipe, quick=quick, build_root=build_root, cache_root=cache_root)}
         results["extensions"][recipe.name] = entry
         log(f"{recipe.name}: {corpus_report.one_line(entry)}")
     return without_machine_paths(results)
+
+
+def updated(old: dict, new: dict) -> dict:
+    """`old` results with the extensions measured in `new` replaced, in the
+    recipes' order; each entry keeps the date and commit it was measured at."""
+    merged = {**new, "extensions": {**old["extensions"], **new["extensions"]},
+              "date": old["date"], "commit": old["commit"],
+              "updated": sorted(set(old.get("updated", [])) | set(new["extensions"]))}
+    order = list(recipes.by_name())
+    merged["extensions"] = dict(sorted(merged["extensions"].items(),
+                                       key=lambda item: order.index(item[0])))
+    return merged
 
 
 def outputs(quick: bool, partial: bool, build_root: Path = BUILD_ROOT) -> tuple[Path, Path]:
@@ -472,6 +487,8 @@ def main(argv=None) -> int:
     parser.add_argument("--quick", action="store_true",
                         help="the quick subset (recipes.QUICK) with its shorter test lists")
     parser.add_argument("--only", metavar="NAMES", help="these recipes (comma-separated)")
+    parser.add_argument("--update", action="store_true",
+                        help=f"with --only: replace these recipes' entries in {shown(RESULTS_FILE)}")
     parser.add_argument("--json", metavar="FILE", help="write the results here instead")
     parser.add_argument("--report-only", action="store_true",
                         help=f"rewrite {shown(REPORT_FILE)} from {shown(RESULTS_FILE)}")
@@ -485,11 +502,15 @@ def main(argv=None) -> int:
         selected = recipes.select(args.only, quick=args.quick)
     except KeyError as exc:
         parser.error(str(exc))
-    json_file, md_file = outputs(args.quick, bool(args.only))
+    if args.update and (args.quick or not args.only or args.json):
+        parser.error("--update needs --only, and neither --quick nor --json")
+    json_file, md_file = outputs(args.quick, bool(args.only) and not args.update)
     if args.json:
         json_file = Path(args.json)
         md_file = json_file.with_suffix(".md")
     results = run_all(selected, quick=args.quick)
+    if args.update:
+        results = updated(json.loads(RESULTS_FILE.read_text()), results)
     for path, text in ((json_file, json.dumps(results, indent=2) + "\n"),
                        (md_file, corpus_report.render(results))):
         path.parent.mkdir(parents=True, exist_ok=True)

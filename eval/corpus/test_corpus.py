@@ -88,6 +88,17 @@ def test_probe_accepts_only_a_shared_library_from_the_tree():
     assert not ok and "never imported" in reason
 
 
+def test_update_replaces_only_the_measured_entries_in_recipe_order():
+    old = {"date": "d0", "commit": "c0", "extensions": {"lz4": {"v": 1}, "crc32c": {"v": 1}}}
+    new = {"date": "d1", "commit": "c1", "quick": False,
+           "extensions": {"crc32c": {"v": 2}, "lru-dict": {"v": 2}}}
+    merged = corpus_run.updated(old, new)
+    assert merged["extensions"] == {"crc32c": {"v": 2}, "lru-dict": {"v": 2}, "lz4": {"v": 1}}
+    assert list(merged["extensions"]) == ["crc32c", "lru-dict", "lz4"]
+    assert (merged["date"], merged["commit"], merged["updated"]) == ("d0", "c0",
+                                                                    ["crc32c", "lru-dict"])
+
+
 # ---------------------------------------------------------------------------
 # a tiny sdist, offline
 # ---------------------------------------------------------------------------

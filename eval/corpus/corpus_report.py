@@ -87,6 +87,9 @@ def details(name: str, entry: dict) -> list[str]:
                         f"lines; log `{build['log']}`), first errors:", "", "```"]
             out += build["errors"][:10]
             out.append("```")
+            if build.get("error_kinds"):
+                out += ["", "By kind:", ""] + [f"- {n} × {kind}" for kind, n in
+                                               list(build["error_kinds"].items())[:10]]
     migrate = entry.get("migrate", {})
     if migrate.get("ok"):
         out += ["", f"Translator: {migrate['seconds']} s ({migrate['wall_seconds']} s with start-up "
@@ -105,6 +108,19 @@ def details(name: str, entry: dict) -> list[str]:
     return out + [""]
 
 
+def error_kinds_overall(results: dict) -> list[str]:
+    """The Cystck builds' compiler errors of every extension, by kind."""
+    total: dict[str, list] = {}
+    for name, entry in results["extensions"].items():
+        build = (entry.get("cystck") or {}).get("build") or {}
+        for kind, n in (build.get("error_kinds") or {}).items():
+            count, names = total.setdefault(kind, [0, []])
+            total[kind] = [count + n, names + [name]]
+    ranked = sorted(total.items(), key=lambda item: -item[1][0])
+    return [f"| {n} | {kind.replace('|', chr(92) + '|')} | {', '.join(names)} |"
+            for kind, (n, names) in ranked[:25]]
+
+
 def one_line(entry: dict) -> str:
     """A progress line for the terminal."""
     return "; ".join(f"{c}: {v}" for c, v in zip(COLUMNS[1:], row("", entry)[1:]))
@@ -121,6 +137,12 @@ def render(results: dict) -> str:
            "p/f/s = passed/failed/skipped tests; failed counts errors too. Each test session "
            "checks that the compiled module was imported from the build under test.", ""]
     out += table(results)
+    kinds = error_kinds_overall(results)
+    if kinds:
+        out += ["", "## Cystck build errors by kind", "",
+                "Compiler diagnostics of the failed Cystck builds, the extension's own names "
+                "blanked ('_'), the API's kept; the 25 commonest.", "",
+                "| errors | kind | extensions |", "| --- | --- | --- |"] + kinds
     out += ["", "## Details", ""]
     for name, entry in results["extensions"].items():
         out += details(name, entry)

@@ -173,6 +173,10 @@ RECIPES = (
         exercises="11 types, GC, iterators, _PyUnicodeWriter",
         translate=("immutables/_map.c", "immutables/_map.h", "immutables/pythoncapi_compat.h"),
         extensions=("immutables._map",),
+        # tests/conftest.py imports mypy (its typing tests); mypy's own
+        # requirements are listed because they are installed --no-deps.
+        requirements=(SETUPTOOLS, "mypy==2.4.1", "ast_serialize==0.13.1", "librt==0.17.0",
+                      "mypy_extensions==1.2.0", "pathspec==1.1.1"),
         tests=("tests",),
         stock_reference=(158, 1, 0),
     ),

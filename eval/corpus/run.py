@@ -30,6 +30,7 @@ sha256 on every use.
 from __future__ import annotations
 
 import argparse
+import collections
 import datetime
 import importlib.machinery
 import json
@@ -62,6 +63,7 @@ ESCAPE_HATCH = re.compile(r"\bCystck_(?:AsPyObject|FromPyObject)\s*\(")
 # A compiler's diagnostic ("file.c:12:5: error: ..."), counted; other lines
 # naming an error (setup.py's, the linker's) are kept to show, not counted.
 DIAGNOSTIC = re.compile(r":\d+(?::\d+)?: (?:fatal )?error:")
+API_NAME = re.compile(r"\b_?(?:Py|Cystck)[A-Za-z_]")
 ERROR_LINE = re.compile(r"\berror\b", re.IGNORECASE)
 SOURCE_SUFFIXES = (".c", ".h", ".cc", ".cpp", ".hpp", ".cxx")
 KEPT_ERRORS = 20
@@ -101,6 +103,28 @@ def error_lines(output: str) -> list[str]:
     return [ln.strip() for ln in output.splitlines()
             if ERROR_LINE.search(ln) and not ln.startswith("$ ")
             and "-Werror" not in ln and "Wno-error" not in ln]
+
+
+def error_kind(line: str) -> str:
+    """A compiler diagnostic without its place and the extension's own
+    names, so that errors of one cause group together; names of the API
+    (Py..., _Py..., Cystck...) stay, they say which construct failed:
+    "f.c:3:7: error: 'x' undeclared" -> "'_' undeclared"."""
+    message = DIAGNOSTIC.split(line, maxsplit=1)[-1].strip()
+    message = re.sub(r"[‘']([^’']*)[’']", _api_name_or_blank, message)
+    return re.sub(r"\b\d+\b", "N", message)
+
+
+def _api_name_or_blank(quoted: re.Match) -> str:
+    text = quoted.group(1)
+    keep = (API_NAME.search(text) and len(text) <= 60) or text == "S"  # S: the Cystck state
+    return f"'{text}'" if keep else "'_'"
+
+
+def error_kinds(errors: list[str]) -> dict[str, int]:
+    """How many compiler diagnostics of each kind, the commonest first."""
+    counts = collections.Counter(error_kind(ln) for ln in errors if DIAGNOSTIC.search(ln))
+    return dict(counts.most_common())
 
 
 def shown(path: Path) -> str:
@@ -218,6 +242,7 @@ def build(recipe, tree: Path, deps: Path, logs: Path, *, cystck: bool) -> dict:
     if not ok:
         missing = [m for m, path in modules.items() if path is None]
         result["error_count"] = sum(1 for ln in errors if DIAGNOSTIC.search(ln))
+        result["error_kinds"] = error_kinds(errors)
         result["errors"] = errors[:KEPT_ERRORS] or output.strip().splitlines()[-KEPT_ERRORS:]
         result["reason"] = ("timed out" if status is None else
                             f"exit status {status}" if status else

@@ -99,6 +99,17 @@ def test_update_replaces_only_the_measured_entries_in_recipe_order():
                                                                     ["crc32c", "lru-dict"])
 
 
+def test_error_kinds_group_by_cause_and_keep_api_names():
+    errors = ["a.c:10:5: error: ‘foo’ undeclared (first use in this function)",
+              "b.c:20:1: error: ‘bar’ undeclared (first use in this function)",
+              "a.c:11:7: error: incompatible type for argument 2 of ‘CystckList_Append’",
+              "error: command '/usr/bin/gcc' failed with exit code 1",
+              "a.c:12: warning: unused variable ‘x’"]
+    assert corpus_run.error_kinds(errors) == {
+        "'_' undeclared (first use in this function)": 2,
+        "incompatible type for argument N of 'CystckList_Append'": 1}
+
+
 # ---------------------------------------------------------------------------
 # a tiny sdist, offline
 # ---------------------------------------------------------------------------

@@ -51,7 +51,16 @@ def row(name: str, entry: dict) -> list[str]:
         translator = [f"failed: {migrate.get('reason', '?')}"] + [MISSING] * 4
     return [name, stock_cell, *translator, builds_cell(cystck),
             tests_cell((cystck or {}).get("release")), tests_cell((cystck or {}).get("debug")),
-            f"{patch['lines']} lines" if patch else "none"]
+            patch_cell(patch, entry.get("patched"))]
+
+
+def patch_cell(patch: dict | None, patched: dict | None) -> str:
+    if not patch:
+        return "none"
+    if not patched:
+        return f"{patch['lines']} lines"
+    return (f"{patch['lines']} lines: builds {builds_cell(patched)}, release "
+            f"{tests_cell(patched.get('release'))}, debug {tests_cell(patched.get('debug'))}")
 
 
 def table(results: dict) -> list[str]:
@@ -71,7 +80,9 @@ def details(name: str, entry: dict) -> list[str]:
         return out + ["", f"Setup failed: {entry['setup_error']}", ""]
     for label, tests in (("stock", entry["stock"].get("tests")),
                          ("Cystck release", (entry.get("cystck") or {}).get("release")),
-                         ("Cystck debug", (entry.get("cystck") or {}).get("debug"))):
+                         ("Cystck debug", (entry.get("cystck") or {}).get("debug")),
+                         ("patched release", (entry.get("patched") or {}).get("release")),
+                         ("patched debug", (entry.get("patched") or {}).get("debug"))):
         if tests:
             out.append(f"{label} tests ({' '.join(tests['tests'])}): {tests_cell(tests)} in "
                        f"{tests['seconds']} s; log `{tests['log']}`.")
@@ -81,10 +92,11 @@ def details(name: str, entry: dict) -> list[str]:
             for failure in tests.get("failures", [])[:5]:
                 out.append(f"  - {failure}")
     for label, build in (("Stock build", entry["stock"]["build"]),
-                         ("Cystck build", (entry.get("cystck") or {}).get("build"))):
+                         ("Cystck build", (entry.get("cystck") or {}).get("build")),
+                         ("Patched build", (entry.get("patched") or {}).get("build"))):
         if build and not build["ok"]:
-            out += ["", f"{label} failed ({build['reason']}, {build.get('error_count', 0)} error "
-                        f"lines; log `{build['log']}`), first errors:", "", "```"]
+            out += ["", f"{label} failed ({build['reason']}, {build.get('error_count', 0)} compiler "
+                        f"errors; log `{build.get('log', '–')}`), first error lines:", "", "```"]
             out += build["errors"][:10]
             out.append("```")
             if build.get("error_kinds"):

@@ -57,6 +57,7 @@ import recipes  # noqa: E402
 SCHEMA = "cystck-corpus/1"
 BUILD_ROOT = REPO_ROOT / "build" / "corpus"
 CACHE_ROOT = REPO_ROOT / ".cache" / "corpus"
+PATCHES_DIR = HERE / "patches"
 RESULTS_FILE = REPO_ROOT / "eval" / "results" / "corpus.json"
 REPORT_FILE = REPO_ROOT / "eval" / "report" / "corpus.md"
 ESCAPE_HATCH = re.compile(r"\bCystck_(?:AsPyObject|FromPyObject)\s*\(")
@@ -221,7 +222,7 @@ def built_modules(recipe, tree: Path) -> dict[str, str | None]:
     return found
 
 
-def build(recipe, tree: Path, deps: Path, logs: Path, *, cystck: bool) -> dict:
+def build(recipe, tree: Path, deps: Path, logs: Path, *, cystck: bool, label: str = "") -> dict:
     """Build the tree's extensions in place: stock with its own setup.py,
     Cystck through cystck_setup.py.  The build counts as done only if every
     compiled module of the recipe is there afterwards."""
@@ -231,14 +232,15 @@ def build(recipe, tree: Path, deps: Path, logs: Path, *, cystck: bool) -> dict:
         command.append(HERE / "cystck_setup.py")
         extra["CORPUS_CYSTCK_EXTENSIONS"] = ",".join(recipe.extensions)
     command += ["setup.py", "build_ext", "--inplace"]
+    log_file = logs / f"build-{label or ('cystck' if cystck else 'stock')}.log"
     status, output, seconds = run_logged(
         command, cwd=tree, env=environment(recipe, tree, deps, extra),
-        log_file=logs / f"build-{'cystck' if cystck else 'stock'}.log", timeout=recipe.build_timeout)
+        log_file=log_file, timeout=recipe.build_timeout)
     modules = built_modules(recipe, tree)
     errors = error_lines(output)
     ok = status == 0 and all(modules.values())
     result = {"ok": ok, "exit_status": status, "seconds": round(seconds, 1), "modules": modules,
-              "log": shown(logs / f"build-{'cystck' if cystck else 'stock'}.log")}
+              "log": shown(log_file)}
     if not ok:
         missing = [m for m, path in modules.items() if path is None]
         result["error_count"] = sum(1 for ln in errors if DIAGNOSTIC.search(ln))
@@ -389,20 +391,52 @@ def overlay(upstream: Path, translated: Path, tree: Path) -> None:
 # one extension, the whole run
 # ---------------------------------------------------------------------------
 
-def residual_patch(recipe) -> dict | None:
-    """The extension's residual patch (kept beside the recipes, counted);
-    none exists: the corpus measures untouched translator output."""
-    patch = HERE / "patches" / f"{recipe.name}.patch"
+def residual_patch(recipe, patches: Path) -> dict | None:
+    """The extension's residual patch, `patches`/<name>.patch (a diff of the
+    translator's output, -p1 from the sdist's top folder; its header says
+    why each edit is needed), with its count of changed lines; None if the
+    untouched output is all there is."""
+    patch = patches / f"{recipe.name}.patch"
     if not patch.is_file():
         return None
-    text = patch.read_text()
-    changed = [ln for ln in text.splitlines()
+    changed = [ln for ln in patch.read_text().splitlines()
                if ln[:1] in "+-" and not ln.startswith(("+++", "---"))]
     return {"file": shown(patch), "lines": len(changed)}
 
 
+def apply_patch(tree: Path, patch: Path) -> None:
+    result = subprocess.run(
+        ["patch", "-p1", "--batch", "--forward", "--no-backup-if-mismatch", "--reject-file=-",
+         "-d", str(tree), "-i", str(patch)], capture_output=True, text=True)
+    if result.returncode != 0:
+        raise StepFailed(f"{shown(patch)} does not apply to the translator's output: "
+                         + " | ".join((result.stdout + result.stderr).strip().splitlines()[-3:]))
+
+
+def cystck_variant(recipe, upstream: Path, translated: Path, tree: Path, deps: Path, logs: Path,
+                   label: str, *, quick: bool, patch: Path | None = None) -> dict:
+    """The sdist with the translator's output over it (and `patch` applied,
+    if given), built with Cystck and, if it built, tested in release and
+    debug mode."""
+    overlay(upstream, translated, tree)
+    if patch is not None:
+        try:
+            apply_patch(tree, patch)
+        except StepFailed as exc:
+            return {"build": {"ok": False, "reason": str(exc), "errors": [str(exc)],
+                              "error_count": 0}}
+    log(f"{recipe.name}: {label} build")
+    result = {"build": build(recipe, tree, deps, logs, cystck=True, label=label)}
+    if result["build"]["ok"]:
+        for mode, debug in (("release", False), ("debug", True)):
+            log(f"{recipe.name}: {label} tests ({mode})")
+            result[mode] = run_tests(recipe, tree, deps, logs, f"{label}-{mode}",
+                                     quick=quick, debug=debug)
+    return result
+
+
 def run_one(recipe, *, quick: bool, build_root: Path = BUILD_ROOT,
-            cache_root: Path = CACHE_ROOT) -> dict:
+            cache_root: Path = CACHE_ROOT, patches: Path = PATCHES_DIR) -> dict:
     """Every step for one recipe; a failed step is recorded and the steps
     that depend on it are skipped."""
     work = build_root / recipe.name
@@ -411,7 +445,7 @@ def run_one(recipe, *, quick: bool, build_root: Path = BUILD_ROOT,
     entry = {"requirement": recipe.requirement, "sha256": recipe.sha256,
              "language": recipe.language, "exercises": recipe.exercises,
              "stock_reference": dict(zip(("passed", "failed", "skipped"), recipe.stock_reference)),
-             "residual_patch": residual_patch(recipe)}
+             "residual_patch": residual_patch(recipe, patches)}
     start = time.perf_counter()
     try:
         sdist = fetch(recipe, cache_root)
@@ -439,16 +473,13 @@ def run_one(recipe, *, quick: bool, build_root: Path = BUILD_ROOT,
         migrate = {"ok": False, "reason": str(exc)}
     entry["migrate"] = migrate
     if migrate["ok"]:
-        log(f"{recipe.name}: cystck build")
-        cystck_tree = work / "cystck"
-        overlay(upstream, work / "migrate" / "output", cystck_tree)
-        cystck = {"build": build(recipe, cystck_tree, deps, logs, cystck=True)}
-        if cystck["build"]["ok"]:
-            for label, debug in (("release", False), ("debug", True)):
-                log(f"{recipe.name}: cystck tests ({label})")
-                cystck[label] = run_tests(recipe, cystck_tree, deps, logs, f"cystck-{label}",
-                                          quick=quick, debug=debug)
-        entry["cystck"] = cystck
+        translated = work / "migrate" / "output"
+        entry["cystck"] = cystck_variant(recipe, upstream, translated, work / "cystck", deps, logs,
+                                         "cystck", quick=quick)
+        if entry["residual_patch"]:
+            entry["patched"] = cystck_variant(recipe, upstream, translated, work / "patched", deps,
+                                              logs, "patched", quick=quick,
+                                              patch=patches / f"{recipe.name}.patch")
     entry["seconds"] = round(time.perf_counter() - start, 1)
     return entry
 

@@ -7,7 +7,8 @@ Three layers:
   stock build passes its test, and its Cystck build fails (the source
   refuses to compile against Cystck.h), which must be recorded with the
   compiler's error, not hidden; a test session that never imports the
-  compiled module must be caught;
+  compiled module must be caught; a residual patch removing the refusal
+  is counted, applied, and its build passes on the Cystck module;
 * the quick subset of the real corpus (recipes.QUICK), downloaded from
   PyPI once and cached: stock builds pass what they passed when the corpus
   was chosen, with the compiled module imported; the translator runs in
@@ -16,6 +17,7 @@ Three layers:
   sessions finish on the compiled module, or its failure is recorded.
 """
 
+import difflib
 import importlib.machinery
 import importlib.util
 import io
@@ -192,6 +194,47 @@ def test_a_session_without_the_compiled_module_is_caught(fake, fake_entry):
     assert tests["finished"] and tests["passed"] == 1
     assert not tests["compiled_imported"]
     assert tests["modules"]["fakeext._fake"]["reason"] == "never imported by the test session"
+
+
+REFUSAL = ("#ifdef CYSTCK_H\n", "#error \"fakeext refuses to build against Cystck\"\n",
+           "#endif\n")
+
+
+def test_a_residual_patch_is_counted_applied_and_tested(fake, fake_entry, tmp_path):
+    """A patch that removes the refusal: counted in changed lines, applied
+    to the translator's output, and the patched build passes the test on
+    the compiled Cystck module, in release and debug mode."""
+    recipe, build_root, _ = fake
+    work = build_root / recipe.name
+    translated = work / "migrate" / "output"
+    text = (translated / "fakeext/_fake.c").read_text().splitlines(keepends=True)
+    start = text.index(REFUSAL[0])
+    assert tuple(text[start:start + 3]) == REFUSAL
+    patched_text = text[:start] + text[start + 3:]
+    patch = tmp_path / f"{recipe.name}.patch"
+    patch.write_text("".join(difflib.unified_diff(text, patched_text, "a/fakeext/_fake.c",
+                                                  "b/fakeext/_fake.c")))
+    assert corpus_run.residual_patch(recipe, tmp_path)["lines"] == 3
+    patched = corpus_run.cystck_variant(recipe, work / "upstream" / "fakeext-1", translated,
+                                        work / "patched", work / "deps", work / "logs", "patched",
+                                        quick=False, patch=patch)
+    assert patched["build"]["ok"], patched["build"]
+    for mode in ("release", "debug"):
+        tests = patched[mode]
+        assert (tests["passed"], tests["failed"]) == (1, 0), tests
+        assert tests["compiled_imported"], tests
+
+
+def test_a_patch_that_does_not_apply_is_a_recorded_build_failure(fake, fake_entry, tmp_path):
+    recipe, build_root, _ = fake
+    work = build_root / recipe.name
+    patch = tmp_path / "stale.patch"
+    patch.write_text("--- a/fakeext/_fake.c\n+++ b/fakeext/_fake.c\n@@ -1,1 +1,1 @@\n"
+                     "-no such line\n+anything\n")
+    result = corpus_run.cystck_variant(recipe, work / "upstream" / "fakeext-1",
+                                       work / "migrate" / "output", work / "stale", work / "deps",
+                                       work / "logs", "stale", quick=False, patch=patch)
+    assert not result["build"]["ok"] and "does not apply" in result["build"]["reason"]
 
 
 def test_the_report_shows_the_failure(fake_entry):

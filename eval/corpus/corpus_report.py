@@ -105,7 +105,8 @@ def details(name: str, entry: dict) -> list[str]:
     migrate = entry.get("migrate", {})
     if migrate.get("ok"):
         out += ["", f"Translator: {migrate['seconds']} s ({migrate['wall_seconds']} s with start-up "
-                    f"and --check), {migrate['transformations']} transformations, "
+                    f"and --check; {migrate.get('cpu_seconds')} s of CPU translating alone, "
+                    f"start-up included), {migrate['transformations']} transformations, "
                     f"{migrate['warnings']} warnings, {migrate['c_lines']} lines in "
                     f"{migrate['files']} files using the API; report `{migrate['report']}`."]
         for failure in migrate["check_failures"]:

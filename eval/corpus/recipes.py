@@ -101,7 +101,12 @@ RECIPES = (
         translate=("src/_xxhash.c",),
         extensions=("_xxhash",),
         modules=("xxhash._xxhash",),  # setup(ext_package="xxhash")
-        tests=("tests",),
+        # Not the speed benchmarks (they need pytest-benchmark) nor the
+        # stub check (it runs the pyright tool).
+        tests=("tests", "--ignore=tests/test_benchmark.py",
+               "--ignore=tests/test_benchmark_xxh3_long.py",
+               "--ignore=tests/test_benchmark_xxh3_short.py",
+               "--ignore=tests/test_stubs_pyright.py"),
         cflags="-I{upstream}/deps/xxhash",
         stock_reference=(305, 0, 5),
     ),

@@ -37,6 +37,7 @@ import json
 import os
 import platform
 import re
+import resource
 import shutil
 import subprocess
 import sys
@@ -281,7 +282,8 @@ def run_tests(recipe, tree: Path, deps: Path, logs: Path, label: str, *, quick: 
     result.update(finished=True,
                   passed=counts.get("passed", 0),
                   failed=counts.get("failed", 0) + counts.get("error", 0)
-                  + counts.get("collection_error", 0) + counts.get("xpassed", 0),
+                  + counts.get("collection_error", 0) + counts.get("xpassed", 0)
+                  + counts.get("subtest_failed", 0),
                   skipped=counts.get("skipped", 0) + counts.get("xfailed", 0),
                   outcomes=counts, modules=probe["modules"],
                   compiled_imported=bool(probe["modules"]) and all(
@@ -335,6 +337,23 @@ def escape_hatches(output: Path, input_lines: dict) -> list[str]:
     return found
 
 
+def translator_cpu_seconds(inputs: Path, work: Path, timeout: float) -> float | None:
+    """The CPU time (user + system) of translating `inputs` alone: no
+    --check, no cppcheck, interpreter start-up included.  The report's
+    wall-clock `seconds` grows with the machine's load; this does not."""
+    scratch = work / "cpu-output"
+    shutil.rmtree(scratch, ignore_errors=True)
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    status, _, _ = run_logged([sys.executable, "-m", "cystck.migrate", inputs, "-o", scratch,
+                               "--no-cppcheck", "--quiet"], cwd=work,
+                              log_file=work / "migrate-cpu.log", timeout=timeout)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    shutil.rmtree(scratch, ignore_errors=True)
+    if status != 0:
+        return None
+    return round(after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime, 2)
+
+
 def translate(recipe, upstream: Path, work: Path) -> dict:
     """Run cystck-migrate --check on the recipe's sources."""
     inputs, output, report_file = work / "input", work / "output", work / "report.json"
@@ -349,6 +368,7 @@ def translate(recipe, upstream: Path, work: Path) -> dict:
     status, out, seconds = run_logged(command, cwd=work, log_file=work / "migrate.log",
                                       timeout=recipe.build_timeout)
     result = {"exit_status": status, "wall_seconds": round(seconds, 2),
+              "cpu_seconds": translator_cpu_seconds(inputs, work, recipe.build_timeout),
               "c_lines": sum(lines.values()), "files": len(lines), "log": shown(work / "migrate.log")}
     if status not in (0, 1) or not report_file.is_file():
         result.update(ok=False, reason=f"exit status {status}: "

@@ -12,7 +12,7 @@ Three layers:
 * the quick subset of the real corpus (recipes.QUICK), downloaded from
   PyPI once and cached: stock builds pass what they passed when the corpus
   was chosen, with the compiled module imported; the translator runs in
-  under 3 s; --check errors do not grow (ratchets below: lower them as the
+  under 3 s of CPU; --check errors do not grow (ratchets below: lower them as the
   translator improves); every Cystck build either builds and its test
   sessions finish on the compiled module, or its failure is recorded.
 """
@@ -278,7 +278,8 @@ def test_quick_stock_passes_as_when_chosen(quick_results, name):
 def test_quick_translation_ratchets(quick_results, name):
     migrate = quick_results["extensions"][name]["migrate"]
     assert migrate["ok"], migrate
-    assert migrate["seconds"] < TRANSLATOR_SECONDS
+    # CPU time: the wall-clock time grows with the machine's load.
+    assert migrate["cpu_seconds"] is not None and migrate["cpu_seconds"] < TRANSLATOR_SECONDS
     assert migrate["check_errors"] <= CHECK_ERRORS_AT_MOST[name]
     assert migrate["escape_hatches"] == len(migrate["escape_hatch_list"])
     assert migrate["leftovers"] == len(migrate["leftover_list"])

@@ -21,6 +21,11 @@ _outcomes = collections.Counter()
 
 
 def pytest_runtest_logreport(report):
+    if type(report).__name__ == "SubtestReport":
+        # pytest's summary counts subtests apart ("144 subtests passed"):
+        # so do we, and a failed one counts as a failure.
+        _outcomes[f"subtest_{report.outcome}"] += 1
+        return
     if report.when == "call" or (report.when == "setup" and report.outcome != "passed"):
         if hasattr(report, "wasxfail"):
             outcome = "xfailed" if report.outcome == "skipped" else "xpassed"

@@ -29,7 +29,8 @@ def builds_cell(cystck: dict | None) -> str:
     build = cystck["build"]
     if build["ok"]:
         return "yes"
-    return f"no ({build.get('error_count', 0)} errors)"
+    count = build.get("error_count", 0)
+    return f"no ({count} error{'' if count == 1 else 's'})"
 
 
 def row(name: str, entry: dict) -> list[str]:

@@ -371,8 +371,8 @@ def translate(recipe, upstream: Path, work: Path) -> dict:
               "cpu_seconds": translator_cpu_seconds(inputs, work, recipe.build_timeout),
               "c_lines": sum(lines.values()), "files": len(lines), "log": shown(work / "migrate.log")}
     if status not in (0, 1) or not report_file.is_file():
-        result.update(ok=False, reason=f"exit status {status}: "
-                      + " | ".join(out.strip().splitlines()[-3:]))
+        last = out.strip().splitlines()[-1] if out.strip() else "no output"
+        result.update(ok=False, reason=f"exit status {status}: {last}")
         return result
     report = json.loads(report_file.read_text())
     check = report.get("check") or {"total": 0, "passed": 0, "failures": []}

@@ -96,8 +96,10 @@ def details(name: str, entry: dict) -> list[str]:
                          ("Cystck build", (entry.get("cystck") or {}).get("build")),
                          ("Patched build", (entry.get("patched") or {}).get("build"))):
         if build and not build["ok"]:
-            out += ["", f"{label} failed ({build['reason']}, {build.get('error_count', 0)} compiler "
-                        f"errors; log `{build.get('log', '–')}`), first error lines:", "", "```"]
+            count = build.get("error_count", 0)
+            out += ["", f"{label} failed ({build['reason']}, {count} compiler "
+                        f"error{'' if count == 1 else 's'}; log `{build.get('log', '–')}`), "
+                        "first error lines:", "", "```"]
             out += build["errors"][:10]
             out.append("```")
             if build.get("error_kinds"):

@@ -1,0 +1,236 @@
+"""The porting corpus: ten pinned PyPI extensions, one recipe each.
+
+A recipe is data only; run.py is the one pipeline every recipe goes
+through.  Fields:
+
+    name          the corpus name (build/corpus/<name>/, the results' key)
+    requirement   the pinned release, as pip spells it
+    sha256        of the sdist; checked on every use
+    language      "C" or "C++"
+    exercises     what of the C API the extension's own tests exercise
+    translate     paths in the sdist given to cystck-migrate (files or
+                  folders; files that use no Python API are copied as they are)
+    extensions    the setuptools Extension names built with Cystck
+    modules       the compiled modules the tests must import (default: the
+                  extension names; they differ under setup(ext_package=...))
+    import_root   the folder of the sdist that goes on sys.path (where
+                  `build_ext --inplace` puts the shared libraries)
+    env           environment of the builds and the tests: what disables the
+                  pure-Python fallback
+    requirements  installed with --no-deps into build/corpus/<name>/deps:
+                  the build's setuptools and the tests' own requirements
+    tests         pytest arguments selecting the upstream tests
+    quick_tests   a smaller selection for the quick run (None: all of `tests`)
+    pytest_args   further pytest options the layout needs
+    cflags        extra flags for `cystck-migrate --check`: {upstream} is the
+                  unpacked sdist, {output} the translator's output
+    stock_reference  passed/failed/skipped of the stock build measured when
+                  the corpus was chosen (issue #19), shown beside ours
+
+Proof that the compiled module is tested: the corpus_probe plugin runs
+inside each test session and records, at its end, whether every module of
+`compiled` was imported as a shared library from the tree under test.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+# A setuptools that reads every sdist's pyproject.toml (PEP 639 licences).
+SETUPTOOLS = "setuptools==80.9.0"
+
+
+@dataclass(frozen=True)
+class Recipe:
+    name: str
+    requirement: str
+    sha256: str
+    language: str
+    exercises: str
+    translate: tuple[str, ...]
+    extensions: tuple[str, ...]
+    tests: tuple[str, ...]
+    stock_reference: tuple[int, int, int]
+    import_root: str = "."
+    env: dict = field(default_factory=dict)
+    requirements: tuple[str, ...] = (SETUPTOOLS,)
+    quick_tests: tuple[str, ...] | None = None
+    pytest_args: tuple[str, ...] = ()
+    cflags: str = ""
+    modules: tuple[str, ...] = ()
+    build_timeout: float = 900
+    test_timeout: float = 3600
+
+    @property
+    def compiled(self) -> tuple[str, ...]:
+        """The compiled modules whose import the tests must show."""
+        return self.modules or self.extensions
+
+
+RECIPES = (
+    Recipe(
+        name="crc32c",
+        requirement="crc32c==2.9.post0",
+        sha256="6a089e0340de8438e836a09e613c6b541675d0f3aa92b3fe34295aaba62f014f",
+        language="C",
+        exercises="multi-phase init, module state, buffers, GIL release",
+        translate=("src/crc32c/ext",),
+        extensions=("crc32c._crc32c",),
+        import_root="src",
+        tests=("test",),
+        stock_reference=(48, 0, 1),
+    ),
+    Recipe(
+        name="lru-dict",
+        requirement="lru-dict==1.4.1",
+        sha256="cc518ff2d38cc7a8ab56f9a6ae557f91e2e1524b57ed8e598e97f45a2bd708fc",
+        language="C",
+        exercises="static types, mapping protocol",
+        translate=("src/lru/_lru.c",),
+        extensions=("lru._lru",),
+        import_root="src",
+        tests=("test",),
+        stock_reference=(26, 0, 0),
+    ),
+    Recipe(
+        name="xxhash",
+        requirement="xxhash==4.1.0",
+        sha256="c9b288e4c1f5dae54417bc8a05e6f6daf505783d916b4783f4dd2f2e7d5db486",
+        language="C",
+        exercises="heap types, FASTCALL, buffers",
+        translate=("src/_xxhash.c",),
+        extensions=("_xxhash",),
+        modules=("xxhash._xxhash",),  # setup(ext_package="xxhash")
+        # Not the speed benchmarks (they need pytest-benchmark) nor the
+        # stub check (it runs the pyright tool).
+        tests=("tests", "--ignore=tests/test_benchmark.py",
+               "--ignore=tests/test_benchmark_xxh3_long.py",
+               "--ignore=tests/test_benchmark_xxh3_short.py",
+               "--ignore=tests/test_stubs_pyright.py"),
+        cflags="-I{upstream}/deps/xxhash",
+        stock_reference=(305, 0, 5),
+    ),
+    Recipe(
+        name="zope.interface",
+        requirement="zope.interface==8.7",
+        sha256="0b47b62e8d0d99b24bcdd32f4f2120425e5019c3bee2ad69a0e1d75737487a96",
+        language="C",
+        exercises="module state, GC, descriptors",
+        translate=("src/zope/interface/_zope_interface_coptimizations.c",),
+        extensions=("zope.interface._zope_interface_coptimizations",),
+        import_root="src",
+        env={"PURE_PYTHON": "0"},
+        requirements=(SETUPTOOLS, "zope.event==6.2", "zope.testing==6.2"),
+        tests=("src/zope/interface",),
+        # src/zope is a namespace package: without this pytest would import
+        # the tests as a top-level package `interface`, a second copy.
+        pytest_args=("-o", "consider_namespace_packages=true"),
+        stock_reference=(1374, 0, 8),
+    ),
+    Recipe(
+        name="lz4",
+        requirement="lz4==4.4.5",
+        sha256="5f0b9e53c1e82e88c10d7c180069363980136b9d7a8306c4dca4f760d60c39f0",
+        language="C",
+        exercises="capsules, buffers",
+        # The experimental lz4.stream is neither built nor tested by default.
+        translate=("lz4/_version.c", "lz4/block", "lz4/frame"),
+        extensions=("lz4._version", "lz4.block._block", "lz4.frame._frame"),
+        # The bundled liblz4, not whatever the machine has.
+        env={"PYLZ4_USE_SYSTEM_LZ4": "False"},
+        requirements=(SETUPTOOLS, "setuptools-scm==8.1.0", "pkgconfig==1.5.5"),
+        tests=("tests/block", "tests/frame"),
+        # Every test module but the five large parametrised ones
+        # (test_block_0, test_frame_1, _2, _4 and _6: 19,753 of the 19,804
+        # tests): 51 tests, every compiled module imported.
+        quick_tests=tuple(f"tests/block/test_block_{n}.py" for n in (1, 2, 3))
+        + tuple(f"tests/frame/test_frame_{n}.py" for n in (0, 3, 5, 7, 8, 9)),
+        cflags="-I{upstream}/lz4libs",
+        stock_reference=(19804, 0, 0),
+    ),
+    Recipe(
+        name="tinyarray",
+        requirement="tinyarray==1.2.5",
+        sha256="5d47b3d475a30478ee72d6afe238c3d3683b3a3f9d425bb2f6384270b2c8799b",
+        language="C++",
+        exercises="templates, buffer export, number/sequence protocols",
+        translate=("src",),
+        extensions=("tinyarray",),
+        tests=("test_tinyarray.py",),
+        stock_reference=(18, 0, 0),
+    ),
+    Recipe(
+        name="python-rapidjson",
+        requirement="python-rapidjson==1.25",
+        sha256="97c1de449552ec28ac5ae89350c2b53e4c5d21a9b4308d7a1630b1099e5db9fc",
+        language="C++",
+        exercises="static types, multi-phase init, keywords",
+        translate=("rapidjson.cpp",),
+        extensions=("rapidjson",),
+        requirements=(SETUPTOOLS, "pytz==2026.6"),
+        tests=("tests",),
+        cflags="-I{upstream}/rapidjson/include -DPYTHON_RAPIDJSON_VERSION=1.25",
+        stock_reference=(937, 0, 17),
+    ),
+    Recipe(
+        name="immutables",
+        requirement="immutables==0.21",
+        sha256="b55ffaf0449790242feb4c56ab799ea7af92801a0a43f9e2f4f8af2ab24dfc4a",
+        language="C",
+        exercises="11 types, GC, iterators, _PyUnicodeWriter",
+        translate=("immutables/_map.c", "immutables/_map.h", "immutables/pythoncapi_compat.h"),
+        extensions=("immutables._map",),
+        # tests/conftest.py imports mypy (its typing tests); mypy's own
+        # requirements are listed because they are installed --no-deps.
+        requirements=(SETUPTOOLS, "mypy==2.4.1", "ast_serialize==0.13.1", "librt==0.17.0",
+                      "mypy_extensions==1.2.0", "pathspec==1.1.1"),
+        tests=("tests",),
+        stock_reference=(158, 1, 0),
+    ),
+    Recipe(
+        name="simplejson",
+        requirement="simplejson==4.3.0",
+        sha256="ffe34ab51a0d37e6d1c661a5672df00d2d5e18804e38eac07abffb83fa5ec3d7",
+        language="C",
+        exercises="heap types, GC, module state",
+        translate=("simplejson/_speedups.c", "simplejson/_speedups_scan.h"),
+        extensions=("simplejson._speedups",),
+        env={"REQUIRE_SPEEDUPS": "1"},
+        tests=("simplejson/tests",),
+        stock_reference=(250, 0, 32),
+    ),
+    Recipe(
+        name="wrapt",
+        requirement="wrapt==2.5.2",
+        sha256="551cb49e88b3722faad780303833bc4fa70685fb1773270fb98b40d39d9fddbf",
+        language="C",
+        exercises="5 heap types, ~36 number slots, descriptors",
+        translate=("src/wrapt/_wrappers.c",),
+        extensions=("wrapt._wrappers",),
+        import_root="src",
+        env={"WRAPT_INSTALL_EXTENSIONS": "true"},
+        tests=("tests",),
+        stock_reference=(1371, 0, 47),
+    ),
+)
+
+# The quick run (`make corpus QUICK=1`, and eval/corpus/test_corpus.py):
+# the two smallest extensions, with their whole suites (seconds each).
+QUICK = ("crc32c", "lru-dict")
+
+
+def by_name() -> dict[str, Recipe]:
+    return {r.name: r for r in RECIPES}
+
+
+def select(names: str | None, *, quick: bool = False) -> list[Recipe]:
+    """The recipes named in `names` (comma-separated), else the quick subset
+    or all of them.  KeyError names an unknown recipe."""
+    table = by_name()
+    wanted = ([n.strip() for n in names.split(",") if n.strip()] if names
+              else QUICK if quick else [r.name for r in RECIPES])
+    unknown = [n for n in wanted if n not in table]
+    if unknown:
+        raise KeyError("unknown recipe: " + ", ".join(unknown)
+                       + " (known: " + ", ".join(table) + ")")
+    return [table[n] for n in wanted]

@@ -1,0 +1,295 @@
+"""The porting-corpus pipeline (eval/corpus/run.py).
+
+Three layers:
+* the recipes are well-formed, and the probe tells a compiled module from
+  anything else;
+* a tiny sdist made here goes through the whole pipeline offline: its
+  stock build passes its test, and its Cystck build fails (the source
+  refuses to compile against Cystck.h), which must be recorded with the
+  compiler's error, not hidden; a test session that never imports the
+  compiled module must be caught; a residual patch removing the refusal
+  is counted, applied, and its build passes on the Cystck module;
+* the quick subset of the real corpus (recipes.QUICK), downloaded from
+  PyPI once and cached: stock builds pass what they passed when the corpus
+  was chosen, with the compiled module imported; the translator runs in
+  under 3 s of CPU; --check errors do not grow (ratchets below: lower them as the
+  translator improves); every Cystck build either builds and its test
+  sessions finish on the compiled module, or its failure is recorded.
+"""
+
+import difflib
+import importlib.machinery
+import importlib.util
+import io
+import json
+import re
+import subprocess
+import sys
+import tarfile
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+HERE = Path(__file__).resolve().parent
+
+
+def _load(name, filename):
+    # By path under private names: eval/micro has a run.py of its own.
+    spec = importlib.util.spec_from_file_location(name, HERE / filename)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+corpus_run = _load("_corpus_run_under_test", "run.py")
+recipes = corpus_run.recipes
+corpus_probe = _load("_corpus_probe_under_test", "probe/corpus_probe.py")
+
+# --check errors of the quick subset's translation on 2026-11-25: may only go down.
+CHECK_ERRORS_AT_MOST = {"crc32c": 3, "lru-dict": 28}
+TRANSLATOR_SECONDS = 3.0
+
+
+# ---------------------------------------------------------------------------
+# recipes and probe
+# ---------------------------------------------------------------------------
+
+def test_recipes_are_pinned_and_unique():
+    names = [r.name for r in recipes.RECIPES]
+    assert len(names) == len(set(names)) == 10
+    for r in recipes.RECIPES:
+        assert re.fullmatch(r"[0-9a-f]{64}", r.sha256), r.name
+        assert re.fullmatch(r"[A-Za-z0-9_.-]+==[A-Za-z0-9_.]+", r.requirement), r.name
+        assert r.language in ("C", "C++")
+        assert r.translate and r.extensions and r.tests
+        assert all("==" in req for req in r.requirements), r.name
+    assert set(recipes.QUICK) <= set(names)
+
+
+def test_select_names_unknown_recipes():
+    assert [r.name for r in recipes.select("lz4,crc32c")] == ["lz4", "crc32c"]
+    assert [r.name for r in recipes.select(None, quick=True)] == list(recipes.QUICK)
+    with pytest.raises(KeyError, match="nosuch"):
+        recipes.select("crc32c,nosuch")
+
+
+def test_probe_accepts_only_a_shared_library_from_the_tree():
+    compiled = next(name for name, module in sys.modules.items()
+                    if getattr(module, "__file__", None)
+                    and module.__file__.endswith(tuple(importlib.machinery.EXTENSION_SUFFIXES)))
+    where = Path(sys.modules[compiled].__file__).resolve().parent
+    assert corpus_probe.module_origin(compiled, str(where)) == (
+        True, str(Path(sys.modules[compiled].__file__).resolve()))
+    ok, reason = corpus_probe.module_origin(compiled, str(HERE))
+    assert not ok and "outside the tree" in reason
+    ok, reason = corpus_probe.module_origin("json", str(Path(json.__file__).parent.parent))
+    assert not ok and "not a shared library" in reason
+    ok, reason = corpus_probe.module_origin("no_such_module_anywhere", str(HERE))
+    assert not ok and "never imported" in reason
+
+
+def test_update_replaces_only_the_measured_entries_in_recipe_order():
+    old = {"date": "d0", "commit": "c0", "extensions": {"lz4": {"v": 1}, "crc32c": {"v": 1}}}
+    new = {"date": "d1", "commit": "c1", "quick": False,
+           "extensions": {"crc32c": {"v": 2}, "lru-dict": {"v": 2}}}
+    merged = corpus_run.updated(old, new)
+    assert merged["extensions"] == {"crc32c": {"v": 2}, "lru-dict": {"v": 2}, "lz4": {"v": 1}}
+    assert list(merged["extensions"]) == ["crc32c", "lru-dict", "lz4"]
+    assert (merged["date"], merged["commit"], merged["updated"]) == ("d0", "c0",
+                                                                    ["crc32c", "lru-dict"])
+
+
+def test_error_kinds_group_by_cause_and_keep_api_names():
+    errors = ["a.c:10:5: error: ‘foo’ undeclared (first use in this function)",
+              "b.c:20:1: error: ‘bar’ undeclared (first use in this function)",
+              "a.c:11:7: error: incompatible type for argument 2 of ‘CystckList_Append’",
+              "error: command '/usr/bin/gcc' failed with exit code 1",
+              "a.c:12: warning: unused variable ‘x’"]
+    assert corpus_run.error_kinds(errors) == {
+        "'_' undeclared (first use in this function)": 2,
+        "incompatible type for argument N of 'CystckList_Append'": 1}
+
+
+# ---------------------------------------------------------------------------
+# a tiny sdist, offline
+# ---------------------------------------------------------------------------
+
+FAKE_C = r"""
+#include <Python.h>
+#ifdef CYSTCK_H
+#error "fakeext refuses to build against Cystck"
+#endif
+static PyObject *answer(PyObject *self, PyObject *unused) { return PyLong_FromLong(42); }
+static PyMethodDef methods[] = {{"answer", answer, METH_NOARGS, NULL}, {NULL, NULL, 0, NULL}};
+static struct PyModuleDef def = {PyModuleDef_HEAD_INIT, "fakeext._fake", NULL, -1, methods};
+PyMODINIT_FUNC PyInit__fake(void) { return PyModule_Create(&def); }
+"""
+FAKE_FILES = {
+    "setup.py": "from setuptools import setup, Extension\n"
+                "setup(name='fakeext', version='1', packages=['fakeext'],\n"
+                "      ext_modules=[Extension('fakeext._fake', ['fakeext/_fake.c'])])\n",
+    "fakeext/__init__.py": "",
+    "fakeext/_fake.c": FAKE_C,
+    "tests/test_fake.py": "from fakeext import _fake\n\ndef test_answer():\n"
+                          "    assert _fake.answer() == 42\n",
+    "tests/test_pure.py": "def test_nothing_compiled():\n    assert True\n",
+}
+
+
+@pytest.fixture(scope="module")
+def fake(tmp_path_factory):
+    """(recipe, build root, cache root) of a tiny sdist in a private cache."""
+    root = tmp_path_factory.mktemp("corpus")
+    buffer = io.BytesIO()
+    with tarfile.open(fileobj=buffer, mode="w:gz") as tar:
+        for rel, text in FAKE_FILES.items():
+            data = text.encode()
+            info = tarfile.TarInfo(f"fakeext-1/{rel}")
+            info.size = len(data)
+            tar.addfile(info, io.BytesIO(data))
+    cache = root / "cache" / "fakeext"
+    cache.mkdir(parents=True)
+    sdist = cache / "fakeext-1.tar.gz"
+    sdist.write_bytes(buffer.getvalue())
+    recipe = recipes.Recipe(
+        name="fakeext", requirement="fakeext==1", sha256=corpus_run.portkit.sha256_of(sdist),
+        language="C", exercises="nothing", translate=("fakeext/_fake.c",),
+        extensions=("fakeext._fake",), tests=("tests/test_fake.py",), stock_reference=(1, 0, 0),
+        requirements=())
+    return recipe, root / "build", root / "cache"
+
+
+@pytest.fixture(scope="module")
+def fake_entry(fake):
+    recipe, build_root, cache_root = fake
+    return corpus_run.run_one(recipe, quick=False, build_root=build_root, cache_root=cache_root)
+
+
+def test_fake_stock_build_passes_on_the_compiled_module(fake_entry):
+    stock = fake_entry["stock"]
+    assert stock["build"]["ok"], stock["build"]
+    tests = stock["tests"]
+    assert tests["finished"] and (tests["passed"], tests["failed"], tests["skipped"]) == (1, 0, 0)
+    assert tests["compiled_imported"]
+    assert tests["modules"]["fakeext._fake"]["where"].endswith(
+        tuple(importlib.machinery.EXTENSION_SUFFIXES))
+
+
+def test_fake_cystck_build_failure_is_recorded(fake_entry):
+    assert fake_entry["migrate"]["ok"] and fake_entry["migrate"]["exit_status"] in (0, 1)
+    build = fake_entry["cystck"]["build"]
+    assert not build["ok"]
+    assert build["error_count"] >= 1
+    assert any("fakeext refuses to build against Cystck" in line for line in build["errors"])
+    assert "release" not in fake_entry["cystck"] and "debug" not in fake_entry["cystck"]
+
+
+def test_a_session_without_the_compiled_module_is_caught(fake, fake_entry):
+    recipe, build_root, _ = fake
+    work = build_root / recipe.name
+    tests = corpus_run.run_tests(replace(recipe, tests=("tests/test_pure.py",)), work / "stock",
+                                 work / "deps", work / "logs", "pure", quick=False)
+    assert tests["finished"] and tests["passed"] == 1
+    assert not tests["compiled_imported"]
+    assert tests["modules"]["fakeext._fake"]["reason"] == "never imported by the test session"
+
+
+REFUSAL = ("#ifdef CYSTCK_H\n", "#error \"fakeext refuses to build against Cystck\"\n",
+           "#endif\n")
+
+
+def test_a_residual_patch_is_counted_applied_and_tested(fake, fake_entry, tmp_path):
+    """A patch that removes the refusal: counted in changed lines, applied
+    to the translator's output, and the patched build passes the test on
+    the compiled Cystck module, in release and debug mode."""
+    recipe, build_root, _ = fake
+    work = build_root / recipe.name
+    translated = work / "migrate" / "output"
+    text = (translated / "fakeext/_fake.c").read_text().splitlines(keepends=True)
+    start = text.index(REFUSAL[0])
+    assert tuple(text[start:start + 3]) == REFUSAL
+    patched_text = text[:start] + text[start + 3:]
+    patch = tmp_path / f"{recipe.name}.patch"
+    patch.write_text("".join(difflib.unified_diff(text, patched_text, "a/fakeext/_fake.c",
+                                                  "b/fakeext/_fake.c")))
+    assert corpus_run.residual_patch(recipe, tmp_path)["lines"] == 3
+    patched = corpus_run.cystck_variant(recipe, work / "upstream" / "fakeext-1", translated,
+                                        work / "patched", work / "deps", work / "logs", "patched",
+                                        quick=False, patch=patch)
+    assert patched["build"]["ok"], patched["build"]
+    for mode in ("release", "debug"):
+        tests = patched[mode]
+        assert (tests["passed"], tests["failed"]) == (1, 0), tests
+        assert tests["compiled_imported"], tests
+
+
+def test_a_patch_that_does_not_apply_is_a_recorded_build_failure(fake, fake_entry, tmp_path):
+    recipe, build_root, _ = fake
+    work = build_root / recipe.name
+    patch = tmp_path / "stale.patch"
+    patch.write_text("--- a/fakeext/_fake.c\n+++ b/fakeext/_fake.c\n@@ -1,1 +1,1 @@\n"
+                     "-no such line\n+anything\n")
+    result = corpus_run.cystck_variant(recipe, work / "upstream" / "fakeext-1",
+                                       work / "migrate" / "output", work / "stale", work / "deps",
+                                       work / "logs", "stale", quick=False, patch=patch)
+    assert not result["build"]["ok"] and "does not apply" in result["build"]["reason"]
+
+
+def test_the_report_shows_the_failure(fake_entry):
+    results = {"schema": corpus_run.SCHEMA, "date": "d", "commit": "c", "quick": False,
+               "python": "3", "machine": "m", "cpus": 2, "extensions": {"fakeext": fake_entry}}
+    text = corpus_run.corpus_report.render(results)
+    assert "| fakeext | 1/0/0 |" in text
+    assert "no (" in text and "fakeext refuses to build against Cystck" in text
+
+
+# ---------------------------------------------------------------------------
+# the quick subset of the real corpus
+# ---------------------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def quick_results(tmp_path_factory):
+    out = tmp_path_factory.mktemp("corpus-quick") / "corpus-quick.json"
+    subprocess.run([sys.executable, str(HERE / "run.py"), "--quick", "--json", str(out)],
+                   check=True, timeout=1800)
+    return json.loads(out.read_text())
+
+
+def test_quick_results_are_complete(quick_results):
+    assert quick_results["schema"] == corpus_run.SCHEMA and quick_results["quick"] is True
+    assert list(quick_results["extensions"]) == list(recipes.QUICK)
+    assert str(corpus_run.REPO_ROOT) not in json.dumps(quick_results)
+
+
+@pytest.mark.parametrize("name", recipes.QUICK)
+def test_quick_stock_passes_as_when_chosen(quick_results, name):
+    entry = quick_results["extensions"][name]
+    assert "setup_error" not in entry, entry.get("setup_error")
+    assert entry["stock"]["build"]["ok"], entry["stock"]["build"]
+    tests = entry["stock"]["tests"]
+    assert tests["finished"] and tests["compiled_imported"], tests
+    assert [tests["passed"], tests["failed"], tests["skipped"]] == \
+        list(entry["stock_reference"].values())
+
+
+@pytest.mark.parametrize("name", recipes.QUICK)
+def test_quick_translation_ratchets(quick_results, name):
+    migrate = quick_results["extensions"][name]["migrate"]
+    assert migrate["ok"], migrate
+    # CPU time: the wall-clock time grows with the machine's load.
+    assert migrate["cpu_seconds"] is not None and migrate["cpu_seconds"] < TRANSLATOR_SECONDS
+    assert migrate["check_errors"] <= CHECK_ERRORS_AT_MOST[name]
+    assert migrate["escape_hatches"] == len(migrate["escape_hatch_list"])
+    assert migrate["leftovers"] == len(migrate["leftover_list"])
+
+
+@pytest.mark.parametrize("name", recipes.QUICK)
+def test_quick_cystck_outcome_is_recorded(quick_results, name):
+    cystck = quick_results["extensions"][name]["cystck"]
+    if not cystck["build"]["ok"]:
+        assert cystck["build"]["errors"] and cystck["build"]["reason"]
+        return
+    for label in ("release", "debug"):
+        assert cystck[label]["finished"] and cystck[label]["compiled_imported"], cystck[label]

@@ -244,8 +244,13 @@ static Cystck_Object type_from_spec(Cystck_State *S, Cystck_Object module, Cystc
     PyType_Spec pyspec;
     PyObject *type;
     CystckDef **d;
-    int gc = has_slot(spec->defines, Py_tp_traverse);
+    int gc;
 
+    if (spec == NULL || spec->name == NULL) {
+        PyErr_SetString(PyExc_SystemError, "CystckType_FromSpec: a spec with no name");
+        return Cystck_NULL;
+    }
+    gc = has_slot(spec->defines, Py_tp_traverse);
     count_defines(spec->defines, n);
     /* Method, member and getset arrays must outlive the type: they are
      * allocated once per type and never freed (like static tables). */

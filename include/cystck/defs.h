@@ -747,7 +747,7 @@ CYSTCK_INTERNAL CystckModuleDef *_Cystck_ModuleDefOf(PyModuleDef *pydef);
         if (state_ == NULL)                                                   \
             return 0;                                                         \
         if (visit == _Cystck_ClearVisitMarker)                                \
-            return IMPL(state_, _Cystck_ClearField, NULL);                    \
+            return IMPL(state_, _Cystck_ReleaseField, NULL);                  \
         ctx_.visit = visit;                                                   \
         ctx_.arg = arg;                                                       \
         return IMPL(state_, _Cystck_VisitAdapter, &ctx_);                     \

@@ -54,6 +54,19 @@ def _static_definitions(unit):
     return out
 
 
+def _declaration_start(code, item_start, pos):
+    """Where the table's declaration starts: its qualifiers (``static``,
+    ``const``) before ``pos``, not the start of the top-level item, which
+    also holds what precedes it without a ``;`` of its own (a
+    ``CYSTCK_TYPE_HELPERS(...)`` line, a preprocessor line, a comment)."""
+    start = pos
+    while True:
+        m = regex.search(r"\b(?:static|const)\s*$", code[item_start:start])
+        if not m:
+            return start
+        start = item_start + m.start()
+
+
 def plan(unit):
     """Tables of the current text of ``unit``: name -> Table."""
     code, text = unit.structure, unit.text
@@ -65,7 +78,7 @@ def plan(unit):
     def item_span(pos):
         for s, e in items:
             if s <= pos < e:
-                return s, e
+                return _declaration_start(code, s, pos), e
         return pos, pos
 
     for m in proj._DEF_PATTERNS["methods"].finditer(code):

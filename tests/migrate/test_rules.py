@@ -86,3 +86,20 @@ def test_functors_over_struct_pointers():
     assert "T::TypeCheck(S,  value )" in cpp
     assert "return Op()( S, reinterpret_cast<T*>( Cystck_AsStruct(S, value) ) );" in cpp
     assert "Invoke<Twice, Box>()( S, self )" in cpp
+
+
+def test_member_table_after_a_comment_keeps_what_precedes_it():
+    """A table is replaced from its declaration on: the accessor line the
+    object-struct rule wrote after the struct and the comment before the
+    table stay (they belong to the same top-level item, having no ';')."""
+    src = ("#include <Python.h>\n#include \"structmember.h\"\n"
+           "typedef struct _Enc {\n    PyObject_HEAD\n    PyObject *markers;\n} Enc;\n\n"
+           "/* the members */\n"
+           "static PyMemberDef enc_members[] = {\n"
+           "    {\"markers\", T_OBJECT_EX, offsetof(Enc, markers), READONLY, \"m\"},\n    {NULL}\n};\n"
+           "static PyTypeObject EncType = {\n    PyVarObject_HEAD_INIT(NULL, 0)\n"
+           "    .tp_name = \"m.Enc\", .tp_basicsize = sizeof(Enc), .tp_members = enc_members,\n};\n")
+    out = translate.translate_source(src, "m.c")
+    assert "} Enc;\nCYSTCK_TYPE_HELPERS(Enc)\n\n/* the members */\nCYSTCK_DEF_MEMBER(" in out
+    # negative: the qualifiers of the table go with it
+    assert "static CYSTCK_DEF_MEMBER" not in out and "\nstatic \n" not in out

@@ -376,16 +376,24 @@ class ApiCalls(Rule):
             edits.add(s + lead, s + lead + len(body), f"Cystck_AsPyObject(S, {body})")
 
 
+# The type compared with ``Py_TYPE(o)``: a name, a member chain, a cast,
+# ``&FooType`` or a call such as ``Cystck_deref(S, FooType)`` (what the
+# global-refs rule makes of ``&FooType``, also inside a macro body).
+_TYPE_OPERAND = (r"(?:&\s*)?(?:\(\s*\w+\s*\*\s*\)\s*)?[A-Za-z_]\w*(?:\s*(?:->|\.|::)\s*\w+)*(?:\s*"
+                 + source.paren("targs") + ")?")
+
+
 class PyType(Rule):
     """``Py_TYPE(o)->tp_name`` becomes ``CystckType_GetName(S,
     CystckObject_Type(S, o))``; ``Py_TYPE(o) == T`` and ``Py_IS_TYPE(o, T)``
-    become ``Cystck_TypeIs(S, o, T)``; ``PyObject_TypeCheck(o, T)`` becomes
+    become ``Cystck_TypeIs(S, o, T)`` (``!=`` its negation; ``T`` may be a
+    call, ``Cystck_deref(S, FooType)``, in a macro body too); ``PyObject_TypeCheck(o, T)`` becomes
     ``CystckObject_TypeCheck(S, o, T)``; any other ``Py_TYPE(o)`` becomes
     ``CystckObject_Type(S, o)`` (a handle to the type)."""
     name = "py-type"
     precedence = 840
     patterns = (r"\bPy_TYPE\s*" + _common.PAREN + r"\s*->\s*tp_name\b",
-                r"\bPy_TYPE\s*" + source.paren("q") + r"\s*==\s*(?P<t>[^;)&|,]+?)\s*(?=[;)&|,])",
+                r"\bPy_TYPE\s*" + source.paren("q") + r"\s*(?P<op>[=!])=\s*(?P<t>" + _TYPE_OPERAND + r")(?=\s*(?:[;)&|,?:]|$))",
                 r"\bPy_IS_TYPE\s*\(", r"\bPyObject_TypeCheck\s*\(", r"\bPy_TYPE\s*\(")
     before = 'static const char *f(PyObject *o) { if (Py_IS_TYPE(o, T)) return 0; return Py_TYPE(o)->tp_name; }\n'
     after = 'static const char *f(PyObject *o) { if (Cystck_TypeIs(S, o, T)) return 0; return CystckType_GetName(S, CystckObject_Type(S, o)); }\n'
@@ -393,8 +401,9 @@ class PyType(Rule):
     def apply(self, unit):
         n = unit.sub(self.patterns[0], lambda m, t: "CystckType_GetName(S, CystckObject_Type(S, "
                      + t[m.start("p") + 1:m.end("p") - 1].strip() + "))")
-        n += unit.sub(self.patterns[1], lambda m, t: "Cystck_TypeIs(S, " + t[m.start("q") + 1:m.end("q") - 1].strip()
-                      + ", " + t[m.start("t"):m.end("t")].strip() + ")")
+        n += unit.sub(self.patterns[1], lambda m, t: ("!" if m.group("op") == "!" else "") + "Cystck_TypeIs(S, "
+                      + t[m.start("q") + 1:m.end("q") - 1].strip() + ", " + t[m.start("t"):m.end("t")].strip() + ")",
+                      flags=regex.M)
         n += unit.sub(self.patterns[2], lambda m, t: "Cystck_TypeIs(S, ")
         n += unit.sub(self.patterns[3], lambda m, t: "CystckObject_TypeCheck(S, ")
         # what is left of Py_TYPE outside destroy/traverse (no state there)

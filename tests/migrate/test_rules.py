@@ -103,3 +103,20 @@ def test_member_table_after_a_comment_keeps_what_precedes_it():
     assert "} Enc;\nCYSTCK_TYPE_HELPERS(Enc)\n\n/* the members */\nCYSTCK_DEF_MEMBER(" in out
     # negative: the qualifiers of the table go with it
     assert "static CYSTCK_DEF_MEMBER" not in out and "\nstatic \n" not in out
+
+
+def test_type_comparison_with_a_static_type_in_a_macro():
+    """``Py_TYPE(op) == &FooType`` in a macro body: the global-refs rule
+    makes the operand ``Cystck_deref(S, FooType)``, a call with a comma,
+    which the comparison keeps whole; ``!=`` is the negation."""
+    src = ("#include <Python.h>\n"
+           "static PyTypeObject FooType = {PyVarObject_HEAD_INIT(NULL, 0) .tp_name = \"m.Foo\"};\n"
+           "#define IS_FOO(op) (Py_TYPE(op) == &FooType)\n"
+           "static int f(PyObject *a, PyObject *b)\n{\n"
+           "    if (Py_TYPE(a) != Py_TYPE(b))\n        return 0;\n"
+           "    return IS_FOO(a) ? 1 : Py_TYPE(a)->tp_basicsize == 8;\n}\n")
+    out = translate.translate_source(src, "m.c")
+    assert "#define IS_FOO(op) (Cystck_TypeIs(S, op, Cystck_deref(S, FooType)))\n" in out
+    assert "if (!Cystck_TypeIs(S, a, CystckObject_Type(S, b)))" in out
+    # negative: a comparison of a member of the type is not an identity test
+    assert "Cystck_TypeIs(S, a, 8)" not in out and "->tp_basicsize == 8" in out

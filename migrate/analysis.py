@@ -18,7 +18,7 @@ import regex
 from . import api, source
 from .engine import Note
 from .project import OBJECT_TYPES
-from .rules import _common
+from .rules import _common, escape
 
 HANDLE_LIMIT = 1 << 20
 _LOOP = regex.compile(r"\b(?P<kw>for|while)\s*" + source.paren("h") + r"\s*(?=\{)|\bdo\s*(?=\{)")
@@ -191,7 +191,7 @@ def _exceptions(unit, code, contexts):
     return out
 
 
-def _own_names(unit, code):
+def own_names(unit, code):
     """Identifiers the extension defines itself (``PyLongToINT64`` in ujson
     is a helper of its own, not a stock API)."""
     p = unit.project
@@ -204,8 +204,9 @@ def _own_names(unit, code):
 
 def _leftovers(unit, code):
     out = []
-    own = _own_names(unit, code)
+    own = own_names(unit, code)
     escapes = [(m.start(), source.matching(code, m.end() - 1)) for m in _ESCAPE.finditer(code)]
+    escapes += escape.escaped_spans(unit.text, code)    # reported by the escape-hatch rule
     seen = set()
     for m in _STOCK.finditer(code):
         name = m.group()

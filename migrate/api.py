@@ -5,6 +5,7 @@ that exist as handles (``Cystck_None``, ``CystckExc_ValueError``,
 ``CystckLong_Type``...)."""
 import functools
 import pathlib
+import sysconfig
 
 import regex
 
@@ -58,6 +59,22 @@ def stock_map():
     for stock, name in ALIASES.items():
         mapping.setdefault(stock, name)
     return mapping
+
+
+@functools.lru_cache(maxsize=None)
+def stock_returns():
+    """Stock function name -> its C return type, read from the headers of
+    the running CPython (``PyAPI_FUNC(PyObject *) PyUnicode_New(...)`` and
+    ``static inline`` functions): what the escape hatch needs to know to
+    give a result a handle."""
+    include = pathlib.Path(sysconfig.get_paths()["include"])
+    declared = regex.compile(r"PyAPI_FUNC\(\s*(?P<ret>[^)]*?)\s*\)\s*(?P<name>\w+)\s*\("
+                             r"|static\s+inline\s+(?P<ret>[\w\s*]+?)\s*\b(?P<name>_?Py\w+)\s*\(")
+    out = {}
+    for header in sorted(include.rglob("*.h")):
+        for m in declared.finditer(header.read_text(errors="replace")):
+            out.setdefault(m.group("name"), " ".join(m.group("ret").split()))
+    return out
 
 
 @functools.lru_cache(maxsize=None)

@@ -120,3 +120,43 @@ def test_type_comparison_with_a_static_type_in_a_macro():
     assert "if (!Cystck_TypeIs(S, a, CystckObject_Type(S, b)))" in out
     # negative: a comparison of a member of the type is not an identity test
     assert "Cystck_TypeIs(S, a, 8)" not in out and "->tp_basicsize == 8" in out
+
+
+def _translate_with_notes(src, path="m.c"):
+    out = translate.translate_files({path: src})[path]
+    return out.text, [n.message for n in out.notes]
+
+
+def test_escape_hatch_borrowed_results_and_nested_calls():
+    """A borrowed result gets a handle of its own (Cystck_FromPyObject); a
+    stock call inside another keeps its PyObject * result but lends its
+    handle arguments; each kept call is marked and reported."""
+    src = ("#include <Python.h>\n"
+           "static PyObject *f(PyObject *m, PyObject *o)\n{\n"
+           "    PyObject *d = PyMethod_Function(m);\n"
+           "    return PyFile_GetLine(PyMethod_Function(o), 1);\n}\n")
+    out, notes = _translate_with_notes(src)
+    assert ("Cystck_Object d = Cystck_FromPyObject(S, /* cystck-migrate: escape hatch */ "
+            "PyMethod_Function(Cystck_AsPyObject(S, m)));") in out
+    assert ("Cystck_FromNewPyObject(S, /* cystck-migrate: escape hatch */ PyFile_GetLine("
+            "/* cystck-migrate: escape hatch */ PyMethod_Function(Cystck_AsPyObject(S, o)), 1))") in out
+    assert sum("escape hatch: PyMethod_Function" in m for m in notes) == 2
+    assert not any("PyMethod_Function has no Cystck counterpart: rewrite" in m for m in notes)
+
+
+def test_escape_hatch_leaves_translated_and_plain_c_calls_alone():
+    """Negative: calls with a counterpart, stock constants, the
+    extension's own Py-named helpers, and a call taking the address of a
+    handle (reported, not rewritten) get no escape hatch."""
+    src = ("#include <Python.h>\n"
+           "static int PyMine_Helper(int x) { return x; }\n"
+           "static PyObject *f(PyObject *o)\n{\n"
+           "    Py_ssize_t n = PY_SSIZE_T_MAX;\n"
+           "    PyObject *t = PyObject_Repr(o);\n"
+           "    if (PyMine_Helper(1) < 0 || PyFoo_Fill(&t) < 0)\n        return NULL;\n"
+           "    return t;\n}\n")
+    out, notes = _translate_with_notes(src)
+    assert "escape hatch */" not in out
+    assert "CystckObject_Repr(S, o)" in out and "= PY_SSIZE_T_MAX;" in out and "PyMine_Helper(1)" in out
+    assert "PyFoo_Fill(&t)" in out
+    assert any("PyFoo_Fill has no Cystck counterpart and takes the address of a handle" in m for m in notes)

@@ -492,6 +492,92 @@ def _returning_functions(unit):
             yield f, "push" if f.name.startswith("PyInit_") else "handle"
 
 
+class MacroReturns(Rule):
+    """``return NULL;`` inside a macro body returns from the function that
+    expands the macro, and the returns rule cannot see it there.  When every
+    function using the macro has the same error value, the macro's ``return
+    NULL`` becomes it: ``return -1;`` where entry points (push counts) use
+    it, ``return Cystck_NULL;`` where helpers returning a handle do.  Mixed
+    users are reported as an error: the macro must be split by hand (an
+    entry point returning NULL would be read as a push count of 0 with an
+    exception set).  Users are found across files, through other macros
+    too."""
+    name = "macro-returns"
+    precedence = 545
+    patterns = (r"\breturn\s*(?:\(\s*)?NULL\b(?:\s*\))?(?P<semi>\s*;)?",)
+    before = ("#define CHECK(v) do { if ((v) < 0) return NULL; } while (0)\n"
+              "static PyObject *f(PyObject *self, PyObject *arg)\n{\n    CHECK(PyLong_AsLong(arg));\n"
+              "    Py_RETURN_NONE;\n}\n"
+              "static PyMethodDef m[] = {{\"f\", f, METH_O, NULL}, {NULL}};\n")
+    after = ("#define CHECK(v) do { if ((v) < 0) return -1; } while (0)\n"
+             "static PyObject *f(PyObject *self, PyObject *arg)\n{\n    CHECK(PyLong_AsLong(arg));\n"
+             "    Py_RETURN_NONE;\n}\n"
+             "static PyMethodDef m[] = {{\"f\", f, METH_O, NULL}, {NULL}};\n")
+
+    def apply(self, unit):
+        code = unit.masked
+        edits = source.Edits()
+        users = None
+        for m in MACRO_DEFINITION.finditer(code):
+            returns = list(regex.finditer(self.patterns[0], code, pos=m.start("body"), endpos=m.end("body")))
+            if not returns:
+                continue
+            if users is None:
+                users = _macro_users(unit.project)
+            name = m.group("name")
+            errors = {f: _error_value(unit.project, f) for f in sorted(users.get(name, ()))}
+            values = set(errors.values())
+            if len(values) == 1 and values != {"NULL"}:
+                    value = values.pop()
+                    for r in returns:
+                        edits.add(r.start(), r.end(), f"return {value}" + (";" if r.group("semi") else ""))
+            elif len(values) > 1:
+                unit.leftover(m.start(), f"error: return NULL in macro {name}, which functions with different "
+                              f"error values expand ({', '.join(f'{f}: {v}' for f, v in errors.items())}): "
+                              "split the macro, or the entry points return a wrong value", self.name)
+        if edits:
+            unit.apply(edits)
+        return edits.applied
+
+
+MACRO_DEFINITION = regex.compile(r"^[ \t]*#[ \t]*define[ \t]+(?P<name>\w+)(?P<args>\([^)]*\))?"
+                                 r"(?P<body>(?:[^\n\\]|\\.|\\\n)*)", regex.M | regex.S)
+
+
+def _macro_users(project):
+    """Macro name -> names of the functions whose bodies expand it,
+    directly or through other macros."""
+    bodies = {}
+    for text in project.files.values():
+        for m in MACRO_DEFINITION.finditer(source.mask(text)):
+            bodies[m.group("name")] = m.group("body")
+    direct = {name: set() for name in bodies}
+    for info in project.functions.values():
+        for word in set(regex.findall(r"\b\w+\b", info.body)) & set(bodies):
+            direct[word].add(info.name)
+    users = {name: set(fs) for name, fs in direct.items()}
+    changed = True
+    while changed:                # a macro used by a macro has its users
+        changed = False
+        for outer, body in bodies.items():
+            for inner in set(regex.findall(r"\b\w+\b", body)) & set(bodies):
+                if inner != outer and not users[outer] <= users[inner]:
+                    users[inner] |= users[outer]
+                    changed = True
+    return users
+
+
+def _error_value(project, name):
+    """What ``return NULL`` must become in function ``name``."""
+    role = project.role(name)
+    if (role is not None and role.pushes) or name.startswith("PyInit_"):
+        return "-1"
+    infos = [i for (_, n), i in project.functions.items() if n == name]
+    if role is None and infos and all(i.returns_handle for i in infos):
+        return "Cystck_NULL"
+    return "NULL"
+
+
 class ReturnCValue(Rule):
     """An entry point returning a C value converted to an object, ``return
     PyFloat_FromDouble(x);``, pushes it: ``return Cystck_ReturnDouble(S,

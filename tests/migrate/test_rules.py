@@ -160,3 +160,23 @@ def test_escape_hatch_leaves_translated_and_plain_c_calls_alone():
     assert "CystckObject_Repr(S, o)" in out and "= PY_SSIZE_T_MAX;" in out and "PyMine_Helper(1)" in out
     assert "PyFoo_Fill(&t)" in out
     assert any("PyFoo_Fill has no Cystck counterpart and takes the address of a handle" in m for m in notes)
+
+
+def test_macro_return_null_with_mixed_users_is_an_error_and_plain_c_is_left_alone():
+    """A macro returning NULL, expanded by an entry point (error value -1)
+    and by a helper returning a handle (Cystck_NULL), cannot be rewritten
+    for both: it is reported as an error.  A macro returning NULL from
+    plain C functions (``char *``) is not touched."""
+    src = ("#include <Python.h>\n"
+           "#define NEED(o) if (!(o)) return NULL\n"
+           "#define NEED_BUF(p) if (!(p)) return NULL\n"
+           "static char *dup(char *p) { NEED_BUF(p); return p; }\n"
+           "static PyObject *helper(PyObject *x) { NEED(x); return PyNumber_Negative(x); }\n"
+           "static PyObject *meth(PyObject *self, PyObject *arg) { NEED(arg); return helper(arg); }\n"
+           "static PyMethodDef methods[] = {{\"meth\", meth, METH_O, NULL}, {NULL}};\n")
+    out, notes = _translate_with_notes(src)
+    assert "#define NEED(o) if (!(o)) return NULL\n" in out
+    assert "#define NEED_BUF(p) if (!(p)) return NULL\n" in out
+    assert any(m.startswith("error: return NULL in macro NEED,") and "helper: Cystck_NULL" in m
+               and "meth: -1" in m for m in notes)
+    assert not any("NEED_BUF" in m for m in notes)

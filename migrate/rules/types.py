@@ -401,7 +401,8 @@ class DestroyTraverse(Rule):
     """Deallocators become Cystck destructors ``void f(void *data)`` and
     traverse functions take the native struct: ``Py_VISIT(self->x)`` becomes
     ``Cystck_VISIT(&self->x)``.  In destructors the freeing of the object
-    (``tp_free``, ``PyObject_Del``), GC untracking and the releasing of
+    (``tp_free``, ``PyObject_Del``), GC untracking, the trashcan
+    (``Py_TRASHCAN_BEGIN``...``Py_TRASHCAN_END``, both ends) and the releasing of
     object members are removed: the runtime does them after the destructor
     has released native resources.  ``tp_clear`` functions and module
     traverse/clear/free hooks are removed; the runtime clears fields through
@@ -410,7 +411,11 @@ class DestroyTraverse(Rule):
     precedence = 370
     patterns = (r"\bPy_VISIT\s*" + _common.PAREN + r"\s*;",
                 r"\b(?:Py_TYPE\s*\([^()]*\)\s*->\s*tp_free|PyObject_(?:GC_)?Del|PyObject_Free"
-                r"|PyObject_GC_UnTrack|Py_X?DECREF|Py_CLEAR|Py_TRASHCAN_\w+|\w+->tp_free)\s*" + _common.PAREN + r"\s*;")
+                r"|PyObject_GC_UnTrack|Py_X?DECREF|Py_CLEAR|Py_TRASHCAN_\w+|\w+->tp_free)\s*" + _common.PAREN + r"\s*;",
+                # the trashcan bounds the recursion of stock deallocators; the
+                # runtime deallocates, so both ends go, with or without ';'
+                r"\bPy_TRASHCAN_(?:BEGIN|SAFE_BEGIN)\s*" + source.paren("t") + r"[ \t]*;?|\bPy_TRASHCAN_(?:END|SAFE_END)"
+                r"\b(?:\s*\(\s*\w*\s*\))?[ \t]*;?")
     before = ("typedef struct { PyObject_HEAD PyObject *v; double *buf; } Box;\n"
               "static void Box_dealloc(Box *self)\n{\n    PyObject_GC_UnTrack(self);\n    free(self->buf);\n"
               "    Py_XDECREF(self->v);\n    Py_TYPE(self)->tp_free((PyObject *)self);\n}\n"
@@ -479,6 +484,8 @@ class DestroyTraverse(Rule):
                         edits.add(m.start(), m.end(), ";")
                     else:
                         edits.add(*_common.statement_line_span(text, m.start(), m.end()), "")
+                for m in regex.finditer(self.patterns[2], code, pos=b0, endpos=b1):
+                    edits.add(*_common.statement_line_span(text, m.start(), m.end()), "")
                 for m in regex.finditer(r"\b(\w+)\s*\(\s*\(\s*PyObject\s*\*\s*\)\s*\w+\s*\)\s*;|\b(\w+)\s*\(\s*\w+\s*\)\s*;",
                                         code, pos=b0, endpos=b1):
                     callee = m.group(1) or m.group(2)

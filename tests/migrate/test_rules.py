@@ -180,3 +180,22 @@ def test_macro_return_null_with_mixed_users_is_an_error_and_plain_c_is_left_alon
     assert any(m.startswith("error: return NULL in macro NEED,") and "helper: Cystck_NULL" in m
                and "meth: -1" in m for m in notes)
     assert not any("NEED_BUF" in m for m in notes)
+
+
+def test_trashcan_goes_from_destructors_both_ends():
+    """Py_TRASHCAN_BEGIN (with or without ';') and Py_TRASHCAN_END both go
+    from a destructor; a trashcan outside a destructor is left alone."""
+    src = ("#include <Python.h>\n"
+           "typedef struct { PyObject_HEAD PyObject *v; } Box;\n"
+           "static void Box_dealloc(Box *self)\n{\n    PyObject_GC_UnTrack(self);\n"
+           "    Py_TRASHCAN_BEGIN(self, Box_dealloc)\n    Py_XDECREF(self->v);\n"
+           "    Py_TYPE(self)->tp_free((PyObject *)self);\n    Py_TRASHCAN_END\n}\n"
+           "static void Other_dealloc(Box *self)\n{\n    Py_TRASHCAN_BEGIN(self, Other_dealloc);\n"
+           "    free(self);\n    Py_TRASHCAN_END;\n}\n"
+           "static PyTypeObject BoxType = {PyVarObject_HEAD_INIT(NULL, 0) .tp_name = \"m.Box\",\n"
+           "    .tp_basicsize = sizeof(Box), .tp_dealloc = (destructor)Box_dealloc};\n")
+    out, _ = _translate_with_notes(src)
+    box = out[out.index("Box_dealloc(void *data)"):out.index("Other_dealloc")]
+    assert "TRASHCAN" not in box
+    # negative: Other_dealloc is no type's destructor
+    assert "Py_TRASHCAN_BEGIN(Cystck_AsPyObject(S, self), Other_dealloc);" in out and "Py_TRASHCAN_END;" in out

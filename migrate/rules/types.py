@@ -638,14 +638,16 @@ class StructAccess(Rule):
 
 class ObjectNew(Rule):
     """Instance allocation goes through the runtime: ``PyObject_New(Foo,
-    &FooType)``, ``PyObject_GC_New`` and ``type->tp_alloc(type, 0)`` become
-    ``Cystck_New(S, type, NULL)``; ``PyType_GenericNew(type, args, kw)``
+    &FooType)``, ``PyObject_GC_New`` and ``type->tp_alloc(type, 0)`` (also
+    ``Py_TYPE(self)->tp_alloc(Py_TYPE(self), 0)``) become ``Cystck_New(S,
+    type, NULL)``; ``PyType_GenericNew(type, args, kw)``
     becomes ``CystckType_GenericNew(S, type)``; ``PyObject_GC_Track`` is
     dropped (the runtime tracks GC instances)."""
     name = "object-new"
     precedence = 640
     patterns = (r"\bPyObject_(?:GC_)?New(?:Var)?\s*\(\s*(?:struct\s+)?\w+\s*,\s*(?P<t>[^,()]+(?:\([^()]*\))?)\s*(?:,[^()]*)?\)",
-                r"(?P<t>\w+)\s*->\s*tp_alloc\s*\(\s*(?P=t)\s*,[^()]*\)",
+                r"(?P<t>\w+|\(\s*\w+\s*\)|Py_TYPE\s*\(\s*\w+\s*\))\s*->\s*tp_alloc\s*"
+                r"\(\s*(?P<a>\w+|Py_TYPE\s*\(\s*\w+\s*\))\s*,[^()]*\)",
                 r"\bPyType_GenericAlloc\s*\(\s*(?P<t>[^,()]+?)\s*,[^()]*\)",
                 r"\bPyType_GenericNew\s*\(\s*(?P<t>\w+(?:\s*::\s*\w+)*)\s*,[^()]*\)",
                 r"^[ \t]*PyObject_GC_Track\s*" + _common.PAREN + r"\s*;[ \t]*\n?")
@@ -655,10 +657,20 @@ class ObjectNew(Rule):
     def apply(self, unit):
         n = 0
         for pat in self.patterns[:3]:
-            n += unit.sub(pat, lambda m, t: f"Cystck_New(S, {t[m.start('t'):m.end('t')].strip()}, NULL)")
+            n += unit.sub(pat, self._new)
         n += unit.sub(self.patterns[3], lambda m, t: f"CystckType_GenericNew(S, {m.group('t')})")
         n += unit.sub(self.patterns[4], lambda m, t: "", regex.M)
         return n
+
+
+    @staticmethod
+    def _new(m, text):
+        t = text[m.start("t"):m.end("t")].strip()
+        bare = regex.sub(r"^\(\s*(\w+)\s*\)$", r"\1", t)
+        if "a" in m.groupdict() and m.group("a") is not None and \
+                regex.sub(r"\s+", "", m.group("a")) != regex.sub(r"\s+", "", bare):
+            return None           # allocating another type than the one whose slot it calls
+        return f"Cystck_New(S, {bare}, NULL)"
 
 
 class TypeReady(Rule):

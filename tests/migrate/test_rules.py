@@ -199,3 +199,20 @@ def test_trashcan_goes_from_destructors_both_ends():
     assert "TRASHCAN" not in box
     # negative: Other_dealloc is no type's destructor
     assert "Py_TRASHCAN_BEGIN(Cystck_AsPyObject(S, self), Other_dealloc);" in out and "Py_TRASHCAN_END;" in out
+
+
+def test_tp_alloc_through_a_parenthesised_or_own_type():
+    """``(type)->tp_alloc(type, 0)`` (what casts leave of
+    ``((PyTypeObject *)type)->tp_alloc(...)``) and
+    ``Py_TYPE(self)->tp_alloc(Py_TYPE(self), 0)`` allocate through the
+    runtime; a slot of one type called for another is left alone."""
+    src = ("#include <Python.h>\n"
+           "static PyObject *f(PyObject *type, PyObject *self, PyTypeObject *other)\n{\n"
+           "    PyObject *a = ((PyTypeObject *)type)->tp_alloc((PyTypeObject *)type, 0);\n"
+           "    PyObject *b = Py_TYPE(self)->tp_alloc(Py_TYPE(self), 0);\n"
+           "    PyObject *c = other->tp_alloc(&PyLong_Type, 0);\n"
+           "    return PyTuple_Pack(3, a, b, c);\n}\n")
+    out, _ = _translate_with_notes(src)
+    assert "Cystck_Object a = Cystck_New(S, type, NULL);" in out
+    assert "Cystck_Object b = Cystck_New(S, CystckObject_Type(S, self), NULL);" in out
+    assert "other->tp_alloc(" in out

@@ -402,8 +402,8 @@ class DestroyTraverse(Rule):
     traverse functions take the native struct: ``Py_VISIT(self->x)`` becomes
     ``Cystck_VISIT(&self->x)``.  In destructors the freeing of the object
     (``tp_free``, ``PyObject_Del``), GC untracking, the trashcan
-    (``Py_TRASHCAN_BEGIN``...``Py_TRASHCAN_END``, both ends) and the releasing of
-    object members are removed: the runtime does them after the destructor
+    (``Py_TRASHCAN_BEGIN``...``Py_TRASHCAN_END``, both ends), the releasing of
+    object members and of a heap type's reference to its type are removed: the runtime does them after the destructor
     has released native resources.  ``tp_clear`` functions and module
     traverse/clear/free hooks are removed; the runtime clears fields through
     traverse."""
@@ -486,6 +486,7 @@ class DestroyTraverse(Rule):
                         edits.add(*_common.statement_line_span(text, m.start(), m.end()), "")
                 for m in regex.finditer(self.patterns[2], code, pos=b0, endpos=b1):
                     edits.add(*_common.statement_line_span(text, m.start(), m.end()), "")
+                self._drop_type_release(code, text, b0, b1, edits)
                 for m in regex.finditer(r"\b(\w+)\s*\(\s*\(\s*PyObject\s*\*\s*\)\s*\w+\s*\)\s*;|\b(\w+)\s*\(\s*\w+\s*\)\s*;",
                                         code, pos=b0, endpos=b1):
                     callee = m.group(1) or m.group(2)
@@ -496,6 +497,29 @@ class DestroyTraverse(Rule):
             unit.apply(edits)
             self._drop_unused_locals(unit)
         return n
+
+    @staticmethod
+    def _drop_type_release(code, text, b0, b1, edits):
+        """An instance of a heap type owns a reference to its type, which a
+        stock deallocator releases after freeing the object (``PyTypeObject
+        *tp = Py_TYPE(self); ... Py_DECREF(tp);``).  The runtime releases
+        it now, and a destructor has no state to reach the type with."""
+        local = regex.compile(r"(?:PyTypeObject|PyObject)\s*\*\s*(?P<v>\w+)\s*=\s*"
+                              r"(?:\(\s*\w+\s*\*\s*\)\s*)?Py_TYPE\s*" + source.paren("q") + r"\s*;")
+        for m in local.finditer(code, b0, b1):
+            v = regex.escape(m.group("v"))
+            rest = code[m.end():b1]
+            uses = regex.findall(rf"\b{v}\b(?!\s*->\s*tp_free\b)", rest)    # tp_free goes anyway
+            releases = list(regex.finditer(rf"\bPy_X?DECREF\s*\(\s*(?:\(\s*PyObject\s*\*\s*\)\s*)?{v}\s*\)\s*;",
+                                           code, pos=m.end(), endpos=b1))
+            if len(uses) != len(releases):
+                continue          # the type is used for something else: a human decides
+            edits.add(*_common.statement_line_span(text, m.start(), m.end()), "")
+            for r in releases:
+                edits.add(*_common.statement_line_span(text, r.start(), r.end()), "")
+        for m in regex.finditer(r"\bPy_X?DECREF\s*\(\s*(?:\(\s*PyObject\s*\*\s*\)\s*)?Py_TYPE\s*"
+                                + source.paren("q") + r"\s*\)\s*;", code, pos=b0, endpos=b1):
+            edits.add(*_common.statement_line_span(text, m.start(), m.end()), "")
 
     @staticmethod
     def _drop_unused_locals(unit):

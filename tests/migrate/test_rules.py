@@ -216,3 +216,23 @@ def test_tp_alloc_through_a_parenthesised_or_own_type():
     assert "Cystck_Object a = Cystck_New(S, type, NULL);" in out
     assert "Cystck_Object b = Cystck_New(S, CystckObject_Type(S, self), NULL);" in out
     assert "other->tp_alloc(" in out
+
+
+def test_destructor_drops_the_release_of_its_heap_type():
+    """``PyTypeObject *tp = Py_TYPE(self); tp->tp_free(self);
+    Py_DECREF(tp);`` goes from a destructor (the runtime releases the
+    type); a type local used for something else stays."""
+    src = ("#include <Python.h>\n"
+           "typedef struct { PyObject_HEAD int *buf; } Box;\n"
+           "static void Box_dealloc(Box *self)\n{\n    free(self->buf);\n"
+           "    PyTypeObject *tp = Py_TYPE(self);\n    tp->tp_free((PyObject *)self);\n    Py_DECREF(tp);\n}\n"
+           "static void Cell_dealloc(Box *self)\n{\n    PyTypeObject *tp = Py_TYPE(self);\n"
+           "    log_name(tp->tp_name);\n    Py_DECREF(tp);\n}\n"
+           "static PyTypeObject BoxType = {PyVarObject_HEAD_INIT(NULL, 0) .tp_name = \"m.Box\",\n"
+           "    .tp_basicsize = sizeof(Box), .tp_dealloc = (destructor)Box_dealloc};\n"
+           "static PyTypeObject CellType = {PyVarObject_HEAD_INIT(NULL, 0) .tp_name = \"m.Cell\",\n"
+           "    .tp_basicsize = sizeof(Box), .tp_dealloc = (destructor)Cell_dealloc};\n")
+    out, _ = _translate_with_notes(src)
+    assert "static void Box_dealloc(void *data)\n{\n    Box *self = (Box *)data;\n    free(self->buf);\n}\n" in out
+    # negative: the type is read for its name, so the release stays for a human
+    assert "log_name(tp->tp_name);\n    Py_DECREF(tp);" in out

@@ -660,6 +660,77 @@ class StructAccess(Rule):
         edits.add(start, fend, f"CystckField_Load(S, {h}, {field_expr})")
 
 
+class MacroStructArgs(Rule):
+    """A macro that only reaches the native struct of an argument
+    (``#define LOCK(o) acquire((o)->lock)``) is given the struct: where an
+    argument is a custom-type handle, ``LOCK(self)`` becomes
+    ``LOCK(Foo_AsStruct(S, self))``, so the body's ``->`` still reaches a
+    struct (the struct-access rule cannot see inside macro bodies).  An
+    argument the macro also uses as an object is left as it is."""
+    name = "macro-struct-args"
+    precedence = 382
+    patterns = (r"(?<![\w.>])(?P<m>\w+)\s*\(",)
+    before = ("typedef struct { PyObject_HEAD long lock; } Box;\n"
+              "#define LOCK(o) take(&(o)->lock)\n"
+              "static PyObject *get(Box *self, PyObject *x)\n{\n    LOCK(self);\n    return PyNumber_Negative(x);\n}\n")
+    after = ("typedef struct { PyObject_HEAD long lock; } Box;\n"
+             "#define LOCK(o) take(&(o)->lock)\n"
+             "static PyObject *get(Box *self, PyObject *x)\n{\n    LOCK(Box_AsStruct(S, self));\n"
+             "    return PyNumber_Negative(x);\n}\n")
+
+    def apply(self, unit):
+        p = unit.project
+        if not p.types:
+            return 0
+        macros = _struct_only_macro_params(p)
+        if not macros:
+            return 0
+        code, text = unit.masked, unit.text
+        edits = source.Edits()
+        for ctx in _common.function_contexts(unit):
+            if ctx.role is not None and not ctx.role.state:
+                continue
+            b0, b1 = ctx.body
+            for m in regex.finditer(self.patterns[0], code, pos=b0, endpos=b1):
+                positions = macros.get(m.group("m"))
+                if not positions:
+                    continue
+                close = source.matching(code, m.end() - 1)
+                for i, (a0, a1) in enumerate(source.split_top(code, m.end(), close - 1)):
+                    arg = regex.sub(r"^\(\s*(\w+)\s*\)$", r"\1", code[a0:a1].strip())
+                    if i in positions and arg in ctx.typed:
+                        lead = a0 + len(code[a0:a1]) - len(code[a0:a1].lstrip())
+                        struct = p.types[ctx.typed[arg]].struct
+                        edits.add(lead, lead + len(code[a0:a1].strip()), f"{struct}_AsStruct(S, {arg})")
+        if edits:
+            unit.apply(edits)
+        return edits.applied
+
+
+def _struct_only_macro_params(project):
+    """Macro name -> indexes of its parameters that the body uses only to
+    reach a struct member (``o->x``, ``(o)->x``), for macros of every file."""
+    from .functions import MACRO_DEFINITION
+    out = {}
+    for text in project.files.values():
+        for m in MACRO_DEFINITION.finditer(source.mask(text)):
+            if not m.group("args"):
+                continue
+            params = [a.strip() for a in m.group("args")[1:-1].split(",")]
+            body = m.group("body")
+            positions = set()
+            for i, name in enumerate(params):
+                if not regex.fullmatch(r"\w+", name):
+                    continue
+                uses = regex.findall(rf"(?<![\w.>]|->)\b{name}\b", body)
+                derefs = regex.findall(rf"(?:\(\s*{name}\s*\)|(?<![\w.>]|->)\b{name}\b)\s*->", body)
+                if uses and len(uses) == len(derefs):
+                    positions.add(i)
+            if positions:
+                out[m.group("name")] = positions
+    return out
+
+
 class ObjectNew(Rule):
     """Instance allocation goes through the runtime: ``PyObject_New(Foo,
     &FooType)``, ``PyObject_GC_New`` and ``type->tp_alloc(type, 0)`` (also

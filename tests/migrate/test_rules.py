@@ -236,3 +236,20 @@ def test_destructor_drops_the_release_of_its_heap_type():
     assert "static void Box_dealloc(void *data)\n{\n    Box *self = (Box *)data;\n    free(self->buf);\n}\n" in out
     # negative: the type is read for its name, so the release stays for a human
     assert "log_name(tp->tp_name);\n    Py_DECREF(tp);" in out
+
+
+def test_macro_that_also_uses_its_argument_as_an_object_keeps_the_handle():
+    """Negative of macro-struct-args: a macro using its parameter as an
+    object as well as a struct keeps the handle argument; a destructor
+    passes its struct pointer unchanged."""
+    src = ("#include <Python.h>\n"
+           "typedef struct { PyObject_HEAD long n; } Box;\n"
+           "#define SHOW(o) (PyObject_Print((PyObject *)(o), stdout, 0), (o)->n)\n"
+           "#define FREE_N(o) ((o)->n = 0)\n"
+           "static PyObject *get(Box *self, PyObject *x)\n{\n    SHOW(self);\n    return PyNumber_Negative(x);\n}\n"
+           "static void Box_dealloc(Box *self)\n{\n    FREE_N(self);\n    Py_TYPE(self)->tp_free((PyObject *)self);\n}\n"
+           "static PyTypeObject BoxType = {PyVarObject_HEAD_INIT(NULL, 0) .tp_name = \"m.Box\",\n"
+           "    .tp_basicsize = sizeof(Box), .tp_dealloc = (destructor)Box_dealloc};\n")
+    out, _ = _translate_with_notes(src)
+    assert "    SHOW(self);\n" in out
+    assert "    FREE_N(self);\n" in out

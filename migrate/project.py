@@ -114,7 +114,10 @@ SUBTABLES = {"PyNumberMethods": NUMBER_FIELDS, "PySequenceMethods": SEQUENCE_FIE
 
 def method_role(flags):
     """The Role for a PyMethodDef's ml_flags text, or None if unsupported."""
-    f = set(regex.findall(r"METH_\w+", flags))
+    # METH_COEXIST only makes the method win over the slot wrapper of the
+    # same name (``__contains__`` next to ``sq_contains``): without it the
+    # wrapper serves the name, calling the same slot, so it is dropped.
+    f = set(regex.findall(r"METH_\w+", flags)) - {"METH_COEXIST"}
     extra = f - {"METH_NOARGS", "METH_O", "METH_VARARGS", "METH_KEYWORDS", "METH_FASTCALL"}
     if extra:
         return None

@@ -99,6 +99,10 @@ class StructMembers(Rule):
         return edits.applied
 
 
+_GENERIC_SLOTS = {("tp_iter", "PyObject_SelfIter"): "CYSTCK_DEF_SELFITER",
+                  ("tp_hash", "PyObject_HashNotImplemented"): "CYSTCK_DEF_HASH_NOT_IMPLEMENTED"}
+
+
 def _slot_defs(unit, owner, slot_values, where):
     """CYSTCK_DEF_SLOT lines for {slot: function}; returns (lines, symbols)."""
     lines, symbols = [], []
@@ -109,13 +113,17 @@ def _slot_defs(unit, owner, slot_values, where):
         if func in ("PyType_GenericNew", "PyType_GenericAlloc", "PyObject_Del", "PyObject_GC_Del",
                     "PyObject_Free", "PyObject_GenericGetAttr", "PyObject_GenericSetAttr"):
             continue      # the runtime's defaults do the same
+        sym = f"{owner}_{slot}"
+        if (slot, func) in _GENERIC_SLOTS:    # CPython's own, touching no handle
+            lines.append(f"{_GENERIC_SLOTS[slot, func]}({sym})")
+            symbols.append(sym)
+            continue
         role = proj.slot_role(slot)
         if role is None or not regex.fullmatch(r"[A-Za-z_]\w*", func) or func.startswith("Py"):
             unit.leftover(where, f"slot {slot} = {func} has no Cystck counterpart", "type-object")
             continue
         if role.kind == "dropped":
             continue
-        sym = f"{owner}_{slot}"
         if role.kind == "destroy":
             lines.append(f"CYSTCK_DEF_DESTROY({sym}, {func})")
         else:

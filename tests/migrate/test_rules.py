@@ -269,3 +269,21 @@ def test_meth_coexist_entries_are_kept():
     assert 'CYSTCK_DEF_METH(has_def, "__contains__", has, CYSTCK_O, NULL)' in out
     assert "static int has(Cystck_State *S, Cystck_Object self, Cystck_Object key)" in out
     assert any("make" in m and "METH_CLASS" in m for m in notes)
+
+
+def test_generic_slots_of_cpython_have_their_definitions():
+    """``tp_iter = PyObject_SelfIter`` and ``tp_hash =
+    PyObject_HashNotImplemented`` use CPython's own functions through
+    CYSTCK_DEF_SELFITER / CYSTCK_DEF_HASH_NOT_IMPLEMENTED; another stock
+    function in a slot still has no counterpart and is reported."""
+    src = ("#include <Python.h>\n"
+           "typedef struct { PyObject_HEAD long i; } It;\n"
+           "static PyObject *It_next(It *self) { return PyLong_FromLong(self->i++); }\n"
+           "static PyTypeObject ItType = {PyVarObject_HEAD_INIT(NULL, 0) .tp_name = \"m.It\",\n"
+           "    .tp_basicsize = sizeof(It), .tp_iter = PyObject_SelfIter, .tp_iternext = (iternextfunc)It_next,\n"
+           "    .tp_hash = PyObject_HashNotImplemented, .tp_repr = PyObject_Repr};\n")
+    out, notes = _translate_with_notes(src)
+    assert "CYSTCK_DEF_SELFITER(ItType_tp_iter)" in out and "&ItType_tp_iter," in out
+    assert "CYSTCK_DEF_HASH_NOT_IMPLEMENTED(ItType_tp_hash)" in out and "&ItType_tp_hash," in out
+    assert not any("PyObject_SelfIter" in m for m in notes)
+    assert any("slot tp_repr = PyObject_Repr has no Cystck counterpart" in m for m in notes)

@@ -287,3 +287,40 @@ def test_generic_slots_of_cpython_have_their_definitions():
     assert "CYSTCK_DEF_HASH_NOT_IMPLEMENTED(ItType_tp_hash)" in out and "&ItType_tp_hash," in out
     assert not any("PyObject_SelfIter" in m for m in notes)
     assert any("slot tp_repr = PyObject_Repr has no Cystck counterpart" in m for m in notes)
+
+
+def test_incref_before_a_store_into_a_native_structure_is_kept_and_reported():
+    """The object must outlive the call when C keeps it in its own
+    structure: the increment is kept (escape hatch) and reported as an
+    error.  Negative: a custom type's object field (CystckField_Store takes
+    its own reference) and a local array of handles lose the increment."""
+    src = ("#include <Python.h>\n"
+           "typedef struct { PyObject_HEAD PyObject *v; } Box;\n"
+           "typedef struct node { struct node *next; PyObject *items[4]; } node;\n"
+           "static int put(node *n, int i, PyObject *x)\n{\n"
+           "    Py_INCREF(x);\n    n->items[i] = x;\n    return PyErr_Occurred() ? -1 : 0;\n}\n"
+           "static PyObject *set(Box *self, PyObject *x)\n{\n    PyObject *pair[2];\n"
+           "    Py_INCREF(x);\n    pair[0] = x;\n    Py_INCREF(x);\n    self->v = x;\n"
+           "    return PyNumber_Negative(pair[0]);\n}\n"
+           "typedef struct { PyObject_VAR_HEAD PyObject *slots[1]; } Vec;\n"
+           "static void fill(Vec *v, PyObject *x)\n{\n    Py_INCREF(x);\n    v->slots[0] = x;\n}\n"
+           "static PyMethodDef methods[] = {{\"set\", (PyCFunction)set, METH_O, NULL}, {NULL}};\n")
+    out, notes = _translate_with_notes(src)
+    assert "    /* cystck-migrate: escape hatch */ Py_INCREF(Cystck_AsPyObject(S, x));\n    n->items[i] = x;" in out
+    assert "escape hatch */ Py_INCREF(Cystck_AsPyObject(S, x));\n    Vec_AsStruct(S, v)->slots[0] = x;" in out
+    assert any(m.startswith("error: x is stored into n->items[i]") for m in notes)
+    body = out[out.index("set(Cystck_State"):out.index("} Vec;")]
+    assert "INCREF" not in body
+    assert "CystckField_Store(S, self, &Box_AsStruct(S, self)->v, x);" in body
+
+
+def test_incref_before_a_store_into_an_output_parameter_duplicates_the_handle():
+    """``Py_INCREF(x); *result = x;`` hands the caller a new reference:
+    ``*result = Cystck_Dup(S, x);``, and no escape hatch."""
+    src = ("#include <Python.h>\n"
+           "static int lookup(PyObject *d, PyObject *k, PyObject **result)\n{\n"
+           "    PyObject *x = PyDict_GetItemWithError(d, k);\n    if (x == NULL)\n        return -1;\n"
+           "    Py_INCREF(x);\n    *result = x;\n    return 0;\n}\n")
+    out, notes = _translate_with_notes(src)
+    assert "    *result = Cystck_Dup(S, x);\n    return 0;" in out
+    assert "INCREF" not in out and not any("stored into" in m for m in notes)

@@ -631,6 +631,70 @@ class ReturnCValue(Rule):
         return edits.applied
 
 
+class EntryTailCalls(Rule):
+    """An entry point that ends by calling another entry point of the same
+    convention with its own arguments, ``return impl(self, args, kwargs);``
+    (an alias kept for compatibility, a deprecation wrapper), hands the
+    call its argument array and returns the push count it gets:
+    ``return impl(S, self, args, nargs, kwargs);``.  Other direct calls of
+    entry points are reported by the state-calls rule."""
+    name = "entry-tail-calls"
+    precedence = 539
+    patterns = (r"\breturn\s+(?P<f>\w+)\s*" + source.paren("a") + r"\s*;",)
+    before = ("static PyObject *impl(PyObject *self, PyObject *args) { return PyLong_FromSsize_t(PyTuple_GET_SIZE(args)); }\n"
+              "static PyObject *alias(PyObject *self, PyObject *args)\n{\n    return impl(self, args);\n}\n"
+              "static PyMethodDef m[] = {{\"impl\", impl, METH_VARARGS, NULL}, {\"alias\", alias, METH_VARARGS, NULL},"
+              " {NULL}};\n")
+    after = ("static PyObject *impl(PyObject *self, PyObject *args) { return PyLong_FromSsize_t(PyTuple_GET_SIZE(args)); }\n"
+             "static PyObject *alias(PyObject *self, PyObject *args)\n{\n    return impl(S, self, args, nargs);\n}\n"
+             "static PyMethodDef m[] = {{\"impl\", impl, METH_VARARGS, NULL}, {\"alias\", alias, METH_VARARGS, NULL},"
+             " {NULL}};\n")
+
+    def apply(self, unit):
+        code, text = unit.masked, unit.text
+        edits = source.Edits()
+        for ctx in _common.function_contexts(unit, with_locals=False):
+            role = ctx.role
+            if role is None or not role.pushes:
+                continue
+            b0, b1 = ctx.body
+            for m in regex.finditer(self.patterns[0], code, pos=b0, endpos=b1):
+                callee = unit.project.role(m.group("f"))
+                if callee is None or not callee.pushes or \
+                        [c for c, _, _ in callee.params] != [c for c, _, _ in role.params]:
+                    continue
+                passed = [code[s:e].strip() for s, e in source.split_top(code, m.start("a") + 1, m.end("a") - 1)]
+                names, stock = self._params(ctx)
+                if passed != stock:
+                    continue
+                edits.add(m.start("a"), m.end("a"), "(" + ", ".join(["S"] + names) + ")")
+        if edits:
+            unit.apply(edits)
+        return edits.applied
+
+    @staticmethod
+    def _params(ctx):
+        """The caller's Cystck parameter names (after S), and its stock
+        parameters in order, as a stock call passing them on reads."""
+        specs = ctx.role.params
+        if ctx.rewritten:
+            names = [q.name for q in ctx.params[1:]]
+        else:
+            names = [ctx.param_name(idx) or default for _, idx, default in specs]
+        if len(names) != len(specs):
+            return names, None
+        stock = sorted((idx, names[k]) for k, (_, idx, _) in enumerate(specs) if idx is not None)
+        return names, [n for _, n in stock]
+
+
+def _calls_pushing_entry(project, expr):
+    """Is ``expr`` a call of an entry point that returns a push count with
+    the state already passed (a tail call the entry-tail-calls rule made)?"""
+    m = regex.match(r"(\w+)\s*\(\s*S\s*[,)]", expr)
+    role = project.role(m.group(1)) if m else None
+    return bool(role is not None and role.pushes)
+
+
 class Returns(Rule):
     """Paper rules 9/10: an entry point returns how many values it pushed:
     ``return NULL;`` becomes ``return -1;``, ``return x;`` becomes ``return
@@ -680,7 +744,8 @@ class Returns(Rule):
                     continue
                 if e in ("NULL", "0", "nullptr", "(PyObject *)NULL", "-1"):
                     edits.add(m.start(), m.end(), "return -1;")
-                elif not e or regex.match(r"(?:Cystck_Return\w*|CystckErr_NoMemory|PyErr_NoMemory)\s*\(", e):
+                elif not e or regex.match(r"(?:Cystck_Return\w*|CystckErr_NoMemory|PyErr_NoMemory)\s*\(", e) \
+                        or _calls_pushing_entry(unit.project, e):
                     continue
                 else:
                     edits.add(m.start("e"), m.end("e"), f" Cystck_Return(S, {e})")

@@ -324,3 +324,21 @@ def test_incref_before_a_store_into_an_output_parameter_duplicates_the_handle():
     out, notes = _translate_with_notes(src)
     assert "    *result = Cystck_Dup(S, x);\n    return 0;" in out
     assert "INCREF" not in out and not any("stored into" in m for m in notes)
+
+
+def test_entry_calls_that_are_not_tail_calls_with_own_arguments_are_reported():
+    """Negative of entry-tail-calls: an entry point called with other
+    arguments, or one of another convention, is reported, not rewritten."""
+    src = ("#include <Python.h>\n"
+           "static PyObject *impl(PyObject *self, PyObject *args, PyObject *kw) { Py_RETURN_NONE; }\n"
+           "static PyObject *one(PyObject *self, PyObject *arg) { Py_RETURN_NONE; }\n"
+           "static PyObject *a(PyObject *self, PyObject *args, PyObject *kw)\n{\n    return impl(self, args, NULL);\n}\n"
+           "static PyObject *b(PyObject *self, PyObject *arg)\n{\n    return impl(self, arg, NULL);\n}\n"
+           "static PyObject *c(PyObject *self, PyObject *arg)\n{\n    return one(self, arg);\n}\n"
+           "static PyMethodDef m[] = {{\"impl\", (PyCFunction)impl, METH_VARARGS | METH_KEYWORDS, NULL},\n"
+           "    {\"one\", one, METH_O, NULL}, {\"a\", (PyCFunction)a, METH_VARARGS | METH_KEYWORDS, NULL},\n"
+           "    {\"b\", b, METH_O, NULL}, {\"c\", c, METH_O, NULL}, {NULL}};\n")
+    out, notes = _translate_with_notes(src)
+    assert "return one(S, self, arg);" in out
+    assert sum("direct call of entry point impl" in m for m in notes) == 2
+    assert not any("direct call of entry point one" in m for m in notes)

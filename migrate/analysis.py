@@ -151,11 +151,43 @@ def _integers(unit, code, contexts):
     return out
 
 
+_DIRECTIVE_LINE = regex.compile(r"^[ \t]*#(?:[^\n\\]|\\.|\\\n)*", regex.M)
+
+
+def _skip_alternative(rest):
+    """``rest`` with the ``#else``/``#elif`` branches that start it blanked
+    up to their ``#endif``: they replace the code just read, they do not
+    follow it."""
+    m = regex.match(r"\s*#[ \t]*(?:else|elif)\b", rest)
+    if not m:
+        return rest
+    depth = 0
+    for d in regex.finditer(r"^[ \t]*#[ \t]*(?P<k>if|ifdef|ifndef|endif)\b", rest, regex.M):
+        if d.group("k") == "endif":
+            if depth == 0:
+                return " " * d.start() + rest[d.start():]
+            depth -= 1
+        else:
+            depth += 1
+    return rest
+
+
 def _next_statement(code, pos, limit):
-    """The masked text of the statement after position ``pos``."""
-    rest = code[pos:limit]
+    """The masked text of the statement after position ``pos``, leaving
+    out preprocessor lines (``#endif``) and the ``else`` branch of the
+    ``if`` that just ended (the branch sets its own exception)."""
+    rest = _DIRECTIVE_LINE.sub(lambda d: " " * len(d.group()), _skip_alternative(code[pos:limit]))
     m = regex.match(r"\s*(?:\}\s*)*(?P<s>[^;{}]*[;{}]?)", rest)
-    return m.group("s").strip() if m else ""
+    if not m:
+        return ""
+    stmt = m.group("s").strip()
+    if regex.match(r"else\b", stmt) and not regex.match(r"else\s+if\b", stmt):
+        branch = pos + m.start("s") + len("else")
+        while code[branch].isspace():
+            branch += 1
+        end = source.matching(code, branch) if code[branch] == "{" else code.find(";", branch) + 1
+        return _next_statement(code, end, limit) if 0 < end <= limit else stmt
+    return stmt
 
 
 def _exceptions(unit, code, contexts):

@@ -342,3 +342,26 @@ def test_entry_calls_that_are_not_tail_calls_with_own_arguments_are_reported():
     assert "return one(S, self, arg);" in out
     assert sum("direct call of entry point impl" in m for m in notes) == 2
     assert not any("direct call of entry point one" in m for m in notes)
+
+
+def _exception_warnings(src):
+    from cystck.migrate import analysis
+    unit = translate.translate_files({"m.c": src})["m.c"]
+    return [n.message for n in analysis.analyse(unit) if n.kind == "exception"]
+
+
+def test_exception_analysis_sees_the_return_past_directives_and_else_branches():
+    """An exception set before ``#endif`` and a return, or in both
+    branches of an if/else followed by a return, is returned; one followed
+    by an assignment is warned about (negative)."""
+    src = ("#include <Python.h>\n"
+           "static PyObject *f(PyObject *self, PyObject *o)\n{\n"
+           "    if (o == NULL) {\n#ifdef CHECKED\n        PyErr_SetString(PyExc_ValueError, \"a\");\n#else\n"
+           "        PyErr_SetString(PyExc_TypeError, \"b\");\n#endif\n        return NULL;\n    }\n"
+           "    if (o == Py_None) {\n        PyErr_SetString(PyExc_ValueError, \"c\");\n    }\n    else {\n"
+           "        PyErr_SetString(PyExc_TypeError, \"d\");\n    }\n    return NULL;\n}\n"
+           "static int g(PyObject *o)\n{\n    int rv = 0;\n    PyErr_SetString(PyExc_ValueError, \"e\");\n"
+           "    rv = -1;\n    return rv;\n}\n"
+           "static PyMethodDef m[] = {{\"f\", f, METH_O, NULL}, {NULL}};\n")
+    warnings = _exception_warnings(src)
+    assert len(warnings) == 1 and "(rv = -1;)" in warnings[0]

@@ -365,3 +365,20 @@ def test_exception_analysis_sees_the_return_past_directives_and_else_branches():
            "static PyMethodDef m[] = {{\"f\", f, METH_O, NULL}, {NULL}};\n")
     warnings = _exception_warnings(src)
     assert len(warnings) == 1 and "(rv = -1;)" in warnings[0]
+
+
+def test_fastcall_argument_array_passed_to_a_macro_stays_an_array():
+    """A METH_FASTCALL method's ``args`` is an array: handed to a macro
+    (or a helper) it stays one; a METH_VARARGS tuple handed on is built
+    with CystckTuple_FromArray (negative)."""
+    src = ("#include <Python.h>\n"
+           "#define ARG(a, i) ((a)[i])\n"
+           "static PyObject *fast(PyObject *self, PyObject *const *args, Py_ssize_t nargs)\n{\n"
+           "    if (nargs < 1)\n        return NULL;\n    return PyObject_Repr(ARG(args, 0));\n}\n"
+           "static PyObject *slow(PyObject *self, PyObject *args)\n{\n"
+           "    return PyObject_Repr(args);\n}\n"
+           "static PyMethodDef m[] = {{\"fast\", (PyCFunction)fast, METH_FASTCALL, NULL},\n"
+           "    {\"slow\", slow, METH_VARARGS, NULL}, {NULL}};\n")
+    out, _ = _translate_with_notes(src)
+    assert "CystckObject_Repr(S, ARG(args, 0))" in out
+    assert "CystckObject_Repr(S, CystckTuple_FromArray(S, args, nargs))" in out

@@ -382,3 +382,26 @@ def test_fastcall_argument_array_passed_to_a_macro_stays_an_array():
     out, _ = _translate_with_notes(src)
     assert "CystckObject_Repr(S, ARG(args, 0))" in out
     assert "CystckObject_Repr(S, CystckTuple_FromArray(S, args, nargs))" in out
+
+
+def test_stock_compatibility_header_is_kept_and_its_functions_are_stock():
+    """A header that only re-implements stock functions (pythoncapi_compat
+    style) is copied unchanged, and a call of one of its functions is a
+    stock call (escape hatch), not a call of a helper given S.  A header
+    of the extension's own helpers is translated (negative)."""
+    compat = ("#include <Python.h>\n"
+              "static inline PyObject *Py_NewRefX(PyObject *o) { Py_INCREF(o); return o; }\n"
+              "static inline int PyObject_GetOptionalAttrX(PyObject *o, PyObject *n, PyObject **r)\n"
+              "{ *r = PyObject_GetAttr(o, n); return *r != NULL; }\n"
+              "static inline PyObject *PyFile_GetLine(PyObject *f, int n) { return PyObject_CallMethod(f, \"readline\", NULL); }\n")
+    own = ("#include <Python.h>\n"
+           "PyObject *my_neg(PyObject *o) { return PyNumber_Negative(o); }\n"
+           "PyObject *PyMine_Twice(PyObject *o) { return PyNumber_Add(o, o); }\n")
+    body = ('#include "compat.h"\n#include "own.h"\n'
+            "static PyObject *f(PyObject *self, PyObject *o)\n{\n    return my_neg(PyFile_GetLine(o, 1));\n}\n"
+            "static PyMethodDef m[] = {{\"f\", f, METH_O, NULL}, {NULL}};\n")
+    out = translate.translate_files({"compat.h": compat, "own.h": own, "m.c": body})
+    assert out["compat.h"].text == compat
+    assert "my_neg(Cystck_State *S, Cystck_Object o)" in out["own.h"].text
+    assert ("my_neg(S, Cystck_FromNewPyObject(S, /* cystck-migrate: escape hatch */ "
+            "PyFile_GetLine(Cystck_AsPyObject(S, o), 1)))") in out["m.c"].text

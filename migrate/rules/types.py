@@ -739,6 +739,104 @@ def _struct_only_macro_params(project):
     return out
 
 
+class StructPointerMembers(Rule):
+    """A member that points at a custom type's native struct (``Node
+    *next``, a linked list of objects owned elsewhere) stays a native
+    pointer; where it meets a handle it is converted: ``h = s->next;``
+    becomes ``h = (s->next ? Cystck_FromStruct(S, s->next) : Cystck_NULL);``,
+    ``s->next = h;`` becomes ``s->next = Node_AsStruct(S, h);``, a
+    comparison with a handle compares with ``Node_AsStruct(S, h)``, and an
+    object field read through it, ``s->next->v``, is
+    ``CystckField_Load(S, Cystck_FromStruct(S, s->next), s->next->v)``.
+    The pointer holds no reference, as in stock code."""
+    name = "struct-pointer-members"
+    precedence = 526
+    patterns = (r"->\s*(?P<m>\w+)\b(?!\s*(?:\(|\[))",
+                r"(?:\w+_AsStruct\s*\(\s*S\s*,\s*\w+\s*\)|(?<![\w.>])\w+)(?:\s*->\s*\w+)*\s*$")
+    before = ("typedef struct Node { PyObject_HEAD PyObject *v; struct Node *next; } Node;\n"
+              "static PyObject *f(Node *self, Node *other)\n{\n    Node *n = self->next;\n"
+              "    if (n == other)\n        return PyNumber_Negative(self->next->v);\n"
+              "    self->next = other;\n    return NULL;\n}\n")
+    after = ("typedef struct Node { PyObject_HEAD PyObject *v; struct Node *next; } Node;\n"
+             "static PyObject *f(Node *self, Node *other)\n{\n"
+             "    Node *n = (self->next ? Cystck_FromStruct(S, self->next) : Cystck_NULL);\n"
+             "    if (n == other)\n        return PyNumber_Negative(CystckField_Load(S, "
+             "Cystck_FromStruct(S, self->next), self->next->v));\n"
+             "    self->next = Node_AsStruct(S, other);\n    return NULL;\n}\n")
+
+    def apply(self, unit):
+        p = unit.project
+        members = _struct_pointer_members(p)
+        if not members:
+            return 0
+        code, text = unit.masked, unit.text
+        edits = source.Edits()
+        for ctx in _common.function_contexts(unit):
+            if ctx.role is not None and not ctx.role.state:
+                continue
+            b0, b1 = ctx.body
+            for m in regex.finditer(self.patterns[0], code, pos=b0, endpos=b1):
+                struct = members.get(m.group("m"))
+                if struct is None:
+                    continue
+                chain = regex.search(self.patterns[1], code[b0:m.start()])
+                if chain is None or chain.group().startswith("Cystck"):
+                    continue
+                self._convert(unit, ctx, code, text, b0 + chain.start(), m.end(), struct, edits)
+        if edits:
+            unit.apply(edits)
+        return edits.applied
+
+    def _convert(self, unit, ctx, code, text, start, end, struct, edits):
+        e = text[start:end]
+        accessor = f"{unit.project.types[struct].struct}_AsStruct"
+        after, before = code[end:end + 200], code[max(0, start - 200):start]
+        before_at = start - len(before)
+        field = regex.match(r"\s*->\s*(?P<f>\w+)\b(?!\s*(?:\(|->))(?!\s*=[^=])", after)
+        if field:
+            if field.group("f") in unit.project.types[struct].object_fields:
+                edits.add(start, end + field.end(),
+                          f"CystckField_Load(S, Cystck_FromStruct(S, {e}), {e}->{field.group('f')})")
+            return
+        store = regex.match(r"\s*=(?!=)\s*(?P<h>\w+)\s*;", after)
+        if store and store.group("h") in ctx.handles:
+            h0 = end + store.start("h")
+            edits.add(h0, h0 + len(store.group("h")), f"{accessor}(S, {store.group('h')})")
+            return
+        cmp_after = regex.match(r"\s*[!=]=\s*(?P<h>\w+)\b(?!\s*(?:\(|->|\[))", after)
+        if cmp_after and cmp_after.group("h") in ctx.handles:
+            h0 = end + cmp_after.start("h")
+            edits.add(h0, h0 + len(cmp_after.group("h")), f"{accessor}(S, {cmp_after.group('h')})")
+            return
+        cmp_before = regex.search(r"(?<![\w.>])(?P<h>\w+)\s*[!=]=\s*$", before)
+        if cmp_before and cmp_before.group("h") in ctx.handles:
+            edits.add(before_at + cmp_before.start("h"), before_at + cmp_before.end("h"),
+                      f"{accessor}(S, {cmp_before.group('h')})")
+            return
+        load = regex.search(r"(?<![\w.>])(?P<h>\w+)\s*=\s*$", before)
+        if load and load.group("h") in ctx.handles and regex.match(r"\s*;", after):
+            edits.add(start, end, f"({e} ? Cystck_FromStruct(S, {e}) : Cystck_NULL)")
+
+
+def _struct_pointer_members(project):
+    """Member name -> custom struct, for members declared as pointers to a
+    custom type's struct (in any struct of the project), when the name
+    means one struct only."""
+    out, ambiguous = {}, set()
+    for text in project.files.values():
+        code = source.structure_mask(text)
+        for m in regex.finditer(r"\bstruct\s*\w*\s*\{", code):
+            open_at = m.end() - 1
+            for base, d, _ in cstruct.struct_members(code, open_at, source.matching(code, open_at)):
+                t = regex.sub(r"\b(?:const|struct)\b", "", base).strip()
+                if d.pointer != "*" or d.array or t not in project.types:
+                    continue
+                if out.get(d.name, t) != t:
+                    ambiguous.add(d.name)
+                out[d.name] = t
+    return {k: v for k, v in out.items() if k not in ambiguous}
+
+
 class ObjectNew(Rule):
     """Instance allocation goes through the runtime: ``PyObject_New(Foo,
     &FooType)``, ``PyObject_GC_New`` and ``type->tp_alloc(type, 0)`` (also

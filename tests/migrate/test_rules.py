@@ -405,3 +405,18 @@ def test_stock_compatibility_header_is_kept_and_its_functions_are_stock():
     assert "my_neg(Cystck_State *S, Cystck_Object o)" in out["own.h"].text
     assert ("my_neg(S, Cystck_FromNewPyObject(S, /* cystck-migrate: escape hatch */ "
             "PyFile_GetLine(Cystck_AsPyObject(S, o), 1)))") in out["m.c"].text
+
+
+def test_struct_pointer_members_leave_plain_structs_and_null_tests_alone():
+    """Negative of struct-pointer-members: a pointer to a plain C struct,
+    and a null test or NULL store of a struct-pointer member, stay as they
+    are."""
+    src = ("#include <Python.h>\n"
+           "typedef struct buf { char *data; struct buf *more; } buf;\n"
+           "typedef struct Node { PyObject_HEAD struct Node *next; buf *b; } Node;\n"
+           "static PyObject *f(Node *self, PyObject *x)\n{\n"
+           "    if (self->next == NULL || !self->b->more)\n        self->next = NULL;\n"
+           "    return PyNumber_Negative(x);\n}\n")
+    out, _ = _translate_with_notes(src)
+    assert "if (Node_AsStruct(S, self)->next == NULL || !Node_AsStruct(S, self)->b->more)" in out
+    assert "        Node_AsStruct(S, self)->next = NULL;" in out

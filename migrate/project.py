@@ -433,7 +433,11 @@ def _collect_globals(p, code, text):
         item = code[start:end]
         if "(" in item.split("=")[0] and not regex.search(r"=\s*", item):
             continue
-        m = regex.match(r"\s*(?:(?:static|extern)\s+)*(?:const\s+)?(?P<base>" + OBJECT_TYPES + r")\s*\*", item)
+        # objects held through a pointer to a custom type's struct (a
+        # cached instance, `static Foo *EMPTY;`) are objects too
+        structs = "".join("|" + regex.escape(t) for t in sorted(p.types))
+        m = regex.match(r"\s*(?:(?:static|extern)\s+)*(?:const\s+)?(?:struct\s+)?(?P<base>" + OBJECT_TYPES + structs
+                        + r")\s*\*", item)
         if not m or "{" in item:
             continue
         parsed = cstruct.split_declaration(code, start, end - 1)

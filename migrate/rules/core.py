@@ -416,7 +416,8 @@ class GlobalRefs(Rule):
     """Values that escape into globals (and into module-state members) are
     held through references: ``static PyObject *g;`` becomes ``static
     Cystck_Ref g;``, ``g = expr;`` becomes ``g = Cystck_ref(S, expr);`` and
-    other uses read ``Cystck_deref(S, g)``.  ``Py_CLEAR(g)`` becomes
+    other uses read ``Cystck_deref(S, g)`` (a ``static Foo *g;`` holding an
+    instance of a custom type is such a global too).  ``Py_CLEAR(g)`` becomes
     ``Cystck_unref(S, g); g = NULL;``; ``Py_DECREF(g)`` of a global is
     dropped (the reference is released by the clear).  Static type objects
     are references too: ``&FooType`` becomes ``Cystck_deref(S, FooType)``."""
@@ -440,14 +441,15 @@ class GlobalRefs(Rule):
     def _declarations(self, unit, names):
         code = unit.structure
         edits = source.Edits()
+        types = "|".join(["PyObject", "PyTypeObject"] + [regex.escape(t) for t in sorted(unit.project.types)])
         for s, e in source.top_level_items(code):
             item = code[s:e]
-            m = regex.match(r"\s*(?:(?:static|extern)\s+)*(?:const\s+)?(?P<t>(?:PyObject|PyTypeObject)\s*\*)", item)
+            m = regex.match(rf"\s*(?:(?:static|extern)\s+)*(?:const\s+)?(?P<t>(?:struct\s+)?(?:{types})\s*\*)", item)
             if not m or "{" in item or regex.search(r"\)\s*;\s*$", item):
                 continue
-            decl = regex.match(r"(?P<t>(?:PyObject|PyTypeObject)\s*\*\s*)(?P<rest>[\w\s,\*=]*);",
+            decl = regex.match(rf"(?P<t>(?:struct\s+)?(?:{types})\s*\*\s*)(?P<rest>[\w\s,\*=]*);",
                                code[s + m.start("t"):e])
-            if not decl:
+            if not decl or not set(regex.findall(r"\b\w+\b", decl.group("rest"))) & names:
                 continue
             rest = unit.text[s + m.start("t") + decl.start("rest"):s + m.start("t") + decl.end("rest")]
             rest = regex.sub(r"\*\s*", "", rest)

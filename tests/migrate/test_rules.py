@@ -420,3 +420,23 @@ def test_struct_pointer_members_leave_plain_structs_and_null_tests_alone():
     out, _ = _translate_with_notes(src)
     assert "if (Node_AsStruct(S, self)->next == NULL || !Node_AsStruct(S, self)->b->more)" in out
     assert "        Node_AsStruct(S, self)->next = NULL;" in out
+
+
+def test_global_pointer_to_a_custom_struct_is_a_reference():
+    """``static Foo *EMPTY;`` caches an instance: a Cystck_Ref, stored with
+    Cystck_ref and read with Cystck_deref.  A global pointer to a plain C
+    struct stays (negative)."""
+    src = ("#include <Python.h>\n"
+           "typedef struct { PyObject_HEAD long n; } Foo;\n"
+           "typedef struct { char *data; } buf;\n"
+           "static Foo *EMPTY;\nstatic buf *scratch;\n"
+           "static PyTypeObject FooType = {PyVarObject_HEAD_INIT(NULL, 0) .tp_name = \"m.Foo\", .tp_basicsize = sizeof(Foo)};\n"
+           "static PyObject *empty(PyObject *self, PyObject *noargs)\n{\n"
+           "    if (EMPTY == NULL) {\n        Foo *e = PyObject_New(Foo, &FooType);\n"
+           "        if (e == NULL)\n            return NULL;\n        EMPTY = e;\n    }\n"
+           "    Py_INCREF(EMPTY);\n    return (PyObject *)EMPTY;\n}\n"
+           "static PyMethodDef m[] = {{\"empty\", empty, METH_NOARGS, NULL}, {NULL}};\n")
+    out, _ = _translate_with_notes(src)
+    assert "static Cystck_Ref EMPTY;\nstatic buf *scratch;\n" in out
+    assert "EMPTY = Cystck_ref(S, e);" in out
+    assert "return Cystck_Return(S, Cystck_deref(S, EMPTY));" in out

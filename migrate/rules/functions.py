@@ -764,12 +764,37 @@ def _null_handle_args(code, open_at, positions, edits):
             edits.add(s + lead, s + lead + len(arg.strip()), "Cystck_NULL")
 
 
+RESULT_HELPER = "cystck_migrate_result"
+#: The result of a direct call of an entry point as a handle (defined
+#: once in each file that needs it, after the Cystck.h include).
+RESULT_HELPER_DEFINITION = f"""
+/* cystck-migrate: the push count of an entry point called directly, as a
+ * handle: -1 is an error, 0 None, 1 the value pushed. */
+static inline Cystck_Object {RESULT_HELPER}(Cystck_State *S, int pushed)
+{{
+    if (pushed < 0)
+        return Cystck_NULL;
+    if (pushed == 0)
+        return Cystck_Dup(S, Cystck_None);
+    if (pushed > 1) {{
+        CystckErr_SetString(S, CystckExc_SystemError, "an entry point called directly pushed several values");
+        return Cystck_NULL;
+    }}
+    return Cystck_Pop(S);
+}}
+"""
+
+
 class StateCalls(Rule):
     """Calls of functions that now take the state get ``S`` first: helpers
     that use the API and calls through function pointers whose type carries
     objects.  (Macros whose expansion uses the API keep their parameters:
     they use the ``S`` of the function that expands them.)  A direct call of an entry
-    point is reported: its convention (push count, argument array) changed."""
+    point whose parameters are all objects keeps its arguments: ``return
+    f(S, a);`` from an entry point returns its push count, and ``h = f(S,
+    a);`` gets the value through ``cystck_migrate_result``, defined once
+    after the Cystck.h include.  Other direct calls of entry points are
+    reported: their convention (push count, argument array) changed."""
     name = "state-calls"
     precedence = 560
     patterns = (r"(?<![\w.>])(?P<f>\w+)\s*\((?!\s*S\s*[,)])", r"(?:->|\.)\s*(?P<f>\w+)\s*\((?!\s*S\s*[,)])")
@@ -791,7 +816,8 @@ class StateCalls(Rule):
                 if not p.needs_state(unit.path, name):
                     continue
                 info = p.function(unit.path, name)
-                if info is not None and info.role is not None and info.role.is_entry:
+                if info is not None and info.role is not None and info.role.is_entry and \
+                        not self._entry_result(unit, ctx, code, m, info.role, edits):
                     unit.leftover(m.start(), f"direct call of entry point {name}: it now takes an "
                                   "argument array and returns a push count (pop the result with "
                                   "Cystck_Pop)", self.name)
@@ -809,8 +835,48 @@ class StateCalls(Rule):
                 if p.needs_state(unit.path, c.group("f")):
                     self._insert(code, c, edits)
         if edits:
+            if any(new.startswith(RESULT_HELPER + "(") for _, _, new in edits.items):
+                self._define_result_helper(unit, edits)
             unit.apply(edits)
         return edits.applied
+
+    def _entry_result(self, unit, ctx, code, m, role, edits):
+        """A direct call of an entry point whose parameters are all objects
+        (METH_O, a slot) takes the same arguments plus S; its push count
+        is the caller's own result in ``return f(...);`` from an entry
+        point, or becomes a handle through RESULT_HELPER in ``h = f(...);``.
+        Returns whether the call was taken care of."""
+        if not role.pushes or any(c != proj.H for c, _, _ in role.params):
+            return False
+        open_at = m.end() - 1
+        close = source.matching(code, open_at)
+        ret = regex.search(r"\bCystck_Return\s*\(\s*S\s*,\s*$", code[:m.start()])
+        if ret and ctx.role is not None and ctx.role.pushes and regex.match(r"\s*\)\s*;", code[close:]):
+            edits.add(ret.start(), m.start(), "")
+            edits.add(close, close + code[close:].index(")") + 1, "")
+            return True
+        target = regex.search(r"(?<![\w.>])(?P<h>\w+)\s*=\s*$", code[max(0, m.start() - 80):m.start()])
+        if target and regex.match(r"\s*;", code[close:]) and target.group("h") in self._handles(unit, ctx):
+            edits.add(m.start(), m.start(), f"{RESULT_HELPER}(S, ")
+            edits.add(close, close, ")")
+            return True
+        return False
+
+    @staticmethod
+    def _handles(unit, ctx):
+        for c in _common.function_contexts(unit):
+            if c.func.start == ctx.func.start:
+                return c.handles
+        return set()
+
+    @staticmethod
+    def _define_result_helper(unit, edits):
+        if RESULT_HELPER in unit.text:
+            return
+        include = regex.search(r'^[ \t]*#[ \t]*include[ \t]*"Cystck\.h"[^\n]*\n', unit.text, regex.M)
+        if include is None:
+            return
+        edits.add(include.end(), include.end(), RESULT_HELPER_DEFINITION)
 
     @staticmethod
     def _insert(code, m, edits):

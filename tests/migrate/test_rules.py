@@ -440,3 +440,24 @@ def test_global_pointer_to_a_custom_struct_is_a_reference():
     assert "static Cystck_Ref EMPTY;\nstatic buf *scratch;\n" in out
     assert "EMPTY = Cystck_ref(S, e);" in out
     assert "return Cystck_Return(S, Cystck_deref(S, EMPTY));" in out
+
+
+def test_direct_calls_of_object_entry_points_keep_their_arguments():
+    """An entry point whose parameters are all objects, called directly:
+    ``return get(self, k);`` returns its push count, ``r = get(self, k);``
+    gets the value through cystck_migrate_result (defined once).  A call of
+    a METH_VARARGS entry point with a tuple is still reported (negative)."""
+    src = ("#include <Python.h>\n"
+           "static PyObject *get(PyObject *self, PyObject *key) { Py_RETURN_NONE; }\n"
+           "static PyObject *all(PyObject *self, PyObject *args) { Py_RETURN_NONE; }\n"
+           "static PyObject *twice(PyObject *self, PyObject *key)\n{\n"
+           "    PyObject *r = get(self, key);\n    if (r == NULL)\n        return NULL;\n"
+           "    PyObject *t = all(self, r);\n    return get(self, t);\n}\n"
+           "static PyMethodDef m[] = {{\"get\", get, METH_O, NULL}, {\"all\", all, METH_VARARGS, NULL},\n"
+           "    {\"twice\", twice, METH_O, NULL}, {NULL}};\n")
+    out, notes = _translate_with_notes(src)
+    assert out.count("static inline Cystck_Object cystck_migrate_result(Cystck_State *S, int pushed)") == 1
+    assert "Cystck_Object r = cystck_migrate_result(S, get(S, self, key));" in out
+    assert "    return get(S, self, t);\n" in out
+    assert sum("direct call of entry point" in m for m in notes) == 1
+    assert any("direct call of entry point all" in m for m in notes)

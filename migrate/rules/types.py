@@ -133,7 +133,35 @@ def _slot_defs(unit, owner, slot_values, where):
 
 
 def _flags(unit, text, where):
-    flags = [f.strip() for f in regex.split(r"\|", text or "0") if f.strip()]
+    """The Cystck flags for a stock flags expression.  Flags under a
+    preprocessor conditional (``#if PY_VERSION_HEX >= ...`` around ``|
+    Py_TPFLAGS_IMMUTABLETYPE``) keep their conditional, each directive on
+    a line of its own, the expression ending with a new line."""
+    text = text or "0"
+    if not regex.search(r"^[ \t]*#", text, regex.M):
+        return _flag_list(unit, text, where)
+    out, depth, conditional = [], 0, []
+    for line in text.split("\n"):
+        directive = regex.match(r"[ \t]*#[ \t]*(?P<k>\w+)", line)
+        if directive:
+            out.append(line.strip())
+            depth += {"if": 1, "ifdef": 1, "ifndef": 1, "endif": -1}.get(directive.group("k"), 0)
+            continue
+        flags = _flag_list(unit, line, where)
+        if flags == "0":
+            continue
+        out.append(("    | " + flags) if depth or conditional else flags)
+        conditional.append(flags)
+    if not conditional or regex.match(r"#", out[0]):
+        out.insert(0, "0")
+    # the initialiser's value ends before a trailing #endif (masked as
+    # blank): close what the value opened
+    out += ["#endif"] * depth
+    return "\n".join(out) + "\n"
+
+
+def _flag_list(unit, text, where):
+    flags = [f.strip() for f in regex.split(r"\|", text) if f.strip()]
     out = []
     for f in flags:
         if f in ("Py_TPFLAGS_DEFAULT", "Py_TPFLAGS_HAVE_GC", "0", "Py_TPFLAGS_HAVE_VERSION_TAG"):

@@ -461,3 +461,21 @@ def test_direct_calls_of_object_entry_points_keep_their_arguments():
     assert "    return get(S, self, t);\n" in out
     assert sum("direct call of entry point" in m for m in notes) == 1
     assert any("direct call of entry point all" in m for m in notes)
+
+
+def test_type_flags_under_a_preprocessor_conditional_keep_it():
+    """``.flags = Py_TPFLAGS_DEFAULT\\n#if ...\\n | Py_TPFLAGS_IMMUTABLETYPE\\n#endif``
+    keeps the conditional, directives on lines of their own; flags without
+    one stay a one-line expression (negative)."""
+    src = ("#include <Python.h>\n"
+           "typedef struct { PyObject_HEAD long n; } Box;\n"
+           "static PyType_Slot Box_slots[] = {{0, NULL}};\n"
+           "static PyType_Spec Box_spec = {\n    .name = \"m.Box\",\n    .basicsize = sizeof(Box),\n"
+           "    .flags = Py_TPFLAGS_DEFAULT\n#if PY_VERSION_HEX >= 0x030c0000\n"
+           "           | Py_TPFLAGS_IMMUTABLETYPE\n#endif\n    ,\n    .slots = Box_slots,\n};\n"
+           "static PyType_Spec Cell_spec = {\n    .name = \"m.Cell\",\n    .basicsize = sizeof(Box),\n"
+           "    .flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE,\n    .slots = Box_slots,\n};\n")
+    out, _ = _translate_with_notes(src)
+    assert ("    0\n#if PY_VERSION_HEX >= 0x030c0000\n    | Py_TPFLAGS_IMMUTABLETYPE\n#endif\n,\n"
+            "    Box_slots,") in out
+    assert "    CYSTCK_TPFLAGS_BASETYPE,\n    Box_slots," in out

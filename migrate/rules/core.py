@@ -412,6 +412,45 @@ class PyType(Rule):
         return n
 
 
+class HandleConditions(Rule):
+    """A call returning a handle used as a truth value (``if
+    (PyDict_GetItemString(d, "k"))``, ``!PyObject_GetAttr(o, n)``, an
+    operand of ``&&``/``||``/``?:``) tests its handle:
+    ``!Cystck_IsNull(CystckDict_GetItemString(S, d, "k"))``,
+    ``Cystck_IsNull(...)``.  (The null-handles rule does the same for
+    variables.)"""
+    name = "handle-conditions"
+    precedence = 855
+    patterns = (r"(?P<f>Cystck[A-Za-z]*_\w+)\s*\(",)
+    before = ('static int f(PyObject *d, PyObject *o)\n{\n'
+              '    return d != NULL && CystckDict_GetItemString(S, d, "k") && !CystckObject_Repr(S, o) ? 1 : 0;\n}\n')
+    after = ('static int f(PyObject *d, PyObject *o)\n{\n    return d != NULL && '
+             '!Cystck_IsNull(CystckDict_GetItemString(S, d, "k")) && Cystck_IsNull(CystckObject_Repr(S, o)) ? 1 : 0;\n}\n')
+
+    _BEFORE = regex.compile(r"(?:(?:\bif|\bwhile)\s*\(|&&|\|\||\?|(?<![=!<>])!)\s*$")
+    _AFTER = regex.compile(r"\s*(?:\)|&&|\|\||\?)")
+
+    def apply(self, unit):
+        code, text = unit.masked, unit.text
+        edits = source.Edits()
+        for m in regex.finditer(self.patterns[0], code):
+            f = api.by_name().get(m.group("f"))
+            if f is None or f.ret != "h":
+                continue
+            before = self._BEFORE.search(code, max(0, m.start() - 40), m.start())
+            close = source.matching(code, m.end() - 1)
+            if before is None or not self._AFTER.match(code, close):
+                continue
+            call = text[m.start():close]
+            if before.group().strip().startswith("!") and before.group().strip() == "!":
+                edits.add(before.start(), close, f"Cystck_IsNull({call})")
+            else:
+                edits.add(m.start(), close, f"!Cystck_IsNull({call})")
+        if edits:
+            unit.apply(edits)
+        return edits.applied
+
+
 class GlobalRefs(Rule):
     """Values that escape into globals (and into module-state members) are
     held through references: ``static PyObject *g;`` becomes ``static

@@ -479,3 +479,16 @@ def test_type_flags_under_a_preprocessor_conditional_keep_it():
     assert ("    0\n#if PY_VERSION_HEX >= 0x030c0000\n    | Py_TPFLAGS_IMMUTABLETYPE\n#endif\n,\n"
             "    Box_slots,") in out
     assert "    CYSTCK_TPFLAGS_BASETYPE,\n    Box_slots," in out
+
+
+def test_handle_conditions_leave_c_values_and_assignments_alone():
+    """Negative of handle-conditions: a call returning a C value tested for
+    truth, a handle call assigned or compared, stay as they are."""
+    src = ("#include <Python.h>\n"
+           "static int f(PyObject *d, PyObject *o)\n{\n    PyObject *v = PyDict_GetItemString(d, \"k\");\n"
+           "    if (PyLong_AsLong(o) && v != NULL)\n        return 1;\n"
+           "    if (PyDict_GetItemString(d, \"j\"))\n        return 2;\n    return 0;\n}\n")
+    out, _ = _translate_with_notes(src)
+    assert 'Cystck_Object v = CystckDict_GetItemString(S, d, "k");' in out
+    assert "if (CystckLong_AsLong(S, o) && !Cystck_IsNull(v))" in out
+    assert 'if (!Cystck_IsNull(CystckDict_GetItemString(S, d, "j")))' in out

@@ -492,3 +492,19 @@ def test_handle_conditions_leave_c_values_and_assignments_alone():
     assert 'Cystck_Object v = CystckDict_GetItemString(S, d, "k");' in out
     assert "if (CystckLong_AsLong(S, o) && !Cystck_IsNull(v))" in out
     assert 'if (!Cystck_IsNull(CystckDict_GetItemString(S, d, "j")))' in out
+
+
+def test_one_getter_behind_two_attribute_names_gets_two_definitions():
+    """A getter listed twice in a getset table (an alias, ``digest_size``
+    and ``digestsize``) gets one definition per entry; a getter listed once
+    keeps the plain symbol (negative)."""
+    src = ("#include <Python.h>\n"
+           "static PyObject *get_size(PyObject *self, void *c) { return PyLong_FromLong(4); }\n"
+           "static PyObject *get_name(PyObject *self, void *c) { return PyUnicode_FromString(\"x\"); }\n"
+           "static PyGetSetDef gs[] = {\n    {\"digest_size\", (getter)get_size, NULL, \"Size.\", NULL},\n"
+           "    {\"name\", (getter)get_name, NULL, NULL, NULL},\n"
+           "    {\"digestsize\", (getter)get_size, NULL, \"Size.\", NULL},\n    {NULL}\n};\n")
+    out, _ = _translate_with_notes(src)
+    assert 'CYSTCK_DEF_GET(get_size_getset, "digest_size", get_size, "Size.", NULL)' in out
+    assert 'CYSTCK_DEF_GET(get_size_digestsize_getset, "digestsize", get_size, "Size.", NULL)' in out
+    assert 'CYSTCK_DEF_GET(get_name_getset, "name", get_name, NULL, NULL)' in out

@@ -231,6 +231,10 @@ def own_names(unit, code):
     names |= set(regex.findall(r"\btypedef\b[^;]*?\b(\w+)\s*(?:\)\s*\([^;]*)?;", code))
     names |= set(regex.findall(r"^[ \t]*#[ \t]*define[ \t]+(\w+)", code, regex.M))
     names |= set(regex.findall(r"(?:->|\.)\s*(\w+)", code))
+    # its instance structs (``PyEncoderObject``), their accessors and the
+    # names the type rules generate from its type objects
+    names |= set(p.types) | {f"{s}_AsStruct" for s in p.types}
+    names |= {f"{t}{suffix}" for t in p.type_objects for suffix in ("_spec", "_defines")}
     return names
 
 

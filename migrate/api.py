@@ -27,7 +27,7 @@ SPECIAL = {
 # Stock names that stay valid under Cystck.h (it includes Python.h) and
 # involve no object: C memory, sizes, constants, buffer views, ...
 KEEP_STOCK = regex.compile(
-    r"^(?:PyMem_\w+|PyObject_(?:Malloc|Calloc|Realloc|Free)|Py_ssize_t|Py_hash_t|Py_UCS[124]"
+    r"^(?:PyMem_\w+|PyObject_(?:Malloc|Calloc|Realloc|Free)|Py_ssize_t|Py_hash_t|Py_uhash_t|PyDoc_STR|PyDoc_STRVAR|Py_UCS[124]"
     r"|Py_buffer|PyBUF_\w+|PyBuffer_Release|PY_SSIZE_T_\w+|PY_\w+|Py_UNUSED|Py_MIN|Py_MAX|Py_ABS"
     r"|Py_ARRAY_LENGTH|Py_NAN|Py_HUGE_VAL|Py_IS_NAN|Py_IS_INFINITY|Py_IS_FINITE|Py_LOCAL_INLINE"
     r"|Py_LOCAL|Py_UNREACHABLE|Py_MEMCPY|Py_CHARMASK|Py_LL|Py_ULL|Py_(?:EQ|NE|LT|LE|GT|GE)"

@@ -508,3 +508,24 @@ def test_one_getter_behind_two_attribute_names_gets_two_definitions():
     assert 'CYSTCK_DEF_GET(get_size_getset, "digest_size", get_size, "Size.", NULL)' in out
     assert 'CYSTCK_DEF_GET(get_size_digestsize_getset, "digestsize", get_size, "Size.", NULL)' in out
     assert 'CYSTCK_DEF_GET(get_name_getset, "name", get_name, NULL, NULL)' in out
+
+
+def test_leftovers_do_not_list_the_extensions_own_py_named_types():
+    """The extension's own instance struct named like the API
+    (``PyEncoderObject``), its accessor and the generated spec, and
+    PyDoc_STR, are not stock left-overs; a stock function with no
+    counterpart taking a handle's address still is (negative)."""
+    from cystck.migrate import analysis
+    src = ("#include <Python.h>\n"
+           "typedef struct { PyObject_HEAD PyObject *v; } PyEncoderObject;\n"
+           "static PyTypeObject PyEncoderType = {PyVarObject_HEAD_INIT(NULL, 0) .tp_name = \"m.E\",\n"
+           "    .tp_basicsize = sizeof(PyEncoderObject), .tp_doc = PyDoc_STR(\"An encoder.\")};\n"
+           "static PyObject *get(PyEncoderObject *self, PyObject *o)\n{\n"
+           "    PyObject *t = NULL;\n    if (PyFoo_Fill(&t) < 0)\n        return NULL;\n"
+           "    return PyNumber_Add(self->v, t);\n}\n"
+           "static PyMethodDef m[] = {{\"get\", (PyCFunction)get, METH_O, NULL}, {NULL}};\n"
+           "static int init(PyObject *mod) { return PyType_Ready(&PyEncoderType); }\n")
+    unit = translate.translate_files({"m.c": src})["m.c"]
+    left = [n.message for n in analysis.analyse(unit) if n.kind == "leftover"]
+    assert not any(m.startswith(("PyEncoderObject", "PyEncoderType_spec", "PyDoc_STR")) for m in left), left
+    assert any(m.startswith("PyFoo_Fill has no Cystck counterpart") for m in left)

@@ -415,7 +415,8 @@ class PyType(Rule):
 class HandleConditions(Rule):
     """A call returning a handle used as a truth value (``if
     (PyDict_GetItemString(d, "k"))``, ``!PyObject_GetAttr(o, n)``, an
-    operand of ``&&``/``||``/``?:``) tests its handle:
+    operand of ``&&``/``||``/``?:``, ``while ((item = PyIter_Next(it)))``)
+    tests its handle:
     ``!Cystck_IsNull(CystckDict_GetItemString(S, d, "k"))``,
     ``Cystck_IsNull(...)``.  (The null-handles rule does the same for
     variables.)"""
@@ -429,6 +430,7 @@ class HandleConditions(Rule):
 
     _BEFORE = regex.compile(r"(?:(?:\bif|\bwhile)\s*\(|&&|\|\||\?|(?<![=!<>])!)\s*$")
     _AFTER = regex.compile(r"\s*(?:\)|&&|\|\||\?)")
+    _ASSIGNED = regex.compile(r"(?<=(?:\bif|\bwhile)\s*\(\s*)\(\s*\w+\s*=(?!=)\s*$")
 
     def apply(self, unit):
         code, text = unit.masked, unit.text
@@ -439,10 +441,16 @@ class HandleConditions(Rule):
                 continue
             before = self._BEFORE.search(code, max(0, m.start() - 40), m.start())
             close = source.matching(code, m.end() - 1)
+            call = text[m.start():close]
+            assign = self._ASSIGNED.search(code, max(0, m.start() - 80), m.start())
+            if assign and regex.match(r"\s*\)\s*\)", code[close:]):
+                # while ((item = PyIter_Next(it))): the assignment's value
+                inner = code.index(")", close)
+                edits.add(assign.start(), inner + 1, f"!Cystck_IsNull({text[assign.start() + 1:close].strip()})")
+                continue
             if before is None or not self._AFTER.match(code, close):
                 continue
-            call = text[m.start():close]
-            if before.group().strip().startswith("!") and before.group().strip() == "!":
+            if before.group().strip() == "!":
                 edits.add(before.start(), close, f"Cystck_IsNull({call})")
             else:
                 edits.add(m.start(), close, f"!Cystck_IsNull({call})")

@@ -529,3 +529,16 @@ def test_leftovers_do_not_list_the_extensions_own_py_named_types():
     left = [n.message for n in analysis.analyse(unit) if n.kind == "leftover"]
     assert not any(m.startswith(("PyEncoderObject", "PyEncoderType_spec", "PyDoc_STR")) for m in left), left
     assert any(m.startswith("PyFoo_Fill has no Cystck counterpart") for m in left)
+
+
+def test_assignment_of_a_handle_call_as_a_loop_condition():
+    """``while ((item = PyIter_Next(it)))`` tests the handle assigned;
+    ``while ((n = PyObject_Length(o)) > 0)`` (a C value compared) stays
+    (negative)."""
+    src = ("#include <Python.h>\n"
+           "static int f(PyObject *it, PyObject *o)\n{\n    PyObject *item;\n    Py_ssize_t n;\n"
+           "    while ((item = PyIter_Next(it)))\n        Py_DECREF(item);\n"
+           "    while ((n = PyObject_Length(o)) > 0)\n        break;\n    return 0;\n}\n")
+    out, _ = _translate_with_notes(src)
+    assert "while (!Cystck_IsNull(item = CystckIter_Next(S, it)))" in out
+    assert "while ((n = CystckObject_Length(S, o)) > 0)" in out

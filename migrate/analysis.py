@@ -18,7 +18,7 @@ import regex
 from . import api, source
 from .engine import Note
 from .project import OBJECT_TYPES
-from .rules import _common
+from .rules import _common, escape
 
 HANDLE_LIMIT = 1 << 20
 _LOOP = regex.compile(r"\b(?P<kw>for|while)\s*" + source.paren("h") + r"\s*(?=\{)|\bdo\s*(?=\{)")
@@ -151,11 +151,43 @@ def _integers(unit, code, contexts):
     return out
 
 
+_DIRECTIVE_LINE = regex.compile(r"^[ \t]*#(?:[^\n\\]|\\.|\\\n)*", regex.M)
+
+
+def _skip_alternative(rest):
+    """``rest`` with the ``#else``/``#elif`` branches that start it blanked
+    up to their ``#endif``: they replace the code just read, they do not
+    follow it."""
+    m = regex.match(r"\s*#[ \t]*(?:else|elif)\b", rest)
+    if not m:
+        return rest
+    depth = 0
+    for d in regex.finditer(r"^[ \t]*#[ \t]*(?P<k>if|ifdef|ifndef|endif)\b", rest, regex.M):
+        if d.group("k") == "endif":
+            if depth == 0:
+                return " " * d.start() + rest[d.start():]
+            depth -= 1
+        else:
+            depth += 1
+    return rest
+
+
 def _next_statement(code, pos, limit):
-    """The masked text of the statement after position ``pos``."""
-    rest = code[pos:limit]
+    """The masked text of the statement after position ``pos``, leaving
+    out preprocessor lines (``#endif``) and the ``else`` branch of the
+    ``if`` that just ended (the branch sets its own exception)."""
+    rest = _DIRECTIVE_LINE.sub(lambda d: " " * len(d.group()), _skip_alternative(code[pos:limit]))
     m = regex.match(r"\s*(?:\}\s*)*(?P<s>[^;{}]*[;{}]?)", rest)
-    return m.group("s").strip() if m else ""
+    if not m:
+        return ""
+    stmt = m.group("s").strip()
+    if regex.match(r"else\b", stmt) and not regex.match(r"else\s+if\b", stmt):
+        branch = pos + m.start("s") + len("else")
+        while code[branch].isspace():
+            branch += 1
+        end = source.matching(code, branch) if code[branch] == "{" else code.find(";", branch) + 1
+        return _next_statement(code, end, limit) if 0 < end <= limit else stmt
+    return stmt
 
 
 def _exceptions(unit, code, contexts):
@@ -191,7 +223,7 @@ def _exceptions(unit, code, contexts):
     return out
 
 
-def _own_names(unit, code):
+def own_names(unit, code):
     """Identifiers the extension defines itself (``PyLongToINT64`` in ujson
     is a helper of its own, not a stock API)."""
     p = unit.project
@@ -199,13 +231,18 @@ def _own_names(unit, code):
     names |= set(regex.findall(r"\btypedef\b[^;]*?\b(\w+)\s*(?:\)\s*\([^;]*)?;", code))
     names |= set(regex.findall(r"^[ \t]*#[ \t]*define[ \t]+(\w+)", code, regex.M))
     names |= set(regex.findall(r"(?:->|\.)\s*(\w+)", code))
+    # its instance structs (``PyEncoderObject``), their accessors and the
+    # names the type rules generate from its type objects
+    names |= set(p.types) | {f"{s}_AsStruct" for s in p.types}
+    names |= {f"{t}{suffix}" for t in p.type_objects for suffix in ("_spec", "_defines")}
     return names
 
 
 def _leftovers(unit, code):
     out = []
-    own = _own_names(unit, code)
+    own = own_names(unit, code)
     escapes = [(m.start(), source.matching(code, m.end() - 1)) for m in _ESCAPE.finditer(code)]
+    escapes += escape.escaped_spans(unit.text, code)    # reported by the escape-hatch rule
     seen = set()
     for m in _STOCK.finditer(code):
         name = m.group()

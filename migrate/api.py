@@ -5,6 +5,7 @@ that exist as handles (``Cystck_None``, ``CystckExc_ValueError``,
 ``CystckLong_Type``...)."""
 import functools
 import pathlib
+import sysconfig
 
 import regex
 
@@ -35,7 +36,7 @@ PLAIN_ALLOCATOR = frozenset({"PyMem_Malloc", "PyMem_Calloc", "PyMem_Realloc", "P
 # Stock names that stay valid under Cystck.h (it includes Python.h) and
 # involve no object: C memory, sizes, constants, buffer views, ...
 KEEP_STOCK = regex.compile(
-    r"^(?:PyMem_\w+|PyObject_(?:Malloc|Calloc|Realloc|Free)|Py_ssize_t|Py_hash_t|Py_UCS[124]"
+    r"^(?:PyMem_\w+|PyObject_(?:Malloc|Calloc|Realloc|Free)|Py_ssize_t|Py_hash_t|Py_uhash_t|PyDoc_STR|PyDoc_STRVAR|Py_UCS[124]"
     r"|Py_buffer|PyBUF_\w+|PyBuffer_Release|PY_SSIZE_T_\w+|PY_\w+|Py_UNUSED|Py_MIN|Py_MAX|Py_ABS"
     r"|Py_ARRAY_LENGTH|Py_NAN|Py_HUGE_VAL|Py_IS_NAN|Py_IS_INFINITY|Py_IS_FINITE|Py_LOCAL_INLINE"
     r"|Py_LOCAL|Py_UNREACHABLE|Py_MEMCPY|Py_CHARMASK|Py_LL|Py_ULL|Py_(?:EQ|NE|LT|LE|GT|GE)"
@@ -68,6 +69,22 @@ def stock_map():
     for stock, name in ALIASES.items():
         mapping.setdefault(stock, name)
     return mapping
+
+
+@functools.lru_cache(maxsize=None)
+def stock_returns():
+    """Stock function name -> its C return type, read from the headers of
+    the running CPython (``PyAPI_FUNC(PyObject *) PyUnicode_New(...)`` and
+    ``static inline`` functions): what the escape hatch needs to know to
+    give a result a handle."""
+    include = pathlib.Path(sysconfig.get_paths()["include"])
+    declared = regex.compile(r"PyAPI_FUNC\(\s*(?P<ret>[^)]*?)\s*\)\s*(?P<name>\w+)\s*\("
+                             r"|static\s+inline\s+(?P<ret>[\w\s*]+?)\s*\b(?P<name>_?Py\w+)\s*\(")
+    out = {}
+    for header in sorted(include.rglob("*.h")):
+        for m in declared.finditer(header.read_text(errors="replace")):
+            out.setdefault(m.group("name"), " ".join(m.group("ret").split()))
+    return out
 
 
 @functools.lru_cache(maxsize=None)

@@ -114,7 +114,10 @@ SUBTABLES = {"PyNumberMethods": NUMBER_FIELDS, "PySequenceMethods": SEQUENCE_FIE
 
 def method_role(flags):
     """The Role for a PyMethodDef's ml_flags text, or None if unsupported."""
-    f = set(regex.findall(r"METH_\w+", flags))
+    # METH_COEXIST only makes the method win over the slot wrapper of the
+    # same name (``__contains__`` next to ``sq_contains``): without it the
+    # wrapper serves the name, calling the same slot, so it is dropped.
+    f = set(regex.findall(r"METH_\w+", flags)) - {"METH_COEXIST"}
     extra = f - {"METH_NOARGS", "METH_O", "METH_VARARGS", "METH_KEYWORDS", "METH_FASTCALL"}
     if extra:
         return None
@@ -467,7 +470,11 @@ def _collect_globals(p, code, text):
         item = code[start:end]
         if "(" in item.split("=")[0] and not regex.search(r"=\s*", item):
             continue
-        m = regex.match(r"\s*(?:(?:static|extern)\s+)*(?:const\s+)?(?P<base>" + OBJECT_TYPES + r")\s*\*", item)
+        # objects held through a pointer to a custom type's struct (a
+        # cached instance, `static Foo *EMPTY;`) are objects too
+        structs = "".join("|" + regex.escape(t) for t in sorted(p.types))
+        m = regex.match(r"\s*(?:(?:static|extern)\s+)*(?:const\s+)?(?:struct\s+)?(?P<base>" + OBJECT_TYPES + structs
+                        + r")\s*\*", item)
         if not m or "{" in item:
             continue
         parsed = cstruct.split_declaration(code, start, end - 1)

@@ -1,5 +1,6 @@
 """Translating a set of files: build the Project, then run the rules on each
-file that uses the Python API (others are copied unchanged)."""
+file that uses the Python API (others, and headers that only re-implement
+stock API functions, are copied unchanged)."""
 import pathlib
 
 import regex
@@ -21,6 +22,25 @@ def uses_python(text):
     return bool(_USES_PYTHON.search(source.mask(text)))
 
 
+_STOCK_NAME = regex.compile(r"_?Py[A-Z]?[A-Za-z0-9]*_\w+")
+
+
+def is_stock_compat(path, text):
+    """Is ``text`` a header that re-implements stock API functions for
+    older Pythons (pythoncapi_compat.h and the like)?  Its functions are
+    the stock API, not the extension's: it stays as it is (Cystck.h
+    includes Python.h), and calls of its functions go through the escape
+    hatch like any stock call without a counterpart."""
+    if pathlib.PurePath(path).suffix.lower() not in (".h", ".hpp", ".hh"):
+        return False
+    try:
+        names = [f.name for f in source.find_functions(source.structure_mask(text)) if f.is_definition]
+    except source.BraceError:
+        return False
+    stock = [n for n in names if _STOCK_NAME.fullmatch(n)]
+    return len(stock) >= 3 and len(stock) >= 0.8 * len(names)
+
+
 def libraries(path, text):
     libs = set()
     if pathlib.PurePath(path).suffix.lower() in CPP_SUFFIXES:
@@ -37,7 +57,7 @@ def translate_files(files, rules=None):
     """Translate ``files`` (path -> stock text).  Returns a dict path ->
     engine.Unit whose ``text`` is the result."""
     rules = engine.select_rules() if rules is None else rules
-    python_files = {p: t for p, t in files.items() if uses_python(t)}
+    python_files = {p: t for p, t in files.items() if uses_python(t) and not is_stock_compat(p, t)}
     project = proj.build(python_files)
     units = {}
     for path, text in files.items():

@@ -76,7 +76,8 @@ class ArgsAccess(Rule):
     ``PyTuple_GET_ITEM(args, i)``/``PyTuple_GetItem(args, i)`` become
     ``args[i]``, and any other use of ``args`` as an object is given a real
     tuple with ``CystckTuple_FromArray(S, args, nargs)`` (reported: it costs
-    an allocation)."""
+    an allocation).  A ``METH_FASTCALL`` method's ``args`` is an array in
+    stock code too, so it stays one (passed to a macro or a helper)."""
     name = "args-access"
     precedence = 655
     patterns = (r"\bPy(?:Tuple_GET_SIZE|Tuple_Size|Object_Length|Object_Size)\s*\(\s*(?P<a>\w+)\s*\)",
@@ -97,6 +98,7 @@ class ArgsAccess(Rule):
             args, nargs = ctx.args_name, ctx.nargs_name
             if not args:
                 continue
+            fastcall = any(default == "nargs" and idx is not None for _, idx, default in ctx.role.params)
             b0, b1 = ctx.body
             for m in regex.finditer(self.patterns[0], code, pos=b0, endpos=b1):
                 if m.group("a") == args:
@@ -114,6 +116,8 @@ class ArgsAccess(Rule):
                     continue
                 if regex.match(r"\s*\)", after) and regex.search(r"\bsizeof\s*\(\s*$", before):
                     continue
+                if fastcall:
+                    continue      # a METH_FASTCALL array was never a tuple: it stays an array
                 unit.note("cost", m.start(), f"{args} used as a tuple: built with CystckTuple_FromArray",
                           self.name)
                 edits.add(m.start(), m.end(), f"CystckTuple_FromArray(S, {args}, {nargs})")

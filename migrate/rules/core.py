@@ -354,16 +354,24 @@ class ApiCalls(Rule):
         return repl
 
 
+# The type compared with ``Py_TYPE(o)``: a name, a member chain, a cast,
+# ``&FooType`` or a call such as ``Cystck_deref(S, FooType)`` (what the
+# global-refs rule makes of ``&FooType``, also inside a macro body).
+_TYPE_OPERAND = (r"(?:&\s*)?(?:\(\s*\w+\s*\*\s*\)\s*)?[A-Za-z_]\w*(?:\s*(?:->|\.|::)\s*\w+)*(?:\s*"
+                 + source.paren("targs") + ")?")
+
+
 class PyType(Rule):
     """``Py_TYPE(o)->tp_name`` becomes ``CystckType_GetName(S,
     CystckObject_Type(S, o))``; ``Py_TYPE(o) == T`` and ``Py_IS_TYPE(o, T)``
-    become ``Cystck_TypeIs(S, o, T)``; ``PyObject_TypeCheck(o, T)`` becomes
+    become ``Cystck_TypeIs(S, o, T)`` (``!=`` its negation; ``T`` may be a
+    call, ``Cystck_deref(S, FooType)``, in a macro body too); ``PyObject_TypeCheck(o, T)`` becomes
     ``CystckObject_TypeCheck(S, o, T)``; any other ``Py_TYPE(o)`` becomes
     ``CystckObject_Type(S, o)`` (a handle to the type)."""
     name = "py-type"
     precedence = 840
     patterns = (r"\bPy_TYPE\s*" + _common.PAREN + r"\s*->\s*tp_name\b",
-                r"\bPy_TYPE\s*" + source.paren("q") + r"\s*==\s*(?P<t>[^;)&|,]+?)\s*(?=[;)&|,])",
+                r"\bPy_TYPE\s*" + source.paren("q") + r"\s*(?P<op>[=!])=\s*(?P<t>" + _TYPE_OPERAND + r")(?=\s*(?:[;)&|,?:]|$))",
                 r"\bPy_IS_TYPE\s*\(", r"\bPyObject_TypeCheck\s*\(", r"\bPy_TYPE\s*\(")
     before = 'static const char *f(PyObject *o) { if (Py_IS_TYPE(o, T)) return 0; return Py_TYPE(o)->tp_name; }\n'
     after = 'static const char *f(PyObject *o) { if (Cystck_TypeIs(S, o, T)) return 0; return CystckType_GetName(S, CystckObject_Type(S, o)); }\n'
@@ -371,8 +379,9 @@ class PyType(Rule):
     def apply(self, unit):
         n = unit.sub(self.patterns[0], lambda m, t: "CystckType_GetName(S, CystckObject_Type(S, "
                      + t[m.start("p") + 1:m.end("p") - 1].strip() + "))")
-        n += unit.sub(self.patterns[1], lambda m, t: "Cystck_TypeIs(S, " + t[m.start("q") + 1:m.end("q") - 1].strip()
-                      + ", " + t[m.start("t"):m.end("t")].strip() + ")")
+        n += unit.sub(self.patterns[1], lambda m, t: ("!" if m.group("op") == "!" else "") + "Cystck_TypeIs(S, "
+                      + t[m.start("q") + 1:m.end("q") - 1].strip() + ", " + t[m.start("t"):m.end("t")].strip() + ")",
+                      flags=regex.M)
         n += unit.sub(self.patterns[2], lambda m, t: "Cystck_TypeIs(S, ")
         n += unit.sub(self.patterns[3], lambda m, t: "CystckObject_TypeCheck(S, ")
         # what is left of Py_TYPE outside destroy/traverse (no state there)
@@ -381,11 +390,59 @@ class PyType(Rule):
         return n
 
 
+class HandleConditions(Rule):
+    """A call returning a handle used as a truth value (``if
+    (PyDict_GetItemString(d, "k"))``, ``!PyObject_GetAttr(o, n)``, an
+    operand of ``&&``/``||``/``?:``, ``while ((item = PyIter_Next(it)))``)
+    tests its handle:
+    ``!Cystck_IsNull(CystckDict_GetItemString(S, d, "k"))``,
+    ``Cystck_IsNull(...)``.  (The null-handles rule does the same for
+    variables.)"""
+    name = "handle-conditions"
+    precedence = 855
+    patterns = (r"(?P<f>Cystck[A-Za-z]*_\w+)\s*\(",)
+    before = ('static int f(PyObject *d, PyObject *o)\n{\n'
+              '    return d != NULL && CystckDict_GetItemString(S, d, "k") && !CystckObject_Repr(S, o) ? 1 : 0;\n}\n')
+    after = ('static int f(PyObject *d, PyObject *o)\n{\n    return d != NULL && '
+             '!Cystck_IsNull(CystckDict_GetItemString(S, d, "k")) && Cystck_IsNull(CystckObject_Repr(S, o)) ? 1 : 0;\n}\n')
+
+    _BEFORE = regex.compile(r"(?:(?:\bif|\bwhile)\s*\(|&&|\|\||\?|(?<![=!<>])!)\s*$")
+    _AFTER = regex.compile(r"\s*(?:\)|&&|\|\||\?)")
+    _ASSIGNED = regex.compile(r"(?<=(?:\bif|\bwhile)\s*\(\s*)\(\s*\w+\s*=(?!=)\s*$")
+
+    def apply(self, unit):
+        code, text = unit.masked, unit.text
+        edits = source.Edits()
+        for m in regex.finditer(self.patterns[0], code):
+            f = api.by_name().get(m.group("f"))
+            if f is None or f.ret != "h":
+                continue
+            before = self._BEFORE.search(code, max(0, m.start() - 40), m.start())
+            close = source.matching(code, m.end() - 1)
+            call = text[m.start():close]
+            assign = self._ASSIGNED.search(code, max(0, m.start() - 80), m.start())
+            if assign and regex.match(r"\s*\)\s*\)", code[close:]):
+                # while ((item = PyIter_Next(it))): the assignment's value
+                inner = code.index(")", close)
+                edits.add(assign.start(), inner + 1, f"!Cystck_IsNull({text[assign.start() + 1:close].strip()})")
+                continue
+            if before is None or not self._AFTER.match(code, close):
+                continue
+            if before.group().strip() == "!":
+                edits.add(before.start(), close, f"Cystck_IsNull({call})")
+            else:
+                edits.add(m.start(), close, f"!Cystck_IsNull({call})")
+        if edits:
+            unit.apply(edits)
+        return edits.applied
+
+
 class GlobalRefs(Rule):
     """Values that escape into globals (and into module-state members) are
     held through references: ``static PyObject *g;`` becomes ``static
     Cystck_Ref g;``, ``g = expr;`` becomes ``g = Cystck_ref(S, expr);`` and
-    other uses read ``Cystck_deref(S, g)``.  ``Py_CLEAR(g)`` becomes
+    other uses read ``Cystck_deref(S, g)`` (a ``static Foo *g;`` holding an
+    instance of a custom type is such a global too).  ``Py_CLEAR(g)`` becomes
     ``Cystck_unref(S, g); g = NULL;``; ``Py_DECREF(g)`` of a global is
     dropped (the reference is released by the clear).  Static type objects
     are references too: ``&FooType`` becomes ``Cystck_deref(S, FooType)``."""
@@ -409,14 +466,15 @@ class GlobalRefs(Rule):
     def _declarations(self, unit, names):
         code = unit.structure
         edits = source.Edits()
+        types = "|".join(["PyObject", "PyTypeObject"] + [regex.escape(t) for t in sorted(unit.project.types)])
         for s, e in source.top_level_items(code):
             item = code[s:e]
-            m = regex.match(r"\s*(?:(?:static|extern)\s+)*(?:const\s+)?(?P<t>(?:PyObject|PyTypeObject)\s*\*)", item)
+            m = regex.match(rf"\s*(?:(?:static|extern)\s+)*(?:const\s+)?(?P<t>(?:struct\s+)?(?:{types})\s*\*)", item)
             if not m or "{" in item or regex.search(r"\)\s*;\s*$", item):
                 continue
-            decl = regex.match(r"(?P<t>(?:PyObject|PyTypeObject)\s*\*\s*)(?P<rest>[\w\s,\*=]*);",
+            decl = regex.match(rf"(?P<t>(?:struct\s+)?(?:{types})\s*\*\s*)(?P<rest>[\w\s,\*=]*);",
                                code[s + m.start("t"):e])
-            if not decl:
+            if not decl or not set(regex.findall(r"\b\w+\b", decl.group("rest"))) & names:
                 continue
             rest = unit.text[s + m.start("t") + decl.start("rest"):s + m.start("t") + decl.end("rest")]
             rest = regex.sub(r"\*\s*", "", rest)

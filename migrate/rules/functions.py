@@ -492,6 +492,92 @@ def _returning_functions(unit):
             yield f, "push" if f.name.startswith("PyInit_") else "handle"
 
 
+class MacroReturns(Rule):
+    """``return NULL;`` inside a macro body returns from the function that
+    expands the macro, and the returns rule cannot see it there.  When every
+    function using the macro has the same error value, the macro's ``return
+    NULL`` becomes it: ``return -1;`` where entry points (push counts) use
+    it, ``return Cystck_NULL;`` where helpers returning a handle do.  Mixed
+    users are reported as an error: the macro must be split by hand (an
+    entry point returning NULL would be read as a push count of 0 with an
+    exception set).  Users are found across files, through other macros
+    too."""
+    name = "macro-returns"
+    precedence = 545
+    patterns = (r"\breturn\s*(?:\(\s*)?NULL\b(?:\s*\))?(?P<semi>\s*;)?",)
+    before = ("#define CHECK(v) do { if ((v) < 0) return NULL; } while (0)\n"
+              "static PyObject *f(PyObject *self, PyObject *arg)\n{\n    CHECK(PyLong_AsLong(arg));\n"
+              "    Py_RETURN_NONE;\n}\n"
+              "static PyMethodDef m[] = {{\"f\", f, METH_O, NULL}, {NULL}};\n")
+    after = ("#define CHECK(v) do { if ((v) < 0) return -1; } while (0)\n"
+             "static PyObject *f(PyObject *self, PyObject *arg)\n{\n    CHECK(PyLong_AsLong(arg));\n"
+             "    Py_RETURN_NONE;\n}\n"
+             "static PyMethodDef m[] = {{\"f\", f, METH_O, NULL}, {NULL}};\n")
+
+    def apply(self, unit):
+        code = unit.masked
+        edits = source.Edits()
+        users = None
+        for m in MACRO_DEFINITION.finditer(code):
+            returns = list(regex.finditer(self.patterns[0], code, pos=m.start("body"), endpos=m.end("body")))
+            if not returns:
+                continue
+            if users is None:
+                users = _macro_users(unit.project)
+            name = m.group("name")
+            errors = {f: _error_value(unit.project, f) for f in sorted(users.get(name, ()))}
+            values = set(errors.values())
+            if len(values) == 1 and values != {"NULL"}:
+                    value = values.pop()
+                    for r in returns:
+                        edits.add(r.start(), r.end(), f"return {value}" + (";" if r.group("semi") else ""))
+            elif len(values) > 1:
+                unit.leftover(m.start(), f"error: return NULL in macro {name}, which functions with different "
+                              f"error values expand ({', '.join(f'{f}: {v}' for f, v in errors.items())}): "
+                              "split the macro, or the entry points return a wrong value", self.name)
+        if edits:
+            unit.apply(edits)
+        return edits.applied
+
+
+MACRO_DEFINITION = regex.compile(r"^[ \t]*#[ \t]*define[ \t]+(?P<name>\w+)(?P<args>\([^)]*\))?"
+                                 r"(?P<body>(?:[^\n\\]|\\.|\\\n)*)", regex.M | regex.S)
+
+
+def _macro_users(project):
+    """Macro name -> names of the functions whose bodies expand it,
+    directly or through other macros."""
+    bodies = {}
+    for text in project.files.values():
+        for m in MACRO_DEFINITION.finditer(source.mask(text)):
+            bodies[m.group("name")] = m.group("body")
+    direct = {name: set() for name in bodies}
+    for info in project.functions.values():
+        for word in set(regex.findall(r"\b\w+\b", info.body)) & set(bodies):
+            direct[word].add(info.name)
+    users = {name: set(fs) for name, fs in direct.items()}
+    changed = True
+    while changed:                # a macro used by a macro has its users
+        changed = False
+        for outer, body in bodies.items():
+            for inner in set(regex.findall(r"\b\w+\b", body)) & set(bodies):
+                if inner != outer and not users[outer] <= users[inner]:
+                    users[inner] |= users[outer]
+                    changed = True
+    return users
+
+
+def _error_value(project, name):
+    """What ``return NULL`` must become in function ``name``."""
+    role = project.role(name)
+    if (role is not None and role.pushes) or name.startswith("PyInit_"):
+        return "-1"
+    infos = [i for (_, n), i in project.functions.items() if n == name]
+    if role is None and infos and all(i.returns_handle for i in infos):
+        return "Cystck_NULL"
+    return "NULL"
+
+
 class ReturnCValue(Rule):
     """An entry point returning a C value converted to an object, ``return
     PyFloat_FromDouble(x);``, pushes it: ``return Cystck_ReturnDouble(S,
@@ -545,6 +631,70 @@ class ReturnCValue(Rule):
         return edits.applied
 
 
+class EntryTailCalls(Rule):
+    """An entry point that ends by calling another entry point of the same
+    convention with its own arguments, ``return impl(self, args, kwargs);``
+    (an alias kept for compatibility, a deprecation wrapper), hands the
+    call its argument array and returns the push count it gets:
+    ``return impl(S, self, args, nargs, kwargs);``.  Other direct calls of
+    entry points are reported by the state-calls rule."""
+    name = "entry-tail-calls"
+    precedence = 539
+    patterns = (r"\breturn\s+(?P<f>\w+)\s*" + source.paren("a") + r"\s*;",)
+    before = ("static PyObject *impl(PyObject *self, PyObject *args) { return PyLong_FromSsize_t(PyTuple_GET_SIZE(args)); }\n"
+              "static PyObject *alias(PyObject *self, PyObject *args)\n{\n    return impl(self, args);\n}\n"
+              "static PyMethodDef m[] = {{\"impl\", impl, METH_VARARGS, NULL}, {\"alias\", alias, METH_VARARGS, NULL},"
+              " {NULL}};\n")
+    after = ("static PyObject *impl(PyObject *self, PyObject *args) { return PyLong_FromSsize_t(PyTuple_GET_SIZE(args)); }\n"
+             "static PyObject *alias(PyObject *self, PyObject *args)\n{\n    return impl(S, self, args, nargs);\n}\n"
+             "static PyMethodDef m[] = {{\"impl\", impl, METH_VARARGS, NULL}, {\"alias\", alias, METH_VARARGS, NULL},"
+             " {NULL}};\n")
+
+    def apply(self, unit):
+        code, text = unit.masked, unit.text
+        edits = source.Edits()
+        for ctx in _common.function_contexts(unit, with_locals=False):
+            role = ctx.role
+            if role is None or not role.pushes:
+                continue
+            b0, b1 = ctx.body
+            for m in regex.finditer(self.patterns[0], code, pos=b0, endpos=b1):
+                callee = unit.project.role(m.group("f"))
+                if callee is None or not callee.pushes or \
+                        [c for c, _, _ in callee.params] != [c for c, _, _ in role.params]:
+                    continue
+                passed = [code[s:e].strip() for s, e in source.split_top(code, m.start("a") + 1, m.end("a") - 1)]
+                names, stock = self._params(ctx)
+                if passed != stock:
+                    continue
+                edits.add(m.start("a"), m.end("a"), "(" + ", ".join(["S"] + names) + ")")
+        if edits:
+            unit.apply(edits)
+        return edits.applied
+
+    @staticmethod
+    def _params(ctx):
+        """The caller's Cystck parameter names (after S), and its stock
+        parameters in order, as a stock call passing them on reads."""
+        specs = ctx.role.params
+        if ctx.rewritten:
+            names = [q.name for q in ctx.params[1:]]
+        else:
+            names = [ctx.param_name(idx) or default for _, idx, default in specs]
+        if len(names) != len(specs):
+            return names, None
+        stock = sorted((idx, names[k]) for k, (_, idx, _) in enumerate(specs) if idx is not None)
+        return names, [n for _, n in stock]
+
+
+def _calls_pushing_entry(project, expr):
+    """Is ``expr`` a call of an entry point that returns a push count with
+    the state already passed (a tail call the entry-tail-calls rule made)?"""
+    m = regex.match(r"(\w+)\s*\(\s*S\s*[,)]", expr)
+    role = project.role(m.group(1)) if m else None
+    return bool(role is not None and role.pushes)
+
+
 class Returns(Rule):
     """Paper rules 9/10: an entry point returns how many values it pushed:
     ``return NULL;`` becomes ``return -1;``, ``return x;`` becomes ``return
@@ -594,7 +744,8 @@ class Returns(Rule):
                     continue
                 if e in ("NULL", "0", "nullptr", "(PyObject *)NULL", "-1"):
                     edits.add(m.start(), m.end(), "return -1;")
-                elif not e or regex.match(r"(?:Cystck_Return\w*|CystckErr_NoMemory|PyErr_NoMemory)\s*\(", e):
+                elif not e or regex.match(r"(?:Cystck_Return\w*|CystckErr_NoMemory|PyErr_NoMemory)\s*\(", e) \
+                        or _calls_pushing_entry(unit.project, e):
                     continue
                 else:
                     edits.add(m.start("e"), m.end("e"), f" Cystck_Return(S, {e})")
@@ -613,12 +764,37 @@ def _null_handle_args(code, open_at, positions, edits):
             edits.add(s + lead, s + lead + len(arg.strip()), "Cystck_NULL")
 
 
+RESULT_HELPER = "cystck_migrate_result"
+#: The result of a direct call of an entry point as a handle (defined
+#: once in each file that needs it, after the Cystck.h include).
+RESULT_HELPER_DEFINITION = f"""
+/* cystck-migrate: the push count of an entry point called directly, as a
+ * handle: -1 is an error, 0 None, 1 the value pushed. */
+static inline Cystck_Object {RESULT_HELPER}(Cystck_State *S, int pushed)
+{{
+    if (pushed < 0)
+        return Cystck_NULL;
+    if (pushed == 0)
+        return Cystck_Dup(S, Cystck_None);
+    if (pushed > 1) {{
+        CystckErr_SetString(S, CystckExc_SystemError, "an entry point called directly pushed several values");
+        return Cystck_NULL;
+    }}
+    return Cystck_Pop(S);
+}}
+"""
+
+
 class StateCalls(Rule):
     """Calls of functions that now take the state get ``S`` first: helpers
     that use the API and calls through function pointers whose type carries
     objects.  (Macros whose expansion uses the API keep their parameters:
     they use the ``S`` of the function that expands them.)  A direct call of an entry
-    point is reported: its convention (push count, argument array) changed."""
+    point whose parameters are all objects keeps its arguments: ``return
+    f(S, a);`` from an entry point returns its push count, and ``h = f(S,
+    a);`` gets the value through ``cystck_migrate_result``, defined once
+    after the Cystck.h include.  Other direct calls of entry points are
+    reported: their convention (push count, argument array) changed."""
     name = "state-calls"
     precedence = 560
     patterns = (r"(?<![\w.>])(?P<f>\w+)\s*\((?!\s*S\s*[,)])", r"(?:->|\.)\s*(?P<f>\w+)\s*\((?!\s*S\s*[,)])")
@@ -640,7 +816,8 @@ class StateCalls(Rule):
                 if not p.needs_state(unit.path, name):
                     continue
                 info = p.function(unit.path, name)
-                if info is not None and info.role is not None and info.role.is_entry:
+                if info is not None and info.role is not None and info.role.is_entry and \
+                        not self._entry_result(unit, ctx, code, m, info.role, edits):
                     unit.leftover(m.start(), f"direct call of entry point {name}: it now takes an "
                                   "argument array and returns a push count (pop the result with "
                                   "Cystck_Pop)", self.name)
@@ -658,8 +835,48 @@ class StateCalls(Rule):
                 if p.needs_state(unit.path, c.group("f")):
                     self._insert(code, c, edits)
         if edits:
+            if any(new.startswith(RESULT_HELPER + "(") for _, _, new in edits.items):
+                self._define_result_helper(unit, edits)
             unit.apply(edits)
         return edits.applied
+
+    def _entry_result(self, unit, ctx, code, m, role, edits):
+        """A direct call of an entry point whose parameters are all objects
+        (METH_O, a slot) takes the same arguments plus S; its push count
+        is the caller's own result in ``return f(...);`` from an entry
+        point, or becomes a handle through RESULT_HELPER in ``h = f(...);``.
+        Returns whether the call was taken care of."""
+        if not role.pushes or any(c != proj.H for c, _, _ in role.params):
+            return False
+        open_at = m.end() - 1
+        close = source.matching(code, open_at)
+        ret = regex.search(r"\bCystck_Return\s*\(\s*S\s*,\s*$", code[:m.start()])
+        if ret and ctx.role is not None and ctx.role.pushes and regex.match(r"\s*\)\s*;", code[close:]):
+            edits.add(ret.start(), m.start(), "")
+            edits.add(close, close + code[close:].index(")") + 1, "")
+            return True
+        target = regex.search(r"(?<![\w.>])(?P<h>\w+)\s*=\s*$", code[max(0, m.start() - 80):m.start()])
+        if target and regex.match(r"\s*;", code[close:]) and target.group("h") in self._handles(unit, ctx):
+            edits.add(m.start(), m.start(), f"{RESULT_HELPER}(S, ")
+            edits.add(close, close, ")")
+            return True
+        return False
+
+    @staticmethod
+    def _handles(unit, ctx):
+        for c in _common.function_contexts(unit):
+            if c.func.start == ctx.func.start:
+                return c.handles
+        return set()
+
+    @staticmethod
+    def _define_result_helper(unit, edits):
+        if RESULT_HELPER in unit.text:
+            return
+        include = regex.search(r'^[ \t]*#[ \t]*include[ \t]*"Cystck\.h"[^\n]*\n', unit.text, regex.M)
+        if include is None:
+            return
+        edits.add(include.end(), include.end(), RESULT_HELPER_DEFINITION)
 
     @staticmethod
     def _insert(code, m, edits):

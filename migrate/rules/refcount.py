@@ -4,7 +4,7 @@ import regex
 
 from .. import api, source
 from ..engine import Rule
-from . import _common
+from . import _common, escape
 
 
 def _state_bodies(unit):
@@ -65,7 +65,13 @@ class IncRef(Rule):
     ``Py_INCREF(x); return x;`` in a helper returning an object, which
     becomes ``return Cystck_Dup(S, x);``: the caller gets a new reference
     that it releases, so it needs a handle of its own (returning ``x``
-    would have the caller drop the helper's argument, its own handle)."""
+    would have the caller drop the helper's argument, its own handle).
+    And except an increment before ``x`` is stored into a native structure
+    (``node->items[i] = x;``), which C keeps beyond the call: the increment
+    stays, through the escape hatch, and is reported as an error (the
+    structure must hold a ``PyObject *`` or a ``Cystck_Ref``).  Stored into
+    an output parameter, ``*result = x;``, the caller gets a new reference,
+    ``*result = Cystck_Dup(S, x);``."""
     name = "incref"
     precedence = 600
     patterns = (r"\bPy_X?INCREF\s*" + _common.PAREN + r"\s*;",)
@@ -79,6 +85,7 @@ class IncRef(Rule):
         edits = source.Edits()
         masked, text = unit.masked, unit.text
         structs = unit.project.custom_structs
+        arrays = {c.func.start: c.arrays for c in _common.function_contexts(unit)}
         for f in unit.functions():
             if not f.is_definition:
                 continue
@@ -94,10 +101,53 @@ class IncRef(Rule):
                 if r and not _common.in_unbraced_body(masked, m.start()):
                     edits.add(m.start(), m.end() + r.end(), f"return Cystck_Dup(S, {text[m.start('p') + 1:m.end('p') - 1].strip()});")
                     continue
+                store = _native_store(masked, m.end(), b1, x, unit.project) if regex.fullmatch(r"\w+", x) else None
+                out = regex.fullmatch(r"\*\s*(\w+)", store.group("t").strip()) if store else None
+                if out and out.group(1) in arrays.get(f.start, ()):
+                    # `*result = x;` into the caller's handle: a new reference
+                    # the caller releases, so a handle of its own
+                    edits.add(store.start("x"), store.end("x"), f"Cystck_Dup(S, {x})")
+                elif store:
+                    self._keep(unit, text, m, x, " ".join(store.group("t").split()), edits)
+                    continue
                 _remove_statement(text, masked, m.start(), m.end(), edits)
         if edits:
             unit.apply(edits)
         return edits.applied
+
+
+    def _keep(self, unit, text, m, x, store, edits):
+        """The reference a native structure keeps: the object must outlive
+        the call, which no handle does, so the increment stays, on the
+        object itself, through the escape hatch."""
+        p0, p1 = m.start("p"), m.end("p")
+        edits.add(p0 + 1, p1 - 1, f"Cystck_AsPyObject(S, {text[p0 + 1:p1 - 1].strip()})")
+        edits.add(m.start(), m.start(), f"{escape.MARK} ")
+        unit.leftover(m.start(), f"error: {x} is stored into {store}, which C keeps beyond the call, and a "
+                      "handle is valid only during the call: the increment is kept through the escape hatch; "
+                      f"store Cystck_AsPyObject(S, {x}) in a PyObject * (or hold a Cystck_Ref)", self.name)
+
+
+def _native_store(code, start, end, x, project):
+    """The match of a later ``target = x;`` in code[start:end] whose target
+    is a native structure: a member, an array element or a pointer target,
+    other than a module-state reference (which the global-refs rule makes a
+    Cystck_Ref) or a custom type's object field (a CystckField_Store by
+    now)."""
+    pat = regex.compile(r"(?:(?<=[{};])|(?<=^))\s*(?P<t>\*\s*\w+|(?:\w+_AsStruct\s*\(\s*S\s*,\s*\w+\s*\)|[\w.]+)(?:\s*(?:->|\.)\s*\w+|\s*\[[^\]\[;]*\])+)\s*="
+                        r"(?!=)\s*(?P<x>(?:\(\s*\w+\s*\*\s*\)\s*)?" + regex.escape(x) + r")\s*;", regex.M)
+    for m in pat.finditer(code, start, end):
+        target = m.group("t").strip()
+        member = regex.search(r"(?:->|\.)\s*(\w+)\s*$", target)
+        if member and member.group(1) in project.ref_fields:
+            continue
+        if not member and not target.startswith("*") and regex.match(r"\w+\s*\[", target):
+            # an element of a local array of handles lives for the call
+            head = regex.match(r"\w+", target).group()
+            if regex.search(rf"\b(?:PyObject|Cystck_Object)\s*\*?\s*{head}\s*\[", code[:start]):
+                continue
+        return m
+    return None
 
 
 class DecRef(Rule):

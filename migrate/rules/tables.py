@@ -87,13 +87,14 @@ def plan(unit):
                 if "name" in f and f["name"].text not in ("NULL", "0", "nullptr", None):
                     t.entries.append(_member_entry(f, t.name))
         tables[t.name] = t
+    used_getters = set()
     for m in proj._DEF_PATTERNS["getsets"].finditer(code):
         t = Table(m.group("name"), "getsets", item_span(m.start()))
         for it in proj.table_items(code, text, m):
             if isinstance(it.value, list):
                 f = cstruct.fields_of(it.value, proj.GETSET_FIELDS)
                 if "name" in f and f["name"].text not in ("NULL", "0", "nullptr", None):
-                    t.entries.append(_getset_entry(f, t.name))
+                    t.entries.append(_getset_entry(f, t.name, used_getters))
         tables[t.name] = t
     return tables
 
@@ -147,7 +148,7 @@ def _member_entry(f, table):
                       f"{om.group(1)}, {om.group(2)}, {flags}, {doc})")
 
 
-def _getset_entry(f, table):
+def _getset_entry(f, table, used):
     name = f["name"].text
     get = cstruct.strip_cast(f["get"].text) if "get" in f and f["get"].text not in ("NULL", "0", "nullptr") else None
     set_ = cstruct.strip_cast(f["set"].text) if "set" in f and f["set"].text not in ("NULL", "0", "nullptr") else None
@@ -156,6 +157,9 @@ def _getset_entry(f, table):
     if get is None:
         return Entry("", f"/* cystck-migrate: getset {name} has no getter; not translated */", ok=False)
     sym = f"{get}_getset"
+    if sym in used:           # one getter behind two names (an alias): one definition each
+        sym = f"{get}_{_ident(name)}_getset"
+    used.add(sym)
     if set_ is None:
         return Entry(sym, f"CYSTCK_DEF_GET({sym}, {name}, {get}, {doc}, {closure})")
     return Entry(sym, f"CYSTCK_DEF_GETSET({sym}, {name}, {get}, {set_}, {doc}, {closure})")

@@ -99,6 +99,10 @@ class StructMembers(Rule):
         return edits.applied
 
 
+_GENERIC_SLOTS = {("tp_iter", "PyObject_SelfIter"): "CYSTCK_DEF_SELFITER",
+                  ("tp_hash", "PyObject_HashNotImplemented"): "CYSTCK_DEF_HASH_NOT_IMPLEMENTED"}
+
+
 def _slot_defs(unit, owner, slot_values, where):
     """CYSTCK_DEF_SLOT lines for {slot: function}; returns (lines, symbols)."""
     lines, symbols = [], []
@@ -109,13 +113,17 @@ def _slot_defs(unit, owner, slot_values, where):
         if func in ("PyType_GenericNew", "PyType_GenericAlloc", "PyObject_Del", "PyObject_GC_Del",
                     "PyObject_Free", "PyObject_GenericGetAttr", "PyObject_GenericSetAttr"):
             continue      # the runtime's defaults do the same
+        sym = f"{owner}_{slot}"
+        if (slot, func) in _GENERIC_SLOTS:    # CPython's own, touching no handle
+            lines.append(f"{_GENERIC_SLOTS[slot, func]}({sym})")
+            symbols.append(sym)
+            continue
         role = proj.slot_role(slot)
         if role is None or not regex.fullmatch(r"[A-Za-z_]\w*", func) or func.startswith("Py"):
             unit.leftover(where, f"slot {slot} = {func} has no Cystck counterpart", "type-object")
             continue
         if role.kind == "dropped":
             continue
-        sym = f"{owner}_{slot}"
         if role.kind == "destroy":
             lines.append(f"CYSTCK_DEF_DESTROY({sym}, {func})")
         else:
@@ -125,7 +133,35 @@ def _slot_defs(unit, owner, slot_values, where):
 
 
 def _flags(unit, text, where):
-    flags = [f.strip() for f in regex.split(r"\|", text or "0") if f.strip()]
+    """The Cystck flags for a stock flags expression.  Flags under a
+    preprocessor conditional (``#if PY_VERSION_HEX >= ...`` around ``|
+    Py_TPFLAGS_IMMUTABLETYPE``) keep their conditional, each directive on
+    a line of its own, the expression ending with a new line."""
+    text = text or "0"
+    if not regex.search(r"^[ \t]*#", text, regex.M):
+        return _flag_list(unit, text, where)
+    out, depth, conditional = [], 0, []
+    for line in text.split("\n"):
+        directive = regex.match(r"[ \t]*#[ \t]*(?P<k>\w+)", line)
+        if directive:
+            out.append(line.strip())
+            depth += {"if": 1, "ifdef": 1, "ifndef": 1, "endif": -1}.get(directive.group("k"), 0)
+            continue
+        flags = _flag_list(unit, line, where)
+        if flags == "0":
+            continue
+        out.append(("    | " + flags) if depth or conditional else flags)
+        conditional.append(flags)
+    if not conditional or regex.match(r"#", out[0]):
+        out.insert(0, "0")
+    # the initialiser's value ends before a trailing #endif (masked as
+    # blank): close what the value opened
+    out += ["#endif"] * depth
+    return "\n".join(out) + "\n"
+
+
+def _flag_list(unit, text, where):
+    flags = [f.strip() for f in regex.split(r"\|", text) if f.strip()]
     out = []
     for f in flags:
         if f in ("Py_TPFLAGS_DEFAULT", "Py_TPFLAGS_HAVE_GC", "0", "Py_TPFLAGS_HAVE_VERSION_TAG"):
@@ -462,8 +498,9 @@ class DestroyTraverse(Rule):
     """Deallocators become Cystck destructors ``void f(void *data)`` and
     traverse functions take the native struct: ``Py_VISIT(self->x)`` becomes
     ``Cystck_VISIT(&self->x)``.  In destructors the freeing of the object
-    (``tp_free``, ``PyObject_Del``), GC untracking and the releasing of
-    object members are removed: the runtime does them after the destructor
+    (``tp_free``, ``PyObject_Del``), GC untracking, the trashcan
+    (``Py_TRASHCAN_BEGIN``...``Py_TRASHCAN_END``, both ends), the releasing of
+    object members and of a heap type's reference to its type are removed: the runtime does them after the destructor
     has released native resources.  ``tp_clear`` functions and module
     traverse/clear/free hooks are removed; the runtime clears fields through
     traverse."""
@@ -471,7 +508,11 @@ class DestroyTraverse(Rule):
     precedence = 370
     patterns = (r"\bPy_VISIT\s*" + _common.PAREN + r"\s*;",
                 r"\b(?:Py_TYPE\s*\([^()]*\)\s*->\s*tp_free|PyObject_(?:GC_)?Del|PyObject_Free"
-                r"|PyObject_GC_UnTrack|Py_X?DECREF|Py_CLEAR|Py_TRASHCAN_\w+|\w+->tp_free)\s*" + _common.PAREN + r"\s*;")
+                r"|PyObject_GC_UnTrack|Py_X?DECREF|Py_CLEAR|Py_TRASHCAN_\w+|\w+->tp_free)\s*" + _common.PAREN + r"\s*;",
+                # the trashcan bounds the recursion of stock deallocators; the
+                # runtime deallocates, so both ends go, with or without ';'
+                r"\bPy_TRASHCAN_(?:BEGIN|SAFE_BEGIN)\s*" + source.paren("t") + r"[ \t]*;?|\bPy_TRASHCAN_(?:END|SAFE_END)"
+                r"\b(?:\s*\(\s*\w*\s*\))?[ \t]*;?")
     before = ("typedef struct { PyObject_HEAD PyObject *v; double *buf; } Box;\n"
               "static void Box_dealloc(Box *self)\n{\n    PyObject_GC_UnTrack(self);\n    free(self->buf);\n"
               "    Py_XDECREF(self->v);\n    Py_TYPE(self)->tp_free((PyObject *)self);\n}\n"
@@ -540,6 +581,9 @@ class DestroyTraverse(Rule):
                         edits.add(m.start(), m.end(), ";")
                     else:
                         edits.add(*_common.statement_line_span(text, m.start(), m.end()), "")
+                for m in regex.finditer(self.patterns[2], code, pos=b0, endpos=b1):
+                    edits.add(*_common.statement_line_span(text, m.start(), m.end()), "")
+                self._drop_type_release(code, text, b0, b1, edits)
                 for m in regex.finditer(r"\b(\w+)\s*\(\s*\(\s*PyObject\s*\*\s*\)\s*\w+\s*\)\s*;|\b(\w+)\s*\(\s*\w+\s*\)\s*;",
                                         code, pos=b0, endpos=b1):
                     callee = m.group(1) or m.group(2)
@@ -550,6 +594,29 @@ class DestroyTraverse(Rule):
             unit.apply(edits)
             self._drop_unused_locals(unit)
         return n
+
+    @staticmethod
+    def _drop_type_release(code, text, b0, b1, edits):
+        """An instance of a heap type owns a reference to its type, which a
+        stock deallocator releases after freeing the object (``PyTypeObject
+        *tp = Py_TYPE(self); ... Py_DECREF(tp);``).  The runtime releases
+        it now, and a destructor has no state to reach the type with."""
+        local = regex.compile(r"(?:PyTypeObject|PyObject)\s*\*\s*(?P<v>\w+)\s*=\s*"
+                              r"(?:\(\s*\w+\s*\*\s*\)\s*)?Py_TYPE\s*" + source.paren("q") + r"\s*;")
+        for m in local.finditer(code, b0, b1):
+            v = regex.escape(m.group("v"))
+            rest = code[m.end():b1]
+            uses = regex.findall(rf"\b{v}\b(?!\s*->\s*tp_free\b)", rest)    # tp_free goes anyway
+            releases = list(regex.finditer(rf"\bPy_X?DECREF\s*\(\s*(?:\(\s*PyObject\s*\*\s*\)\s*)?{v}\s*\)\s*;",
+                                           code, pos=m.end(), endpos=b1))
+            if len(uses) != len(releases):
+                continue          # the type is used for something else: a human decides
+            edits.add(*_common.statement_line_span(text, m.start(), m.end()), "")
+            for r in releases:
+                edits.add(*_common.statement_line_span(text, r.start(), r.end()), "")
+        for m in regex.finditer(r"\bPy_X?DECREF\s*\(\s*(?:\(\s*PyObject\s*\*\s*\)\s*)?Py_TYPE\s*"
+                                + source.paren("q") + r"\s*\)\s*;", code, pos=b0, endpos=b1):
+            edits.add(*_common.statement_line_span(text, m.start(), m.end()), "")
 
     @staticmethod
     def _drop_unused_locals(unit):
@@ -690,16 +757,187 @@ class StructAccess(Rule):
         edits.add(start, fend, f"CystckField_Load(S, {h}, {field_expr})")
 
 
+class MacroStructArgs(Rule):
+    """A macro that only reaches the native struct of an argument
+    (``#define LOCK(o) acquire((o)->lock)``) is given the struct: where an
+    argument is a custom-type handle, ``LOCK(self)`` becomes
+    ``LOCK(Foo_AsStruct(S, self))``, so the body's ``->`` still reaches a
+    struct (the struct-access rule cannot see inside macro bodies).  An
+    argument the macro also uses as an object is left as it is."""
+    name = "macro-struct-args"
+    precedence = 382
+    patterns = (r"(?<![\w.>])(?P<m>\w+)\s*\(",)
+    before = ("typedef struct { PyObject_HEAD long lock; } Box;\n"
+              "#define LOCK(o) take(&(o)->lock)\n"
+              "static PyObject *get(Box *self, PyObject *x)\n{\n    LOCK(self);\n    return PyNumber_Negative(x);\n}\n")
+    after = ("typedef struct { PyObject_HEAD long lock; } Box;\n"
+             "#define LOCK(o) take(&(o)->lock)\n"
+             "static PyObject *get(Box *self, PyObject *x)\n{\n    LOCK(Box_AsStruct(S, self));\n"
+             "    return PyNumber_Negative(x);\n}\n")
+
+    def apply(self, unit):
+        p = unit.project
+        if not p.types:
+            return 0
+        macros = _struct_only_macro_params(p)
+        if not macros:
+            return 0
+        code, text = unit.masked, unit.text
+        edits = source.Edits()
+        for ctx in _common.function_contexts(unit):
+            if ctx.role is not None and not ctx.role.state:
+                continue
+            b0, b1 = ctx.body
+            for m in regex.finditer(self.patterns[0], code, pos=b0, endpos=b1):
+                positions = macros.get(m.group("m"))
+                if not positions:
+                    continue
+                close = source.matching(code, m.end() - 1)
+                for i, (a0, a1) in enumerate(source.split_top(code, m.end(), close - 1)):
+                    arg = regex.sub(r"^\(\s*(\w+)\s*\)$", r"\1", code[a0:a1].strip())
+                    if i in positions and arg in ctx.typed:
+                        lead = a0 + len(code[a0:a1]) - len(code[a0:a1].lstrip())
+                        struct = p.types[ctx.typed[arg]].struct
+                        edits.add(lead, lead + len(code[a0:a1].strip()), f"{struct}_AsStruct(S, {arg})")
+        if edits:
+            unit.apply(edits)
+        return edits.applied
+
+
+def _struct_only_macro_params(project):
+    """Macro name -> indexes of its parameters that the body uses only to
+    reach a struct member (``o->x``, ``(o)->x``), for macros of every file."""
+    from .functions import MACRO_DEFINITION
+    out = {}
+    for text in project.files.values():
+        for m in MACRO_DEFINITION.finditer(source.mask(text)):
+            if not m.group("args"):
+                continue
+            params = [a.strip() for a in m.group("args")[1:-1].split(",")]
+            body = m.group("body")
+            positions = set()
+            for i, name in enumerate(params):
+                if not regex.fullmatch(r"\w+", name):
+                    continue
+                uses = regex.findall(rf"(?<![\w.>]|->)\b{name}\b", body)
+                derefs = regex.findall(rf"(?:\(\s*{name}\s*\)|(?<![\w.>]|->)\b{name}\b)\s*->", body)
+                if uses and len(uses) == len(derefs):
+                    positions.add(i)
+            if positions:
+                out[m.group("name")] = positions
+    return out
+
+
+class StructPointerMembers(Rule):
+    """A member that points at a custom type's native struct (``Node
+    *next``, a linked list of objects owned elsewhere) stays a native
+    pointer; where it meets a handle it is converted: ``h = s->next;``
+    becomes ``h = (s->next ? Cystck_FromStruct(S, s->next) : Cystck_NULL);``,
+    ``s->next = h;`` becomes ``s->next = Node_AsStruct(S, h);``, a
+    comparison with a handle compares with ``Node_AsStruct(S, h)``, and an
+    object field read through it, ``s->next->v``, is
+    ``CystckField_Load(S, Cystck_FromStruct(S, s->next), s->next->v)``.
+    The pointer holds no reference, as in stock code."""
+    name = "struct-pointer-members"
+    precedence = 526
+    patterns = (r"->\s*(?P<m>\w+)\b(?!\s*(?:\(|\[))",
+                r"(?:\w+_AsStruct\s*\(\s*S\s*,\s*\w+\s*\)|(?<![\w.>])\w+)(?:\s*->\s*\w+)*\s*$")
+    before = ("typedef struct Node { PyObject_HEAD PyObject *v; struct Node *next; } Node;\n"
+              "static PyObject *f(Node *self, Node *other)\n{\n    Node *n = self->next;\n"
+              "    if (n == other)\n        return PyNumber_Negative(self->next->v);\n"
+              "    self->next = other;\n    return NULL;\n}\n")
+    after = ("typedef struct Node { PyObject_HEAD PyObject *v; struct Node *next; } Node;\n"
+             "static PyObject *f(Node *self, Node *other)\n{\n"
+             "    Node *n = (self->next ? Cystck_FromStruct(S, self->next) : Cystck_NULL);\n"
+             "    if (n == other)\n        return PyNumber_Negative(CystckField_Load(S, "
+             "Cystck_FromStruct(S, self->next), self->next->v));\n"
+             "    self->next = Node_AsStruct(S, other);\n    return NULL;\n}\n")
+
+    def apply(self, unit):
+        p = unit.project
+        members = _struct_pointer_members(p)
+        if not members:
+            return 0
+        code, text = unit.masked, unit.text
+        edits = source.Edits()
+        for ctx in _common.function_contexts(unit):
+            if ctx.role is not None and not ctx.role.state:
+                continue
+            b0, b1 = ctx.body
+            for m in regex.finditer(self.patterns[0], code, pos=b0, endpos=b1):
+                struct = members.get(m.group("m"))
+                if struct is None:
+                    continue
+                chain = regex.search(self.patterns[1], code[b0:m.start()])
+                if chain is None or chain.group().startswith("Cystck"):
+                    continue
+                self._convert(unit, ctx, code, text, b0 + chain.start(), m.end(), struct, edits)
+        if edits:
+            unit.apply(edits)
+        return edits.applied
+
+    def _convert(self, unit, ctx, code, text, start, end, struct, edits):
+        e = text[start:end]
+        accessor = f"{unit.project.types[struct].struct}_AsStruct"
+        after, before = code[end:end + 200], code[max(0, start - 200):start]
+        before_at = start - len(before)
+        field = regex.match(r"\s*->\s*(?P<f>\w+)\b(?!\s*(?:\(|->))(?!\s*=[^=])", after)
+        if field:
+            if field.group("f") in unit.project.types[struct].object_fields:
+                edits.add(start, end + field.end(),
+                          f"CystckField_Load(S, Cystck_FromStruct(S, {e}), {e}->{field.group('f')})")
+            return
+        store = regex.match(r"\s*=(?!=)\s*(?P<h>\w+)\s*;", after)
+        if store and store.group("h") in ctx.handles:
+            h0 = end + store.start("h")
+            edits.add(h0, h0 + len(store.group("h")), f"{accessor}(S, {store.group('h')})")
+            return
+        cmp_after = regex.match(r"\s*[!=]=\s*(?P<h>\w+)\b(?!\s*(?:\(|->|\[))", after)
+        if cmp_after and cmp_after.group("h") in ctx.handles:
+            h0 = end + cmp_after.start("h")
+            edits.add(h0, h0 + len(cmp_after.group("h")), f"{accessor}(S, {cmp_after.group('h')})")
+            return
+        cmp_before = regex.search(r"(?<![\w.>])(?P<h>\w+)\s*[!=]=\s*$", before)
+        if cmp_before and cmp_before.group("h") in ctx.handles:
+            edits.add(before_at + cmp_before.start("h"), before_at + cmp_before.end("h"),
+                      f"{accessor}(S, {cmp_before.group('h')})")
+            return
+        load = regex.search(r"(?<![\w.>])(?P<h>\w+)\s*=\s*$", before)
+        if load and load.group("h") in ctx.handles and regex.match(r"\s*;", after):
+            edits.add(start, end, f"({e} ? Cystck_FromStruct(S, {e}) : Cystck_NULL)")
+
+
+def _struct_pointer_members(project):
+    """Member name -> custom struct, for members declared as pointers to a
+    custom type's struct (in any struct of the project), when the name
+    means one struct only."""
+    out, ambiguous = {}, set()
+    for text in project.files.values():
+        code = source.structure_mask(text)
+        for m in regex.finditer(r"\bstruct\s*\w*\s*\{", code):
+            open_at = m.end() - 1
+            for base, d, _ in cstruct.struct_members(code, open_at, source.matching(code, open_at)):
+                t = regex.sub(r"\b(?:const|struct)\b", "", base).strip()
+                if d.pointer != "*" or d.array or t not in project.types:
+                    continue
+                if out.get(d.name, t) != t:
+                    ambiguous.add(d.name)
+                out[d.name] = t
+    return {k: v for k, v in out.items() if k not in ambiguous}
+
+
 class ObjectNew(Rule):
     """Instance allocation goes through the runtime: ``PyObject_New(Foo,
-    &FooType)``, ``PyObject_GC_New`` and ``type->tp_alloc(type, 0)`` become
-    ``Cystck_New(S, type, NULL)``; ``PyType_GenericNew(type, args, kw)``
+    &FooType)``, ``PyObject_GC_New`` and ``type->tp_alloc(type, 0)`` (also
+    ``Py_TYPE(self)->tp_alloc(Py_TYPE(self), 0)``) become ``Cystck_New(S,
+    type, NULL)``; ``PyType_GenericNew(type, args, kw)``
     becomes ``CystckType_GenericNew(S, type)``; ``PyObject_GC_Track`` is
     dropped (the runtime tracks GC instances)."""
     name = "object-new"
     precedence = 640
     patterns = (r"\bPyObject_(?:GC_)?New(?:Var)?\s*\(\s*(?:struct\s+)?\w+\s*,\s*(?P<t>[^,()]+(?:\([^()]*\))?)\s*(?:,[^()]*)?\)",
-                r"(?P<t>\w+)\s*->\s*tp_alloc\s*\(\s*(?P=t)\s*,[^()]*\)",
+                r"(?P<t>\w+|\(\s*\w+\s*\)|Py_TYPE\s*\(\s*\w+\s*\))\s*->\s*tp_alloc\s*"
+                r"\(\s*(?P<a>\w+|Py_TYPE\s*\(\s*\w+\s*\))\s*,[^()]*\)",
                 r"\bPyType_GenericAlloc\s*\(\s*(?P<t>[^,()]+?)\s*,[^()]*\)",
                 r"\bPyType_GenericNew\s*\(\s*(?P<t>\w+(?:\s*::\s*\w+)*)\s*,[^()]*\)",
                 r"^[ \t]*PyObject_GC_Track\s*" + _common.PAREN + r"\s*;[ \t]*\n?")
@@ -709,10 +947,20 @@ class ObjectNew(Rule):
     def apply(self, unit):
         n = 0
         for pat in self.patterns[:3]:
-            n += unit.sub(pat, lambda m, t: f"Cystck_New(S, {t[m.start('t'):m.end('t')].strip()}, NULL)")
+            n += unit.sub(pat, self._new)
         n += unit.sub(self.patterns[3], lambda m, t: f"CystckType_GenericNew(S, {m.group('t')})")
         n += unit.sub(self.patterns[4], lambda m, t: "", regex.M)
         return n
+
+
+    @staticmethod
+    def _new(m, text):
+        t = text[m.start("t"):m.end("t")].strip()
+        bare = regex.sub(r"^\(\s*(\w+)\s*\)$", r"\1", t)
+        if "a" in m.groupdict() and m.group("a") is not None and \
+                regex.sub(r"\s+", "", m.group("a")) != regex.sub(r"\s+", "", bare):
+            return None           # allocating another type than the one whose slot it calls
+        return f"Cystck_New(S, {bare}, NULL)"
 
 
 class TypeReady(Rule):

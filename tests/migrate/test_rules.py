@@ -261,3 +261,459 @@ def test_typed_entry_table_and_prototype():
     assert ('CYSTCK_DEF_TYPED(f_def, "f", f, BOOL, "doc", CYSTCK_ARG(STR, s), '
             'CYSTCK_OPT(SSIZE, n, -1), CYSTCK_OPT(BOOL, on, 0))') in out
     assert translate.translate_source(out, "example.c") == out
+
+
+def test_member_table_after_a_comment_keeps_what_precedes_it():
+    """A table is replaced from its declaration on: the accessor line the
+    object-struct rule wrote after the struct and the comment before the
+    table stay (they belong to the same top-level item, having no ';')."""
+    src = ("#include <Python.h>\n#include \"structmember.h\"\n"
+           "typedef struct _Enc {\n    PyObject_HEAD\n    PyObject *markers;\n} Enc;\n\n"
+           "/* the members */\n"
+           "static PyMemberDef enc_members[] = {\n"
+           "    {\"markers\", T_OBJECT_EX, offsetof(Enc, markers), READONLY, \"m\"},\n    {NULL}\n};\n"
+           "static PyTypeObject EncType = {\n    PyVarObject_HEAD_INIT(NULL, 0)\n"
+           "    .tp_name = \"m.Enc\", .tp_basicsize = sizeof(Enc), .tp_members = enc_members,\n};\n")
+    out = translate.translate_source(src, "m.c")
+    assert "} Enc;\nCYSTCK_TYPE_HELPERS(Enc)\n\n/* the members */\nCYSTCK_DEF_MEMBER(" in out
+    # negative: the qualifiers of the table go with it
+    assert "static CYSTCK_DEF_MEMBER" not in out and "\nstatic \n" not in out
+
+
+def test_type_comparison_with_a_static_type_in_a_macro():
+    """``Py_TYPE(op) == &FooType`` in a macro body: the global-refs rule
+    makes the operand ``Cystck_deref(S, FooType)``, a call with a comma,
+    which the comparison keeps whole; ``!=`` is the negation."""
+    src = ("#include <Python.h>\n"
+           "static PyTypeObject FooType = {PyVarObject_HEAD_INIT(NULL, 0) .tp_name = \"m.Foo\"};\n"
+           "#define IS_FOO(op) (Py_TYPE(op) == &FooType)\n"
+           "static int f(PyObject *a, PyObject *b)\n{\n"
+           "    if (Py_TYPE(a) != Py_TYPE(b))\n        return 0;\n"
+           "    return IS_FOO(a) ? 1 : Py_TYPE(a)->tp_basicsize == 8;\n}\n")
+    out = translate.translate_source(src, "m.c")
+    assert "#define IS_FOO(op) (Cystck_TypeIs(S, op, Cystck_deref(S, FooType)))\n" in out
+    assert "if (!Cystck_TypeIs(S, a, CystckObject_Type(S, b)))" in out
+    # negative: a comparison of a member of the type is not an identity test
+    assert "Cystck_TypeIs(S, a, 8)" not in out and "->tp_basicsize == 8" in out
+
+
+def _translate_with_notes(src, path="m.c"):
+    out = translate.translate_files({path: src})[path]
+    return out.text, [n.message for n in out.notes]
+
+
+def test_escape_hatch_borrowed_results_and_nested_calls():
+    """A borrowed result gets a handle of its own (Cystck_FromPyObject); a
+    stock call inside another keeps its PyObject * result but lends its
+    handle arguments; each kept call is marked and reported."""
+    src = ("#include <Python.h>\n"
+           "static PyObject *f(PyObject *m, PyObject *o)\n{\n"
+           "    PyObject *d = PyMethod_Function(m);\n"
+           "    return PyFile_GetLine(PyMethod_Function(o), 1);\n}\n")
+    out, notes = _translate_with_notes(src)
+    assert ("Cystck_Object d = Cystck_FromPyObject(S, /* cystck-migrate: escape hatch */ "
+            "PyMethod_Function(Cystck_AsPyObject(S, m)));") in out
+    assert ("Cystck_FromNewPyObject(S, /* cystck-migrate: escape hatch */ PyFile_GetLine("
+            "/* cystck-migrate: escape hatch */ PyMethod_Function(Cystck_AsPyObject(S, o)), 1))") in out
+    assert sum("escape hatch: PyMethod_Function" in m for m in notes) == 2
+    assert not any("PyMethod_Function has no Cystck counterpart: rewrite" in m for m in notes)
+
+
+def test_escape_hatch_leaves_translated_and_plain_c_calls_alone():
+    """Negative: calls with a counterpart, stock constants, the
+    extension's own Py-named helpers, and a call taking the address of a
+    handle (reported, not rewritten) get no escape hatch."""
+    src = ("#include <Python.h>\n"
+           "static int PyMine_Helper(int x) { return x; }\n"
+           "static PyObject *f(PyObject *o)\n{\n"
+           "    Py_ssize_t n = PY_SSIZE_T_MAX;\n"
+           "    PyObject *t = PyObject_Repr(o);\n"
+           "    if (PyMine_Helper(1) < 0 || PyFoo_Fill(&t) < 0)\n        return NULL;\n"
+           "    return t;\n}\n")
+    out, notes = _translate_with_notes(src)
+    assert "escape hatch */" not in out
+    assert "CystckObject_Repr(S, o)" in out and "= PY_SSIZE_T_MAX;" in out and "PyMine_Helper(1)" in out
+    assert "PyFoo_Fill(&t)" in out
+    assert any("PyFoo_Fill has no Cystck counterpart and takes the address of a handle" in m for m in notes)
+
+
+def test_macro_return_null_with_mixed_users_is_an_error_and_plain_c_is_left_alone():
+    """A macro returning NULL, expanded by an entry point (error value -1)
+    and by a helper returning a handle (Cystck_NULL), cannot be rewritten
+    for both: it is reported as an error.  A macro returning NULL from
+    plain C functions (``char *``) is not touched."""
+    src = ("#include <Python.h>\n"
+           "#define NEED(o) if (!(o)) return NULL\n"
+           "#define NEED_BUF(p) if (!(p)) return NULL\n"
+           "static char *dup(char *p) { NEED_BUF(p); return p; }\n"
+           "static PyObject *helper(PyObject *x) { NEED(x); return PyNumber_Negative(x); }\n"
+           "static PyObject *meth(PyObject *self, PyObject *arg) { NEED(arg); return helper(arg); }\n"
+           "static PyMethodDef methods[] = {{\"meth\", meth, METH_O, NULL}, {NULL}};\n")
+    out, notes = _translate_with_notes(src)
+    assert "#define NEED(o) if (!(o)) return NULL\n" in out
+    assert "#define NEED_BUF(p) if (!(p)) return NULL\n" in out
+    assert any(m.startswith("error: return NULL in macro NEED,") and "helper: Cystck_NULL" in m
+               and "meth: -1" in m for m in notes)
+    assert not any("NEED_BUF" in m for m in notes)
+
+
+def test_trashcan_goes_from_destructors_both_ends():
+    """Py_TRASHCAN_BEGIN (with or without ';') and Py_TRASHCAN_END both go
+    from a destructor; a trashcan outside a destructor is left alone."""
+    src = ("#include <Python.h>\n"
+           "typedef struct { PyObject_HEAD PyObject *v; } Box;\n"
+           "static void Box_dealloc(Box *self)\n{\n    PyObject_GC_UnTrack(self);\n"
+           "    Py_TRASHCAN_BEGIN(self, Box_dealloc)\n    Py_XDECREF(self->v);\n"
+           "    Py_TYPE(self)->tp_free((PyObject *)self);\n    Py_TRASHCAN_END\n}\n"
+           "static void Other_dealloc(Box *self)\n{\n    Py_TRASHCAN_BEGIN(self, Other_dealloc);\n"
+           "    free(self);\n    Py_TRASHCAN_END;\n}\n"
+           "static PyTypeObject BoxType = {PyVarObject_HEAD_INIT(NULL, 0) .tp_name = \"m.Box\",\n"
+           "    .tp_basicsize = sizeof(Box), .tp_dealloc = (destructor)Box_dealloc};\n")
+    out, _ = _translate_with_notes(src)
+    box = out[out.index("Box_dealloc(void *data)"):out.index("Other_dealloc")]
+    assert "TRASHCAN" not in box
+    # negative: Other_dealloc is no type's destructor
+    assert "Py_TRASHCAN_BEGIN(Cystck_AsPyObject(S, self), Other_dealloc);" in out and "Py_TRASHCAN_END;" in out
+
+
+def test_tp_alloc_through_a_parenthesised_or_own_type():
+    """``(type)->tp_alloc(type, 0)`` (what casts leave of
+    ``((PyTypeObject *)type)->tp_alloc(...)``) and
+    ``Py_TYPE(self)->tp_alloc(Py_TYPE(self), 0)`` allocate through the
+    runtime; a slot of one type called for another is left alone."""
+    src = ("#include <Python.h>\n"
+           "static PyObject *f(PyObject *type, PyObject *self, PyTypeObject *other)\n{\n"
+           "    PyObject *a = ((PyTypeObject *)type)->tp_alloc((PyTypeObject *)type, 0);\n"
+           "    PyObject *b = Py_TYPE(self)->tp_alloc(Py_TYPE(self), 0);\n"
+           "    PyObject *c = other->tp_alloc(&PyLong_Type, 0);\n"
+           "    return PyTuple_Pack(3, a, b, c);\n}\n")
+    out, _ = _translate_with_notes(src)
+    assert "Cystck_Object a = Cystck_New(S, type, NULL);" in out
+    assert "Cystck_Object b = Cystck_New(S, CystckObject_Type(S, self), NULL);" in out
+    assert "other->tp_alloc(" in out
+
+
+def test_destructor_drops_the_release_of_its_heap_type():
+    """``PyTypeObject *tp = Py_TYPE(self); tp->tp_free(self);
+    Py_DECREF(tp);`` goes from a destructor (the runtime releases the
+    type); a type local used for something else stays."""
+    src = ("#include <Python.h>\n"
+           "typedef struct { PyObject_HEAD int *buf; } Box;\n"
+           "static void Box_dealloc(Box *self)\n{\n    free(self->buf);\n"
+           "    PyTypeObject *tp = Py_TYPE(self);\n    tp->tp_free((PyObject *)self);\n    Py_DECREF(tp);\n}\n"
+           "static void Cell_dealloc(Box *self)\n{\n    PyTypeObject *tp = Py_TYPE(self);\n"
+           "    log_name(tp->tp_name);\n    Py_DECREF(tp);\n}\n"
+           "static PyTypeObject BoxType = {PyVarObject_HEAD_INIT(NULL, 0) .tp_name = \"m.Box\",\n"
+           "    .tp_basicsize = sizeof(Box), .tp_dealloc = (destructor)Box_dealloc};\n"
+           "static PyTypeObject CellType = {PyVarObject_HEAD_INIT(NULL, 0) .tp_name = \"m.Cell\",\n"
+           "    .tp_basicsize = sizeof(Box), .tp_dealloc = (destructor)Cell_dealloc};\n")
+    out, _ = _translate_with_notes(src)
+    assert "static void Box_dealloc(void *data)\n{\n    Box *self = (Box *)data;\n    free(self->buf);\n}\n" in out
+    # negative: the type is read for its name, so the release stays for a human
+    assert "log_name(tp->tp_name);\n    Py_DECREF(tp);" in out
+
+
+def test_macro_that_also_uses_its_argument_as_an_object_keeps_the_handle():
+    """Negative of macro-struct-args: a macro using its parameter as an
+    object as well as a struct keeps the handle argument; a destructor
+    passes its struct pointer unchanged."""
+    src = ("#include <Python.h>\n"
+           "typedef struct { PyObject_HEAD long n; } Box;\n"
+           "#define SHOW(o) (PyObject_Print((PyObject *)(o), stdout, 0), (o)->n)\n"
+           "#define FREE_N(o) ((o)->n = 0)\n"
+           "static PyObject *get(Box *self, PyObject *x)\n{\n    SHOW(self);\n    return PyNumber_Negative(x);\n}\n"
+           "static void Box_dealloc(Box *self)\n{\n    FREE_N(self);\n    Py_TYPE(self)->tp_free((PyObject *)self);\n}\n"
+           "static PyTypeObject BoxType = {PyVarObject_HEAD_INIT(NULL, 0) .tp_name = \"m.Box\",\n"
+           "    .tp_basicsize = sizeof(Box), .tp_dealloc = (destructor)Box_dealloc};\n")
+    out, _ = _translate_with_notes(src)
+    assert "    SHOW(self);\n" in out
+    assert "    FREE_N(self);\n" in out
+
+
+def test_meth_coexist_entries_are_kept():
+    """A METH_COEXIST method stays in its table (the flag only ranks it
+    above the slot wrapper of the same name); METH_CLASS still has no
+    calling convention and is reported."""
+    src = ("#include <Python.h>\n"
+           "static PyObject *has(PyObject *self, PyObject *key) { return PyBool_FromLong(key == self); }\n"
+           "static PyObject *make(PyObject *cls, PyObject *noargs) { Py_RETURN_NONE; }\n"
+           "static PyMethodDef methods[] = {\n"
+           "    {\"__contains__\", (PyCFunction)has, METH_O | METH_COEXIST, NULL},\n"
+           "    {\"make\", (PyCFunction)make, METH_NOARGS | METH_CLASS, NULL},\n    {NULL}\n};\n")
+    out, notes = _translate_with_notes(src)
+    assert 'CYSTCK_DEF_METH(has_def, "__contains__", has, CYSTCK_O, NULL)' in out
+    assert "static int has(Cystck_State *S, Cystck_Object self, Cystck_Object key)" in out
+    assert any("make" in m and "METH_CLASS" in m for m in notes)
+
+
+def test_generic_slots_of_cpython_have_their_definitions():
+    """``tp_iter = PyObject_SelfIter`` and ``tp_hash =
+    PyObject_HashNotImplemented`` use CPython's own functions through
+    CYSTCK_DEF_SELFITER / CYSTCK_DEF_HASH_NOT_IMPLEMENTED; another stock
+    function in a slot still has no counterpart and is reported."""
+    src = ("#include <Python.h>\n"
+           "typedef struct { PyObject_HEAD long i; } It;\n"
+           "static PyObject *It_next(It *self) { return PyLong_FromLong(self->i++); }\n"
+           "static PyTypeObject ItType = {PyVarObject_HEAD_INIT(NULL, 0) .tp_name = \"m.It\",\n"
+           "    .tp_basicsize = sizeof(It), .tp_iter = PyObject_SelfIter, .tp_iternext = (iternextfunc)It_next,\n"
+           "    .tp_hash = PyObject_HashNotImplemented, .tp_repr = PyObject_Repr};\n")
+    out, notes = _translate_with_notes(src)
+    assert "CYSTCK_DEF_SELFITER(ItType_tp_iter)" in out and "&ItType_tp_iter," in out
+    assert "CYSTCK_DEF_HASH_NOT_IMPLEMENTED(ItType_tp_hash)" in out and "&ItType_tp_hash," in out
+    assert not any("PyObject_SelfIter" in m for m in notes)
+    assert any("slot tp_repr = PyObject_Repr has no Cystck counterpart" in m for m in notes)
+
+
+def test_incref_before_a_store_into_a_native_structure_is_kept_and_reported():
+    """The object must outlive the call when C keeps it in its own
+    structure: the increment is kept (escape hatch) and reported as an
+    error.  Negative: a custom type's object field (CystckField_Store takes
+    its own reference) and a local array of handles lose the increment."""
+    src = ("#include <Python.h>\n"
+           "typedef struct { PyObject_HEAD PyObject *v; } Box;\n"
+           "typedef struct node { struct node *next; PyObject *items[4]; } node;\n"
+           "static int put(node *n, int i, PyObject *x)\n{\n"
+           "    Py_INCREF(x);\n    n->items[i] = x;\n    return PyErr_Occurred() ? -1 : 0;\n}\n"
+           "static PyObject *set(Box *self, PyObject *x)\n{\n    PyObject *pair[2];\n"
+           "    Py_INCREF(x);\n    pair[0] = x;\n    Py_INCREF(x);\n    self->v = x;\n"
+           "    return PyNumber_Negative(pair[0]);\n}\n"
+           "typedef struct { PyObject_VAR_HEAD PyObject *slots[1]; } Vec;\n"
+           "static void fill(Vec *v, PyObject *x)\n{\n    Py_INCREF(x);\n    v->slots[0] = x;\n}\n"
+           "static PyMethodDef methods[] = {{\"set\", (PyCFunction)set, METH_O, NULL}, {NULL}};\n")
+    out, notes = _translate_with_notes(src)
+    assert "    /* cystck-migrate: escape hatch */ Py_INCREF(Cystck_AsPyObject(S, x));\n    n->items[i] = x;" in out
+    assert "escape hatch */ Py_INCREF(Cystck_AsPyObject(S, x));\n    Vec_AsStruct(S, v)->slots[0] = x;" in out
+    assert any(m.startswith("error: x is stored into n->items[i]") for m in notes)
+    body = out[out.index("set(Cystck_State"):out.index("} Vec;")]
+    assert "INCREF" not in body
+    assert "CystckField_Store(S, self, &Box_AsStruct(S, self)->v, x);" in body
+
+
+def test_incref_before_a_store_into_an_output_parameter_duplicates_the_handle():
+    """``Py_INCREF(x); *result = x;`` hands the caller a new reference:
+    ``*result = Cystck_Dup(S, x);``, and no escape hatch."""
+    src = ("#include <Python.h>\n"
+           "static int lookup(PyObject *d, PyObject *k, PyObject **result)\n{\n"
+           "    PyObject *x = PyDict_GetItemWithError(d, k);\n    if (x == NULL)\n        return -1;\n"
+           "    Py_INCREF(x);\n    *result = x;\n    return 0;\n}\n")
+    out, notes = _translate_with_notes(src)
+    assert "    *result = Cystck_Dup(S, x);\n    return 0;" in out
+    assert "INCREF" not in out and not any("stored into" in m for m in notes)
+
+
+def test_entry_calls_that_are_not_tail_calls_with_own_arguments_are_reported():
+    """Negative of entry-tail-calls: an entry point called with other
+    arguments, or one of another convention, is reported, not rewritten."""
+    src = ("#include <Python.h>\n"
+           "static PyObject *impl(PyObject *self, PyObject *args, PyObject *kw) { Py_RETURN_NONE; }\n"
+           "static PyObject *one(PyObject *self, PyObject *arg) { Py_RETURN_NONE; }\n"
+           "static PyObject *a(PyObject *self, PyObject *args, PyObject *kw)\n{\n    return impl(self, args, NULL);\n}\n"
+           "static PyObject *b(PyObject *self, PyObject *arg)\n{\n    return impl(self, arg, NULL);\n}\n"
+           "static PyObject *c(PyObject *self, PyObject *arg)\n{\n    return one(self, arg);\n}\n"
+           "static PyMethodDef m[] = {{\"impl\", (PyCFunction)impl, METH_VARARGS | METH_KEYWORDS, NULL},\n"
+           "    {\"one\", one, METH_O, NULL}, {\"a\", (PyCFunction)a, METH_VARARGS | METH_KEYWORDS, NULL},\n"
+           "    {\"b\", b, METH_O, NULL}, {\"c\", c, METH_O, NULL}, {NULL}};\n")
+    out, notes = _translate_with_notes(src)
+    assert "return one(S, self, arg);" in out
+    assert sum("direct call of entry point impl" in m for m in notes) == 2
+    assert not any("direct call of entry point one" in m for m in notes)
+
+
+def _exception_warnings(src):
+    from cystck.migrate import analysis
+    unit = translate.translate_files({"m.c": src})["m.c"]
+    return [n.message for n in analysis.analyse(unit) if n.kind == "exception"]
+
+
+def test_exception_analysis_sees_the_return_past_directives_and_else_branches():
+    """An exception set before ``#endif`` and a return, or in both
+    branches of an if/else followed by a return, is returned; one followed
+    by an assignment is warned about (negative)."""
+    src = ("#include <Python.h>\n"
+           "static PyObject *f(PyObject *self, PyObject *o)\n{\n"
+           "    if (o == NULL) {\n#ifdef CHECKED\n        PyErr_SetString(PyExc_ValueError, \"a\");\n#else\n"
+           "        PyErr_SetString(PyExc_TypeError, \"b\");\n#endif\n        return NULL;\n    }\n"
+           "    if (o == Py_None) {\n        PyErr_SetString(PyExc_ValueError, \"c\");\n    }\n    else {\n"
+           "        PyErr_SetString(PyExc_TypeError, \"d\");\n    }\n    return NULL;\n}\n"
+           "static int g(PyObject *o)\n{\n    int rv = 0;\n    PyErr_SetString(PyExc_ValueError, \"e\");\n"
+           "    rv = -1;\n    return rv;\n}\n"
+           "static PyMethodDef m[] = {{\"f\", f, METH_O, NULL}, {NULL}};\n")
+    warnings = _exception_warnings(src)
+    assert len(warnings) == 1 and "(rv = -1;)" in warnings[0]
+
+
+def test_fastcall_argument_array_passed_to_a_macro_stays_an_array():
+    """A METH_FASTCALL method's ``args`` is an array: handed to a macro
+    (or a helper) it stays one; a METH_VARARGS tuple handed on is built
+    with CystckTuple_FromArray (negative)."""
+    src = ("#include <Python.h>\n"
+           "#define ARG(a, i) ((a)[i])\n"
+           "static PyObject *fast(PyObject *self, PyObject *const *args, Py_ssize_t nargs)\n{\n"
+           "    if (nargs < 1)\n        return NULL;\n    return PyObject_Repr(ARG(args, 0));\n}\n"
+           "static PyObject *slow(PyObject *self, PyObject *args)\n{\n"
+           "    return PyObject_Repr(args);\n}\n"
+           "static PyMethodDef m[] = {{\"fast\", (PyCFunction)fast, METH_FASTCALL, NULL},\n"
+           "    {\"slow\", slow, METH_VARARGS, NULL}, {NULL}};\n")
+    out, _ = _translate_with_notes(src)
+    assert "CystckObject_Repr(S, ARG(args, 0))" in out
+    assert "CystckObject_Repr(S, CystckTuple_FromArray(S, args, nargs))" in out
+
+
+def test_stock_compatibility_header_is_kept_and_its_functions_are_stock():
+    """A header that only re-implements stock functions (pythoncapi_compat
+    style) is copied unchanged, and a call of one of its functions is a
+    stock call (escape hatch), not a call of a helper given S.  A header
+    of the extension's own helpers is translated (negative)."""
+    compat = ("#include <Python.h>\n"
+              "static inline PyObject *Py_NewRefX(PyObject *o) { Py_INCREF(o); return o; }\n"
+              "static inline int PyObject_GetOptionalAttrX(PyObject *o, PyObject *n, PyObject **r)\n"
+              "{ *r = PyObject_GetAttr(o, n); return *r != NULL; }\n"
+              "static inline PyObject *PyFile_GetLine(PyObject *f, int n) { return PyObject_CallMethod(f, \"readline\", NULL); }\n")
+    own = ("#include <Python.h>\n"
+           "PyObject *my_neg(PyObject *o) { return PyNumber_Negative(o); }\n"
+           "PyObject *PyMine_Twice(PyObject *o) { return PyNumber_Add(o, o); }\n")
+    body = ('#include "compat.h"\n#include "own.h"\n'
+            "static PyObject *f(PyObject *self, PyObject *o)\n{\n    return my_neg(PyFile_GetLine(o, 1));\n}\n"
+            "static PyMethodDef m[] = {{\"f\", f, METH_O, NULL}, {NULL}};\n")
+    out = translate.translate_files({"compat.h": compat, "own.h": own, "m.c": body})
+    assert out["compat.h"].text == compat
+    assert "my_neg(Cystck_State *S, Cystck_Object o)" in out["own.h"].text
+    assert ("my_neg(S, Cystck_FromNewPyObject(S, /* cystck-migrate: escape hatch */ "
+            "PyFile_GetLine(Cystck_AsPyObject(S, o), 1)))") in out["m.c"].text
+
+
+def test_struct_pointer_members_leave_plain_structs_and_null_tests_alone():
+    """Negative of struct-pointer-members: a pointer to a plain C struct,
+    and a null test or NULL store of a struct-pointer member, stay as they
+    are."""
+    src = ("#include <Python.h>\n"
+           "typedef struct buf { char *data; struct buf *more; } buf;\n"
+           "typedef struct Node { PyObject_HEAD struct Node *next; buf *b; } Node;\n"
+           "static PyObject *f(Node *self, PyObject *x)\n{\n"
+           "    if (self->next == NULL || !self->b->more)\n        self->next = NULL;\n"
+           "    return PyNumber_Negative(x);\n}\n")
+    out, _ = _translate_with_notes(src)
+    assert "if (Node_AsStruct(S, self)->next == NULL || !Node_AsStruct(S, self)->b->more)" in out
+    assert "        Node_AsStruct(S, self)->next = NULL;" in out
+
+
+def test_global_pointer_to_a_custom_struct_is_a_reference():
+    """``static Foo *EMPTY;`` caches an instance: a Cystck_Ref, stored with
+    Cystck_ref and read with Cystck_deref.  A global pointer to a plain C
+    struct stays (negative)."""
+    src = ("#include <Python.h>\n"
+           "typedef struct { PyObject_HEAD long n; } Foo;\n"
+           "typedef struct { char *data; } buf;\n"
+           "static Foo *EMPTY;\nstatic buf *scratch;\n"
+           "static PyTypeObject FooType = {PyVarObject_HEAD_INIT(NULL, 0) .tp_name = \"m.Foo\", .tp_basicsize = sizeof(Foo)};\n"
+           "static PyObject *empty(PyObject *self, PyObject *noargs)\n{\n"
+           "    if (EMPTY == NULL) {\n        Foo *e = PyObject_New(Foo, &FooType);\n"
+           "        if (e == NULL)\n            return NULL;\n        EMPTY = e;\n    }\n"
+           "    Py_INCREF(EMPTY);\n    return (PyObject *)EMPTY;\n}\n"
+           "static PyMethodDef m[] = {{\"empty\", empty, METH_NOARGS, NULL}, {NULL}};\n")
+    out, _ = _translate_with_notes(src)
+    assert "static Cystck_Ref EMPTY;\nstatic buf *scratch;\n" in out
+    assert "EMPTY = Cystck_ref(S, e);" in out
+    assert "return Cystck_Return(S, Cystck_deref(S, EMPTY));" in out
+
+
+def test_direct_calls_of_object_entry_points_keep_their_arguments():
+    """An entry point whose parameters are all objects, called directly:
+    ``return get(self, k);`` returns its push count, ``r = get(self, k);``
+    gets the value through cystck_migrate_result (defined once).  A call of
+    a METH_VARARGS entry point with a tuple is still reported (negative)."""
+    src = ("#include <Python.h>\n"
+           "static PyObject *get(PyObject *self, PyObject *key) { Py_RETURN_NONE; }\n"
+           "static PyObject *all(PyObject *self, PyObject *args) { Py_RETURN_NONE; }\n"
+           "static PyObject *twice(PyObject *self, PyObject *key)\n{\n"
+           "    PyObject *r = get(self, key);\n    if (r == NULL)\n        return NULL;\n"
+           "    PyObject *t = all(self, r);\n    return get(self, t);\n}\n"
+           "static PyMethodDef m[] = {{\"get\", get, METH_O, NULL}, {\"all\", all, METH_VARARGS, NULL},\n"
+           "    {\"twice\", twice, METH_O, NULL}, {NULL}};\n")
+    out, notes = _translate_with_notes(src)
+    assert out.count("static inline Cystck_Object cystck_migrate_result(Cystck_State *S, int pushed)") == 1
+    assert "Cystck_Object r = cystck_migrate_result(S, get(S, self, key));" in out
+    assert "    return get(S, self, t);\n" in out
+    assert sum("direct call of entry point" in m for m in notes) == 1
+    assert any("direct call of entry point all" in m for m in notes)
+
+
+def test_type_flags_under_a_preprocessor_conditional_keep_it():
+    """``.flags = Py_TPFLAGS_DEFAULT\\n#if ...\\n | Py_TPFLAGS_IMMUTABLETYPE\\n#endif``
+    keeps the conditional, directives on lines of their own; flags without
+    one stay a one-line expression (negative)."""
+    src = ("#include <Python.h>\n"
+           "typedef struct { PyObject_HEAD long n; } Box;\n"
+           "static PyType_Slot Box_slots[] = {{0, NULL}};\n"
+           "static PyType_Spec Box_spec = {\n    .name = \"m.Box\",\n    .basicsize = sizeof(Box),\n"
+           "    .flags = Py_TPFLAGS_DEFAULT\n#if PY_VERSION_HEX >= 0x030c0000\n"
+           "           | Py_TPFLAGS_IMMUTABLETYPE\n#endif\n    ,\n    .slots = Box_slots,\n};\n"
+           "static PyType_Spec Cell_spec = {\n    .name = \"m.Cell\",\n    .basicsize = sizeof(Box),\n"
+           "    .flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE,\n    .slots = Box_slots,\n};\n")
+    out, _ = _translate_with_notes(src)
+    assert ("    0\n#if PY_VERSION_HEX >= 0x030c0000\n    | Py_TPFLAGS_IMMUTABLETYPE\n#endif\n,\n"
+            "    Box_slots,") in out
+    assert "    CYSTCK_TPFLAGS_BASETYPE,\n    Box_slots," in out
+
+
+def test_handle_conditions_leave_c_values_and_assignments_alone():
+    """Negative of handle-conditions: a call returning a C value tested for
+    truth, a handle call assigned or compared, stay as they are."""
+    src = ("#include <Python.h>\n"
+           "static int f(PyObject *d, PyObject *o)\n{\n    PyObject *v = PyDict_GetItemString(d, \"k\");\n"
+           "    if (PyLong_AsLong(o) && v != NULL)\n        return 1;\n"
+           "    if (PyDict_GetItemString(d, \"j\"))\n        return 2;\n    return 0;\n}\n")
+    out, _ = _translate_with_notes(src)
+    assert 'Cystck_Object v = CystckDict_GetItemString(S, d, "k");' in out
+    assert "if (CystckLong_AsLong(S, o) && !Cystck_IsNull(v))" in out
+    assert 'if (!Cystck_IsNull(CystckDict_GetItemString(S, d, "j")))' in out
+
+
+def test_one_getter_behind_two_attribute_names_gets_two_definitions():
+    """A getter listed twice in a getset table (an alias, ``digest_size``
+    and ``digestsize``) gets one definition per entry; a getter listed once
+    keeps the plain symbol (negative)."""
+    src = ("#include <Python.h>\n"
+           "static PyObject *get_size(PyObject *self, void *c) { return PyLong_FromLong(4); }\n"
+           "static PyObject *get_name(PyObject *self, void *c) { return PyUnicode_FromString(\"x\"); }\n"
+           "static PyGetSetDef gs[] = {\n    {\"digest_size\", (getter)get_size, NULL, \"Size.\", NULL},\n"
+           "    {\"name\", (getter)get_name, NULL, NULL, NULL},\n"
+           "    {\"digestsize\", (getter)get_size, NULL, \"Size.\", NULL},\n    {NULL}\n};\n")
+    out, _ = _translate_with_notes(src)
+    assert 'CYSTCK_DEF_GET(get_size_getset, "digest_size", get_size, "Size.", NULL)' in out
+    assert 'CYSTCK_DEF_GET(get_size_digestsize_getset, "digestsize", get_size, "Size.", NULL)' in out
+    assert 'CYSTCK_DEF_GET(get_name_getset, "name", get_name, NULL, NULL)' in out
+
+
+def test_leftovers_do_not_list_the_extensions_own_py_named_types():
+    """The extension's own instance struct named like the API
+    (``PyEncoderObject``), its accessor and the generated spec, and
+    PyDoc_STR, are not stock left-overs; a stock function with no
+    counterpart taking a handle's address still is (negative)."""
+    from cystck.migrate import analysis
+    src = ("#include <Python.h>\n"
+           "typedef struct { PyObject_HEAD PyObject *v; } PyEncoderObject;\n"
+           "static PyTypeObject PyEncoderType = {PyVarObject_HEAD_INIT(NULL, 0) .tp_name = \"m.E\",\n"
+           "    .tp_basicsize = sizeof(PyEncoderObject), .tp_doc = PyDoc_STR(\"An encoder.\")};\n"
+           "static PyObject *get(PyEncoderObject *self, PyObject *o)\n{\n"
+           "    PyObject *t = NULL;\n    if (PyFoo_Fill(&t) < 0)\n        return NULL;\n"
+           "    return PyNumber_Add(self->v, t);\n}\n"
+           "static PyMethodDef m[] = {{\"get\", (PyCFunction)get, METH_O, NULL}, {NULL}};\n"
+           "static int init(PyObject *mod) { return PyType_Ready(&PyEncoderType); }\n")
+    unit = translate.translate_files({"m.c": src})["m.c"]
+    left = [n.message for n in analysis.analyse(unit) if n.kind == "leftover"]
+    assert not any(m.startswith(("PyEncoderObject", "PyEncoderType_spec", "PyDoc_STR")) for m in left), left
+    assert any(m.startswith("PyFoo_Fill has no Cystck counterpart") for m in left)
+
+
+def test_assignment_of_a_handle_call_as_a_loop_condition():
+    """``while ((item = PyIter_Next(it)))`` tests the handle assigned;
+    ``while ((n = PyObject_Length(o)) > 0)`` (a C value compared) stays
+    (negative)."""
+    src = ("#include <Python.h>\n"
+           "static int f(PyObject *it, PyObject *o)\n{\n    PyObject *item;\n    Py_ssize_t n;\n"
+           "    while ((item = PyIter_Next(it)))\n        Py_DECREF(item);\n"
+           "    while ((n = PyObject_Length(o)) > 0)\n        break;\n    return 0;\n}\n")
+    out, _ = _translate_with_notes(src)
+    assert "while (!Cystck_IsNull(item = CystckIter_Next(S, it)))" in out
+    assert "while ((n = CystckObject_Length(S, o)) > 0)" in out

@@ -1,0 +1,168 @@
+"""The escape hatch: what the other rules cannot port still builds and
+behaves as before, through ``Cystck_AsPyObject`` (a handle lent to stock
+code as a ``PyObject *``) and ``Cystck_FromNewPyObject``/
+``Cystck_FromPyObject`` (a stock result given a handle).  Each such place
+carries the marker :data:`MARK` and is listed in the report, so that a
+human can find every half-ported spot with one grep."""
+import regex
+
+from .. import api, source
+from ..engine import Rule
+from ..project import OBJECT_TYPES
+from . import _common
+
+#: The one spelling of the comment that marks an escape hatch.
+MARK = "/* cystck-migrate: escape hatch */"
+
+# Stock functions (and function-like macros) whose object result is a
+# borrowed reference (CPython documents each as "Return value: Borrowed
+# reference"): their result gets a handle of its own, Cystck_FromPyObject.
+# Every other object result is a new reference, Cystck_FromNewPyObject.
+BORROWED = frozenset("""
+    PyDict_GetItem PyDict_GetItemString PyDict_GetItemWithError PyDict_SetDefault
+    _PyDict_GetItem_KnownHash PyList_GetItem PyList_GET_ITEM PyTuple_GetItem PyTuple_GET_ITEM
+    PySequence_Fast_GET_ITEM PyStructSequence_GetItem PyStructSequence_GET_ITEM
+    PyModule_GetDict PyErr_Occurred PyEval_GetBuiltins PyEval_GetGlobals PyEval_GetLocals
+    PyEval_GetFrame PyImport_GetModuleDict PyImport_AddModule PyImport_AddModuleObject
+    PySys_GetObject PyWeakref_GetObject PyWeakref_GET_OBJECT PyCell_GET PyFunction_GetCode
+    PyFunction_GetGlobals PyFunction_GetModule PyFunction_GetDefaults PyFunction_GetClosure
+    PyFunction_GetAnnotations PyMethod_Function PyMethod_Self PyMethod_GET_FUNCTION
+    PyMethod_GET_SELF PyInstanceMethod_Function PyState_FindModule PyThreadState_GetDict
+    PyType_GetModule PyCapsule_GetContext PyDescr_NAME PyDescr_TYPE
+""".split())
+
+_CALL = regex.compile(r"(?<![\w.>]|->)(?P<name>_?Py[A-Z]?\w*)\s*\(")
+_HANDLE_RESULT = regex.compile(r"(?:const\s+)?" + OBJECT_TYPES + r"\s*\*")
+
+
+def marked(text, pos):
+    """Does the escape-hatch mark stand right before ``pos`` (a call, or
+    the ``Cystck_From...PyObject(S, `` wrapping it)?"""
+    before = text[:pos].rstrip()
+    before = regex.sub(r"Cystck_From(?:New)?PyObject\s*\(\s*S\s*,\s*$", "", before).rstrip()
+    return before.endswith(MARK)
+
+
+def escaped_spans(text, code):
+    """Spans (start, end) of the calls kept through the escape hatch: from
+    the mark to the call's closing parenthesis."""
+    spans = []
+    for m in regex.finditer(regex.escape(MARK), text):
+        call = regex.compile(r"\s*(?:Cystck_From(?:New)?PyObject\s*\(\s*S\s*,\s*)?\w+\s*\(").match(code, m.end())
+        if call:
+            spans.append((m.start(), source.matching(code, call.end() - 1)))
+    return spans
+
+
+class EscapeHatch(Rule):
+    """A call of a stock function that has no Cystck counterpart (and that
+    no other rule translated) is kept through the escape hatch: each handle
+    argument is lent as ``Cystck_AsPyObject(S, h)``, and an object result
+    gets a handle, ``Cystck_FromNewPyObject(S, ...)`` for a new reference
+    or ``Cystck_FromPyObject(S, ...)`` for a borrowed one (the return types
+    come from CPython's own headers).  The call is marked with
+    ``/* cystck-migrate: escape hatch */`` and reported.  A call that takes
+    the address of a handle (an output parameter), or that returns an array
+    of objects (``PySequence_Fast_ITEMS``), cannot be kept this way and is
+    reported as it is."""
+    name = "escape-hatch"
+    precedence = 860
+    patterns = (_CALL.pattern,)
+    before = "static PyObject *f(PyObject *o) { PyObject *r = PyFile_GetLine(o, 2); return r; }\n"
+    after = ("static PyObject *f(PyObject *o) { PyObject *r = Cystck_FromNewPyObject(S, "
+             "/* cystck-migrate: escape hatch */ PyFile_GetLine(Cystck_AsPyObject(S, o), 2)); return r; }\n")
+
+    def apply(self, unit):
+        code, text = unit.masked, unit.text
+        p = unit.project
+        mapping = api.stock_map()
+        from ..analysis import own_names     # analysis reads this module's marks
+        own = own_names(unit, code) | {f"{s}_AsStruct" for s in p.custom_structs}
+        edits = source.Edits()
+        n = 0
+        for ctx in _common.function_contexts(unit):
+            if ctx.role is not None and not ctx.role.state:
+                continue
+            b0, b1 = ctx.body
+            for m in _CALL.finditer(code, b0, b1):
+                name = m.group("name")
+                if name in own or name in mapping or name in api.SPECIAL or api.KEEP_STOCK.match(name) \
+                        or marked(text, m.start()):
+                    continue
+                # an argument of a kept call stays a PyObject *
+                inner = self._enclosing_escape(code, b0, m.start(), mapping, own)
+                n += self._keep(unit, ctx, m, edits, wrap_result=not inner)
+        if edits:
+            unit.apply(edits)
+        return n
+
+    def _keep(self, unit, ctx, m, edits, wrap_result=True):
+        code, text = unit.masked, unit.text
+        name = m.group("name")
+        open_at = m.end() - 1
+        close = source.matching(code, open_at)
+        args = source.split_top(code, open_at + 1, close - 1) if code[open_at + 1:close - 1].strip() else []
+        ret = api.stock_returns().get(name)
+        if ret is not None and regex.fullmatch(r"(?:const\s+)?" + OBJECT_TYPES + r"\s*\*\s*\*", ret):
+            return 0                  # an array of objects has no handle form: left over, reported
+        for s, e in args:
+            if regex.match(r"\s*&\s*(\w+)\s*$", code[s:e]) and \
+                    _common.is_handle(code[s:e].strip()[1:], ctx, unit.project):
+                unit.leftover(m.start(), f"{name} has no Cystck counterpart and takes the address of a handle "
+                              "(an output parameter): rewrite by hand", self.name)
+                return 0
+        for s, e in args:
+            arg = code[s:e].strip()
+            if self._is_handle_expr(arg, ctx, unit.project):
+                lead = s + len(code[s:e]) - len(code[s:e].lstrip())
+                edits.add(lead, lead + len(arg), f"Cystck_AsPyObject(S, {text[lead:lead + len(arg)]})")
+        wrap = wrap_result and ret is not None and _HANDLE_RESULT.fullmatch(ret.strip()) and not self._raw_result(code, m.start(), close)
+        if wrap:
+            hatch = "Cystck_FromPyObject" if name in BORROWED else "Cystck_FromNewPyObject"
+            edits.add(m.start(), m.start(), f"{hatch}(S, {MARK} ")
+            edits.add(close, close, ")")
+            how = f"its result is given a handle with {hatch}"
+        else:
+            edits.add(m.start(), m.start(), f"{MARK} ")
+            how = "its result is used as it is"
+        unit.leftover(m.start(), f"escape hatch: {name} has no Cystck counterpart: kept, with handles lent "
+                      f"through Cystck_AsPyObject; {how}", self.name)
+        return 1
+
+    @staticmethod
+    def _is_handle_expr(arg, ctx, project):
+        if regex.fullmatch(_common.HX, arg) and _common.is_handle(arg, ctx, project):
+            return True
+        call = regex.fullmatch(r"(?P<f>Cystck\w+)\s*" + source.paren("a"), arg)
+        if call:
+            f = api.by_name().get(call.group("f"))
+            return f is not None and f.ret == "h"
+        return False
+
+    @staticmethod
+    def _raw_result(code, start, close):
+        """Is the result only compared with NULL or negated (a raw pointer
+        test, which a handle would not compile in)?"""
+        return bool(regex.match(r"\s*[!=]=\s*(?:NULL|0|nullptr)\b", code[close:]) or
+                    regex.search(r"(?:!|(?:NULL|0|nullptr)\s*[!=]=)\s*$", code[:start]))
+
+    @staticmethod
+    def _enclosing_escape(code, b0, pos, mapping, own):
+        """Is ``pos`` inside the argument list of another stock call that
+        has no counterpart?"""
+        depth = 0
+        for i in range(pos - 1, b0, -1):
+            c = code[i]
+            if c == ")":
+                depth += 1
+            elif c == "(":
+                if depth == 0:
+                    m = regex.search(r"(?<![\w.>])(_?Py[A-Z]?\w*)\s*$", code[b0:i])
+                    if m and m.group(1) not in own and m.group(1) not in mapping and \
+                            m.group(1) not in api.SPECIAL and not api.KEEP_STOCK.match(m.group(1)):
+                        return True
+                else:
+                    depth -= 1
+            elif c in ";{}":
+                return False
+        return False

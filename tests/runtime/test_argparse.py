@@ -96,6 +96,21 @@ static int hold(Cystck_State *S, Cystck_Object self, const Cystck_Object *args, 
     }
     return Cystck_Return(S, CystckObject_CallNoArgs(S, probe));
 }
+
+/* hold_scoped(buffer, probe): the buffer parsed in a scope, probe() called
+ * after the scope closed. */
+CYSTCK_DEF_METH(hold_scoped_def, "hold_scoped", hold_scoped, CYSTCK_VARARGS, "")
+static int hold_scoped(Cystck_State *S, Cystck_Object self, const Cystck_Object *args,
+                       Cystck_ssize_t nargs)
+{
+    Py_buffer view;
+    Cystck_Object probe;
+    Cystck_Scope sc = Cystck_OpenScope(S);
+    if (!CystckArg_ParseTuple(S, args, nargs, "w*O:hold_scoped", &view, &probe))
+        return -1;
+    Cystck_CloseScope(S, sc);
+    return Cystck_Return(S, CystckObject_CallNoArgs(S, probe));
+}
 '''
 
 
@@ -105,11 +120,23 @@ def exts(tmp_path_factory):
     stock_c, cystck_c = d / "ap_stock.c", d / "ap_cystck.c"
     stock_c.write_text(ac.stock_source("ap_stock", CASES))
     cystck_c.write_text(ac.cystck_source("ap_cystck", CASES + UNSUPPORTED + MALFORMED,
-                                         HOLD, ["hold_def"]))
+                                         HOLD, ["hold_def", "hold_scoped_def"]))
     stock = build_extension("ap_stock", [stock_c], d, use_cystck=False,
                             extra_compile_args=WARNINGS)
     cystck = build_extension("ap_cystck", [cystck_c], d, extra_compile_args=WARNINGS)
     return load_extension("ap_stock", stock), load_extension("ap_cystck", cystck)
+
+
+@pytest.fixture(scope="module")
+def shared_cache_ext(tmp_path_factory):
+    """The Cystck extension without per-call-site parsers: every keyword
+    parse goes through the runtime's shared parser cache."""
+    d = tmp_path_factory.mktemp("argparse_shared")
+    source = d / "ap_shared.c"
+    source.write_text(ac.cystck_source("ap_shared", CASES + UNSUPPORTED + MALFORMED))
+    path = build_extension("ap_shared", [source], d, extra_compile_args=WARNINGS,
+                           define_macros=[("CYSTCK_NO_SITE_PARSERS", None)])
+    return load_extension("ap_shared", path)
 
 
 def outcome(f, *args, **kwargs):
@@ -119,27 +146,34 @@ def outcome(f, *args, **kwargs):
         return (type(e).__name__, str(e))
 
 
-def compare(stock, cystck, case, args, kwargs):
-    """The outcome of stock's case, and the same through Cystck, called both
-    with a keyword tuple (vectorcall) and, for keyword cases, a dict."""
+def keyword_index(case):
+    """The index of a keyword case for Caller()."""
+    return [c.name for c in CASES + UNSUPPORTED + MALFORMED
+            if c.kwlist is not None].index(case.name)
+
+
+def compare(stock, cystcks, case, args, kwargs):
+    """The outcome of stock's case, and the same through each Cystck
+    extension, called both with a keyword tuple (vectorcall) and, for
+    keyword cases, a dict."""
     expected = outcome(getattr(stock, case.name), *args, **kwargs)
-    got = [outcome(getattr(cystck, case.name), *args, **kwargs)]
-    if case.kwlist is not None:
-        index = [c.name for c in CASES + UNSUPPORTED + MALFORMED
-                 if c.kwlist is not None].index(case.name)
-        got.append(outcome(cystck.Caller(), index, *args, **kwargs))
+    got = []
+    for cystck in cystcks:
+        got.append(outcome(getattr(cystck, case.name), *args, **kwargs))
+        if case.kwlist is not None:
+            got.append(outcome(cystck.Caller(), keyword_index(case), *args, **kwargs))
     return expected, got
 
 
 @pytest.mark.parametrize("case", SINGLE, ids=lambda c: f"{c.fmt}/{c.kwlist}")
-def test_each_unit_converts_like_cpython(exts, case):
+def test_each_unit_converts_like_cpython(exts, shared_cache_ext, case):
     stock, cystck = exts
     mismatches = []
     for value in VALUES:
         calls = [((value,), {})] if case.kwlist is None else [((value,), {}), ((), {"a": value})]
         calls += [((), {}), ((value, value), {})]
         for args, kwargs in calls:
-            expected, got = compare(stock, cystck, case, args, kwargs)
+            expected, got = compare(stock, [cystck, shared_cache_ext], case, args, kwargs)
             for g in got:
                 if g != expected:
                     mismatches.append((args, kwargs, expected, g))
@@ -159,7 +193,7 @@ MULTI_CALLS = [
 
 
 @pytest.mark.parametrize("case", MULTI, ids=lambda c: f"{c.fmt}/{c.kwlist}")
-def test_counts_keywords_and_names_like_cpython(exts, case):
+def test_counts_keywords_and_names_like_cpython(exts, shared_cache_ext, case):
     stock, cystck = exts
     mismatches = []
     for _ in range(2):             # the second time through the cached parsers
@@ -171,7 +205,7 @@ def test_counts_keywords_and_names_like_cpython(exts, case):
                 continue
             if case.fmt.startswith("O!"):
                 args = (5,) + args[1:] if args else args
-            expected, got = compare(stock, cystck, case, args, kwargs)
+            expected, got = compare(stock, [cystck, shared_cache_ext], case, args, kwargs)
             for g in got:
                 if g != expected:
                     mismatches.append((args, kwargs, expected, g))
@@ -194,19 +228,19 @@ def test_issue_18_examples(exts):
 
 
 @pytest.mark.parametrize("case", UNSUPPORTED + MALFORMED, ids=lambda c: c.fmt)
-def test_unsupported_units_raise_before_any_output(exts, case):
-    _, cystck = exts
+def test_unsupported_units_raise_before_any_output(exts, shared_cache_ext, case):
     unit = ac.split_units(case.fmt)[1]
-    for args in [(1, "x"), (1, (2, 3)), (1,)]:
-        for f in [getattr(cystck, case.name)] + (
-                [lambda *a: cystck.Caller()([c.name for c in CASES + UNSUPPORTED + MALFORMED
-                                             if c.kwlist is not None].index(case.name), *a)]
-                if case.kwlist is not None else []):
-            with pytest.raises(SystemError) as e:
-                f(*args)
-            assert f"format unit '{unit}'" in str(e.value)
-            assert f'format "{case.fmt}"' in str(e.value)
-            assert cystck.last_untouched() == 1
+    for cystck in [exts[1], shared_cache_ext]:
+        calls = [getattr(cystck, case.name)]
+        if case.kwlist is not None:
+            calls.append(lambda *a: cystck.Caller()(keyword_index(case), *a))
+        for f in calls:
+            for args in [(1, "x"), (1, (2, 3)), (1,)]:
+                with pytest.raises(SystemError) as e:
+                    f(*args)
+                assert f"format unit '{unit}'" in str(e.value)
+                assert f'format "{case.fmt}"' in str(e.value)
+                assert cystck.last_untouched() == 1
 
 
 def resize_probe(buffer):
@@ -228,6 +262,12 @@ def test_buffer_is_held_until_the_frame_closes(exts):
     assert buffer == bytearray(b"Wbc")
     assert resize_probe(buffer)() == "free"          # released with the frame
     assert sys.getrefcount(buffer) == before
+
+
+def test_buffer_released_with_the_scope_it_was_parsed_in(exts):
+    _, cystck = exts
+    buffer = bytearray(b"abc")
+    assert cystck.hold_scoped(buffer, resize_probe(buffer)) == "free"
 
 
 def test_buffer_released_explicitly(exts):

@@ -810,44 +810,80 @@ int parse_fast(Cystck_State *S, KwParser *p, const Cystck_Object *args, Cystck_s
     return bind_fast(S, args, &p->f, p->op, p->src, fmt, va);
 }
 
-/* The value keyword `name` gives, the null handle if none (maybe with an
- * exception).  A dict's value gets a handle of its own: the dict may
- * change while values convert. */
-static Cystck_Object find_keyword(Cystck_State *S, PyObject *kwobj, const Cystck_Object *kwvalues,
-                                  const char *name)
+/* Match the keywords to values: bound[i] gets value i's handle (from args
+ * or a keyword), or the null handle.  Done before any value converts, since
+ * conversions may run Python code that remakes the parser p (and matching
+ * runs none).  Returns the number of keywords that name no value, or one
+ * given by position, which the general path reports; -1 on error. */
+static Py_ssize_t bind_keywords(Cystck_State *S, const KwParser *p, const Cystck_Object *args,
+                                Cystck_ssize_t nargs, PyObject *kwobj, Cystck_Object *bound)
 {
-    PyObject *key, *v;
+    Py_ssize_t j = 0, left = 0;
+    PyObject *key, *value;
+    int i, n = p->f.nspecs;
+    for (i = 0; i < n; i++)
+        bound[i] = i < nargs ? args[i] : Cystck_NULL;
+    if (kwobj == NULL)
+        return 0;
+    if (PyTuple_Check(kwobj)) {        /* vectorcall: values follow args, names are str */
+        for (j = 0; j < PyTuple_GET_SIZE(kwobj); j++) {
+            i = match_keyword(p->names, n, PyTuple_GET_ITEM(kwobj, j));
+            if (i >= nargs)
+                bound[i] = args[nargs + j];
+            else
+                left++;
+        }
+        return left;
+    }
+    while (PyDict_Next(kwobj, &j, &key, &value)) {     /* from tp_new, tp_init, tp_call */
+        i = PyUnicode_Check(key) ? match_keyword(p->names, n, key) : -1;
+        if (i < nargs) {
+            left++;
+            continue;
+        }
+        /* The dict may change while values convert: hold the value. */
+        bound[i] = _Cystck_OwnBorrowed(S, value);
+        if (Cystck_IsNull(bound[i]))
+            return -1;
+    }
+    return left;
+}
+
+/* Whether keyword `name` was passed: 1, 0, or -1 on error. */
+static int has_keyword(PyObject *kwobj, const char *name)
+{
+    PyObject *key;
+    int r;
     if (PyTuple_Check(kwobj)) {
-        Py_ssize_t j, nkw = PyTuple_GET_SIZE(kwobj);
-        for (j = 0; j < nkw; j++)
+        Py_ssize_t j;
+        for (j = 0; j < PyTuple_GET_SIZE(kwobj); j++)
             if (PyUnicode_CompareWithASCIIString(PyTuple_GET_ITEM(kwobj, j), name) == 0)
-                return kwvalues[j];
-        return Cystck_NULL;
+                return 1;
+        return 0;
     }
     key = PyUnicode_FromString(name);
     if (key == NULL)
-        return Cystck_NULL;
-    v = PyDict_GetItemWithError(kwobj, key);
+        return -1;
+    r = PyDict_Contains(kwobj, key);
     Py_DECREF(key);
-    return v == NULL ? Cystck_NULL : _Cystck_OwnBorrowed(S, v);
+    return r;
 }
 
 /* Every keyword was matched to a value, or some keyword is wrong: raise
  * for the first wrong one, as CPython does after binding. */
-static int bad_keywords(Cystck_State *S, const Format *f, int posonly, const char **kwlist,
-                        Cystck_ssize_t nargs, PyObject *kwobj, const Cystck_Object *kwvalues)
+static int bad_keywords(const Format *f, int posonly, const char **kwlist, Cystck_ssize_t nargs,
+                        PyObject *kwobj)
 {
     char buf[256];
     Py_ssize_t j = 0;
     PyObject *key;
-    int i;
+    int i, r;
     for (i = posonly; i < nargs; i++) {
-        if (!Cystck_IsNull(find_keyword(S, kwobj, kwvalues, kwlist[i]))) {
+        r = has_keyword(kwobj, kwlist[i]);
+        if (r > 0)
             PyErr_Format(PyExc_TypeError, "argument for %s given by name ('%s') and position (%d)",
                          describe(f, buf, sizeof(buf), "function"), kwlist[i], i + 1);
-            return 0;
-        }
-        if (PyErr_Occurred())
+        if (r != 0)
             return 0;
     }
     for (;;) {
@@ -894,27 +930,31 @@ static int too_many_positional(const Format *f, Cystck_ssize_t nargs)
 /* The general path of the keyword parser: every call the fast path does
  * not take, and every mistake.  The checks run in CPython's order
  * (vgetargskeywords): the count of all arguments, then value by value
- * (conversions included), then the keywords nothing took.  Conversions
- * may run Python code that remakes the parser this call came from: the
- * format is a copy, and keywords are matched by kwlist's strings. */
-static int parse_keywords(Cystck_State *S, const Format *f, int posonly, const char **kwlist,
-                          const Cystck_Object *args, Cystck_ssize_t nargs, PyObject *kwobj,
-                          va_list *va)
+ * (conversions included), then the keywords nothing took.  `pending` is
+ * the number of keywords not yet converted or reported. */
+static int parse_keywords(Cystck_State *S, const KwParser *p, const Cystck_Object *args,
+                          Cystck_ssize_t nargs, PyObject *kwobj, va_list *va)
 {
-    const Cystck_Object *kwvalues = args + nargs;
-    Py_ssize_t left = kwobj == NULL ? 0 : PyTuple_Check(kwobj) ? PyTuple_GET_SIZE(kwobj)
-                                                               : PyDict_GET_SIZE(kwobj);
+    /* Conversions may remake p: work from copies. */
+    const Format fcopy = p->f, *f = &fcopy;
+    const char **kwlist = p->kwlist;
+    int posonly = p->posonly;
+    Cystck_Object bound[MAX_SPECS];
+    Py_ssize_t pending = kwobj == NULL ? 0 : PyTuple_Check(kwobj) ? PyTuple_GET_SIZE(kwobj)
+                                                                  : PyDict_GET_SIZE(kwobj);
     int i, missing_positional = 0;
     char buf[256];
-    if (nargs + left > f->nspecs) {
+    if (nargs + pending > f->nspecs) {
         PyErr_Format(PyExc_TypeError, "%s takes at most %d %sargument%s (%zd given)",
                      describe(f, buf, sizeof(buf), "function"), f->nspecs,
-                     nargs == 0 ? "keyword " : "", f->nspecs == 1 ? "" : "s", nargs + left);
+                     nargs == 0 ? "keyword " : "", f->nspecs == 1 ? "" : "s", nargs + pending);
         return 0;
     }
+    if (bind_keywords(S, p, args, nargs, kwobj, bound) < 0)
+        return 0;
     for (i = 0; i < f->nspecs; i++) {
         const char *code = f->fmt + f->spec[i];
-        Cystck_Object h = Cystck_NULL;
+        Cystck_Object h = bound[i];
         if (i == f->npositional) {
             if (missing_positional)
                 break;
@@ -925,18 +965,10 @@ static int parse_keywords(Cystck_State *S, const Format *f, int posonly, const c
             skip(code, va);
             continue;
         }
-        if (i < nargs) {
-            h = args[i];
-        }
-        else if (left > 0 && i >= posonly) {
-            h = find_keyword(S, kwobj, kwvalues, kwlist[i]);
-            if (Cystck_IsNull(h) && PyErr_Occurred())
-                return 0;
-            left -= !Cystck_IsNull(h);
-        }
         if (!Cystck_IsNull(h)) {
             if (convert(S, f, i, code, h, va) < 0)
                 return 0;
+            pending -= i >= nargs;
             continue;
         }
         if (i < f->nrequired) {
@@ -947,7 +979,7 @@ static int parse_keywords(Cystck_State *S, const Format *f, int posonly, const c
             }
             missing_positional = 1;     /* reported once the bounds are known */
         }
-        else if (left == 0) {
+        else if (pending == 0) {
             return 1;
         }
         skip(code, va);
@@ -959,7 +991,7 @@ static int parse_keywords(Cystck_State *S, const Format *f, int posonly, const c
                      min, min == 1 ? "" : "s", nargs);
         return 0;
     }
-    return left > 0 ? bad_keywords(S, f, posonly, kwlist, nargs, kwobj, kwvalues) : 1;
+    return pending > 0 ? bad_keywords(f, posonly, kwlist, nargs, kwobj) : 1;
 }
 
 /* CystckArg_ParseTuple, and the keyword parser given no keyword list. */
@@ -1000,14 +1032,10 @@ static int parse(Cystck_State *S, const Cystck_Object *args, Cystck_ssize_t narg
 {
     PyObject *kwobj = _Cystck_Get(kw);
     const KwParser *p;
-    Format f;
     if (kwlist == NULL)
         return parse_positional(S, args, nargs, kwobj, fmt, va);
     p = kw_parser(fmt, kwlist);
-    if (p == NULL)
-        return 0;
-    f = p->f;
-    return parse_keywords(S, &f, p->posonly, kwlist, args, nargs, kwobj, va);
+    return p == NULL ? 0 : parse_keywords(S, p, args, nargs, kwobj, va);
 }
 
 int CystckArg_ParseTuple(Cystck_State *S, const Cystck_Object *args, Cystck_ssize_t nargs,

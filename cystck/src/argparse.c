@@ -57,7 +57,7 @@ static int unit_length(const char *p)
 }
 
 /* Raise SystemError for the unit at p, which Cystck does not implement. */
-static int unsupported_unit(const char *fmt, const char *p)
+static CYSTCK_COLD int unsupported_unit(const char *fmt, const char *p)
 {
     char unit[32];
     size_t n = 1;
@@ -168,7 +168,8 @@ static const char *describe(const Format *f, char *buf, size_t size, const char 
  * conversion raised stands.  Otherwise the format's message after ';', or
  * "[name() ]argument N must be EXPECTED, not TYPE"; an EXPECTED in
  * parentheses is the caller's mistake, a SystemError. */
-static int bad_argument(const Format *f, int index, const char *expected, PyObject *got)
+static CYSTCK_COLD CYSTCK_NOINLINE int bad_argument(const Format *f, int index, const char *expected,
+                                                   PyObject *got)
 {
     char name[256];
     PyObject *exc = expected[0] == '(' ? PyExc_SystemError : PyExc_TypeError;
@@ -190,7 +191,7 @@ static int bad_argument(const Format *f, int index, const char *expected, PyObje
     return -1;
 }
 
-static int out_of_range(const char *what, const char *side)
+static CYSTCK_COLD int out_of_range(const char *what, const char *side)
 {
     PyErr_Format(PyExc_OverflowError, "%s is %s", what, side);
     return -1;
@@ -843,7 +844,7 @@ static Py_ssize_t bind_keywords(Cystck_State *S, const KwParser *p, const Cystck
         }
         /* The dict may change while values convert: hold the value. */
         bound[i] = _Cystck_OwnBorrowed(S, value);
-        if (Cystck_IsNull(bound[i]))
+        if (bound[i]._p == NULL)
             return -1;
     }
     return left;
@@ -871,7 +872,7 @@ static int has_keyword(PyObject *kwobj, const char *name)
 
 /* Every keyword was matched to a value, or some keyword is wrong: raise
  * for the first wrong one, as CPython does after binding. */
-static int bad_keywords(const Format *f, int posonly, const char **kwlist, Cystck_ssize_t nargs,
+static CYSTCK_COLD int bad_keywords(const Format *f, int posonly, const char **kwlist, Cystck_ssize_t nargs,
                         PyObject *kwobj)
 {
     char buf[256];
@@ -914,7 +915,7 @@ static int bad_keywords(const Format *f, int posonly, const char **kwlist, Cystc
 }
 
 /* More positional arguments than the values before '$'. */
-static int too_many_positional(const Format *f, Cystck_ssize_t nargs)
+static CYSTCK_COLD int too_many_positional(const Format *f, Cystck_ssize_t nargs)
 {
     char buf[256];
     const char *name = describe(f, buf, sizeof(buf), "function");
@@ -927,13 +928,31 @@ static int too_many_positional(const Format *f, Cystck_ssize_t nargs)
     return 0;
 }
 
+/* Value i is required and was not given. */
+static CYSTCK_COLD int missing_required(const Format *f, int posonly, const char **kwlist, int i,
+                                        Cystck_ssize_t nargs)
+{
+    char buf[256];
+    const char *name = describe(f, buf, sizeof(buf), "function");
+    int min = posonly < f->nrequired ? posonly : f->nrequired;
+    if (i >= posonly)
+        PyErr_Format(PyExc_TypeError, "%s missing required argument '%s' (pos %d)",
+                     name, kwlist[i], i + 1);
+    else            /* CPython counts the positional values up to '$' */
+        PyErr_Format(PyExc_TypeError, "%s takes %s %d positional argument%s (%zd given)", name,
+                     min < f->npositional ? "at least" : "exactly", min, min == 1 ? "" : "s",
+                     nargs);
+    return 0;
+}
+
 /* The general path of the keyword parser: every call the fast path does
  * not take, and every mistake.  The checks run in CPython's order
  * (vgetargskeywords): the count of all arguments, then value by value
  * (conversions included), then the keywords nothing took.  `pending` is
  * the number of keywords not yet converted or reported. */
-static int parse_keywords(Cystck_State *S, const KwParser *p, const Cystck_Object *args,
-                          Cystck_ssize_t nargs, PyObject *kwobj, va_list *va)
+static CYSTCK_ALWAYS_INLINE int parse_keywords(Cystck_State *S, const KwParser *p,
+                                               const Cystck_Object *args, Cystck_ssize_t nargs,
+                                               PyObject *kwobj, va_list *va)
 {
     /* Conversions may remake p: work from copies. */
     const Format fcopy = p->f, *f = &fcopy;
@@ -942,7 +961,8 @@ static int parse_keywords(Cystck_State *S, const KwParser *p, const Cystck_Objec
     Cystck_Object bound[MAX_SPECS];
     Py_ssize_t pending = kwobj == NULL ? 0 : PyTuple_Check(kwobj) ? PyTuple_GET_SIZE(kwobj)
                                                                   : PyDict_GET_SIZE(kwobj);
-    int i, missing_positional = 0;
+    /* Past the values before '$', CPython stops with an error. */
+    int i, end = nargs > f->npositional ? f->npositional : f->nspecs;
     char buf[256];
     if (nargs + pending > f->nspecs) {
         PyErr_Format(PyExc_TypeError, "%s takes at most %d %sargument%s (%zd given)",
@@ -952,45 +972,23 @@ static int parse_keywords(Cystck_State *S, const KwParser *p, const Cystck_Objec
     }
     if (bind_keywords(S, p, args, nargs, kwobj, bound) < 0)
         return 0;
-    for (i = 0; i < f->nspecs; i++) {
+    for (i = 0; i < end; i++) {
         const char *code = f->fmt + f->spec[i];
         Cystck_Object h = bound[i];
-        if (i == f->npositional) {
-            if (missing_positional)
-                break;
-            if (nargs > f->npositional)
-                return too_many_positional(f, nargs);
-        }
-        if (missing_positional) {
-            skip(code, va);
-            continue;
-        }
-        if (!Cystck_IsNull(h)) {
+        if (h._p != NULL) {
             if (convert(S, f, i, code, h, va) < 0)
                 return 0;
             pending -= i >= nargs;
             continue;
         }
-        if (i < f->nrequired) {
-            if (i >= posonly) {
-                PyErr_Format(PyExc_TypeError, "%s missing required argument '%s' (pos %d)",
-                             describe(f, buf, sizeof(buf), "function"), kwlist[i], i + 1);
-                return 0;
-            }
-            missing_positional = 1;     /* reported once the bounds are known */
-        }
-        else if (pending == 0) {
+        if (i < f->nrequired)
+            return missing_required(f, posonly, kwlist, i, nargs);
+        if (pending == 0)
             return 1;
-        }
         skip(code, va);
     }
-    if (missing_positional) {
-        int min = posonly < f->nrequired ? posonly : f->nrequired;
-        PyErr_Format(PyExc_TypeError, "%s takes %s %d positional argument%s (%zd given)",
-                     describe(f, buf, sizeof(buf), "function"), min < i ? "at least" : "exactly",
-                     min, min == 1 ? "" : "s", nargs);
-        return 0;
-    }
+    if (end < f->nspecs)
+        return too_many_positional(f, nargs);
     return pending > 0 ? bad_keywords(f, posonly, kwlist, nargs, kwobj) : 1;
 }
 
@@ -1044,7 +1042,7 @@ int CystckArg_ParseTuple(Cystck_State *S, const Cystck_Object *args, Cystck_ssiz
     va_list va;
     int r;
     va_start(va, fmt);
-    r = parse(S, args, nargs, Cystck_NULL, fmt, NULL, &va);
+    r = parse_positional(S, args, nargs, NULL, fmt, &va);
     va_end(va);
     return r;
 }

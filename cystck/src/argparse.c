@@ -1,7 +1,12 @@
 /*
  * Argument parsing straight from the argument handles: the format language
  * of PyArg_ParseTuple(AndKeywords) without building a tuple or a dict.
- * Errors use the same exception types and wording as CPython.
+ * Errors use the same exception types and wording as CPython's
+ * Python/getargs.c, and mistakes are checked in its order, so a call with
+ * several gets the same error.
+ *
+ * A format is checked whole before any value is converted: a unit Cystck
+ * does not implement raises SystemError naming it, with no output written.
  */
 #include "internal.h"
 
@@ -20,8 +25,59 @@ typedef struct {
     unsigned char nspecs;     /* number of values */
     unsigned char nrequired;  /* before '|' */
     unsigned char npositional;   /* before '$' */
-    unsigned char spec[MAX_SPECS];   /* offset of each value's code */
+    unsigned char has_optional;  /* the format has a '|' */
+    unsigned char spec[MAX_SPECS];   /* offset of each value's unit */
 } Format;
+
+/* The length of the unit at p (1 or 2 characters) if Cystck implements
+ * it, else 0. */
+static int unit_length(const char *p)
+{
+    int n;
+    switch (p[0]) {
+    case 'b': case 'B': case 'h': case 'H': case 'i': case 'I': case 'l': case 'k':
+    case 'L': case 'K': case 'n': case 'f': case 'd': case 'D': case 'c': case 'C':
+    case 'p': case 'S': case 'Y': case 'U':
+        n = 1;
+        break;
+    case 's': case 'z': case 'y':
+        n = p[1] == '#' || p[1] == '*' ? 2 : 1;
+        break;
+    case 'w':
+        n = p[1] == '*' ? 2 : 0;
+        break;
+    case 'O':
+        n = p[1] == '!' || p[1] == '&' ? 2 : 1;
+        break;
+    default:
+        return 0;
+    }
+    /* A modifier the unit does not take ("i#") makes another unit. */
+    return n > 0 && p[n] != '\0' && strchr("#*!&", p[n]) != NULL ? 0 : n;
+}
+
+/* Raise SystemError for the unit at p, which Cystck does not implement. */
+static CYSTCK_COLD int unsupported_unit(const char *fmt, const char *p)
+{
+    char unit[32];
+    size_t n = 1;
+    if (p[0] == '(') {
+        n = strcspn(p, ")");
+        n += p[n] == ')';
+    }
+    else if (p[0] == 'e') {         /* "es", "et", "es#", "et#" */
+        n += p[1] != '\0';
+        n += n == 2 && p[2] == '#';
+    }
+    else if (p[1] != '\0' && strchr("#*!&", p[1]) != NULL) {
+        n = 2;
+    }
+    PyOS_snprintf(unit, sizeof(unit), "%.*s", (int)n, p);   /* PyErr_Format has no %.*s */
+    PyErr_Format(PyExc_SystemError,
+                 "CystckArg: format unit '%s' in format \"%s\" is not supported "
+                 "(see docs/runtime.md, Argument parsing)", unit, fmt);
+    return -1;
+}
 
 static int parse_format_text(const char *fmt, Format *f)
 {
@@ -30,6 +86,7 @@ static int parse_format_text(const char *fmt, Format *f)
     f->fname = f->message = -1;
     f->nspecs = 0;
     for (; *p; p++) {
+        int n;
         switch (*p) {
         case '|':
             nrequired = f->nspecs;
@@ -43,21 +100,23 @@ static int parse_format_text(const char *fmt, Format *f)
         case ';':
             f->message = (short)(p + 1 - fmt);
             goto done;
-        case '#': case '!': case '&': case '*':
-            continue;     /* modifiers of the previous code */
         case ' ': case '\t':
             continue;
-        default:
-            if (f->nspecs == MAX_SPECS || p - fmt > UCHAR_MAX) {
-                PyErr_SetString(PyExc_SystemError, "CystckArg: format too long");
-                return -1;
-            }
-            f->spec[f->nspecs++] = (unsigned char)(p - fmt);
         }
+        n = unit_length(p);
+        if (n == 0)
+            return unsupported_unit(fmt, p);
+        if (f->nspecs == MAX_SPECS || p - fmt > UCHAR_MAX) {
+            PyErr_Format(PyExc_SystemError, "CystckArg: format \"%s\" too long", fmt);
+            return -1;
+        }
+        f->spec[f->nspecs++] = (unsigned char)(p - fmt);
+        p += n - 1;
     }
 done:
     f->npositional = (unsigned char)(npositional >= 0 ? npositional : f->nspecs);
-    f->nrequired = (unsigned char)(nrequired >= 0 ? nrequired : f->npositional);
+    f->nrequired = (unsigned char)(nrequired >= 0 ? nrequired : f->nspecs);
+    f->has_optional = nrequired >= 0;
     return 0;
 }
 
@@ -95,232 +154,404 @@ static int parse_format(const char *fmt, Format *f)
     return 0;
 }
 
-/* "name()" or "function" for messages. */
-static void describe(const Format *f, char *buf, size_t size)
+/* "name()" for messages, or `nameless` when the format names no function
+ * (CPython says "function", or "this function" in some messages). */
+static const char *describe(const Format *f, char *buf, size_t size, const char *nameless)
 {
-    if (f->fname >= 0) {
-        const char *fname = f->fmt + f->fname;
-        size_t n = strcspn(fname, ";");
-        PyOS_snprintf(buf, size, "%.*s()", (int)n, fname);
-    }
-    else {
-        PyOS_snprintf(buf, size, "function");
-    }
+    if (f->fname < 0)
+        return nameless;
+    PyOS_snprintf(buf, size, "%.200s()", f->fmt + f->fname);
+    return buf;
 }
 
-static int type_error(const Format *f, int index, const char *expected, PyObject *got)
+/* Value `index` did not convert (CPython's seterror).  An exception the
+ * conversion raised stands.  Otherwise the format's message after ';', or
+ * "[name() ]argument N must be EXPECTED, not TYPE"; an EXPECTED in
+ * parentheses is the caller's mistake, a SystemError. */
+static CYSTCK_COLD CYSTCK_NOINLINE int bad_argument(const Format *f, int index, const char *expected,
+                                                   PyObject *got)
 {
-    char name[128];
-    describe(f, name, sizeof(name));
-    if (f->message >= 0)
-        PyErr_SetString(PyExc_TypeError, f->fmt + f->message);
+    char name[256];
+    PyObject *exc = expected[0] == '(' ? PyExc_SystemError : PyExc_TypeError;
+    if (PyErr_Occurred())
+        return -1;
+    if (f->message >= 0) {
+        PyErr_SetString(exc, f->fmt + f->message);
+        return -1;
+    }
+    if (f->fname >= 0)
+        PyOS_snprintf(name, sizeof(name), "%.200s() ", f->fmt + f->fname);
     else
-        PyErr_Format(PyExc_TypeError, "%s argument %d must be %s, not %.50s",
-                     name, index + 1, expected,
+        name[0] = '\0';
+    if (expected[0] == '(')
+        PyErr_Format(exc, "%sargument %d %s", name, index + 1, expected);
+    else
+        PyErr_Format(exc, "%sargument %d must be %.50s, not %.50s", name, index + 1, expected,
                      got == Py_None ? "None" : Py_TYPE(got)->tp_name);
     return -1;
 }
 
-static int long_in_range(const Format *f, long v, long lo, long hi, const char *what)
+static CYSTCK_COLD int out_of_range(const char *what, const char *side)
 {
-    (void)f;
-    if (v < lo) {
-        PyErr_Format(PyExc_OverflowError, "%s is less than minimum", what);
-        return -1;
-    }
-    if (v > hi) {
-        PyErr_Format(PyExc_OverflowError, "%s is greater than maximum", what);
-        return -1;
-    }
+    PyErr_Format(PyExc_OverflowError, "%s is %s", what, side);
+    return -1;
+}
+
+/* b h i: a C long checked against the unit's range. */
+static int convert_ranged(char c, long v, va_list *va)
+{
+    const char *what;
+    long lo, hi;
+    if (c == 'b') { what = "unsigned byte integer"; lo = 0; hi = UCHAR_MAX; }
+    else if (c == 'h') { what = "signed short integer"; lo = SHRT_MIN; hi = SHRT_MAX; }
+    else { what = "signed integer"; lo = INT_MIN; hi = INT_MAX; }
+    if (v < lo)
+        return out_of_range(what, "less than minimum");
+    if (v > hi)
+        return out_of_range(what, "greater than maximum");
+    if (c == 'b') *va_arg(*va, unsigned char *) = (unsigned char)v;
+    else if (c == 'h') *va_arg(*va, short *) = (short)v;
+    else *va_arg(*va, int *) = (int)v;
     return 0;
 }
 
-static int reject_float(const Format *f, int index, PyObject *o)
+/* The integer units: b B h H i I l k L K n.  Conversion errors are
+ * CPython's own (its PyLong_As* functions raise them). */
+static int convert_integer(const Format *f, int index, char c, PyObject *o, va_list *va)
 {
-    if (!PyLong_CheckExact(o) && PyFloat_Check(o))
-        return type_error(f, index, "int", o);
-    return 0;
-}
-
-/* Convert one value; `code` points at its format unit. */
-static int convert(Cystck_State *S, const Format *f, int index, const char **code,
-                   Cystck_Object h, va_list *va)
-{
-    PyObject *o = *h._p;
-    char c = *(*code)++;
-    long v;
     switch (c) {
-    case 'b': case 'h': case 'i': case 'B': case 'H':
-        if (reject_float(f, index, o) < 0) return -1;
-        v = PyLong_AsLong(o);
-        if (v == -1 && PyErr_Occurred()) return -1;
-        if (c == 'b') {
-            if (long_in_range(f, v, 0, UCHAR_MAX, "unsigned byte integer") < 0) return -1;
-            *va_arg(*va, unsigned char *) = (unsigned char)v;
-        } else if (c == 'B') {
-            *va_arg(*va, unsigned char *) = (unsigned char)v;
-        } else if (c == 'h') {
-            if (long_in_range(f, v, SHRT_MIN, SHRT_MAX, "signed short integer") < 0) return -1;
-            *va_arg(*va, short *) = (short)v;
-        } else if (c == 'H') {
-            *va_arg(*va, unsigned short *) = (unsigned short)v;
-        } else {
-            if (long_in_range(f, v, INT_MIN, INT_MAX, "signed integer") < 0) return -1;
-            *va_arg(*va, int *) = (int)v;
+    case 'b': case 'h': case 'i': case 'l': {
+        long v = PyLong_AsLong(o);
+        if (v == -1 && PyErr_Occurred())
+            return -1;
+        if (c == 'l') {
+            *va_arg(*va, long *) = v;
+            return 0;
         }
+        return convert_ranged(c, v, va);
+    }
+    case 'B': case 'H': case 'I': {   /* bit fields: masked, never out of range */
+        unsigned long v = PyLong_AsUnsignedLongMask(o);
+        if (v == (unsigned long)-1 && PyErr_Occurred())
+            return -1;
+        if (c == 'B') *va_arg(*va, unsigned char *) = (unsigned char)v;
+        else if (c == 'H') *va_arg(*va, unsigned short *) = (unsigned short)v;
+        else *va_arg(*va, unsigned int *) = (unsigned int)v;
         return 0;
-    case 'I':
-        if (reject_float(f, index, o) < 0) return -1;
-        *va_arg(*va, unsigned int *) = (unsigned int)PyLong_AsUnsignedLongMask(o);
-        return PyErr_Occurred() ? -1 : 0;
-    case 'l':
-        if (reject_float(f, index, o) < 0) return -1;
-        v = PyLong_AsLong(o);
-        if (v == -1 && PyErr_Occurred()) return -1;
-        *va_arg(*va, long *) = v;
-        return 0;
+    }
     case 'k':
-        if (!PyLong_Check(o)) return type_error(f, index, "int", o);
+        if (!PyLong_Check(o))
+            return bad_argument(f, index, "int", o);
         *va_arg(*va, unsigned long *) = PyLong_AsUnsignedLongMask(o);
         return 0;
-    case 'L': {
-        long long ll;
-        if (reject_float(f, index, o) < 0) return -1;
-        ll = PyLong_AsLongLong(o);
-        if (ll == -1 && PyErr_Occurred()) return -1;
-        *va_arg(*va, long long *) = ll;
-        return 0;
-    }
     case 'K':
-        if (!PyLong_Check(o)) return type_error(f, index, "int", o);
+        if (!PyLong_Check(o))
+            return bad_argument(f, index, "int", o);
         *va_arg(*va, unsigned long long *) = PyLong_AsUnsignedLongLongMask(o);
         return 0;
-    case 'n': {
-        Py_ssize_t n;
-        PyObject *idx;
-        if (reject_float(f, index, o) < 0) return -1;
-        idx = PyNumber_Index(o);
-        if (idx == NULL) return -1;
-        n = PyLong_AsSsize_t(idx);
-        Py_DECREF(idx);
-        if (n == -1 && PyErr_Occurred()) return -1;
-        *va_arg(*va, Py_ssize_t *) = n;
+    case 'L': {
+        long long v = PyLong_AsLongLong(o);
+        if (v == -1 && PyErr_Occurred())
+            return -1;
+        *va_arg(*va, long long *) = v;
         return 0;
     }
-    case 'f': case 'd': {
-        double d = PyFloat_AsDouble(o);
-        if (d == -1.0 && PyErr_Occurred()) {
-            if (PyErr_ExceptionMatches(PyExc_TypeError)) {
-                PyErr_Clear();
-                return type_error(f, index, "float", o);
-            }
-            return -1;
+    default: {      /* 'n' */
+        Py_ssize_t v = -1;
+        PyObject *index_obj = PyNumber_Index(o);
+        if (index_obj != NULL) {
+            v = PyLong_AsSsize_t(index_obj);
+            Py_DECREF(index_obj);
         }
+        if (v == -1 && PyErr_Occurred())
+            return -1;
+        *va_arg(*va, Py_ssize_t *) = v;
+        return 0;
+    }
+    }
+}
+
+/* The floating-point units: f d D. */
+static int convert_float(char c, PyObject *o, va_list *va)
+{
+    if (c == 'D') {
+        Py_complex v = PyComplex_AsCComplex(o);
+        if (PyErr_Occurred())
+            return -1;
+        *va_arg(*va, Py_complex *) = v;
+        return 0;
+    }
+    {
+        double d = PyFloat_AsDouble(o);
+        if (d == -1.0 && PyErr_Occurred())
+            return -1;
         if (c == 'f') *va_arg(*va, float *) = (float)d;
         else *va_arg(*va, double *) = d;
         return 0;
     }
-    case 'p': {
-        int t = PyObject_IsTrue(o);
-        if (t < 0) return -1;
-        *va_arg(*va, int *) = t;
-        return 0;
+}
+
+/* A C-contiguous buffer of o (CPython's getbuffer): NULL, or the kind of
+ * object expected (maybe with an exception set). */
+static const char *get_contiguous(PyObject *o, Py_buffer *view, int flags)
+{
+    if (PyObject_GetBuffer(o, view, flags) != 0)
+        return "bytes-like object";
+    if (!PyBuffer_IsContiguous(view, 'C')) {
+        PyBuffer_Release(view);
+        return "contiguous buffer";
     }
+    return NULL;
+}
+
+/* The bytes of a read-only bytes-like object, valid while o lives (s# z#
+ * y y#): an exporter that wants its buffers released (bytearray,
+ * memoryview) is refused, since the pointer outlives the view.  NULL, or
+ * the kind of object expected. */
+static const char *read_only_bytes(PyObject *o, const char **p, Py_ssize_t *n)
+{
+    PyBufferProcs *pb = Py_TYPE(o)->tp_as_buffer;
+    Py_buffer view;
+    const char *expected;
+    if (pb != NULL && pb->bf_releasebuffer != NULL)
+        return "read-only bytes-like object";
+    expected = get_contiguous(o, &view, PyBUF_SIMPLE);
+    if (expected != NULL)
+        return expected;
+    *p = (const char *)view.buf;
+    *n = view.len;
+    PyBuffer_Release(&view);
+    return NULL;
+}
+
+/* The string and bytes units: s s# z z# y y# c C S Y U. */
+static int convert_string(const Format *f, int index, const char *code, Cystck_Object h,
+                          va_list *va)
+{
+    PyObject *o = *h._p;
+    const char *s = NULL, *expected;
+    Py_ssize_t n;
+    char c = code[0];
+    int with_size = code[1] == '#';
+    switch (c) {
     case 'c':
         if (PyBytes_Check(o) && PyBytes_GET_SIZE(o) == 1)
             *va_arg(*va, char *) = PyBytes_AS_STRING(o)[0];
         else if (PyByteArray_Check(o) && PyByteArray_GET_SIZE(o) == 1)
             *va_arg(*va, char *) = PyByteArray_AS_STRING(o)[0];
         else
-            return type_error(f, index, "a byte string of length 1", o);
+            return bad_argument(f, index, "a byte string of length 1", o);
         return 0;
     case 'C':
         if (!PyUnicode_Check(o) || PyUnicode_GET_LENGTH(o) != 1)
-            return type_error(f, index, "a unicode character", o);
+            return bad_argument(f, index, "a unicode character", o);
         *va_arg(*va, int *) = (int)PyUnicode_READ_CHAR(o, 0);
         return 0;
-    case 's': case 'z': case 'y': {
-        const char *s;
-        Py_ssize_t n;
-        int with_size = **code == '#';
-        if (with_size) (*code)++;
-        if (c == 'z' && o == Py_None) {
-            *va_arg(*va, const char **) = NULL;
-            if (with_size) *va_arg(*va, Py_ssize_t *) = 0;
-            return 0;
-        }
-        if (c == 'y') {
-            if (!PyBytes_Check(o)) return type_error(f, index, "bytes", o);
-            s = PyBytes_AS_STRING(o);
-            n = PyBytes_GET_SIZE(o);
-        } else {
-            if (!PyUnicode_Check(o))
-                return type_error(f, index, c == 'z' ? "str or None" : "str", o);
-            s = PyUnicode_AsUTF8AndSize(o, &n);
-            if (s == NULL) return -1;
-        }
-        if (!with_size && (Py_ssize_t)strlen(s) != n) {
-            PyErr_SetString(PyExc_ValueError, c == 'y' ? "embedded null byte"
-                                                       : "embedded null character");
-            return -1;
-        }
-        *va_arg(*va, const char **) = s;
-        if (with_size) *va_arg(*va, Py_ssize_t *) = n;
+    case 'S': case 'Y': case 'U':
+        if (c == 'S' ? !PyBytes_Check(o) : c == 'Y' ? !PyByteArray_Check(o) : !PyUnicode_Check(o))
+            return bad_argument(f, index, c == 'S' ? "bytes" : c == 'Y' ? "bytearray" : "str", o);
+        *va_arg(*va, Cystck_Object *) = h;
         return 0;
     }
-    case 'U':
-        if (!PyUnicode_Check(o)) return type_error(f, index, "str", o);
-        *va_arg(*va, Cystck_Object *) = h;
-        return 0;
-    case 'S':
-        if (!PyBytes_Check(o)) return type_error(f, index, "bytes", o);
-        *va_arg(*va, Cystck_Object *) = h;
-        return 0;
-    case 'O':
-        if (**code == '!') {
-            PyObject *type = _Cystck_Get(va_arg(*va, Cystck_Object));
-            (*code)++;
-            if (type == NULL || !PyType_Check(type)) {
-                PyErr_SetString(PyExc_SystemError, "CystckArg: O! needs a type handle");
-                return -1;
-            }
-            if (!PyObject_TypeCheck(o, (PyTypeObject *)type))
-                return type_error(f, index, ((PyTypeObject *)type)->tp_name, o);
-            *va_arg(*va, Cystck_Object *) = h;
-            return 0;
+    if (c == 'z' && o == Py_None) {
+        n = 0;
+    }
+    else if (c != 'y' && PyUnicode_Check(o)) {
+        s = PyUnicode_AsUTF8AndSize(o, &n);
+        if (s == NULL)
+            return -1;
+        if (!with_size && (Py_ssize_t)strlen(s) != n) {
+            PyErr_SetString(PyExc_ValueError, "embedded null character");
+            return -1;
         }
-        if (**code == '&') {
-            CystckArg_Converter conv = va_arg(*va, CystckArg_Converter);
-            void *out = va_arg(*va, void *);
-            (*code)++;
-            return conv(S, h, out) ? 0 : -1;
+    }
+    else if (c != 'y' && !with_size) {     /* s and z take only str */
+        return bad_argument(f, index, c == 'z' ? "str or None" : "str", o);
+    }
+    else {
+        expected = read_only_bytes(o, &s, &n);
+        if (expected != NULL)
+            return bad_argument(f, index, expected, o);
+        if (!with_size && (Py_ssize_t)strlen(s) != n) {
+            PyErr_SetString(PyExc_ValueError, "embedded null byte");
+            return -1;
         }
-        *va_arg(*va, Cystck_Object *) = h;
-        return 0;
-    default:
-        PyErr_Format(PyExc_SystemError, "CystckArg: unsupported format unit '%c'", c);
+    }
+    *va_arg(*va, const char **) = s;
+    if (with_size)
+        *va_arg(*va, Py_ssize_t *) = n;
+    return 0;
+}
+
+/* ---- The buffer units: s* z* y* w* ----
+ * The caller's Py_buffer may live on its C stack, gone by the time the
+ * frame closes, so the exporter's view is kept in a small holder object
+ * that a handle of the frame owns: the frame's close (or the scope's, if
+ * the arguments are parsed in a scope) releases it.  The caller gets a copy
+ * of the view whose obj is the holder, so PyBuffer_Release on that copy
+ * (CystckBuffer_Release is exactly that) comes to holder_release: the
+ * exporter's view is released there and then, and the holder itself stays
+ * with the handle that owns it. */
+
+typedef struct {
+    PyObject_HEAD
+    Py_buffer view;           /* the exporter's; obj is NULL once released */
+} BufferHolder;
+
+static void holder_release(PyObject *self, Py_buffer *copy)
+{
+    (void)copy;
+    PyBuffer_Release(&((BufferHolder *)self)->view);
+    /* PyBuffer_Release drops the copy's reference to the holder when this
+     * returns; the frame's handle must keep its own. */
+    Py_INCREF(self);
+}
+
+static void holder_dealloc(PyObject *self)
+{
+    PyTypeObject *tp = Py_TYPE(self);
+    PyBuffer_Release(&((BufferHolder *)self)->view);
+    tp->tp_free(self);
+    Py_DECREF(tp);
+}
+
+static PyType_Slot holder_slots[] = {
+    {Py_bf_releasebuffer, (void *)holder_release},
+    {Py_tp_dealloc, (void *)holder_dealloc},
+    {Py_tp_doc, (void *)"A buffer an argument lent to a Cystck call, released with its frame."},
+    {0, NULL}
+};
+
+static PyType_Spec holder_spec = {
+    "cystck.ArgumentBuffer", sizeof(BufferHolder), 0, Py_TPFLAGS_DEFAULT, holder_slots
+};
+
+static PyObject *holder_type;
+
+static BufferHolder *new_holder(void)
+{
+    BufferHolder *b;
+    if (holder_type == NULL) {
+        holder_type = PyType_FromSpec(&holder_spec);
+        if (holder_type == NULL)
+            return NULL;
+    }
+    b = PyObject_New(BufferHolder, (PyTypeObject *)holder_type);
+    if (b != NULL)
+        b->view.obj = NULL;
+    return b;
+}
+
+/* Fill the holder's view as unit `code` asks of o: NULL, or the kind of
+ * object expected (maybe with an exception set). */
+static const char *fill_view(const char *code, PyObject *o, Py_buffer *view)
+{
+    if (code[0] == 'w') {
+        /* CPython names a read-only object by its kind, not by the buffer
+         * protocol's message. */
+        if (PyObject_GetBuffer(o, view, PyBUF_WRITABLE) < 0) {
+            PyErr_Clear();
+            return "read-write bytes-like object";
+        }
+        if (!PyBuffer_IsContiguous(view, 'C')) {
+            PyBuffer_Release(view);
+            return "contiguous buffer";
+        }
+        return NULL;
+    }
+    if (code[0] != 'y' && PyUnicode_Check(o)) {
+        Py_ssize_t n;
+        const char *s = PyUnicode_AsUTF8AndSize(o, &n);
+        if (s == NULL)
+            return "(unicode conversion error)";
+        PyBuffer_FillInfo(view, o, (void *)s, n, 1, 0);
+        return NULL;
+    }
+    return get_contiguous(o, view, PyBUF_SIMPLE);
+}
+
+static int convert_buffer(Cystck_State *S, const Format *f, int index, const char *code,
+                          PyObject *o, va_list *va)
+{
+    Py_buffer *out = va_arg(*va, Py_buffer *);
+    const char *expected;
+    BufferHolder *b;
+    if (code[0] == 'z' && o == Py_None)
+        return PyBuffer_FillInfo(out, NULL, NULL, 0, 1, 0);
+    b = new_holder();
+    if (b == NULL)
         return -1;
+    expected = fill_view(code, o, &b->view);
+    if (expected != NULL) {
+        Py_DECREF(b);
+        return bad_argument(f, index, expected, o);
+    }
+    *out = b->view;
+    out->obj = (PyObject *)b;
+    return Cystck_IsNull(_Cystck_Own(S, (PyObject *)b)) ? -1 : 0;
+}
+
+/* The object units: O O! O& p. */
+static int convert_object(Cystck_State *S, const Format *f, int index, const char *code,
+                          Cystck_Object h, va_list *va)
+{
+    PyObject *o = *h._p;
+    if (code[0] == 'p') {
+        int t = PyObject_IsTrue(o);
+        if (t < 0)
+            return -1;
+        *va_arg(*va, int *) = t;
+        return 0;
+    }
+    if (code[1] == '!') {
+        PyObject *type = _Cystck_Get(va_arg(*va, Cystck_Object));
+        if (type == NULL || !PyType_Check(type)) {
+            PyErr_SetString(PyExc_SystemError, "CystckArg: O! needs a type handle");
+            return -1;
+        }
+        if (!PyObject_TypeCheck(o, (PyTypeObject *)type))
+            return bad_argument(f, index, ((PyTypeObject *)type)->tp_name, o);
+    }
+    else if (code[1] == '&') {
+        CystckArg_Converter conv = va_arg(*va, CystckArg_Converter);
+        void *out = va_arg(*va, void *);
+        return conv(S, h, out) ? 0 : bad_argument(f, index, "(unspecified)", o);
+    }
+    *va_arg(*va, Cystck_Object *) = h;
+    return 0;
+}
+
+/* Convert one value; `code` points at its format unit. */
+static int convert(Cystck_State *S, const Format *f, int index, const char *code,
+                   Cystck_Object h, va_list *va)
+{
+    switch (code[0]) {
+    case 'b': case 'B': case 'h': case 'H': case 'i': case 'I':
+    case 'l': case 'k': case 'L': case 'K': case 'n':
+        return convert_integer(f, index, code[0], *h._p, va);
+    case 'f': case 'd': case 'D':
+        return convert_float(code[0], *h._p, va);
+    case 's': case 'z': case 'y': case 'w':
+        if (code[1] == '*')
+            return convert_buffer(S, f, index, code, *h._p, va);
+        return convert_string(f, index, code, h, va);
+    case 'c': case 'C': case 'S': case 'Y': case 'U':
+        return convert_string(f, index, code, h, va);
+    default:        /* O O! O& p: parse_format_text let no other unit in */
+        return convert_object(S, f, index, code, h, va);
     }
 }
 
 /* Skip the va_args of a value that was not given. */
 static void skip(const char *code, va_list *va)
 {
-    char c = *code++;
-    int with_size = *code == '#';
-    switch (c) {
-    case 'O':
-        if (*code == '!') { (void)va_arg(*va, Cystck_Object); (void)va_arg(*va, void *); return; }
-        if (*code == '&') { (void)va_arg(*va, CystckArg_Converter); (void)va_arg(*va, void *); return; }
-        (void)va_arg(*va, void *);
-        return;
-    case 's': case 'z': case 'y':
-        (void)va_arg(*va, void *);
-        if (with_size) (void)va_arg(*va, void *);
-        return;
-    default:
-        (void)va_arg(*va, void *);
-    }
+    if (code[0] == 'O' && code[1] == '!')
+        (void)va_arg(*va, Cystck_Object);
+    else if (code[0] == 'O' && code[1] == '&')
+        (void)va_arg(*va, CystckArg_Converter);
+    (void)va_arg(*va, void *);
+    if (code[1] == '#')
+        (void)va_arg(*va, Py_ssize_t *);
 }
 
 /* A keyword parser: a parsed format with its keyword names interned, so
@@ -342,6 +573,7 @@ typedef struct {
     PyObject *names[MAX_SPECS];       /* NULL for positional-only ("") */
     unsigned char op[MAX_SPECS];      /* OP_* of each value */
     unsigned char all_inline;         /* no OP_GENERIC: binding runs no Python code */
+    unsigned char posonly;            /* leading positional-only values ("" names) */
     /* The keyword names tuple a call site passed last (vectorcall keeps
      * one tuple per call site, a constant of its code object), resolved:
      * kwslot[i] is the position in it of value i's name, or -1.  kwmin is
@@ -374,8 +606,17 @@ static inline const KwParser *kw_parser(const char *fmt, const char **kwlist)
     return e;
 }
 
-static __attribute__((noinline)) const KwParser *kw_parser_make(KwParser *e, const char *fmt,
-                                                                const char **kwlist)
+/* Give e up after an error in kwlist: only its first n names were made. */
+static const KwParser *kw_parser_fail(KwParser *e, int n, const char **kwlist)
+{
+    e->f.nspecs = (unsigned char)n;
+    e->kwlist = kwlist;     /* so the names made so far are released */
+    e->fmt = NULL;
+    return NULL;
+}
+
+static CYSTCK_NOINLINE const KwParser *kw_parser_make(KwParser *e, const char *fmt,
+                                                      const char **kwlist)
 {
     int i;
     for (i = 0; e->kwlist != NULL && i < e->f.nspecs; i++)
@@ -386,14 +627,19 @@ static __attribute__((noinline)) const KwParser *kw_parser_make(KwParser *e, con
     if (parse_format_text(fmt, &e->f) < 0)
         return NULL;
     e->f.fmt = fmt;
+    e->posonly = 0;
     for (i = 0; i < e->f.nspecs; i++) {
         if (kwlist[i] == NULL) {
             PyErr_SetString(PyExc_SystemError,
                             "CystckArg: kwlist has fewer names than the format has units");
-            e->f.nspecs = (unsigned char)i;
-            e->kwlist = kwlist;     /* so the names made so far are released */
-            e->fmt = NULL;
-            return NULL;
+            return kw_parser_fail(e, i, kwlist);
+        }
+        if (kwlist[i][0] == '\0') {        /* positional-only: first in the list */
+            if (e->posonly != i) {
+                PyErr_SetString(PyExc_SystemError, "Empty keyword parameter name");
+                return kw_parser_fail(e, i, kwlist);
+            }
+            e->posonly++;
         }
         const char *code = fmt + e->f.spec[i];
         e->op[i] = code[0] == 'l' ? OP_LONG :
@@ -401,12 +647,13 @@ static __attribute__((noinline)) const KwParser *kw_parser_make(KwParser *e, con
                    code[0] == 'O' && code[1] != '!' && code[1] != '&' ? OP_OBJECT : OP_GENERIC;
         e->ptrs[i] = kwlist[i];
         e->names[i] = kwlist[i][0] ? PyUnicode_InternFromString(kwlist[i]) : NULL;
-        if (kwlist[i][0] && e->names[i] == NULL) {
-            e->f.nspecs = (unsigned char)i;
-            e->kwlist = kwlist;
-            e->fmt = NULL;
-            return NULL;
-        }
+        if (kwlist[i][0] && e->names[i] == NULL)
+            return kw_parser_fail(e, i, kwlist);
+    }
+    if (kwlist[i] != NULL) {
+        PyErr_SetString(PyExc_SystemError,
+                        "CystckArg: kwlist has more names than the format has units");
+        return kw_parser_fail(e, i, kwlist);
     }
     e->all_inline = 1;
     for (i = 0; i < e->f.nspecs; i++)
@@ -428,43 +675,6 @@ static inline int match_keyword(PyObject *const *names, int n, PyObject *key)
         if (names[i] != NULL && PyUnicode_Compare(names[i], key) == 0)
             return i;
     return -1;
-}
-
-/* Put keyword value v (for key, a str) into bound[], checking for mistakes. */
-static inline int bind_keyword(const Format *f, PyObject *const *names,
-                               const char **kwlist, Cystck_ssize_t nargs, PyObject *key,
-                               Cystck_Object v, Cystck_Object *bound)
-{
-    char name[128];
-    int idx = match_keyword(names, f->nspecs, key);
-    if (idx < 0 || idx < nargs)
-        describe(f, name, sizeof(name));
-    if (idx < 0) {
-        PyErr_Format(PyExc_TypeError, "'%U' is an invalid keyword argument for %s", key, name);
-        return -1;
-    }
-    if (idx < nargs) {
-        PyErr_Format(PyExc_TypeError, "argument for %s given by name ('%s') and position (%d)",
-                     name, kwlist[idx], idx + 1);
-        return -1;
-    }
-    bound[idx] = v;
-    return 0;
-}
-
-/* Value i is required and was not given: raise, return 0. */
-static int missing_required(const Format *f, const char **kwlist, int i, Cystck_ssize_t nargs)
-{
-    char name[128];
-    describe(f, name, sizeof(name));
-    if (kwlist != NULL && kwlist[i] && kwlist[i][0])
-        PyErr_Format(PyExc_TypeError, "%s missing required argument '%s' (pos %d)",
-                     name, kwlist[i], i + 1);
-    else
-        PyErr_Format(PyExc_TypeError, "%s takes %s %d argument%s (%zd given)",
-                     name, f->nrequired == f->nspecs ? "exactly" : "at least",
-                     f->nrequired, f->nrequired == 1 ? "" : "s", nargs);
-    return 0;
 }
 
 /* Resolve a tuple of keyword names for parser p once: 0, or -1 (no
@@ -500,12 +710,6 @@ static int resolve_kwnames(KwParser *p, PyObject *kwnames)
     return 0;
 }
 
-/* The fast path of CystckArg_ParseTupleAndKeywords for calls that bind
- * without error: positional arguments within bounds, keyword names (a
- * vectorcall tuple) all known and none also given by position.  Binding
- * then reads the values straight from args through the resolved names, and
- * the common codes are converted inline.  Returns 1 or 0 like the API, or
- * -2 with nothing consumed from va when the general path must decide. */
 /* Set p->src for kwobj (NULL or a tuple of names) and nargs: 0, or -1 when
  * such a call does not bind (the general path reports why). */
 static int resolve_sources(KwParser *p, PyObject *kwobj, Cystck_ssize_t nargs)
@@ -533,10 +737,10 @@ static int resolve_sources(KwParser *p, PyObject *kwobj, Cystck_ssize_t nargs)
 }
 
 /* Bind and convert each value from args through src. */
-static inline __attribute__((always_inline))
+static CYSTCK_ALWAYS_INLINE
 int bind_fast(Cystck_State *S, const Cystck_Object *args, const Format *f,
               const unsigned char *op, const signed char *src, const char *fmt,
-              va_list *va, int all_inline)
+              va_list *va)
 {
     int i, n = f->nspecs;
     for (i = 0; i < n; i++) {
@@ -568,12 +772,8 @@ int bind_fast(Cystck_State *S, const Cystck_Object *args, const Format *f,
             *va_arg(*va, Cystck_Object *) = h;
             continue;
         }
-        (void)all_inline;
-        {
-            const char *code = fmt + f->spec[i];
-            if (convert(S, f, i, &code, h, va) < 0)
-                return 0;
-        }
+        if (convert(S, f, i, fmt + f->spec[i], h, va) < 0)
+            return 0;
     }
     return 1;
 }
@@ -587,7 +787,7 @@ int bind_fast(Cystck_State *S, const Cystck_Object *args, const Format *f,
  * reads the values straight from args and converts the common codes
  * inline.  Returns 1 or 0 like the API, or -2 with nothing consumed from va
  * when the general path must decide. */
-static inline __attribute__((always_inline))
+static CYSTCK_ALWAYS_INLINE
 int parse_fast(Cystck_State *S, KwParser *p, const Cystck_Object *args, Cystck_ssize_t nargs,
                PyObject *kwobj, const char *fmt, va_list *va)
 {
@@ -606,90 +806,234 @@ int parse_fast(Cystck_State *S, KwParser *p, const Cystck_Object *args, Cystck_s
         c.f = p->f;
         memcpy(c.op, p->op, c.f.nspecs);
         memcpy(c.src, p->src, c.f.nspecs);
-        return bind_fast(S, args, &c.f, c.op, c.src, fmt, va, 0);
+        return bind_fast(S, args, &c.f, c.op, c.src, fmt, va);
     }
-    return bind_fast(S, args, &p->f, p->op, p->src, fmt, va, 1);
+    return bind_fast(S, args, &p->f, p->op, p->src, fmt, va);
 }
 
+/* Match the keywords to values: bound[i] gets value i's handle (from args
+ * or a keyword), or the null handle.  Done before any value converts, since
+ * conversions may run Python code that remakes the parser p (and matching
+ * runs none).  Returns the number of keywords that name no value, or one
+ * given by position, which the general path reports; -1 on error. */
+static Py_ssize_t bind_keywords(Cystck_State *S, const KwParser *p, const Cystck_Object *args,
+                                Cystck_ssize_t nargs, PyObject *kwobj, Cystck_Object *bound)
+{
+    Py_ssize_t j = 0, left = 0;
+    PyObject *key, *value;
+    int i, n = p->f.nspecs;
+    for (i = 0; i < n; i++)
+        bound[i] = i < nargs ? args[i] : Cystck_NULL;
+    if (kwobj == NULL)
+        return 0;
+    if (PyTuple_Check(kwobj)) {        /* vectorcall: values follow args, names are str */
+        for (j = 0; j < PyTuple_GET_SIZE(kwobj); j++) {
+            i = match_keyword(p->names, n, PyTuple_GET_ITEM(kwobj, j));
+            if (i >= nargs)
+                bound[i] = args[nargs + j];
+            else
+                left++;
+        }
+        return left;
+    }
+    while (PyDict_Next(kwobj, &j, &key, &value)) {     /* from tp_new, tp_init, tp_call */
+        i = PyUnicode_Check(key) ? match_keyword(p->names, n, key) : -1;
+        if (i < nargs) {
+            left++;
+            continue;
+        }
+        /* The dict may change while values convert: hold the value. */
+        bound[i] = _Cystck_OwnBorrowed(S, value);
+        if (bound[i]._p == NULL)
+            return -1;
+    }
+    return left;
+}
+
+/* Whether keyword `name` was passed: 1, 0, or -1 on error. */
+static int has_keyword(PyObject *kwobj, const char *name)
+{
+    PyObject *key;
+    int r;
+    if (PyTuple_Check(kwobj)) {
+        Py_ssize_t j;
+        for (j = 0; j < PyTuple_GET_SIZE(kwobj); j++)
+            if (PyUnicode_CompareWithASCIIString(PyTuple_GET_ITEM(kwobj, j), name) == 0)
+                return 1;
+        return 0;
+    }
+    key = PyUnicode_FromString(name);
+    if (key == NULL)
+        return -1;
+    r = PyDict_Contains(kwobj, key);
+    Py_DECREF(key);
+    return r;
+}
+
+/* Every keyword was matched to a value, or some keyword is wrong: raise
+ * for the first wrong one, as CPython does after binding. */
+static CYSTCK_COLD int bad_keywords(const Format *f, int posonly, const char **kwlist, Cystck_ssize_t nargs,
+                        PyObject *kwobj)
+{
+    char buf[256];
+    Py_ssize_t j = 0;
+    PyObject *key;
+    int i, r;
+    for (i = posonly; i < nargs; i++) {
+        r = has_keyword(kwobj, kwlist[i]);
+        if (r > 0)
+            PyErr_Format(PyExc_TypeError, "argument for %s given by name ('%s') and position (%d)",
+                         describe(f, buf, sizeof(buf), "function"), kwlist[i], i + 1);
+        if (r != 0)
+            return 0;
+    }
+    for (;;) {
+        if (PyTuple_Check(kwobj)) {
+            if (j >= PyTuple_GET_SIZE(kwobj))
+                break;
+            key = PyTuple_GET_ITEM(kwobj, j++);
+        }
+        else if (!PyDict_Next(kwobj, &j, &key, NULL)) {
+            break;
+        }
+        if (!PyUnicode_Check(key)) {
+            PyErr_SetString(PyExc_TypeError, "keywords must be strings");
+            return 0;
+        }
+        for (i = posonly; i < f->nspecs; i++)
+            if (PyUnicode_CompareWithASCIIString(key, kwlist[i]) == 0)
+                break;
+        if (i == f->nspecs) {
+            PyErr_Format(PyExc_TypeError, "'%U' is an invalid keyword argument for %s", key,
+                         describe(f, buf, sizeof(buf), "this function"));
+            return 0;
+        }
+    }
+    PyErr_Format(PyExc_TypeError, "invalid keyword argument for %s",
+                 describe(f, buf, sizeof(buf), "this function"));
+    return 0;
+}
+
+/* More positional arguments than the values before '$'. */
+static CYSTCK_COLD int too_many_positional(const Format *f, Cystck_ssize_t nargs)
+{
+    char buf[256];
+    const char *name = describe(f, buf, sizeof(buf), "function");
+    if (f->npositional == 0)
+        PyErr_Format(PyExc_TypeError, "%s takes no positional arguments", name);
+    else
+        PyErr_Format(PyExc_TypeError, "%s takes %s %d positional argument%s (%zd given)", name,
+                     f->has_optional ? "at most" : "exactly", f->npositional,
+                     f->npositional == 1 ? "" : "s", nargs);
+    return 0;
+}
+
+/* Value i is required and was not given. */
+static CYSTCK_COLD int missing_required(const Format *f, int posonly, const char **kwlist, int i,
+                                        Cystck_ssize_t nargs)
+{
+    char buf[256];
+    const char *name = describe(f, buf, sizeof(buf), "function");
+    int min = posonly < f->nrequired ? posonly : f->nrequired;
+    if (i >= posonly)
+        PyErr_Format(PyExc_TypeError, "%s missing required argument '%s' (pos %d)",
+                     name, kwlist[i], i + 1);
+    else            /* CPython counts the positional values up to '$' */
+        PyErr_Format(PyExc_TypeError, "%s takes %s %d positional argument%s (%zd given)", name,
+                     min < f->npositional ? "at least" : "exactly", min, min == 1 ? "" : "s",
+                     nargs);
+    return 0;
+}
+
+/* The general path of the keyword parser: every call the fast path does
+ * not take, and every mistake.  The checks run in CPython's order
+ * (vgetargskeywords): the count of all arguments, then value by value
+ * (conversions included), then the keywords nothing took.  `pending` is
+ * the number of keywords not yet converted or reported. */
+static CYSTCK_ALWAYS_INLINE int parse_keywords(Cystck_State *S, const KwParser *p,
+                                               const Cystck_Object *args, Cystck_ssize_t nargs,
+                                               PyObject *kwobj, va_list *va)
+{
+    /* Conversions may remake p: work from copies. */
+    const Format fcopy = p->f, *f = &fcopy;
+    const char **kwlist = p->kwlist;
+    int posonly = p->posonly;
+    Cystck_Object bound[MAX_SPECS];
+    Py_ssize_t pending = kwobj == NULL ? 0 : PyTuple_Check(kwobj) ? PyTuple_GET_SIZE(kwobj)
+                                                                  : PyDict_GET_SIZE(kwobj);
+    /* Past the values before '$', CPython stops with an error. */
+    int i, end = nargs > f->npositional ? f->npositional : f->nspecs;
+    char buf[256];
+    if (nargs + pending > f->nspecs) {
+        PyErr_Format(PyExc_TypeError, "%s takes at most %d %sargument%s (%zd given)",
+                     describe(f, buf, sizeof(buf), "function"), f->nspecs,
+                     nargs == 0 ? "keyword " : "", f->nspecs == 1 ? "" : "s", nargs + pending);
+        return 0;
+    }
+    if (bind_keywords(S, p, args, nargs, kwobj, bound) < 0)
+        return 0;
+    for (i = 0; i < end; i++) {
+        const char *code = f->fmt + f->spec[i];
+        Cystck_Object h = bound[i];
+        if (h._p != NULL) {
+            if (convert(S, f, i, code, h, va) < 0)
+                return 0;
+            pending -= i >= nargs;
+            continue;
+        }
+        if (i < f->nrequired)
+            return missing_required(f, posonly, kwlist, i, nargs);
+        if (pending == 0)
+            return 1;
+        skip(code, va);
+    }
+    if (end < f->nspecs)
+        return too_many_positional(f, nargs);
+    return pending > 0 ? bad_keywords(f, posonly, kwlist, nargs, kwobj) : 1;
+}
+
+/* CystckArg_ParseTuple, and the keyword parser given no keyword list. */
+static int parse_positional(Cystck_State *S, const Cystck_Object *args, Cystck_ssize_t nargs,
+                            PyObject *kwobj, const char *fmt, va_list *va)
+{
+    Format f;
+    char buf[256];
+    int i;
+    if (parse_format(fmt, &f) < 0)
+        return 0;
+    if (kwobj != NULL) {
+        PyErr_Format(PyExc_TypeError, "%s takes no keyword arguments",
+                     describe(&f, buf, sizeof(buf), "function"));
+        return 0;
+    }
+    if (nargs < f.nrequired || nargs > f.nspecs) {
+        int n = nargs < f.nrequired ? f.nrequired : f.nspecs;
+        if (f.message >= 0)
+            PyErr_SetString(PyExc_TypeError, f.fmt + f.message);
+        else
+            PyErr_Format(PyExc_TypeError, "%s takes %s %d argument%s (%zd given)",
+                         describe(&f, buf, sizeof(buf), "function"),
+                         f.nrequired == f.nspecs ? "exactly"
+                         : nargs < f.nrequired ? "at least" : "at most",
+                         n, n == 1 ? "" : "s", nargs);
+        return 0;
+    }
+    for (i = 0; i < nargs; i++)
+        if (convert(S, &f, i, f.fmt + f.spec[i], args[i], va) < 0)
+            return 0;
+    return 1;
+}
+
+/* The general path of both parsers. */
 static int parse(Cystck_State *S, const Cystck_Object *args, Cystck_ssize_t nargs,
                  Cystck_Object kw, const char *fmt, const char **kwlist, va_list *va)
 {
-    Format f;
-    char name[128];
-    int i;
-    Cystck_Object bound[MAX_SPECS];
     PyObject *kwobj = _Cystck_Get(kw);
-
-    const KwParser *parser = NULL;
-
-    if (kwlist != NULL) {
-        parser = kw_parser(fmt, kwlist);
-        if (parser == NULL)
-            return 0;
-        f = parser->f;
-    }
-    else if (parse_format(fmt, &f) < 0) {
-        return 0;
-    }
-    if (nargs > f.npositional) {
-        describe(&f, name, sizeof(name));
-        if (f.npositional == f.nrequired && kwobj == NULL)
-            PyErr_Format(PyExc_TypeError, "%s takes %s %d argument%s (%zd given)", name,
-                         f.nrequired == f.nspecs ? "exactly" : "at most",
-                         f.npositional, f.npositional == 1 ? "" : "s", nargs);
-        else
-            PyErr_Format(PyExc_TypeError, "%s takes at most %d %sargument%s (%zd given)",
-                         name, f.npositional, kwlist ? "positional " : "",
-                         f.npositional == 1 ? "" : "s", nargs);
-        return 0;
-    }
-    for (i = 0; i < f.nspecs; i++)
-        bound[i] = i < nargs ? args[i] : Cystck_NULL;
-    if (kwobj != NULL) {
-        PyObject *const *names;
-        if (parser == NULL) {
-            describe(&f, name, sizeof(name));
-            PyErr_Format(PyExc_TypeError, "%s takes no keyword arguments", name);
-            return 0;
-        }
-        names = parser->names;
-        if (PyTuple_Check(kwobj)) {            /* vectorcall: values follow args,
-                                                  names are always str */
-            Py_ssize_t j, nkw = PyTuple_GET_SIZE(kwobj);
-            for (j = 0; j < nkw; j++)
-                if (bind_keyword(&f, names, kwlist, nargs, PyTuple_GET_ITEM(kwobj, j),
-                                 args[nargs + j], bound) < 0)
-                    return 0;
-        }
-        else {                                 /* a dict, from tp_new/tp_init/tp_call */
-            Py_ssize_t pos = 0;
-            PyObject *key, *value;
-            while (PyDict_Next(kwobj, &pos, &key, &value)) {
-                /* The dict may change during conversion: hold the value. */
-                Cystck_Object h;
-                if (!PyUnicode_Check(key)) {
-                    PyErr_SetString(PyExc_TypeError, "keywords must be strings");
-                    return 0;
-                }
-                h = _Cystck_OwnBorrowed(S, value);
-                if (Cystck_IsNull(h) ||
-                    bind_keyword(&f, names, kwlist, nargs, key, h, bound) < 0)
-                    return 0;
-            }
-        }
-    }
-    for (i = 0; i < f.nspecs; i++) {
-        const char *code = f.fmt + f.spec[i];
-        if (bound[i]._p == NULL) {
-            if (i < f.nrequired)
-                return missing_required(&f, kwlist, i, nargs);
-            skip(code, va);
-            continue;
-        }
-        if (convert(S, &f, i, &code, bound[i], va) < 0)
-            return 0;
-    }
-    return 1;
+    const KwParser *p;
+    if (kwlist == NULL)
+        return parse_positional(S, args, nargs, kwobj, fmt, va);
+    p = kw_parser(fmt, kwlist);
+    return p == NULL ? 0 : parse_keywords(S, p, args, nargs, kwobj, va);
 }
 
 int CystckArg_ParseTuple(Cystck_State *S, const Cystck_Object *args, Cystck_ssize_t nargs,
@@ -698,7 +1042,7 @@ int CystckArg_ParseTuple(Cystck_State *S, const Cystck_Object *args, Cystck_ssiz
     va_list va;
     int r;
     va_start(va, fmt);
-    r = parse(S, args, nargs, Cystck_NULL, fmt, NULL, &va);
+    r = parse_positional(S, args, nargs, NULL, fmt, &va);
     va_end(va);
     return r;
 }

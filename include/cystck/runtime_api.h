@@ -363,10 +363,13 @@ static inline void *CystckModule_FindState(Cystck_State *S, CystckModuleDef *def
 }
 
 /* ---- Arguments ----
- * Format codes as in PyArg_ParseTuple: b B h H i I l k L K n f d p c C
- * s s# z z# y y# U O O! O& and | $ : ;.  "O" stores a Cystck_Object,
- * "O!" takes a type handle then a Cystck_Object*, "O&" takes a
- * CystckArg_Converter then its output pointer. */
+ * The format units of PyArg_ParseTuple: b B h H i I l k L K n f d D c C p
+ * s s# s* z z# z* y y# y* w* S Y U O O! O& and | $ : ;.  S Y U O store a
+ * Cystck_Object, "O!" takes a type handle then a Cystck_Object*, "O&" a
+ * CystckArg_Converter then its output pointer.  The Py_buffer of s* z* y* w*
+ * is released when the call's frame closes, or before by
+ * CystckBuffer_Release.  Other units (es et es# et# (...)) raise
+ * SystemError before any output is written (docs/runtime.md). */
 typedef int (*CystckArg_Converter)(Cystck_State *S, Cystck_Object o, void *out);
 CYSTCK_INTERNAL int CystckArg_ParseTuple(Cystck_State *S, const Cystck_Object *args, Cystck_ssize_t nargs,
                                          const char *fmt, ...);

@@ -380,10 +380,10 @@ def translate(recipe, upstream: Path, work: Path) -> dict:
     result.update(
         ok=True,
         seconds=report["seconds"],
-        check_errors=sum(f["errors"] for f in check["failures"]),
+        check_errors=sum(len(f["errors"]) for f in check["failures"]),
         check_files_failed=len(check["failures"]),
         check_files=check["total"],
-        check_failures=[{"file": f["file"], "errors": f["errors"], "first_error": f["first_error"]}
+        check_failures=[{"file": f["file"], "errors": len(f["errors"]), "first_error": f["errors"][0]}
                         for f in check["failures"]],
         leftovers=report["summary"]["leftovers"],
         leftover_list=[f"{n['file']}:{n['line']}: {n['message']}" for n in report["leftovers"]],

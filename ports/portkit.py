@@ -22,6 +22,13 @@ import sys
 import time
 from pathlib import Path
 
+# The ports' benchmarks take their statistics from eval/harness/stats.py.
+# Appended, not prepended: the source tree's cystck/ must not shadow the
+# installed package.
+_REPO_ROOT = str(Path(__file__).resolve().parent.parent)
+if _REPO_ROOT not in sys.path:
+    sys.path.append(_REPO_ROOT)
+
 
 def sha256_of(path: Path) -> str:
     digest = hashlib.sha256()

@@ -41,7 +41,6 @@ from __future__ import annotations
 import argparse
 import datetime
 import json
-import math
 import platform
 import re
 import shutil
@@ -53,6 +52,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import kiwi_port as kp  # noqa: E402
+from eval.harness.stats import median_ci  # noqa: E402  (kiwi_port puts it on sys.path)
 
 WORKLOADS_FILE = kp.PORT_DIR / "workloads.py"
 BENCHMARK = "benchmarks/enaml_like_benchmark.py"
@@ -92,23 +92,6 @@ MODES = {
     False: dict(loops=1000, values=15, warmups=3, rounds=31),
     True: dict(loops=300, values=5, warmups=1, rounds=3),
 }
-
-
-def median_ci(values, level=0.95):
-    """Distribution-free confidence interval of the median: the order
-    statistics [x_(k), x_(n+1-k)] with the largest k whose coverage
-    1 - 2 P(Binomial(n, 1/2) < k) is still >= level.  Returns (interval,
-    coverage); below 6 values the full range, with its lower coverage."""
-    ordered = sorted(values)
-    n = len(ordered)
-
-    def coverage(k):
-        return 1 - 2 * sum(math.comb(n, i) for i in range(k)) / 2 ** n
-
-    k = 1
-    while k + 1 <= (n + 1) // 2 and coverage(k + 1) >= level:
-        k += 1
-    return (ordered[k - 1], ordered[n - k]), coverage(k)
 
 
 def summary(values):

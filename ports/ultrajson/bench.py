@@ -63,6 +63,7 @@ import time
 from pathlib import Path
 
 import ujson_port as port
+from eval.harness.stats import median, median_ci  # (ujson_port puts it on sys.path)
 import workloads
 
 WORKLOADS_FILE = Path(workloads.__file__).resolve()
@@ -77,30 +78,6 @@ MEMORY_HANDLE_LIMIT = 1024
 # ---------------------------------------------------------------------------
 # statistics
 # ---------------------------------------------------------------------------
-
-def median(values):
-    s = sorted(values)
-    n = len(s)
-    return s[n // 2] if n % 2 else (s[n // 2 - 1] + s[n // 2]) / 2
-
-
-def median_ci(values, level=0.95):
-    """Distribution-free confidence interval of the median: order statistics
-    (k, n+1-k) with the largest k whose coverage 1 - 2 P(Bin(n, 1/2) < k)
-    is at least ``level`` (k = 1, the full range, when n is too small).
-    Returns ((low, high), coverage)."""
-    s = sorted(values)
-    n = len(s)
-
-    def coverage(k):
-        below = sum(math.comb(n, i) for i in range(k)) / 2 ** n
-        return 1 - 2 * below
-
-    k = 1
-    while k + 1 <= (n + 1) // 2 and coverage(k + 1) >= level:
-        k += 1
-    return (s[k - 1], s[n - k]), coverage(k)
-
 
 def summarize(samples):
     (low, high), cov = median_ci(samples)

@@ -27,27 +27,6 @@ def _load_bench():
 bench = _load_bench()
 
 
-def test_median():
-    assert bench.median([3.0, 1.0, 2.0]) == 2.0
-    assert bench.median([4.0, 1.0, 3.0, 2.0]) == 2.5
-
-
-@pytest.mark.parametrize("n, k, coverage", [
-    # k from the binomial tables: the largest k with
-    # 1 - 2 P(Bin(n, 1/2) < k) >= 0.95.
-    (6, 1, 0.96875),
-    (10, 2, 0.978515625),
-    (20, 6, 0.9586),
-    (3, 1, 0.75),           # too few values: full range, lower coverage
-])
-def test_median_ci(n, k, coverage):
-    values = [float(v) for v in range(n, 0, -1)]     # n..1, unsorted on purpose
-    (low, high), got = bench.median_ci(values)
-    assert (low, high) == (float(k), float(n + 1 - k))
-    assert got == pytest.approx(coverage, abs=1e-4)
-    assert got >= 0.95 or n < 6
-
-
 def _in_stock(code):
     if pv.wheel_path("stock") is None:
         pytest.fail(pv.missing_reason("stock"))

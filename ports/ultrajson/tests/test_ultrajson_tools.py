@@ -69,17 +69,6 @@ def test_handle_limit_is_enforced():
 # benchmark
 # ---------------------------------------------------------------------------
 
-def test_median_and_ci():
-    assert bench.median([3.0, 1.0, 2.0]) == 2.0
-    assert bench.median([4.0, 1.0, 3.0, 2.0]) == 2.5
-    values = [float(v) for v in range(10, 0, -1)]
-    (low, high), coverage = bench.median_ci(values)
-    assert (low, high) == (2.0, 9.0)                 # k = 2 for n = 10
-    assert coverage == pytest.approx(0.978515625)
-    (low, high), coverage = bench.median_ci([1.0, 2.0, 3.0])
-    assert (low, high) == (1.0, 3.0) and coverage == pytest.approx(0.75)
-
-
 def test_harness_interface():
     """What eval/harness/PORT_INTERFACE.md asks of the workload module:
     stdlib-only at import, WORKLOADS and SIZES, the same checksum for every

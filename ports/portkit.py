@@ -55,6 +55,26 @@ def check_requirements(requirements: tuple[str, ...], what: str) -> None:
                 f"into it (the project's venv has it)")
 
 
+def fill_wheelhouse(requirements, wheelhouse: Path, *, deps: bool = True,
+                    env: dict | None = None) -> None:
+    """Wheels of `requirements` (and of theirs, unless `deps` is false) in
+    the folder `wheelhouse`, for offline installs: offline first, so that
+    when the wheels are there already no index is asked; else downloaded.
+    `env` is pip's environment (default: this process's).  SystemExit if the
+    download fails."""
+    requirements = [str(r) for r in requirements]
+    if not requirements:
+        return
+    wheelhouse.mkdir(parents=True, exist_ok=True)
+    download = [sys.executable, "-m", "pip", "download", "--quiet", "--disable-pip-version-check",
+                "--only-binary=:all:", *([] if deps else ["--no-deps"]),
+                "--dest", str(wheelhouse), *requirements]
+    offline = subprocess.run(download + ["--no-index", "--find-links", str(wheelhouse)],
+                             env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    if offline.returncode != 0 and subprocess.run(download, env=env).returncode != 0:
+        raise SystemExit(f"could not download {', '.join(requirements)} into {wheelhouse}")
+
+
 def install_site(wheel: Path, site: Path) -> Path:
     """Install `wheel` (without dependencies) into the folder `site`, again
     whenever the wheel changes (tracked by its hash), so that a rebuilt

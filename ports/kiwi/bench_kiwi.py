@@ -53,6 +53,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import kiwi_port as kp  # noqa: E402
 from eval.harness.stats import median_ci  # noqa: E402  (kiwi_port puts it on sys.path)
+from eval.results.schema import port_summary  # noqa: E402
 
 WORKLOADS_FILE = kp.PORT_DIR / "workloads.py"
 BENCHMARK = "benchmarks/enaml_like_benchmark.py"
@@ -92,6 +93,17 @@ MODES = {
     False: dict(loops=1000, values=15, warmups=3, rounds=31),
     True: dict(loops=300, values=5, warmups=1, rounds=3),
 }
+
+
+def summary_of(report):
+    """The summary every port writes (eval/results/schema.py): the timed
+    workload, suggest_update, per round, with its instruction count."""
+    counts = report["instructions"] and report["instructions"]["suggest_update (per loop)"]
+    return port_summary(
+        report["unit"], report["reference"],
+        {"suggest_update": {v: r["per_round"] for v, r in report["variants"].items()}},
+        counts and {"suggest_update": {v: counts[v] for v in report["variants"]}},
+        "instructions per loop")
 
 
 def summary(values):
@@ -239,6 +251,7 @@ def main(argv=None):
         "results_agree": agree,
         "final_state": states[ref],
     }
+    report["summary"] = summary_of(report)
     args.output.parent.mkdir(parents=True, exist_ok=True)
     args.output.write_text(json.dumps(report, indent=2) + "\n")
 

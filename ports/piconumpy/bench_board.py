@@ -189,6 +189,18 @@ print(json.dumps({"seconds": seconds, "checksum": checksum.hex()}))
 
 # -- statistics -------------------------------------------------------------
 
+def summary_of(report):
+    """The summary every port writes (eval/results/schema.py), from the
+    timed runs and their instruction counts."""
+    from eval.results.schema import port_summary   # see summarize()
+
+    counts = report["instructions"] and report["instructions"]["per_repeat"]
+    return port_summary(
+        "seconds per run of the workload", report["reference"],
+        {w: {v: t["runs"] for v, t in by_variant.items()} for w, by_variant in report["times"].items()},
+        counts, "instructions per repeat of the workload")
+
+
 def summarize(values):
     # Imported here: workers load this module with the standard library
     # only; main() imports piconumpy_variants, which makes eval/ importable.
@@ -390,6 +402,7 @@ def main(argv=None):
                                if pv.REFERENCE in measured_variants else None)
                            for w in workloads},
             }
+    report["summary"] = summary_of(report)
 
     args.output.parent.mkdir(parents=True, exist_ok=True)
     args.output.write_text(json.dumps(report, indent=2) + "\n")

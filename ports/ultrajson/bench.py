@@ -64,6 +64,7 @@ from pathlib import Path
 
 import ujson_port as port
 from eval.harness.stats import median, median_ci  # (ujson_port puts it on sys.path)
+from eval.results.schema import port_summary
 import workloads
 
 WORKLOADS_FILE = Path(workloads.__file__).resolve()
@@ -78,6 +79,18 @@ MEMORY_HANDLE_LIMIT = 1024
 # ---------------------------------------------------------------------------
 # statistics
 # ---------------------------------------------------------------------------
+
+def summary_of(report):
+    """The summary every port writes (eval/results/schema.py), from the
+    loads/dumps timings and their instruction counts."""
+    timed = report.get("loads_dumps", {}).get("workloads", {})
+    counted = report.get("instructions", {}).get("workloads", {})
+    return port_summary(
+        f"seconds per {report.get('loads_dumps', {}).get('iterations_per_sample')} calls",
+        report["reference"],
+        {op: {v: s["samples"] for v, s in w["seconds"].items()} for op, w in timed.items()},
+        {op: w["instructions_per_call"] for op, w in counted.items()}, "instructions per call")
+
 
 def summarize(samples):
     (low, high), cov = median_ci(samples)
@@ -475,6 +488,7 @@ def main():
             failed.append("the memory runs decoded different values")
     report["load_average_at_end"] = list(os.getloadavg())
     report["failed"] = failed
+    report["summary"] = summary_of(report)
 
     args.output.parent.mkdir(parents=True, exist_ok=True)
     args.output.write_text(json.dumps(report, indent=2) + "\n")

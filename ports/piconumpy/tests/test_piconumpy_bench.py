@@ -15,6 +15,7 @@ sys.path.insert(0, str(PORT_DIR))
 
 import callgrind_ops  # noqa: E402  (needs the path above)
 import piconumpy_variants as pv  # noqa: E402
+from eval.results import schema  # noqa: E402  (portkit puts the repository on sys.path)
 
 
 def _load_bench():
@@ -91,6 +92,9 @@ def test_quick_run_reports_every_variant_and_missing_ones(tmp_path):
             assert summary["runs"] == [t / s for t, s in zip(times[variant]["runs"],
                                                              times["stock"]["runs"],
                                                              strict=True)]
+    # The summary every port writes (eval/results/schema.py).
+    assert schema.validate(report) == []
+    assert report["summary"]["workloads"]["ops"]["stock"]["samples"] == times["stock"]["runs"]
 
 
 @pytest.mark.skipif(shutil.which("valgrind") is None, reason="valgrind is not installed")

@@ -22,6 +22,13 @@ import sys
 import time
 from pathlib import Path
 
+# The ports' benchmarks take their statistics from eval/harness/stats.py.
+# Appended, not prepended: the source tree's cystck/ must not shadow the
+# installed package.
+_REPO_ROOT = str(Path(__file__).resolve().parent.parent)
+if _REPO_ROOT not in sys.path:
+    sys.path.append(_REPO_ROOT)
+
 
 def sha256_of(path: Path) -> str:
     digest = hashlib.sha256()
@@ -46,6 +53,26 @@ def check_requirements(requirements: tuple[str, ...], what: str) -> None:
                 f"{what} needs {requirement} at run time, and {sys.executable} has "
                 f"{f'{name} {found}' if found else f'no {name}'}: install {requirement} "
                 f"into it (the project's venv has it)")
+
+
+def fill_wheelhouse(requirements, wheelhouse: Path, *, deps: bool = True,
+                    env: dict | None = None) -> None:
+    """Wheels of `requirements` (and of theirs, unless `deps` is false) in
+    the folder `wheelhouse`, for offline installs: offline first, so that
+    when the wheels are there already no index is asked; else downloaded.
+    `env` is pip's environment (default: this process's).  SystemExit if the
+    download fails."""
+    requirements = [str(r) for r in requirements]
+    if not requirements:
+        return
+    wheelhouse.mkdir(parents=True, exist_ok=True)
+    download = [sys.executable, "-m", "pip", "download", "--quiet", "--disable-pip-version-check",
+                "--only-binary=:all:", *([] if deps else ["--no-deps"]),
+                "--dest", str(wheelhouse), *requirements]
+    offline = subprocess.run(download + ["--no-index", "--find-links", str(wheelhouse)],
+                             env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    if offline.returncode != 0 and subprocess.run(download, env=env).returncode != 0:
+        raise SystemExit(f"could not download {', '.join(requirements)} into {wheelhouse}")
 
 
 def install_site(wheel: Path, site: Path) -> Path:

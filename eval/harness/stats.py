@@ -1,15 +1,44 @@
-"""Means, ratios and their 95% confidence intervals.
+"""Medians, means, ratios and their 95% confidence intervals.
 
 Standard library only (no scipy): the Student t quantile is computed from
-the regularized incomplete beta function.
+the regularized incomplete beta function.  The ports' benchmarks and the
+micro-benchmarks import median and median_ci from here (eval/README.md,
+"Statistics").
 """
 
 from __future__ import annotations
 
 import math
+import statistics
 from dataclasses import dataclass
 
 LEVEL = 0.95
+
+
+median = statistics.median
+
+
+def median_ci(values: list[float], level: float = LEVEL) -> tuple[tuple[float, float], float]:
+    """Distribution-free confidence interval of the median.
+
+    The order statistics [x_(k), x_(n+1-k)] cover the median with
+    probability 1 - 2 P(Binomial(n, 1/2) < k), whatever the distribution;
+    k is the largest that keeps this >= level.  Below 6 values no interval
+    reaches 95%: then the full range is returned with its (lower) coverage,
+    which the caller reports.  Returns ((low, high), coverage).
+    """
+    ordered = sorted(values)
+    n = len(ordered)
+    if n == 0:
+        raise ValueError("no values")
+
+    def coverage(k):
+        return 1 - 2 * sum(math.comb(n, i) for i in range(k)) / 2 ** n
+
+    k = 1
+    while k + 1 <= (n + 1) // 2 and coverage(k + 1) >= level:
+        k += 1
+    return (ordered[k - 1], ordered[n - k]), coverage(k)
 
 
 def _incomplete_beta_fraction(a: float, b: float, x: float) -> float:

@@ -41,6 +41,11 @@ if str(HERE) not in sys.path:
 
 import microbench  # noqa: E402  (needs HERE on sys.path)
 
+# Appended: the source tree's cystck/ must not shadow the installed one.
+if str(REPO) not in sys.path:
+    sys.path.append(str(REPO))
+from eval.harness.stats import median, median_ci  # noqa: E402
+
 
 def _load_build_module():
     # Loaded by path under a private name: "build" is also the name of a
@@ -66,35 +71,6 @@ SCHEMA = "cystck-micro/1"
 # ---------------------------------------------------------------------------
 # Statistics
 # ---------------------------------------------------------------------------
-
-def median(xs):
-    s = sorted(xs)
-    n = len(s)
-    mid = n // 2
-    return s[mid] if n % 2 else (s[mid - 1] + s[mid]) / 2
-
-
-def median_ci(xs, level=0.95):
-    """Order-statistic confidence interval of the median: (lo, hi, coverage).
-
-    The interval [x(k), x(n+1-k)] covers the true median with probability
-    1 - 2 P(Binomial(n, 1/2) < k), whatever the distribution; the narrowest
-    such interval with at least ``level`` coverage is returned.  With fewer
-    than 6 samples no interval reaches 95%, and [min, max] is returned with
-    the coverage it does have.
-    """
-    s = sorted(xs)
-    n = len(s)
-    lo, hi, coverage = s[0], s[-1], 1 - 2 * 0.5 ** n
-    below = 0        # P(B < k) * 2**n, accumulated as k grows
-    for k in range(1, n // 2 + 1):
-        below += math.comb(n, k - 1)
-        cov = 1 - 2 * below / 2 ** n
-        if cov < level:
-            break
-        lo, hi, coverage = s[k - 1], s[n - k], cov
-    return lo, hi, coverage
-
 
 def geomean(xs):
     return math.exp(sum(math.log(x) for x in xs) / len(xs))
@@ -251,7 +227,7 @@ def summarize(data, variants, errors):
             xs = [x for x in xs if x is not None]
             if not xs:
                 continue
-            lo, hi, cov = median_ci(xs)
+            (lo, hi), cov = median_ci(xs)
             results[v] = {"median_ns": round(median(xs), 3), "ci95_ns": [round(lo, 3), round(hi, 3)],
                           "ci_level": round(cov, 4), "min_ns": round(min(xs), 3),
                           "samples_ns": [round(x, 3) for x in xs]}
@@ -275,7 +251,7 @@ def summarize(data, variants, errors):
             if not pairs:
                 continue
             rs = [x / s for x, s in pairs]
-            lo, hi, cov = median_ci(rs)
+            (lo, hi), cov = median_ci(rs)
             per_bench[bench] = {"ratio": round(median(rs), 4), "ci95": [round(lo, 4), round(hi, 4)],
                                 "ci_level": round(cov, 4)}
         if per_bench:

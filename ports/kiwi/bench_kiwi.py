@@ -41,7 +41,6 @@ from __future__ import annotations
 import argparse
 import datetime
 import json
-import math
 import platform
 import re
 import shutil
@@ -53,6 +52,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import kiwi_port as kp  # noqa: E402
+from eval.harness.stats import median_ci  # noqa: E402  (kiwi_port puts it on sys.path)
+from eval.results.schema import port_summary  # noqa: E402
 
 WORKLOADS_FILE = kp.PORT_DIR / "workloads.py"
 BENCHMARK = "benchmarks/enaml_like_benchmark.py"
@@ -94,21 +95,15 @@ MODES = {
 }
 
 
-def median_ci(values, level=0.95):
-    """Distribution-free confidence interval of the median: the order
-    statistics [x_(k), x_(n+1-k)] with the largest k whose coverage
-    1 - 2 P(Binomial(n, 1/2) < k) is still >= level.  Returns (interval,
-    coverage); below 6 values the full range, with its lower coverage."""
-    ordered = sorted(values)
-    n = len(ordered)
-
-    def coverage(k):
-        return 1 - 2 * sum(math.comb(n, i) for i in range(k)) / 2 ** n
-
-    k = 1
-    while k + 1 <= (n + 1) // 2 and coverage(k + 1) >= level:
-        k += 1
-    return (ordered[k - 1], ordered[n - k]), coverage(k)
+def summary_of(report):
+    """The summary every port writes (eval/results/schema.py): the timed
+    workload, suggest_update, per round, with its instruction count."""
+    counts = report["instructions"] and report["instructions"]["suggest_update (per loop)"]
+    return port_summary(
+        report["unit"], report["reference"],
+        {"suggest_update": {v: r["per_round"] for v, r in report["variants"].items()}},
+        counts and {"suggest_update": {v: counts[v] for v in report["variants"]}},
+        "instructions per loop")
 
 
 def summary(values):
@@ -256,6 +251,7 @@ def main(argv=None):
         "results_agree": agree,
         "final_state": states[ref],
     }
+    report["summary"] = summary_of(report)
     args.output.parent.mkdir(parents=True, exist_ok=True)
     args.output.write_text(json.dumps(report, indent=2) + "\n")
 

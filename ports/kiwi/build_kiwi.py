@@ -155,22 +155,6 @@ def check_hpy() -> None:
                          f"(found: {found or 'none'}); it is in requirements.txt")
 
 
-def fill_wheelhouse(variant: str) -> None:
-    """The variant's run-time requirements, and theirs (hpy needs
-    setuptools), as wheels in kp.WHEELHOUSE, so that its wheel installs
-    offline (the fresh-venv tests); downloaded once."""
-    requirements = list(kp.RUNTIME_REQUIRES.get(variant, ()))
-    if not requirements:
-        return
-    kp.WHEELHOUSE.mkdir(parents=True, exist_ok=True)
-    base = [sys.executable, "-m", "pip", "download", "--quiet", "--disable-pip-version-check",
-            "--only-binary=:all:", "--dest", str(kp.WHEELHOUSE), *requirements]
-    offline = subprocess.run(base + ["--no-index", "--find-links", str(kp.WHEELHOUSE)],
-                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    if offline.returncode != 0 and subprocess.run(base).returncode != 0:
-        raise SystemExit(f"could not download {', '.join(requirements)} into {kp.WHEELHOUSE}")
-
-
 def declare_runtime_requires(tree: Path, variant: str) -> None:
     """Write the variant's run-time requirements (kp.RUNTIME_REQUIRES) into
     the tree's pyproject.toml, so that its wheel declares them: the sdist's
@@ -317,7 +301,9 @@ def first_error(log: Path) -> str:
 def build_one(name: str, force: bool) -> bool:
     """Build (or keep) one variant's wheel and install it for the tests."""
     built = build(name, force)
-    fill_wheelhouse(name)
+    # The run-time requirements, and theirs (hpy needs setuptools), for the
+    # fresh-venv tests' offline installs.
+    portkit.fill_wheelhouse(kp.RUNTIME_REQUIRES.get(name, ()), kp.WHEELHOUSE)
     kp.ensure_site(name)
     return built
 

@@ -189,35 +189,23 @@ print(json.dumps({"seconds": seconds, "checksum": checksum.hex()}))
 
 # -- statistics -------------------------------------------------------------
 
-def median(values):
-    ordered = sorted(values)
-    n = len(ordered)
-    middle = n // 2
-    return ordered[middle] if n % 2 else (ordered[middle - 1] + ordered[middle]) / 2
+def summary_of(report):
+    """The summary every port writes (eval/results/schema.py), from the
+    timed runs and their instruction counts."""
+    from eval.results.schema import port_summary   # see summarize()
 
-
-def median_ci(values, level=0.95):
-    """Distribution-free confidence interval of the median.
-
-    [x_(k), x_(n+1-k)] (order statistics) covers the median with probability
-    1 - 2 P(Binomial(n, 1/2) < k); k is the largest that keeps this >= level.
-    Below 6 values no interval reaches 95%: then the full range is returned
-    with its (lower) coverage, which the caller reports.
-    """
-    ordered = sorted(values)
-    n = len(ordered)
-
-    def coverage(k):
-        tail = sum(math.comb(n, i) for i in range(k)) / 2 ** n
-        return 1 - 2 * tail
-
-    k = 1
-    while k + 1 <= (n + 1) // 2 and coverage(k + 1) >= level:
-        k += 1
-    return (ordered[k - 1], ordered[n - k]), coverage(k)
+    counts = report["instructions"] and report["instructions"]["per_repeat"]
+    return port_summary(
+        "seconds per run of the workload", report["reference"],
+        {w: {v: t["runs"] for v, t in by_variant.items()} for w, by_variant in report["times"].items()},
+        counts, "instructions per repeat of the workload")
 
 
 def summarize(values):
+    # Imported here: workers load this module with the standard library
+    # only; main() imports piconumpy_variants, which makes eval/ importable.
+    from eval.harness.stats import median, median_ci
+
     (low, high), cover = median_ci(values)
     return {
         "runs": values,
@@ -414,6 +402,7 @@ def main(argv=None):
                                if pv.REFERENCE in measured_variants else None)
                            for w in workloads},
             }
+    report["summary"] = summary_of(report)
 
     args.output.parent.mkdir(parents=True, exist_ok=True)
     args.output.write_text(json.dumps(report, indent=2) + "\n")

@@ -48,6 +48,7 @@ from piconumpy_variants import (
     TRANSLATED_SOURCE, VARIANTS, Variant, build_error_file, cystck_patch_text, dist_name,
     ensure_site, parse_variant_list, wheel_path,
 )
+import portkit  # noqa: E402  (piconumpy_variants puts ports/ on sys.path)
 
 WHEELHOUSE = BUILD_ROOT / "wheelhouse"
 
@@ -165,21 +166,6 @@ def refresh_patch() -> None:
     print(f"wrote {CYSTCK_PATCH.relative_to(REPO_ROOT)}: {changed} changed lines")
 
 
-def fill_wheelhouse(requirements: list[str]) -> None:
-    """Download the run-time requirements (and theirs) as wheels, once."""
-    if not requirements:
-        return
-    WHEELHOUSE.mkdir(parents=True, exist_ok=True)
-    base = [sys.executable, "-m", "pip", "download", "--quiet",
-            "--disable-pip-version-check", "--only-binary=:all:",
-            "--dest", str(WHEELHOUSE), *requirements]
-    # Offline first: when the wheels are already there, no index is asked.
-    offline = subprocess.run(base + ["--no-index", "--find-links", str(WHEELHOUSE)],
-                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    if offline.returncode != 0 and subprocess.run(base).returncode != 0:
-        raise SystemExit(f"could not download {', '.join(requirements)} into {WHEELHOUSE}")
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--variants", help="comma-separated variant names (default: all)")
@@ -207,7 +193,8 @@ def main() -> None:
         wheel = wheel_path(name)
         status = f"built in {time.perf_counter() - start:.1f} s" if built else "up to date"
         print(f"  {name:<14} {wheel.relative_to(REPO_ROOT)} ({status})")
-    fill_wheelhouse(sorted({r for n in names for r in VARIANTS[n].install_requires}))
+    portkit.fill_wheelhouse(sorted({r for n in names for r in VARIANTS[n].install_requires}),
+                            WHEELHOUSE)
 
 
 if __name__ == "__main__":

@@ -1,7 +1,10 @@
 """portkit.build_variants: a failed variant does not stop the others, its
-reason is kept until it builds again, and the run fails naming it."""
+reason is kept until it builds again, and the run fails naming it.
+portkit.fill_wheelhouse: offline first, with or without dependencies."""
+import os
 import subprocess
 import sys
+import zipfile
 from pathlib import Path
 
 import pytest
@@ -46,3 +49,48 @@ def test_a_variant_that_builds_again_loses_its_old_error(tmp_path):
     (tmp_path / "fixed" / "build.error").write_text("old reason\n")
     run(tmp_path, {"fixed": True}, [])
     assert not (tmp_path / "fixed" / "build.error").exists()
+
+
+def make_wheel(folder, name, requires=()):
+    """A minimal pure-Python wheel `name`-1.0 in `folder`."""
+    folder.mkdir(parents=True, exist_ok=True)
+    info = f"{name}-1.0.dist-info"
+    metadata = f"Metadata-Version: 2.1\nName: {name}\nVersion: 1.0\n" + "".join(
+        f"Requires-Dist: {r}\n" for r in requires)
+    with zipfile.ZipFile(folder / f"{name}-1.0-py3-none-any.whl", "w") as wheel:
+        wheel.writestr(f"{name}/__init__.py", "")
+        wheel.writestr(f"{info}/METADATA", metadata)
+        wheel.writestr(f"{info}/WHEEL", "Wheel-Version: 1.0\nGenerator: test\n"
+                                        "Root-Is-Purelib: true\nTag: py3-none-any\n")
+        wheel.writestr(f"{info}/RECORD", "")
+
+
+def no_index_env(tmp_path):
+    """pip's environment whose index is an empty local folder: a download
+    that the wheelhouse cannot satisfy fails, without the network."""
+    (tmp_path / "empty-index").mkdir()
+    return dict(os.environ, PIP_CONFIG_FILE=os.devnull,
+                PIP_INDEX_URL=(tmp_path / "empty-index").as_uri())
+
+
+def test_fill_wheelhouse_is_satisfied_offline_by_the_wheels_it_has(tmp_path):
+    wheelhouse = tmp_path / "wheelhouse"
+    make_wheel(wheelhouse, "leaf")
+    make_wheel(wheelhouse, "tree", requires=["leaf"])
+    portkit.fill_wheelhouse(["tree==1.0"], wheelhouse, env=no_index_env(tmp_path))
+    assert sorted(p.name for p in wheelhouse.iterdir()) == [
+        "leaf-1.0-py3-none-any.whl", "tree-1.0-py3-none-any.whl"]
+
+
+def test_fill_wheelhouse_wants_the_dependencies_unless_told_not_to(tmp_path):
+    wheelhouse = tmp_path / "wheelhouse"
+    make_wheel(wheelhouse, "tree", requires=["missing-leaf"])
+    env = no_index_env(tmp_path)
+    portkit.fill_wheelhouse(["tree"], wheelhouse, deps=False, env=env)
+    with pytest.raises(SystemExit, match=r"could not download tree into "):
+        portkit.fill_wheelhouse(["tree"], wheelhouse, env=env)
+
+
+def test_fill_wheelhouse_of_nothing_makes_no_folder(tmp_path):
+    portkit.fill_wheelhouse((), tmp_path / "wheelhouse")
+    assert not (tmp_path / "wheelhouse").exists()

@@ -63,6 +63,8 @@ import time
 from pathlib import Path
 
 import ujson_port as port
+from eval.harness.stats import median, median_ci  # (ujson_port puts it on sys.path)
+from eval.results.schema import port_summary
 import workloads
 
 WORKLOADS_FILE = Path(workloads.__file__).resolve()
@@ -78,28 +80,16 @@ MEMORY_HANDLE_LIMIT = 1024
 # statistics
 # ---------------------------------------------------------------------------
 
-def median(values):
-    s = sorted(values)
-    n = len(s)
-    return s[n // 2] if n % 2 else (s[n // 2 - 1] + s[n // 2]) / 2
-
-
-def median_ci(values, level=0.95):
-    """Distribution-free confidence interval of the median: order statistics
-    (k, n+1-k) with the largest k whose coverage 1 - 2 P(Bin(n, 1/2) < k)
-    is at least ``level`` (k = 1, the full range, when n is too small).
-    Returns ((low, high), coverage)."""
-    s = sorted(values)
-    n = len(s)
-
-    def coverage(k):
-        below = sum(math.comb(n, i) for i in range(k)) / 2 ** n
-        return 1 - 2 * below
-
-    k = 1
-    while k + 1 <= (n + 1) // 2 and coverage(k + 1) >= level:
-        k += 1
-    return (s[k - 1], s[n - k]), coverage(k)
+def summary_of(report):
+    """The summary every port writes (eval/results/schema.py), from the
+    loads/dumps timings and their instruction counts."""
+    timed = report.get("loads_dumps", {}).get("workloads", {})
+    counted = report.get("instructions", {}).get("workloads", {})
+    return port_summary(
+        f"seconds per {report.get('loads_dumps', {}).get('iterations_per_sample')} calls",
+        report["reference"],
+        {op: {v: s["samples"] for v, s in w["seconds"].items()} for op, w in timed.items()},
+        {op: w["instructions_per_call"] for op, w in counted.items()}, "instructions per call")
 
 
 def summarize(samples):
@@ -498,6 +488,7 @@ def main():
             failed.append("the memory runs decoded different values")
     report["load_average_at_end"] = list(os.getloadavg())
     report["failed"] = failed
+    report["summary"] = summary_of(report)
 
     args.output.parent.mkdir(parents=True, exist_ok=True)
     args.output.write_text(json.dumps(report, indent=2) + "\n")

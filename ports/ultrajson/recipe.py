@@ -217,21 +217,6 @@ def patch_size(text: str) -> tuple[int, int]:
     return added, removed
 
 
-def fill_wheelhouse(variant: str) -> None:
-    """The variant's run-time requirements as wheels in WHEELHOUSE, so that
-    its wheel installs offline (the fresh-venv test); downloaded once."""
-    requirements = list(port.RUNTIME_REQUIRES.get(variant, ()))
-    if not requirements:
-        return
-    port.WHEELHOUSE.mkdir(parents=True, exist_ok=True)
-    base = [sys.executable, "-m", "pip", "download", "--quiet", "--disable-pip-version-check",
-            "--only-binary=:all:", "--dest", str(port.WHEELHOUSE), *requirements]
-    offline = subprocess.run(base + ["--no-index", "--find-links", str(port.WHEELHOUSE)],
-                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    if offline.returncode != 0 and subprocess.run(base).returncode != 0:
-        raise SystemExit(f"could not download {', '.join(requirements)} into {port.WHEELHOUSE}")
-
-
 def unified_diff(old_root: Path, new_root: Path, rels) -> str:
     """A patch -p1 diff of the files ``rels`` between two trees."""
     chunks = []
@@ -348,7 +333,8 @@ def build_one(variant: str, force: bool) -> bool:
         translate()
     elif variant in port.HPY_ABI:
         prepare_hpy()
-    fill_wheelhouse(variant)
+    # The run-time requirements, for the fresh-venv test's offline install.
+    portkit.fill_wheelhouse(port.RUNTIME_REQUIRES.get(variant, ()), port.WHEELHOUSE)
     built = build_wheel(variant, force)
     port.ensure_site(variant)
     return built

@@ -2,26 +2,20 @@
 the cystck sdist and wheel built from a copy of this checkout (once per
 session)."""
 import os
-import subprocess
 import sys
 
 import pytest
 
 from packaging_harness import BUILD_TOOLS, TOOLS_WHEELHOUSE, copy_checkout, pip_env, run
+import portkit  # noqa: E402  (packaging_harness puts ports/ on sys.path)
 
 
 @pytest.fixture(scope="session")
 def tools_wheelhouse():
     """A folder of wheels of BUILD_TOOLS: offline if it has them already,
     else downloaded from PyPI once."""
-    TOOLS_WHEELHOUSE.mkdir(parents=True, exist_ok=True)
-    download = [sys.executable, "-m", "pip", "download", "--quiet", "--only-binary=:all:",
-                "--no-deps", "--dest", TOOLS_WHEELHOUSE, *BUILD_TOOLS]
-    offline = subprocess.run([str(c) for c in download], env=pip_env(TOOLS_WHEELHOUSE),
-                             capture_output=True)
-    if offline.returncode != 0:
-        env = dict(os.environ, PIP_CONFIG_FILE=os.devnull)
-        run(download, env=env)
+    portkit.fill_wheelhouse(BUILD_TOOLS, TOOLS_WHEELHOUSE, deps=False,
+                            env=dict(os.environ, PIP_CONFIG_FILE=os.devnull))
     return TOOLS_WHEELHOUSE
 
 

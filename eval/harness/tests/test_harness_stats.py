@@ -2,7 +2,7 @@ import math
 
 import pytest
 
-from eval.harness.stats import mean_ci, ratio_ci, t_cdf, t_quantile
+from eval.harness.stats import mean_ci, median, median_ci, ratio_ci, t_cdf, t_quantile
 
 
 @pytest.mark.parametrize("df, expected", [
@@ -45,3 +45,33 @@ def test_ratio_ci_is_geometric_and_multiplicatively_symmetric():
     assert ratio_ci([1.2, 1.2, 1.2]).as_dict()["ci95"] == pytest.approx([1.2, 1.2])
     with pytest.raises(ValueError):
         ratio_ci([1.0, 0.0])
+
+
+@pytest.mark.parametrize("n, k, coverage", [
+    # k from the binomial tables: the largest k with
+    # 1 - 2 P(Bin(n, 1/2) < k) >= 0.95.
+    (6, 1, 0.96875),
+    (9, 2, 1 - 20 / 512),
+    (10, 2, 0.978515625),
+    (20, 6, 0.9586),
+    (30, 10, 0.9572),
+])
+def test_median_ci_takes_the_order_statistics_that_keep_95_percent(n, k, coverage):
+    values = [float(v) for v in range(n, 0, -1)]     # n..1, unsorted on purpose
+    (low, high), got = median_ci(values)
+    assert (low, high) == (float(k), float(n + 1 - k))
+    assert got == pytest.approx(coverage, abs=1e-4)
+    assert got >= 0.95
+
+
+def test_median_ci_below_six_values_is_the_range_with_its_coverage():
+    assert median_ci([5, 1, 3, 2, 4]) == ((1, 5), pytest.approx(1 - 2 / 32))
+    assert median_ci([1.0, 2.0, 3.0]) == ((1.0, 3.0), pytest.approx(0.75))
+    assert median_ci([7.0]) == ((7.0, 7.0), 0.0)
+    with pytest.raises(ValueError):
+        median_ci([])
+
+
+def test_median_of_even_count_is_the_mean_of_the_middle_two():
+    assert median([3, 1, 2, 10]) == 2.5
+    assert median([3, 1, 2]) == 2

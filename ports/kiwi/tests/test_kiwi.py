@@ -185,3 +185,14 @@ def test_wheel_installs_in_fresh_venv(variant, tmp_path):
     if check.returncode != 0:
         pytest.fail(f"import {_describe(check)}", pytrace=False)
     assert check.stdout.strip() == f"{kp.VERSION} {'hpy' if requires else 'no hpy'}"
+
+
+def test_bench_summary_is_derived_from_the_results_alone():
+    """bench_kiwi.summary_of() rebuilds the committed eval/results/kiwi.json
+    summary (eval/results/schema.py) from that file's own data."""
+    import json
+
+    import bench_kiwi
+
+    committed = json.loads((kp.REPO_ROOT / "eval" / "results" / "kiwi.json").read_text())
+    assert bench_kiwi.summary_of(committed) == committed["summary"]

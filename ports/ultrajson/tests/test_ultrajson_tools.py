@@ -17,6 +17,7 @@ import metrics  # noqa: E402
 import recipe  # noqa: E402
 import ujson_port as port  # noqa: E402
 import workloads  # noqa: E402
+from eval.results import schema  # noqa: E402  (ujson_port puts the repository on sys.path)
 
 
 def run_in(variant, code, env=None, timeout=300):
@@ -68,17 +69,6 @@ def test_handle_limit_is_enforced():
 # ---------------------------------------------------------------------------
 # benchmark
 # ---------------------------------------------------------------------------
-
-def test_median_and_ci():
-    assert bench.median([3.0, 1.0, 2.0]) == 2.0
-    assert bench.median([4.0, 1.0, 3.0, 2.0]) == 2.5
-    values = [float(v) for v in range(10, 0, -1)]
-    (low, high), coverage = bench.median_ci(values)
-    assert (low, high) == (2.0, 9.0)                 # k = 2 for n = 10
-    assert coverage == pytest.approx(0.978515625)
-    (low, high), coverage = bench.median_ci([1.0, 2.0, 3.0])
-    assert (low, high) == (1.0, 3.0) and coverage == pytest.approx(0.75)
-
 
 def test_harness_interface():
     """What eval/harness/PORT_INTERFACE.md asks of the workload module:
@@ -147,6 +137,19 @@ def test_quick_benchmark_runs(tmp_path):
     assert set(report["benchmark_py"]["geometric_mean_ratio"]) == ported
     mem = report["memory"]
     assert mem["same_result"] and set(mem["peak_rss_mib"]) == {*port.VARIANTS, "cystck_handle_limit"}
+    # The summary every port writes (eval/results/schema.py).
+    assert schema.validate(report) == []
+    for op in ("loads", "dumps"):
+        for variant in ported:
+            assert (report["summary"]["workloads"][op][variant]["ratio"]
+                    == ld["workloads"][op]["ratio"][variant]["ratio_of_medians"])
+
+
+def test_bench_summary_is_derived_from_the_results_alone():
+    """summary_of() rebuilds the committed eval/results/ultrajson.json
+    summary from that file's own data."""
+    committed = json.loads((port.RESULTS_DIR / "ultrajson.json").read_text())
+    assert bench.summary_of(committed) == committed["summary"]
 
 
 # ---------------------------------------------------------------------------

@@ -44,7 +44,10 @@ extern "C" {
  * that GCC moves them out of the hot code of every inline wrapper.
  * CYSTCK_ALWAYS_INLINE is for an extension's own small hot helpers: the
  * inlined handle checks make callers bigger, and GCC may then stop inlining
- * helpers that it inlines in the stock build. */
+ * helpers that it inlines in the stock build.  _CYSTCK_ASSUME(x) tells the
+ * compiler x holds (tests of it fold away).  _CYSTCK_CALLER() is the address
+ * a runtime function returns to, in the extension code that called it, for
+ * messages that name the offending C line (NULL where unknown). */
 
 #if defined(__GNUC__) || defined(__clang__)
 #  define Cystck_likely(x)   __builtin_expect(!!(x), 1)
@@ -54,6 +57,8 @@ extern "C" {
 #  define CYSTCK_NOINLINE    __attribute__((noinline))
 #  define CYSTCK_COLD        __attribute__((cold))
 #  define CYSTCK_ALWAYS_INLINE inline __attribute__((always_inline))
+#  define _CYSTCK_ASSUME(x)  do { if (!(x)) __builtin_unreachable(); } while (0)
+#  define _CYSTCK_CALLER()   __builtin_return_address(0)
 #else
 #  define Cystck_likely(x)   (x)
 #  define Cystck_unlikely(x) (x)
@@ -62,6 +67,8 @@ extern "C" {
 #  define CYSTCK_NOINLINE
 #  define CYSTCK_COLD
 #  define CYSTCK_ALWAYS_INLINE inline
+#  define _CYSTCK_ASSUME(x)  ((void)0)
+#  define _CYSTCK_CALLER()   NULL
 #endif
 
 /* Inline handle slots and return-stack entries in every call's frame; past

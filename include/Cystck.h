@@ -175,15 +175,15 @@ CYSTCK_INTERNAL void _Cystck_RuntimeInit(void);
  * slow (heap chunks, stack or arguments), opened in debug mode, checked by
  * debug mode.  Each fact about them is tested by one function below. */
 
-/* No handle slot yet: opened in debug mode, before its first handle.  Only debug mode opens a
- * frame with no inline slot (_Cystck_OpenFrame: end == base == slots), and
- * every way out of that state gives it slots, so end > base ever after: its
- * first handle or scope gate moves it to its debug record's slots
- * (_Cystck_DebugFirstHandle), and with no memory for the record
- * _Cystck_GoSlow gives back the inline ones.  Heap chunks are only chained
- * after that.  So this one test stands for "end == slots" while the frame
- * is inline (base is slots then) and for "base == slots" once it has a
- * debug record (the record's slots are the first it gets). */
+/* No handle slot yet: opened in debug mode, before its first handle.
+ * Only debug mode opens a frame with no inline slot (_Cystck_OpenFrame:
+ * end == base == slots), and every way out of that state gives it slots,
+ * so end > base ever after: its first handle or scope gate moves it to its
+ * debug record's slots (_Cystck_DebugFirstHandle), and with no memory for
+ * the record _Cystck_GoSlow gives back the inline ones.  Heap chunks are
+ * only chained after that.  So this one test also says "end == slots"
+ * while the frame is inline (base is slots then) and "base == slots" once
+ * it has a debug record (the record's slots are the first it gets). */
 static inline int _Cystck_NoSlotsYet(const Cystck_State *S) { return S->end == S->base; }
 
 /* Is this frame checked by debug mode?  Building with CYSTCK_NO_DEBUG_MODE

@@ -44,7 +44,10 @@ extern "C" {
  * that GCC moves them out of the hot code of every inline wrapper.
  * CYSTCK_ALWAYS_INLINE is for an extension's own small hot helpers: the
  * inlined handle checks make callers bigger, and GCC may then stop inlining
- * helpers that it inlines in the stock build. */
+ * helpers that it inlines in the stock build.  _CYSTCK_ASSUME(x) tells the
+ * compiler x holds (tests of it fold away).  _CYSTCK_CALLER() is the address
+ * a runtime function returns to, in the extension code that called it, for
+ * messages that name the offending C line (NULL where unknown). */
 
 #if defined(__GNUC__) || defined(__clang__)
 #  define Cystck_likely(x)   __builtin_expect(!!(x), 1)
@@ -54,6 +57,8 @@ extern "C" {
 #  define CYSTCK_NOINLINE    __attribute__((noinline))
 #  define CYSTCK_COLD        __attribute__((cold))
 #  define CYSTCK_ALWAYS_INLINE inline __attribute__((always_inline))
+#  define _CYSTCK_ASSUME(x)  do { if (!(x)) __builtin_unreachable(); } while (0)
+#  define _CYSTCK_CALLER()   __builtin_return_address(0)
 #else
 #  define Cystck_likely(x)   (x)
 #  define Cystck_unlikely(x) (x)
@@ -62,6 +67,8 @@ extern "C" {
 #  define CYSTCK_NOINLINE
 #  define CYSTCK_COLD
 #  define CYSTCK_ALWAYS_INLINE inline
+#  define _CYSTCK_ASSUME(x)  ((void)0)
+#  define _CYSTCK_CALLER()   NULL
 #endif
 
 /* Inline handle slots and return-stack entries in every call's frame; past
@@ -164,6 +171,21 @@ CYSTCK_INTERNAL Cystck_Object *_Cystck_HeapArgs(Cystck_State *S, PyObject *const
                                                 Cystck_ssize_t n);
 CYSTCK_INTERNAL void _Cystck_RuntimeInit(void);
 
+/* The frame's states (drawn in docs/runtime.md, "Frame states"): inline,
+ * slow (heap chunks, stack or arguments), opened in debug mode, checked by
+ * debug mode.  Each fact about them is tested by one function below. */
+
+/* No handle slot yet: opened in debug mode, before its first handle.
+ * Only debug mode opens a frame with no inline slot (_Cystck_OpenFrame:
+ * end == base == slots), and every way out of that state gives it slots,
+ * so end > base ever after: its first handle or scope gate moves it to its
+ * debug record's slots (_Cystck_DebugFirstHandle), and with no memory for
+ * the record _Cystck_GoSlow gives back the inline ones.  Heap chunks are
+ * only chained after that.  So this one test also says "end == slots"
+ * while the frame is inline (base is slots then) and "base == slots" once
+ * it has a debug record (the record's slots are the first it gets). */
+static inline int _Cystck_NoSlotsYet(const Cystck_State *S) { return S->end == S->base; }
+
 /* Is this frame checked by debug mode?  Building with CYSTCK_NO_DEBUG_MODE
  * removes debug mode (and the tests for it) from the inline paths; it exists
  * to measure what debug mode costs a release build, which should be nothing. */
@@ -173,9 +195,8 @@ CYSTCK_INTERNAL void _Cystck_RuntimeInit(void);
 #define _CYSTCK_INLINE_ROOM() CYSTCK_INLINE_HANDLES
 #else
 #define _CYSTCK_CHECKED(S) ((S)->sp_limit & _CYSTCK_SLOW_DEBUG)
-/* Opened in debug mode, not checked yet: no slow path has run (see
- * _Cystck_OpenFrame); only debug mode gives a frame no inline slot. */
-#define _CYSTCK_DEBUG_PENDING(S) (!_CYSTCK_IS_SLOW(S) && (S)->end == (S)->base)
+/* Opened in debug mode, not checked yet: no slow path has run. */
+#define _CYSTCK_DEBUG_PENDING(S) (!_CYSTCK_IS_SLOW(S) && _Cystck_NoSlotsYet(S))
 #define _CYSTCK_INLINE_ROOM() _Cystck_inline_room
 #endif
 
@@ -192,6 +213,30 @@ static inline Cystck_ssize_t _Cystck_StackRoom(Cystck_State *S)
 static inline Cystck_Object _Cystck_H(PyObject **p) { Cystck_Object h; h._p = p; return h; }
 /* The object behind a handle, or NULL for a null (or released) handle. */
 static inline PyObject *_Cystck_Get(Cystck_Object h) { return h._p ? *h._p : NULL; }
+
+/* Is p in the slots [base, top)?  Compared as integers: p may point
+ * anywhere (an argument, a constant, a reference cell). */
+static inline int _Cystck_InSlots(PyObject **p, PyObject **base, PyObject **top)
+{
+    return (uintptr_t)p >= (uintptr_t)base && (uintptr_t)p < (uintptr_t)top;
+}
+/* Is p a live slot of the current chunk (or of the inline slots)? */
+static inline int _Cystck_InCurrentChunk(Cystck_State *S, PyObject **p)
+{
+    return _Cystck_InSlots(p, S->base, S->top);
+}
+
+/* Pop released (NULL) slots off the top, so that slots released out of
+ * order are reclaimed, and step back to the previous chunk when the current
+ * one empties (which _Cystck_PopChunk leaves to debug mode's quarantine in a
+ * checked frame). */
+static inline void _Cystck_TrimTop(Cystck_State *S)
+{
+    while (S->top > S->base && S->top[-1] == NULL)
+        --S->top;
+    if (Cystck_unlikely(S->top == S->base && _CYSTCK_IS_SLOW(S) && S->chunk != NULL))
+        _Cystck_PopChunk(S);
+}
 
 /* PyFloat_AsDouble with an exact float read inline (CystckFloat_AsDouble and
  * the typed item accessors): numeric code mostly converts floats. */
@@ -248,7 +293,7 @@ static inline PyObject *_Cystck_Consume(Cystck_State *S, Cystck_Object h)
 {
     PyObject *o = *h._p;
     if (Cystck_likely(!_CYSTCK_IS_SLOW(S))) {
-        if ((uintptr_t)h._p >= (uintptr_t)S->base && (uintptr_t)h._p < (uintptr_t)S->top) {
+        if (_Cystck_InCurrentChunk(S, h._p)) {
             if (h._p == S->top - 1)
                 --S->top;
             else
@@ -298,15 +343,11 @@ static inline void Cystck_Drop(Cystck_State *S, Cystck_Object h)
 {
     if (h._p == NULL)   /* first: cheapest for Py_XDECREF of members never set */
         return;
-    if (Cystck_likely((uintptr_t)h._p >= (uintptr_t)S->base && (uintptr_t)h._p < (uintptr_t)S->top &&
-                      !_CYSTCK_CHECKED(S))) {
+    if (Cystck_likely(_Cystck_InCurrentChunk(S, h._p) && !_CYSTCK_CHECKED(S))) {
         PyObject *o = *h._p;
         if (h._p == S->top - 1) {
             --S->top;
-            while (S->top > S->base && S->top[-1] == NULL)
-                --S->top;
-            if (Cystck_unlikely(S->top == S->base && _CYSTCK_IS_SLOW(S) && S->chunk != NULL))
-                _Cystck_PopChunk(S);
+            _Cystck_TrimTop(S);
         }
         else {
             *h._p = NULL;
@@ -315,9 +356,8 @@ static inline void Cystck_Drop(Cystck_State *S, Cystck_Object h)
         return;
     }
     /* An argument, constant or reference handle of an inline frame (not
-     * one opened in debug mode, whose end is its first slot): nothing to
-     * release. */
-    if (Cystck_likely(!_CYSTCK_IS_SLOW(S) && S->end != S->base))
+     * one opened in debug mode): nothing to release. */
+    if (Cystck_likely(!_CYSTCK_IS_SLOW(S) && !_Cystck_NoSlotsYet(S)))
         return;
     _Cystck_DropSlow(S, h);
 }

@@ -70,7 +70,7 @@ Cystck_Scope _Cystck_DebugOpenScope(Cystck_State *S)
     Cystck_Scope sc;
     _Cystck_GoSlow(S);
     df = S->debug;
-    if (df != NULL && S->base == S->slots)
+    if (df != NULL && _Cystck_NoSlotsYet(S))
         _Cystck_DebugFirstHandle(S);
     sc.top = S->top;
     sc.end = S->end;

@@ -23,8 +23,6 @@ struct _Cystck_Chunk {
 
 static Cystck_ssize_t handle_limit = CYSTCK_DEFAULT_HANDLE_LIMIT;
 
-static void trim_top(Cystck_State *S);
-
 Cystck_ssize_t Cystck_HandleLimit(void) { return handle_limit; }
 
 void _Cystck_SetHandleLimit(Cystck_ssize_t limit) { handle_limit = limit; }
@@ -53,7 +51,7 @@ void _Cystck_GoSlow(Cystck_State *S)
     S->heap_args = NULL;
     S->debug = NULL;
     set_stack_end(S, S->stack + CYSTCK_INLINE_STACK, _CYSTCK_SLOW);
-    if (S->end == S->slots) {
+    if (_Cystck_NoSlotsYet(S)) {
         /* Opened in debug mode (see _Cystck_OpenFrame): checked from now
          * on, or, out of memory for the record, unchecked with its slots. */
         S->debug = _Cystck_DebugNewFrame(NULL);
@@ -146,7 +144,7 @@ static int grow_handles(Cystck_State *S, Cystck_ssize_t need)
     Cystck_ssize_t used, prev_cap, cap;
     struct _Cystck_Chunk *c;
     _Cystck_GoSlow(S);
-    if (S->debug != NULL && S->base == S->slots) {
+    if (S->debug != NULL && _Cystck_NoSlotsYet(S)) {
         _Cystck_DebugFirstHandle(S);
         if (S->end - S->top >= need)
             return 0;
@@ -178,6 +176,17 @@ static int grow_handles(Cystck_State *S, Cystck_ssize_t need)
     return 0;
 }
 
+/* Make the previous chunk (or the inline or debug slots) current again,
+ * where the current chunk c was chained: c's slots are no longer the
+ * frame's, and the caller gives c back. */
+static inline void leave_chunk(Cystck_State *S, struct _Cystck_Chunk *c)
+{
+    S->top = c->saved_top;
+    S->base = c->saved_base;
+    S->end = c->saved_end;
+    S->chunk = c->prev;
+}
+
 /* The current heap chunk is empty: go back to the previous one, so handles
  * made from now on fill it again (a segmented stack). */
 void _Cystck_PopChunk(Cystck_State *S)
@@ -185,12 +194,9 @@ void _Cystck_PopChunk(Cystck_State *S)
     struct _Cystck_Chunk *c = chunk_of(S);
     if (c == NULL || S->top != S->base || S->debug != NULL)
         return;
-    S->top = c->saved_top;
-    S->base = c->saved_base;
-    S->end = c->saved_end;
-    S->chunk = c->prev;
+    leave_chunk(S, c);
     recycle_chunk(c);
-    trim_top(S);
+    _Cystck_TrimTop(S);
 }
 
 PyObject **_Cystck_OwnSlow(Cystck_State *S, PyObject *o)
@@ -254,14 +260,14 @@ Cystck_Object *_Cystck_HeapArgs(Cystck_State *S, PyObject *const *args, Cystck_s
     return h;
 }
 
-/* Which chunk (or the inline/debug base, returned as NULL with *inl set)
- * owns slot p?  Returns 1 if p is a live owned slot of this frame. */
+/* Is p a live owned slot of this frame, in any of its chunks (or its
+ * inline or debug slots)?  1 or 0. */
 int _Cystck_OwnsSlot(Cystck_State *S, PyObject **p)
 {
     struct _Cystck_Chunk *c = chunk_of(S);
     PyObject **top = S->top, **base = S->base;
     for (;;) {
-        if ((uintptr_t)p >= (uintptr_t)base && (uintptr_t)p < (uintptr_t)top)
+        if (_Cystck_InSlots(p, base, top))
             return 1;
         if (c == NULL)
             return 0;
@@ -269,15 +275,6 @@ int _Cystck_OwnsSlot(Cystck_State *S, PyObject **p)
         base = c->saved_base;
         c = c->prev;
     }
-}
-
-/* Pop released slots off the top so out-of-order drops are reclaimed. */
-static void trim_top(Cystck_State *S)
-{
-    while (S->top > S->base && S->top[-1] == NULL)
-        --S->top;
-    if (S->top == S->base && chunk_of(S) != NULL)
-        _Cystck_PopChunk(S);
 }
 
 static int is_constant(PyObject **p)
@@ -308,7 +305,7 @@ CYSTCK_NOINLINE void _Cystck_DropSlow(Cystck_State *S, Cystck_Object h)
     if (debug_of(S))
         _Cystck_DebugNoteReleased(S, 1);
     else
-        trim_top(S);
+        _Cystck_TrimTop(S);
 }
 
 PyObject *_Cystck_ConsumeSlow(Cystck_State *S, Cystck_Object h)
@@ -321,7 +318,7 @@ PyObject *_Cystck_ConsumeSlow(Cystck_State *S, Cystck_Object h)
         if (debug_of(S))
             _Cystck_DebugNoteReleased(S, 1);
         else
-            trim_top(S);
+            _Cystck_TrimTop(S);
     }
     else {
         Py_INCREF(o);
@@ -351,19 +348,23 @@ static void release_range(PyObject **base, PyObject **top, int poison)
     }
 }
 
-/* Release everything the frame holds: handles, heap chunks, heap stack
- * entries were already consumed or released by the caller. */
+/* Release the handles of the current heap chunk (poisoning them in debug
+ * mode) and give the chunk back: what closing a frame or a scope does to
+ * each chunk opened inside it. */
+static void drop_chunk(Cystck_State *S)
+{
+    struct _Cystck_Chunk *c = S->chunk;
+    release_range(c->slots, S->top, S->debug != NULL);
+    leave_chunk(S, c);
+    free_chunk(S, c);
+}
+
+/* Release every handle and heap chunk of a slow frame, and its heap
+ * arguments (release_stack empties its return stack). */
 static void release_frame(Cystck_State *S)
 {
-    while (S->chunk != NULL) {
-        struct _Cystck_Chunk *c = S->chunk;
-        release_range(c->slots, S->top, S->debug != NULL);
-        S->top = c->saved_top;
-        S->base = c->saved_base;
-        S->end = c->saved_end;
-        S->chunk = c->prev;
-        free_chunk(S, c);
-    }
+    while (S->chunk != NULL)
+        drop_chunk(S);
     if (S->debug != NULL)
         _Cystck_DebugCloseFrame(S);
     else
@@ -458,15 +459,8 @@ CYSTCK_NOINLINE void _Cystck_CloseScopeSlow(Cystck_State *S, Cystck_Scope sc)
     if (S->debug != NULL && _Cystck_DebugCloseScope(S, sc, _CYSTCK_CALLER()) < 0)
         return;     /* misuse reported; leave the gates as they are */
     /* Free chunks opened inside the scope, then trim the scope's chunk. */
-    while (S->end != sc.end && S->chunk != NULL) {
-        struct _Cystck_Chunk *c = S->chunk;
-        release_range(c->slots, S->top, S->debug != NULL);
-        S->top = c->saved_top;
-        S->base = c->saved_base;
-        S->end = c->saved_end;
-        S->chunk = c->prev;
-        free_chunk(S, c);
-    }
+    while (S->end != sc.end && S->chunk != NULL)
+        drop_chunk(S);
     if (S->top > sc.top) {
         release_range(sc.top, S->top, S->debug != NULL);
         if (S->debug == NULL)

@@ -6,14 +6,6 @@
 
 #include "Cystck.h"
 
-/* The address a runtime function returns to: in the extension's code that
- * called it, for messages that name the offending C line. */
-#if defined(__GNUC__) || defined(__clang__)
-#define _CYSTCK_CALLER() __builtin_return_address(0)
-#else
-#define _CYSTCK_CALLER() NULL
-#endif
-
 /* frames.c */
 CYSTCK_INTERNAL Cystck_Object _Cystck_BadArgAt(Cystck_State *S, const char *func, Cystck_Object h,
                                                const void *where);

@@ -39,9 +39,7 @@ Cystck_Ref Cystck_ref(Cystck_State *S, Cystck_Object h)
             debug_cells = r;
         }
     }
-#if defined(__GNUC__) || defined(__clang__)
-    r->creator = __builtin_return_address(0);
-#endif
+    r->creator = _CYSTCK_CALLER();   /* NULL where unknown: a recycled cell keeps no stale one */
     Py_INCREF(o);
     r->obj = o;
     r->live = 1;
@@ -59,11 +57,7 @@ void Cystck_unref(Cystck_State *S, Cystck_Ref r)
         _Cystck_SyncDebug(S);     /* so that closing the frame checks it */
         if (!PyErr_Occurred()) {
             char at[512], made[512];
-#if defined(__GNUC__) || defined(__clang__)
-            _Cystck_DescribeAddress(__builtin_return_address(0), at, sizeof(at));
-#else
-            PyOS_snprintf(at, sizeof(at), "?");
-#endif
+            _Cystck_DescribeAddress(_CYSTCK_CALLER(), at, sizeof(at));
             _Cystck_DescribeAddress(r->creator, made, sizeof(made));
             PyErr_Format(PyExc_SystemError,
                          "Cystck_unref: reference released twice, at %s (created at %s)%s",

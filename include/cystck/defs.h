@@ -88,10 +88,7 @@ static inline int _Cystck_FinishInt(Cystck_State *S, int r, const char *func)
  * functions it goes to. */
 static inline Cystck_Object _Cystck_HArg(PyObject **p)
 {
-#if defined(__GNUC__) || defined(__clang__)
-    if (*p == NULL)
-        __builtin_unreachable();
-#endif
+    _CYSTCK_ASSUME(*p != NULL);
     return _Cystck_H(p);
 }
 

@@ -176,11 +176,6 @@ CYSTCK_INTERNAL int CystckDict_Next(Cystck_State *S, Cystck_Object d, Cystck_ssi
 CYSTCK_INTERNAL void _Cystck_ReplaceSlow(Cystck_State *S, Cystck_Object *h, PyObject *o);
 CYSTCK_INTERNAL void _Cystck_ForgetSlow(Cystck_State *S, Cystck_Object *h);
 CYSTCK_INTERNAL void _Cystck_ForgetSlot(Cystck_State *S, Cystck_Object *h);   /* _Cystck_Forget, out of line */
-/* Is p a slot of the current chunk (or of the inline slots) below top? */
-static inline int _Cystck_InCurrentChunk(Cystck_State *S, PyObject **p)
-{
-    return (uintptr_t)p >= (uintptr_t)S->base && (uintptr_t)p < (uintptr_t)S->top;
-}
 /* Store a new reference o (stolen) in *h's slot, as _Cystck_Replace. */
 static inline void _Cystck_Store(Cystck_State *S, Cystck_Object *h, PyObject *o)
 {

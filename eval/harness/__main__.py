@@ -121,6 +121,7 @@ def collect(ports: list[Port], variants: tuple[str, ...], plan: Plan) -> dict:
         "variants": list(variants),
         "ports": port_results,
         "micro": sources.micro(),
+        "corpus": sources.corpus(),
         "migration": sources.migration([port.name for port in ports]),
         "paper": paper.load(),
     }
@@ -156,6 +157,8 @@ def main(argv: list[str] | None = None) -> int:
     started = datetime.datetime.now()
     if args.report_only:
         results = json.loads((args.output_dir / RESULTS_FILE).read_text())
+        # A results.json from before the corpus was part of the report.
+        results.setdefault("corpus", sources.corpus())
     else:
         plan = QUICK if args.quick else FULL
         ports = load_ports(plan.quick, args.ports)

@@ -2,6 +2,9 @@
 
 A variant that is missing or failed gets no bar: its place carries the word
 "missing" or "failed" instead, so a gap is never mistaken for zero.
+Ratios to the C API are drawn on a log scale (0.5 and 2 equally far from
+1) as bars from the labelled 1.0 line; a chart of quick-mode numbers says
+so on its face.
 """
 
 from __future__ import annotations
@@ -12,22 +15,29 @@ import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402  (after choosing the backend)
+from matplotlib.figure import Figure  # noqa: E402
 from matplotlib.patches import Patch  # noqa: E402
+from matplotlib.ticker import FixedLocator, NullFormatter  # noqa: E402
 
 from . import paper  # noqa: E402
-from .config import PAPER_APIS, REFERENCE, VARIANT_LABELS  # noqa: E402
-from .report import CHARTS  # noqa: E402
+from .config import PAPER_API_LABELS, REFERENCE, VARIANT_LABELS  # noqa: E402
+from .report import CHARTS, QUICK_WARNING  # noqa: E402
 
-COMPONENTS = (("python_s", "python", "Python", "#4c72b0"),
-              ("native_s", "native", "native", "#dd8452"),
-              ("system_s", "system", "system", "#55a868"))
 VARIANT_COLORS = {"stock": "#4c72b0", "hpy_cpython": "#dd8452", "hpy_universal": "#c44e52",
                   "cystck": "#55a868"}
+#: The bars of a group: our variants, and the paper's APIs (hatched).
+SLOTS = {v: (color, None, VARIANT_LABELS[v]) for v, color in VARIANT_COLORS.items()}
+SLOTS.update({f"paper:{api}": (color, "//", f"{PAPER_API_LABELS[api]}, paper")
+              for api, color in (("HPy", "#8c8c8c"), ("CyStck", VARIANT_COLORS["cystck"]))})
+#: Tick values of a ratio axis, as many of them as fall within its limits:
+#: finer within a range of less than 100x.
+RATIO_TICKS = tuple(m * 10.0 ** e for e in range(-3, 4) for m in (1, 2, 5))
+FINE_RATIO_TICKS = tuple(m * 10.0 ** e for e in range(-3, 4) for m in (1, 1.5, 2, 3, 5, 7))
 DPI = 110
 
 
-def _mark_absent(ax, x: float, status: str) -> None:
-    ax.text(x, 0, f" {status}", rotation=90, ha="center", va="bottom", fontsize=8,
+def _mark_absent(ax, x: float, y: float, status: str) -> None:
+    ax.text(x, y, f" {status}", rotation=90, ha="center", va="bottom", fontsize=8,
             color="#a00000")
 
 
@@ -44,145 +54,170 @@ def _error(entry: dict) -> list[list[float]] | None:
     return [[entry["mean"] - low], [high - entry["mean"]]]
 
 
-def _legend(ax) -> None:
-    """A legend with each label once."""
-    handles, labels = ax.get_legend_handles_labels()
-    unique = dict(zip(labels, handles, strict=True))
-    if unique:
-        ax.legend(unique.values(), unique.keys(), fontsize=7)
-
-
-def _save(fig, path: Path) -> None:
-    fig.tight_layout()
+def _save(fig: Figure, path: Path, quick: bool) -> Figure:
+    """Write the chart; quick-mode numbers carry the warning on the chart
+    itself.  Returns the (closed) figure, for the tests to inspect."""
+    if quick:
+        fig.text(0.5, 0.995, QUICK_WARNING.replace("`", ""), ha="center", va="top",
+                 fontsize=8, weight="bold", color="#a00000", wrap=True)
+        fig.tight_layout(rect=(0, 0, 1, 0.93))
+    else:
+        fig.tight_layout()
     fig.savefig(path, dpi=DPI)
     plt.close(fig)
+    return fig
 
 
-def _empty(path: Path, title: str, message: str) -> None:
+def _empty(path: Path, title: str, message: str, quick: bool) -> Figure:
     fig, ax = plt.subplots(figsize=(7, 2.5))
     ax.set_title(title)
     ax.text(0.5, 0.5, message, ha="center", va="center", wrap=True, transform=ax.transAxes)
     ax.set_axis_off()
-    _save(fig, path)
+    return _save(fig, path, quick)
 
 
-def table2(results: dict, path: Path) -> None:
-    """Stacked Python / native / system seconds per variant, ours on the
-    left, the paper's for the same extension on the right."""
-    groups = list(_groups(results))
-    variants = results["variants"]
-    if not groups:
-        _empty(path, "Time under Scalene", "No workload was measured.")
-        return
-    fig, axes = plt.subplots(len(groups), 2, figsize=(10, 3.2 * len(groups)), squeeze=False,
-                             gridspec_kw={"width_ratios": [len(variants), len(PAPER_APIS)]})
-    for (port, workload, data), (ours, theirs) in zip(groups, axes, strict=True):
-        for x, variant in enumerate(variants):
-            entry = data["scalene"][variant]
-            if entry["status"] != "ok":
-                _mark_absent(ours, x, entry["status"])
-                continue
-            bottom = 0.0
-            for key, _, label, color in COMPONENTS:
-                value = entry[key]["mean"]
-                ours.bar(x, value, bottom=bottom, color=color, label=label)
-                bottom += value
-            ours.errorbar(x, entry["total_s"]["mean"], yerr=_error(entry["total_s"]), fmt="_",
-                          color="black", capsize=4, markersize=14, label="total, 95% CI")
-        ours.set_xticks(range(len(variants)), [VARIANT_LABELS[v] for v in variants], fontsize=8)
-        ours.set_xlim(-0.6, len(variants) - 0.4)
-        ours.set_ylim(bottom=0)
-        ours.set_ylabel("seconds")
-        ours.set_title(f"{port['title']} {workload} (ours)", fontsize=10)
-        _legend(ours)
-        table = paper.table2(port["paper_row"])
-        if table is None:
-            theirs.text(0.5, 0.5, "not in the paper", ha="center", transform=theirs.transAxes)
-            theirs.set_axis_off()
-            continue
-        for x, api in enumerate(PAPER_APIS):
-            bottom = 0.0
-            for _, metric, _, color in COMPONENTS:
-                theirs.bar(x, table[api][metric], bottom=bottom, color=color, hatch="//",
-                           edgecolor="white")
-                bottom += table[api][metric]
-        theirs.set_xticks(range(len(PAPER_APIS)), PAPER_APIS, fontsize=8)
-        theirs.set_title(f"{port['paper_row']} (paper, Table 2)", fontsize=10)
-    _save(fig, path)
-
-
-def _grouped_bars(ax, groups: list[tuple[str, dict[str, dict]]], variants: list[str],
-                  value) -> None:
-    """Bars of value(entry) -> (mean, error) per group and variant."""
-    width = 0.8 / len(variants)
-    drawn = set()
+def _grouped_bars(ax, groups: list[tuple[str, dict[str, dict]]], value,
+                  base: float = 0.0) -> list[float]:
+    """Bars from `base` to value(entry) -> (mean, error) for each group's
+    slots (keys of SLOTS); returns every value drawn, error bars' ends
+    included, for the axis limits."""
+    width = 0.8 / max(len(entries) for _, entries in groups)
+    drawn: dict[str, None] = {}
+    values = []
     for g, (_, entries) in enumerate(groups):
-        for i, variant in enumerate(variants):
-            x = g + (i - (len(variants) - 1) / 2) * width
-            entry = entries[variant]
+        for i, (slot, entry) in enumerate(entries.items()):
+            x = g + (i - (len(entries) - 1) / 2) * width
             measured = value(entry) if entry["status"] == "ok" else None
             if measured is None:
-                _mark_absent(ax, x, entry["status"] if entry["status"] != "ok" else "n/a")
+                _mark_absent(ax, x, base, entry["status"] if entry["status"] != "ok" else "n/a")
                 continue
             mean, error = measured
-            ax.bar(x, mean, width, yerr=error, capsize=3, color=VARIANT_COLORS[variant])
-            drawn.add(variant)
+            color, hatch, _ = SLOTS[slot]
+            ax.bar(x, mean - base, width, bottom=base, yerr=error, capsize=3, color=color,
+                   hatch=hatch, edgecolor="white" if hatch else None)
+            if base:  # a ratio: its value, since a bar near 1.0 is hard to see
+                ax.text(x, mean, f"{mean:.2f}", ha="center", va="bottom" if mean >= base
+                        else "top", fontsize=6, zorder=4,
+                        bbox={"facecolor": "white", "edgecolor": "none", "alpha": 0.7, "pad": 0.5})
+            values.append(mean)
+            if error is not None:
+                values += [mean - error[0][0], mean + error[1][0]]
+            drawn[slot] = None
     ax.set_xticks(range(len(groups)), [name for name, _ in groups], fontsize=8)
     ax.set_xlim(-0.6, len(groups) - 0.4)
-    ax.set_ylim(bottom=0)  # every charted quantity is positive; a CI may reach below
     if drawn:
-        ax.legend(handles=[Patch(color=VARIANT_COLORS[v], label=VARIANT_LABELS[v])
-                           for v in variants if v in drawn], fontsize=7)
+        ax.legend(handles=[Patch(facecolor=SLOTS[s][0], hatch=SLOTS[s][1], edgecolor="white",
+                                 label=SLOTS[s][2]) for s in drawn], fontsize=7)
+    return values
 
 
-def figure2(results: dict, path: Path) -> None:
+def _ratio_axis(ax, values: list[float], what: str) -> None:
+    """A log-scale y axis symmetric about the labelled 1.0 line of the C API."""
+    reference = VARIANT_LABELS[REFERENCE]
+    ax.set_yscale("log")
+    positive = [v for v in values if v > 0]
+    low, high = min([0.9, *positive]) / 1.25, max([1.1, *positive]) * 1.25
+    ax.set_ylim(low, high)
+    ticks = RATIO_TICKS if high / low > 100 else FINE_RATIO_TICKS
+    ax.yaxis.set_major_locator(FixedLocator([t for t in ticks if low <= t <= high]))
+    ax.yaxis.set_major_formatter(lambda v, _: f"{v:g}")
+    ax.yaxis.set_minor_formatter(NullFormatter())
+    ax.axhline(1.0, color="black", linewidth=1.0, zorder=3)
+    ax.text(1.005, 1.0, f"1.0 =\n{reference}", transform=ax.get_yaxis_transform(),
+            ha="left", va="center", fontsize=8, clip_on=False)
+    ax.set_ylabel(f"{what} / {reference} (log scale)")
+
+
+def table2(results: dict, path: Path) -> Figure:
+    """Total time under Scalene as a ratio to the C API's, ours for every
+    workload beside the paper's Table 2 for the same extension, one scale."""
+    title = f"Time under Scalene relative to {VARIANT_LABELS[REFERENCE]}, ours beside the paper's"
+    variants = [v for v in results["variants"] if v != REFERENCE]
+    groups = []
+    for port in results["ports"].values():
+        if not port.get("workloads"):
+            continue  # nothing of ours to set beside the paper's row
+        for workload, data in port["workloads"].items():
+            groups.append((f"{port['title']}\n{workload}", _total_ratios(data["scalene"],
+                                                                          variants)))
+        table = paper.table2(port["paper_row"])
+        if table is not None:
+            groups.append((f"{port['paper_row']}\n(paper, Table 2)",
+                           {f"paper:{api}": {"status": "ok", "mean": table[api]["total"]
+                                             / table["C API"]["total"], "ci95": None}
+                            for api in ("HPy", "CyStck")}))
+    if not groups or not variants:
+        return _empty(path, title, "Nothing to compare.", results["quick"])
+    fig, ax = plt.subplots(figsize=(max(7, 1.5 * len(groups)), 4.5))
+    values = _grouped_bars(ax, groups, lambda e: (e["mean"], _error(e)), base=1.0)
+    _ratio_axis(ax, values, "total time")
+    ax.set_title(f"{title}\n(ratio of mean totals; the paper's own machine and benchmarks)",
+                 fontsize=10)
+    return _save(fig, path, results["quick"])
+
+
+def _total_ratios(scalene: dict[str, dict], variants: list[str]) -> dict[str, dict]:
+    """Each variant's mean total time under Scalene over the reference's,
+    as the paper's Table 2 allows for its own rows (it gives means only)."""
+    reference = scalene[REFERENCE]
+    entries = {}
+    for v in variants:
+        entry = scalene[v]
+        if entry["status"] != "ok":
+            entries[v] = entry
+        elif reference["status"] != "ok":
+            entries[v] = {"status": f"no {VARIANT_LABELS[REFERENCE]}"}
+        else:
+            entries[v] = {"status": "ok", "ci95": None,
+                          "mean": entry["total_s"]["mean"] / reference["total_s"]["mean"]}
+    return entries
+
+
+def figure2(results: dict, path: Path) -> Figure:
     probe = results["scalene"]["copy_probe"]
     title = "Copy volume under Scalene"
     if not probe["available"]:
-        _empty(path, title, f"Unavailable on this machine: {probe['reason']}")
-        return
-    groups = [(f"{port['title']}\n{workload}", data["scalene"])
+        return _empty(path, title, f"Unavailable on this machine: {probe['reason']}",
+                      results["quick"])
+    groups = [(f"{port['title']}\n{workload}", {v: data["scalene"][v]
+                                                for v in results["variants"]})
               for port, workload, data in _groups(results)]
     if not groups:
-        _empty(path, title, "No workload was measured.")
-        return
+        return _empty(path, title, "No workload was measured.", results["quick"])
     fig, ax = plt.subplots(figsize=(max(6, 2.2 * len(groups)), 4))
-    _grouped_bars(ax, groups, results["variants"],
-                  lambda e: (e["copy_mb_s"]["mean"], _error(e["copy_mb_s"])))
+    _grouped_bars(ax, groups, lambda e: (e["copy_mb_s"]["mean"], _error(e["copy_mb_s"])))
+    ax.set_ylim(bottom=0)  # copy volume is positive; a CI may reach below
     ax.set_ylabel("MB/s copied")
     ax.set_title(f"{title} (mean, 95% CI)\nThe paper's Figure 2 gives no values to show beside",
                  fontsize=10)
-    _save(fig, path)
+    return _save(fig, path, results["quick"])
 
 
-def walltime(results: dict, path: Path) -> None:
+def walltime(results: dict, path: Path) -> Figure:
     variants = [v for v in results["variants"] if v != REFERENCE]
-    groups = [(f"{port['title']}\n{workload}", data["wall"])
+    groups = [(f"{port['title']}\n{workload}", {v: data["wall"][v] for v in variants})
               for port, workload, data in _groups(results)]
     title = f"Wall time relative to {VARIANT_LABELS[REFERENCE]}"
     if not groups or not variants:
-        _empty(path, title, "Nothing to compare.")
-        return
-    fig, ax = plt.subplots(figsize=(max(6, 2.2 * len(groups)), 4))
+        return _empty(path, title, "Nothing to compare.", results["quick"])
+    fig, ax = plt.subplots(figsize=(max(6, 2.2 * len(groups)), 4.5))
 
     def ratio(entry):
         if entry.get("ratio") is None:
             return None
         return entry["ratio"]["mean"], _error(entry["ratio"])
 
-    _grouped_bars(ax, groups, variants, ratio)
-    ax.axhline(1.0, color="black", linewidth=0.8)
-    ax.set_ylabel(f"time / {REFERENCE} time")
+    values = _grouped_bars(ax, groups, ratio, base=1.0)
+    _ratio_axis(ax, values, "time")
     ax.set_title(f"{title}\n(geometric mean of paired ratios, 95% CI)", fontsize=10)
-    _save(fig, path)
+    return _save(fig, path, results["quick"])
 
 
-def micro(results: dict, path: Path) -> None:
+def micro(results: dict, path: Path) -> Figure:
     data = results["micro"]
-    title = "Micro-benchmarks relative to stock"
+    title = f"Micro-benchmarks relative to {VARIANT_LABELS[REFERENCE]}"
     if data["status"] != "ok":
-        _empty(path, title, f"No micro-benchmark results: {data['reason']}")
-        return
+        return _empty(path, title, f"No micro-benchmark results: {data['reason']}", False)
     variants = [v for v in results["variants"] if v != REFERENCE]
     groups = []
     for name in data["benchmarks"]:
@@ -196,13 +231,13 @@ def micro(results: dict, path: Path) -> None:
             else:
                 entries[v] = {"status": "ok", "mean": ratio["ratio"], "ci95": ratio["ci95"]}
         groups.append((name, entries))
-    fig, ax = plt.subplots(figsize=(max(8, 1.1 * len(groups)), 4))
-    _grouped_bars(ax, groups, variants, lambda e: (e["mean"], _error(e)))
-    ax.axhline(1.0, color="black", linewidth=0.8)
-    ax.set_ylabel("time per call / stock")
+    fig, ax = plt.subplots(figsize=(max(8, 1.1 * len(groups)), 4.5))
+    values = _grouped_bars(ax, groups, lambda e: (e["mean"], _error(e)), base=1.0)
+    _ratio_axis(ax, values, "time per call")
     ax.set_title(f"{title} (median of paired ratios, 95% CI)", fontsize=10)
     plt.setp(ax.get_xticklabels(), rotation=30, ha="right")
-    _save(fig, path)
+    # The micro-benchmarks have their own mode (micro.json), not the harness run's.
+    return _save(fig, path, data["quick"])
 
 
 def write_all(results: dict, directory: Path) -> list[Path]:

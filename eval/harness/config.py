@@ -21,6 +21,7 @@ COPY_PROBE = HARNESS_DIR / "driver" / "copy_probe.py"
 #: is reported as missing.  Wheels of variant v live in dist/<v>/.
 VARIANTS = ("stock", "hpy_cpython", "hpy_universal", "cystck")
 REFERENCE = "stock"
+#: The one name of each variant in every table, chart and summary.
 VARIANT_LABELS = {
     "stock": "C API",
     "hpy_cpython": "HPy (CPython ABI)",
@@ -28,10 +29,12 @@ VARIANT_LABELS = {
     "cystck": "Cystck",
 }
 
-#: The paper's Table 2 columns, and which of our variants each corresponds
-#: to.  The paper has a single HPy column and does not say which ABI.
+#: The paper's Table 2 columns (as paper.toml names them) and the name the
+#: report gives each: ours, except HPy, for the paper has a single HPy
+#: column and does not say which ABI.
 PAPER_APIS = ("C API", "HPy", "CyStck")
-PAPER_API_OF_VARIANT = {"stock": "C API", "cystck": "CyStck"}
+PAPER_API_LABELS = {"C API": VARIANT_LABELS["stock"], "HPy": "HPy (ABI not stated)",
+                    "CyStck": VARIANT_LABELS["cystck"]}
 
 
 #: Scalene's options for every profiled run (a Plan may add its sampling

@@ -9,7 +9,7 @@ from __future__ import annotations
 import math
 
 from . import paper
-from .config import PAPER_APIS, REFERENCE, VARIANT_LABELS
+from .config import PAPER_API_LABELS, PAPER_APIS, REFERENCE, VARIANT_LABELS
 
 SCALENE_COLUMNS = (("native_s", "Native"), ("system_s", "System"), ("python_s", "Python"),
                    ("total_s", "Total"))
@@ -24,6 +24,10 @@ CHARTS = {
     "walltime": "walltime.png",
     "micro": "micro.png",
 }
+QUICK_WARNING = ("Quick mode (`make eval QUICK=1`): few runs and small inputs; these numbers "
+                 "check that the pipeline works and support no conclusion.")
+#: The verdict's columns: Cystck first, the variant the report is about.
+VERDICT_VARIANTS = ("cystck", "hpy_cpython", "hpy_universal")
 
 
 def decimals(value: float) -> int:
@@ -92,15 +96,73 @@ def _runs(count: int) -> str:
     return "run is" if count == 1 else f"{count} runs are"
 
 
+def _verdict_cell(data: dict, variant: str, notes: Notes) -> str:
+    """A variant's wall-time ratio to the reference with its interval, or
+    why there is none."""
+    entry = data["wall"].get(variant)
+    if entry is None:
+        return f"missing {notes.cite(f'{VARIANT_LABELS[variant]} was not measured in this run')}"
+    if entry["status"] != "ok":
+        return notes.status_cell(entry)
+    if entry["ratio"] is None:
+        return f"— {notes.cite(entry.get('ratio_reason'))}"
+    return interval(entry["ratio"])
+
+
+def _micro_line(micro: dict, notes: Notes) -> str:
+    if micro["status"] != "ok":
+        return f"Micro-benchmarks: {notes.status_cell(micro)}"
+    mode = ", quick mode" if micro["quick"] else ""
+    ratios = "; ".join(f"{VARIANT_LABELS[v]} {micro['ratios'][v]['geomean']:.2f}"
+                       if v in micro["ratios"] else f"{VARIANT_LABELS[v]} missing"
+                       for v in VERDICT_VARIANTS)
+    return (f"Micro-benchmarks, geometric mean of the per-call time ratios to the "
+            f"{VARIANT_LABELS[REFERENCE]}: {ratios} (`{micro['file']}`, {micro['date']}{mode}).")
+
+
+def _corpus_line(corpus: dict | None, notes: Notes) -> str:
+    if corpus is None:
+        corpus = {"status": "missing", "reason": "this results.json has no corpus entry"}
+    if corpus["status"] != "ok":
+        return f"Porting corpus: {notes.status_cell(corpus)}"
+    mode = ", quick subset" if corpus["quick"] else ""
+    return (f"Porting corpus: of {corpus['extensions']} extensions, "
+            f"{corpus['build_untouched']} build untouched with Cystck after `cystck-migrate`, "
+            f"{corpus['pass']} pass their own tests (release and debug, no failure, on the "
+            f"compiled module) (`{corpus['file']}`, {corpus['date']}{mode}; "
+            "eval/report/corpus.md).")
+
+
+def _verdict_section(results: dict, notes: Notes) -> list[str]:
+    """The answer first: each workload's wall time of Cystck and of HPy,
+    as ratios to the C API."""
+    reference = VARIANT_LABELS[REFERENCE]
+    lines = ["## Verdict", ""]
+    if results["quick"]:
+        lines += [f"**{QUICK_WARNING}**", ""]
+    lines += [f"Wall time as a ratio to the {reference}: geometric mean of the ratios of runs "
+              "made in the same round, 95% confidence interval in brackets; below 1 is faster "
+              f"than the {reference}, an interval that contains 1 shows no difference.", ""]
+    rows = [[f"{port['title']} `{workload}`"]
+            + [_verdict_cell(data, v, notes) for v in VERDICT_VARIANTS]
+            for port, workload, data in _groups(results)]
+    if rows:
+        header = ["Workload", f"{VARIANT_LABELS['cystck']} ÷ {reference} (95% interval)"]
+        header += [f"{VARIANT_LABELS[v]} ÷ {reference}" for v in VERDICT_VARIANTS[1:]]
+        lines += _table(header, rows)
+    else:
+        lines += ["No workload was measured.", ""]
+    lines += [f"- {_micro_line(results['micro'], notes)}",
+              f"- {_corpus_line(results.get('corpus'), notes)}", ""]
+    return lines
+
+
 def _header(results: dict) -> list[str]:
     machine = results["machine"]
     plan = results["plan"]
     scalene = results["scalene"]
-    lines = ["# Cystck evaluation report", ""]
-    if results["quick"]:
-        lines += ["**Quick mode** (`make eval QUICK=1`): few runs and small inputs. These "
-                  "numbers check that the pipeline works; they support no conclusion.", ""]
-    lines += [
+    lines = [
+        "## How these numbers were made", "",
         f"Generated {results['created']} by `make eval`. Machine: {machine['cpu']}, "
         f"{machine['cpu_count']} cores, {machine['platform']}; Python {machine['python']}; "
         f"Scalene {scalene['version'] or 'not installed'}. "
@@ -180,7 +242,7 @@ def _table2_section(results: dict, variants: list[str], notes: Notes) -> list[st
 
     lines += ["The paper's Table 2 for the same extensions (seconds; one HPy column, ABI not "
               f"stated; {paper.method()['machine']}):", ""]
-    header = ["Extension"] + [f"{label}: {api}"
+    header = ["Extension"] + [f"{label}: {PAPER_API_LABELS[api]}"
                               for _, label in SCALENE_COLUMNS for api in PAPER_APIS]
     rows = []
     for port in results["ports"].values():
@@ -243,9 +305,9 @@ def _wall_section(results: dict, variants: list[str], notes: Notes) -> list[str]
             rows.append([f"{port['title']} `{workload}`", VARIANT_LABELS[v],
                          estimate(entry["seconds"]), ratio, str(entry["seconds"]["n"])])
     if rows:
-        lines += _table(["Extension / workload", "Variant", "Seconds", f"Ratio to {REFERENCE}",
+        lines += _table(["Extension / workload", "Variant", "Seconds", f"Ratio to {VARIANT_LABELS[REFERENCE]}",
                          "Runs kept"], rows)
-    lines += [f"![Wall time relative to {REFERENCE}]({CHARTS['walltime']})", ""]
+    lines += [f"![Wall time relative to {VARIANT_LABELS[REFERENCE]}]({CHARTS['walltime']})", ""]
     return lines
 
 
@@ -256,8 +318,8 @@ def _micro_section(results: dict, variants: list[str], notes: Notes) -> list[str
         return lines + [f"No micro-benchmark results: {notes.status_cell(micro)}", ""]
     mode = " (quick mode)" if micro["quick"] else ""
     lines += [f"From `{micro['file']}` ({micro['date']}{mode}; method in eval/micro/README.md): "
-              "median ns per call; in brackets the ratio to stock (median of per-round "
-              "ratios) and its 95% confidence interval.", ""]
+              f"median ns per call; in brackets the ratio to {VARIANT_LABELS[REFERENCE]} "
+              "(median of per-round ratios) and its 95% confidence interval.", ""]
     rows = []
     for name, bench in micro["benchmarks"].items():
         row = [f"`{name}`"]
@@ -279,7 +341,7 @@ def _micro_section(results: dict, variants: list[str], notes: Notes) -> list[str
                 + [f"{micro['ratios'][v]['geomean']:.3f}" if v in micro["ratios"] else "—"
                    for v in variants])
     lines += _table(["Benchmark", *[VARIANT_LABELS[v] for v in variants]], rows)
-    return lines + [f"![Micro-benchmarks relative to stock]({CHARTS['micro']})", ""]
+    return lines + [f"![Micro-benchmarks relative to {VARIANT_LABELS[REFERENCE]}]({CHARTS['micro']})", ""]
 
 
 def _migration_section(results: dict, notes: Notes) -> list[str]:
@@ -331,7 +393,9 @@ def _migration_section(results: dict, notes: Notes) -> list[str]:
 def render(results: dict) -> str:
     variants = results["variants"]
     notes = Notes()
-    lines = _header(results)
+    lines = ["# Cystck evaluation report", ""]
+    lines += _verdict_section(results, notes)
+    lines += _header(results)
     lines += _status_section(results, variants, notes)
     lines += _table2_section(results, variants, notes)
     lines += _figure2_section(results, variants, notes)

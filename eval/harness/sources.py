@@ -1,7 +1,8 @@
 """Results that other parts of `make eval` write and the report shows:
 the micro-benchmarks (eval/results/micro.json, eval/micro/README.md) and
 the ports' migration metrics (eval/results/migration.json, written by
-cystck.migrate.coverage; PORT_INTERFACE.md).  Each comes back with a status: "ok", "missing" (the
+cystck.migrate.coverage; PORT_INTERFACE.md) and the porting corpus
+(eval/results/corpus.json, written by eval/corpus/run.py).  Each comes back with a status: "ok", "missing" (the
 file or entry does not exist) or "failed" (it exists but cannot be read as
 documented), and the reason."""
 
@@ -14,7 +15,9 @@ from .config import REPO_ROOT, RESULTS_DIR
 
 MICRO_FILE = RESULTS_DIR / "micro.json"
 MIGRATION_FILE = RESULTS_DIR / "migration.json"
+CORPUS_FILE = RESULTS_DIR / "corpus.json"
 MICRO_SCHEMA = "cystck-micro/1"
+CORPUS_SCHEMA = "cystck-corpus/1"
 # What the report reads of an entry written by cystck.migrate.coverage:
 # the final port's diff from upstream (the paper's "manual port") and the
 # translator's output's diff from upstream (its "automated port").
@@ -105,3 +108,34 @@ def migration(port_names: list[str], path: Path = MIGRATION_FILE) -> dict[str, d
         result[name] = {"status": "ok", "manual": entry["final_port"], "automated": entry["tool"],
                         "coverage": coverage}
     return result
+
+
+def _passes(tests: dict | None) -> bool:
+    """A test session that finished on the compiled module with no failure."""
+    return bool(tests and tests.get("finished") and tests.get("compiled_imported")
+                and tests.get("failed") == 0)
+
+
+def corpus(path: Path = CORPUS_FILE) -> dict:
+    """The corpus in one line's numbers: of its extensions, how many build
+    untouched with Cystck, and how many of those pass their own tests in
+    release and debug mode."""
+    data, problem = _read_json(path)
+    if problem:
+        return {**problem, "file": _shown(path)}
+    if data.get("schema") != CORPUS_SCHEMA:
+        return {"status": "failed", "file": _shown(path),
+                "reason": f"schema {data.get('schema')!r}, expected {CORPUS_SCHEMA!r}"}
+    try:
+        builds = passes = 0
+        for entry in data["extensions"].values():
+            cystck = entry.get("cystck") or {}
+            if (cystck.get("build") or {}).get("ok"):
+                builds += 1
+                passes += _passes(cystck.get("release")) and _passes(cystck.get("debug"))
+        return {"status": "ok", "file": _shown(path), "date": data["date"],
+                "quick": data["quick"], "extensions": len(data["extensions"]),
+                "build_untouched": builds, "pass": passes}
+    except (KeyError, TypeError, AttributeError) as error:
+        return {"status": "failed", "file": _shown(path),
+                "reason": f"does not follow {CORPUS_SCHEMA}: {type(error).__name__} {error}"}

@@ -44,6 +44,7 @@ import microbench  # noqa: E402  (needs HERE on sys.path)
 # Appended: the source tree's cystck/ must not shadow the installed one.
 if str(REPO) not in sys.path:
     sys.path.append(str(REPO))
+from eval.harness.config import VARIANT_LABELS  # noqa: E402
 from eval.harness.stats import median, median_ci  # noqa: E402
 
 
@@ -298,7 +299,7 @@ def format_table(report):
     """Benchmarks down, variants across: ns/call and the ratio to stock."""
     variants = [v for v in micro_build.VARIANTS if v in report["ran"]]
     ratios = report["ratios"]
-    rows = [["benchmark"] + variants]
+    rows = [["benchmark"] + [VARIANT_LABELS.get(v, v) for v in variants]]
     for bench, b in report["benchmarks"].items():
         row = [bench]
         for v in variants:
@@ -324,14 +325,16 @@ def format_table(report):
         lines.append("  ".join(cells))
         if i == 0 or i == len(rows) - 3:
             lines.append("  ".join("-" * w for w in widths))
-    lines.append("ns: median per call.  x: median of the per-round ratios to stock (each "
-                 "sample over the stock sample")
+    reference = VARIANT_LABELS[BASELINE]
+    lines.append(f"ns: median per call.  x: median of the per-round ratios to the {reference} "
+                 f"(each sample over the {reference} sample")
     lines.append("of the same round, which cancels machine drift), so it can differ from "
                  "the ratio of the medians.")
     for v, e in report["variants"].items():
         if e["status"] != "ok":
             reason = (e.get("reason") or "").strip().splitlines()
-            lines.append(f"{v}: {e['status']}" + (f" -- {reason[0]}" if reason else ""))
+            lines.append(f"{VARIANT_LABELS.get(v, v)}: {e['status']}"
+                         + (f" -- {reason[0]}" if reason else ""))
     return "\n".join(lines)
 
 

@@ -246,6 +246,22 @@ def test_geomean():
     assert micro_run.geomean([0.5, 2.0]) == pytest.approx(1.0)
 
 
+def test_table_names_variants_as_the_report_does():
+    report = {"ran": ["stock", "hpy_universal", "cystck_nodebug"],
+              "benchmarks": {"noargs": {"results": {
+                  "stock": {"median_ns": 10.0}, "hpy_universal": {"median_ns": 15.0},
+                  "cystck_nodebug": {"median_ns": 11.0}}}},
+              "ratios": {v: {"geomean": r, "per_benchmark": {"noargs": {"ratio": r}}}
+                         for v, r in (("hpy_universal", 1.5), ("cystck_nodebug", 1.1))},
+              "loop_overhead_ns": {},
+              "variants": {"hpy_cpython": {"status": "missing", "reason": "no HPy"}}}
+    lines = micro_run.format_table(report).splitlines()
+    # eval/harness/config.py's VARIANT_LABELS; a variant it does not name keeps its id.
+    assert lines[0].split() == ["benchmark", "C", "API", "HPy", "(universal", "ABI)",
+                                "cystck_nodebug"]
+    assert "HPy (CPython ABI): missing -- no HPy" in lines
+
+
 FAKE_VARIANT = """
 import os
 

@@ -52,7 +52,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import kiwi_port as kp  # noqa: E402
-from eval.harness.stats import median_ci  # noqa: E402  (kiwi_port puts it on sys.path)
+from eval.harness.config import VARIANT_LABELS  # noqa: E402  (kiwi_port puts it on sys.path)
+from eval.harness.stats import median_ci  # noqa: E402
 from eval.results.schema import port_summary  # noqa: E402
 
 WORKLOADS_FILE = kp.PORT_DIR / "workloads.py"
@@ -255,18 +256,21 @@ def main(argv=None):
     args.output.parent.mkdir(parents=True, exist_ok=True)
     args.output.write_text(json.dumps(report, indent=2) + "\n")
 
-    print(f"\n  {'variant':<{width}} {'median us/loop':>15} {'95% CI':>21} {'/ ' + ref:>9} "
+    width = max(len(VARIANT_LABELS.get(v, v)) for v in variants)
+    print(f"\n  {'variant':<{width}} {'median us/loop':>15} {'95% CI':>21} "
+          f"{'/ ' + VARIANT_LABELS.get(ref, ref):>9} "
           f"{'95% CI':>15} {'fastest call':>13}")
     for v in variants:
         s = results[v]
-        line = f"  {v:<{width}} {s['median']:15.3f} [{s['ci95'][0]:8.3f}, {s['ci95'][1]:8.3f}]"
+        line = (f"  {VARIANT_LABELS.get(v, v):<{width}} {s['median']:15.3f} "
+                f"[{s['ci95'][0]:8.3f}, {s['ci95'][1]:8.3f}]")
         if v in ratios:
             q = ratios[v]
             line += (f" {q['median']:9.3f} [{q['ci95'][0]:.3f}, {q['ci95'][1]:.3f}] "
                      f"{q['fastest_call']['median']:13.3f}")
         print(line)
-    print(f"  (/ {ref}: median of per-round ratios with its 95% CI; fastest call: the same from "
-          "each process's fastest call)")
+    print(f"  (/ {VARIANT_LABELS.get(ref, ref)}: median of per-round ratios with its 95% CI; "
+          "fastest call: the same from each process's fastest call)")
     if instructions is not None:
         for w, unit in (("suggest_update", "loop of the benchmark"), ("build_layout", "build of its layout")):
             c = instructions[w]

@@ -267,6 +267,7 @@ def main(argv=None):
     # The runner runs from the source tree, next to piconumpy_variants.
     sys.path.insert(0, str(Path(__file__).resolve().parent))
     import piconumpy_variants as pv
+    from eval.harness.config import VARIANT_LABELS  # (piconumpy_variants makes eval/ importable)
 
     parser = argparse.ArgumentParser(
         description="Benchmark the PicoNumPy variants side by side.")
@@ -407,8 +408,9 @@ def main(argv=None):
     args.output.parent.mkdir(parents=True, exist_ok=True)
     args.output.write_text(json.dumps(report, indent=2) + "\n")
 
-    print(f"\n{'workload':<9} {'variant':<15} {'median s':>9} {'95% CI (s)':>17} "
-          f"{'/ stock':>8} {'paired, 95% CI':>22}")
+    label = {v: VARIANT_LABELS.get(v, v) for v in (*variants, *missing, pv.REFERENCE)}
+    print(f"\n{'workload':<9} {'variant':<19} {'median s':>9} {'95% CI (s)':>17} "
+          f"{'/ ' + label[pv.REFERENCE]:>8} {'paired, 95% CI':>22}")
     for w in workloads:
         for v in measured_variants:
             t = report["times"][w][v]
@@ -418,19 +420,20 @@ def main(argv=None):
             paired_text = (f"{paired['median']:.2f} [{paired['ci'][0]:.2f}, {paired['ci'][1]:.2f}]"
                            if paired else "")
             note = "" if t["ci_coverage"] >= 0.95 else f"  (CIs cover {t['ci_coverage']:.0%})"
-            print(f"{w:<9} {v:<15} {t['median']:>9.3f} {f'[{low:.3f}, {high:.3f}]':>17} "
+            print(f"{w:<9} {label[v]:<19} {t['median']:>9.3f} {f'[{low:.3f}, {high:.3f}]':>17} "
                   f"{ratio:>8.2f} {paired_text:>22}{note}")
     if report["instructions"] is not None:
-        print(f"\n{'workload':<9} {'variant':<15} {'instructions per repeat':>24} {'/ stock':>8}")
+        print(f"\n{'workload':<9} {'variant':<19} {'instructions per repeat':>24} "
+              f"{'/ ' + label[pv.REFERENCE]:>8}")
         for w in workloads:
             ratios = report["instructions"]["ratios"][w] or {}
             for v in measured_variants:
                 count = report["instructions"]["per_repeat"][w][v]
-                print(f"{w:<9} {v:<15} {count:>24,.0f} {ratios.get(v, float('nan')):>8.3f}")
+                print(f"{w:<9} {label[v]:<19} {count:>24,.0f} {ratios.get(v, float('nan')):>8.3f}")
     for name in missing:
-        print(f"{'':<9} {name:<15} missing (not built)")
+        print(f"{'':<9} {label[name]:<19} missing (not built)")
     for name in failures:
-        print(f"{'':<9} {name:<15} FAILED")
+        print(f"{'':<9} {label[name]:<19} FAILED")
     for w, sums in disagreements.items():
         print(f"{w}: variants disagree on the result: {sums}")
     try:

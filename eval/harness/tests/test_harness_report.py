@@ -5,7 +5,7 @@ import json
 import pytest
 
 from eval.harness import __main__ as harness
-from eval.harness import paper, report, sources
+from eval.harness import charts, paper, report, sources
 from eval.harness.report import estimate
 
 
@@ -96,7 +96,7 @@ def test_estimates_keep_three_significant_digits_of_the_mean():
 
 def test_table2_shows_failures_and_missing_variants_with_reasons(results):
     text = report.render(results)
-    row = cells(text, "PicoNumPy `board`")
+    row = cells(text[text.index("## Time under Scalene"):], "PicoNumPy `board`")
     # Native: stock, hpy_cpython, hpy_universal, cystck; then system, python, total.
     assert row[1] == "0.370 ± 0.010"
     assert row[2].startswith("failed [") and row[4].startswith("missing [")
@@ -188,3 +188,105 @@ def test_micro_results_are_read_or_reported_missing(tmp_path):
     assert sources.micro(tmp_path / "none.json")["status"] == "missing"
     (tmp_path / "micro.json").write_text(json.dumps({"schema": "other"}))
     assert sources.micro(tmp_path / "micro.json")["status"] == "failed"
+
+
+def test_the_report_opens_with_the_verdict(results):
+    results["quick"] = True
+    results["ports"]["piconumpy"]["workloads"]["board"]["wall"]["cystck"] = {
+        "status": "ok", "runs": [], "seconds": est(0.8, 0.05), "ratio": est(0.8, 0.1)}
+    text = report.render(results)
+    sections = [line for line in text.splitlines() if line.startswith("## ")]
+    assert sections[0] == "## Verdict"
+    verdict = text[text.index("## Verdict"):text.index(sections[1])]
+    # The quick-mode warning comes before the first table.
+    assert verdict.index(report.QUICK_WARNING) < verdict.index("| Workload |")
+    assert text.index("| Workload |") == text.index("|")  # the report's first table
+    assert cells(verdict, "Workload") == ["Workload", "Cystck ÷ C API (95% interval)",
+                                          "HPy (CPython ABI) ÷ C API",
+                                          "HPy (universal ABI) ÷ C API"]
+    row = cells(verdict, "PicoNumPy `board`")
+    assert row[1] == "0.800 [0.700, 0.900]"
+    assert row[2].startswith("failed [")
+    assert row[3] == "1.200 [1.160, 1.240]"
+
+
+def test_the_verdict_shows_a_missing_variant_as_missing(results):
+    text = report.render(results)
+    assert report.QUICK_WARNING not in text
+    row = cells(text, "PicoNumPy `board`")  # the verdict's row comes first
+    assert row[1].startswith("missing [")
+    assert NOT_BUILT in text[text.index("## Notes"):]
+
+
+def test_the_verdict_gives_micro_and_corpus_with_their_source(results, tmp_path):
+    corpus = tmp_path / "corpus.json"
+    passed = {"finished": True, "compiled_imported": True, "passed": 5, "failed": 0,
+              "skipped": 0}
+    corpus.write_text(json.dumps({"schema": "cystck-corpus/1", "date": "2026-01-02",
+                                  "quick": False, "extensions": {
+        "good": {"cystck": {"build": {"ok": True}, "release": passed, "debug": passed}},
+        "debug_fails": {"cystck": {"build": {"ok": True}, "release": passed,
+                                   "debug": {**passed, "failed": 1}}},
+        "no_build": {"cystck": {"build": {"ok": False}}},
+        "setup_failed": {"setup_error": "download failed"}}}))
+    results["corpus"] = sources.corpus(corpus)
+    results["micro"] = {"status": "ok", "file": "eval/results/micro.json", "date": "2026-01-03",
+                        "quick": False, "variants": {}, "benchmarks": {},
+                        "ratios": {"cystck": {"geomean": 1.031, "per_benchmark": {}},
+                                   "hpy_universal": {"geomean": 1.78, "per_benchmark": {}}}}
+    text = report.render(results)
+    verdict = text[:text.index("## How these numbers were made")]
+    assert ("Cystck 1.03; HPy (CPython ABI) missing; HPy (universal ABI) 1.78 "
+            "(`eval/results/micro.json`, 2026-01-03)") in verdict
+    assert "of 4 extensions, 2 build untouched with Cystck" in verdict
+    assert "1 pass their own tests" in verdict
+    assert f"(`{corpus}`, 2026-01-02;" in verdict
+    assert sources.corpus(tmp_path / "none.json")["status"] == "missing"
+
+
+def ratio_axes(figure):
+    """The axes of a ratio chart, checked for a log scale and the 1.0 line."""
+    (ax,) = figure.axes
+    assert ax.get_yscale() == "log"
+    assert any(list(line.get_ydata()) == [1.0, 1.0] for line in ax.get_lines())
+    assert any(text.get_text() == "1.0 =\nC API" for text in ax.texts)
+    return ax
+
+
+def quick_warning_shown(figure):
+    return any(report.QUICK_WARNING.replace("`", "") in text.get_text()
+               for text in figure.texts)
+
+
+@pytest.mark.parametrize("quick", [False, True])
+def test_ratio_charts_are_log_scale_with_the_reference_line(results, tmp_path, quick):
+    results["quick"] = quick
+    for chart in (charts.walltime, charts.table2):
+        figure = chart(results, tmp_path / "chart.png")
+        ax = ratio_axes(figure)
+        assert quick_warning_shown(figure) == quick
+    # The HPy (universal ABI) bar of walltime: from 1.0 to its ratio, 1.2.
+    bars = [p for p in charts.walltime(results, tmp_path / "w.png").axes[0].patches
+            if p.get_height() != 0]
+    assert [(b.get_y(), round(b.get_y() + b.get_height(), 6)) for b in bars] == [(1.0, 1.2)]
+    # table2: ours (total 1.5 / 1.234) beside the paper's PicoNumPy row, one axis.
+    ax = charts.table2(results, tmp_path / "t.png").axes[0]
+    tops = sorted(round(p.get_y() + p.get_height(), 3) for p in ax.patches)
+    table = paper.table2("PicoNumPy")
+    assert tops == sorted([round(1.5 / 1.234, 3)]
+                          + [round(table[api]["total"] / table["C API"]["total"], 3)
+                             for api in ("HPy", "CyStck")])
+    assert [t.get_text() for t in ax.get_xticklabels()] == ["PicoNumPy\nboard",
+                                                            "PicoNumPy\n(paper, Table 2)"]
+
+
+def test_micro_chart_is_a_ratio_chart_marked_by_its_own_mode(results, tmp_path):
+    ratio = {"ratio": 1.5, "ci95": [1.4, 1.6]}
+    results["micro"] = {"status": "ok", "file": "eval/results/micro.json", "date": "2026-01-03",
+                        "quick": True, "variants": {},
+                        "benchmarks": {"noargs": {"stmt": "f()", "results": {}}},
+                        "ratios": {v: {"geomean": 1.5, "per_benchmark": {"noargs": ratio}}
+                                   for v in ("hpy_cpython", "hpy_universal", "cystck")}}
+    figure = charts.micro(results, tmp_path / "micro.png")
+    ratio_axes(figure)
+    assert quick_warning_shown(figure)

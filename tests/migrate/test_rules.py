@@ -717,3 +717,41 @@ def test_assignment_of_a_handle_call_as_a_loop_condition():
     out, _ = _translate_with_notes(src)
     assert "while (!Cystck_IsNull(item = CystckIter_Next(S, it)))" in out
     assert "while ((n = CystckObject_Length(S, o)) > 0)" in out
+
+
+def test_slot_calls_through_the_type_in_a_macro():
+    """A slot called through Py_TYPE(d) in a macro body becomes the
+    abstract call; the instance-pointer cast of an object result goes; a
+    set-or-delete through mp_ass_subscript becomes the helper defined after
+    the include, and a NULL value given where the macro is used becomes
+    Cystck_NULL (it deletes)."""
+    src = ("#include <Python.h>\n"
+           "typedef struct { PyObject_HEAD PyObject *v; } Node;\n"
+           "#define GET(d, k) (Node *) Py_TYPE(d)->tp_as_mapping->mp_subscript((d), (k))\n"
+           "#define PUT(d, k, n) Py_TYPE(d)->tp_as_mapping->mp_ass_subscript((d), (k), ((PyObject *)n))\n"
+           "static int f(PyObject *d, PyObject *k, PyObject *v)\n{\n"
+           "    PyObject *r = GET(d, k);\n    if (r == NULL)\n        return -1;\n    Py_DECREF(r);\n"
+           "    if (PUT(d, k, v) < 0)\n        return -1;\n    return PUT(d, k, NULL);\n}\n")
+    out, notes = _translate_with_notes(src)
+    assert "#define GET(d, k) CystckObject_GetItem(S, (d), (k))\n" in out
+    assert "#define PUT(d, k, n) cystck_migrate_ass_subscript(S, (d), (k), n)\n" in out
+    assert "PUT(d, k, v) < 0" in out and "return PUT(d, k, Cystck_NULL);" in out
+    assert out.index("static inline int cystck_migrate_ass_subscript(") > out.index('#include "Cystck.h"')
+    assert "CystckObject_DelItem(S, o, key) : CystckObject_SetItem(S, o, key, v)" in out
+    assert "tp_as_mapping" not in out
+
+
+def test_slot_calls_leave_other_objects_and_unlisted_slots_alone():
+    """Negative: a slot of one object's type called on another object, and
+    a slot with no abstract counterpart here (sq_item takes no negative
+    index), stay and are reported; a member read without a call is no slot
+    call."""
+    src = ("#include <Python.h>\n"
+           "static PyObject *f(PyObject *a, PyObject *b)\n{\n"
+           "    if (Py_TYPE(a)->tp_as_mapping == NULL)\n        return NULL;\n"
+           "    PyObject *x = Py_TYPE(a)->tp_as_mapping->mp_subscript(b, a);\n"
+           "    return Py_TYPE(a)->tp_as_sequence->sq_item(a, 0);\n}\n")
+    out, notes = _translate_with_notes(src)
+    assert "PyObject_GetItem" not in out and "CystckObject_GetItem" not in out
+    assert "->tp_as_mapping->mp_subscript(b, a)" in out and "->tp_as_sequence->sq_item(a, 0)" in out
+    assert sum("called through Py_TYPE(a)" in m for m in notes) == 2

@@ -969,7 +969,10 @@ class TypeReady(Rule):
     = Cystck_ref(S, CystckType_FromSpec(S, &FooType_spec, base))) == NULL``;
     ``PyType_FromSpec(&spec)`` and ``PyType_FromSpecWithBases(&spec, b)``
     become ``CystckType_FromSpec(S, &spec, Cystck_NULL / b)``;
-    ``PyModule_AddType(m, &FooType)`` adds ``Cystck_deref(S, FooType)``."""
+    ``PyModule_AddType(m, &FooType)`` adds ``Cystck_deref(S, FooType)``.
+    ``FooType.tp_base = &BarType;`` before ``PyType_Ready(&FooType)`` goes:
+    ``BarType`` is the spec's base (``&PyBaseObject_Type``, the default,
+    none); a base from elsewhere stays and fails to build."""
     name = "type-ready"
     precedence = 645
     patterns = (r"\bPyType_Ready\s*\(\s*(?:\(\s*PyTypeObject\s*\*\s*\)\s*)?&\s*(?P<t>\w+)\s*\)(?P<cmp>\s*<\s*0)?",
@@ -983,13 +986,16 @@ class TypeReady(Rule):
 
     def apply(self, unit):
         bases = unit.project.type_bases
+        # a base stored before PyType_Ready is the spec's base (project.stored_base)
+        n = unit.sub(proj.BASE_STORE.pattern, lambda m, t: None if proj.stored_base(
+            unit.masked, t, m, unit.project.type_objects) is None else "", flags=regex.M)
 
         def ready(m, text):
             t = m.group("t")
             base = f"Cystck_deref(S, {bases[t]})" if t in bases else "Cystck_NULL"
             assign = f"({t} = Cystck_ref(S, CystckType_FromSpec(S, &{t}_spec, {base})))"
             return f"{assign} == NULL" if m.group("cmp") else f"({assign} == NULL ? -1 : 0)"
-        n = unit.sub(self.patterns[0], ready)
+        n += unit.sub(self.patterns[0], ready)
         n += unit.sub(self.patterns[1], lambda m, t: f"CystckType_FromSpec(S, {t[m.start('s'):m.end('s')]}, Cystck_NULL)")
         n += unit.sub(self.patterns[2], lambda m, t: f"CystckType_FromSpec(S, {t[m.start('s'):m.end('s')]},")
         n += unit.sub(self.patterns[3], lambda m, t: "CystckType_FromSpec(S, " + t[m.start('s'):m.end('s')] + ", "

@@ -755,3 +755,45 @@ def test_slot_calls_leave_other_objects_and_unlisted_slots_alone():
     assert "PyObject_GetItem" not in out and "CystckObject_GetItem" not in out
     assert "->tp_as_mapping->mp_subscript(b, a)" in out and "->tp_as_sequence->sq_item(a, 0)" in out
     assert sum("called through Py_TYPE(a)" in m for m in notes) == 2
+
+
+_BASE_STORE_TYPES = (
+    "#include <Python.h>\n"
+    "typedef struct { PyObject_HEAD int n; } BaseObject;\n"
+    "typedef struct { BaseObject base; int m; } SubObject;\n"
+    "static PyTypeObject BaseType = {PyVarObject_HEAD_INIT(NULL, 0) .tp_name = \"m.Base\",\n"
+    "    .tp_basicsize = sizeof(BaseObject), .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE,\n"
+    "    .tp_new = PyType_GenericNew};\n"
+    "static PyTypeObject SubType = {PyVarObject_HEAD_INIT(NULL, 0) .tp_name = \"m.Sub\",\n"
+    "    .tp_basicsize = sizeof(SubObject), .tp_flags = Py_TPFLAGS_DEFAULT, .tp_new = PyType_GenericNew};\n"
+    "static struct PyModuleDef mod = {PyModuleDef_HEAD_INIT, \"m\", NULL, -1, NULL};\n")
+
+
+def test_tp_base_stored_before_type_ready_is_the_specs_base():
+    """``SubType.tp_base = &BaseType;`` before PyType_Ready (the portable
+    spelling of a base) gives the spec its base; a store of
+    ``&PyBaseObject_Type``, the default base, just goes."""
+    src = (_BASE_STORE_TYPES + "PyMODINIT_FUNC PyInit_m(void)\n{\n"
+           "    BaseType.tp_base = &PyBaseObject_Type;\n"
+           "    SubType.tp_base = &BaseType;\n"
+           "    if (PyType_Ready(&BaseType) < 0 || PyType_Ready(&SubType) < 0)\n        return NULL;\n"
+           "    return PyModule_Create(&mod);\n}\n")
+    out = translate.translate_source(src, "m.c")
+    assert "tp_base =" not in out and "BaseObject_Type" not in out
+    assert "CystckType_FromSpec(S, &BaseType_spec, Cystck_NULL)" in out
+    assert "CystckType_FromSpec(S, &SubType_spec, Cystck_deref(S, BaseType))" in out
+
+
+def test_tp_base_stores_after_type_ready_or_of_another_base_stay():
+    """Negative: a store after the type is ready, and a base that is not
+    one of the extension's types, are not the spec's base: they stay (and
+    fail to build, rather than build a type without its base)."""
+    src = (_BASE_STORE_TYPES + "PyMODINIT_FUNC PyInit_m(void)\n{\n"
+           "    BaseType.tp_base = &PyDict_Type;\n"
+           "    if (PyType_Ready(&BaseType) < 0 || PyType_Ready(&SubType) < 0)\n        return NULL;\n"
+           "    SubType.tp_base = &BaseType;\n"
+           "    return PyModule_Create(&mod);\n}\n")
+    out = translate.translate_source(src, "m.c")
+    assert "BaseType.tp_base = " in out and "SubType.tp_base = " in out
+    assert "CystckType_FromSpec(S, &SubType_spec, Cystck_NULL)" in out
+

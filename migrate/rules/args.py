@@ -5,6 +5,7 @@ import regex
 from .. import cstruct, project as proj, source
 from ..engine import Rule
 from . import _common
+from .escape import MARK
 from .functions import _replace_return_type
 
 
@@ -37,11 +38,13 @@ class ParseArgs(Rule):
         code, text = unit.masked, unit.text
         edits = source.Edits()
         kwlists = set()
-        for ctx in _common.function_contexts(unit, with_locals=False):
+        for ctx in _common.function_contexts(unit):
             b0, b1 = ctx.body
             args, nargs = ctx.args_name, ctx.nargs_name
             for m in regex.finditer(self.patterns[0], code, pos=b0, endpos=b1):
                 if args is None or m.group("a") != args:
+                    if m.group("k") == "ParseTuple" and self._keep_on_tuple(unit, ctx, m, edits):
+                        continue
                     unit.leftover(m.start(), f"PyArg_{m.group('k')} on {m.group('a')}, which is not the "
                                   "argument array of an entry point: unpack the tuple by hand", self.name)
                     continue
@@ -68,6 +71,32 @@ class ParseArgs(Rule):
         if edits:
             unit.apply(edits)
         return edits.applied
+
+
+    def _keep_on_tuple(self, unit, ctx, m, edits):
+        """``PyArg_ParseTuple(t, fmt, ...)`` on a tuple handle ``t`` that is
+        no argument array, whose outputs are all C numbers, is kept through
+        the escape hatch on ``Cystck_AsPyObject(S, t)`` (its outputs are no
+        handles, so CPython's parser writes them as before).  Is it?"""
+        code, text = unit.masked, unit.text
+        open_at = m.start() + code[m.start():m.end()].index("(")
+        parts = source.split_top(code, open_at + 1, source.matching(code, open_at) - 1)
+        fmt = regex.fullmatch(r'\s*"(?P<f>[^"\\]*)"\s*', text[parts[1][0]:parts[1][1]]) if len(parts) > 1 else None
+        if fmt is None or not _common.is_handle(m.group("a"), ctx, unit.project):
+            return False
+        units = regex.split(r"[:;]", fmt.group("f"), maxsplit=1)[0]
+        if not regex.fullmatch(r"[" + _NUMBER_UNITS + r"|()$]*", units):
+            return False
+        edits.add(m.start(), m.start(), f"{MARK} ")
+        edits.add(m.start("a"), m.end("a"), f"Cystck_AsPyObject(S, {m.group('a')})")
+        unit.leftover(m.start(), f"escape hatch: PyArg_ParseTuple on {m.group('a')}, a tuple that is not the "
+                      "argument array of an entry point: kept, with the tuple lent through Cystck_AsPyObject",
+                      self.name)
+        return True
+
+
+# Format units whose outputs are C numbers (no object, no borrowed buffer).
+_NUMBER_UNITS = "bBhHiIlkLKncCfdDp"
 
 
 class ArgsAccess(Rule):

@@ -797,3 +797,35 @@ def test_tp_base_stores_after_type_ready_or_of_another_base_stay():
     assert "BaseType.tp_base = " in out and "SubType.tp_base = " in out
     assert "CystckType_FromSpec(S, &SubType_spec, Cystck_NULL)" in out
 
+
+def test_parse_tuple_of_numbers_on_another_tuple_is_kept_through_the_escape_hatch():
+    """PyArg_ParseTuple on a tuple that is no argument array (an item of a
+    sequence), with only number outputs, is kept on the lent tuple (marked
+    and reported); the entry point's own arguments still go to CystckArg."""
+    src = ("#include <Python.h>\n"
+           "static PyObject *f(PyObject *self, PyObject *args)\n{\n"
+           "    PyObject *pair;\n    int x, y;\n    double w;\n"
+           "    if (!PyArg_ParseTuple(args, \"O\", &pair))\n        return NULL;\n"
+           "    if (!PyArg_ParseTuple(pair, \"ii|d:point\", &x, &y, &w))\n        return NULL;\n"
+           "    return PyLong_FromLong(x + y);\n}\n"
+           "static PyMethodDef m[] = {{\"f\", f, METH_VARARGS, NULL}, {NULL}};\n")
+    out, notes = _translate_with_notes(src)
+    assert "CystckArg_ParseTuple(S, args, nargs, \"O\", &pair)" in out
+    assert ("/* cystck-migrate: escape hatch */ PyArg_ParseTuple(Cystck_AsPyObject(S, pair), "
+            "\"ii|d:point\", &x, &y, &w)") in out
+    assert any("escape hatch: PyArg_ParseTuple on pair" in m for m in notes)
+
+
+def test_parse_tuple_with_object_outputs_on_another_tuple_is_left_alone():
+    """Negative: an object output (a borrowed PyObject * written where a
+    handle is) or a non-literal format cannot go through the escape hatch:
+    the call stays and is reported."""
+    src = ("#include <Python.h>\n"
+           "static int g(PyObject *t, const char *fmt)\n{\n"
+           "    PyObject *o;\n    int i;\n"
+           "    if (!PyArg_ParseTuple(t, \"iO\", &i, &o))\n        return -1;\n"
+           "    return PyArg_ParseTuple(t, fmt, &i);\n}\n")
+    out, notes = _translate_with_notes(src)
+    assert "escape hatch */" not in out
+    assert "PyArg_ParseTuple(t, \"iO\", &i, &o)" in out and "PyArg_ParseTuple(t, fmt, &i)" in out
+    assert sum("PyArg_ParseTuple on t, which is not the argument array" in m for m in notes) == 2

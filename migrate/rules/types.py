@@ -928,14 +928,14 @@ def _struct_pointer_members(project):
 
 class ObjectNew(Rule):
     """Instance allocation goes through the runtime: ``PyObject_New(Foo,
-    &FooType)``, ``PyObject_GC_New`` and ``type->tp_alloc(type, 0)`` (also
+    &FooType)`` (its macro spelling ``PyObject_NEW`` too), ``PyObject_GC_New`` and ``type->tp_alloc(type, 0)`` (also
     ``Py_TYPE(self)->tp_alloc(Py_TYPE(self), 0)``) become ``Cystck_New(S,
     type, NULL)``; ``PyType_GenericNew(type, args, kw)``
     becomes ``CystckType_GenericNew(S, type)``; ``PyObject_GC_Track`` is
     dropped (the runtime tracks GC instances)."""
     name = "object-new"
     precedence = 640
-    patterns = (r"\bPyObject_(?:GC_)?New(?:Var)?\s*\(\s*(?:struct\s+)?\w+\s*,\s*(?P<t>[^,()]+(?:\([^()]*\))?)\s*(?:,[^()]*)?\)",
+    patterns = (r"\bPyObject_(?:GC_)?(?:New(?:Var)?|NEW(?:_VAR)?)\s*\(\s*(?:struct\s+)?\w+\s*,\s*(?P<t>[^,()]+(?:\([^()]*\))?)\s*(?:,[^()]*)?\)",
                 r"(?P<t>\w+|\(\s*\w+\s*\)|Py_TYPE\s*\(\s*\w+\s*\))\s*->\s*tp_alloc\s*"
                 r"\(\s*(?P<a>\w+|Py_TYPE\s*\(\s*\w+\s*\))\s*,[^()]*\)",
                 r"\bPyType_GenericAlloc\s*\(\s*(?P<t>[^,()]+?)\s*,[^()]*\)",

@@ -829,3 +829,20 @@ def test_parse_tuple_with_object_outputs_on_another_tuple_is_left_alone():
     assert "escape hatch */" not in out
     assert "PyArg_ParseTuple(t, \"iO\", &i, &o)" in out and "PyArg_ParseTuple(t, fmt, &i)" in out
     assert sum("PyArg_ParseTuple on t, which is not the argument array" in m for m in notes) == 2
+
+
+def test_object_new_macro_spelling_allocates_through_the_runtime():
+    """PyObject_NEW, the macro spelling of PyObject_New, allocates through
+    the runtime like it (it was kept through the escape hatch, assigning
+    a struct pointer to a handle).  Negative: the extension's own
+    my_PyObject_NEW is not the stock macro and stays."""
+    src = ("#include <Python.h>\ntypedef struct { PyObject_HEAD int n; } Box;\n"
+           "static PyTypeObject BoxType = {PyVarObject_HEAD_INIT(NULL, 0) .tp_name = \"m.Box\",\n"
+           "    .tp_basicsize = sizeof(Box)};\n"
+           "static PyObject *f(PyObject *self, PyObject *o)\n{\n"
+           "    Box *b = PyObject_NEW(Box, &BoxType);\n    if (b == NULL)\n        return NULL;\n"
+           "    b->n = my_PyObject_NEW(Box, 1);\n    return (PyObject *)b;\n}\n")
+    out = translate.translate_source(src, "m.c")
+    assert "Cystck_Object b = Cystck_New(S, Cystck_deref(S, BoxType), NULL);" in out
+    assert "my_PyObject_NEW(Box, 1)" in out and "escape hatch" not in out
+    assert " PyObject_NEW(" not in out

@@ -846,3 +846,21 @@ def test_object_new_macro_spelling_allocates_through_the_runtime():
     assert "Cystck_Object b = Cystck_New(S, Cystck_deref(S, BoxType), NULL);" in out
     assert "my_PyObject_NEW(Box, 1)" in out and "escape hatch" not in out
     assert " PyObject_NEW(" not in out
+
+
+def test_function_pointer_parameter_over_objects_takes_the_state():
+    """A helper's function-pointer parameter whose functions take or return
+    objects points to helpers that now take S: its type says so and calls
+    through it pass S.  Negative: a function pointer over plain C (qsort's
+    comparator) keeps its type and its calls."""
+    src = ("#include <Python.h>\ntypedef struct { PyObject_HEAD PyObject *key; } Node;\n"
+           "static PyObject *get_key(Node *n) { return PyObject_Repr(n->key); }\n"
+           "static PyObject *apply(PyObject *l, PyObject *(*get)(Node *), int (*cmp)(const void *, const void *))\n"
+           "{\n    int c = cmp(NULL, NULL);\n"
+           "    PyObject *r = get((Node *)l);\n    return PyList_Append(l, r) < 0 || c ? NULL : r;\n}\n"
+           "static PyObject *f(PyObject *self, PyObject *l) { return apply(l, get_key, NULL); }\n")
+    out = translate.translate_source(src, "m.c")
+    assert ("apply(Cystck_State *S, Cystck_Object l, Cystck_Object (*get)(Cystck_State *S, Cystck_Object), "
+            "int (*cmp)(const void *, const void *))") in out
+    assert "Cystck_Object get_key(Cystck_State *S, Cystck_Object n)" in out
+    assert "get(S, " in out and "cmp(NULL, NULL)" in out

@@ -816,19 +816,39 @@ def test_parse_tuple_of_numbers_on_another_tuple_is_kept_through_the_escape_hatc
     assert any("escape hatch: PyArg_ParseTuple on pair" in m for m in notes)
 
 
-def test_parse_tuple_with_object_outputs_on_another_tuple_is_left_alone():
-    """Negative: an object output (a borrowed PyObject * written where a
-    handle is) or a non-literal format cannot go through the escape hatch:
-    the call stays and is reported."""
+def test_parse_tuple_with_object_outputs_on_another_tuple_writes_them_to_stock_pointers():
+    """A helper's tuple parsed with O outputs: each is written to a
+    PyObject * declared for it and given a handle when the parse fills it
+    (an optional one left out keeps its value)."""
+    src = ("#include <Python.h>\n"
+           "static PyObject *g(PyObject *t)\n{\n"
+           "    PyObject *o, *d = Py_None;\n    int i;\n"
+           "    if (!PyArg_ParseTuple(t, \"iO|O:g\", &i, &o, &d))\n        return NULL;\n"
+           "    return PyTuple_Pack(2, o, d);\n}\n")
+    out, notes = _translate_with_notes(src)
+    assert "{\n    PyObject *cystck_migrate_o = NULL;\n    PyObject *cystck_migrate_d = NULL;\n" in out
+    assert ("if (!(cystck_migrate_o = NULL, cystck_migrate_d = NULL, /* cystck-migrate: escape hatch */ "
+            "PyArg_ParseTuple(Cystck_AsPyObject(S, t), \"iO|O:g\", &i, &cystck_migrate_o, &cystck_migrate_d)"
+            " && (cystck_migrate_o == NULL || (o = Cystck_FromPyObject(S, cystck_migrate_o), 1))"
+            " && (cystck_migrate_d == NULL || (d = Cystck_FromPyObject(S, cystck_migrate_d), 1))))") in out
+    assert any("escape hatch: PyArg_ParseTuple on t" in m for m in notes)
+
+
+def test_parse_tuple_with_checked_or_converted_outputs_on_another_tuple_is_left_alone():
+    """Negative: O! (a type to check against), O& (a converter) or a
+    non-literal format cannot go through the escape hatch: the call stays
+    and is reported."""
     src = ("#include <Python.h>\n"
            "static int g(PyObject *t, const char *fmt)\n{\n"
            "    PyObject *o;\n    int i;\n"
-           "    if (!PyArg_ParseTuple(t, \"iO\", &i, &o))\n        return -1;\n"
+           "    if (!PyArg_ParseTuple(t, \"iO!\", &i, &PyDict_Type, &o))\n        return -1;\n"
+           "    if (!PyArg_ParseTuple(t, \"O&\", conv, &i))\n        return -1;\n"
            "    return PyArg_ParseTuple(t, fmt, &i);\n}\n")
     out, notes = _translate_with_notes(src)
-    assert "escape hatch */" not in out
-    assert "PyArg_ParseTuple(t, \"iO\", &i, &o)" in out and "PyArg_ParseTuple(t, fmt, &i)" in out
-    assert sum("PyArg_ParseTuple on t, which is not the argument array" in m for m in notes) == 2
+    assert "escape hatch */" not in out and "cystck_migrate_" not in out
+    assert "PyArg_ParseTuple(t, \"O&\", conv, &i)" in out and "PyArg_ParseTuple(t, fmt, &i)" in out
+    assert "PyArg_ParseTuple(t, \"iO!\", &i, " in out
+    assert sum("PyArg_ParseTuple on t, which is not the argument array" in m for m in notes) == 3
 
 
 def test_object_new_macro_spelling_allocates_through_the_runtime():

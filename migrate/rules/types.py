@@ -584,6 +584,7 @@ class DestroyTraverse(Rule):
                 for m in regex.finditer(self.patterns[2], code, pos=b0, endpos=b1):
                     edits.add(*_common.statement_line_span(text, m.start(), m.end()), "")
                 self._drop_type_release(code, text, b0, b1, edits)
+                self._report_state_calls(unit, b0, b1)
                 for m in regex.finditer(r"\b(\w+)\s*\(\s*\(\s*PyObject\s*\*\s*\)\s*\w+\s*\)\s*;|\b(\w+)\s*\(\s*\w+\s*\)\s*;",
                                         code, pos=b0, endpos=b1):
                     callee = m.group(1) or m.group(2)
@@ -594,6 +595,16 @@ class DestroyTraverse(Rule):
             unit.apply(edits)
             self._drop_unused_locals(unit)
         return n
+
+    def _report_state_calls(self, unit, b0, b1):
+        """A destructor has no state: a call of a function that uses the API
+        (``Foo_clear(self)``) cannot be ported there and is an error to
+        rewrite by hand (the runtime releases object fields itself)."""
+        for m in regex.finditer(r"(?<![\w.>])(?P<f>\w+)\s*\(", unit.masked, pos=b0, endpos=b1):
+            if unit.project.needs_state(unit.path, m.group("f")):
+                unit.leftover(m.start(), f"error: destructor calls {m.group('f')}, which uses the API: a "
+                              "destructor has no state; release native resources only (the runtime releases "
+                              "object fields)", self.name)
 
     @staticmethod
     def _drop_type_release(code, text, b0, b1, edits):

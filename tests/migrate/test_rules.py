@@ -884,3 +884,19 @@ def test_function_pointer_parameter_over_objects_takes_the_state():
             "int (*cmp)(const void *, const void *))") in out
     assert "Cystck_Object get_key(Cystck_State *S, Cystck_Object n)" in out
     assert "get(S, " in out and "cmp(NULL, NULL)" in out
+
+
+def test_destructor_calling_an_api_helper_is_reported():
+    """A deallocator that calls a helper using the API (a destructor has no
+    state) is reported as an error for a human.  Negative: a call of a
+    plain C function there (free) is not."""
+    src = ("#include <Python.h>\ntypedef struct { PyObject_HEAD PyObject *d; char *buf; } Box;\n"
+           "static PyObject *Box_clear(Box *self) { PyDict_Clear(self->d); Py_RETURN_NONE; }\n"
+           "static void Box_dealloc(Box *self)\n{\n    free(self->buf);\n    if (self->d)\n"
+           "        Box_clear(self);\n    Py_XDECREF(self->d);\n    Py_TYPE(self)->tp_free((PyObject *)self);\n}\n"
+           "static PyTypeObject BoxType = {PyVarObject_HEAD_INIT(NULL, 0) .tp_name = \"m.Box\",\n"
+           "    .tp_basicsize = sizeof(Box), .tp_dealloc = (destructor)Box_dealloc};\n")
+    out, notes = _translate_with_notes(src)
+    assert "static void Box_dealloc(void *data)" in out
+    errors = [m for m in notes if m.startswith("error: destructor calls")]
+    assert len(errors) == 1 and "Box_clear" in errors[0]

@@ -286,6 +286,7 @@ def build(files):
         if code is not None:
             _collect_functions(p, path, code, text)
     _collect_converters(p, masks)
+    _collect_base_stores(p, masks)
     _collect_sealed_types(p, masks)
     _infer_state(p)
     return p
@@ -426,6 +427,42 @@ def _collect_tables(p, path, code, text):
 
 
 _TYPE_FIELD_STORE = regex.compile(r"\b(?P<t>\w+)\s*\.\s*(?P<f>tp_new|tp_base)\s*=\s*(?P<v>[^;]+);")
+
+
+#: ``FooType.tp_base = &BarType;`` (a statement of its own).
+BASE_STORE = regex.compile(r"^[ \t]*(?P<t>\w+)\s*\.\s*tp_base\s*=\s*(?P<v>[^;]+);[ \t]*\n?", regex.M)
+
+
+def stored_base(code, text, m, type_objects):
+    """The base a ``BASE_STORE`` match gives a type before its
+    ``PyType_Ready``: another type object of the project, ``""`` for
+    ``object`` (every type's default base), None for a store that is not
+    that (a type not the project's, another base, or after the type is
+    ready)."""
+    t = m.group("t")
+    if t not in type_objects or not regex.compile(
+            r"\bPyType_Ready\s*\(\s*(?:\(\s*PyTypeObject\s*\*\s*\)\s*)?&\s*" + regex.escape(t) + r"\s*\)"
+    ).search(code, m.end()):
+        return None
+    base = regex.fullmatch(r"&\s*(\w+)", cstruct.strip_cast(text[m.start("v"):m.end("v")].strip()))
+    if base is None:
+        return None
+    if base.group(1) == "PyBaseObject_Type":
+        return ""
+    return base.group(1) if base.group(1) in type_objects else None
+
+
+def _collect_base_stores(p, masks):
+    """``FooType.tp_base = &BarType;`` before ``PyType_Ready(&FooType)``
+    (the portable spelling of a base across DLLs) is the type's base, as
+    in its initialiser."""
+    for path, code in masks.items():
+        if code is None:
+            continue
+        for m in BASE_STORE.finditer(code):
+            base = stored_base(code, p.files[path], m, p.type_objects)
+            if base:
+                p.type_bases[m.group("t")] = base
 
 
 def _collect_sealed_types(p, masks):

@@ -5,6 +5,7 @@ import regex
 from .. import cstruct, project as proj, source
 from ..engine import Rule
 from . import _common
+from .escape import MARK
 from .functions import _replace_return_type
 
 
@@ -37,11 +38,13 @@ class ParseArgs(Rule):
         code, text = unit.masked, unit.text
         edits = source.Edits()
         kwlists = set()
-        for ctx in _common.function_contexts(unit, with_locals=False):
+        for ctx in _common.function_contexts(unit):
             b0, b1 = ctx.body
             args, nargs = ctx.args_name, ctx.nargs_name
             for m in regex.finditer(self.patterns[0], code, pos=b0, endpos=b1):
                 if args is None or m.group("a") != args:
+                    if m.group("k") == "ParseTuple" and self._keep_on_tuple(unit, ctx, m, edits):
+                        continue
                     unit.leftover(m.start(), f"PyArg_{m.group('k')} on {m.group('a')}, which is not the "
                                   "argument array of an entry point: unpack the tuple by hand", self.name)
                     continue
@@ -68,6 +71,64 @@ class ParseArgs(Rule):
         if edits:
             unit.apply(edits)
         return edits.applied
+
+
+    def _keep_on_tuple(self, unit, ctx, m, edits):
+        """``PyArg_ParseTuple(t, fmt, ...)`` on a tuple handle ``t`` that is
+        no argument array, whose outputs are C numbers or plain objects
+        (``O``), is kept through the escape hatch on ``Cystck_AsPyObject(S,
+        t)``: CPython's parser writes the numbers as before, and each object
+        into a ``PyObject *`` declared for it, which is then given a handle
+        with ``Cystck_FromPyObject`` (a borrowed reference).  Is it?"""
+        code, text = unit.masked, unit.text
+        open_at = m.start() + code[m.start():m.end()].index("(")
+        close = source.matching(code, open_at)
+        parts = source.split_top(code, open_at + 1, close - 1)
+        fmt = regex.fullmatch(r'\s*"(?P<f>[^"\\]*)"\s*', text[parts[1][0]:parts[1][1]]) if len(parts) > 1 else None
+        if fmt is None or not _common.is_handle(m.group("a"), ctx, unit.project):
+            return False
+        units = regex.split(r"[:;]", fmt.group("f"), maxsplit=1)[0]
+        if not regex.fullmatch(r"(?:[" + _NUMBER_UNITS + r"|()$]|O(?![!&]))*", units):
+            return False
+        outputs = [u for u in units if u not in "|()$"]
+        if len(outputs) != len(parts) - 2:
+            return False
+        objects = []
+        for u, (s, e) in zip(outputs, parts[2:]):
+            if u != "O":
+                continue
+            out = regex.fullmatch(r"\s*&\s*(?P<n>\w+)\s*", code[s:e])
+            if out is None or out.group("n") not in ctx.handles:
+                return False
+            objects.append((out.start("n") + s, out.end("n") + s, out.group("n")))
+        for s, e, name in objects:
+            edits.add(s, e, _object_output(name))
+        if objects:
+            line = text.index("\n", ctx.body[0]) + 1       # the body's first line
+            indent = regex.match(r"[ \t]*", text[line:]).group() or "    "
+            edits.add(line, line, "".join(f"{indent}PyObject *{_object_output(n)} = NULL;\n"
+                                          for n in dict.fromkeys(n for _, _, n in objects)))
+            reset = "".join(f"{_object_output(n)} = NULL, " for _, _, n in objects)
+            given = "".join(f" && ({_object_output(n)} == NULL || ({n} = Cystck_FromPyObject(S, {_object_output(n)}), 1))"
+                            for _, _, n in objects)
+            edits.add(m.start(), m.start(), f"({reset}{MARK} ")
+            edits.add(close, close, f"{given})")
+        else:
+            edits.add(m.start(), m.start(), f"{MARK} ")
+        edits.add(m.start("a"), m.end("a"), f"Cystck_AsPyObject(S, {m.group('a')})")
+        unit.leftover(m.start(), f"escape hatch: PyArg_ParseTuple on {m.group('a')}, a tuple that is not the "
+                      "argument array of an entry point: kept, with the tuple lent through Cystck_AsPyObject",
+                      self.name)
+        return True
+
+
+def _object_output(name):
+    """The ``PyObject *`` a kept parse writes the object output ``name`` to."""
+    return f"cystck_migrate_{name}"
+
+
+# Format units whose outputs are C numbers (no object, no borrowed buffer).
+_NUMBER_UNITS = "bBhHiIlkLKncCfdDp"
 
 
 class ArgsAccess(Rule):

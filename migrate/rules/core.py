@@ -283,6 +283,137 @@ class GetItemInto(Rule):
         return n
 
 
+# A slot called through the object's own type is the abstract call that
+# dispatches to it (which also checks that the slot is there).
+_SLOT_CALLS = {
+    ("tp_as_mapping", "mp_subscript"): "PyObject_GetItem",
+    ("tp_as_mapping", "mp_length"): "PyMapping_Size",
+    ("tp_as_sequence", "sq_length"): "PySequence_Size",
+    ("tp_as_sequence", "sq_contains"): "PySequence_Contains",
+    ("", "tp_repr"): "PyObject_Repr",
+    ("", "tp_str"): "PyObject_Str",
+    ("", "tp_hash"): "PyObject_Hash",
+    ("", "tp_iter"): "PyObject_GetIter",
+    ("", "tp_call"): "PyObject_Call",
+    ("", "tp_getattro"): "PyObject_GetAttr",
+}
+ASS_SUBSCRIPT_HELPER = "cystck_migrate_ass_subscript"
+#: mp_ass_subscript's protocol (a NULL value deletes) over the abstract
+#: calls, defined once in each file that needs it, after the Cystck.h include.
+ASS_SUBSCRIPT_HELPER_DEFINITION = f"""
+/* cystck-migrate: a call of a type's mp_ass_subscript slot: a null value
+ * deletes the key. */
+static inline int {ASS_SUBSCRIPT_HELPER}(Cystck_State *S, Cystck_Object o, Cystck_Object key, Cystck_Object v)
+{{
+    return Cystck_IsNull(v) ? CystckObject_DelItem(S, o, key) : CystckObject_SetItem(S, o, key, v);
+}}
+"""
+_NULL = ("NULL", "0", "nullptr")
+_OBJECT_RESULTS = {"PyObject_GetItem", "PyObject_Repr", "PyObject_Str", "PyObject_GetIter", "PyObject_Call",
+                   "PyObject_GetAttr"}
+
+
+class SlotCalls(Rule):
+    """A slot called through the type of its first argument,
+    ``Py_TYPE(o)->tp_as_mapping->mp_subscript(o, k)`` (also in a macro
+    body), becomes the abstract call that dispatches to that slot,
+    ``PyObject_GetItem(o, k)``, which the other rules then port
+    (``mp_length``, ``sq_length``, ``sq_contains``, ``tp_repr``, ``tp_str``,
+    ``tp_hash``, ``tp_iter``, ``tp_call``, ``tp_getattro`` likewise).
+    ``mp_ass_subscript(o, k, NULL)`` becomes ``PyObject_DelItem(o, k)``;
+    with another value it becomes ``cystck_migrate_ass_subscript(S, o, k,
+    v)``, defined once after the Cystck.h include, which deletes for a null
+    handle and sets otherwise.  A ``(PyObject *)`` cast of an argument goes
+    (the argument is a handle now).  A slot of one object's type called on
+    another object, or a slot not listed, is reported and left alone."""
+    name = "slot-calls"
+    precedence = 395
+    patterns = (r"\bPy_TYPE\s*" + source.paren("o") + r"\s*->\s*(?:(?P<table>tp_as_\w+)\s*->\s*)?"
+                r"(?P<slot>tp_\w+|mp_\w+|sq_\w+|nb_\w+)\s*" + source.paren("a"),)
+    before = ("static PyObject *f(PyObject *d, PyObject *k)\n{\n"
+              "    if (Py_TYPE(d)->tp_as_mapping->mp_ass_subscript(d, k, NULL) < 0)\n        return NULL;\n"
+              "    return Py_TYPE(d)->tp_as_mapping->mp_subscript(d, k);\n}\n")
+    after = ("static PyObject *f(PyObject *d, PyObject *k)\n{\n"
+             "    if (PyObject_DelItem(d, k) < 0)\n        return NULL;\n"
+             "    return PyObject_GetItem(d, k);\n}\n")
+
+    def apply(self, unit):
+        code, text = unit.masked, unit.text
+        edits = source.Edits()
+        helper = False
+        for m in regex.finditer(self.patterns[0], code):
+            table, slot = m.group("table") or "", m.group("slot")
+            a0, a1 = m.start("a") + 1, m.end("a") - 1
+            args = source.split_top(code, a0, a1) if code[a0:a1].strip() else []
+            owner = self._unparen(text[m.start("o") + 1:m.end("o") - 1])
+            target = _SLOT_CALLS.get((table, slot))
+            assign = (table, slot) == ("tp_as_mapping", "mp_ass_subscript") and len(args) == 3
+            if not args or self._unparen(text[args[0][0]:args[0][1]]) != owner or not (target or assign):
+                unit.leftover(m.start(), f"{slot} called through Py_TYPE({owner}): call the abstract "
+                              "function that dispatches to it", self.name)
+                continue
+            parts = [self._uncast(text[s:e].strip()) for s, e in args]
+            if assign and parts[2] in _NULL:
+                call = f"PyObject_DelItem({parts[0]}, {parts[1]})"
+            elif assign:
+                call = f"{ASS_SUBSCRIPT_HELPER}(S, {', '.join(parts)})"
+                helper = True
+            else:
+                call = f"{target}({', '.join(parts)})"
+            start = m.start()
+            cast = regex.search(r"\(\s*(?P<t>\w+)\s*\*\s*\)\s*$", code, pos=max(0, start - 80), endpos=start)
+            if cast and target in _OBJECT_RESULTS and \
+                    (cast.group("t") == "PyObject" or cast.group("t") in unit.project.custom_structs):
+                start = cast.start()      # the object result is a handle, not an instance pointer
+            edits.add(start, m.end(), call)
+            self._null_macro_args(unit, m.start(), parts, edits)
+        if helper and ASS_SUBSCRIPT_HELPER_DEFINITION not in text:
+            include = regex.search(r'^[ \t]*#[ \t]*include[ \t]*"Cystck\.h"[^\n]*\n', text, regex.M)
+            if include is not None:
+                edits.add(include.end(), include.end(), ASS_SUBSCRIPT_HELPER_DEFINITION)
+        if edits:
+            unit.apply(edits)
+        return edits.applied
+
+    def _null_macro_args(self, unit, at, parts, edits):
+        """In a function-like macro, a parameter passed to the slot is an
+        object: a NULL given for it where the macro is used becomes
+        ``Cystck_NULL``."""
+        code = unit.masked
+        line = code.rfind("\n", 0, at) + 1
+        while line > 0 and code[line - 2:line - 1] == "\\":
+            line = code.rfind("\n", 0, line - 1) + 1
+        define = regex.match(r"[ \t]*#[ \t]*define[ \t]+(?P<n>\w+)\((?P<ps>[^()]*)\)", code[line:at])
+        if define is None:
+            return
+        params = [q.strip() for q in define.group("ps").split(",")]
+        positions = {params.index(self._unparen(a)) for a in parts if self._unparen(a) in params}
+        if not positions:
+            return
+        for use in regex.finditer(r"(?<![\w.>])" + define.group("n") + r"\s*\(", code):
+            if use.start() == line + define.start("n"):
+                continue
+            close = source.matching(code, use.end() - 1)
+            for i, (s, e) in enumerate(source.split_top(code, use.end(), close - 1)):
+                if i in positions and code[s:e].strip() in _NULL:
+                    lead = s + len(code[s:e]) - len(code[s:e].lstrip())
+                    edits.add(lead, lead + len(code[s:e].strip()), "Cystck_NULL")
+
+    @staticmethod
+    def _unparen(expr):
+        """``(d)`` (a macro parameter) is ``d``."""
+        expr = expr.strip()
+        while expr.startswith("(") and source.matching(expr, 0) == len(expr):
+            expr = expr[1:-1].strip()
+        return expr
+
+    @staticmethod
+    def _uncast(arg):
+        """``(PyObject *)x`` or ``((PyObject *)x)`` is ``x``: a handle now."""
+        m = regex.fullmatch(r"(\(\s*)?\(\s*PyObject\s*\*\s*\)\s*(?P<x>[^()]*?(?:\([^()]*\))?)\s*(?(1)\))", arg)
+        return m.group("x").strip() if m else arg
+
+
 class ApiCalls(Rule):
     """Paper rule 8: a call ``PyX_Y(args)`` of a function in the API table
     becomes ``CystckX_Y(S, args)``.  Object arguments of

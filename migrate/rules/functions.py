@@ -41,11 +41,25 @@ def _replace_return_type(head, new_type):
     return m.group("q") + new_type + suffix + ws
 
 
+# A function-pointer parameter: ``PyObject *(*get)(Node *)``.
+_FNPTR_PARAM = regex.compile(r"(?P<ret>[\w\s\*]+?)\s*\(\s*\*\s*(?P<n>\w+)\s*\)\s*\((?P<ps>[^()]*)\)")
+#: The name of a function-pointer parameter whose functions take the state.
+STATE_FNPTR_PARAM = regex.compile(r"\(\s*\*\s*(?P<n>\w+)\s*\)\s*\(\s*Cystck_State\b")
+
+
 def convert_param(text, structs):
     """A stock parameter declaration as a Cystck one (unchanged if it holds
-    no object)."""
+    no object).  A function-pointer parameter whose result or parameters
+    are objects points to a function that takes the state, like a helper:
+    ``PyObject *(*get)(Node *)`` becomes ``Cystck_Object (*get)(Cystck_State
+    *S, Cystck_Object)``."""
     t = text.strip()
     types = proj.OBJECT_TYPES + (r"|" + "|".join(map(regex.escape, sorted(structs))) if structs else "")
+    fn = _FNPTR_PARAM.fullmatch(t)
+    if fn and regex.search(r"\b(?:" + types + r")\s*\*", fn.group("ret") + fn.group("ps")):
+        ps = [convert_param(q, structs).strip() for q in fn.group("ps").split(",")]
+        ret = "Cystck_Object " if returns_object(fn.group("ret"), structs) else fn.group("ret").strip() + " "
+        return f"{ret}(*{fn.group('n')})(" + ", ".join(["Cystck_State *S"] + [q for q in ps if q and q != "void"]) + ")"
     m = regex.fullmatch(r"(?:const\s+)?(?:struct\s+)?(?:" + types + r")\s*\*\s*const\s*\*\s*(?P<n>\w*)", t)
     if m:
         return _render_param("const Cystck_Object *", m.group("n")).rstrip()
@@ -826,6 +840,12 @@ class StateCalls(Rule):
                     _null_handle_args(code, m.end() - 1, info.handle_positions, edits)
             for m in regex.finditer(self.patterns[1], code, pos=b0, endpos=b1):
                 if m.group("f") in p.state_fields:
+                    self._insert(code, m, edits)
+        # calls through a function-pointer parameter whose functions take S
+        for ctx in _common.function_contexts(unit, with_locals=False):
+            fnptrs = {f.group("n") for f in STATE_FNPTR_PARAM.finditer(code, *ctx.func.params)}
+            for m in regex.finditer(self.patterns[0], code, pos=ctx.body[0], endpos=ctx.body[1]):
+                if m.group("f") in fnptrs:
                     self._insert(code, m, edits)
         # macros calling helpers: a macro uses the S of the function that
         # expands it, like the API calls inside it

@@ -584,6 +584,7 @@ class DestroyTraverse(Rule):
                 for m in regex.finditer(self.patterns[2], code, pos=b0, endpos=b1):
                     edits.add(*_common.statement_line_span(text, m.start(), m.end()), "")
                 self._drop_type_release(code, text, b0, b1, edits)
+                self._report_state_calls(unit, b0, b1)
                 for m in regex.finditer(r"\b(\w+)\s*\(\s*\(\s*PyObject\s*\*\s*\)\s*\w+\s*\)\s*;|\b(\w+)\s*\(\s*\w+\s*\)\s*;",
                                         code, pos=b0, endpos=b1):
                     callee = m.group(1) or m.group(2)
@@ -594,6 +595,16 @@ class DestroyTraverse(Rule):
             unit.apply(edits)
             self._drop_unused_locals(unit)
         return n
+
+    def _report_state_calls(self, unit, b0, b1):
+        """A destructor has no state: a call of a function that uses the API
+        (``Foo_clear(self)``) cannot be ported there and is an error to
+        rewrite by hand (the runtime releases object fields itself)."""
+        for m in regex.finditer(r"(?<![\w.>])(?P<f>\w+)\s*\(", unit.masked, pos=b0, endpos=b1):
+            if unit.project.needs_state(unit.path, m.group("f")):
+                unit.leftover(m.start(), f"error: destructor calls {m.group('f')}, which uses the API: a "
+                              "destructor has no state; release native resources only (the runtime releases "
+                              "object fields)", self.name)
 
     @staticmethod
     def _drop_type_release(code, text, b0, b1, edits):
@@ -928,14 +939,14 @@ def _struct_pointer_members(project):
 
 class ObjectNew(Rule):
     """Instance allocation goes through the runtime: ``PyObject_New(Foo,
-    &FooType)``, ``PyObject_GC_New`` and ``type->tp_alloc(type, 0)`` (also
+    &FooType)`` (its macro spelling ``PyObject_NEW`` too), ``PyObject_GC_New`` and ``type->tp_alloc(type, 0)`` (also
     ``Py_TYPE(self)->tp_alloc(Py_TYPE(self), 0)``) become ``Cystck_New(S,
     type, NULL)``; ``PyType_GenericNew(type, args, kw)``
     becomes ``CystckType_GenericNew(S, type)``; ``PyObject_GC_Track`` is
     dropped (the runtime tracks GC instances)."""
     name = "object-new"
     precedence = 640
-    patterns = (r"\bPyObject_(?:GC_)?New(?:Var)?\s*\(\s*(?:struct\s+)?\w+\s*,\s*(?P<t>[^,()]+(?:\([^()]*\))?)\s*(?:,[^()]*)?\)",
+    patterns = (r"\bPyObject_(?:GC_)?(?:New(?:Var)?|NEW(?:_VAR)?)\s*\(\s*(?:struct\s+)?\w+\s*,\s*(?P<t>[^,()]+(?:\([^()]*\))?)\s*(?:,[^()]*)?\)",
                 r"(?P<t>\w+|\(\s*\w+\s*\)|Py_TYPE\s*\(\s*\w+\s*\))\s*->\s*tp_alloc\s*"
                 r"\(\s*(?P<a>\w+|Py_TYPE\s*\(\s*\w+\s*\))\s*,[^()]*\)",
                 r"\bPyType_GenericAlloc\s*\(\s*(?P<t>[^,()]+?)\s*,[^()]*\)",
@@ -969,7 +980,10 @@ class TypeReady(Rule):
     = Cystck_ref(S, CystckType_FromSpec(S, &FooType_spec, base))) == NULL``;
     ``PyType_FromSpec(&spec)`` and ``PyType_FromSpecWithBases(&spec, b)``
     become ``CystckType_FromSpec(S, &spec, Cystck_NULL / b)``;
-    ``PyModule_AddType(m, &FooType)`` adds ``Cystck_deref(S, FooType)``."""
+    ``PyModule_AddType(m, &FooType)`` adds ``Cystck_deref(S, FooType)``.
+    ``FooType.tp_base = &BarType;`` before ``PyType_Ready(&FooType)`` goes:
+    ``BarType`` is the spec's base (``&PyBaseObject_Type``, the default,
+    none); a base from elsewhere stays and fails to build."""
     name = "type-ready"
     precedence = 645
     patterns = (r"\bPyType_Ready\s*\(\s*(?:\(\s*PyTypeObject\s*\*\s*\)\s*)?&\s*(?P<t>\w+)\s*\)(?P<cmp>\s*<\s*0)?",
@@ -983,13 +997,16 @@ class TypeReady(Rule):
 
     def apply(self, unit):
         bases = unit.project.type_bases
+        # a base stored before PyType_Ready is the spec's base (project.stored_base)
+        n = unit.sub(proj.BASE_STORE.pattern, lambda m, t: None if proj.stored_base(
+            unit.masked, t, m, unit.project.type_objects) is None else "", flags=regex.M)
 
         def ready(m, text):
             t = m.group("t")
             base = f"Cystck_deref(S, {bases[t]})" if t in bases else "Cystck_NULL"
             assign = f"({t} = Cystck_ref(S, CystckType_FromSpec(S, &{t}_spec, {base})))"
             return f"{assign} == NULL" if m.group("cmp") else f"({assign} == NULL ? -1 : 0)"
-        n = unit.sub(self.patterns[0], ready)
+        n += unit.sub(self.patterns[0], ready)
         n += unit.sub(self.patterns[1], lambda m, t: f"CystckType_FromSpec(S, {t[m.start('s'):m.end('s')]}, Cystck_NULL)")
         n += unit.sub(self.patterns[2], lambda m, t: f"CystckType_FromSpec(S, {t[m.start('s'):m.end('s')]},")
         n += unit.sub(self.patterns[3], lambda m, t: "CystckType_FromSpec(S, " + t[m.start('s'):m.end('s')] + ", "

@@ -717,3 +717,186 @@ def test_assignment_of_a_handle_call_as_a_loop_condition():
     out, _ = _translate_with_notes(src)
     assert "while (!Cystck_IsNull(item = CystckIter_Next(S, it)))" in out
     assert "while ((n = CystckObject_Length(S, o)) > 0)" in out
+
+
+def test_slot_calls_through_the_type_in_a_macro():
+    """A slot called through Py_TYPE(d) in a macro body becomes the
+    abstract call; the instance-pointer cast of an object result goes; a
+    set-or-delete through mp_ass_subscript becomes the helper defined after
+    the include, and a NULL value given where the macro is used becomes
+    Cystck_NULL (it deletes)."""
+    src = ("#include <Python.h>\n"
+           "typedef struct { PyObject_HEAD PyObject *v; } Node;\n"
+           "#define GET(d, k) (Node *) Py_TYPE(d)->tp_as_mapping->mp_subscript((d), (k))\n"
+           "#define PUT(d, k, n) Py_TYPE(d)->tp_as_mapping->mp_ass_subscript((d), (k), ((PyObject *)n))\n"
+           "static int f(PyObject *d, PyObject *k, PyObject *v)\n{\n"
+           "    PyObject *r = GET(d, k);\n    if (r == NULL)\n        return -1;\n    Py_DECREF(r);\n"
+           "    if (PUT(d, k, v) < 0)\n        return -1;\n    return PUT(d, k, NULL);\n}\n")
+    out, notes = _translate_with_notes(src)
+    assert "#define GET(d, k) CystckObject_GetItem(S, (d), (k))\n" in out
+    assert "#define PUT(d, k, n) cystck_migrate_ass_subscript(S, (d), (k), n)\n" in out
+    assert "PUT(d, k, v) < 0" in out and "return PUT(d, k, Cystck_NULL);" in out
+    assert out.index("static inline int cystck_migrate_ass_subscript(") > out.index('#include "Cystck.h"')
+    assert "CystckObject_DelItem(S, o, key) : CystckObject_SetItem(S, o, key, v)" in out
+    assert "tp_as_mapping" not in out
+
+
+def test_slot_calls_leave_other_objects_and_unlisted_slots_alone():
+    """Negative: a slot of one object's type called on another object, and
+    a slot with no abstract counterpart here (sq_item takes no negative
+    index), stay and are reported; a member read without a call is no slot
+    call."""
+    src = ("#include <Python.h>\n"
+           "static PyObject *f(PyObject *a, PyObject *b)\n{\n"
+           "    if (Py_TYPE(a)->tp_as_mapping == NULL)\n        return NULL;\n"
+           "    PyObject *x = Py_TYPE(a)->tp_as_mapping->mp_subscript(b, a);\n"
+           "    return Py_TYPE(a)->tp_as_sequence->sq_item(a, 0);\n}\n")
+    out, notes = _translate_with_notes(src)
+    assert "PyObject_GetItem" not in out and "CystckObject_GetItem" not in out
+    assert "->tp_as_mapping->mp_subscript(b, a)" in out and "->tp_as_sequence->sq_item(a, 0)" in out
+    assert sum("called through Py_TYPE(a)" in m for m in notes) == 2
+
+
+_BASE_STORE_TYPES = (
+    "#include <Python.h>\n"
+    "typedef struct { PyObject_HEAD int n; } BaseObject;\n"
+    "typedef struct { BaseObject base; int m; } SubObject;\n"
+    "static PyTypeObject BaseType = {PyVarObject_HEAD_INIT(NULL, 0) .tp_name = \"m.Base\",\n"
+    "    .tp_basicsize = sizeof(BaseObject), .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE,\n"
+    "    .tp_new = PyType_GenericNew};\n"
+    "static PyTypeObject SubType = {PyVarObject_HEAD_INIT(NULL, 0) .tp_name = \"m.Sub\",\n"
+    "    .tp_basicsize = sizeof(SubObject), .tp_flags = Py_TPFLAGS_DEFAULT, .tp_new = PyType_GenericNew};\n"
+    "static struct PyModuleDef mod = {PyModuleDef_HEAD_INIT, \"m\", NULL, -1, NULL};\n")
+
+
+def test_tp_base_stored_before_type_ready_is_the_specs_base():
+    """``SubType.tp_base = &BaseType;`` before PyType_Ready (the portable
+    spelling of a base) gives the spec its base; a store of
+    ``&PyBaseObject_Type``, the default base, just goes."""
+    src = (_BASE_STORE_TYPES + "PyMODINIT_FUNC PyInit_m(void)\n{\n"
+           "    BaseType.tp_base = &PyBaseObject_Type;\n"
+           "    SubType.tp_base = &BaseType;\n"
+           "    if (PyType_Ready(&BaseType) < 0 || PyType_Ready(&SubType) < 0)\n        return NULL;\n"
+           "    return PyModule_Create(&mod);\n}\n")
+    out = translate.translate_source(src, "m.c")
+    assert "tp_base =" not in out and "BaseObject_Type" not in out
+    assert "CystckType_FromSpec(S, &BaseType_spec, Cystck_NULL)" in out
+    assert "CystckType_FromSpec(S, &SubType_spec, Cystck_deref(S, BaseType))" in out
+
+
+def test_tp_base_stores_after_type_ready_or_of_another_base_stay():
+    """Negative: a store after the type is ready, and a base that is not
+    one of the extension's types, are not the spec's base: they stay (and
+    fail to build, rather than build a type without its base)."""
+    src = (_BASE_STORE_TYPES + "PyMODINIT_FUNC PyInit_m(void)\n{\n"
+           "    BaseType.tp_base = &PyDict_Type;\n"
+           "    if (PyType_Ready(&BaseType) < 0 || PyType_Ready(&SubType) < 0)\n        return NULL;\n"
+           "    SubType.tp_base = &BaseType;\n"
+           "    return PyModule_Create(&mod);\n}\n")
+    out = translate.translate_source(src, "m.c")
+    assert "BaseType.tp_base = " in out and "SubType.tp_base = " in out
+    assert "CystckType_FromSpec(S, &SubType_spec, Cystck_NULL)" in out
+
+
+def test_parse_tuple_of_numbers_on_another_tuple_is_kept_through_the_escape_hatch():
+    """PyArg_ParseTuple on a tuple that is no argument array (an item of a
+    sequence), with only number outputs, is kept on the lent tuple (marked
+    and reported); the entry point's own arguments still go to CystckArg."""
+    src = ("#include <Python.h>\n"
+           "static PyObject *f(PyObject *self, PyObject *args)\n{\n"
+           "    PyObject *pair;\n    int x, y;\n    double w;\n"
+           "    if (!PyArg_ParseTuple(args, \"O\", &pair))\n        return NULL;\n"
+           "    if (!PyArg_ParseTuple(pair, \"ii|d:point\", &x, &y, &w))\n        return NULL;\n"
+           "    return PyLong_FromLong(x + y);\n}\n"
+           "static PyMethodDef m[] = {{\"f\", f, METH_VARARGS, NULL}, {NULL}};\n")
+    out, notes = _translate_with_notes(src)
+    assert "CystckArg_ParseTuple(S, args, nargs, \"O\", &pair)" in out
+    assert ("/* cystck-migrate: escape hatch */ PyArg_ParseTuple(Cystck_AsPyObject(S, pair), "
+            "\"ii|d:point\", &x, &y, &w)") in out
+    assert any("escape hatch: PyArg_ParseTuple on pair" in m for m in notes)
+
+
+def test_parse_tuple_with_object_outputs_on_another_tuple_writes_them_to_stock_pointers():
+    """A helper's tuple parsed with O outputs: each is written to a
+    PyObject * declared for it and given a handle when the parse fills it
+    (an optional one left out keeps its value)."""
+    src = ("#include <Python.h>\n"
+           "static PyObject *g(PyObject *t)\n{\n"
+           "    PyObject *o, *d = Py_None;\n    int i;\n"
+           "    if (!PyArg_ParseTuple(t, \"iO|O:g\", &i, &o, &d))\n        return NULL;\n"
+           "    return PyTuple_Pack(2, o, d);\n}\n")
+    out, notes = _translate_with_notes(src)
+    assert "{\n    PyObject *cystck_migrate_o = NULL;\n    PyObject *cystck_migrate_d = NULL;\n" in out
+    assert ("if (!(cystck_migrate_o = NULL, cystck_migrate_d = NULL, /* cystck-migrate: escape hatch */ "
+            "PyArg_ParseTuple(Cystck_AsPyObject(S, t), \"iO|O:g\", &i, &cystck_migrate_o, &cystck_migrate_d)"
+            " && (cystck_migrate_o == NULL || (o = Cystck_FromPyObject(S, cystck_migrate_o), 1))"
+            " && (cystck_migrate_d == NULL || (d = Cystck_FromPyObject(S, cystck_migrate_d), 1))))") in out
+    assert any("escape hatch: PyArg_ParseTuple on t" in m for m in notes)
+
+
+def test_parse_tuple_with_checked_or_converted_outputs_on_another_tuple_is_left_alone():
+    """Negative: O! (a type to check against), O& (a converter) or a
+    non-literal format cannot go through the escape hatch: the call stays
+    and is reported."""
+    src = ("#include <Python.h>\n"
+           "static int g(PyObject *t, const char *fmt)\n{\n"
+           "    PyObject *o;\n    int i;\n"
+           "    if (!PyArg_ParseTuple(t, \"iO!\", &i, &PyDict_Type, &o))\n        return -1;\n"
+           "    if (!PyArg_ParseTuple(t, \"O&\", conv, &i))\n        return -1;\n"
+           "    return PyArg_ParseTuple(t, fmt, &i);\n}\n")
+    out, notes = _translate_with_notes(src)
+    assert "escape hatch */" not in out and "cystck_migrate_" not in out
+    assert "PyArg_ParseTuple(t, \"O&\", conv, &i)" in out and "PyArg_ParseTuple(t, fmt, &i)" in out
+    assert "PyArg_ParseTuple(t, \"iO!\", &i, " in out
+    assert sum("PyArg_ParseTuple on t, which is not the argument array" in m for m in notes) == 3
+
+
+def test_object_new_macro_spelling_allocates_through_the_runtime():
+    """PyObject_NEW, the macro spelling of PyObject_New, allocates through
+    the runtime like it (it was kept through the escape hatch, assigning
+    a struct pointer to a handle).  Negative: the extension's own
+    my_PyObject_NEW is not the stock macro and stays."""
+    src = ("#include <Python.h>\ntypedef struct { PyObject_HEAD int n; } Box;\n"
+           "static PyTypeObject BoxType = {PyVarObject_HEAD_INIT(NULL, 0) .tp_name = \"m.Box\",\n"
+           "    .tp_basicsize = sizeof(Box)};\n"
+           "static PyObject *f(PyObject *self, PyObject *o)\n{\n"
+           "    Box *b = PyObject_NEW(Box, &BoxType);\n    if (b == NULL)\n        return NULL;\n"
+           "    b->n = my_PyObject_NEW(Box, 1);\n    return (PyObject *)b;\n}\n")
+    out = translate.translate_source(src, "m.c")
+    assert "Cystck_Object b = Cystck_New(S, Cystck_deref(S, BoxType), NULL);" in out
+    assert "my_PyObject_NEW(Box, 1)" in out and "escape hatch" not in out
+    assert " PyObject_NEW(" not in out
+
+
+def test_function_pointer_parameter_over_objects_takes_the_state():
+    """A helper's function-pointer parameter whose functions take or return
+    objects points to helpers that now take S: its type says so and calls
+    through it pass S.  Negative: a function pointer over plain C (qsort's
+    comparator) keeps its type and its calls."""
+    src = ("#include <Python.h>\ntypedef struct { PyObject_HEAD PyObject *key; } Node;\n"
+           "static PyObject *get_key(Node *n) { return PyObject_Repr(n->key); }\n"
+           "static PyObject *apply(PyObject *l, PyObject *(*get)(Node *), int (*cmp)(const void *, const void *))\n"
+           "{\n    int c = cmp(NULL, NULL);\n"
+           "    PyObject *r = get((Node *)l);\n    return PyList_Append(l, r) < 0 || c ? NULL : r;\n}\n"
+           "static PyObject *f(PyObject *self, PyObject *l) { return apply(l, get_key, NULL); }\n")
+    out = translate.translate_source(src, "m.c")
+    assert ("apply(Cystck_State *S, Cystck_Object l, Cystck_Object (*get)(Cystck_State *S, Cystck_Object), "
+            "int (*cmp)(const void *, const void *))") in out
+    assert "Cystck_Object get_key(Cystck_State *S, Cystck_Object n)" in out
+    assert "get(S, " in out and "cmp(NULL, NULL)" in out
+
+
+def test_destructor_calling_an_api_helper_is_reported():
+    """A deallocator that calls a helper using the API (a destructor has no
+    state) is reported as an error for a human.  Negative: a call of a
+    plain C function there (free) is not."""
+    src = ("#include <Python.h>\ntypedef struct { PyObject_HEAD PyObject *d; char *buf; } Box;\n"
+           "static PyObject *Box_clear(Box *self) { PyDict_Clear(self->d); Py_RETURN_NONE; }\n"
+           "static void Box_dealloc(Box *self)\n{\n    free(self->buf);\n    if (self->d)\n"
+           "        Box_clear(self);\n    Py_XDECREF(self->d);\n    Py_TYPE(self)->tp_free((PyObject *)self);\n}\n"
+           "static PyTypeObject BoxType = {PyVarObject_HEAD_INIT(NULL, 0) .tp_name = \"m.Box\",\n"
+           "    .tp_basicsize = sizeof(Box), .tp_dealloc = (destructor)Box_dealloc};\n")
+    out, notes = _translate_with_notes(src)
+    assert "static void Box_dealloc(void *data)" in out
+    errors = [m for m in notes if m.startswith("error: destructor calls")]
+    assert len(errors) == 1 and "Box_clear" in errors[0]

@@ -717,3 +717,31 @@ def test_assignment_of_a_handle_call_as_a_loop_condition():
     out, _ = _translate_with_notes(src)
     assert "while (!Cystck_IsNull(item = CystckIter_Next(S, it)))" in out
     assert "while ((n = CystckObject_Length(S, o)) > 0)" in out
+
+
+def test_capsule_destructors_stay_stock():
+    """CPython calls a capsule's destructor with the capsule as a
+    ``PyObject *`` and no state: a function passed as the destructor of
+    PyCapsule_New or PyCapsule_SetDestructor keeps its stock signature and
+    body (given ``S`` it was called with the capsule in ``S`` and crashed).
+    (Negative: a helper that reads the same capsule gets ``S`` and Cystck
+    calls.)"""
+    src = ("#include <Python.h>\n"
+           "static void ctx_free(PyObject *cap)\n{\n"
+           "    void *p = PyCapsule_GetPointer(cap, \"m.ctx\");\n    PyMem_Free(p);\n}\n"
+           "static void other_free(PyObject *cap)\n{\n    PyMem_Free(PyCapsule_GetPointer(cap, NULL));\n}\n"
+           "static void *ctx_get(PyObject *cap)\n{\n    return PyCapsule_GetPointer(cap, \"m.ctx\");\n}\n"
+           "static PyObject *make(PyObject *self)\n{\n"
+           "    PyObject *c = PyCapsule_New(PyMem_Malloc(8), \"m.ctx\", ctx_free);\n"
+           "    if (c != NULL && ctx_get(c) != NULL)\n"
+           "        PyCapsule_SetDestructor(c, (PyCapsule_Destructor) other_free);\n"
+           "    return c;\n}\n"
+           "static PyMethodDef methods[] = {{\"make\", (PyCFunction) make, METH_NOARGS, NULL}, {NULL}};\n")
+    out = translate.translate_source(src, "m.c")
+    assert "static void ctx_free(PyObject *cap)\n{\n" \
+           "    void *p = PyCapsule_GetPointer(cap, \"m.ctx\");\n    PyMem_Free(p);\n}\n" in out
+    assert "static void other_free(PyObject *cap)\n{\n    PyMem_Free(PyCapsule_GetPointer(cap, NULL));\n}\n" in out
+    assert "static void *ctx_get(Cystck_State *S, Cystck_Object cap)\n{\n" \
+           "    return CystckCapsule_GetPointer(S, cap, \"m.ctx\");\n}\n" in out
+    assert "CystckCapsule_New(S, PyMem_Malloc(8), \"m.ctx\", ctx_free)" in out
+    assert translate.translate_source(out, "m.c") == out

@@ -283,13 +283,6 @@ class GetItemInto(Rule):
         return n
 
 
-def _stock_bodies(unit):
-    """Body spans of the functions that stay stock (capsule destructors,
-    which CPython calls with a ``PyObject *`` and no state)."""
-    return [f.body for f in unit.functions()
-            if f.is_definition and (r := unit.project.role(f.name)) is not None and r.kind == "stock"]
-
-
 class ApiCalls(Rule):
     """Paper rule 8: a call ``PyX_Y(args)`` of a function in the API table
     becomes ``CystckX_Y(S, args)``.  Object arguments of
@@ -310,7 +303,7 @@ class ApiCalls(Rule):
         mapping = api.stock_map()
         masked, text = unit.masked, unit.text
         edits = source.Edits()
-        stock = _stock_bodies(unit)
+        stock = _common.stock_bodies(unit)
         for m in regex.finditer(self.patterns[0], masked):
             name = m.group("name")
             if name not in mapping or any(b0 <= m.start() < b1 for b0, b1 in stock):

@@ -737,11 +737,14 @@ def test_capsule_destructors_stay_stock():
            "        PyCapsule_SetDestructor(c, (PyCapsule_Destructor) other_free);\n"
            "    return c;\n}\n"
            "static PyMethodDef methods[] = {{\"make\", (PyCFunction) make, METH_NOARGS, NULL}, {NULL}};\n")
-    out = translate.translate_source(src, "m.c")
+    from cystck.migrate import analysis
+    unit = translate.translate_files({"m.c": src})["m.c"]
+    out, notes = unit.text, [n.message for n in analysis.analyse(unit) if n.kind == "leftover"]
     assert "static void ctx_free(PyObject *cap)\n{\n" \
            "    void *p = PyCapsule_GetPointer(cap, \"m.ctx\");\n    PyMem_Free(p);\n}\n" in out
     assert "static void other_free(PyObject *cap)\n{\n    PyMem_Free(PyCapsule_GetPointer(cap, NULL));\n}\n" in out
     assert "static void *ctx_get(Cystck_State *S, Cystck_Object cap)\n{\n" \
            "    return CystckCapsule_GetPointer(S, cap, \"m.ctx\");\n}\n" in out
     assert "CystckCapsule_New(S, PyMem_Malloc(8), \"m.ctx\", ctx_free)" in out
+    assert sum("PyCapsule_GetPointer kept: a capsule destructor stays stock" in m for m in notes) == 2
     assert translate.translate_source(out, "m.c") == out

@@ -243,6 +243,7 @@ def _leftovers(unit, code):
     own = own_names(unit, code)
     escapes = [(m.start(), source.matching(code, m.end() - 1)) for m in _ESCAPE.finditer(code)]
     escapes += escape.escaped_spans(unit.text, code)    # reported by the escape-hatch rule
+    stock = _common.stock_bodies(unit)
     seen = set()
     for m in _STOCK.finditer(code):
         name = m.group()
@@ -255,7 +256,9 @@ def _leftovers(unit, code):
         if (name, line) in seen:
             continue
         seen.add((name, line))
-        out.append(Note("leftover", unit.path, line, _reason(name), "analysis"))
+        reason = (f"{name} kept: a capsule destructor stays stock (CPython calls it with a PyObject * "
+                  "and no state)" if _in_escape(m.start(), stock) else _reason(name))
+        out.append(Note("leftover", unit.path, line, reason, "analysis"))
     return out
 
 

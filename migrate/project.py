@@ -152,6 +152,10 @@ GETTER = Role("get", "", (SELF, ("void *", 1, "closure")), pushes=True)
 SETTER = Role("set", "", (SELF, (H, 1, "value"), ("void *", 2, "closure")))
 MODULE_HOOK = Role("dropped", "module hook")
 MODINIT = Role("modinit", "", pushes=True)
+#: A function CPython itself calls with a ``PyObject *`` (a capsule's
+#: destructor): Cystck hands the stock pointer through unchanged, so its
+#: signature and body stay stock; there is no ``S`` to pass it.
+STOCK_CALLBACK = Role("stock", "capsule destructor", state=False)
 
 # ---------------------------------------------------------------------------
 # Type patterns
@@ -281,6 +285,9 @@ def build(files):
             _collect_globals(p, code, text)
             _collect_typedefs(p, code)
             _collect_macros(p, source.mask(text))
+    for code in masks.values():
+        if code is not None:
+            _collect_stock_callbacks(p, code)
     for path, text in files.items():
         code = masks[path]
         if code is not None:
@@ -598,6 +605,23 @@ def _collect_functions(p, path, code, text):
             info.handle_params |= handle_params
             if body:
                 info.body += body
+
+
+#: calls whose last argument is a capsule destructor (stock or translated)
+_DESTRUCTOR_CALL = regex.compile(r"\b(?:Py|Cystck)Capsule_(?:New|SetDestructor)\s*" + source.paren("a"))
+
+
+def _collect_stock_callbacks(p, code):
+    """Capsule destructors are called by CPython with the capsule as a
+    ``PyObject *``: they keep the stock signature (``STOCK_CALLBACK``)."""
+    for m in _DESTRUCTOR_CALL.finditer(code):
+        inner = m.group("a")[1:-1]
+        args = source.split_top(inner, 0, len(inner))
+        if not args:
+            continue
+        last = cstruct.strip_cast(inner[args[-1][0]:args[-1][1]].strip())
+        if regex.fullmatch(r"[A-Za-z_]\w*", last) and last not in ("NULL", "nullptr"):
+            p.roles.setdefault(last, STOCK_CALLBACK)
 
 
 def _collect_converters(p, masks):

@@ -151,6 +151,13 @@ def decl_pattern(structs):
         + "|".join(names) + r"))(?!\s*[(\[.]|->|\s*[=;,)])[^;{}]*);", regex.M)
 
 
+def stock_bodies(unit):
+    """Body spans of the functions that stay stock (capsule destructors,
+    which CPython calls with a ``PyObject *`` and no state)."""
+    return [f.body for f in unit.functions()
+            if f.is_definition and (r := unit.project.role(f.name)) is not None and r.kind == "stock"]
+
+
 def function_contexts(unit, with_locals=True):
     """FunctionContexts for the function definitions in ``unit``."""
     code = unit.structure

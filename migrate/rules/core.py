@@ -434,9 +434,10 @@ class ApiCalls(Rule):
         mapping = api.stock_map()
         masked, text = unit.masked, unit.text
         edits = source.Edits()
+        stock = _common.stock_bodies(unit)
         for m in regex.finditer(self.patterns[0], masked):
             name = m.group("name")
-            if name not in mapping:
+            if name not in mapping or any(b0 <= m.start() < b1 for b0, b1 in stock):
                 continue
             open_at = m.end() - 1
             close = source.matching(masked, open_at)

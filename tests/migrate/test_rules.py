@@ -900,3 +900,34 @@ def test_destructor_calling_an_api_helper_is_reported():
     assert "static void Box_dealloc(void *data)" in out
     errors = [m for m in notes if m.startswith("error: destructor calls")]
     assert len(errors) == 1 and "Box_clear" in errors[0]
+
+
+def test_capsule_destructors_stay_stock():
+    """CPython calls a capsule's destructor with the capsule as a
+    ``PyObject *`` and no state: a function passed as the destructor of
+    PyCapsule_New or PyCapsule_SetDestructor keeps its stock signature and
+    body (given ``S`` it was called with the capsule in ``S`` and crashed).
+    (Negative: a helper that reads the same capsule gets ``S`` and Cystck
+    calls.)"""
+    src = ("#include <Python.h>\n"
+           "static void ctx_free(PyObject *cap)\n{\n"
+           "    void *p = PyCapsule_GetPointer(cap, \"m.ctx\");\n    PyMem_Free(p);\n}\n"
+           "static void other_free(PyObject *cap)\n{\n    PyMem_Free(PyCapsule_GetPointer(cap, NULL));\n}\n"
+           "static void *ctx_get(PyObject *cap)\n{\n    return PyCapsule_GetPointer(cap, \"m.ctx\");\n}\n"
+           "static PyObject *make(PyObject *self)\n{\n"
+           "    PyObject *c = PyCapsule_New(PyMem_Malloc(8), \"m.ctx\", ctx_free);\n"
+           "    if (c != NULL && ctx_get(c) != NULL)\n"
+           "        PyCapsule_SetDestructor(c, (PyCapsule_Destructor) other_free);\n"
+           "    return c;\n}\n"
+           "static PyMethodDef methods[] = {{\"make\", (PyCFunction) make, METH_NOARGS, NULL}, {NULL}};\n")
+    from cystck.migrate import analysis
+    unit = translate.translate_files({"m.c": src})["m.c"]
+    out, notes = unit.text, [n.message for n in analysis.analyse(unit) if n.kind == "leftover"]
+    assert "static void ctx_free(PyObject *cap)\n{\n" \
+           "    void *p = PyCapsule_GetPointer(cap, \"m.ctx\");\n    PyMem_Free(p);\n}\n" in out
+    assert "static void other_free(PyObject *cap)\n{\n    PyMem_Free(PyCapsule_GetPointer(cap, NULL));\n}\n" in out
+    assert "static void *ctx_get(Cystck_State *S, Cystck_Object cap)\n{\n" \
+           "    return CystckCapsule_GetPointer(S, cap, \"m.ctx\");\n}\n" in out
+    assert "CystckCapsule_New(S, PyMem_Malloc(8), \"m.ctx\", ctx_free)" in out
+    assert sum("PyCapsule_GetPointer kept: a capsule destructor stays stock" in m for m in notes) == 2
+    assert translate.translate_source(out, "m.c") == out

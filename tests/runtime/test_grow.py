@@ -323,8 +323,7 @@ def test_an_abandoned_writer_leaks_nothing(g):
         grown = tracemalloc.get_traced_memory()[0] - before
     finally:
         tracemalloc.stop()
-    # 10 MB if each abandoned str leaked; debug mode's quarantine of freed
-    # handle slots holds about 1 MB
+    # 10 MB if each abandoned str leaked
     assert grown < 3_000_000
 
 

@@ -8,7 +8,7 @@
 #   make corpus CORPUS=lz4,wrapt  these recipes only: build/corpus/corpus-partial.*
 #   make corpus-report-only       rewrite eval/report/corpus.md from the JSON
 #
-# `make test` runs eval/corpus/test_corpus.py, which runs the quick subset.
+# `make test` runs eval/corpus/test_porting_corpus.py, which runs the quick subset.
 # Included by the root Makefile (PY, CYSTCK_STAMP, VENV_STAMP, QUICK, TEST_PATHS).
 
 CORPUS_DIR := eval/corpus
@@ -21,4 +21,4 @@ corpus: $(CYSTCK_STAMP)
 corpus-report-only: $(VENV_STAMP)
 	$(PY) $(CORPUS_DIR)/run.py --report-only
 
-TEST_PATHS += $(CORPUS_DIR)/test_corpus.py
+TEST_PATHS += $(CORPUS_DIR)/test_porting_corpus.py

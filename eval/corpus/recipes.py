@@ -214,7 +214,7 @@ RECIPES = (
     ),
 )
 
-# The quick run (`make corpus QUICK=1`, and eval/corpus/test_corpus.py):
+# The quick run (`make corpus QUICK=1`, and eval/corpus/test_porting_corpus.py):
 # the two smallest extensions, with their whole suites (seconds each).
 QUICK = ("crc32c", "lru-dict")
 

@@ -31,6 +31,15 @@ def _blank(s):
     return "\n".join(" " * len(part) for part in s.split("\n"))
 
 
+def _blank_spliced(s):
+    """Spaces for a comment or literal, keeping its newlines and each
+    line-continuation backslash: one inside a multi-line ``#define`` keeps
+    the directive's lines joined (C splices lines before it sees comments)."""
+    parts = s.split("\n")
+    kept = [" " * (len(p) - 1) + "\\" if p.endswith("\\") else " " * len(p) for p in parts[:-1]]
+    return "\n".join(kept + [" " * len(parts[-1])])
+
+
 def mask(text):
     """Copy of ``text`` with comments and the inside of literals blanked."""
     out, pos = [], 0
@@ -38,14 +47,14 @@ def mask(text):
         out.append(text[pos:m.start()])
         tok = m.group()
         if m.group("lc") is not None or m.group("bc") is not None:
-            out.append(_blank(tok))
+            out.append(_blank_spliced(tok))
         else:
             quote = '"' if m.group("str") is not None else "'"
             first, last = tok.index(quote), len(tok) - 1
             if last > first and tok[last] == quote:
-                out.append(tok[:first + 1] + _blank(tok[first + 1:last]) + quote)
+                out.append(tok[:first + 1] + _blank_spliced(tok[first + 1:last]) + quote)
             else:
-                out.append(tok[:first + 1] + _blank(tok[first + 1:]))
+                out.append(tok[:first + 1] + _blank_spliced(tok[first + 1:]))
         pos = m.end()
     out.append(text[pos:])
     return "".join(out)

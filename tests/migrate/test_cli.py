@@ -198,6 +198,18 @@ def test_stray_quotes_that_compilers_accept_are_not_errors(tmp_path):
     assert cli.main([str(f), "-o", str(tmp_path / "o"), "--no-cppcheck", "-q"]) == 0
 
 
+
+def test_comment_inside_a_multiline_macro_keeps_it_one_directive(tmp_path):
+    """A block comment spanning lines of a #define (each ending in a
+    backslash) does not end the directive: the braces of the macro body
+    after it stay part of the macro, not unbalanced code."""
+    f = tmp_path / "m.c"
+    f.write_text("#define PICK(x, y)                  \\\n    do {                                \\\n"
+                 "        /* a comment over           \\\n           two lines */             \\\n"
+                 "        if (x) { y = 1; }           \\\n    } while (0)\n\n" + HEAD + "    return o;\n}\n")
+    assert cli.main([str(f), "-o", str(tmp_path / "o"), "--no-cppcheck", "-q"]) == 0
+
+
 # ---- output a human reads ----
 
 def test_list_rules_one_plain_entry_per_rule(capsys):

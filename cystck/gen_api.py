@@ -76,9 +76,11 @@ def _parse_params(text):
     return params
 
 
-def parse(table=apitable.TABLE):
-    """The table's functions, in order."""
-    functions, section = [], ""
+def _table_lines(table, pattern, what):
+    """(section, match) for each entry of a table, in order: ``## `` lines
+    open a section, blank lines are skipped, a line ``pattern`` does not
+    match is an error naming ``what`` and the line."""
+    section = ""
     for lineno, raw in enumerate(table.splitlines(), 1):
         line = raw.strip()
         if not line:
@@ -86,9 +88,16 @@ def parse(table=apitable.TABLE):
         if line.startswith("## "):
             section = line[3:].strip()
             continue
-        m = _LINE.match(line)
+        m = pattern.match(line)
         if not m:
-            raise ValueError(f"apitable line {lineno} is malformed: {line}")
+            raise ValueError(f"{what} line {lineno} is malformed: {line}")
+        yield section, m
+
+
+def parse(table=apitable.TABLE):
+    """The table's functions, in order."""
+    functions = []
+    for section, m in _table_lines(table, _LINE, "apitable"):
         hand = m.group("hstock") is not None
         stock = m.group("hstock") if hand else (m.group("alias") or m.group("stock"))
         functions.append(Function(
@@ -120,17 +129,8 @@ class Definition:
 
 def parse_definitions(table=apitable.DEFINITIONS):
     """The table's other names, in order."""
-    definitions, section = [], ""
-    for lineno, raw in enumerate(table.splitlines(), 1):
-        line = raw.strip()
-        if not line:
-            continue
-        if line.startswith("## "):
-            section = line[3:].strip()
-            continue
-        m = _DEF_LINE.match(line)
-        if not m:
-            raise ValueError(f"apitable DEFINITIONS line {lineno} is malformed: {line}")
+    definitions = []
+    for section, m in _table_lines(table, _DEF_LINE, "apitable DEFINITIONS"):
         stock = (m.group("stock") or "-").strip()
         definitions.append(Definition(
             kind=m.group("kind"), name=m.group("name"), params=m.group("params") or "",

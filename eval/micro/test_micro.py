@@ -332,4 +332,5 @@ def test_quick_run_writes_report(built, tmp_path):
     assert all(r["ratio"] == 1.0 for r in report["ratios"]["stock"]["per_benchmark"].values())
     # The printed table has a row per benchmark and a column per variant.
     header = proc.stdout.splitlines()[0].split()
-    assert header == ["benchmark"] + [v for v in VARIANTS if v in ok]
+    labels = " ".join(micro_run.VARIANT_LABELS.get(v, v) for v in VARIANTS if v in ok)
+    assert header == ["benchmark"] + labels.split()

@@ -902,6 +902,26 @@ def test_destructor_calling_an_api_helper_is_reported():
     assert len(errors) == 1 and "Box_clear" in errors[0]
 
 
+def test_destructor_null_tests_of_fields_use_field_is_null():
+    """In a destructor (no state) a NULL test of an object member becomes
+    CystckField_IsNull, which needs none: ``if (self->d)``, ``!self->d``,
+    ``self->d != NULL``, ``self->d == NULL``.  Negative: a native member's
+    test (``self->buf``) and a non-test use of the field stay as they are."""
+    src = ("#include <Python.h>\ntypedef struct { PyObject_HEAD PyObject *d; PyObject *e; char *buf; } Box;\n"
+           "static void Box_dealloc(Box *self)\n{\n    if (self->d)\n        puts(\"d\");\n"
+           "    if (!self->e || self->buf)\n        free(self->buf);\n"
+           "    if (self->d != NULL && self->e == NULL)\n        keep(self->e);\n"
+           "    Py_XDECREF(self->d);\n    Py_TYPE(self)->tp_free((PyObject *)self);\n}\n"
+           "static PyTypeObject BoxType = {PyVarObject_HEAD_INIT(NULL, 0) .tp_name = \"m.Box\",\n"
+           "    .tp_basicsize = sizeof(Box), .tp_dealloc = (destructor)Box_dealloc};\n")
+    out, notes = _translate_with_notes(src)
+    assert ("static void Box_dealloc(void *data)\n{\n    Box *self = (Box *)data;\n"
+            "    if (!CystckField_IsNull(self->d))\n        puts(\"d\");\n"
+            "    if (CystckField_IsNull(self->e) || self->buf)\n        free(self->buf);\n"
+            "    if (!CystckField_IsNull(self->d) && CystckField_IsNull(self->e))\n        keep(self->e);\n}\n") in out
+    assert not any("truth value" in m for m in notes)
+
+
 def test_capsule_destructors_stay_stock():
     """CPython calls a capsule's destructor with the capsule as a
     ``PyObject *`` and no state: a function passed as the destructor of

@@ -244,6 +244,28 @@ class DisallowInstantiation(Rule):
                           "Py_TPFLAGS_DISALLOW_INSTANTIATION to its tp_flags", self.name)
 
 
+def _fields_traverse(p, fields, slot_values):
+    """(name, definition) of a traverse function visiting every object
+    member of a type's struct, for a type that has such members but no
+    traverse (a stock type without GC): the runtime finds a struct's
+    Cystck_Fields only through traverse, to zero them in a new instance
+    and release them when it dies.  None if the type needs none."""
+    if any(k == "tp_traverse" and v and v.strip() not in ("NULL", "0") for k, v in slot_values):
+        return None
+    size = fields["tp_basicsize"].text if "tp_basicsize" in fields else None
+    sm = regex.fullmatch(r"\s*sizeof\s*\(\s*(?P<s>(?:struct\s+)?(?P<n>\w+))\s*\)\s*", size or "")
+    info = p.types.get(sm.group("n")) if sm else None
+    if info is None or not info.object_fields:
+        return None
+    struct = sm.group("s")
+    name = f"cystck_migrate_{sm.group('n')}_traverse"
+    p.roles[name] = proj.slot_role("tp_traverse")
+    visits = "".join(f"    Cystck_VISIT(&self->{f});\n" for f in info.fields if f in info.object_fields)
+    return name, (f"/* cystck-migrate: the runtime finds the fields of {struct} through traverse. */\n"
+                  f"static int {name}(void *data, Cystck_visitproc visit, void *arg)\n{{\n"
+                  f"    {struct} *self = ({struct} *)data;\n{visits}    return 0;\n}}")
+
+
 class TypeObject(Rule):
     """A static ``PyTypeObject`` (with its number/sequence/mapping tables)
     becomes ``CYSTCK_DEF_SLOT``/``CYSTCK_DEF_DESTROY`` definitions, a
@@ -305,8 +327,12 @@ class TypeObject(Rule):
                 elif key.startswith("tp_") and key not in ("tp_name", "tp_basicsize", "tp_itemsize",
                                                             "tp_flags", "tp_doc", "tp_base"):
                     slot_values.append((key, it.text))
+            traverse = _fields_traverse(unit.project, f, slot_values)
+            if traverse:
+                slot_values.append(("tp_traverse", traverse[0]))
             lines, slot_syms = _slot_defs(unit, name, slot_values, m.start())
-            out = lines + [tables.defines_array(f"{name}_defines", slot_syms + symbols)]
+            out = ([traverse[1]] if traverse else []) + lines + \
+                [tables.defines_array(f"{name}_defines", slot_syms + symbols)]
             static = "static " if regex.search(r"\bstatic\b", code[span[0]:m.start()]) else ""
             if name not in forward:
                 out.append(f"{static}Cystck_Ref {name};")

@@ -922,6 +922,33 @@ def test_destructor_null_tests_of_fields_use_field_is_null():
     assert not any("truth value" in m for m in notes)
 
 
+def test_type_with_object_members_and_no_traverse_gets_one():
+    """A type whose struct has object members but no tp_traverse (a stock
+    type without GC) gets a traverse visiting them: the runtime finds
+    Cystck_Fields only through it, to start a new instance with them empty
+    (an uninitialised field was released by the first CystckField_Store)
+    and to release them.  Negative: a type with its own traverse keeps it,
+    and one without object members gets none."""
+    src = ("#include <Python.h>\ntypedef struct { PyObject_HEAD PyObject *k; long n; PyObject *v; } Box;\n"
+           "typedef struct { PyObject_HEAD long n; } Num;\n"
+           "static int Box_traverse(Box *self, visitproc visit, void *arg) { Py_VISIT(self->v); return 0; }\n"
+           "static PyTypeObject BoxType = {PyVarObject_HEAD_INIT(NULL, 0) .tp_name = \"m.Box\",\n"
+           "    .tp_basicsize = sizeof(Box)};\n"
+           "static PyTypeObject GcBoxType = {PyVarObject_HEAD_INIT(NULL, 0) .tp_name = \"m.GcBox\",\n"
+           "    .tp_basicsize = sizeof(Box), .tp_traverse = (traverseproc)Box_traverse};\n"
+           "static PyTypeObject NumType = {PyVarObject_HEAD_INIT(NULL, 0) .tp_name = \"m.Num\",\n"
+           "    .tp_basicsize = sizeof(Num)};\n")
+    out, _ = _translate_with_notes(src)
+    assert ("static int cystck_migrate_Box_traverse(void *data, Cystck_visitproc visit, void *arg)\n{\n"
+            "    Box *self = (Box *)data;\n    Cystck_VISIT(&self->k);\n    Cystck_VISIT(&self->v);\n"
+            "    return 0;\n}\n") in out
+    assert "CYSTCK_DEF_SLOT(BoxType_tp_traverse, tp_traverse, cystck_migrate_Box_traverse)" in out
+    assert out.count("cystck_migrate_Box_traverse(void *data") == 1
+    assert "CYSTCK_DEF_SLOT(GcBoxType_tp_traverse, tp_traverse, Box_traverse)" in out
+    assert "NumType_tp_traverse" not in out
+    assert translate.translate_source(out, "m.c") == out
+
+
 def test_capsule_destructors_stay_stock():
     """CPython calls a capsule's destructor with the capsule as a
     ``PyObject *`` and no state: a function passed as the destructor of

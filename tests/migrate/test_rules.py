@@ -949,6 +949,25 @@ def test_type_with_object_members_and_no_traverse_gets_one():
     assert translate.translate_source(out, "m.c") == out
 
 
+def test_release_followed_by_a_read_of_the_same_handle_goes():
+    """``Py_DECREF(node); return node->value;`` (stock code relying on
+    another owner, a dict, keeping node alive) loses the release: a
+    dropped handle reads as null.  Negative: a release followed by an
+    assignment of the variable, or last in its block (a loop body), stays
+    a Cystck_Drop."""
+    src = ("#include <Python.h>\n"
+           "static PyObject *f(PyObject *d, PyObject *k)\n{\n    PyObject *node = PyObject_GetItem(d, k);\n"
+           "    PyObject *r = PyObject_Repr(node);\n    Py_DECREF(node);\n    return PyObject_Str(node);\n}\n"
+           "static PyObject *g(PyObject *d, PyObject *k)\n{\n    PyObject *x = PyObject_GetItem(d, k);\n"
+           "    Py_DECREF(x);\n    x = PyObject_GetItem(d, d);\n    while (x) {\n"
+           "        PyObject *y = PyObject_Repr(x);\n        Py_DECREF(y);\n    }\n    return x;\n}\n")
+    out = translate.translate_source(src, "m.c")
+    f = out[:out.index(" g(Cystck_State")]
+    assert "Cystck_Drop" not in f and "return CystckObject_Str(S, node);" in f
+    g = out[out.index(" g(Cystck_State"):]
+    assert g.count("Cystck_Drop(S, ") == 2
+
+
 def test_capsule_destructors_stay_stock():
     """CPython calls a capsule's destructor with the capsule as a
     ``PyObject *`` and no state: a function passed as the destructor of

@@ -968,6 +968,34 @@ def test_release_followed_by_a_read_of_the_same_handle_goes():
     assert g.count("Cystck_Drop(S, ") == 2
 
 
+def test_keywords_method_reading_its_kwargs_gets_the_dict():
+    """A METH_KEYWORDS method that walks its kwargs dict itself gets it
+    made from the keyword names and values (a CYSTCK_KEYWORDS method is
+    given the names only); the helper is defined once.  Negative: a method
+    that passes them to PyArg_ParseTupleAndKeywords is left alone."""
+    src = ("#include <Python.h>\n"
+           "static PyObject *upd(PyObject *self, PyObject *args, PyObject *kwargs)\n{\n"
+           "    PyObject *k, *v;\n    Py_ssize_t pos = 0;\n"
+           "    if (kwargs != NULL && PyDict_Check(kwargs)) {\n"
+           "        while (PyDict_Next(kwargs, &pos, &k, &v))\n            PyObject_SetItem(self, k, v);\n    }\n"
+           "    Py_RETURN_NONE;\n}\n"
+           "static PyObject *get(PyObject *self, PyObject *args, PyObject *kw)\n{\n"
+           "    static char *kwlist[] = {\"k\", NULL};\n    PyObject *k;\n"
+           "    if (!PyArg_ParseTupleAndKeywords(args, kw, \"O\", kwlist, &k))\n        return NULL;\n"
+           "    return PyObject_GetItem(self, k);\n}\n"
+           "static PyMethodDef methods[] = {\n"
+           "    {\"upd\", (PyCFunction)upd, METH_VARARGS | METH_KEYWORDS, NULL},\n"
+           "    {\"get\", (PyCFunction)get, METH_VARARGS | METH_KEYWORDS, NULL},\n    {NULL}\n};\n")
+    out = translate.translate_source(src, "m.c")
+    upd = out[out.index("upd(Cystck_State"):out.index("get(Cystck_State")]
+    assert upd.startswith("upd(Cystck_State *S, Cystck_Object self, const Cystck_Object *args, "
+                          "Cystck_ssize_t nargs, Cystck_Object kwargs)\n{\n"
+                          "    kwargs = cystck_migrate_kwargs_dict(S, args, nargs, kwargs);\n")
+    assert out.count("static inline Cystck_Object cystck_migrate_kwargs_dict(") == 1
+    assert out.count("cystck_migrate_kwargs_dict(S, ") == 1
+    assert translate.translate_source(out, "m.c") == out
+
+
 def test_capsule_destructors_stay_stock():
     """CPython calls a capsule's destructor with the capsule as a
     ``PyObject *`` and no state: a function passed as the destructor of

@@ -396,11 +396,12 @@ static inline Cystck_Object {KWARGS_DICT_HELPER}(Cystck_State *S, const Cystck_O
 class KwargsDict(Rule):
     """A keywords method receives the names of its keyword arguments (a
     tuple, their values after the positional ones), not the dict of
-    ``METH_KEYWORDS``: a method that reads ``kw`` itself (``PyDict_Next(kw,
-    ...)``, ``PyDict_Check(kw)``) rather than passing it to
-    ``CystckArg_ParseTupleAndKeywords`` first makes the dict, ``kw =
-    cystck_migrate_kwargs_dict(S, args, nargs, kw);``, defined once after
-    the Cystck.h include.  A method that parses its keywords is left alone."""
+    ``METH_KEYWORDS``: a method that only reads ``kw`` as a dict
+    (``PyDict_Next(kw, ...)``, ``PyDict_Check(kw)``, null tests) first makes
+    the dict, ``kw = cystck_migrate_kwargs_dict(S, args, nargs, kw);``,
+    defined once after the Cystck.h include.  A method that passes ``kw``
+    on (to ``CystckArg_ParseTupleAndKeywords``, to another method) is left
+    alone."""
     name = "kwargs-dict"
     precedence = 870
     patterns = (r"\bCYSTCK_KEYWORDS\b",)
@@ -423,8 +424,7 @@ class KwargsDict(Rule):
             b0, b1 = ctx.body
             kw, args, nargs = ctx.kw_name, ctx.args_name, ctx.nargs_name
             body = code[b0:b1]
-            if not kw or regex.search(r"ParseTupleAndKeywords\s*\(", body) or KWARGS_DICT_HELPER in body or \
-                    not regex.search(rf"(?<![\w.>]){kw}\b", body):
+            if not kw or KWARGS_DICT_HELPER in body or not self._read_as_dict(body, kw):
                 continue
             indent = regex.search(r"\n([ \t]*)\S", text[b0:b1])
             edits.add(b0 + 1, b0 + 1, f"\n{indent.group(1) if indent else '    '}"
@@ -436,3 +436,16 @@ class KwargsDict(Rule):
         if edits:
             unit.apply(edits)
         return edits.applied
+
+    @staticmethod
+    def _read_as_dict(body, kw):
+        """Is ``kw`` used in ``body``, and only as the dict of a dict call or
+        in a null test?  (Passed on to a parser or another method, it
+        must stay the names.)"""
+        uses = list(regex.finditer(rf"(?<![\w.>]){kw}\b", body))
+        dict_arg = regex.compile(r"(?:Dict_\w+\s*\(\s*(?:S\s*,\s*)?|\bCystck_IsNull\s*\(\s*"
+                                 r"|[!(]\s*|&&\s*|\|\|\s*)$")
+        null_test = regex.compile(r"\s*(?:[!=]=\s*(?:NULL|0|Cystck_NULL)\b|&&|\|\||\))")
+        return bool(uses) and all(dict_arg.search(body[max(0, u.start() - 40):u.start()]) and
+                                  (regex.match(r"\s*[,)]", body[u.end():]) or null_test.match(body[u.end():]))
+                                  for u in uses)

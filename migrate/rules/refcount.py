@@ -154,7 +154,8 @@ def _read_after_release(masked, open_at, b1):
     """The end of the statement ``Py_DECREF(x);`` whose parenthesis is at
     ``open_at`` when the rest of its block reads ``x`` before assigning it
     (``Py_DECREF(node); return node->value;``, stock code relying on
-    another owner keeping the object alive), None otherwise.  Dropping the
+    another owner keeping the object alive), None otherwise; a later
+    release of ``x`` is no read.  Dropping the
     handle there would leave that read a null handle."""
     arg = regex.match(r"\(\s*(?P<x>\w+)\s*\)\s*;", masked[open_at:b1])
     if not arg:
@@ -165,7 +166,10 @@ def _read_after_release(masked, open_at, b1):
         depth += {"{": 1, "}": -1}.get(masked[i], 0)
         i += 1
     use = regex.search(rf"(?<![\w.>]){arg.group('x')}\b(?P<asg>\s*=(?!=))?", masked[end:i])
-    return end if use and not use.group("asg") else None
+    if not use or use.group("asg") or \
+            regex.search(r"\b(?:Py_X?DECREF|Py_CLEAR)\s*\(\s*$", masked[max(end, end + use.start() - 20):end + use.start()]):
+        return None           # assigned, or only released again (on an error path)
+    return end
 
 
 class DecRef(Rule):

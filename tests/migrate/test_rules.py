@@ -954,25 +954,31 @@ def test_release_followed_by_a_read_of_the_same_handle_goes():
     another owner, a dict, keeping node alive) loses the release: a
     dropped handle reads as null.  Negative: a release followed by an
     assignment of the variable, or last in its block (a loop body), stays
-    a Cystck_Drop."""
+    a Cystck_Drop, and so does one whose variable is only released again
+    (on an error path)."""
     src = ("#include <Python.h>\n"
            "static PyObject *f(PyObject *d, PyObject *k)\n{\n    PyObject *node = PyObject_GetItem(d, k);\n"
            "    PyObject *r = PyObject_Repr(node);\n    Py_DECREF(node);\n    return PyObject_Str(node);\n}\n"
            "static PyObject *g(PyObject *d, PyObject *k)\n{\n    PyObject *x = PyObject_GetItem(d, k);\n"
            "    Py_DECREF(x);\n    x = PyObject_GetItem(d, d);\n    while (x) {\n"
-           "        PyObject *y = PyObject_Repr(x);\n        Py_DECREF(y);\n    }\n    return x;\n}\n")
+           "        PyObject *y = PyObject_Repr(x);\n        Py_DECREF(y);\n    }\n    return x;\n}\n"
+           "static PyObject *h(PyObject *d)\n{\n    PyObject *b = PyObject_Repr(d);\n    if (!b)\n        goto error;\n"
+           "    Py_XDECREF(b);\n    return PyObject_Str(d);\nerror:\n    Py_XDECREF(b);\n    return NULL;\n}\n")
     out = translate.translate_source(src, "m.c")
     f = out[:out.index(" g(Cystck_State")]
     assert "Cystck_Drop" not in f and "return CystckObject_Str(S, node);" in f
-    g = out[out.index(" g(Cystck_State"):]
+    g = out[out.index(" g(Cystck_State"):out.index(" h(Cystck_State")]
     assert g.count("Cystck_Drop(S, ") == 2
+    h = out[out.index(" h(Cystck_State"):]
+    assert h.count("Cystck_Drop(S, b);") == 2
 
 
 def test_keywords_method_reading_its_kwargs_gets_the_dict():
     """A METH_KEYWORDS method that walks its kwargs dict itself gets it
     made from the keyword names and values (a CYSTCK_KEYWORDS method is
     given the names only); the helper is defined once.  Negative: a method
-    that passes them to PyArg_ParseTupleAndKeywords is left alone."""
+    that passes them to PyArg_ParseTupleAndKeywords, or on to another
+    method, is left alone."""
     src = ("#include <Python.h>\n"
            "static PyObject *upd(PyObject *self, PyObject *args, PyObject *kwargs)\n{\n"
            "    PyObject *k, *v;\n    Py_ssize_t pos = 0;\n"
@@ -983,8 +989,11 @@ def test_keywords_method_reading_its_kwargs_gets_the_dict():
            "    static char *kwlist[] = {\"k\", NULL};\n    PyObject *k;\n"
            "    if (!PyArg_ParseTupleAndKeywords(args, kw, \"O\", kwlist, &k))\n        return NULL;\n"
            "    return PyObject_GetItem(self, k);\n}\n"
+           "static PyObject *fwd(PyObject *self, PyObject *args, PyObject *kw)\n{\n"
+           "    return kw ? get(self, args, kw) : NULL;\n}\n"
            "static PyMethodDef methods[] = {\n"
            "    {\"upd\", (PyCFunction)upd, METH_VARARGS | METH_KEYWORDS, NULL},\n"
+           "    {\"fwd\", (PyCFunction)fwd, METH_VARARGS | METH_KEYWORDS, NULL},\n"
            "    {\"get\", (PyCFunction)get, METH_VARARGS | METH_KEYWORDS, NULL},\n    {NULL}\n};\n")
     out = translate.translate_source(src, "m.c")
     upd = out[out.index("upd(Cystck_State"):out.index("get(Cystck_State")]

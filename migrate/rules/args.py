@@ -367,3 +367,85 @@ class TypedEntry(Rule):
             p.typed_methods[name] = t
             p.roles.pop(name, None)      # a plain C function from now on
         return len(done)
+
+
+KWARGS_DICT_HELPER = "cystck_migrate_kwargs_dict"
+#: The keywords of a CYSTCK_KEYWORDS call as the dict a stock METH_KEYWORDS
+#: function was given, defined once in each file that needs it.
+KWARGS_DICT_HELPER_DEFINITION = f"""
+/* cystck-migrate: the keyword arguments of a CYSTCK_KEYWORDS call as a dict
+ * (kw holds their names, their values follow the nargs positional ones in
+ * args), as a stock METH_KEYWORDS function gets them; null without any,
+ * or with an exception if the dict cannot be made. */
+static inline Cystck_Object {KWARGS_DICT_HELPER}(Cystck_State *S, const Cystck_Object *args, Cystck_ssize_t nargs,
+                                                 Cystck_Object kw)
+{{
+    Cystck_ssize_t i, n = Cystck_IsNull(kw) ? 0 : CystckTuple_Size(S, kw);
+    Cystck_Object d;
+    if (n <= 0)
+        return Cystck_NULL;
+    d = CystckDict_New(S);
+    for (i = 0; !Cystck_IsNull(d) && i < n; i++)
+        if (CystckDict_SetItem(S, d, CystckTuple_GetItem(S, kw, i), args[nargs + i]) < 0)
+            d = Cystck_NULL;
+    return d;
+}}
+"""
+
+
+class KwargsDict(Rule):
+    """A keywords method receives the names of its keyword arguments (a
+    tuple, their values after the positional ones), not the dict of
+    ``METH_KEYWORDS``: a method that only reads ``kw`` as a dict
+    (``PyDict_Next(kw, ...)``, ``PyDict_Check(kw)``, null tests) first makes
+    the dict, ``kw = cystck_migrate_kwargs_dict(S, args, nargs, kw);``,
+    defined once after the Cystck.h include.  A method that passes ``kw``
+    on (to ``CystckArg_ParseTupleAndKeywords``, to another method) is left
+    alone."""
+    name = "kwargs-dict"
+    precedence = 870
+    patterns = (r"\bCYSTCK_KEYWORDS\b",)
+    before = ('#include <Python.h>\n#include "Cystck.h"\n'
+              "static int f(Cystck_State *S, Cystck_Object self, const Cystck_Object *args, Cystck_ssize_t nargs, "
+              "Cystck_Object kw)\n{\n    return CystckDict_Size(S, kw);\n}\n"
+              'CYSTCK_DEF_METH(f_def, "f", f, CYSTCK_KEYWORDS, NULL)\n')
+    after = ('#include <Python.h>\n#include "Cystck.h"\n' + KWARGS_DICT_HELPER_DEFINITION +
+             "static int f(Cystck_State *S, Cystck_Object self, const Cystck_Object *args, Cystck_ssize_t nargs, "
+             "Cystck_Object kw)\n{\n    kw = cystck_migrate_kwargs_dict(S, args, nargs, kw);\n"
+             "    return CystckDict_Size(S, kw);\n}\n"
+             'CYSTCK_DEF_METH(f_def, "f", f, CYSTCK_KEYWORDS, NULL)\n')
+
+    def apply(self, unit):
+        code, text = unit.masked, unit.text
+        edits = source.Edits()
+        for ctx in _common.function_contexts(unit, with_locals=False):
+            if ctx.role is None or ctx.role.detail != "CYSTCK_KEYWORDS" or not ctx.rewritten:
+                continue
+            b0, b1 = ctx.body
+            kw, args, nargs = ctx.kw_name, ctx.args_name, ctx.nargs_name
+            body = code[b0:b1]
+            if not kw or KWARGS_DICT_HELPER in body or not self._read_as_dict(body, kw):
+                continue
+            indent = regex.search(r"\n([ \t]*)\S", text[b0:b1])
+            edits.add(b0 + 1, b0 + 1, f"\n{indent.group(1) if indent else '    '}"
+                      f"{kw} = {KWARGS_DICT_HELPER}(S, {args}, {nargs}, {kw});")
+        if edits and KWARGS_DICT_HELPER_DEFINITION not in text:
+            include = regex.search(r'^[ \t]*#[ \t]*include[ \t]*"Cystck\.h"[^\n]*\n', text, regex.M)
+            if include is not None:
+                edits.add(include.end(), include.end(), KWARGS_DICT_HELPER_DEFINITION)
+        if edits:
+            unit.apply(edits)
+        return edits.applied
+
+    @staticmethod
+    def _read_as_dict(body, kw):
+        """Is ``kw`` used in ``body``, and only as the dict of a dict call or
+        in a null test?  (Passed on to a parser or another method, it
+        must stay the names.)"""
+        uses = list(regex.finditer(rf"(?<![\w.>]){kw}\b", body))
+        dict_arg = regex.compile(r"(?:Dict_\w+\s*\(\s*(?:S\s*,\s*)?|\bCystck_IsNull\s*\(\s*"
+                                 r"|[!(]\s*|&&\s*|\|\|\s*)$")
+        null_test = regex.compile(r"\s*(?:[!=]=\s*(?:NULL|0|Cystck_NULL)\b|&&|\|\||\))")
+        return bool(uses) and all(dict_arg.search(body[max(0, u.start() - 40):u.start()]) and
+                                  (regex.match(r"\s*[,)]", body[u.end():]) or null_test.match(body[u.end():]))
+                                  for u in uses)

@@ -150,11 +150,35 @@ def _native_store(code, start, end, x, project):
     return None
 
 
+def _read_after_release(masked, open_at, b1):
+    """The end of the statement ``Py_DECREF(x);`` whose parenthesis is at
+    ``open_at`` when the rest of its block reads ``x`` before assigning it
+    (``Py_DECREF(node); return node->value;``, stock code relying on
+    another owner keeping the object alive), None otherwise; a later
+    release of ``x`` is no read.  Dropping the
+    handle there would leave that read a null handle."""
+    arg = regex.match(r"\(\s*(?P<x>\w+)\s*\)\s*;", masked[open_at:b1])
+    if not arg:
+        return None
+    end = open_at + arg.end()
+    depth, i = 0, end
+    while i < b1 and depth >= 0:          # the end of the enclosing block
+        depth += {"{": 1, "}": -1}.get(masked[i], 0)
+        i += 1
+    use = regex.search(rf"(?<![\w.>]){arg.group('x')}\b(?P<asg>\s*=(?!=))?", masked[end:i])
+    if not use or use.group("asg") or \
+            regex.search(r"\b(?:Py_X?DECREF|Py_CLEAR)\s*\(\s*$", masked[max(end, end + use.start() - 20):end + use.start()]):
+        return None           # assigned, or only released again (on an error path)
+    return end
+
+
 class DecRef(Rule):
     """``Py_DECREF(x)`` and ``Py_XDECREF(x)`` become ``Cystck_Drop(S, x)``:
     an early release of an owned handle (a no-op on arguments and constants,
     and null-safe).  Leaving them out would also be correct; keeping them
-    keeps loops flat.  ``Py_DECREF(&FooType);`` (or of ``(PyObject
+    keeps loops flat.  A release followed, in its block, by a read of the
+    same variable (``Py_DECREF(node); return node->value;``) goes: the
+    handle must stay valid for that read.  ``Py_DECREF(&FooType);`` (or of ``(PyObject
     *)&FooType``) goes: the address of a static object, a type object, is
     no handle of the call, and the type's reference is released by its
     owner."""
@@ -172,6 +196,8 @@ class DecRef(Rule):
                 if _is_global_ref(unit, m.end() - 1, ctx):
                     continue          # the global-refs rule drops it
                 end = _static_object_statement_end(masked, m.end() - 1)
+                if end is None:
+                    end = _read_after_release(masked, m.end() - 1, b1)
                 if end is not None:
                     _remove_statement(unit.text, masked, m.start(), end, edits)
                     continue

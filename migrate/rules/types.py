@@ -244,6 +244,28 @@ class DisallowInstantiation(Rule):
                           "Py_TPFLAGS_DISALLOW_INSTANTIATION to its tp_flags", self.name)
 
 
+def _fields_traverse(p, fields, slot_values):
+    """(name, definition) of a traverse function visiting every object
+    member of a type's struct, for a type that has such members but no
+    traverse (a stock type without GC): the runtime finds a struct's
+    Cystck_Fields only through traverse, to zero them in a new instance
+    and release them when it dies.  None if the type needs none."""
+    if any(k == "tp_traverse" and v and v.strip() not in ("NULL", "0") for k, v in slot_values):
+        return None
+    size = fields["tp_basicsize"].text if "tp_basicsize" in fields else None
+    sm = regex.fullmatch(r"\s*sizeof\s*\(\s*(?P<s>(?:struct\s+)?(?P<n>\w+))\s*\)\s*", size or "")
+    info = p.types.get(sm.group("n")) if sm else None
+    if info is None or not info.object_fields:
+        return None
+    struct = sm.group("s")
+    name = f"cystck_migrate_{sm.group('n')}_traverse"
+    p.roles[name] = proj.slot_role("tp_traverse")
+    visits = "".join(f"    Cystck_VISIT(&self->{f});\n" for f in info.fields if f in info.object_fields)
+    return name, (f"/* cystck-migrate: the runtime finds the fields of {struct} through traverse. */\n"
+                  f"static int {name}(void *data, Cystck_visitproc visit, void *arg)\n{{\n"
+                  f"    {struct} *self = ({struct} *)data;\n{visits}    return 0;\n}}")
+
+
 class TypeObject(Rule):
     """A static ``PyTypeObject`` (with its number/sequence/mapping tables)
     becomes ``CYSTCK_DEF_SLOT``/``CYSTCK_DEF_DESTROY`` definitions, a
@@ -305,8 +327,12 @@ class TypeObject(Rule):
                 elif key.startswith("tp_") and key not in ("tp_name", "tp_basicsize", "tp_itemsize",
                                                             "tp_flags", "tp_doc", "tp_base"):
                     slot_values.append((key, it.text))
+            traverse = _fields_traverse(unit.project, f, slot_values)
+            if traverse:
+                slot_values.append(("tp_traverse", traverse[0]))
             lines, slot_syms = _slot_defs(unit, name, slot_values, m.start())
-            out = lines + [tables.defines_array(f"{name}_defines", slot_syms + symbols)]
+            out = ([traverse[1]] if traverse else []) + lines + \
+                [tables.defines_array(f"{name}_defines", slot_syms + symbols)]
             static = "static " if regex.search(r"\bstatic\b", code[span[0]:m.start()]) else ""
             if name not in forward:
                 out.append(f"{static}Cystck_Ref {name};")
@@ -501,7 +527,8 @@ class DestroyTraverse(Rule):
     (``tp_free``, ``PyObject_Del``), GC untracking, the trashcan
     (``Py_TRASHCAN_BEGIN``...``Py_TRASHCAN_END``, both ends), the releasing of
     object members and of a heap type's reference to its type are removed: the runtime does them after the destructor
-    has released native resources.  ``tp_clear`` functions and module
+    has released native resources.  A NULL test of an object member there
+    (``if (self->v)``) becomes ``!CystckField_IsNull(self->v)``.  ``tp_clear`` functions and module
     traverse/clear/free hooks are removed; the runtime clears fields through
     traverse."""
     name = "destroy-traverse"
@@ -584,6 +611,7 @@ class DestroyTraverse(Rule):
                 for m in regex.finditer(self.patterns[2], code, pos=b0, endpos=b1):
                     edits.add(*_common.statement_line_span(text, m.start(), m.end()), "")
                 self._drop_type_release(code, text, b0, b1, edits)
+                self._field_null_tests(p, code, first.name, struct, b0, b1, edits)
                 self._report_state_calls(unit, b0, b1)
                 for m in regex.finditer(r"\b(\w+)\s*\(\s*\(\s*PyObject\s*\*\s*\)\s*\w+\s*\)\s*;|\b(\w+)\s*\(\s*\w+\s*\)\s*;",
                                         code, pos=b0, endpos=b1):
@@ -595,6 +623,21 @@ class DestroyTraverse(Rule):
             unit.apply(edits)
             self._drop_unused_locals(unit)
         return n
+
+    @staticmethod
+    def _field_null_tests(p, code, name, struct, b0, b1, edits):
+        """In a destructor the struct's object members are fields read
+        without the API: ``if (self->v)`` becomes ``if
+        (!CystckField_IsNull(self->v))`` (and ``!self->v``, ``== NULL`` the
+        same way); any other use of the member is left alone."""
+        info = p.types.get(struct) if struct else None
+        if info is None or not info.object_fields:
+            return
+        for m in regex.finditer(rf"(?<![\w.>]){regex.escape(name)}\s*->\s*(?P<f>\w+)\b", code, pos=b0, endpos=b1):
+            if m.group("f") in info.object_fields:
+                test = _field_null_test(code, m.start(), m.end(), f"{name}->{m.group('f')}")
+                if test:
+                    edits.add(*test)
 
     def _report_state_calls(self, unit, b0, b1):
         """A destructor has no state: a call of a function that uses the API
@@ -747,25 +790,38 @@ class StructAccess(Rule):
                 edits.add(e0, e1, "Cystck_NULL")
             edits.add(e1, e1, ")")
             return
-        # self->v == NULL, !self->v
-        null = regex.match(r"\s*(==|!=)\s*(?:NULL|0|nullptr)\b", after)
-        if null:
-            neg = "!" if null.group(1) == "!=" else ""
-            edits.add(start, fend + null.end(), f"{neg}CystckField_IsNull({field_expr})")
+        test = _field_null_test(code, start, fend, field_expr)
+        if test:
+            edits.add(*test)
             return
         if before.endswith("&") or regex.search(r"&\s*$", before[-5:]):
             edits.add(start, end_arrow, prefix)
             return
-        if regex.search(r"!\s*$", before[-3:]):
-            bang = before.rstrip().rfind("!")
-            edits.add(bang, fend, f"CystckField_IsNull({field_expr})")
-            return
-        # if( self->v ), a && self->v: a test of the field
-        if regex.search(r"(?:\b(?:if|while)\s*\(|&&|\|\|)\s*$", before[-12:]) and \
-                regex.match(r"\s*(?:\)|&&|\|\||\?)", after):
-            edits.add(start, fend, f"!CystckField_IsNull({field_expr})")
-            return
         edits.add(start, fend, f"CystckField_Load(S, {h}, {field_expr})")
+
+
+def _field_null_test(code, start, fend, field_expr):
+    """The edit ``(start, end, text)`` that turns a NULL test of the field
+    access ``code[start:fend]`` into ``CystckField_IsNull(field_expr)``
+    (``== NULL``, ``!= NULL``, ``!f``, and ``f`` as a condition of ``if``,
+    ``while``, ``&&``, ``||`` or ``?``), or None where the access is no
+    such test.  CystckField_IsNull needs no state, so destructors use it
+    too."""
+    before, after = code[max(0, start - 12):start], code[fend:fend + 200]
+    null = regex.match(r"\s*(==|!=)\s*(?:NULL|0|nullptr)\b", after)
+    if null:
+        neg = "!" if null.group(1) == "!=" else ""
+        return start, fend + null.end(), f"{neg}CystckField_IsNull({field_expr})"
+    if regex.search(r"&\s*$", before[-5:]):
+        return None                   # &self->v: the field's address
+    if regex.search(r"!\s*$", before[-3:]):
+        bang = start - len(before) + before.rstrip().rfind("!")
+        return bang, fend, f"CystckField_IsNull({field_expr})"
+    # if( self->v ), a && self->v: a test of the field
+    if regex.search(r"(?:\b(?:if|while)\s*\(|&&|\|\|)\s*$", before) and \
+            regex.match(r"\s*(?:\)|&&|\|\||\?)", after):
+        return start, fend, f"!CystckField_IsNull({field_expr})"
+    return None
 
 
 class MacroStructArgs(Rule):

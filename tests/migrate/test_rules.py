@@ -902,6 +902,109 @@ def test_destructor_calling_an_api_helper_is_reported():
     assert len(errors) == 1 and "Box_clear" in errors[0]
 
 
+def test_destructor_null_tests_of_fields_use_field_is_null():
+    """In a destructor (no state) a NULL test of an object member becomes
+    CystckField_IsNull, which needs none: ``if (self->d)``, ``!self->d``,
+    ``self->d != NULL``, ``self->d == NULL``.  Negative: a native member's
+    test (``self->buf``) and a non-test use of the field stay as they are."""
+    src = ("#include <Python.h>\ntypedef struct { PyObject_HEAD PyObject *d; PyObject *e; char *buf; } Box;\n"
+           "static void Box_dealloc(Box *self)\n{\n    if (self->d)\n        puts(\"d\");\n"
+           "    if (!self->e || self->buf)\n        free(self->buf);\n"
+           "    if (self->d != NULL && self->e == NULL)\n        keep(self->e);\n"
+           "    Py_XDECREF(self->d);\n    Py_TYPE(self)->tp_free((PyObject *)self);\n}\n"
+           "static PyTypeObject BoxType = {PyVarObject_HEAD_INIT(NULL, 0) .tp_name = \"m.Box\",\n"
+           "    .tp_basicsize = sizeof(Box), .tp_dealloc = (destructor)Box_dealloc};\n")
+    out, notes = _translate_with_notes(src)
+    assert ("static void Box_dealloc(void *data)\n{\n    Box *self = (Box *)data;\n"
+            "    if (!CystckField_IsNull(self->d))\n        puts(\"d\");\n"
+            "    if (CystckField_IsNull(self->e) || self->buf)\n        free(self->buf);\n"
+            "    if (!CystckField_IsNull(self->d) && CystckField_IsNull(self->e))\n        keep(self->e);\n}\n") in out
+    assert not any("truth value" in m for m in notes)
+
+
+def test_type_with_object_members_and_no_traverse_gets_one():
+    """A type whose struct has object members but no tp_traverse (a stock
+    type without GC) gets a traverse visiting them: the runtime finds
+    Cystck_Fields only through it, to start a new instance with them empty
+    (an uninitialised field was released by the first CystckField_Store)
+    and to release them.  Negative: a type with its own traverse keeps it,
+    and one without object members gets none."""
+    src = ("#include <Python.h>\ntypedef struct { PyObject_HEAD PyObject *k; long n; PyObject *v; } Box;\n"
+           "typedef struct { PyObject_HEAD long n; } Num;\n"
+           "static int Box_traverse(Box *self, visitproc visit, void *arg) { Py_VISIT(self->v); return 0; }\n"
+           "static PyTypeObject BoxType = {PyVarObject_HEAD_INIT(NULL, 0) .tp_name = \"m.Box\",\n"
+           "    .tp_basicsize = sizeof(Box)};\n"
+           "static PyTypeObject GcBoxType = {PyVarObject_HEAD_INIT(NULL, 0) .tp_name = \"m.GcBox\",\n"
+           "    .tp_basicsize = sizeof(Box), .tp_traverse = (traverseproc)Box_traverse};\n"
+           "static PyTypeObject NumType = {PyVarObject_HEAD_INIT(NULL, 0) .tp_name = \"m.Num\",\n"
+           "    .tp_basicsize = sizeof(Num)};\n")
+    out, _ = _translate_with_notes(src)
+    assert ("static int cystck_migrate_Box_traverse(void *data, Cystck_visitproc visit, void *arg)\n{\n"
+            "    Box *self = (Box *)data;\n    Cystck_VISIT(&self->k);\n    Cystck_VISIT(&self->v);\n"
+            "    return 0;\n}\n") in out
+    assert "CYSTCK_DEF_SLOT(BoxType_tp_traverse, tp_traverse, cystck_migrate_Box_traverse)" in out
+    assert out.count("cystck_migrate_Box_traverse(void *data") == 1
+    assert "CYSTCK_DEF_SLOT(GcBoxType_tp_traverse, tp_traverse, Box_traverse)" in out
+    assert "NumType_tp_traverse" not in out
+    assert translate.translate_source(out, "m.c") == out
+
+
+def test_release_followed_by_a_read_of_the_same_handle_goes():
+    """``Py_DECREF(node); return node->value;`` (stock code relying on
+    another owner, a dict, keeping node alive) loses the release: a
+    dropped handle reads as null.  Negative: a release followed by an
+    assignment of the variable, or last in its block (a loop body), stays
+    a Cystck_Drop, and so does one whose variable is only released again
+    (on an error path)."""
+    src = ("#include <Python.h>\n"
+           "static PyObject *f(PyObject *d, PyObject *k)\n{\n    PyObject *node = PyObject_GetItem(d, k);\n"
+           "    PyObject *r = PyObject_Repr(node);\n    Py_DECREF(node);\n    return PyObject_Str(node);\n}\n"
+           "static PyObject *g(PyObject *d, PyObject *k)\n{\n    PyObject *x = PyObject_GetItem(d, k);\n"
+           "    Py_DECREF(x);\n    x = PyObject_GetItem(d, d);\n    while (x) {\n"
+           "        PyObject *y = PyObject_Repr(x);\n        Py_DECREF(y);\n    }\n    return x;\n}\n"
+           "static PyObject *h(PyObject *d)\n{\n    PyObject *b = PyObject_Repr(d);\n    if (!b)\n        goto error;\n"
+           "    Py_XDECREF(b);\n    return PyObject_Str(d);\nerror:\n    Py_XDECREF(b);\n    return NULL;\n}\n")
+    out = translate.translate_source(src, "m.c")
+    f = out[:out.index(" g(Cystck_State")]
+    assert "Cystck_Drop" not in f and "return CystckObject_Str(S, node);" in f
+    g = out[out.index(" g(Cystck_State"):out.index(" h(Cystck_State")]
+    assert g.count("Cystck_Drop(S, ") == 2
+    h = out[out.index(" h(Cystck_State"):]
+    assert h.count("Cystck_Drop(S, b);") == 2
+
+
+def test_keywords_method_reading_its_kwargs_gets_the_dict():
+    """A METH_KEYWORDS method that walks its kwargs dict itself gets it
+    made from the keyword names and values (a CYSTCK_KEYWORDS method is
+    given the names only); the helper is defined once.  Negative: a method
+    that passes them to PyArg_ParseTupleAndKeywords, or on to another
+    method, is left alone."""
+    src = ("#include <Python.h>\n"
+           "static PyObject *upd(PyObject *self, PyObject *args, PyObject *kwargs)\n{\n"
+           "    PyObject *k, *v;\n    Py_ssize_t pos = 0;\n"
+           "    if (kwargs != NULL && PyDict_Check(kwargs)) {\n"
+           "        while (PyDict_Next(kwargs, &pos, &k, &v))\n            PyObject_SetItem(self, k, v);\n    }\n"
+           "    Py_RETURN_NONE;\n}\n"
+           "static PyObject *get(PyObject *self, PyObject *args, PyObject *kw)\n{\n"
+           "    static char *kwlist[] = {\"k\", NULL};\n    PyObject *k;\n"
+           "    if (!PyArg_ParseTupleAndKeywords(args, kw, \"O\", kwlist, &k))\n        return NULL;\n"
+           "    return PyObject_GetItem(self, k);\n}\n"
+           "static PyObject *fwd(PyObject *self, PyObject *args, PyObject *kw)\n{\n"
+           "    return kw ? get(self, args, kw) : NULL;\n}\n"
+           "static PyMethodDef methods[] = {\n"
+           "    {\"upd\", (PyCFunction)upd, METH_VARARGS | METH_KEYWORDS, NULL},\n"
+           "    {\"fwd\", (PyCFunction)fwd, METH_VARARGS | METH_KEYWORDS, NULL},\n"
+           "    {\"get\", (PyCFunction)get, METH_VARARGS | METH_KEYWORDS, NULL},\n    {NULL}\n};\n")
+    out = translate.translate_source(src, "m.c")
+    upd = out[out.index("upd(Cystck_State"):out.index("get(Cystck_State")]
+    assert upd.startswith("upd(Cystck_State *S, Cystck_Object self, const Cystck_Object *args, "
+                          "Cystck_ssize_t nargs, Cystck_Object kwargs)\n{\n"
+                          "    kwargs = cystck_migrate_kwargs_dict(S, args, nargs, kwargs);\n")
+    assert out.count("static inline Cystck_Object cystck_migrate_kwargs_dict(") == 1
+    assert out.count("cystck_migrate_kwargs_dict(S, ") == 1
+    assert translate.translate_source(out, "m.c") == out
+
+
 def test_capsule_destructors_stay_stock():
     """CPython calls a capsule's destructor with the capsule as a
     ``PyObject *`` and no state: a function passed as the destructor of

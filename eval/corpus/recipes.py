@@ -102,7 +102,7 @@ RECIPES = (
         extensions=("_xxhash",),
         modules=("xxhash._xxhash",),  # setup(ext_package="xxhash")
         # Not the speed benchmarks (they need pytest-benchmark) nor the
-        # stub check (it runs the pyright tool).
+        # .pyi check (it runs the pyright tool).
         tests=("tests", "--ignore=tests/test_benchmark.py",
                "--ignore=tests/test_benchmark_xxh3_long.py",
                "--ignore=tests/test_benchmark_xxh3_short.py",

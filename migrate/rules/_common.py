@@ -44,6 +44,12 @@ class FunctionContext:
             return None
         return self.params[index].name
 
+    @property
+    def has_state(self):
+        """Does the function have the state S (a helper, or an entry point
+        of a role that passes it; destructors have none)?"""
+        return self.role is None or self.role.state
+
     def role_name(self, kind_index):
         """The name of the parameter in role slot ``kind_index``."""
         spec = self.role.params[kind_index]

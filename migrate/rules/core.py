@@ -631,7 +631,7 @@ class GlobalRefs(Rule):
                                  rf"|&\s*(?P<b>{tre}))") if tre else None
         pats = self._ref_patterns(ref) if ref else None
         for ctx in _common.function_contexts(unit, with_locals=False):
-            if ctx.role is not None and not ctx.role.state:
+            if not ctx.has_state:
                 continue
             b0, b1 = ctx.body
             local = ctx.handles | ctx.arrays

@@ -81,7 +81,7 @@ class EscapeHatch(Rule):
         edits = source.Edits()
         n = 0
         for ctx in _common.function_contexts(unit):
-            if ctx.role is not None and not ctx.role.state:
+            if not ctx.has_state:
                 continue
             b0, b1 = ctx.body
             for m in _CALL.finditer(code, b0, b1):

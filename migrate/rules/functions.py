@@ -436,7 +436,7 @@ class NullHandles(Rule):
                         edits.add(m.start(), m.end(), f"!Cystck_IsNull({text[m.start('h'):m.end('h')]})")
 
         for ctx in _common.function_contexts(unit):
-            if ctx.role is None or ctx.role.state:
+            if ctx.has_state:
                 scan(ctx, *ctx.body)
         # macros: only members known to hold handles can be recognised there
         empty = _common.FunctionContext(None, None, [])
@@ -466,7 +466,7 @@ class HandleIdentity(Rule):
         pat = regex.compile(self.patterns[0].replace("H", _common.HX))
         field = regex.compile(self.patterns[1].replace("(?P<a>H)", "(?P<a>" + _common.HX + ")"))
         for ctx in _common.function_contexts(unit):
-            if ctx.role is not None and not ctx.role.state:
+            if not ctx.has_state:
                 continue
             b0, b1 = ctx.body
             for m in pat.finditer(code, b0, b1):
@@ -822,7 +822,7 @@ class StateCalls(Rule):
         code, text = unit.masked, unit.text
         edits = source.Edits()
         for ctx in _common.function_contexts(unit, with_locals=False):
-            if ctx.role is not None and not ctx.role.state:
+            if not ctx.has_state:
                 continue
             b0, b1 = ctx.body
             for m in regex.finditer(self.patterns[0], code, pos=b0, endpos=b1):

@@ -22,7 +22,7 @@ def _state_bodies(unit):
 def _global_aware_bodies(unit):
     """(start, end, context) of the bodies of functions that have the state."""
     for ctx in _common.function_contexts(unit):
-        if ctx.role is not None and not ctx.role.state:
+        if not ctx.has_state:
             continue
         yield ctx.body[0], ctx.body[1], ctx
 

@@ -722,7 +722,7 @@ class StructAccess(Rule):
         code, text = unit.masked, unit.text
         edits = source.Edits()
         for ctx in _common.function_contexts(unit):
-            if ctx.role is not None and not ctx.role.state:
+            if not ctx.has_state:
                 continue
             b0, b1 = ctx.body
             # ((Foo *)h)->  ->  Foo_AsStruct(S, h)->
@@ -852,7 +852,7 @@ class MacroStructArgs(Rule):
         code, text = unit.masked, unit.text
         edits = source.Edits()
         for ctx in _common.function_contexts(unit):
-            if ctx.role is not None and not ctx.role.state:
+            if not ctx.has_state:
                 continue
             b0, b1 = ctx.body
             for m in regex.finditer(self.patterns[0], code, pos=b0, endpos=b1):
@@ -928,7 +928,7 @@ class StructPointerMembers(Rule):
         code, text = unit.masked, unit.text
         edits = source.Edits()
         for ctx in _common.function_contexts(unit):
-            if ctx.role is not None and not ctx.role.state:
+            if not ctx.has_state:
                 continue
             b0, b1 = ctx.body
             for m in regex.finditer(self.patterns[0], code, pos=b0, endpos=b1):

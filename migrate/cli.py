@@ -122,6 +122,12 @@ def default_output(path):
 # notes and context lines around them.
 _COMPILER_ERROR = regex.compile(r":\s*(?:fatal\s+)?error\s*:")
 
+#: What current C compilers reject (GCC 14 and Clang 16 by default) while
+#: older ones only warn: in translated code each is a handle or pointer of
+#: the wrong kind, which builds and then misbehaves, so --check fails on it.
+CURRENT_C_ERRORS = ("-Werror=incompatible-pointer-types", "-Werror=int-conversion",
+                    "-Werror=implicit-function-declaration")
+
 
 def compile_check(out_root, rels, cflags):
     """Compile each translated file against Cystck.h (syntax and types
@@ -136,6 +142,7 @@ def compile_check(out_root, rels, cflags):
         cpp = f.suffix.lower() in translate.CPP_SUFFIXES
         compiler = os.environ.get("CXX", "c++") if cpp else os.environ.get("CC", "cc")
         cmd = [compiler, "-fsyntax-only", "-std=c++17" if cpp else "-std=c11", f"-I{f.parent}", f"-I{out_root}"]
+        cmd += [] if cpp else list(CURRENT_C_ERRORS)
         cmd += [f"-I{d}" for d in includes] + shlex.split(cflags) + [str(f)]
         proc = subprocess.run(cmd, capture_output=True, text=True)
         if proc.returncode != 0:

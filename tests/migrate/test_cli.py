@@ -287,3 +287,18 @@ def test_warning_excerpts_end_at_a_word_boundary(tmp_path):
     assert shown.startswith("counter_of_things =") and shown.endswith("...)")
     last_word = shown[:-len("...)")].split()[-1]
     assert last_word in "counter_of_things = compute_the_following_value(o, 12345678);".replace("(", " ").split()
+
+
+def test_check_fails_on_what_current_compilers_reject(tmp_path, capsys):
+    """A pointer of the wrong kind only warns in GCC 12 but builds code that
+    misbehaves; --check counts it as an error, as GCC 14 does."""
+    f = tmp_path / "m.c"
+    f.write_text(STOCK.replace("return o;", "int *wrong = (double *)0;\n    (void)wrong;\n    return o;"))
+    assert cli.main([str(f), "-o", str(tmp_path / "o"), "--no-cppcheck", "--check"]) == 1
+    assert "incompatible-pointer-types" in capsys.readouterr().out
+
+
+def test_check_passes_code_with_other_warnings(tmp_path):
+    f = tmp_path / "m.c"
+    f.write_text(STOCK.replace("return o;", "int unused_but_fine;\n    return o;"))
+    assert cli.main([str(f), "-o", str(tmp_path / "o"), "-q", "--no-cppcheck", "--check"]) == 0

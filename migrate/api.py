@@ -52,22 +52,11 @@ def table():
     return gen_api.parse()
 
 
-# Stock functions without a row of their own in the table whose Cystck
-# counterpart is a plain rename (noted in migrate/NEEDS.md).
-ALIASES = {
-    # CystckModule_AddObject never consumes the value, so the stealing and
-    # the non-stealing stock functions translate alike.
-    "PyModule_AddObject": "CystckModule_AddObject",
-}
-
-
 @functools.lru_cache(maxsize=None)
 def stock_map():
     """stock name -> Cystck name, for plain renames (S inserted first)."""
     mapping = {k: v for k, v in gen_api.stock_to_cystck().items()
                if k not in SPECIAL and k not in PLAIN_ALLOCATOR}
-    for stock, name in ALIASES.items():
-        mapping.setdefault(stock, name)
     return mapping
 
 

@@ -5,11 +5,12 @@ entry names and with which flags, or which members of a struct are
 ``PyObject *``.  These helpers read such facts from the structure mask
 (positions) and the real text (the values, since strings are blank in the
 mask)."""
+import functools
 from dataclasses import dataclass
 
 import regex
 
-from . import source
+from . import libraries, source
 
 _HEAD_INIT = regex.compile(r"^\s*Py(?:Var)?Object_HEAD_INIT\s*" + source.paren("p") + r"\s*,?")
 _MODDEF_HEAD = regex.compile(r"^\s*PyModuleDef_HEAD_INIT\s*,?")
@@ -89,19 +90,22 @@ def fields_of(items, order):
     return out
 
 
-# C++ named casts, and cppy's cast macros (``#define void_cast( o ) (
-# reinterpret_cast<void*>( o ) )``, ``pyobject_cast``, ``pytype_cast``,
-# ``cast_py_tp_doc``), which table entries use instead of C casts.
-_CALL_CAST = regex.compile(r"^(?:(?:reinterpret|static|const)_cast\s*<[^<>;]*>|void_cast|pyobject_cast|pytype_cast"
-                           r"|cast_py_tp_doc)\s*(?=\()")
+@functools.lru_cache(maxsize=None)
+def _call_cast(macros):
+    """C++ named casts, and a helper library's cast macros (``#define
+    as_void( o ) ( reinterpret_cast<void*>( o ) )``, see
+    :mod:`.libraries`), which table entries use instead of C casts."""
+    return regex.compile(r"^(?:(?:reinterpret|static|const)_cast\s*<[^<>;]*>"
+                         + "".join("|" + regex.escape(m) for m in macros) + r")\s*(?=\()")
 
 
 def strip_cast(expr):
-    """``(PyCFunction)(void(*)(void))f`` -> ``f``; ``void_cast( f )`` and
-    ``reinterpret_cast<void*>( f )`` -> ``f``."""
+    """``(PyCFunction)(void(*)(void))f`` -> ``f``; ``as_void( f )`` (a
+    cast macro) and ``reinterpret_cast<void*>( f )`` -> ``f``."""
     expr = expr.strip()
+    call_cast = _call_cast(libraries.cast_macros())
     while True:
-        m = _CALL_CAST.match(expr)
+        m = call_cast.match(expr)
         if m and source.matching(expr, m.end()) == len(expr):
             expr = expr[m.end() + 1:-1].strip()
             continue

@@ -7,7 +7,7 @@ the ``regex`` package, matched on masked text, see :mod:`.source`), an
 ``apply`` method performing the transformation, and a ``before``/``after``
 example that the test suite checks by translating ``before`` with that rule
 alone.  Rules register themselves by subclassing; a *pack* is the module
-that defines them (``core``, ``types``, ``cppy``...).
+that defines them (``core``, ``types``...).
 
 The engine translates one :class:`Unit` (a file) at a time, in the context of
 a :class:`~.project.Project` built beforehand from every input file, so that

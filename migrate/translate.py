@@ -5,21 +5,22 @@ import pathlib
 
 import regex
 
-from . import engine, project as proj, source
+from . import engine, libraries as helpers, project as proj, source
 
 CPP_SUFFIXES = {".cc", ".cpp", ".cxx", ".hpp", ".hh", ".hxx"}
-_USES_PYTHON = regex.compile(r"\b(?:Py[A-Z_]\w*|_Py\w+|Python\.h|PyObject)\b|\bcppy::|cppy/cppy\.h")
+_USES_PYTHON = regex.compile(r"\b(?:Py[A-Z_]\w*|_Py\w+|Python\.h|PyObject)\b")
 # A header written in C++ (a .h file has no language of its own).
 _CPP_SYNTAX = regex.compile(r"\bnamespace\s+\w+\s*\{|\btemplate\s*<|\b\w+::\w|\b(?:public|private|protected)\s*:"
                          r"|\b(?:struct|class)\s+\w+\s*\{[^{}]*\bstatic\b")
-_CPPY = regex.compile(r'#\s*include\s*[<"]cppy/cppy\.h[>"]|\bcppy::')
 
 
 def uses_python(text):
-    """Does ``text`` use the Python C API (outside comments and strings)?"""
-    if "Py" not in text and "cppy" not in text:
+    """Does ``text`` use the Python C API, directly or through a helper
+    library (outside comments and strings)?"""
+    if "Py" not in text and not helpers.used_by(text):
         return False
-    return bool(_USES_PYTHON.search(source.mask(text)))
+    masked = source.mask(text)
+    return bool(_USES_PYTHON.search(masked)) or helpers.uses_any(masked)
 
 
 _STOCK_NAME = regex.compile(r"_?Py[A-Z]?[A-Za-z0-9]*_\w+")
@@ -47,10 +48,7 @@ def libraries(path, text):
         libs.add("c++")
     elif _CPP_SYNTAX.search(source.mask(text)):
         libs.add("c++")
-    if _CPPY.search(text):
-        libs.add("cppy")
-        libs.add("c++")
-    return libs
+    return libs | helpers.used_by(text)
 
 
 def translate_files(files, rules=None):

@@ -351,7 +351,7 @@ def _migration_section(results: dict, notes: Notes) -> list[str]:
         "Ours: *manual* is the final, working port (the translator's output plus the "
         "residual hand edits), *automated* is `cystck-migrate`'s output alone; coverage is the "
         "share of the final port's changed lines that the translator produced "
-        "(`cystck.migrate.coverage`). The paper's figures for the same extension beside "
+        "(`eval/harness/coverage.py`). The paper's figures for the same extension beside "
         "ours.", "",
     ]
     for name, port in results["ports"].items():

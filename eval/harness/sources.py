@@ -1,7 +1,7 @@
 """Results that other parts of `make eval` write and the report shows:
 the micro-benchmarks (eval/results/micro.json, eval/micro/README.md) and
 the ports' migration metrics (eval/results/migration.json, written by
-cystck.migrate.coverage; PORT_INTERFACE.md) and the porting corpus
+eval/harness/coverage.py; PORT_INTERFACE.md) and the porting corpus
 (eval/results/corpus.json, written by eval/corpus/run.py).  Each comes back with a status: "ok", "missing" (the
 file or entry does not exist) or "failed" (it exists but cannot be read as
 documented), and the reason."""
@@ -18,7 +18,7 @@ MIGRATION_FILE = RESULTS_DIR / "migration.json"
 CORPUS_FILE = RESULTS_DIR / "corpus.json"
 MICRO_SCHEMA = "cystck-micro/1"
 CORPUS_SCHEMA = "cystck-corpus/1"
-# What the report reads of an entry written by cystck.migrate.coverage:
+# What the report reads of an entry written by coverage.py:
 # the final port's diff from upstream (the paper's "manual port") and the
 # translator's output's diff from upstream (its "automated port").
 MIGRATION_FIELDS = {

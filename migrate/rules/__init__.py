@@ -8,8 +8,17 @@ as well as rule names):
 * ``args``      argument parsing and the argument array
 * ``types``     instance structs, type objects and specs, slots, tables
 * ``modules``   module definitions and init functions
-* ``cppy``      kiwi's cppy helpers (C++ files that include cppy only)
 * ``cpp``       C++ idioms: class-static type objects, functors over struct pointers
 * ``escape``    what has no counterpart, kept through the escape hatch (marked, reported)
+
+and one pack per helper library an extension may be written over, for the
+files that use it only; it registers what the core needs to know of its
+library with :mod:`..libraries` (``--list-rules`` shows every pack).
 """
-from . import args, core, cpp, cppy, escape, functions, modules, refcount, types  # noqa: F401
+import importlib
+import pkgutil
+
+# Importing the modules registers their rules (a module defining rules is a pack).
+for _pack in pkgutil.iter_modules(__path__):
+    if not _pack.name.startswith("_"):
+        importlib.import_module(f"{__name__}.{_pack.name}")

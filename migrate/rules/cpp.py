@@ -1,42 +1,46 @@
 """C++ idioms of extensions written over the stock API (with or without a
-helper library such as cppy): type objects kept as static class members,
+helper library): type objects kept as static class members,
 functors (``struct Op { PyObject* operator()( ... ); }``) that dispatch on
 the static types of their operands, and struct pointers passed where an
 object is expected.  Only for C++ files."""
 import regex
 
-from .. import source
+from .. import libraries, source
 from ..engine import Rule
 from . import _common
+
+
+def _object_cast_macro():
+    """A helper library's macro casting to an object or type pointer."""
+    return libraries.cast_macro_pattern("PyObject*", "PyTypeObject*")
 
 
 class ClassTypeRefs(Rule):
     """A type object kept as a static class member is a ``Cystck_Ref`` (the
     class-type-statics rule), so every use of it as an object reads the
     reference: ``PyType_GenericNew( Term::TypeObject, 0, 0 )`` passes
-    ``Cystck_deref(S, Term::TypeObject)``, ``pyobject_cast(
-    Variable::TypeObject )`` is ``Cystck_deref(S, Variable::TypeObject)``,
-    and an inline member such as ``TypeCheck`` reads its own class's
-    ``TypeObject`` the same way.  Assignments (``TypeObject =
+    ``Cystck_deref(S, Term::TypeObject)`` (a helper library's cast macro
+    around it, ``as_object( Variable::TypeObject )``, goes: the handle is
+    the object), and an inline member such as ``TypeCheck`` reads its own
+    class's ``TypeObject`` the same way.  Assignments (``TypeObject =
     Cystck_ref(...)``), tests of the reference itself (``!TypeObject``) and
     declarations stay."""
     name = "class-type-refs"
     precedence = 647
     library = "c++"
-    patterns = (r"(?<![\w.>]|->|::)(?:(?P<c>\w+)\s*::\s*)?(?P<m>\w+)\b",
-                r"\b(?:pyobject_cast|pytype_cast)\s*\(\s*$")
+    patterns = (r"(?<![\w.>]|->|::)(?:(?P<c>\w+)\s*::\s*)?(?P<m>\w+)\b",)
     before = ("struct Box\n{\n    PyObject_HEAD\n    static PyTypeObject* TypeObject;\n"
               "    static bool TypeCheck( PyObject* obj )\n    {\n"
               "        return PyObject_TypeCheck( obj, TypeObject ) != 0;\n    }\n};\n"
               "PyTypeObject* Box::TypeObject = NULL;\n"
-              "static PyObject* f( PyObject* m )\n{\n    PyObject* t = pyobject_cast( Box::TypeObject );\n"
+              "static PyObject* f( PyObject* m )\n{\n"
               "    if( !Box::TypeObject )\n        return 0;\n"
               "    return PyType_GenericNew( Box::TypeObject, 0, 0 );\n}\n")
     after = ("struct Box\n{\n    PyObject_HEAD\n    static PyTypeObject* TypeObject;\n"
              "    static bool TypeCheck( PyObject* obj )\n    {\n"
              "        return PyObject_TypeCheck( obj, Cystck_deref(S, TypeObject) ) != 0;\n    }\n};\n"
              "PyTypeObject* Box::TypeObject = NULL;\n"
-             "static PyObject* f( PyObject* m )\n{\n    PyObject* t = Cystck_deref(S, Box::TypeObject);\n"
+             "static PyObject* f( PyObject* m )\n{\n"
              "    if( !Box::TypeObject )\n        return 0;\n"
              "    return PyType_GenericNew( Cystck_deref(S, Box::TypeObject), 0, 0 );\n}\n")
 
@@ -47,6 +51,7 @@ class ClassTypeRefs(Rule):
         code, text = unit.masked, unit.text
         edits = source.Edits()
         done = set()
+        cast_before = _object_cast_macro() + r"\s*\(\s*$"
         for f in unit.functions():
             if not f.is_definition or f.body[0] in done:
                 continue
@@ -62,7 +67,7 @@ class ClassTypeRefs(Rule):
                 if regex.search(r"(?:[!&]|\bCystck_(?:de|un)?ref\s*\(\s*S\s*,)\s*$", before):
                     continue
                 expr = text[m.start():m.end()]
-                cast = regex.search(self.patterns[1], before)
+                cast = regex.search(cast_before, before)
                 close = regex.match(r"\s*\)", code[m.end():])
                 if cast and close:
                     start = m.start() - (len(before) - cast.start())
@@ -120,28 +125,26 @@ class TemplateCasts(Rule):
 class StructPointerObjects(Rule):
     """In a functor's ``operator()`` the operands stay pointers to native
     structs (``Variable* first``), so where such a pointer is used as an
-    object it becomes one again: ``pyobject_cast( first )`` and ``first``
-    passed to an API function (``PyTuple_Pack( 2, first, second )``) become
-    ``Cystck_FromStruct(S, first)``; a read of an object member
-    ``first->terms`` becomes ``CystckField_Load(S, Cystck_FromStruct(S,
-    first), first->terms)`` (other members, ``first->constant``, stay).
+    object it becomes one again: ``first`` passed to an API function
+    (``PyTuple_Pack( 2, first, second )``) or under a helper library's cast
+    macro (``as_object( first )``) becomes ``Cystck_FromStruct(S,
+    first)``; a read of an object member ``first->terms`` becomes
+    ``CystckField_Load(S, Cystck_FromStruct(S, first), first->terms)``
+    (other members, ``first->constant``, stay).
     Passing the pointer to another functor keeps it: that selects the
     overload."""
     name = "struct-pointer-objects"
     precedence = 385
     library = "c++"
-    patterns = (r"\b(?:pyobject_cast|pytype_cast)\s*\(\s*(?P<p>\w+)\s*\)",
-                r"(?<![\w.>])(?P<p>\w+)\s*->\s*(?P<f>\w+)(?!\s*(?:\(|=[^=]))",
+    patterns = (r"(?<![\w.>])(?P<p>\w+)\s*->\s*(?P<f>\w+)(?!\s*(?:\(|=[^=]))",
                 r"(?<=[(,]\s*)(?P<p>\w+)(?=\s*[,)])")
     before = ("typedef struct { PyObject_HEAD PyObject *terms; double constant; } Expr;\n"
               "struct Add\n{\n    PyObject* operator()( Expr* first, Expr* second )\n    {\n"
               "        if( first->constant == 0.0 )\n            return Add()( second, first );\n"
-              "        if( !pyobject_cast( first ) )\n            return 0;\n"
               "        return PyTuple_Pack( 3, first->terms, first, second );\n    }\n};\n")
     after = ("typedef struct { PyObject_HEAD PyObject *terms; double constant; } Expr;\n"
              "struct Add\n{\n    PyObject* operator()( Expr* first, Expr* second )\n    {\n"
              "        if( first->constant == 0.0 )\n            return Add()( second, first );\n"
-             "        if( !Cystck_FromStruct(S, first) )\n            return 0;\n"
              "        return PyTuple_Pack( 3, CystckField_Load(S, Cystck_FromStruct(S, first), first->terms), "
              "Cystck_FromStruct(S, first), Cystck_FromStruct(S, second) );\n    }\n};\n")
 
@@ -151,15 +154,16 @@ class StructPointerObjects(Rule):
             return 0
         code, text = unit.masked, unit.text
         edits = source.Edits()
+        cast = _object_cast_macro() + r"\s*\(\s*(?P<p>\w+)\s*\)"
         for ctx in _common.function_contexts(unit):
             if not _common.keeps_struct_params(ctx.func.name) or not ctx.data_ptrs:
                 continue
             b0, b1 = ctx.body
             ptrs = ctx.data_ptrs
-            for m in regex.finditer(self.patterns[0], code, pos=b0, endpos=b1):
+            for m in regex.finditer(cast, code, pos=b0, endpos=b1):
                 if m.group("p") in ptrs:
                     edits.add(m.start(), m.end(), f"Cystck_FromStruct(S, {m.group('p')})")
-            for m in regex.finditer(self.patterns[1], code, pos=b0, endpos=b1):
+            for m in regex.finditer(self.patterns[0], code, pos=b0, endpos=b1):
                 ptr, fname = m.group("p"), m.group("f")
                 info = p.types.get(ptrs.get(ptr))
                 if info is None or fname not in info.object_fields:
@@ -168,7 +172,7 @@ class StructPointerObjects(Rule):
                     continue
                 edits.add(m.start(), m.end(),
                           f"CystckField_Load(S, Cystck_FromStruct(S, {ptr}), {text[m.start():m.end()]})")
-            for m in regex.finditer(self.patterns[2], code, pos=b0, endpos=b1):
+            for m in regex.finditer(self.patterns[1], code, pos=b0, endpos=b1):
                 if m.group("p") not in ptrs:
                     continue
                 callee = self._callee(code, m.start(), b0)

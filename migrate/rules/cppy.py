@@ -6,9 +6,16 @@ before the core rules and turns cppy idioms into stock-looking ones that
 those rules then translate.  Used only for files that include cppy."""
 import regex
 
-from .. import source
+from .. import libraries, source
 from ..engine import Rule
 from . import _common
+
+# What the core needs to know of cppy: which files use it, and its cast
+# macros (cppy/defines.h), which table entries and type objects go through.
+libraries.register(libraries.Library(
+    name="cppy", uses=r'#\s*include\s*[<"]cppy/cppy\.h[>"]|\bcppy::', language="c++",
+    casts={"pyobject_cast": "PyObject*", "pytype_cast": "PyTypeObject*", "void_cast": "void*",
+           "cast_py_tp_doc": "void*"}))
 
 
 class CppyInclude(Rule):

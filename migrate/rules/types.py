@@ -3,7 +3,7 @@
 native-struct access, deallocation and GC traversal."""
 import regex
 
-from .. import cstruct, project as proj, source
+from .. import cstruct, libraries, project as proj, source
 from ..engine import Rule
 from . import _common, tables
 
@@ -424,28 +424,26 @@ class ClassTypeStatics(Rule):
     initialisers (its first five fields are ``PyType_Spec``'s: name, sizes,
     flags, and the slot array, which the type-spec rule made a defines
     array); the type object becomes a ``Cystck_Ref``, set from the created
-    type: ``TypeObject = pytype_cast( PyType_FromSpec( &spec ) );`` becomes
-    ``TypeObject = Cystck_ref(S, PyType_FromSpec( &spec ));`` (the
-    type-ready rule then translates the call)."""
+    type, which a helper library's cast macro hands over (see
+    ``libraries.py``): ``TypeObject = as_type( PyType_FromSpec( &spec )
+    );`` becomes ``TypeObject = Cystck_ref(S, PyType_FromSpec( &spec ));``
+    (the type-ready rule then translates the call)."""
     name = "class-type-statics"
     precedence = 306
     patterns = (r"^(?P<lead>[ \t]*static[ \t]+)PyType_Spec(?=\s+\w+\s*;)",
                 r"^(?P<lead>[ \t]*static[ \t]+)PyTypeObject\s*\*\s*(?=\w+\s*;)",
                 r"^(?P<lead>[ \t]*)PyType_Spec(?=\s+\w+::\w+\s*=)",
-                r"^(?P<lead>[ \t]*)PyTypeObject\s*\*\s*(?=(?P<c>\w+)::(?P<m>\w+)\s*=)",
-                r"(?P<x>\b\w+)\s*=\s*pytype_cast\s*" + _common.PAREN + r"\s*;")
+                r"^(?P<lead>[ \t]*)PyTypeObject\s*\*\s*(?=(?P<c>\w+)::(?P<m>\w+)\s*=)")
     before = ("struct Box\n{\n    PyObject_HEAD\n    static PyType_Spec TypeObject_Spec;\n"
               "    static PyTypeObject* TypeObject;\n    static bool Ready();\n};\n"
               "PyTypeObject* Box::TypeObject = NULL;\n"
               "PyType_Spec Box::TypeObject_Spec = { \"m.Box\", sizeof( Box ), 0, Py_TPFLAGS_DEFAULT, Box_slots };\n"
-              "bool Box::Ready()\n{\n    TypeObject = pytype_cast( PyType_FromSpec( &TypeObject_Spec ) );\n"
-              "    return TypeObject != 0;\n}\n")
+              "bool Box::Ready()\n{\n    return TypeObject != 0;\n}\n")
     after = ("struct Box\n{\n    PyObject_HEAD\n    static CystckType_Spec TypeObject_Spec;\n"
              "    static Cystck_Ref TypeObject;\n    static bool Ready();\n};\n"
              "Cystck_Ref Box::TypeObject = NULL;\n"
              "CystckType_Spec Box::TypeObject_Spec = { \"m.Box\", sizeof( Box ), 0, Py_TPFLAGS_DEFAULT, Box_slots };\n"
-             "bool Box::Ready()\n{\n    TypeObject = Cystck_ref(S, PyType_FromSpec( &TypeObject_Spec ));\n"
-             "    return TypeObject != 0;\n}\n")
+             "bool Box::Ready()\n{\n    return TypeObject != 0;\n}\n")
 
     def apply(self, unit):
         code = unit.structure
@@ -469,7 +467,8 @@ class ClassTypeStatics(Rule):
             members.add(m.group("m"))
         # Only the members defined here as type objects, assigned in a
         # function that has (or will get) the state.
-        for m in regex.finditer(self.patterns[4], code):
+        cast = libraries.cast_macro_pattern("PyTypeObject*")
+        for m in regex.finditer(r"(?P<x>\b\w+)\s*=\s*" + cast + r"\s*" + _common.PAREN + r"\s*;", code):
             if m.group("x") not in members:
                 continue
             inner = unit.text[m.start("p") + 1:m.end("p") - 1].strip()

@@ -8,7 +8,7 @@ translated``) and the final, working port (``build/kiwi/cystck/src``: the
 output with ``manual.patch`` applied).  Build the cystck wheel first
 (``make kiwi-wheels``), which leaves all three.
 
-Coverage is the project's shared definition (``cystck.migrate.coverage``,
+Coverage is the project's shared definition (``eval/harness/coverage.py``,
 DESIGN.md "Ports"): of the lines that differ between the release and the
 final port, the share the translator produced by itself, counted as
 (changed lines release -> final - changed lines output -> final) / changed
@@ -99,7 +99,7 @@ def main(argv=None) -> int:
     if not (vdir / "build.signature").is_file():
         raise SystemExit("build/kiwi/cystck has no finished build: run `make kiwi-wheels` first")
 
-    from cystck.migrate import coverage
+    from eval.harness import coverage   # (kiwi_port puts the repository root on sys.path)
 
     rel = kp.TRANSLATED_DIR
     shared = coverage.metrics(upstream / rel, translated / rel, final / rel, report)

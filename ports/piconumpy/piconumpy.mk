@@ -34,9 +34,9 @@ bench-piconumpy: piconumpy-wheels
 
 # Three versions of the one source file: upstream (the stock source), the
 # translator's output and the final port (output + cystck.patch), which the
-# wheel build has just made.  cystck.migrate.coverage defines the metrics.
+# wheel build has just made.  eval/harness/coverage.py defines the metrics.
 piconumpy-migration: piconumpy-wheels
-	$(PY) -m cystck.migrate.coverage piconumpy $(PICONUMPY_DIR)/src/piconumpy.c \
+	$(PY) -m eval.harness.coverage piconumpy $(PICONUMPY_DIR)/src/piconumpy.c \
 		$(PICONUMPY_CYSTCK_BUILD)/translated/piconumpy.c $(PICONUMPY_CYSTCK_BUILD)/src/piconumpy.c \
 		--tool-report $(PICONUMPY_CYSTCK_BUILD)/migrate-report.json \
 		--out eval/results/migration.json

@@ -7,7 +7,7 @@ build/ultrajson/cystck/ (run `recipe.py translate` or `make
 ultrajson-wheels` first): input/ (the upstream files, laid out as in the
 sdist), translated/ (cystck-migrate's output) and port/ (the output with
 manual.patch applied), with the metrics shared by every port
-(cystck.migrate.coverage: coverage = (changed lines upstream->final -
+(eval/harness/coverage.py: coverage = (changed lines upstream->final -
 changed lines translated->final) / changed lines upstream->final), and
 writes them under "ultrajson" in eval/results/migration.json, keeping the
 other ports' entries.
@@ -18,9 +18,8 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from cystck.migrate import coverage
-
 import ujson_port as port
+from eval.harness import coverage  # (ujson_port puts the repository root on sys.path)
 
 WORK = port.BUILD_ROOT / "cystck"
 UPSTREAM_FILES = WORK / "input"

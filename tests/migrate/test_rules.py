@@ -1034,3 +1034,16 @@ def test_capsule_destructors_stay_stock():
     assert "CystckCapsule_New(S, PyMem_Malloc(8), \"m.ctx\", ctx_free)" in out
     assert sum("PyCapsule_GetPointer kept: a capsule destructor stays stock" in m for m in notes) == 2
     assert translate.translate_source(out, "m.c") == out
+
+
+def test_stealing_module_add_object_maps_through_the_api_table():
+    """PyModule_AddObject (which steals) and PyModule_AddObjectRef both
+    become CystckModule_AddObject(Ref), which never consume the value: the
+    API table's row says so (``~ PyModule_AddObject``); the translator has
+    no list of its own."""
+    from cystck.migrate import api
+    assert api.stock_map()["PyModule_AddObject"] == "CystckModule_AddObject"
+    out = translate.translate_source(
+        '#include <Python.h>\nstatic int add(PyObject *m, PyObject *v)\n{\n'
+        '    return PyModule_AddObject(m, "v", v);\n}\n')
+    assert 'CystckModule_AddObject(S, m, "v", v)' in out

@@ -159,7 +159,7 @@ def test_write_produces_report_results_and_charts(results, tmp_path):
 
 def test_migration_entries_are_validated(tmp_path):
     path = tmp_path / "migration.json"
-    # As cystck.migrate.coverage writes them (plus keys the report ignores).
+    # As eval/harness/coverage.py writes them (plus keys the report ignores).
     path.write_text(json.dumps({
         "good": {"final_port": {"additions": 1, "deletions": 2, "files_modified": 1},
                  "tool": {"additions": 1, "deletions": 1, "files_modified": 1,

@@ -96,7 +96,7 @@ def test_case(variant, case):
 CYSTCK_BUILT = [v for v in BUILT if v in pv.VARIANTS and pv.VARIANTS[v].cystck]
 
 # Cases that fail in debug mode because of the runtime, not the port, with
-# the reason (a RUNTIME_NEEDS.md entry): each is expected to fail, strictly,
+# the reason (a docs/gaps.md entry): each is expected to fail, strictly,
 # so that once the runtime is fixed the XPASS fails the run until the entry
 # goes.  None at the moment (case_large_arrays was one until debug mode
 # stopped counting released handles against the handle limit).

@@ -12,19 +12,19 @@ the final port = output + residual patch):
 A residual-patch line counts as manual even when it merely adjusts a line
 the tool wrote, so the figure never flatters the tool.
 
-    python -m cystck.migrate.coverage NAME UPSTREAM TRANSLATED FINAL \\
+    python -m eval.harness.coverage NAME UPSTREAM TRANSLATED FINAL \\
         [--tool-report report.json] [--out eval/results/migration.json]
 
-writes (or updates) NAME's entry in the JSON file: the paper's Tables 4-8
-columns for the tool and for the final port, the residual patch's size and
-the coverage.
+run from the repository root (as ``make`` does), writes (or updates)
+NAME's entry in the JSON file: the paper's Tables 4-8 columns for the tool
+and for the final port, the residual patch's size and the coverage.
 """
 import argparse
 import json
 import pathlib
 import sys
 
-from .report import line_changes
+from cystck.migrate.report import line_changes
 
 SOURCE_SUFFIXES = {".c", ".h", ".cc", ".cpp", ".hpp", ".cxx", ".hh"}
 
@@ -96,7 +96,7 @@ def main(argv=None):
     args = ap.parse_args(argv)
     for p in (args.upstream, args.translated, args.final):
         if not pathlib.Path(p).exists():
-            print(f"cystck-migrate coverage: {p}: no such file or directory", file=sys.stderr)
+            print(f"eval.harness.coverage: {p}: no such file or directory", file=sys.stderr)
             return 2
     entry = metrics(args.upstream, args.translated, args.final, args.tool_report)
     if args.out:

@@ -1,7 +1,7 @@
 """Migration metrics: the coverage definition of DESIGN.md "Ports"."""
 import json
 
-from cystck.migrate import coverage
+from eval.harness import coverage
 
 
 def _tree(root, text):

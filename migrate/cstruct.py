@@ -43,7 +43,7 @@ def parse_init(code, text, open_at):
         s += lead
         piece = code[s:e]
         key = None
-        m = regex.match(r"\.(\w+)\s*=\s*", piece)
+        m = _DESIGNATOR.match(piece)
         if m:
             key = m.group(1)
             s += m.end()
@@ -58,7 +58,7 @@ def parse_init(code, text, open_at):
             piece = code[s:e]
             if not piece.strip():
                 continue
-            m = regex.match(r"\.(\w+)\s*=\s*", piece)
+            m = _DESIGNATOR.match(piece)
             if m:
                 key = m.group(1)
                 s += m.end()
@@ -131,15 +131,23 @@ class Declarator:
     span: tuple        # span of the whole declarator
 
 
+# The base type of a declaration, one declarator (``**name[3] = init``).
+_DECL_BASE = regex.compile(r"\s*((?:(?:static|extern|const|volatile|register|struct|unsigned|signed|inline)\s+)*"
+                           r"[A-Za-z_][\w:]*(?:\s*<[^;{}]*>)?(?:\s+const)?)\s*(?=[\*&\s]|$)")
+_DECLARATOR = regex.compile(r"\s*(?P<ptr>(?:\*\s*(?:const\s+)?)*)(?P<name>[A-Za-z_]\w*)\s*"
+                            r"(?P<arr>(?:\[[^\]]*\]\s*)*)(?:=\s*(?P<init>.*\S))?\s*$", flags=regex.S)
+_SPACE = regex.compile(r"\s")
+_OBJECT_HEAD = regex.compile(r"\s*PyObject_(?:VAR_)?HEAD\b")
+_DESIGNATOR = regex.compile(r"\.(\w+)\s*=\s*")
+
+
 def split_declaration(code, start, end):
     """Split ``base *a = x, **b[3]`` (no ';') into the base type span and
     declarators.  Returns (base_end, [Declarator]) or None if it does not
     look like a declaration."""
     parts = source.split_top(code, start, end)
     first_s, first_e = parts[0]
-    m = regex.match(r"\s*((?:(?:static|extern|const|volatile|register|struct|unsigned|signed|inline)\s+)*"
-                    r"[A-Za-z_][\w:]*(?:\s*<[^;{}]*>)?(?:\s+const)?)\s*(?=[\*&\s]|$)",
-                    code[first_s:first_e])
+    m = _DECL_BASE.match(code[first_s:first_e])
     if not m:
         return None
     base_end = first_s + m.end(1)
@@ -147,15 +155,13 @@ def split_declaration(code, start, end):
     for i, (s, e) in enumerate(parts):
         if i == 0:
             s = base_end
-        d = regex.match(r"\s*(?P<ptr>(?:\*\s*(?:const\s+)?)*)(?P<name>[A-Za-z_]\w*)\s*"
-                        r"(?P<arr>(?:\[[^\]]*\]\s*)*)(?:=\s*(?P<init>.*\S))?\s*$",
-                        code[s:e], flags=regex.S)
+        d = _DECLARATOR.match(code[s:e])
         if not d:
             return None
         init = None
         if d.group("init") is not None:
             init = (s + d.start("init"), s + d.end("init"))
-        decls.append(Declarator(d.group("name"), regex.sub(r"\s", "", d.group("ptr")),
+        decls.append(Declarator(d.group("name"), _SPACE.sub("", d.group("ptr")),
                                 d.group("arr").strip(), init, (s, e)))
     return base_end, decls
 
@@ -165,7 +171,7 @@ def struct_members(code, open_at, close_at):
     of the member statement)."""
     out = []
     for s, e in source.split_top(code, open_at + 1, close_at - 1, sep=";"):
-        head = regex.match(r"\s*PyObject_(?:VAR_)?HEAD\b", code[s:e])
+        head = _OBJECT_HEAD.match(code[s:e])
         if head:                 # the object head has no ';' of its own
             s += head.end()
         piece = code[s:e]

@@ -15,6 +15,7 @@ a rule in ``ujson.c`` knows that ``ujson_dumps``, defined in ``encode.c``, is
 a METH_VARARGS|METH_KEYWORDS method.
 """
 from collections import Counter
+import dataclasses
 from dataclasses import dataclass, field
 
 import regex
@@ -115,6 +116,7 @@ class Unit:
     notes: list = field(default_factory=list)
     _masked: str = None
     _structure: str = None
+    _functions: list = None
 
     def __post_init__(self):
         if self.text is None:
@@ -128,7 +130,7 @@ class Unit:
     def set_text(self, text):
         if text != self.text:
             self.text = text
-            self._masked = self._structure = None
+            self._masked = self._structure = self._functions = None
 
     @property
     def masked(self):
@@ -139,11 +141,15 @@ class Unit:
     @property
     def structure(self):
         if self._structure is None:
-            self._structure = source.structure_mask(self.text)
+            self._structure = source.structure_mask(self.text, self.masked)
         return self._structure
 
     def functions(self):
-        return source.find_functions(self.structure)
+        """The functions of the current text (source.find_functions), found
+        once per text; each call gets its own copies to change."""
+        if self._functions is None:
+            self._functions = source.find_functions(self.structure)
+        return [dataclasses.replace(f) for f in self._functions]
 
     # ---- helpers for rules ----
     def apply(self, edits):

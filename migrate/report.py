@@ -2,6 +2,7 @@
 paper's Tables 4-8 columns (additions, deletions, files modified, number of
 transformations), warnings and left-overs with file:line, the unified diff.
 As a dict (written as JSON with --report) and as text for the terminal."""
+import bisect
 import difflib
 from collections import Counter
 
@@ -11,11 +12,85 @@ WARNING_KINDS = {"exception", "unchecked", "loop-overflow", "integer", "custom-t
 INFO_KINDS = {"inferred-type"}
 
 
+class _AnchoredMatcher(difflib.SequenceMatcher):
+    """difflib's matcher made fast on long files (patience diff): lines that
+    occur once in each side and in the same order anchor the match, and
+    difflib matches only the stretches between anchors.  Autojunk stays
+    off: its popular-line heuristic misaligns long files (blank lines and
+    braces stop anchoring the match), which shows unchanged lines as
+    deleted and added again and inflates the counts."""
+
+    def __init__(self, a, b):
+        super().__init__(None, a, b, autojunk=False)
+
+    def get_matching_blocks(self):
+        if self.matching_blocks is None:
+            blocks = []
+            self._match(0, len(self.a), 0, len(self.b), blocks)
+            merged = []
+            for i, j, n in blocks:
+                if merged and merged[-1][0] + merged[-1][2] == i and merged[-1][1] + merged[-1][2] == j:
+                    merged[-1] = (merged[-1][0], merged[-1][1], merged[-1][2] + n)
+                else:
+                    merged.append((i, j, n))
+            merged.append((len(self.a), len(self.b), 0))
+            self.matching_blocks = [difflib.Match(*m) for m in merged]
+        return self.matching_blocks
+
+    def _match(self, alo, ahi, blo, bhi, out):
+        a, b = self.a, self.b
+        while alo < ahi and blo < bhi and a[alo] == b[blo]:        # common head
+            out.append((alo, blo, 1))
+            alo, blo = alo + 1, blo + 1
+        tail = []
+        while alo < ahi and blo < bhi and a[ahi - 1] == b[bhi - 1]:   # common tail
+            ahi, bhi = ahi - 1, bhi - 1
+            tail.append((ahi, bhi, 1))
+        anchors = _unique_common(a, alo, ahi, b, blo, bhi)
+        if anchors:
+            i0, j0 = alo, blo
+            for i, j in anchors:
+                self._match(i0, i, j0, j, out)
+                out.append((i, j, 1))
+                i0, j0 = i + 1, j + 1
+            self._match(i0, ahi, j0, bhi, out)
+        elif alo < ahi and blo < bhi:
+            inner = difflib.SequenceMatcher(None, a[alo:ahi], b[blo:bhi], autojunk=False)
+            out += [(alo + i, blo + j, n) for i, j, n in inner.get_matching_blocks() if n]
+        out += reversed(tail)
+
+
+def _unique_common(a, alo, ahi, b, blo, bhi):
+    """Pairs (i, j), a[i] == b[j], of lines occurring once in a[alo:ahi] and
+    once in b[blo:bhi], the longest run of them in the same order in both."""
+    def once(seq, lo, hi):
+        seen = {}
+        for k in range(lo, hi):
+            seen[seq[k]] = -1 if seq[k] in seen else k
+        return seen
+    in_a, in_b = once(a, alo, ahi), once(b, blo, bhi)
+    pairs = [(i, in_b[line]) for line, i in in_a.items()
+             if i >= 0 and in_b.get(line, -1) >= 0]
+    pairs.sort()
+    # longest increasing run of j (patience sorting)
+    tops, top_js, back = [], [], {}
+    for i, j in pairs:
+        k = bisect.bisect_left(top_js, j)
+        back[(i, j)] = tops[k - 1] if k else None
+        if k == len(tops):
+            tops.append((i, j))
+            top_js.append(j)
+        else:
+            tops[k], top_js[k] = (i, j), j
+    run, node = [], tops[-1] if tops else None
+    while node is not None:
+        run.append(node)
+        node = back[node]
+    return run[::-1]
+
+
 def _matcher(a, b):
-    # autojunk off: its popular-line heuristic misaligns long files (blank
-    # lines and braces stop anchoring the match), which shows unchanged
-    # lines as deleted and added again and inflates the counts.
-    return difflib.SequenceMatcher(None, a, b, autojunk=False)
+    return _AnchoredMatcher(a, b)
 
 
 def line_changes(a, b):

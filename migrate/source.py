@@ -193,11 +193,12 @@ def _check_conditionals(masked):
         raise ScanError("unterminated #if", opened[-1])
 
 
-def structure_mask(text):
+def structure_mask(text, masked=None):
     """The mask used for finding functions: comments, literals and
     directives blanked; if both branches of some ``#if`` together do not
-    balance, only the first branch of each conditional is kept."""
-    masked = mask(text)
+    balance, only the first branch of each conditional is kept.  ``masked``
+    is ``mask(text)`` where the caller has it already."""
+    masked = mask(text) if masked is None else masked
     code = mask_directives(masked)
     try:
         check_balance(code)

@@ -164,6 +164,10 @@ def stock_bodies(unit):
             if f.is_definition and (r := unit.project.role(f.name)) is not None and r.kind == "stock"]
 
 
+# ``char *kwlist[]``: a keyword-name list for PyArg_ParseTupleAndKeywords.
+_KWLIST = regex.compile(r"\bchar\s*\*\s*(\w+)\s*\[\s*\]")
+
+
 def function_contexts(unit, with_locals=True):
     """FunctionContexts for the function definitions in ``unit``."""
     code = unit.structure
@@ -197,7 +201,7 @@ def function_contexts(unit, with_locals=True):
                 for d in parsed[1]:
                     ptr = d.pointer + ("*" if d.array else "")
                     _classify(ctx, d.name, base, ptr, structs, is_local=True, array=bool(d.array))
-            for m in regex.finditer(r"\bchar\s*\*\s*(\w+)\s*\[\s*\]", code[b0:b1]):
+            for m in _KWLIST.finditer(code, b0, b1):
                 ctx.kwlists.add(m.group(1))
         out.append(ctx)
     return out

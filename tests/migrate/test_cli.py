@@ -302,3 +302,37 @@ def test_check_passes_code_with_other_warnings(tmp_path):
     f = tmp_path / "m.c"
     f.write_text(STOCK.replace("return o;", "int unused_but_fine;\n    return o;"))
     assert cli.main([str(f), "-o", str(tmp_path / "o"), "-q", "--no-cppcheck", "--check"]) == 0
+
+
+def test_report_diff_is_a_valid_edit_script_on_any_input():
+    """The anchored matcher behind the +/- counts and --diff: its opcodes
+    turn the original into the translation, whatever the lines."""
+    from hypothesis import given, settings, strategies as st
+    from cystck.migrate import report
+
+    lines = st.lists(st.sampled_from(["{", "}", "", "a;", "b;", "c;", "return x;", "int f(void)"]), max_size=40)
+
+    @settings(max_examples=300, deadline=None)
+    @given(lines, lines)
+    def check(a, b):
+        matcher = report._matcher(a, b)
+        rebuilt = []
+        for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+            if tag == "equal":
+                assert a[i1:i2] == b[j1:j2]
+                rebuilt += a[i1:i2]
+            else:
+                rebuilt += b[j1:j2]
+        assert rebuilt == b
+        adds, dels = report.line_changes(a, b)
+        assert adds - dels == len(b) - len(a)
+
+    check()
+
+
+def test_report_counts_a_one_line_change_in_a_long_file_as_one_line():
+    from cystck.migrate import report
+    a = [f"line {i};" if i % 3 else "}" for i in range(3000)]
+    b = list(a)
+    b[1500] = "changed;"
+    assert report.line_changes(a, b) == (1, 1)

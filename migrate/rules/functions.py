@@ -3,7 +3,7 @@ assignments (rules 4, 5), casts, NULL tests on handles, identity tests,
 return statements (rule 10) and passing the state to helpers."""
 import regex
 
-from .. import api, project as proj, source
+from .. import api, macros, project as proj, source
 from ..engine import Rule
 from . import _common
 
@@ -908,3 +908,28 @@ class StateCalls(Rule):
             edits.add(open_at, open_at + empty.end(), "(S)")
         else:
             edits.add(open_at + 1, open_at + 1, "S, ")
+
+
+class FunctionMacros(Rule):
+    """A macro whose body is one function definition using the API, used
+    only as whole top-level lines (``DEFINE_GET(Foo)``), is expanded at
+    each use into an ordinary function, and its ``#define`` goes.
+
+    A function whose name is pasted together (``type##_get``) has no role
+    and no state for the rules, which can rewrite neither its signature
+    nor its struct accesses inside the macro (``migrate/macros.py``).
+    Other macros are left as they are."""
+    name = "function-macros"
+    precedence = 50
+    before = ("#define DEFINE_GET(type) \\\n"
+              "static PyObject *type##_get(PyObject *self) \\\n"
+              "{ return PyUnicode_FromString(#type); }\n"
+              "DEFINE_GET(Foo)\n")
+    after = ("/* DEFINE_GET(Foo), expanded by cystck-migrate */\n"
+             "static PyObject *Foo_get(PyObject *self)\n"
+             "{ return PyUnicode_FromString(\"Foo\"); }\n")
+
+    def apply(self, unit):
+        text, count = macros.expand_function_macros(unit.text)
+        unit.set_text(text)
+        return count

@@ -1,0 +1,55 @@
+"""Stock idioms met in the porting corpus (issue #19), each with the
+construct the rule must leave alone."""
+from cystck.migrate import translate
+
+HEAD = "#include <Python.h>\n"
+TYPE = ("typedef struct {\n    PyObject_HEAD\n    long n;\n} CountObject;\n"
+        "typedef struct {\n    PyObject_HEAD\n    long n;\n} TallyObject;\n")
+
+
+def test_function_macros_are_expanded_into_ordinary_functions():
+    """A macro whose body is one function definition (its name pasted
+    from a parameter) is written out at each top-level use: the generated
+    methods get their role's signature and struct accessors, the helper
+    gets S and its callers pass it."""
+    src = (HEAD + TYPE +
+           "#define DEFINE_BUMP(type) \\\n"
+           "static void type##_bump(type##Object *self, long by) \\\n"
+           "{ \\\n    self->n += by; \\\n    if (PyErr_Occurred()) return; \\\n}\n"
+           "#define DEFINE_GET(type, label) \\\n"
+           "static PyObject *type##_get(type##Object *self) \\\n"
+           "{ \\\n    type##_bump(self, 1); /* counted */ \\\n"
+           "    return PyUnicode_FromFormat(#type \" %s %ld\", label, self->n); \\\n}\n"
+           "DEFINE_BUMP(Count)\nDEFINE_GET(Count, \"c\")\nDEFINE_BUMP(Tally)\nDEFINE_GET(Tally, \"t\");\n"
+           "static PyMethodDef count_methods[] = {\n"
+           "    {\"get\", (PyCFunction)Count_get, METH_NOARGS, NULL},\n    {NULL}\n};\n"
+           "static PyMethodDef tally_methods[] = {\n"
+           "    {\"get\", (PyCFunction)Tally_get, METH_NOARGS, NULL},\n    {NULL}\n};\n")
+    out = translate.translate_source(src, "m.c")
+    assert "#define DEFINE" not in out
+    assert ("/* DEFINE_GET(Count, \"c\"), expanded by cystck-migrate */\n"
+            "static int Count_get(Cystck_State *S, Cystck_Object self)\n{\n"
+            "    Count_bump(S, self, 1); /* counted */\n"
+            "    return Cystck_Return(S, CystckUnicode_FromFormat(S, \"Count\" \" %s %ld\", \"c\", "
+            "CountObject_AsStruct(S, self)->n));\n}\n") in out
+    assert ("/* DEFINE_BUMP(Tally), expanded by cystck-migrate */\n"
+            "static void Tally_bump(Cystck_State *S, Cystck_Object self, long by)\n{\n"
+            "    TallyObject_AsStruct(S, self)->n += by;\n") in out
+    assert "DEFINE_GET(Tally, \"t\"), expanded by cystck-migrate */\nstatic int Tally_get(" in out
+    assert translate.translate_source(out, "m.c") == out
+
+
+def test_other_macros_are_not_expanded():
+    """Left alone: a macro that is an expression, a function macro used
+    inside a function, and one whose function uses no Python API."""
+    src = (HEAD +
+           "#define FIRST(t) PyTuple_GET_ITEM(t, 0)\n"
+           "#define DEFINE_TWICE(name) static long name##_twice(long x) { return 2 * x; }\n"
+           "DEFINE_TWICE(num)\n"
+           "#define DEFINE_NONE(name) static PyObject *name(void) { Py_RETURN_NONE; }\n"
+           "static void use(void)\n{\n    DEFINE_NONE(inner)\n}\n")
+    out = translate.translate_source(src, "m.c")
+    assert "#define FIRST(t) " in out
+    assert "#define DEFINE_TWICE(name) static long name##_twice(long x) { return 2 * x; }\nDEFINE_TWICE(num)\n" in out
+    assert "#define DEFINE_NONE(name)" in out and "    DEFINE_NONE(inner)\n" in out
+    assert "expanded by cystck-migrate" not in out

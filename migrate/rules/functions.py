@@ -378,7 +378,8 @@ class NullHandles(Rule):
     NULL``, ``!h`` and ``(h = f(...)) == NULL`` become ``Cystck_IsNull(...)``;
     ``h != NULL`` and a bare ``if (h)`` become ``!Cystck_IsNull(h)``.  Only
     names declared as handles in the function (or members known to hold
-    handles) are touched, so ``char *p == NULL`` stays as it is."""
+    handles) are touched, so ``char *p == NULL`` stays as it is; ``*out``
+    is a handle where ``out`` points at handles (``PyObject **out``)."""
     name = "null-handles"
     precedence = 520
     patterns = (r"(?P<h>H)\s*=(?!=)\s*(?:NULL|nullptr)\b", r"(?P<h>H)\s*(?P<op>==|!=)\s*(?:NULL|nullptr|0(?![\w.]))",
@@ -400,10 +401,15 @@ class NullHandles(Rule):
         call_only = regex.compile(r"\s*" + calls + r"\s*")
         call_test = regex.compile(calls + r"\s*(?P<op>==|!=)\s*(?:NULL|nullptr)\b")
         null_first = regex.compile(rf"(?:NULL|nullptr)\s*(?P<op>==|!=)\s*(?P<h>{hx})")
-        pats = [regex.compile(pat.replace("H", hx)) for pat in self.patterns]
+        # the handle a pointer to handles points at (*out = NULL, if (*out))
+        deref = r"(?:(?<=\breturn\s*)|(?<![\w)\]]\s*))\*\s*[A-Za-z_]\w*(?![\w(\[])(?!\s*(?:->|\.))"
+        pats = [regex.compile(pat.replace("H", rf"(?:{hx}|{deref})")) for pat in self.patterns]
         def scan(ctx, b0, b1):
             def handle(m, group="h"):
-                return _common.is_handle(text[m.start(group):m.end(group)], ctx, p)
+                expr = text[m.start(group):m.end(group)].strip()
+                if expr.startswith("*"):
+                    return expr[1:].strip() in ctx.arrays
+                return _common.is_handle(expr, ctx, p)
             # (h = expr) == NULL
             for m in assign_in_test.finditer(code, b0, b1):
                 inner = code[m.start("p") + 1:m.end("p") - 1]

@@ -76,3 +76,18 @@ def test_thread_locks_and_vectorcall_nargs_stay_stock():
     assert "PyLong_AsUnsignedLongLongMask(Cystck_AsPyObject(S, args[0]))" in out
     assert not [m for m in notes if "PyThread" in m or "PyVectorcall" in m]
     assert [m for m in notes if "PyLong_AsUnsignedLongLongMask" in m]
+
+
+def test_null_tests_through_pointers_to_handles():
+    """``*out = NULL`` and ``if (*out)`` where out points at handles (an
+    output parameter ``PyObject **out``) test and set the null handle.
+    (Negative: a ``char **`` and a product stay as they are.)"""
+    src = (HEAD + "static int get(PyObject *d, PyObject **out, char **s, int *n)\n{\n"
+           "    *out = NULL;\n    *s = NULL;\n    if (*out || !*out || *out == NULL)\n        return 1;\n"
+           "    if (*s && *n * *n)\n        *out = PyDict_GetItemString(d, \"k\");\n"
+           "    return *out != NULL;\n}\n")
+    out = translate.translate_source(src, "m.c")
+    assert ("    *out = Cystck_NULL;\n    *s = NULL;\n"
+            "    if (!Cystck_IsNull(*out) || Cystck_IsNull(*out) || Cystck_IsNull(*out))\n        return 1;\n"
+            "    if (*s && *n * *n)\n") in out
+    assert "    return !Cystck_IsNull(*out);\n" in out

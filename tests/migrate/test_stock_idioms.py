@@ -91,3 +91,22 @@ def test_null_tests_through_pointers_to_handles():
             "    if (!Cystck_IsNull(*out) || Cystck_IsNull(*out) || Cystck_IsNull(*out))\n        return 1;\n"
             "    if (*s && *n * *n)\n") in out
     assert "    return !Cystck_IsNull(*out);\n" in out
+
+
+def test_buffer_filled_by_hand_owns_its_object():
+    """A Py_buffer filled by hand owns a reference to its obj (which
+    PyBuffer_Release drops): it gets one through the escape hatch, the
+    increment beside the store goes (before or after it), and a second
+    translation changes nothing.  (Negative: obj set to NULL and the other
+    members stay.)"""
+    src = (HEAD + "static int fill(PyObject *o, Py_buffer *view, int first)\n{\n"
+           "    if (first) {\n        view->obj = (PyObject *)o;\n        Py_INCREF(o);\n    } else {\n"
+           "        Py_INCREF(o);\n        view->obj = o;\n    }\n"
+           "    view->len = PyBytes_GET_SIZE(o);\n    return 0;\n}\n"
+           "static void clear(Py_buffer *view)\n{\n    view->obj = NULL;\n    PyBuffer_Release(view);\n}\n")
+    out = translate.translate_source(src, "m.c")
+    kept = "view->obj = /* cystck-migrate: escape hatch */ Py_NewRef(Cystck_AsPyObject(S, o));\n"
+    assert f"    if (first) {{\n        {kept}    }} else {{\n        {kept}    }}\n" in out
+    assert "    view->len = CystckBytes_GET_SIZE(S, o);\n" in out
+    assert "    view->obj = NULL;\n" in out
+    assert translate.translate_source(out, "m.c") == out

@@ -53,28 +53,21 @@ def _top_level_uses(name, code):
     """The spans of the uses of macro ``name`` in ``code`` (a structure
     mask) with their argument spans, or None if one of them is not a whole
     top-level line ``NAME(args)`` with an optional ';'."""
-    uses, depth_at = [], _depths(code)
+    uses = []
     for m in regex.finditer(rf"\b{name}\s*" + source.paren("a") + r"[ \t]*;?", code):
         line_start = code.rfind("\n", 0, m.start()) + 1
         line_end = code.find("\n", m.end())
         line_end = len(code) if line_end < 0 else line_end
-        if depth_at[m.start()] or code[line_start:m.start()].strip() or code[m.end():line_end].strip():
+        if _depth(code, m.start()) or code[line_start:m.start()].strip() or code[m.end():line_end].strip():
             return None
         inner = (m.start("a") + 1, m.end("a") - 1)
         uses.append((m.start(), m.end(), source.split_top(code, *inner)))
     return uses or None
 
 
-def _depths(code):
-    """The brace depth at each offset of ``code``."""
-    depths, depth = [], 0
-    for c in code:
-        depths.append(depth)
-        if c == "{":
-            depth += 1
-        elif c == "}":
-            depth -= 1
-    return depths
+def _depth(code, at):
+    """The brace depth at offset ``at`` of ``code`` (a structure mask)."""
+    return code.count("{", 0, at) - code.count("}", 0, at)
 
 
 def _expansion(text, masked, define, params, args):

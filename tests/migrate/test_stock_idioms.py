@@ -110,3 +110,29 @@ def test_buffer_filled_by_hand_owns_its_object():
     assert "    view->len = CystckBytes_GET_SIZE(S, o);\n" in out
     assert "    view->obj = NULL;\n" in out
     assert translate.translate_source(out, "m.c") == out
+
+
+def test_vectorcall_set_on_a_type_with_tp_new_is_dropped():
+    """``tp_vectorcall`` set on a type made from a spec with a Py_tp_new
+    slot goes (reported): calls go through tp_new.  (Negative: on a type
+    whose spec has no tp_new, calling it would fail, so the statement stays
+    and is reported for a human.)"""
+    src = (HEAD +
+           "static PyType_Slot A_slots[] = {{Py_tp_new, A_new}, {0, NULL}};\n"
+           "static PyType_Spec A_spec = {.name = \"m.A\", .slots = A_slots};\n"
+           "static PyType_Slot B_slots[] = {{Py_tp_init, B_init}, {0, NULL}};\n"
+           "static PyType_Spec B_spec = {.name = \"m.B\", .slots = B_slots};\n"
+           "static int exec(PyObject *m)\n{\n"
+           "    PyObject *a = PyType_FromModuleAndSpec(m, &A_spec, NULL);\n"
+           "    ((PyTypeObject *)a)->tp_vectorcall = A_vectorcall;\n"
+           "    PyObject *b = PyType_FromModuleAndSpec(m, &B_spec, NULL);\n"
+           "    ((PyTypeObject *)b)->tp_vectorcall = B_vectorcall;\n"
+           "    return 0;\n}\n")
+    from cystck.migrate import analysis
+    unit = translate.translate_files({"m.c": src})["m.c"]
+    notes = [n.message for n in unit.notes + analysis.analyse(unit) if n.kind == "leftover"]
+    assert "    /* cystck-migrate: tp_vectorcall = A_vectorcall dropped: calls go through tp_new */\n" in unit.text
+    assert "->tp_vectorcall = A_vectorcall" not in unit.text
+    assert "->tp_vectorcall = B_vectorcall;" in unit.text
+    assert any(m.startswith("tp_vectorcall = A_vectorcall dropped") for m in notes)
+    assert any(m.startswith("tp_vectorcall = B_vectorcall: no Cystck counterpart") for m in notes)

@@ -66,16 +66,16 @@ def test_thread_locks_and_vectorcall_nargs_stay_stock():
            "    Py_ssize_t n = PyVectorcall_NARGS(nargsf);\n"
            "    if (lock == NULL) lock = PyThread_allocate_lock();\n"
            "    PyThread_acquire_lock(lock, WAIT_LOCK);\n    PyThread_release_lock(lock);\n"
-           "    return PyLong_FromUnsignedLongLong(PyLong_AsUnsignedLongLongMask(args[0]) + n);\n}\n")
+           "    return PyLong_FromSsize_t((Py_ssize_t)PyLong_AsVoidPtr(args[0]) + n);\n}\n")
     unit = translate.translate_files({"m.c": src})["m.c"]
     notes = [n.message for n in unit.notes + analysis.analyse(unit) if n.kind == "leftover"]
     out = unit.text
     assert "    Py_ssize_t n = PyVectorcall_NARGS(nargsf);\n" in out
     assert "lock = PyThread_allocate_lock();\n    PyThread_acquire_lock(lock, WAIT_LOCK);\n" \
            "    PyThread_release_lock(lock);\n" in out
-    assert "PyLong_AsUnsignedLongLongMask(Cystck_AsPyObject(S, args[0]))" in out
+    assert "PyLong_AsVoidPtr(Cystck_AsPyObject(S, args[0]))" in out
     assert not [m for m in notes if "PyThread" in m or "PyVectorcall" in m]
-    assert [m for m in notes if "PyLong_AsUnsignedLongLongMask" in m]
+    assert [m for m in notes if "PyLong_AsVoidPtr" in m]
 
 
 def test_null_tests_through_pointers_to_handles():

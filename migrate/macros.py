@@ -112,18 +112,13 @@ def expand_function_macros(text):
     edits, count = source.Edits(), 0
     for name, (define, params) in macros.items():
         uses = _top_level_uses(name, code)
-        if uses is None:
+        if uses is None or any(len(arg_spans) != len(params) for _, _, arg_spans in uses):
             continue
+        edits.add(define.start(), define.end(), "")
         for start, end, arg_spans in uses:
             args = [text[s:e].strip() for s, e in arg_spans]
-            if len(args) != len(params):
-                break
-        else:
-            edits.add(define.start(), define.end(), "")
-            for start, end, arg_spans in uses:
-                args = [text[s:e].strip() for s, e in arg_spans]
-                call = " ".join(text[start:end].rstrip(";").split()).replace("*/", "* /")
-                edits.add(start, end, f"/* {call}, expanded by cystck-migrate */\n"
-                          + _expansion(text, masked, define, params, args))
-                count += 1
+            call = " ".join(text[start:end].rstrip(";").split()).replace("*/", "* /")
+            edits.add(start, end, f"/* {call}, expanded by cystck-migrate */\n"
+                      + _expansion(text, masked, define, params, args))
+            count += 1
     return (edits.apply(text), count) if count else (text, 0)

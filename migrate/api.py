@@ -44,7 +44,10 @@ KEEP_STOCK = regex.compile(
     r"|Py_MOD_\w+|Py_LIMITED_API|PyCapsule_Destructor|Py_DEBUG|Py_DecodeLocale|Py_EncodeLocale"
     r"|PyOS_snprintf|PyOS_double_to_string|PyOS_string_to_double|PyOS_\w+|Py_SAFE_DOWNCAST"
     r"|Py_BUILD_ASSERT\w*|Py_STRINGIFY|Py_UINTPTR_T|Py_INTPTR_T|PyLong_SHIFT|Py_(?:Begin|End)Allow\w*"
-    r"|Py_BEGIN_ALLOW_THREADS|Py_END_ALLOW_THREADS|PyGILState_\w+|PyMODINIT_FUNC|Py_(?:MAJOR|MINOR)\w*)$")
+    r"|Py_BEGIN_ALLOW_THREADS|Py_END_ALLOW_THREADS|PyGILState_\w+|PyMODINIT_FUNC|Py_(?:MAJOR|MINOR)\w*"
+    # thread locks and their types (no object), the argument count of a
+    # vectorcall (arithmetic on nargsf)
+    r"|PyThread_\w+|PyMutex(?:_\w+)?|PyVectorcall_NARGS)$")
 
 
 @functools.lru_cache(maxsize=None)

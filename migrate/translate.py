@@ -5,7 +5,7 @@ import pathlib
 
 import regex
 
-from . import engine, libraries as helpers, project as proj, source
+from . import engine, libraries as helpers, macros, project as proj, source
 
 CPP_SUFFIXES = {".cc", ".cpp", ".cxx", ".hpp", ".hh", ".hxx"}
 _USES_PYTHON = regex.compile(r"\b(?:Py[A-Z_]\w*|_Py\w+|Python\.h|PyObject)\b")
@@ -56,6 +56,9 @@ def translate_files(files, rules=None):
     engine.Unit whose ``text`` is the result."""
     rules = engine.select_rules() if rules is None else rules
     python_files = {p: t for p, t in files.items() if uses_python(t) and not is_stock_compat(p, t)}
+    if any(r.name == "function-macros" for r in rules):
+        # The project sees the functions those macros generate.
+        python_files = {p: macros.expand_function_macros(t)[0] for p, t in python_files.items()}
     project = proj.build(python_files)
     units = {}
     for path, text in files.items():

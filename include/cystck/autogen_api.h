@@ -881,6 +881,28 @@ static inline unsigned long long CystckLong_AsUnsignedLongLong(Cystck_State *S, 
 #undef FN
 }
 
+/* [e] o modulo 2**N (o's __index__ if not an int); (unsigned long)-1 with exception on error */
+static inline unsigned long CystckLong_AsUnsignedLongMask(Cystck_State *S, Cystck_Object o)
+{
+#define FN "CystckLong_AsUnsignedLongMask"
+    PyObject *o_ = _Cystck_Get(o);
+    if (Cystck_unlikely(!o_))
+        return (_Cystck_BadArgInt(S, FN, o), (unsigned long)-1);
+    return (unsigned long)(PyLong_AsUnsignedLongMask(o_));
+#undef FN
+}
+
+/* [e] o modulo 2**N (o's __index__ if not an int); (unsigned long long)-1 with exception on error */
+static inline unsigned long long CystckLong_AsUnsignedLongLongMask(Cystck_State *S, Cystck_Object o)
+{
+#define FN "CystckLong_AsUnsignedLongLongMask"
+    PyObject *o_ = _Cystck_Get(o);
+    if (Cystck_unlikely(!o_))
+        return (_Cystck_BadArgInt(S, FN, o), (unsigned long long)-1);
+    return (unsigned long long)(PyLong_AsUnsignedLongLongMask(o_));
+#undef FN
+}
+
 /* [e] */
 static inline Cystck_ssize_t CystckLong_AsSsize_t(Cystck_State *S, Cystck_Object o)
 {

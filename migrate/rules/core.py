@@ -325,7 +325,8 @@ class SlotCalls(Rule):
     v)``, defined once after the Cystck.h include, which deletes for a null
     handle and sets otherwise.  A ``(PyObject *)`` cast of an argument goes
     (the argument is a handle now).  A slot of one object's type called on
-    another object, or a slot not listed, is reported and left alone."""
+    another object, or a slot not listed, is reported and left alone
+    (``tp_alloc`` is the object-new rule's)."""
     name = "slot-calls"
     precedence = 395
     patterns = (r"\bPy_TYPE\s*" + source.paren("o") + r"\s*->\s*(?:(?P<table>tp_as_\w+)\s*->\s*)?"
@@ -343,6 +344,8 @@ class SlotCalls(Rule):
         helper = False
         for m in regex.finditer(self.patterns[0], code):
             table, slot = m.group("table") or "", m.group("slot")
+            if slot == "tp_alloc":
+                continue          # the object-new rule makes it Cystck_New
             a0, a1 = m.start("a") + 1, m.end("a") - 1
             args = source.split_top(code, a0, a1) if code[a0:a1].strip() else []
             owner = self._unparen(text[m.start("o") + 1:m.end("o") - 1])

@@ -3,7 +3,7 @@ assignments (rules 4, 5), casts, NULL tests on handles, identity tests,
 return statements (rule 10) and passing the state to helpers."""
 import regex
 
-from .. import api, project as proj, source
+from .. import api, macros, project as proj, source
 from ..engine import Rule
 from . import _common
 
@@ -373,12 +373,25 @@ def _handle_returning_call(unit):
     return rf"\b(?:{alts})\s*" + source.paren("c")
 
 
+# A handle reached through a pointer to handles: *out.
+_DEREF = r"\*\s*[A-Za-z_]\w*(?![\w(\[])(?!\s*(?:->|\.))"
+
+
+def _follows_operand(code, at):
+    """Is the ``*`` at ``at`` a multiplication (after an operand) rather
+    than a dereference?"""
+    before = code[max(0, at - 40):at].rstrip()
+    return bool(before) and (before[-1] in ")]" or before[-1].isalnum() or before[-1] == "_") \
+        and not regex.search(r"\breturn$", before)
+
+
 class NullHandles(Rule):
     """NULL on handles: ``h = NULL`` becomes ``h = Cystck_NULL``; ``h ==
     NULL``, ``!h`` and ``(h = f(...)) == NULL`` become ``Cystck_IsNull(...)``;
     ``h != NULL`` and a bare ``if (h)`` become ``!Cystck_IsNull(h)``.  Only
     names declared as handles in the function (or members known to hold
-    handles) are touched, so ``char *p == NULL`` stays as it is."""
+    handles) are touched, so ``char *p == NULL`` stays as it is; ``*out``
+    is a handle where ``out`` points at handles (``PyObject **out``)."""
     name = "null-handles"
     precedence = 520
     patterns = (r"(?P<h>H)\s*=(?!=)\s*(?:NULL|nullptr)\b", r"(?P<h>H)\s*(?P<op>==|!=)\s*(?:NULL|nullptr|0(?![\w.]))",
@@ -401,9 +414,10 @@ class NullHandles(Rule):
         call_test = regex.compile(calls + r"\s*(?P<op>==|!=)\s*(?:NULL|nullptr)\b")
         null_first = regex.compile(rf"(?:NULL|nullptr)\s*(?P<op>==|!=)\s*(?P<h>{hx})")
         pats = [regex.compile(pat.replace("H", hx)) for pat in self.patterns]
-        def scan(ctx, b0, b1):
-            def handle(m, group="h"):
-                return _common.is_handle(text[m.start(group):m.end(group)], ctx, p)
+        # the handle a pointer to handles points at (*out = NULL, if (*out)),
+        # looked for only in functions that have such pointers
+        deref_pats = [regex.compile(pat.replace("H", _DEREF)) for pat in self.patterns]
+        def scan_tests(ctx, b0, b1):
             # (h = expr) == NULL
             for m in assign_in_test.finditer(code, b0, b1):
                 inner = code[m.start("p") + 1:m.end("p") - 1]
@@ -415,9 +429,18 @@ class NullHandles(Rule):
                 neg = "!" if m.group("op") == "!=" else ""
                 edits.add(m.start(), m.end(), f"{neg}Cystck_IsNull({text[m.start():m.end('c')]})")
             for m in null_first.finditer(code, b0, b1):
-                if handle(m):
+                if _common.is_handle(text[m.start("h"):m.end("h")], ctx, p):
                     neg = "!" if m.group("op") == "!=" else ""
                     edits.add(m.start(), m.end(), f"{neg}Cystck_IsNull({text[m.start('h'):m.end('h')]})")
+
+        def scan(ctx, b0, b1, pats=pats):
+            def handle(m, group="h"):
+                expr = text[m.start(group):m.end(group)].strip()
+                if expr.startswith("*"):
+                    return expr[1:].strip() in ctx.arrays and not _follows_operand(code, m.start(group))
+                return _common.is_handle(expr, ctx, p)
+            if pats is not deref_pats:
+                scan_tests(ctx, b0, b1)
             for m in pats[0].finditer(code, b0, b1):
                 if not handle(m) or regex.search(r"[=!<>]\s*$", code[max(0, m.start() - 2):m.start()]):
                     continue
@@ -438,6 +461,8 @@ class NullHandles(Rule):
         for ctx in _common.function_contexts(unit):
             if ctx.has_state:
                 scan(ctx, *ctx.body)
+                if ctx.arrays:
+                    scan(ctx, *ctx.body, pats=deref_pats)
         # macros: only members known to hold handles can be recognised there
         empty = _common.FunctionContext(None, None, [])
         for m in regex.finditer(r"^[ \t]*#[ \t]*define[ \t]+\w+(?:\([^)]*\))?(?:[^\n\\]|\\.|\\\n)*", code, regex.M):
@@ -908,3 +933,28 @@ class StateCalls(Rule):
             edits.add(open_at, open_at + empty.end(), "(S)")
         else:
             edits.add(open_at + 1, open_at + 1, "S, ")
+
+
+class FunctionMacros(Rule):
+    """A macro whose body is one function definition using the API, used
+    only as whole top-level lines (``DEFINE_GET(Foo)``), is expanded at
+    each use into an ordinary function, and its ``#define`` goes.
+
+    A function whose name is pasted together (``type##_get``) has no role
+    and no state for the rules, which can rewrite neither its signature
+    nor its struct accesses inside the macro (``migrate/macros.py``).
+    Other macros are left as they are."""
+    name = "function-macros"
+    precedence = 50
+    before = ("#define DEFINE_GET(type) \\\n"
+              "static PyObject *type##_get(PyObject *self) \\\n"
+              "{ return PyUnicode_FromString(#type); }\n"
+              "DEFINE_GET(Foo)\n")
+    after = ("/* DEFINE_GET(Foo), expanded by cystck-migrate */\n"
+             "static PyObject *Foo_get(PyObject *self)\n"
+             "{ return PyUnicode_FromString(\"Foo\"); }\n")
+
+    def apply(self, unit):
+        text, count = macros.expand_function_macros(unit.text)
+        unit.set_text(text)
+        return count

@@ -237,7 +237,9 @@ class NewRef(Rule):
     reference is handed to a function that consumes it (``PyTuple_SET_ITEM``,
     ``PyList_SetItem``...) they become ``Cystck_Dup(S, x)`` so that ``x``
     stays usable.  ``Py_SETREF(a, b)`` releases the old handle after
-    computing the new one."""
+    computing the new one.  ``Py_NewRef`` of a ``PyObject *`` lent by
+    the escape hatch, ``Py_NewRef(Cystck_AsPyObject(S, x))``, stays: it
+    is a reference C code keeps (buffer-owner)."""
     name = "newref"
     precedence = 630
     patterns = (r"\bPy_X?NewRef\s*" + _common.PAREN, r"\bPy_X?SETREF\s*" + _common.PAREN + r"\s*;")
@@ -253,6 +255,8 @@ class NewRef(Rule):
         for b0, b1 in _state_bodies(unit):
             for m in regex.finditer(self.patterns[0], code, pos=b0, endpos=b1):
                 x = text[m.start("p") + 1:m.end("p") - 1].strip()
+                if x.startswith("Cystck_AsPyObject("):
+                    continue          # a PyObject * lent by the escape hatch: a real reference
                 consumed = regex.search(rf"\b(?:{cons})\s*\([^;]*$", code[b0:m.start()])
                 if consumed and self._is_last_arg(code, b0 + consumed.start(), m.start(), m.end()):
                     edits.add(m.start(), m.end(), f"Cystck_Dup(S, {x})")
@@ -317,6 +321,44 @@ class TupleZeroFill(Rule):
                 rest = code[b0:decl.start()] + code[decl.end():m.start()] + code[m.end():b1]
                 if not regex.search(rf"(?<![\w.>]){n}\b", rest):
                     edits.add(decl.start(), decl.end(), "")
+        if edits:
+            unit.apply(edits)
+        return edits.applied
+
+
+class BufferOwner(Rule):
+    """A ``Py_buffer`` filled by hand owns a reference to its ``obj``,
+    which ``PyBuffer_Release`` drops: ``view->obj = h;`` (with the
+    ``Py_INCREF(h)`` that goes with it, which the incref rule removes)
+    becomes ``view->obj = Py_NewRef(Cystck_AsPyObject(S, h));``, through
+    the escape hatch (marked and reported), so the view keeps the object
+    beyond the handle.  Other members, and ``obj`` set to anything but a
+    handle (``view->obj = NULL;``), stay as they are."""
+    name = "buffer-owner"
+    precedence = 597
+    patterns = (r"(?<![\w.>])(?P<v>\w+)\s*(?:->|\.)\s*obj\s*=(?!=)\s*(?P<h>\w+)\s*;",)
+    before = ("static int fill(PyObject *o, Py_buffer *view)\n{\n"
+              "    view->obj = o;\n    Py_INCREF(o);\n    view->len = 0;\n    return 0;\n}\n")
+    after = ("static int fill(PyObject *o, Py_buffer *view)\n{\n"
+             f"    view->obj = {escape.MARK} Py_NewRef(Cystck_AsPyObject(S, o));\n"
+             "    Py_INCREF(o);\n    view->len = 0;\n    return 0;\n}\n")
+
+    def apply(self, unit):
+        code, text = unit.masked, unit.text
+        edits = source.Edits()
+        for ctx in _common.function_contexts(unit):
+            if not ctx.has_state:
+                continue
+            f = ctx.func
+            views = set(regex.findall(r"\bPy_buffer\s*\*?\s*(\w+)", code[f.params[0]:f.body[1]]))
+            for m in regex.finditer(self.patterns[0], code, pos=f.body[0], endpos=f.body[1]):
+                h = m.group("h")
+                if m.group("v") not in views or not _common.is_handle(h, ctx, unit.project):
+                    continue
+                edits.add(m.start("h"), m.end("h"), f"{escape.MARK} Py_NewRef(Cystck_AsPyObject(S, {h}))")
+                unit.leftover(m.start(), f"escape hatch: {m.group('v')} (a Py_buffer) owns a reference to {h}, "
+                              "which PyBuffer_Release drops: kept as a PyObject * through Cystck_AsPyObject",
+                              self.name)
         if edits:
             unit.apply(edits)
         return edits.applied

@@ -1069,3 +1069,69 @@ class TypeReady(Rule):
         n += unit.sub(self.patterns[4], lambda m, t: f"CystckModule_AddType(S, {t[m.start('m'):m.end('m')]}, "
                       f"Cystck_deref(S, {m.group('t')}))")
         return n
+
+
+def _spec_has_new(project, spec):
+    """Does the PyType_Spec ``spec`` (in the stock sources) list a
+    Py_tp_new slot, so that calling its type creates instances?"""
+    for text in project.files.values():
+        code = source.structure_mask(text)
+        for m in regex.finditer(rf"\bPyType_Spec\s+{regex.escape(spec)}\s*=\s*\{{", code):
+            f = cstruct.fields_of(proj.table_items(code, text, m), proj.SPEC_FIELDS)
+            slots = cstruct.strip_cast(f["slots"].text) if "slots" in f and f["slots"].text else None
+            for s in regex.finditer(rf"\bPyType_Slot\s+{regex.escape(slots or '')}\s*\[[^\]]*\]\s*=\s*\{{", code):
+                if any(isinstance(it.value, list) and cstruct.fields_of(it.value, proj.SLOT_FIELDS).get("slot")
+                       and cstruct.fields_of(it.value, proj.SLOT_FIELDS)["slot"].text == "Py_tp_new"
+                       for it in proj.table_items(code, text, s)):
+                    return True
+    return False
+
+
+class RuntimeVectorcall(Rule):
+    """``((PyTypeObject *)t)->tp_vectorcall = f;`` on a type made from a
+    spec with a Py_tp_new slot goes, reported.
+
+    A vectorcall function only makes calling the type faster: its tp_new
+    and tp_init do the same work, and Cystck defines no vectorcall for
+    types (``f`` is no longer used).  On a type without tp_new the
+    statement stays, reported, for a human."""
+    name = "runtime-vectorcall"
+    precedence = 295
+    patterns = (r"(?:\(\s*\(\s*PyTypeObject\s*\*\s*\)\s*(?P<t>\w+)\s*\)|(?P<t>\w+))\s*->\s*tp_vectorcall\s*="
+                r"\s*(?:\(\s*vectorcallfunc\s*\)\s*)?(?P<f>\w+)\s*;[ \t]*",)
+    before = ("static PyType_Slot Foo_slots[] = {{Py_tp_new, Foo_new}, {0, NULL}};\n"
+              "static PyType_Spec Foo_spec = {\"m.Foo\", 0, 0, 0, Foo_slots};\n"
+              "static int exec(PyObject *m)\n{\n    PyObject *t = PyType_FromSpec(&Foo_spec);\n"
+              "    ((PyTypeObject *)t)->tp_vectorcall = Foo_vectorcall;\n"
+              "    return PyModule_AddObject(m, \"Foo\", t);\n}\n")
+    after = ("static PyType_Slot Foo_slots[] = {{Py_tp_new, Foo_new}, {0, NULL}};\n"
+             "static PyType_Spec Foo_spec = {\"m.Foo\", 0, 0, 0, Foo_slots};\n"
+             "static int exec(PyObject *m)\n{\n    PyObject *t = PyType_FromSpec(&Foo_spec);\n"
+             "    /* cystck-migrate: tp_vectorcall = Foo_vectorcall dropped: calls go through tp_new */\n"
+             "    return PyModule_AddObject(m, \"Foo\", t);\n}\n")
+
+    def apply(self, unit):
+        code = unit.masked
+        edits = source.Edits()
+        for f in unit.functions():
+            if not f.is_definition:
+                continue
+            b0, b1 = f.body
+            for m in regex.finditer(self.patterns[0], code, pos=b0, endpos=b1):
+                t, fn = m.group("t"), m.group("f")
+                made = None
+                for made in regex.finditer(rf"\b{t}\s*=\s*(?:\(\s*\w+\s*\*\s*\)\s*)?(?:Py|Cystck)Type_From\w*Spec\w*\s*"
+                                           + source.paren("a"), code, pos=b0, endpos=m.start()):
+                    pass
+                spec = regex.search(r"&\s*(\w+)", made.group("a")) if made else None
+                if spec is None or not _spec_has_new(unit.project, spec.group(1)):
+                    unit.leftover(m.start(), f"tp_vectorcall = {fn}: no Cystck counterpart (the type has no "
+                                  "tp_new of its own to call instead)", self.name)
+                    continue
+                edits.add(m.start(), m.end(), f"/* cystck-migrate: tp_vectorcall = {fn} dropped: "
+                          "calls go through tp_new */")
+                unit.leftover(m.start(), f"tp_vectorcall = {fn} dropped: Cystck defines no vectorcall for "
+                              f"types, calls go through tp_new and tp_init ({fn} is no longer used)", self.name)
+        if edits:
+            unit.apply(edits)
+        return edits.applied

@@ -190,6 +190,7 @@ class TypeInfo:
     struct: str               # C name of the instance struct (typedef or 'struct X')
     fields: dict = field(default_factory=dict)     # member -> base type
     object_fields: set = field(default_factory=set)  # PyObject* members -> Cystck_Field
+    weaklist: set = field(default_factory=set)       # tp_weaklistoffset members -> Cystck_WeakList
     type_vars: set = field(default_factory=set)    # PyTypeObject variables for it
 
 
@@ -257,6 +258,30 @@ _DEF_PATTERNS = {
     "spec": regex.compile(r"\bPyType_Spec\s+(?P<name>\w+)\s*=\s*\{"),
     "module": regex.compile(r"\b(?:struct\s+)?PyModuleDef\s+(?P<name>\w+)\s*=\s*\{"),
 }
+
+
+_OFFSETOF = regex.compile(r"\s*offsetof\s*\(\s*(?:struct\s+)?(?P<s>\w+)\s*,\s*(?P<f>\w+)\s*\)\s*")
+
+
+def weaklist_member(project, offset):
+    """(struct, member) named by a weak-list offset, ``tp_weaklistoffset
+    = offsetof(Foo, weakreflist)`` or a ``__weaklistoffset__`` member's
+    offset, when Foo is a custom type's struct; else None (a number, an
+    expression: left for a human)."""
+    m = _OFFSETOF.fullmatch(offset or "")
+    if m is None or m.group("s") not in project.types:
+        return None
+    return m.group("s"), m.group("f")
+
+
+def _weaklist(p, offset):
+    """Record a weak-list member: it becomes a Cystck_WeakList, which the
+    runtime fills, not an object field."""
+    found = weaklist_member(p, offset)
+    if found:
+        info = p.types[found[0]]
+        info.weaklist.add(found[1])
+        info.object_fields.discard(found[1])
 
 
 def table_items(code, text, m):
@@ -362,6 +387,12 @@ def _collect_tables(p, path, code, text):
             for key, role in (("get", GETTER), ("set", SETTER)):
                 if key in f and f[key].text not in (None, "NULL", "0", "nullptr"):
                     p.roles.setdefault(cstruct.strip_cast(f[key].text), role)
+    for m in _DEF_PATTERNS["members"].finditer(code):
+        for it in table_items(code, text, m):
+            if isinstance(it.value, list):
+                f = cstruct.fields_of(it.value, MEMBER_FIELDS)
+                if "name" in f and f["name"].text == '"__weaklistoffset__"' and "offset" in f:
+                    _weaklist(p, f["offset"].text)
     for m in _DEF_PATTERNS["subtable"].finditer(code):
         order = SUBTABLES[m.group("kind")]
         for slot, it in cstruct.fields_of(table_items(code, text, m), order).items():
@@ -384,6 +415,8 @@ def _collect_tables(p, path, code, text):
                 p.type_bases[m.group("name")] = base.group(1)
         if "tp_new" in f and f["tp_new"].text not in (None,) + NULLS:
             p.types_with_new.add(m.group("name"))
+        if "tp_weaklistoffset" in f:
+            _weaklist(p, f["tp_weaklistoffset"].text)
         for slot, it in f.items():
             if slot.startswith("tp_") and it.text:
                 _slot(p, slot, it.text)

@@ -85,7 +85,7 @@ def plan(unit):
             if isinstance(it.value, list):
                 f = cstruct.fields_of(it.value, proj.MEMBER_FIELDS)
                 if "name" in f and f["name"].text not in ("NULL", "0", "nullptr", None):
-                    t.entries.append(_member_entry(f, t.name))
+                    t.entries.append(_member_entry(f, t.name, unit.project))
         tables[t.name] = t
     used_getters = set()
     for m in proj._DEF_PATTERNS["getsets"].finditer(code):
@@ -133,8 +133,13 @@ def _method_entry(f, statics, used_impls, typed):
     return Entry(f"{impl}_def", f"CYSTCK_DEF_METH({impl}_def, {pyname}, {impl}, {conv}, {doc})\n{forwarder}")
 
 
-def _member_entry(f, table):
+def _member_entry(f, table, project):
     name = f["name"].text
+    weaklist = proj.weaklist_member(project, f["offset"].text if "offset" in f else "") \
+        if name == '"__weaklistoffset__"' else None
+    if weaklist:                   # the stock spelling of tp_weaklistoffset in a spec
+        sym = f"{weaklist[0]}_{weaklist[1]}_weaklist"
+        return Entry(sym, f"CYSTCK_DEF_WEAKLIST({sym}, {weaklist[0]}, {weaklist[1]})")
     mtype = regex.sub(r"^(?:Py_)?T_", "", (f["type"].text if "type" in f else "")).strip()
     offset = f["offset"].text if "offset" in f else ""
     flags = f["flags"].text if "flags" in f else "0"

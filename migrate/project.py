@@ -151,6 +151,13 @@ def slot_role(slot):
 GETTER = Role("get", "", (SELF, ("void *", 1, "closure")), pushes=True)
 SETTER = Role("set", "", (SELF, (H, 1, "value"), ("void *", 2, "closure")))
 MODULE_HOOK = Role("dropped", "module hook")
+#: The functions of a multi-phase module's slots (PEP 489), by slot id:
+#: CYSTCK_DEF_MOD_EXEC and CYSTCK_DEF_MOD_CREATE declare these signatures.
+MODULE_SLOT_ROLES = {
+    "Py_mod_exec": Role("slot", "Py_mod_exec", ((H, 0, "module"),)),
+    "Py_mod_create": Role("slot", "Py_mod_create", ((H, 0, "spec"), ("CystckModuleDef *", 1, "def")),
+                          pushes=True),
+}
 MODINIT = Role("modinit", "", pushes=True)
 #: A function CPython itself calls with a ``PyObject *`` (a capsule's
 #: destructor): Cystck hands the stock pointer through unchanged, so its
@@ -216,6 +223,8 @@ class Project:
     types_with_new: set = field(default_factory=set)     # static types whose initialiser sets tp_new
     sealed_types: set = field(default_factory=set)       # static types Python cannot instantiate
     class_type_objects: dict = field(default_factory=dict)  # C++ static member -> classes
+    module_slot_arrays: set = field(default_factory=set)  # PyModuleDef_Slot arrays
+    phased_method_tables: set = field(default_factory=set)  # m_methods of a def with m_slots, same file
 
     # ---- lookups used by the rules ----
     def function(self, path, name):
@@ -257,6 +266,7 @@ _DEF_PATTERNS = {
     "slots": regex.compile(r"\bPyType_Slot\s+(?P<name>\w+)\s*\[[^\]]*\]\s*=\s*\{"),
     "spec": regex.compile(r"\bPyType_Spec\s+(?P<name>\w+)\s*=\s*\{"),
     "module": regex.compile(r"\b(?:struct\s+)?PyModuleDef\s+(?P<name>\w+)\s*=\s*\{"),
+    "module_slots": regex.compile(r"\bPyModuleDef_Slot\s+(?P<name>\w+)\s*\[[^\]]*\]\s*=\s*\{"),
 }
 
 
@@ -436,8 +446,22 @@ def _collect_tables(p, path, code, text):
             s = regex.search(r"sizeof\s*\(\s*(?:struct\s+)?(\w+)\s*\)", f["basicsize"].text)
             if s and s.group(1) in p.types:
                 p.types[s.group(1)].type_vars.add(m.group("name"))
+    for m in _DEF_PATTERNS["module_slots"].finditer(code):
+        p.module_slot_arrays.add(m.group("name"))
+        for it in table_items(code, text, m):
+            if isinstance(it.value, list):
+                f = cstruct.fields_of(it.value, SLOT_FIELDS)
+                role = MODULE_SLOT_ROLES.get(f["slot"].text.strip()) if "slot" in f and f["slot"].text else None
+                if role and "pfunc" in f and f["pfunc"].text:
+                    p.roles.setdefault(cstruct.strip_cast(f["pfunc"].text), role)
     for m in _DEF_PATTERNS["module"].finditer(code):
         f = cstruct.fields_of(table_items(code, text, m), MODULE_FIELDS)
+        # a multi-phase module's functions are listed with its slots
+        # (rules/modules.py: MultiPhaseInit), when both are in this file
+        if all(k in f and f[k].text not in (None,) + NULLS for k in ("m_methods", "m_slots")):
+            methods = cstruct.strip_cast(f["m_methods"].text)
+            if any(t.group("name") == methods for t in _DEF_PATTERNS["methods"].finditer(code)):
+                p.phased_method_tables.add(methods)
         for hook in ("m_traverse", "m_clear", "m_free"):
             if hook in f and f[hook].text not in (None, "NULL", "0", "nullptr"):
                 p.roles.setdefault(cstruct.strip_cast(f[hook].text), MODULE_HOOK)

@@ -497,7 +497,8 @@ class MethodTable(Rule):
     fn, CYSTCK_<CONV>, doc)`` per entry (the convention from the flags:
     METH_NOARGS, METH_O, METH_VARARGS/METH_FASTCALL -> CYSTCK_VARARGS, with
     METH_KEYWORDS -> CYSTCK_KEYWORDS) and, for module tables, a
-    ``static CystckDef *name[]`` array.  Member and getset tables become
+    ``static CystckDef *name[]`` array (a multi-phase module lists its
+    functions in its slot array instead).  Member and getset tables become
     ``CYSTCK_DEF_MEMBER``/``CYSTCK_DEF_GET(SET)`` lines the same way."""
     name = "method-table"
     precedence = 310
@@ -524,7 +525,7 @@ class MethodTable(Rule):
             for entry in t.entries:
                 if not entry.ok:
                     unit.leftover(s, entry.code.strip("/* ").rstrip(" */"), self.name)
-            if t.kind == "methods" and t.name not in unit.project.type_tables:
+            if t.kind == "methods" and t.name not in unit.project.type_tables | unit.project.phased_method_tables:
                 static = bool(regex.search(r"\bstatic\b", code[s:e].split("=")[0]))
                 lines.append(tables.defines_array(t.name, [x.symbol for x in t.entries if x.ok], static))
             edits.add(s, e, "\n".join(lines))

@@ -1,7 +1,8 @@
 """Rules that use what the runtime offers instead of leaving a construct
 for a human or emulating it, each with a case it must leave alone:
-weak references to instances (CYSTCK_DEF_WEAKLIST; at run time: the
-weakables extension of tests/migrate/corpus)."""
+weak references to instances (CYSTCK_DEF_WEAKLIST) and multi-phase
+module init (CYSTCK_DEF_MOD_*, CystckModuleDef_Init).  At run time: the
+weakables and phases extensions of tests/migrate/corpus."""
 from cystck.migrate import translate
 
 _WEAK_STRUCT = "typedef struct {\n    PyObject_HEAD\n    long n;\n    PyObject *weakreflist;\n} Box;\n"
@@ -61,3 +62,46 @@ def test_weak_list_rules_leave_other_members_and_other_functions_alone():
     assert "CystckField_Store(S, self, &Box_AsStruct(S, self)->other, Cystck_NULL);" in out.text
     assert "Cystck_Field weakreflist2;" in out.text
     assert any("tp_weaklistoffset = 2 * sizeof(PyObject *)" in m for m in _leftovers(out))
+
+
+_PHASED_CPP = (
+    "#include <Python.h>\nnamespace\n{\n"
+    "static PyObject* neg( PyObject* self, PyObject* o )\n{\n    return PyNumber_Negative( o );\n}\n"
+    "int spam_modexec( PyObject *mod )\n{\n    return PyModule_AddIntConstant( mod, \"x\", 1 );\n}\n"
+    "PyMethodDef spam_methods[] = {\n    { \"neg\", ( PyCFunction )neg, METH_O, \"\" },\n    { 0 }\n};\n"
+    "PyModuleDef_Slot spam_slots[] = {\n    {Py_mod_exec, reinterpret_cast<void*>( spam_modexec ) },\n"
+    "#ifdef Py_GIL_DISABLED\n    {Py_mod_gil, Py_MOD_GIL_NOT_USED},\n#endif\n    {0, NULL}\n};\n"
+    "struct PyModuleDef moduledef = {\n    PyModuleDef_HEAD_INIT,\n    \"spam\",\n    \"doc\",\n    0,\n"
+    "    spam_methods,\n    spam_slots,\n    NULL,\n    NULL,\n    NULL\n};\n}  // namespace\n"
+    "PyMODINIT_FUNC PyInit_spam( void )\n{\n    return PyModuleDef_Init( &moduledef );\n}\n")
+
+
+def test_multi_phase_init_keeps_its_slots_and_phases():
+    """Exec slots, value slots under their conditional and the init
+    function's PyModuleDef_Init become their CYSTCK_DEF_MOD_* and
+    CystckModuleDef_Init counterparts; the functions join the slots in the
+    module's defines (C++, in an anonymous namespace, as Kiwi has it)."""
+    out = translate.translate_files({"spam.cpp": _PHASED_CPP})["spam.cpp"]
+    assert "static int spam_modexec(Cystck_State *S, Cystck_Object mod)" in out.text
+    assert ("CYSTCK_DEF_MOD_EXEC(spam_modexec_def, spam_modexec)\n#ifdef Py_GIL_DISABLED\n"
+            "CYSTCK_DEF_MOD_SLOT(spam_slots_mod_gil, Py_mod_gil, Py_MOD_GIL_NOT_USED)\n#endif\n") in out.text
+    assert ("CystckDef *spam_slots[] = {\n    &neg_def,\n    &spam_modexec_def,\n#ifdef Py_GIL_DISABLED\n"
+            "    &spam_slots_mod_gil,\n#endif\n    NULL\n};\n") in out.text
+    assert "CystckModuleDef moduledef = {\n    \"spam\",\n    \"doc\",\n    0,\n    spam_slots\n};" in out.text
+    assert "return Cystck_Return(S, CystckModuleDef_Init(S,  &moduledef ));" in out.text
+    assert "spam_methods" not in out.text and "PyModuleDef_Slot" not in out.text
+    assert _leftovers(out) == []
+
+
+def test_single_phase_modules_keep_their_function_array():
+    """A definition without slots (and a slot array no definition names)
+    is not multi-phase: its methods keep their own defines array and the
+    module is created by the init function."""
+    src = (_PHASED_CPP.replace("    spam_slots,\n    NULL,", "    NULL,\n    NULL,")
+           .replace("return PyModuleDef_Init( &moduledef );", "return PyModule_Create( &moduledef );"))
+    out = translate.translate_files({"spam.cpp": src})["spam.cpp"]
+    assert "CystckDef *spam_methods[] = {\n    &neg_def,\n    NULL\n};" in out.text
+    assert "CystckModuleDef moduledef = {\n    \"spam\",\n    \"doc\",\n    0,\n    spam_methods\n};" in out.text
+    assert "return Cystck_Return(S, CystckModule_Create(S, &moduledef));" in out.text
+    assert "CYSTCK_DEF_MOD_EXEC" not in out.text and "CystckDef *spam_slots[]" not in out.text
+

@@ -189,6 +189,7 @@ class FunctionInfo:
     needs_state: bool = False
     handle_positions: frozenset = frozenset()   # indexes of object parameters
     translated: bool = False  # already in Cystck form in the input
+    namespaces: tuple = ()    # C++ namespaces around the definition ('' for an anonymous one)
 
 
 @dataclass
@@ -662,6 +663,29 @@ def _collect_functions(p, path, code, text):
             info.handle_params |= handle_params
             if body:
                 info.body += body
+        if body and "namespace" in code:
+            info.namespaces = namespaces_at(code, f.start)
+
+
+_NAMESPACE = regex.compile(r"\bnamespace\s*(?P<n>\w*)\s*\{")
+
+
+def namespaces_at(code, pos):
+    """The C++ namespaces around ``pos`` in ``code``, outermost first
+    ('' for an anonymous one)."""
+    return tuple(m.group("n") for m in _NAMESPACE.finditer(code, 0, pos)
+                 if pos < source.matching(code, m.end() - 1))
+
+
+def definition(project, path, name):
+    """The definition of function ``name`` that ``path`` calls: its own,
+    else one with external linkage in another file; None if the project
+    has neither."""
+    own = project.functions.get((path, name))
+    if own is not None and own.body:
+        return own
+    return next((info for (p, n), info in project.functions.items()
+                 if n == name and p != path and info.body and not info.static), None)
 
 
 #: calls whose last argument is a capsule destructor (stock or translated)

@@ -494,7 +494,10 @@ class ClassTypeStatics(Rule):
 
 class MethodTable(Rule):
     """A ``PyMethodDef`` array becomes one ``CYSTCK_DEF_METH(fn_def, "name",
-    fn, CYSTCK_<CONV>, doc)`` per entry (the convention from the flags:
+    fn, CYSTCK_<CONV>, doc)`` per entry, ``CYSTCK_DEF_METH_EXTERN`` where
+    fn has external linkage (defined in this file or another, in the
+    table's C++ namespaces; else a static forwarder calls it), and a
+    second name for fn gets a definition of its own (the convention from the flags:
     METH_NOARGS, METH_O, METH_VARARGS/METH_FASTCALL -> CYSTCK_VARARGS, with
     METH_KEYWORDS -> CYSTCK_KEYWORDS) and, for module tables, a
     ``static CystckDef *name[]`` array (a multi-phase module lists its

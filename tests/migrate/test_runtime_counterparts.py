@@ -1,8 +1,9 @@
 """Rules that use what the runtime offers instead of leaving a construct
 for a human or emulating it, each with a case it must leave alone:
-weak references to instances (CYSTCK_DEF_WEAKLIST) and multi-phase
-module init (CYSTCK_DEF_MOD_*, CystckModuleDef_Init).  At run time: the
-weakables and phases extensions of tests/migrate/corpus."""
+weak references to instances (CYSTCK_DEF_WEAKLIST), multi-phase module
+init (CYSTCK_DEF_MOD_*, CystckModuleDef_Init) and methods defined with
+external linkage (CYSTCK_DEF_METH_EXTERN).  At run time: the weakables
+and phases extensions of tests/migrate/corpus."""
 from cystck.migrate import translate
 
 _WEAK_STRUCT = "typedef struct {\n    PyObject_HEAD\n    long n;\n    PyObject *weakreflist;\n} Box;\n"
@@ -105,3 +106,54 @@ def test_single_phase_modules_keep_their_function_array():
     assert "return Cystck_Return(S, CystckModule_Create(S, &moduledef));" in out.text
     assert "CYSTCK_DEF_MOD_EXEC" not in out.text and "CystckDef *spam_slots[]" not in out.text
 
+
+_TABLE = ('#include <Python.h>\nPyObject *dumps(PyObject *self, PyObject *args, PyObject *kw);\n'
+          'static PyObject *ver(PyObject *self, PyObject *unused) { return PyLong_FromLong(1); }\n'
+          'static PyMethodDef methods[] = {\n'
+          '    {"dumps", (PyCFunction)dumps, METH_VARARGS | METH_KEYWORDS, "d"},\n'
+          '    {"encode", (PyCFunction)dumps, METH_VARARGS | METH_KEYWORDS, "e"},\n'
+          '    {"version", ver, METH_NOARGS, NULL},\n    {"v", ver, METH_NOARGS, NULL},\n    {NULL}\n};\n')
+_DUMPS = '#include <Python.h>\nPyObject *dumps(PyObject *self, PyObject *args, PyObject *kw)\n{\n    return PyTuple_New(0);\n}\n'
+
+
+def test_methods_defined_in_another_file_are_declared_extern():
+    """An implementation with external linkage (here in another file) is
+    registered directly, once per name; so is a static one registered
+    under two names: no forwarders."""
+    out = translate.translate_files({"m.c": _TABLE, "enc.c": _DUMPS})
+    assert ('CYSTCK_DEF_METH_EXTERN(dumps_def, "dumps", dumps, CYSTCK_KEYWORDS, "d")\n'
+            'CYSTCK_DEF_METH_EXTERN(dumps__encode_def, "encode", dumps, CYSTCK_KEYWORDS, "e")\n'
+            'CYSTCK_DEF_METH(ver_def, "version", ver, CYSTCK_NOARGS, NULL)\n'
+            'CYSTCK_DEF_METH(ver__v_def, "v", ver, CYSTCK_NOARGS, NULL)\n'
+            'static CystckDef *methods[] = {\n    &dumps_def,\n    &dumps__encode_def,\n'
+            '    &ver_def,\n    &ver__v_def,\n    NULL\n};\n') in out["m.c"].text
+    assert "int dumps(Cystck_State *S, Cystck_Object self, const Cystck_Object *args, Cystck_ssize_t nargs, " \
+           "Cystck_Object kw)\n{" in out["enc.c"].text
+
+
+def test_methods_the_table_cannot_declare_keep_a_forwarder():
+    """Where an extern declaration at the table would not name the
+    implementation, the entry keeps its static forwarder: a function
+    the project does not define (a library's), a static one of another
+    file, and, in C++, one defined in other namespaces than the table."""
+    out = translate.translate_files({"m.c": _TABLE, "enc.c": _DUMPS.replace("PyObject *dumps", "static PyObject *dumps")})
+    assert "static int dumps__dumps(Cystck_State *S," in out["m.c"].text
+    out = translate.translate_files({"m.c": _TABLE})
+    assert "static int dumps__dumps(Cystck_State *S," in out["m.c"].text
+    cpp = translate.translate_files({
+        "m.cpp": _TABLE.replace("PyObject *dumps(PyObject *self, PyObject *args, PyObject *kw);\n", "")
+                       .replace("static PyMethodDef", "namespace\n{\nPyMethodDef") + "}\n",
+        "enc.cpp": _DUMPS})["m.cpp"].text
+    assert 'CYSTCK_DEF_METH(dumps__dumps_def, "dumps", dumps__dumps, CYSTCK_KEYWORDS, "d")' in cpp
+    assert "CYSTCK_DEF_METH_EXTERN" not in cpp
+
+
+def test_cpp_methods_in_the_namespace_of_their_table_are_declared_extern():
+    """Kiwi's layout: non-static functions and their table in one
+    anonymous namespace."""
+    src = ("#include <Python.h>\nnamespace\n{\n"
+           "PyObject* Box_get( PyObject* self )\n{\n    return PyLong_FromLong( 1 );\n}\n"
+           "PyMethodDef Box_methods[] = {\n    { \"get\", ( PyCFunction )Box_get, METH_NOARGS, \"\" },\n"
+           "    { 0 }\n};\n}\n")
+    out = translate.translate_files({"box.cpp": src})["box.cpp"].text
+    assert 'CYSTCK_DEF_METH_EXTERN(Box_get_def, "get", Box_get, CYSTCK_NOARGS, "")' in out

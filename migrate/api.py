@@ -41,7 +41,7 @@ KEEP_STOCK = regex.compile(
     r"|Py_ARRAY_LENGTH|Py_NAN|Py_HUGE_VAL|Py_IS_NAN|Py_IS_INFINITY|Py_IS_FINITE|Py_LOCAL_INLINE"
     r"|Py_LOCAL|Py_UNREACHABLE|Py_MEMCPY|Py_CHARMASK|Py_LL|Py_ULL|Py_(?:EQ|NE|LT|LE|GT|GE)"
     r"|PyUnicode_[124]BYTE_KIND|PyUnicode_WCHAR_KIND|Py_TPFLAGS_\w+|PyTrash_\w+|Py_GIL_DISABLED"
-    r"|Py_MOD_\w+|Py_LIMITED_API|PyCapsule_Destructor|Py_DEBUG|Py_DecodeLocale|Py_EncodeLocale"
+    r"|Py_MOD_\w+|Py_mod_(?:multiple_interpreters|gil)|Py_LIMITED_API|PyCapsule_Destructor|Py_DEBUG|Py_DecodeLocale|Py_EncodeLocale"
     r"|PyOS_snprintf|PyOS_double_to_string|PyOS_string_to_double|PyOS_\w+|Py_SAFE_DOWNCAST"
     r"|Py_BUILD_ASSERT\w*|Py_STRINGIFY|Py_UINTPTR_T|Py_INTPTR_T|PyLong_SHIFT|Py_(?:Begin|End)Allow\w*"
     r"|Py_BEGIN_ALLOW_THREADS|Py_END_ALLOW_THREADS|PyGILState_\w+|PyMODINIT_FUNC|Py_(?:MAJOR|MINOR)\w*"

@@ -151,6 +151,13 @@ def slot_role(slot):
 GETTER = Role("get", "", (SELF, ("void *", 1, "closure")), pushes=True)
 SETTER = Role("set", "", (SELF, (H, 1, "value"), ("void *", 2, "closure")))
 MODULE_HOOK = Role("dropped", "module hook")
+#: The functions of a multi-phase module's slots (PEP 489), by slot id:
+#: CYSTCK_DEF_MOD_EXEC and CYSTCK_DEF_MOD_CREATE declare these signatures.
+MODULE_SLOT_ROLES = {
+    "Py_mod_exec": Role("slot", "Py_mod_exec", ((H, 0, "module"),)),
+    "Py_mod_create": Role("slot", "Py_mod_create", ((H, 0, "spec"), ("CystckModuleDef *", 1, "def")),
+                          pushes=True),
+}
 MODINIT = Role("modinit", "", pushes=True)
 #: A function CPython itself calls with a ``PyObject *`` (a capsule's
 #: destructor): Cystck hands the stock pointer through unchanged, so its
@@ -182,6 +189,7 @@ class FunctionInfo:
     needs_state: bool = False
     handle_positions: frozenset = frozenset()   # indexes of object parameters
     translated: bool = False  # already in Cystck form in the input
+    namespaces: tuple = ()    # C++ namespaces around the definition ('' for an anonymous one)
 
 
 @dataclass
@@ -190,6 +198,7 @@ class TypeInfo:
     struct: str               # C name of the instance struct (typedef or 'struct X')
     fields: dict = field(default_factory=dict)     # member -> base type
     object_fields: set = field(default_factory=set)  # PyObject* members -> Cystck_Field
+    weaklist: set = field(default_factory=set)       # tp_weaklistoffset members -> Cystck_WeakList
     type_vars: set = field(default_factory=set)    # PyTypeObject variables for it
 
 
@@ -215,6 +224,8 @@ class Project:
     types_with_new: set = field(default_factory=set)     # static types whose initialiser sets tp_new
     sealed_types: set = field(default_factory=set)       # static types Python cannot instantiate
     class_type_objects: dict = field(default_factory=dict)  # C++ static member -> classes
+    module_slot_arrays: set = field(default_factory=set)  # PyModuleDef_Slot arrays
+    phased_method_tables: set = field(default_factory=set)  # m_methods of a def with m_slots, same file
 
     # ---- lookups used by the rules ----
     def function(self, path, name):
@@ -256,7 +267,32 @@ _DEF_PATTERNS = {
     "slots": regex.compile(r"\bPyType_Slot\s+(?P<name>\w+)\s*\[[^\]]*\]\s*=\s*\{"),
     "spec": regex.compile(r"\bPyType_Spec\s+(?P<name>\w+)\s*=\s*\{"),
     "module": regex.compile(r"\b(?:struct\s+)?PyModuleDef\s+(?P<name>\w+)\s*=\s*\{"),
+    "module_slots": regex.compile(r"\bPyModuleDef_Slot\s+(?P<name>\w+)\s*\[[^\]]*\]\s*=\s*\{"),
 }
+
+
+_OFFSETOF = regex.compile(r"\s*offsetof\s*\(\s*(?:struct\s+)?(?P<s>\w+)\s*,\s*(?P<f>\w+)\s*\)\s*")
+
+
+def weaklist_member(project, offset):
+    """(struct, member) named by a weak-list offset, ``tp_weaklistoffset
+    = offsetof(Foo, weakreflist)`` or a ``__weaklistoffset__`` member's
+    offset, when Foo is a custom type's struct; else None (a number, an
+    expression: left for a human)."""
+    m = _OFFSETOF.fullmatch(offset or "")
+    if m is None or m.group("s") not in project.types:
+        return None
+    return m.group("s"), m.group("f")
+
+
+def _weaklist(p, offset):
+    """Record a weak-list member: it becomes a Cystck_WeakList, which the
+    runtime fills, not an object field."""
+    found = weaklist_member(p, offset)
+    if found:
+        info = p.types[found[0]]
+        info.weaklist.add(found[1])
+        info.object_fields.discard(found[1])
 
 
 def table_items(code, text, m):
@@ -362,6 +398,12 @@ def _collect_tables(p, path, code, text):
             for key, role in (("get", GETTER), ("set", SETTER)):
                 if key in f and f[key].text not in (None, "NULL", "0", "nullptr"):
                     p.roles.setdefault(cstruct.strip_cast(f[key].text), role)
+    for m in _DEF_PATTERNS["members"].finditer(code):
+        for it in table_items(code, text, m):
+            if isinstance(it.value, list):
+                f = cstruct.fields_of(it.value, MEMBER_FIELDS)
+                if "name" in f and f["name"].text == '"__weaklistoffset__"' and "offset" in f:
+                    _weaklist(p, f["offset"].text)
     for m in _DEF_PATTERNS["subtable"].finditer(code):
         order = SUBTABLES[m.group("kind")]
         for slot, it in cstruct.fields_of(table_items(code, text, m), order).items():
@@ -384,6 +426,8 @@ def _collect_tables(p, path, code, text):
                 p.type_bases[m.group("name")] = base.group(1)
         if "tp_new" in f and f["tp_new"].text not in (None,) + NULLS:
             p.types_with_new.add(m.group("name"))
+        if "tp_weaklistoffset" in f:
+            _weaklist(p, f["tp_weaklistoffset"].text)
         for slot, it in f.items():
             if slot.startswith("tp_") and it.text:
                 _slot(p, slot, it.text)
@@ -403,8 +447,22 @@ def _collect_tables(p, path, code, text):
             s = regex.search(r"sizeof\s*\(\s*(?:struct\s+)?(\w+)\s*\)", f["basicsize"].text)
             if s and s.group(1) in p.types:
                 p.types[s.group(1)].type_vars.add(m.group("name"))
+    for m in _DEF_PATTERNS["module_slots"].finditer(code):
+        p.module_slot_arrays.add(m.group("name"))
+        for it in table_items(code, text, m):
+            if isinstance(it.value, list):
+                f = cstruct.fields_of(it.value, SLOT_FIELDS)
+                role = MODULE_SLOT_ROLES.get(f["slot"].text.strip()) if "slot" in f and f["slot"].text else None
+                if role and "pfunc" in f and f["pfunc"].text:
+                    p.roles.setdefault(cstruct.strip_cast(f["pfunc"].text), role)
     for m in _DEF_PATTERNS["module"].finditer(code):
         f = cstruct.fields_of(table_items(code, text, m), MODULE_FIELDS)
+        # a multi-phase module's functions are listed with its slots
+        # (rules/modules.py: MultiPhaseInit), when both are in this file
+        if all(k in f and f[k].text not in (None,) + NULLS for k in ("m_methods", "m_slots")):
+            methods = cstruct.strip_cast(f["m_methods"].text)
+            if any(t.group("name") == methods for t in _DEF_PATTERNS["methods"].finditer(code)):
+                p.phased_method_tables.add(methods)
         for hook in ("m_traverse", "m_clear", "m_free"):
             if hook in f and f[hook].text not in (None, "NULL", "0", "nullptr"):
                 p.roles.setdefault(cstruct.strip_cast(f[hook].text), MODULE_HOOK)
@@ -605,6 +663,29 @@ def _collect_functions(p, path, code, text):
             info.handle_params |= handle_params
             if body:
                 info.body += body
+        if body and "namespace" in code:
+            info.namespaces = namespaces_at(code, f.start)
+
+
+_NAMESPACE = regex.compile(r"\bnamespace\s*(?P<n>\w*)\s*\{")
+
+
+def namespaces_at(code, pos):
+    """The C++ namespaces around ``pos`` in ``code``, outermost first
+    ('' for an anonymous one)."""
+    return tuple(m.group("n") for m in _NAMESPACE.finditer(code, 0, pos)
+                 if pos < source.matching(code, m.end() - 1))
+
+
+def definition(project, path, name):
+    """The definition of function ``name`` that ``path`` calls: its own,
+    else one with external linkage in another file; None if the project
+    has neither."""
+    own = project.functions.get((path, name))
+    if own is not None and own.body:
+        return own
+    return next((info for (p, n), info in project.functions.items()
+                 if n == name and p != path and info.body and not info.static), None)
 
 
 #: calls whose last argument is a capsule destructor (stock or translated)

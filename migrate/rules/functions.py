@@ -124,8 +124,9 @@ class EntrySignature(Rule):
 
 
 class EntryLinkage(Rule):
-    """Slots, destructors, traverse functions and getters/setters get
-    internal linkage: their ``CYSTCK_DEF_SLOT``/``DESTROY``/``GET``/``SET``
+    """Slots, destructors, traverse functions, getters/setters and module
+    exec/create functions get internal linkage: their
+    ``CYSTCK_DEF_SLOT``/``DESTROY``/``GET``/``SET``/``MOD_EXEC``/``MOD_CREATE``
     definition (written where the table was) declares the implementation
     ``static``, which a C or C++ compiler rejects after a non-static
     definition or prototype (C++ code often relies on an anonymous namespace
@@ -135,7 +136,7 @@ class EntryLinkage(Rule):
     name = "entry-linkage"
     precedence = 405
     ROLES = ("slot", "destroy", "traverse", "get", "set")
-    patterns = (r"\bCYSTCK_DEF_(?:SLOT|DESTROY|GET|GETSET|SET)\s*\((?P<args>[^;{}]*?)\)",)
+    patterns = (r"\bCYSTCK_DEF_(?:SLOT|DESTROY|GET|GETSET|SET|MOD_EXEC|MOD_CREATE)\s*\((?P<args>[^;{}]*?)\)",)
     before = ("int\nBox_repr(Cystck_State *S, Cystck_Object self)\n{\n    return Cystck_Return(S, PyUnicode_FromString(\"Box\"));\n}\n"
               "CYSTCK_DEF_SLOT(Box_repr_def, tp_repr, Box_repr)\n")
     after = ("static int\nBox_repr(Cystck_State *S, Cystck_Object self)\n{\n    return Cystck_Return(S, PyUnicode_FromString(\"Box\"));\n}\n"

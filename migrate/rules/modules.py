@@ -3,37 +3,21 @@ import regex
 
 from .. import cstruct, project as proj, source
 from ..engine import Rule
-from . import _common
+from . import _common, tables
 
 
-_SLOT_ARRAY = regex.compile(r"^[ \t]*(?:static\s+)?PyModuleDef_Slot\s+(?P<name>\w+)\s*\[\s*\]\s*=\s*\{", regex.M)
-
-
-def exec_slots(masked, text):
-    """The ``PyModuleDef_Slot`` arrays of a file that only run exec
-    functions (plus ``Py_mod_gil``-like flags): name -> (span of the
-    array statement, [exec function names]).  Arrays with a
-    ``Py_mod_create`` slot are not in it."""
-    out = {}
-    for m in _SLOT_ARRAY.finditer(masked):
-        close = source.matching(masked, m.end() - 1)
-        semi = regex.match(r"\s*;", masked[close:])
-        if semi is None:
-            continue
-        body = masked[m.end():close - 1]
-        if regex.search(r"\bPy_mod_create\b", body):
-            continue
-        funcs = [cstruct.strip_cast(text[e.start("f"):e.end("f")])
-                 for e in regex.finditer(r"\{\s*Py_mod_exec\s*,\s*(?P<f>[^{}]+?)\s*\}", masked, pos=m.end(), endpos=close)]
-        out[m.group("name")] = ((m.start(), close + semi.end()), funcs)
-    return out
+_SLOT_ARRAY = regex.compile(r"^[ \t]*(?P<static>static\s+)?PyModuleDef_Slot\s+(?P<name>\w+)\s*\[\s*\]\s*=\s*\{", regex.M)
+# in a slot array: a preprocessor line, or one {slot, value} entry
+_SLOT_ITEM = regex.compile(r"^(?P<dir>[ \t]*#[^\n]*)$|\{\s*(?P<id>\w+)\s*,\s*(?P<v>[^{}]*?)\s*\}|\{\s*0?\s*\}", regex.M)
+_SLOT_MACROS = {"Py_mod_exec": "CYSTCK_DEF_MOD_EXEC", "Py_mod_create": "CYSTCK_DEF_MOD_CREATE"}
 
 
 class ModuleDef(Rule):
     """``struct PyModuleDef d = {PyModuleDef_HEAD_INIT, name, doc, size,
     methods, ...}`` becomes ``CystckModuleDef d = {name, doc, size,
-    methods}`` (a size of -1, "no per-module state", becomes 0).
-    Multi-phase init (``m_slots``) has no counterpart and is reported; the
+    methods}`` (a size of -1, "no per-module state", becomes 0).  With
+    ``m_slots`` (multi-phase init) the defines are the slot array, which
+    the multi-phase-init rule made a list of the functions and slots; the
     traverse/clear/free hooks are dropped with their functions."""
     name = "module-def"
     precedence = 330
@@ -55,9 +39,11 @@ class ModuleDef(Rule):
                 if key == "m_size" and regex.fullmatch(r"-\s*1", v):
                     v = "0"
                 vals.append(v)
-            if "m_slots" in f and f["m_slots"].text not in (None, "NULL", "0", "nullptr") \
-                    and f["m_slots"].text.strip() not in exec_slots(unit.masked, text):
-                unit.leftover(m.start(), "multi-phase module init (m_slots) has no Cystck counterpart", self.name)
+            slots = f["m_slots"].text.strip() if "m_slots" in f and f["m_slots"].text else "NULL"
+            if slots in unit.project.module_slot_arrays:
+                vals[3] = slots          # the defines array the multi-phase-init rule made of it
+            elif slots not in proj.NULLS:
+                unit.leftover(m.start(), f"m_slots = {slots}: slot array not found", self.name)
             open_at = m.end() - 1
             close = source.matching(code, open_at)
             head = regex.sub(r"(?:struct\s+)?PyModuleDef", "CystckModuleDef", text[m.start():open_at], count=1)
@@ -68,58 +54,97 @@ class ModuleDef(Rule):
 
 
 class MultiPhaseInit(Rule):
-    """Multi-phase init whose slots only run exec functions becomes
-    single-phase: ``return PyModuleDef_Init( &def );`` in the init function
-    creates the module and runs each ``Py_mod_exec`` function on it
-    (``PyObject *mod = PyModule_Create( &def ); if( mod == NULL ||
-    exec( mod ) < 0 ) return NULL; return mod;``, which the other rules
-    translate), the ``PyModuleDef_Slot`` array goes (``Py_mod_gil`` has no
-    meaning for Cystck) and the definition's ``m_slots`` becomes NULL.  A ``Py_mod_create`` slot is left for a human."""
+    """Multi-phase init (PEP 489) stays multi-phase: each entry of a
+    ``PyModuleDef_Slot`` array becomes a definition,
+    ``CYSTCK_DEF_MOD_EXEC(sym, f)`` for ``Py_mod_exec``,
+    ``CYSTCK_DEF_MOD_CREATE(sym, f)`` for ``Py_mod_create`` (the functions
+    get the signatures these declare) and ``CYSTCK_DEF_MOD_SLOT(sym, id,
+    value)`` for value slots such as ``Py_mod_multiple_interpreters`` and
+    ``Py_mod_gil`` (docs/runtime.md says what the runtime allows), with
+    the array's preprocessor conditionals; the array's name becomes the
+    module's defines, written before the module definition: the
+    definitions of its method table (which then gets no array of its own)
+    and of its slots.  ``return PyModuleDef_Init( &def );`` stays, for the
+    api-calls rule (``CystckModuleDef_Init``).  A module without slots is
+    left alone."""
     name = "multi-phase-init"
-    precedence = 325
-    patterns = (r"^(?P<i>[ \t]*)return\s+PyModuleDef_Init\s*\(\s*&\s*(?P<d>\w+)\s*\)\s*;",
-                r"\b(?:struct\s+)?PyModuleDef\s+(?P<name>\w+)\s*=\s*\{")
-    before = ("static int spam_exec( PyObject *mod ) { return PyModule_AddIntConstant( mod, \"x\", 1 ); }\n"
-              "static PyModuleDef_Slot spam_slots[] = {\n    {Py_mod_exec, (void *)spam_exec},\n    {0, NULL}\n};\n\n\n"
-              "static struct PyModuleDef spam = {PyModuleDef_HEAD_INIT, \"spam\", NULL, 0, NULL, spam_slots};\n"
-              "PyMODINIT_FUNC PyInit_spam(void)\n{\n    return PyModuleDef_Init( &spam );\n}\n")
-    after = ("static int spam_exec( PyObject *mod ) { return PyModule_AddIntConstant( mod, \"x\", 1 ); }\n"
-             "static struct PyModuleDef spam = {PyModuleDef_HEAD_INIT, \"spam\", NULL, 0, NULL, NULL};\n"
-             "PyMODINIT_FUNC PyInit_spam(void)\n{\n    PyObject *mod = PyModule_Create( &spam );\n"
-             "    if( mod == NULL || spam_exec( mod ) < 0 )\n        return NULL;\n    return mod;\n}\n")
+    precedence = 308
+    patterns = (_SLOT_ARRAY.pattern, r"\b(?:struct\s+)?PyModuleDef\s+(?P<name>\w+)\s*=\s*\{")
+    before = ("static PyObject *neg(PyObject *self, PyObject *o) { return PyNumber_Negative(o); }\n"
+              "static PyMethodDef spam_methods[] = {{\"neg\", neg, METH_O, NULL}, {NULL}};\n"
+              "static int spam_exec( PyObject *mod ) { return PyModule_AddIntConstant( mod, \"x\", 1 ); }\n"
+              "static PyModuleDef_Slot spam_slots[] = {\n    {Py_mod_exec, (void *)spam_exec},\n"
+              "#ifdef Py_GIL_DISABLED\n    {Py_mod_gil, Py_MOD_GIL_NOT_USED},\n#endif\n    {0, NULL}\n};\n"
+              "static struct PyModuleDef spam = {PyModuleDef_HEAD_INIT, \"spam\", NULL, 0, spam_methods, spam_slots};\n")
+    after = ("static PyObject *neg(PyObject *self, PyObject *o) { return PyNumber_Negative(o); }\n"
+             "static PyMethodDef spam_methods[] = {{\"neg\", neg, METH_O, NULL}, {NULL}};\n"
+             "static int spam_exec( PyObject *mod ) { return PyModule_AddIntConstant( mod, \"x\", 1 ); }\n"
+             "CYSTCK_DEF_MOD_EXEC(spam_exec_def, spam_exec)\n"
+             "#ifdef Py_GIL_DISABLED\nCYSTCK_DEF_MOD_SLOT(spam_slots_mod_gil, Py_mod_gil, Py_MOD_GIL_NOT_USED)\n#endif\n"
+             "static CystckDef *spam_slots[] = {\n    &neg_def,\n    &spam_exec_def,\n"
+             "#ifdef Py_GIL_DISABLED\n    &spam_slots_mod_gil,\n#endif\n    NULL\n};\n"
+             "static struct PyModuleDef spam = {PyModuleDef_HEAD_INIT, \"spam\", NULL, 0, spam_methods, spam_slots};\n")
 
     def apply(self, unit):
         code, text = unit.masked, unit.text
-        arrays = exec_slots(code, text)
+        arrays = {m.group("name"): m for m in _SLOT_ARRAY.finditer(code)}
         if not arrays:
             return 0
-        defs = {}
+        planned = tables.plan(unit)
+        items = source.top_level_items(unit.structure)
+        edits = source.Edits()
+        written = set()
         for m in regex.finditer(self.patterns[1], code):
             f = cstruct.fields_of(proj.table_items(unit.structure, text, m), proj.MODULE_FIELDS)
-            if "m_slots" in f and f["m_slots"].text and f["m_slots"].text.strip() in arrays:
-                defs[m.group("name")] = (f["m_slots"].text.strip(), f["m_slots"])
-        edits = source.Edits()
-        used = set()
-        for m in regex.finditer(self.patterns[0], code, regex.M):
-            if m.group("d") not in defs:
+            slots = f["m_slots"].text.strip() if "m_slots" in f and f["m_slots"].text else None
+            if slots not in arrays or slots in written:
                 continue
-            slots, item = defs[m.group("d")]
-            if slots not in used:
-                edits.add(item.span[0], item.span[1], text[item.span[0]:item.span[1]].replace(slots, "NULL"))
-            used.add(slots)
-            i = m.group("i")
-            tests = "".join(f" || {fn}( mod ) < 0" for fn in arrays[slots][1])
-            edits.add(m.start(), m.end(),
-                      f"{i}PyObject *mod = PyModule_Create( &{m.group('d')} );\n"
-                      f"{i}if( mod == NULL{tests} )\n{i}    return NULL;\n{i}return mod;")
-        for name in used:
-            (s, e), _ = arrays[name]
-            s, e = _common.statement_line_span(text, s, e)
-            blank = regex.match(r"(?:[ \t]*\n)*", text[e:])
-            edits.add(s, e + blank.end(), "")
+            written.add(slots)
+            a = arrays[slots]
+            defs, entries = self._slot_definitions(unit, a)
+            methods = cstruct.strip_cast(f["m_methods"].text) if "m_methods" in f and f["m_methods"].text else None
+            if methods in unit.project.phased_method_tables and methods in planned:
+                entries = [f"    &{e.symbol}," for e in planned[methods].entries if e.ok] + entries
+            elif methods not in (None,) + proj.NULLS:
+                unit.leftover(m.start(), f"the functions of {methods} (another file) are not in the defines "
+                              f"array {slots}: list their definitions there by hand", self.name)
+            close = source.matching(code, a.end() - 1)
+            end = close + regex.match(r"\s*;", code[close:]).end()
+            edits.add(*_common.statement_line_span(text, a.start() + len(a.group()) - len(a.group().lstrip()), end),
+                      "".join(d + "\n" for d in defs))
+            static = "static " if a.group("static") else ""
+            array = f"{static}CystckDef *{slots}[] = {{\n" + "".join(e + "\n" for e in entries) + "    NULL\n};\n"
+            span = next((s, e) for s, e in items if s <= m.start() < e)
+            at = _common.declaration_start(unit.structure, span, m.start())
+            edits.add(at, at, array)
         if edits:
             unit.apply(edits)
         return edits.applied
+
+    def _slot_definitions(self, unit, a):
+        """(definition lines, defines-array lines) for the entries of the
+        slot array that match ``a``, preprocessor lines in both."""
+        code, text, name = unit.masked, unit.text, a.group("name")
+        defs, entries = [], []
+        close = source.matching(code, a.end() - 1)
+        for e in _SLOT_ITEM.finditer(code, a.end(), close - 1):
+            if e.group("dir"):
+                directive = text[e.start("dir"):e.end("dir")].strip()
+                defs.append(directive)
+                entries.append(directive)
+                continue
+            if not e.group("id") or e.group("id") == "0":
+                continue                       # the terminator
+            slot, value = e.group("id"), text[e.start("v"):e.end("v")]
+            if slot in _SLOT_MACROS:
+                func = cstruct.strip_cast(value)
+                sym = f"{func}_def"
+                defs.append(f"{_SLOT_MACROS[slot]}({sym}, {func})")
+            else:
+                sym = f"{name}_{slot.replace('Py_', '', 1)}"
+                defs.append(f"CYSTCK_DEF_MOD_SLOT({sym}, {slot}, {value})")
+            entries.append(f"    &{sym},")
+        return defs, entries
 
 
 class ModInit(Rule):

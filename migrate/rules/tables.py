@@ -77,7 +77,8 @@ def plan(unit):
             f = cstruct.fields_of(it.value, proj.METHOD_FIELDS)
             if "ml_meth" not in f or f["ml_meth"].text in (None, "NULL", "0", "nullptr"):
                 continue
-            t.entries.append(_method_entry(f, statics, used_impls, unit.project.typed_methods))
+            t.entries.append(_method_entry(f, statics, used_impls, unit.project.typed_methods,
+                                           _extern_definitions(unit, m.start())))
         tables[t.name] = t
     for m in proj._DEF_PATTERNS["members"].finditer(code):
         t = Table(m.group("name"), "members", item_span(m.start()))
@@ -85,7 +86,7 @@ def plan(unit):
             if isinstance(it.value, list):
                 f = cstruct.fields_of(it.value, proj.MEMBER_FIELDS)
                 if "name" in f and f["name"].text not in ("NULL", "0", "nullptr", None):
-                    t.entries.append(_member_entry(f, t.name))
+                    t.entries.append(_member_entry(f, t.name, unit.project))
         tables[t.name] = t
     used_getters = set()
     for m in proj._DEF_PATTERNS["getsets"].finditer(code):
@@ -103,7 +104,19 @@ def _doc(f, key):
     return f[key].text if key in f and f[key].text not in (None, "0") else "NULL"
 
 
-def _method_entry(f, statics, used_impls, typed):
+def _extern_definitions(unit, table_at):
+    """A predicate: is a function defined with external linkage where a
+    ``CYSTCK_DEF_METH_EXTERN`` written at ``table_at`` would declare it
+    (in this file or another, in the same C++ namespaces)?"""
+    here = proj.namespaces_at(unit.structure, table_at) if "namespace" in unit.structure else ()
+
+    def check(func):
+        d = proj.definition(unit.project, unit.path, func)
+        return d is not None and not d.static and d.namespaces == here
+    return check
+
+
+def _method_entry(f, statics, used_impls, typed, is_extern):
     func = cstruct.strip_cast(f["ml_meth"].text)
     flags = f["ml_flags"].text if "ml_flags" in f else "0"
     pyname = f["ml_name"].text if "ml_name" in f else '""'
@@ -118,13 +131,18 @@ def _method_entry(f, statics, used_impls, typed):
         return Entry("", f"/* cystck-migrate: method {pyname} ({flags.strip()}) has no Cystck "
                          f"calling convention; not translated */", ok=False)
     conv = role.detail
-    if func in statics and func not in used_impls:
+    # One trampoline per entry: an implementation registered under two
+    # names gets a definition per name, the second one named after both.
+    sym = f"{func}_def" if func not in used_impls else f"{func}__{_ident(pyname)}_def"
+    if func in statics and (func not in used_impls or func not in typed):
         used_impls.add(func)
-        return Entry(f"{func}_def", f"CYSTCK_DEF_METH({func}_def, {pyname}, {func}, {conv}, {doc})")
-    # The implementation is defined in another file, is not static, or is
-    # already registered under another name: CYSTCK_DEF_METH declares its
-    # implementation static and generates one trampoline per implementation,
-    # so the entry goes through a small static forwarder.
+        return Entry(sym, f"CYSTCK_DEF_METH({sym}, {pyname}, {func}, {conv}, {doc})")
+    if func not in statics and is_extern(func):
+        used_impls.add(func)
+        return Entry(sym, f"CYSTCK_DEF_METH_EXTERN({sym}, {pyname}, {func}, {conv}, {doc})")
+    # CYSTCK_DEF_METH declares its implementation static: one defined
+    # elsewhere (in other namespaces, or not in the project) goes through a
+    # small static forwarder, as does a typed method's second name.
     impl = f"{func}__{_ident(pyname)}"
     params = CONV_PARAMS[conv]
     names = ", ".join(["S"] + [p.rsplit(None, 1)[-1].lstrip("*") for p in params])
@@ -133,8 +151,13 @@ def _method_entry(f, statics, used_impls, typed):
     return Entry(f"{impl}_def", f"CYSTCK_DEF_METH({impl}_def, {pyname}, {impl}, {conv}, {doc})\n{forwarder}")
 
 
-def _member_entry(f, table):
+def _member_entry(f, table, project):
     name = f["name"].text
+    weaklist = proj.weaklist_member(project, f["offset"].text if "offset" in f else "") \
+        if name == '"__weaklistoffset__"' else None
+    if weaklist:                   # the stock spelling of tp_weaklistoffset in a spec
+        sym = f"{weaklist[0]}_{weaklist[1]}_weaklist"
+        return Entry(sym, f"CYSTCK_DEF_WEAKLIST({sym}, {weaklist[0]}, {weaklist[1]})")
     mtype = regex.sub(r"^(?:Py_)?T_", "", (f["type"].text if "type" in f else "")).strip()
     offset = f["offset"].text if "offset" in f else ""
     flags = f["flags"].text if "flags" in f else "0"

@@ -11,7 +11,8 @@ from . import _common, tables
 class ObjectStruct(Rule):
     """An instance struct loses its ``PyObject_HEAD`` (the runtime keeps the
     head before the native struct), its ``PyObject *`` members become
-    ``Cystck_Field`` (visible to the GC through traverse), and the typed
+    ``Cystck_Field`` (visible to the GC through traverse; the one that
+    ``tp_weaklistoffset`` names a ``Cystck_WeakList``), and the typed
     accessor ``Name_AsStruct(S, h)`` is declared after it with
     ``CYSTCK_TYPE_HELPERS``."""
     name = "object-struct"
@@ -43,14 +44,10 @@ class ObjectStruct(Rule):
             else:
                 edits.add(token, token + len(head.group().strip()), "")
             for base, d, span in cstruct.struct_members(code, open_at, close):
-                if info and d.name in info.object_fields:
-                    decl = regex.match(r"\s*(?:const\s+)?(?:struct\s+)?\w+\s*\*\s*", code[span[0]:span[1]])
-                    if decl and "," not in code[span[0]:span[1]]:
-                        edits.add(span[0] + len(decl.group()) - len(decl.group().lstrip()),
-                                  span[0] + decl.end(), "Cystck_Field ")
-                    else:
-                        unit.leftover(span[0], f"member {d.name}: split this declaration so that "
-                                               "it can become a Cystck_Field", self.name)
+                if info and d.name in info.weaklist:
+                    self._retype(unit, code, span, d.name, "Cystck_WeakList", edits)
+                elif info and d.name in info.object_fields:
+                    self._retype(unit, code, span, d.name, "Cystck_Field", edits)
             end = close + (after.end() if after else 0)
             helpers = f"\nCYSTCK_TYPE_HELPERS({name})" if name else \
                 f"\ntypedef struct {m.group('tag')} {m.group('tag')};\nCYSTCK_TYPE_HELPERS({m.group('tag')})"
@@ -59,6 +56,18 @@ class ObjectStruct(Rule):
         if edits:
             unit.apply(edits)
         return n
+
+
+    def _retype(self, unit, code, span, member, new_type, edits):
+        """The member declared at ``span`` (``PyObject *name;``) gets
+        ``new_type``; one declaring several names is reported."""
+        decl = regex.match(r"\s*(?:const\s+)?(?:struct\s+)?\w+\s*\*\s*", code[span[0]:span[1]])
+        if decl and "," not in code[span[0]:span[1]]:
+            edits.add(span[0] + len(decl.group()) - len(decl.group().lstrip()),
+                      span[0] + decl.end(), new_type + " ")
+        else:
+            unit.leftover(span[0], f"member {member}: split this declaration so that "
+                                   f"it can become a {new_type}", self.name)
 
 
 class StructMembers(Rule):
@@ -268,7 +277,8 @@ def _fields_traverse(p, fields, slot_values):
 
 class TypeObject(Rule):
     """A static ``PyTypeObject`` (with its number/sequence/mapping tables)
-    becomes ``CYSTCK_DEF_SLOT``/``CYSTCK_DEF_DESTROY`` definitions, a
+    becomes ``CYSTCK_DEF_SLOT``/``CYSTCK_DEF_DESTROY`` definitions (and
+    ``CYSTCK_DEF_WEAKLIST`` for ``tp_weaklistoffset = offsetof(...)``), a
     ``defines`` array that also lists the type's methods, members and
     getsets, and a ``CystckType_Spec`` named ``<type>_spec``.  The type
     variable itself becomes a ``static Cystck_Ref`` filled by the init
@@ -307,7 +317,7 @@ class TypeObject(Rule):
             name = m.group("name")
             span = next(((s, e) for s, e in items if s <= m.start() < e), None)
             f = cstruct.fields_of(proj.table_items(code, text, m), proj.TYPE_FIELDS)
-            slot_values, symbols, removed = [], [], []
+            slot_values, symbols, removed, weaklist = [], [], [], []
             for key, it in f.items():
                 if key.startswith("tp_as_") and it.text:
                     sub = regex.sub(r"^&\s*", "", it.text.strip())
@@ -319,6 +329,10 @@ class TypeObject(Rule):
                         unit.leftover(m.start(), f"{key} = {it.text}: table not found", self.name)
                 elif key in ("tp_methods", "tp_members", "tp_getset") and it.text not in (None, "NULL", "0", "nullptr"):
                     symbols += _table_symbols(unit, planned, it.text.strip(), m.start())
+                elif key == "tp_weaklistoffset" and proj.weaklist_member(unit.project, it.text):
+                    struct, member = proj.weaklist_member(unit.project, it.text)
+                    weaklist.append(f"CYSTCK_DEF_WEAKLIST({name}_weaklist, {struct}, {member})")
+                    symbols.append(f"{name}_weaklist")
                 elif key in ("tp_dictoffset", "tp_weaklistoffset", "tp_vectorcall_offset",
                              "tp_getattr", "tp_setattr", "tp_descr_get", "tp_descr_set", "tp_is_gc",
                              "tp_as_buffer", "tp_vectorcall", "tp_as_async") \
@@ -331,7 +345,7 @@ class TypeObject(Rule):
             if traverse:
                 slot_values.append(("tp_traverse", traverse[0]))
             lines, slot_syms = _slot_defs(unit, name, slot_values, m.start())
-            out = ([traverse[1]] if traverse else []) + lines + \
+            out = ([traverse[1]] if traverse else []) + lines + weaklist + \
                 [tables.defines_array(f"{name}_defines", slot_syms + symbols)]
             static = "static " if regex.search(r"\bstatic\b", code[span[0]:m.start()]) else ""
             if name not in forward:
@@ -480,10 +494,14 @@ class ClassTypeStatics(Rule):
 
 class MethodTable(Rule):
     """A ``PyMethodDef`` array becomes one ``CYSTCK_DEF_METH(fn_def, "name",
-    fn, CYSTCK_<CONV>, doc)`` per entry (the convention from the flags:
+    fn, CYSTCK_<CONV>, doc)`` per entry, ``CYSTCK_DEF_METH_EXTERN`` where
+    fn has external linkage (defined in this file or another, in the
+    table's C++ namespaces; else a static forwarder calls it), and a
+    second name for fn gets a definition of its own (the convention from the flags:
     METH_NOARGS, METH_O, METH_VARARGS/METH_FASTCALL -> CYSTCK_VARARGS, with
     METH_KEYWORDS -> CYSTCK_KEYWORDS) and, for module tables, a
-    ``static CystckDef *name[]`` array.  Member and getset tables become
+    ``static CystckDef *name[]`` array (a multi-phase module lists its
+    functions in its slot array instead).  Member and getset tables become
     ``CYSTCK_DEF_MEMBER``/``CYSTCK_DEF_GET(SET)`` lines the same way."""
     name = "method-table"
     precedence = 310
@@ -510,7 +528,7 @@ class MethodTable(Rule):
             for entry in t.entries:
                 if not entry.ok:
                     unit.leftover(s, entry.code.strip("/* ").rstrip(" */"), self.name)
-            if t.kind == "methods" and t.name not in unit.project.type_tables:
+            if t.kind == "methods" and t.name not in unit.project.type_tables | unit.project.phased_method_tables:
                 static = bool(regex.search(r"\bstatic\b", code[s:e].split("=")[0]))
                 lines.append(tables.defines_array(t.name, [x.symbol for x in t.entries if x.ok], static))
             edits.add(s, e, "\n".join(lines))
@@ -692,6 +710,79 @@ class DestroyTraverse(Rule):
     def _indent(text, b0, b1):
         m = regex.search(r"\n([ \t]+)\S", text[b0:b1])
         return m.group(1) if m else "    "
+
+
+def _weaklist_members(project):
+    """Names of the members that hold a type's weak references."""
+    return set().union(*(info.weaklist for info in project.types.values()))
+
+
+# ``((Foo *)self)->f`` or ``self->f``: a member read through a pointer
+_MEMBER_OF = r"(?:\(\s*\(\s*(?:struct\s+)?\w+\s*\*\s*\)\s*\w+\s*\)|(?<![\w.>])\w+)\s*->\s*(?P<f>\w+)"
+
+
+class WeakLists(Rule):
+    """A type's weak references are the runtime's (``CYSTCK_DEF_WEAKLIST``,
+    which the type-object and type-spec rules make of
+    ``tp_weaklistoffset = offsetof(Foo, weakreflist)`` and of a
+    ``__weaklistoffset__`` member; the member becomes a
+    ``Cystck_WeakList``): the runtime starts the list empty and clears it
+    before the destructor runs, so ``PyObject_ClearWeakRefs(self)`` in a
+    destructor goes (with an ``if (self->weakreflist)`` guarding it), and
+    so does ``self->weakreflist = NULL;``.  ``PyObject_ClearWeakRefs``
+    elsewhere, and the members of types without a weak list, stay."""
+    name = "weak-lists"
+    precedence = 365
+    patterns = (r"\bif\s*\(\s*" + _MEMBER_OF + r"\s*(?:!=\s*(?:NULL|0|nullptr)\s*)?\)\s*(?P<b>\{)?\s*"
+                r"PyObject_ClearWeakRefs\s*" + _common.PAREN + r"\s*;(?(b)\s*\})",
+                r"\bPyObject_ClearWeakRefs\s*" + _common.PAREN + r"\s*;",
+                _MEMBER_OF + r"\s*=\s*(?:NULL|0|nullptr)\s*;")
+    before = ("typedef struct { PyObject_HEAD PyObject *weakreflist; long n; } Box;\n"
+              "static PyObject *Box_new(PyTypeObject *type, PyObject *args, PyObject *kw)\n{\n"
+              "    Box *self = (Box *)type->tp_alloc(type, 0);\n    self->weakreflist = NULL;\n"
+              "    return (PyObject *)self;\n}\n"
+              "static void Box_dealloc(Box *self)\n{\n    if (self->weakreflist != NULL)\n"
+              "        PyObject_ClearWeakRefs((PyObject *)self);\n    free_native(self->n);\n}\n"
+              "static PyTypeObject BoxType = {PyVarObject_HEAD_INIT(NULL, 0) .tp_dealloc = (destructor)Box_dealloc,"
+              " .tp_weaklistoffset = offsetof(Box, weakreflist), .tp_new = Box_new};\n")
+    after = ("typedef struct { PyObject_HEAD PyObject *weakreflist; long n; } Box;\n"
+             "static PyObject *Box_new(PyTypeObject *type, PyObject *args, PyObject *kw)\n{\n"
+             "    Box *self = (Box *)type->tp_alloc(type, 0);\n"
+             "    return (PyObject *)self;\n}\n"
+             "static void Box_dealloc(Box *self)\n{\n    free_native(self->n);\n}\n"
+             "static PyTypeObject BoxType = {PyVarObject_HEAD_INIT(NULL, 0) .tp_dealloc = (destructor)Box_dealloc,"
+             " .tp_weaklistoffset = offsetof(Box, weakreflist), .tp_new = Box_new};\n")
+
+    def apply(self, unit):
+        p = unit.project
+        members = _weaklist_members(p)
+        if not members:
+            return 0
+        code, text = unit.masked, unit.text
+        edits = source.Edits()
+        for f in unit.functions():
+            if not f.is_definition:
+                continue
+            b0, b1 = f.body
+            if (r := p.role(f.name)) is not None and r.kind == "destroy":
+                for m in regex.finditer(self.patterns[0], code, pos=b0, endpos=b1):
+                    if m.group("f") in members:
+                        self._remove(code, text, m, edits)
+                for m in regex.finditer(self.patterns[1], code, pos=b0, endpos=b1):
+                    self._remove(code, text, m, edits)    # a guard removed above wins
+            for m in regex.finditer(self.patterns[2], code, pos=b0, endpos=b1):
+                if m.group("f") in members:
+                    self._remove(code, text, m, edits)
+        if edits:
+            unit.apply(edits)
+        return edits.applied
+
+    @staticmethod
+    def _remove(code, text, m, edits):
+        if _common.in_unbraced_body(code, m.start()):
+            edits.add(m.start(), m.end(), ";")
+        else:
+            edits.add(*_common.statement_line_span(text, m.start(), m.end()), "")
 
 
 class StructAccess(Rule):

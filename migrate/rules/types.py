@@ -713,12 +713,22 @@ class DestroyTraverse(Rule):
 
 
 def _weaklist_members(project):
-    """Names of the members that hold a type's weak references."""
-    return set().union(*(info.weaklist for info in project.types.values()))
+    """(struct, member) of the members that hold a type's weak references."""
+    return {(struct, m) for struct, info in project.types.items() for m in info.weaklist}
 
 
 # ``((Foo *)self)->f`` or ``self->f``: a member read through a pointer
-_MEMBER_OF = r"(?:\(\s*\(\s*(?:struct\s+)?\w+\s*\*\s*\)\s*\w+\s*\)|(?<![\w.>])\w+)\s*->\s*(?P<f>\w+)"
+_MEMBER_OF = (r"(?:\(\s*\(\s*(?:struct\s+)?(?P<cast>\w+)\s*\*\s*\)\s*\w+\s*\)|(?<![\w.>])(?P<var>\w+))"
+              r"\s*->\s*(?P<f>\w+)")
+
+
+def _owner_struct(ctx, m):
+    """The struct whose member ``m`` (a _MEMBER_OF match) reads, when the
+    function's declarations say it; None otherwise."""
+    if m.group("cast"):
+        return m.group("cast")
+    var = m.group("var")
+    return ctx.typed.get(var) or ctx.data_ptrs.get(var)
 
 
 class WeakLists(Rule):
@@ -760,18 +770,17 @@ class WeakLists(Rule):
             return 0
         code, text = unit.masked, unit.text
         edits = source.Edits()
-        for f in unit.functions():
-            if not f.is_definition:
-                continue
-            b0, b1 = f.body
-            if (r := p.role(f.name)) is not None and r.kind == "destroy":
+        for ctx in _common.function_contexts(unit):
+            b0, b1 = ctx.body
+            is_weak_list = lambda m: (_owner_struct(ctx, m), m.group("f")) in members  # noqa: E731
+            if ctx.role is not None and ctx.role.kind == "destroy":
                 for m in regex.finditer(self.patterns[0], code, pos=b0, endpos=b1):
-                    if m.group("f") in members:
+                    if is_weak_list(m):
                         self._remove(code, text, m, edits)
                 for m in regex.finditer(self.patterns[1], code, pos=b0, endpos=b1):
                     self._remove(code, text, m, edits)    # a guard removed above wins
             for m in regex.finditer(self.patterns[2], code, pos=b0, endpos=b1):
-                if m.group("f") in members:
+                if is_weak_list(m):
                     self._remove(code, text, m, edits)
         if edits:
             unit.apply(edits)

@@ -157,3 +157,19 @@ def test_cpp_methods_in_the_namespace_of_their_table_are_declared_extern():
            "    { 0 }\n};\n}\n")
     out = translate.translate_files({"box.cpp": src})["box.cpp"].text
     assert 'CYSTCK_DEF_METH_EXTERN(Box_get_def, "get", Box_get, CYSTCK_NOARGS, "")' in out
+
+
+def test_weak_list_stores_of_another_struct_with_the_same_member_name_stay():
+    """Only the member of the struct whose type has the weak list goes: a
+    plain struct's member of the same name keeps its NULL store."""
+    src = ("#include <Python.h>\n" + _WEAK_STRUCT
+           + "typedef struct { void *weakreflist; } Plain;\n"
+           "static void reset(Plain *p)\n{\n    p->weakreflist = NULL;\n}\n"
+           "static PyObject *Box_new(PyTypeObject *type, PyObject *args, PyObject *kw)\n{\n"
+           "    Box *self = (Box *)type->tp_alloc(type, 0);\n    self->weakreflist = NULL;\n"
+           "    return (PyObject *)self;\n}\n"
+           "static PyTypeObject BoxType = {\n    PyVarObject_HEAD_INIT(NULL, 0)\n    .tp_new = Box_new,\n"
+           "    .tp_weaklistoffset = offsetof(Box, weakreflist),\n};\n")
+    out = translate.translate_files({"m.c": src})["m.c"]
+    assert "    p->weakreflist = NULL;\n" in out.text
+    assert "self->weakreflist = NULL" not in out.text

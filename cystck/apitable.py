@@ -438,11 +438,11 @@ int CystckUnicodeWriter_WriteUTF8(CystckUnicodeWriter* w, const char* s, Cystck_
 h CystckUnicodeWriter_Finish(CystckUnicodeWriter* w) : hand ~ _PyUnicodeWriter_Finish ; [e] the str built: w's own handle, cut to length (no copy); w is finished
 void CystckUnicodeWriter_Dealloc(CystckUnicodeWriter* w) : hand ~ _PyUnicodeWriter_Dealloc ; [h-1] drop the str early (else the frame releases it)
 ## Bytes writer (hand-written: cystck/src/byteswriter.c; like CPython 3.15's PyBytesWriter)
-char* CystckBytesWriter_Init(CystckBytesWriter* w, Cystck_ssize_t size) : hand ~ - ; [h+1, e] start building a bytes of size bytes in w; the start of its storage, which the caller fills (NULL on error); the bytes is held by a handle of the frame
-char* CystckBytesWriter_InitStr(CystckBytesWriter* w, Cystck_ssize_t size, const char* errors) : hand ~ - ; [h+1, e] the same for a str of UTF-8 bytes: its storage is a compact ASCII str's, the result itself when every byte is ASCII; errors: the UTF-8 error handler otherwise (NULL: strict)
+char* CystckBytesWriter_Init(CystckBytesWriter* w, char* buf, Cystck_ssize_t size) : hand ~ - ; [h+1, e] start building a bytes in w, in the caller's buffer buf of size bytes (moved into the bytes at the first Grow) or, buf NULL, in the storage of a bytes of size bytes held by a handle of the frame; the start of the storage (NULL on error)
+char* CystckBytesWriter_InitStr(CystckBytesWriter* w, char* buf, Cystck_ssize_t size, const char* errors) : hand ~ - ; [h+1, e] the same for a str of UTF-8 bytes: its storage is a compact ASCII str's, the result itself when every byte is ASCII; errors: the UTF-8 error handler otherwise (NULL: strict)
 char* CystckBytesWriter_Grow(CystckBytesWriter* w, char* p, Cystck_ssize_t n) : hand ~ - ; [e] room for n bytes from the write position p (the storage at least doubles, by realloc); p moved into the grown storage (NULL on error)
 char* CystckBytesWriter_End(const CystckBytesWriter* w) : hand ~ - [nostate] ; the end of the storage: End(w) - p bytes fit without Grow
-h CystckBytesWriter_Finish(CystckBytesWriter* w, char* p) : hand ~ - ; [e] the bytes or str of the bytes before p: w's own handle, cut to length by realloc (no copy), except a str of non-ASCII bytes, decoded into a new str; w is finished
+h CystckBytesWriter_Finish(CystckBytesWriter* w, char* p) : hand ~ - ; [e] the bytes or str of the bytes before p: w's own handle, cut to length by realloc (no copy), except a str of non-ASCII bytes, decoded into a new str, and bytes still in the caller's buffer, copied into a new object; w is finished
 void CystckBytesWriter_Discard(CystckBytesWriter* w) : hand ~ - ; [h-1] drop the object early (else the frame releases it)
 ## Slices and slicing
 int CystckSlice_GetIndicesEx(h s, Cystck_ssize_t length, Cystck_ssize_t* start, Cystck_ssize_t* stop, Cystck_ssize_t* step, Cystck_ssize_t* slicelength) = PySlice_GetIndicesEx [check=PySlice_Check] ; [e] s.indices(length) and the slice's length

@@ -11,10 +11,19 @@
  * that cannot be avoided (UTF-8 is not a PEP 393 kind).  Growing and the
  * final cut are reallocs of the object.  The object sits in a handle slot of
  * the frame, so a writer abandoned on an error path leaks nothing.
+ *
+ * A writer may start in a buffer of the caller's (on its stack, say), as
+ * CPython's _PyBytesWriter starts in its small_buffer: small results then
+ * cost no allocation beyond the result's, copied out of the buffer at the
+ * end; the first Grow moves the bytes into an object, in place from then on.
  */
 #include "internal.h"
 
+#include <stdint.h>
 #include <string.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 static CYSTCK_COLD void writer_misused(Cystck_State *S, const char *func, const char *what)
 {
@@ -22,15 +31,15 @@ static CYSTCK_COLD void writer_misused(Cystck_State *S, const char *func, const 
     PyErr_Format(PyExc_SystemError, "%s: %s", func, what);
 }
 
-/* The slot of w's object, or NULL with SystemError for a writer not
- * initialized or already finished. */
-static PyObject **writer_slot(Cystck_State *S, CystckBytesWriter *w, const char *func)
+/* w's state, or -1 with SystemError for a writer not initialized or
+ * already finished. */
+static int writer_live(Cystck_State *S, CystckBytesWriter *w, const char *func)
 {
-    if (w == NULL || Cystck_IsNull(w->_obj)) {
+    if (w == NULL || w->_start == NULL) {
         writer_misused(S, func, "the writer is not initialized, or already finished");
-        return NULL;
+        return -1;
     }
-    return w->_obj._p;
+    return 0;
 }
 
 static char *storage(const CystckBytesWriter *w, PyObject *o)
@@ -38,54 +47,55 @@ static char *storage(const CystckBytesWriter *w, PyObject *o)
     return w->_str ? (char *)PyUnicode_1BYTE_DATA(o) : PyBytes_AS_STRING(o);
 }
 
-static Cystck_ssize_t capacity(const CystckBytesWriter *w, PyObject *o)
+/* A new object of n bytes, its storage not filled yet. */
+static PyObject *new_object(const CystckBytesWriter *w, Cystck_ssize_t n)
 {
-    return w->_str ? PyUnicode_GET_LENGTH(o) : PyBytes_GET_SIZE(o);
+    return w->_str ? PyUnicode_New(n, 0x7F) : PyBytes_FromStringAndSize(NULL, n);
 }
 
 /* Bytes written so far: p - start, or -1 with SystemError if p is not in the
  * storage (a pointer of another writer, or one kept across a Grow). */
-static Cystck_ssize_t written(Cystck_State *S, CystckBytesWriter *w, PyObject *o, const char *p,
-                              const char *func)
+static Cystck_ssize_t written(Cystck_State *S, CystckBytesWriter *w, const char *p, const char *func)
 {
-    const char *start = storage(w, o);
-    if (p < start || p > w->_end) {
+    if (p < w->_start || p > w->_end) {
         writer_misused(S, func, "the write position is outside the writer's storage");
         return -1;
     }
-    return p - start;
+    return p - w->_start;
 }
 
-/* The object of n bytes (its storage not filled yet) held by w's handle. */
-static char *writer_init(Cystck_State *S, CystckBytesWriter *w, Cystck_ssize_t n, int str,
+static char *writer_init(Cystck_State *S, CystckBytesWriter *w, char *buf, Cystck_ssize_t n, int str,
                          const char *errors, const char *func)
 {
-    PyObject *o;
+    w->_start = NULL;
     w->_obj = Cystck_NULL;
+    w->_str = str;
+    w->_errors = errors;
     if (n < 0) {
         _Cystck_SyncDebug(S);
         PyErr_Format(PyExc_ValueError, "%s: negative size %zd", func, n);
         return NULL;
     }
-    o = str ? PyUnicode_New(n, 0x7F) : PyBytes_FromStringAndSize(NULL, n);
-    w->_obj = _Cystck_Own(S, o);
-    if (Cystck_IsNull(w->_obj))
-        return NULL;
-    w->_str = str;
-    w->_errors = errors;
-    w->_end = storage(w, o) + n;
-    return storage(w, o);
+    if (buf == NULL) {
+        w->_obj = _Cystck_Own(S, new_object(w, n));
+        if (Cystck_IsNull(w->_obj))
+            return NULL;
+        buf = storage(w, *w->_obj._p);
+    }
+    w->_start = buf;
+    w->_end = buf + n;
+    return buf;
 }
 
-char *CystckBytesWriter_Init(Cystck_State *S, CystckBytesWriter *w, Cystck_ssize_t size)
+char *CystckBytesWriter_Init(Cystck_State *S, CystckBytesWriter *w, char *buf, Cystck_ssize_t size)
 {
-    return writer_init(S, w, size, 0, NULL, "CystckBytesWriter_Init");
+    return writer_init(S, w, buf, size, 0, NULL, "CystckBytesWriter_Init");
 }
 
-char *CystckBytesWriter_InitStr(Cystck_State *S, CystckBytesWriter *w, Cystck_ssize_t size,
+char *CystckBytesWriter_InitStr(Cystck_State *S, CystckBytesWriter *w, char *buf, Cystck_ssize_t size,
                                 const char *errors)
 {
-    return writer_init(S, w, size, 1, errors, "CystckBytesWriter_InitStr");
+    return writer_init(S, w, buf, size, 1, errors, "CystckBytesWriter_InitStr");
 }
 
 /* Resize the object in its slot (a realloc when nothing else holds it). */
@@ -98,12 +108,22 @@ static int resize(CystckBytesWriter *w, PyObject **slot, Cystck_ssize_t n)
     return _PyBytes_Resize(slot, n);
 }
 
+/* Move what the caller's buffer holds into a new object of cap bytes. */
+static int leave_buffer(Cystck_State *S, CystckBytesWriter *w, Cystck_ssize_t used, Cystck_ssize_t cap)
+{
+    Cystck_Object h = _Cystck_Own(S, new_object(w, cap));
+    if (Cystck_IsNull(h))
+        return -1;
+    memcpy(storage(w, *h._p), w->_start, (size_t)used);
+    w->_obj = h;
+    return 0;
+}
+
 char *CystckBytesWriter_Grow(Cystck_State *S, CystckBytesWriter *w, char *p, Cystck_ssize_t n)
 {
     static const char func[] = "CystckBytesWriter_Grow";
-    PyObject **slot = writer_slot(S, w, func);
     Cystck_ssize_t used, cap;
-    if (slot == NULL || (used = written(S, w, *slot, p, func)) < 0)
+    if (writer_live(S, w, func) < 0 || (used = written(S, w, p, func)) < 0)
         return NULL;
     if (n < 0) {
         writer_misused(S, func, "negative size");
@@ -117,44 +137,74 @@ char *CystckBytesWriter_Grow(Cystck_State *S, CystckBytesWriter *w, char *p, Cys
     }
     /* Doubling, as the C buffers this replaces usually grow: as many
      * reallocs as they made; Finish gives the unused tail back. */
-    cap = capacity(w, *slot);
+    cap = w->_end - w->_start;
     cap = cap <= PY_SSIZE_T_MAX / 2 && 2 * cap > used + n ? 2 * cap : used + n;
-    if (resize(w, slot, cap) < 0) {
-        if (*slot == NULL)
-            w->_obj = Cystck_NULL;
+    if (Cystck_IsNull(w->_obj) ? leave_buffer(S, w, used, cap) < 0 : resize(w, w->_obj._p, cap) < 0) {
+        w->_start = NULL;       /* unusable: the frame releases the object */
         return NULL;
     }
-    w->_end = storage(w, *slot) + cap;
-    return storage(w, *slot) + used;
+    w->_start = storage(w, *w->_obj._p);
+    w->_end = w->_start + cap;
+    return w->_start + used;
 }
 
-/* Does s[0:n] hold bytes below 0x80 only?  Eight at a time, four words per
- * step: the scan costs a fraction of the copy it replaces. */
+/* Does s[0:n] hold bytes below 0x80 only?  64 bytes a step (SSE2 on
+ * x86-64, else four words of 8): the scan costs a fraction of the copy it
+ * replaces. */
 static int all_ascii(const char *s, size_t n)
 {
-    const size_t high = (size_t)-1 / 0xFF * 0x80;
-    size_t i = 0, acc = 0;
-    for (; i + 4 * sizeof(size_t) <= n; i += 4 * sizeof(size_t)) {
-        size_t w[4];
-        memcpy(w, s + i, sizeof w);
-        if ((w[0] | w[1] | w[2] | w[3]) & high)
+    size_t i = 0;
+    unsigned acc = 0;
+#if defined(__SSE2__)
+    for (; i + 64 <= n; i += 64) {
+        __m128i v = _mm_or_si128(_mm_or_si128(_mm_loadu_si128((const __m128i *)(s + i)),
+                                              _mm_loadu_si128((const __m128i *)(s + i + 16))),
+                                 _mm_or_si128(_mm_loadu_si128((const __m128i *)(s + i + 32)),
+                                              _mm_loadu_si128((const __m128i *)(s + i + 48))));
+        if (_mm_movemask_epi8(v))
             return 0;
     }
+#else
+    const uint64_t high = 0x8080808080808080u;
+    for (; i + 32 <= n; i += 32) {
+        uint64_t a, b, c, d;
+        memcpy(&a, s + i, 8);
+        memcpy(&b, s + i + 8, 8);
+        memcpy(&c, s + i + 16, 8);
+        memcpy(&d, s + i + 24, 8);
+        if ((a | b | c | d) & high)
+            return 0;
+    }
+#endif
     for (; i < n; i++)
         acc |= (unsigned char)s[i];
     return (acc & 0x80) == 0;
 }
 
+/* The object of the bytes still in the caller's buffer: one copy, as small
+ * as that buffer. */
+static PyObject *from_buffer(const CystckBytesWriter *w, const char *start, Cystck_ssize_t used)
+{
+    if (w->_str)
+        return PyUnicode_DecodeUTF8(start, used, w->_errors);
+    return PyBytes_FromStringAndSize(start, used);
+}
+
 Cystck_Object CystckBytesWriter_Finish(Cystck_State *S, CystckBytesWriter *w, char *p)
 {
     static const char func[] = "CystckBytesWriter_Finish";
-    PyObject **slot = writer_slot(S, w, func);
-    Cystck_Object h;
+    Cystck_Object h = w == NULL ? Cystck_NULL : w->_obj;
+    PyObject **slot = h._p;
     Cystck_ssize_t used;
-    if (slot == NULL || (used = written(S, w, *slot, p, func)) < 0)
+    if (writer_live(S, w, func) < 0 || (used = written(S, w, p, func)) < 0)
         return Cystck_NULL;
-    h = w->_obj;
     w->_obj = Cystck_NULL;
+    if (Cystck_IsNull(h)) {
+        h = _Cystck_Own(S, from_buffer(w, w->_start, used));
+        w->_start = NULL;
+        return h;
+    }
+    w->_start = NULL;
     if (w->_str && !all_ascii(storage(w, *slot), (size_t)used)) {
         PyObject *decoded = PyUnicode_DecodeUTF8(storage(w, *slot), used, w->_errors);
         if (decoded == NULL) {
@@ -164,7 +214,7 @@ Cystck_Object CystckBytesWriter_Finish(Cystck_State *S, CystckBytesWriter *w, ch
         Py_SETREF(*slot, decoded);
         return h;
     }
-    if (used != capacity(w, *slot) && resize(w, slot, used) < 0) {
+    if (p != w->_end && resize(w, slot, used) < 0) {
         Cystck_Drop(S, h);
         return Cystck_NULL;
     }
@@ -173,8 +223,9 @@ Cystck_Object CystckBytesWriter_Finish(Cystck_State *S, CystckBytesWriter *w, ch
 
 void CystckBytesWriter_Discard(Cystck_State *S, CystckBytesWriter *w)
 {
-    if (w != NULL && !Cystck_IsNull(w->_obj)) {
+    if (w != NULL && w->_start != NULL) {
         Cystck_Drop(S, w->_obj);
         w->_obj = Cystck_NULL;
+        w->_start = NULL;
     }
 }

@@ -331,10 +331,12 @@ CYSTCK_INTERNAL void CystckUnicodeWriter_Dealloc(Cystck_State *S, CystckUnicodeW
  * C code writes bytes straight into the storage of the object it returns:
  * a bytes (Init), or a str whose bytes are UTF-8 (InitStr; in place when
  * they are all ASCII, decoded into a new str otherwise).  The write pointer
- * p is the caller's; Grow moves it into the grown storage.
+ * p is the caller's; Grow moves it into the grown storage.  With buf, the
+ * writer starts in the caller's buffer of size bytes and moves into an
+ * object at the first Grow (a result that fits is copied out of buf).
  *
  *     CystckBytesWriter w;
- *     char *p = CystckBytesWriter_InitStr(S, &w, 64, NULL);
+ *     char *p = CystckBytesWriter_InitStr(S, &w, NULL, 64, NULL);
  *     if (p == NULL) return -1;
  *     if (CystckBytesWriter_End(&w) - p < n && (p = CystckBytesWriter_Grow(S, &w, p, n)) == NULL)
  *         return -1;
@@ -342,13 +344,14 @@ CYSTCK_INTERNAL void CystckUnicodeWriter_Dealloc(Cystck_State *S, CystckUnicodeW
  *     return Cystck_Return(S, CystckBytesWriter_Finish(S, &w, p));
  */
 typedef struct {
-    Cystck_Object _obj;        /* private: the bytes or str whose storage is written */
-    char *_end;                /* private: the end of that storage */
+    char *_start;              /* private: the storage written (NULL: not usable) */
+    char *_end;                /* private: its end */
+    Cystck_Object _obj;        /* private: the bytes or str it belongs to (null: the caller's buffer) */
     const char *_errors;       /* private: InitStr's UTF-8 error handler */
     int _str;                  /* private: building a str */
 } CystckBytesWriter;
-CYSTCK_INTERNAL char *CystckBytesWriter_Init(Cystck_State *S, CystckBytesWriter *w, Cystck_ssize_t size);
-CYSTCK_INTERNAL char *CystckBytesWriter_InitStr(Cystck_State *S, CystckBytesWriter *w, Cystck_ssize_t size,
+CYSTCK_INTERNAL char *CystckBytesWriter_Init(Cystck_State *S, CystckBytesWriter *w, char *buf, Cystck_ssize_t size);
+CYSTCK_INTERNAL char *CystckBytesWriter_InitStr(Cystck_State *S, CystckBytesWriter *w, char *buf, Cystck_ssize_t size,
                                                 const char *errors);
 CYSTCK_INTERNAL char *CystckBytesWriter_Grow(Cystck_State *S, CystckBytesWriter *w, char *p, Cystck_ssize_t n);
 CYSTCK_INTERNAL Cystck_Object CystckBytesWriter_Finish(Cystck_State *S, CystckBytesWriter *w, char *p);

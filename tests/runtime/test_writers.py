@@ -50,6 +50,8 @@ def test_str_is_what_decoding_the_bytes_builds(w, name, split, size):
     text = TEXTS[name][:5_000] if split == 1 else TEXTS[name]   # a Grow per byte: keep it short
     data = text.encode()
     same_object_as_cpython(w.build(pieces(data, split), size, True), text)
+    if size <= 4096:            # starting in a buffer on the C stack
+        same_object_as_cpython(w.build(pieces(data, split), size, True, None, True), text)
 
 
 @pytest.mark.parametrize("name", TEXTS)
@@ -58,6 +60,7 @@ def test_bytes_is_what_join_builds(w, name, size):
     data = TEXTS[name].encode()
     parts = pieces(data, 7)
     same_object_as_cpython(w.build(parts, size, False), b"".join(parts))
+    same_object_as_cpython(w.build(parts, min(size, 4096), False, None, True), b"".join(parts))
 
 
 def test_lone_surrogates_pass_with_surrogatepass(w):
@@ -74,6 +77,9 @@ def test_invalid_utf8_raises_what_cpython_raises(w, data):
         w.build([data], 16, True)
     assert str(got.value) == str(expected.value)
     assert w.build([data], 16, True, "replace") == data.decode("utf-8", "replace")
+    with pytest.raises(UnicodeDecodeError) as got:
+        w.build([data], 4096, True, None, True)          # still in the stack buffer
+    assert str(got.value) == str(expected.value)
 
 
 def test_ascii_str_and_bytes_are_built_in_place(w):
@@ -107,6 +113,8 @@ def test_an_abandoned_writer_leaks_nothing(w):
     for _ in range(10):
         with pytest.raises(TypeError):
             w.build(parts, 0, True)
+        with pytest.raises(TypeError):
+            w.build(parts, 64, True, None, True)
     tracemalloc.start()
     try:
         before = tracemalloc.get_traced_memory()[0]
@@ -118,3 +126,10 @@ def test_an_abandoned_writer_leaks_nothing(w):
     finally:
         tracemalloc.stop()
     assert grown < 3_000_000                     # 20 MB if each abandoned object leaked
+
+
+def test_a_non_ascii_character_anywhere_is_seen(w):
+    # the ASCII check reads 64 bytes a step: try every place in and after the steps
+    for at in range(0, 140):
+        text = "a" * at + "\u00e9" + "b" * (140 - at)
+        assert w.build([text.encode()], 0, True) == text

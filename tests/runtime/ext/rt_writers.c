@@ -26,20 +26,26 @@ static char *write_parts(Cystck_State *S, CystckBytesWriter *w, char *p, Cystck_
 }
 
 CYSTCK_DEF_METH(build_def, "build", build, CYSTCK_VARARGS,
-                "build(parts, size, str, errors=None): the bytes (or str of UTF-8) written from the "
-                "bytes in parts, into a writer started with size bytes")
+                "build(parts, size, str, errors=None, on_stack=False): the bytes (or str of UTF-8) "
+                "written from the bytes in parts, into a writer started with size bytes (of a buffer "
+                "on the C stack if on_stack, size <= 4096)")
 static int build(Cystck_State *S, Cystck_Object self, const Cystck_Object *args, Cystck_ssize_t nargs)
 {
     Cystck_Object parts;
     Cystck_ssize_t size;
     int str;
     const char *errors = NULL;
+    int on_stack = 0;
+    char stack[4096], *buf;
     CystckBytesWriter w;
     char *p;
     (void)self;
-    if (!CystckArg_ParseTuple(S, args, nargs, "Onp|z", &parts, &size, &str, &errors))
+    if (!CystckArg_ParseTuple(S, args, nargs, "Onp|zp", &parts, &size, &str, &errors, &on_stack))
         return -1;
-    p = str ? CystckBytesWriter_InitStr(S, &w, size, errors) : CystckBytesWriter_Init(S, &w, size);
+    if (on_stack && size > (Cystck_ssize_t)sizeof stack)
+        return CystckErr_SetString(S, CystckExc_ValueError, "size > 4096 on the stack"), -1;
+    buf = on_stack ? stack : NULL;
+    p = str ? CystckBytesWriter_InitStr(S, &w, buf, size, errors) : CystckBytesWriter_Init(S, &w, buf, size);
     if (p == NULL || (p = write_parts(S, &w, p, parts)) == NULL)
         return -1;          /* w is abandoned: the frame releases its object */
     return Cystck_Return(S, CystckBytesWriter_Finish(S, &w, p));
@@ -59,7 +65,7 @@ static int in_place(Cystck_State *S, Cystck_Object self, const Cystck_Object *ar
     (void)self;
     if (!CystckArg_ParseTuple(S, args, nargs, "y#p", &data, &len, &str))
         return -1;
-    start = str ? CystckBytesWriter_InitStr(S, &w, len, NULL) : CystckBytesWriter_Init(S, &w, len);
+    start = str ? CystckBytesWriter_InitStr(S, &w, NULL, len, NULL) : CystckBytesWriter_Init(S, &w, NULL, len);
     if (start == NULL)
         return -1;
     memcpy(start, data, (size_t)len);
@@ -79,7 +85,7 @@ static int misuse(Cystck_State *S, Cystck_Object self, Cystck_Object k)
     long how = CystckLong_AsLong(S, k);
     char *p;
     (void)self;
-    if ((p = CystckBytesWriter_InitStr(S, &w, 4, NULL)) == NULL)
+    if ((p = CystckBytesWriter_InitStr(S, &w, NULL, 4, NULL)) == NULL)
         return -1;
     switch (how) {
     case 0: case 1:

@@ -434,7 +434,7 @@ int CystckUnicodeWriter_WriteChar(CystckUnicodeWriter* w, Py_UCS4 c) : hand ~ _P
 int CystckUnicodeWriter_WriteStr(CystckUnicodeWriter* w, h s) : hand ~ _PyUnicodeWriter_WriteStr ; [e] append str s
 int CystckUnicodeWriter_WriteSubstring(CystckUnicodeWriter* w, h s, Cystck_ssize_t start, Cystck_ssize_t end) : hand ~ _PyUnicodeWriter_WriteSubstring ; [e] append s[start:end]
 int CystckUnicodeWriter_WriteASCIIString(CystckUnicodeWriter* w, const char* s, Cystck_ssize_t n) : hand ~ _PyUnicodeWriter_WriteASCIIString ; [e] append n ASCII bytes (n = -1: up to the NUL); ValueError for a byte past 0x7F
-int CystckUnicodeWriter_WriteUTF8(CystckUnicodeWriter* w, const char* s, Cystck_ssize_t n) : hand ~ PyUnicodeWriter_WriteUTF8 ; [e] append n bytes of UTF-8 (n = -1: up to the NUL); decoded into a temporary str, then copied (CystckBytesWriter_InitStr writes UTF-8 in place)
+int CystckUnicodeWriter_WriteUTF8(CystckUnicodeWriter* w, const char* s, Cystck_ssize_t n) : hand ~ PyUnicodeWriter_WriteUTF8 ; [e] append n bytes of UTF-8 (n = -1: up to the NUL): ASCII straight into the str, other UTF-8 decoded into a temporary str, then copied (CystckBytesWriter_InitStr writes UTF-8 in place)
 h CystckUnicodeWriter_Finish(CystckUnicodeWriter* w) : hand ~ _PyUnicodeWriter_Finish ; [e] the str built: w's own handle, cut to length (no copy); w is finished
 void CystckUnicodeWriter_Dealloc(CystckUnicodeWriter* w) : hand ~ _PyUnicodeWriter_Dealloc ; [h-1] drop the str early (else the frame releases it)
 ## Bytes writer (hand-written: cystck/src/byteswriter.c; like CPython 3.15's PyBytesWriter)

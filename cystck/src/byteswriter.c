@@ -151,7 +151,7 @@ char *CystckBytesWriter_Grow(Cystck_State *S, CystckBytesWriter *w, char *p, Cys
 /* Does s[0:n] hold bytes below 0x80 only?  64 bytes a step (SSE2 on
  * x86-64, else four words of 8): the scan costs a fraction of the copy it
  * replaces. */
-static int all_ascii(const char *s, size_t n)
+int _Cystck_AllASCII(const char *s, size_t n)
 {
     size_t i = 0;
     unsigned acc = 0;
@@ -205,7 +205,7 @@ Cystck_Object CystckBytesWriter_Finish(Cystck_State *S, CystckBytesWriter *w, ch
         return h;
     }
     w->_start = NULL;
-    if (w->_str && !all_ascii(storage(w, *slot), (size_t)used)) {
+    if (w->_str && !_Cystck_AllASCII(storage(w, *slot), (size_t)used)) {
         PyObject *decoded = PyUnicode_DecodeUTF8(storage(w, *slot), used, w->_errors);
         if (decoded == NULL) {
             Cystck_Drop(S, h);

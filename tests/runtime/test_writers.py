@@ -133,3 +133,23 @@ def test_a_non_ascii_character_anywhere_is_seen(w):
     for at in range(0, 140):
         text = "a" * at + "\u00e9" + "b" * (140 - at)
         assert w.build([text.encode()], 0, True) == text
+
+
+# ---- CystckUnicodeWriter_WriteUTF8: ASCII goes straight into the str ----
+
+@pytest.fixture(scope="session")
+def g(grow_path):
+    return load_extension("rt_grow", grow_path)
+
+
+@pytest.mark.parametrize("parts, expected", [
+    ([(b"plain",)], "plain"),
+    ([(b"x" * 1000,), (b"",), (b"y",)], "x" * 1000 + "y"),
+    ([0xE9, (b"ascii into latin-1",)], "\u00e9ascii into latin-1"),
+    ([0x3B1, (b"ascii into UCS-2",)], "\u03b1ascii into UCS-2"),
+    ([0x1F600, (b"ascii into UCS-4",), ("\u00e9".encode(),)], "\U0001F600ascii into UCS-4\u00e9"),
+])
+def test_unicode_writer_utf8_is_what_decoding_builds(g, parts, expected):
+    result = g.build_str(parts)
+    assert result == expected and hash(result) == hash(expected)
+    assert sys.getsizeof(result) == sys.getsizeof("".join(list(expected)))   # narrowest kind

@@ -333,7 +333,9 @@ CYSTCK_INTERNAL void CystckUnicodeWriter_Dealloc(Cystck_State *S, CystckUnicodeW
  * they are all ASCII, decoded into a new str otherwise).  The write pointer
  * p is the caller's; Grow moves it into the grown storage.  With buf, the
  * writer starts in the caller's buffer of size bytes and moves into an
- * object at the first Grow (a result that fits is copied out of buf).
+ * object at the first Grow (a result that fits is copied out of buf).  The
+ * object is held by a handle of the frame: as a CystckUnicodeWriter, a
+ * writer belongs to the call (and scope) it was started in.
  *
  *     CystckBytesWriter w;
  *     char *p = CystckBytesWriter_InitStr(S, &w, NULL, 64, NULL);

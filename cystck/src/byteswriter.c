@@ -31,7 +31,7 @@ static CYSTCK_COLD void writer_misused(Cystck_State *S, const char *func, const 
     PyErr_Format(PyExc_SystemError, "%s: %s", func, what);
 }
 
-/* w's state, or -1 with SystemError for a writer not initialized or
+/* 0, or -1 with SystemError for a writer not initialized or
  * already finished. */
 static int writer_live(Cystck_State *S, CystckBytesWriter *w, const char *func)
 {

@@ -436,9 +436,16 @@ int CystckUnicodeWriter_WriteChar(CystckUnicodeWriter* w, Py_UCS4 c) : hand ~ _P
 int CystckUnicodeWriter_WriteStr(CystckUnicodeWriter* w, h s) : hand ~ _PyUnicodeWriter_WriteStr ; [e] append str s
 int CystckUnicodeWriter_WriteSubstring(CystckUnicodeWriter* w, h s, Cystck_ssize_t start, Cystck_ssize_t end) : hand ~ _PyUnicodeWriter_WriteSubstring ; [e] append s[start:end]
 int CystckUnicodeWriter_WriteASCIIString(CystckUnicodeWriter* w, const char* s, Cystck_ssize_t n) : hand ~ _PyUnicodeWriter_WriteASCIIString ; [e] append n ASCII bytes (n = -1: up to the NUL); ValueError for a byte past 0x7F
-int CystckUnicodeWriter_WriteUTF8(CystckUnicodeWriter* w, const char* s, Cystck_ssize_t n) : hand ~ PyUnicodeWriter_WriteUTF8 ; [e] append n bytes of UTF-8 (n = -1: up to the NUL)
+int CystckUnicodeWriter_WriteUTF8(CystckUnicodeWriter* w, const char* s, Cystck_ssize_t n) : hand ~ PyUnicodeWriter_WriteUTF8 ; [e] append n bytes of UTF-8 (n = -1: up to the NUL): ASCII straight into the str, other UTF-8 decoded into a temporary str, then copied (CystckBytesWriter_InitStr writes UTF-8 in place)
 h CystckUnicodeWriter_Finish(CystckUnicodeWriter* w) : hand ~ _PyUnicodeWriter_Finish ; [e] the str built: w's own handle, cut to length (no copy); w is finished
 void CystckUnicodeWriter_Dealloc(CystckUnicodeWriter* w) : hand ~ _PyUnicodeWriter_Dealloc ; [h-1] drop the str early (else the frame releases it)
+## Bytes writer (hand-written: cystck/src/byteswriter.c; like CPython 3.15's PyBytesWriter)
+char* CystckBytesWriter_Init(CystckBytesWriter* w, char* buf, Cystck_ssize_t size) : hand ~ - ; [h+1, e] start building a bytes in w, in the caller's buffer buf of size bytes (moved into the bytes at the first Grow) or, buf NULL, in the storage of a bytes of size bytes held by a handle of the frame; the start of the storage (NULL on error)
+char* CystckBytesWriter_InitStr(CystckBytesWriter* w, char* buf, Cystck_ssize_t size, const char* errors) : hand ~ - ; [h+1, e] the same for a str of UTF-8 bytes: its storage is a compact ASCII str's, the result itself when every byte is ASCII; errors: the UTF-8 error handler otherwise (NULL: strict)
+char* CystckBytesWriter_Grow(CystckBytesWriter* w, char* p, Cystck_ssize_t n) : hand ~ - ; [e] room for n bytes from the write position p: the storage at least doubles, by realloc of the object (the first Grow from the caller's buffer creates it [h+1] and copies the bytes written so far, once); p moved into the grown storage (NULL on error, after which w is unusable)
+char* CystckBytesWriter_End(const CystckBytesWriter* w) : hand ~ - [nostate] ; the end of the storage: End(w) - p bytes fit without Grow
+h CystckBytesWriter_Finish(CystckBytesWriter* w, char* p) : hand ~ - ; [e] the bytes or str of the bytes before p: w's own handle, cut to length by realloc (no copy), except a str of non-ASCII bytes, decoded into a new str, and bytes still in the caller's buffer, copied into a new object; w is finished
+void CystckBytesWriter_Discard(CystckBytesWriter* w) : hand ~ - ; [h-1] drop the object early (else the frame releases it)
 ## Slices and slicing
 int CystckSlice_GetIndicesEx(h s, Cystck_ssize_t length, Cystck_ssize_t* start, Cystck_ssize_t* stop, Cystck_ssize_t* step, Cystck_ssize_t* slicelength) = PySlice_GetIndicesEx [check=PySlice_Check] ; [e] s.indices(length) and the slice's length
 Cystck_ssize_t CystckSlice_AdjustIndices(Cystck_ssize_t length, Cystck_ssize_t* start, Cystck_ssize_t* stop, Cystck_ssize_t step) = PySlice_AdjustIndices ; clip what CystckSlice_Unpack gave to a sequence of length; the slice's length
@@ -581,6 +588,7 @@ type CystckArg_Converter ~ -                  ; `int (*)(Cystck_State *S, Cystck
 type CystckMem_Finalizer ~ -                  ; `void (*)(void *p)`: run just before a native block is released
 type Cystck_WeakList ~ -                      ; the weak-reference list of an instance, a member of its native struct named by CYSTCK_DEF_WEAKLIST (the extension never touches it)
 type CystckUnicodeWriter ~ _PyUnicodeWriter   ; builds a str in place (CystckUnicodeWriter_Init ... _Finish): its str is held by the frame
+type CystckBytesWriter ~ -                     ; builds a bytes, or a str of UTF-8 bytes, in the storage of the object returned (CystckBytesWriter_Init ... _Finish): the object is held by the frame
 
 ## Defining functions, methods and attributes
 macro CYSTCK_DEF_METH(sym, name, impl, conv, doc) ~ PyMethodDef ; defines `static CystckDef sym`: a function (in a module's defines) or method (in a type's) called `name`; declares impl with the signature of conv

@@ -21,6 +21,9 @@ static inline void _Cystck_SyncDebug(Cystck_State *S)
 }
 CYSTCK_INTERNAL void _Cystck_SetHandleLimit(Cystck_ssize_t limit);
 
+/* byteswriter.c: does s[0:n] hold bytes below 0x80 only? */
+CYSTCK_INTERNAL int _Cystck_AllASCII(const char *s, size_t n);
+
 /* typed.c: the attribute __cystck_signatures__ of a module or type,
  * describing the typed methods among `defines` (none: no attribute).
  * 0, or -1 [e]. */

@@ -151,24 +151,12 @@ int CystckUnicodeWriter_WriteSubstring(Cystck_State *S, CystckUnicodeWriter *w, 
     return write_substring(S, w, s, start, end, "CystckUnicodeWriter_WriteSubstring");
 }
 
-int CystckUnicodeWriter_WriteASCIIString(Cystck_State *S, CystckUnicodeWriter *w, const char *s,
-                                         Cystck_ssize_t n)
+/* Append n bytes known to be ASCII, straight into the str. */
+static int write_ascii(CystckUnicodeWriter *w, PyObject **slot, const char *s, Cystck_ssize_t n)
 {
-    PyObject **slot = writer_slot(S, w, "CystckUnicodeWriter_WriteASCIIString");
     Cystck_ssize_t i;
     int kind;
     void *data;
-    if (slot == NULL)
-        return -1;
-    if (n < 0)
-        n = (Cystck_ssize_t)strlen(s);
-    for (i = 0; i < n; i++)
-        if ((unsigned char)s[i] > 0x7F) {
-            PyErr_Format(PyExc_ValueError,
-                         "CystckUnicodeWriter_WriteASCIIString: byte 0x%02x at %zd is not ASCII",
-                         (unsigned char)s[i], i);
-            return -1;
-        }
     if (writer_prepare(w, slot, n, 0x7F) < 0)
         return -1;
     kind = PyUnicode_KIND(*slot);
@@ -182,13 +170,40 @@ int CystckUnicodeWriter_WriteASCIIString(Cystck_State *S, CystckUnicodeWriter *w
     return 0;
 }
 
+int CystckUnicodeWriter_WriteASCIIString(Cystck_State *S, CystckUnicodeWriter *w, const char *s,
+                                         Cystck_ssize_t n)
+{
+    PyObject **slot = writer_slot(S, w, "CystckUnicodeWriter_WriteASCIIString");
+    Cystck_ssize_t i;
+    if (slot == NULL)
+        return -1;
+    if (n < 0)
+        n = (Cystck_ssize_t)strlen(s);
+    if (!_Cystck_AllASCII(s, (size_t)n)) {
+        for (i = 0; (unsigned char)s[i] <= 0x7F; i++)
+            ;
+        PyErr_Format(PyExc_ValueError,
+                     "CystckUnicodeWriter_WriteASCIIString: byte 0x%02x at %zd is not ASCII",
+                     (unsigned char)s[i], i);
+        return -1;
+    }
+    return write_ascii(w, slot, s, n);
+}
+
+/* ASCII (the common case) goes straight into the str; other UTF-8 is
+ * decoded into a temporary str first, then copied. */
 int CystckUnicodeWriter_WriteUTF8(Cystck_State *S, CystckUnicodeWriter *w, const char *s, Cystck_ssize_t n)
 {
+    PyObject **slot = writer_slot(S, w, "CystckUnicodeWriter_WriteUTF8");
     PyObject *decoded;
     int r;
-    if (writer_slot(S, w, "CystckUnicodeWriter_WriteUTF8") == NULL)
+    if (slot == NULL)
         return -1;
-    decoded = PyUnicode_DecodeUTF8(s, n < 0 ? (Cystck_ssize_t)strlen(s) : n, "strict");
+    if (n < 0)
+        n = (Cystck_ssize_t)strlen(s);
+    if (_Cystck_AllASCII(s, (size_t)n))
+        return write_ascii(w, slot, s, n);
+    decoded = PyUnicode_DecodeUTF8(s, n, "strict");
     if (decoded == NULL)
         return -1;
     r = write_substring(S, w, _Cystck_H(&decoded), 0, PY_SSIZE_T_MAX, "CystckUnicodeWriter_WriteUTF8");

@@ -327,6 +327,40 @@ CYSTCK_INTERNAL int CystckUnicodeWriter_WriteUTF8(Cystck_State *S, CystckUnicode
 CYSTCK_INTERNAL Cystck_Object CystckUnicodeWriter_Finish(Cystck_State *S, CystckUnicodeWriter *w);
 CYSTCK_INTERNAL void CystckUnicodeWriter_Dealloc(Cystck_State *S, CystckUnicodeWriter *w);
 
+/* ---- The bytes writer (cystck/src/byteswriter.c) ----
+ * C code writes bytes straight into the storage of the object it returns:
+ * a bytes (Init), or a str whose bytes are UTF-8 (InitStr; in place when
+ * they are all ASCII, decoded into a new str otherwise).  The write pointer
+ * p is the caller's; Grow moves it into the grown storage.  With buf, the
+ * writer starts in the caller's buffer of size bytes and moves into an
+ * object at the first Grow (a result that fits is copied out of buf).  The
+ * object is held by a handle of the frame: as a CystckUnicodeWriter, a
+ * writer belongs to the call (and scope) it was started in.
+ *
+ *     CystckBytesWriter w;
+ *     char *p = CystckBytesWriter_InitStr(S, &w, NULL, 64, NULL);
+ *     if (p == NULL) return -1;
+ *     if (CystckBytesWriter_End(&w) - p < n && (p = CystckBytesWriter_Grow(S, &w, p, n)) == NULL)
+ *         return -1;
+ *     memcpy(p, data, n); p += n;
+ *     return Cystck_Return(S, CystckBytesWriter_Finish(S, &w, p));
+ */
+typedef struct {
+    char *_start;              /* private: the storage written (NULL: not usable) */
+    char *_end;                /* private: its end */
+    Cystck_Object _obj;        /* private: the bytes or str it belongs to (null: the caller's buffer) */
+    const char *_errors;       /* private: InitStr's UTF-8 error handler */
+    int _str;                  /* private: building a str */
+} CystckBytesWriter;
+CYSTCK_INTERNAL char *CystckBytesWriter_Init(Cystck_State *S, CystckBytesWriter *w, char *buf, Cystck_ssize_t size);
+CYSTCK_INTERNAL char *CystckBytesWriter_InitStr(Cystck_State *S, CystckBytesWriter *w, char *buf, Cystck_ssize_t size,
+                                                const char *errors);
+CYSTCK_INTERNAL char *CystckBytesWriter_Grow(Cystck_State *S, CystckBytesWriter *w, char *p, Cystck_ssize_t n);
+CYSTCK_INTERNAL Cystck_Object CystckBytesWriter_Finish(Cystck_State *S, CystckBytesWriter *w, char *p);
+CYSTCK_INTERNAL void CystckBytesWriter_Discard(Cystck_State *S, CystckBytesWriter *w);
+/* The end of the storage: room for End(w) - p more bytes without Grow. */
+static inline char *CystckBytesWriter_End(const CystckBytesWriter *w) { return w->_end; }
+
 /* ---- Modules ---- */
 CYSTCK_INTERNAL Cystck_Object CystckModule_Create(Cystck_State *S, CystckModuleDef *def);
 /* The definition of a multi-phase module, for its init function to return. */

@@ -439,7 +439,15 @@ def main():
                              "quick benchmark, which must not overwrite the measured results)")
     parser.add_argument("--skip", default="", help="comma-separated parts to skip: loads_dumps, "
                                                    "benchmark_py, instructions, memory")
+    parser.add_argument("--variants", help="comma-separated variants to measure (default: all; "
+                                           f"{port.REFERENCE} is always measured)")
     args = parser.parse_args()
+    if args.variants:
+        chosen = {v.strip() for v in args.variants.split(",")} | {port.REFERENCE}
+        unknown = chosen - set(port.VARIANTS)
+        if unknown:
+            parser.error(f"unknown variants {sorted(unknown)}; known: {', '.join(port.VARIANTS)}")
+        port.VARIANTS = tuple(v for v in port.VARIANTS if v in chosen)
     skip = {s.strip() for s in args.skip.split(",") if s.strip()}
     if args.output is None:
         args.output = (port.BUILD_ROOT / "bench-quick.json" if args.quick

@@ -307,6 +307,17 @@ def _handle_type(base, ptr, project_types):
     return bool(regex.fullmatch(OBJECT_TYPES, base)) or base in project_types
 
 
+def derived_struct(members, types):
+    """The custom struct a struct starts with by value, ``typedef struct {
+    Base base; PyObject *extra; } Derived;`` (the instance layout of a
+    subtype: its head is the base's), or None."""
+    if not members:
+        return None
+    base, d, _ = members[0]
+    base = regex.sub(r"\b(?:const|struct)\b", "", base).strip()
+    return base if not d.pointer and not d.array and base in types else None
+
+
 def _collect_structs(p, code, text):
     pattern = regex.compile(
         r"(?P<td>typedef\s+)?\bstruct\s*(?P<tag>\w+)?\s*\{")
@@ -323,7 +334,8 @@ def _collect_structs(p, code, text):
         if not names:
             continue
         members = cstruct.struct_members(code, open_at, close)
-        if regex.search(r"^\s*PyObject_(?:VAR_)?HEAD\b", body[1:], regex.M):
+        if regex.search(r"^\s*PyObject_(?:VAR_)?HEAD\b", body[1:], regex.M) or \
+                derived_struct(members, p.types):
             info = TypeInfo(struct=names[0])
             for base, d, _ in members:
                 if regex.match(r"static\b", base):

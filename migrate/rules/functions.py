@@ -364,6 +364,38 @@ class Casts(Rule):
         return edits.applied
 
 
+class CastMacros(Rule):
+    """A macro that only casts its argument to an object pointer type,
+    ``#define OBJECT(o) ((PyObject *)(o))`` (or to a custom type's struct,
+    ``#define BOX(o) ((Box *)(o))``), casts a handle, which means nothing:
+    its body becomes ``(o)``, as the casts rule does where such a cast is
+    written out (it cannot see through the macro).  Casts to other types
+    stay."""
+    name = "cast-macros"
+    precedence = 511
+    patterns = (r"^(?P<head>[ \t]*#[ \t]*define[ \t]+\w+\(\s*(?P<p>\w+)\s*\))[ \t]*"
+                r"(?P<body>\(\s*\(\s*(?:const\s+)?(?:struct\s+)?(?P<t>\w+)\s*\*\s*\)\s*"
+                r"(?:\(\s*(?P=p)\s*\)|(?P=p))\s*\))[ \t]*$",)
+    before = ("typedef struct { PyObject_HEAD long n; } Box;\n"
+              "#define OBJECT(O) ((PyObject*)(O))\n#define BOX(o) ((Box *)o)\n"
+              "#define BYTES(p) ((unsigned char *)(p))\n"
+              "static PyObject *f(PyObject *o) { return PyObject_Repr(OBJECT(o)); }\n")
+    after = ("typedef struct { PyObject_HEAD long n; } Box;\n"
+             "#define OBJECT(O) (O)\n#define BOX(o) (o)\n"
+             "#define BYTES(p) ((unsigned char *)(p))\n"
+             "static PyObject *f(PyObject *o) { return PyObject_Repr(OBJECT(o)); }\n")
+
+    def apply(self, unit):
+        types = set(unit.project.custom_structs)
+
+        def repl(m, text):
+            t = m.group("t")
+            if not (regex.fullmatch(proj.OBJECT_TYPES, t) or t in types):
+                return None
+            return f"{text[m.start():m.end('head')]} ({m.group('p')})"
+        return unit.sub(self.patterns[0], repl, regex.M)
+
+
 def _handle_returning_call(unit):
     """A regex for a call of a function that returns a handle."""
     names = {f.name for f in api.table() if f.ret == "h"}

@@ -13,13 +13,21 @@ class ObjectStruct(Rule):
     head before the native struct), its ``PyObject *`` members become
     ``Cystck_Field`` (visible to the GC through traverse), and the typed
     accessor ``Name_AsStruct(S, h)`` is declared after it with
-    ``CYSTCK_TYPE_HELPERS``."""
+    ``CYSTCK_TYPE_HELPERS``.  A struct that starts with another instance
+    struct by value (``typedef struct { Box base; PyObject *tag; } Tagged;``,
+    a subtype's layout) is an instance struct too: its base member stays,
+    the rest is treated alike."""
     name = "object-struct"
     precedence = 200
     patterns = (r"(?P<td>typedef\s+)?\bstruct\s*(?P<tag>\w+)?\s*\{", r"^\s*PyObject_(?:VAR_)?HEAD\b[ \t;]*\n?")
-    before = "typedef struct {\n    PyObject_HEAD\n    PyObject *value;\n    long n;\n} Box;\n"
+    before = ("typedef struct {\n    PyObject_HEAD\n    PyObject *value;\n    long n;\n} Box;\n"
+              "typedef struct {\n    Box base;\n    PyObject *tag;\n} Tagged;\n"
+              "typedef struct {\n    Box *box;\n    PyObject *tag;\n} Holder;\n")
     after = ("typedef struct {\n    Cystck_Field value;\n    long n;\n} Box;\n"
-             "CYSTCK_TYPE_HELPERS(Box)\n")
+             "CYSTCK_TYPE_HELPERS(Box)\n"
+             "typedef struct {\n    Box base;\n    Cystck_Field tag;\n} Tagged;\n"
+             "CYSTCK_TYPE_HELPERS(Tagged)\n"
+             "typedef struct {\n    Box *box;\n    PyObject *tag;\n} Holder;\n")
 
     def apply(self, unit):
         code, text = unit.structure, unit.text
@@ -29,20 +37,15 @@ class ObjectStruct(Rule):
             open_at = m.end() - 1
             close = source.matching(code, open_at)
             head = regex.search(self.patterns[1], code[open_at + 1:close], regex.M)
-            if not head:
+            members = cstruct.struct_members(code, open_at, close)
+            if not head and not proj.derived_struct(members, unit.project.types):
                 continue
             after = regex.match(r"\s*(?P<name>\w+)?\s*;", code[close:])
             name = after.group("name") if (m.group("td") and after and after.group("name")) else None
             info = unit.project.types.get(name or m.group("tag") or "")
-            hs = open_at + 1 + head.start()
-            he = open_at + 1 + head.end()
-            token = hs + len(head.group()) - len(head.group().lstrip())
-            line_s = text.rfind("\n", 0, token) + 1
-            if text[line_s:token].strip() == "" and code[he - 1:he] == "\n":
-                edits.add(line_s, he, "")          # the head is alone on its line
-            else:
-                edits.add(token, token + len(head.group().strip()), "")
-            for base, d, span in cstruct.struct_members(code, open_at, close):
+            if head:
+                self._drop_head(text, code, open_at + 1, head, edits)
+            for base, d, span in members:
                 if info and d.name in info.object_fields:
                     decl = regex.match(r"\s*(?:const\s+)?(?:struct\s+)?\w+\s*\*\s*", code[span[0]:span[1]])
                     if decl and "," not in code[span[0]:span[1]]:
@@ -59,6 +62,18 @@ class ObjectStruct(Rule):
         if edits:
             unit.apply(edits)
         return n
+
+
+    @staticmethod
+    def _drop_head(text, code, offset, head, edits):
+        hs = offset + head.start()
+        he = offset + head.end()
+        token = hs + len(head.group()) - len(head.group().lstrip())
+        line_s = text.rfind("\n", 0, token) + 1
+        if text[line_s:token].strip() == "" and code[he - 1:he] == "\n":
+            edits.add(line_s, he, "")          # the head is alone on its line
+        else:
+            edits.add(token, token + len(head.group().strip()), "")
 
 
 class StructMembers(Rule):

@@ -10,6 +10,7 @@ as well as rule names):
 * ``modules``   module definitions and init functions
 * ``cppy``      kiwi's cppy helpers (C++ files that include cppy only)
 * ``cpp``       C++ idioms: class-static type objects, functors over struct pointers
+* ``macros``    macro parameters named like the state, globals named by token pasting
 * ``escape``    what has no counterpart, kept through the escape hatch (marked, reported)
 """
-from . import args, core, cpp, cppy, escape, functions, modules, refcount, types  # noqa: F401
+from . import args, core, cpp, cppy, escape, functions, macros, modules, refcount, types  # noqa: F401

@@ -305,6 +305,7 @@ int CystckDict_SetItemString(h d, const char* key, h v) = PyDict_SetItemString ;
 int CystckDict_DelItem(h d, h key) = PyDict_DelItem        ; [e] del d[key]
 int CystckDict_DelItemString(h d, const char* key) = PyDict_DelItemString ; [e]
 int CystckDict_Contains(h d, h key) = PyDict_Contains [check=PyDict_Check] ; [e] key in d
+int CystckDict_GetItemRef(h d, h key, Cystck_Object* result) : hand ~ PyDict_GetItemRef ; [h+1, e] 1 and *result = d[key]; 0 and *result = null if key is missing; -1 (and null) on error
 int CystckDict_Next(h d, Cystck_ssize_t* pos, Cystck_Object* key, Cystck_Object* value) : hand ~ PyDict_Next ; [h+2] next item as two new handles (drop them, or close a scope gate per item)
 int CystckDict_NextInto(h d, Cystck_ssize_t* pos, Cystck_Object* key, Cystck_Object* value) : hand ~ PyDict_Next ; [h+2 once] next item into the same two slots each time (*key, *value start as Cystck_NULL; released and nulled at the end): a dict loop stays flat, no drops
 h CystckDict_Keys(h d) = PyDict_Keys                       ; [h+1, e] list of keys

@@ -408,7 +408,9 @@ def _handle_returning_call(unit):
 class NullHandles(Rule):
     """NULL on handles: ``h = NULL`` becomes ``h = Cystck_NULL``; ``h ==
     NULL``, ``!h`` and ``(h = f(...)) == NULL`` become ``Cystck_IsNull(...)``;
-    ``h != NULL`` and a bare ``if (h)`` become ``!Cystck_IsNull(h)``.  Only
+    ``h != NULL`` and a bare ``if (h)`` become ``!Cystck_IsNull(h)``; in a
+    chain ``a = h = NULL`` every target is a handle; through an out
+    parameter ``Cystck_Object *p``, ``*p = NULL`` and ``*p == NULL`` alike.  Only
     names declared as handles in the function (or members known to hold
     handles) are touched, so ``char *p == NULL`` stays as it is."""
     name = "null-handles"
@@ -451,7 +453,9 @@ class NullHandles(Rule):
                     neg = "!" if m.group("op") == "!=" else ""
                     edits.add(m.start(), m.end(), f"{neg}Cystck_IsNull({text[m.start('h'):m.end('h')]})")
             for m in pats[0].finditer(code, b0, b1):
-                if not handle(m) or regex.search(r"[=!<>]\s*$", code[max(0, m.start() - 2):m.start()]):
+                # a chained assignment (a = h = NULL) stores into every
+                # target, a comparison (x == h = ...) is none
+                if not handle(m) or regex.search(r"(?:[=!<>]=|[<>])\s*$", code[max(0, m.start() - 3):m.start()]):
                     continue
                 eq = code.index("=", m.end("h"))
                 edits.add(eq, m.end(), "= Cystck_NULL")
@@ -459,6 +463,7 @@ class NullHandles(Rule):
                 if handle(m):
                     neg = "!" if m.group("op") == "!=" else ""
                     edits.add(m.start(), m.end(), f"{neg}Cystck_IsNull({text[m.start('h'):m.end('h')]})")
+            _deref_nulls(ctx, code, text, b0, b1, edits)
             for m in pats[2].finditer(code, b0, b1):
                 if handle(m):
                     edits.add(m.start(), m.end(), f"Cystck_IsNull({text[m.start('h'):m.end('h')]})")
@@ -477,6 +482,26 @@ class NullHandles(Rule):
         if edits:
             unit.apply(edits)
         return edits.applied
+
+
+#: ``*p = NULL``, ``*p == NULL``, ``*p != NULL`` (a dereference, not a product)
+_DEREF_NULL = regex.compile(r"(?<=(?:^|[;{}(,!&|=?:])\s*)\*\s*(?P<p>[A-Za-z_]\w*)\s*"
+                            r"(?P<op>=(?!=)|==|!=)\s*(?:NULL|nullptr)\b", regex.M)
+
+
+def _deref_nulls(ctx, code, text, b0, b1, edits):
+    """NULL through a pointer to a handle (an out parameter ``Cystck_Object
+    *result``): ``*p = NULL`` stores the null handle, ``*p == NULL`` tests
+    for it."""
+    for m in _DEREF_NULL.finditer(code, b0, b1):
+        if m.group("p") not in ctx.arrays:
+            continue
+        target = "*" + m.group("p")
+        if m.group("op") == "=":
+            edits.add(m.start(), m.end(), f"{target} = Cystck_NULL")
+        else:
+            neg = "!" if m.group("op") == "!=" else ""
+            edits.add(m.start(), m.end(), f"{neg}Cystck_IsNull({target})")
 
 
 class HandleIdentity(Rule):

@@ -259,6 +259,12 @@ _DEF_PATTERNS = {
 }
 
 
+def is_null_function(value):
+    """Is a table's function pointer null (a sentinel's, ``(PyCFunction)NULL``
+    too)?"""
+    return value is None or cstruct.strip_cast(value) in NULLS
+
+
 def table_items(code, text, m):
     """Parse the initialiser that pattern match ``m`` opens."""
     items, _ = cstruct.parse_init(code, text, m.end() - 1)
@@ -357,7 +363,7 @@ def _collect_tables(p, path, code, text):
             if not isinstance(it.value, list):
                 continue
             f = cstruct.fields_of(it.value, METHOD_FIELDS)
-            if "ml_meth" not in f or f["ml_meth"].text in (None, "NULL", "0", "nullptr"):
+            if "ml_meth" not in f or is_null_function(f["ml_meth"].text):
                 continue
             func = cstruct.strip_cast(f["ml_meth"].text)
             flags = f["ml_flags"].text if "ml_flags" in f else ""

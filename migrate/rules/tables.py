@@ -75,7 +75,7 @@ def plan(unit):
             if not isinstance(it.value, list):
                 continue
             f = cstruct.fields_of(it.value, proj.METHOD_FIELDS)
-            if "ml_meth" not in f or f["ml_meth"].text in (None, "NULL", "0", "nullptr"):
+            if "ml_meth" not in f or proj.is_null_function(f["ml_meth"].text):
                 continue
             t.entries.append(_method_entry(f, statics, used_impls, unit.project.typed_methods))
         tables[t.name] = t

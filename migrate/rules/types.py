@@ -845,7 +845,9 @@ class MacroStructArgs(Rule):
     argument is a custom-type handle, ``LOCK(self)`` becomes
     ``LOCK(Foo_AsStruct(S, self))``, so the body's ``->`` still reaches a
     struct (the struct-access rule cannot see inside macro bodies).  An
-    argument the macro also uses as an object is left as it is."""
+    argument the macro also uses as an object is left as it is, and so are
+    fallback definitions of stock macros (``#ifndef Py_TYPE`` / ``#define
+    Py_TYPE(o) ((o)->ob_type)``): the stock macro is the one compiled."""
     name = "macro-struct-args"
     precedence = 382
     patterns = (r"(?<![\w.>])(?P<m>\w+)\s*\(",)
@@ -893,8 +895,8 @@ def _struct_only_macro_params(project):
     out = {}
     for text in project.files.values():
         for m in MACRO_DEFINITION.finditer(source.mask(text)):
-            if not m.group("args"):
-                continue
+            if not m.group("args") or regex.match(r"_?Py", m.group("name")):
+                continue      # a fallback for a stock macro: the stock one is used
             params = [a.strip() for a in m.group("args")[1:-1].split(",")]
             body = m.group("body")
             positions = set()

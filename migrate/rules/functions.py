@@ -369,31 +369,61 @@ class CastMacros(Rule):
     ``#define OBJECT(o) ((PyObject *)(o))`` (or to a custom type's struct,
     ``#define BOX(o) ((Box *)(o))``), casts a handle, which means nothing:
     its body becomes ``(o)``, as the casts rule does where such a cast is
-    written out (it cannot see through the macro).  Casts to other types
-    stay."""
+    written out (it cannot see through the macro).  Where the macro is used
+    in a function that has the state, ``OBJECT(self) == other``, the use
+    becomes its argument, so that the other rules see the handle (the
+    identity test becomes ``Cystck_Is(S, self, other)``).  Casts to other
+    types stay."""
     name = "cast-macros"
     precedence = 511
-    patterns = (r"^(?P<head>[ \t]*#[ \t]*define[ \t]+\w+\(\s*(?P<p>\w+)\s*\))[ \t]*"
+    patterns = (r"^(?P<head>[ \t]*#[ \t]*define[ \t]+(?P<name>\w+)\(\s*(?P<p>\w+)\s*\))[ \t]*"
                 r"(?P<body>\(\s*\(\s*(?:const\s+)?(?:struct\s+)?(?P<t>\w+)\s*\*\s*\)\s*"
                 r"(?:\(\s*(?P=p)\s*\)|(?P=p))\s*\))[ \t]*$",)
     before = ("typedef struct { PyObject_HEAD long n; } Box;\n"
               "#define OBJECT(O) ((PyObject*)(O))\n#define BOX(o) ((Box *)o)\n"
               "#define BYTES(p) ((unsigned char *)(p))\n"
-              "static PyObject *f(PyObject *o) { return PyObject_Repr(OBJECT(o)); }\n")
+              "static PyObject *f(PyObject *o) { return PyObject_Repr(OBJECT(BOX(o))); }\n"
+              "static unsigned char g(char *p) { return *BYTES(p); }\n")
     after = ("typedef struct { PyObject_HEAD long n; } Box;\n"
              "#define OBJECT(O) (O)\n#define BOX(o) (o)\n"
              "#define BYTES(p) ((unsigned char *)(p))\n"
-             "static PyObject *f(PyObject *o) { return PyObject_Repr(OBJECT(o)); }\n")
+             "static PyObject *f(PyObject *o) { return PyObject_Repr(o); }\n"
+             "static unsigned char g(char *p) { return *BYTES(p); }\n")
 
     def apply(self, unit):
-        types = set(unit.project.custom_structs)
+        names = set()
+        for text in unit.project.files.values():
+            names |= self._cast_macros(unit.project, source.mask(text))
+        n = unit.sub(self.patterns[0], lambda m, text: (
+            f"{text[m.start():m.end('head')]} ({m.group('p')})" if m.group("name") in names else None),
+            regex.M)
+        while names:            # a use inside another one's argument comes next time
+            done = self._strip_uses(unit, names)
+            if not done:
+                break
+            n += done
+        return n
 
-        def repl(m, text):
-            t = m.group("t")
-            if not (regex.fullmatch(proj.OBJECT_TYPES, t) or t in types):
-                return None
-            return f"{text[m.start():m.end('head')]} ({m.group('p')})"
-        return unit.sub(self.patterns[0], repl, regex.M)
+    def _cast_macros(self, project, masked):
+        types = set(project.custom_structs)
+        return {m.group("name") for m in regex.finditer(self.patterns[0], masked, regex.M)
+                if regex.fullmatch(proj.OBJECT_TYPES, m.group("t")) or m.group("t") in types}
+
+    @staticmethod
+    def _strip_uses(unit, names):
+        code, text, edits = unit.masked, unit.text, source.Edits()
+        use = regex.compile(r"(?<![\w.>])(?:" + "|".join(map(regex.escape, sorted(names)))
+                            + r")\s*" + source.paren("a"))
+        for ctx in _common.function_contexts(unit, with_locals=False):
+            if not ctx.has_state:
+                continue
+            for m in use.finditer(code, *ctx.body):
+                inner = text[m.start("a") + 1:m.end("a") - 1].strip()
+                simple = regex.fullmatch(r"[\w.>-]+(?:\s*\((?:[^()]|\((?:[^()])*\))*\))?", inner)
+                edits.add(m.start(), m.end(), inner if simple else f"({inner})")
+        if edits:
+            unit.apply(edits)
+        return edits.applied
 
 
 def _handle_returning_call(unit):

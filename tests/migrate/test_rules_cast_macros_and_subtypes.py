@@ -12,7 +12,15 @@ def test_cast_macro_to_an_object_type_becomes_the_identity():
     out = translate.translate_source(src, "m.c")
     assert "#define OBJECT(O) (O)\n" in out
     assert "#define AS_BOX(o) (o)\n" in out
-    assert "CystckObject_Repr(S, OBJECT(AS_BOX(o)))" in out
+    # uses in functions with the state are their argument
+    assert "CystckObject_Repr(S, o)" in out
+
+
+def test_cast_macro_use_compared_with_a_handle_is_an_identity_test():
+    src = (BOX + "#define OBJECT(O) ((PyObject*)(O))\n"
+           "static int same(Box *self, PyObject *other) { return OBJECT(self) == other && PyCallable_Check(other); }\n")
+    out = translate.translate_source(src, "m.c")
+    assert "return Cystck_Is(S, self, other) && CystckCallable_Check(S, other);" in out
 
 
 def test_cast_macro_to_a_native_type_stays():

@@ -893,7 +893,8 @@ class StateCalls(Rule):
     they use the ``S`` of the function that expands them.)  A direct call of an entry
     point whose parameters are all objects keeps its arguments: ``return
     f(S, a);`` from an entry point returns its push count, and ``h = f(S,
-    a);`` gets the value through ``cystck_migrate_result``, defined once
+    a);`` and ``return f(S, a);`` from a helper returning an object get the
+    value through ``cystck_migrate_result``, defined once
     after the Cystck.h include.  Other direct calls of entry points are
     reported: their convention (push count, argument array) changed."""
     name = "state-calls"
@@ -963,11 +964,21 @@ class StateCalls(Rule):
             edits.add(close, close + code[close:].index(")") + 1, "")
             return True
         target = regex.search(r"(?<![\w.>])(?P<h>\w+)\s*=\s*$", code[max(0, m.start() - 80):m.start()])
-        if target and regex.match(r"\s*;", code[close:]) and target.group("h") in self._handles(unit, ctx):
+        if target and regex.match(r"\s*;", code[close:]) and target.group("h") in self._handles(unit, ctx) \
+                or self._returned_as_handle(unit, ctx, code, m, close):
             edits.add(m.start(), m.start(), f"{RESULT_HELPER}(S, ")
             edits.add(close, close, ")")
             return True
         return False
+
+    @staticmethod
+    def _returned_as_handle(unit, ctx, code, m, close):
+        """Is the call the value of ``return f(...);`` in a helper that
+        returns a handle?"""
+        if ctx.role is not None or not regex.search(r"(?<![\w.>])return\s+$", code[max(0, m.start() - 20):m.start()]):
+            return False
+        info = unit.project.function(unit.path, ctx.func.name)
+        return bool(info and info.returns_handle and regex.match(r"\s*;", code[close:]))
 
     @staticmethod
     def _handles(unit, ctx):

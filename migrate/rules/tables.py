@@ -79,13 +79,14 @@ def plan(unit):
                 continue
             t.entries.append(_method_entry(f, statics, used_impls, unit.project.typed_methods))
         tables[t.name] = t
+    used_members = set()
     for m in proj._DEF_PATTERNS["members"].finditer(code):
         t = Table(m.group("name"), "members", item_span(m.start()))
         for it in proj.table_items(code, text, m):
             if isinstance(it.value, list):
                 f = cstruct.fields_of(it.value, proj.MEMBER_FIELDS)
                 if "name" in f and f["name"].text not in ("NULL", "0", "nullptr", None):
-                    t.entries.append(_member_entry(f, t.name))
+                    t.entries.append(_member_entry(f, t.name, used_members))
         tables[t.name] = t
     used_getters = set()
     for m in proj._DEF_PATTERNS["getsets"].finditer(code):
@@ -133,7 +134,7 @@ def _method_entry(f, statics, used_impls, typed):
     return Entry(f"{impl}_def", f"CYSTCK_DEF_METH({impl}_def, {pyname}, {impl}, {conv}, {doc})\n{forwarder}")
 
 
-def _member_entry(f, table):
+def _member_entry(f, table, used):
     name = f["name"].text
     mtype = regex.sub(r"^(?:Py_)?T_", "", (f["type"].text if "type" in f else "")).strip()
     offset = f["offset"].text if "offset" in f else ""
@@ -144,6 +145,9 @@ def _member_entry(f, table):
         return Entry("", f"/* cystck-migrate: member {name} ({mtype}, {offset}) not translated */", ok=False)
     flags = regex.sub(r"\b(?:Py_)?READONLY\b", "CYSTCK_READONLY", flags)
     sym = f"{om.group(1)}_{om.group(2)}_member"
+    if sym in used:      # a second name for the same field: named after the name
+        sym = f"{om.group(1)}_{om.group(2)}__{_ident(name)}_member"
+    used.add(sym)
     return Entry(sym, f"CYSTCK_DEF_MEMBER({sym}, {name}, CYSTCK_MEMBER_{MEMBER_TYPES[mtype]}, "
                       f"{om.group(1)}, {om.group(2)}, {flags}, {doc})")
 

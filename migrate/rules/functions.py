@@ -300,10 +300,14 @@ def _functor_argument(code, pos, start):
     return False
 
 
+_ESCAPED_POINTER = regex.compile(r"Cystck_AsPyObject\s*\(")
+
+
 class Casts(Rule):
     """Casts between object pointer types mean nothing for handles:
     ``(PyObject *)x`` and ``(Foo *)x`` (Foo a custom type's struct) become
-    ``x`` in functions that have the state.  The C++ spellings
+    ``x`` in functions that have the state (a cast of the stock pointer
+    that ``Cystck_AsPyObject`` lends stays).  The C++ spellings
     ``reinterpret_cast<Foo*>( x )`` and ``static_cast<PyObject*>( x )`` are
     ``x`` too, except where a member is reached through the cast
     (``reinterpret_cast<Foo*>( x )->n`` becomes ``Foo_AsStruct(S, x)->n``)
@@ -339,7 +343,8 @@ class Casts(Rule):
                 continue
             b0, b1 = f.body
             for m in regex.finditer(self.patterns[0], code, pos=b0, endpos=b1):
-                if m.group("t") in types:
+                # a stock pointer lent by the escape hatch keeps its cast
+                if m.group("t") in types and not _ESCAPED_POINTER.match(code, m.end()):
                     edits.add(m.start(), m.end(), "")
             # ``S`` is in scope where the signature has it or the function
             # will get it (the state-calls rule runs later).

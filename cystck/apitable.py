@@ -625,6 +625,7 @@ slot tp_hash ~ hashfunc : Cystck_hash_t f(Cystck_State *S, Cystck_Object self) ;
 slot tp_richcompare ~ richcmpfunc : int f(Cystck_State *S, Cystck_Object a, Cystck_Object b, int op) ; push count: a op b (op: Py_LT...); push Cystck_NotImplemented for other types
 slot tp_getattro ~ getattrofunc : int f(Cystck_State *S, Cystck_Object a, Cystck_Object b) ; push count: a.b
 slot tp_setattro ~ setattrofunc : int f(Cystck_State *S, Cystck_Object self, Cystck_Object k, Cystck_Object v) ; 0, or -1: self.k = v (v null: del)
+slot tp_descr_get ~ descrgetfunc : int f(Cystck_State *S, Cystck_Object self, Cystck_Object obj, Cystck_Object type) ; push count: self.__get__(obj, type); obj is null for access through the class, type may be null
 slot tp_call ~ ternaryfunc : int f(Cystck_State *S, Cystck_Object self, const Cystck_Object *args, Cystck_ssize_t nargs, Cystck_Object kw) ; push count: self(*args, **kw); kw is a dict or null
 slot tp_new ~ newfunc : int f(Cystck_State *S, Cystck_Object type, const Cystck_Object *args, Cystck_ssize_t nargs, Cystck_Object kw) ; push count: the new instance (Cystck_New); kw is a dict or null
 slot tp_init ~ initproc : int f(Cystck_State *S, Cystck_Object self, const Cystck_Object *args, Cystck_ssize_t nargs, Cystck_Object kw) ; 0, or -1; kw is a dict or null

@@ -58,6 +58,7 @@ SLOT_SIGNATURES = {
         "tp_getattro")},
     "nb_power": dict(params=((H, 0, "a"), (H, 1, "b"), (H, 2, "c")), pushes=True),
     "tp_richcompare": dict(params=((H, 0, "a"), (H, 1, "b"), ("int", 2, "op")), pushes=True),
+    "tp_descr_get": dict(params=(SELF, (H, 1, "obj"), (H, 2, "type")), pushes=True),
     "tp_hash": dict(params=(SELF,), ret="Cystck_hash_t"),
     "sq_length": dict(params=(SELF,), ret=SSIZE),
     "mp_length": dict(params=(SELF,), ret=SSIZE),

@@ -215,6 +215,7 @@ class Project:
     type_bases: dict = field(default_factory=dict)       # type variable -> base type variable
     types_with_new: set = field(default_factory=set)     # static types whose initialiser sets tp_new
     sealed_types: set = field(default_factory=set)       # static types Python cannot instantiate
+    kept_clears: set = field(default_factory=set)        # tp_clear functions other code calls
     class_type_objects: dict = field(default_factory=dict)  # C++ static member -> classes
 
     # ---- lookups used by the rules ----
@@ -300,6 +301,7 @@ def build(files):
         if code is not None:
             _collect_functions(p, path, code, text)
     _collect_converters(p, masks)
+    _keep_called_clears(p)
     _collect_base_stores(p, masks)
     _collect_sealed_types(p, masks)
     _infer_state(p)
@@ -641,6 +643,30 @@ def _collect_stock_callbacks(p, code):
         last = cstruct.strip_cast(inner[args[-1][0]:args[-1][1]].strip())
         if regex.fullmatch(r"[A-Za-z_]\w*", last) and last not in ("NULL", "nullptr"):
             p.roles.setdefault(last, STOCK_CALLBACK)
+
+
+def _keep_called_clears(p):
+    """A ``tp_clear`` function goes with its slot (the runtime clears fields
+    through traverse), unless code other than a destructor calls it
+    (``Foo_clear(self)`` in ``__init__`` to reset the fields): then it is
+    kept as a helper, and only the slot and the destructors' calls go (a
+    clear it calls in turn is kept too)."""
+    changed = True
+    while changed:
+        changed = False
+        for name, role in list(p.roles.items()):
+            if role.kind != "dropped" or role.detail != "tp_clear":
+                continue
+            call = regex.compile(rf"(?<![\w.>]){regex.escape(name)}\s*\(")
+            if any(info.name != name and info.body and call.search(info.body)
+                   and (info.role is None or info.role.kind not in ("destroy", "dropped"))
+                   for info in p.functions.values()):
+                del p.roles[name]
+                p.kept_clears.add(name)
+                changed = True
+                for info in p.functions.values():
+                    if info.name == name:
+                        info.role = None
 
 
 def _collect_converters(p, masks):

@@ -539,18 +539,21 @@ class DestroyTraverse(Rule):
     """Deallocators become Cystck destructors ``void f(void *data)`` and
     traverse functions take the native struct: ``Py_VISIT(self->x)`` becomes
     ``Cystck_VISIT(&self->x)``.  In destructors the freeing of the object
-    (``tp_free``, ``PyObject_Del``), GC untracking, the trashcan
+    (``tp_free``, ``PyObject_Del``), GC untracking, the clearing of weak
+    references (the runtime clears them before the destructor runs), the trashcan
     (``Py_TRASHCAN_BEGIN``...``Py_TRASHCAN_END``, both ends), the releasing of
     object members and of a heap type's reference to its type are removed: the runtime does them after the destructor
     has released native resources.  A NULL test of an object member there
     (``if (self->v)``) becomes ``!CystckField_IsNull(self->v)``.  ``tp_clear`` functions and module
     traverse/clear/free hooks are removed; the runtime clears fields through
-    traverse."""
+    traverse.  A ``tp_clear`` function that code other than destructors
+    calls (``Foo_clear(self)`` in ``__init__``) stays, as a helper."""
     name = "destroy-traverse"
     precedence = 370
     patterns = (r"\bPy_VISIT\s*" + _common.PAREN + r"\s*;",
                 r"\b(?:Py_TYPE\s*\([^()]*\)\s*->\s*tp_free|PyObject_(?:GC_)?Del|PyObject_Free"
-                r"|PyObject_GC_UnTrack|Py_X?DECREF|Py_CLEAR|Py_TRASHCAN_\w+|\w+->tp_free)\s*" + _common.PAREN + r"\s*;",
+                r"|PyObject_GC_UnTrack|PyObject_ClearWeakRefs|Py_X?DECREF|Py_CLEAR|Py_TRASHCAN_\w+|\w+->tp_free)\s*"
+                + _common.PAREN + r"\s*;",
                 # the trashcan bounds the recursion of stock deallocators; the
                 # runtime deallocates, so both ends go, with or without ';'
                 r"\bPy_TRASHCAN_(?:BEGIN|SAFE_BEGIN)\s*" + source.paren("t") + r"[ \t]*;?|\bPy_TRASHCAN_(?:END|SAFE_END)"
@@ -632,7 +635,7 @@ class DestroyTraverse(Rule):
                                         code, pos=b0, endpos=b1):
                     callee = m.group(1) or m.group(2)
                     r = p.role(callee)
-                    if r is not None and r.kind == "dropped":
+                    if r is not None and r.kind == "dropped" or callee in p.kept_clears:
                         edits.add(*_common.statement_line_span(text, m.start(), m.end()), "")
         if edits:
             unit.apply(edits)

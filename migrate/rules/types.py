@@ -1093,3 +1093,98 @@ class TypeReady(Rule):
         n += unit.sub(self.patterns[4], lambda m, t: f"CystckModule_AddType(S, {t[m.start('m'):m.end('m')]}, "
                       f"Cystck_deref(S, {m.group('t')}))")
         return n
+
+
+class FieldPointerParams(Rule):
+    """A helper that takes the address of an object field, ``static
+    PyObject *ensure(Box *self, PyObject **field)`` called as ``ensure(self,
+    &self->cache)`` at every call, gets a ``Cystck_Field *``: reads of
+    ``*field`` become ``CystckField_Load(S, self, *field)``, null tests
+    ``CystckField_IsNull(*field)`` and stores ``*field = v;``
+    ``CystckField_Store(S, self, field, v);`` (the owner is the parameter
+    every call passes the field's object as).  A parameter that some call
+    passes anything else, or that the body uses other than through ``*``,
+    stays a handle pointer."""
+    name = "field-pointer-params"
+    precedence = 575
+    patterns = (r"(?<![\w.>])\*\s*(?P<f>\w+)\b",)
+    before = ("typedef struct { PyObject_HEAD PyObject *cache; } Box;\n"
+              "static PyObject *ensure(Box *self, PyObject **field)\n{\n"
+              "    if (*field == NULL)\n        *field = PyDict_New();\n    return *field;\n}\n"
+              "static PyObject *get(Box *self) { return ensure(self, &self->cache); }\n")
+    after = ("typedef struct { PyObject_HEAD PyObject *cache; } Box;\n"
+             "static PyObject *ensure(Box *self, Cystck_Field *field)\n{\n"
+             "    if (CystckField_IsNull(*field))\n        CystckField_Store(S, self, field, PyDict_New());\n"
+             "    return CystckField_Load(S, self, *field);\n}\n"
+             "static PyObject *get(Box *self) { return ensure(self, &self->cache); }\n")
+
+    _FIELD_ARG = regex.compile(r"&\s*(?:(?P<t>\w+)_AsStruct\s*\(\s*S\s*,\s*(?P<x>\w+)\s*\)|(?P<x>\w+))"
+                               r"\s*->\s*(?P<m>\w+)\s*")
+
+    def apply(self, unit):
+        code, text = unit.masked, unit.text
+        edits = source.Edits()
+        for ctx in _common.function_contexts(unit, with_locals=False):
+            if not ctx.func.is_definition or ctx.role is not None:
+                continue
+            for i, param in enumerate(ctx.params):
+                if param.base not in ("Cystck_Object", "PyObject") or param.ptr not in ("*", "**") \
+                        or (param.base == "PyObject") != (param.ptr == "**"):
+                    continue
+                owner = self._owner(unit, code, ctx, i)
+                if owner is None or not self._only_dereferenced(code, ctx, param.name):
+                    continue
+                s, e = param.span
+                edits.add(s, e, text[s:e].replace(text[s:e].strip(), f"Cystck_Field *{param.name}"))
+                self._body(code, text, ctx, param.name, owner, edits)
+        if edits:
+            unit.apply(edits)
+        return edits.applied
+
+    def _owner(self, unit, code, ctx, index):
+        """The name of the parameter that every call passes as the owner of
+        the field it passes at ``index``, or None."""
+        name, p = ctx.func.name, unit.project
+        calls = list(regex.finditer(rf"(?<![\w.>]){regex.escape(name)}\s*" + source.paren("a"), code))
+        owners = None
+        for c in calls:
+            if c.start() == ctx.func.name_start:
+                continue
+            inner = c.group("a")[1:-1]
+            args = [inner[a:b].strip() for a, b in source.split_top(inner, 0, len(inner))]
+            params = [q.name for q in ctx.params]
+            if len(args) != len(params):
+                return None
+            field = self._FIELD_ARG.fullmatch(args[index])
+            if field is None or not any(field.group("m") in info.object_fields for info in p.types.values()):
+                return None
+            here = {params[j] for j, a in enumerate(args) if j != index and a == field.group("x")}
+            owners = here if owners is None else owners & here
+        return sorted(owners)[0] if owners else None
+
+    @staticmethod
+    def _only_dereferenced(code, ctx, name):
+        b0, b1 = ctx.body
+        uses = regex.findall(rf"(?<![\w.>]){regex.escape(name)}\b", code[b0:b1])
+        derefs = regex.findall(rf"(?<![\w.>])\*\s*{regex.escape(name)}\b", code[b0:b1])
+        return bool(uses) and len(uses) == len(derefs)
+
+    @staticmethod
+    def _body(code, text, ctx, name, owner, edits):
+        b0, b1 = ctx.body
+        n = regex.escape(name)
+        taken = []
+        for m in regex.finditer(rf"\bCystck_IsNull\s*\(\s*\*\s*{n}\s*\)", code, pos=b0, endpos=b1):
+            edits.add(m.start(), m.end(), f"CystckField_IsNull(*{name})")
+            taken.append((m.start(), m.end()))
+        for m in regex.finditer(rf"(?<![\w.>])\*\s*{n}\s*==\s*NULL\b", code, pos=b0, endpos=b1):
+            edits.add(m.start(), m.end(), f"CystckField_IsNull(*{name})")
+            taken.append((m.start(), m.end()))
+        for m in regex.finditer(rf"(?<![\w.>])\*\s*{n}\s*=(?!=)\s*(?P<v>[^;]+);", code, pos=b0, endpos=b1):
+            value = text[m.start("v"):m.end("v")].strip()
+            value = "Cystck_NULL" if value in ("NULL", "0") else value
+            edits.add(m.start(), m.end(), f"CystckField_Store(S, {owner}, {name}, {value});")
+            taken.append((m.start(), m.end()))
+        for m in regex.finditer(rf"(?<![\w.>])\*\s*{n}\b", code, pos=b0, endpos=b1):
+            if not any(s <= m.start() < e for s, e in taken):
+                edits.add(m.start(), m.end(), f"CystckField_Load(S, {owner}, *{name})")

@@ -71,7 +71,11 @@ class IncRef(Rule):
     stays, through the escape hatch, and is reported as an error (the
     structure must hold a ``PyObject *`` or a ``Cystck_Ref``).  Stored into
     an output parameter, ``*result = x;``, the caller gets a new reference,
-    ``*result = Cystck_Dup(S, x);``."""
+    ``*result = Cystck_Dup(S, x);``.  Handed next to a function that
+    consumes it, ``Py_INCREF(x); PyTuple_SET_ITEM(t, 0, x);``, the function
+    gets a handle of its own, ``PyTuple_SET_ITEM(t, 0, Cystck_Dup(S, x))``:
+    consuming ``x`` itself would release a handle its owner (the caller,
+    for an argument) still uses."""
     name = "incref"
     precedence = 600
     patterns = (r"\bPy_X?INCREF\s*" + _common.PAREN + r"\s*;",)
@@ -101,6 +105,11 @@ class IncRef(Rule):
                 if r and not _common.in_unbraced_body(masked, m.start()):
                     edits.add(m.start(), m.end() + r.end(), f"return Cystck_Dup(S, {text[m.start('p') + 1:m.end('p') - 1].strip()});")
                     continue
+                consumed = _consumed_next(masked, m.end(), b1, x)
+                if consumed is not None:
+                    edits.add(*consumed, f"Cystck_Dup(S, {x})")
+                    _remove_statement(text, masked, m.start(), m.end(), edits)
+                    continue
                 store = _native_store(masked, m.end(), b1, x, unit.project) if regex.fullmatch(r"\w+", x) else None
                 out = regex.fullmatch(r"\*\s*(\w+)", store.group("t").strip()) if store else None
                 if out and out.group(1) in arrays.get(f.start, ()):
@@ -126,6 +135,32 @@ class IncRef(Rule):
         unit.leftover(m.start(), f"error: {x} is stored into {store}, which C keeps beyond the call, and a "
                       "handle is valid only during the call: the increment is kept through the escape hatch; "
                       f"store Cystck_AsPyObject(S, {x}) in a PyObject * (or hold a Cystck_Ref)", self.name)
+
+
+def _consumed_next(code, start, end, x):
+    """The span of ``x`` as the consumed argument of the call that is the
+    next statement (``PyTuple_SET_ITEM(t, 0, x);``), or None."""
+    if not regex.fullmatch(r"\w+", x):
+        return None
+    call = regex.match(r"\s*(?P<f>\w+)\s*" + source.paren("a") + r"\s*;", code[start:end])
+    index = _consumed_index().get(call.group("f")) if call else None
+    if index is None:
+        return None
+    a0 = start + call.start("a") + 1
+    args = source.split_top(code, a0, start + call.end("a") - 1)
+    if index >= len(args) or code[args[index][0]:args[index][1]].strip() != x:
+        return None
+    lead = len(code[args[index][0]:args[index][1]]) - len(code[args[index][0]:args[index][1]].lstrip())
+    return args[index][0] + lead, args[index][0] + lead + len(x)
+
+
+def _consumed_index():
+    """Stock and Cystck names of the functions that consume an argument ->
+    its index (without the state)."""
+    out = dict(api.consuming())
+    out.update({f.stock: api.consuming()[f.name] for f in api.table()
+                if f.name in api.consuming() and f.stock})
+    return out
 
 
 def _native_store(code, start, end, x, project):

@@ -75,7 +75,10 @@ class IncRef(Rule):
     consumes it, ``Py_INCREF(x); PyTuple_SET_ITEM(t, 0, x);``, the function
     gets a handle of its own, ``PyTuple_SET_ITEM(t, 0, Cystck_Dup(S, x))``:
     consuming ``x`` itself would release a handle its owner (the caller,
-    for an argument) still uses."""
+    for an argument) still uses.  For the same reason a helper that takes
+    a reference to a parameter it releases later (``Py_INCREF(arg); ...
+    Py_DECREF(arg);``) takes a handle of its own: ``arg = Cystck_Dup(S,
+    arg);``."""
     name = "incref"
     precedence = 600
     patterns = (r"\bPy_X?INCREF\s*" + _common.PAREN + r"\s*;",)
@@ -104,6 +107,10 @@ class IncRef(Rule):
                     if helper and regex.fullmatch(r"\w+(?:\s*(?:->|\.)\s*\w+)*", x) else None
                 if r and not _common.in_unbraced_body(masked, m.start()):
                     edits.add(m.start(), m.end() + r.end(), f"return Cystck_Dup(S, {text[m.start('p') + 1:m.end('p') - 1].strip()});")
+                    continue
+                if role is None and x in _object_params(masked, f) and \
+                        regex.search(rf"\b(?:Py_X?DECREF|Py_CLEAR)\s*\(\s*{regex.escape(x)}\s*\)", masked[m.end():b1]):
+                    edits.add(m.start(), m.end(), f"{x} = Cystck_Dup(S, {x});")
                     continue
                 consumed = _consumed_next(masked, m.end(), b1, x)
                 if consumed is not None:
@@ -135,6 +142,12 @@ class IncRef(Rule):
         unit.leftover(m.start(), f"error: {x} is stored into {store}, which C keeps beyond the call, and a "
                       "handle is valid only during the call: the increment is kept through the escape hatch; "
                       f"store Cystck_AsPyObject(S, {x}) in a PyObject * (or hold a Cystck_Ref)", self.name)
+
+
+def _object_params(code, f):
+    """Names of the object parameters of function ``f``."""
+    return {q.name for q in _common.parse_params(code, *f.params)
+            if (q.base.endswith("Cystck_Object") and q.ptr == "") or (q.base.endswith("PyObject") and q.ptr == "*")}
 
 
 def _consumed_next(code, start, end, x):

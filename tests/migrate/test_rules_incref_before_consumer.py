@@ -23,3 +23,23 @@ def test_stealing_call_without_increment_and_other_increments_are_unchanged():
     assert "    CystckTuple_SET_ITEM(S, t, 1, n);\n" in out
     assert "Cystck_Dup(S, n)" not in out
     assert out.count("Cystck_Dup") == 1
+
+
+HELPER = ("#include <Python.h>\n"
+          "static PyObject *as_tuple(PyObject *seq, PyObject *other)\n{\n"
+          "    PyObject *r;\n"
+          "    if (PyTuple_CheckExact(seq)) {\n        Py_INCREF(seq);\n    } else {\n"
+          "        seq = PySequence_Tuple(seq);\n        if (seq == NULL)\n            return NULL;\n    }\n"
+          "    Py_INCREF(other);\n"
+          "    r = PyObject_Repr(seq);\n    Py_DECREF(seq);\n    return r;\n}\n")
+
+
+def test_helper_owning_a_parameter_it_releases_takes_its_own_handle():
+    out = translate.translate_source(HELPER, "m.c")
+    assert "if (CystckTuple_CheckExact(S, seq)) {\n        seq = Cystck_Dup(S, seq);\n    }" in out
+    assert "Cystck_Drop(S, seq);" in out
+
+
+def test_increment_of_a_parameter_never_released_is_removed():
+    out = translate.translate_source(HELPER, "m.c")
+    assert "Cystck_Dup(S, other)" not in out and "INCREF" not in out

@@ -51,6 +51,55 @@ def _static_object_statement_end(masked, open_at):
     return semi.end() if arg.startswith("&") and semi else None
 
 
+def _none_release_end(masked, open_at, b0):
+    """The end of the statement ``Py_DECREF(x);`` whose parenthesis is at
+    ``open_at`` when x is ``Py_None``, or a variable its block knows to be
+    ``None``; None otherwise."""
+    close = source.matching(masked, open_at)
+    semi = _SEMICOLON.match(masked, close)
+    x = masked[open_at + 1:close - 1].strip()
+    if semi is None or not regex.fullmatch(r"\w+", x):
+        return None
+    if x == "Py_None":
+        return semi.end()
+    opening = _enclosing_brace(masked, open_at, b0)
+    if opening is None:
+        return None
+    head = masked[b0:opening].rstrip()
+    v = regex.escape(x)
+    # (the handle-identity rule may have made the test Cystck_Is already)
+    is_none = rf"(?:{v}\s*==\s*Py_None|Cystck_Is\s*\(\s*S\s*,\s*{v}\s*,\s*(?:Py|Cystck)_None\s*\))"
+    not_none = rf"(?:{v}\s*!=\s*Py_None|!\s*Cystck_Is\s*\(\s*S\s*,\s*{v}\s*,\s*(?:Py|Cystck)_None\s*\))"
+    if regex.search(rf"\bif\s*\(\s*(?<!!\s*){is_none}\s*\)$", head):
+        return semi.end()
+    if not head.endswith("else"):
+        return None
+    before_else = masked[b0:b0 + len(head) - 4].rstrip()
+    if not before_else.endswith("}"):
+        return None
+    then_open = _enclosing_brace(masked, b0 + len(before_else) - 1, b0)
+    if then_open is None:
+        return None
+    if regex.search(rf"\bif\s*\(\s*{not_none}\s*\)$", masked[b0:then_open].rstrip()):
+        return semi.end()
+    return None
+
+
+def _enclosing_brace(masked, pos, b0):
+    """The index of the '{' opening the block that contains ``pos`` (for a
+    '}' at ``pos``, the block it closes), or None at the function body."""
+    depth = 0
+    for i in range(pos - 1 if masked[pos] != "}" else pos - 1, b0, -1):
+        c = masked[i]
+        if c == "}":
+            depth += 1
+        elif c == "{":
+            if depth == 0:
+                return i
+            depth -= 1
+    return None
+
+
 def _remove_statement(text, masked, start, end, edits):
     if _common.in_unbraced_body(masked, start):
         edits.add(start, end, ";")
@@ -229,7 +278,11 @@ class DecRef(Rule):
     handle must stay valid for that read.  ``Py_DECREF(&FooType);`` (or of ``(PyObject
     *)&FooType``) goes: the address of a static object, a type object, is
     no handle of the call, and the type's reference is released by its
-    owner."""
+    owner.  So does a release of ``None``: ``Py_DECREF(Py_None);``, and
+    ``Py_DECREF(x);`` where its block is entered only when ``x`` is ``None``
+    (``if (x == Py_None) {...}``, the ``else`` of ``if (x != Py_None)``): the
+    constant is no handle of the call either (whatever handle took the
+    reference is released with the call)."""
     name = "decref"
     precedence = 610
     patterns = (r"\bPy_X?DECREF\s*\(",)
@@ -244,6 +297,8 @@ class DecRef(Rule):
                 if _is_global_ref(unit, m.end() - 1, ctx):
                     continue          # the global-refs rule drops it
                 end = _static_object_statement_end(masked, m.end() - 1)
+                if end is None:
+                    end = _none_release_end(masked, m.end() - 1, b0)
                 if end is None:
                     end = _read_after_release(masked, m.end() - 1, b1)
                 if end is not None:

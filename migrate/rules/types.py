@@ -535,6 +535,10 @@ class MethodTable(Rule):
         return n
 
 
+#: a destructor's call of a clear function, which the destroy-traverse rule removes
+_DROPPED_CALL = regex.compile(r"\b(\w+)\s*\(\s*\(\s*PyObject\s*\*\s*\)\s*\w+\s*\)\s*;|\b(\w+)\s*\(\s*\w+\s*\)\s*;")
+
+
 class DestroyTraverse(Rule):
     """Deallocators become Cystck destructors ``void f(void *data)`` and
     traverse functions take the native struct: ``Py_VISIT(self->x)`` becomes
@@ -631,8 +635,7 @@ class DestroyTraverse(Rule):
                 self._drop_type_release(code, text, b0, b1, edits)
                 self._field_null_tests(p, code, first.name, struct, b0, b1, edits)
                 self._report_state_calls(unit, b0, b1)
-                for m in regex.finditer(r"\b(\w+)\s*\(\s*\(\s*PyObject\s*\*\s*\)\s*\w+\s*\)\s*;|\b(\w+)\s*\(\s*\w+\s*\)\s*;",
-                                        code, pos=b0, endpos=b1):
+                for m in _DROPPED_CALL.finditer(code, pos=b0, endpos=b1):
                     callee = m.group(1) or m.group(2)
                     r = p.role(callee)
                     if r is not None and r.kind == "dropped" or callee in p.kept_clears:
@@ -661,8 +664,14 @@ class DestroyTraverse(Rule):
         """A destructor has no state: a call of a function that uses the API
         (``Foo_clear(self)``) cannot be ported there and is an error to
         rewrite by hand (the runtime releases object fields itself)."""
+        p = unit.project
         for m in regex.finditer(r"(?<![\w.>])(?P<f>\w+)\s*\(", unit.masked, pos=b0, endpos=b1):
-            if unit.project.needs_state(unit.path, m.group("f")):
+            name = m.group("f")
+            role = p.role(name)
+            if (role is not None and role.kind == "dropped" or name in p.kept_clears) and \
+                    _DROPPED_CALL.match(unit.masked, m.start()):
+                continue      # a call of a clear function, removed below
+            if p.needs_state(unit.path, name):
                 unit.leftover(m.start(), f"error: destructor calls {m.group('f')}, which uses the API: a "
                               "destructor has no state; release native resources only (the runtime releases "
                               "object fields)", self.name)

@@ -36,3 +36,16 @@ def test_clear_called_only_by_the_destructor_goes():
     src = SRC.replace("    Box_clear(self);\n    return 0;\n}\n", "    return 0;\n}\n")
     out = translate.translate_source(src, "m.c")
     assert "Box_clear" not in out
+
+
+def test_destructor_calls_of_clear_functions_are_not_reported():
+    out = translate.translate_files({"m.c": SRC})["m.c"]
+    assert not any("destructor calls" in n.message for n in out.notes)
+
+
+def test_destructor_calling_another_api_helper_is_still_reported():
+    src = SRC.replace("    Box_clear(self);\n    Py_TYPE", "    Box_clear(self);\n    helper(self);\n    Py_TYPE").replace(
+        "static int Box_init", "static void helper(Box *self) { PyErr_Clear(); }\nstatic int Box_init")
+    out = translate.translate_files({"m.c": src})["m.c"]
+    assert [n.message.split(",")[0] for n in out.notes if "destructor calls" in n.message] == \
+        ["error: destructor calls helper"]

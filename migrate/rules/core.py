@@ -65,15 +65,20 @@ class Constants(Rule):
             new = "Cystck_" + m.group(1)
             return new if new in consts else None
 
-        with_state = [ctx.body for ctx in _common.function_contexts(unit, with_locals=False)
-                      if ctx.has_state]
+        with_state = []
+
+        def bodies_with_state():
+            if not with_state:
+                with_state.extend([ctx.body for ctx in _common.function_contexts(unit, with_locals=False)
+                                   if ctx.has_state] or [(0, 0)])
+            return with_state
 
         def typ(m, text):
             new = f"Cystck{m.group(1)}_Type"
             if new in consts:
                 return new
             stock = f"Py{m.group(1)}_Type"
-            if any(b0 <= m.start() < b1 for b0, b1 in with_state):
+            if any(b0 <= m.start() < b1 for b0, b1 in bodies_with_state()):
                 unit.leftover(m.start(), f"escape hatch: {stock} has no Cystck handle: kept, given "
                               "one with Cystck_FromPyObject", self.name)
                 return f"{MARK} Cystck_FromPyObject(S, (PyObject *)&{stock})"

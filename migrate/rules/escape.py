@@ -187,6 +187,8 @@ class TypeFieldReads(Rule):
 
     def apply(self, unit):
         code, text, edits = unit.masked, unit.text, source.Edits()
+        if not regex.search(r"->\s*(?:tp_dict|tp_bases|tp_mro)\b", code):
+            return 0
         for ctx in _common.function_contexts(unit):
             if not ctx.has_state:
                 continue

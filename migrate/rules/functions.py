@@ -398,20 +398,22 @@ class CastMacros(Rule):
     def apply(self, unit):
         names = set()
         for text in unit.project.files.values():
-            names |= self._cast_macros(unit.project, source.mask(text))
+            # (#define lines: no literal or comment spans them, the text will do)
+            names |= self._cast_macros(unit.project, text)
+        if not names:
+            return 0
         n = unit.sub(self.patterns[0], lambda m, text: (
             f"{text[m.start():m.end('head')]} ({m.group('p')})" if m.group("name") in names else None),
             regex.M)
-        while names:            # a use inside another one's argument comes next time
-            done = self._strip_uses(unit, names)
-            if not done:
-                break
+        nested = True
+        while nested:           # a use inside another one's argument comes next time
+            done, nested = self._strip_uses(unit, names)
             n += done
         return n
 
-    def _cast_macros(self, project, masked):
+    def _cast_macros(self, project, text):
         types = set(project.custom_structs)
-        return {m.group("name") for m in regex.finditer(self.patterns[0], masked, regex.M)
+        return {m.group("name") for m in regex.finditer(self.patterns[0], text, regex.M)
                 if regex.fullmatch(proj.OBJECT_TYPES, m.group("t")) or m.group("t") in types}
 
     @staticmethod
@@ -419,6 +421,9 @@ class CastMacros(Rule):
         code, text, edits = unit.masked, unit.text, source.Edits()
         use = regex.compile(r"(?<![\w.>])(?:" + "|".join(map(regex.escape, sorted(names)))
                             + r")\s*" + source.paren("a"))
+        nested = False
+        if not use.search(code):
+            return 0, False
         for ctx in _common.function_contexts(unit, with_locals=False):
             if not ctx.has_state:
                 continue
@@ -426,9 +431,10 @@ class CastMacros(Rule):
                 inner = text[m.start("a") + 1:m.end("a") - 1].strip()
                 simple = regex.fullmatch(r"[\w.>-]+(?:\s*\((?:[^()]|\((?:[^()])*\))*\))?", inner)
                 edits.add(m.start(), m.end(), inner if simple else f"({inner})")
+                nested = nested or bool(use.search(code, m.start("a"), m.end("a")))
         if edits:
             unit.apply(edits)
-        return edits.applied
+        return edits.applied, nested
 
 
 def _handle_returning_call(unit):

@@ -1,5 +1,7 @@
 """Reference counting: the runtime owns every reference, so increments
 disappear and decrements become early releases of handles."""
+import functools
+
 import regex
 
 from .. import api, source
@@ -216,6 +218,7 @@ def _consumed_next(code, start, end, x):
     return args[index][0] + lead, args[index][0] + lead + len(x)
 
 
+@functools.lru_cache(maxsize=None)
 def _consumed_index():
     """Stock and Cystck names of the functions that consume an argument ->
     its index (without the state)."""

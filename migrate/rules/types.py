@@ -1133,6 +1133,8 @@ class FieldPointerParams(Rule):
     def apply(self, unit):
         code, text = unit.masked, unit.text
         edits = source.Edits()
+        if not regex.search(r"(?:Cystck_Object\s*\*|PyObject\s*\*\s*\*)\s*\w+\s*[,)]", code):
+            return 0
         for ctx in _common.function_contexts(unit, with_locals=False):
             if not ctx.func.is_definition or ctx.role is not None:
                 continue

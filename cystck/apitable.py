@@ -307,6 +307,7 @@ int CystckDict_SetItemString(h d, const char* key, h v) = PyDict_SetItemString ;
 int CystckDict_DelItem(h d, h key) = PyDict_DelItem        ; [e] del d[key]
 int CystckDict_DelItemString(h d, const char* key) = PyDict_DelItemString ; [e]
 int CystckDict_Contains(h d, h key) = PyDict_Contains [check=PyDict_Check] ; [e] key in d
+int CystckDict_GetItemRef(h d, h key, Cystck_Object* result) : hand ~ PyDict_GetItemRef ; [h+1, e] 1 and *result = d[key]; 0 and *result = null if key is missing; -1 (and null) on error
 int CystckDict_Next(h d, Cystck_ssize_t* pos, Cystck_Object* key, Cystck_Object* value) : hand ~ PyDict_Next ; [h+2] next item as two new handles (drop them, or close a scope gate per item)
 int CystckDict_NextInto(h d, Cystck_ssize_t* pos, Cystck_Object* key, Cystck_Object* value) : hand ~ PyDict_Next ; [h+2 once] next item into the same two slots each time (*key, *value start as Cystck_NULL; released and nulled at the end): a dict loop stays flat, no drops
 h CystckDict_Keys(h d) = PyDict_Keys                       ; [h+1, e] list of keys
@@ -634,6 +635,7 @@ slot tp_hash ~ hashfunc : Cystck_hash_t f(Cystck_State *S, Cystck_Object self) ;
 slot tp_richcompare ~ richcmpfunc : int f(Cystck_State *S, Cystck_Object a, Cystck_Object b, int op) ; push count: a op b (op: Py_LT...); push Cystck_NotImplemented for other types
 slot tp_getattro ~ getattrofunc : int f(Cystck_State *S, Cystck_Object a, Cystck_Object b) ; push count: a.b
 slot tp_setattro ~ setattrofunc : int f(Cystck_State *S, Cystck_Object self, Cystck_Object k, Cystck_Object v) ; 0, or -1: self.k = v (v null: del)
+slot tp_descr_get ~ descrgetfunc : int f(Cystck_State *S, Cystck_Object self, Cystck_Object obj, Cystck_Object type) ; push count: self.__get__(obj, type); obj is null for access through the class, type may be null
 slot tp_call ~ ternaryfunc : int f(Cystck_State *S, Cystck_Object self, const Cystck_Object *args, Cystck_ssize_t nargs, Cystck_Object kw) ; push count: self(*args, **kw); kw is a dict or null
 slot tp_new ~ newfunc : int f(Cystck_State *S, Cystck_Object type, const Cystck_Object *args, Cystck_ssize_t nargs, Cystck_Object kw) ; push count: the new instance (Cystck_New); kw is a dict or null
 slot tp_init ~ initproc : int f(Cystck_State *S, Cystck_Object self, const Cystck_Object *args, Cystck_ssize_t nargs, Cystck_Object kw) ; 0, or -1; kw is a dict or null

@@ -58,6 +58,7 @@ SLOT_SIGNATURES = {
         "tp_getattro")},
     "nb_power": dict(params=((H, 0, "a"), (H, 1, "b"), (H, 2, "c")), pushes=True),
     "tp_richcompare": dict(params=((H, 0, "a"), (H, 1, "b"), ("int", 2, "op")), pushes=True),
+    "tp_descr_get": dict(params=(SELF, (H, 1, "obj"), (H, 2, "type")), pushes=True),
     "tp_hash": dict(params=(SELF,), ret="Cystck_hash_t"),
     "sq_length": dict(params=(SELF,), ret=SSIZE),
     "mp_length": dict(params=(SELF,), ret=SSIZE),
@@ -223,6 +224,7 @@ class Project:
     type_bases: dict = field(default_factory=dict)       # type variable -> base type variable
     types_with_new: set = field(default_factory=set)     # static types whose initialiser sets tp_new
     sealed_types: set = field(default_factory=set)       # static types Python cannot instantiate
+    kept_clears: set = field(default_factory=set)        # tp_clear functions other code calls
     class_type_objects: dict = field(default_factory=dict)  # C++ static member -> classes
     module_slot_arrays: set = field(default_factory=set)  # PyModuleDef_Slot arrays
     phased_method_tables: set = field(default_factory=set)  # m_methods of a def with m_slots, same file
@@ -295,6 +297,12 @@ def _weaklist(p, offset):
         info.object_fields.discard(found[1])
 
 
+def is_null_function(value):
+    """Is a table's function pointer null (a sentinel's, ``(PyCFunction)NULL``
+    too)?"""
+    return value is None or cstruct.strip_cast(value) in NULLS
+
+
 def table_items(code, text, m):
     """Parse the initialiser that pattern match ``m`` opens."""
     items, _ = cstruct.parse_init(code, text, m.end() - 1)
@@ -329,6 +337,7 @@ def build(files):
         if code is not None:
             _collect_functions(p, path, code, text)
     _collect_converters(p, masks)
+    _keep_called_clears(p)
     _collect_base_stores(p, masks)
     _collect_sealed_types(p, masks)
     _infer_state(p)
@@ -341,6 +350,17 @@ def _handle_type(base, ptr, project_types):
     if ptr != "*":
         return False
     return bool(regex.fullmatch(OBJECT_TYPES, base)) or base in project_types
+
+
+def derived_struct(members, types):
+    """The custom struct a struct starts with by value, ``typedef struct {
+    Base base; PyObject *extra; } Derived;`` (the instance layout of a
+    subtype: its head is the base's), or None."""
+    if not members:
+        return None
+    base, d, _ = members[0]
+    base = regex.sub(r"\b(?:const|struct)\b", "", base).strip()
+    return base if not d.pointer and not d.array and base in types else None
 
 
 def _collect_structs(p, code, text):
@@ -359,7 +379,8 @@ def _collect_structs(p, code, text):
         if not names:
             continue
         members = cstruct.struct_members(code, open_at, close)
-        if regex.search(r"^\s*PyObject_(?:VAR_)?HEAD\b", body[1:], regex.M):
+        if regex.search(r"^\s*PyObject_(?:VAR_)?HEAD\b", body[1:], regex.M) or \
+                derived_struct(members, p.types):
             info = TypeInfo(struct=names[0])
             for base, d, _ in members:
                 if regex.match(r"static\b", base):
@@ -381,7 +402,7 @@ def _collect_tables(p, path, code, text):
             if not isinstance(it.value, list):
                 continue
             f = cstruct.fields_of(it.value, METHOD_FIELDS)
-            if "ml_meth" not in f or f["ml_meth"].text in (None, "NULL", "0", "nullptr"):
+            if "ml_meth" not in f or is_null_function(f["ml_meth"].text):
                 continue
             func = cstruct.strip_cast(f["ml_meth"].text)
             flags = f["ml_flags"].text if "ml_flags" in f else ""
@@ -703,6 +724,30 @@ def _collect_stock_callbacks(p, code):
         last = cstruct.strip_cast(inner[args[-1][0]:args[-1][1]].strip())
         if regex.fullmatch(r"[A-Za-z_]\w*", last) and last not in ("NULL", "nullptr"):
             p.roles.setdefault(last, STOCK_CALLBACK)
+
+
+def _keep_called_clears(p):
+    """A ``tp_clear`` function goes with its slot (the runtime clears fields
+    through traverse), unless code other than a destructor calls it
+    (``Foo_clear(self)`` in ``__init__`` to reset the fields): then it is
+    kept as a helper, and only the slot and the destructors' calls go (a
+    clear it calls in turn is kept too)."""
+    changed = True
+    while changed:
+        changed = False
+        for name, role in list(p.roles.items()):
+            if role.kind != "dropped" or role.detail != "tp_clear":
+                continue
+            call = regex.compile(rf"(?<![\w.>]){regex.escape(name)}\s*\(")
+            if any(info.name != name and info.body and call.search(info.body)
+                   and (info.role is None or info.role.kind not in ("destroy", "dropped"))
+                   for info in p.functions.values()):
+                del p.roles[name]
+                p.kept_clears.add(name)
+                changed = True
+                for info in p.functions.values():
+                    if info.name == name:
+                        info.role = None
 
 
 def _collect_converters(p, masks):

@@ -536,6 +536,24 @@ Cystck_Object CystckTuple_Pack(Cystck_State *S, Cystck_ssize_t n, ...)
     return _Cystck_Own(S, t);
 }
 
+/* PyDict_GetItemRef of Python 3.13, on every version: a new handle to
+ * d[key] in *result (1), or a null one for a missing key (0, no exception)
+ * or an error (-1, exception set; a non-dict d is SystemError, as there). */
+int CystckDict_GetItemRef(Cystck_State *S, Cystck_Object d, Cystck_Object key, Cystck_Object *result)
+{
+    PyObject *d_ = _Cystck_Get(d), *key_ = _Cystck_Get(key), *item;
+    *result = Cystck_NULL;
+    if (d_ == NULL || key_ == NULL) {
+        _Cystck_BadArgAt(S, "CystckDict_GetItemRef", d_ == NULL ? d : key, _CYSTCK_CALLER());
+        return -1;
+    }
+    item = PyDict_GetItemWithError(d_, key_);
+    if (item == NULL)
+        return PyErr_Occurred() ? -1 : 0;
+    *result = _Cystck_OwnBorrowed(S, item);
+    return Cystck_IsNull(*result) ? -1 : 1;
+}
+
 int CystckDict_Next(Cystck_State *S, Cystck_Object d, Cystck_ssize_t *pos,
                     Cystck_Object *key, Cystck_Object *value)
 {

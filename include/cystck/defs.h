@@ -329,6 +329,8 @@ typedef struct { PyObject *_list; } Cystck_WeakList;
  *           tp_getattro):     int f(S, a, b)             push count
  *   nb_power:                 int f(S, a, b, c)          push count
  *   tp_richcompare:           int f(S, a, b, int op)     push count
+ *   tp_descr_get:             int f(S, self, obj, type)  push count
+ *                             (obj null through the class, type may be null)
  *   tp_hash:                  Cystck_hash_t f(S, self)   -1 on error
  *   sq_length, mp_length:     Cystck_ssize_t f(S, self)  -1 on error
  *   nb_bool:                  int f(S, self)             0/1, -1 on error
@@ -383,6 +385,15 @@ typedef struct { PyObject *_list; } Cystck_WeakList;
         _Cystck_OpenFrame(&S_, #IMPL);                                        \
         return _Cystck_Finish(&S_, IMPL(&S_, _Cystck_HArg(&a), _Cystck_HArg(&b),    \
                                         _Cystck_H(&c)), #IMPL);               \
+    }
+#define _CYSTCK_DESCRGET(SYM, IMPL)                                                \
+    static int IMPL(Cystck_State *S, Cystck_Object self, Cystck_Object obj, Cystck_Object type); \
+    static PyObject *_CYSTCK_TRAMP(SYM)(PyObject *self, PyObject *obj, PyObject *type) \
+    {                                                                         \
+        Cystck_State S_;                                                      \
+        _Cystck_OpenFrame(&S_, #IMPL);                                        \
+        return _Cystck_Finish(&S_, IMPL(&S_, _Cystck_HArg(&self), _Cystck_H(&obj), \
+                                        _Cystck_H(&type)), #IMPL);            \
     }
 #define _CYSTCK_RICHCMP(SYM, IMPL)                                                 \
     static int IMPL(Cystck_State *S, Cystck_Object a, Cystck_Object b, int op); \
@@ -585,6 +596,7 @@ CYSTCK_INTERNAL void _Cystck_DeallocTrash(PyObject *self, void (*destroy)(void *
 #define _CYSTCK_SLOTKIND_sq_concat      (_CYSTCK_BINARY)
 #define _CYSTCK_SLOTKIND_tp_getattro    (_CYSTCK_BINARY)
 #define _CYSTCK_SLOTKIND_tp_richcompare (_CYSTCK_RICHCMP)
+#define _CYSTCK_SLOTKIND_tp_descr_get  (_CYSTCK_DESCRGET)
 #define _CYSTCK_SLOTKIND_tp_hash        (_CYSTCK_HASHFUNC)
 #define _CYSTCK_SLOTKIND_sq_length      (_CYSTCK_LENFUNC)
 #define _CYSTCK_SLOTKIND_mp_length      (_CYSTCK_LENFUNC)

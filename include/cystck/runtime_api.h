@@ -165,6 +165,8 @@ static inline Cystck_Object CystckTuple_FromArray(Cystck_State *S, const Cystck_
 }
 
 /* ---- Dicts ---- */
+CYSTCK_INTERNAL int CystckDict_GetItemRef(Cystck_State *S, Cystck_Object d, Cystck_Object key,
+                                          Cystck_Object *result);
 CYSTCK_INTERNAL int CystckDict_Next(Cystck_State *S, Cystck_Object d, Cystck_ssize_t *pos,
                                     Cystck_Object *key, Cystck_Object *value);
 

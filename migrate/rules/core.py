@@ -5,6 +5,7 @@ import regex
 from .. import api, source
 from ..engine import Rule
 from . import _common
+from .escape import MARK
 
 
 class IncludeHeader(Rule):
@@ -45,7 +46,10 @@ class Constants(Rule):
     ``Py_Ellipsis`` become the permanent handles ``Cystck_None``...; the
     builtin types (``&PyLong_Type``, ``(PyObject *)&PyFloat_Type``) become
     ``CystckLong_Type``...; ``PyExc_X`` becomes ``CystckExc_X``.  Only
-    constants that Cystck.h defines are rewritten; others are left-overs."""
+    constants that Cystck.h defines are rewritten; others are left-overs,
+    except a builtin type with no Cystck handle used in a function that has
+    the state (``&PySuper_Type``): it is kept through the escape hatch,
+    ``Cystck_FromPyObject(S, (PyObject *)&PySuper_Type)``, and reported."""
     name = "constants"
     precedence = 800
     patterns = (r"\bPy_(None|True|False|NotImplemented|Ellipsis)\b",
@@ -61,12 +65,25 @@ class Constants(Rule):
             new = "Cystck_" + m.group(1)
             return new if new in consts else None
 
+        with_state = []
+
+        def bodies_with_state():
+            if not with_state:
+                with_state.extend([ctx.body for ctx in _common.function_contexts(unit, with_locals=False)
+                                   if ctx.has_state] or [(0, 0)])
+            return with_state
+
         def typ(m, text):
             new = f"Cystck{m.group(1)}_Type"
-            if new not in consts:
-                unit.leftover(m.start(), f"no Cystck handle for Py{m.group(1)}_Type", self.name)
-                return None
-            return new
+            if new in consts:
+                return new
+            stock = f"Py{m.group(1)}_Type"
+            if any(b0 <= m.start() < b1 for b0, b1 in bodies_with_state()):
+                unit.leftover(m.start(), f"escape hatch: {stock} has no Cystck handle: kept, given "
+                              "one with Cystck_FromPyObject", self.name)
+                return f"{MARK} Cystck_FromPyObject(S, (PyObject *)&{stock})"
+            unit.leftover(m.start(), f"no Cystck handle for {stock}", self.name)
+            return None
 
         def exc(m, text):
             new = "CystckExc_" + m.group(1)

@@ -166,3 +166,40 @@ class EscapeHatch(Rule):
             elif c in ";{}":
                 return False
         return False
+
+
+class TypeFieldReads(Rule):
+    """A type's object fields read through a handle (``Py_TYPE(self)->tp_dict``,
+    ``t->tp_bases``, ``tp_mro``) have no Cystck accessor: the read is kept
+    through the escape hatch, ``Cystck_FromPyObject(S, ((PyTypeObject
+    *)Cystck_AsPyObject(S, t))->tp_dict)`` (a handle of its own to the
+    borrowed field), and reported.  Stores into these fields stay."""
+    name = "type-field-reads"
+    precedence = 858
+    patterns = (r"(?:\(\s*(?:\(\s*PyTypeObject\s*\*\s*\)\s*)?(?P<x>\w+)\s*\)"
+                r"|(?P<x>(?<![\w.>])\w+|CystckObject_Type\s*" + source.paren("a") + r"))\s*->\s*"
+                r"(?P<f>tp_dict|tp_bases|tp_mro)\b(?!\s*=[^=])",)
+    before = ("static PyObject *d(PyObject *t)\n{\n"
+              "    t->tp_mro = NULL;\n    return Py_NewRef(((PyTypeObject *)t)->tp_dict);\n}\n")
+    after = ("static PyObject *d(PyObject *t)\n{\n    t->tp_mro = NULL;\n"
+             f"    return Py_NewRef({MARK} Cystck_FromPyObject(S, ((PyTypeObject *)"
+             "Cystck_AsPyObject(S, t))->tp_dict));\n}\n")
+
+    def apply(self, unit):
+        code, text, edits = unit.masked, unit.text, source.Edits()
+        if not regex.search(r"->\s*(?:tp_dict|tp_bases|tp_mro)\b", code):
+            return 0
+        for ctx in _common.function_contexts(unit):
+            if not ctx.has_state:
+                continue
+            for m in regex.finditer(self.patterns[0], code, pos=ctx.body[0], endpos=ctx.body[1]):
+                x = text[m.start("x"):m.end("x")]
+                if not EscapeHatch._is_handle_expr(x, ctx, unit.project):
+                    continue
+                edits.add(m.start(), m.end(), f"{MARK} Cystck_FromPyObject(S, ((PyTypeObject *)"
+                                              f"Cystck_AsPyObject(S, {x}))->{m.group('f')})")
+                unit.leftover(m.start(), f"escape hatch: {m.group('f')} has no Cystck accessor: read "
+                              "through Cystck_AsPyObject", self.name)
+        if edits:
+            unit.apply(edits)
+        return edits.applied

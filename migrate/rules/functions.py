@@ -301,10 +301,14 @@ def _functor_argument(code, pos, start):
     return False
 
 
+_ESCAPED_POINTER = regex.compile(r"Cystck_AsPyObject\s*\(")
+
+
 class Casts(Rule):
     """Casts between object pointer types mean nothing for handles:
     ``(PyObject *)x`` and ``(Foo *)x`` (Foo a custom type's struct) become
-    ``x`` in functions that have the state.  The C++ spellings
+    ``x`` in functions that have the state (a cast of the stock pointer
+    that ``Cystck_AsPyObject`` lends stays).  The C++ spellings
     ``reinterpret_cast<Foo*>( x )`` and ``static_cast<PyObject*>( x )`` are
     ``x`` too, except where a member is reached through the cast
     (``reinterpret_cast<Foo*>( x )->n`` becomes ``Foo_AsStruct(S, x)->n``)
@@ -340,7 +344,8 @@ class Casts(Rule):
                 continue
             b0, b1 = f.body
             for m in regex.finditer(self.patterns[0], code, pos=b0, endpos=b1):
-                if m.group("t") in types:
+                # a stock pointer lent by the escape hatch keeps its cast
+                if m.group("t") in types and not _ESCAPED_POINTER.match(code, m.end()):
                     edits.add(m.start(), m.end(), "")
             # ``S`` is in scope where the signature has it or the function
             # will get it (the state-calls rule runs later).
@@ -363,6 +368,74 @@ class Casts(Rule):
         if edits:
             unit.apply(edits)
         return edits.applied
+
+
+class CastMacros(Rule):
+    """A macro that only casts its argument to an object pointer type,
+    ``#define OBJECT(o) ((PyObject *)(o))`` (or to a custom type's struct,
+    ``#define BOX(o) ((Box *)(o))``), casts a handle, which means nothing:
+    its body becomes ``(o)``, as the casts rule does where such a cast is
+    written out (it cannot see through the macro).  Where the macro is used
+    in a function that has the state, ``OBJECT(self) == other``, the use
+    becomes its argument, so that the other rules see the handle (the
+    identity test becomes ``Cystck_Is(S, self, other)``).  Casts to other
+    types stay."""
+    name = "cast-macros"
+    precedence = 511
+    patterns = (r"^(?P<head>[ \t]*#[ \t]*define[ \t]+(?P<name>\w+)\(\s*(?P<p>\w+)\s*\))[ \t]*"
+                r"(?P<body>\(\s*\(\s*(?:const\s+)?(?:struct\s+)?(?P<t>\w+)\s*\*\s*\)\s*"
+                r"(?:\(\s*(?P=p)\s*\)|(?P=p))\s*\))[ \t]*$",)
+    before = ("typedef struct { PyObject_HEAD long n; } Box;\n"
+              "#define OBJECT(O) ((PyObject*)(O))\n#define BOX(o) ((Box *)o)\n"
+              "#define BYTES(p) ((unsigned char *)(p))\n"
+              "static PyObject *f(PyObject *o) { return PyObject_Repr(OBJECT(BOX(o))); }\n"
+              "static unsigned char g(char *p) { return *BYTES(p); }\n")
+    after = ("typedef struct { PyObject_HEAD long n; } Box;\n"
+             "#define OBJECT(O) (O)\n#define BOX(o) (o)\n"
+             "#define BYTES(p) ((unsigned char *)(p))\n"
+             "static PyObject *f(PyObject *o) { return PyObject_Repr(o); }\n"
+             "static unsigned char g(char *p) { return *BYTES(p); }\n")
+
+    def apply(self, unit):
+        names = set()
+        for text in unit.project.files.values():
+            # (#define lines: no literal or comment spans them, the text will do)
+            names |= self._cast_macros(unit.project, text)
+        if not names:
+            return 0
+        n = unit.sub(self.patterns[0], lambda m, text: (
+            f"{text[m.start():m.end('head')]} ({m.group('p')})" if m.group("name") in names else None),
+            regex.M)
+        nested = True
+        while nested:           # a use inside another one's argument comes next time
+            done, nested = self._strip_uses(unit, names)
+            n += done
+        return n
+
+    def _cast_macros(self, project, text):
+        types = set(project.custom_structs)
+        return {m.group("name") for m in regex.finditer(self.patterns[0], text, regex.M)
+                if regex.fullmatch(proj.OBJECT_TYPES, m.group("t")) or m.group("t") in types}
+
+    @staticmethod
+    def _strip_uses(unit, names):
+        code, text, edits = unit.masked, unit.text, source.Edits()
+        use = regex.compile(r"(?<![\w.>])(?:" + "|".join(map(regex.escape, sorted(names)))
+                            + r")\s*" + source.paren("a"))
+        nested = False
+        if not use.search(code):
+            return 0, False
+        for ctx in _common.function_contexts(unit, with_locals=False):
+            if not ctx.has_state:
+                continue
+            for m in use.finditer(code, *ctx.body):
+                inner = text[m.start("a") + 1:m.end("a") - 1].strip()
+                simple = regex.fullmatch(r"[\w.>-]+(?:\s*\((?:[^()]|\((?:[^()])*\))*\))?", inner)
+                edits.add(m.start(), m.end(), inner if simple else f"({inner})")
+                nested = nested or bool(use.search(code, m.start("a"), m.end("a")))
+        if edits:
+            unit.apply(edits)
+        return edits.applied, nested
 
 
 def _handle_returning_call(unit):
@@ -389,7 +462,9 @@ def _follows_operand(code, at):
 class NullHandles(Rule):
     """NULL on handles: ``h = NULL`` becomes ``h = Cystck_NULL``; ``h ==
     NULL``, ``!h`` and ``(h = f(...)) == NULL`` become ``Cystck_IsNull(...)``;
-    ``h != NULL`` and a bare ``if (h)`` become ``!Cystck_IsNull(h)``.  Only
+    ``h != NULL`` and a bare ``if (h)`` become ``!Cystck_IsNull(h)``; in a
+    chain ``a = h = NULL`` every target is a handle; through an out
+    parameter ``Cystck_Object *p``, ``*p = NULL`` and ``*p == NULL`` alike.  Only
     names declared as handles in the function (or members known to hold
     handles) are touched, so ``char *p == NULL`` stays as it is; ``*out``
     is a handle where ``out`` points at handles (``PyObject **out``)."""
@@ -443,7 +518,9 @@ class NullHandles(Rule):
             if pats is not deref_pats:
                 scan_tests(ctx, b0, b1)
             for m in pats[0].finditer(code, b0, b1):
-                if not handle(m) or regex.search(r"[=!<>]\s*$", code[max(0, m.start() - 2):m.start()]):
+                # a chained assignment (a = h = NULL) stores into every
+                # target, a comparison (x == h = ...) is none
+                if not handle(m) or regex.search(r"(?:[=!<>]=|[<>])\s*$", code[max(0, m.start() - 3):m.start()]):
                     continue
                 eq = code.index("=", m.end("h"))
                 edits.add(eq, m.end(), "= Cystck_NULL")
@@ -451,6 +528,7 @@ class NullHandles(Rule):
                 if handle(m):
                     neg = "!" if m.group("op") == "!=" else ""
                     edits.add(m.start(), m.end(), f"{neg}Cystck_IsNull({text[m.start('h'):m.end('h')]})")
+            _deref_nulls(ctx, code, text, b0, b1, edits)
             for m in pats[2].finditer(code, b0, b1):
                 if handle(m):
                     edits.add(m.start(), m.end(), f"Cystck_IsNull({text[m.start('h'):m.end('h')]})")
@@ -471,6 +549,26 @@ class NullHandles(Rule):
         if edits:
             unit.apply(edits)
         return edits.applied
+
+
+#: ``*p = NULL``, ``*p == NULL``, ``*p != NULL`` (a dereference, not a product)
+_DEREF_NULL = regex.compile(r"(?<=(?:^|[;{}(,!&|=?:])\s*)\*\s*(?P<p>[A-Za-z_]\w*)\s*"
+                            r"(?P<op>=(?!=)|==|!=)\s*(?:NULL|nullptr)\b", regex.M)
+
+
+def _deref_nulls(ctx, code, text, b0, b1, edits):
+    """NULL through a pointer to a handle (an out parameter ``Cystck_Object
+    *result``): ``*p = NULL`` stores the null handle, ``*p == NULL`` tests
+    for it."""
+    for m in _DEREF_NULL.finditer(code, b0, b1):
+        if m.group("p") not in ctx.arrays:
+            continue
+        target = "*" + m.group("p")
+        if m.group("op") == "=":
+            edits.add(m.start(), m.end(), f"{target} = Cystck_NULL")
+        else:
+            neg = "!" if m.group("op") == "!=" else ""
+            edits.add(m.start(), m.end(), f"{neg}Cystck_IsNull({target})")
 
 
 class HandleIdentity(Rule):
@@ -832,7 +930,8 @@ class StateCalls(Rule):
     they use the ``S`` of the function that expands them.)  A direct call of an entry
     point whose parameters are all objects keeps its arguments: ``return
     f(S, a);`` from an entry point returns its push count, and ``h = f(S,
-    a);`` gets the value through ``cystck_migrate_result``, defined once
+    a);`` and ``return f(S, a);`` from a helper returning an object get the
+    value through ``cystck_migrate_result``, defined once
     after the Cystck.h include.  Other direct calls of entry points are
     reported: their convention (push count, argument array) changed."""
     name = "state-calls"
@@ -902,11 +1001,21 @@ class StateCalls(Rule):
             edits.add(close, close + code[close:].index(")") + 1, "")
             return True
         target = regex.search(r"(?<![\w.>])(?P<h>\w+)\s*=\s*$", code[max(0, m.start() - 80):m.start()])
-        if target and regex.match(r"\s*;", code[close:]) and target.group("h") in self._handles(unit, ctx):
+        if target and regex.match(r"\s*;", code[close:]) and target.group("h") in self._handles(unit, ctx) \
+                or self._returned_as_handle(unit, ctx, code, m, close):
             edits.add(m.start(), m.start(), f"{RESULT_HELPER}(S, ")
             edits.add(close, close, ")")
             return True
         return False
+
+    @staticmethod
+    def _returned_as_handle(unit, ctx, code, m, close):
+        """Is the call the value of ``return f(...);`` in a helper that
+        returns a handle?"""
+        if ctx.role is not None or not regex.search(r"(?<![\w.>])return\s+$", code[max(0, m.start() - 20):m.start()]):
+            return False
+        info = unit.project.function(unit.path, ctx.func.name)
+        return bool(info and info.returns_handle and regex.match(r"\s*;", code[close:]))
 
     @staticmethod
     def _handles(unit, ctx):

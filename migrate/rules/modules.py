@@ -18,17 +18,24 @@ class ModuleDef(Rule):
     methods}`` (a size of -1, "no per-module state", becomes 0).  With
     ``m_slots`` (multi-phase init) the defines are the slot array, which
     the multi-phase-init rule made a list of the functions and slots; the
-    traverse/clear/free hooks are dropped with their functions."""
+    traverse/clear/free hooks are dropped with their functions.  A
+    declaration of the definition ahead of it (``static struct PyModuleDef
+    mod;``, for code that needs its address first) declares a
+    ``CystckModuleDef`` too."""
     name = "module-def"
     precedence = 330
-    patterns = (r"\b(?:struct\s+)?PyModuleDef\s+(?P<name>\w+)\s*=\s*\{",)
-    before = ('static struct PyModuleDef mod = {\n    PyModuleDef_HEAD_INIT,\n    "spam",\n    NULL,\n'
+    patterns = (r"\b(?:struct\s+)?PyModuleDef\s+(?P<name>\w+)\s*=\s*\{",
+                r"\b(?:struct\s+)?PyModuleDef\s+(?P<name>\w+)\s*;")
+    before = ('static struct PyModuleDef mod;\n'
+              'static struct PyModuleDef mod = {\n    PyModuleDef_HEAD_INIT,\n    "spam",\n    NULL,\n'
               '    -1,\n    spam_methods\n};\n')
-    after = 'static CystckModuleDef mod = {\n    "spam",\n    NULL,\n    0,\n    spam_methods\n};\n'
+    after = ('static CystckModuleDef mod;\n'
+             'static CystckModuleDef mod = {\n    "spam",\n    NULL,\n    0,\n    spam_methods\n};\n')
 
     def apply(self, unit):
         code, text = unit.structure, unit.text
         edits = source.Edits()
+        defined = set()
         for m in regex.finditer(self.patterns[0], code):
             f = cstruct.fields_of(proj.table_items(code, text, m), proj.MODULE_FIELDS)
             vals = []
@@ -48,6 +55,10 @@ class ModuleDef(Rule):
             close = source.matching(code, open_at)
             head = regex.sub(r"(?:struct\s+)?PyModuleDef", "CystckModuleDef", text[m.start():open_at], count=1)
             edits.add(m.start(), close, head + "{\n" + ",\n".join("    " + v for v in vals) + "\n}")
+            defined.add(m.group("name"))
+        for m in regex.finditer(self.patterns[1], code):
+            if m.group("name") in defined:
+                edits.add(m.start(), m.start("name"), "CystckModuleDef ")
         if edits:
             unit.apply(edits)
         return edits.applied

@@ -1,5 +1,7 @@
 """Reference counting: the runtime owns every reference, so increments
 disappear and decrements become early releases of handles."""
+import functools
+
 import regex
 
 from .. import api, source
@@ -51,6 +53,55 @@ def _static_object_statement_end(masked, open_at):
     return semi.end() if arg.startswith("&") and semi else None
 
 
+def _none_release_end(masked, open_at, b0):
+    """The end of the statement ``Py_DECREF(x);`` whose parenthesis is at
+    ``open_at`` when x is ``Py_None``, or a variable its block knows to be
+    ``None``; None otherwise."""
+    close = source.matching(masked, open_at)
+    semi = _SEMICOLON.match(masked, close)
+    x = masked[open_at + 1:close - 1].strip()
+    if semi is None or not regex.fullmatch(r"\w+", x):
+        return None
+    if x == "Py_None":
+        return semi.end()
+    opening = _enclosing_brace(masked, open_at, b0)
+    if opening is None:
+        return None
+    head = masked[b0:opening].rstrip()
+    v = regex.escape(x)
+    # (the handle-identity rule may have made the test Cystck_Is already)
+    is_none = rf"(?:{v}\s*==\s*Py_None|Cystck_Is\s*\(\s*S\s*,\s*{v}\s*,\s*(?:Py|Cystck)_None\s*\))"
+    not_none = rf"(?:{v}\s*!=\s*Py_None|!\s*Cystck_Is\s*\(\s*S\s*,\s*{v}\s*,\s*(?:Py|Cystck)_None\s*\))"
+    if regex.search(rf"\bif\s*\(\s*(?<!!\s*){is_none}\s*\)$", head):
+        return semi.end()
+    if not head.endswith("else"):
+        return None
+    before_else = masked[b0:b0 + len(head) - 4].rstrip()
+    if not before_else.endswith("}"):
+        return None
+    then_open = _enclosing_brace(masked, b0 + len(before_else) - 1, b0)
+    if then_open is None:
+        return None
+    if regex.search(rf"\bif\s*\(\s*{not_none}\s*\)$", masked[b0:then_open].rstrip()):
+        return semi.end()
+    return None
+
+
+def _enclosing_brace(masked, pos, b0):
+    """The index of the '{' opening the block that contains ``pos`` (for a
+    '}' at ``pos``, the block it closes), or None at the function body."""
+    depth = 0
+    for i in range(pos - 1 if masked[pos] != "}" else pos - 1, b0, -1):
+        c = masked[i]
+        if c == "}":
+            depth += 1
+        elif c == "{":
+            if depth == 0:
+                return i
+            depth -= 1
+    return None
+
+
 def _remove_statement(text, masked, start, end, edits):
     if _common.in_unbraced_body(masked, start):
         edits.add(start, end, ";")
@@ -71,7 +122,14 @@ class IncRef(Rule):
     stays, through the escape hatch, and is reported as an error (the
     structure must hold a ``PyObject *`` or a ``Cystck_Ref``).  Stored into
     an output parameter, ``*result = x;``, the caller gets a new reference,
-    ``*result = Cystck_Dup(S, x);``."""
+    ``*result = Cystck_Dup(S, x);``.  Handed next to a function that
+    consumes it, ``Py_INCREF(x); PyTuple_SET_ITEM(t, 0, x);``, the function
+    gets a handle of its own, ``PyTuple_SET_ITEM(t, 0, Cystck_Dup(S, x))``:
+    consuming ``x`` itself would release a handle its owner (the caller,
+    for an argument) still uses.  For the same reason a helper that takes
+    a reference to a parameter it releases later (``Py_INCREF(arg); ...
+    Py_DECREF(arg);``) takes a handle of its own: ``arg = Cystck_Dup(S,
+    arg);``."""
     name = "incref"
     precedence = 600
     patterns = (r"\bPy_X?INCREF\s*" + _common.PAREN + r"\s*;",)
@@ -101,6 +159,15 @@ class IncRef(Rule):
                 if r and not _common.in_unbraced_body(masked, m.start()):
                     edits.add(m.start(), m.end() + r.end(), f"return Cystck_Dup(S, {text[m.start('p') + 1:m.end('p') - 1].strip()});")
                     continue
+                if role is None and x in _object_params(masked, f) and \
+                        regex.search(rf"\b(?:Py_X?DECREF|Py_CLEAR)\s*\(\s*{regex.escape(x)}\s*\)", masked[m.end():b1]):
+                    edits.add(m.start(), m.end(), f"{x} = Cystck_Dup(S, {x});")
+                    continue
+                consumed = _consumed_next(masked, m.end(), b1, x)
+                if consumed is not None:
+                    edits.add(*consumed, f"Cystck_Dup(S, {x})")
+                    _remove_statement(text, masked, m.start(), m.end(), edits)
+                    continue
                 store = _native_store(masked, m.end(), b1, x, unit.project) if regex.fullmatch(r"\w+", x) else None
                 out = regex.fullmatch(r"\*\s*(\w+)", store.group("t").strip()) if store else None
                 if out and out.group(1) in arrays.get(f.start, ()):
@@ -126,6 +193,39 @@ class IncRef(Rule):
         unit.leftover(m.start(), f"error: {x} is stored into {store}, which C keeps beyond the call, and a "
                       "handle is valid only during the call: the increment is kept through the escape hatch; "
                       f"store Cystck_AsPyObject(S, {x}) in a PyObject * (or hold a Cystck_Ref)", self.name)
+
+
+def _object_params(code, f):
+    """Names of the object parameters of function ``f``."""
+    return {q.name for q in _common.parse_params(code, *f.params)
+            if (q.base.endswith("Cystck_Object") and q.ptr == "") or (q.base.endswith("PyObject") and q.ptr == "*")}
+
+
+def _consumed_next(code, start, end, x):
+    """The span of ``x`` as the consumed argument of the call that is the
+    next statement (``PyTuple_SET_ITEM(t, 0, x);``), or None."""
+    if not regex.fullmatch(r"\w+", x):
+        return None
+    call = regex.match(r"\s*(?P<f>\w+)\s*" + source.paren("a") + r"\s*;", code[start:end])
+    index = _consumed_index().get(call.group("f")) if call else None
+    if index is None:
+        return None
+    a0 = start + call.start("a") + 1
+    args = source.split_top(code, a0, start + call.end("a") - 1)
+    if index >= len(args) or code[args[index][0]:args[index][1]].strip() != x:
+        return None
+    lead = len(code[args[index][0]:args[index][1]]) - len(code[args[index][0]:args[index][1]].lstrip())
+    return args[index][0] + lead, args[index][0] + lead + len(x)
+
+
+@functools.lru_cache(maxsize=None)
+def _consumed_index():
+    """Stock and Cystck names of the functions that consume an argument ->
+    its index (without the state)."""
+    out = dict(api.consuming())
+    out.update({f.stock: api.consuming()[f.name] for f in api.table()
+                if f.name in api.consuming() and f.stock})
+    return out
 
 
 def _native_store(code, start, end, x, project):
@@ -181,7 +281,11 @@ class DecRef(Rule):
     handle must stay valid for that read.  ``Py_DECREF(&FooType);`` (or of ``(PyObject
     *)&FooType``) goes: the address of a static object, a type object, is
     no handle of the call, and the type's reference is released by its
-    owner."""
+    owner.  So does a release of ``None``: ``Py_DECREF(Py_None);``, and
+    ``Py_DECREF(x);`` where its block is entered only when ``x`` is ``None``
+    (``if (x == Py_None) {...}``, the ``else`` of ``if (x != Py_None)``): the
+    constant is no handle of the call either (whatever handle took the
+    reference is released with the call)."""
     name = "decref"
     precedence = 610
     patterns = (r"\bPy_X?DECREF\s*\(",)
@@ -196,6 +300,8 @@ class DecRef(Rule):
                 if _is_global_ref(unit, m.end() - 1, ctx):
                     continue          # the global-refs rule drops it
                 end = _static_object_statement_end(masked, m.end() - 1)
+                if end is None:
+                    end = _none_release_end(masked, m.end() - 1, b0)
                 if end is None:
                     end = _read_after_release(masked, m.end() - 1, b1)
                 if end is not None:

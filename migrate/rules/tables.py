@@ -75,18 +75,19 @@ def plan(unit):
             if not isinstance(it.value, list):
                 continue
             f = cstruct.fields_of(it.value, proj.METHOD_FIELDS)
-            if "ml_meth" not in f or f["ml_meth"].text in (None, "NULL", "0", "nullptr"):
+            if "ml_meth" not in f or proj.is_null_function(f["ml_meth"].text):
                 continue
             t.entries.append(_method_entry(f, statics, used_impls, unit.project.typed_methods,
                                            _extern_definitions(unit, m.start())))
         tables[t.name] = t
+    used_members = set()
     for m in proj._DEF_PATTERNS["members"].finditer(code):
         t = Table(m.group("name"), "members", item_span(m.start()))
         for it in proj.table_items(code, text, m):
             if isinstance(it.value, list):
                 f = cstruct.fields_of(it.value, proj.MEMBER_FIELDS)
                 if "name" in f and f["name"].text not in ("NULL", "0", "nullptr", None):
-                    t.entries.append(_member_entry(f, t.name, unit.project))
+                    t.entries.append(_member_entry(f, t.name, unit.project, used_members))
         tables[t.name] = t
     used_getters = set()
     for m in proj._DEF_PATTERNS["getsets"].finditer(code):
@@ -151,7 +152,7 @@ def _method_entry(f, statics, used_impls, typed, is_extern):
     return Entry(f"{impl}_def", f"CYSTCK_DEF_METH({impl}_def, {pyname}, {impl}, {conv}, {doc})\n{forwarder}")
 
 
-def _member_entry(f, table, project):
+def _member_entry(f, table, project, used):
     name = f["name"].text
     weaklist = proj.weaklist_member(project, f["offset"].text if "offset" in f else "") \
         if name == '"__weaklistoffset__"' else None
@@ -167,6 +168,9 @@ def _member_entry(f, table, project):
         return Entry("", f"/* cystck-migrate: member {name} ({mtype}, {offset}) not translated */", ok=False)
     flags = regex.sub(r"\b(?:Py_)?READONLY\b", "CYSTCK_READONLY", flags)
     sym = f"{om.group(1)}_{om.group(2)}_member"
+    if sym in used:      # a second name for the same field: named after the name
+        sym = f"{om.group(1)}_{om.group(2)}__{_ident(name)}_member"
+    used.add(sym)
     return Entry(sym, f"CYSTCK_DEF_MEMBER({sym}, {name}, CYSTCK_MEMBER_{MEMBER_TYPES[mtype]}, "
                       f"{om.group(1)}, {om.group(2)}, {flags}, {doc})")
 

@@ -14,13 +14,21 @@ class ObjectStruct(Rule):
     ``Cystck_Field`` (visible to the GC through traverse; the one that
     ``tp_weaklistoffset`` names a ``Cystck_WeakList``), and the typed
     accessor ``Name_AsStruct(S, h)`` is declared after it with
-    ``CYSTCK_TYPE_HELPERS``."""
+    ``CYSTCK_TYPE_HELPERS``.  A struct that starts with another instance
+    struct by value (``typedef struct { Box base; PyObject *tag; } Tagged;``,
+    a subtype's layout) is an instance struct too: its base member stays,
+    the rest is treated alike."""
     name = "object-struct"
     precedence = 200
     patterns = (r"(?P<td>typedef\s+)?\bstruct\s*(?P<tag>\w+)?\s*\{", r"^\s*PyObject_(?:VAR_)?HEAD\b[ \t;]*\n?")
-    before = "typedef struct {\n    PyObject_HEAD\n    PyObject *value;\n    long n;\n} Box;\n"
+    before = ("typedef struct {\n    PyObject_HEAD\n    PyObject *value;\n    long n;\n} Box;\n"
+              "typedef struct {\n    Box base;\n    PyObject *tag;\n} Tagged;\n"
+              "typedef struct {\n    Box *box;\n    PyObject *tag;\n} Holder;\n")
     after = ("typedef struct {\n    Cystck_Field value;\n    long n;\n} Box;\n"
-             "CYSTCK_TYPE_HELPERS(Box)\n")
+             "CYSTCK_TYPE_HELPERS(Box)\n"
+             "typedef struct {\n    Box base;\n    Cystck_Field tag;\n} Tagged;\n"
+             "CYSTCK_TYPE_HELPERS(Tagged)\n"
+             "typedef struct {\n    Box *box;\n    PyObject *tag;\n} Holder;\n")
 
     def apply(self, unit):
         code, text = unit.structure, unit.text
@@ -30,20 +38,15 @@ class ObjectStruct(Rule):
             open_at = m.end() - 1
             close = source.matching(code, open_at)
             head = regex.search(self.patterns[1], code[open_at + 1:close], regex.M)
-            if not head:
+            members = cstruct.struct_members(code, open_at, close)
+            if not head and not proj.derived_struct(members, unit.project.types):
                 continue
             after = regex.match(r"\s*(?P<name>\w+)?\s*;", code[close:])
             name = after.group("name") if (m.group("td") and after and after.group("name")) else None
             info = unit.project.types.get(name or m.group("tag") or "")
-            hs = open_at + 1 + head.start()
-            he = open_at + 1 + head.end()
-            token = hs + len(head.group()) - len(head.group().lstrip())
-            line_s = text.rfind("\n", 0, token) + 1
-            if text[line_s:token].strip() == "" and code[he - 1:he] == "\n":
-                edits.add(line_s, he, "")          # the head is alone on its line
-            else:
-                edits.add(token, token + len(head.group().strip()), "")
-            for base, d, span in cstruct.struct_members(code, open_at, close):
+            if head:
+                self._drop_head(text, code, open_at + 1, head, edits)
+            for base, d, span in members:
                 if info and d.name in info.weaklist:
                     self._retype(unit, code, span, d.name, "Cystck_WeakList", edits)
                 elif info and d.name in info.object_fields:
@@ -68,6 +71,17 @@ class ObjectStruct(Rule):
         else:
             unit.leftover(span[0], f"member {member}: split this declaration so that "
                                    f"it can become a {new_type}", self.name)
+
+    @staticmethod
+    def _drop_head(text, code, offset, head, edits):
+        hs = offset + head.start()
+        he = offset + head.end()
+        token = hs + len(head.group()) - len(head.group().lstrip())
+        line_s = text.rfind("\n", 0, token) + 1
+        if text[line_s:token].strip() == "" and code[he - 1:he] == "\n":
+            edits.add(line_s, he, "")          # the head is alone on its line
+        else:
+            edits.add(token, token + len(head.group().strip()), "")
 
 
 class StructMembers(Rule):
@@ -537,22 +551,29 @@ class MethodTable(Rule):
         return n
 
 
+#: a destructor's call of a clear function, which the destroy-traverse rule removes
+_DROPPED_CALL = regex.compile(r"\b(\w+)\s*\(\s*\(\s*PyObject\s*\*\s*\)\s*\w+\s*\)\s*;|\b(\w+)\s*\(\s*\w+\s*\)\s*;")
+
+
 class DestroyTraverse(Rule):
     """Deallocators become Cystck destructors ``void f(void *data)`` and
     traverse functions take the native struct: ``Py_VISIT(self->x)`` becomes
     ``Cystck_VISIT(&self->x)``.  In destructors the freeing of the object
-    (``tp_free``, ``PyObject_Del``), GC untracking, the trashcan
+    (``tp_free``, ``PyObject_Del``), GC untracking, the clearing of weak
+    references (the runtime clears them before the destructor runs), the trashcan
     (``Py_TRASHCAN_BEGIN``...``Py_TRASHCAN_END``, both ends), the releasing of
     object members and of a heap type's reference to its type are removed: the runtime does them after the destructor
     has released native resources.  A NULL test of an object member there
     (``if (self->v)``) becomes ``!CystckField_IsNull(self->v)``.  ``tp_clear`` functions and module
     traverse/clear/free hooks are removed; the runtime clears fields through
-    traverse."""
+    traverse.  A ``tp_clear`` function that code other than destructors
+    calls (``Foo_clear(self)`` in ``__init__``) stays, as a helper."""
     name = "destroy-traverse"
     precedence = 370
     patterns = (r"\bPy_VISIT\s*" + _common.PAREN + r"\s*;",
                 r"\b(?:Py_TYPE\s*\([^()]*\)\s*->\s*tp_free|PyObject_(?:GC_)?Del|PyObject_Free"
-                r"|PyObject_GC_UnTrack|Py_X?DECREF|Py_CLEAR|Py_TRASHCAN_\w+|\w+->tp_free)\s*" + _common.PAREN + r"\s*;",
+                r"|PyObject_GC_UnTrack|PyObject_ClearWeakRefs|Py_X?DECREF|Py_CLEAR|Py_TRASHCAN_\w+|\w+->tp_free)\s*"
+                + _common.PAREN + r"\s*;",
                 # the trashcan bounds the recursion of stock deallocators; the
                 # runtime deallocates, so both ends go, with or without ';'
                 r"\bPy_TRASHCAN_(?:BEGIN|SAFE_BEGIN)\s*" + source.paren("t") + r"[ \t]*;?|\bPy_TRASHCAN_(?:END|SAFE_END)"
@@ -630,11 +651,10 @@ class DestroyTraverse(Rule):
                 self._drop_type_release(code, text, b0, b1, edits)
                 self._field_null_tests(p, code, first.name, struct, b0, b1, edits)
                 self._report_state_calls(unit, b0, b1)
-                for m in regex.finditer(r"\b(\w+)\s*\(\s*\(\s*PyObject\s*\*\s*\)\s*\w+\s*\)\s*;|\b(\w+)\s*\(\s*\w+\s*\)\s*;",
-                                        code, pos=b0, endpos=b1):
+                for m in _DROPPED_CALL.finditer(code, pos=b0, endpos=b1):
                     callee = m.group(1) or m.group(2)
                     r = p.role(callee)
-                    if r is not None and r.kind == "dropped":
+                    if r is not None and r.kind == "dropped" or callee in p.kept_clears:
                         edits.add(*_common.statement_line_span(text, m.start(), m.end()), "")
         if edits:
             unit.apply(edits)
@@ -660,8 +680,14 @@ class DestroyTraverse(Rule):
         """A destructor has no state: a call of a function that uses the API
         (``Foo_clear(self)``) cannot be ported there and is an error to
         rewrite by hand (the runtime releases object fields itself)."""
+        p = unit.project
         for m in regex.finditer(r"(?<![\w.>])(?P<f>\w+)\s*\(", unit.masked, pos=b0, endpos=b1):
-            if unit.project.needs_state(unit.path, m.group("f")):
+            name = m.group("f")
+            role = p.role(name)
+            if (role is not None and role.kind == "dropped" or name in p.kept_clears) and \
+                    _DROPPED_CALL.match(unit.masked, m.start()):
+                continue      # a call of a clear function, removed below
+            if p.needs_state(unit.path, name):
                 unit.leftover(m.start(), f"error: destructor calls {m.group('f')}, which uses the API: a "
                               "destructor has no state; release native resources only (the runtime releases "
                               "object fields)", self.name)
@@ -929,7 +955,9 @@ class MacroStructArgs(Rule):
     argument is a custom-type handle, ``LOCK(self)`` becomes
     ``LOCK(Foo_AsStruct(S, self))``, so the body's ``->`` still reaches a
     struct (the struct-access rule cannot see inside macro bodies).  An
-    argument the macro also uses as an object is left as it is."""
+    argument the macro also uses as an object is left as it is, and so are
+    fallback definitions of stock macros (``#ifndef Py_TYPE`` / ``#define
+    Py_TYPE(o) ((o)->ob_type)``): the stock macro is the one compiled."""
     name = "macro-struct-args"
     precedence = 382
     patterns = (r"(?<![\w.>])(?P<m>\w+)\s*\(",)
@@ -977,8 +1005,8 @@ def _struct_only_macro_params(project):
     out = {}
     for text in project.files.values():
         for m in MACRO_DEFINITION.finditer(source.mask(text)):
-            if not m.group("args"):
-                continue
+            if not m.group("args") or regex.match(r"_?Py", m.group("name")):
+                continue      # a fallback for a stock macro: the stock one is used
             params = [a.strip() for a in m.group("args")[1:-1].split(",")]
             body = m.group("body")
             positions = set()
@@ -1134,7 +1162,9 @@ class TypeReady(Rule):
     their ``Cystck_Ref``: ``PyType_Ready(&FooType) < 0`` becomes ``(FooType
     = Cystck_ref(S, CystckType_FromSpec(S, &FooType_spec, base))) == NULL``;
     ``PyType_FromSpec(&spec)`` and ``PyType_FromSpecWithBases(&spec, b)``
-    become ``CystckType_FromSpec(S, &spec, Cystck_NULL / b)``;
+    become ``CystckType_FromSpec(S, &spec, Cystck_NULL / b)``,
+    ``PyType_FromModuleAndSpec(m, &spec, b)`` ``CystckType_FromModuleAndSpec(S,
+    m, &spec, b)`` (the type keeps its module, for ``PyType_GetModuleByDef``);
     ``PyModule_AddType(m, &FooType)`` adds ``Cystck_deref(S, FooType)``.
     ``FooType.tp_base = &BarType;`` before ``PyType_Ready(&FooType)`` goes:
     ``BarType`` is the spec's base (``&PyBaseObject_Type``, the default,
@@ -1144,7 +1174,7 @@ class TypeReady(Rule):
     patterns = (r"\bPyType_Ready\s*\(\s*(?:\(\s*PyTypeObject\s*\*\s*\)\s*)?&\s*(?P<t>\w+)\s*\)(?P<cmp>\s*<\s*0)?",
                 r"\bPyType_FromSpec\s*\(\s*(?P<s>[^()]+?)\s*\)",
                 r"\bPyType_FromSpecWithBases\s*\(\s*(?P<s>[^(),]+?)\s*,",
-                r"\bPyType_FromModuleAndSpec\s*\(\s*[^(),]+,\s*(?P<s>[^(),]+?)\s*,\s*(?P<b>[^()]+?)\s*\)",
+                r"\bPyType_FromModuleAndSpec\s*\(\s*(?P<m>[^(),]+?)\s*,\s*(?P<s>[^(),]+?)\s*,\s*(?P<b>[^()]+?)\s*\)",
                 r"\bPyModule_AddType\s*\(\s*(?P<m>[^(),]+?)\s*,\s*(?:\(\s*PyTypeObject\s*\*\s*\)\s*)?&\s*(?P<t>\w+)\s*\)")
     before = "static int init(PyObject *m) { if (PyType_Ready(&BoxType) < 0) return -1; return PyModule_AddType(m, &BoxType); }\n"
     after = ("static int init(PyObject *m) { if ((BoxType = Cystck_ref(S, CystckType_FromSpec(S, &BoxType_spec, Cystck_NULL))) == NULL) return -1;"
@@ -1164,7 +1194,8 @@ class TypeReady(Rule):
         n += unit.sub(self.patterns[0], ready)
         n += unit.sub(self.patterns[1], lambda m, t: f"CystckType_FromSpec(S, {t[m.start('s'):m.end('s')]}, Cystck_NULL)")
         n += unit.sub(self.patterns[2], lambda m, t: f"CystckType_FromSpec(S, {t[m.start('s'):m.end('s')]},")
-        n += unit.sub(self.patterns[3], lambda m, t: "CystckType_FromSpec(S, " + t[m.start('s'):m.end('s')] + ", "
+        n += unit.sub(self.patterns[3], lambda m, t: "CystckType_FromModuleAndSpec(S, " + t[m.start('m'):m.end('m')]
+                      + ", " + t[m.start('s'):m.end('s')] + ", "
                       + ("Cystck_NULL" if m.group("b").strip() in ("NULL", "0", "nullptr") else t[m.start('b'):m.end('b')]) + ")")
         n += unit.sub(self.patterns[4], lambda m, t: f"CystckModule_AddType(S, {t[m.start('m'):m.end('m')]}, "
                       f"Cystck_deref(S, {m.group('t')}))")
@@ -1235,3 +1266,100 @@ class RuntimeVectorcall(Rule):
         if edits:
             unit.apply(edits)
         return edits.applied
+
+
+class FieldPointerParams(Rule):
+    """A helper that takes the address of an object field, ``static
+    PyObject *ensure(Box *self, PyObject **field)`` called as ``ensure(self,
+    &self->cache)`` at every call, gets a ``Cystck_Field *``: reads of
+    ``*field`` become ``CystckField_Load(S, self, *field)``, null tests
+    ``CystckField_IsNull(*field)`` and stores ``*field = v;``
+    ``CystckField_Store(S, self, field, v);`` (the owner is the parameter
+    every call passes the field's object as).  A parameter that some call
+    passes anything else, or that the body uses other than through ``*``,
+    stays a handle pointer."""
+    name = "field-pointer-params"
+    precedence = 575
+    patterns = (r"(?<![\w.>])\*\s*(?P<f>\w+)\b",)
+    before = ("typedef struct { PyObject_HEAD PyObject *cache; } Box;\n"
+              "static PyObject *ensure(Box *self, PyObject **field)\n{\n"
+              "    if (*field == NULL)\n        *field = PyDict_New();\n    return *field;\n}\n"
+              "static PyObject *get(Box *self) { return ensure(self, &self->cache); }\n")
+    after = ("typedef struct { PyObject_HEAD PyObject *cache; } Box;\n"
+             "static PyObject *ensure(Box *self, Cystck_Field *field)\n{\n"
+             "    if (CystckField_IsNull(*field))\n        CystckField_Store(S, self, field, PyDict_New());\n"
+             "    return CystckField_Load(S, self, *field);\n}\n"
+             "static PyObject *get(Box *self) { return ensure(self, &self->cache); }\n")
+
+    _FIELD_ARG = regex.compile(r"&\s*(?:(?P<t>\w+)_AsStruct\s*\(\s*S\s*,\s*(?P<x>\w+)\s*\)|(?P<x>\w+))"
+                               r"\s*->\s*(?P<m>\w+)\s*")
+
+    def apply(self, unit):
+        code, text = unit.masked, unit.text
+        edits = source.Edits()
+        if not regex.search(r"(?:Cystck_Object\s*\*|PyObject\s*\*\s*\*)\s*\w+\s*[,)]", code):
+            return 0
+        for ctx in _common.function_contexts(unit, with_locals=False):
+            if not ctx.func.is_definition or ctx.role is not None:
+                continue
+            for i, param in enumerate(ctx.params):
+                if param.base not in ("Cystck_Object", "PyObject") or param.ptr not in ("*", "**") \
+                        or (param.base == "PyObject") != (param.ptr == "**"):
+                    continue
+                owner = self._owner(unit, code, ctx, i)
+                if owner is None or not self._only_dereferenced(code, ctx, param.name):
+                    continue
+                s, e = param.span
+                edits.add(s, e, text[s:e].replace(text[s:e].strip(), f"Cystck_Field *{param.name}"))
+                self._body(code, text, ctx, param.name, owner, edits)
+        if edits:
+            unit.apply(edits)
+        return edits.applied
+
+    def _owner(self, unit, code, ctx, index):
+        """The name of the parameter that every call passes as the owner of
+        the field it passes at ``index``, or None."""
+        name, p = ctx.func.name, unit.project
+        calls = list(regex.finditer(rf"(?<![\w.>]){regex.escape(name)}\s*" + source.paren("a"), code))
+        owners = None
+        for c in calls:
+            if c.start() == ctx.func.name_start:
+                continue
+            inner = c.group("a")[1:-1]
+            args = [inner[a:b].strip() for a, b in source.split_top(inner, 0, len(inner))]
+            params = [q.name for q in ctx.params]
+            if len(args) != len(params):
+                return None
+            field = self._FIELD_ARG.fullmatch(args[index])
+            if field is None or not any(field.group("m") in info.object_fields for info in p.types.values()):
+                return None
+            here = {params[j] for j, a in enumerate(args) if j != index and a == field.group("x")}
+            owners = here if owners is None else owners & here
+        return sorted(owners)[0] if owners else None
+
+    @staticmethod
+    def _only_dereferenced(code, ctx, name):
+        b0, b1 = ctx.body
+        uses = regex.findall(rf"(?<![\w.>]){regex.escape(name)}\b", code[b0:b1])
+        derefs = regex.findall(rf"(?<![\w.>])\*\s*{regex.escape(name)}\b", code[b0:b1])
+        return bool(uses) and len(uses) == len(derefs)
+
+    @staticmethod
+    def _body(code, text, ctx, name, owner, edits):
+        b0, b1 = ctx.body
+        n = regex.escape(name)
+        taken = []
+        for m in regex.finditer(rf"\bCystck_IsNull\s*\(\s*\*\s*{n}\s*\)", code, pos=b0, endpos=b1):
+            edits.add(m.start(), m.end(), f"CystckField_IsNull(*{name})")
+            taken.append((m.start(), m.end()))
+        for m in regex.finditer(rf"(?<![\w.>])\*\s*{n}\s*==\s*NULL\b", code, pos=b0, endpos=b1):
+            edits.add(m.start(), m.end(), f"CystckField_IsNull(*{name})")
+            taken.append((m.start(), m.end()))
+        for m in regex.finditer(rf"(?<![\w.>])\*\s*{n}\s*=(?!=)\s*(?P<v>[^;]+);", code, pos=b0, endpos=b1):
+            value = text[m.start("v"):m.end("v")].strip()
+            value = "Cystck_NULL" if value in ("NULL", "0") else value
+            edits.add(m.start(), m.end(), f"CystckField_Store(S, {owner}, {name}, {value});")
+            taken.append((m.start(), m.end()))
+        for m in regex.finditer(rf"(?<![\w.>])\*\s*{n}\b", code, pos=b0, endpos=b1):
+            if not any(s <= m.start() < e for s, e in taken):
+                edits.add(m.start(), m.end(), f"CystckField_Load(S, {owner}, *{name})")

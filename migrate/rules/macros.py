@@ -1,0 +1,126 @@
+"""Function-like macros whose bodies the other rules translate but whose
+parameters or token pasting hide what the body means: a parameter named
+like the state, a global named by pasting tokens."""
+import regex
+
+from .. import project as proj, source
+from ..engine import Rule
+
+#: ``#define NAME(params) body`` (continuation lines included), on masked text
+MACRO = regex.compile(r"^[ \t]*#[ \t]*define[ \t]+(?P<name>\w+)\((?P<params>[^)]*)\)"
+                      r"(?P<body>(?:[^\n\\]|\\.|\\\n)*)", regex.M)
+
+
+def _uses_state(project, path, body):
+    """Will the translated body of a macro use the state ``S``?"""
+    if proj.API_TOKEN.search(body):
+        return True
+    return any(project.needs_state(path, callee) for callee in regex.findall(r"\b(\w+)\s*\(", body))
+
+
+class MacroStateParam(Rule):
+    """A macro parameter named ``S`` would capture the state that the
+    translation passes to the API calls of the macro's body
+    (``#define NEW(S) PyUnicode_FromString(#S)`` would expand
+    ``CystckUnicode_FromString(S, #S)`` with the argument as the state), so
+    it is renamed ``S_`` (with more underscores if that name is taken) in
+    the parameter list and the body.  Macros whose body does not use the
+    API keep their parameter."""
+    name = "macro-state-param"
+    precedence = 110
+    patterns = (MACRO.pattern,)
+    before = ("#define NEW(S) if (!(s##S = PyUnicode_FromString(#S))) return -1\n"
+              "#define MAX(S, T) ((S) > (T) ? (S) : (T))\n")
+    after = ("#define NEW(S_) if (!(s##S_ = PyUnicode_FromString(#S_))) return -1\n"
+             "#define MAX(S, T) ((S) > (T) ? (S) : (T))\n")
+
+    def apply(self, unit):
+        code, edits = unit.masked, source.Edits()
+        for m in MACRO.finditer(code):
+            params = [p.strip() for p in m.group("params").split(",")]
+            if "S" not in params or not _uses_state(unit.project, unit.path, m.group("body")):
+                continue
+            taken = set(regex.findall(r"\w+", m.group("params") + m.group("body")))
+            fresh = "S_"
+            while fresh in taken:
+                fresh += "_"
+            for start, end in (m.span("params"), m.span("body")):
+                for t in regex.finditer(r"\bS\b", code, pos=start, endpos=end):
+                    edits.add(t.start(), t.end(), fresh)
+        if edits:
+            unit.apply(edits)
+        return edits.applied
+
+
+def _expression_end(code, start, end):
+    """Where the expression starting at ``start`` ends: at a ``)``, ``,``
+    or ``;`` of its own depth, or at the end of the macro body (before a
+    trailing line continuation)."""
+    depth = 0
+    for i in range(start, end):
+        c = code[i]
+        if c in "([{":
+            depth += 1
+        elif c in ")]}":
+            if depth == 0:
+                return i
+            depth -= 1
+        elif c in ",;" and depth == 0:
+            return i
+    return len(code[:end].rstrip(" \t\n\\"))
+
+
+def _macro_arguments(code, name, index):
+    """The text of argument ``index`` of every use of macro ``name``, or
+    None where a use does not have it."""
+    found = []
+    for m in regex.finditer(rf"(?<!define\s+)\b{name}\s*" + source.paren("a"), code):
+        inner = m.group("a")[1:-1]
+        args = source.split_top(inner, 0, len(inner))
+        found.append(inner[args[index][0]:args[index][1]].strip() if index < len(args) else None)
+    return found
+
+
+class PastedGlobalStores(Rule):
+    """A macro that stores into a global named by token pasting,
+    ``#define INIT(n) str_##n = PyUnicode_FromString(#n)``, stores a
+    reference when every use of the macro names a global that holds
+    objects (``INIT(name)`` for ``static PyObject *str_name;``): the value
+    becomes ``Cystck_ref(S, value)``, as the global-refs rule does for a
+    store it can see.  A pasted name that is not such a global for some
+    use stays."""
+    name = "pasted-global-stores"
+    precedence = 695
+    patterns = (r"(?P<pre>\w+)\s*##\s*(?P<p>\w+)\s*=(?!=)\s*",)
+    before = ("static PyObject *str_a, *str_b;\nstatic int count_a;\n"
+              "static int init(void)\n{\n"
+              "#define INIT(n) if (!(str_##n = PyUnicode_FromString(#n))) return -1\n"
+              "    INIT(a);\n    INIT(b);\n"
+              "#define ZERO(n) count_##n = 0\n    ZERO(a);\n    return 0;\n}\n")
+    after = ("static PyObject *str_a, *str_b;\nstatic int count_a;\n"
+             "static int init(void)\n{\n"
+             "#define INIT(n) if (!(str_##n = Cystck_ref(S, PyUnicode_FromString(#n)))) return -1\n"
+             "    INIT(a);\n    INIT(b);\n"
+             "#define ZERO(n) count_##n = 0\n    ZERO(a);\n    return 0;\n}\n")
+
+    def apply(self, unit):
+        code, text, edits = unit.masked, unit.text, source.Edits()
+        refs = unit.project.globals
+        if not refs:
+            return 0
+        for m in MACRO.finditer(code):
+            params = [p.strip() for p in m.group("params").split(",")]
+            for s in regex.finditer(self.patterns[0], code, pos=m.start("body"), endpos=m.end("body")):
+                if s.group("p") not in params:
+                    continue
+                args = _macro_arguments(code, m.group("name"), params.index(s.group("p")))
+                if not args or not all(a and s.group("pre") + a in refs for a in args):
+                    continue
+                end = _expression_end(code, s.end(), m.end("body"))
+                value = text[s.end():end].rstrip()
+                if value.startswith("Cystck_ref("):
+                    continue
+                edits.add(s.end(), s.end() + len(value), f"Cystck_ref(S, {value})")
+        if edits:
+            unit.apply(edits)
+        return edits.applied

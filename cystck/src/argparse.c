@@ -221,7 +221,7 @@ static int convert_integer(const Format *f, int index, char c, PyObject *o, va_l
 {
     switch (c) {
     case 'b': case 'h': case 'i': case 'l': {
-        long v = PyLong_AsLong(o);
+        long v = _Cystck_AsLong(o);
         if (v == -1 && PyErr_Occurred())
             return -1;
         if (c == 'l') {
@@ -755,7 +755,7 @@ int bind_fast(Cystck_State *S, const Cystck_Object *args, const Format *f,
         o = *h._p;
         if (op[i] == OP_LONG) {
             if (Cystck_likely(PyLong_CheckExact(o))) {
-                long v = PyLong_AsLong(o);
+                long v = _Cystck_AsLong(o);
                 if (v == -1 && PyErr_Occurred())
                     return 0;
                 *va_arg(*va, long *) = v;

@@ -822,7 +822,7 @@ static inline long CystckLong_AsLong(Cystck_State *S, Cystck_Object o)
     PyObject *o_ = _Cystck_Get(o);
     if (Cystck_unlikely(!o_))
         return (_Cystck_BadArgInt(S, FN, o), (long)-1);
-    return (long)(PyLong_AsLong(o_));
+    return (long)(_Cystck_AsLong(o_));
 #undef FN
 }
 

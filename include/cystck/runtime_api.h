@@ -101,7 +101,7 @@ static inline PyObject *_Cystck_TupleItem(Cystck_State *S, Cystck_Object t, Cyst
 static inline long CystckList_GetItemAsLong(Cystck_State *S, Cystck_Object l, Cystck_ssize_t i)
 {
     PyObject *o = _Cystck_ListItem(S, l, i, "CystckList_GetItemAsLong");
-    return Cystck_likely(o != NULL) ? PyLong_AsLong(o) : -1;
+    return Cystck_likely(o != NULL) ? _Cystck_AsLong(o) : -1;
 }
 static inline double CystckList_GetItemAsDouble(Cystck_State *S, Cystck_Object l, Cystck_ssize_t i)
 {
@@ -111,7 +111,7 @@ static inline double CystckList_GetItemAsDouble(Cystck_State *S, Cystck_Object l
 static inline long CystckTuple_GetItemAsLong(Cystck_State *S, Cystck_Object t, Cystck_ssize_t i)
 {
     PyObject *o = _Cystck_TupleItem(S, t, i, "CystckTuple_GetItemAsLong");
-    return Cystck_likely(o != NULL) ? PyLong_AsLong(o) : -1;
+    return Cystck_likely(o != NULL) ? _Cystck_AsLong(o) : -1;
 }
 static inline double CystckTuple_GetItemAsDouble(Cystck_State *S, Cystck_Object t, Cystck_ssize_t i)
 {

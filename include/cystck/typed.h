@@ -94,6 +94,15 @@ static inline int _Cystck_CompactLong(PyObject *o, long *out)
 #endif
     return 0;
 }
+/* PyLong_AsLong with a compact exact int read inline (CystckLong_AsLong, the
+ * typed item accessors, the argument parser's 'l'): most ints converted are
+ * small, and the stock call costs about as much as a whole Cystck call's
+ * frame.  Anything else, errors included, goes to PyLong_AsLong. */
+static inline long _Cystck_AsLong(PyObject *o)
+{
+    long v;
+    return _Cystck_CompactLong(o, &v) ? v : PyLong_AsLong(o);
+}
 /* Digits have at most 30 bits, so a compact value fits every integer type. */
 static inline int _Cystck_UnboxLong(PyObject *o, _Cystck_TypedValue *v) { return _Cystck_CompactLong(o, &v->l); }
 static inline int _Cystck_UnboxLongLong(PyObject *o, _Cystck_TypedValue *v)

@@ -459,3 +459,38 @@ def test_header_compiles_without_warnings(tmp_path, compiler, std, suffix):
     subprocess.run([compiler, std, "-Wall", "-Wextra", "-Werror", "-fsyntax-only",
                     "-I", cystck.get_include(), "-I", sysconfig.get_paths()["include"],
                     str(src)], check=True)
+
+
+# ---- C long conversions: the compact-int case is read inline ----
+
+class _IntSub(int):
+    pass
+
+
+class _Index:
+    def __index__(self):
+        return 7
+
+
+# Both sides of the inline case (exact ints of at most one 30-bit digit)
+# and what it leaves to PyLong_AsLong: bigger ints, subclasses, bool,
+# __index__, overflow.
+LONG_VALUES = [0, 1, -1, 2**30 - 1, -(2**30 - 1), 2**30, -(2**30), 2**62, -(2**63),
+               _IntSub(5), _IntSub(-(2**40)), True, _Index()]
+
+
+@pytest.mark.parametrize("value", LONG_VALUES, ids=repr)
+def test_long_conversions_match_pylong_aslong(rt, value):
+    expected = value.__index__()
+    assert rt.add(value, 0) == expected                  # CystckArg_ParseTuple 'l'
+    assert rt.kw(None, value)[1] == expected             # ParseTupleAndKeywords 'l'
+    assert rt.kw(None, b=value)[1] == expected
+    assert rt.sum_list([value]) == expected              # CystckLong_AsLong
+
+
+@pytest.mark.parametrize("value, exc", [(2**63, OverflowError), (-(2**63) - 1, OverflowError),
+                                        (1.5, TypeError), ("1", TypeError)])
+def test_long_conversion_errors_match_pylong_aslong(rt, value, exc):
+    for call in (lambda: rt.add(value, 0), lambda: rt.kw(None, value), lambda: rt.sum_list([value])):
+        with pytest.raises(exc):
+            call()

@@ -191,6 +191,7 @@ class TypeInfo:
     fields: dict = field(default_factory=dict)     # member -> base type
     object_fields: set = field(default_factory=set)  # PyObject* members -> Cystck_Field
     type_vars: set = field(default_factory=set)    # PyTypeObject variables for it
+    base: tuple = None        # (member, struct) when the struct starts with a base type's struct
 
 
 @dataclass
@@ -323,8 +324,9 @@ def _collect_structs(p, code, text):
         if not names:
             continue
         members = cstruct.struct_members(code, open_at, close)
-        if regex.search(r"^\s*PyObject_(?:VAR_)?HEAD\b", body[1:], regex.M):
-            info = TypeInfo(struct=names[0])
+        base_struct = _base_struct_member(p, members)
+        if base_struct or regex.search(r"^\s*PyObject_(?:VAR_)?HEAD\b", body[1:], regex.M):
+            info = TypeInfo(struct=names[0], base=base_struct)
             for base, d, _ in members:
                 if regex.match(r"static\b", base):
                     continue      # a C++ class static is no instance field
@@ -337,6 +339,21 @@ def _collect_structs(p, code, text):
             for base, d, _ in members:
                 if _handle_type(base, d.pointer, ()) and not d.array and not regex.match(r"static\b", base):
                     p.handle_fields.add(d.name)
+
+
+def _base_struct_member(p, members):
+    """(member, struct) when the first member of a struct is, by value, the
+    instance struct of another custom type (``typedef struct { BaseObject
+    base; PyObject *extra; } SubObject;``): the stock idiom for a subtype
+    whose instances extend the base's.  Such a struct is an instance struct
+    too; its native part starts with the base's."""
+    if not members:
+        return None
+    base, d, _ = members[0]
+    name = regex.sub(r"\b(?:const|struct|volatile)\b", "", base).strip()
+    if d.pointer or d.array or name not in p.types:
+        return None
+    return d.name, p.types[name].struct
 
 
 def _collect_tables(p, path, code, text):

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 
 import regex
 
-from . import cstruct, source
+from . import api, cstruct, source
 
 # ---------------------------------------------------------------------------
 # Calling conventions and slot signatures
@@ -156,6 +156,12 @@ MODINIT = Role("modinit", "", pushes=True)
 #: destructor): Cystck hands the stock pointer through unchanged, so its
 #: signature and body stay stock; there is no ``S`` to pass it.
 STOCK_CALLBACK = Role("stock", "capsule destructor", state=False)
+# A function the extension defines under the name of a stock API function
+# that Cystck has (a polyfill for older Pythons, PyType_GetModuleByDef under
+# #if PY_VERSION_HEX < ...).  Polyfills of functions Cystck lacks are
+# translated as the extension's own helpers.
+STOCK_POLYFILL = Role("stock", "stock API polyfill", state=False)
+STOCK_NAME = regex.compile(r"_?Py[A-Z]?[A-Za-z0-9]*_\w+")
 
 # ---------------------------------------------------------------------------
 # Type patterns
@@ -608,6 +614,11 @@ def _collect_functions(p, path, code, text):
             i for i, (s, e) in enumerate(source.split_top(code, *f.params))
             if regex.match(rf"\s*(?:const\s+)?(?:struct\s+)?(?:{OBJECT_TYPES}"
                            + "".join("|" + regex.escape(t) for t in types) + r")\s*\*(?!\s*\*)", code[s:e]))
+        if STOCK_NAME.fullmatch(f.name) and f.name in api.stock_map() and not f.member:
+            # The stock API itself, not the extension's: the definition
+            # stays as it is and calls of the name are stock calls.
+            p.roles.setdefault(f.name, STOCK_POLYFILL)
+            continue
         key = (path, f.name)
         info = p.functions.get(key)
         body = code[f.body[0]:f.body[1]] if f.body else ""

@@ -1,0 +1,46 @@
+"""A function an extension defines under the name of a stock API function
+(a polyfill for older Pythons) is the stock API, not the extension's."""
+from cystck.migrate import analysis, translate
+
+POLYFILL = ("#include <Python.h>\n"
+            "static struct PyModuleDef def;\n"
+            "#if PY_VERSION_HEX < 0x030B0000\n"
+            "static PyObject *PyType_GetModuleByDef(PyTypeObject *type, struct PyModuleDef *d)\n{\n"
+            "    PyObject *m = PyType_GetModule(type);\n"
+            "    return m != NULL && PyModule_GetDef(m) == d ? m : NULL;\n}\n"
+            "#endif\n"
+            "static PyObject *module_of(PyObject *self)\n{\n"
+            "    return PyType_GetModuleByDef(Py_TYPE(self), &def);\n}\n")
+
+
+def _translate(src):
+    unit = translate.translate_files({"m.c": src})["m.c"]
+    return unit.text, [n for n in analysis.analyse(unit) if n.kind == "leftover"]
+
+
+def test_polyfill_of_a_function_cystck_has_stays_stock():
+    """Its definition is kept as it is (compiled only where the real one is
+    missing) and unreported; calls are calls of the Cystck function, with
+    one S."""
+    out, notes = _translate(POLYFILL)
+    assert ("static PyObject *PyType_GetModuleByDef(PyTypeObject *type, struct PyModuleDef *d)\n{\n"
+            "    PyObject *m = PyType_GetModule(type);\n") in out
+    assert "return Cystck_Return(S, CystckType_GetModuleByDef(S, CystckObject_Type(S, self), &def));" in out \
+        or "CystckType_GetModuleByDef(S, CystckObject_Type(S, self), &def)" in out
+    assert not [n for n in notes if 3 <= n.line <= 8]      # nothing in the polyfill is left
+    assert translate.translate_source(out, "m.c") == out
+
+
+def test_polyfill_of_a_function_cystck_lacks_is_a_helper():
+    """Negative: a polyfill of a stock function without a Cystck
+    counterpart is translated as the extension's own helper (it gets S and
+    handles, and so do its calls)."""
+    src = ("#include <Python.h>\n"
+           "static int PyObject_GetOptionalAttrString(PyObject *o, const char *n, PyObject **r)\n{\n"
+           "    *r = PyObject_GetAttrString(o, n);\n    return *r != NULL;\n}\n"
+           "static PyObject *get(PyObject *self, PyObject *o)\n{\n    PyObject *r;\n"
+           "    if (PyObject_GetOptionalAttrString(o, \"x\", &r) < 0)\n        return NULL;\n    return r;\n}\n")
+    out, _ = _translate(src)
+    assert "static int PyObject_GetOptionalAttrString(Cystck_State *S, Cystck_Object o, const char *n, " \
+           "Cystck_Object *r)" in out
+    assert "PyObject_GetOptionalAttrString(S, o, \"x\", &r)" in out

@@ -34,7 +34,9 @@ class ModuleDef(Rule):
     methods, ...}`` becomes ``CystckModuleDef d = {name, doc, size,
     methods}`` (a size of -1, "no per-module state", becomes 0).
     Multi-phase init (``m_slots``) has no counterpart and is reported; the
-    traverse/clear/free hooks are dropped with their functions."""
+    traverse/clear/free hooks are dropped with their functions.  A forward
+    declaration of such a definition, ``static struct PyModuleDef d;``,
+    becomes ``static CystckModuleDef d;``."""
     name = "module-def"
     precedence = 330
     patterns = (r"\b(?:struct\s+)?PyModuleDef\s+(?P<name>\w+)\s*=\s*\{",)
@@ -62,9 +64,19 @@ class ModuleDef(Rule):
             close = source.matching(code, open_at)
             head = regex.sub(r"(?:struct\s+)?PyModuleDef", "CystckModuleDef", text[m.start():open_at], count=1)
             edits.add(m.start(), close, head + "{\n" + ",\n".join("    " + v for v in vals) + "\n}")
+            self._forward_declarations(code, m.group("name"), edits)
         if edits:
             unit.apply(edits)
         return edits.applied
+
+
+    @staticmethod
+    def _forward_declarations(code, name, edits):
+        """``static struct PyModuleDef d;`` declares the definition this
+        rule rewrites: it must declare the same type."""
+        pattern = rf"^[ \t]*(?:static\s+)?(?P<t>(?:struct\s+)?PyModuleDef)\s+{regex.escape(name)}\s*;"
+        for m in regex.finditer(pattern, code, regex.M):
+            edits.add(m.start("t"), m.end("t"), "CystckModuleDef")
 
 
 class MultiPhaseInit(Rule):

@@ -44,3 +44,19 @@ def test_polyfill_of_a_function_cystck_lacks_is_a_helper():
     assert "static int PyObject_GetOptionalAttrString(Cystck_State *S, Cystck_Object o, const char *n, " \
            "Cystck_Object *r)" in out
     assert "PyObject_GetOptionalAttrString(S, o, \"x\", &r)" in out
+
+
+def test_forward_declaration_of_a_module_definition():
+    """``static struct PyModuleDef def;`` before the helpers that use it
+    declares the CystckModuleDef the definition becomes.  Negative: a
+    pointer to a PyModuleDef stays (it is no declaration of the
+    definition)."""
+    src = ("#include <Python.h>\n"
+           "static struct PyModuleDef def;\n"
+           "static struct PyModuleDef *seen;\n"
+           "static PyObject *mod(PyObject *self)\n{\n"
+           "    seen = &def;\n    return PyType_GetModuleByDef(Py_TYPE(self), &def);\n}\n"
+           "static struct PyModuleDef def = {PyModuleDef_HEAD_INIT, \"m\", NULL, -1, NULL};\n")
+    out, _ = _translate(src)
+    assert "static CystckModuleDef def;\nstatic struct PyModuleDef *seen;\n" in out
+    assert "static CystckModuleDef def = {" in out

@@ -300,6 +300,10 @@ def _functor_argument(code, pos, start):
     return False
 
 
+# A stock pointer lent by the escape hatch: a cast of it is a stock cast.
+_ESCAPED_POINTER = regex.compile(r"Cystck_AsPyObject\s*\(")
+
+
 class Casts(Rule):
     """Casts between object pointer types mean nothing for handles:
     ``(PyObject *)x`` and ``(Foo *)x`` (Foo a custom type's struct) become
@@ -339,7 +343,7 @@ class Casts(Rule):
                 continue
             b0, b1 = f.body
             for m in regex.finditer(self.patterns[0], code, pos=b0, endpos=b1):
-                if m.group("t") in types:
+                if m.group("t") in types and not _ESCAPED_POINTER.match(code, m.end()):
                     edits.add(m.start(), m.end(), "")
             # ``S`` is in scope where the signature has it or the function
             # will get it (the state-calls rule runs later).

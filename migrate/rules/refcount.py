@@ -252,6 +252,8 @@ class NewRef(Rule):
         code, text = unit.masked, unit.text
         for b0, b1 in _state_bodies(unit):
             for m in regex.finditer(self.patterns[0], code, pos=b0, endpos=b1):
+                if escape.marked(text, m.start()):
+                    continue      # kept stock through the escape hatch
                 x = text[m.start("p") + 1:m.end("p") - 1].strip()
                 consumed = regex.search(rf"\b(?:{cons})\s*\([^;]*$", code[b0:m.start()])
                 if consumed and self._is_last_arg(code, b0 + consumed.start(), m.start(), m.end()):

@@ -1,0 +1,48 @@
+import gc
+
+
+def check_subtype(m):
+    s = m.Sub(5)
+    first = s.describe()
+    s.keep("x")
+    return [isinstance(s, m.Base), first, s.describe(), m.Sub().describe()]
+
+
+def check_subtype_gc(m):
+    gc.collect()
+    s = m.Sub()
+    s.keep(s)            # a cycle through the base part's field
+    s.keep(s)            # and through the subtype's own
+    del s
+    return gc.collect() > 0
+
+
+class _D:
+    def __get__(self, obj, owner):
+        return ("got", obj, owner.__name__)
+
+
+class _C:
+    def f(self):
+        return "f"
+
+
+def check_descriptor_slots(m):
+    c = _C()
+    return [m.bind(_D(), c)[0], m.bind(_C.f, c)(), m.bind(3, c),
+            m.unbound(_D(), _C), m.unbound(_C.f, _C) is _C.f, m.unbound(classmethod(len), _C).__self__]
+
+
+def check_mro_slots(m):
+    class A:
+        x = 1
+
+    class B(A):
+        pass
+
+    class C(B):
+        x = 2
+    return [[t.__name__ for t in m.mro_names(C, "x")], m.mro_names(B, "y"), m.mro_names(int, "__add__")]
+
+
+CHECKS = [check_subtype, check_subtype_gc, check_descriptor_slots, check_mro_slots]

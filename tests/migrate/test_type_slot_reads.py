@@ -1,0 +1,44 @@
+"""Reads of type slots through a handle go through the escape hatch
+(type-slot-reads); what is not such a read is left alone."""
+from cystck.migrate import analysis, translate
+
+SRC = ("#include <Python.h>\n"
+       "typedef struct { int tp_count; } Stats;\n"
+       "static PyObject *f(PyTypeObject *type, PyObject *o, Stats *st)\n{\n"
+       "    if (type->tp_dict && (type->tp_flags & Py_TPFLAGS_HEAPTYPE))\n"
+       "        st->tp_count++;\n"
+       "    type->tp_doc = \"changed\";\n"
+       "    if (Py_TYPE(o)->tp_descr_set == NULL)\n        return NULL;\n"
+       "    if (Py_TYPE(o)->tp_descr_set(o, o, NULL) < 0)\n        return NULL;\n"
+       "    return PyLong_FromLong(st->tp_count);\n}\n")
+
+
+def _translate(src):
+    unit = translate.translate_files({"m.c": src})["m.c"]
+    notes = unit.finish_notes() + analysis.analyse(unit)
+    return unit.text, [n for n in notes if n.kind == "leftover"]
+
+
+def test_slot_reads_are_kept_through_the_escape_hatch_and_reported():
+    """A truth test or flag reads the slot as it is, a slot function returning
+    a C value is called with its handles lent (NULL stays NULL); each read
+    is reported with its line."""
+    out, notes = _translate(SRC)
+    assert ("if (/* cystck-migrate: escape hatch */ ((PyTypeObject *)Cystck_AsPyObject(S, type))->tp_dict && "
+            "(/* cystck-migrate: escape hatch */ ((PyTypeObject *)Cystck_AsPyObject(S, type))->tp_flags"
+            " & Py_TPFLAGS_HEAPTYPE))") in out
+    assert ("if (/* cystck-migrate: escape hatch */ ((PyTypeObject *)Cystck_AsPyObject(S, CystckObject_Type(S, o)))"
+            "->tp_descr_set((Cystck_IsNull(o) ? NULL : Cystck_AsPyObject(S, o)), "
+            "(Cystck_IsNull(o) ? NULL : Cystck_AsPyObject(S, o)), NULL) < 0)") in out
+    slots = sorted((n.line, n.message.split()[5]) for n in notes if "type slot" in n.message)
+    assert slots == [(5, "tp_dict"), (5, "tp_flags"), (8, "tp_descr_set"), (10, "tp_descr_set")]
+    assert translate.translate_source(out, "m.c") == out
+
+
+def test_slot_stores_and_plain_struct_members_are_left_alone():
+    """Negative: a store into a type slot stays (the compiler reports it),
+    and a member named tp_... of a plain C struct is no type slot."""
+    out, _ = _translate(SRC)
+    assert "    type->tp_doc = \"changed\";\n" in out
+    assert "        st->tp_count++;\n" in out
+    assert "CystckLong_FromLong(S, st->tp_count)" in out

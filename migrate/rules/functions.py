@@ -307,7 +307,8 @@ _ESCAPED_POINTER = regex.compile(r"Cystck_AsPyObject\s*\(")
 class Casts(Rule):
     """Casts between object pointer types mean nothing for handles:
     ``(PyObject *)x`` and ``(Foo *)x`` (Foo a custom type's struct) become
-    ``x`` in functions that have the state.  The C++ spellings
+    ``x`` in functions that have the state (``(Foo *)*out`` becomes
+    ``*out``, a handle read through a pointer).  The C++ spellings
     ``reinterpret_cast<Foo*>( x )`` and ``static_cast<PyObject*>( x )`` are
     ``x`` too, except where a member is reached through the cast
     (``reinterpret_cast<Foo*>( x )->n`` becomes ``Foo_AsStruct(S, x)->n``)
@@ -315,7 +316,7 @@ class Casts(Rule):
     reinterpret_cast<Foo*>( x ) )`` passes ``Foo_AsStruct(S, x)``)."""
     name = "casts"
     precedence = 510
-    patterns = (r"(?<!sizeof\s*)\(\s*(?:const\s+)?(?:struct\s+)?(?P<t>\w+)\s*\*\s*\)\s*(?=[\w(&!])",
+    patterns = (r"(?<!sizeof\s*)\(\s*(?:const\s+)?(?:struct\s+)?(?P<t>\w+)\s*\*\s*\)\s*(?=[\w(&!]|\*\s*\w)",
                 r"\b(?:reinterpret|static)_cast\s*<\s*(?:const\s+)?(?:struct\s+)?(?P<t>\w+)\s*\*\s*>\s*"
                 + _common.PAREN + r"(?P<arrow>\s*->)?")
     before = ("typedef struct { PyObject_HEAD long n; } Box;\n"

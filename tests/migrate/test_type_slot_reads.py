@@ -42,3 +42,16 @@ def test_slot_stores_and_plain_struct_members_are_left_alone():
     assert "    type->tp_doc = \"changed\";\n" in out
     assert "        st->tp_count++;\n" in out
     assert "CystckLong_FromLong(S, st->tp_count)" in out
+
+
+def test_cast_of_a_handle_read_through_a_pointer():
+    """``(Foo *)*out`` (``out`` a ``PyObject **``) is the handle ``*out``;
+    negative: a cast of a dereferenced plain pointer stays."""
+    src = ("#include <Python.h>\n"
+           "typedef struct { PyObject_HEAD PyObject *v; } Foo;\n"
+           "static int f(PyObject **out, void **raw)\n{\n"
+           "    Foo *foo = (Foo *)*out;\n    char *c = (char *)*raw;\n"
+           "    return foo->v == NULL && c != NULL;\n}\n")
+    out, _ = _translate(src)
+    assert "Cystck_Object foo = *out;" in out
+    assert "char *c = (char *)*raw;" in out

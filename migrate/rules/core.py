@@ -4,7 +4,7 @@ import regex
 
 from .. import api, source
 from ..engine import Rule
-from . import _common
+from . import _common, escape
 
 
 class IncludeHeader(Rule):
@@ -45,7 +45,11 @@ class Constants(Rule):
     ``Py_Ellipsis`` become the permanent handles ``Cystck_None``...; the
     builtin types (``&PyLong_Type``, ``(PyObject *)&PyFloat_Type``) become
     ``CystckLong_Type``...; ``PyExc_X`` becomes ``CystckExc_X``.  Only
-    constants that Cystck.h defines are rewritten; others are left-overs."""
+    constants that Cystck.h defines are rewritten; others are left-overs,
+    except a builtin type without a handle used in a function that has the
+    state: it gets one through the escape hatch,
+    ``Cystck_FromPyObject(S, (PyObject *)&PyFunction_Type)`` (marked and
+    reported)."""
     name = "constants"
     precedence = 800
     patterns = (r"\bPy_(None|True|False|NotImplemented|Ellipsis)\b",
@@ -61,12 +65,20 @@ class Constants(Rule):
             new = "Cystck_" + m.group(1)
             return new if new in consts else None
 
+        state_bodies = [ctx.body for ctx in _common.function_contexts(unit, with_locals=False) if ctx.has_state]
+
         def typ(m, text):
             new = f"Cystck{m.group(1)}_Type"
-            if new not in consts:
-                unit.leftover(m.start(), f"no Cystck handle for Py{m.group(1)}_Type", self.name)
+            if new in consts:
+                return new
+            if escape.marked(text, m.start()):
                 return None
-            return new
+            if any(b0 <= m.start() < b1 for b0, b1 in state_bodies):
+                unit.leftover(m.start(), f"escape hatch: no Cystck handle for Py{m.group(1)}_Type: "
+                              "given one with Cystck_FromPyObject", self.name)
+                return f"Cystck_FromPyObject(S, {escape.MARK} (PyObject *)&Py{m.group(1)}_Type)"
+            unit.leftover(m.start(), f"no Cystck handle for Py{m.group(1)}_Type", self.name)
+            return None
 
         def exc(m, text):
             new = "CystckExc_" + m.group(1)

@@ -5,7 +5,7 @@ import regex
 
 from .. import api, project as proj, source
 from ..engine import Rule
-from . import _common
+from . import _common, escape
 
 _QUALIFIERS = (r"(?:(?:(?:static|inline|extern|__inline__|__inline|FASTCALL_ATTR|Py_LOCAL_INLINE"
                r"|CYSTCK_UNUSED|constexpr)\b|template\s*<[^<>]*>)\s*)*")
@@ -344,7 +344,8 @@ class Casts(Rule):
                 continue
             b0, b1 = f.body
             for m in regex.finditer(self.patterns[0], code, pos=b0, endpos=b1):
-                if m.group("t") in types and not _ESCAPED_POINTER.match(code, m.end()):
+                if m.group("t") in types and not _ESCAPED_POINTER.match(code, m.end()) \
+                        and not escape.marked(unit.text, m.start()):
                     edits.add(m.start(), m.end(), "")
             # ``S`` is in scope where the signature has it or the function
             # will get it (the state-calls rule runs later).

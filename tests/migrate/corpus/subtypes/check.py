@@ -45,4 +45,9 @@ def check_mro_slots(m):
     return [[t.__name__ for t in m.mro_names(C, "x")], m.mro_names(B, "y"), m.mro_names(int, "__add__")]
 
 
-CHECKS = [check_subtype, check_subtype_gc, check_descriptor_slots, check_mro_slots]
+def check_builtin_types_without_handles(m):
+    return [m.kind(check_mro_slots), m.kind(_C().f), m.kind(classmethod(len)), m.kind(len), m.kind(3)]
+
+
+CHECKS = [check_subtype, check_subtype_gc, check_descriptor_slots, check_mro_slots,
+          check_builtin_types_without_handles]

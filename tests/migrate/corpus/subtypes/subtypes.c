@@ -180,7 +180,25 @@ mro_names(PyObject *module, PyObject *args)
     return out;
 }
 
+/* kind(o): which builtin callable type o is, through type objects that
+ * have no Cystck handle of their own. */
+static PyObject *
+kind(PyObject *module, PyObject *o)
+{
+    int check = PyObject_IsInstance(o, (PyObject *)&PyFunction_Type);
+    if (check < 0)
+        return NULL;
+    if (check)
+        return PyUnicode_FromString("function");
+    if (PyObject_TypeCheck(o, &PyMethod_Type))
+        return PyUnicode_FromString("method");
+    if (Py_IS_TYPE(o, &PyClassMethod_Type))
+        return PyUnicode_FromString("classmethod");
+    return PyUnicode_FromString("other");
+}
+
 static PyMethodDef module_methods[] = {
+    {"kind", kind, METH_O, "the kind of callable"},
     {"bind", bind, METH_VARARGS, "bind a descriptor to an instance"},
     {"unbound", unbound, METH_VARARGS, "a descriptor read from a class"},
     {"mro_names", mro_names, METH_VARARGS, "classes of the MRO defining a name"},

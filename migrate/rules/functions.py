@@ -707,6 +707,80 @@ class EntryTailCalls(Rule):
         return names, [n for _, n in stock]
 
 
+RESULT_HELPER = "cystck_migrate_result"
+#: The result of a direct call of an entry point as a handle (defined
+#: once in each file that needs it, after the Cystck.h include).
+RESULT_HELPER_DEFINITION = f"""
+/* cystck-migrate: the push count of an entry point called directly, as a
+ * handle: -1 is an error, 0 None, 1 the value pushed. */
+static inline Cystck_Object {RESULT_HELPER}(Cystck_State *S, int pushed)
+{{
+    if (pushed < 0)
+        return Cystck_NULL;
+    if (pushed == 0)
+        return Cystck_Dup(S, Cystck_None);
+    if (pushed > 1) {{
+        CystckErr_SetString(S, CystckExc_SystemError, "an entry point called directly pushed several values");
+        return Cystck_NULL;
+    }}
+    return Cystck_Pop(S);
+}}
+"""
+
+
+class EntryValueCalls(Rule):
+    """An entry point that calls another entry point of the same convention
+    with its own arguments and uses the result as a value (a subtype's
+    ``tp_new`` calling its base's: ``self = (Sub *)Base_new(type, args,
+    kwds);``) hands the call its argument array and takes the value it
+    pushed: ``self = cystck_migrate_result(S, Base_new(S, type, args,
+    nargs, kwds));`` (the state-calls rule's helper, defined once after the
+    Cystck.h include).
+    A ``return`` of such a call is the entry-tail-calls rule's."""
+    name = "entry-value-calls"
+    precedence = 537
+    patterns = (r"(?<![\w.>]|->)(?P<f>\w+)\s*" + source.paren("a"),)
+    before = ('#include "Cystck.h"\n'
+              "static PyObject *base_new(PyTypeObject *type, PyObject *args, PyObject *kwds)\n"
+              "{\n    return type->tp_alloc(type, 0);\n}\n"
+              "static PyObject *sub_new(PyTypeObject *type, PyObject *args, PyObject *kwds)\n{\n"
+              "    PyObject *self = base_new(type, args, kwds);\n    return self;\n}\n"
+              "static PyTypeObject Base = {PyVarObject_HEAD_INIT(NULL, 0) .tp_new = base_new};\n"
+              "static PyTypeObject Sub = {PyVarObject_HEAD_INIT(NULL, 0) .tp_new = sub_new};\n")
+    after = ('#include "Cystck.h"\n' + RESULT_HELPER_DEFINITION +
+             "static PyObject *base_new(PyTypeObject *type, PyObject *args, PyObject *kwds)\n"
+             "{\n    return type->tp_alloc(type, 0);\n}\n"
+             "static PyObject *sub_new(PyTypeObject *type, PyObject *args, PyObject *kwds)\n{\n"
+             "    PyObject *self = " + RESULT_HELPER + "(S, base_new(S, type, args, nargs, kwds));\n"
+             "    return self;\n}\n"
+             "static PyTypeObject Base = {PyVarObject_HEAD_INIT(NULL, 0) .tp_new = base_new};\n"
+             "static PyTypeObject Sub = {PyVarObject_HEAD_INIT(NULL, 0) .tp_new = sub_new};\n")
+
+    def apply(self, unit):
+        code, text = unit.masked, unit.text
+        edits = source.Edits()
+        for ctx in _common.function_contexts(unit, with_locals=False):
+            role = ctx.role
+            if role is None or not role.pushes:
+                continue
+            names, stock = EntryTailCalls._params(ctx)
+            b0, b1 = ctx.body
+            for m in regex.finditer(self.patterns[0], code, pos=b0, endpos=b1):
+                callee = unit.project.role(m.group("f"))
+                if callee is None or not callee.pushes or \
+                        [c for c, _, _ in callee.params] != [c for c, _, _ in role.params]:
+                    continue
+                passed = [code[s:e].strip() for s, e in source.split_top(code, m.start("a") + 1, m.end("a") - 1)]
+                if passed != stock or regex.search(r"\breturn\s*$", code[b0:m.start()]):
+                    continue
+                edits.add(m.start(), m.start(), f"{RESULT_HELPER}(S, ")
+                edits.add(m.start("a"), m.end("a"), "(" + ", ".join(["S"] + names) + "))")
+        if edits:
+            StateCalls._define_result_helper(unit, edits)
+            unit.apply(edits)
+        return edits.applied
+
+
 def _calls_pushing_entry(project, expr):
     """Is ``expr`` a call of an entry point that returns a push count with
     the state already passed (a tail call the entry-tail-calls rule made)?"""
@@ -782,27 +856,6 @@ def _null_handle_args(code, open_at, positions, edits):
         if i in positions and arg.strip() in ("NULL", "0", "nullptr"):
             lead = len(arg) - len(arg.lstrip())
             edits.add(s + lead, s + lead + len(arg.strip()), "Cystck_NULL")
-
-
-RESULT_HELPER = "cystck_migrate_result"
-#: The result of a direct call of an entry point as a handle (defined
-#: once in each file that needs it, after the Cystck.h include).
-RESULT_HELPER_DEFINITION = f"""
-/* cystck-migrate: the push count of an entry point called directly, as a
- * handle: -1 is an error, 0 None, 1 the value pushed. */
-static inline Cystck_Object {RESULT_HELPER}(Cystck_State *S, int pushed)
-{{
-    if (pushed < 0)
-        return Cystck_NULL;
-    if (pushed == 0)
-        return Cystck_Dup(S, Cystck_None);
-    if (pushed > 1) {{
-        CystckErr_SetString(S, CystckExc_SystemError, "an entry point called directly pushed several values");
-        return Cystck_NULL;
-    }}
-    return Cystck_Pop(S);
-}}
-"""
 
 
 class StateCalls(Rule):

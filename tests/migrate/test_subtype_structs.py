@@ -59,3 +59,19 @@ def test_plain_struct_or_pointer_first_is_no_subtype():
     assert "typedef struct { Base *owner; Cystck_Object o; } Link;\n" in out
     assert "CYSTCK_TYPE_HELPERS(NotSub)" not in out and "CYSTCK_TYPE_HELPERS(Link)" not in out
     assert "return Sub_AsStruct(S, self)->base;" in out
+
+
+def test_entry_calls_with_other_arguments_are_no_value_calls():
+    """Negative of entry-value-calls: a tp_new calling another with
+    arguments of its own (not the caller's) is left to the state-calls
+    rule, which reports it."""
+    src = ("#include <Python.h>\n"
+           "static PyObject *base_new(PyTypeObject *type, PyObject *args, PyObject *kwds)\n"
+           "{\n    return type->tp_alloc(type, 0);\n}\n"
+           "static PyObject *sub_new(PyTypeObject *type, PyObject *args, PyObject *kwds)\n{\n"
+           "    PyObject *self = base_new(type, args, NULL);\n    return self;\n}\n"
+           "static PyTypeObject Base = {PyVarObject_HEAD_INIT(NULL, 0) .tp_new = base_new};\n"
+           "static PyTypeObject Sub = {PyVarObject_HEAD_INIT(NULL, 0) .tp_new = sub_new};\n")
+    unit = translate.translate_files({"m.c": src})["m.c"]
+    assert "cystck_migrate_result" not in unit.text
+    assert any("direct call of entry point base_new" in n.message for n in unit.finish_notes())

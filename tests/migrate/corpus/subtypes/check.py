@@ -1,10 +1,14 @@
 import gc
 
+import pytest
+
 
 def check_subtype(m):
     s = m.Sub(5)
     first = s.describe()
     s.keep("x")
+    with pytest.raises(TypeError):       # the base's tp_new, called by the subtype's
+        m.Sub(1, 2)
     return [isinstance(s, m.Base), first, s.describe(), m.Sub().describe()]
 
 

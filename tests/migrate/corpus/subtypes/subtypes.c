@@ -81,6 +81,21 @@ Sub_keep(SubObject *self, PyObject *arg)
     Py_RETURN_NONE;
 }
 
+/* The subtype's tp_new: the base's, then its own member. */
+static PyObject *
+Sub_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
+{
+    SubObject *self = (SubObject *)Base_new(type, args, kwds);
+    if (self == NULL)
+        return NULL;
+    self->extra = PyUnicode_FromString("new");
+    if (self->extra == NULL) {
+        Py_DECREF(self);
+        return NULL;
+    }
+    return (PyObject *)self;
+}
+
 static int
 Sub_traverse(SubObject *self, visitproc visit, void *arg)
 {
@@ -119,6 +134,7 @@ static PyTypeObject SubType = {
     .tp_name = "subtypes.Sub",
     .tp_basicsize = sizeof(SubObject),
     .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC,
+    .tp_new = Sub_new,
     .tp_dealloc = (destructor)Sub_dealloc,
     .tp_traverse = (traverseproc)Sub_traverse,
     .tp_methods = Sub_methods,

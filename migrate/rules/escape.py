@@ -274,3 +274,38 @@ class TypeSlotReads(Rule):
         """Is the read a truth value (``if (t->tp_dict)``, ``a && t->tp_dict``)?"""
         return bool(regex.search(r"(?:\b(?:if|while)\s*\(|&&|\|\||!)\s*$", code[max(0, start - 12):start])
                     and regex.match(r"\s*(?:\)|&&|\|\||\?)", code[end:]))
+
+
+class ObjectAddresses(Rule):
+    """An object's address as an integer, ``(Py_uintptr_t)self`` (a repr
+    showing ``0x...``, an identity key), is the address of the object, not
+    of its handle: ``(Py_uintptr_t)Cystck_AsPyObject(S, self)`` through the
+    escape hatch, reported (``uintptr_t``, ``intptr_t`` and
+    ``Py_intptr_t`` likewise)."""
+    name = "object-addresses"
+    precedence = 859
+    patterns = (r"\(\s*(?P<t>(?:Py_)?u?intptr_t)\s*\)\s*(?P<h>\w+)\b(?!\s*(?:->|\[|\(|\.))",)
+    before = ("static PyObject *f(PyObject *self, char *buf)\n{\n"
+              "    sprintf(buf, \"%zx %zx\", (size_t)(Py_uintptr_t)self, (Py_uintptr_t)buf);\n"
+              "    return PyUnicode_FromString(buf);\n}\n")
+    after = ("static PyObject *f(PyObject *self, char *buf)\n{\n"
+             "    sprintf(buf, \"%zx %zx\", (size_t)(Py_uintptr_t)" + MARK + " Cystck_AsPyObject(S, self), "
+             "(Py_uintptr_t)buf);\n    return PyUnicode_FromString(buf);\n}\n")
+
+    def apply(self, unit):
+        code = unit.masked
+        edits = source.Edits()
+        for ctx in _common.function_contexts(unit):
+            if not ctx.has_state:
+                continue
+            b0, b1 = ctx.body
+            for m in regex.finditer(self.patterns[0], code, pos=b0, endpos=b1):
+                h = m.group("h")
+                if h not in ctx.handles:
+                    continue
+                edits.add(m.start("h"), m.end("h"), f"{MARK} Cystck_AsPyObject(S, {h})")
+                unit.leftover(m.start(), f"escape hatch: the address of the object {h} as an integer: "
+                              "read through Cystck_AsPyObject", self.name)
+        if edits:
+            unit.apply(edits)
+        return edits.applied

@@ -53,5 +53,10 @@ def check_builtin_types_without_handles(m):
     return [m.kind(check_mro_slots), m.kind(_C().f), m.kind(classmethod(len)), m.kind(len), m.kind(3)]
 
 
-CHECKS = [check_subtype, check_subtype_gc, check_descriptor_slots, check_mro_slots,
+def check_object_address(m):
+    o = object()
+    return [m.address(o) == id(o), m.address(None) == id(None)]
+
+
+CHECKS = [check_object_address, check_subtype, check_subtype_gc, check_descriptor_slots, check_mro_slots,
           check_builtin_types_without_handles]

@@ -213,7 +213,15 @@ kind(PyObject *module, PyObject *o)
     return PyUnicode_FromString("other");
 }
 
+/* address(o): the object's address, as id() gives it. */
+static PyObject *
+address(PyObject *module, PyObject *o)
+{
+    return PyLong_FromSize_t((size_t)(Py_uintptr_t)o);
+}
+
 static PyMethodDef module_methods[] = {
+    {"address", address, METH_O, "the object's address"},
     {"kind", kind, METH_O, "the kind of callable"},
     {"bind", bind, METH_VARARGS, "bind a descriptor to an instance"},
     {"unbound", unbound, METH_VARARGS, "a descriptor read from a class"},

@@ -40,6 +40,10 @@ class IncludeHeader(Rule):
         return edits.applied
 
 
+#: An argument that casts to PyObject *: ``(PyObject *)(t)``.
+_OBJECT_CAST = regex.compile(r"\s*(?P<c>\(\s*PyObject\s*\*\s*\)\s*)(?=[\w(])")
+
+
 class Constants(Rule):
     """``Py_None``, ``Py_True``, ``Py_False``, ``Py_NotImplemented`` and
     ``Py_Ellipsis`` become the permanent handles ``Cystck_None``...; the
@@ -433,7 +437,8 @@ class ApiCalls(Rule):
     stay as they are: the Cystck functions take handles there.  The NULL
     ending ``*ObjArgs`` lists becomes
     ``Cystck_NULL``; ``return PyErr_NoMemory();`` keeps returning an
-    error value."""
+    error value; a ``(PyObject *)`` cast of a handle argument goes (in a
+    macro body, where the casts rule does not reach)."""
     name = "api-calls"
     precedence = 850
     patterns = (r"\b(?P<name>_?Py\w+)\s*\(",)
@@ -457,6 +462,7 @@ class ApiCalls(Rule):
             new = mapping[name] + ("(S)" if not inner.strip() else "(S, ")
             edits.add(m.start(), m.end() + (close - m.end() if not inner.strip() else 0), new)
             self._null_handles(masked, open_at, close, api.by_name().get(mapping[name]), edits)
+            self._object_casts(masked, open_at, close, api.by_name().get(mapping[name]), edits)
             if name in self.OBJARGS:
                 last = source.split_top(masked, open_at + 1, close - 1)[-1]
                 if masked[last[0]:last[1]].strip() in ("NULL", "0", "nullptr"):
@@ -467,6 +473,20 @@ class ApiCalls(Rule):
         # `return PyErr_NoMemory();` in a function returning a handle
         n = unit.sub(r"\breturn\s+(CystckErr_NoMemory)\s*\(\s*S\s*\)\s*;", self._nomemory(unit))
         return edits.applied + n
+
+    @staticmethod
+    def _object_casts(masked, open_at, close, func, edits):
+        """``(PyObject *)x`` for a handle parameter is the handle ``x``: the
+        casts rule drops such casts in functions, but not in macro bodies
+        (``#define ADD(m, t) PyModule_AddObjectRef(m, "T", (PyObject *)(t))``),
+        where only the called function tells that a handle is meant."""
+        if func is None:
+            return
+        params = [q for q in func.params if q.ctype != "..."]
+        for i, (s, e) in enumerate(source.split_top(masked, open_at + 1, close - 1)):
+            cast = _OBJECT_CAST.match(masked, s, e)
+            if i < len(params) and params[i].is_handle and cast:
+                edits.add(cast.start("c"), cast.end("c"), "")
 
     @staticmethod
     def _null_handles(masked, open_at, close, func, edits):

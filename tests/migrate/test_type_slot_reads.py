@@ -73,3 +73,16 @@ def test_builtin_type_without_a_handle():
     reported = {(n.line, n.message.startswith("escape hatch")) for n in notes if "PyFunction_Type" in n.message}
     assert reported == {(2, False), (5, True)}
     assert translate.translate_source(out, "m.c") == out
+
+
+def test_object_cast_of_a_handle_argument_in_a_macro_body():
+    """In a macro body the casts rule does not reach, ``(PyObject *)(t)``
+    passed for a handle parameter of a translated call goes; negative: the
+    cast in an argument of a stock call without a counterpart stays."""
+    src = ("#include <Python.h>\n"
+           "#define ADD(m, t) do { if (PyModule_AddObjectRef((m), \"T\", (PyObject *)(t)) < 0) return -1; } while (0)\n"
+           "#define LINE(o) PyFile_GetLine((PyObject *)(o), 0)\n"
+           "static int f(PyObject *m, PyObject *t)\n{\n    ADD(m, t);\n    return 0;\n}\n")
+    out, _ = _translate(src)
+    assert "CystckModule_AddObjectRef(S, (m), \"T\", (t))" in out
+    assert "PyFile_GetLine((PyObject *)(o), 0)" in out

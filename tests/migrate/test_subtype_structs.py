@@ -75,3 +75,17 @@ def test_entry_calls_with_other_arguments_are_no_value_calls():
     unit = translate.translate_files({"m.c": src})["m.c"]
     assert "cystck_migrate_result" not in unit.text
     assert any("direct call of entry point base_new" in n.message for n in unit.finish_notes())
+
+
+def test_assigned_args_passed_on_as_an_array_are_left_for_a_human():
+    """Negative of the args-access tuple: a method that assigns to args
+    and also hands the array on with its count is reported, not
+    rewritten."""
+    src = ("#include <Python.h>\n"
+           "static PyObject *f(PyObject *self, PyObject *args)\n{\n"
+           "    PyObject *o;\n    if (!PyArg_ParseTuple(args, \"O\", &o))\n        return NULL;\n"
+           "    args = PyTuple_GetSlice(args, 1, 2);\n    return args;\n}\n"
+           "static PyMethodDef m[] = {{\"f\", f, METH_VARARGS, NULL}, {NULL}};\n")
+    unit = translate.translate_files({"m.c": src})["m.c"]
+    assert "args_tuple" not in unit.text
+    assert any("args is assigned and also passed on as an array" in n.message for n in unit.finish_notes())

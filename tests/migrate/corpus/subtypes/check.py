@@ -58,5 +58,9 @@ def check_object_address(m):
     return [m.address(o) == id(o), m.address(None) == id(None)]
 
 
-CHECKS = [check_object_address, check_subtype, check_subtype_gc, check_descriptor_slots, check_mro_slots,
+def check_reassigned_args(m):
+    return [m.shifted(None, 1, 2), m.shifted(1, None), m.shifted(), m.shifted(None)]
+
+
+CHECKS = [check_reassigned_args, check_object_address, check_subtype, check_subtype_gc, check_descriptor_slots, check_mro_slots,
           check_builtin_types_without_handles]

@@ -220,7 +220,29 @@ address(PyObject *module, PyObject *o)
     return PyLong_FromSize_t((size_t)(Py_uintptr_t)o);
 }
 
+/* shifted(*args): the arguments, without a leading None. */
+static PyObject *
+shifted(PyObject *module, PyObject *args)
+{
+    PyObject *rest = NULL, *result, *first;
+    if (PyTuple_GET_SIZE(args) == 0)
+        return PyTuple_New(0);
+    first = PyTuple_GetItem(args, 0);
+    if (first == NULL)
+        return NULL;
+    if (first == Py_None) {
+        rest = PyTuple_GetSlice(args, 1, PyTuple_GET_SIZE(args));
+        if (rest == NULL)
+            return NULL;
+        args = rest;
+    }
+    result = PyTuple_GetSlice(args, 0, PyTuple_GET_SIZE(args));
+    Py_XDECREF(rest);
+    return result;
+}
+
 static PyMethodDef module_methods[] = {
+    {"shifted", shifted, METH_VARARGS, "the arguments without a leading None"},
     {"address", address, METH_O, "the object's address"},
     {"kind", kind, METH_O, "the kind of callable"},
     {"bind", bind, METH_VARARGS, "bind a descriptor to an instance"},

@@ -382,7 +382,8 @@ def _handle_returning_call(unit):
 class NullHandles(Rule):
     """NULL on handles: ``h = NULL`` becomes ``h = Cystck_NULL``; ``h ==
     NULL``, ``!h`` and ``(h = f(...)) == NULL`` become ``Cystck_IsNull(...)``;
-    ``h != NULL`` and a bare ``if (h)`` become ``!Cystck_IsNull(h)``.  Only
+    ``h != NULL`` and a bare ``if (h)`` become ``!Cystck_IsNull(h)``; the
+    same for ``*out`` (``out`` a ``PyObject **``).  Only
     names declared as handles in the function (or members known to hold
     handles) are touched, so ``char *p == NULL`` stays as it is."""
     name = "null-handles"
@@ -444,6 +445,7 @@ class NullHandles(Rule):
         for ctx in _common.function_contexts(unit):
             if ctx.has_state:
                 scan(ctx, *ctx.body)
+                self._through_pointers(code, ctx, edits)
         # macros: only members known to hold handles can be recognised there
         empty = _common.FunctionContext(None, None, [])
         for m in regex.finditer(r"^[ \t]*#[ \t]*define[ \t]+\w+(?:\([^)]*\))?(?:[^\n\\]|\\.|\\\n)*", code, regex.M):
@@ -451,6 +453,29 @@ class NullHandles(Rule):
         if edits:
             unit.apply(edits)
         return edits.applied
+
+
+    _DEREF = r"\*\s*(?P<p>\w+)\b(?!\s*(?:\[|->|\.|\())"
+    _THROUGH_POINTER = (
+        (regex.compile(r"(?<![\w)\]]\s*)" + _DEREF + r"\s*(?P<op>==|!=)\s*(?:NULL|nullptr|0(?![\w.]))"),
+         lambda m, h: ("!" if m.group("op") == "!=" else "") + f"Cystck_IsNull({h})"),
+        (regex.compile(r"!\s*" + _DEREF + r"(?!\s*=)"), lambda m, h: f"Cystck_IsNull({h})"),
+        (regex.compile(r"(?<=(?:\bif|\bwhile)\s*\(\s*|&&\s*|\|\|\s*)" + _DEREF + r"(?=\s*(?:\)|&&|\|\||\?))"),
+         lambda m, h: f"!Cystck_IsNull({h})"),
+        (regex.compile(r"(?<![\w)\]]\s*)" + _DEREF + r"(?P<eq>\s*=\s*)(?:NULL|nullptr)\b"),
+         lambda m, h: f"{h}{m.group('eq')}Cystck_NULL"),
+    )
+
+    def _through_pointers(self, code, ctx, edits):
+        """The same tests and stores on a handle read through a pointer,
+        ``*out`` (``out`` a ``PyObject **`` output parameter): ``if
+        (*out)`` becomes ``if (!Cystck_IsNull(*out))``, ``*out = NULL``
+        ``*out = Cystck_NULL``."""
+        b0, b1 = ctx.body
+        for pattern, new in self._THROUGH_POINTER:
+            for m in pattern.finditer(code, b0, b1):
+                if m.group("p") in ctx.arrays:
+                    edits.add(m.start(), m.end(), new(m, f"*{m.group('p')}"))
 
 
 class HandleIdentity(Rule):

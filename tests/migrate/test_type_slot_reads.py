@@ -86,3 +86,19 @@ def test_object_cast_of_a_handle_argument_in_a_macro_body():
     out, _ = _translate(src)
     assert "CystckModule_AddObjectRef(S, (m), \"T\", (t))" in out
     assert "PyFile_GetLine((PyObject *)(o), 0)" in out
+
+
+def test_null_tests_of_a_handle_read_through_a_pointer():
+    """``if (*out)``, ``!*out``, ``*out == NULL`` and ``*out = NULL`` on a
+    ``PyObject **`` are handle tests and stores; negative: the same on a
+    ``char **`` and a product ``n * k == 0`` stay."""
+    src = ("#include <Python.h>\n"
+           "static int get(PyObject *o, PyObject **out, char **s, int n, int k)\n{\n"
+           "    *out = PyObject_GetAttrString(o, \"x\");\n"
+           "    if (*out)\n        return 1;\n"
+           "    if (!*out && *out == NULL && !*s && *s == NULL && n * k == 0)\n        *out = NULL;\n"
+           "    return 0;\n}\n")
+    out, _ = _translate(src)
+    assert "    if (!Cystck_IsNull(*out))\n        return 1;\n" in out
+    assert "if (Cystck_IsNull(*out) && Cystck_IsNull(*out) && !*s && *s == NULL && n * k == 0)\n" \
+           "        *out = Cystck_NULL;\n" in out

@@ -456,13 +456,15 @@ class NullHandles(Rule):
 
 
     _DEREF = r"\*\s*(?P<p>\w+)\b(?!\s*(?:\[|->|\.|\())"
+    # not `Cystck_Object *out = NULL` (a declaration) nor `n * k == 0`
+    _NOT_A_DECLARATION = r"(?<![\w\]]\s*)"
     _THROUGH_POINTER = (
-        (regex.compile(r"(?<![\w)\]]\s*)" + _DEREF + r"\s*(?P<op>==|!=)\s*(?:NULL|nullptr|0(?![\w.]))"),
+        (regex.compile(_NOT_A_DECLARATION + _DEREF + r"\s*(?P<op>==|!=)\s*(?:NULL|nullptr|0(?![\w.]))"),
          lambda m, h: ("!" if m.group("op") == "!=" else "") + f"Cystck_IsNull({h})"),
         (regex.compile(r"!\s*" + _DEREF + r"(?!\s*=)"), lambda m, h: f"Cystck_IsNull({h})"),
         (regex.compile(r"(?<=(?:\bif|\bwhile)\s*\(\s*|&&\s*|\|\|\s*)" + _DEREF + r"(?=\s*(?:\)|&&|\|\||\?))"),
          lambda m, h: f"!Cystck_IsNull({h})"),
-        (regex.compile(r"(?<![\w)\]]\s*)" + _DEREF + r"(?P<eq>\s*=\s*)(?:NULL|nullptr)\b"),
+        (regex.compile(_NOT_A_DECLARATION + _DEREF + r"(?P<eq>\s*=\s*)(?:NULL|nullptr)\b"),
          lambda m, h: f"{h}{m.group('eq')}Cystck_NULL"),
     )
 

@@ -146,6 +146,20 @@ h CystckNumber_Rshift(h a, h b) = PyNumber_Rshift          ; [h+1, e] a >> b
 h CystckNumber_And(h a, h b) = PyNumber_And                ; [h+1, e] a & b
 h CystckNumber_Or(h a, h b) = PyNumber_Or                  ; [h+1, e] a | b
 h CystckNumber_Xor(h a, h b) = PyNumber_Xor                ; [h+1, e] a ^ b
+h CystckNumber_MatrixMultiply(h a, h b) = PyNumber_MatrixMultiply ; [h+1, e] a @ b
+h CystckNumber_InPlaceAdd(h a, h b) = PyNumber_InPlaceAdd  ; [h+1, e] a += b (the result; a itself if it changed in place)
+h CystckNumber_InPlaceSubtract(h a, h b) = PyNumber_InPlaceSubtract ; [h+1, e] a -= b
+h CystckNumber_InPlaceMultiply(h a, h b) = PyNumber_InPlaceMultiply ; [h+1, e] a *= b
+h CystckNumber_InPlaceMatrixMultiply(h a, h b) = PyNumber_InPlaceMatrixMultiply ; [h+1, e] a @= b
+h CystckNumber_InPlaceTrueDivide(h a, h b) = PyNumber_InPlaceTrueDivide ; [h+1, e] a /= b
+h CystckNumber_InPlaceFloorDivide(h a, h b) = PyNumber_InPlaceFloorDivide ; [h+1, e] a //= b
+h CystckNumber_InPlaceRemainder(h a, h b) = PyNumber_InPlaceRemainder ; [h+1, e] a %= b
+h CystckNumber_InPlacePower(h a, h b, h c) = PyNumber_InPlacePower ; [h+1, e] a **= b (c: the modulus, None for none)
+h CystckNumber_InPlaceLshift(h a, h b) = PyNumber_InPlaceLshift ; [h+1, e] a <<= b
+h CystckNumber_InPlaceRshift(h a, h b) = PyNumber_InPlaceRshift ; [h+1, e] a >>= b
+h CystckNumber_InPlaceAnd(h a, h b) = PyNumber_InPlaceAnd  ; [h+1, e] a &= b
+h CystckNumber_InPlaceOr(h a, h b) = PyNumber_InPlaceOr    ; [h+1, e] a |= b
+h CystckNumber_InPlaceXor(h a, h b) = PyNumber_InPlaceXor  ; [h+1, e] a ^= b
 h CystckNumber_Long(h a) = PyNumber_Long                   ; [h+1, e] int(a)
 h CystckNumber_Float(h a) = PyNumber_Float                 ; [h+1, e] float(a)
 h CystckNumber_Index(h a) = PyNumber_Index                 ; [h+1, e] operator.index(a)

@@ -216,6 +216,8 @@ h CystckUnicode_InternFromString(const char* s) = PyUnicode_InternFromString ; [
 h CystckUnicode_Concat(h a, h b) = PyUnicode_Concat        ; [h+1, e] a + b
 h CystckUnicode_Join(h sep, h seq) = PyUnicode_Join        ; [h+1, e] sep.join(seq)
 int CystckUnicode_CompareWithASCIIString(h o, const char* s) = PyUnicode_CompareWithASCIIString ; compare to ASCII C string
+int CystckUnicode_Compare(h a, h b) = PyUnicode_Compare     ; [e] -1, 0, 1 as a < b, a == b, a > b (-1 with an exception if either is no str)
+Cystck_ssize_t CystckUnicode_Tailmatch(h s, h sub, Cystck_ssize_t start, Cystck_ssize_t end, int direction) = PyUnicode_Tailmatch ; [e] 1 if s[start:end] starts (direction -1) or ends (1) with sub, else 0; -1 on error
 Cystck_ssize_t CystckUnicode_GetLength(h o) = PyUnicode_GetLength ; [e] number of code points
 int CystckUnicode_Check(h o) = PyUnicode_Check             ; isinstance(o, str)
 int CystckUnicode_CheckExact(h o) = PyUnicode_CheckExact   ; type(o) is str
@@ -356,6 +358,7 @@ int CystckErr_Occurred() : hand ~ PyErr_Occurred           ; is an exception set
 int CystckErr_ExceptionMatches(h type) = PyErr_ExceptionMatches ; does the set exception match type
 int CystckErr_GivenExceptionMatches(h given, h type) = PyErr_GivenExceptionMatches ; matches?
 void CystckErr_Clear() = PyErr_Clear                       ; clear the exception
+void CystckErr_WriteUnraisable(h? obj) = PyErr_WriteUnraisable ; report the set exception through sys.unraisablehook (obj: the context, or null) and clear it
 h CystckErr_GetRaisedException() : hand ~ PyErr_GetRaisedException ; [h+1] take the set exception (null if none)
 void CystckErr_SetRaisedException(h exc) : hand ~ PyErr_SetRaisedException ; re-raise a taken exception
 h CystckErr_NewException(const char* name, h? base, h? dict) = PyErr_NewException ; [h+1, e] a new exception class

@@ -1337,6 +1337,30 @@ static inline int CystckUnicode_CompareWithASCIIString(Cystck_State *S, Cystck_O
 #undef FN
 }
 
+/* [e] -1, 0, 1 as a < b, a == b, a > b (-1 with an exception if either is no str) */
+static inline int CystckUnicode_Compare(Cystck_State *S, Cystck_Object a, Cystck_Object b)
+{
+#define FN "CystckUnicode_Compare"
+    PyObject *a_ = _Cystck_Get(a);
+    PyObject *b_ = _Cystck_Get(b);
+    if (Cystck_unlikely(!a_ || !b_))
+        return (_Cystck_BadArgInt(S, FN, !a_ ? a : b), (int)-1);
+    return (int)(PyUnicode_Compare(a_, b_));
+#undef FN
+}
+
+/* [e] 1 if s[start:end] starts (direction -1) or ends (1) with sub, else 0; -1 on error */
+static inline Cystck_ssize_t CystckUnicode_Tailmatch(Cystck_State *S, Cystck_Object s, Cystck_Object sub, Cystck_ssize_t start, Cystck_ssize_t end, int direction)
+{
+#define FN "CystckUnicode_Tailmatch"
+    PyObject *s_ = _Cystck_Get(s);
+    PyObject *sub_ = _Cystck_Get(sub);
+    if (Cystck_unlikely(!s_ || !sub_))
+        return (_Cystck_BadArgInt(S, FN, !s_ ? s : sub), (Cystck_ssize_t)-1);
+    return (Cystck_ssize_t)(PyUnicode_Tailmatch(s_, sub_, start, end, direction));
+#undef FN
+}
+
 /* [e] number of code points */
 static inline Cystck_ssize_t CystckUnicode_GetLength(Cystck_State *S, Cystck_Object o)
 {
@@ -2517,6 +2541,16 @@ static inline void CystckErr_Clear(Cystck_State *S)
 #define FN "CystckErr_Clear"
     (void)S;
     PyErr_Clear();
+#undef FN
+}
+
+/* report the set exception through sys.unraisablehook (obj: the context, or null) and clear it */
+static inline void CystckErr_WriteUnraisable(Cystck_State *S, Cystck_Object obj)
+{
+#define FN "CystckErr_WriteUnraisable"
+    PyObject *obj_ = _Cystck_Get(obj);
+    (void)S;
+    PyErr_WriteUnraisable(obj_);
 #undef FN
 }
 

@@ -1125,7 +1125,10 @@ class TypeReady(Rule):
     their ``Cystck_Ref``: ``PyType_Ready(&FooType) < 0`` becomes ``(FooType
     = Cystck_ref(S, CystckType_FromSpec(S, &FooType_spec, base))) == NULL``;
     ``PyType_FromSpec(&spec)`` and ``PyType_FromSpecWithBases(&spec, b)``
-    become ``CystckType_FromSpec(S, &spec, Cystck_NULL / b)``;
+    become ``CystckType_FromSpec(S, &spec, Cystck_NULL / b)``,
+    ``PyType_FromModuleAndSpec(m, &spec, b)``
+    ``CystckType_FromModuleAndSpec(S, m, &spec, b)`` (the type keeps its
+    module, for ``PyType_GetModuleByDef``);
     ``PyModule_AddType(m, &FooType)`` adds ``Cystck_deref(S, FooType)``.
     ``FooType.tp_base = &BarType;`` before ``PyType_Ready(&FooType)`` goes:
     ``BarType`` is the spec's base (``&PyBaseObject_Type``, the default,
@@ -1135,7 +1138,7 @@ class TypeReady(Rule):
     patterns = (r"\bPyType_Ready\s*\(\s*(?:\(\s*PyTypeObject\s*\*\s*\)\s*)?&\s*(?P<t>\w+)\s*\)(?P<cmp>\s*<\s*0)?",
                 r"\bPyType_FromSpec\s*\(\s*(?P<s>[^()]+?)\s*\)",
                 r"\bPyType_FromSpecWithBases\s*\(\s*(?P<s>[^(),]+?)\s*,",
-                r"\bPyType_FromModuleAndSpec\s*\(\s*[^(),]+,\s*(?P<s>[^(),]+?)\s*,\s*(?P<b>[^()]+?)\s*\)",
+                r"\bPyType_FromModuleAndSpec\s*\(\s*(?P<m>[^(),]+?)\s*,\s*(?P<s>[^(),]+?)\s*,\s*(?P<b>[^()]+?)\s*\)",
                 r"\bPyModule_AddType\s*\(\s*(?P<m>[^(),]+?)\s*,\s*(?:\(\s*PyTypeObject\s*\*\s*\)\s*)?&\s*(?P<t>\w+)\s*\)")
     before = "static int init(PyObject *m) { if (PyType_Ready(&BoxType) < 0) return -1; return PyModule_AddType(m, &BoxType); }\n"
     after = ("static int init(PyObject *m) { if ((BoxType = Cystck_ref(S, CystckType_FromSpec(S, &BoxType_spec, Cystck_NULL))) == NULL) return -1;"
@@ -1155,7 +1158,8 @@ class TypeReady(Rule):
         n += unit.sub(self.patterns[0], ready)
         n += unit.sub(self.patterns[1], lambda m, t: f"CystckType_FromSpec(S, {t[m.start('s'):m.end('s')]}, Cystck_NULL)")
         n += unit.sub(self.patterns[2], lambda m, t: f"CystckType_FromSpec(S, {t[m.start('s'):m.end('s')]},")
-        n += unit.sub(self.patterns[3], lambda m, t: "CystckType_FromSpec(S, " + t[m.start('s'):m.end('s')] + ", "
+        n += unit.sub(self.patterns[3], lambda m, t: "CystckType_FromModuleAndSpec(S, " + t[m.start('m'):m.end('m')]
+                      + ", " + t[m.start('s'):m.end('s')] + ", "
                       + ("Cystck_NULL" if m.group("b").strip() in ("NULL", "0", "nullptr") else t[m.start('b'):m.end('b')]) + ")")
         n += unit.sub(self.patterns[4], lambda m, t: f"CystckModule_AddType(S, {t[m.start('m'):m.end('m')]}, "
                       f"Cystck_deref(S, {m.group('t')}))")

@@ -60,3 +60,20 @@ def test_forward_declaration_of_a_module_definition():
     out, _ = _translate(src)
     assert "static CystckModuleDef def;\nstatic struct PyModuleDef *seen;\n" in out
     assert "static CystckModuleDef def = {" in out
+
+
+def test_type_made_for_a_module_keeps_its_module():
+    """PyType_FromModuleAndSpec(m, &spec, NULL) becomes
+    CystckType_FromModuleAndSpec (it was CystckType_FromSpec, which lost
+    the module that PyType_GetModuleByDef looks for); negative:
+    PyType_FromSpec stays a type of no module."""
+    src = ("#include <Python.h>\n"
+           "static PyType_Slot slots[] = {{0, NULL}};\n"
+           "static PyType_Spec spec = {\"m.T\", 0, 0, Py_TPFLAGS_DEFAULT, slots};\n"
+           "static int exec_(PyObject *m)\n{\n"
+           "    PyObject *t = PyType_FromModuleAndSpec(m, &spec, NULL);\n"
+           "    PyObject *u = PyType_FromSpec(&spec);\n"
+           "    return t == NULL || u == NULL ? -1 : 0;\n}\n")
+    out, _ = _translate(src)
+    assert "Cystck_Object t = CystckType_FromModuleAndSpec(S, m, &spec, Cystck_NULL);" in out
+    assert "Cystck_Object u = CystckType_FromSpec(S, &spec, Cystck_NULL);" in out

@@ -115,6 +115,7 @@ class Unit:
     notes: list = field(default_factory=list)
     _masked: str = None
     _structure: str = None
+    _functions: list = None
 
     def __post_init__(self):
         if self.text is None:
@@ -128,7 +129,7 @@ class Unit:
     def set_text(self, text):
         if text != self.text:
             self.text = text
-            self._masked = self._structure = None
+            self._masked = self._structure = self._functions = None
 
     @property
     def masked(self):
@@ -143,7 +144,11 @@ class Unit:
         return self._structure
 
     def functions(self):
-        return source.find_functions(self.structure)
+        """The functions of the current text (found once per text: most
+        rules ask, few change it)."""
+        if self._functions is None:
+            self._functions = source.find_functions(self.structure)
+        return list(self._functions)
 
     # ---- helpers for rules ----
     def apply(self, edits):

@@ -69,7 +69,13 @@ class Constants(Rule):
             new = "Cystck_" + m.group(1)
             return new if new in consts else None
 
-        state_bodies = [ctx.body for ctx in _common.function_contexts(unit, with_locals=False) if ctx.has_state]
+        state_bodies = []          # computed when a type without a handle is met
+
+        def in_state_body(pos):
+            if not state_bodies:
+                state_bodies.extend(ctx.body for ctx in _common.function_contexts(unit, with_locals=False)
+                                    if ctx.has_state)
+            return any(b0 <= pos < b1 for b0, b1 in state_bodies)
 
         def typ(m, text):
             new = f"Cystck{m.group(1)}_Type"
@@ -77,7 +83,7 @@ class Constants(Rule):
                 return new
             if escape.marked(text, m.start()):
                 return None
-            if any(b0 <= m.start() < b1 for b0, b1 in state_bodies):
+            if in_state_body(m.start()):
                 unit.leftover(m.start(), f"escape hatch: no Cystck handle for Py{m.group(1)}_Type: "
                               "given one with Cystck_FromPyObject", self.name)
                 return f"Cystck_FromPyObject(S, {escape.MARK} (PyObject *)&Py{m.group(1)}_Type)"

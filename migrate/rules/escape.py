@@ -211,6 +211,8 @@ class TypeSlotReads(Rule):
 
     def apply(self, unit):
         code, text = unit.masked, unit.text
+        if not regex.search(r"->\s*tp_\w", code):
+            return 0
         edits = source.Edits()
         n = 0
         for ctx in _common.function_contexts(unit):
@@ -294,6 +296,8 @@ class ObjectAddresses(Rule):
 
     def apply(self, unit):
         code = unit.masked
+        if not regex.search(self.patterns[0], code):
+            return 0
         edits = source.Edits()
         for ctx in _common.function_contexts(unit):
             if not ctx.has_state:

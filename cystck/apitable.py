@@ -146,6 +146,20 @@ h CystckNumber_Rshift(h a, h b) = PyNumber_Rshift          ; [h+1, e] a >> b
 h CystckNumber_And(h a, h b) = PyNumber_And                ; [h+1, e] a & b
 h CystckNumber_Or(h a, h b) = PyNumber_Or                  ; [h+1, e] a | b
 h CystckNumber_Xor(h a, h b) = PyNumber_Xor                ; [h+1, e] a ^ b
+h CystckNumber_MatrixMultiply(h a, h b) = PyNumber_MatrixMultiply ; [h+1, e] a @ b
+h CystckNumber_InPlaceAdd(h a, h b) = PyNumber_InPlaceAdd  ; [h+1, e] a += b (the result; a itself if it changed in place)
+h CystckNumber_InPlaceSubtract(h a, h b) = PyNumber_InPlaceSubtract ; [h+1, e] a -= b
+h CystckNumber_InPlaceMultiply(h a, h b) = PyNumber_InPlaceMultiply ; [h+1, e] a *= b
+h CystckNumber_InPlaceMatrixMultiply(h a, h b) = PyNumber_InPlaceMatrixMultiply ; [h+1, e] a @= b
+h CystckNumber_InPlaceTrueDivide(h a, h b) = PyNumber_InPlaceTrueDivide ; [h+1, e] a /= b
+h CystckNumber_InPlaceFloorDivide(h a, h b) = PyNumber_InPlaceFloorDivide ; [h+1, e] a //= b
+h CystckNumber_InPlaceRemainder(h a, h b) = PyNumber_InPlaceRemainder ; [h+1, e] a %= b
+h CystckNumber_InPlacePower(h a, h b, h c) = PyNumber_InPlacePower ; [h+1, e] a **= b (c: the modulus, None for none)
+h CystckNumber_InPlaceLshift(h a, h b) = PyNumber_InPlaceLshift ; [h+1, e] a <<= b
+h CystckNumber_InPlaceRshift(h a, h b) = PyNumber_InPlaceRshift ; [h+1, e] a >>= b
+h CystckNumber_InPlaceAnd(h a, h b) = PyNumber_InPlaceAnd  ; [h+1, e] a &= b
+h CystckNumber_InPlaceOr(h a, h b) = PyNumber_InPlaceOr    ; [h+1, e] a |= b
+h CystckNumber_InPlaceXor(h a, h b) = PyNumber_InPlaceXor  ; [h+1, e] a ^= b
 h CystckNumber_Long(h a) = PyNumber_Long                   ; [h+1, e] int(a)
 h CystckNumber_Float(h a) = PyNumber_Float                 ; [h+1, e] float(a)
 h CystckNumber_Index(h a) = PyNumber_Index                 ; [h+1, e] operator.index(a)
@@ -204,6 +218,8 @@ h CystckUnicode_InternFromString(const char* s) = PyUnicode_InternFromString ; [
 h CystckUnicode_Concat(h a, h b) = PyUnicode_Concat        ; [h+1, e] a + b
 h CystckUnicode_Join(h sep, h seq) = PyUnicode_Join        ; [h+1, e] sep.join(seq)
 int CystckUnicode_CompareWithASCIIString(h o, const char* s) = PyUnicode_CompareWithASCIIString ; compare to ASCII C string
+int CystckUnicode_Compare(h a, h b) = PyUnicode_Compare     ; [e] -1, 0, 1 as a < b, a == b, a > b (-1 with an exception if either is no str)
+Cystck_ssize_t CystckUnicode_Tailmatch(h s, h sub, Cystck_ssize_t start, Cystck_ssize_t end, int direction) = PyUnicode_Tailmatch ; [e] 1 if s[start:end] starts (direction -1) or ends (1) with sub, else 0; -1 on error
 Cystck_ssize_t CystckUnicode_GetLength(h o) = PyUnicode_GetLength ; [e] number of code points
 int CystckUnicode_Check(h o) = PyUnicode_Check             ; isinstance(o, str)
 int CystckUnicode_CheckExact(h o) = PyUnicode_CheckExact   ; type(o) is str
@@ -345,6 +361,7 @@ int CystckErr_Occurred() : hand ~ PyErr_Occurred           ; is an exception set
 int CystckErr_ExceptionMatches(h type) = PyErr_ExceptionMatches ; does the set exception match type
 int CystckErr_GivenExceptionMatches(h given, h type) = PyErr_GivenExceptionMatches ; matches?
 void CystckErr_Clear() = PyErr_Clear                       ; clear the exception
+void CystckErr_WriteUnraisable(h? obj) = PyErr_WriteUnraisable ; report the set exception through sys.unraisablehook (obj: the context, or null) and clear it
 h CystckErr_GetRaisedException() : hand ~ PyErr_GetRaisedException ; [h+1] take the set exception (null if none)
 void CystckErr_SetRaisedException(h exc) : hand ~ PyErr_SetRaisedException ; re-raise a taken exception
 h CystckErr_NewException(const char* name, h? base, h? dict) = PyErr_NewException ; [h+1, e] a new exception class

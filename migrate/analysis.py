@@ -243,6 +243,7 @@ def _leftovers(unit, code):
     own = own_names(unit, code)
     escapes = [(m.start(), source.matching(code, m.end() - 1)) for m in _ESCAPE.finditer(code)]
     escapes += escape.escaped_spans(unit.text, code)    # reported by the escape-hatch rule
+    escapes += _common.polyfill_bodies(unit)
     stock = _common.stock_bodies(unit)
     seen = set()
     for m in _STOCK.finditer(code):

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 
 import regex
 
-from . import cstruct, source
+from . import api, cstruct, source
 
 # ---------------------------------------------------------------------------
 # Calling conventions and slot signatures
@@ -164,6 +164,12 @@ MODINIT = Role("modinit", "", pushes=True)
 #: destructor): Cystck hands the stock pointer through unchanged, so its
 #: signature and body stay stock; there is no ``S`` to pass it.
 STOCK_CALLBACK = Role("stock", "capsule destructor", state=False)
+# A function the extension defines under the name of a stock API function
+# that Cystck has (a polyfill for older Pythons, PyType_GetModuleByDef under
+# #if PY_VERSION_HEX < ...).  Polyfills of functions Cystck lacks are
+# translated as the extension's own helpers.
+STOCK_POLYFILL = Role("stock", "stock API polyfill", state=False)
+STOCK_NAME = regex.compile(r"_?Py[A-Z]?[A-Za-z0-9]*_\w+")
 
 # ---------------------------------------------------------------------------
 # Type patterns
@@ -201,6 +207,7 @@ class TypeInfo:
     object_fields: set = field(default_factory=set)  # PyObject* members -> Cystck_Field
     weaklist: set = field(default_factory=set)       # tp_weaklistoffset members -> Cystck_WeakList
     type_vars: set = field(default_factory=set)    # PyTypeObject variables for it
+    base: tuple = None        # (member, struct) when the struct starts with a base type's struct
 
 
 @dataclass
@@ -359,7 +366,7 @@ def derived_struct(members, types):
     if not members:
         return None
     base, d, _ = members[0]
-    base = regex.sub(r"\b(?:const|struct)\b", "", base).strip()
+    base = regex.sub(r"\b(?:const|struct|volatile)\b", "", base).strip()
     return base if not d.pointer and not d.array and base in types else None
 
 
@@ -379,9 +386,9 @@ def _collect_structs(p, code, text):
         if not names:
             continue
         members = cstruct.struct_members(code, open_at, close)
-        if regex.search(r"^\s*PyObject_(?:VAR_)?HEAD\b", body[1:], regex.M) or \
-                derived_struct(members, p.types):
-            info = TypeInfo(struct=names[0])
+        base_struct = _base_struct_member(p, members)
+        if base_struct or regex.search(r"^\s*PyObject_(?:VAR_)?HEAD\b", body[1:], regex.M):
+            info = TypeInfo(struct=names[0], base=base_struct)
             for base, d, _ in members:
                 if regex.match(r"static\b", base):
                     continue      # a C++ class static is no instance field
@@ -394,6 +401,16 @@ def _collect_structs(p, code, text):
             for base, d, _ in members:
                 if _handle_type(base, d.pointer, ()) and not d.array and not regex.match(r"static\b", base):
                     p.handle_fields.add(d.name)
+
+
+def _base_struct_member(p, members):
+    """(member, struct) when the first member of a struct is, by value, the
+    instance struct of another custom type (``typedef struct { BaseObject
+    base; PyObject *extra; } SubObject;``): the stock idiom for a subtype
+    whose instances extend the base's.  Such a struct is an instance struct
+    too; its native part starts with the base's."""
+    base = derived_struct(members, p.types)
+    return (members[0][1].name, p.types[base].struct) if base else None
 
 
 def _collect_tables(p, path, code, text):
@@ -670,6 +687,11 @@ def _collect_functions(p, path, code, text):
             i for i, (s, e) in enumerate(source.split_top(code, *f.params))
             if regex.match(rf"\s*(?:const\s+)?(?:struct\s+)?(?:{OBJECT_TYPES}"
                            + "".join("|" + regex.escape(t) for t in types) + r")\s*\*(?!\s*\*)", code[s:e]))
+        if STOCK_NAME.fullmatch(f.name) and f.name in api.stock_map() and not f.member:
+            # The stock API itself, not the extension's: the definition
+            # stays as it is and calls of the name are stock calls.
+            p.roles.setdefault(f.name, STOCK_POLYFILL)
+            continue
         key = (path, f.name)
         info = p.functions.get(key)
         body = code[f.body[0]:f.body[1]] if f.body else ""

@@ -23,9 +23,6 @@ def uses_python(text):
     return bool(_USES_PYTHON.search(masked)) or helpers.uses_any(masked)
 
 
-_STOCK_NAME = regex.compile(r"_?Py[A-Z]?[A-Za-z0-9]*_\w+")
-
-
 def is_stock_compat(path, text):
     """Is ``text`` a header that re-implements stock API functions for
     older Pythons (pythoncapi_compat.h and the like)?  Its functions are
@@ -38,7 +35,7 @@ def is_stock_compat(path, text):
         names = [f.name for f in source.find_functions(source.structure_mask(text)) if f.is_definition]
     except source.BraceError:
         return False
-    stock = [n for n in names if _STOCK_NAME.fullmatch(n)]
+    stock = [n for n in names if proj.STOCK_NAME.fullmatch(n)]
     return len(stock) >= 3 and len(stock) >= 0.8 * len(names)
 
 

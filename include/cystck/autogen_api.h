@@ -675,6 +675,175 @@ static inline Cystck_Object CystckNumber_Xor(Cystck_State *S, Cystck_Object a, C
 #undef FN
 }
 
+/* [h+1, e] a @ b */
+static inline Cystck_Object CystckNumber_MatrixMultiply(Cystck_State *S, Cystck_Object a, Cystck_Object b)
+{
+#define FN "CystckNumber_MatrixMultiply"
+    PyObject *a_ = _Cystck_Get(a);
+    PyObject *b_ = _Cystck_Get(b);
+    if (Cystck_unlikely(!a_ || !b_))
+        return (_Cystck_BadArg(S, FN, !a_ ? a : b), Cystck_NULL);
+    return _Cystck_Own(S, PyNumber_MatrixMultiply(a_, b_));
+#undef FN
+}
+
+/* [h+1, e] a += b (the result; a itself if it changed in place) */
+static inline Cystck_Object CystckNumber_InPlaceAdd(Cystck_State *S, Cystck_Object a, Cystck_Object b)
+{
+#define FN "CystckNumber_InPlaceAdd"
+    PyObject *a_ = _Cystck_Get(a);
+    PyObject *b_ = _Cystck_Get(b);
+    if (Cystck_unlikely(!a_ || !b_))
+        return (_Cystck_BadArg(S, FN, !a_ ? a : b), Cystck_NULL);
+    return _Cystck_Own(S, PyNumber_InPlaceAdd(a_, b_));
+#undef FN
+}
+
+/* [h+1, e] a -= b */
+static inline Cystck_Object CystckNumber_InPlaceSubtract(Cystck_State *S, Cystck_Object a, Cystck_Object b)
+{
+#define FN "CystckNumber_InPlaceSubtract"
+    PyObject *a_ = _Cystck_Get(a);
+    PyObject *b_ = _Cystck_Get(b);
+    if (Cystck_unlikely(!a_ || !b_))
+        return (_Cystck_BadArg(S, FN, !a_ ? a : b), Cystck_NULL);
+    return _Cystck_Own(S, PyNumber_InPlaceSubtract(a_, b_));
+#undef FN
+}
+
+/* [h+1, e] a *= b */
+static inline Cystck_Object CystckNumber_InPlaceMultiply(Cystck_State *S, Cystck_Object a, Cystck_Object b)
+{
+#define FN "CystckNumber_InPlaceMultiply"
+    PyObject *a_ = _Cystck_Get(a);
+    PyObject *b_ = _Cystck_Get(b);
+    if (Cystck_unlikely(!a_ || !b_))
+        return (_Cystck_BadArg(S, FN, !a_ ? a : b), Cystck_NULL);
+    return _Cystck_Own(S, PyNumber_InPlaceMultiply(a_, b_));
+#undef FN
+}
+
+/* [h+1, e] a @= b */
+static inline Cystck_Object CystckNumber_InPlaceMatrixMultiply(Cystck_State *S, Cystck_Object a, Cystck_Object b)
+{
+#define FN "CystckNumber_InPlaceMatrixMultiply"
+    PyObject *a_ = _Cystck_Get(a);
+    PyObject *b_ = _Cystck_Get(b);
+    if (Cystck_unlikely(!a_ || !b_))
+        return (_Cystck_BadArg(S, FN, !a_ ? a : b), Cystck_NULL);
+    return _Cystck_Own(S, PyNumber_InPlaceMatrixMultiply(a_, b_));
+#undef FN
+}
+
+/* [h+1, e] a /= b */
+static inline Cystck_Object CystckNumber_InPlaceTrueDivide(Cystck_State *S, Cystck_Object a, Cystck_Object b)
+{
+#define FN "CystckNumber_InPlaceTrueDivide"
+    PyObject *a_ = _Cystck_Get(a);
+    PyObject *b_ = _Cystck_Get(b);
+    if (Cystck_unlikely(!a_ || !b_))
+        return (_Cystck_BadArg(S, FN, !a_ ? a : b), Cystck_NULL);
+    return _Cystck_Own(S, PyNumber_InPlaceTrueDivide(a_, b_));
+#undef FN
+}
+
+/* [h+1, e] a //= b */
+static inline Cystck_Object CystckNumber_InPlaceFloorDivide(Cystck_State *S, Cystck_Object a, Cystck_Object b)
+{
+#define FN "CystckNumber_InPlaceFloorDivide"
+    PyObject *a_ = _Cystck_Get(a);
+    PyObject *b_ = _Cystck_Get(b);
+    if (Cystck_unlikely(!a_ || !b_))
+        return (_Cystck_BadArg(S, FN, !a_ ? a : b), Cystck_NULL);
+    return _Cystck_Own(S, PyNumber_InPlaceFloorDivide(a_, b_));
+#undef FN
+}
+
+/* [h+1, e] a %= b */
+static inline Cystck_Object CystckNumber_InPlaceRemainder(Cystck_State *S, Cystck_Object a, Cystck_Object b)
+{
+#define FN "CystckNumber_InPlaceRemainder"
+    PyObject *a_ = _Cystck_Get(a);
+    PyObject *b_ = _Cystck_Get(b);
+    if (Cystck_unlikely(!a_ || !b_))
+        return (_Cystck_BadArg(S, FN, !a_ ? a : b), Cystck_NULL);
+    return _Cystck_Own(S, PyNumber_InPlaceRemainder(a_, b_));
+#undef FN
+}
+
+/* [h+1, e] a **= b (c: the modulus, None for none) */
+static inline Cystck_Object CystckNumber_InPlacePower(Cystck_State *S, Cystck_Object a, Cystck_Object b, Cystck_Object c)
+{
+#define FN "CystckNumber_InPlacePower"
+    PyObject *a_ = _Cystck_Get(a);
+    PyObject *b_ = _Cystck_Get(b);
+    PyObject *c_ = _Cystck_Get(c);
+    if (Cystck_unlikely(!a_ || !b_ || !c_))
+        return (_Cystck_BadArg(S, FN, !a_ ? a : !b_ ? b : c), Cystck_NULL);
+    return _Cystck_Own(S, PyNumber_InPlacePower(a_, b_, c_));
+#undef FN
+}
+
+/* [h+1, e] a <<= b */
+static inline Cystck_Object CystckNumber_InPlaceLshift(Cystck_State *S, Cystck_Object a, Cystck_Object b)
+{
+#define FN "CystckNumber_InPlaceLshift"
+    PyObject *a_ = _Cystck_Get(a);
+    PyObject *b_ = _Cystck_Get(b);
+    if (Cystck_unlikely(!a_ || !b_))
+        return (_Cystck_BadArg(S, FN, !a_ ? a : b), Cystck_NULL);
+    return _Cystck_Own(S, PyNumber_InPlaceLshift(a_, b_));
+#undef FN
+}
+
+/* [h+1, e] a >>= b */
+static inline Cystck_Object CystckNumber_InPlaceRshift(Cystck_State *S, Cystck_Object a, Cystck_Object b)
+{
+#define FN "CystckNumber_InPlaceRshift"
+    PyObject *a_ = _Cystck_Get(a);
+    PyObject *b_ = _Cystck_Get(b);
+    if (Cystck_unlikely(!a_ || !b_))
+        return (_Cystck_BadArg(S, FN, !a_ ? a : b), Cystck_NULL);
+    return _Cystck_Own(S, PyNumber_InPlaceRshift(a_, b_));
+#undef FN
+}
+
+/* [h+1, e] a &= b */
+static inline Cystck_Object CystckNumber_InPlaceAnd(Cystck_State *S, Cystck_Object a, Cystck_Object b)
+{
+#define FN "CystckNumber_InPlaceAnd"
+    PyObject *a_ = _Cystck_Get(a);
+    PyObject *b_ = _Cystck_Get(b);
+    if (Cystck_unlikely(!a_ || !b_))
+        return (_Cystck_BadArg(S, FN, !a_ ? a : b), Cystck_NULL);
+    return _Cystck_Own(S, PyNumber_InPlaceAnd(a_, b_));
+#undef FN
+}
+
+/* [h+1, e] a |= b */
+static inline Cystck_Object CystckNumber_InPlaceOr(Cystck_State *S, Cystck_Object a, Cystck_Object b)
+{
+#define FN "CystckNumber_InPlaceOr"
+    PyObject *a_ = _Cystck_Get(a);
+    PyObject *b_ = _Cystck_Get(b);
+    if (Cystck_unlikely(!a_ || !b_))
+        return (_Cystck_BadArg(S, FN, !a_ ? a : b), Cystck_NULL);
+    return _Cystck_Own(S, PyNumber_InPlaceOr(a_, b_));
+#undef FN
+}
+
+/* [h+1, e] a ^= b */
+static inline Cystck_Object CystckNumber_InPlaceXor(Cystck_State *S, Cystck_Object a, Cystck_Object b)
+{
+#define FN "CystckNumber_InPlaceXor"
+    PyObject *a_ = _Cystck_Get(a);
+    PyObject *b_ = _Cystck_Get(b);
+    if (Cystck_unlikely(!a_ || !b_))
+        return (_Cystck_BadArg(S, FN, !a_ ? a : b), Cystck_NULL);
+    return _Cystck_Own(S, PyNumber_InPlaceXor(a_, b_));
+#undef FN
+}
+
 /* [h+1, e] int(a) */
 static inline Cystck_Object CystckNumber_Long(Cystck_State *S, Cystck_Object a)
 {
@@ -1187,6 +1356,30 @@ static inline int CystckUnicode_CompareWithASCIIString(Cystck_State *S, Cystck_O
     if (Cystck_unlikely(!o_))
         return (_Cystck_BadArgInt(S, FN, o), (int)-1);
     return (int)(PyUnicode_CompareWithASCIIString(o_, s));
+#undef FN
+}
+
+/* [e] -1, 0, 1 as a < b, a == b, a > b (-1 with an exception if either is no str) */
+static inline int CystckUnicode_Compare(Cystck_State *S, Cystck_Object a, Cystck_Object b)
+{
+#define FN "CystckUnicode_Compare"
+    PyObject *a_ = _Cystck_Get(a);
+    PyObject *b_ = _Cystck_Get(b);
+    if (Cystck_unlikely(!a_ || !b_))
+        return (_Cystck_BadArgInt(S, FN, !a_ ? a : b), (int)-1);
+    return (int)(PyUnicode_Compare(a_, b_));
+#undef FN
+}
+
+/* [e] 1 if s[start:end] starts (direction -1) or ends (1) with sub, else 0; -1 on error */
+static inline Cystck_ssize_t CystckUnicode_Tailmatch(Cystck_State *S, Cystck_Object s, Cystck_Object sub, Cystck_ssize_t start, Cystck_ssize_t end, int direction)
+{
+#define FN "CystckUnicode_Tailmatch"
+    PyObject *s_ = _Cystck_Get(s);
+    PyObject *sub_ = _Cystck_Get(sub);
+    if (Cystck_unlikely(!s_ || !sub_))
+        return (_Cystck_BadArgInt(S, FN, !s_ ? s : sub), (Cystck_ssize_t)-1);
+    return (Cystck_ssize_t)(PyUnicode_Tailmatch(s_, sub_, start, end, direction));
 #undef FN
 }
 
@@ -2370,6 +2563,16 @@ static inline void CystckErr_Clear(Cystck_State *S)
 #define FN "CystckErr_Clear"
     (void)S;
     PyErr_Clear();
+#undef FN
+}
+
+/* report the set exception through sys.unraisablehook (obj: the context, or null) and clear it */
+static inline void CystckErr_WriteUnraisable(Cystck_State *S, Cystck_Object obj)
+{
+#define FN "CystckErr_WriteUnraisable"
+    PyObject *obj_ = _Cystck_Get(obj);
+    (void)S;
+    PyErr_WriteUnraisable(obj_);
 #undef FN
 }
 

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 
 import regex
 
-from .. import cstruct, source
+from .. import cstruct, project as proj, source
 from ..project import OBJECT_TYPES
 
 PAREN = source.paren("p")
@@ -158,14 +158,22 @@ def decl_pattern(structs):
 
 
 def stock_bodies(unit):
-    """Body spans of the functions that stay stock (capsule destructors,
-    which CPython calls with a ``PyObject *`` and no state)."""
-    return [f.body for f in unit.functions()
+    """Spans of the functions that stay stock, from their name to the end
+    of their body (capsule destructors, which CPython calls with a
+    ``PyObject *`` and no state; polyfills of stock API functions)."""
+    return [(f.name_start, f.body[1]) for f in unit.functions()
             if f.is_definition and (r := unit.project.role(f.name)) is not None and r.kind == "stock"]
 
 
 # ``char *kwlist[]``: a keyword-name list for PyArg_ParseTupleAndKeywords.
 _KWLIST = regex.compile(r"\bchar\s*\*\s*(\w+)\s*\[\s*\]")
+
+
+def polyfill_bodies(unit):
+    """Spans of the polyfills of stock API functions (see stock_bodies):
+    the stock API itself, with nothing left for a human."""
+    return [(f.start, f.body[1]) for f in unit.functions()
+            if f.is_definition and unit.project.role(f.name) is proj.STOCK_POLYFILL]
 
 
 def function_contexts(unit, with_locals=True):

@@ -138,7 +138,9 @@ class ArgsAccess(Rule):
     ``args[i]``, and any other use of ``args`` as an object is given a real
     tuple with ``CystckTuple_FromArray(S, args, nargs)`` (reported: it costs
     an allocation).  A ``METH_FASTCALL`` method's ``args`` is an array in
-    stock code too, so it stays one (passed to a macro or a helper)."""
+    stock code too, so it stays one (passed to a macro or a helper).  A
+    function that assigns to ``args`` uses one tuple, made at its start,
+    for every use."""
     name = "args-access"
     precedence = 655
     patterns = (r"\bPy(?:Tuple_GET_SIZE|Tuple_Size|Object_Length|Object_Size)\s*\(\s*(?P<a>\w+)\s*\)",
@@ -161,6 +163,8 @@ class ArgsAccess(Rule):
                 continue
             fastcall = any(default == "nargs" and idx is not None for _, idx, default in ctx.role.params)
             b0, b1 = ctx.body
+            if not fastcall and self._reassigned(unit, code, args, nargs, b0, b1, edits):
+                continue
             for m in regex.finditer(self.patterns[0], code, pos=b0, endpos=b1):
                 if m.group("a") == args:
                     edits.add(m.start(), m.end(), nargs)
@@ -185,6 +189,33 @@ class ArgsAccess(Rule):
         if edits:
             unit.apply(edits)
         return edits.applied
+
+    def _reassigned(self, unit, code, args, nargs, b0, b1, edits):
+        """An entry point that assigns to its ``args`` (``args =
+        PyTuple_GetSlice(args, 1, n);``, shifting the arguments) uses it as
+        a tuple throughout: the array becomes one tuple at the start,
+        ``Cystck_Object args_tuple = CystckTuple_FromArray(S, args,
+        nargs);``, and every use of ``args`` is that tuple.  Where the array
+        is also handed on with its count (``args, nargs``), which would
+        still see the original arguments, the function is left for a human.
+        Returns whether ``args`` is assigned."""
+        name = regex.escape(args)
+        if not regex.search(rf"(?<![\w.>]){name}\s*=(?!=)", code[b0:b1]):
+            return False
+        if regex.search(rf"(?<![\w.>]){name}\s*,\s*{regex.escape(nargs)}\b", code[b0:b1]):
+            unit.leftover(b0, f"{args} is assigned and also passed on as an array: rewrite by hand", self.name)
+            return True
+        tuple_name = f"{args}_tuple"
+        if regex.search(rf"\b{regex.escape(tuple_name)}\b", code[b0:b1]):
+            unit.leftover(b0, f"{args} is assigned, and {tuple_name} is taken: rewrite by hand", self.name)
+            return True
+        indent = regex.search(r"\n([ \t]*)\S", unit.text[b0:b1])
+        edits.add(b0 + 1, b0 + 1, f"\n{indent.group(1) if indent else '    '}Cystck_Object {tuple_name} = "
+                  f"CystckTuple_FromArray(S, {args}, {nargs});")
+        for m in regex.finditer(rf"(?<![\w.>]){name}\b", code, pos=b0, endpos=b1):
+            edits.add(m.start(), m.end(), tuple_name)
+        unit.note("cost", b0, f"{args} is assigned: used as a tuple, built with CystckTuple_FromArray", self.name)
+        return True
 
 
 # Format units a typed definition takes (docs/typed.md): the C type the

@@ -4,8 +4,7 @@ import regex
 
 from .. import api, source
 from ..engine import Rule
-from . import _common
-from .escape import MARK
+from . import _common, escape
 
 
 class IncludeHeader(Rule):
@@ -41,15 +40,20 @@ class IncludeHeader(Rule):
         return edits.applied
 
 
+#: An argument that casts to PyObject *: ``(PyObject *)(t)``.
+_OBJECT_CAST = regex.compile(r"\s*(?P<c>\(\s*PyObject\s*\*\s*\)\s*)(?=[\w(])")
+
+
 class Constants(Rule):
     """``Py_None``, ``Py_True``, ``Py_False``, ``Py_NotImplemented`` and
     ``Py_Ellipsis`` become the permanent handles ``Cystck_None``...; the
     builtin types (``&PyLong_Type``, ``(PyObject *)&PyFloat_Type``) become
     ``CystckLong_Type``...; ``PyExc_X`` becomes ``CystckExc_X``.  Only
     constants that Cystck.h defines are rewritten; others are left-overs,
-    except a builtin type with no Cystck handle used in a function that has
-    the state (``&PySuper_Type``): it is kept through the escape hatch,
-    ``Cystck_FromPyObject(S, (PyObject *)&PySuper_Type)``, and reported."""
+    except a builtin type without a handle used in a function that has the
+    state: it gets one through the escape hatch,
+    ``Cystck_FromPyObject(S, (PyObject *)&PyFunction_Type)`` (marked and
+    reported)."""
     name = "constants"
     precedence = 800
     patterns = (r"\bPy_(None|True|False|NotImplemented|Ellipsis)\b",
@@ -65,24 +69,25 @@ class Constants(Rule):
             new = "Cystck_" + m.group(1)
             return new if new in consts else None
 
-        with_state = []
+        state_bodies = []          # computed when a type without a handle is met
 
-        def bodies_with_state():
-            if not with_state:
-                with_state.extend([ctx.body for ctx in _common.function_contexts(unit, with_locals=False)
-                                   if ctx.has_state] or [(0, 0)])
-            return with_state
+        def in_state_body(pos):
+            if not state_bodies:
+                state_bodies.extend(ctx.body for ctx in _common.function_contexts(unit, with_locals=False)
+                                    if ctx.has_state)
+            return any(b0 <= pos < b1 for b0, b1 in state_bodies)
 
         def typ(m, text):
             new = f"Cystck{m.group(1)}_Type"
             if new in consts:
                 return new
-            stock = f"Py{m.group(1)}_Type"
-            if any(b0 <= m.start() < b1 for b0, b1 in bodies_with_state()):
-                unit.leftover(m.start(), f"escape hatch: {stock} has no Cystck handle: kept, given "
-                              "one with Cystck_FromPyObject", self.name)
-                return f"{MARK} Cystck_FromPyObject(S, (PyObject *)&{stock})"
-            unit.leftover(m.start(), f"no Cystck handle for {stock}", self.name)
+            if escape.marked(text, m.start()):
+                return None
+            if in_state_body(m.start()):
+                unit.leftover(m.start(), f"escape hatch: no Cystck handle for Py{m.group(1)}_Type: "
+                              "given one with Cystck_FromPyObject", self.name)
+                return f"Cystck_FromPyObject(S, {escape.MARK} (PyObject *)&Py{m.group(1)}_Type)"
+            unit.leftover(m.start(), f"no Cystck handle for Py{m.group(1)}_Type", self.name)
             return None
 
         def exc(m, text):
@@ -441,7 +446,8 @@ class ApiCalls(Rule):
     stay as they are: the Cystck functions take handles there.  The NULL
     ending ``*ObjArgs`` lists becomes
     ``Cystck_NULL``; ``return PyErr_NoMemory();`` keeps returning an
-    error value."""
+    error value; a ``(PyObject *)`` cast of a handle argument goes (in a
+    macro body, where the casts rule does not reach)."""
     name = "api-calls"
     precedence = 850
     patterns = (r"\b(?P<name>_?Py\w+)\s*\(",)
@@ -465,6 +471,7 @@ class ApiCalls(Rule):
             new = mapping[name] + ("(S)" if not inner.strip() else "(S, ")
             edits.add(m.start(), m.end() + (close - m.end() if not inner.strip() else 0), new)
             self._null_handles(masked, open_at, close, api.by_name().get(mapping[name]), edits)
+            self._object_casts(masked, open_at, close, api.by_name().get(mapping[name]), edits)
             if name in self.OBJARGS:
                 last = source.split_top(masked, open_at + 1, close - 1)[-1]
                 if masked[last[0]:last[1]].strip() in ("NULL", "0", "nullptr"):
@@ -475,6 +482,20 @@ class ApiCalls(Rule):
         # `return PyErr_NoMemory();` in a function returning a handle
         n = unit.sub(r"\breturn\s+(CystckErr_NoMemory)\s*\(\s*S\s*\)\s*;", self._nomemory(unit))
         return edits.applied + n
+
+    @staticmethod
+    def _object_casts(masked, open_at, close, func, edits):
+        """``(PyObject *)x`` for a handle parameter is the handle ``x``: the
+        casts rule drops such casts in functions, but not in macro bodies
+        (``#define ADD(m, t) PyModule_AddObjectRef(m, "T", (PyObject *)(t))``),
+        where only the called function tells that a handle is meant."""
+        if func is None:
+            return
+        params = [q for q in func.params if q.ctype != "..."]
+        for i, (s, e) in enumerate(source.split_top(masked, open_at + 1, close - 1)):
+            cast = _OBJECT_CAST.match(masked, s, e)
+            if i < len(params) and params[i].is_handle and cast:
+                edits.add(cast.start("c"), cast.end("c"), "")
 
     @staticmethod
     def _null_handles(masked, open_at, close, func, edits):

@@ -168,38 +168,153 @@ class EscapeHatch(Rule):
         return False
 
 
-class TypeFieldReads(Rule):
-    """A type's object fields read through a handle (``Py_TYPE(self)->tp_dict``,
-    ``t->tp_bases``, ``tp_mro``) have no Cystck accessor: the read is kept
-    through the escape hatch, ``Cystck_FromPyObject(S, ((PyTypeObject
-    *)Cystck_AsPyObject(S, t))->tp_dict)`` (a handle of its own to the
-    borrowed field), and reported.  Stores into these fields stay."""
-    name = "type-field-reads"
+# Type slots: the ones holding objects, and the slot functions that return
+# a new reference (the others return C values).
+_OBJECT_SLOTS = frozenset("tp_mro tp_dict tp_bases tp_base tp_cache".split())
+_OBJECT_RESULT_SLOTS = frozenset(
+    "tp_descr_get tp_call tp_repr tp_str tp_getattro tp_getattr tp_iter tp_iternext tp_richcompare tp_new"
+    .split())
+# Allocation and deallocation belong to the object-new and destroy-traverse
+# rules (a slot of one type called for another is left for a human).
+_LIFECYCLE_SLOTS = frozenset("tp_alloc tp_free tp_dealloc".split())
+
+
+class TypeSlotReads(Rule):
+    """A read of a type's slot through a handle to the type (``type->tp_mro``,
+    ``Py_TYPE(o)->tp_descr_get``, which the py-type rule made
+    ``CystckObject_Type(S, o)->tp_descr_get``) has no Cystck counterpart: the
+    type is lent as a ``PyTypeObject *`` through the escape hatch.  An
+    object slot read as a value gets a handle of its own
+    (``Cystck_FromNewPyObject(S, Py_XNewRef(...))``: an empty slot is the
+    null handle, no error); a called slot function has its handle arguments
+    lent (a null handle as NULL, which slot functions take for "absent")
+    and its new object given a handle; any other use (a flag, a NULL
+    test, a C value) reads the slot as it is.  Stores into a slot, and
+    ``tp_alloc``/``tp_free``/``tp_dealloc`` (the object-new and
+    destroy-traverse rules' business), are left alone."""
+    name = "type-slot-reads"
     precedence = 858
-    patterns = (r"(?:\(\s*(?:\(\s*PyTypeObject\s*\*\s*\)\s*)?(?P<x>\w+)\s*\)"
-                r"|(?P<x>(?<![\w.>])\w+|CystckObject_Type\s*" + source.paren("a") + r"))\s*->\s*"
-                r"(?P<f>tp_dict|tp_bases|tp_mro)\b(?!\s*=[^=])",)
-    before = ("static PyObject *d(PyObject *t)\n{\n"
-              "    t->tp_mro = NULL;\n    return Py_NewRef(((PyTypeObject *)t)->tp_dict);\n}\n")
-    after = ("static PyObject *d(PyObject *t)\n{\n    t->tp_mro = NULL;\n"
-             f"    return Py_NewRef({MARK} Cystck_FromPyObject(S, ((PyTypeObject *)"
-             "Cystck_AsPyObject(S, t))->tp_dict));\n}\n")
+    # h->tp_x, CystckObject_Type(S, o)->tp_x, ((PyTypeObject *)h)->tp_x
+    # (or (h)->tp_x, what the casts rule leaves of it)
+    patterns = (r"(?:(?<![\w)\]])\(\s*(?:\(\s*PyTypeObject\s*\*\s*\)\s*)?(?P<v>\w+)\s*\)"
+                r"|(?P<h>(?<![\w.>])\w+|\bCystckObject_Type\s*" + source.paren("a") + r"))"
+                r"\s*->\s*(?P<slot>tp_\w+)\b",)
+    before = ("static PyObject *f(PyTypeObject *type, PyObject *d, PyObject *o)\n{\n"
+              "    PyObject *mro = type->tp_mro;\n"
+              "    if (type->tp_descr_get == NULL)\n        return mro;\n"
+              "    return (type->tp_descr_get)(d, o, mro);\n}\n")
+    after = ("static PyObject *f(PyTypeObject *type, PyObject *d, PyObject *o)\n{\n"
+             "    PyObject *mro = Cystck_FromNewPyObject(S, " + MARK + " Py_XNewRef("
+             "((PyTypeObject *)Cystck_AsPyObject(S, type))->tp_mro));\n"
+             "    if (" + MARK + " ((PyTypeObject *)Cystck_AsPyObject(S, type))->tp_descr_get"
+             " == NULL)\n        return mro;\n"
+             "    return Cystck_FromNewPyObject(S, " + MARK + " (((PyTypeObject *)"
+             "Cystck_AsPyObject(S, type))->tp_descr_get)((Cystck_IsNull(d) ? NULL : Cystck_AsPyObject(S, d)), "
+             "(Cystck_IsNull(o) ? NULL : Cystck_AsPyObject(S, o)), "
+             "(Cystck_IsNull(mro) ? NULL : Cystck_AsPyObject(S, mro))));\n}\n")
 
     def apply(self, unit):
-        code, text, edits = unit.masked, unit.text, source.Edits()
-        if not regex.search(r"->\s*(?:tp_dict|tp_bases|tp_mro)\b", code):
+        code, text = unit.masked, unit.text
+        if not regex.search(r"->\s*tp_\w", code):
             return 0
+        edits = source.Edits()
+        n = 0
         for ctx in _common.function_contexts(unit):
             if not ctx.has_state:
                 continue
-            for m in regex.finditer(self.patterns[0], code, pos=ctx.body[0], endpos=ctx.body[1]):
-                x = text[m.start("x"):m.end("x")]
-                if not EscapeHatch._is_handle_expr(x, ctx, unit.project):
+            b0, b1 = ctx.body
+            for m in regex.finditer(self.patterns[0], code, pos=b0, endpos=b1):
+                if m.group("a") is None and (m.group("v") or m.group("h")) not in ctx.handles:
                     continue
-                edits.add(m.start(), m.end(), f"{MARK} Cystck_FromPyObject(S, ((PyTypeObject *)"
-                                              f"Cystck_AsPyObject(S, {x}))->{m.group('f')})")
-                unit.leftover(m.start(), f"escape hatch: {m.group('f')} has no Cystck accessor: read "
-                              "through Cystck_AsPyObject", self.name)
+                if m.group("slot") in _LIFECYCLE_SLOTS or regex.match(r"\s*=(?!=)", code[m.end():]) \
+                        or marked(text, m.start()):
+                    continue          # a store into the slot, or kept already
+                n += self._keep(unit, ctx, m, edits)
+        if edits:
+            unit.apply(edits)
+        return n
+
+    def _keep(self, unit, ctx, m, edits):
+        code, text = unit.masked, unit.text
+        slot = m.group("slot")
+        handle = m.group("v") or text[m.start('h'):m.end('h')]
+        lent = f"((PyTypeObject *)Cystck_AsPyObject(S, {handle}))->{slot}"
+        start, end = m.start(), m.end()
+        # (X->slot)(args) or X->slot(args): a call of the slot function
+        wrapped = code[start - 1:start] == "(" and regex.match(r"\s*\)\s*\(", code[end:])
+        call = regex.match(r"\s*\(", code[end + 1:] if wrapped else code[end:])
+        if wrapped:
+            start, end = start - 1, end + 1
+            lent = f"({lent})"
+        if call:
+            open_at = end + call.end() - 1
+            close = source.matching(code, open_at)
+            edits.add(start, m.end() + (1 if wrapped else 0), lent)
+            for s, e in source.split_top(code, open_at + 1, close - 1):
+                arg = code[s:e].strip()
+                if EscapeHatch._is_handle_expr(arg, ctx, unit.project):
+                    # slot functions take NULL for "absent" (descr_get's
+                    # instance, descr_set's value): lend a null handle as NULL
+                    lead = s + len(code[s:e]) - len(code[s:e].lstrip())
+                    h = text[lead:lead + len(arg)]
+                    lend = f"Cystck_AsPyObject(S, {h})"
+                    if regex.fullmatch(r"\w+", h):       # a variable may hold the null handle
+                        lend = f"(Cystck_IsNull({h}) ? NULL : {lend})"
+                    edits.add(lead, lead + len(arg), lend)
+            if slot in _OBJECT_RESULT_SLOTS:
+                edits.add(start, start, f"Cystck_FromNewPyObject(S, {MARK} ")
+                edits.add(close, close, ")")
+            else:
+                edits.add(start, start, f"{MARK} ")
+        elif slot in _OBJECT_SLOTS and not EscapeHatch._raw_result(code, m.start(), m.end()) \
+                and not self._condition(code, m.start(), m.end()):
+            edits.add(m.start(), m.end(), f"Cystck_FromNewPyObject(S, {MARK} Py_XNewRef("
+                                          f"{'(PyObject *)' if slot == 'tp_base' else ''}{lent}))")
+        else:
+            edits.add(m.start(), m.end(), f"{MARK} {lent}")
+        unit.leftover(m.start(), f"escape hatch: the type slot {slot} has no Cystck counterpart: read "
+                      "through Cystck_AsPyObject", self.name)
+        return 1
+
+    @staticmethod
+    def _condition(code, start, end):
+        """Is the read a truth value (``if (t->tp_dict)``, ``a && t->tp_dict``)?"""
+        return bool(regex.search(r"(?:\b(?:if|while)\s*\(|&&|\|\||!)\s*$", code[max(0, start - 12):start])
+                    and regex.match(r"\s*(?:\)|&&|\|\||\?)", code[end:]))
+
+
+class ObjectAddresses(Rule):
+    """An object's address as an integer, ``(Py_uintptr_t)self`` (a repr
+    showing ``0x...``, an identity key), is the address of the object, not
+    of its handle: ``(Py_uintptr_t)Cystck_AsPyObject(S, self)`` through the
+    escape hatch, reported (``uintptr_t``, ``intptr_t`` and
+    ``Py_intptr_t`` likewise)."""
+    name = "object-addresses"
+    precedence = 859
+    patterns = (r"\(\s*(?P<t>(?:Py_)?u?intptr_t)\s*\)\s*(?P<h>\w+)\b(?!\s*(?:->|\[|\(|\.))",)
+    before = ("static PyObject *f(PyObject *self, char *buf)\n{\n"
+              "    sprintf(buf, \"%zx %zx\", (size_t)(Py_uintptr_t)self, (Py_uintptr_t)buf);\n"
+              "    return PyUnicode_FromString(buf);\n}\n")
+    after = ("static PyObject *f(PyObject *self, char *buf)\n{\n"
+             "    sprintf(buf, \"%zx %zx\", (size_t)(Py_uintptr_t)" + MARK + " Cystck_AsPyObject(S, self), "
+             "(Py_uintptr_t)buf);\n    return PyUnicode_FromString(buf);\n}\n")
+
+    def apply(self, unit):
+        code = unit.masked
+        if not regex.search(self.patterns[0], code):
+            return 0
+        edits = source.Edits()
+        for ctx in _common.function_contexts(unit):
+            if not ctx.has_state:
+                continue
+            b0, b1 = ctx.body
+            for m in regex.finditer(self.patterns[0], code, pos=b0, endpos=b1):
+                h = m.group("h")
+                if h not in ctx.handles:
+                    continue
+                edits.add(m.start("h"), m.end("h"), f"{MARK} Cystck_AsPyObject(S, {h})")
+                unit.leftover(m.start(), f"escape hatch: the address of the object {h} as an integer: "
+                              "read through Cystck_AsPyObject", self.name)
         if edits:
             unit.apply(edits)
         return edits.applied

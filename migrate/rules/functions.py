@@ -5,7 +5,7 @@ import regex
 
 from .. import api, macros, project as proj, source
 from ..engine import Rule
-from . import _common
+from . import _common, escape
 
 _QUALIFIERS = (r"(?:(?:(?:static|inline|extern|__inline__|__inline|FASTCALL_ATTR|Py_LOCAL_INLINE"
                r"|CYSTCK_UNUSED|constexpr)\b|template\s*<[^<>]*>)\s*)*")
@@ -301,14 +301,17 @@ def _functor_argument(code, pos, start):
     return False
 
 
+# A stock pointer lent by the escape hatch: a cast of it is a stock cast.
 _ESCAPED_POINTER = regex.compile(r"Cystck_AsPyObject\s*\(")
 
 
 class Casts(Rule):
     """Casts between object pointer types mean nothing for handles:
     ``(PyObject *)x`` and ``(Foo *)x`` (Foo a custom type's struct) become
-    ``x`` in functions that have the state (a cast of the stock pointer
-    that ``Cystck_AsPyObject`` lends stays).  The C++ spellings
+    ``x`` in functions that have the state (``(Foo *)*out`` becomes
+    ``*out``, a handle read through a pointer; a cast of the stock pointer
+    that ``Cystck_AsPyObject`` lends, or that the escape hatch marks,
+    stays).  The C++ spellings
     ``reinterpret_cast<Foo*>( x )`` and ``static_cast<PyObject*>( x )`` are
     ``x`` too, except where a member is reached through the cast
     (``reinterpret_cast<Foo*>( x )->n`` becomes ``Foo_AsStruct(S, x)->n``)
@@ -316,7 +319,7 @@ class Casts(Rule):
     reinterpret_cast<Foo*>( x ) )`` passes ``Foo_AsStruct(S, x)``)."""
     name = "casts"
     precedence = 510
-    patterns = (r"(?<!sizeof\s*)\(\s*(?:const\s+)?(?:struct\s+)?(?P<t>\w+)\s*\*\s*\)\s*(?=[\w(&!])",
+    patterns = (r"(?<!sizeof\s*)\(\s*(?:const\s+)?(?:struct\s+)?(?P<t>\w+)\s*\*\s*\)\s*(?=[\w(&!]|\*\s*\w)",
                 r"\b(?:reinterpret|static)_cast\s*<\s*(?:const\s+)?(?:struct\s+)?(?P<t>\w+)\s*\*\s*>\s*"
                 + _common.PAREN + r"(?P<arrow>\s*->)?")
     before = ("typedef struct { PyObject_HEAD long n; } Box;\n"
@@ -344,8 +347,8 @@ class Casts(Rule):
                 continue
             b0, b1 = f.body
             for m in regex.finditer(self.patterns[0], code, pos=b0, endpos=b1):
-                # a stock pointer lent by the escape hatch keeps its cast
-                if m.group("t") in types and not _ESCAPED_POINTER.match(code, m.end()):
+                if m.group("t") in types and not _ESCAPED_POINTER.match(code, m.end()) \
+                        and not escape.marked(unit.text, m.start()):
                     edits.add(m.start(), m.end(), "")
             # ``S`` is in scope where the signature has it or the function
             # will get it (the state-calls rule runs later).
@@ -447,24 +450,11 @@ def _handle_returning_call(unit):
     return rf"\b(?:{alts})\s*" + source.paren("c")
 
 
-# A handle reached through a pointer to handles: *out.
-_DEREF = r"\*\s*[A-Za-z_]\w*(?![\w(\[])(?!\s*(?:->|\.))"
-
-
-def _follows_operand(code, at):
-    """Is the ``*`` at ``at`` a multiplication (after an operand) rather
-    than a dereference?"""
-    before = code[max(0, at - 40):at].rstrip()
-    return bool(before) and (before[-1] in ")]" or before[-1].isalnum() or before[-1] == "_") \
-        and not regex.search(r"\breturn$", before)
-
-
 class NullHandles(Rule):
     """NULL on handles: ``h = NULL`` becomes ``h = Cystck_NULL``; ``h ==
     NULL``, ``!h`` and ``(h = f(...)) == NULL`` become ``Cystck_IsNull(...)``;
     ``h != NULL`` and a bare ``if (h)`` become ``!Cystck_IsNull(h)``; in a
-    chain ``a = h = NULL`` every target is a handle; through an out
-    parameter ``Cystck_Object *p``, ``*p = NULL`` and ``*p == NULL`` alike.  Only
+    chain ``a = h = NULL`` every target is a handle.  Only
     names declared as handles in the function (or members known to hold
     handles) are touched, so ``char *p == NULL`` stays as it is; ``*out``
     is a handle where ``out`` points at handles (``PyObject **out``)."""
@@ -490,9 +480,6 @@ class NullHandles(Rule):
         call_test = regex.compile(calls + r"\s*(?P<op>==|!=)\s*(?:NULL|nullptr)\b")
         null_first = regex.compile(rf"(?:NULL|nullptr)\s*(?P<op>==|!=)\s*(?P<h>{hx})")
         pats = [regex.compile(pat.replace("H", hx)) for pat in self.patterns]
-        # the handle a pointer to handles points at (*out = NULL, if (*out)),
-        # looked for only in functions that have such pointers
-        deref_pats = [regex.compile(pat.replace("H", _DEREF)) for pat in self.patterns]
         def scan_tests(ctx, b0, b1):
             # (h = expr) == NULL
             for m in assign_in_test.finditer(code, b0, b1):
@@ -509,14 +496,10 @@ class NullHandles(Rule):
                     neg = "!" if m.group("op") == "!=" else ""
                     edits.add(m.start(), m.end(), f"{neg}Cystck_IsNull({text[m.start('h'):m.end('h')]})")
 
-        def scan(ctx, b0, b1, pats=pats):
+        def scan(ctx, b0, b1):
             def handle(m, group="h"):
-                expr = text[m.start(group):m.end(group)].strip()
-                if expr.startswith("*"):
-                    return expr[1:].strip() in ctx.arrays and not _follows_operand(code, m.start(group))
-                return _common.is_handle(expr, ctx, p)
-            if pats is not deref_pats:
-                scan_tests(ctx, b0, b1)
+                return _common.is_handle(text[m.start(group):m.end(group)], ctx, p)
+            scan_tests(ctx, b0, b1)
             for m in pats[0].finditer(code, b0, b1):
                 # a chained assignment (a = h = NULL) stores into every
                 # target, a comparison (x == h = ...) is none
@@ -528,7 +511,6 @@ class NullHandles(Rule):
                 if handle(m):
                     neg = "!" if m.group("op") == "!=" else ""
                     edits.add(m.start(), m.end(), f"{neg}Cystck_IsNull({text[m.start('h'):m.end('h')]})")
-            _deref_nulls(ctx, code, text, b0, b1, edits)
             for m in pats[2].finditer(code, b0, b1):
                 if handle(m):
                     edits.add(m.start(), m.end(), f"Cystck_IsNull({text[m.start('h'):m.end('h')]})")
@@ -540,8 +522,7 @@ class NullHandles(Rule):
         for ctx in _common.function_contexts(unit):
             if ctx.has_state:
                 scan(ctx, *ctx.body)
-                if ctx.arrays:
-                    scan(ctx, *ctx.body, pats=deref_pats)
+                self._through_pointers(code, ctx, edits)
         # macros: only members known to hold handles can be recognised there
         empty = _common.FunctionContext(None, None, [])
         for m in regex.finditer(r"^[ \t]*#[ \t]*define[ \t]+\w+(?:\([^)]*\))?(?:[^\n\\]|\\.|\\\n)*", code, regex.M):
@@ -550,25 +531,34 @@ class NullHandles(Rule):
             unit.apply(edits)
         return edits.applied
 
+    _DEREF = r"\*\s*(?P<p>\w+)\b(?!\s*(?:\[|->|\.|\())"
+    # not `Cystck_Object *out = NULL` (a declaration) nor `n * k == 0`, but
+    # `return *out == NULL`
+    _NOT_A_DECLARATION = r"(?:(?<=\breturn\s*)|(?<![\w\]]\s*))"
+    _THROUGH_POINTER = (
+        (regex.compile(_NOT_A_DECLARATION + _DEREF + r"\s*(?P<op>==|!=)\s*(?:NULL|nullptr|0(?![\w.]))"),
+         lambda m, h: ("!" if m.group("op") == "!=" else "") + f"Cystck_IsNull({h})"),
+        (regex.compile(r"!\s*" + _DEREF + r"(?!\s*=)"), lambda m, h: f"Cystck_IsNull({h})"),
+        (regex.compile(r"(?<=(?:\bif|\bwhile)\s*\(\s*|&&\s*|\|\|\s*)" + _DEREF + r"(?=\s*(?:\)|&&|\|\||\?))"),
+         lambda m, h: f"!Cystck_IsNull({h})"),
+        (regex.compile(_NOT_A_DECLARATION + _DEREF + r"(?P<eq>\s*=\s*)(?:NULL|nullptr)\b"),
+         lambda m, h: f"{h}{m.group('eq')}Cystck_NULL"),
+        # (*out && x), r = *out ? a : b
+        (regex.compile(r"(?<=\(\s*)" + _DEREF + r"(?=\s*(?:&&|\|\|))"), lambda m, h: f"!Cystck_IsNull({h})"),
+        (regex.compile(r"(?<=(?<![=!<>])=\s*|[(,]\s*|\breturn\s+)" + _DEREF + r"(?=\s*\?)"),
+         lambda m, h: f"!Cystck_IsNull({h})"),
+    )
 
-#: ``*p = NULL``, ``*p == NULL``, ``*p != NULL`` (a dereference, not a product)
-_DEREF_NULL = regex.compile(r"(?<=(?:^|[;{}(,!&|=?:])\s*)\*\s*(?P<p>[A-Za-z_]\w*)\s*"
-                            r"(?P<op>=(?!=)|==|!=)\s*(?:NULL|nullptr)\b", regex.M)
-
-
-def _deref_nulls(ctx, code, text, b0, b1, edits):
-    """NULL through a pointer to a handle (an out parameter ``Cystck_Object
-    *result``): ``*p = NULL`` stores the null handle, ``*p == NULL`` tests
-    for it."""
-    for m in _DEREF_NULL.finditer(code, b0, b1):
-        if m.group("p") not in ctx.arrays:
-            continue
-        target = "*" + m.group("p")
-        if m.group("op") == "=":
-            edits.add(m.start(), m.end(), f"{target} = Cystck_NULL")
-        else:
-            neg = "!" if m.group("op") == "!=" else ""
-            edits.add(m.start(), m.end(), f"{neg}Cystck_IsNull({target})")
+    def _through_pointers(self, code, ctx, edits):
+        """The same tests and stores on a handle read through a pointer,
+        ``*out`` (``out`` a ``PyObject **`` output parameter): ``if
+        (*out)`` becomes ``if (!Cystck_IsNull(*out))``, ``*out = NULL``
+        ``*out = Cystck_NULL``."""
+        b0, b1 = ctx.body
+        for pattern, new in self._THROUGH_POINTER:
+            for m in pattern.finditer(code, b0, b1):
+                if m.group("p") in ctx.arrays:
+                    edits.add(m.start(), m.end(), new(m, f"*{m.group('p')}"))
 
 
 class HandleIdentity(Rule):
@@ -825,6 +815,80 @@ class EntryTailCalls(Rule):
         return names, [n for _, n in stock]
 
 
+RESULT_HELPER = "cystck_migrate_result"
+#: The result of a direct call of an entry point as a handle (defined
+#: once in each file that needs it, after the Cystck.h include).
+RESULT_HELPER_DEFINITION = f"""
+/* cystck-migrate: the push count of an entry point called directly, as a
+ * handle: -1 is an error, 0 None, 1 the value pushed. */
+static inline Cystck_Object {RESULT_HELPER}(Cystck_State *S, int pushed)
+{{
+    if (pushed < 0)
+        return Cystck_NULL;
+    if (pushed == 0)
+        return Cystck_Dup(S, Cystck_None);
+    if (pushed > 1) {{
+        CystckErr_SetString(S, CystckExc_SystemError, "an entry point called directly pushed several values");
+        return Cystck_NULL;
+    }}
+    return Cystck_Pop(S);
+}}
+"""
+
+
+class EntryValueCalls(Rule):
+    """An entry point that calls another entry point of the same convention
+    with its own arguments and uses the result as a value (a subtype's
+    ``tp_new`` calling its base's: ``self = (Sub *)Base_new(type, args,
+    kwds);``) hands the call its argument array and takes the value it
+    pushed: ``self = cystck_migrate_result(S, Base_new(S, type, args,
+    nargs, kwds));`` (the state-calls rule's helper, defined once after the
+    Cystck.h include).
+    A ``return`` of such a call is the entry-tail-calls rule's."""
+    name = "entry-value-calls"
+    precedence = 537
+    patterns = (r"(?<![\w.>]|->)(?P<f>\w+)\s*" + source.paren("a"),)
+    before = ('#include "Cystck.h"\n'
+              "static PyObject *base_new(PyTypeObject *type, PyObject *args, PyObject *kwds)\n"
+              "{\n    return type->tp_alloc(type, 0);\n}\n"
+              "static PyObject *sub_new(PyTypeObject *type, PyObject *args, PyObject *kwds)\n{\n"
+              "    PyObject *self = base_new(type, args, kwds);\n    return self;\n}\n"
+              "static PyTypeObject Base = {PyVarObject_HEAD_INIT(NULL, 0) .tp_new = base_new};\n"
+              "static PyTypeObject Sub = {PyVarObject_HEAD_INIT(NULL, 0) .tp_new = sub_new};\n")
+    after = ('#include "Cystck.h"\n' + RESULT_HELPER_DEFINITION +
+             "static PyObject *base_new(PyTypeObject *type, PyObject *args, PyObject *kwds)\n"
+             "{\n    return type->tp_alloc(type, 0);\n}\n"
+             "static PyObject *sub_new(PyTypeObject *type, PyObject *args, PyObject *kwds)\n{\n"
+             "    PyObject *self = " + RESULT_HELPER + "(S, base_new(S, type, args, nargs, kwds));\n"
+             "    return self;\n}\n"
+             "static PyTypeObject Base = {PyVarObject_HEAD_INIT(NULL, 0) .tp_new = base_new};\n"
+             "static PyTypeObject Sub = {PyVarObject_HEAD_INIT(NULL, 0) .tp_new = sub_new};\n")
+
+    def apply(self, unit):
+        code, text = unit.masked, unit.text
+        edits = source.Edits()
+        for ctx in _common.function_contexts(unit, with_locals=False):
+            role = ctx.role
+            if role is None or not role.pushes:
+                continue
+            names, stock = EntryTailCalls._params(ctx)
+            b0, b1 = ctx.body
+            for m in regex.finditer(self.patterns[0], code, pos=b0, endpos=b1):
+                callee = unit.project.role(m.group("f"))
+                if callee is None or not callee.pushes or \
+                        [c for c, _, _ in callee.params] != [c for c, _, _ in role.params]:
+                    continue
+                passed = [code[s:e].strip() for s, e in source.split_top(code, m.start("a") + 1, m.end("a") - 1)]
+                if passed != stock or regex.search(r"\breturn\s*$", code[b0:m.start()]):
+                    continue
+                edits.add(m.start(), m.start(), f"{RESULT_HELPER}(S, ")
+                edits.add(m.start("a"), m.end("a"), "(" + ", ".join(["S"] + names) + "))")
+        if edits:
+            StateCalls._define_result_helper(unit, edits)
+            unit.apply(edits)
+        return edits.applied
+
+
 def _calls_pushing_entry(project, expr):
     """Is ``expr`` a call of an entry point that returns a push count with
     the state already passed (a tail call the entry-tail-calls rule made)?"""
@@ -900,27 +964,6 @@ def _null_handle_args(code, open_at, positions, edits):
         if i in positions and arg.strip() in ("NULL", "0", "nullptr"):
             lead = len(arg) - len(arg.lstrip())
             edits.add(s + lead, s + lead + len(arg.strip()), "Cystck_NULL")
-
-
-RESULT_HELPER = "cystck_migrate_result"
-#: The result of a direct call of an entry point as a handle (defined
-#: once in each file that needs it, after the Cystck.h include).
-RESULT_HELPER_DEFINITION = f"""
-/* cystck-migrate: the push count of an entry point called directly, as a
- * handle: -1 is an error, 0 None, 1 the value pushed. */
-static inline Cystck_Object {RESULT_HELPER}(Cystck_State *S, int pushed)
-{{
-    if (pushed < 0)
-        return Cystck_NULL;
-    if (pushed == 0)
-        return Cystck_Dup(S, Cystck_None);
-    if (pushed > 1) {{
-        CystckErr_SetString(S, CystckExc_SystemError, "an entry point called directly pushed several values");
-        return Cystck_NULL;
-    }}
-    return Cystck_Pop(S);
-}}
-"""
 
 
 class StateCalls(Rule):

@@ -360,6 +360,8 @@ class NewRef(Rule):
         code, text = unit.masked, unit.text
         for b0, b1 in _state_bodies(unit):
             for m in regex.finditer(self.patterns[0], code, pos=b0, endpos=b1):
+                if escape.marked(text, m.start()):
+                    continue      # kept stock through the escape hatch
                 x = text[m.start("p") + 1:m.end("p") - 1].strip()
                 if x.startswith("Cystck_AsPyObject("):
                     continue          # a PyObject * lent by the escape hatch: a real reference

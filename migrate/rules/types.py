@@ -39,13 +39,13 @@ class ObjectStruct(Rule):
             close = source.matching(code, open_at)
             head = regex.search(self.patterns[1], code[open_at + 1:close], regex.M)
             members = cstruct.struct_members(code, open_at, close)
-            if not head and not proj.derived_struct(members, unit.project.types):
-                continue
             after = regex.match(r"\s*(?P<name>\w+)?\s*;", code[close:])
             name = after.group("name") if (m.group("td") and after and after.group("name")) else None
             info = unit.project.types.get(name or m.group("tag") or "")
             if head:
                 self._drop_head(text, code, open_at + 1, head, edits)
+            elif not (info and info.base):
+                continue       # neither a head nor a base type's struct first: a plain struct
             for base, d, span in members:
                 if info and d.name in info.weaklist:
                     self._retype(unit, code, span, d.name, "Cystck_WeakList", edits)
@@ -59,7 +59,6 @@ class ObjectStruct(Rule):
         if edits:
             unit.apply(edits)
         return n
-
 
     def _retype(self, unit, code, span, member, new_type, edits):
         """The member declared at ``span`` (``PyObject *name;``) gets
@@ -668,11 +667,20 @@ class DestroyTraverse(Rule):
         (!CystckField_IsNull(self->v))`` (and ``!self->v``, ``== NULL`` the
         same way); any other use of the member is left alone."""
         info = p.types.get(struct) if struct else None
-        if info is None or not info.object_fields:
+        if info is None or not (info.object_fields or info.base):
             return
         for m in regex.finditer(rf"(?<![\w.>]){regex.escape(name)}\s*->\s*(?P<f>\w+)\b", code, pos=b0, endpos=b1):
             if m.group("f") in info.object_fields:
                 test = _field_null_test(code, m.start(), m.end(), f"{name}->{m.group('f')}")
+                if test:
+                    edits.add(*test)
+        # a member of a base type's struct, reached by base-struct-upcast's cast
+        upcast = rf"\(\s*\(\s*(?P<t>\w+)\s*\*\s*\)\s*{regex.escape(name)}\s*\)\s*->\s*(?P<f>\w+)\b"
+        for m in regex.finditer(upcast, code, pos=b0, endpos=b1):
+            base = p.types.get(m.group("t"))
+            if base is not None and m.group("f") in base.object_fields:
+                test = _field_null_test(code, m.start(), m.end(),
+                                        f"(({m.group('t')} *){name})->{m.group('f')}")
                 if test:
                     edits.add(*test)
 
@@ -818,6 +826,77 @@ class WeakLists(Rule):
             edits.add(m.start(), m.end(), ";")
         else:
             edits.add(*_common.statement_line_span(text, m.start(), m.end()), "")
+
+
+class BaseStructUpcast(Rule):
+    """A subtype's struct starts with its base type's struct (``typedef
+    struct { Base base; PyObject *extra; } Sub;``), so reaching the base
+    part is an upcast: ``&self->base`` becomes ``((Base *)self)`` (the
+    handle itself once the casts rule has run) and ``self->base.v`` becomes
+    ``((Base *)self)->v``, which the struct-access rule turns into a read,
+    store or NULL test of ``Base_AsStruct(S, self)->v``.  A chain of bases
+    (``self->mid.base.v``) casts to the innermost one reached."""
+    name = "base-struct-upcast"
+    precedence = 364
+    patterns = (r"(?<![\w.>])(?P<h>\w+)\s*->\s*(?P<m>\w+)(?P<chain>(?:\s*\.\s*\w+)*)",)
+    before = ("typedef struct { PyObject_HEAD PyObject *v; } Base;\n"
+              "typedef struct { Base base; long n; } Sub;\n"
+              "static int check(Base *b);\n"
+              "static PyObject *get(Sub *self)\n{\n"
+              "    if (!self->base.v || check(&self->base) < 0)\n        return NULL;\n"
+              "    return PyLong_FromLong(self->n);\n}\n")
+    after = ("typedef struct { PyObject_HEAD PyObject *v; } Base;\n"
+             "typedef struct { Base base; long n; } Sub;\n"
+             "static int check(Base *b);\n"
+             "static PyObject *get(Sub *self)\n{\n"
+             "    if (!((Base *)self)->v || check((Base *)self) < 0)\n        return NULL;\n"
+             "    return PyLong_FromLong(self->n);\n}\n")
+
+    def apply(self, unit):
+        p = unit.project
+        if not any(info.base for info in p.types.values()):
+            return 0
+        code = unit.masked
+        edits = source.Edits()
+        for ctx in _common.function_contexts(unit):
+            structs = {**ctx.typed, **ctx.data_ptrs}
+            b0, b1 = ctx.body
+            for m in regex.finditer(self.patterns[0], code, pos=b0, endpos=b1):
+                struct = structs.get(m.group("h"))
+                if struct is None:
+                    continue
+                edit = self._upcast(p, code, m, struct)
+                if edit:
+                    edits.add(*edit)
+        if edits:
+            unit.apply(edits)
+        return edits.applied
+
+    @staticmethod
+    def _upcast(p, code, m, struct):
+        """The edit for the access ``m`` to a ``struct`` pointer: the base
+        members it walks through become one cast."""
+        names = [m.group("m")] + regex.findall(r"\w+", m.group("chain"))
+        info, walked = p.types.get(struct), 0
+        while info is not None and info.base and walked < len(names) and names[walked] == info.base[0]:
+            struct, info, walked = info.base[1], p.types.get(info.base[1]), walked + 1
+        if walked == 0:
+            return None
+        cast = f"(({struct} *){m.group('h')})"
+        if walked == len(names):
+            # the whole base: only its address is an upcast
+            if not regex.search(r"&\s*$", code[max(0, m.start() - 4):m.start()]) or \
+                    regex.match(r"\s*(?:->|\[|\.)", code[m.end():]):
+                return None
+            amp = code.rindex("&", 0, m.start())
+            if regex.search(r"[(,=]\s*$", code[:amp]) and regex.match(r"\s*[),;]", code[m.end():]):
+                cast = cast[1:-1]        # a whole argument or value: no parentheses needed
+            return amp, m.end(), cast
+        # cut the chain right after the last base member walked through
+        rest = regex.match(r"(?:\s*\.\s*\w+){%d}" % (walked - 1), m.group("chain"))
+        start = m.start("chain") + rest.end() if walked > 1 else m.end("m")
+        dot = regex.match(r"\s*\.\s*", code[start:])
+        return m.start(), start + dot.end(), cast + "->"
 
 
 class StructAccess(Rule):

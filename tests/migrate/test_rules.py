@@ -27,6 +27,8 @@ def test_rule_names_and_precedences_are_unique():
     names = [r.name for r in RULES]
     assert len(names) == len(set(names))
     assert [r.precedence for r in RULES] == sorted(r.precedence for r in RULES)
+    # a tie would order two rules by their names, by accident
+    assert len({r.precedence for r in RULES}) == len(RULES)
 
 
 def test_member_functions_follow_their_definitions():

@@ -26,3 +26,18 @@ def test_chained_stores_into_other_pointers_stay():
     src = SRC.replace("    a = b = NULL;\n", "    a = b = NULL;\n    *name = name[1] = NULL;\n")
     out = translate.translate_source(src, "m.c")
     assert "    *name = name[1] = NULL;\n" in out
+
+
+def test_null_tests_through_pointers_as_operands():
+    """``*out`` tested as an operand of ``&&`` in parentheses, of ``?:`` and
+    after ``return`` is a handle test too.  (Negative: the same on a
+    ``char **`` stays.)"""
+    src = ("#include <Python.h>\n"
+           "static int get(PyObject **out, char **s, int k)\n{\n"
+           "    int a = (*out && k) ? 1 : 0;\n    int b = *out ? 2 : 3;\n"
+           "    int c = (*s && k) ? 1 : 0;\n    int d = *s ? 2 : 3;\n"
+           "    return *out == NULL ? a + b + c + d : 0;\n}\n")
+    out = translate.translate_source(src, "m.c")
+    assert "    int a = (!Cystck_IsNull(*out) && k) ? 1 : 0;\n    int b = !Cystck_IsNull(*out) ? 2 : 3;\n" in out
+    assert "    int c = (*s && k) ? 1 : 0;\n    int d = *s ? 2 : 3;\n" in out
+    assert "    return Cystck_IsNull(*out) ? a + b + c + d : 0;\n" in out

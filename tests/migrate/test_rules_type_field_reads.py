@@ -1,6 +1,7 @@
-"""A type's object fields read through a handle go through the escape hatch
-(and are reported); the cast of the lent pointer survives a second pass;
-stores and other members stay."""
+"""A type's object fields read through a handle (``Py_TYPE(o)->tp_dict``,
+``((PyTypeObject *)cls)->tp_mro``) go through the escape hatch of the
+type-slot-reads rule (and are reported); the cast of the lent pointer
+survives a second pass; stores and other members stay."""
 from cystck.migrate import translate
 from cystck.migrate.rules.escape import MARK
 
@@ -14,10 +15,10 @@ SRC = ("#include <Python.h>\n"
 
 def test_type_fields_read_through_handles_go_through_the_escape_hatch():
     out = translate.translate_files({"m.c": SRC})["m.c"]
-    assert (f"CystckDict_Contains(S, {MARK} Cystck_FromPyObject(S, ((PyTypeObject *)"
-            "Cystck_AsPyObject(S, CystckObject_Type(S, self)))->tp_dict), name)") in out.text
-    assert (f"return {MARK} Cystck_FromPyObject(S, ((PyTypeObject *)"
-            "Cystck_AsPyObject(S, cls))->tp_mro);") in out.text
+    assert ("CystckDict_Contains(S, Cystck_FromNewPyObject(S, " + MARK + " Py_XNewRef(((PyTypeObject *)"
+            "Cystck_AsPyObject(S, CystckObject_Type(S, self)))->tp_dict)), name)") in out.text
+    assert ("return Cystck_FromNewPyObject(S, " + MARK + " Py_XNewRef(((PyTypeObject *)"
+            "Cystck_AsPyObject(S, cls))->tp_mro));") in out.text
     lines = [n.line for n in out.finish_notes() if "tp_" in n.message and "escape hatch" in n.message]
     assert lines == [4, 10]
 

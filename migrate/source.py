@@ -40,21 +40,34 @@ def _blank_spliced(s):
     return "\n".join(kept + [" " * len(parts[-1])])
 
 
+def _in_directive(text, pos):
+    """Does ``pos`` lie on a preprocessor directive's logical line (its
+    first physical line starts with ``#``, the ones before ``pos`` end in a
+    backslash)?  Only there does a backslash ending a comment's line join
+    lines; in a comment elsewhere (an example ``#define`` quoted in a
+    header's doc comment) it is just text."""
+    start = text.rfind("\n", 0, pos) + 1
+    while start >= 2 and text[start - 2] == "\\":
+        start = text.rfind("\n", 0, start - 1) + 1
+    return text[start:pos].lstrip(" \t").startswith("#")
+
+
 def mask(text):
     """Copy of ``text`` with comments and the inside of literals blanked."""
     out, pos = [], 0
     for m in _LEXEME.finditer(text):
         out.append(text[pos:m.start()])
         tok = m.group()
+        blank = _blank_spliced if "\n" in tok and _in_directive(text, m.start()) else _blank
         if m.group("lc") is not None or m.group("bc") is not None:
-            out.append(_blank_spliced(tok))
+            out.append(blank(tok))
         else:
             quote = '"' if m.group("str") is not None else "'"
             first, last = tok.index(quote), len(tok) - 1
             if last > first and tok[last] == quote:
-                out.append(tok[:first + 1] + _blank_spliced(tok[first + 1:last]) + quote)
+                out.append(tok[:first + 1] + blank(tok[first + 1:last]) + quote)
             else:
-                out.append(tok[:first + 1] + _blank_spliced(tok[first + 1:]))
+                out.append(tok[:first + 1] + blank(tok[first + 1:]))
         pos = m.end()
     out.append(text[pos:])
     return "".join(out)

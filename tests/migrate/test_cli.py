@@ -287,3 +287,17 @@ def test_warning_excerpts_end_at_a_word_boundary(tmp_path):
     assert shown.startswith("counter_of_things =") and shown.endswith("...)")
     last_word = shown[:-len("...)")].split()[-1]
     assert last_word in "counter_of_things = compute_the_following_value(o, 12345678);".replace("(", " ").split()
+
+
+def test_backslashes_in_a_comment_outside_a_directive_are_text(tmp_path):
+    """A doc comment quoting a multi-line #define (its lines ending in a
+    backslash) is not a directive: the function after it keeps its own
+    start, and its return type is rewritten, not the comment."""
+    f = tmp_path / "m.c"
+    comment = "/* Example:\n *   #define INIT(p) \\\n *       int k = 0; \\\n *       int n = 1\n */\n"
+    f.write_text("#include <Python.h>\n" + comment
+                 + "\nstatic PyObject *\nhelper(PyObject *o)\n{\n    return PyLong_FromLong(1);\n}\n")
+    assert cli.main([str(f), "-o", str(tmp_path / "o"), "--no-cppcheck", "-q"]) == 0
+    out = (tmp_path / "o" / "m.c").read_text()
+    assert comment in out
+    assert "static Cystck_Object\nhelper(Cystck_State *S, Cystck_Object o)\n" in out

@@ -206,12 +206,61 @@ def _check_conditionals(masked):
         raise ScanError("unterminated #if", opened[-1])
 
 
+def _balanced(code):
+    """Do the brackets of ``code`` close what they open, in order?"""
+    stack = []
+    pairs = {")": "(", "]": "[", "}": "{"}
+    for m in _BRACKETS.finditer(code):
+        c = m.group()
+        if c in "([{":
+            stack.append(c)
+        elif not stack or stack.pop() != pairs[c]:
+            return False
+    return not stack
+
+
+def mask_split_branches(masked):
+    """``mask_directives`` that also blanks the later branches of just the
+    conditionals with a branch whose brackets do not balance on its own
+    (``#if A`` ``} else if (x) {`` ``#else`` ``} else {`` ``#endif``): the
+    other conditionals keep every branch, so functions defined once per
+    branch (one version for old Pythons, one for new) are all seen.  Inner
+    conditionals are settled first, so an outer branch is judged as
+    scanned."""
+    out = list(mask_directives(masked))
+    groups = []                  # per open #if: offsets where its branches start
+    offset = 0
+    for line in masked.split("\n"):
+        m = _CONDITIONAL.match(line)
+        if m:
+            kind = m.group(1)
+            if kind.startswith("if"):
+                groups.append([offset + len(line)])
+            elif groups and kind in ("elif", "else"):
+                groups[-1] += [offset, offset + len(line)]
+            elif groups:
+                bounds = groups.pop() + [offset]
+                branches = list(zip(bounds[0::2], bounds[1::2]))
+                if not all(_balanced("".join(out[a:b])) for a, b in branches):
+                    for a, b in branches[1:]:
+                        out[a:b] = [c if c == "\n" else " " for c in out[a:b]]
+        offset += len(line) + 1
+    return "".join(out)
+
+
 def structure_mask(text):
     """The mask used for finding functions: comments, literals and
     directives blanked; if both branches of some ``#if`` together do not
-    balance, only the first branch of each conditional is kept."""
+    balance, only the first branch of that conditional is kept (of every
+    conditional, if that is not enough)."""
     masked = mask(text)
     code = mask_directives(masked)
+    try:
+        check_balance(code)
+        return code
+    except BraceError:
+        pass
+    code = mask_split_branches(masked)
     try:
         check_balance(code)
         return code

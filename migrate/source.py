@@ -444,6 +444,23 @@ _PROTOTYPE_TAIL = regex.compile(r"(?:FASTCALL_ATTR|__attribute__\s*\(\(.*\)\)|co
                                 flags=regex.S)
 
 
+# A declarator whose name a macro pastes together, ``SUFFIXED(parse)(int
+# x)``: the macro call with one identifier, then the parameter list.
+_PASTED_ARG = regex.compile(r"\(\s*(?P<arg>[A-Za-z_]\w*)\s*\)")
+_PASTED_PARAMS = regex.compile(r"\s*" + paren("params"))
+
+
+def _pasted_name(head, m):
+    """For a declarator ``MACRO(base)(params)`` matched by _FUNC_HEAD as
+    ``MACRO(base)``: its name, written ``MACRO(base)`` as calls spell it,
+    and the span of the real parameter list; None for any other."""
+    arg = _PASTED_ARG.fullmatch(m.group("params"))
+    rest = _PASTED_PARAMS.match(head, m.end("params"))
+    if arg is None or rest is None or not regex.fullmatch(r"[A-Z_][A-Z0-9_]*", m.group("name")):
+        return None
+    return f"{m.group('name')}({arg.group('arg')})", (rest.start("params"), rest.end("params"))
+
+
 def find_functions(code, offset=0, member=False):
     """Function definitions and prototypes at the top level of ``code`` (a
     structure mask), and the member functions of C++ struct/class bodies
@@ -487,6 +504,9 @@ def find_functions(code, offset=0, member=False):
             name, params = "operator()", (call.start("params"), call.end("params"))
         if m is None:
             continue
+        pasted = _pasted_name(head, m)
+        if pasted is not None:
+            name, params = pasted
         # `int (*fp)(int)` is a pointer, not a function
         before = head[:m.start()].rstrip()
         if before.endswith("(*") or before.endswith("(") or before.endswith("*("):

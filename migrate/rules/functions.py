@@ -799,6 +799,12 @@ static inline Cystck_Object {RESULT_HELPER}(Cystck_State *S, int pushed)
 """
 
 
+#: a call of a function whose name a macro pastes together,
+#: ``SUFFIXED(parse)(a, b)`` (see source.find_functions)
+PASTED_CALL = regex.compile(r"(?<![\w.>])(?P<macro>[A-Z_][A-Z0-9_]*)\s*\(\s*(?P<arg>[A-Za-z_]\w*)\s*\)"
+                            r"\s*\((?!\s*S\s*[,)])")
+
+
 class StateCalls(Rule):
     """Calls of functions that now take the state get ``S`` first: helpers
     that use the API and calls through function pointers whose type carries
@@ -840,6 +846,9 @@ class StateCalls(Rule):
                     _null_handle_args(code, m.end() - 1, info.handle_positions, edits)
             for m in regex.finditer(self.patterns[1], code, pos=b0, endpos=b1):
                 if m.group("f") in p.state_fields:
+                    self._insert(code, m, edits)
+            for m in PASTED_CALL.finditer(code, pos=b0, endpos=b1):
+                if p.needs_state(unit.path, f"{m.group('macro')}({m.group('arg')})"):
                     self._insert(code, m, edits)
         # calls through a function-pointer parameter whose functions take S
         for ctx in _common.function_contexts(unit, with_locals=False):

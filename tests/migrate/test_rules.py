@@ -1034,3 +1034,25 @@ def test_capsule_destructors_stay_stock():
     assert "CystckCapsule_New(S, PyMem_Malloc(8), \"m.ctx\", ctx_free)" in out
     assert sum("PyCapsule_GetPointer kept: a capsule destructor stays stock" in m for m in notes) == 2
     assert translate.translate_source(out, "m.c") == out
+
+
+def test_functions_named_by_a_pasting_macro():
+    """A function whose name a macro pastes together (one template body
+    included twice with another suffix), ``static PyObject *
+    SUFFIXED(parse)(PyObject *o)``, gets the state in its real parameter
+    list, and so do its calls ``SUFFIXED(parse)(o)``.  (Negative: a macro
+    call with an argument list after it that is not a name, ``CALL(f)(o)``
+    in a function without the API, and a lowercase call ``pick(o)(x)``,
+    are left alone.)"""
+    src = ("#include <Python.h>\n#define SUFFIXED(base) base##_u\n"
+           "static PyObject *\nSUFFIXED(parse)(PyObject *o)\n{\n    return PyNumber_Negative(o);\n}\n"
+           "static PyObject *\nSUFFIXED(scan)(PyObject *o, int n)\n{\n"
+           "    return n ? SUFFIXED(parse)(o) : SUFFIXED(scan)(o, n - 1);\n}\n"
+           "static int plain(int x)\n{\n    return CALL(f)(x) + pick(x)(x);\n}\n")
+    out = translate.translate_source(src)
+    assert "static Cystck_Object\nSUFFIXED(parse)(Cystck_State *S, Cystck_Object o)\n{\n" \
+           "    return CystckNumber_Negative(S, o);\n}\n" in out
+    assert "static Cystck_Object\nSUFFIXED(scan)(Cystck_State *S, Cystck_Object o, int n)\n" in out
+    assert "return n ? SUFFIXED(parse)(S, o) : SUFFIXED(scan)(S, o, n - 1);" in out
+    assert "static int plain(int x)\n{\n    return CALL(f)(x) + pick(x)(x);\n}\n" in out
+    assert translate.translate_source(out) == out

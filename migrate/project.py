@@ -7,6 +7,7 @@ object types, which globals and struct members hold Python objects, which
 function-pointer types carry objects, and which functions need the state
 ``S``.  Rules read this; they never re-derive it from half-rewritten text.
 """
+import posixpath
 from dataclasses import dataclass, field
 
 import regex
@@ -215,6 +216,7 @@ class Project:
     types_with_new: set = field(default_factory=set)     # static types whose initialiser sets tp_new
     sealed_types: set = field(default_factory=set)       # static types Python cannot instantiate
     class_type_objects: dict = field(default_factory=dict)  # C++ static member -> classes
+    includers: dict = field(default_factory=dict)        # path -> paths that #include it
 
     # ---- lookups used by the rules ----
     def function(self, path, name):
@@ -223,6 +225,12 @@ class Project:
         info = self.functions.get((path, name))
         if info is not None:
             return info
+        # a file #included by another is compiled as part of it and sees
+        # its static functions
+        for includer in self.includers.get(path, ()):
+            info = self.functions.get((includer, name))
+            if info is not None:
+                return info
         for (p, n), info in self.functions.items():
             if n == name and not info.static:
                 return info
@@ -268,6 +276,7 @@ def table_items(code, text, m):
 def build(files):
     """Build the Project for ``files``: a dict path -> stock source text."""
     p = Project(files=dict(files))
+    _collect_includes(p, files)
     masks = {}
     for path, text in files.items():
         try:
@@ -297,6 +306,19 @@ def build(files):
     _collect_sealed_types(p, masks)
     _infer_state(p)
     return p
+
+
+_LOCAL_INCLUDE = regex.compile(r'^[ \t]*#[ \t]*include[ \t]*"(?P<name>[^"\n]+)"', regex.M)
+
+
+def _collect_includes(p, files):
+    """Which of ``files`` #include which (``#include "name"``, resolved
+    beside the including file as a compiler does first)."""
+    for path, text in files.items():
+        for m in _LOCAL_INCLUDE.finditer(text):
+            target = posixpath.normpath(posixpath.join(posixpath.dirname(path), m.group("name")))
+            if target in files and target != path:
+                p.includers.setdefault(target, set()).add(path)
 
 
 def _handle_type(base, ptr, project_types):

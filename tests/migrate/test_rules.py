@@ -1056,3 +1056,20 @@ def test_functions_named_by_a_pasting_macro():
     assert "return n ? SUFFIXED(parse)(S, o) : SUFFIXED(scan)(S, o, n - 1);" in out
     assert "static int plain(int x)\n{\n    return CALL(f)(x) + pick(x)(x);\n}\n" in out
     assert translate.translate_source(out) == out
+
+
+def test_an_included_file_sees_the_static_helpers_of_its_includer():
+    """A file compiled as part of another (``#include "body.h"``, a
+    template body) calls the includer's static helpers, which take the
+    state, so its calls pass ``S``.  (Negative: a header nobody includes
+    cannot see a static function of another file, and its call of a
+    function of that name is left alone.)"""
+    main = ("#include <Python.h>\n"
+            "static PyObject *neg(PyObject *o)\n{\n    return PyNumber_Negative(o);\n}\n"
+            "#include \"body.h\"\n")
+    body = "static PyObject *twice(PyObject *o)\n{\n    return neg(neg(o));\n}\n"
+    other = "static PyObject *thrice(PyObject *o)\n{\n    return neg(PyNumber_Negative(o));\n}\n"
+    units = translate.translate_files({"m/main.c": main, "m/body.h": body, "m/other.h": other})
+    assert "static Cystck_Object twice(Cystck_State *S, Cystck_Object o)\n{\n    return neg(S, neg(S, o));\n}\n" \
+        == units["m/body.h"].text
+    assert "return neg(CystckNumber_Negative(S, o));" in units["m/other.h"].text

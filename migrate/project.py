@@ -591,7 +591,10 @@ _MACRO = regex.compile(r"^[ \t]*#[ \t]*define[ \t]+(?P<name>\w+)(?P<args>\([^)]*
 
 def _collect_macros(p, masked):
     for m in _MACRO.finditer(masked):
-        if m.group("args") and API_TOKEN.search(m.group("body")) and not m.group("name").startswith("Py"):
+        # a function-like macro using the API, or an alias of an API
+        # function (#define INTERN PyUnicode_InternFromString)
+        alias = regex.fullmatch(r"\s*_?Py\w+\s*", m.group("body"))
+        if (m.group("args") or alias) and API_TOKEN.search(m.group("body")) and not m.group("name").startswith("Py"):
             p.api_macros.add(m.group("name"))
 
 

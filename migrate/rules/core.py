@@ -414,6 +414,43 @@ class SlotCalls(Rule):
         return m.group("x").strip() if m else arg
 
 
+class ApiAliasMacros(Rule):
+    """An object-like macro naming an API function, ``#define
+    INTERN PyUnicode_InternFromString`` (one spelling per Python version),
+    becomes a function-like macro that passes the state:
+    ``#define INTERN(...) CystckUnicode_InternFromString(S, __VA_ARGS__)``
+    (``#define ERR() CystckErr_Occurred(S)`` for a function of no
+    arguments), so each call ``INTERN("x")`` uses the ``S`` of the
+    function that expands it.  An alias also used other than in a call
+    (a function pointer) is left alone."""
+    name = "api-alias-macros"
+    precedence = 848
+    patterns = (r"^(?P<head>[ \t]*#[ \t]*define[ \t]+(?P<alias>\w+))[ \t]+(?P<target>_?Py\w+)[ \t]*$",)
+    before = ("#define INTERN PyUnicode_InternFromString\n#define ERR PyErr_Occurred\n"
+              "static PyObject *f(void) { return ERR() ? NULL : INTERN(\"x\"); }\n")
+    after = ("#define INTERN(...) CystckUnicode_InternFromString(S, __VA_ARGS__)\n#define ERR() CystckErr_Occurred(S)\n"
+             "static PyObject *f(void) { return ERR() ? NULL : INTERN(\"x\"); }\n")
+
+    def apply(self, unit):
+        mapping, functions = api.stock_map(), api.by_name()
+        texts = [source.mask(t) for t in unit.project.files.values()] or [unit.masked]
+
+        def repl(m, text):
+            target = mapping.get(m.group("target"))
+            if target is None or target not in functions or not self._only_called(m.group("alias"), texts):
+                return None
+            if functions[target].params:
+                return f"{m.group('head')}(...) {target}(S, __VA_ARGS__)"
+            return f"{m.group('head')}() {target}(S)"
+        return unit.sub(self.patterns[0], repl, regex.M)
+
+    @staticmethod
+    def _only_called(alias, texts):
+        """Is every use of ``alias`` outside #define lines a call?"""
+        use = regex.compile(rf"(?P<define>^[ \t]*#[ \t]*define[ \t]+{alias}\b)|\b{alias}\b(?!\s*\()", regex.M)
+        return all(m.group("define") for t in texts for m in use.finditer(t))
+
+
 class ApiCalls(Rule):
     """Paper rule 8: a call ``PyX_Y(args)`` of a function in the API table
     becomes ``CystckX_Y(S, args)``.  Object arguments of

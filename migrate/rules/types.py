@@ -592,7 +592,10 @@ class DestroyTraverse(Rule):
             if struct:
                 indent = self._indent(text, b0, b1)
                 edits.add(b0 + 1, b0 + 1, f"\n{indent}{struct} *{first.name} = ({struct} *)data;")
-            for m in regex.finditer(self.patterns[0], code, pos=b0, endpos=b1):
+            # on the mask that keeps directives: a macro defined in the body
+            # (#define VISIT_FIELD(f) Py_VISIT(self->f); over an X-macro list
+            # of fields) visits the same fields
+            for m in regex.finditer(self.patterns[0], unit.masked, pos=b0, endpos=b1):
                 inner = text[m.start("p") + 1:m.end("p") - 1].strip()
                 if regex.match(r"Py_TYPE\b", inner):
                     edits.add(*_common.statement_line_span(text, m.start(), m.end()), "")

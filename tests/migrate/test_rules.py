@@ -1085,3 +1085,21 @@ def test_api_alias_macros_used_as_pointers_stay():
            "static PyObject *f(void) { return CONVERT(1); }\n")
     out = translate.translate_source(src)
     assert "#define CONVERT PyLong_FromLong\n" in out
+
+
+def test_visit_through_a_macro_defined_in_traverse():
+    """A traverse function that visits its fields through a macro defined
+    in its body over an X-macro list (``#define VISIT_FIELD(f)
+    Py_VISIT(self->f);``) visits them the Cystck way.  (Negative: the same
+    macro defined outside any traverse function is left alone.)"""
+    src = ("#include <Python.h>\ntypedef struct { PyObject_HEAD PyObject *a; PyObject *b; } Box;\n"
+           "#define BOX_FIELDS(X) X(a) X(b)\n"
+           "#define OUTSIDE_VISIT(f) Py_VISIT(self->f);\n"
+           "static int Box_traverse(Box *self, visitproc visit, void *arg)\n{\n"
+           "#define VISIT_FIELD(f) Py_VISIT(self->f);\n    BOX_FIELDS(VISIT_FIELD)\n#undef VISIT_FIELD\n"
+           "    return 0;\n}\n"
+           "static PyTypeObject BoxType = {PyVarObject_HEAD_INIT(NULL, 0) .tp_name = \"m.Box\","
+           " .tp_basicsize = sizeof(Box), .tp_traverse = (traverseproc)Box_traverse};\n")
+    out = translate.translate_source(src)
+    assert "#define VISIT_FIELD(f) Cystck_VISIT(&self->f);\n" in out
+    assert "#define OUTSIDE_VISIT(f) Py_VISIT(self->f);\n" in out

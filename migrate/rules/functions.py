@@ -455,16 +455,20 @@ class HandleIdentity(Rule):
     patterns = (r"(?P<a>H)\s*(?P<op>==|!=)\s*(?P<b>H)",
                 r"(?P<a>H)\s*(?P<op>==|!=)\s*(?P<b>CystckField_Load\s*" + _common.PAREN + ")")
     before = ("typedef struct { PyObject_HEAD PyObject *v; } Box;\n"
-              "static int f(PyObject *o, Box *b) { return o == Py_None || o != CystckField_Load(S, b, Box_AsStruct(S, b)->v); }\n")
+              "static int f(PyObject *o, Box *b) { return o == Py_None || o != CystckField_Load(S, b, Box_AsStruct(S, b)->v)"
+              " || CystckField_Load(S, b, Box_AsStruct(S, b)->v) == Py_None; }\n")
     after = ("typedef struct { PyObject_HEAD PyObject *v; } Box;\n"
              "static int f(PyObject *o, Box *b) { return Cystck_Is(S, o, Py_None) || "
-             "!Cystck_Is(S, o, CystckField_Load(S, b, Box_AsStruct(S, b)->v)); }\n")
+             "!Cystck_Is(S, o, CystckField_Load(S, b, Box_AsStruct(S, b)->v))"
+             " || Cystck_Is(S, CystckField_Load(S, b, Box_AsStruct(S, b)->v), Py_None); }\n")
 
     def apply(self, unit):
         code, text = unit.masked, unit.text
         edits = source.Edits()
         pat = regex.compile(self.patterns[0].replace("H", _common.HX))
         field = regex.compile(self.patterns[1].replace("(?P<a>H)", "(?P<a>" + _common.HX + ")"))
+        field_first = regex.compile(r"(?P<a>CystckField_Load\s*" + _common.PAREN + r")\s*(?P<op>==|!=)\s*"
+                                    r"(?P<b>" + _common.HX + ")")
         for ctx in _common.function_contexts(unit):
             if not ctx.has_state:
                 continue
@@ -479,6 +483,12 @@ class HandleIdentity(Rule):
             for m in field.finditer(code, b0, b1):
                 a, b = text[m.start("a"):m.end("a")], text[m.start("b"):m.end("b")]
                 if _common.is_handle(a, ctx, unit.project):
+                    neg = "!" if m.group("op") == "!=" else ""
+                    edits.add(m.start(), m.end(), f"{neg}Cystck_Is(S, {a.strip()}, {b.strip()})")
+            # the same with the field's value first: s->v == Py_None
+            for m in field_first.finditer(code, b0, b1):
+                a, b = text[m.start("a"):m.end("a")], text[m.start("b"):m.end("b")]
+                if _common.is_handle(b, ctx, unit.project):
                     neg = "!" if m.group("op") == "!=" else ""
                     edits.add(m.start(), m.end(), f"{neg}Cystck_Is(S, {a.strip()}, {b.strip()})")
         if edits:

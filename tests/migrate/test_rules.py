@@ -1103,3 +1103,18 @@ def test_visit_through_a_macro_defined_in_traverse():
     out = translate.translate_source(src)
     assert "#define VISIT_FIELD(f) Cystck_VISIT(&self->f);\n" in out
     assert "#define OUTSIDE_VISIT(f) Py_VISIT(self->f);\n" in out
+
+
+def test_field_value_first_compared_with_a_constant():
+    """``s->v == Py_None`` (the field's value first) compares identities
+    like ``o == s->v``.  (Negative: a comparison of the field's value with
+    NULL is a null test, not an identity, and is not turned into
+    Cystck_Is.)"""
+    src = ("#include <Python.h>\ntypedef struct { PyObject_HEAD PyObject *v; } Box;\n"
+           "static PyObject *f(Box *b, PyObject *o)\n{\n"
+           "    if (b->v == Py_None || b->v == NULL)\n        return o;\n    return b->v;\n}\n"
+           "static PyMethodDef m[] = {{\"f\", (PyCFunction)f, METH_O, NULL}, {NULL}};\n")
+    out = translate.translate_source(src)
+    assert "Cystck_Is(S, CystckField_Load(S, b, Box_AsStruct(S, b)->v), Cystck_None)" in out
+    assert "Cystck_Is(S, CystckField_Load(S, b, Box_AsStruct(S, b)->v), NULL)" not in out
+    assert "Cystck_Is(S, CystckField_Load(S, b, Box_AsStruct(S, b)->v), Cystck_NULL)" not in out

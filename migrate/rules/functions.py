@@ -438,10 +438,12 @@ class NullHandles(Rule):
         for ctx in _common.function_contexts(unit):
             if ctx.has_state:
                 scan(ctx, *ctx.body)
-        # macros: only members known to hold handles can be recognised there
+        # macros: members known to hold handles, and the locals that are
+        # handles in every function expanding the macro
+        in_users = {start: ctx for start, _, ctx in macro_contexts(unit)}
         empty = _common.FunctionContext(None, None, [])
         for m in regex.finditer(r"^[ \t]*#[ \t]*define[ \t]+\w+(?:\([^)]*\))?(?:[^\n\\]|\\.|\\\n)*", code, regex.M):
-            scan(empty, m.start(), m.end())
+            scan(in_users.get(m.start(), empty), m.start(), m.end())
         if edits:
             unit.apply(edits)
         return edits.applied
@@ -589,6 +591,31 @@ def _macro_users(project):
                     users[inner] |= users[outer]
                     changed = True
     return users
+
+
+def macro_contexts(unit):
+    """(start, end, context) of each ``#define`` in ``unit`` whose users
+    (the functions expanding it) are all functions of ``unit`` with the
+    state: the context's handles are the names that are handles in every
+    user (the macro reads the locals of the function that expands it),
+    minus the macro's own parameters."""
+    users = _macro_users(unit.project)
+    contexts = {}
+    for ctx in _common.function_contexts(unit):
+        contexts.setdefault(ctx.func.name, []).append(ctx)
+    out = []
+    for m in MACRO_DEFINITION.finditer(unit.masked):
+        names = users.get(m.group("name"))
+        if not names or not all(n in contexts and all(c.has_state for c in contexts[n]) for n in names):
+            continue
+        ctxs = [c for n in names for c in contexts[n]]
+        # of a function defined once per branch, the versions that expand it
+        word = regex.compile(rf"\b{m.group('name')}\b")
+        ctxs = [c for c in ctxs if word.search(unit.masked, *c.body)] or ctxs
+        ctx = _common.FunctionContext(None, None, [])
+        ctx.handles = set.intersection(*(c.handles for c in ctxs)) - set(regex.findall(r"\w+", m.group("args") or ""))
+        out.append((m.start(), m.end(), ctx))
+    return out
 
 
 def _error_value(project, name):

@@ -4,7 +4,7 @@ import regex
 
 from .. import api, source
 from ..engine import Rule
-from . import _common, escape
+from . import _common, escape, functions
 
 
 def _state_bodies(unit):
@@ -209,7 +209,8 @@ class DecRef(Rule):
 
 class Clear(Rule):
     """``Py_CLEAR(x);`` becomes ``Cystck_Drop(S, x); x = Cystck_NULL;``
-    (braced when it is the body of an ``if``)."""
+    (braced when it is the body of an ``if``), also in a macro whose every
+    user has ``x`` as a handle."""
     name = "clear"
     precedence = 620
     patterns = (r"\bPy_CLEAR\s*" + _common.PAREN + r"\s*;",)
@@ -218,11 +219,15 @@ class Clear(Rule):
 
     def apply(self, unit):
         edits = source.Edits()
-        for b0, b1, ctx in _global_aware_bodies(unit):
+        bodies = [(b0, b1, ctx, False) for b0, b1, ctx in _global_aware_bodies(unit)]
+        bodies += [(b0, b1, ctx, True) for b0, b1, ctx in functions.macro_contexts(unit)]
+        for b0, b1, ctx, in_macro in bodies:
             for m in regex.finditer(self.patterns[0], unit.masked, pos=b0, endpos=b1):
                 if _is_global_ref(unit, m.start("p"), ctx):
                     continue          # the global-refs rule unrefs it
                 x = unit.text[m.start("p") + 1:m.end("p") - 1].strip()
+                if in_macro and x not in ctx.handles:
+                    continue          # in a macro, only what is a handle where it expands
                 new = f"Cystck_Drop(S, {x}); {x} = Cystck_NULL;"
                 if _common.in_unbraced_body(unit.masked, m.start()):
                     new = "{ " + new + " }"

@@ -1118,3 +1118,24 @@ def test_field_value_first_compared_with_a_constant():
     assert "Cystck_Is(S, CystckField_Load(S, b, Box_AsStruct(S, b)->v), Cystck_None)" in out
     assert "Cystck_Is(S, CystckField_Load(S, b, Box_AsStruct(S, b)->v), NULL)" not in out
     assert "Cystck_Is(S, CystckField_Load(S, b, Box_AsStruct(S, b)->v), Cystck_NULL)" not in out
+
+
+def test_macros_reading_the_handles_of_the_functions_that_expand_them():
+    """A macro without parameters that reads locals of the functions
+    expanding it (``#define FLUSH if (chunk != NULL) { ...; Py_CLEAR(chunk); }``)
+    tests and clears them as handles when they are handles in every such
+    function.  (Negative: a macro whose users disagree, ``p`` a handle in
+    one and a ``char *`` in the other, keeps its NULL tests.)"""
+    src = ("#include <Python.h>\n"
+           "#define FLUSH \\\n    if (chunk != NULL) { \\\n        if (PyList_Append(out, chunk)) return NULL; \\\n"
+           "        Py_CLEAR(chunk); \\\n    }\n"
+           "#define CHECK_P if (p == NULL) return NULL;\n"
+           "static PyObject *f(PyObject *out, PyObject *chunk)\n{\n    FLUSH\n    return out;\n}\n"
+           "static PyObject *g(PyObject *out)\n{\n    PyObject *chunk = PyList_New(0);\n    FLUSH\n"
+           "    return out;\n}\n"
+           "static PyObject *h(PyObject *p)\n{\n    CHECK_P\n    return p;\n}\n"
+           "static PyObject *k(PyObject *o, char *p)\n{\n    CHECK_P\n    return o;\n}\n")
+    out = translate.translate_source(src)
+    assert "    if (!Cystck_IsNull(chunk)) { \\\n" in out
+    assert "        Cystck_Drop(S, chunk); chunk = Cystck_NULL; \\\n" in out
+    assert "#define CHECK_P if (p == NULL) return" in out

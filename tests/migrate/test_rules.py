@@ -1139,3 +1139,18 @@ def test_macros_reading_the_handles_of_the_functions_that_expand_them():
     assert "    if (!Cystck_IsNull(chunk)) { \\\n" in out
     assert "        Cystck_Drop(S, chunk); chunk = Cystck_NULL; \\\n" in out
     assert "#define CHECK_P if (p == NULL) return" in out
+
+
+def test_an_unused_attribute_after_a_parameter_name_is_not_the_name():
+    """``PyObject *self UNUSED`` (an attribute macro after the name) names
+    the parameter ``self``: the body's uses of ``self`` stay declared.
+    (Negative: a parameter whose only word is such a macro name,
+    ``PyObject *UNUSED``, keeps that name.)"""
+    src = ("#include <Python.h>\n#define UNUSED __attribute__((__unused__))\n"
+           "static PyObject *f(PyObject *self UNUSED, PyObject *o)\n{\n    return self ? o : NULL;\n}\n"
+           "static PyObject *g(PyObject *UNUSED, PyObject *o)\n{\n    return o;\n}\n"
+           "static PyMethodDef m[] = {{\"f\", (PyCFunction)f, METH_O, NULL},"
+           " {\"g\", (PyCFunction)g, METH_O, NULL}, {NULL}};\n")
+    out = translate.translate_source(src)
+    assert "static int f(Cystck_State *S, Cystck_Object self, Cystck_Object o)\n" in out
+    assert "static int g(Cystck_State *S, Cystck_Object UNUSED, Cystck_Object o)\n" in out

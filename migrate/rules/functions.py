@@ -374,7 +374,8 @@ def _handle_returning_call(unit):
 
 
 class NullHandles(Rule):
-    """NULL on handles: ``h = NULL`` becomes ``h = Cystck_NULL``; ``h ==
+    """NULL on handles: ``h = NULL`` (and ``*out = NULL`` through a
+    pointer to a handle) becomes ``h = Cystck_NULL``; ``h ==
     NULL``, ``!h`` and ``(h = f(...)) == NULL`` become ``Cystck_IsNull(...)``;
     ``h != NULL`` and a bare ``if (h)`` become ``!Cystck_IsNull(h)``.  Only
     names declared as handles in the function (or members known to hold
@@ -400,6 +401,7 @@ class NullHandles(Rule):
         call_only = regex.compile(r"\s*" + calls + r"\s*")
         call_test = regex.compile(calls + r"\s*(?P<op>==|!=)\s*(?:NULL|nullptr)\b")
         null_first = regex.compile(rf"(?:NULL|nullptr)\s*(?P<op>==|!=)\s*(?P<h>{hx})")
+        deref_null = regex.compile(r"(?<=(?:[;{}]|\)|\belse)\s*)\*\s*(?P<p>\w+)\s*=(?!=)\s*(?P<null>NULL|nullptr)\b")
         pats = [regex.compile(pat.replace("H", hx)) for pat in self.patterns]
         def scan(ctx, b0, b1):
             def handle(m, group="h"):
@@ -423,6 +425,10 @@ class NullHandles(Rule):
                     continue
                 eq = code.index("=", m.end("h"))
                 edits.add(eq, m.end(), "= Cystck_NULL")
+            # *out = NULL; through a pointer to a handle (an output parameter)
+            for m in deref_null.finditer(code, b0, b1):
+                if m.group("p") in ctx.arrays:
+                    edits.add(m.start("null"), m.end("null"), "Cystck_NULL")
             for m in pats[1].finditer(code, b0, b1):
                 if handle(m):
                     neg = "!" if m.group("op") == "!=" else ""

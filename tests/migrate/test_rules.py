@@ -1154,3 +1154,15 @@ def test_an_unused_attribute_after_a_parameter_name_is_not_the_name():
     out = translate.translate_source(src)
     assert "static int f(Cystck_State *S, Cystck_Object self, Cystck_Object o)\n" in out
     assert "static int g(Cystck_State *S, Cystck_Object UNUSED, Cystck_Object o)\n" in out
+
+
+def test_null_stored_through_a_pointer_to_a_handle():
+    """``*out = NULL;`` through an output parameter ``PyObject **out``
+    stores the null handle.  (Negative: the same through a ``char **``
+    stays NULL.)"""
+    src = ("#include <Python.h>\n"
+           "static int get(PyObject *d, PyObject **out, char **name)\n{\n"
+           "    if (PyDict_Size(d) == 0) {\n        *out = NULL;\n        *name = NULL;\n        return 0;\n    }\n"
+           "    *out = PyDict_Keys(d);\n    return 1;\n}\n")
+    out = translate.translate_source(src)
+    assert "        *out = Cystck_NULL;\n        *name = NULL;\n" in out

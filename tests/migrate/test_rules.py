@@ -1166,3 +1166,17 @@ def test_null_stored_through_a_pointer_to_a_handle():
            "    *out = PyDict_Keys(d);\n    return 1;\n}\n")
     out = translate.translate_source(src)
     assert "        *out = Cystck_NULL;\n        *name = NULL;\n" in out
+
+
+def test_a_compat_fallback_of_a_stock_macro_stays_stock():
+    """A stock macro the extension defines only where CPython lacks it
+    (``#if !defined(Py_SIZE)``) is CPython's where it is compiled: its
+    calls go through the escape hatch like any stock call.  (Negative: a
+    Py-named macro the extension defines unconditionally is its own and is
+    left as it is.)"""
+    src = ("#include <Python.h>\n#if !defined(Py_SIZE)\n#define Py_SIZE(ob) (((PyVarObject*)(ob))->ob_size)\n"
+           "#endif\n#define Py_MYSIZE(ob) (((PyVarObject*)(ob))->ob_size)\n"
+           "static int f(PyObject *t)\n{\n    return PyTuple_Check(t) && Py_SIZE(t) == 2 && Py_MYSIZE(t) == 2;\n}\n")
+    out = translate.translate_source(src)
+    assert "/* cystck-migrate: escape hatch */ Py_SIZE(Cystck_AsPyObject(S, t)) == 2" in out
+    assert "&& Py_MYSIZE(t) == 2;" in out

@@ -797,7 +797,7 @@ class StructAccess(Rule):
         if test:
             edits.add(*test)
             return
-        if before.endswith("&") or regex.search(r"&\s*$", before[-5:]):
+        if regex.search(r"(?<!&)&\s*$", before[-5:]):      # &self->v, not a && self->v
             edits.add(start, end_arrow, prefix)
             return
         edits.add(start, fend, f"CystckField_Load(S, {h}, {field_expr})")
@@ -815,7 +815,7 @@ def _field_null_test(code, start, fend, field_expr):
     if null:
         neg = "!" if null.group(1) == "!=" else ""
         return start, fend + null.end(), f"{neg}CystckField_IsNull({field_expr})"
-    if regex.search(r"&\s*$", before[-5:]):
+    if regex.search(r"(?<!&)&\s*$", before[-5:]):
         return None                   # &self->v: the field's address
     if regex.search(r"!\s*$", before[-3:]):
         bang = start - len(before) + before.rstrip().rfind("!")

@@ -1180,3 +1180,17 @@ def test_a_compat_fallback_of_a_stock_macro_stays_stock():
     out = translate.translate_source(src)
     assert "/* cystck-migrate: escape hatch */ Py_SIZE(Cystck_AsPyObject(S, t)) == 2" in out
     assert "&& Py_MYSIZE(t) == 2;" in out
+
+
+def test_a_field_after_a_logical_and_is_read_not_addressed():
+    """``a && self->v != Py_None``: the ``&&`` before the field is no
+    address-of, so the field's value is loaded.  (Negative: ``&self->v``
+    still takes the field's address.)"""
+    src = ("#include <Python.h>\ntypedef struct { PyObject_HEAD PyObject *v; } Box;\n"
+           "static int g(Cystck_Field *f);\n"
+           "static int f(Box *self, PyObject *o)\n{\n"
+           "    if (PyBytes_Check(o) && self->v != Py_None)\n        return 1;\n"
+           "    return g(&self->v);\n}\n")
+    out = translate.translate_source(src)
+    assert "CystckBytes_Check(S, o) && !Cystck_Is(S, CystckField_Load(S, self, Box_AsStruct(S, self)->v), Cystck_None)" in out
+    assert "g(&Box_AsStruct(S, self)->v)" in out

@@ -755,7 +755,9 @@ class StructAccess(Rule):
             return
         fname = fm.group(1)
         fend = end_arrow + fm.end()
-        if info is None or fname not in info.object_fields:
+        if info is not None and _names_object_fields(code, start, fname, info.object_fields):
+            pass                          # a macro parameter that always names an object field
+        elif info is None or fname not in info.object_fields:
             edits.add(start, end_arrow, prefix)
             return
         field_expr = f"{prefix}{fname}"
@@ -801,6 +803,35 @@ class StructAccess(Rule):
             edits.add(start, end_arrow, prefix)
             return
         edits.add(start, fend, f"CystckField_Load(S, {h}, {field_expr})")
+
+
+def _names_object_fields(code, pos, name, fields):
+    """Is ``name``, at ``pos``, a parameter of the ``#define`` around
+    ``pos`` that every expansion of the macro in ``code`` gives the name
+    of one of ``fields`` (``#define LOAD(f, n) self->f = get(n)`` used as
+    ``LOAD(v, "v")``)?"""
+    line = code.rfind("\n", 0, pos) + 1
+    for m in MACRO_WITH_PARAMS.finditer(code, max(0, pos - 4000), pos + 1):
+        if not m.start() <= pos < m.end() or m.start() > line:
+            continue
+        params = [q.strip() for q in m.group("params").split(",")]
+        if name not in params:
+            return False
+        at = params.index(name)
+        passed = []
+        for use in regex.finditer(rf"\b{m.group('name')}\s*\(", code):
+            if m.start() <= use.start() < m.end():
+                continue
+            args = source.split_top(code, use.end(), source.matching(code, use.end() - 1) - 1)
+            if len(args) != len(params):
+                return False
+            passed.append(code[args[at][0]:args[at][1]].strip())
+        return bool(passed) and all(a in fields for a in passed)
+    return False
+
+
+MACRO_WITH_PARAMS = regex.compile(r"^[ \t]*#[ \t]*define[ \t]+(?P<name>\w+)\((?P<params>[^)]*)\)"
+                                  r"(?:[^\n\\]|\\.|\\\n)*", regex.M | regex.S)
 
 
 def _field_null_test(code, start, fend, field_expr):

@@ -1194,3 +1194,20 @@ def test_a_field_after_a_logical_and_is_read_not_addressed():
     out = translate.translate_source(src)
     assert "CystckBytes_Check(S, o) && !Cystck_Is(S, CystckField_Load(S, self, Box_AsStruct(S, self)->v), Cystck_None)" in out
     assert "g(&Box_AsStruct(S, self)->v)" in out
+
+
+def test_a_macro_parameter_that_always_names_an_object_field():
+    """A macro defined in a function that stores into ``self->f``, ``f``
+    its parameter, stores into a field when every expansion names an
+    object field (``LOAD(a, "a")``).  (Negative: a macro also given an
+    int field, ``n``, keeps the plain access.)"""
+    src = ("#include <Python.h>\ntypedef struct { PyObject_HEAD PyObject *a; PyObject *b; long n; } Box;\n"
+           "static int init(Box *self, PyObject *ctx)\n{\n"
+           "#define LOAD(f, name) do { self->f = PyObject_GetAttrString(ctx, name); "
+           "if (self->f == NULL) return -1; } while (0)\n"
+           "#define ZERO(f) self->f = 0\n"
+           "    LOAD(a, \"a\");\n    LOAD(b, \"b\");\n    ZERO(a);\n    ZERO(n);\n    return 0;\n}\n")
+    out = translate.translate_source(src)
+    assert ("#define LOAD(f, name) do { CystckField_Store(S, self, &Box_AsStruct(S, self)->f, "
+            "CystckObject_GetAttrString(S, ctx, name)); if (CystckField_IsNull(Box_AsStruct(S, self)->f)) return -1; }") in out
+    assert "#define ZERO(f) Box_AsStruct(S, self)->f = 0\n" in out

@@ -672,18 +672,23 @@ class GlobalRefs(Rule):
                 continue
             b0, b1 = ctx.body
             local = ctx.handles | ctx.arrays
+            assigned = []
             if pats:
-                self._rewrite_refs(unit, masked, b0, b1, pats, local, edits)
+                assigned = self._rewrite_refs(unit, masked, b0, b1, pats, local, edits, type_pat)
             if type_pat:
                 for m in type_pat.finditer(masked, b0, b1):
                     name = m.group("a") or m.group("b")
-                    if name not in local:
+                    if name not in local and not any(a <= m.start() < e for a, e in assigned):
                         edits.add(m.start(), m.end(), f"Cystck_deref(S, {name})")
         for m in regex.finditer(r"^[ \t]*#[ \t]*define[ \t]+\w+(?:\([^)]*\))?(?:[^\n\\]|\\.|\\\n)*",
                                 masked, regex.M):
             if type_pat:
                 for t in type_pat.finditer(masked, m.start(), m.end()):
                     edits.add(t.start(), t.end(), f"Cystck_deref(S, {t.group('a') or t.group('b')})")
+            if ref_fields:
+                # a module-state member read in a macro, under a cast the
+                # casts rule does not see there: (PyTypeObject *)st.Type
+                self._read_refs(unit, masked, m.start(), m.end(), self._cast_read(ref), set(), edits)
         if edits:
             unit.apply(edits)
         return edits.applied
@@ -695,9 +700,16 @@ class GlobalRefs(Rule):
                 regex.compile(rf"(?P<r>{ref})\s*=(?!=)\s*(?P<e>[^;]+);"),
                 regex.compile(rf"(?<![\w.>&])(?P<r>{ref})"))
 
-    def _rewrite_refs(self, unit, masked, b0, b1, pats, local, edits):
+    @staticmethod
+    def _cast_read(ref):
+        return regex.compile(rf"(?:\(\s*(?:PyObject|PyTypeObject)\s*\*\s*\)\s*)?(?<![\w.>&])(?P<r>{ref})")
+
+    def _rewrite_refs(self, unit, masked, b0, b1, pats, local, edits, type_pat=None):
+        """The edits for the references in a function body; returns the
+        spans of the values assigned to them."""
         text = unit.text
         clear, refcount, assign, read = pats
+        assigned = []
 
         def is_local(m):
             return text[m.start("r"):m.end("r")].strip() in local
@@ -724,8 +736,20 @@ class GlobalRefs(Rule):
             e = text[m.start("e"):m.end("e")].strip()
             if e in ("NULL", "0", "nullptr") or e.startswith("Cystck_ref("):
                 continue
+            if type_pat:          # st->Type = (PyObject *)&FooType; FooType is a reference too
+                e = type_pat.sub(lambda t: f"Cystck_deref(S, {t.group('a') or t.group('b')})", e)
             edits.add(m.start("e"), m.end("e"), f"Cystck_ref(S, {e})")
-        # remaining reads
+            assigned.append((m.start("e"), m.end("e")))
+        self._read_refs(unit, masked, b0, b1, read, local, edits)
+        return assigned
+
+    @staticmethod
+    def _read_refs(unit, masked, b0, b1, read, local, edits):
+        """Remaining reads of references in [b0, b1) become Cystck_deref."""
+        text = unit.text
+
+        def is_local(m):
+            return text[m.start("r"):m.end("r")].strip() in local
         for m in read.finditer(masked, b0, b1):
             if is_local(m):
                 continue
@@ -741,4 +765,4 @@ class GlobalRefs(Rule):
                 continue
             if regex.match(r"\s*=[^=]", after):
                 continue
-            edits.add(m.start(), m.end(), f"Cystck_deref(S, {text[m.start():m.end()]})")
+            edits.add(m.start(), m.end(), f"Cystck_deref(S, {text[m.start('r'):m.end('r')]})")

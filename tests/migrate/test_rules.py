@@ -1211,3 +1211,25 @@ def test_a_macro_parameter_that_always_names_an_object_field():
     assert ("#define LOAD(f, name) do { CystckField_Store(S, self, &Box_AsStruct(S, self)->f, "
             "CystckObject_GetAttrString(S, ctx, name)); if (CystckField_IsNull(Box_AsStruct(S, self)->f)) return -1; }") in out
     assert "#define ZERO(f) Box_AsStruct(S, self)->f = 0\n" in out
+
+
+def test_module_state_references_in_macros_and_type_stores():
+    """A module-state member read in a macro under a cast,
+    ``(PyTypeObject *)st.Type``, reads the reference; a static type stored
+    into the state, ``st->Type = (PyObject *)&FooType;``, is read from its
+    reference before the store takes one.  (Negative: a macro assigning
+    the member keeps the assignment.)"""
+    src = ("#include <Python.h>\ntypedef struct { PyObject *Type; } mstate;\n"
+           "static mstate static_state;\n"
+           "#define IS_FOO(op) PyObject_TypeCheck(op, (PyTypeObject *)static_state.Type)\n"
+           "#define SET_FOO(t) static_state.Type = (t)\n"
+           "static PyTypeObject FooType = {PyVarObject_HEAD_INIT(NULL, 0) .tp_name = \"m.Foo\"};\n"
+           "static int fill(mstate *st)\n{\n    if (PyType_Ready(&FooType) < 0)\n        return -1;\n"
+           "    st->Type = (PyObject *)&FooType;\n    return 0;\n}\n"
+           "static PyObject *check(PyObject *self, PyObject *o)\n{\n    return PyBool_FromLong(IS_FOO(o));\n}\n"
+           "static PyMethodDef methods[] = {{\"check\", check, METH_O, NULL}, {NULL}};\n"
+           "static struct PyModuleDef mod = {PyModuleDef_HEAD_INIT, \"m\", NULL, sizeof(mstate), methods};\n")
+    out = translate.translate_source(src)
+    assert "#define IS_FOO(op) CystckObject_TypeCheck(S, op, Cystck_deref(S, static_state.Type))\n" in out
+    assert "st->Type = Cystck_ref(S, Cystck_deref(S, FooType));" in out
+    assert "#define SET_FOO(t) static_state.Type = (t)\n" in out

@@ -592,6 +592,7 @@ class DestroyTraverse(Rule):
             if struct:
                 indent = self._indent(text, b0, b1)
                 edits.add(b0 + 1, b0 + 1, f"\n{indent}{struct} *{first.name} = ({struct} *)data;")
+            self._drop_api_asserts(unit, b0, b1, edits)
             # on the mask that keeps directives: a macro defined in the body
             # (#define VISIT_FIELD(f) Py_VISIT(self->f); over an X-macro list
             # of fields) visits the same fields
@@ -641,6 +642,20 @@ class DestroyTraverse(Rule):
                 test = _field_null_test(code, m.start(), m.end(), f"{name}->{m.group('f')}")
                 if test:
                     edits.add(*test)
+
+    def _drop_api_asserts(self, unit, b0, b1, edits):
+        """An ``assert`` whose test uses the API (``assert(Foo_Check(self))``,
+        a type check) cannot run in a destructor or traverse function,
+        which have no state: it goes (an assertion only; the runtime calls
+        them with the native struct of an instance of the type)."""
+        p = unit.project
+        for m in regex.finditer(r"\bassert\s*" + _common.PAREN + r"\s*;", unit.masked, pos=b0, endpos=b1):
+            test = unit.masked[m.start("p"):m.end("p")]
+            if proj.API_TOKEN.search(test) or any(regex.search(rf"\b{regex.escape(n)}\b", test) for n in p.api_macros) \
+                    or any(p.needs_state(unit.path, c) for c in regex.findall(r"(\w+)\s*\(", test)):
+                edits.add(*_common.statement_line_span(unit.text, m.start(), m.end()), "")
+                unit.note("removed", m.start(), "assert using the API removed: destructors and traverse "
+                          "functions have no state", self.name)
 
     def _report_state_calls(self, unit, b0, b1):
         """A destructor has no state: a call of a function that uses the API

@@ -1233,3 +1233,17 @@ def test_module_state_references_in_macros_and_type_stores():
     assert "#define IS_FOO(op) CystckObject_TypeCheck(S, op, Cystck_deref(S, static_state.Type))\n" in out
     assert "st->Type = Cystck_ref(S, Cystck_deref(S, FooType));" in out
     assert "#define SET_FOO(t) static_state.Type = (t)\n" in out
+
+
+def test_asserts_using_the_api_leave_traverse_functions():
+    """A traverse function has no state, so ``assert(Box_Check(self))``
+    (a macro over the API) cannot stay in it and goes.  (Negative: an
+    assert on the native struct, ``assert(self->n >= 0)``, stays.)"""
+    src = ("#include <Python.h>\ntypedef struct { PyObject_HEAD PyObject *v; long n; } Box;\n"
+           "static PyTypeObject BoxType;\n#define Box_Check(op) PyObject_TypeCheck(op, &BoxType)\n"
+           "static int Box_traverse(Box *self, visitproc visit, void *arg)\n{\n"
+           "    assert(Box_Check(self));\n    assert(self->n >= 0);\n    Py_VISIT(self->v);\n    return 0;\n}\n"
+           "static PyTypeObject BoxType = {PyVarObject_HEAD_INIT(NULL, 0) .tp_name = \"m.Box\","
+           " .tp_basicsize = sizeof(Box), .tp_traverse = (traverseproc)Box_traverse};\n")
+    out = translate.translate_source(src)
+    assert "    Box *self = (Box *)data;\n    assert(self->n >= 0);\n    Cystck_VISIT(&self->v);\n" in out

@@ -916,7 +916,8 @@ class StateCalls(Rule):
         """A direct call of an entry point whose parameters are all objects
         (METH_O, a slot) takes the same arguments plus S; its push count
         is the caller's own result in ``return f(...);`` from an entry
-        point, or becomes a handle through RESULT_HELPER in ``h = f(...);``.
+        point, or becomes a handle through RESULT_HELPER in ``h = f(...);``
+        and in ``return f(...);`` from a helper returning an object.
         Returns whether the call was taken care of."""
         if not role.pushes or any(c != proj.H for c, _, _ in role.params):
             return False
@@ -928,7 +929,10 @@ class StateCalls(Rule):
             edits.add(close, close + code[close:].index(")") + 1, "")
             return True
         target = regex.search(r"(?<![\w.>])(?P<h>\w+)\s*=\s*$", code[max(0, m.start() - 80):m.start()])
-        if target and regex.match(r"\s*;", code[close:]) and target.group("h") in self._handles(unit, ctx):
+        handed_back = ctx.role is None and regex.search(r"\breturn\s*$", code[max(0, m.start() - 20):m.start()]) \
+            and returns_object(split_scope(code[ctx.func.start:ctx.func.name_start])[0], unit.project.custom_structs)
+        if (handed_back or (target and target.group("h") in self._handles(unit, ctx))) and \
+                regex.match(r"\s*;", code[close:]):
             edits.add(m.start(), m.start(), f"{RESULT_HELPER}(S, ")
             edits.add(close, close, ")")
             return True

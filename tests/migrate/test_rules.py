@@ -1247,3 +1247,18 @@ def test_asserts_using_the_api_leave_traverse_functions():
            " .tp_basicsize = sizeof(Box), .tp_traverse = (traverseproc)Box_traverse};\n")
     out = translate.translate_source(src)
     assert "    Box *self = (Box *)data;\n    assert(self->n >= 0);\n    Cystck_VISIT(&self->v);\n" in out
+
+
+def test_a_helper_returning_an_entry_points_result():
+    """A helper returning an object that ends with ``return f(NULL, o);``,
+    ``f`` a METH_O entry point, returns the value ``f`` pushed, as a
+    handle.  (Negative: the same call returned from a helper returning
+    ``int`` is not given a handle.)"""
+    src = ("#include <Python.h>\n"
+           "static PyObject *neg(PyObject *self, PyObject *o)\n{\n    return PyNumber_Negative(o);\n}\n"
+           "static PyObject *helper(PyObject *o)\n{\n    return neg(NULL, o);\n}\n"
+           "static int count(PyObject *o)\n{\n    return neg(NULL, o);\n}\n"
+           "static PyMethodDef m[] = {{\"neg\", neg, METH_O, NULL}, {NULL}};\n")
+    out = translate.translate_source(src)
+    assert "    return cystck_migrate_result(S, neg(S, Cystck_NULL, o));\n" in out
+    assert "static int count(Cystck_State *S, Cystck_Object o)\n{\n    return neg(S, Cystck_NULL, o);\n}\n" in out

@@ -157,6 +157,11 @@ MODINIT = Role("modinit", "", pushes=True)
 #: destructor): Cystck hands the stock pointer through unchanged, so its
 #: signature and body stay stock; there is no ``S`` to pass it.
 STOCK_CALLBACK = Role("stock", "capsule destructor", state=False)
+#: A helper that reads CPython's object structs (``tp->tp_name``,
+#: ``((PyHeapTypeObject *)tp)->ht_name``), which handles do not reach:
+#: it keeps its stock signature and body, and its callers lend it their
+#: handles through the escape hatch.
+STOCK_INTERNALS = Role("stock", "reads object internals", state=False)
 
 # ---------------------------------------------------------------------------
 # Type patterns
@@ -304,6 +309,7 @@ def build(files):
     _collect_converters(p, masks)
     _collect_base_stores(p, masks)
     _collect_sealed_types(p, masks)
+    _collect_stock_internals(p)
     _infer_state(p)
     return p
 
@@ -647,6 +653,27 @@ def _collect_stock_callbacks(p, code):
         last = cstruct.strip_cast(inner[args[-1][0]:args[-1][1]].strip())
         if regex.fullmatch(r"[A-Za-z_]\w*", last) and last not in ("NULL", "nullptr"):
             p.roles.setdefault(last, STOCK_CALLBACK)
+
+
+# a member of CPython's object structs read through a variable (not
+# Py_TYPE(o)->tp_name, which the py-type rule ports), or a heap-type cast
+_INTERNALS = regex.compile(r"(?<![\w)])\w+\s*->\s*(?:tp|ob|ht)_\w+|\(\s*PyHeapTypeObject\s*\*\s*\)")
+
+
+def _collect_stock_internals(p):
+    """Helpers that read object internals and need nothing else of the
+    port (no object result, no call of the extension's functions, no
+    global reference, no custom type) stay stock (``STOCK_INTERNALS``)."""
+    own = {n for _, n in p.functions}
+    refs = p.globals | set(p.type_objects) | p.ref_fields | set(p.types)
+    for info in p.functions.values():
+        if info.role is not None or not info.body or info.returns_handle or not _INTERNALS.search(info.body):
+            continue
+        words = set(regex.findall(r"\b\w+\b", info.body))
+        if (words & refs) or any(c != info.name for c in set(regex.findall(r"\b(\w+)\s*\(", info.body)) & own):
+            continue
+        info.role = STOCK_INTERNALS
+        p.roles.setdefault(info.name, STOCK_INTERNALS)
 
 
 def _collect_converters(p, masks):

@@ -546,16 +546,22 @@ class PyType(Rule):
     after = 'static const char *f(PyObject *o) { if (Cystck_TypeIs(S, o, T)) return 0; return CystckType_GetName(S, CystckObject_Type(S, o)); }\n'
 
     def apply(self, unit):
-        n = unit.sub(self.patterns[0], lambda m, t: "CystckType_GetName(S, CystckObject_Type(S, "
-                     + t[m.start("p") + 1:m.end("p") - 1].strip() + "))")
-        n += unit.sub(self.patterns[1], lambda m, t: ("!" if m.group("op") == "!" else "") + "Cystck_TypeIs(S, "
-                      + t[m.start("q") + 1:m.end("q") - 1].strip() + ", " + t[m.start("t"):m.end("t")].strip() + ")",
-                      flags=regex.M)
-        n += unit.sub(self.patterns[2], lambda m, t: "Cystck_TypeIs(S, ")
-        n += unit.sub(self.patterns[3], lambda m, t: "CystckObject_TypeCheck(S, ")
+        def sub(pattern, repl, flags=0):
+            # functions that stay stock (capsule destructors, helpers
+            # reading object internals) keep their Py_TYPE
+            stock = _common.stock_bodies(unit)
+            return unit.sub(pattern, lambda m, t: None if any(b0 <= m.start() < b1 for b0, b1 in stock)
+                            else repl(m, t), flags=flags)
+        n = sub(self.patterns[0], lambda m, t: "CystckType_GetName(S, CystckObject_Type(S, "
+                + t[m.start("p") + 1:m.end("p") - 1].strip() + "))")
+        n += sub(self.patterns[1], lambda m, t: ("!" if m.group("op") == "!" else "") + "Cystck_TypeIs(S, "
+                 + t[m.start("q") + 1:m.end("q") - 1].strip() + ", " + t[m.start("t"):m.end("t")].strip() + ")",
+                 flags=regex.M)
+        n += sub(self.patterns[2], lambda m, t: "Cystck_TypeIs(S, ")
+        n += sub(self.patterns[3], lambda m, t: "CystckObject_TypeCheck(S, ")
         # what is left of Py_TYPE outside destroy/traverse (no state there)
-        n += unit.sub(self.patterns[4] + r"(?!\s*" + source.paren("z") + r"\s*->)",
-                      lambda m, t: "CystckObject_Type(S, ")
+        n += sub(self.patterns[4] + r"(?!\s*" + source.paren("z") + r"\s*->)",
+                 lambda m, t: "CystckObject_Type(S, ")
         return n
 
 

@@ -456,8 +456,9 @@ class NullHandles(Rule):
 
 
 class HandleIdentity(Rule):
-    """``a == b`` on two handles (``o == Py_None``, ``key == Py_True``)
-    becomes ``Cystck_Is(S, a, b)``; ``!=`` becomes ``!Cystck_Is(...)``."""
+    """``a == b`` on two handles (``o == Py_None``, ``key == Py_True``,
+    ``o != (PyObject *)&PyFloat_Type``) becomes ``Cystck_Is(S, a, b)``;
+    ``!=`` becomes ``!Cystck_Is(...)``."""
     name = "handle-identity"
     precedence = 530
     patterns = (r"(?P<a>H)\s*(?P<op>==|!=)\s*(?P<b>H)",
@@ -475,6 +476,8 @@ class HandleIdentity(Rule):
         edits = source.Edits()
         pat = regex.compile(self.patterns[0].replace("H", _common.HX))
         field = regex.compile(self.patterns[1].replace("(?P<a>H)", "(?P<a>" + _common.HX + ")"))
+        builtin_type = regex.compile(r"(?P<a>CystckField_Load\s*" + _common.PAREN + "|" + _common.HX + r")\s*"
+                                     r"(?P<op>==|!=)\s*(?P<b>(?:\(\s*PyObject\s*\*\s*\)\s*)?&\s*Py\w+_Type\b)")
         field_first = regex.compile(r"(?P<a>CystckField_Load\s*" + _common.PAREN + r")\s*(?P<op>==|!=)\s*"
                                     r"(?P<b>" + _common.HX + ")")
         for ctx in _common.function_contexts(unit):
@@ -497,6 +500,13 @@ class HandleIdentity(Rule):
             for m in field_first.finditer(code, b0, b1):
                 a, b = text[m.start("a"):m.end("a")], text[m.start("b"):m.end("b")]
                 if _common.is_handle(b, ctx, unit.project):
+                    neg = "!" if m.group("op") == "!=" else ""
+                    edits.add(m.start(), m.end(), f"{neg}Cystck_Is(S, {a.strip()}, {b.strip()})")
+            # a handle or a field's value compared with a builtin type object
+            # (a constant handle once the constants rule has run)
+            for m in builtin_type.finditer(code, b0, b1):
+                a, b = text[m.start("a"):m.end("a")], text[m.start("b"):m.end("b")]
+                if a.lstrip().startswith("CystckField_Load") or _common.is_handle(a, ctx, unit.project):
                     neg = "!" if m.group("op") == "!=" else ""
                     edits.add(m.start(), m.end(), f"{neg}Cystck_Is(S, {a.strip()}, {b.strip()})")
         if edits:

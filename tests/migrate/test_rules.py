@@ -1285,3 +1285,17 @@ def test_helpers_reading_object_internals_stay_stock():
            "    return CystckType_GetName(S, CystckObject_Type(S, obj));\n}\n" in out
     assert "/* cystck-migrate: escape hatch */ short_name(Cystck_AsPyObject(S, o)), long_name(S, o))" in out
     assert translate.translate_source(out) == out
+
+
+def test_identity_with_a_builtin_type_object():
+    """``s->f != (PyObject *)&PyFloat_Type`` and ``o == (PyObject
+    *)&PyLong_Type`` compare identities with the type's constant handle.
+    (Negative: ``Py_TYPE(o) == &PyLong_Type`` is a type test, which the
+    py-type rule ports, and a non-handle ``p == &PyLong_Type`` stays.)"""
+    src = ("#include <Python.h>\ntypedef struct { PyObject_HEAD PyObject *f; } Box;\n"
+           "static int f(Box *s, PyObject *o, void *p)\n{\n"
+           "    return s->f != (PyObject *)&PyFloat_Type && o == (PyObject *)&PyLong_Type\n"
+           "        && Py_TYPE(o) == &PyLong_Type && p == &PyLong_Type;\n}\n")
+    out = translate.translate_source(src)
+    assert ("return !Cystck_Is(S, CystckField_Load(S, s, Box_AsStruct(S, s)->f), CystckFloat_Type) && "
+            "Cystck_Is(S, o, CystckLong_Type)\n        && Cystck_TypeIs(S, o, CystckLong_Type) && p == CystckLong_Type;") in out

@@ -618,20 +618,39 @@ def macro_contexts(unit):
     users = _macro_users(unit.project)
     contexts = {}
     for ctx in _common.function_contexts(unit):
-        contexts.setdefault(ctx.func.name, []).append(ctx)
+        contexts.setdefault(ctx.func.name, []).append((ctx, unit.masked))
     out = []
     for m in MACRO_DEFINITION.finditer(unit.masked):
         names = users.get(m.group("name"))
-        if not names or not all(n in contexts and all(c.has_state for c in contexts[n]) for n in names):
+        if not names:
+            continue
+        for n in names - set(contexts):
+            _stock_contexts(unit, n, contexts)
+        if not all(n in contexts and all(c.has_state for c, _ in contexts[n]) for n in names):
             continue
         ctxs = [c for n in names for c in contexts[n]]
         # of a function defined once per branch, the versions that expand it
         word = regex.compile(rf"\b{m.group('name')}\b")
-        ctxs = [c for c in ctxs if word.search(unit.masked, *c.body)] or ctxs
+        ctxs = [c for c, code in ctxs if word.search(code, *c.body)] or [c for c, _ in ctxs]
+        params = set(regex.findall(r"\w+", m.group("args") or ""))
         ctx = _common.FunctionContext(None, None, [])
-        ctx.handles = set.intersection(*(c.handles for c in ctxs)) - set(regex.findall(r"\w+", m.group("args") or ""))
+        ctx.handles = set.intersection(*(c.handles for c in ctxs)) - params
+        ctx.typed = {h: t for h, t in ctxs[0].typed.items() if h not in params and all(c.typed.get(h) == t for c in ctxs)}
         out.append((m.start(), m.end(), ctx))
     return out
+
+
+def _stock_contexts(unit, name, contexts):
+    """Add to ``contexts`` the contexts of function ``name`` defined in
+    another file of the project (a template body the file includes), read
+    from that file's stock text."""
+    from ..engine import Unit
+    for path, n in list(unit.project.functions):
+        if n == name and path != unit.path and path in unit.project.files:
+            other = Unit(path, unit.project.files[path], unit.project)
+            for ctx in _common.function_contexts(other):
+                if ctx.func.name == name:
+                    contexts.setdefault(name, []).append((ctx, other.masked))
 
 
 def _error_value(project, name):

@@ -5,7 +5,7 @@ import regex
 
 from .. import cstruct, project as proj, source
 from ..engine import Rule
-from . import _common, tables
+from . import _common, functions, tables
 
 
 class ObjectStruct(Rule):
@@ -750,17 +750,28 @@ class StructAccess(Rule):
                     s = p.types[t].struct
                     self._access(unit, code, text, m, m.group("h"), s, edits, b1,
                                  prefix=f"{s}_AsStruct(S, {m.group('h')})->", start=m.start())
-            for m in regex.finditer(self.patterns[1], code, pos=b0, endpos=b1):
-                h = m.group("h")
-                if h not in ctx.typed:
-                    continue
-                s = p.types[ctx.typed[h]].struct
-                arrow = code.index("->", m.start())
-                self._access(unit, code, text, m, h, s, edits, b1,
-                             prefix=f"{s}_AsStruct(S, {h})->", start=m.start(), field_at=arrow + 2)
+            self._typed_accesses(unit, code, text, ctx, b0, b1, edits)
+        # macros reaching the struct of a local that is the same custom
+        # type in every function expanding them
+        bodies = [c.body for c in _common.function_contexts(unit, with_locals=False)]
+        for b0, b1, ctx in functions.macro_contexts(unit):
+            if ctx.typed and not any(f0 <= b0 < f1 for f0, f1 in bodies):   # one defined in a body was seen there
+                self._typed_accesses(unit, code, text, ctx, b0, b1, edits)
         if edits:
             unit.apply(edits)
         return edits.applied
+
+    def _typed_accesses(self, unit, code, text, ctx, b0, b1, edits):
+        """``h->n`` for the handles ``h`` of a custom type in [b0, b1)."""
+        p = unit.project
+        for m in regex.finditer(self.patterns[1], code, pos=b0, endpos=b1):
+            h = m.group("h")
+            if h not in ctx.typed:
+                continue
+            s = p.types[ctx.typed[h]].struct
+            arrow = code.index("->", m.start())
+            self._access(unit, code, text, m, h, s, edits, b1,
+                         prefix=f"{s}_AsStruct(S, {h})->", start=m.start(), field_at=arrow + 2)
 
     def _access(self, unit, code, text, m, h, struct, edits, b1, prefix, start, field_at=None):
         info = unit.project.types.get(struct)

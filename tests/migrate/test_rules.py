@@ -1299,3 +1299,20 @@ def test_identity_with_a_builtin_type_object():
     out = translate.translate_source(src)
     assert ("return !Cystck_Is(S, CystckField_Load(S, s, Box_AsStruct(S, s)->f), CystckFloat_Type) && "
             "Cystck_Is(S, o, CystckLong_Type)\n        && Cystck_TypeIs(S, o, CystckLong_Type) && p == CystckLong_Type;") in out
+
+
+def test_macros_reaching_the_struct_of_their_users_locals():
+    """A macro that reads ``s->n`` of a local ``s`` that is the same custom
+    type in every function expanding it (here a template body that
+    another file includes) reaches the native struct.  (Negative: a macro
+    whose users disagree on the type of ``s`` is left alone.)"""
+    main = ("#include <Python.h>\ntypedef struct { PyObject_HEAD long n; } Box;\n"
+            "typedef struct { PyObject_HEAD long n; } Cup;\n"
+            "#define GET_N() (s->n)\n#define ANY_N() (s->n)\n"
+            "static PyObject *cup(Cup *s)\n{\n    return PyLong_FromLong(ANY_N());\n}\n"
+            "#include \"body.h\"\n")
+    body = ("static PyObject *box(Box *s)\n{\n    return PyLong_FromLong(GET_N() + ANY_N());\n}\n")
+    units = translate.translate_files({"m/main.c": main, "m/body.h": body})
+    out = units["m/main.c"].text
+    assert "#define GET_N() (Box_AsStruct(S, s)->n)\n" in out
+    assert "#define ANY_N() (s->n)\n" in out

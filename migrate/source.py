@@ -248,6 +248,28 @@ def mask_split_branches(masked):
     return "".join(out)
 
 
+def later_branches(text, start, end):
+    """Spans of the ``#elif``/``#else`` branches of the conditionals that
+    lie wholly in ``text[start:end]``."""
+    spans, stack = [], []
+    for m in _CONDITIONAL.finditer(text, start, end):
+        kind = m.group(1)
+        line_end = text.find("\n", m.end())
+        line_end = end if line_end < 0 else line_end
+        if kind.startswith("if"):
+            stack.append(None)
+        elif not stack:
+            continue
+        elif kind in ("elif", "else"):
+            if stack[-1] is None:
+                stack[-1] = line_end
+        else:
+            if stack[-1] is not None:
+                spans.append((stack[-1], m.start()))
+            stack.pop()
+    return spans
+
+
 def structure_mask(text):
     """The mask used for finding functions: comments, literals and
     directives blanked; if both branches of some ``#if`` together do not

@@ -1316,3 +1316,22 @@ def test_macros_reaching_the_struct_of_their_users_locals():
     out = units["m/main.c"].text
     assert "#define GET_N() (Box_AsStruct(S, s)->n)\n" in out
     assert "#define ANY_N() (s->n)\n" in out
+
+
+
+def test_a_module_definition_that_differs_per_version_is_read_by_position():
+    """Positional elements of an initialiser that differ per version
+    (``#if ... sizeof(st), #else 0, #endif``) are read from the first
+    branch, so the elements after them keep their places: the methods
+    are still found.  (Negative: without a conditional, the same
+    definition reads the same way.)"""
+    head = ("#include <Python.h>\ntypedef struct { long n; } st;\n"
+            "static PyObject *f(PyObject *m, PyObject *o) { return o; }\n"
+            "static PyMethodDef methods[] = {{\"f\", (PyCFunction)f, METH_O, NULL}, {NULL}};\n")
+    split = ("static struct PyModuleDef def = {\n    PyModuleDef_HEAD_INIT, \"m\", NULL,\n#if PY_VERSION_HEX >= 0x030D0000\n"
+             "    sizeof(st),\n#else\n    0,\n#endif\n    methods\n};\n")
+    plain = "static struct PyModuleDef def = {\n    PyModuleDef_HEAD_INIT, \"m\", NULL,\n    sizeof(st),\n    methods\n};\n"
+    init = "PyMODINIT_FUNC PyInit_m(void) { return PyModule_Create(&def); }\n"
+    for d in (split, plain):
+        out = translate.translate_source(head + d + init)
+        assert "static CystckModuleDef def = {\n    \"m\",\n    NULL,\n    sizeof(st),\n    methods\n};\n" in out

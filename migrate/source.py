@@ -53,7 +53,8 @@ def _in_directive(text, pos):
 
 
 def mask(text):
-    """Copy of ``text`` with comments and the inside of literals blanked."""
+    """Copy of ``text`` with comments and the inside of literals blanked,
+    and the code only Python 2 compiles (``blank_python2``)."""
     out, pos = [], 0
     for m in _LEXEME.finditer(text):
         out.append(text[pos:m.start()])
@@ -70,7 +71,95 @@ def mask(text):
                 out.append(tok[:first + 1] + blank(tok[first + 1:]))
         pos = m.end()
     out.append(text[pos:])
-    return "".join(out)
+    return blank_python2("".join(out))
+
+
+# Conditions on the Python version that Python 3 always decides the same way.
+_MAJOR = r"PY_MAJOR_VERSION\s*(?P<op><=|>=|==|!=|<|>)\s*(?P<v>\d+)"
+_HEX = r"PY_VERSION_HEX\s*(?P<op><=|>=|==|!=|<|>)\s*(?P<v>0[xX][0-9a-fA-F]+)"
+_VERSION_TEST = regex.compile(rf"^[ \t]*#[ \t]*if[ \t]+\(?\s*(?:{_MAJOR}|{_HEX})\s*\)?"
+                              r"(?P<rest>\s*(?:\|\||&&).*)?\s*$")
+_COMPARE = {"<": lambda a, b: a < b, "<=": lambda a, b: a <= b, ">": lambda a, b: a > b,
+            ">=": lambda a, b: a >= b, "==": lambda a, b: a == b, "!=": lambda a, b: a != b}
+
+
+def _python3_decides(line):
+    """For an ``#if`` on the Python version alone (or joined by ``||`` or
+    ``&&`` to anything else where that cannot change the outcome): True if
+    it holds on every Python 3, False if on none, None otherwise."""
+    m = _VERSION_TEST.match(line)
+    if m is None:
+        return None
+    op, v = m.group("op"), m.group("v")
+    if v.lower().startswith("0x"):
+        bound, low, high = int(v, 16), 0x03000000, 0x03FFFFFF
+    else:
+        bound, low, high = int(v), 3, 3
+    at_low, at_high = _COMPARE[op](low, bound), _COMPARE[op](high, bound)
+    if op in ("==", "!=") and low <= bound <= high and low != high:
+        return None
+    if at_low != at_high:
+        return None                     # depends on the Python 3 version
+    rest = (m.group("rest") or "").strip()
+    if rest.startswith("||") and not at_low or rest.startswith("&&") and at_low:
+        return None
+    return at_low
+
+
+def blank_python2(masked):
+    """Blank the code of conditional branches that only Python 2 compiles
+    (``#if PY_MAJOR_VERSION < 3``, the ``#else`` of ``#if
+    PY_MAJOR_VERSION >= 3``, ``PY_VERSION_HEX < 0x03000000``...): Cystck
+    needs Python 3, so that code is never compiled; it is copied as it
+    is, as comments are, and neither rewritten nor reported."""
+    if "PY_MAJOR_VERSION" not in masked and "PY_VERSION_HEX" not in masked:
+        return masked
+    lines = masked.split("\n")
+    with_elif = _groups_with_elif(lines)
+    groups = []          # per open #if: [dead in its first branch, dead in the later ones, in a later branch]
+    changed = False
+
+    def dead(gs):
+        return any(g[2] and g[1] or not g[2] and g[0] for g in gs)
+    for i, line in enumerate(lines):
+        m = _CONDITIONAL.match(line)
+        if m:
+            kind = m.group(1)
+            if kind.startswith("if"):
+                # a decided conditional's own lines go too: for the scanner
+                # its live branch is plain code, as it is to a compiler
+                decided = _python3_decides(line) if kind == "if" and i not in with_elif else None
+                blank = dead(groups) or decided is not None
+                groups.append([decided is False, decided is True, False, decided is not None])
+            else:
+                blank = dead(groups[:-1]) or bool(groups) and groups[-1][3]
+                if kind in ("elif", "else") and groups:
+                    groups[-1][2] = True
+                elif kind == "endif" and groups:
+                    groups.pop()
+        else:
+            blank = dead(groups)
+        if blank and line.strip():
+            lines[i] = " " * len(line)
+            changed = True
+    return "\n".join(lines) if changed else masked
+
+
+def _groups_with_elif(lines):
+    """Indexes of the ``#if`` lines whose conditional has an ``#elif``."""
+    out, stack = set(), []
+    for i, line in enumerate(lines):
+        m = _CONDITIONAL.match(line)
+        if m is None:
+            continue
+        kind = m.group(1)
+        if kind.startswith("if"):
+            stack.append(i)
+        elif kind == "elif" and stack:
+            out.add(stack[-1])
+        elif kind == "endif" and stack:
+            stack.pop()
+    return out
 
 
 _DIRECTIVE = regex.compile(r"^[ \t]*#(?:[^\n\\]|\\.|\\\n)*", regex.M | regex.S)

@@ -1335,3 +1335,37 @@ def test_a_module_definition_that_differs_per_version_is_read_by_position():
     for d in (split, plain):
         out = translate.translate_source(head + d + init)
         assert "static CystckModuleDef def = {\n    \"m\",\n    NULL,\n    sizeof(st),\n    methods\n};\n" in out
+
+
+
+def test_code_only_python2_compiles_is_copied_as_it_is():
+    """Cystck needs Python 3: the code of ``#if PY_MAJOR_VERSION < 3``
+    (and of the ``#else`` of ``#if PY_MAJOR_VERSION >= 3``) is never
+    compiled, so it is copied unchanged, like a comment, with no escape
+    hatch and no report.  (Negative: a branch on a Python 3 version,
+    ``PY_VERSION_HEX >= 0x030D0000``, is translated.)"""
+    py2 = "#if PY_MAJOR_VERSION < 3\n    if (PyString_Check(o))\n        return PyInt_FromLong(1);\n#endif\n"
+    src = ("#include <Python.h>\nstatic PyObject *f(PyObject *o)\n{\n" + py2
+           + "#if PY_MAJOR_VERSION >= 3\n    if (PyUnicode_Check(o))\n        return NULL;\n"
+           "#else\n    if (PyString_Check(o))\n        return NULL;\n#endif\n"
+           "#if PY_VERSION_HEX >= 0x030D0000\n    if (PyLong_Check(o))\n        return NULL;\n#endif\n"
+           "    return o;\n}\n")
+    from cystck.migrate import analysis
+    unit = translate.translate_files({"m.c": src})["m.c"]
+    out = unit.text
+    assert py2 in out
+    assert "#else\n    if (PyString_Check(o))\n        return NULL;\n#endif\n" in out
+    assert "    if (CystckUnicode_Check(S, o))\n        return Cystck_NULL;\n" in out
+    assert "    if (CystckLong_Check(S, o))\n        return Cystck_NULL;\n" in out
+    assert not [n for n in analysis.analyse(unit) if "PyString" in n.message or "PyInt" in n.message]
+
+
+@pytest.mark.parametrize("line, decided", [
+    ("#if PY_MAJOR_VERSION < 3", False), ("#if PY_MAJOR_VERSION >= 3", True), ("#if PY_MAJOR_VERSION == 2", False),
+    ("#if PY_VERSION_HEX < 0x02070000", False), ("#if PY_VERSION_HEX >= 0x03000000", True),
+    ("#if PY_MAJOR_VERSION >= 3 || defined(Py_UNICODE_WIDE)", True),
+    ("#if PY_VERSION_HEX >= 0x030D0000", None), ("#if PY_VERSION_HEX < 0x030E0000 || PY_MAJOR_VERSION < 3", None),
+    ("#if PY_MAJOR_VERSION < 3 || defined(X)", None), ("#if defined(PY_MAJOR_VERSION)", None)])
+def test_conditions_python3_decides(line, decided):
+    from cystck.migrate import source
+    assert source._python3_decides(line) is decided

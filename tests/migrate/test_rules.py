@@ -1369,3 +1369,19 @@ def test_code_only_python2_compiles_is_copied_as_it_is():
 def test_conditions_python3_decides(line, decided):
     from cystck.migrate import source
     assert source._python3_decides(line) is decided
+
+
+def test_reading_a_strings_data_is_plain_c():
+    """``PyUnicode_READ(kind, data, i)`` and ``PyUnicode_WRITE`` work on a
+    string's kind and data pointer, which Cystck hands out: no handle
+    crosses, so they stay as they are, with no escape hatch.
+    (Negative: ``PyUnicode_CopyCharacters(o, 0, p, 0, 1)``, a stock
+    function taking objects, goes through the escape hatch.)"""
+    src = ("#include <Python.h>\nstatic Py_UCS4 f(PyObject *o, PyObject *p, Py_ssize_t i)\n{\n"
+           "    int kind = PyUnicode_KIND(o);\n    void *data = PyUnicode_DATA(o);\n"
+           "    PyUnicode_WRITE(kind, data, 0, 'x');\n"
+           "    return PyUnicode_READ(kind, data, i) + PyUnicode_CopyCharacters(o, 0, p, 0, 1);\n}\n")
+    out = translate.translate_source(src)
+    assert "    PyUnicode_WRITE(kind, data, 0, 'x');\n" in out
+    assert "return PyUnicode_READ(kind, data, i) + /* cystck-migrate: escape hatch */ " \
+           "PyUnicode_CopyCharacters(Cystck_AsPyObject(S, o), 0, Cystck_AsPyObject(S, p), 0, 1);" in out

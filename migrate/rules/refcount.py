@@ -29,8 +29,12 @@ def _global_aware_bodies(unit):
 
 def _is_global_ref(unit, open_at, ctx):
     """Is the argument in the parentheses at ``open_at`` a global that holds
-    an object (a Cystck_Ref once translated), not shadowed by a local?
+    an object (a Cystck_Ref once translated), not shadowed by a local, or
+    a member of the module state (``st->cache``, a Cystck_Ref too)?
     Releasing it is the global-refs rule's (``Cystck_unref``)."""
+    member = regex.match(r"\(\s*\w+(?:\s*(?:->|\.)\s*\w+)*?\s*(?:->|\.)\s*(\w+)\s*\)", unit.masked[open_at:])
+    if member:
+        return member.group(1) in unit.project.ref_fields
     m = regex.match(r"\(\s*(\w+)\s*\)", unit.masked[open_at:])
     return bool(m) and m.group(1) in unit.project.globals and \
         m.group(1) not in ctx.handles and m.group(1) not in ctx.arrays

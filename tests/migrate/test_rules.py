@@ -1385,3 +1385,18 @@ def test_reading_a_strings_data_is_plain_c():
     assert "    PyUnicode_WRITE(kind, data, 0, 'x');\n" in out
     assert "return PyUnicode_READ(kind, data, i) + /* cystck-migrate: escape hatch */ " \
            "PyUnicode_CopyCharacters(Cystck_AsPyObject(S, o), 0, Cystck_AsPyObject(S, p), 0, 1);" in out
+
+def test_clearing_a_module_state_member_releases_its_reference():
+    """``Py_CLEAR(st->cache)`` on a member of the module state (a
+    Cystck_Ref) releases the reference: ``Cystck_unref(S, st->cache);
+    st->cache = NULL;`` (dropping a handle read from a reference that was
+    never made failed at import).  (Negative: ``Py_CLEAR`` of a local
+    handle drops the handle.)"""
+    src = ("#include <Python.h>\ntypedef struct { PyObject *cache; } mstate;\n"
+           "static int reset(mstate *st)\n{\n    PyObject *tmp = PyList_New(0);\n    Py_CLEAR(tmp);\n"
+           "    Py_CLEAR(st->cache);\n    st->cache = PyDict_New();\n    return st->cache == NULL ? -1 : 0;\n}\n"
+           "static PyMethodDef methods[] = {{NULL}};\n"
+           "static struct PyModuleDef mod = {PyModuleDef_HEAD_INIT, \"m\", NULL, sizeof(mstate), methods};\n")
+    out = translate.translate_source(src)
+    assert "    Cystck_unref(S, st->cache); st->cache = NULL;\n" in out
+    assert "    Cystck_Drop(S, tmp); tmp = Cystck_NULL;\n" in out

@@ -414,6 +414,78 @@ class SlotCalls(Rule):
         return m.group("x").strip() if m else arg
 
 
+RESTORE_HELPER = "cystck_migrate_restore"
+RESTORE_HELPER_DEFINITION = f"""
+/* cystck-migrate: PyErr_Restore of what PyErr_Fetch took, as the raised
+ * exception: none clears the error indicator, as PyErr_Restore(NULL...)
+ * does. */
+static inline void {RESTORE_HELPER}(Cystck_State *S, Cystck_Object exc)
+{{
+    if (Cystck_IsNull(exc))
+        CystckErr_Clear(S);
+    else
+        CystckErr_SetRaisedException(S, exc);
+}}
+"""
+
+
+class ErrFetchRestore(Rule):
+    """``PyErr_Fetch(&t, &v, &tb)`` ... ``PyErr_Restore(t, v, tb)``, the
+    idiom that keeps the current exception aside, takes it as one object:
+    ``v = CystckErr_GetRaisedException(S);`` ...
+    ``cystck_migrate_restore(S, v);`` (defined once after the Cystck.h
+    include); ``PyErr_NormalizeException(&t, &v, &tb);`` goes (the
+    exception taken is an instance).  Only where the type and traceback
+    are used by nothing else; otherwise the calls are left for a human
+    (reported): they write object pointers into handles."""
+    name = "err-fetch-restore"
+    precedence = 847
+    patterns = (r"\bPyErr_Fetch\s*\(\s*&\s*(?P<t>\w+)\s*,\s*&\s*(?P<v>\w+)\s*,\s*&\s*(?P<tb>\w+)\s*\)\s*;",)
+    before = ("static void f(PyObject *d, PyObject *k)\n{\n    PyObject *t, *v, *tb;\n    PyErr_Fetch(&t, &v, &tb);\n"
+              "    if (PyDict_DelItem(d, k) < 0)\n        PyErr_Clear();\n    PyErr_Restore(t, v, tb);\n}\n")
+    after = ("static void f(PyObject *d, PyObject *k)\n{\n    PyObject *t, *v, *tb;\n    v = CystckErr_GetRaisedException(S);\n"
+             "    if (PyDict_DelItem(d, k) < 0)\n        PyErr_Clear();\n    cystck_migrate_restore(S, v);\n}\n")
+
+    def apply(self, unit):
+        code, text = unit.masked, unit.text
+        edits = source.Edits()
+        for ctx in _common.function_contexts(unit):
+            if not ctx.has_state:
+                continue
+            b0, b1 = ctx.body
+            for m in regex.finditer(self.patterns[0], code, pos=b0, endpos=b1):
+                t, v, tb = m.group("t"), m.group("v"), m.group("tb")
+                if not {t, v, tb} <= ctx.handles:
+                    continue
+                names = rf"\(\s*&?\s*{t}\s*,\s*&?\s*{v}\s*,\s*&?\s*{tb}\s*\)"
+                calls = list(regex.finditer(rf"\bPyErr_(?P<f>Fetch|Restore|NormalizeException)\s*{names}\s*;",
+                                            code, pos=b0, endpos=b1))
+                spans = [c.span() for c in calls]
+                others = [u for u in regex.finditer(rf"\b(?:{t}|{tb})\b", code, pos=b0, endpos=b1)
+                          if not any(a <= u.start() < e for a, e in spans) and not self._declared(code, u)]
+                if others:
+                    continue
+                for c in calls:
+                    if c.group("f") == "Fetch":
+                        edits.add(c.start(), c.end(), f"{v} = CystckErr_GetRaisedException(S);")
+                    elif c.group("f") == "Restore":
+                        edits.add(c.start(), c.end(), f"{RESTORE_HELPER}(S, {v});")
+                    else:
+                        edits.add(*_common.statement_line_span(text, c.start(), c.end()), "")
+        if edits:
+            include = regex.search(r'^[ \t]*#[ \t]*include[ \t]*"Cystck\.h"[^\n]*\n', text, regex.M)
+            if include is not None and RESTORE_HELPER_DEFINITION not in text:
+                edits.add(include.end(), include.end(), RESTORE_HELPER_DEFINITION)
+            unit.apply(edits)
+        return edits.applied
+
+    @staticmethod
+    def _declared(code, use):
+        """Is ``use`` the name in its declaration (``PyObject *t, *v``)?"""
+        line = code[code.rfind("\n", 0, use.start()) + 1:use.start()]
+        return bool(regex.match(r"\s*(?:PyObject|Cystck_Object)\b[^;=()]*$", line))
+
+
 class ApiAliasMacros(Rule):
     """An object-like macro naming an API function, ``#define
     INTERN PyUnicode_InternFromString`` (one spelling per Python version),

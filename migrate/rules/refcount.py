@@ -75,7 +75,9 @@ class IncRef(Rule):
     stays, through the escape hatch, and is reported as an error (the
     structure must hold a ``PyObject *`` or a ``Cystck_Ref``).  Stored into
     an output parameter, ``*result = x;``, the caller gets a new reference,
-    ``*result = Cystck_Dup(S, x);``."""
+    ``*result = Cystck_Dup(S, x);``.  A reference taken through an alias,
+    ``x = y; Py_INCREF(x);``, is a handle of its own, ``x =
+    Cystck_Dup(S, y);``, since the code releases ``x`` later."""
     name = "incref"
     precedence = 600
     patterns = (r"\bPy_X?INCREF\s*" + _common.PAREN + r"\s*;",)
@@ -105,6 +107,15 @@ class IncRef(Rule):
                 if r and not _common.in_unbraced_body(masked, m.start()):
                     edits.add(m.start(), m.end() + r.end(), f"return Cystck_Dup(S, {text[m.start('p') + 1:m.end('p') - 1].strip()});")
                     continue
+                alias = self._alias(masked, b0, m, x)
+                if alias is not None:
+                    # x = y; Py_INCREF(x);  x is released later on its own
+                    y = masked[alias.start("y"):alias.end("y")]
+                    dup = f"Cystck_Dup(S, {y})" if "XINCREF" not in m.group() else \
+                        f"(Cystck_IsNull({y}) ? {y} : Cystck_Dup(S, {y}))"
+                    edits.add(alias.start("y"), alias.end("y"), dup)
+                    _remove_statement(text, masked, m.start(), m.end(), edits)
+                    continue
                 store = _native_store(masked, m.end(), b1, x, unit.project) if regex.fullmatch(r"\w+", x) else None
                 out = regex.fullmatch(r"\*\s*(\w+)", store.group("t").strip()) if store else None
                 if out and out.group(1) in arrays.get(f.start, ()):
@@ -119,6 +130,18 @@ class IncRef(Rule):
             unit.apply(edits)
         return edits.applied
 
+
+    @staticmethod
+    def _alias(masked, b0, m, x):
+        """The statement ``x = y;`` (``y`` another name) right before the
+        increment ``Py_INCREF(x);`` at ``m``: the idiom that takes a
+        reference of its own through an alias, which the code releases
+        with ``Py_DECREF(x)``; as handles, ``x`` must be a handle of its
+        own, or the release would drop ``y``'s."""
+        if not regex.fullmatch(r"\w+", x):
+            return None
+        a = regex.search(rf"(?<![\w.>*]){x}\s*=\s*(?P<y>[A-Za-z_]\w*)\s*;\s*$", masked, pos=b0, endpos=m.start())
+        return a if a is not None and a.group("y") not in ("NULL", "nullptr", x) else None
 
     def _keep(self, unit, text, m, x, store, edits):
         """The reference a native structure keeps: the object must outlive

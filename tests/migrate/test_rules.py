@@ -1418,3 +1418,19 @@ def test_fetch_restore_with_the_type_used_is_left_for_a_human():
     assert done.startswith('#include "Cystck.h"\n\n/* cystck-migrate: PyErr_Restore of what PyErr_Fetch took')
     assert "    v = CystckErr_GetRaisedException(S);\n" in done and "    cystck_migrate_restore(S, v);\n" in done
     assert translate.translate_source(done) == done
+
+
+def test_a_reference_taken_through_an_alias_is_a_handle_of_its_own():
+    """``integer = obj; Py_INCREF(integer); ... Py_DECREF(integer);`` takes
+    a reference of its own through the alias: ``integer =
+    Cystck_Dup(S, obj);``, so the release drops that handle, not the
+    caller's ``obj`` (dropped twice, it was a use after release).
+    (Negative: an increment of another name after an assignment, ``b =
+    other; Py_INCREF(other);``, is removed as before.)"""
+    src = ("#include <Python.h>\nstatic int f(PyObject *obj, PyObject *other)\n{\n    PyObject *integer, *b;\n"
+           "    if (PyLong_CheckExact(obj)) {\n        integer = obj;\n        Py_INCREF(integer);\n    }\n"
+           "    else\n        integer = PyNumber_Long(obj);\n    b = other;\n    Py_INCREF(other);\n"
+           "    Py_DECREF(integer);\n    return 0;\n}\n")
+    out = translate.translate_source(src)
+    assert "    if (CystckLong_CheckExact(S, obj)) {\n        integer = Cystck_Dup(S, obj);\n    }\n" in out
+    assert "    b = other;\n    Cystck_Drop(S, integer);\n" in out

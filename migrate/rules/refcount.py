@@ -76,8 +76,9 @@ class IncRef(Rule):
     structure must hold a ``PyObject *`` or a ``Cystck_Ref``).  Stored into
     an output parameter, ``*result = x;``, the caller gets a new reference,
     ``*result = Cystck_Dup(S, x);``.  A reference taken through an alias,
-    ``x = y; Py_INCREF(x);``, is a handle of its own, ``x =
-    Cystck_Dup(S, y);``, since the code releases ``x`` later."""
+    ``x = y; Py_INCREF(x);`` (or ``Py_INCREF(y); x = y;``), is a handle of
+    its own, ``x = Cystck_Dup(S, y);``, since the code releases ``x``
+    later."""
     name = "incref"
     precedence = 600
     patterns = (r"\bPy_X?INCREF\s*" + _common.PAREN + r"\s*;",)
@@ -106,6 +107,12 @@ class IncRef(Rule):
                     if helper and regex.fullmatch(r"\w+(?:\s*(?:->|\.)\s*\w+)*", x) else None
                 if r and not _common.in_unbraced_body(masked, m.start()):
                     edits.add(m.start(), m.end() + r.end(), f"return Cystck_Dup(S, {text[m.start('p') + 1:m.end('p') - 1].strip()});")
+                    continue
+                taken = self._taken(masked, m, x)
+                if taken is not None:
+                    # Py_INCREF(y); x = y;  the same, the other way round
+                    edits.add(taken.start("y"), taken.end("y"), f"Cystck_Dup(S, {x})")
+                    _remove_statement(text, masked, m.start(), m.end(), edits)
                     continue
                 alias = self._alias(masked, b0, m, x)
                 if alias is not None:
@@ -142,6 +149,15 @@ class IncRef(Rule):
             return None
         a = regex.search(rf"(?<![\w.>*]){x}\s*=\s*(?P<y>[A-Za-z_]\w*)\s*;\s*$", masked, pos=b0, endpos=m.start())
         return a if a is not None and a.group("y") not in ("NULL", "nullptr", x) else None
+
+    @staticmethod
+    def _taken(masked, m, y):
+        """The statement ``x = y;`` (``x`` another local name) right after
+        the increment ``Py_INCREF(y);`` at ``m`` (``Py_INCREF(Py_None);
+        rval = Py_None;``)."""
+        if "XINCREF" in m.group() or not regex.fullmatch(r"\w+", y):
+            return None
+        return regex.compile(rf"\s*(?P<x>[A-Za-z_]\w*)\s*=\s*(?P<y>{y})\s*;").match(masked, m.end())
 
     def _keep(self, unit, text, m, x, store, edits):
         """The reference a native structure keeps: the object must outlive

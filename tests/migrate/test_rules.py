@@ -1441,9 +1441,9 @@ def test_a_reference_taken_before_the_assignment_is_a_handle_of_its_own():
     the code releases later: ``rval = Cystck_Dup(S, Cystck_None);``
     (dropping the constant itself is an error in debug mode).
     (Negative: ``Py_XINCREF(o); r = o;`` is left to the usual removal.)"""
-    src = ("#include <Python.h>\nstatic PyObject *f(PyObject *o)\n{\n    PyObject *rval, *r;\n"
-           "    Py_XINCREF(o);\n    r = o;\n    if (o == NULL) {\n        Py_INCREF(Py_None);\n        rval = Py_None;\n    }\n"
+    src = ("#include <Python.h>\nstatic PyObject *f(PyObject *o, int *out)\n{\n    PyObject *rval, *r;\n"
+           "    Py_XINCREF(o);\n    r = o;\n    if (o == NULL) {\n        Py_INCREF(Py_None);\n        *out = 1;\n        rval = Py_None;\n    }\n"
            "    else\n        rval = PyNumber_Long(o);\n    return rval;\n}\n")
     out = translate.translate_source(src)
-    assert "    if (Cystck_IsNull(o)) {\n        rval = Cystck_Dup(S, Cystck_None);\n    }\n" in out
+    assert "    if (Cystck_IsNull(o)) {\n        *out = 1;\n        rval = Cystck_Dup(S, Cystck_None);\n    }\n" in out
     assert "    r = o;\n" in out

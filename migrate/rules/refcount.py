@@ -140,14 +140,16 @@ class IncRef(Rule):
 
     @staticmethod
     def _alias(masked, b0, m, x):
-        """The statement ``x = y;`` (``y`` another name) right before the
+        """The statement ``x = y;`` (``y`` another name, or a member such as
+        ``st->empty``) right before the
         increment ``Py_INCREF(x);`` at ``m``: the idiom that takes a
         reference of its own through an alias, which the code releases
         with ``Py_DECREF(x)``; as handles, ``x`` must be a handle of its
         own, or the release would drop ``y``'s."""
         if not regex.fullmatch(r"\w+", x):
             return None
-        a = regex.search(rf"(?<![\w.>*]){x}\s*=\s*(?P<y>[A-Za-z_]\w*)\s*;\s*$", masked, pos=b0, endpos=m.start())
+        a = regex.search(rf"(?<![\w.>*]){x}\s*=\s*(?P<y>[A-Za-z_]\w*(?:\s*(?:->|\.)\s*\w+)*)\s*;\s*$",
+                         masked, pos=b0, endpos=m.start())
         return a if a is not None and a.group("y") not in ("NULL", "nullptr", x) else None
 
     @staticmethod

@@ -1447,3 +1447,19 @@ def test_a_reference_taken_before_the_assignment_is_a_handle_of_its_own():
     out = translate.translate_source(src)
     assert "    if (Cystck_IsNull(o)) {\n        *out = 1;\n        rval = Cystck_Dup(S, Cystck_None);\n    }\n" in out
     assert "    r = o;\n" in out
+
+
+def test_a_reference_taken_of_a_module_state_member():
+    """``rval = st->empty; Py_INCREF(rval);`` takes a reference of the
+    module state's object: ``rval = Cystck_Dup(S, Cystck_deref(S,
+    st->empty));``, a handle the code may release.  (Negative: the
+    reference read without an increment stays a plain read.)"""
+    src = ("#include <Python.h>\ntypedef struct { PyObject *empty; } mstate;\n"
+           "static PyObject *f(mstate *st, int n)\n{\n    PyObject *rval;\n    if (n) {\n"
+           "        rval = st->empty;\n        Py_INCREF(rval);\n        n--;\n        return rval;\n    }\n"
+           "    return PyObject_Repr(st->empty);\n}\n"
+           "static PyMethodDef methods[] = {{NULL}};\n"
+           "static struct PyModuleDef mod = {PyModuleDef_HEAD_INIT, \"m\", NULL, sizeof(mstate), methods};\n")
+    out = translate.translate_source(src)
+    assert "        rval = Cystck_Dup(S, Cystck_deref(S, st->empty));\n        n--;\n        return rval;\n" in out
+    assert "    return CystckObject_Repr(S, Cystck_deref(S, st->empty));\n" in out

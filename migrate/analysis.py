@@ -223,13 +223,24 @@ def _exceptions(unit, code, contexts):
     return out
 
 
+_FALLBACK_GUARD = regex.compile(r"^[ \t]*#[ \t]*(?:ifndef[ \t]+(?P<a>_?Py\w+)\b"
+                                r"|if[ \t]+![ \t]*defined[ \t]*\(?[ \t]*(?P<b>_?Py\w+)[ \t]*\)?[ \t]*$)", regex.M)
+
+
+def _compat_fallbacks(code):
+    """Stock names an extension defines only for Pythons that lack them,
+    under ``#ifndef Py_SIZE`` or ``#if !defined(Py_SIZE)``: CPython's own
+    definition is the one compiled, so they stay stock names."""
+    return {m.group("a") or m.group("b") for m in _FALLBACK_GUARD.finditer(code)}
+
+
 def own_names(unit, code):
     """Identifiers the extension defines itself (``PyLongToINT64`` in ujson
     is a helper of its own, not a stock API)."""
     p = unit.project
     names = {n for _, n in p.functions} | p.state_typedefs | p.state_fields | p.globals
     names |= set(regex.findall(r"\btypedef\b[^;]*?\b(\w+)\s*(?:\)\s*\([^;]*)?;", code))
-    names |= set(regex.findall(r"^[ \t]*#[ \t]*define[ \t]+(\w+)", code, regex.M))
+    names |= set(regex.findall(r"^[ \t]*#[ \t]*define[ \t]+(\w+)", code, regex.M)) - _compat_fallbacks(code)
     names |= set(regex.findall(r"(?:->|\.)\s*(\w+)", code))
     # its instance structs (``PyEncoderObject``), their accessors and the
     # names the type rules generate from its type objects

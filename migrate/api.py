@@ -34,13 +34,15 @@ SPECIAL = {
 PLAIN_ALLOCATOR = frozenset({"PyMem_Malloc", "PyMem_Calloc", "PyMem_Realloc", "PyMem_Free"})
 
 # Stock names that stay valid under Cystck.h (it includes Python.h) and
-# involve no object: C memory, sizes, constants, buffer views, ...
+# involve no object: C memory, sizes, constants, buffer views, reading and
+# writing the characters of a string's data (PyUnicode_READ/WRITE take its kind
+# and data pointer), ...
 KEEP_STOCK = regex.compile(
     r"^(?:PyMem_\w+|PyObject_(?:Malloc|Calloc|Realloc|Free)|Py_ssize_t|Py_hash_t|Py_uhash_t|PyDoc_STR|PyDoc_STRVAR|Py_UCS[124]"
     r"|Py_buffer|PyBUF_\w+|PyBuffer_Release|PY_SSIZE_T_\w+|PY_\w+|Py_UNUSED|Py_MIN|Py_MAX|Py_ABS"
     r"|Py_ARRAY_LENGTH|Py_NAN|Py_HUGE_VAL|Py_IS_NAN|Py_IS_INFINITY|Py_IS_FINITE|Py_LOCAL_INLINE"
     r"|Py_LOCAL|Py_UNREACHABLE|Py_MEMCPY|Py_CHARMASK|Py_LL|Py_ULL|Py_(?:EQ|NE|LT|LE|GT|GE)"
-    r"|PyUnicode_[124]BYTE_KIND|PyUnicode_WCHAR_KIND|Py_TPFLAGS_\w+|PyTrash_\w+|Py_GIL_DISABLED"
+    r"|PyUnicode_[124]BYTE_KIND|PyUnicode_WCHAR_KIND|PyUnicode_READ|PyUnicode_WRITE|Py_TPFLAGS_\w+|PyTrash_\w+|Py_GIL_DISABLED"
     r"|Py_MOD_\w+|Py_mod_(?:multiple_interpreters|gil)|Py_LIMITED_API|PyCapsule_Destructor|Py_DEBUG|Py_DecodeLocale|Py_EncodeLocale"
     r"|PyOS_snprintf|PyOS_double_to_string|PyOS_string_to_double|PyOS_\w+|Py_SAFE_DOWNCAST"
     r"|Py_BUILD_ASSERT\w*|Py_STRINGIFY|Py_UINTPTR_T|Py_INTPTR_T|PyLong_SHIFT|Py_(?:Begin|End)Allow\w*"

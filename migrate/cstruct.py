@@ -35,9 +35,16 @@ def parse_init(code, text, open_at):
     (items, end) with ``end`` just past the closing '}'."""
     end = source.matching(code, open_at)
     items = []
+    # the elements of an initialiser are positional: where they differ per
+    # version (#if ... #else ... #endif inside the braces), the first
+    # branch is read, as when the other branches are not scanned
+    later = source.later_branches(text, open_at, end)
     for s, e in source.split_top(code, open_at + 1, end - 1):
         piece = code[s:e]
         if not piece.strip():
+            continue
+        first = s + len(piece) - len(piece.lstrip())
+        if any(a <= first < b for a, b in later):
             continue
         lead = len(piece) - len(piece.lstrip())
         s += lead

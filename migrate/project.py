@@ -7,6 +7,7 @@ object types, which globals and struct members hold Python objects, which
 function-pointer types carry objects, and which functions need the state
 ``S``.  Rules read this; they never re-derive it from half-rewritten text.
 """
+import posixpath
 from dataclasses import dataclass, field
 
 import regex
@@ -170,6 +171,11 @@ STOCK_CALLBACK = Role("stock", "capsule destructor", state=False)
 # translated as the extension's own helpers.
 STOCK_POLYFILL = Role("stock", "stock API polyfill", state=False)
 STOCK_NAME = regex.compile(r"_?Py[A-Z]?[A-Za-z0-9]*_\w+")
+#: A helper that reads CPython's object structs (``tp->tp_name``,
+#: ``((PyHeapTypeObject *)tp)->ht_name``), which handles do not reach:
+#: it keeps its stock signature and body, and its callers lend it their
+#: handles through the escape hatch.
+STOCK_INTERNALS = Role("stock", "reads object internals", state=False)
 
 # ---------------------------------------------------------------------------
 # Type patterns
@@ -235,6 +241,7 @@ class Project:
     class_type_objects: dict = field(default_factory=dict)  # C++ static member -> classes
     module_slot_arrays: set = field(default_factory=set)  # PyModuleDef_Slot arrays
     phased_method_tables: set = field(default_factory=set)  # m_methods of a def with m_slots, same file
+    includers: dict = field(default_factory=dict)        # path -> paths that #include it
 
     # ---- lookups used by the rules ----
     def function(self, path, name):
@@ -243,6 +250,12 @@ class Project:
         info = self.functions.get((path, name))
         if info is not None:
             return info
+        # a file #included by another is compiled as part of it and sees
+        # its static functions
+        for includer in self.includers.get(path, ()):
+            info = self.functions.get((includer, name))
+            if info is not None:
+                return info
         for (p, n), info in self.functions.items():
             if n == name and not info.static:
                 return info
@@ -319,6 +332,7 @@ def table_items(code, text, m):
 def build(files):
     """Build the Project for ``files``: a dict path -> stock source text."""
     p = Project(files=dict(files))
+    _collect_includes(p, files)
     masks = {}
     for path, text in files.items():
         try:
@@ -347,8 +361,22 @@ def build(files):
     _keep_called_clears(p)
     _collect_base_stores(p, masks)
     _collect_sealed_types(p, masks)
+    _collect_stock_internals(p)
     _infer_state(p)
     return p
+
+
+_LOCAL_INCLUDE = regex.compile(r'^[ \t]*#[ \t]*include[ \t]*"(?P<name>[^"\n]+)"', regex.M)
+
+
+def _collect_includes(p, files):
+    """Which of ``files`` #include which (``#include "name"``, resolved
+    beside the including file as a compiler does first)."""
+    for path, text in files.items():
+        for m in _LOCAL_INCLUDE.finditer(text):
+            target = posixpath.normpath(posixpath.join(posixpath.dirname(path), m.group("name")))
+            if target in files and target != path:
+                p.includers.setdefault(target, set()).add(path)
 
 
 def _handle_type(base, ptr, project_types):
@@ -665,7 +693,10 @@ _MACRO = regex.compile(r"^[ \t]*#[ \t]*define[ \t]+(?P<name>\w+)(?P<args>\([^)]*
 
 def _collect_macros(p, masked):
     for m in _MACRO.finditer(masked):
-        if m.group("args") and API_TOKEN.search(m.group("body")) and not m.group("name").startswith("Py"):
+        # a function-like macro using the API, or an alias of an API
+        # function (#define INTERN PyUnicode_InternFromString)
+        alias = regex.fullmatch(r"\s*_?Py\w+\s*", m.group("body"))
+        if (m.group("args") or alias) and API_TOKEN.search(m.group("body")) and not m.group("name").startswith("Py"):
             p.api_macros.add(m.group("name"))
 
 
@@ -770,6 +801,27 @@ def _keep_called_clears(p):
                 for info in p.functions.values():
                     if info.name == name:
                         info.role = None
+
+
+# a member of CPython's object structs read through a variable (not
+# Py_TYPE(o)->tp_name, which the py-type rule ports), or a heap-type cast
+_INTERNALS = regex.compile(r"(?<![\w)])\w+\s*->\s*(?:tp|ob|ht)_\w+|\(\s*PyHeapTypeObject\s*\*\s*\)")
+
+
+def _collect_stock_internals(p):
+    """Helpers that read object internals and need nothing else of the
+    port (no object result, no call of the extension's functions, no
+    global reference, no custom type) stay stock (``STOCK_INTERNALS``)."""
+    own = {n for _, n in p.functions}
+    refs = p.globals | set(p.type_objects) | p.ref_fields | set(p.types)
+    for info in p.functions.values():
+        if info.role is not None or not info.body or info.returns_handle or not _INTERNALS.search(info.body):
+            continue
+        words = set(regex.findall(r"\b\w+\b", info.body))
+        if (words & refs) or any(c != info.name for c in set(regex.findall(r"\b(\w+)\s*\(", info.body)) & own):
+            continue
+        info.role = STOCK_INTERNALS
+        p.roles.setdefault(info.name, STOCK_INTERNALS)
 
 
 def _collect_converters(p, masks):

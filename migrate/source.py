@@ -40,24 +40,126 @@ def _blank_spliced(s):
     return "\n".join(kept + [" " * len(parts[-1])])
 
 
+def _in_directive(text, pos):
+    """Does ``pos`` lie on a preprocessor directive's logical line (its
+    first physical line starts with ``#``, the ones before ``pos`` end in a
+    backslash)?  Only there does a backslash ending a comment's line join
+    lines; in a comment elsewhere (an example ``#define`` quoted in a
+    header's doc comment) it is just text."""
+    start = text.rfind("\n", 0, pos) + 1
+    while start >= 2 and text[start - 2] == "\\":
+        start = text.rfind("\n", 0, start - 1) + 1
+    return text[start:pos].lstrip(" \t").startswith("#")
+
+
 def mask(text):
-    """Copy of ``text`` with comments and the inside of literals blanked."""
+    """Copy of ``text`` with comments and the inside of literals blanked,
+    and the code only Python 2 compiles (``blank_python2``)."""
     out, pos = [], 0
     for m in _LEXEME.finditer(text):
         out.append(text[pos:m.start()])
         tok = m.group()
+        blank = _blank_spliced if "\n" in tok and _in_directive(text, m.start()) else _blank
         if m.group("lc") is not None or m.group("bc") is not None:
-            out.append(_blank_spliced(tok))
+            out.append(blank(tok))
         else:
             quote = '"' if m.group("str") is not None else "'"
             first, last = tok.index(quote), len(tok) - 1
             if last > first and tok[last] == quote:
-                out.append(tok[:first + 1] + _blank_spliced(tok[first + 1:last]) + quote)
+                out.append(tok[:first + 1] + blank(tok[first + 1:last]) + quote)
             else:
-                out.append(tok[:first + 1] + _blank_spliced(tok[first + 1:]))
+                out.append(tok[:first + 1] + blank(tok[first + 1:]))
         pos = m.end()
     out.append(text[pos:])
-    return "".join(out)
+    return blank_python2("".join(out))
+
+
+# Conditions on the Python version that Python 3 always decides the same way.
+_MAJOR = r"PY_MAJOR_VERSION\s*(?P<op><=|>=|==|!=|<|>)\s*(?P<v>\d+)"
+_HEX = r"PY_VERSION_HEX\s*(?P<op><=|>=|==|!=|<|>)\s*(?P<v>0[xX][0-9a-fA-F]+)"
+_VERSION_TEST = regex.compile(rf"^[ \t]*#[ \t]*if[ \t]+\(?\s*(?:{_MAJOR}|{_HEX})\s*\)?"
+                              r"(?P<rest>\s*(?:\|\||&&).*)?\s*$")
+_COMPARE = {"<": lambda a, b: a < b, "<=": lambda a, b: a <= b, ">": lambda a, b: a > b,
+            ">=": lambda a, b: a >= b, "==": lambda a, b: a == b, "!=": lambda a, b: a != b}
+
+
+def _python3_decides(line):
+    """For an ``#if`` on the Python version alone (or joined by ``||`` or
+    ``&&`` to anything else where that cannot change the outcome): True if
+    it holds on every Python 3, False if on none, None otherwise."""
+    m = _VERSION_TEST.match(line)
+    if m is None:
+        return None
+    op, v = m.group("op"), m.group("v")
+    if v.lower().startswith("0x"):
+        bound, low, high = int(v, 16), 0x03000000, 0x03FFFFFF
+    else:
+        bound, low, high = int(v), 3, 3
+    at_low, at_high = _COMPARE[op](low, bound), _COMPARE[op](high, bound)
+    if op in ("==", "!=") and low <= bound <= high and low != high:
+        return None
+    if at_low != at_high:
+        return None                     # depends on the Python 3 version
+    rest = (m.group("rest") or "").strip()
+    if rest.startswith("||") and not at_low or rest.startswith("&&") and at_low:
+        return None
+    return at_low
+
+
+def blank_python2(masked):
+    """Blank the code of conditional branches that only Python 2 compiles
+    (``#if PY_MAJOR_VERSION < 3``, the ``#else`` of ``#if
+    PY_MAJOR_VERSION >= 3``, ``PY_VERSION_HEX < 0x03000000``...): Cystck
+    needs Python 3, so that code is never compiled; it is copied as it
+    is, as comments are, and neither rewritten nor reported."""
+    if "PY_MAJOR_VERSION" not in masked and "PY_VERSION_HEX" not in masked:
+        return masked
+    lines = masked.split("\n")
+    with_elif = _groups_with_elif(lines)
+    groups = []          # per open #if: [dead in its first branch, dead in the later ones, in a later branch]
+    changed = False
+
+    def dead(gs):
+        return any(g[2] and g[1] or not g[2] and g[0] for g in gs)
+    for i, line in enumerate(lines):
+        m = _CONDITIONAL.match(line)
+        if m:
+            kind = m.group(1)
+            if kind.startswith("if"):
+                # a decided conditional's own lines go too: for the scanner
+                # its live branch is plain code, as it is to a compiler
+                decided = _python3_decides(line) if kind == "if" and i not in with_elif else None
+                blank = dead(groups) or decided is not None
+                groups.append([decided is False, decided is True, False, decided is not None])
+            else:
+                blank = dead(groups[:-1]) or bool(groups) and groups[-1][3]
+                if kind in ("elif", "else") and groups:
+                    groups[-1][2] = True
+                elif kind == "endif" and groups:
+                    groups.pop()
+        else:
+            blank = dead(groups)
+        if blank and line.strip():
+            lines[i] = " " * len(line)
+            changed = True
+    return "\n".join(lines) if changed else masked
+
+
+def _groups_with_elif(lines):
+    """Indexes of the ``#if`` lines whose conditional has an ``#elif``."""
+    out, stack = set(), []
+    for i, line in enumerate(lines):
+        m = _CONDITIONAL.match(line)
+        if m is None:
+            continue
+        kind = m.group(1)
+        if kind.startswith("if"):
+            stack.append(i)
+        elif kind == "elif" and stack:
+            out.add(stack[-1])
+        elif kind == "endif" and stack:
+            stack.pop()
+    return out
 
 
 _DIRECTIVE = regex.compile(r"^[ \t]*#(?:[^\n\\]|\\.|\\\n)*", regex.M | regex.S)
@@ -193,13 +295,84 @@ def _check_conditionals(masked):
         raise ScanError("unterminated #if", opened[-1])
 
 
+def _balanced(code):
+    """Do the brackets of ``code`` close what they open, in order?"""
+    stack = []
+    pairs = {")": "(", "]": "[", "}": "{"}
+    for m in _BRACKETS.finditer(code):
+        c = m.group()
+        if c in "([{":
+            stack.append(c)
+        elif not stack or stack.pop() != pairs[c]:
+            return False
+    return not stack
+
+
+def mask_split_branches(masked):
+    """``mask_directives`` that also blanks the later branches of just the
+    conditionals with a branch whose brackets do not balance on its own
+    (``#if A`` ``} else if (x) {`` ``#else`` ``} else {`` ``#endif``): the
+    other conditionals keep every branch, so functions defined once per
+    branch (one version for old Pythons, one for new) are all seen.  Inner
+    conditionals are settled first, so an outer branch is judged as
+    scanned."""
+    out = list(mask_directives(masked))
+    groups = []                  # per open #if: offsets where its branches start
+    offset = 0
+    for line in masked.split("\n"):
+        m = _CONDITIONAL.match(line)
+        if m:
+            kind = m.group(1)
+            if kind.startswith("if"):
+                groups.append([offset + len(line)])
+            elif groups and kind in ("elif", "else"):
+                groups[-1] += [offset, offset + len(line)]
+            elif groups:
+                bounds = groups.pop() + [offset]
+                branches = list(zip(bounds[0::2], bounds[1::2]))
+                if not all(_balanced("".join(out[a:b])) for a, b in branches):
+                    for a, b in branches[1:]:
+                        out[a:b] = [c if c == "\n" else " " for c in out[a:b]]
+        offset += len(line) + 1
+    return "".join(out)
+
+
+def later_branches(text, start, end):
+    """Spans of the ``#elif``/``#else`` branches of the conditionals that
+    lie wholly in ``text[start:end]``."""
+    spans, stack = [], []
+    for m in _CONDITIONAL.finditer(text, start, end):
+        kind = m.group(1)
+        line_end = text.find("\n", m.end())
+        line_end = end if line_end < 0 else line_end
+        if kind.startswith("if"):
+            stack.append(None)
+        elif not stack:
+            continue
+        elif kind in ("elif", "else"):
+            if stack[-1] is None:
+                stack[-1] = line_end
+        else:
+            if stack[-1] is not None:
+                spans.append((stack[-1], m.start()))
+            stack.pop()
+    return spans
+
+
 def structure_mask(text, masked=None):
     """The mask used for finding functions: comments, literals and
     directives blanked; if both branches of some ``#if`` together do not
-    balance, only the first branch of each conditional is kept.  ``masked``
-    is ``mask(text)`` where the caller has it already."""
+    balance, only the first branch of that conditional is kept (of every
+    conditional, if that is not enough).  ``masked`` is ``mask(text)``
+    where the caller has it already."""
     masked = mask(text) if masked is None else masked
     code = mask_directives(masked)
+    try:
+        check_balance(code)
+        return code
+    except BraceError:
+        pass
+    code = mask_split_branches(masked)
     try:
         check_balance(code)
         return code
@@ -383,6 +556,23 @@ _PROTOTYPE_TAIL = regex.compile(r"(?:FASTCALL_ATTR|__attribute__\s*\(\(.*\)\)|co
                                 flags=regex.S)
 
 
+# A declarator whose name a macro pastes together, ``SUFFIXED(parse)(int
+# x)``: the macro call with one identifier, then the parameter list.
+_PASTED_ARG = regex.compile(r"\(\s*(?P<arg>[A-Za-z_]\w*)\s*\)")
+_PASTED_PARAMS = regex.compile(r"\s*" + paren("params"))
+
+
+def _pasted_name(head, m):
+    """For a declarator ``MACRO(base)(params)`` matched by _FUNC_HEAD as
+    ``MACRO(base)``: its name, written ``MACRO(base)`` as calls spell it,
+    and the span of the real parameter list; None for any other."""
+    arg = _PASTED_ARG.fullmatch(m.group("params"))
+    rest = _PASTED_PARAMS.match(head, m.end("params"))
+    if arg is None or rest is None or not regex.fullmatch(r"[A-Z_][A-Z0-9_]*", m.group("name")):
+        return None
+    return f"{m.group('name')}({arg.group('arg')})", (rest.start("params"), rest.end("params"))
+
+
 def find_functions(code, offset=0, member=False):
     """Function definitions and prototypes at the top level of ``code`` (a
     structure mask), and the member functions of C++ struct/class bodies
@@ -426,6 +616,9 @@ def find_functions(code, offset=0, member=False):
             name, params = "operator()", (call.start("params"), call.end("params"))
         if m is None:
             continue
+        pasted = _pasted_name(head, m)
+        if pasted is not None:
+            name, params = pasted
         # `int (*fp)(int)` is a pointer, not a function
         before = head[:m.start()].rstrip()
         if before.endswith("(*") or before.endswith("(") or before.endswith("*("):

@@ -95,7 +95,10 @@ def keeps_struct_params(name):
 # Compiled once: parse_params and the type tests run for every parameter
 # and declaration of every file (the regex module's own cache lookup per
 # call was a quarter of the translation time).
-_PARAM_NAME = regex.compile(r"(?:Py_UNUSED\s*\(\s*(\w+)\s*\)|(\w+))\s*(\[[^\]]*\])?\s*$")
+# a parameter's name, then an attribute that may follow it (``self
+# UNUSED``, ``self __attribute__((unused))``), which is not the name
+_PARAM_NAME = regex.compile(r"(?:Py_UNUSED\s*\(\s*(\w+)\s*\)|(\w+))\s*(\[[^\]]*\])?"
+                            r"(?:\s+[A-Z_]*UNUSED[A-Z_]*|\s*__attribute__\s*\(\(.*\)\))?\s*$")
 _STAR_CONST = regex.compile(r"\*\s*const\b")
 _TRAILING_STARS = regex.compile(r"[\*\s]+$")
 _FROM_STAR = regex.compile(r"\s*\*.*$")

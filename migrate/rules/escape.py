@@ -32,6 +32,7 @@ BORROWED = frozenset("""
 """.split())
 
 _CALL = regex.compile(r"(?<![\w.>]|->)(?P<name>_?Py[A-Z]?\w*)\s*\(")
+_OWN_CALL = regex.compile(r"(?<![\w.>]|->)(?P<name>[A-Za-z_]\w*)\s*\(")
 _HANDLE_RESULT = regex.compile(r"(?:const\s+)?" + OBJECT_TYPES + r"\s*\*")
 
 
@@ -92,6 +93,12 @@ class EscapeHatch(Rule):
                 # an argument of a kept call stays a PyObject *
                 inner = self._enclosing_escape(code, b0, m.start(), mapping, own)
                 n += self._keep(unit, ctx, m, edits, wrap_result=not inner)
+            # the extension's own helpers that stay stock (they read object
+            # internals) are lent handles the same way
+            for m in _OWN_CALL.finditer(code, b0, b1):
+                role = p.role(m.group("name"))
+                if role is not None and role.kind == "stock" and not marked(text, m.start()):
+                    n += self._keep(unit, ctx, m, edits, wrap_result=False)
         if edits:
             unit.apply(edits)
         return n

@@ -451,7 +451,8 @@ def _handle_returning_call(unit):
 
 
 class NullHandles(Rule):
-    """NULL on handles: ``h = NULL`` becomes ``h = Cystck_NULL``; ``h ==
+    """NULL on handles: ``h = NULL`` (and ``*out = NULL`` through a
+    pointer to a handle) becomes ``h = Cystck_NULL``; ``h ==
     NULL``, ``!h`` and ``(h = f(...)) == NULL`` become ``Cystck_IsNull(...)``;
     ``h != NULL`` and a bare ``if (h)`` become ``!Cystck_IsNull(h)``; in a
     chain ``a = h = NULL`` every target is a handle.  Only
@@ -523,18 +524,20 @@ class NullHandles(Rule):
             if ctx.has_state:
                 scan(ctx, *ctx.body)
                 self._through_pointers(code, ctx, edits)
-        # macros: only members known to hold handles can be recognised there
+        # macros: members known to hold handles, and the locals that are
+        # handles in every function expanding the macro
+        in_users = {start: ctx for start, _, ctx in macro_contexts(unit)}
         empty = _common.FunctionContext(None, None, [])
         for m in regex.finditer(r"^[ \t]*#[ \t]*define[ \t]+\w+(?:\([^)]*\))?(?:[^\n\\]|\\.|\\\n)*", code, regex.M):
-            scan(empty, m.start(), m.end())
+            scan(in_users.get(m.start(), empty), m.start(), m.end())
         if edits:
             unit.apply(edits)
         return edits.applied
 
     _DEREF = r"\*\s*(?P<p>\w+)\b(?!\s*(?:\[|->|\.|\())"
     # not `Cystck_Object *out = NULL` (a declaration) nor `n * k == 0`, but
-    # `return *out == NULL`
-    _NOT_A_DECLARATION = r"(?:(?<=\breturn\s*)|(?<![\w\]]\s*))"
+    # `return *out == NULL`, `else *out = NULL`
+    _NOT_A_DECLARATION = r"(?:(?<=\b(?:return|else)\s*)|(?<![\w\]]\s*))"
     _THROUGH_POINTER = (
         (regex.compile(_NOT_A_DECLARATION + _DEREF + r"\s*(?P<op>==|!=)\s*(?:NULL|nullptr|0(?![\w.]))"),
          lambda m, h: ("!" if m.group("op") == "!=" else "") + f"Cystck_IsNull({h})"),
@@ -562,23 +565,30 @@ class NullHandles(Rule):
 
 
 class HandleIdentity(Rule):
-    """``a == b`` on two handles (``o == Py_None``, ``key == Py_True``)
-    becomes ``Cystck_Is(S, a, b)``; ``!=`` becomes ``!Cystck_Is(...)``."""
+    """``a == b`` on two handles (``o == Py_None``, ``key == Py_True``,
+    ``o != (PyObject *)&PyFloat_Type``) becomes ``Cystck_Is(S, a, b)``;
+    ``!=`` becomes ``!Cystck_Is(...)``."""
     name = "handle-identity"
     precedence = 530
     patterns = (r"(?P<a>H)\s*(?P<op>==|!=)\s*(?P<b>H)",
                 r"(?P<a>H)\s*(?P<op>==|!=)\s*(?P<b>CystckField_Load\s*" + _common.PAREN + ")")
     before = ("typedef struct { PyObject_HEAD PyObject *v; } Box;\n"
-              "static int f(PyObject *o, Box *b) { return o == Py_None || o != CystckField_Load(S, b, Box_AsStruct(S, b)->v); }\n")
+              "static int f(PyObject *o, Box *b) { return o == Py_None || o != CystckField_Load(S, b, Box_AsStruct(S, b)->v)"
+              " || CystckField_Load(S, b, Box_AsStruct(S, b)->v) == Py_None; }\n")
     after = ("typedef struct { PyObject_HEAD PyObject *v; } Box;\n"
              "static int f(PyObject *o, Box *b) { return Cystck_Is(S, o, Py_None) || "
-             "!Cystck_Is(S, o, CystckField_Load(S, b, Box_AsStruct(S, b)->v)); }\n")
+             "!Cystck_Is(S, o, CystckField_Load(S, b, Box_AsStruct(S, b)->v))"
+             " || Cystck_Is(S, CystckField_Load(S, b, Box_AsStruct(S, b)->v), Py_None); }\n")
 
     def apply(self, unit):
         code, text = unit.masked, unit.text
         edits = source.Edits()
         pat = regex.compile(self.patterns[0].replace("H", _common.HX))
         field = regex.compile(self.patterns[1].replace("(?P<a>H)", "(?P<a>" + _common.HX + ")"))
+        builtin_type = regex.compile(r"(?P<a>CystckField_Load\s*" + _common.PAREN + "|" + _common.HX + r")\s*"
+                                     r"(?P<op>==|!=)\s*(?P<b>(?:\(\s*PyObject\s*\*\s*\)\s*)?&\s*Py\w+_Type\b)")
+        field_first = regex.compile(r"(?P<a>CystckField_Load\s*" + _common.PAREN + r")\s*(?P<op>==|!=)\s*"
+                                    r"(?P<b>" + _common.HX + ")")
         for ctx in _common.function_contexts(unit):
             if not ctx.has_state:
                 continue
@@ -593,6 +603,19 @@ class HandleIdentity(Rule):
             for m in field.finditer(code, b0, b1):
                 a, b = text[m.start("a"):m.end("a")], text[m.start("b"):m.end("b")]
                 if _common.is_handle(a, ctx, unit.project):
+                    neg = "!" if m.group("op") == "!=" else ""
+                    edits.add(m.start(), m.end(), f"{neg}Cystck_Is(S, {a.strip()}, {b.strip()})")
+            # the same with the field's value first: s->v == Py_None
+            for m in field_first.finditer(code, b0, b1):
+                a, b = text[m.start("a"):m.end("a")], text[m.start("b"):m.end("b")]
+                if _common.is_handle(b, ctx, unit.project):
+                    neg = "!" if m.group("op") == "!=" else ""
+                    edits.add(m.start(), m.end(), f"{neg}Cystck_Is(S, {a.strip()}, {b.strip()})")
+            # a handle or a field's value compared with a builtin type object
+            # (a constant handle once the constants rule has run)
+            for m in builtin_type.finditer(code, b0, b1):
+                a, b = text[m.start("a"):m.end("a")], text[m.start("b"):m.end("b")]
+                if a.lstrip().startswith("CystckField_Load") or _common.is_handle(a, ctx, unit.project):
                     neg = "!" if m.group("op") == "!=" else ""
                     edits.add(m.start(), m.end(), f"{neg}Cystck_Is(S, {a.strip()}, {b.strip()})")
         if edits:
@@ -693,6 +716,50 @@ def _macro_users(project):
                     users[inner] |= users[outer]
                     changed = True
     return users
+
+
+def macro_contexts(unit):
+    """(start, end, context) of each ``#define`` in ``unit`` whose users
+    (the functions expanding it) are all functions of ``unit`` with the
+    state: the context's handles are the names that are handles in every
+    user (the macro reads the locals of the function that expands it),
+    minus the macro's own parameters."""
+    users = _macro_users(unit.project)
+    contexts = {}
+    for ctx in _common.function_contexts(unit):
+        contexts.setdefault(ctx.func.name, []).append((ctx, unit.masked))
+    out = []
+    for m in MACRO_DEFINITION.finditer(unit.masked):
+        names = users.get(m.group("name"))
+        if not names:
+            continue
+        for n in names - set(contexts):
+            _stock_contexts(unit, n, contexts)
+        if not all(n in contexts and all(c.has_state for c, _ in contexts[n]) for n in names):
+            continue
+        ctxs = [c for n in names for c in contexts[n]]
+        # of a function defined once per branch, the versions that expand it
+        word = regex.compile(rf"\b{m.group('name')}\b")
+        ctxs = [c for c, code in ctxs if word.search(code, *c.body)] or [c for c, _ in ctxs]
+        params = set(regex.findall(r"\w+", m.group("args") or ""))
+        ctx = _common.FunctionContext(None, None, [])
+        ctx.handles = set.intersection(*(c.handles for c in ctxs)) - params
+        ctx.typed = {h: t for h, t in ctxs[0].typed.items() if h not in params and all(c.typed.get(h) == t for c in ctxs)}
+        out.append((m.start(), m.end(), ctx))
+    return out
+
+
+def _stock_contexts(unit, name, contexts):
+    """Add to ``contexts`` the contexts of function ``name`` defined in
+    another file of the project (a template body the file includes), read
+    from that file's stock text."""
+    from ..engine import Unit
+    for path, n in list(unit.project.functions):
+        if n == name and path != unit.path and path in unit.project.files:
+            other = Unit(path, unit.project.files[path], unit.project)
+            for ctx in _common.function_contexts(other):
+                if ctx.func.name == name:
+                    contexts.setdefault(name, []).append((ctx, other.masked))
 
 
 def _error_value(project, name):
@@ -966,6 +1033,12 @@ def _null_handle_args(code, open_at, positions, edits):
             edits.add(s + lead, s + lead + len(arg.strip()), "Cystck_NULL")
 
 
+#: a call of a function whose name a macro pastes together,
+#: ``SUFFIXED(parse)(a, b)`` (see source.find_functions)
+PASTED_CALL = regex.compile(r"(?<![\w.>])(?P<macro>[A-Z_][A-Z0-9_]*)\s*\(\s*(?P<arg>[A-Za-z_]\w*)\s*\)"
+                            r"\s*\((?!\s*S\s*[,)])")
+
+
 class StateCalls(Rule):
     """Calls of functions that now take the state get ``S`` first: helpers
     that use the API and calls through function pointers whose type carries
@@ -1009,6 +1082,9 @@ class StateCalls(Rule):
             for m in regex.finditer(self.patterns[1], code, pos=b0, endpos=b1):
                 if m.group("f") in p.state_fields:
                     self._insert(code, m, edits)
+            for m in PASTED_CALL.finditer(code, pos=b0, endpos=b1):
+                if p.needs_state(unit.path, f"{m.group('macro')}({m.group('arg')})"):
+                    self._insert(code, m, edits)
         # calls through a function-pointer parameter whose functions take S
         for ctx in _common.function_contexts(unit, with_locals=False):
             fnptrs = {f.group("n") for f in STATE_FNPTR_PARAM.finditer(code, *ctx.func.params)}
@@ -1032,7 +1108,8 @@ class StateCalls(Rule):
         """A direct call of an entry point whose parameters are all objects
         (METH_O, a slot) takes the same arguments plus S; its push count
         is the caller's own result in ``return f(...);`` from an entry
-        point, or becomes a handle through RESULT_HELPER in ``h = f(...);``.
+        point, or becomes a handle through RESULT_HELPER in ``h = f(...);``
+        and in ``return f(...);`` from a helper returning an object.
         Returns whether the call was taken care of."""
         if not role.pushes or any(c != proj.H for c, _, _ in role.params):
             return False

@@ -6,7 +6,7 @@ import regex
 
 from .. import api, source
 from ..engine import Rule
-from . import _common, escape
+from . import _common, escape, functions
 
 
 def _state_bodies(unit):
@@ -31,8 +31,12 @@ def _global_aware_bodies(unit):
 
 def _is_global_ref(unit, open_at, ctx):
     """Is the argument in the parentheses at ``open_at`` a global that holds
-    an object (a Cystck_Ref once translated), not shadowed by a local?
+    an object (a Cystck_Ref once translated), not shadowed by a local, or
+    a member of the module state (``st->cache``, a Cystck_Ref too)?
     Releasing it is the global-refs rule's (``Cystck_unref``)."""
+    member = regex.match(r"\(\s*\w+(?:\s*(?:->|\.)\s*\w+)*?\s*(?:->|\.)\s*(\w+)\s*\)", unit.masked[open_at:])
+    if member:
+        return member.group(1) in unit.project.ref_fields
     m = regex.match(r"\(\s*(\w+)\s*\)", unit.masked[open_at:])
     return bool(m) and m.group(1) in unit.project.globals and \
         m.group(1) not in ctx.handles and m.group(1) not in ctx.arrays
@@ -129,7 +133,9 @@ class IncRef(Rule):
     for an argument) still uses.  For the same reason a helper that takes
     a reference to a parameter it releases later (``Py_INCREF(arg); ...
     Py_DECREF(arg);``) takes a handle of its own: ``arg = Cystck_Dup(S,
-    arg);``."""
+    arg);``.  A reference taken through an alias, ``x = y; Py_INCREF(x);``
+    (or ``Py_INCREF(y); x = y;``), is a handle of its own, ``x =
+    Cystck_Dup(S, y);``, since the code releases ``x`` later."""
     name = "incref"
     precedence = 600
     patterns = (r"\bPy_X?INCREF\s*" + _common.PAREN + r"\s*;",)
@@ -168,6 +174,21 @@ class IncRef(Rule):
                     edits.add(*consumed, f"Cystck_Dup(S, {x})")
                     _remove_statement(text, masked, m.start(), m.end(), edits)
                     continue
+                taken = self._taken(masked, m, x)
+                if taken is not None:
+                    # Py_INCREF(y); x = y;  the same, the other way round
+                    edits.add(taken.start("y"), taken.end("y"), f"Cystck_Dup(S, {x})")
+                    _remove_statement(text, masked, m.start(), m.end(), edits)
+                    continue
+                alias = self._alias(masked, b0, m, x)
+                if alias is not None:
+                    # x = y; Py_INCREF(x);  x is released later on its own
+                    y = masked[alias.start("y"):alias.end("y")]
+                    dup = f"Cystck_Dup(S, {y})" if "XINCREF" not in m.group() else \
+                        f"(Cystck_IsNull({y}) ? {y} : Cystck_Dup(S, {y}))"
+                    edits.add(alias.start("y"), alias.end("y"), dup)
+                    _remove_statement(text, masked, m.start(), m.end(), edits)
+                    continue
                 store = _native_store(masked, m.end(), b1, x, unit.project) if regex.fullmatch(r"\w+", x) else None
                 out = regex.fullmatch(r"\*\s*(\w+)", store.group("t").strip()) if store else None
                 if out and out.group(1) in arrays.get(f.start, ()):
@@ -182,6 +203,31 @@ class IncRef(Rule):
             unit.apply(edits)
         return edits.applied
 
+
+    @staticmethod
+    def _alias(masked, b0, m, x):
+        """The statement ``x = y;`` (``y`` another name, or a member such as
+        ``st->empty``) right before the
+        increment ``Py_INCREF(x);`` at ``m``: the idiom that takes a
+        reference of its own through an alias, which the code releases
+        with ``Py_DECREF(x)``; as handles, ``x`` must be a handle of its
+        own, or the release would drop ``y``'s."""
+        if not regex.fullmatch(r"\w+", x):
+            return None
+        a = regex.search(rf"(?<![\w.>*]){x}\s*=\s*(?P<y>[A-Za-z_]\w*(?:\s*(?:->|\.)\s*\w+)*)\s*;\s*$",
+                         masked, pos=b0, endpos=m.start())
+        return a if a is not None and a.group("y") not in ("NULL", "nullptr", x) else None
+
+    @staticmethod
+    def _taken(masked, m, y):
+        """The statement ``x = y;`` (``x`` another local name) after the
+        increment ``Py_INCREF(y);`` at ``m``, in the same block
+        (``Py_INCREF(Py_None); *next = i; rval = Py_None;``)."""
+        if "XINCREF" in m.group() or not regex.fullmatch(r"\w+", y):
+            return None
+        block_end = regex.compile(r"[{}]").search(masked, m.end())
+        end = block_end.start() if block_end else len(masked)
+        return regex.compile(rf"(?<=[;{{}}]\s*)(?P<x>[A-Za-z_]\w*)\s*=\s*(?P<y>{y})\s*;").search(masked, m.end(), end)
 
     def _keep(self, unit, text, m, x, store, edits):
         """The reference a native structure keeps: the object must outlive
@@ -315,7 +361,8 @@ class DecRef(Rule):
 
 class Clear(Rule):
     """``Py_CLEAR(x);`` becomes ``Cystck_Drop(S, x); x = Cystck_NULL;``
-    (braced when it is the body of an ``if``)."""
+    (braced when it is the body of an ``if``), also in a macro whose every
+    user has ``x`` as a handle."""
     name = "clear"
     precedence = 620
     patterns = (r"\bPy_CLEAR\s*" + _common.PAREN + r"\s*;",)
@@ -324,11 +371,15 @@ class Clear(Rule):
 
     def apply(self, unit):
         edits = source.Edits()
-        for b0, b1, ctx in _global_aware_bodies(unit):
+        bodies = [(b0, b1, ctx, False) for b0, b1, ctx in _global_aware_bodies(unit)]
+        bodies += [(b0, b1, ctx, True) for b0, b1, ctx in functions.macro_contexts(unit)]
+        for b0, b1, ctx, in_macro in bodies:
             for m in regex.finditer(self.patterns[0], unit.masked, pos=b0, endpos=b1):
                 if _is_global_ref(unit, m.start("p"), ctx):
                     continue          # the global-refs rule unrefs it
                 x = unit.text[m.start("p") + 1:m.end("p") - 1].strip()
+                if in_macro and x not in ctx.handles:
+                    continue          # in a macro, only what is a handle where it expands
                 new = f"Cystck_Drop(S, {x}); {x} = Cystck_NULL;"
                 if _common.in_unbraced_body(unit.masked, m.start()):
                     new = "{ " + new + " }"

@@ -5,7 +5,7 @@ import regex
 
 from .. import cstruct, libraries, project as proj, source
 from ..engine import Rule
-from . import _common, tables
+from . import _common, functions, tables
 
 
 class ObjectStruct(Rule):
@@ -629,7 +629,11 @@ class DestroyTraverse(Rule):
             if struct:
                 indent = self._indent(text, b0, b1)
                 edits.add(b0 + 1, b0 + 1, f"\n{indent}{struct} *{first.name} = ({struct} *)data;")
-            for m in regex.finditer(self.patterns[0], code, pos=b0, endpos=b1):
+            self._drop_api_asserts(unit, b0, b1, edits)
+            # on the mask that keeps directives: a macro defined in the body
+            # (#define VISIT_FIELD(f) Py_VISIT(self->f); over an X-macro list
+            # of fields) visits the same fields
+            for m in regex.finditer(self.patterns[0], unit.masked, pos=b0, endpos=b1):
                 inner = text[m.start("p") + 1:m.end("p") - 1].strip()
                 if regex.match(r"Py_TYPE\b", inner):
                     edits.add(*_common.statement_line_span(text, m.start(), m.end()), "")
@@ -683,6 +687,20 @@ class DestroyTraverse(Rule):
                                         f"(({m.group('t')} *){name})->{m.group('f')}")
                 if test:
                     edits.add(*test)
+
+    def _drop_api_asserts(self, unit, b0, b1, edits):
+        """An ``assert`` whose test uses the API (``assert(Foo_Check(self))``,
+        a type check) cannot run in a destructor or traverse function,
+        which have no state: it goes (an assertion only; the runtime calls
+        them with the native struct of an instance of the type)."""
+        p = unit.project
+        for m in regex.finditer(r"\bassert\s*" + _common.PAREN + r"\s*;", unit.masked, pos=b0, endpos=b1):
+            test = unit.masked[m.start("p"):m.end("p")]
+            if proj.API_TOKEN.search(test) or any(regex.search(rf"\b{regex.escape(n)}\b", test) for n in p.api_macros) \
+                    or any(p.needs_state(unit.path, c) for c in regex.findall(r"(\w+)\s*\(", test)):
+                edits.add(*_common.statement_line_span(unit.text, m.start(), m.end()), "")
+                unit.note("removed", m.start(), "assert using the API removed: destructors and traverse "
+                          "functions have no state", self.name)
 
     def _report_state_calls(self, unit, b0, b1):
         """A destructor has no state: a call of a function that uses the API
@@ -936,17 +954,28 @@ class StructAccess(Rule):
                     s = p.types[t].struct
                     self._access(unit, code, text, m, m.group("h"), s, edits, b1,
                                  prefix=f"{s}_AsStruct(S, {m.group('h')})->", start=m.start())
-            for m in regex.finditer(self.patterns[1], code, pos=b0, endpos=b1):
-                h = m.group("h")
-                if h not in ctx.typed:
-                    continue
-                s = p.types[ctx.typed[h]].struct
-                arrow = code.index("->", m.start())
-                self._access(unit, code, text, m, h, s, edits, b1,
-                             prefix=f"{s}_AsStruct(S, {h})->", start=m.start(), field_at=arrow + 2)
+            self._typed_accesses(unit, code, text, ctx, b0, b1, edits)
+        # macros reaching the struct of a local that is the same custom
+        # type in every function expanding them
+        bodies = [c.body for c in _common.function_contexts(unit, with_locals=False)]
+        for b0, b1, ctx in functions.macro_contexts(unit):
+            if ctx.typed and not any(f0 <= b0 < f1 for f0, f1 in bodies):   # one defined in a body was seen there
+                self._typed_accesses(unit, code, text, ctx, b0, b1, edits)
         if edits:
             unit.apply(edits)
         return edits.applied
+
+    def _typed_accesses(self, unit, code, text, ctx, b0, b1, edits):
+        """``h->n`` for the handles ``h`` of a custom type in [b0, b1)."""
+        p = unit.project
+        for m in regex.finditer(self.patterns[1], code, pos=b0, endpos=b1):
+            h = m.group("h")
+            if h not in ctx.typed:
+                continue
+            s = p.types[ctx.typed[h]].struct
+            arrow = code.index("->", m.start())
+            self._access(unit, code, text, m, h, s, edits, b1,
+                         prefix=f"{s}_AsStruct(S, {h})->", start=m.start(), field_at=arrow + 2)
 
     def _access(self, unit, code, text, m, h, struct, edits, b1, prefix, start, field_at=None):
         info = unit.project.types.get(struct)
@@ -956,7 +985,9 @@ class StructAccess(Rule):
             return
         fname = fm.group(1)
         fend = end_arrow + fm.end()
-        if info is None or fname not in info.object_fields:
+        if info is not None and _names_object_fields(code, start, fname, info.object_fields):
+            pass                          # a macro parameter that always names an object field
+        elif info is None or fname not in info.object_fields:
             edits.add(start, end_arrow, prefix)
             return
         field_expr = f"{prefix}{fname}"
@@ -998,10 +1029,39 @@ class StructAccess(Rule):
         if test:
             edits.add(*test)
             return
-        if before.endswith("&") or regex.search(r"&\s*$", before[-5:]):
+        if regex.search(r"(?<!&)&\s*$", before[-5:]):      # &self->v, not a && self->v
             edits.add(start, end_arrow, prefix)
             return
         edits.add(start, fend, f"CystckField_Load(S, {h}, {field_expr})")
+
+
+def _names_object_fields(code, pos, name, fields):
+    """Is ``name``, at ``pos``, a parameter of the ``#define`` around
+    ``pos`` that every expansion of the macro in ``code`` gives the name
+    of one of ``fields`` (``#define LOAD(f, n) self->f = get(n)`` used as
+    ``LOAD(v, "v")``)?"""
+    line = code.rfind("\n", 0, pos) + 1
+    for m in MACRO_WITH_PARAMS.finditer(code, max(0, pos - 4000), pos + 1):
+        if not m.start() <= pos < m.end() or m.start() > line:
+            continue
+        params = [q.strip() for q in m.group("params").split(",")]
+        if name not in params:
+            return False
+        at = params.index(name)
+        passed = []
+        for use in regex.finditer(rf"\b{m.group('name')}\s*\(", code):
+            if m.start() <= use.start() < m.end():
+                continue
+            args = source.split_top(code, use.end(), source.matching(code, use.end() - 1) - 1)
+            if len(args) != len(params):
+                return False
+            passed.append(code[args[at][0]:args[at][1]].strip())
+        return bool(passed) and all(a in fields for a in passed)
+    return False
+
+
+MACRO_WITH_PARAMS = regex.compile(r"^[ \t]*#[ \t]*define[ \t]+(?P<name>\w+)\((?P<params>[^)]*)\)"
+                                  r"(?:[^\n\\]|\\.|\\\n)*", regex.M | regex.S)
 
 
 def _field_null_test(code, start, fend, field_expr):
@@ -1016,7 +1076,7 @@ def _field_null_test(code, start, fend, field_expr):
     if null:
         neg = "!" if null.group(1) == "!=" else ""
         return start, fend + null.end(), f"{neg}CystckField_IsNull({field_expr})"
-    if regex.search(r"&\s*$", before[-5:]):
+    if regex.search(r"(?<!&)&\s*$", before[-5:]):
         return None                   # &self->v: the field's address
     if regex.search(r"!\s*$", before[-3:]):
         bang = start - len(before) + before.rstrip().rfind("!")

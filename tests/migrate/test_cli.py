@@ -336,3 +336,51 @@ def test_report_counts_a_one_line_change_in_a_long_file_as_one_line():
     b = list(a)
     b[1500] = "changed;"
     assert report.line_changes(a, b) == (1, 1)
+
+
+def test_backslashes_in_a_comment_outside_a_directive_are_text(tmp_path):
+    """A doc comment quoting a multi-line #define (its lines ending in a
+    backslash) is not a directive: the function after it keeps its own
+    start, and its return type is rewritten, not the comment."""
+    f = tmp_path / "m.c"
+    comment = "/* Example:\n *   #define INIT(p) \\\n *       int k = 0; \\\n *       int n = 1\n */\n"
+    f.write_text("#include <Python.h>\n" + comment
+                 + "\nstatic PyObject *\nhelper(PyObject *o)\n{\n    return PyLong_FromLong(1);\n}\n")
+    assert cli.main([str(f), "-o", str(tmp_path / "o"), "--no-cppcheck", "-q"]) == 0
+    out = (tmp_path / "o" / "m.c").read_text()
+    assert comment in out
+    assert "static Cystck_Object\nhelper(Cystck_State *S, Cystck_Object o)\n" in out
+
+
+SPLIT_ELSE = ("static PyObject *\ncheck(PyObject *o)\n{\n    if (PyLong_Check(o)) {\n        return o;\n    }\n"
+              "#if PY_MAJOR_VERSION < 3\n    else if (!PyInt_Check(o)) {\n#else\n    else {\n#endif\n"
+              "        return NULL;\n    }\n    return o;\n}\n")
+
+
+def test_functions_defined_once_per_branch_are_all_translated(tmp_path):
+    """A conditional whose branches each balance keeps them all in the
+    structure, even when another conditional's branches do not (an
+    ``else if`` opened differently per branch): both versions of a
+    function defined for old and new Pythons are translated."""
+    f = tmp_path / "m.c"
+    f.write_text("#include <Python.h>\n" + SPLIT_ELSE
+                 + "#if PY_VERSION_HEX >= 0x030E0000\nstatic PyObject *\nnew_list(PyObject *o)\n{\n"
+                 "    return PyList_New(0);\n}\n#else\nstatic PyObject *\nnew_list(PyObject *o)\n{\n"
+                 "    return PyList_New(1);\n}\n#endif\n")
+    assert cli.main([str(f), "-o", str(tmp_path / "o"), "--no-cppcheck", "-q"]) == 0
+    out = (tmp_path / "o" / "m.c").read_text()
+    assert out.count("static Cystck_Object\nnew_list(Cystck_State *S, Cystck_Object o)\n") == 2
+    assert "CystckList_New(S, 0)" in out and "CystckList_New(S, 1)" in out
+
+
+def test_a_conditional_that_splits_a_block_keeps_its_first_branch_only(tmp_path):
+    """The branches of a conditional that opens a block differently in
+    each (``else if (...) {`` / ``else {``) cannot all be scanned: the
+    function is read through the first branch, and the #else branch is
+    left as it is."""
+    f = tmp_path / "m.c"
+    f.write_text("#include <Python.h>\n" + SPLIT_ELSE)
+    assert cli.main([str(f), "-o", str(tmp_path / "o"), "--no-cppcheck", "-q"]) == 0
+    out = (tmp_path / "o" / "m.c").read_text()
+    assert "static Cystck_Object\ncheck(Cystck_State *S, Cystck_Object o)\n" in out
+    assert "#else\n    else {\n#endif\n" in out

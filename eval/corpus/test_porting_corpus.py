@@ -47,8 +47,11 @@ corpus_run = _load("_corpus_run_under_test", "run.py")
 recipes = corpus_run.recipes
 corpus_probe = _load("_corpus_probe_under_test", "probe/corpus_probe.py")
 
-# --check errors of the quick subset's translation on 2026-11-25: may only go down.
-CHECK_ERRORS_AT_MOST = {"crc32c": 3, "lru-dict": 1}
+# --check errors of the quick subset's translation: may only go down.  Set on
+# 2026-11-25; lru-dict's raised to 2 on 2026-11-26, when --check began to
+# count incompatible pointer types (the call its residual patch rewrites
+# passes one: an error hidden before, not a new one).
+CHECK_ERRORS_AT_MOST = {"crc32c": 0, "lru-dict": 2}
 TRANSLATOR_SECONDS = 3.0
 
 

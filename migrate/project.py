@@ -202,6 +202,7 @@ class Project:
     functions: dict = field(default_factory=dict)        # (path, name) -> FunctionInfo
     types: dict = field(default_factory=dict)            # struct name -> TypeInfo
     type_objects: dict = field(default_factory=dict)     # PyTypeObject var -> struct or None
+    defined_type_objects: set = field(default_factory=set)  # those with an initialiser in some file
     globals: set = field(default_factory=set)            # PyObject* globals -> Cystck_Ref
     handle_fields: set = field(default_factory=set)      # PyObject* members of plain structs
     ref_fields: set = field(default_factory=set)         # PyObject* members of module state
@@ -263,6 +264,64 @@ def table_items(code, text, m):
     """Parse the initialiser that pattern match ``m`` opens."""
     items, _ = cstruct.parse_init(code, text, m.end() - 1)
     return items
+
+
+# An object-like macro whose body is designated initialisers of a type
+# object (``#define SHARED_SLOTS .tp_basicsize = sizeof(View), .tp_iter =
+# view_iter,``), used as one element of several PyTypeObject initialisers.
+_SLOT_MACRO = regex.compile(r"^[ \t]*#[ \t]*define[ \t]+(?P<name>\w+)(?:[ \t]|\\\n)+(?P<body>\.tp_\w+\s*=(?:[^\n\\]|\\.|\\\n)*)",
+                           regex.M | regex.S)
+
+
+def inline_type_slot_macros(text):
+    """``text`` with every use of a slot macro (see _SLOT_MACRO) inside a
+    PyTypeObject initialiser replaced by the macro's body, one designated
+    element a line, and the macro's definition removed once no use is
+    left: the type's slots are then read (and rewritten) like any other.
+    Returns (new text, number of uses inlined)."""
+    edits, names = slot_macro_uses(text)
+    if not names:
+        return text, 0
+    text = edits.apply(text)
+    return unused_definitions(text, names).apply(text), len(edits.items)
+
+
+def slot_macro_uses(text):
+    """The edits inlining each use of a slot macro in a type initialiser,
+    and the names of the macros inlined."""
+    masked = source.mask(text)
+    edits, inlined = source.Edits(), set()
+    macros = {m.group("name"): m for m in _SLOT_MACRO.finditer(masked)}
+    if not macros:
+        return edits, inlined
+    code = source.mask_directives(masked)
+    uses = regex.compile(r"\b(?:" + "|".join(map(regex.escape, macros)) + r")\b")
+    for m in _DEF_PATTERNS["type"].finditer(code):
+        open_at = m.end() - 1
+        for s, e in source.split_top(code, open_at + 1, source.matching(code, open_at) - 1):
+            u = uses.fullmatch(code[s:e].strip())
+            if u is None:
+                continue
+            d = macros[u.group()]
+            at = s + len(code[s:e]) - len(code[s:e].lstrip())
+            indent = text[text.rfind("\n", 0, at) + 1:at]
+            lines = [ln.rstrip().rstrip("\\").strip() for ln in text[d.start("body"):d.end("body")].split("\n")]
+            body = ("\n" + indent).join(ln for ln in lines if ln).rstrip(",")
+            edits.add(at, at + len(code[s:e].strip()), body)
+            inlined.add(u.group())
+    return edits, inlined
+
+
+def unused_definitions(text, names):
+    """The edits removing the #define of each macro of ``names`` that
+    ``text`` no longer uses."""
+    masked = source.mask(text)
+    edits = source.Edits()
+    for name in names:
+        d = regex.search(rf"^[ \t]*#[ \t]*define[ \t]+{name}\b(?:[^\n\\]|\\.|\\\n)*\n?", masked, regex.M | regex.S)
+        if d and len(regex.findall(rf"\b{name}\b", masked)) == 1:
+            edits.add(d.start(), d.end(), "")
+    return edits
 
 
 def build(files):
@@ -340,6 +399,9 @@ def _collect_structs(p, code, text):
 
 
 def _collect_tables(p, path, code, text):
+    inlined, n = inline_type_slot_macros(text)
+    if n:       # the slots a macro gives a type are the type's slots
+        text, code = inlined, source.structure_mask(inlined)
     for m in _DEF_PATTERNS["methods"].finditer(code):
         for it in table_items(code, text, m):
             if not isinstance(it.value, list):
@@ -375,6 +437,7 @@ def _collect_tables(p, path, code, text):
                 struct = p.types[s.group(1)].struct
                 p.types[s.group(1)].type_vars.add(m.group("name"))
         p.type_objects[m.group("name")] = struct
+        p.defined_type_objects.add(m.group("name"))
         for key in ("tp_methods", "tp_members", "tp_getset"):
             if key in f and f[key].text:
                 p.type_tables.add(cstruct.strip_cast(f[key].text))

@@ -183,6 +183,35 @@ def _table_symbols(unit, planned, table_name, where):
     return [e.symbol for e in t.entries if e.ok]
 
 
+class TypeSlotMacros(Rule):
+    """A macro that gives several static types the same slots (``#define
+    SHARED_SLOTS .tp_basicsize = sizeof(View), .tp_iter = view_iter``,
+    used as an element of their ``PyTypeObject`` initialisers) is
+    expanded in each initialiser, one designated element a line, and its
+    definition goes once no use is left: the type-object rule then reads
+    those slots as the type's own (the project pass already did)."""
+    name = "type-slot-macros"
+    precedence = 285
+    patterns = (r"\bPyTypeObject\s+(?P<name>\w+)\s*=\s*\{",)
+    before = ('#define VIEW_SLOTS \\\n    .tp_basicsize = sizeof(View), \\\n    .tp_iter = view_iter,\n\n'
+              'static PyTypeObject KeysType = {\n    PyVarObject_HEAD_INIT(NULL, 0)\n    "keys",\n    VIEW_SLOTS\n};\n'
+              'static PyTypeObject ItemsType = {\n    PyVarObject_HEAD_INIT(NULL, 0)\n    "items",\n    VIEW_SLOTS\n};\n')
+    after = ('\n'
+             'static PyTypeObject KeysType = {\n    PyVarObject_HEAD_INIT(NULL, 0)\n    "keys",\n'
+             '    .tp_basicsize = sizeof(View),\n    .tp_iter = view_iter\n};\n'
+             'static PyTypeObject ItemsType = {\n    PyVarObject_HEAD_INIT(NULL, 0)\n    "items",\n'
+             '    .tp_basicsize = sizeof(View),\n    .tp_iter = view_iter\n};\n')
+
+    def apply(self, unit):
+        edits, names = proj.slot_macro_uses(unit.text)
+        if not names:
+            return 0
+        unit.apply(edits)
+        n = edits.applied
+        unit.apply(proj.unused_definitions(unit.text, names))
+        return n
+
+
 class DisallowInstantiation(Rule):
     """A static type that Python code cannot instantiate says so with
     ``Py_TPFLAGS_DISALLOW_INSTANTIATION``, which the type-object rule
@@ -291,7 +320,7 @@ class TypeObject(Rule):
         code, text = unit.structure, unit.text
         defs = list(regex.finditer(self.patterns[0], code))
         if not defs:
-            return 0
+            return self._declarations_elsewhere(unit)
         planned = tables.plan(unit)
         items = source.top_level_items(code)
         subtables = {}
@@ -349,6 +378,19 @@ class TypeObject(Rule):
                 edits.add(*_common.statement_line_span(text, s + len(code[s:e]) - len(code[s:e].lstrip()), e), "")
         unit.apply(edits)
         return len(defs)
+
+    def _declarations_elsewhere(self, unit):
+        """A file (a header) that only declares type objects defined in
+        another file, ``PyTypeObject FooType;``, declares their references:
+        ``Cystck_Ref FooType;`` (``extern`` stays).  A type object no file of
+        the extension defines (another library's) is left alone."""
+        defined = unit.project.defined_type_objects
+        edits = source.Edits()
+        for m in regex.finditer(self.patterns[1], unit.structure):
+            if m.group("name") in defined:
+                edits.add(m.start(), m.end(), f"Cystck_Ref {m.group('name')};")
+        unit.apply(edits)
+        return edits.applied
 
 
 class TypeSpec(Rule):
@@ -613,7 +655,9 @@ class DestroyTraverse(Rule):
                 self._drop_type_release(code, text, b0, b1, edits)
                 self._field_null_tests(p, code, first.name, struct, b0, b1, edits)
                 self._report_state_calls(unit, b0, b1)
-                for m in regex.finditer(r"\b(\w+)\s*\(\s*\(\s*PyObject\s*\*\s*\)\s*\w+\s*\)\s*;|\b(\w+)\s*\(\s*\w+\s*\)\s*;",
+                # a call of the dropped tp_clear, its result cast away or not
+                for m in regex.finditer(r"(?:\(\s*void\s*\)\s*)?(?:\b(\w+)\s*\(\s*\(\s*PyObject\s*\*\s*\)\s*\w+\s*\)"
+                                        r"|\b(\w+)\s*\(\s*\w+\s*\))\s*;",
                                         code, pos=b0, endpos=b1):
                     callee = m.group(1) or m.group(2)
                     r = p.role(callee)

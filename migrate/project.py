@@ -190,6 +190,7 @@ class TypeInfo:
     struct: str               # C name of the instance struct (typedef or 'struct X')
     fields: dict = field(default_factory=dict)     # member -> base type
     object_fields: set = field(default_factory=set)  # PyObject* members -> Cystck_Field
+    object_arrays: set = field(default_factory=set)  # those of them that are arrays (PyObject *items[N])
     type_vars: set = field(default_factory=set)    # PyTypeObject variables for it
 
 
@@ -390,6 +391,11 @@ def _collect_structs(p, code, text):
                 info.fields[d.name] = base
                 if _handle_type(base, d.pointer, ()) and not d.array:
                     info.object_fields.add(d.name)
+                elif _handle_type(base, d.pointer, ()) and d.pointer == "*" and d.array.count("[") == 1:
+                    # PyObject *items[N] (or a variable-size type's items[1]):
+                    # an array of fields, item by item
+                    info.object_fields.add(d.name)
+                    info.object_arrays.add(d.name)
             for n in names:
                 p.types[n] = info
         else:

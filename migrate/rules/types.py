@@ -13,7 +13,10 @@ class ObjectStruct(Rule):
     head before the native struct), its ``PyObject *`` members become
     ``Cystck_Field`` (visible to the GC through traverse), and the typed
     accessor ``Name_AsStruct(S, h)`` is declared after it with
-    ``CYSTCK_TYPE_HELPERS``."""
+    ``CYSTCK_TYPE_HELPERS``.  A variable-size instance's
+    ``PyObject_VAR_HEAD`` becomes ``CYSTCK_VAR_HEAD`` (room for the item
+    count) and its inline items, ``PyObject *items[1]``, an array of
+    fields, ``Cystck_Field items[1]``."""
     name = "object-struct"
     precedence = 200
     patterns = (r"(?P<td>typedef\s+)?\bstruct\s*(?P<tag>\w+)?\s*\{", r"^\s*PyObject_(?:VAR_)?HEAD\b[ \t;]*\n?")
@@ -38,7 +41,10 @@ class ObjectStruct(Rule):
             he = open_at + 1 + head.end()
             token = hs + len(head.group()) - len(head.group().lstrip())
             line_s = text.rfind("\n", 0, token) + 1
-            if text[line_s:token].strip() == "" and code[he - 1:he] == "\n":
+            if "VAR_HEAD" in head.group():
+                # room for CPython's item count, kept out of the native data
+                edits.add(token, token + len("PyObject_VAR_HEAD"), "CYSTCK_VAR_HEAD")
+            elif text[line_s:token].strip() == "" and code[he - 1:he] == "\n":
                 edits.add(line_s, he, "")          # the head is alone on its line
             else:
                 edits.add(token, token + len(head.group().strip()), "")
@@ -282,17 +288,32 @@ def _fields_traverse(p, fields, slot_values):
     if any(k == "tp_traverse" and v and v.strip() not in ("NULL", "0") for k, v in slot_values):
         return None
     size = fields["tp_basicsize"].text if "tp_basicsize" in fields else None
-    sm = regex.fullmatch(r"\s*sizeof\s*\(\s*(?P<s>(?:struct\s+)?(?P<n>\w+))\s*\)\s*", size or "")
+    # sizeof(Foo), or sizeof(Foo) - sizeof(PyObject *) for a variable-size
+    # struct whose last member holds the first item
+    sm = regex.fullmatch(r"\s*sizeof\s*\(\s*(?P<s>(?:struct\s+)?(?P<n>\w+))\s*\)"
+                         r"(?:\s*-\s*sizeof\s*\(\s*PyObject\s*\*\s*\))?\s*", size or "")
     info = p.types.get(sm.group("n")) if sm else None
     if info is None or not info.object_fields:
         return None
     struct = sm.group("s")
     name = f"cystck_migrate_{sm.group('n')}_traverse"
     p.roles[name] = proj.slot_role("tp_traverse")
-    visits = "".join(f"    Cystck_VISIT(&self->{f});\n" for f in info.fields if f in info.object_fields)
+    var = "tp_itemsize" in fields and (fields["tp_itemsize"].text or "0").strip() not in proj.NULLS
+    visits = "".join(_visit_field(f, f in info.object_arrays, var)
+                     for f in info.fields if f in info.object_fields)
+    index = "    Cystck_ssize_t i;\n" if info.object_arrays & set(info.fields) else ""
     return name, (f"/* cystck-migrate: the runtime finds the fields of {struct} through traverse. */\n"
                   f"static int {name}(void *data, Cystck_visitproc visit, void *arg)\n{{\n"
-                  f"    {struct} *self = ({struct} *)data;\n{visits}    return 0;\n}}")
+                  f"    {struct} *self = ({struct} *)data;\n{index}{visits}    return 0;\n}}")
+
+
+def _visit_field(f, array, var):
+    """The traverse statement visiting member f: an array of fields item
+    by item, up to the item count for a variable-size type's items."""
+    if not array:
+        return f"    Cystck_VISIT(&self->{f});\n"
+    bound = "CystckVar_DataSize(data)" if var else f"(Cystck_ssize_t)(sizeof(self->{f}) / sizeof(self->{f}[0]))"
+    return f"    for (i = 0; i < {bound}; i++)\n        Cystck_VISIT(&self->{f}[i]);\n"
 
 
 class TypeObject(Rule):
@@ -570,7 +591,8 @@ class DestroyTraverse(Rule):
     (``Py_TRASHCAN_BEGIN``...``Py_TRASHCAN_END``, both ends), the releasing of
     object members and of a heap type's reference to its type are removed: the runtime does them after the destructor
     has released native resources.  A NULL test of an object member there
-    (``if (self->v)``) becomes ``!CystckField_IsNull(self->v)``.  ``tp_clear`` functions and module
+    (``if (self->v)``) becomes ``!CystckField_IsNull(self->v)``, and
+    ``Py_SIZE(self)`` there and in traverse ``CystckVar_DataSize(self)``.  ``tp_clear`` functions and module
     traverse/clear/free hooks are removed; the runtime clears fields through
     traverse."""
     name = "destroy-traverse"
@@ -653,6 +675,8 @@ class DestroyTraverse(Rule):
                 for m in regex.finditer(self.patterns[2], code, pos=b0, endpos=b1):
                     edits.add(*_common.statement_line_span(text, m.start(), m.end()), "")
                 self._drop_type_release(code, text, b0, b1, edits)
+            if struct:
+                self._item_counts(code, first.name, b0, b1, edits)
                 self._field_null_tests(p, code, first.name, struct, b0, b1, edits)
                 self._report_state_calls(unit, b0, b1)
                 # a call of the dropped tp_clear, its result cast away or not
@@ -677,11 +701,23 @@ class DestroyTraverse(Rule):
         info = p.types.get(struct) if struct else None
         if info is None or not info.object_fields:
             return
-        for m in regex.finditer(rf"(?<![\w.>]){regex.escape(name)}\s*->\s*(?P<f>\w+)\b", code, pos=b0, endpos=b1):
-            if m.group("f") in info.object_fields:
-                test = _field_null_test(code, m.start(), m.end(), f"{name}->{m.group('f')}")
+        for m in regex.finditer(rf"(?<![\w.>]){regex.escape(name)}\s*->\s*(?P<f>\w+)\b(?P<i>\s*\[[^\[\];]*\])?",
+                                code, pos=b0, endpos=b1):
+            if m.group("f") in info.object_fields and \
+                    (m.group("i") is not None) == (m.group("f") in info.object_arrays):
+                index = (m.group("i") or "").strip()
+                test = _field_null_test(code, m.start(), m.end(), f"{name}->{m.group('f')}{index}")
                 if test:
                     edits.add(*test)
+
+    @staticmethod
+    def _item_counts(code, name, b0, b1, edits):
+        """Py_SIZE(self) of the struct a destructor or traverse function
+        gets is the item count of its instance: CystckVar_DataSize(self)
+        (they have no state for CystckVar_Size)."""
+        for m in regex.finditer(rf"\bPy_SIZE\s*\(\s*(?:\(\s*\w+\s*\*\s*\)\s*)?{regex.escape(name)}\s*\)",
+                                code, pos=b0, endpos=b1):
+            edits.add(m.start(), m.end(), f"CystckVar_DataSize({name})")
 
     def _report_state_calls(self, unit, b0, b1):
         """A destructor has no state: a call of a function that uses the API
@@ -800,6 +836,15 @@ class StructAccess(Rule):
             edits.add(start, end_arrow, prefix)
             return
         field_expr = f"{prefix}{fname}"
+        if fname in info.object_arrays:
+            # self->items[i] is the field; self->items alone is the array
+            sub = regex.match(r"\s*\[", code[fend:])
+            if not sub:
+                edits.add(start, end_arrow, prefix)
+                return
+            close = source.matching(code, fend + sub.end() - 1)
+            field_expr += text[fend:close].strip()
+            fend = close
         before = code[:start]
         after = code[fend:fend + 200]
         # Py_SETREF/Py_XSETREF(self->v, expr) -> CystckField_Store (which
@@ -1037,19 +1082,27 @@ def _struct_pointer_members(project):
     return {k: v for k, v in out.items() if k not in ambiguous}
 
 
+# An item count in an allocation call: no comma, one level of parentheses.
+_COUNT = r"(?:[^(),]|\((?:[^()])*\))*"
+
+
 class ObjectNew(Rule):
     """Instance allocation goes through the runtime: ``PyObject_New(Foo,
     &FooType)`` (its macro spelling ``PyObject_NEW`` too), ``PyObject_GC_New`` and ``type->tp_alloc(type, 0)`` (also
     ``Py_TYPE(self)->tp_alloc(Py_TYPE(self), 0)``) become ``Cystck_New(S,
     type, NULL)``; ``PyType_GenericNew(type, args, kw)``
     becomes ``CystckType_GenericNew(S, type)``; ``PyObject_GC_Track`` is
-    dropped (the runtime tracks GC instances)."""
+    dropped (the runtime tracks GC instances).  A variable-size instance
+    keeps its item count: ``PyObject_GC_NewVar(Foo, &FooType, n)`` and
+    ``type->tp_alloc(type, n)`` become ``Cystck_NewVar(S, type, n,
+    NULL)``."""
     name = "object-new"
     precedence = 640
-    patterns = (r"\bPyObject_(?:GC_)?(?:New(?:Var)?|NEW(?:_VAR)?)\s*\(\s*(?:struct\s+)?\w+\s*,\s*(?P<t>[^,()]+(?:\([^()]*\))?)\s*(?:,[^()]*)?\)",
+    patterns = (r"\bPyObject_(?:GC_)?(?:New(?:Var)?|NEW(?:_VAR)?)\s*\(\s*(?:struct\s+)?\w+\s*,\s*(?P<t>[^,()]+(?:\([^()]*\))?)\s*"
+                r"(?:,(?P<n>" + _COUNT + r"))?\)",
                 r"(?P<t>\w+|\(\s*\w+\s*\)|Py_TYPE\s*\(\s*\w+\s*\))\s*->\s*tp_alloc\s*"
-                r"\(\s*(?P<a>\w+|Py_TYPE\s*\(\s*\w+\s*\))\s*,[^()]*\)",
-                r"\bPyType_GenericAlloc\s*\(\s*(?P<t>[^,()]+?)\s*,[^()]*\)",
+                r"\(\s*(?P<a>\w+|Py_TYPE\s*\(\s*\w+\s*\))\s*,(?P<n>" + _COUNT + r")\)",
+                r"\bPyType_GenericAlloc\s*\(\s*(?P<t>[^,()]+?)\s*,(?P<n>" + _COUNT + r")\)",
                 r"\bPyType_GenericNew\s*\(\s*(?P<t>\w+(?:\s*::\s*\w+)*)\s*,[^()]*\)",
                 r"^[ \t]*PyObject_GC_Track\s*" + _common.PAREN + r"\s*;[ \t]*\n?")
     before = "static PyObject *f(PyTypeObject *type) { Box *b = PyObject_New(Box, &BoxType); return type->tp_alloc(type, 0); }\n"
@@ -1071,6 +1124,9 @@ class ObjectNew(Rule):
         if "a" in m.groupdict() and m.group("a") is not None and \
                 regex.sub(r"\s+", "", m.group("a")) != regex.sub(r"\s+", "", bare):
             return None           # allocating another type than the one whose slot it calls
+        count = text[m.start("n"):m.end("n")].strip() if m.group("n") is not None else "0"
+        if count not in ("0", ""):
+            return f"Cystck_NewVar(S, {bare}, {count}, NULL)"
         return f"Cystck_New(S, {bare}, NULL)"
 
 

@@ -87,3 +87,99 @@ def test_destructor_drops_a_void_cast_call_of_tp_clear():
     assert "Box_clear" not in dealloc and "(void)\n" not in dealloc
     # negative: a call of a function that is not the dropped tp_clear stays
     assert "(void)other(self);" in dealloc
+
+
+# ---- variable-size instances whose items are objects (Cystck_NewVar) ----
+
+NODE = ("#include <Python.h>\n"
+        "typedef struct {\n    PyObject_VAR_HEAD\n    long tag;\n    PyObject *items[1];\n} Node;\n")
+
+
+def test_var_struct_keeps_room_for_the_count_and_its_items_are_fields():
+    out = translate.translate_source(NODE)
+    assert "typedef struct {\n    CYSTCK_VAR_HEAD\n    long tag;\n    Cystck_Field items[1];\n} Node;\n" in out
+
+
+def test_fixed_struct_gets_no_var_head_and_two_dimensional_arrays_stay():
+    """Negative: PyObject_HEAD goes as before; an array of arrays of
+    objects is no array of fields."""
+    out = translate.translate_source("#include <Python.h>\n"
+                                     "typedef struct {\n    PyObject_HEAD\n    PyObject *grid[2][2];\n} Box;\n")
+    assert "CYSTCK_VAR_HEAD" not in out and "PyObject_HEAD" not in out
+    assert "PyObject *grid[2][2];" in out
+
+
+def test_items_are_loaded_and_stored_as_fields():
+    text = NODE + ("static PyObject *swap(Node *self, PyObject *v)\n{\n"
+                   "    PyObject *old = self->items[0];\n"
+                   "    Py_INCREF(v);\n    Py_SETREF(self->items[1], v);\n"
+                   "    self->items[Py_SIZE(self) - 1] = NULL;\n"
+                   "    if (self->items[0] == NULL)\n        return NULL;\n"
+                   "    return old;\n}\n")
+    out = translate.translate_source(text)
+    assert "Cystck_Object old = CystckField_Load(S, self, Node_AsStruct(S, self)->items[0]);" in out
+    assert "CystckField_Store(S, self, &Node_AsStruct(S, self)->items[1], v);" in out
+    assert "CystckField_Store(S, self, &Node_AsStruct(S, self)->items[CystckVar_Size(S, self) - 1], Cystck_NULL);" \
+        in out
+    assert "CystckField_IsNull(Node_AsStruct(S, self)->items[0])" in out
+
+
+def test_the_item_array_itself_is_no_field():
+    """Negative: items without an index (the array's address) is a plain
+    member access, not a field load."""
+    text = NODE + ("static Py_ssize_t first(Node *self, PyObject *unused)\n{\n"
+                   "    return (Py_ssize_t)(self->items != NULL) + PyObject_Size(unused);\n}\n")
+    out = translate.translate_source(text)
+    assert "Node_AsStruct(S, self)->items != NULL" in out
+    assert "CystckField_Load" not in out
+
+
+def test_var_allocation_keeps_its_item_count():
+    text = NODE + ("static PyTypeObject NodeType;\n"
+                   "static PyObject *mk(PyTypeObject *type, Py_ssize_t n)\n{\n"
+                   "    Node *a = PyObject_GC_NewVar(Node, &NodeType, n + 2);\n"
+                   "    PyObject *b = type->tp_alloc(type, Py_SIZE(a));\n"
+                   "    PyObject *c = type->tp_alloc(type, 0);\n"
+                   "    return PyTuple_Pack(3, a, b, c);\n}\n")
+    out = translate.translate_source(text)
+    assert "Cystck_Object a = Cystck_NewVar(S, Cystck_deref(S, NodeType), n + 2, NULL);" in out
+    assert "Cystck_Object b = Cystck_NewVar(S, type, CystckVar_Size(S, a), NULL);" in out
+    # negative: no item count, no variable-size allocation
+    assert "Cystck_Object c = Cystck_New(S, type, NULL);" in out
+
+
+def test_item_count_in_traverse_and_destructor_is_read_from_the_struct():
+    text = NODE + ("static int Node_traverse(Node *self, visitproc visit, void *arg)\n{\n    Py_ssize_t i;\n"
+                   "    for (i = 0; i < Py_SIZE(self); i++)\n        Py_VISIT(self->items[i]);\n    return 0;\n}\n"
+                   "static void Node_dealloc(Node *self)\n{\n    Py_ssize_t i;\n"
+                   "    for (i = 0; i < Py_SIZE(self); i++)\n        if (self->items[i] != NULL)\n"
+                   "            count(self);\n    PyObject_GC_Del(self);\n}\n"
+                   "static PyObject *size(Node *self, PyObject *unused) { return PyLong_FromSsize_t(Py_SIZE(self)); }\n"
+                   "static PyMethodDef Node_methods[] = {{\"size\", (PyCFunction)size, METH_NOARGS, NULL}, {NULL}};\n"
+                   "static PyTypeObject NodeType = {PyVarObject_HEAD_INIT(NULL, 0) .tp_name = \"m.Node\","
+                   " .tp_basicsize = sizeof(Node) - sizeof(PyObject *), .tp_itemsize = sizeof(PyObject *),"
+                   " .tp_dealloc = (destructor)Node_dealloc, .tp_traverse = (traverseproc)Node_traverse,"
+                   " .tp_methods = Node_methods};\n")
+    out = translate.translate_source(text)
+    assert "for (i = 0; i < CystckVar_DataSize(self); i++)\n        Cystck_VISIT(&self->items[i]);" in out
+    assert "for (i = 0; i < CystckVar_DataSize(self); i++)\n        if (!CystckField_IsNull(self->items[i]))" in out
+    # negative: where there is a state and a handle, the count is CystckVar_Size
+    assert "return Cystck_ReturnSsize(S, CystckVar_Size(S, self));" in out
+
+
+def test_generated_traverse_visits_every_item():
+    """A type with object items but no traverse gets one that visits each
+    item: up to the item count for a variable-size type, the array's length
+    for a fixed one."""
+    text = ("#include <Python.h>\n"
+            "typedef struct {\n    PyObject_VAR_HEAD\n    PyObject *items[1];\n} Node;\n"
+            "typedef struct {\n    PyObject_HEAD\n    PyObject *pair[2];\n    PyObject *v;\n} Pair;\n"
+            "static PyTypeObject NodeType = {PyVarObject_HEAD_INIT(NULL, 0) .tp_name = \"m.Node\","
+            " .tp_basicsize = sizeof(Node) - sizeof(PyObject *), .tp_itemsize = sizeof(PyObject *)};\n"
+            "static PyTypeObject PairType = {PyVarObject_HEAD_INIT(NULL, 0) .tp_name = \"m.Pair\","
+            " .tp_basicsize = sizeof(Pair)};\n")
+    out = translate.translate_source(text)
+    assert ("    for (i = 0; i < CystckVar_DataSize(data); i++)\n"
+            "        Cystck_VISIT(&self->items[i]);\n") in out
+    assert ("    for (i = 0; i < (Cystck_ssize_t)(sizeof(self->pair) / sizeof(self->pair[0])); i++)\n"
+            "        Cystck_VISIT(&self->pair[i]);\n    Cystck_VISIT(&self->v);\n") in out

@@ -814,9 +814,10 @@ class StructAccess(Rule):
                                  prefix=f"{s}_AsStruct(S, {m.group('h')})->", start=m.start())
             for m in regex.finditer(self.patterns[1], code, pos=b0, endpos=b1):
                 h = m.group("h")
-                if h not in ctx.typed:
+                struct = ctx.struct_at(h, m.start())
+                if struct is None:
                     continue
-                s = p.types[ctx.typed[h]].struct
+                s = p.types[struct].struct
                 arrow = code.index("->", m.start())
                 self._access(unit, code, text, m, h, s, edits, b1,
                              prefix=f"{s}_AsStruct(S, {h})->", start=m.start(), field_at=arrow + 2)

@@ -183,3 +183,24 @@ def test_generated_traverse_visits_every_item():
             "        Cystck_VISIT(&self->items[i]);\n") in out
     assert ("    for (i = 0; i < (Cystck_ssize_t)(sizeof(self->pair) / sizeof(self->pair[0])); i++)\n"
             "        Cystck_VISIT(&self->pair[i]);\n    Cystck_VISIT(&self->v);\n") in out
+
+
+def test_struct_access_follows_the_declaration_in_scope():
+    """Two blocks may declare one name as pointers to different structs
+    (``Pair *n`` in one branch, ``Node *n`` in the other): each access
+    goes through the accessor of the declaration in scope."""
+    text = ("#include <Python.h>\n"
+            "typedef struct { PyObject_HEAD long a; } Pair;\n"
+            "typedef struct { PyObject_HEAD long b; } Node;\n"
+            "static PyObject *mk(PyObject *self, PyObject *x)\n{\n"
+            "    Node *n = (Node *)PyObject_CallNoArgs(x);\n"
+            "    if (PyObject_IsTrue(x)) {\n        Pair *n = (Pair *)PyObject_CallNoArgs(x);\n"
+            "        n->a = 1;\n        return (PyObject *)n;\n    }\n"
+            "    else {\n        Node *n = (Node *)PyObject_CallNoArgs(self);\n"
+            "        n->b = 2;\n        return (PyObject *)n;\n    }\n"
+            "    n->b = 3;\n    return (PyObject *)n;\n}\n")
+    out = translate.translate_source(text)
+    assert "        Pair_AsStruct(S, n)->a = 1;" in out
+    assert "        Node_AsStruct(S, n)->b = 2;" in out
+    # negative: after the blocks the outer declaration is the one in scope
+    assert "    Node_AsStruct(S, n)->b = 3;" in out

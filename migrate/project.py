@@ -191,6 +191,7 @@ class TypeInfo:
     fields: dict = field(default_factory=dict)     # member -> base type
     object_fields: set = field(default_factory=set)  # PyObject* members -> Cystck_Field
     object_arrays: set = field(default_factory=set)  # those of them that are arrays (PyObject *items[N])
+    struct_pointers: dict = field(default_factory=dict)  # member -> (struct it points at, is an array)
     type_vars: set = field(default_factory=set)    # PyTypeObject variables for it
 
 
@@ -325,6 +326,60 @@ def unused_definitions(text, names):
     return edits
 
 
+# A function-like macro that declares the members of an instance struct,
+# object head included (``#define COMMON(p) PyObject_HEAD PyObject *p##_dict;``),
+# used in several struct bodies.
+_MEMBER_MACRO = regex.compile(r"^[ \t]*#[ \t]*define[ \t]+(?P<name>\w+)\((?P<params>[\w\s,]*)\)"
+                             r"(?P<body>(?:[^\n\\]|\\.|\\\n)*)", regex.M | regex.S)
+
+
+def inline_member_macros(text):
+    """``text`` with every use of a member macro (see _MEMBER_MACRO) as a
+    line of a struct body replaced by its members, one a line, the
+    arguments substituted (``p##_dict`` with p = b is ``b_dict``), and the
+    macro's definition removed once no use is left: the struct is then an
+    instance struct like any other.  Returns (new text, uses inlined)."""
+    edits, names = member_macro_uses(text)
+    if not names:
+        return text, 0
+    text = edits.apply(text)
+    return unused_definitions(text, names).apply(text), len(edits.items)
+
+
+def member_macro_uses(text):
+    """The edits inlining each use of a member macro in a struct body, and
+    the names of the macros inlined."""
+    masked = source.mask(text)
+    edits, inlined = source.Edits(), set()
+    macros = {m.group("name"): m for m in _MEMBER_MACRO.finditer(masked)
+              if regex.search(r"\bPyObject_(?:VAR_)?HEAD\b", m.group("body"))}
+    if not macros:
+        return edits, inlined
+    code = source.mask_directives(masked)
+    use = regex.compile(r"^(?P<indent>[ \t]*)(?P<name>" + "|".join(map(regex.escape, macros))
+                        + r")\s*\((?P<args>[^()]*)\)[ \t]*;?[ \t]*$", regex.M)
+    for m in regex.finditer(r"\bstruct\s*\w*\s*\{", code):
+        open_at = m.end() - 1
+        for u in use.finditer(code, open_at, source.matching(code, open_at)):
+            d = macros[u.group("name")]
+            params = [x.strip() for x in d.group("params").split(",") if x.strip()]
+            args = [x.strip() for x in text[u.start("args"):u.end("args")].split(",")]
+            if len(params) != len(args):
+                continue
+            body = text[d.start("body"):d.end("body")]
+            for param, arg in zip(params, args):
+                body = regex.sub(rf"\s*##\s*{param}\b|\b{param}\s*##\s*|\b{param}\b",
+                                 lambda x, a=arg: a, body)
+            lines = [ln.rstrip().rstrip("\\").strip() for ln in body.split("\n")]
+            # PyObject_HEAD has no semicolon: one member a line
+            members = regex.sub(r"\b(PyObject_(?:VAR_)?HEAD)\b\s*", r"\1\n", " ".join(ln for ln in lines if ln))
+            members = regex.sub(r";\s*", ";\n", members).strip()
+            edits.add(u.start(), u.end(), "\n".join(u.group("indent") + ln.strip()
+                                                     for ln in members.split("\n") if ln.strip()))
+            inlined.add(u.group("name"))
+    return edits, inlined
+
+
 def build(files):
     """Build the Project for ``files``: a dict path -> stock source text."""
     p = Project(files=dict(files))
@@ -345,6 +400,9 @@ def build(files):
             _collect_globals(p, code, text)
             _collect_typedefs(p, code)
             _collect_macros(p, source.mask(text))
+    for code in masks.values():
+        if code is not None:
+            _collect_visited_members(p, code)
     for code in masks.values():
         if code is not None:
             _collect_stock_callbacks(p, code)
@@ -368,6 +426,9 @@ def _handle_type(base, ptr, project_types):
 
 
 def _collect_structs(p, code, text):
+    inlined, n = inline_member_macros(text)
+    if n:       # the members a macro gives a struct are the struct's members
+        text, code = inlined, source.structure_mask(inlined)
     pattern = regex.compile(
         r"(?P<td>typedef\s+)?\bstruct\s*(?P<tag>\w+)?\s*\{")
     for m in pattern.finditer(code):
@@ -391,7 +452,10 @@ def _collect_structs(p, code, text):
                 info.fields[d.name] = base
                 if _handle_type(base, d.pointer, ()) and not d.array:
                     info.object_fields.add(d.name)
-                elif _handle_type(base, d.pointer, ()) and d.pointer == "*" and d.array.count("[") == 1:
+                elif d.pointer == "*" and d.array.count("[") <= 1:
+                    target = regex.sub(r"\b(?:const|struct)\b", "", base).strip()
+                    info.struct_pointers[d.name] = (target, bool(d.array))
+                if _handle_type(base, d.pointer, ()) and d.pointer == "*" and d.array.count("[") == 1:
                     # PyObject *items[N] (or a variable-size type's items[1]):
                     # an array of fields, item by item
                     info.object_fields.add(d.name)
@@ -402,6 +466,36 @@ def _collect_structs(p, code, text):
             for base, d, _ in members:
                 if _handle_type(base, d.pointer, ()) and not d.array and not regex.match(r"static\b", base):
                     p.handle_fields.add(d.name)
+
+
+_VISITED = regex.compile(r"\bPy_VISIT\s*\(\s*(?:\(\s*\w+\s*\*\s*\)\s*)?(?P<o>\w+)\s*->\s*(?P<f>\w+)\s*"
+                        r"(?P<i>\[[^\[\];]*\])?\s*\)")
+
+
+def _collect_visited_members(p, code):
+    """A member pointing at another custom type's struct (``Node *child``,
+    ``Node *children[32]``) that the type's traverse function visits is an
+    object the instance owns, not a native pointer: it becomes a field like
+    a ``PyObject *`` member.  (Pointers a traverse does not visit, such as
+    an iterator's borrowed positions in a tree, stay native pointers.)"""
+    for f in source.find_functions(code):
+        role = p.roles.get(f.name)
+        if not f.is_definition or role is None or role.kind != "traverse":
+            continue
+        params = code[f.params[0]:f.params[1]].split(",")
+        first = regex.match(r"\s*(?:struct\s+)?(?P<t>\w+)\s*\*\s*(?P<n>\w+)\s*$", params[0])
+        info = p.types.get(first.group("t")) if first else None
+        if info is None:
+            continue
+        for m in _VISITED.finditer(code, f.body[0], f.body[1]):
+            name = m.group("f")
+            target = info.struct_pointers.get(name)
+            if m.group("o") != first.group("n") or target is None or target[0] not in p.types:
+                continue
+            if bool(m.group("i")) == bool(target[1]):
+                info.object_fields.add(name)
+                if target[1]:
+                    info.object_arrays.add(name)
 
 
 def _collect_tables(p, path, code, text):

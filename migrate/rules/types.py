@@ -8,6 +8,31 @@ from ..engine import Rule
 from . import _common, tables
 
 
+class StructMemberMacros(Rule):
+    """A function-like macro that declares the members of several instance
+    structs, object head included (``#define COMMON(p) PyObject_HEAD
+    PyObject *p##_dict;``, used as ``COMMON(a)`` in a struct body), is
+    expanded in each struct, one member a line with the arguments pasted
+    in, and its definition goes once no use is left: the structs are then
+    instance structs for the other rules (the project pass already did)."""
+    name = "struct-member-macros"
+    precedence = 150
+    patterns = (r"\bstruct\s*\w*\s*\{",)
+    before = ('#define COMMON(p) \\\n    PyObject_HEAD \\\n    PyObject *p##_dict; \\\n    long p##_n;\n\n'
+              'typedef struct {\n    COMMON(a)\n    double extra;\n} A;\n')
+    after = ('\n'
+             'typedef struct {\n    PyObject_HEAD\n    PyObject *a_dict;\n    long a_n;\n    double extra;\n} A;\n')
+
+    def apply(self, unit):
+        edits, names = proj.member_macro_uses(unit.text)
+        if not names:
+            return 0
+        unit.apply(edits)
+        n = edits.applied
+        unit.apply(proj.unused_definitions(unit.text, names))
+        return n
+
+
 class ObjectStruct(Rule):
     """An instance struct loses its ``PyObject_HEAD`` (the runtime keeps the
     head before the native struct), its ``PyObject *`` members become
@@ -1075,8 +1100,9 @@ def _struct_pointer_members(project):
             open_at = m.end() - 1
             for base, d, _ in cstruct.struct_members(code, open_at, source.matching(code, open_at)):
                 t = regex.sub(r"\b(?:const|struct)\b", "", base).strip()
-                if d.pointer != "*" or d.array or t not in project.types:
-                    continue
+                if d.pointer != "*" or d.array or t not in project.types or \
+                        any(d.name in i.object_fields for i in project.types.values()):
+                    continue          # an owned object (visited by traverse) is a field
                 if out.get(d.name, t) != t:
                     ambiguous.add(d.name)
                 out[d.name] = t

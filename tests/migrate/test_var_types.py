@@ -204,3 +204,51 @@ def test_struct_access_follows_the_declaration_in_scope():
     assert "        Node_AsStruct(S, n)->b = 2;" in out
     # negative: after the blocks the outer declaration is the one in scope
     assert "    Node_AsStruct(S, n)->b = 3;" in out
+
+
+def test_members_a_traverse_visits_are_fields_even_as_struct_pointers():
+    """A member pointing at a custom type's struct that traverse visits is
+    an object the instance owns: a field.  Negative: one it does not visit
+    (a borrowed back pointer) stays a native pointer."""
+    text = ("#include <Python.h>\n"
+            "typedef struct Tree {\n    PyObject_HEAD\n    struct Tree *kids[2];\n    struct Tree *parent;\n} Tree;\n"
+            "static int Tree_traverse(Tree *self, visitproc visit, void *arg)\n{\n    int i;\n"
+            "    for (i = 0; i < 2; i++)\n        Py_VISIT(self->kids[i]);\n    return 0;\n}\n"
+            "static PyObject *first(Tree *self, PyObject *unused)\n{\n"
+            "    Tree *k = self->kids[0];\n    Py_INCREF(k);\n    return (PyObject *)k;\n}\n"
+            "static PyMethodDef Tree_methods[] = {{\"first\", (PyCFunction)first, METH_NOARGS, NULL}, {NULL}};\n"
+            "static PyTypeObject TreeType = {PyVarObject_HEAD_INIT(NULL, 0) .tp_name = \"m.Tree\","
+            " .tp_basicsize = sizeof(Tree), .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC,"
+            " .tp_traverse = (traverseproc)Tree_traverse, .tp_methods = Tree_methods};\n")
+    out = translate.translate_source(text)
+    assert "    Cystck_Field kids[2];\n    struct Tree *parent;\n" in out
+    assert "Cystck_Object k = CystckField_Load(S, self, Tree_AsStruct(S, self)->kids[0]);" in out
+
+
+MEMBER_MACRO = ("#include <Python.h>\n"
+                "#define COMMON(p) \\\n    PyObject_HEAD \\\n    PyObject *p##_dict; \\\n    long p##_n;\n"
+                "typedef struct {\n    COMMON(a)\n} A;\n"
+                "typedef struct {\n    COMMON(b)\n    double extra;\n} B;\n"
+                "static PyObject *get(A *self, PyObject *unused) { Py_INCREF(self->a_dict); return self->a_dict; }\n"
+                "static PyMethodDef A_methods[] = {{\"get\", (PyCFunction)get, METH_NOARGS, NULL}, {NULL}};\n")
+
+
+def test_structs_declared_through_a_member_macro_are_instance_structs():
+    out = translate.translate_source(MEMBER_MACRO)
+    assert "COMMON" not in out
+    assert "typedef struct {\n    Cystck_Field a_dict;\n    long a_n;\n} A;\nCYSTCK_TYPE_HELPERS(A)" in out
+    assert "    Cystck_Field b_dict;\n    long b_n;\n    double extra;\n} B;\nCYSTCK_TYPE_HELPERS(B)" in out
+    assert "return Cystck_Return(S, CystckField_Load(S, self, A_AsStruct(S, self)->a_dict));" in out
+
+
+def test_member_macros_without_an_object_head_stay():
+    """Negative: a macro declaring plain members (no PyObject_HEAD) is not
+    expanded, nor a head macro used outside a struct."""
+    text = ("#include <Python.h>\n"
+            "#define PAIR(p) long p##_x; long p##_y;\n"
+            "typedef struct {\n    PAIR(a)\n} P;\n"
+            "#define HEADED(p) PyObject_HEAD long p;\n"
+            "static int HEADED(n) = 0;\n")
+    out = translate.translate_source(text)
+    assert "typedef struct {\n    PAIR(a)\n} P;" in out and "#define PAIR(p)" in out
+    assert "#define HEADED(p) PyObject_HEAD long p;" in out

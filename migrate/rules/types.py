@@ -872,7 +872,7 @@ class StructAccess(Rule):
             field_expr += text[fend:close].strip()
             fend = close
         before = code[:start]
-        after = code[fend:fend + 200]
+        after = code[fend:fend + 2000]      # a value may be a long call over several lines
         # Py_SETREF/Py_XSETREF(self->v, expr) -> CystckField_Store (which
         # releases the old value)
         sr = regex.search(r"\bPy_X?SETREF\s*\(\s*$", before[-40:])
@@ -880,6 +880,9 @@ class StructAccess(Rule):
             ws = start - (len(before[-40:]) - sr.start())
             comma = fend + regex.match(r"\s*,\s*", after).end()
             edits.add(ws, comma, f"CystckField_Store(S, {h}, &{field_expr}, ")
+            null = regex.match(r"(?:NULL|0|nullptr)(?=\s*\))", code[comma:])
+            if null:
+                edits.add(comma, comma + null.end(), "Cystck_NULL")
             return
         # Py_INCREF/Py_DECREF/Py_XDECREF(self->v);  -> nothing
         rc = regex.search(r"\bPy_X?(?:INC|DEC)REF\s*\(\s*$", before[-40:])

@@ -252,3 +252,24 @@ def test_member_macros_without_an_object_head_stay():
     out = translate.translate_source(text)
     assert "typedef struct {\n    PAIR(a)\n} P;" in out and "#define PAIR(p)" in out
     assert "#define HEADED(p) PyObject_HEAD long p;" in out
+
+
+def test_assert_of_a_handle_tests_its_nullness():
+    text = ("#include <Python.h>\n"
+            "static PyObject *f(PyObject *o, int n)\n{\n    PyObject *r = PyObject_Repr(o);\n"
+            "    assert(r);\n    assert(n);\n    return r;\n}\n")
+    out = translate.translate_source(text)
+    assert "    assert(!Cystck_IsNull(r));\n" in out
+    assert "    assert(n);\n" in out          # negative: an int
+
+
+def test_field_setref_to_null_and_stores_of_long_values():
+    text = NODE + ("static PyObject *g(PyObject *a, PyObject *b, PyObject *c) { return PyTuple_Pack(3, a, b, c); }\n"
+                   "static PyObject *f(Node *self, PyObject *x)\n{\n"
+                   "    Py_SETREF(self->items[0], NULL);\n    Py_SETREF(self->items[1], x);\n"
+                   "    self->items[2] =\n        g(x, x,\n" + "          x,\n" * 60 + "          x);\n"
+                   "    return x;\n}\n")
+    out = translate.translate_source(text)
+    assert "CystckField_Store(S, self, &Node_AsStruct(S, self)->items[0], Cystck_NULL);" in out
+    assert "CystckField_Store(S, self, &Node_AsStruct(S, self)->items[1], x);" in out
+    assert "    CystckField_Store(S, self, &Node_AsStruct(S, self)->items[2], g(S, x, x," in out

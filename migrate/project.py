@@ -205,6 +205,7 @@ class Project:
     types: dict = field(default_factory=dict)            # struct name -> TypeInfo
     type_objects: dict = field(default_factory=dict)     # PyTypeObject var -> struct or None
     defined_type_objects: set = field(default_factory=set)  # those with an initialiser in some file
+    type_traverse: dict = field(default_factory=dict)   # PyTypeObject var -> its tp_traverse function
     globals: set = field(default_factory=set)            # PyObject* globals -> Cystck_Ref
     handle_fields: set = field(default_factory=set)      # PyObject* members of plain structs
     ref_fields: set = field(default_factory=set)         # PyObject* members of module state
@@ -487,15 +488,37 @@ def _collect_visited_members(p, code):
         info = p.types.get(first.group("t")) if first else None
         if info is None:
             continue
+        # the structs of the types this traverse serves: its own, and those
+        # that begin with the same members (a "base" struct's traverse
+        # shared by types whose structs extend it)
+        served = [info] + [p.types[t] for var, t in p.type_objects.items()
+                           if p.type_traverse.get(var) == f.name and t in p.types and p.types[t] is not info]
         for m in _VISITED.finditer(code, f.body[0], f.body[1]):
             name = m.group("f")
             target = info.struct_pointers.get(name)
             if m.group("o") != first.group("n") or target is None or target[0] not in p.types:
                 continue
-            if bool(m.group("i")) == bool(target[1]):
-                info.object_fields.add(name)
-                if target[1]:
-                    info.object_arrays.add(name)
+            if bool(m.group("i")) != bool(target[1]):
+                continue
+            for other in served:
+                member = _same_member(info, other, name)
+                if member is not None:
+                    other.object_fields.add(member)
+                    if target[1]:
+                        other.object_arrays.add(member)
+
+
+def _same_member(base, other, name):
+    """The member of ``other`` at the place of ``base``'s member ``name``
+    when ``other`` starts with the same member types as ``base`` up to it
+    (C's common initial sequence), else None."""
+    mine, theirs = list(base.fields.items()), list(other.fields.items())
+    for i, (member, type_) in enumerate(mine):
+        if i >= len(theirs) or theirs[i][1] != type_:
+            return None
+        if member == name:
+            return theirs[i][0]
+    return None
 
 
 def _collect_tables(p, path, code, text):
@@ -538,6 +561,8 @@ def _collect_tables(p, path, code, text):
                 p.types[s.group(1)].type_vars.add(m.group("name"))
         p.type_objects[m.group("name")] = struct
         p.defined_type_objects.add(m.group("name"))
+        if "tp_traverse" in f and f["tp_traverse"].text:
+            p.type_traverse[m.group("name")] = cstruct.strip_cast(f["tp_traverse"].text)
         for key in ("tp_methods", "tp_members", "tp_getset"):
             if key in f and f[key].text:
                 p.type_tables.add(cstruct.strip_cast(f[key].text))

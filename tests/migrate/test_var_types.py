@@ -273,3 +273,24 @@ def test_field_setref_to_null_and_stores_of_long_values():
     assert "CystckField_Store(S, self, &Node_AsStruct(S, self)->items[0], Cystck_NULL);" in out
     assert "CystckField_Store(S, self, &Node_AsStruct(S, self)->items[1], x);" in out
     assert "    CystckField_Store(S, self, &Node_AsStruct(S, self)->items[2], g(S, x, x," in out
+
+
+def test_a_shared_traverse_makes_the_same_member_of_each_extending_struct_a_field():
+    """A traverse written for a base struct and used by types whose structs
+    begin with the same members visits their member at that place too.
+    Negative: a struct whose first members differ keeps its pointer."""
+    text = ("#include <Python.h>\n"
+            "typedef struct { PyObject_HEAD } Node;\n"
+            "typedef struct {\n    PyObject_HEAD\n    Node *root;\n} Base;\n"
+            "typedef struct {\n    PyObject_HEAD\n    Node *big_root;\n    long more;\n} Big;\n"
+            "typedef struct {\n    PyObject_HEAD\n    long k;\n    Node *o_root;\n} Other;\n"
+            "static int base_traverse(Base *self, visitproc visit, void *arg)\n{\n"
+            "    Py_VISIT(self->root);\n    return 0;\n}\n"
+            "static PyTypeObject BigType = {PyVarObject_HEAD_INIT(NULL, 0) .tp_name = \"m.Big\","
+            " .tp_basicsize = sizeof(Big), .tp_traverse = (traverseproc)base_traverse};\n"
+            "static PyTypeObject OtherType = {PyVarObject_HEAD_INIT(NULL, 0) .tp_name = \"m.Other\","
+            " .tp_basicsize = sizeof(Other), .tp_traverse = (traverseproc)base_traverse};\n")
+    out = translate.translate_source(text)
+    assert "    Cystck_Field root;\n} Base;" in out
+    assert "    Cystck_Field big_root;\n    long more;\n} Big;" in out
+    assert "    long k;\n    Node *o_root;\n} Other;" in out

@@ -1025,7 +1025,7 @@ class StructPointerMembers(Rule):
     The pointer holds no reference, as in stock code."""
     name = "struct-pointer-members"
     precedence = 526
-    patterns = (r"->\s*(?P<m>\w+)\b(?!\s*(?:\(|\[))",
+    patterns = (r"->\s*(?P<m>\w+)\b(?!\s*\()",
                 r"(?:\w+_AsStruct\s*\(\s*S\s*,\s*\w+\s*\)|(?<![\w.>])\w+)(?:\s*->\s*\w+)*\s*$")
     before = ("typedef struct Node { PyObject_HEAD PyObject *v; struct Node *next; } Node;\n"
               "static PyObject *f(Node *self, Node *other)\n{\n    Node *n = self->next;\n"
@@ -1050,13 +1050,15 @@ class StructPointerMembers(Rule):
                 continue
             b0, b1 = ctx.body
             for m in regex.finditer(self.patterns[0], code, pos=b0, endpos=b1):
-                struct = members.get(m.group("m"))
-                if struct is None:
+                struct, array = members.get(m.group("m"), (None, False))
+                sub = regex.match(r"\s*\[", code[m.end():])
+                if struct is None or bool(sub) != array:
                     continue
+                end = source.matching(code, m.end() + sub.end() - 1) if sub else m.end()
                 chain = regex.search(self.patterns[1], code[b0:m.start()])
                 if chain is None or chain.group().startswith("Cystck"):
                     continue
-                self._convert(unit, ctx, code, text, b0 + chain.start(), m.end(), struct, edits)
+                self._convert(unit, ctx, code, text, b0 + chain.start(), end, struct, edits)
         if edits:
             unit.apply(edits)
         return edits.applied
@@ -1072,8 +1074,8 @@ class StructPointerMembers(Rule):
                 edits.add(start, end + field.end(),
                           f"CystckField_Load(S, Cystck_FromStruct(S, {e}), {e}->{field.group('f')})")
             return
-        store = regex.match(r"\s*=(?!=)\s*(?P<h>\w+)\s*;", after)
-        if store and store.group("h") in ctx.handles:
+        store = regex.match(r"\s*=(?!=)\s*(?P<h>\w+|CystckField_Load\s*\([^;]*\))\s*;", after)
+        if store and (store.group("h") in ctx.handles or store.group("h").startswith("CystckField_Load")):
             h0 = end + store.start("h")
             edits.add(h0, h0 + len(store.group("h")), f"{accessor}(S, {store.group('h')})")
             return
@@ -1087,15 +1089,17 @@ class StructPointerMembers(Rule):
             edits.add(before_at + cmp_before.start("h"), before_at + cmp_before.end("h"),
                       f"{accessor}(S, {cmp_before.group('h')})")
             return
-        load = regex.search(r"(?<![\w.>])(?P<h>\w+)\s*=\s*$", before)
-        if load and load.group("h") in ctx.handles and regex.match(r"\s*;", after):
+        load = regex.search(r"(?<![\w.>])(?P<h>\w+)\s*=\s*(?P<p>\(\s*)?$", before)
+        if load and load.group("h") in ctx.handles and \
+                regex.match(r"\s*\)\s*;" if load.group("p") else r"\s*;", after):
             edits.add(start, end, f"({e} ? Cystck_FromStruct(S, {e}) : Cystck_NULL)")
 
 
 def _struct_pointer_members(project):
-    """Member name -> custom struct, for members declared as pointers to a
-    custom type's struct (in any struct of the project), when the name
-    means one struct only."""
+    """Member name -> (custom struct, is an array), for members declared
+    as pointers to a custom type's struct (``Node *next``, or ``Node
+    *path[8]``, in any struct of the project), when the name means one
+    struct only."""
     out, ambiguous = {}, set()
     for text in project.files.values():
         code = source.structure_mask(text)
@@ -1103,12 +1107,12 @@ def _struct_pointer_members(project):
             open_at = m.end() - 1
             for base, d, _ in cstruct.struct_members(code, open_at, source.matching(code, open_at)):
                 t = regex.sub(r"\b(?:const|struct)\b", "", base).strip()
-                if d.pointer != "*" or d.array or t not in project.types or \
+                if d.pointer != "*" or d.array.count("[") > 1 or t not in project.types or \
                         any(d.name in i.object_fields for i in project.types.values()):
                     continue          # an owned object (visited by traverse) is a field
-                if out.get(d.name, t) != t:
+                if out.get(d.name, (t, bool(d.array))) != (t, bool(d.array)):
                     ambiguous.add(d.name)
-                out[d.name] = t
+                out[d.name] = (t, bool(d.array))
     return {k: v for k, v in out.items() if k not in ambiguous}
 
 

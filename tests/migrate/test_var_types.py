@@ -294,3 +294,23 @@ def test_a_shared_traverse_makes_the_same_member_of_each_extending_struct_a_fiel
     assert "    Cystck_Field root;\n} Base;" in out
     assert "    Cystck_Field big_root;\n    long more;\n} Big;" in out
     assert "    long k;\n    Node *o_root;\n} Other;" in out
+
+
+def test_arrays_of_struct_pointers_hold_native_pointers_item_by_item():
+    """An iterator's path through a tree (``Node *path[8]``, pointers it
+    does not own) stays native: a handle stored into an item gives its
+    struct, an item read into a handle gives the object back.  Negative:
+    the array itself (memset) is left alone."""
+    text = ("#include <Python.h>\n#include <string.h>\n"
+            "typedef struct Node { PyObject_HEAD long n; } Node;\n"
+            "typedef struct { Node *path[8]; int level; } Walk;\n"
+            "static PyObject *step(Walk *w, Node *root)\n{\n"
+            "    memset(w->path, 0, sizeof(w->path));\n"
+            "    w->path[0] = root;\n"
+            "    Node *cur = (w->path[w->level]);\n"
+            "    return (PyObject *)cur;\n}\n")
+    out = translate.translate_source(text)
+    assert "    memset(w->path, 0, sizeof(w->path));\n" in out
+    assert "    w->path[0] = Node_AsStruct(S, root);\n" in out
+    assert ("    Cystck_Object cur = ((w->path[w->level] ? Cystck_FromStruct(S, w->path[w->level]) "
+            ": Cystck_NULL));\n") in out

@@ -376,7 +376,8 @@ def _handle_returning_call(unit):
 class NullHandles(Rule):
     """NULL on handles: ``h = NULL`` becomes ``h = Cystck_NULL``; ``h ==
     NULL``, ``!h`` and ``(h = f(...)) == NULL`` become ``Cystck_IsNull(...)``;
-    ``h != NULL`` and a bare ``if (h)`` (or ``assert(h)``) become ``!Cystck_IsNull(h)``.  Only
+    ``h != NULL`` and a bare ``if (h)`` (or ``assert(h)``) become ``!Cystck_IsNull(h)``;
+    ``*out == NULL`` (``out`` a pointer to handles) is ``Cystck_IsNull(*out)``.  Only
     names declared as handles in the function (or members known to hold
     handles) are touched, so ``char *p == NULL`` stays as it is."""
     name = "null-handles"
@@ -401,6 +402,8 @@ class NullHandles(Rule):
         call_test = regex.compile(calls + r"\s*(?P<op>==|!=)\s*(?:NULL|nullptr)\b")
         null_first = regex.compile(rf"(?:NULL|nullptr)\s*(?P<op>==|!=)\s*(?P<h>{hx})")
         pats = [regex.compile(pat.replace("H", hx)) for pat in self.patterns]
+        # *out == NULL, out a pointer to handles (an output parameter)
+        deref_test = regex.compile(r"(?<![\w)\]]\s*)\*\s*(?P<p>\w+)\s*(?P<op>==|!=)\s*(?:NULL|nullptr)\b")
         def scan(ctx, b0, b1):
             def handle(m, group="h"):
                 return _common.is_handle(text[m.start(group):m.end(group)], ctx, p)
@@ -414,6 +417,10 @@ class NullHandles(Rule):
             for m in call_test.finditer(code, b0, b1):
                 neg = "!" if m.group("op") == "!=" else ""
                 edits.add(m.start(), m.end(), f"{neg}Cystck_IsNull({text[m.start():m.end('c')]})")
+            for m in deref_test.finditer(code, b0, b1):
+                if m.group("p") in ctx.arrays:
+                    neg = "!" if m.group("op") == "!=" else ""
+                    edits.add(m.start(), m.end(), f"{neg}Cystck_IsNull(*{m.group('p')})")
             for m in null_first.finditer(code, b0, b1):
                 if handle(m):
                     neg = "!" if m.group("op") == "!=" else ""
@@ -752,9 +759,14 @@ class Returns(Rule):
                               "Cystck_Return(S, Cystck_True or Cystck_False)", self.name)
             for m in regex.finditer(self.patterns[0], code, pos=b0, endpos=b1):
                 e = text[m.start("e"):m.end("e")].strip()
+                # a branch of a conditional result that is NULL is the null handle
+                e = regex.sub(r"(?<=:\s*)(?:NULL|nullptr)\s*$|(?:NULL|nullptr)(?=\s*:)", "Cystck_NULL", e) \
+                    if regex.search(r"\?[^;]*:", e) else e
                 if mode == "handle":
                     if e in ("NULL", "0", "nullptr", "(PyObject *)NULL"):
                         edits.add(m.start(), m.end(), "return Cystck_NULL;")
+                    elif e != text[m.start("e"):m.end("e")].strip():
+                        edits.add(m.start("e"), m.end("e"), f" {e}")
                     continue
                 if e in ("NULL", "0", "nullptr", "(PyObject *)NULL", "-1"):
                     edits.add(m.start(), m.end(), "return -1;")

@@ -806,7 +806,9 @@ class StructAccess(Rule):
     become ``Foo_AsStruct(S, self)->n``.  Object members are fields:
     ``self->v = x;`` becomes ``CystckField_Store(S, self,
     &Foo_AsStruct(S, self)->v, x);``, reads become ``CystckField_Load``,
-    NULL tests ``CystckField_IsNull``, and reference counting on them
+    NULL tests ``CystckField_IsNull``, comparisons with a handle
+    ``Cystck_Is``, ``self->v->n`` (``v`` a ``Bar *``) reaches
+    ``Bar_AsStruct(S, CystckField_Load(...))->n``, and reference counting on them
     disappears (the store keeps the reference)."""
     name = "struct-access"
     precedence = 380
@@ -915,7 +917,18 @@ class StructAccess(Rule):
         if before.endswith("&") or regex.search(r"&\s*$", before[-5:]):
             edits.add(start, end_arrow, prefix)
             return
-        edits.add(start, fend, f"CystckField_Load(S, {h}, {field_expr})")
+        load = f"CystckField_Load(S, {h}, {field_expr})"
+        # self->v == o compares objects: identity of handles
+        same = regex.match(r"\s*(?P<op>==|!=)\s*(?P<o>\w+)\b(?!\s*(?:\(|\[|->|\.))", after)
+        if same and same.group("o") not in ("NULL", "0", "nullptr"):
+            neg = "!" if same.group("op") == "!=" else ""
+            edits.add(start, fend + same.end(), f"{neg}Cystck_Is(S, {load}, {same.group('o')})")
+            return
+        # self->v->n: the struct of the object the field holds, if its type is known
+        target = regex.sub(r"\b(?:const|struct)\b", "", info.fields.get(fname, "")).strip()
+        if regex.match(r"\s*->", after) and fname not in info.object_arrays and target in unit.project.types:
+            load = f"{unit.project.types[target].struct}_AsStruct(S, {load})"
+        edits.add(start, fend, load)
 
 
 def _field_null_test(code, start, fend, field_expr):

@@ -314,3 +314,43 @@ def test_arrays_of_struct_pointers_hold_native_pointers_item_by_item():
     assert "    w->path[0] = Node_AsStruct(S, root);\n" in out
     assert ("    Cystck_Object cur = ((w->path[w->level] ? Cystck_FromStruct(S, w->path[w->level]) "
             ": Cystck_NULL));\n") in out
+
+
+def test_null_test_of_a_handle_behind_an_output_pointer():
+    text = ("#include <Python.h>\n"
+            "static int f(PyObject *d, PyObject **out, int *n)\n{\n"
+            "    *out = PyObject_GetItem(d, d);\n    if (*out == NULL)\n        return -1;\n"
+            "    assert(*out != NULL);\n    return *n == 0 ? 0 : 1;\n}\n")
+    out = translate.translate_source(text)
+    assert "    if (Cystck_IsNull(*out))\n" in out
+    assert "    assert(!Cystck_IsNull(*out));\n" in out
+    assert "    return *n == 0 ? 0 : 1;\n" in out       # negative: a pointer to int
+
+
+def test_a_null_branch_of_a_returned_conditional_is_the_null_handle():
+    text = ("#include <Python.h>\n"
+            "static PyObject *pick(PyObject *o, int c) { return c ? NULL : o; }\n"
+            "static const char *name(int c) { return c ? \"x\" : NULL; }\n"
+            "static PyObject *f(PyObject *self, PyObject *arg)\n{\n"
+            "    int i = PyObject_IsTrue(arg);\n"
+            "    return i > 0 ? PyUnicode_FromString(name(i)) : NULL;\n}\n"
+            "static PyMethodDef m[] = {{\"f\", f, METH_O, NULL}, {NULL}};\n")
+    out = translate.translate_source(text)
+    assert "return c ? Cystck_NULL : o;" in out
+    assert "return Cystck_Return(S, i > 0 ? CystckUnicode_FromString(S, name(i)) : Cystck_NULL);" in out
+    assert 'static const char *name(int c) { return c ? "x" : NULL; }' in out    # negative
+
+
+def test_field_compared_with_a_handle_and_read_through():
+    text = ("#include <Python.h>\n"
+            "typedef struct { PyObject_HEAD long n; } Inner;\n"
+            "typedef struct { PyObject_HEAD Inner *in; PyObject *v; } Outer;\n"
+            "static int trav(Outer *self, visitproc visit, void *arg) { Py_VISIT(self->in); Py_VISIT(self->v); return 0; }\n"
+            "static long f(Outer *self, PyObject *x)\n{\n"
+            "    if (self->v == x || self->v != NULL)\n        return self->in->n;\n    return 0;\n}\n"
+            "static PyTypeObject OuterType = {PyVarObject_HEAD_INIT(NULL, 0) .tp_name = \"m.Outer\","
+            " .tp_basicsize = sizeof(Outer), .tp_traverse = (traverseproc)trav};\n")
+    out = translate.translate_source(text)
+    assert "if (Cystck_Is(S, CystckField_Load(S, self, Outer_AsStruct(S, self)->v), x) || " \
+           "!CystckField_IsNull(Outer_AsStruct(S, self)->v))" in out
+    assert "return Inner_AsStruct(S, CystckField_Load(S, self, Outer_AsStruct(S, self)->in))->n;" in out

@@ -739,7 +739,16 @@ _FNPTR_TYPEDEF = regex.compile(
     r"\btypedef\s+(?P<ret>[\w\s\*]+?)\s*\(\s*\*\s*(?P<name>\w+)\s*\)\s*" + source.paren("params") + r"\s*;")
 
 
+# CPython's function-pointer types over objects, by their object arguments:
+# a struct member or parameter of such a type holds a function of the
+# extension (``binaryfunc yield;``), which takes S once translated.
+STOCK_FNPTR_TYPES = {"unaryfunc": 1, "binaryfunc": 2, "ternaryfunc": 3}
+
+
 def _collect_typedefs(p, code):
+    stock = "|".join(STOCK_FNPTR_TYPES)
+    for m in regex.finditer(rf"\b(?:{stock})\s+(\w+)\s*;", code):
+        p.state_fields.add(m.group(1))
     for m in _FNPTR_TYPEDEF.finditer(code):
         sig = m.group("ret") + m.group("params")
         if regex.search(OBJECT_TYPES + r"\s*\*", sig) or any(

@@ -853,6 +853,10 @@ class StateCalls(Rule):
             for m in regex.finditer(self.patterns[1], code, pos=b0, endpos=b1):
                 if m.group("f") in p.state_fields:
                     self._insert(code, m, edits)
+            # (*(x->f))(a, b): the same call through a dereferenced member
+            for m in regex.finditer(r"(?:->|\.)\s*(?P<f>\w+)\s*(?:\)\s*)+\((?!\s*S\s*[,)])", code, pos=b0, endpos=b1):
+                if m.group("f") in p.state_fields:
+                    self._insert(code, m, edits)
         # calls through a function-pointer parameter whose functions take S
         for ctx in _common.function_contexts(unit, with_locals=False):
             fnptrs = {f.group("n") for f in STATE_FNPTR_PARAM.finditer(code, *ctx.func.params)}

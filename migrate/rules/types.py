@@ -800,6 +800,30 @@ class DestroyTraverse(Rule):
         return m.group(1) if m else "    "
 
 
+class StockFunctionPointers(Rule):
+    """A struct member or a parameter of one of CPython's function-pointer
+    types over objects (``binaryfunc yield``: the extension keeps one of its
+    own functions to call later) holds a function that takes the state and
+    handles once translated: ``Cystck_Object (*yield)(Cystck_State *,
+    Cystck_Object, Cystck_Object)``; calls through it pass ``S`` (the
+    state-calls rule).  Casts in type tables (``(binaryfunc)f``) are left
+    to the table rules."""
+    name = "stock-function-pointers"
+    precedence = 375
+    patterns = (r"(?P<t>\b(?:unaryfunc|binaryfunc|ternaryfunc))\s+(?P<n>\w+)\s*(?=[;,)])",)
+    before = ("typedef struct { PyObject_HEAD binaryfunc yield; } It;\n"
+              "static PyObject *call(It *it, binaryfunc f, PyObject *a) { return f(a, a); }\n")
+    after = ("typedef struct { PyObject_HEAD Cystck_Object (*yield)(Cystck_State *, Cystck_Object, Cystck_Object); } It;\n"
+             "static PyObject *call(It *it, Cystck_Object (*f)(Cystck_State *, Cystck_Object, Cystck_Object), "
+             "PyObject *a) { return f(a, a); }\n")
+
+    def apply(self, unit):
+        def declarator(m, text):
+            n = proj.STOCK_FNPTR_TYPES[m.group("t")]
+            return f"Cystck_Object (*{m.group('n')})(Cystck_State *{', Cystck_Object' * n})"
+        return unit.sub(self.patterns[0], declarator)
+
+
 class StructAccess(Rule):
     """Access to the native struct of a custom-type handle goes through the
     typed accessor: ``self->n`` (``self`` a ``Foo *``) and ``((Foo *)o)->n``

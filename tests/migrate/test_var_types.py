@@ -354,3 +354,17 @@ def test_field_compared_with_a_handle_and_read_through():
     assert "if (Cystck_Is(S, CystckField_Load(S, self, Outer_AsStruct(S, self)->v), x) || " \
            "!CystckField_IsNull(Outer_AsStruct(S, self)->v))" in out
     assert "return Inner_AsStruct(S, CystckField_Load(S, self, Outer_AsStruct(S, self)->in))->n;" in out
+
+
+def test_stock_function_pointer_members_take_the_state_and_calls_pass_it():
+    text = ("#include <Python.h>\n"
+            "typedef struct { PyObject_HEAD binaryfunc yield; } It;\n"
+            "static PyObject *pair(PyObject *a, PyObject *b) { return PyTuple_Pack(2, a, b); }\n"
+            "static PyObject *next(It *it, PyObject *k)\n{\n    it->yield = pair;\n"
+            "    return (*(it->yield))(k, k);\n}\n"
+            "static void *as_ptr(void) { return (void *)(binaryfunc)pair; }\n")
+    out = translate.translate_source(text)
+    assert "Cystck_Object (*yield)(Cystck_State *, Cystck_Object, Cystck_Object);" in out
+    assert "(*(It_AsStruct(S, it)->yield))(S, k, k)" in out
+    # negative: a cast names the type, it declares nothing
+    assert "return (void *)(binaryfunc)pair;" in out

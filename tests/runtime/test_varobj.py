@@ -88,3 +88,14 @@ def test_newvar_refuses_types_without_items_and_negative_counts(rt_varobj_path):
         "SystemError CystckType_FromSpec: rt_varobj.Tiny has items (itemsize 8), so its native "
         "struct must start with CYSTCK_VAR_HEAD",
     ]
+
+
+def test_the_runtime_builds_with_c99(tmp_path, ext_dir):
+    """The runtime is compiled with the extension's flags, and some
+    extensions ask for C99 (-std=c99), which has no max_align_t."""
+    from cystck.build import build_extension
+    path = build_extension("rt_varobj", [ext_dir / "rt_varobj.c"], tmp_path,
+                           extra_compile_args=["-std=c99", "-Wall", "-Werror"])
+    out = run_python("import rt_varobj as ext\nprint(len(ext.Row(1, 2)), ext.Row(1, 2)[1])\n", path)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout == "2 2\n"

@@ -368,3 +368,21 @@ def test_stock_function_pointer_members_take_the_state_and_calls_pass_it():
     assert "(*(It_AsStruct(S, it)->yield))(S, k, k)" in out
     # negative: a cast names the type, it declares nothing
     assert "return (void *)(binaryfunc)pair;" in out
+
+
+def test_a_method_entry_with_conditionals_inside_is_left_for_a_human():
+    """The mask shows both branches of an #if inside a PyMethodDef entry,
+    so its name, function, flags and doc cannot be told apart: the entry
+    is reported, not misread.  Negative: the entries around it are
+    translated."""
+    text = ("#include <Python.h>\n"
+            "static PyObject *f(PyObject *self, PyObject *o) { return PyNumber_Negative(o); }\n"
+            "static PyMethodDef methods[] = {\n"
+            "    {\"f\", (PyCFunction)f, METH_O, NULL},\n"
+            "    {\n        \"g\",\n#if PY_VERSION_HEX < 0x03090000\n        (PyCFunction)f,\n#else\n"
+            "        Py_GenericAlias,\n#endif\n        METH_O|METH_CLASS,\n        \"doc\"\n    },\n"
+            "    {NULL, NULL}\n};\n")
+    out, notes = translate.translate_source(text), None
+    assert 'CYSTCK_DEF_METH(f_def, "f", f, CYSTCK_O, NULL)' in out
+    assert "method \"g\": its entry has preprocessor conditionals inside; not translated" in out
+    assert "Py_GenericAlias" not in out.split("static CystckDef")[-1]

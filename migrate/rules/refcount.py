@@ -62,7 +62,8 @@ class IncRef(Rule):
     """``Py_INCREF(x);`` and ``Py_XINCREF(x);`` are removed: a handle keeps
     its object alive for the whole call, and functions that store a value
     (fields, references, containers) take their own reference.  Except
-    ``Py_INCREF(x); return x;`` in a helper returning an object, which
+    ``Py_INCREF(x); return x;`` in a helper returning an object (also with
+    other statements between them in the same block), which
     becomes ``return Cystck_Dup(S, x);``: the caller gets a new reference
     that it releases, so it needs a handle of its own (returning ``x``
     would have the caller drop the helper's argument, its own handle).
@@ -71,7 +72,9 @@ class IncRef(Rule):
     stays, through the escape hatch, and is reported as an error (the
     structure must hold a ``PyObject *`` or a ``Cystck_Ref``).  Stored into
     an output parameter, ``*result = x;``, the caller gets a new reference,
-    ``*result = Cystck_Dup(S, x);``."""
+    ``*result = Cystck_Dup(S, x);``; so does a local that is released
+    later (``Py_INCREF(x); y = x; ... Py_SETREF(y, z);``): ``y =
+    Cystck_Dup(S, x);``, since releasing ``y`` must not release ``x``."""
     name = "incref"
     precedence = 600
     patterns = (r"\bPy_X?INCREF\s*" + _common.PAREN + r"\s*;",)
@@ -85,7 +88,9 @@ class IncRef(Rule):
         edits = source.Edits()
         masked, text = unit.masked, unit.text
         structs = unit.project.custom_structs
-        arrays = {c.func.start: c.arrays for c in _common.function_contexts(unit)}
+        contexts = _common.function_contexts(unit)
+        arrays = {c.func.start: c.arrays for c in contexts}
+        handles = {c.func.start: c.handles for c in contexts}
         for f in unit.functions():
             if not f.is_definition:
                 continue
@@ -100,6 +105,23 @@ class IncRef(Rule):
                     if helper and regex.fullmatch(r"\w+(?:\s*(?:->|\.)\s*\w+)*", x) else None
                 if r and not _common.in_unbraced_body(masked, m.start()):
                     edits.add(m.start(), m.end() + r.end(), f"return Cystck_Dup(S, {text[m.start('p') + 1:m.end('p') - 1].strip()});")
+                    continue
+                later = _later_return(masked, m, x, b0, b1) if helper and regex.fullmatch(r"\w+", x) else None
+                if later and not _common.in_unbraced_body(masked, m.start()):
+                    # Py_INCREF(x); ...; return x; in the same block: the same
+                    edits.add(later.start("x"), later.end("x"), f"Cystck_Dup(S, {x})")
+                    _remove_statement(text, masked, m.start(), m.end(), edits)
+                    continue
+                alias = regex.match(rf"\s*(?P<y>\w+)\s*=\s*{regex.escape(x)}\s*;", masked[m.end():b1]) \
+                    if regex.fullmatch(r"\w+", x) else None
+                if alias and alias.group("y") in handles.get(f.start, ()) and \
+                        _released(masked[m.end() + alias.end():b1], alias.group("y")):
+                    # `y = x;` then y released: y needs a handle of its own,
+                    # or releasing it would release x's
+                    at = m.end() + alias.start()
+                    edits.add(at + len(alias.group()) - len(alias.group().lstrip()), m.end() + alias.end(),
+                              f"{alias.group('y')} = Cystck_Dup(S, {x});")
+                    _remove_statement(text, masked, m.start(), m.end(), edits)
                     continue
                 store = _native_store(masked, m.end(), b1, x, unit.project) if regex.fullmatch(r"\w+", x) else None
                 out = regex.fullmatch(r"\*\s*(\w+)", store.group("t").strip()) if store else None
@@ -126,6 +148,21 @@ class IncRef(Rule):
         unit.leftover(m.start(), f"error: {x} is stored into {store}, which C keeps beyond the call, and a "
                       "handle is valid only during the call: the increment is kept through the escape hatch; "
                       f"store Cystck_AsPyObject(S, {x}) in a PyObject * (or hold a Cystck_Ref)", self.name)
+
+
+def _later_return(code, m, x, b0, b1):
+    """The match of ``return x;`` later in the block of the increment m
+    (``x`` not assigned in between), or None."""
+    end = min((e for s, e in _common._blocks(code, b0, b1) if s <= m.start() < e), default=b1)
+    r = regex.compile(rf"\breturn\s+(?P<x>{regex.escape(x)})\s*;").search(code, m.end(), end)
+    if r is None or regex.search(rf"(?<![\w.>]){regex.escape(x)}\s*=(?!=)|[{{}}]", code[m.end():r.start()]):
+        return None
+    return r
+
+
+def _released(code, y):
+    """Does ``code`` release the reference held by local ``y``?"""
+    return bool(regex.search(rf"\b(?:Py_X?DECREF|Py_CLEAR)\s*\(\s*{y}\s*\)|\bPy_X?SETREF\s*\(\s*{y}\s*,", code))
 
 
 def _native_store(code, start, end, x, project):

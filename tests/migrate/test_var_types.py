@@ -386,3 +386,29 @@ def test_a_method_entry_with_conditionals_inside_is_left_for_a_human():
     assert 'CYSTCK_DEF_METH(f_def, "f", f, CYSTCK_O, NULL)' in out
     assert "method \"g\": its entry has preprocessor conditionals inside; not translated" in out
     assert "Py_GenericAlias" not in out.split("static CystckDef")[-1]
+
+
+def test_an_increment_before_an_alias_that_is_released_duplicates_the_handle():
+    text = ("#include <Python.h>\n"
+            "static PyObject *fold(PyObject *root, PyObject *items)\n{\n"
+            "    PyObject *last, *keep;\n"
+            "    Py_INCREF(root);\n    last = root;\n"
+            "    Py_SETREF(last, PyNumber_Add(last, items));\n"
+            "    Py_INCREF(root);\n    keep = root;\n"
+            "    PyObject_Print(keep, stdout, 0);\n"
+            "    return last;\n}\n")
+    out = translate.translate_source(text)
+    assert "    last = Cystck_Dup(S, root);\n" in out
+    # negative: an alias never released needs no handle of its own
+    assert "    keep = root;\n" in out
+
+
+def test_an_increment_then_a_later_return_of_the_same_handle_duplicates_it():
+    text = ("#include <Python.h>\n"
+            "static PyObject *same(PyObject *self, PyObject *d, int *flag)\n{\n"
+            "    if (PyObject_IsTrue(d)) {\n        Py_INCREF(self);\n        *flag = 1;\n        return self;\n    }\n"
+            "    if (*flag) {\n        Py_INCREF(self);\n        *flag = 2;\n    }\n    return self;\n}\n")
+    out = translate.translate_source(text)
+    assert "        *flag = 1;\n        return Cystck_Dup(S, self);\n" in out
+    # negative: a return after the increment's block is left as it was
+    assert "    if (*flag) {\n        *flag = 2;\n    }\n    return self;\n" in out

@@ -74,7 +74,8 @@ class IncRef(Rule):
     an output parameter, ``*result = x;``, the caller gets a new reference,
     ``*result = Cystck_Dup(S, x);``; so does a local that is released
     later (``Py_INCREF(x); y = x; ... Py_SETREF(y, z);``): ``y =
-    Cystck_Dup(S, x);``, since releasing ``y`` must not release ``x``."""
+    Cystck_Dup(S, x);``, since releasing ``y`` must not release ``x``, and
+    so does ``y = x;`` followed in its block by ``Py_INCREF(x);``."""
     name = "incref"
     precedence = 600
     patterns = (r"\bPy_X?INCREF\s*" + _common.PAREN + r"\s*;",)
@@ -123,6 +124,13 @@ class IncRef(Rule):
                               f"{alias.group('y')} = Cystck_Dup(S, {x});")
                     _remove_statement(text, masked, m.start(), m.end(), edits)
                     continue
+                prior = _prior_alias(masked, m, x, b0, b1) if regex.fullmatch(r"\w+", x) else None
+                if prior and prior.group("y") in handles.get(f.start, ()):
+                    # y = x; ...; Py_INCREF(x); in one block: y holds the new
+                    # reference, so it gets a handle of its own
+                    edits.add(prior.start("x"), prior.end("x"), f"Cystck_Dup(S, {x})")
+                    _remove_statement(text, masked, m.start(), m.end(), edits)
+                    continue
                 store = _native_store(masked, m.end(), b1, x, unit.project) if regex.fullmatch(r"\w+", x) else None
                 out = regex.fullmatch(r"\*\s*(\w+)", store.group("t").strip()) if store else None
                 if out and out.group(1) in arrays.get(f.start, ()):
@@ -148,6 +156,20 @@ class IncRef(Rule):
         unit.leftover(m.start(), f"error: {x} is stored into {store}, which C keeps beyond the call, and a "
                       "handle is valid only during the call: the increment is kept through the escape hatch; "
                       f"store Cystck_AsPyObject(S, {x}) in a PyObject * (or hold a Cystck_Ref)", self.name)
+
+
+def _prior_alias(code, m, x, b0, b1):
+    """The match of the last ``y = x;`` earlier in the block of the
+    increment m (neither assigned again in between), or None."""
+    start = max((s for s, e in _common._blocks(code, b0, b1) if s <= m.start() < e), default=b0)
+    found = list(regex.finditer(rf"(?<![\w.>*])(?P<y>\w+)\s*=\s*(?P<x>{regex.escape(x)})\s*;", code[:m.start()], pos=start))
+    if not found:
+        return None
+    a = found[-1]
+    between = code[a.end():m.start()]
+    if regex.search(rf"(?<![\w.>])(?:{regex.escape(x)}|{a.group('y')})\s*=(?!=)|[{{}}]", between):
+        return None
+    return a
 
 
 def _later_return(code, m, x, b0, b1):

@@ -412,3 +412,14 @@ def test_an_increment_then_a_later_return_of_the_same_handle_duplicates_it():
     assert "        *flag = 1;\n        return Cystck_Dup(S, self);\n" in out
     # negative: a return after the increment's block is left as it was
     assert "    if (*flag) {\n        *flag = 2;\n    }\n    return self;\n" in out
+
+
+def test_an_alias_followed_by_an_increment_duplicates_the_handle():
+    text = ("#include <Python.h>\n"
+            "static PyObject *pick(PyObject *self, PyObject *other, int c)\n{\n    PyObject *r;\n"
+            "    if (c) {\n        r = self;\n        c++;\n        Py_INCREF(self);\n    }\n"
+            "    else {\n        r = other;\n    }\n    Py_INCREF(other);\n    return r;\n}\n")
+    out = translate.translate_source(text)
+    assert "        r = Cystck_Dup(S, self);\n        c++;\n    }\n" in out
+    # negative: the alias in another block than the increment stays
+    assert "        r = other;\n    }\n" in out

@@ -423,3 +423,18 @@ def test_an_alias_followed_by_an_increment_duplicates_the_handle():
     assert "        r = Cystck_Dup(S, self);\n        c++;\n    }\n" in out
     # negative: the alias in another block than the increment stays
     assert "        r = other;\n    }\n" in out
+
+
+def test_unicode_writer_declarations_name_the_cystck_struct():
+    text = ("#include <Python.h>\n"
+            "static int dump(_PyUnicodeWriter *w, PyObject *o) { return _PyUnicodeWriter_WriteStr(w, o); }\n"
+            "static PyObject *f(PyObject *self, PyObject *o)\n{\n    _PyUnicodeWriter writer;\n    _PyTime_t t = 0;\n"
+            "    _PyUnicodeWriter_Init(&writer);\n    if (dump(&writer, o) < 0 || t) {\n"
+            "        _PyUnicodeWriter_Dealloc(&writer);\n        return NULL;\n    }\n"
+            "    return _PyUnicodeWriter_Finish(&writer);\n}\n"
+            "static PyMethodDef m[] = {{\"f\", f, METH_O, NULL}, {NULL}};\n")
+    out = translate.translate_source(text)
+    assert "static int dump(Cystck_State *S, CystckUnicodeWriter *w, Cystck_Object o)" in out
+    assert "    CystckUnicodeWriter writer;\n" in out
+    assert "CystckUnicodeWriter_Init(S, &writer);" in out
+    assert "    _PyTime_t t = 0;\n" in out       # negative: no Cystck counterpart

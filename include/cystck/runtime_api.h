@@ -138,6 +138,9 @@ static inline double CystckSequence_Fast_GetItemAsDouble(Cystck_State *S, Cystck
 
 /* ---- Unicode ---- */
 CYSTCK_INTERNAL Cystck_Object CystckUnicode_FromFormat(Cystck_State *S, const char *fmt, ...);
+/* [h+1, e] CystckUnicode_FromFormat with the arguments of a variadic
+ * caller: %S %R %A %U %V take handles. */
+CYSTCK_INTERNAL Cystck_Object CystckUnicode_FromFormatV(Cystck_State *S, const char *fmt, va_list va);
 
 /* ---- Tuples ---- */
 CYSTCK_INTERNAL Cystck_Object CystckTuple_Pack(Cystck_State *S, Cystck_ssize_t n, ...);

@@ -99,3 +99,20 @@ def test_the_runtime_builds_with_c99(tmp_path, ext_dir):
     out = run_python("import rt_varobj as ext\nprint(len(ext.Row(1, 2)), ext.Row(1, 2)[1])\n", path)
     assert out.returncode == 0, out.stderr
     assert out.stdout == "2 2\n"
+
+
+def test_format_v_takes_handles_from_a_variadic_caller(rt_varobj_path):
+    """CystckUnicode_FromFormatV: %S is str() and %R repr() of the handle's
+    object, as PyUnicode_FromFormatV does for objects."""
+    out = run_python("""
+        import rt_varobj as ext
+        print(ext.describe("x", "y"))
+        print(ext.describe([1, "a"], 2.5))
+        try:
+            ext.describe(1)
+        except TypeError as e:
+            print("TypeError", e)
+    """, rt_varobj_path)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.splitlines() == [f"{'x'!s}|{'y'!r}|7", f"{[1, 'a']!s}|{2.5!r}|7",
+                                       "TypeError describe() takes 2 arguments"]

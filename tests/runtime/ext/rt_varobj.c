@@ -115,7 +115,29 @@ static int row_type(Cystck_State *S, Cystck_Object self)
     return Cystck_Return(S, Cystck_deref(S, Row_type));
 }
 
-static CystckDef *module_defines[] = {&bad_spec_def, &newvar_of_def, &row_type_def, NULL};
+/* A variadic helper forwarding its handles to CystckUnicode_FromFormatV. */
+static Cystck_Object describe(Cystck_State *S, const char *fmt, ...)
+{
+    va_list va;
+    Cystck_Object r;
+    va_start(va, fmt);
+    r = CystckUnicode_FromFormatV(S, fmt, va);
+    va_end(va);
+    return r;
+}
+
+CYSTCK_DEF_METH(describe_def, "describe", describe_fn, CYSTCK_VARARGS, "describe(a, b): '%S|%R|%d' of a, b, 7")
+static int describe_fn(Cystck_State *S, Cystck_Object self, const Cystck_Object *args, Cystck_ssize_t nargs)
+{
+    (void)self;
+    if (nargs != 2) {
+        CystckErr_SetString(S, CystckExc_TypeError, "describe() takes 2 arguments");
+        return -1;
+    }
+    return Cystck_Return(S, describe(S, "%S|%R|%d", args[0], args[1], 7));
+}
+
+static CystckDef *module_defines[] = {&bad_spec_def, &newvar_of_def, &row_type_def, &describe_def, NULL};
 static CystckModuleDef module_def = {"rt_varobj", "Variable-size Cystck types.", 0, module_defines};
 
 CYSTCK_MODINIT(rt_varobj)

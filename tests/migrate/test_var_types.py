@@ -438,3 +438,31 @@ def test_unicode_writer_declarations_name_the_cystck_struct():
     assert "    CystckUnicodeWriter writer;\n" in out
     assert "CystckUnicodeWriter_Init(S, &writer);" in out
     assert "    _PyTime_t t = 0;\n" in out       # negative: no Cystck counterpart
+
+
+def test_keywords_given_to_a_helper_or_a_stock_function_are_the_dict():
+    text = ("#include <Python.h>\n"
+            "static PyObject *merge(PyObject *into, PyObject *kw) { PyDict_Update(into, kw); return into; }\n"
+            "static PyObject *upd(PyObject *self, PyObject *args, PyObject *kwds)\n{\n"
+            "    if (kwds != NULL && !PyArg_ValidateKeywordArguments(kwds))\n        return NULL;\n"
+            "    return merge(self, kwds);\n}\n"
+            "static PyObject *other(PyObject *self, PyObject *args, PyObject *kwds)\n{\n"
+            "    return upd(self, args, kwds);\n}\n"
+            "static PyMethodDef m[] = {{\"upd\", (PyCFunction)upd, METH_VARARGS | METH_KEYWORDS, NULL},\n"
+            "    {\"other\", (PyCFunction)other, METH_VARARGS | METH_KEYWORDS, NULL}, {NULL}};\n")
+    out = translate.translate_source(text)
+    body = out[out.index("upd(Cystck_State"):]
+    assert body.split("{", 1)[1].lstrip().startswith("kwds = cystck_migrate_kwargs_dict(S, args, nargs, kwds);")
+    # negative: passed on to another method, the names stay
+    other = out[out.index("other(Cystck_State"):]
+    assert "cystck_migrate_kwargs_dict" not in other.split("}")[0]
+
+
+def test_the_kwargs_helper_follows_the_last_include_when_a_header_brings_cystck():
+    header = "#include <Python.h>\n"
+    body = ('#include <stddef.h>\n#include "ext.h"\n'
+            "static PyObject *upd(PyObject *self, PyObject *args, PyObject *kwds)\n{\n"
+            "    if (kwds != NULL && PyDict_Check(kwds))\n        return PyDict_Copy(kwds);\n    Py_RETURN_NONE;\n}\n"
+            "static PyMethodDef m[] = {{\"upd\", (PyCFunction)upd, METH_VARARGS | METH_KEYWORDS, NULL}, {NULL}};\n")
+    out = translate.translate_files({"ext.h": header, "ext.c": body})["ext.c"].text
+    assert out.startswith('#include <stddef.h>\n#include "ext.h"\n\n/* cystck-migrate: the keyword arguments')

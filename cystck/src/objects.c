@@ -513,6 +513,16 @@ Cystck_Object CystckUnicode_FromFormat(Cystck_State *S, const char *fmt, ...)
     return _Cystck_Own(S, r);
 }
 
+Cystck_Object CystckUnicode_FromFormatV(Cystck_State *S, const char *fmt, va_list va)
+{
+    va_list copy;
+    PyObject *r;
+    va_copy(copy, va);
+    r = format_v(S, fmt, &copy, "CystckUnicode_FromFormatV", _CYSTCK_CALLER());
+    va_end(copy);
+    return _Cystck_Own(S, r);
+}
+
 Cystck_Object CystckTuple_Pack(Cystck_State *S, Cystck_ssize_t n, ...)
 {
     PyObject *t;

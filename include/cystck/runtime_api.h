@@ -60,6 +60,9 @@ static inline Cystck_Object Cystck_New(Cystck_State *S, Cystck_Object type, void
      * which slot it is (and Cystck_Return can move it without a check). */
     return _Cystck_Own(S, o);
 }
+/* [h+1, e] A new instance of a variable-size type with n items, zeroed
+ * (its item fields empty); *data (if not NULL) = its native struct. */
+CYSTCK_INTERNAL Cystck_Object Cystck_NewVar(Cystck_State *S, Cystck_Object type, Cystck_ssize_t n, void **data);
 CYSTCK_INTERNAL const char *CystckType_GetName(Cystck_State *S, Cystck_Object type);
 
 /* type(o) is type (no subclasses). */
@@ -135,6 +138,9 @@ static inline double CystckSequence_Fast_GetItemAsDouble(Cystck_State *S, Cystck
 
 /* ---- Unicode ---- */
 CYSTCK_INTERNAL Cystck_Object CystckUnicode_FromFormat(Cystck_State *S, const char *fmt, ...);
+/* [h+1, e] CystckUnicode_FromFormat with the arguments of a variadic
+ * caller: %S %R %A %U %V take handles. */
+CYSTCK_INTERNAL Cystck_Object CystckUnicode_FromFormatV(Cystck_State *S, const char *fmt, va_list va);
 
 /* ---- Tuples ---- */
 CYSTCK_INTERNAL Cystck_Object CystckTuple_Pack(Cystck_State *S, Cystck_ssize_t n, ...);

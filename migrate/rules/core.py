@@ -434,6 +434,25 @@ class SlotCalls(Rule):
         return m.group("x").strip() if m else arg
 
 
+class PrivateStructTypes(Rule):
+    """A stock private struct that C code declares and passes to the API by
+    address (``_PyUnicodeWriter writer;``, ``_PyUnicodeWriter *w``) is
+    declared as its Cystck counterpart (``CystckUnicodeWriter``), the
+    struct the translated calls take: passing the stock struct to them
+    would compile (with a warning) and corrupt memory."""
+    name = "private-struct-types"
+    precedence = 849
+    patterns = (r"\b(?P<t>_Py\w+)\b(?!\s*\()",)
+    before = ("static int f(_PyUnicodeWriter *w) { return _PyUnicodeWriter_WriteChar(w, 'x'); }\n"
+              "static void g(void) { _PyUnicodeWriter writer; _PyUnicodeWriter_Init(&writer); }\n")
+    after = ("static int f(CystckUnicodeWriter *w) { return _PyUnicodeWriter_WriteChar(w, 'x'); }\n"
+             "static void g(void) { CystckUnicodeWriter writer; _PyUnicodeWriter_Init(&writer); }\n")
+
+    def apply(self, unit):
+        types = api.private_struct_types()
+        return unit.sub(self.patterns[0], lambda m, t: types.get(m.group("t")))
+
+
 class ApiCalls(Rule):
     """Paper rule 8: a call ``PyX_Y(args)`` of a function in the API table
     becomes ``CystckX_Y(S, args)``.  Object arguments of

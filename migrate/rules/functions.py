@@ -462,16 +462,17 @@ def _follows_operand(code, at):
 class NullHandles(Rule):
     """NULL on handles: ``h = NULL`` becomes ``h = Cystck_NULL``; ``h ==
     NULL``, ``!h`` and ``(h = f(...)) == NULL`` become ``Cystck_IsNull(...)``;
-    ``h != NULL`` and a bare ``if (h)`` become ``!Cystck_IsNull(h)``; in a
-    chain ``a = h = NULL`` every target is a handle; through an out
-    parameter ``Cystck_Object *p``, ``*p = NULL`` and ``*p == NULL`` alike.  Only
+    ``h != NULL`` and a bare ``if (h)`` (or ``assert(h)``) become
+    ``!Cystck_IsNull(h)``; in a chain ``a = h = NULL`` every target is a
+    handle; through an out parameter ``Cystck_Object *p``, ``*p = NULL`` and
+    ``*p == NULL`` alike.  Only
     names declared as handles in the function (or members known to hold
     handles) are touched, so ``char *p == NULL`` stays as it is; ``*out``
     is a handle where ``out`` points at handles (``PyObject **out``)."""
     name = "null-handles"
     precedence = 520
     patterns = (r"(?P<h>H)\s*=(?!=)\s*(?:NULL|nullptr)\b", r"(?P<h>H)\s*(?P<op>==|!=)\s*(?:NULL|nullptr|0(?![\w.]))",
-                r"!\s*(?P<h>H)(?!\s*(?:->|\[|\(|\.|=))", r"(?<=(?:\bif|\bwhile)\s*\(\s*|&&\s*|\|\|\s*)(?P<h>H)(?=\s*(?:\)|&&|\|\||\?))",
+                r"!\s*(?P<h>H)(?!\s*(?:->|\[|\(|\.|=))", r"(?<=(?:\bif|\bwhile|\bassert)\s*\(\s*|&&\s*|\|\|\s*)(?P<h>H)(?=\s*(?:\)|&&|\|\||\?))",
                 r"(?<=\(\s*)(?P<h>H)(?=\s*(?:&&|\|\|))",
                 r"(?<=(?<![=!<>])=\s*|[(,]\s*|\breturn\s+)(?P<h>H)(?=\s*\?)")
     before = ("static void f(PyObject *o, char *p)\n{\n    PyObject *r = NULL;\n    if (o == NULL || !r || p == NULL)\n        return;\n"
@@ -876,9 +877,14 @@ class Returns(Rule):
                               "Cystck_Return(S, Cystck_True or Cystck_False)", self.name)
             for m in regex.finditer(self.patterns[0], code, pos=b0, endpos=b1):
                 e = text[m.start("e"):m.end("e")].strip()
+                # a branch of a conditional result that is NULL is the null handle
+                e = regex.sub(r"(?<=:\s*)(?:NULL|nullptr)\s*$|(?:NULL|nullptr)(?=\s*:)", "Cystck_NULL", e) \
+                    if regex.search(r"\?[^;]*:", e) else e
                 if mode == "handle":
                     if e in ("NULL", "0", "nullptr", "(PyObject *)NULL"):
                         edits.add(m.start(), m.end(), "return Cystck_NULL;")
+                    elif e != text[m.start("e"):m.end("e")].strip():
+                        edits.add(m.start("e"), m.end("e"), f" {e}")
                     continue
                 if e in ("NULL", "0", "nullptr", "(PyObject *)NULL", "-1"):
                     edits.add(m.start(), m.end(), "return -1;")
@@ -964,6 +970,10 @@ class StateCalls(Rule):
                 if info is not None and info.handle_positions:
                     _null_handle_args(code, m.end() - 1, info.handle_positions, edits)
             for m in regex.finditer(self.patterns[1], code, pos=b0, endpos=b1):
+                if m.group("f") in p.state_fields:
+                    self._insert(code, m, edits)
+            # (*(x->f))(a, b): the same call through a dereferenced member
+            for m in regex.finditer(r"(?:->|\.)\s*(?P<f>\w+)\s*(?:\)\s*)+\((?!\s*S\s*[,)])", code, pos=b0, endpos=b1):
                 if m.group("f") in p.state_fields:
                     self._insert(code, m, edits)
         # calls through a function-pointer parameter whose functions take S

@@ -113,7 +113,8 @@ class IncRef(Rule):
     """``Py_INCREF(x);`` and ``Py_XINCREF(x);`` are removed: a handle keeps
     its object alive for the whole call, and functions that store a value
     (fields, references, containers) take their own reference.  Except
-    ``Py_INCREF(x); return x;`` in a helper returning an object, which
+    ``Py_INCREF(x); return x;`` in a helper returning an object (also with
+    other statements between them in the same block), which
     becomes ``return Cystck_Dup(S, x);``: the caller gets a new reference
     that it releases, so it needs a handle of its own (returning ``x``
     would have the caller drop the helper's argument, its own handle).
@@ -122,14 +123,17 @@ class IncRef(Rule):
     stays, through the escape hatch, and is reported as an error (the
     structure must hold a ``PyObject *`` or a ``Cystck_Ref``).  Stored into
     an output parameter, ``*result = x;``, the caller gets a new reference,
-    ``*result = Cystck_Dup(S, x);``.  Handed next to a function that
-    consumes it, ``Py_INCREF(x); PyTuple_SET_ITEM(t, 0, x);``, the function
-    gets a handle of its own, ``PyTuple_SET_ITEM(t, 0, Cystck_Dup(S, x))``:
-    consuming ``x`` itself would release a handle its owner (the caller,
-    for an argument) still uses.  For the same reason a helper that takes
-    a reference to a parameter it releases later (``Py_INCREF(arg); ...
-    Py_DECREF(arg);``) takes a handle of its own: ``arg = Cystck_Dup(S,
-    arg);``."""
+    ``*result = Cystck_Dup(S, x);``; so does a local that is released
+    later (``Py_INCREF(x); y = x; ... Py_SETREF(y, z);``): ``y =
+    Cystck_Dup(S, x);``, since releasing ``y`` must not release ``x``, and
+    so does ``y = x;`` followed in its block by ``Py_INCREF(x);``.  Handed
+    next to a function that consumes it, ``Py_INCREF(x); PyTuple_SET_ITEM(t,
+    0, x);``, the function gets a handle of its own, ``PyTuple_SET_ITEM(t,
+    0, Cystck_Dup(S, x))``: consuming ``x`` itself would release a handle
+    its owner (the caller, for an argument) still uses.  For the same
+    reason a helper that takes a reference to a parameter it releases later
+    (``Py_INCREF(arg); ... Py_DECREF(arg);``) takes a handle of its own:
+    ``arg = Cystck_Dup(S, arg);``."""
     name = "incref"
     precedence = 600
     patterns = (r"\bPy_X?INCREF\s*" + _common.PAREN + r"\s*;",)
@@ -143,7 +147,9 @@ class IncRef(Rule):
         edits = source.Edits()
         masked, text = unit.masked, unit.text
         structs = unit.project.custom_structs
-        arrays = {c.func.start: c.arrays for c in _common.function_contexts(unit)}
+        contexts = _common.function_contexts(unit)
+        arrays = {c.func.start: c.arrays for c in contexts}
+        handles = {c.func.start: c.handles for c in contexts}
         for f in unit.functions():
             if not f.is_definition:
                 continue
@@ -159,13 +165,36 @@ class IncRef(Rule):
                 if r and not _common.in_unbraced_body(masked, m.start()):
                     edits.add(m.start(), m.end() + r.end(), f"return Cystck_Dup(S, {text[m.start('p') + 1:m.end('p') - 1].strip()});")
                     continue
-                if role is None and x in _object_params(masked, f) and \
-                        regex.search(rf"\b(?:Py_X?DECREF|Py_CLEAR)\s*\(\s*{regex.escape(x)}\s*\)", masked[m.end():b1]):
+                if role is None and x in _object_params(masked, f) and _released(masked[m.end():b1], x):
                     edits.add(m.start(), m.end(), f"{x} = Cystck_Dup(S, {x});")
                     continue
                 consumed = _consumed_next(masked, m.end(), b1, x)
                 if consumed is not None:
                     edits.add(*consumed, f"Cystck_Dup(S, {x})")
+                    _remove_statement(text, masked, m.start(), m.end(), edits)
+                    continue
+                later = _later_return(masked, m, x, b0, b1) if helper and regex.fullmatch(r"\w+", x) else None
+                if later and not _common.in_unbraced_body(masked, m.start()):
+                    # Py_INCREF(x); ...; return x; in the same block: the same
+                    edits.add(later.start("x"), later.end("x"), f"Cystck_Dup(S, {x})")
+                    _remove_statement(text, masked, m.start(), m.end(), edits)
+                    continue
+                alias = regex.match(rf"\s*(?P<y>\w+)\s*=\s*{regex.escape(x)}\s*;", masked[m.end():b1]) \
+                    if regex.fullmatch(r"\w+", x) else None
+                if alias and alias.group("y") in handles.get(f.start, ()) and \
+                        _released(masked[m.end() + alias.end():b1], alias.group("y")):
+                    # `y = x;` then y released: y needs a handle of its own,
+                    # or releasing it would release x's
+                    at = m.end() + alias.start()
+                    edits.add(at + len(alias.group()) - len(alias.group().lstrip()), m.end() + alias.end(),
+                              f"{alias.group('y')} = Cystck_Dup(S, {x});")
+                    _remove_statement(text, masked, m.start(), m.end(), edits)
+                    continue
+                prior = _prior_alias(masked, m, x, b0, b1) if regex.fullmatch(r"\w+", x) else None
+                if prior and prior.group("y") in handles.get(f.start, ()):
+                    # y = x; ...; Py_INCREF(x); in one block: y holds the new
+                    # reference, so it gets a handle of its own
+                    edits.add(prior.start("x"), prior.end("x"), f"Cystck_Dup(S, {x})")
                     _remove_statement(text, masked, m.start(), m.end(), edits)
                     continue
                 store = _native_store(masked, m.end(), b1, x, unit.project) if regex.fullmatch(r"\w+", x) else None
@@ -226,6 +255,35 @@ def _consumed_index():
     out.update({f.stock: api.consuming()[f.name] for f in api.table()
                 if f.name in api.consuming() and f.stock})
     return out
+
+
+def _prior_alias(code, m, x, b0, b1):
+    """The match of the last ``y = x;`` earlier in the block of the
+    increment m (neither assigned again in between), or None."""
+    start = max((s for s, e in _common._blocks(code, b0, b1) if s <= m.start() < e), default=b0)
+    found = list(regex.finditer(rf"(?<![\w.>*])(?P<y>\w+)\s*=\s*(?P<x>{regex.escape(x)})\s*;", code[:m.start()], pos=start))
+    if not found:
+        return None
+    a = found[-1]
+    between = code[a.end():m.start()]
+    if regex.search(rf"(?<![\w.>])(?:{regex.escape(x)}|{a.group('y')})\s*=(?!=)|[{{}}]", between):
+        return None
+    return a
+
+
+def _later_return(code, m, x, b0, b1):
+    """The match of ``return x;`` later in the block of the increment m
+    (``x`` not assigned in between), or None."""
+    end = min((e for s, e in _common._blocks(code, b0, b1) if s <= m.start() < e), default=b1)
+    r = regex.compile(rf"\breturn\s+(?P<x>{regex.escape(x)})\s*;").search(code, m.end(), end)
+    if r is None or regex.search(rf"(?<![\w.>]){regex.escape(x)}\s*=(?!=)|[{{}}]", code[m.end():r.start()]):
+        return None
+    return r
+
+
+def _released(code, y):
+    """Does ``code`` release the reference held by local ``y``?"""
+    return bool(regex.search(rf"\b(?:Py_X?DECREF|Py_CLEAR)\s*\(\s*{y}\s*\)|\bPy_X?SETREF\s*\(\s*{y}\s*,", code))
 
 
 def _native_store(code, start, end, x, project):

@@ -40,6 +40,12 @@ class Role:
     def is_entry(self):
         return self.kind in ("meth", "slot", "get", "set", "modinit")
 
+    @property
+    def stock_fastcall(self):
+        """A METH_FASTCALL method: its stock nargs is a parameter (and a
+        keywords one's stock kw is already the tuple of names)."""
+        return any(name == "nargs" and stock is not None for _, stock, name in self.params)
+
 
 SELF = (H, 0, "self")
 _UNARY = dict(params=(SELF,), pushes=True)

@@ -466,3 +466,27 @@ def test_the_kwargs_helper_follows_the_last_include_when_a_header_brings_cystck(
             "static PyMethodDef m[] = {{\"upd\", (PyCFunction)upd, METH_VARARGS | METH_KEYWORDS, NULL}, {NULL}};\n")
     out = translate.translate_files({"ext.h": header, "ext.c": body})["ext.c"].text
     assert out.startswith('#include <stddef.h>\n#include "ext.h"\n\n/* cystck-migrate: the keyword arguments')
+
+
+def test_fastcall_keywords_given_to_a_helper_stay_the_names():
+    """A METH_FASTCALL | METH_KEYWORDS method's kwnames are already the
+    names tuple that its helpers (a keyword parser of the extension) read:
+    making the dict of it would hand them a dict where they index a tuple."""
+    text = ("#include <Python.h>\n"
+            "static int parse(PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames, PyObject **out)\n{\n"
+            "    Py_ssize_t n = kwnames ? PyTuple_GET_SIZE(kwnames) : 0;\n"
+            "    *out = nargs + n ? args[0] : Py_None;\n    return 0;\n}\n"
+            "static PyObject *fast(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)\n{\n"
+            "    PyObject *v;\n    if (parse(args, nargs, kwnames, &v) < 0)\n        return NULL;\n"
+            "    return Py_NewRef(v);\n}\n"
+            "static PyObject *merge(PyObject *into, PyObject *kw) { PyDict_Update(into, kw); return into; }\n"
+            "static PyObject *slow(PyObject *self, PyObject *args, PyObject *kwds)\n{\n"
+            "    return merge(self, kwds);\n}\n"
+            "static PyMethodDef m[] = {{\"fast\", (PyCFunction)(void(*)(void))fast, METH_FASTCALL | METH_KEYWORDS, NULL},\n"
+            "    {\"slow\", (PyCFunction)slow, METH_VARARGS | METH_KEYWORDS, NULL}, {NULL}};\n")
+    out = translate.translate_source(text)
+    fast = out[out.index("fast(Cystck_State"):out.index("slow(Cystck_State")]
+    assert "cystck_migrate_kwargs_dict" not in fast
+    # negative: the stock METH_KEYWORDS method got a dict, and gives one
+    slow = out[out.index("slow(Cystck_State"):]
+    assert slow.split("{", 1)[1].lstrip().startswith("kwds = cystck_migrate_kwargs_dict(S, args, nargs, kwds);")

@@ -746,6 +746,8 @@ class DestroyTraverse(Rule):
             if struct:
                 self._item_counts(code, first.name, b0, b1, edits)
                 self._field_null_tests(p, code, first.name, struct, b0, b1, edits)
+            if struct or role.kind == "destroy":
+                # also a destructor taking a PyObject *: its tp_clear call goes
                 self._report_state_calls(unit, b0, b1)
                 for m in _DROPPED_CALL.finditer(code, pos=b0, endpos=b1):
                     callee = m.group(1) or m.group(2)

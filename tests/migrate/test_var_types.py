@@ -490,3 +490,24 @@ def test_fastcall_keywords_given_to_a_helper_stay_the_names():
     # negative: the stock METH_KEYWORDS method got a dict, and gives one
     slow = out[out.index("slow(Cystck_State"):]
     assert slow.split("{", 1)[1].lstrip().startswith("kwds = cystck_migrate_kwargs_dict(S, args, nargs, kwds);")
+
+
+def test_a_clear_call_in_a_destructor_taking_an_object_pointer_goes():
+    """``Foo_clear(self)`` in a destructor declared ``(PyObject *self)``
+    goes with the removed ``tp_clear`` function, as it does where the
+    destructor takes the instance struct (the call would name a function
+    that no longer exists).  (Negative: the destructor's other statements
+    stay.)"""
+    text = ("#include <Python.h>\ntypedef struct { PyObject_HEAD PyObject *v; } Foo;\n"
+            "static int Foo_clear(PyObject *self);\n"
+            "static void Foo_dealloc(PyObject *self)\n{\n    PyObject_GC_UnTrack(self);\n    Foo_clear(self);\n"
+            "    puts(\"bye\");\n    Py_TYPE(self)->tp_free(self);\n}\n"
+            "static int Foo_traverse(PyObject *self, visitproc visit, void *arg)\n{\n"
+            "    Py_VISIT(((Foo *)self)->v);\n    return 0;\n}\n"
+            "static int Foo_clear(PyObject *self)\n{\n    Py_CLEAR(((Foo *)self)->v);\n    return 0;\n}\n"
+            "static PyType_Slot slots[] = {{Py_tp_dealloc, Foo_dealloc}, {Py_tp_traverse, Foo_traverse},\n"
+            "    {Py_tp_clear, Foo_clear}, {0, NULL}};\n"
+            "static PyType_Spec spec = {\"m.Foo\", sizeof(Foo), 0, Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC, slots};\n")
+    out = translate.translate_source(text)
+    assert "Foo_clear(self);" not in out
+    assert "    puts(\"bye\");\n" in out

@@ -126,6 +126,9 @@ h CystckType_FromSpec(CystckType_Spec* spec, h? bases) : hand ~ PyType_FromSpecW
 h CystckType_GenericNew(h type) : hand ~ PyType_GenericNew ; [h+1, e] a zeroed instance of type
 h Cystck_New(h type, void** data) : hand ~ PyObject_New    ; [h+1, e] a new instance; *data = its native struct (NULL on failure)
 const char* CystckType_GetName(h type) : hand ~ -          ; the type's tp_name
+h Cystck_NewVar(h type, Cystck_ssize_t n, void** data) : hand ~ PyObject_NewVar ; [h+1, e] a new instance of a variable-size type with n items, zeroed; *data = its native struct (NULL on failure)
+Cystck_ssize_t CystckVar_Size(h o) : hand ~ Py_SIZE        ; the item count of a variable-size object (ob_size)
+Cystck_ssize_t CystckVar_DataSize(const void* data) : hand ~ - [nostate] ; the item count of the variable-size instance whose native struct is data (for traverse functions and destructors, which have no state)
 int Cystck_TypeIs(h o, h type) : hand ~ Py_IS_TYPE         ; type(o) is type
 
 ## Numbers
@@ -630,6 +633,7 @@ macro CYSTCK_DEF_MOD_CREATE(sym, impl) ~ Py_mod_create ; a multi-phase module's 
 macro CYSTCK_DEF_MOD_SLOT(sym, slot, value) ~ PyModuleDef_Slot ; a value slot of a multi-phase module (Py_mod_multiple_interpreters, Py_mod_gil; docs/runtime.md says what the runtime allows)
 macro CYSTCK_DEF_MOD_TRAVERSE(sym, impl) ~ m_traverse ; visits the Cystck_Fields of the module state: `int impl(void *state, Cystck_visitproc visit, void *arg)`; the runtime clears them when the module is cleared or freed
 macro CYSTCK_MODINIT(name) ~ PyMODINIT_FUNC ; starts the module's init function: `CYSTCK_MODINIT(spam) { ... }`, with `S` in scope; return `Cystck_Return(S, module)` or -1
+macro CYSTCK_VAR_HEAD ~ PyObject_VAR_HEAD    ; the first member of the native struct of a variable-size type (a spec with an itemsize): room for CPython's item count; the items are the struct's last member, a flexible array
 macro CYSTCK_TYPE_HELPERS(STRUCT) ~ -        ; defines `STRUCT *STRUCT_AsStruct(Cystck_State *S, Cystck_Object h)`, the typed accessor of the native struct (valid for the call)
 macro Cystck_VISIT(f) ~ Py_VISIT             ; in a traverse function: visit the Cystck_Field at f (returns what visit returns if not 0)
 

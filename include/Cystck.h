@@ -769,6 +769,35 @@ static inline Cystck_Object Cystck_FromStruct(Cystck_State *S, void *data)
 }
 #define CYSTCK_HAS_STRUCT_ACCESS 1
 
+/* Variable-size instances: [object head | native struct | n items].  The
+ * struct of a type whose spec has an itemsize starts with CYSTCK_VAR_HEAD,
+ * which keeps CPython's item count (ob_size) out of the native data (on
+ * builds where it would fall inside it); the items are the struct's last
+ * member, a flexible array (`Cystck_Field items[1];` for objects, which
+ * traverse visits up to CystckVar_DataSize(self)).  Cystck_NewVar makes
+ * one. */
+#define _CYSTCK_VAR_HEAD_SIZE                                                  \
+    (sizeof(PyVarObject) > CYSTCK_DATA_OFFSET ? sizeof(PyVarObject) - CYSTCK_DATA_OFFSET : 1)
+#define CYSTCK_VAR_HEAD char _cystck_var_head[_CYSTCK_VAR_HEAD_SIZE];
+
+/* The item count of a variable-size object (Py_SIZE); -1 with an
+ * exception for an invalid handle. */
+static inline Cystck_ssize_t CystckVar_Size(Cystck_State *S, Cystck_Object o)
+{
+    PyObject *o_ = _Cystck_Get(o);
+    if (Cystck_unlikely(o_ == NULL))
+        return (_Cystck_BadArgInt(S, "CystckVar_Size", o), -1);
+    return Py_SIZE(o_);
+}
+
+/* The item count of the variable-size instance whose native struct is
+ * `data`: for traverse functions and destructors, which get the struct and
+ * no state. */
+static inline Cystck_ssize_t CystckVar_DataSize(const void *data)
+{
+    return Py_SIZE((PyObject *)((const char *)data - CYSTCK_DATA_OFFSET));
+}
+
 /* CYSTCK_TYPE_HELPERS(Point) defines `Point *Point_AsStruct(S, h)`, the
  * typed accessor for instances whose native struct is `Point`. */
 #define CYSTCK_TYPE_HELPERS(STRUCT)                                          \

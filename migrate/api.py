@@ -87,6 +87,16 @@ def by_name():
 
 
 @functools.lru_cache(maxsize=None)
+def private_struct_types():
+    """Stock private struct types (``_PyUnicodeWriter``) -> their Cystck
+    counterparts (``CystckUnicodeWriter``), from the table's type lines: C
+    code declares such a struct and hands its address to the API, so the
+    declaration must name the struct the Cystck functions take."""
+    return {d.stock: d.name for d in gen_api.parse_definitions()
+            if d.kind == "type" and regex.fullmatch(r"_Py\w+", d.stock)}
+
+
+@functools.lru_cache(maxsize=None)
 def creating():
     """Cystck functions that create owned handles ([h+N] in the table)."""
     return frozenset(f.name for f in table() if regex.search(r"\[h\+\d", f.doc) or

@@ -41,6 +41,12 @@ class Role:
     def is_entry(self):
         return self.kind in ("meth", "slot", "get", "set", "modinit")
 
+    @property
+    def stock_fastcall(self):
+        """A METH_FASTCALL method: its stock nargs is a parameter (and a
+        keywords one's stock kw is already the tuple of names)."""
+        return any(name == "nargs" and stock is not None for _, stock, name in self.params)
+
 
 SELF = (H, 0, "self")
 _UNARY = dict(params=(SELF,), pushes=True)
@@ -212,6 +218,8 @@ class TypeInfo:
     fields: dict = field(default_factory=dict)     # member -> base type
     object_fields: set = field(default_factory=set)  # PyObject* members -> Cystck_Field
     weaklist: set = field(default_factory=set)       # tp_weaklistoffset members -> Cystck_WeakList
+    object_arrays: set = field(default_factory=set)  # those of them that are arrays (PyObject *items[N])
+    struct_pointers: dict = field(default_factory=dict)  # member -> (struct it points at, is an array)
     type_vars: set = field(default_factory=set)    # PyTypeObject variables for it
     base: tuple = None        # (member, struct) when the struct starts with a base type's struct
 
@@ -225,6 +233,8 @@ class Project:
     functions: dict = field(default_factory=dict)        # (path, name) -> FunctionInfo
     types: dict = field(default_factory=dict)            # struct name -> TypeInfo
     type_objects: dict = field(default_factory=dict)     # PyTypeObject var -> struct or None
+    defined_type_objects: set = field(default_factory=set)  # those with an initialiser in some file
+    type_traverse: dict = field(default_factory=dict)   # PyTypeObject var -> its tp_traverse function
     globals: set = field(default_factory=set)            # PyObject* globals -> Cystck_Ref
     handle_fields: set = field(default_factory=set)      # PyObject* members of plain structs
     ref_fields: set = field(default_factory=set)         # PyObject* members of module state
@@ -329,6 +339,118 @@ def table_items(code, text, m):
     return items
 
 
+# An object-like macro whose body is designated initialisers of a type
+# object (``#define SHARED_SLOTS .tp_basicsize = sizeof(View), .tp_iter =
+# view_iter,``), used as one element of several PyTypeObject initialisers.
+_SLOT_MACRO = regex.compile(r"^[ \t]*#[ \t]*define[ \t]+(?P<name>\w+)(?:[ \t]|\\\n)+(?P<body>\.tp_\w+\s*=(?:[^\n\\]|\\.|\\\n)*)",
+                           regex.M | regex.S)
+
+
+def inline_type_slot_macros(text):
+    """``text`` with every use of a slot macro (see _SLOT_MACRO) inside a
+    PyTypeObject initialiser replaced by the macro's body, one designated
+    element a line, and the macro's definition removed once no use is
+    left: the type's slots are then read (and rewritten) like any other.
+    Returns (new text, number of uses inlined)."""
+    edits, names = slot_macro_uses(text)
+    if not names:
+        return text, 0
+    text = edits.apply(text)
+    return unused_definitions(text, names).apply(text), len(edits.items)
+
+
+def slot_macro_uses(text):
+    """The edits inlining each use of a slot macro in a type initialiser,
+    and the names of the macros inlined."""
+    masked = source.mask(text)
+    edits, inlined = source.Edits(), set()
+    macros = {m.group("name"): m for m in _SLOT_MACRO.finditer(masked)}
+    if not macros:
+        return edits, inlined
+    code = source.mask_directives(masked)
+    uses = regex.compile(r"\b(?:" + "|".join(map(regex.escape, macros)) + r")\b")
+    for m in _DEF_PATTERNS["type"].finditer(code):
+        open_at = m.end() - 1
+        for s, e in source.split_top(code, open_at + 1, source.matching(code, open_at) - 1):
+            u = uses.fullmatch(code[s:e].strip())
+            if u is None:
+                continue
+            d = macros[u.group()]
+            at = s + len(code[s:e]) - len(code[s:e].lstrip())
+            indent = text[text.rfind("\n", 0, at) + 1:at]
+            lines = [ln.rstrip().rstrip("\\").strip() for ln in text[d.start("body"):d.end("body")].split("\n")]
+            body = ("\n" + indent).join(ln for ln in lines if ln).rstrip(",")
+            edits.add(at, at + len(code[s:e].strip()), body)
+            inlined.add(u.group())
+    return edits, inlined
+
+
+def unused_definitions(text, names):
+    """The edits removing the #define of each macro of ``names`` that
+    ``text`` no longer uses."""
+    masked = source.mask(text)
+    edits = source.Edits()
+    for name in names:
+        d = regex.search(rf"^[ \t]*#[ \t]*define[ \t]+{name}\b(?:[^\n\\]|\\.|\\\n)*\n?", masked, regex.M | regex.S)
+        if d and len(regex.findall(rf"\b{name}\b", masked)) == 1:
+            edits.add(d.start(), d.end(), "")
+    return edits
+
+
+# A function-like macro that declares the members of an instance struct,
+# object head included (``#define COMMON(p) PyObject_HEAD PyObject *p##_dict;``),
+# used in several struct bodies.
+_MEMBER_MACRO = regex.compile(r"^[ \t]*#[ \t]*define[ \t]+(?P<name>\w+)\((?P<params>[\w\s,]*)\)"
+                             r"(?P<body>(?:[^\n\\]|\\.|\\\n)*)", regex.M | regex.S)
+
+
+def inline_member_macros(text):
+    """``text`` with every use of a member macro (see _MEMBER_MACRO) as a
+    line of a struct body replaced by its members, one a line, the
+    arguments substituted (``p##_dict`` with p = b is ``b_dict``), and the
+    macro's definition removed once no use is left: the struct is then an
+    instance struct like any other.  Returns (new text, uses inlined)."""
+    edits, names = member_macro_uses(text)
+    if not names:
+        return text, 0
+    text = edits.apply(text)
+    return unused_definitions(text, names).apply(text), len(edits.items)
+
+
+def member_macro_uses(text):
+    """The edits inlining each use of a member macro in a struct body, and
+    the names of the macros inlined."""
+    masked = source.mask(text)
+    edits, inlined = source.Edits(), set()
+    macros = {m.group("name"): m for m in _MEMBER_MACRO.finditer(masked)
+              if regex.search(r"\bPyObject_(?:VAR_)?HEAD\b", m.group("body"))}
+    if not macros:
+        return edits, inlined
+    code = source.mask_directives(masked)
+    use = regex.compile(r"^(?P<indent>[ \t]*)(?P<name>" + "|".join(map(regex.escape, macros))
+                        + r")\s*\((?P<args>[^()]*)\)[ \t]*;?[ \t]*$", regex.M)
+    for m in regex.finditer(r"\bstruct\s*\w*\s*\{", code):
+        open_at = m.end() - 1
+        for u in use.finditer(code, open_at, source.matching(code, open_at)):
+            d = macros[u.group("name")]
+            params = [x.strip() for x in d.group("params").split(",") if x.strip()]
+            args = [x.strip() for x in text[u.start("args"):u.end("args")].split(",")]
+            if len(params) != len(args):
+                continue
+            body = text[d.start("body"):d.end("body")]
+            for param, arg in zip(params, args):
+                body = regex.sub(rf"\s*##\s*{param}\b|\b{param}\s*##\s*|\b{param}\b",
+                                 lambda x, a=arg: a, body)
+            lines = [ln.rstrip().rstrip("\\").strip() for ln in body.split("\n")]
+            # PyObject_HEAD has no semicolon: one member a line
+            members = regex.sub(r"\b(PyObject_(?:VAR_)?HEAD)\b\s*", r"\1\n", " ".join(ln for ln in lines if ln))
+            members = regex.sub(r";\s*", ";\n", members).strip()
+            edits.add(u.start(), u.end(), "\n".join(u.group("indent") + ln.strip()
+                                                     for ln in members.split("\n") if ln.strip()))
+            inlined.add(u.group("name"))
+    return edits, inlined
+
+
 def build(files):
     """Build the Project for ``files``: a dict path -> stock source text."""
     p = Project(files=dict(files))
@@ -350,6 +472,9 @@ def build(files):
             _collect_globals(p, code, text)
             _collect_typedefs(p, code)
             _collect_macros(p, source.mask(text))
+    for code in masks.values():
+        if code is not None:
+            _collect_visited_members(p, code)
     for code in masks.values():
         if code is not None:
             _collect_stock_callbacks(p, code)
@@ -399,6 +524,9 @@ def derived_struct(members, types):
 
 
 def _collect_structs(p, code, text):
+    inlined, n = inline_member_macros(text)
+    if n:       # the members a macro gives a struct are the struct's members
+        text, code = inlined, source.structure_mask(inlined)
     pattern = regex.compile(
         r"(?P<td>typedef\s+)?\bstruct\s*(?P<tag>\w+)?\s*\{")
     for m in pattern.finditer(code):
@@ -423,6 +551,14 @@ def _collect_structs(p, code, text):
                 info.fields[d.name] = base
                 if _handle_type(base, d.pointer, ()) and not d.array:
                     info.object_fields.add(d.name)
+                elif d.pointer == "*" and d.array.count("[") <= 1:
+                    target = regex.sub(r"\b(?:const|struct)\b", "", base).strip()
+                    info.struct_pointers[d.name] = (target, bool(d.array))
+                if _handle_type(base, d.pointer, ()) and d.pointer == "*" and d.array.count("[") == 1:
+                    # PyObject *items[N] (or a variable-size type's items[1]):
+                    # an array of fields, item by item
+                    info.object_fields.add(d.name)
+                    info.object_arrays.add(d.name)
             for n in names:
                 p.types[n] = info
         else:
@@ -441,7 +577,62 @@ def _base_struct_member(p, members):
     return (members[0][1].name, p.types[base].struct) if base else None
 
 
+_VISITED = regex.compile(r"\bPy_VISIT\s*\(\s*(?:\(\s*\w+\s*\*\s*\)\s*)?(?P<o>\w+)\s*->\s*(?P<f>\w+)\s*"
+                        r"(?P<i>\[[^\[\];]*\])?\s*\)")
+
+
+def _collect_visited_members(p, code):
+    """A member pointing at another custom type's struct (``Node *child``,
+    ``Node *children[32]``) that the type's traverse function visits is an
+    object the instance owns, not a native pointer: it becomes a field like
+    a ``PyObject *`` member.  (Pointers a traverse does not visit, such as
+    an iterator's borrowed positions in a tree, stay native pointers.)"""
+    for f in source.find_functions(code):
+        role = p.roles.get(f.name)
+        if not f.is_definition or role is None or role.kind != "traverse":
+            continue
+        params = code[f.params[0]:f.params[1]].split(",")
+        first = regex.match(r"\s*(?:struct\s+)?(?P<t>\w+)\s*\*\s*(?P<n>\w+)\s*$", params[0])
+        info = p.types.get(first.group("t")) if first else None
+        if info is None:
+            continue
+        # the structs of the types this traverse serves: its own, and those
+        # that begin with the same members (a "base" struct's traverse
+        # shared by types whose structs extend it)
+        served = [info] + [p.types[t] for var, t in p.type_objects.items()
+                           if p.type_traverse.get(var) == f.name and t in p.types and p.types[t] is not info]
+        for m in _VISITED.finditer(code, f.body[0], f.body[1]):
+            name = m.group("f")
+            target = info.struct_pointers.get(name)
+            if m.group("o") != first.group("n") or target is None or target[0] not in p.types:
+                continue
+            if bool(m.group("i")) != bool(target[1]):
+                continue
+            for other in served:
+                member = _same_member(info, other, name)
+                if member is not None:
+                    other.object_fields.add(member)
+                    if target[1]:
+                        other.object_arrays.add(member)
+
+
+def _same_member(base, other, name):
+    """The member of ``other`` at the place of ``base``'s member ``name``
+    when ``other`` starts with the same member types as ``base`` up to it
+    (C's common initial sequence), else None."""
+    mine, theirs = list(base.fields.items()), list(other.fields.items())
+    for i, (member, type_) in enumerate(mine):
+        if i >= len(theirs) or theirs[i][1] != type_:
+            return None
+        if member == name:
+            return theirs[i][0]
+    return None
+
+
 def _collect_tables(p, path, code, text):
+    inlined, n = inline_type_slot_macros(text)
+    if n:       # the slots a macro gives a type are the type's slots
+        text, code = inlined, source.structure_mask(inlined)
     for m in _DEF_PATTERNS["methods"].finditer(code):
         for it in table_items(code, text, m):
             if not isinstance(it.value, list):
@@ -483,6 +674,9 @@ def _collect_tables(p, path, code, text):
                 struct = p.types[s.group(1)].struct
                 p.types[s.group(1)].type_vars.add(m.group("name"))
         p.type_objects[m.group("name")] = struct
+        p.defined_type_objects.add(m.group("name"))
+        if "tp_traverse" in f and f["tp_traverse"].text:
+            p.type_traverse[m.group("name")] = cstruct.strip_cast(f["tp_traverse"].text)
         for key in ("tp_methods", "tp_members", "tp_getset"):
             if key in f and f[key].text:
                 p.type_tables.add(cstruct.strip_cast(f[key].text))
@@ -675,7 +869,16 @@ _FNPTR_TYPEDEF = regex.compile(
     r"\btypedef\s+(?P<ret>[\w\s\*]+?)\s*\(\s*\*\s*(?P<name>\w+)\s*\)\s*" + source.paren("params") + r"\s*;")
 
 
+# CPython's function-pointer types over objects, by their object arguments:
+# a struct member or parameter of such a type holds a function of the
+# extension (``binaryfunc yield;``), which takes S once translated.
+STOCK_FNPTR_TYPES = {"unaryfunc": 1, "binaryfunc": 2, "ternaryfunc": 3}
+
+
 def _collect_typedefs(p, code):
+    stock = "|".join(STOCK_FNPTR_TYPES)
+    for m in regex.finditer(rf"\b(?:{stock})\s+(\w+)\s*;", code):
+        p.state_fields.add(m.group(1))
     for m in _FNPTR_TYPEDEF.finditer(code):
         sig = m.group("ret") + m.group("params")
         if regex.search(OBJECT_TYPES + r"\s*\*", sig) or any(

@@ -28,8 +28,15 @@ typedef struct {
 /* The payload starts this far after the header: sizeof(BlockHeader) rounded
  * up to the alignment of max_align_t, so that it is aligned like memory from
  * malloc (16 bytes on x86-64), as C code storing doubles, long doubles or
- * SIMD vectors in it expects. */
-#define PAYLOAD_ALIGN _Alignof(max_align_t)
+ * SIMD vectors in it expects.  max_align_t is C11's: an extension built
+ * with -std=c99 (the runtime is compiled with the extension's flags) gets
+ * the same alignment from a union of the widest scalar types. */
+#if defined(__STDC_VERSION__) && __STDC_VERSION__ >= 201112L
+typedef max_align_t MaxAligned;
+#else
+typedef union { long double ld; long long ll; double d; void *p; void (*f)(void); } MaxAligned;
+#endif
+#define PAYLOAD_ALIGN offsetof(struct { char c; MaxAligned m; }, m)
 #define HEADER_SPACE ((sizeof(BlockHeader) + PAYLOAD_ALIGN - 1) / PAYLOAD_ALIGN * PAYLOAD_ALIGN)
 _Static_assert(HEADER_SPACE % PAYLOAD_ALIGN == 0 && HEADER_SPACE >= sizeof(BlockHeader),
                "the payload of a native block must be aligned like malloc's memory");

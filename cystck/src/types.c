@@ -250,6 +250,11 @@ static Cystck_Object type_from_spec(Cystck_State *S, Cystck_Object module, Cystc
         PyErr_SetString(PyExc_SystemError, "CystckType_FromSpec: a spec with no name");
         return Cystck_NULL;
     }
+    if (spec->itemsize != 0 && (spec->basicsize < 0 || (size_t)spec->basicsize < _CYSTCK_VAR_HEAD_SIZE)) {
+        PyErr_Format(PyExc_SystemError, "CystckType_FromSpec: %s has items (itemsize %zd), so its "
+                     "native struct must start with CYSTCK_VAR_HEAD", spec->name, spec->itemsize);
+        return Cystck_NULL;
+    }
     gc = has_slot(spec->defines, Py_tp_traverse);
     count_defines(spec->defines, n);
     /* Method, member and getset arrays must outlive the type: they are
@@ -352,6 +357,22 @@ CYSTCK_NOINLINE PyObject *_Cystck_NewObjectSlow(Cystck_State *S, Cystck_Object t
 {
     PyTypeObject *tp = as_type(S, type, "Cystck_New", _CYSTCK_CALLER());
     return tp != NULL ? tp->tp_alloc(tp, 0) : NULL;
+}
+
+Cystck_Object Cystck_NewVar(Cystck_State *S, Cystck_Object type, Cystck_ssize_t n, void **data)
+{
+    PyTypeObject *tp = as_type(S, type, "Cystck_NewVar", _CYSTCK_CALLER());
+    PyObject *o = NULL;
+    if (tp != NULL && tp->tp_itemsize == 0)
+        PyErr_Format(PyExc_TypeError, "Cystck_NewVar: %.200s is not a variable-size type "
+                     "(its spec has no itemsize)", tp->tp_name);
+    else if (tp != NULL && n < 0)
+        PyErr_Format(PyExc_SystemError, "Cystck_NewVar: negative item count %zd", n);
+    else if (tp != NULL)
+        o = tp->tp_alloc(tp, n);      /* zeroed, ob_size = n */
+    if (data != NULL)
+        *data = o != NULL ? (char *)o + CYSTCK_DATA_OFFSET : NULL;
+    return _Cystck_Own(S, o);
 }
 
 Cystck_Object CystckType_GenericNew(Cystck_State *S, Cystck_Object type)

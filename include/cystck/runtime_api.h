@@ -60,6 +60,9 @@ static inline Cystck_Object Cystck_New(Cystck_State *S, Cystck_Object type, void
      * which slot it is (and Cystck_Return can move it without a check). */
     return _Cystck_Own(S, o);
 }
+/* [h+1, e] A new instance of a variable-size type with n items, zeroed
+ * (its item fields empty); *data (if not NULL) = its native struct. */
+CYSTCK_INTERNAL Cystck_Object Cystck_NewVar(Cystck_State *S, Cystck_Object type, Cystck_ssize_t n, void **data);
 CYSTCK_INTERNAL const char *CystckType_GetName(Cystck_State *S, Cystck_Object type);
 
 /* type(o) is type (no subclasses). */

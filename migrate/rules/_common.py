@@ -34,6 +34,21 @@ class FunctionContext:
     typed: dict = field(default_factory=dict)        # handle -> custom struct
     data_ptrs: dict = field(default_factory=dict)    # struct pointer (not handle) -> struct
     kwlists: set = field(default_factory=set)
+    # local handle -> [(declared at, end of its block, custom struct or None)]:
+    # blocks may declare one name with different types
+    scoped: dict = field(default_factory=dict)
+
+    def struct_at(self, name, pos):
+        """The custom struct of handle ``name`` where it is used at ``pos``:
+        that of its innermost declaration in scope there (a parameter's if
+        no local one is), or None."""
+        live = [(at, s) for at, end, s in self.scoped.get(name, ()) if at <= pos < end]
+        if live:
+            return max(live)[1]
+        return self.typed.get(name) if name not in self.scoped or self._is_param(name) else None
+
+    def _is_param(self, name):
+        return any(p.name == name for p in self.params)
 
     @property
     def body(self):
@@ -204,17 +219,32 @@ def function_contexts(unit, with_locals=True):
                     ctx.data_ptrs[params[0].name] = s
         if with_locals:
             b0, b1 = f.body
+            blocks = _blocks(code, b0, b1)
             for m in dpat.finditer(code, b0, b1):
                 parsed = cstruct.split_declaration(code, m.start("decl"), m.end("decl"))
                 if not parsed:
                     continue
                 base = code[m.start("decl"):parsed[0]]
+                end = min((e for s, e in blocks if s <= m.start() < e), default=b1)
                 for d in parsed[1]:
                     ptr = d.pointer + ("*" if d.array else "")
                     _classify(ctx, d.name, base, ptr, structs, is_local=True, array=bool(d.array))
+                    if d.name and is_handle_type(base, ptr, structs):
+                        ctx.scoped.setdefault(d.name, []).append((m.start(), end, struct_name(base, structs)))
             for m in _KWLIST.finditer(code, b0, b1):
                 ctx.kwlists.add(m.group(1))
         out.append(ctx)
+    return out
+
+
+def _blocks(code, b0, b1):
+    """The (start, end) of every braced block in code[b0:b1]."""
+    out, stack = [], []
+    for m in regex.finditer(r"[{}]", code, pos=b0, endpos=b1):
+        if m.group() == "{":
+            stack.append(m.start())
+        elif stack:
+            out.append((stack.pop(), m.end()))
     return out
 
 

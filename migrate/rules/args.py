@@ -432,7 +432,10 @@ class KwargsDict(Rule):
     the dict, ``kw = cystck_migrate_kwargs_dict(S, args, nargs, kw);``,
     defined once after the Cystck.h include.  A method that passes ``kw``
     on (to ``CystckArg_ParseTupleAndKeywords``, to another method) is left
-    alone."""
+    alone; one that gives it to a stock function (through the escape hatch)
+    or to a helper of the extension gives the dict, unless it was a stock
+    ``METH_FASTCALL | METH_KEYWORDS`` method: its ``kw`` was the names
+    already, and what it gives them to reads names."""
     name = "kwargs-dict"
     precedence = 870
     patterns = (r"\bCYSTCK_KEYWORDS\b",)
@@ -455,13 +458,22 @@ class KwargsDict(Rule):
             b0, b1 = ctx.body
             kw, args, nargs = ctx.kw_name, ctx.args_name, ctx.nargs_name
             body = code[b0:b1]
-            if not kw or KWARGS_DICT_HELPER in body or not self._read_as_dict(body, kw):
+            # a stock METH_FASTCALL method's kw was the names already: what
+            # it gives kw to (a keyword parser of its own) reads names
+            gives_dict = not ctx.role.stock_fastcall
+            helpers = {name for name in regex.findall(r"(?<![\w.>])(\w+)\s*\(", body)
+                       if unit.project.role(name) is None and unit.project.needs_state(unit.path, name)} \
+                if gives_dict else set()
+            if not kw or KWARGS_DICT_HELPER in body or not self._read_as_dict(body, kw, helpers, gives_dict):
                 continue
             indent = regex.search(r"\n([ \t]*)\S", text[b0:b1])
             edits.add(b0 + 1, b0 + 1, f"\n{indent.group(1) if indent else '    '}"
                       f"{kw} = {KWARGS_DICT_HELPER}(S, {args}, {nargs}, {kw});")
         if edits and KWARGS_DICT_HELPER_DEFINITION not in text:
-            include = regex.search(r'^[ \t]*#[ \t]*include[ \t]*"Cystck\.h"[^\n]*\n', text, regex.M)
+            # after the Cystck.h include, or after the last include (a
+            # header of the extension that includes Cystck.h)
+            include = regex.search(r'^[ \t]*#[ \t]*include[ \t]*"Cystck\.h"[^\n]*\n', text, regex.M) or \
+                next(reversed(list(regex.finditer(r'^[ \t]*#[ \t]*include\b[^\n]*\n', code, regex.M))), None)
             if include is not None:
                 edits.add(include.end(), include.end(), KWARGS_DICT_HELPER_DEFINITION)
         if edits:
@@ -469,12 +481,17 @@ class KwargsDict(Rule):
         return edits.applied
 
     @staticmethod
-    def _read_as_dict(body, kw):
-        """Is ``kw`` used in ``body``, and only as the dict of a dict call or
-        in a null test?  (Passed on to a parser or another method, it
-        must stay the names.)"""
+    def _read_as_dict(body, kw, helpers=(), gives_dict=True):
+        """Is ``kw`` used in ``body``, and only as the dict of a dict call,
+        of a stock function (through the escape hatch, if ``gives_dict``),
+        or of a helper of the extension (not an entry point), or in a null
+        test?  (Passed on to a parser or another method, it must stay the
+        names.)"""
         uses = list(regex.finditer(rf"(?<![\w.>]){kw}\b", body))
+        helper_arg = rf"|\b(?:{'|'.join(map(regex.escape, sorted(helpers)))})\s*\(\s*S\s*,(?:[^();]*,)?\s*" \
+            if helpers else ""
         dict_arg = regex.compile(r"(?:Dict_\w+\s*\(\s*(?:S\s*,\s*)?|\bCystck_IsNull\s*\(\s*"
+                                 + (r"|\bCystck_AsPyObject\s*\(\s*S\s*,\s*" if gives_dict else "") + helper_arg +
                                  r"|[!(]\s*|&&\s*|\|\|\s*)$")
         null_test = regex.compile(r"\s*(?:[!=]=\s*(?:NULL|0|Cystck_NULL)\b|&&|\|\||\))")
         return bool(uses) and all(dict_arg.search(body[max(0, u.start() - 40):u.start()]) and

@@ -548,6 +548,29 @@ class ApiAliasMacros(Rule):
         return all(m.group("define") for t in texts for m in use.finditer(t))
 
 
+class PrivateStructTypes(Rule):
+    """A stock private struct that C code declares and passes to the API by
+    address (``_PyUnicodeWriter writer;``, ``_PyUnicodeWriter *w``) is
+    declared as its Cystck counterpart (``CystckUnicodeWriter``), the
+    struct the translated calls take: passing the stock struct to them
+    would compile (with a warning) and corrupt memory."""
+    name = "private-struct-types"
+    precedence = 849
+    patterns = (r"\b(?P<t>_Py\w+)\b(?!\s*\()",)
+    before = ("static int f(_PyUnicodeWriter *w) { return _PyUnicodeWriter_WriteChar(w, 'x'); }\n"
+              "static void g(void) { _PyUnicodeWriter writer; _PyUnicodeWriter_Init(&writer); }\n")
+    after = ("static int f(CystckUnicodeWriter *w) { return _PyUnicodeWriter_WriteChar(w, 'x'); }\n"
+             "static void g(void) { CystckUnicodeWriter writer; _PyUnicodeWriter_Init(&writer); }\n")
+
+    def apply(self, unit):
+        types = api.private_struct_types()
+        return unit.sub(self.patterns[0], lambda m, t: types.get(m.group("t")))
+
+
+# The macro name a ``#define`` line defines ends the text before it.
+_DEFINED_NAME = regex.compile(r"^[ \t]*#[ \t]*define[ \t]+$", regex.M)
+
+
 class ApiCalls(Rule):
     """Paper rule 8: a call ``PyX_Y(args)`` of a function in the API table
     becomes ``CystckX_Y(S, args)``.  Object arguments of
@@ -574,6 +597,8 @@ class ApiCalls(Rule):
             name = m.group("name")
             if name not in mapping or any(b0 <= m.start() < b1 for b0, b1 in stock):
                 continue
+            if _DEFINED_NAME.search(masked, masked.rfind("\n", 0, m.start()) + 1, m.start()):
+                continue      # ``#define Py_SIZE(ob) ...``: a fallback definition, not a call
             open_at = m.end() - 1
             close = source.matching(masked, open_at)
             inner = masked[open_at + 1:close - 1]

@@ -454,15 +454,16 @@ class NullHandles(Rule):
     """NULL on handles: ``h = NULL`` (and ``*out = NULL`` through a
     pointer to a handle) becomes ``h = Cystck_NULL``; ``h ==
     NULL``, ``!h`` and ``(h = f(...)) == NULL`` become ``Cystck_IsNull(...)``;
-    ``h != NULL`` and a bare ``if (h)`` become ``!Cystck_IsNull(h)``; in a
-    chain ``a = h = NULL`` every target is a handle.  Only
+    ``h != NULL`` and a bare ``if (h)`` (or ``assert(h)``) become
+    ``!Cystck_IsNull(h)``; in a chain ``a = h = NULL`` every target is a
+    handle.  Only
     names declared as handles in the function (or members known to hold
     handles) are touched, so ``char *p == NULL`` stays as it is; ``*out``
     is a handle where ``out`` points at handles (``PyObject **out``)."""
     name = "null-handles"
     precedence = 520
     patterns = (r"(?P<h>H)\s*=(?!=)\s*(?:NULL|nullptr)\b", r"(?P<h>H)\s*(?P<op>==|!=)\s*(?:NULL|nullptr|0(?![\w.]))",
-                r"!\s*(?P<h>H)(?!\s*(?:->|\[|\(|\.|=))", r"(?<=(?:\bif|\bwhile)\s*\(\s*|&&\s*|\|\|\s*)(?P<h>H)(?=\s*(?:\)|&&|\|\||\?))",
+                r"!\s*(?P<h>H)(?!\s*(?:->|\[|\(|\.|=))", r"(?<=(?:\bif|\bwhile|\bassert)\s*\(\s*|&&\s*|\|\|\s*)(?P<h>H)(?=\s*(?:\)|&&|\|\||\?))",
                 r"(?<=\(\s*)(?P<h>H)(?=\s*(?:&&|\|\|))",
                 r"(?<=(?<![=!<>])=\s*|[(,]\s*|\breturn\s+)(?P<h>H)(?=\s*\?)")
     before = ("static void f(PyObject *o, char *p)\n{\n    PyObject *r = NULL;\n    if (o == NULL || !r || p == NULL)\n        return;\n"
@@ -1007,9 +1008,14 @@ class Returns(Rule):
                               "Cystck_Return(S, Cystck_True or Cystck_False)", self.name)
             for m in regex.finditer(self.patterns[0], code, pos=b0, endpos=b1):
                 e = text[m.start("e"):m.end("e")].strip()
+                # a branch of a conditional result that is NULL is the null handle
+                e = regex.sub(r"(?<=:\s*)(?:NULL|nullptr)\s*$|(?:NULL|nullptr)(?=\s*:)", "Cystck_NULL", e) \
+                    if regex.search(r"\?[^;]*:", e) else e
                 if mode == "handle":
                     if e in ("NULL", "0", "nullptr", "(PyObject *)NULL"):
                         edits.add(m.start(), m.end(), "return Cystck_NULL;")
+                    elif e != text[m.start("e"):m.end("e")].strip():
+                        edits.add(m.start("e"), m.end("e"), f" {e}")
                     continue
                 if e in ("NULL", "0", "nullptr", "(PyObject *)NULL", "-1"):
                     edits.add(m.start(), m.end(), "return -1;")
@@ -1084,6 +1090,10 @@ class StateCalls(Rule):
                     self._insert(code, m, edits)
             for m in PASTED_CALL.finditer(code, pos=b0, endpos=b1):
                 if p.needs_state(unit.path, f"{m.group('macro')}({m.group('arg')})"):
+                    self._insert(code, m, edits)
+            # (*(x->f))(a, b): the same call through a dereferenced member
+            for m in regex.finditer(r"(?:->|\.)\s*(?P<f>\w+)\s*(?:\)\s*)+\((?!\s*S\s*[,)])", code, pos=b0, endpos=b1):
+                if m.group("f") in p.state_fields:
                     self._insert(code, m, edits)
         # calls through a function-pointer parameter whose functions take S
         for ctx in _common.function_contexts(unit, with_locals=False):

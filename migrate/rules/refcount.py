@@ -117,7 +117,8 @@ class IncRef(Rule):
     """``Py_INCREF(x);`` and ``Py_XINCREF(x);`` are removed: a handle keeps
     its object alive for the whole call, and functions that store a value
     (fields, references, containers) take their own reference.  Except
-    ``Py_INCREF(x); return x;`` in a helper returning an object, which
+    ``Py_INCREF(x); return x;`` in a helper returning an object (also with
+    other statements between them in the same block), which
     becomes ``return Cystck_Dup(S, x);``: the caller gets a new reference
     that it releases, so it needs a handle of its own (returning ``x``
     would have the caller drop the helper's argument, its own handle).
@@ -133,9 +134,12 @@ class IncRef(Rule):
     for an argument) still uses.  For the same reason a helper that takes
     a reference to a parameter it releases later (``Py_INCREF(arg); ...
     Py_DECREF(arg);``) takes a handle of its own: ``arg = Cystck_Dup(S,
-    arg);``.  A reference taken through an alias, ``x = y; Py_INCREF(x);``
-    (or ``Py_INCREF(y); x = y;``), is a handle of its own, ``x =
-    Cystck_Dup(S, y);``, since the code releases ``x`` later."""
+    arg);``.  A reference taken through an alias that the code releases
+    (``Py_SETREF(y, z)``) or returns later is a handle of its own wherever
+    the alias gets it: ``Py_INCREF(x); y = x;`` (later in the block),
+    ``y = x; Py_INCREF(y);`` (``y = x`` a name or a member such as
+    ``st->empty``) and ``y = x; ...; Py_INCREF(x);`` (earlier in the block)
+    all become ``y = Cystck_Dup(S, x);``."""
     name = "incref"
     precedence = 600
     patterns = (r"\bPy_X?INCREF\s*" + _common.PAREN + r"\s*;",)
@@ -149,7 +153,9 @@ class IncRef(Rule):
         edits = source.Edits()
         masked, text = unit.masked, unit.text
         structs = unit.project.custom_structs
-        arrays = {c.func.start: c.arrays for c in _common.function_contexts(unit)}
+        contexts = _common.function_contexts(unit)
+        arrays = {c.func.start: c.arrays for c in contexts}
+        handles = {c.func.start: c.handles for c in contexts}
         for f in unit.functions():
             if not f.is_definition:
                 continue
@@ -165,8 +171,7 @@ class IncRef(Rule):
                 if r and not _common.in_unbraced_body(masked, m.start()):
                     edits.add(m.start(), m.end() + r.end(), f"return Cystck_Dup(S, {text[m.start('p') + 1:m.end('p') - 1].strip()});")
                     continue
-                if role is None and x in _object_params(masked, f) and \
-                        regex.search(rf"\b(?:Py_X?DECREF|Py_CLEAR)\s*\(\s*{regex.escape(x)}\s*\)", masked[m.end():b1]):
+                if role is None and x in _object_params(masked, f) and _released(masked[m.end():b1], x):
                     edits.add(m.start(), m.end(), f"{x} = Cystck_Dup(S, {x});")
                     continue
                 consumed = _consumed_next(masked, m.end(), b1, x)
@@ -175,7 +180,7 @@ class IncRef(Rule):
                     _remove_statement(text, masked, m.start(), m.end(), edits)
                     continue
                 taken = self._taken(masked, m, x)
-                if taken is not None:
+                if taken is not None and _owned_later(masked[taken.end():b1], taken.group("x")):
                     # Py_INCREF(y); x = y;  the same, the other way round
                     edits.add(taken.start("y"), taken.end("y"), f"Cystck_Dup(S, {x})")
                     _remove_statement(text, masked, m.start(), m.end(), edits)
@@ -187,6 +192,20 @@ class IncRef(Rule):
                     dup = f"Cystck_Dup(S, {y})" if "XINCREF" not in m.group() else \
                         f"(Cystck_IsNull({y}) ? {y} : Cystck_Dup(S, {y}))"
                     edits.add(alias.start("y"), alias.end("y"), dup)
+                    _remove_statement(text, masked, m.start(), m.end(), edits)
+                    continue
+                later = _later_return(masked, m, x, b0, b1) if helper and regex.fullmatch(r"\w+", x) else None
+                if later and not _common.in_unbraced_body(masked, m.start()):
+                    # Py_INCREF(x); ...; return x; in the same block: the same
+                    edits.add(later.start("x"), later.end("x"), f"Cystck_Dup(S, {x})")
+                    _remove_statement(text, masked, m.start(), m.end(), edits)
+                    continue
+                prior = _prior_alias(masked, m, x, b0, b1) if regex.fullmatch(r"\w+", x) else None
+                if prior and prior.group("y") in handles.get(f.start, ()) and \
+                        _owned_later(masked[m.end():b1], prior.group("y")):
+                    # y = x; ...; Py_INCREF(x); in one block: y holds the new
+                    # reference, so it gets a handle of its own
+                    edits.add(prior.start("x"), prior.end("x"), f"Cystck_Dup(S, {x})")
                     _remove_statement(text, masked, m.start(), m.end(), edits)
                     continue
                 store = _native_store(masked, m.end(), b1, x, unit.project) if regex.fullmatch(r"\w+", x) else None
@@ -272,6 +291,42 @@ def _consumed_index():
     out.update({f.stock: api.consuming()[f.name] for f in api.table()
                 if f.name in api.consuming() and f.stock})
     return out
+
+
+def _prior_alias(code, m, x, b0, b1):
+    """The match of the last ``y = x;`` earlier in the block of the
+    increment m (neither assigned again in between), or None."""
+    start = max((s for s, e in _common._blocks(code, b0, b1) if s <= m.start() < e), default=b0)
+    found = list(regex.finditer(rf"(?<![\w.>*])(?P<y>\w+)\s*=\s*(?P<x>{regex.escape(x)})\s*;", code[:m.start()], pos=start))
+    if not found:
+        return None
+    a = found[-1]
+    between = code[a.end():m.start()]
+    if regex.search(rf"(?<![\w.>])(?:{regex.escape(x)}|{a.group('y')})\s*=(?!=)|[{{}}]", between):
+        return None
+    return a
+
+
+def _later_return(code, m, x, b0, b1):
+    """The match of ``return x;`` later in the block of the increment m
+    (``x`` not assigned in between), or None."""
+    end = min((e for s, e in _common._blocks(code, b0, b1) if s <= m.start() < e), default=b1)
+    r = regex.compile(rf"\breturn\s+(?P<x>{regex.escape(x)})\s*;").search(code, m.end(), end)
+    if r is None or regex.search(rf"(?<![\w.>]){regex.escape(x)}\s*=(?!=)|[{{}}]", code[m.end():r.start()]):
+        return None
+    return r
+
+
+def _released(code, y):
+    """Does ``code`` release the reference held by local ``y``?"""
+    return bool(regex.search(rf"\b(?:Py_X?DECREF|Py_CLEAR)\s*\(\s*{y}\s*\)|\bPy_X?SETREF\s*\(\s*{y}\s*,", code))
+
+
+def _owned_later(code, y):
+    """Does ``code`` release or return the reference held by local ``y``?
+    Only then does an alias that took a reference need a handle of its own
+    (an alias never released is the same handle, harmlessly)."""
+    return _released(code, y) or bool(regex.search(rf"\breturn\s+{y}\s*;", code))
 
 
 def _native_store(code, start, end, x, project):

@@ -77,6 +77,13 @@ def plan(unit):
             f = cstruct.fields_of(it.value, proj.METHOD_FIELDS)
             if "ml_meth" not in f or proj.is_null_function(f["ml_meth"].text):
                 continue
+            if regex.search(r"^[ \t]*#", text[it.span[0]:it.span[1]], regex.M):
+                # #if ... #else inside the entry: the mask shows both
+                # branches' values, so its fields cannot be told apart
+                name = f["ml_name"].text if "ml_name" in f else '""'
+                t.entries.append(Entry("", f"/* cystck-migrate: method {name}: its entry has preprocessor "
+                                           "conditionals inside; not translated, write it by hand */", ok=False))
+                continue
             t.entries.append(_method_entry(f, statics, used_impls, unit.project.typed_methods,
                                            _extern_definitions(unit, m.start())))
         tables[t.name] = t

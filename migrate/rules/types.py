@@ -8,6 +8,31 @@ from ..engine import Rule
 from . import _common, functions, tables
 
 
+class StructMemberMacros(Rule):
+    """A function-like macro that declares the members of several instance
+    structs, object head included (``#define COMMON(p) PyObject_HEAD
+    PyObject *p##_dict;``, used as ``COMMON(a)`` in a struct body), is
+    expanded in each struct, one member a line with the arguments pasted
+    in, and its definition goes once no use is left: the structs are then
+    instance structs for the other rules (the project pass already did)."""
+    name = "struct-member-macros"
+    precedence = 150
+    patterns = (r"\bstruct\s*\w*\s*\{",)
+    before = ('#define COMMON(p) \\\n    PyObject_HEAD \\\n    PyObject *p##_dict; \\\n    long p##_n;\n\n'
+              'typedef struct {\n    COMMON(a)\n    double extra;\n} A;\n')
+    after = ('\n'
+             'typedef struct {\n    PyObject_HEAD\n    PyObject *a_dict;\n    long a_n;\n    double extra;\n} A;\n')
+
+    def apply(self, unit):
+        edits, names = proj.member_macro_uses(unit.text)
+        if not names:
+            return 0
+        unit.apply(edits)
+        n = edits.applied
+        unit.apply(proj.unused_definitions(unit.text, names))
+        return n
+
+
 class ObjectStruct(Rule):
     """An instance struct loses its ``PyObject_HEAD`` (the runtime keeps the
     head before the native struct), its ``PyObject *`` members become
@@ -17,7 +42,10 @@ class ObjectStruct(Rule):
     ``CYSTCK_TYPE_HELPERS``.  A struct that starts with another instance
     struct by value (``typedef struct { Box base; PyObject *tag; } Tagged;``,
     a subtype's layout) is an instance struct too: its base member stays,
-    the rest is treated alike."""
+    the rest is treated alike.  A variable-size instance's
+    ``PyObject_VAR_HEAD`` becomes ``CYSTCK_VAR_HEAD`` (room for the item
+    count) and its inline items, ``PyObject *items[1]``, an array of
+    fields, ``Cystck_Field items[1]``."""
     name = "object-struct"
     precedence = 200
     patterns = (r"(?P<td>typedef\s+)?\bstruct\s*(?P<tag>\w+)?\s*\{", r"^\s*PyObject_(?:VAR_)?HEAD\b[ \t;]*\n?")
@@ -77,7 +105,10 @@ class ObjectStruct(Rule):
         he = offset + head.end()
         token = hs + len(head.group()) - len(head.group().lstrip())
         line_s = text.rfind("\n", 0, token) + 1
-        if text[line_s:token].strip() == "" and code[he - 1:he] == "\n":
+        if "VAR_HEAD" in head.group():
+            # room for CPython's item count, kept out of the native data
+            edits.add(token, token + len("PyObject_VAR_HEAD"), "CYSTCK_VAR_HEAD")
+        elif text[line_s:token].strip() == "" and code[he - 1:he] == "\n":
             edits.add(line_s, he, "")          # the head is alone on its line
         else:
             edits.add(token, token + len(head.group().strip()), "")
@@ -205,6 +236,35 @@ def _table_symbols(unit, planned, table_name, where):
     return [e.symbol for e in t.entries if e.ok]
 
 
+class TypeSlotMacros(Rule):
+    """A macro that gives several static types the same slots (``#define
+    SHARED_SLOTS .tp_basicsize = sizeof(View), .tp_iter = view_iter``,
+    used as an element of their ``PyTypeObject`` initialisers) is
+    expanded in each initialiser, one designated element a line, and its
+    definition goes once no use is left: the type-object rule then reads
+    those slots as the type's own (the project pass already did)."""
+    name = "type-slot-macros"
+    precedence = 285
+    patterns = (r"\bPyTypeObject\s+(?P<name>\w+)\s*=\s*\{",)
+    before = ('#define VIEW_SLOTS \\\n    .tp_basicsize = sizeof(View), \\\n    .tp_iter = view_iter,\n\n'
+              'static PyTypeObject KeysType = {\n    PyVarObject_HEAD_INIT(NULL, 0)\n    "keys",\n    VIEW_SLOTS\n};\n'
+              'static PyTypeObject ItemsType = {\n    PyVarObject_HEAD_INIT(NULL, 0)\n    "items",\n    VIEW_SLOTS\n};\n')
+    after = ('\n'
+             'static PyTypeObject KeysType = {\n    PyVarObject_HEAD_INIT(NULL, 0)\n    "keys",\n'
+             '    .tp_basicsize = sizeof(View),\n    .tp_iter = view_iter\n};\n'
+             'static PyTypeObject ItemsType = {\n    PyVarObject_HEAD_INIT(NULL, 0)\n    "items",\n'
+             '    .tp_basicsize = sizeof(View),\n    .tp_iter = view_iter\n};\n')
+
+    def apply(self, unit):
+        edits, names = proj.slot_macro_uses(unit.text)
+        if not names:
+            return 0
+        unit.apply(edits)
+        n = edits.applied
+        unit.apply(proj.unused_definitions(unit.text, names))
+        return n
+
+
 class DisallowInstantiation(Rule):
     """A static type that Python code cannot instantiate says so with
     ``Py_TPFLAGS_DISALLOW_INSTANTIATION``, which the type-object rule
@@ -275,17 +335,32 @@ def _fields_traverse(p, fields, slot_values):
     if any(k == "tp_traverse" and v and v.strip() not in ("NULL", "0") for k, v in slot_values):
         return None
     size = fields["tp_basicsize"].text if "tp_basicsize" in fields else None
-    sm = regex.fullmatch(r"\s*sizeof\s*\(\s*(?P<s>(?:struct\s+)?(?P<n>\w+))\s*\)\s*", size or "")
+    # sizeof(Foo), or sizeof(Foo) - sizeof(PyObject *) for a variable-size
+    # struct whose last member holds the first item
+    sm = regex.fullmatch(r"\s*sizeof\s*\(\s*(?P<s>(?:struct\s+)?(?P<n>\w+))\s*\)"
+                         r"(?:\s*-\s*sizeof\s*\(\s*PyObject\s*\*\s*\))?\s*", size or "")
     info = p.types.get(sm.group("n")) if sm else None
     if info is None or not info.object_fields:
         return None
     struct = sm.group("s")
     name = f"cystck_migrate_{sm.group('n')}_traverse"
     p.roles[name] = proj.slot_role("tp_traverse")
-    visits = "".join(f"    Cystck_VISIT(&self->{f});\n" for f in info.fields if f in info.object_fields)
+    var = "tp_itemsize" in fields and (fields["tp_itemsize"].text or "0").strip() not in proj.NULLS
+    visits = "".join(_visit_field(f, f in info.object_arrays, var)
+                     for f in info.fields if f in info.object_fields)
+    index = "    Cystck_ssize_t i;\n" if info.object_arrays & set(info.fields) else ""
     return name, (f"/* cystck-migrate: the runtime finds the fields of {struct} through traverse. */\n"
                   f"static int {name}(void *data, Cystck_visitproc visit, void *arg)\n{{\n"
-                  f"    {struct} *self = ({struct} *)data;\n{visits}    return 0;\n}}")
+                  f"    {struct} *self = ({struct} *)data;\n{index}{visits}    return 0;\n}}")
+
+
+def _visit_field(f, array, var):
+    """The traverse statement visiting member f: an array of fields item
+    by item, up to the item count for a variable-size type's items."""
+    if not array:
+        return f"    Cystck_VISIT(&self->{f});\n"
+    bound = "CystckVar_DataSize(data)" if var else f"(Cystck_ssize_t)(sizeof(self->{f}) / sizeof(self->{f}[0]))"
+    return f"    for (i = 0; i < {bound}; i++)\n        Cystck_VISIT(&self->{f}[i]);\n"
 
 
 class TypeObject(Rule):
@@ -314,7 +389,7 @@ class TypeObject(Rule):
         code, text = unit.structure, unit.text
         defs = list(regex.finditer(self.patterns[0], code))
         if not defs:
-            return 0
+            return self._declarations_elsewhere(unit)
         planned = tables.plan(unit)
         items = source.top_level_items(code)
         subtables = {}
@@ -376,6 +451,19 @@ class TypeObject(Rule):
                 edits.add(*_common.statement_line_span(text, s + len(code[s:e]) - len(code[s:e].lstrip()), e), "")
         unit.apply(edits)
         return len(defs)
+
+    def _declarations_elsewhere(self, unit):
+        """A file (a header) that only declares type objects defined in
+        another file, ``PyTypeObject FooType;``, declares their references:
+        ``Cystck_Ref FooType;`` (``extern`` stays).  A type object no file of
+        the extension defines (another library's) is left alone."""
+        defined = unit.project.defined_type_objects
+        edits = source.Edits()
+        for m in regex.finditer(self.patterns[1], unit.structure):
+            if m.group("name") in defined:
+                edits.add(m.start(), m.end(), f"Cystck_Ref {m.group('name')};")
+        unit.apply(edits)
+        return edits.applied
 
 
 class TypeSpec(Rule):
@@ -550,8 +638,10 @@ class MethodTable(Rule):
         return n
 
 
-#: a destructor's call of a clear function, which the destroy-traverse rule removes
-_DROPPED_CALL = regex.compile(r"\b(\w+)\s*\(\s*\(\s*PyObject\s*\*\s*\)\s*\w+\s*\)\s*;|\b(\w+)\s*\(\s*\w+\s*\)\s*;")
+#: a destructor's call of a clear function, which the destroy-traverse rule
+#: removes, its result cast away or not
+_DROPPED_CALL = regex.compile(r"(?:\(\s*void\s*\)\s*)?(?:\b(\w+)\s*\(\s*\(\s*PyObject\s*\*\s*\)\s*\w+\s*\)"
+                              r"|\b(\w+)\s*\(\s*\w+\s*\))\s*;")
 
 
 class DestroyTraverse(Rule):
@@ -563,7 +653,8 @@ class DestroyTraverse(Rule):
     (``Py_TRASHCAN_BEGIN``...``Py_TRASHCAN_END``, both ends), the releasing of
     object members and of a heap type's reference to its type are removed: the runtime does them after the destructor
     has released native resources.  A NULL test of an object member there
-    (``if (self->v)``) becomes ``!CystckField_IsNull(self->v)``.  ``tp_clear`` functions and module
+    (``if (self->v)``) becomes ``!CystckField_IsNull(self->v)``, and
+    ``Py_SIZE(self)`` there and in traverse ``CystckVar_DataSize(self)``.  ``tp_clear`` functions and module
     traverse/clear/free hooks are removed; the runtime clears fields through
     traverse.  A ``tp_clear`` function that code other than destructors
     calls (``Foo_clear(self)`` in ``__init__``) stays, as a helper."""
@@ -652,7 +743,11 @@ class DestroyTraverse(Rule):
                 for m in regex.finditer(self.patterns[2], code, pos=b0, endpos=b1):
                     edits.add(*_common.statement_line_span(text, m.start(), m.end()), "")
                 self._drop_type_release(code, text, b0, b1, edits)
+            if struct:
+                self._item_counts(code, first.name, b0, b1, edits)
                 self._field_null_tests(p, code, first.name, struct, b0, b1, edits)
+            if struct or role.kind == "destroy":
+                # also a destructor taking a PyObject *: its tp_clear call goes
                 self._report_state_calls(unit, b0, b1)
                 for m in _DROPPED_CALL.finditer(code, pos=b0, endpos=b1):
                     callee = m.group(1) or m.group(2)
@@ -673,9 +768,12 @@ class DestroyTraverse(Rule):
         info = p.types.get(struct) if struct else None
         if info is None or not (info.object_fields or info.base):
             return
-        for m in regex.finditer(rf"(?<![\w.>]){regex.escape(name)}\s*->\s*(?P<f>\w+)\b", code, pos=b0, endpos=b1):
-            if m.group("f") in info.object_fields:
-                test = _field_null_test(code, m.start(), m.end(), f"{name}->{m.group('f')}")
+        for m in regex.finditer(rf"(?<![\w.>]){regex.escape(name)}\s*->\s*(?P<f>\w+)\b(?P<i>\s*\[[^\[\];]*\])?",
+                                code, pos=b0, endpos=b1):
+            if m.group("f") in info.object_fields and \
+                    (m.group("i") is not None) == (m.group("f") in info.object_arrays):
+                index = (m.group("i") or "").strip()
+                test = _field_null_test(code, m.start(), m.end(), f"{name}->{m.group('f')}{index}")
                 if test:
                     edits.add(*test)
         # a member of a base type's struct, reached by base-struct-upcast's cast
@@ -701,6 +799,15 @@ class DestroyTraverse(Rule):
                 edits.add(*_common.statement_line_span(unit.text, m.start(), m.end()), "")
                 unit.note("removed", m.start(), "assert using the API removed: destructors and traverse "
                           "functions have no state", self.name)
+
+    @staticmethod
+    def _item_counts(code, name, b0, b1, edits):
+        """Py_SIZE(self) of the struct a destructor or traverse function
+        gets is the item count of its instance: CystckVar_DataSize(self)
+        (they have no state for CystckVar_Size)."""
+        for m in regex.finditer(rf"\bPy_SIZE\s*\(\s*(?:\(\s*\w+\s*\*\s*\)\s*)?{regex.escape(name)}\s*\)",
+                                code, pos=b0, endpos=b1):
+            edits.add(m.start(), m.end(), f"CystckVar_DataSize({name})")
 
     def _report_state_calls(self, unit, b0, b1):
         """A destructor has no state: a call of a function that uses the API
@@ -917,13 +1024,39 @@ class BaseStructUpcast(Rule):
         return m.start(), start + dot.end(), cast + "->"
 
 
+class StockFunctionPointers(Rule):
+    """A struct member or a parameter of one of CPython's function-pointer
+    types over objects (``binaryfunc yield``: the extension keeps one of its
+    own functions to call later) holds a function that takes the state and
+    handles once translated: ``Cystck_Object (*yield)(Cystck_State *,
+    Cystck_Object, Cystck_Object)``; calls through it pass ``S`` (the
+    state-calls rule).  Casts in type tables (``(binaryfunc)f``) are left
+    to the table rules."""
+    name = "stock-function-pointers"
+    precedence = 375
+    patterns = (r"(?P<t>\b(?:unaryfunc|binaryfunc|ternaryfunc))\s+(?P<n>\w+)\s*(?=[;,)])",)
+    before = ("typedef struct { PyObject_HEAD binaryfunc yield; } It;\n"
+              "static PyObject *call(It *it, binaryfunc f, PyObject *a) { return f(a, a); }\n")
+    after = ("typedef struct { PyObject_HEAD Cystck_Object (*yield)(Cystck_State *, Cystck_Object, Cystck_Object); } It;\n"
+             "static PyObject *call(It *it, Cystck_Object (*f)(Cystck_State *, Cystck_Object, Cystck_Object), "
+             "PyObject *a) { return f(a, a); }\n")
+
+    def apply(self, unit):
+        def declarator(m, text):
+            n = proj.STOCK_FNPTR_TYPES[m.group("t")]
+            return f"Cystck_Object (*{m.group('n')})(Cystck_State *{', Cystck_Object' * n})"
+        return unit.sub(self.patterns[0], declarator)
+
+
 class StructAccess(Rule):
     """Access to the native struct of a custom-type handle goes through the
     typed accessor: ``self->n`` (``self`` a ``Foo *``) and ``((Foo *)o)->n``
     become ``Foo_AsStruct(S, self)->n``.  Object members are fields:
     ``self->v = x;`` becomes ``CystckField_Store(S, self,
     &Foo_AsStruct(S, self)->v, x);``, reads become ``CystckField_Load``,
-    NULL tests ``CystckField_IsNull``, and reference counting on them
+    NULL tests ``CystckField_IsNull``, comparisons with a handle
+    ``Cystck_Is``, ``self->v->n`` (``v`` a ``Bar *``) reaches
+    ``Bar_AsStruct(S, CystckField_Load(...))->n``, and reference counting on them
     disappears (the store keeps the reference)."""
     name = "struct-access"
     precedence = 380
@@ -970,9 +1103,10 @@ class StructAccess(Rule):
         p = unit.project
         for m in regex.finditer(self.patterns[1], code, pos=b0, endpos=b1):
             h = m.group("h")
-            if h not in ctx.typed:
+            struct = ctx.struct_at(h, m.start())
+            if struct is None:
                 continue
-            s = p.types[ctx.typed[h]].struct
+            s = p.types[struct].struct
             arrow = code.index("->", m.start())
             self._access(unit, code, text, m, h, s, edits, b1,
                          prefix=f"{s}_AsStruct(S, {h})->", start=m.start(), field_at=arrow + 2)
@@ -991,8 +1125,17 @@ class StructAccess(Rule):
             edits.add(start, end_arrow, prefix)
             return
         field_expr = f"{prefix}{fname}"
+        if fname in info.object_arrays:
+            # self->items[i] is the field; self->items alone is the array
+            sub = regex.match(r"\s*\[", code[fend:])
+            if not sub:
+                edits.add(start, end_arrow, prefix)
+                return
+            close = source.matching(code, fend + sub.end() - 1)
+            field_expr += text[fend:close].strip()
+            fend = close
         before = code[:start]
-        after = code[fend:fend + 200]
+        after = code[fend:fend + 2000]      # a value may be a long call over several lines
         # Py_SETREF/Py_XSETREF(self->v, expr) -> CystckField_Store (which
         # releases the old value)
         sr = regex.search(r"\bPy_X?SETREF\s*\(\s*$", before[-40:])
@@ -1000,6 +1143,9 @@ class StructAccess(Rule):
             ws = start - (len(before[-40:]) - sr.start())
             comma = fend + regex.match(r"\s*,\s*", after).end()
             edits.add(ws, comma, f"CystckField_Store(S, {h}, &{field_expr}, ")
+            null = regex.match(r"(?:NULL|0|nullptr)(?=\s*\))", code[comma:])
+            if null:
+                edits.add(comma, comma + null.end(), "Cystck_NULL")
             return
         # Py_INCREF/Py_DECREF/Py_XDECREF(self->v);  -> nothing
         rc = regex.search(r"\bPy_X?(?:INC|DEC)REF\s*\(\s*$", before[-40:])
@@ -1032,7 +1178,18 @@ class StructAccess(Rule):
         if regex.search(r"(?<!&)&\s*$", before[-5:]):      # &self->v, not a && self->v
             edits.add(start, end_arrow, prefix)
             return
-        edits.add(start, fend, f"CystckField_Load(S, {h}, {field_expr})")
+        load = f"CystckField_Load(S, {h}, {field_expr})"
+        # self->v == o compares objects: identity of handles
+        same = regex.match(r"\s*(?P<op>==|!=)\s*(?P<o>\w+)\b(?!\s*(?:\(|\[|->|\.))", after)
+        if same and same.group("o") not in ("NULL", "0", "nullptr"):
+            neg = "!" if same.group("op") == "!=" else ""
+            edits.add(start, fend + same.end(), f"{neg}Cystck_Is(S, {load}, {same.group('o')})")
+            return
+        # self->v->n: the struct of the object the field holds, if its type is known
+        target = regex.sub(r"\b(?:const|struct)\b", "", info.fields.get(fname, "")).strip()
+        if regex.match(r"\s*->", after) and fname not in info.object_arrays and target in unit.project.types:
+            load = f"{unit.project.types[target].struct}_AsStruct(S, {load})"
+        edits.add(start, fend, load)
 
 
 def _names_object_fields(code, pos, name, fields):
@@ -1173,7 +1330,7 @@ class StructPointerMembers(Rule):
     The pointer holds no reference, as in stock code."""
     name = "struct-pointer-members"
     precedence = 526
-    patterns = (r"->\s*(?P<m>\w+)\b(?!\s*(?:\(|\[))",
+    patterns = (r"->\s*(?P<m>\w+)\b(?!\s*\()",
                 r"(?:\w+_AsStruct\s*\(\s*S\s*,\s*\w+\s*\)|(?<![\w.>])\w+)(?:\s*->\s*\w+)*\s*$")
     before = ("typedef struct Node { PyObject_HEAD PyObject *v; struct Node *next; } Node;\n"
               "static PyObject *f(Node *self, Node *other)\n{\n    Node *n = self->next;\n"
@@ -1198,13 +1355,15 @@ class StructPointerMembers(Rule):
                 continue
             b0, b1 = ctx.body
             for m in regex.finditer(self.patterns[0], code, pos=b0, endpos=b1):
-                struct = members.get(m.group("m"))
-                if struct is None:
+                struct, array = members.get(m.group("m"), (None, False))
+                sub = regex.match(r"\s*\[", code[m.end():])
+                if struct is None or bool(sub) != array:
                     continue
+                end = source.matching(code, m.end() + sub.end() - 1) if sub else m.end()
                 chain = regex.search(self.patterns[1], code[b0:m.start()])
                 if chain is None or chain.group().startswith("Cystck"):
                     continue
-                self._convert(unit, ctx, code, text, b0 + chain.start(), m.end(), struct, edits)
+                self._convert(unit, ctx, code, text, b0 + chain.start(), end, struct, edits)
         if edits:
             unit.apply(edits)
         return edits.applied
@@ -1220,8 +1379,8 @@ class StructPointerMembers(Rule):
                 edits.add(start, end + field.end(),
                           f"CystckField_Load(S, Cystck_FromStruct(S, {e}), {e}->{field.group('f')})")
             return
-        store = regex.match(r"\s*=(?!=)\s*(?P<h>\w+)\s*;", after)
-        if store and store.group("h") in ctx.handles:
+        store = regex.match(r"\s*=(?!=)\s*(?P<h>\w+|CystckField_Load\s*\([^;]*\))\s*;", after)
+        if store and (store.group("h") in ctx.handles or store.group("h").startswith("CystckField_Load")):
             h0 = end + store.start("h")
             edits.add(h0, h0 + len(store.group("h")), f"{accessor}(S, {store.group('h')})")
             return
@@ -1235,15 +1394,17 @@ class StructPointerMembers(Rule):
             edits.add(before_at + cmp_before.start("h"), before_at + cmp_before.end("h"),
                       f"{accessor}(S, {cmp_before.group('h')})")
             return
-        load = regex.search(r"(?<![\w.>])(?P<h>\w+)\s*=\s*$", before)
-        if load and load.group("h") in ctx.handles and regex.match(r"\s*;", after):
+        load = regex.search(r"(?<![\w.>])(?P<h>\w+)\s*=\s*(?P<p>\(\s*)?$", before)
+        if load and load.group("h") in ctx.handles and \
+                regex.match(r"\s*\)\s*;" if load.group("p") else r"\s*;", after):
             edits.add(start, end, f"({e} ? Cystck_FromStruct(S, {e}) : Cystck_NULL)")
 
 
 def _struct_pointer_members(project):
-    """Member name -> custom struct, for members declared as pointers to a
-    custom type's struct (in any struct of the project), when the name
-    means one struct only."""
+    """Member name -> (custom struct, is an array), for members declared
+    as pointers to a custom type's struct (``Node *next``, or ``Node
+    *path[8]``, in any struct of the project), when the name means one
+    struct only."""
     out, ambiguous = {}, set()
     for text in project.files.values():
         code = source.structure_mask(text)
@@ -1251,12 +1412,17 @@ def _struct_pointer_members(project):
             open_at = m.end() - 1
             for base, d, _ in cstruct.struct_members(code, open_at, source.matching(code, open_at)):
                 t = regex.sub(r"\b(?:const|struct)\b", "", base).strip()
-                if d.pointer != "*" or d.array or t not in project.types:
-                    continue
-                if out.get(d.name, t) != t:
+                if d.pointer != "*" or d.array.count("[") > 1 or t not in project.types or \
+                        any(d.name in i.object_fields for i in project.types.values()):
+                    continue          # an owned object (visited by traverse) is a field
+                if out.get(d.name, (t, bool(d.array))) != (t, bool(d.array)):
                     ambiguous.add(d.name)
-                out[d.name] = t
+                out[d.name] = (t, bool(d.array))
     return {k: v for k, v in out.items() if k not in ambiguous}
+
+
+# An item count in an allocation call: no comma, one level of parentheses.
+_COUNT = r"(?:[^(),]|\((?:[^()])*\))*"
 
 
 class ObjectNew(Rule):
@@ -1265,13 +1431,17 @@ class ObjectNew(Rule):
     ``Py_TYPE(self)->tp_alloc(Py_TYPE(self), 0)``) become ``Cystck_New(S,
     type, NULL)``; ``PyType_GenericNew(type, args, kw)``
     becomes ``CystckType_GenericNew(S, type)``; ``PyObject_GC_Track`` is
-    dropped (the runtime tracks GC instances)."""
+    dropped (the runtime tracks GC instances).  A variable-size instance
+    keeps its item count: ``PyObject_GC_NewVar(Foo, &FooType, n)`` and
+    ``type->tp_alloc(type, n)`` become ``Cystck_NewVar(S, type, n,
+    NULL)``."""
     name = "object-new"
     precedence = 640
-    patterns = (r"\bPyObject_(?:GC_)?(?:New(?:Var)?|NEW(?:_VAR)?)\s*\(\s*(?:struct\s+)?\w+\s*,\s*(?P<t>[^,()]+(?:\([^()]*\))?)\s*(?:,[^()]*)?\)",
+    patterns = (r"\bPyObject_(?:GC_)?(?:New(?:Var)?|NEW(?:_VAR)?)\s*\(\s*(?:struct\s+)?\w+\s*,\s*(?P<t>[^,()]+(?:\([^()]*\))?)\s*"
+                r"(?:,(?P<n>" + _COUNT + r"))?\)",
                 r"(?P<t>\w+|\(\s*\w+\s*\)|Py_TYPE\s*\(\s*\w+\s*\))\s*->\s*tp_alloc\s*"
-                r"\(\s*(?P<a>\w+|Py_TYPE\s*\(\s*\w+\s*\))\s*,[^()]*\)",
-                r"\bPyType_GenericAlloc\s*\(\s*(?P<t>[^,()]+?)\s*,[^()]*\)",
+                r"\(\s*(?P<a>\w+|Py_TYPE\s*\(\s*\w+\s*\))\s*,(?P<n>" + _COUNT + r")\)",
+                r"\bPyType_GenericAlloc\s*\(\s*(?P<t>[^,()]+?)\s*,(?P<n>" + _COUNT + r")\)",
                 r"\bPyType_GenericNew\s*\(\s*(?P<t>\w+(?:\s*::\s*\w+)*)\s*,[^()]*\)",
                 r"^[ \t]*PyObject_GC_Track\s*" + _common.PAREN + r"\s*;[ \t]*\n?")
     before = "static PyObject *f(PyTypeObject *type) { Box *b = PyObject_New(Box, &BoxType); return type->tp_alloc(type, 0); }\n"
@@ -1293,6 +1463,9 @@ class ObjectNew(Rule):
         if "a" in m.groupdict() and m.group("a") is not None and \
                 regex.sub(r"\s+", "", m.group("a")) != regex.sub(r"\s+", "", bare):
             return None           # allocating another type than the one whose slot it calls
+        count = text[m.start("n"):m.end("n")].strip() if m.group("n") is not None else "0"
+        if count not in ("0", ""):
+            return f"Cystck_NewVar(S, {bare}, {count}, NULL)"
         return f"Cystck_New(S, {bare}, NULL)"
 
 

@@ -275,7 +275,9 @@ class Declarations(Rule):
                         n += 0
                     else:
                         edits.add(star, after, repl if d.pointer == "*" else "*")
-                    if d.init is not None and code[d.init[0]:d.init[1]].strip() in ("NULL", "0", "nullptr"):
+                    # a handle starts as the null handle; a pointer to handles stays NULL
+                    if d.pointer == "*" and d.init is not None \
+                            and code[d.init[0]:d.init[1]].strip() in ("NULL", "0", "nullptr"):
                         edits.add(d.init[0], d.init[1], "Cystck_NULL")
                 n += 1
         if edits:

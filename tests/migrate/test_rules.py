@@ -1494,3 +1494,13 @@ def test_null_stored_through_a_pointer_after_else():
     out = translate.translate_source(src)
     assert "    else *out = Cystck_NULL;\n" in out
     assert "    else *name = NULL;\n" in out
+
+
+def test_a_pointer_to_handles_declared_null_stays_null():
+    """``PyObject **p = NULL;`` is a pointer to handles: it starts as the C
+    null pointer (``Cystck_NULL`` is a handle and would not compile); a
+    handle declared NULL starts as the null handle."""
+    src = ("#include <Python.h>\nstatic PyObject *f(PyObject *self, PyObject *o)\n{\n"
+           "    PyObject **p = NULL, *x = NULL;\n    p = &x;\n    return Py_NewRef(o);\n}\n")
+    out = translate.translate_source(src, "m.c")
+    assert "    Cystck_Object *p = NULL, x = Cystck_NULL;\n" in out

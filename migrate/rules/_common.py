@@ -248,6 +248,17 @@ def _blocks(code, b0, b1):
     return out
 
 
+def matches_in_state_bodies(unit, pattern, code):
+    """(ctx, match) for each match of ``pattern`` on ``code`` (a mask of the
+    unit's text) inside the body of a function that has the state ``S``:
+    where the rules that rewrite handles may write calls that need it."""
+    for ctx in function_contexts(unit):
+        if ctx.has_state:
+            b0, b1 = ctx.body
+            for m in regex.finditer(pattern, code, pos=b0, endpos=b1):
+                yield ctx, m
+
+
 def _classify(ctx, name, base, ptr, structs, is_local=False, array=False):
     if not name:
         return

@@ -474,29 +474,26 @@ class ErrFetchRestore(Rule):
     def apply(self, unit):
         code, text = unit.masked, unit.text
         edits = source.Edits()
-        for ctx in _common.function_contexts(unit):
-            if not ctx.has_state:
-                continue
+        for ctx, m in _common.matches_in_state_bodies(unit, self.patterns[0], code):
             b0, b1 = ctx.body
-            for m in regex.finditer(self.patterns[0], code, pos=b0, endpos=b1):
-                t, v, tb = m.group("t"), m.group("v"), m.group("tb")
-                if not {t, v, tb} <= ctx.handles:
-                    continue
-                names = rf"\(\s*&?\s*{t}\s*,\s*&?\s*{v}\s*,\s*&?\s*{tb}\s*\)"
-                calls = list(regex.finditer(rf"\bPyErr_(?P<f>Fetch|Restore|NormalizeException)\s*{names}\s*;",
-                                            code, pos=b0, endpos=b1))
-                spans = [c.span() for c in calls]
-                others = [u for u in regex.finditer(rf"\b(?:{t}|{tb})\b", code, pos=b0, endpos=b1)
-                          if not any(a <= u.start() < e for a, e in spans) and not self._declared(code, u)]
-                if others:
-                    continue
-                for c in calls:
-                    if c.group("f") == "Fetch":
-                        edits.add(c.start(), c.end(), f"{v} = CystckErr_GetRaisedException(S);")
-                    elif c.group("f") == "Restore":
-                        edits.add(c.start(), c.end(), f"{RESTORE_HELPER}(S, {v});")
-                    else:
-                        edits.add(*_common.statement_line_span(text, c.start(), c.end()), "")
+            t, v, tb = m.group("t"), m.group("v"), m.group("tb")
+            if not {t, v, tb} <= ctx.handles:
+                continue
+            names = rf"\(\s*&?\s*{t}\s*,\s*&?\s*{v}\s*,\s*&?\s*{tb}\s*\)"
+            calls = list(regex.finditer(rf"\bPyErr_(?P<f>Fetch|Restore|NormalizeException)\s*{names}\s*;",
+                                        code, pos=b0, endpos=b1))
+            spans = [c.span() for c in calls]
+            others = [u for u in regex.finditer(rf"\b(?:{t}|{tb})\b", code, pos=b0, endpos=b1)
+                      if not any(a <= u.start() < e for a, e in spans) and not self._declared(code, u)]
+            if others:
+                continue
+            for c in calls:
+                if c.group("f") == "Fetch":
+                    edits.add(c.start(), c.end(), f"{v} = CystckErr_GetRaisedException(S);")
+                elif c.group("f") == "Restore":
+                    edits.add(c.start(), c.end(), f"{RESTORE_HELPER}(S, {v});")
+                else:
+                    edits.add(*_common.statement_line_span(text, c.start(), c.end()), "")
         if edits:
             include = regex.search(r'^[ \t]*#[ \t]*include[ \t]*"Cystck\.h"[^\n]*\n', text, regex.M)
             if include is not None and RESTORE_HELPER_DEFINITION not in text:

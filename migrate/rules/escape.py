@@ -226,17 +226,13 @@ class TypeSlotReads(Rule):
             return 0
         edits = source.Edits()
         n = 0
-        for ctx in _common.function_contexts(unit):
-            if not ctx.has_state:
+        for ctx, m in _common.matches_in_state_bodies(unit, self.patterns[0], code):
+            if m.group("a") is None and (m.group("v") or m.group("h")) not in ctx.handles:
                 continue
-            b0, b1 = ctx.body
-            for m in regex.finditer(self.patterns[0], code, pos=b0, endpos=b1):
-                if m.group("a") is None and (m.group("v") or m.group("h")) not in ctx.handles:
-                    continue
-                if m.group("slot") in _LIFECYCLE_SLOTS or regex.match(r"\s*=(?!=)", code[m.end():]) \
-                        or marked(text, m.start()):
-                    continue          # a store into the slot, or kept already
-                n += self._keep(unit, ctx, m, edits)
+            if m.group("slot") in _LIFECYCLE_SLOTS or regex.match(r"\s*=(?!=)", code[m.end():]) \
+                    or marked(text, m.start()):
+                continue          # a store into the slot, or kept already
+            n += self._keep(unit, ctx, m, edits)
         if edits:
             unit.apply(edits)
         return n
@@ -311,17 +307,13 @@ class ObjectAddresses(Rule):
         if not regex.search(self.patterns[0], code):
             return 0
         edits = source.Edits()
-        for ctx in _common.function_contexts(unit):
-            if not ctx.has_state:
+        for ctx, m in _common.matches_in_state_bodies(unit, self.patterns[0], code):
+            h = m.group("h")
+            if h not in ctx.handles:
                 continue
-            b0, b1 = ctx.body
-            for m in regex.finditer(self.patterns[0], code, pos=b0, endpos=b1):
-                h = m.group("h")
-                if h not in ctx.handles:
-                    continue
-                edits.add(m.start("h"), m.end("h"), f"{MARK} Cystck_AsPyObject(S, {h})")
-                unit.leftover(m.start(), f"escape hatch: the address of the object {h} as an integer: "
-                              "read through Cystck_AsPyObject", self.name)
+            edits.add(m.start("h"), m.end("h"), f"{MARK} Cystck_AsPyObject(S, {h})")
+            unit.leftover(m.start(), f"escape hatch: the address of the object {h} as an integer: "
+                          "read through Cystck_AsPyObject", self.name)
         if edits:
             unit.apply(edits)
         return edits.applied

@@ -1274,21 +1274,17 @@ class MacroStructArgs(Rule):
             return 0
         code, text = unit.masked, unit.text
         edits = source.Edits()
-        for ctx in _common.function_contexts(unit):
-            if not ctx.has_state:
+        for ctx, m in _common.matches_in_state_bodies(unit, self.patterns[0], code):
+            positions = macros.get(m.group("m"))
+            if not positions:
                 continue
-            b0, b1 = ctx.body
-            for m in regex.finditer(self.patterns[0], code, pos=b0, endpos=b1):
-                positions = macros.get(m.group("m"))
-                if not positions:
-                    continue
-                close = source.matching(code, m.end() - 1)
-                for i, (a0, a1) in enumerate(source.split_top(code, m.end(), close - 1)):
-                    arg = regex.sub(r"^\(\s*(\w+)\s*\)$", r"\1", code[a0:a1].strip())
-                    if i in positions and arg in ctx.typed:
-                        lead = a0 + len(code[a0:a1]) - len(code[a0:a1].lstrip())
-                        struct = p.types[ctx.typed[arg]].struct
-                        edits.add(lead, lead + len(code[a0:a1].strip()), f"{struct}_AsStruct(S, {arg})")
+            close = source.matching(code, m.end() - 1)
+            for i, (a0, a1) in enumerate(source.split_top(code, m.end(), close - 1)):
+                arg = regex.sub(r"^\(\s*(\w+)\s*\)$", r"\1", code[a0:a1].strip())
+                if i in positions and arg in ctx.typed:
+                    lead = a0 + len(code[a0:a1]) - len(code[a0:a1].lstrip())
+                    struct = p.types[ctx.typed[arg]].struct
+                    edits.add(lead, lead + len(code[a0:a1].strip()), f"{struct}_AsStruct(S, {arg})")
         if edits:
             unit.apply(edits)
         return edits.applied
@@ -1350,20 +1346,17 @@ class StructPointerMembers(Rule):
             return 0
         code, text = unit.masked, unit.text
         edits = source.Edits()
-        for ctx in _common.function_contexts(unit):
-            if not ctx.has_state:
-                continue
+        for ctx, m in _common.matches_in_state_bodies(unit, self.patterns[0], code):
             b0, b1 = ctx.body
-            for m in regex.finditer(self.patterns[0], code, pos=b0, endpos=b1):
-                struct, array = members.get(m.group("m"), (None, False))
-                sub = regex.match(r"\s*\[", code[m.end():])
-                if struct is None or bool(sub) != array:
-                    continue
-                end = source.matching(code, m.end() + sub.end() - 1) if sub else m.end()
-                chain = regex.search(self.patterns[1], code[b0:m.start()])
-                if chain is None or chain.group().startswith("Cystck"):
-                    continue
-                self._convert(unit, ctx, code, text, b0 + chain.start(), end, struct, edits)
+            struct, array = members.get(m.group("m"), (None, False))
+            sub = regex.match(r"\s*\[", code[m.end():])
+            if struct is None or bool(sub) != array:
+                continue
+            end = source.matching(code, m.end() + sub.end() - 1) if sub else m.end()
+            chain = regex.search(self.patterns[1], code[b0:m.start()])
+            if chain is None or chain.group().startswith("Cystck"):
+                continue
+            self._convert(unit, ctx, code, text, b0 + chain.start(), end, struct, edits)
         if edits:
             unit.apply(edits)
         return edits.applied

@@ -1,7 +1,8 @@
 """Each rule's negative example: a near miss of what the rule rewrites (the
 same name in a comment or a string, a pointer that is no object, a struct
-that is no object type, a call with another arity, a function that is no
-entry point...) that the rule, run alone, must leave as it is.
+that is no object type, a member named like an API function, a function
+that is no entry point or that stays stock...) that the rule, run alone,
+must leave as it is.
 
 A rule's ``before``/``after`` example (tests/migrate/test_rules.py) shows
 what it rewrites; ``LEAVE_ALONE`` shows what it must not.  A new rule gets
@@ -14,6 +15,19 @@ import pytest
 from cystck.migrate import engine, translate
 
 RULES = {r.name: r for r in engine.all_rules()}
+
+# A capsule made with a destructor (with NULL, the function is a helper like any other).
+STOCK_DESTRUCTOR = "PyCapsule_New(o, NULL, destroy)"
+
+
+def in_capsule_destructor(statements):
+    """``statements`` in a capsule destructor, a function that keeps its
+    stock body (CPython calls it with a ``PyObject *`` and no state)."""
+    return ("static void destroy(PyObject *capsule)\n{\n"
+            "    PyObject *o = (PyObject *)PyCapsule_GetPointer(capsule, NULL);\n"
+            f"    {statements}\n}}\n"
+            f"static PyObject *f(PyObject *o) {{ return {STOCK_DESTRUCTOR}; }}\n")
+
 
 LEAVE_ALONE = {
     # The macro's function uses no API: nothing to translate in it.
@@ -265,19 +279,11 @@ LEAVE_ALONE = {
         "typedef struct { PyObject *obj; } Holder;\n"
         "static int fill(PyObject *o, Holder *h, Py_buffer *view)\n{\n"
         "    h->obj = o;\n    Py_INCREF(o);\n    view->obj = NULL;\n    return 0;\n}\n"),
-    # Py_INCREF in a comment and a string.
-    "incref": (
-        "static PyObject *f(PyObject *o)\n{\n    /* Py_INCREF(o); */\n"
-        "    puts(\"Py_INCREF(o);\");\n    return PyNumber_Negative(o);\n}\n"),
-    # Py_DECREF in a comment and a string.
-    "decref": (
-        "static void f(PyObject *o)\n{\n    /* Py_DECREF(o); */\n    puts(\"Py_XDECREF(o)\");\n}\n"),
-    # Py_CLEAR in a comment and a string.
-    "clear": (
-        "static void f(PyObject *o)\n{\n    /* Py_CLEAR(o); */\n    puts(\"Py_CLEAR(o)\");\n}\n"),
-    # Py_NewRef in a comment and a string.
-    "newref": (
-        "static void f(PyObject *t, PyObject *x)\n{\n    /* Py_NewRef(x) */\n    g(\"Py_NewRef(x)\", x);\n}\n"),
+    # Reference counting where it stays stock: a capsule destructor.
+    "incref": in_capsule_destructor("Py_INCREF(o);\n    keep(o);"),
+    "decref": in_capsule_destructor("Py_DECREF(o);"),
+    "clear": in_capsule_destructor("Py_CLEAR(o);"),
+    "newref": in_capsule_destructor("keep(Py_NewRef(o));"),
     # Native memory, not an object.
     "object-new": (
         "static PyObject *f(PyTypeObject *type) { Box *b = PyMem_New(Box, 1); return type->tp_free(b), NULL; }\n"),
@@ -319,19 +325,18 @@ LEAVE_ALONE = {
     "py-type": (
         "#ifndef Py_TYPE\n#define Py_TYPE(ob) (((PyObject *)(ob))->ob_type)\n#endif\n"
         "static Py_ssize_t f(PyObject *o) { return Py_SIZE(o); }\n"),
-    # Iteration over keys only by index into a list: no PyDict_Next.
+    # Keys and values written to the caller's pointers, not to locals.
     "dict-next-into": (
-        "static int f(PyObject *d)\n{\n    Py_ssize_t pos = 0;\n    /* PyDict_Next(d, &pos, &key, &value) */\n"
-        "    return PyDict_Size(d) > pos;\n}\n"),
+        "static int next(PyObject *d, Py_ssize_t *pos, PyObject **k, PyObject **v)\n{\n"
+        "    return PyDict_Next(d, pos, k, v);\n}\n"),
     # An item passed on at once, not stored in a local.
     "get-item-into": (
         "static double f(PyObject *l)\n{\n    double total = 0;\n"
         "    for (Py_ssize_t i = 0; i < PyList_GET_SIZE(l); i++)\n"
         "        total += PyFloat_AsDouble(PyList_GET_ITEM(l, i));\n    return total;\n}\n"),
-    # Only clearing an exception, nothing fetched.
+    # The exception fetched into the caller's pointers, not into locals.
     "err-fetch-restore": (
-        "static void f(PyObject *d, PyObject *k)\n{\n    /* PyErr_Fetch(&t, &v, &tb); */\n"
-        "    if (PyDict_DelItem(d, k) < 0)\n        PyErr_Clear();\n}\n"),
+        "static void save(PyObject **t, PyObject **v, PyObject **tb)\n{\n    PyErr_Fetch(t, v, tb);\n}\n"),
     # Macros that name a constant and a function-like macro already.
     "api-alias-macros": (
         "#define ERR_TYPE PyExc_TypeError\n"
@@ -359,9 +364,8 @@ LEAVE_ALONE = {
         "static PyObject *f(PyObject *self, char *buf, long n)\n{\n"
         "    sprintf(buf, \"%zx %zx\", (size_t)(Py_uintptr_t)n, (Py_uintptr_t)buf);\n"
         "    return PyUnicode_FromString(buf);\n}\n"),
-    # A stock function without a counterpart named in a comment and a string.
-    "escape-hatch": (
-        "static PyObject *f(PyObject *o) { /* PyFile_GetLine(o, 2) */ return PyUnicode_FromString(\"PyFile_GetLine\"); }\n"),
+    # A stock function without a counterpart where the code stays stock.
+    "escape-hatch": in_capsule_destructor("keep(PyFile_GetLine(o, 2));"),
     # Keyword names read as the tuple they are.
     "kwargs-dict": (
         "#include <Python.h>\n#include \"Cystck.h\"\n"
@@ -413,10 +417,10 @@ POSITIVE_TWINS = {
     "identity-keyed-containers": ("std::map<long,", "std::map<PyObject*,"),
     "tuple-zero-fill": ("PyTuple_SET_ITEM(t, i, Py_None)", "PyTuple_SET_ITEM(t, i, NULL)"),
     "buffer-owner": ("view->obj = NULL", "view->obj = o"),
-    "incref": ("/* Py_INCREF(o); */", "Py_INCREF(o);"),
-    "decref": ("/* Py_DECREF(o); */", "Py_DECREF(o);"),
-    "clear": ("/* Py_CLEAR(o); */", "Py_CLEAR(o);"),
-    "newref": ("/* Py_NewRef(x) */", "g(Py_NewRef(x));"),
+    "incref": (STOCK_DESTRUCTOR, "PyCapsule_New(o, NULL, NULL)"),
+    "decref": (STOCK_DESTRUCTOR, "PyCapsule_New(o, NULL, NULL)"),
+    "clear": (STOCK_DESTRUCTOR, "PyCapsule_New(o, NULL, NULL)"),
+    "newref": (STOCK_DESTRUCTOR, "PyCapsule_New(o, NULL, NULL)"),
     "object-new": ("PyMem_New(Box, 1)", "PyObject_New(Box, &BoxType)"),
     "type-ready": ("PyType_Ready(type)", "PyType_Ready(&BoxType)"),
     "class-type-refs": ("Box::Count )", "Box::TypeObject )"),
@@ -433,7 +437,7 @@ POSITIVE_TWINS = {
     "handle-conditions": ("CystckDict_Size(S, d)", "CystckDict_GetItemString(S, d, \"k\")"),
     "type-slot-reads": ("Native *n", "PyTypeObject *n"),
     "object-addresses": ("(Py_uintptr_t)n", "(Py_uintptr_t)self"),
-    "escape-hatch": ("/* PyFile_GetLine(o, 2) */", "PyFile_GetLine(o, 2);"),
+    "escape-hatch": (STOCK_DESTRUCTOR, "PyCapsule_New(o, NULL, NULL)"),
     "kwargs-dict": ("CystckTuple_Size", "CystckDict_Size"),
 }
 

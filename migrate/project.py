@@ -494,14 +494,22 @@ def build(files):
 _LOCAL_INCLUDE = regex.compile(r'^[ \t]*#[ \t]*include[ \t]*"(?P<name>[^"\n]+)"', regex.M)
 
 
-def _collect_includes(p, files):
+def includers(files):
     """Which of ``files`` #include which (``#include "name"``, resolved
-    beside the including file as a compiler does first)."""
+    beside the including file as a compiler does first): path -> the
+    paths that include it."""
+    found = {}
     for path, text in files.items():
         for m in _LOCAL_INCLUDE.finditer(text):
             target = posixpath.normpath(posixpath.join(posixpath.dirname(path), m.group("name")))
             if target in files and target != path:
-                p.includers.setdefault(target, set()).add(path)
+                found.setdefault(target, set()).add(path)
+    return found
+
+
+def _collect_includes(p, files):
+    for target, paths in includers(files).items():
+        p.includers.setdefault(target, set()).update(paths)
 
 
 def _handle_type(base, ptr, project_types):

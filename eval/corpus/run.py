@@ -61,13 +61,15 @@ CACHE_ROOT = REPO_ROOT / ".cache" / "corpus"
 PATCHES_DIR = HERE / "patches"
 RESULTS_FILE = REPO_ROOT / "eval" / "results" / "corpus.json"
 REPORT_FILE = REPO_ROOT / "eval" / "report" / "corpus.md"
-ESCAPE_HATCH = re.compile(r"\bCystck_(?:AsPyObject|FromPyObject)\s*\(")
+# A handle lent to stock code or a stock result given a handle; a file the
+# translator kept stock as a whole counts once (its first line's mark).
+ESCAPE_HATCH = re.compile(r"\bCystck_(?:AsPyObject|FromPyObject)\s*\(|/\* cystck-migrate: kept stock \*/")
 # A compiler's diagnostic ("file.c:12:5: error: ..."), counted; other lines
 # naming an error (setup.py's, the linker's) are kept to show, not counted.
 DIAGNOSTIC = re.compile(r":\d+(?::\d+)?: (?:fatal )?error:")
 API_NAME = re.compile(r"\b_?(?:Py|Cystck)[A-Za-z_]")
 ERROR_LINE = re.compile(r"\berror\b", re.IGNORECASE)
-SOURCE_SUFFIXES = (".c", ".h", ".cc", ".cpp", ".hpp", ".cxx")
+SOURCE_SUFFIXES = (".c", ".h", ".cc", ".cpp", ".hpp", ".cxx", ".hh", ".hxx")
 KEPT_ERRORS = 20
 
 

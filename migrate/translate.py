@@ -94,7 +94,7 @@ def translate_files(files, rules=None):
     if any(r.name == "function-macros" for r in rules):
         # The project sees the functions those macros generate.
         python_files = {p: macros.expand_function_macros(t)[0] for p, t in python_files.items()}
-    project = proj.build(python_files)
+    project = proj.build(python_files, kept_stock=_defined_functions({p: files[p] for p in kept}))
     units = {}
     for path, text in files.items():
         unit = engine.Unit(path, text, project, libraries=libraries(path, text))
@@ -104,6 +104,17 @@ def translate_files(files, rules=None):
             _keep_stock(unit, *kept[path])
         units[path] = unit
     return units
+
+
+def _defined_functions(files):
+    """The names of the functions ``files`` define."""
+    names = set()
+    for text in files.values():
+        try:
+            names.update(f.name for f in source.find_functions(source.structure_mask(text)) if f.is_definition)
+        except source.BraceError:
+            continue
+    return names
 
 
 def _keep_stock(unit, pos, reason):

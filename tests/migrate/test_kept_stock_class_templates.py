@@ -85,3 +85,33 @@ def test_hh_headers_are_translated_and_not_compiled_alone(tmp_path):
     assert cli.main([str(src), "-o", str(out), "-q", "--no-cppcheck", "--check", "--report", str(report)]) == 0
     assert "Cystck_Object half(Cystck_State *S, Cystck_Object o);" in (out / "half.hh").read_text()
     assert json.loads(report.read_text())["check"]["total"] == 1
+
+
+def test_functions_of_kept_files_stay_stock_where_other_files_declare_them():
+    """Before: a file compiled apart that declares a function of a kept
+    file by itself got the declaration and the call in Cystck form, which
+    in C links to the stock definition with the wrong arguments.  After:
+    the declaration stays stock and the call lends its handle through the
+    escape hatch.  Negative: the file's own functions are translated."""
+    defines = ('#include "vec.hh"\n'
+               'extern "C" int vec_ndim(PyObject *o)\n{\n    return Py_SIZE(o) < 0 ? 2 : 1;\n}\n')
+    caller = ("#include <Python.h>\n"
+              "int vec_ndim(PyObject *o);\n"
+              "static PyObject *ndim(PyObject *self, PyObject *o)\n{\n"
+              "    return PyLong_FromLong(vec_ndim(o));\n}\n")
+    units = translate.translate_files({"vec.hh": TEMPLATE_HEADER, "vec.cc": defines, "other.c": caller})
+    out = units["other.c"].text
+    assert "int vec_ndim(PyObject *o);" in out
+    assert f"CystckLong_FromLong(S, {escape.MARK} vec_ndim(Cystck_AsPyObject(S, o)))" in out
+    assert "static Cystck_Object ndim(Cystck_State *S, Cystck_Object self, Cystck_Object o)" in out
+
+
+def test_a_function_of_the_same_name_defined_apart_is_translated():
+    """Negative: a file compiled apart that defines its own function under
+    the name of a kept file's function translates it as its own."""
+    defines = ('#include "vec.hh"\n'
+               'extern "C" int vec_ndim(PyObject *o)\n{\n    return 1;\n}\n')
+    own = ("#include <Python.h>\n"
+           "static int vec_ndim(PyObject *o)\n{\n    return PyObject_Length(o);\n}\n")
+    units = translate.translate_files({"vec.hh": TEMPLATE_HEADER, "vec.cc": defines, "other.c": own})
+    assert "static int vec_ndim(Cystck_State *S, Cystck_Object o)" in units["other.c"].text

@@ -322,3 +322,8 @@ def test_a_file_kept_stock_counts_as_one_escape_hatch(tmp_path):
     (tmp_path / "plain.c").write_text("int g(void);\n")
     found = corpus_run.escape_hatches(tmp_path, {"kept.cc": 2, "lent.c": 1, "plain.c": 1})
     assert found == ["kept.cc:1", "lent.c:1"]
+    assert corpus_run.kept_stock_lines(tmp_path, {"kept.cc": 2, "lent.c": 1, "plain.c": 1}) == 2
+    cell = corpus_run.corpus_report.escape_cell
+    assert cell({"escape_hatches": 2, "escape_hatches_per_kloc": 500.0, "kept_stock_lines": 2}) == \
+        "2 (500.0/kloc; 2 lines kept stock)"
+    assert cell({"escape_hatches": 1, "escape_hatches_per_kloc": 1.0, "kept_stock_lines": 0}) == "1 (1.0/kloc)"

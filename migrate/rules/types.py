@@ -1572,8 +1572,9 @@ class RuntimeVectorcall(Rule):
 
     A vectorcall function only makes calling the type faster: its tp_new
     and tp_init do the same work, and Cystck defines no vectorcall for
-    types (``f`` is no longer used).  On a type without tp_new the
-    statement stays, reported, for a human."""
+    types (``f`` is no longer used: a static ``f`` that nothing else refers
+    to goes too).  On a type without tp_new the statement stays, reported,
+    for a human."""
     name = "runtime-vectorcall"
     precedence = 295
     patterns = (r"(?:\(\s*\(\s*PyTypeObject\s*\*\s*\)\s*(?P<t>\w+)\s*\)|(?P<t>\w+))\s*->\s*tp_vectorcall\s*="
@@ -1592,6 +1593,7 @@ class RuntimeVectorcall(Rule):
     def apply(self, unit):
         code = unit.masked
         edits = source.Edits()
+        dropped = set()
         for f in unit.functions():
             if not f.is_definition:
                 continue
@@ -1611,9 +1613,33 @@ class RuntimeVectorcall(Rule):
                           "calls go through tp_new */")
                 unit.leftover(m.start(), f"tp_vectorcall = {fn} dropped: Cystck defines no vectorcall for "
                               f"types, calls go through tp_new and tp_init ({fn} is no longer used)", self.name)
+                dropped.add(fn)
         if edits:
             unit.apply(edits)
-        return edits.applied
+        applied = edits.applied
+        for fn in sorted(dropped):
+            self._remove_if_unused(unit, fn)
+        return applied
+
+    def _remove_if_unused(self, unit, fn):
+        """A static vectorcall function that nothing refers to any more goes
+        with its prototypes (it would not compile warning-free, unused and
+        in stock form); one another file could see stays."""
+        p = unit.project
+        decls = [f for f in unit.functions() if f.name == fn and not f.member]
+        info = p.functions.get((unit.path, fn))
+        if not decls or info is None or not info.static or p.includers.get(unit.path):
+            return
+        spans = [(f.start, f.end) for f in decls]
+        if any(not any(s <= u.start() < e for s, e in spans)
+               for u in regex.finditer(rf"\b{regex.escape(fn)}\b", unit.masked)):
+            return          # still referred to: a human decides
+        edits = source.Edits()
+        for s, e in spans:
+            edits.add(*_common.statement_line_span(unit.text, s, e), "")
+        unit.note("removed", decls[-1].start, f"{fn} removed: nothing calls it once its tp_vectorcall "
+                  "assignment is dropped", self.name)
+        unit.apply(edits)
 
 
 class FieldPointerParams(Rule):

@@ -61,9 +61,9 @@ def results():
             "piconumpy": {"title": "PicoNumPy", "paper_row": "PicoNumPy", "status": "ok",
                           "reason": None, "variants": states, "workloads": {"board": workload}},
             "kiwi": {"title": "Kiwisolver", "paper_row": "Kiwisolver", "status": "missing",
-                     "reason": "ports/kiwi/bench_kiwi.py does not exist",
+                     "reason": "ports/kiwi/bench.py does not exist",
                      "variants": {v: {"status": "missing",
-                                      "reason": "ports/kiwi/bench_kiwi.py does not exist"}
+                                      "reason": "ports/kiwi/bench.py does not exist"}
                                   for v in states},
                      "workloads": {}},
         },

@@ -1,8 +1,8 @@
 """Build the wheel of every PicoNumPy variant.
 
-    python ports/piconumpy/build_variants.py [--variants stock,hpy_cpython] [--force]
-    python ports/piconumpy/build_variants.py --no-prepare --variants cystck
-    python ports/piconumpy/build_variants.py --refresh-patch
+    python ports/piconumpy/recipe.py [--variants stock,hpy_cpython] [--force]
+    python ports/piconumpy/recipe.py --no-prepare --variants cystck
+    python ports/piconumpy/recipe.py --refresh-patch
 
 For each variant of piconumpy_variants.VARIANTS (or the ones named), this
 runs setup_variant.py in build/piconumpy/<variant>/setup/ and leaves the
@@ -17,12 +17,12 @@ include_dirs, build scripts, compile flags, Python, setuptools and hpy
 versions; for Cystck, the runtime's header and sources) is not rebuilt;
 --force rebuilds anyway.  The Cystck variant's source is translated and
 patched again on every run (a fraction of a second), so a change of the
-translator or of cystck.patch is seen through the source it produces.
+translator or of manual.patch is seen through the source it produces.
 
 To change the residual patch (see the README): edit
 build/piconumpy/cystck/src/piconumpy.c, build it as it is with --no-prepare
 (which skips the translate-and-patch step that would overwrite it), test,
-then --refresh-patch rewrites ports/piconumpy/cystck.patch as the difference
+then --refresh-patch rewrites ports/piconumpy/manual.patch as the difference
 between the translator's output and that file.
 
 When a build fails, its reason is kept in build/piconumpy/<variant>/
@@ -44,8 +44,8 @@ import time
 from pathlib import Path
 
 from piconumpy_variants import (
-    BUILD_ROOT, COMPILE_ARGS, CYSTCK_PATCH, DIST_ROOT, PORT_DIR, PORTED_SOURCE, REPO_ROOT,
-    TRANSLATED_SOURCE, VARIANTS, Variant, build_error_file, cystck_patch_text, dist_name,
+    BUILD_ROOT, COMPILE_ARGS, MANUAL_PATCH, DIST_ROOT, PORT_DIR, PORTED_SOURCE, REPO_ROOT,
+    TRANSLATED_SOURCE, VARIANTS, Variant, build_error_file, manual_patch_text, dist_name,
     ensure_site, parse_variant_list, wheel_path,
 )
 import portkit  # noqa: E402  (piconumpy_variants puts ports/ on sys.path)
@@ -155,15 +155,15 @@ def build(variant: Variant, force: bool, prepare: bool = True) -> bool:
 
 
 def refresh_patch() -> None:
-    """cystck.patch = diff(translator output, hand-edited ported source)."""
+    """manual.patch = diff(translator output, hand-edited ported source)."""
     if not (TRANSLATED_SOURCE.is_file() and PORTED_SOURCE.is_file()):
         raise SystemExit("build the cystck variant first: its sources are made in "
                          f"{PORTED_SOURCE.parent.parent.relative_to(REPO_ROOT)}/")
-    text = cystck_patch_text()
-    CYSTCK_PATCH.write_text(text)
+    text = manual_patch_text()
+    MANUAL_PATCH.write_text(text)
     changed = sum(1 for line in text.splitlines()
                   if line[:1] in "+-" and not line.startswith(("+++", "---")))
-    print(f"wrote {CYSTCK_PATCH.relative_to(REPO_ROOT)}: {changed} changed lines")
+    print(f"wrote {MANUAL_PATCH.relative_to(REPO_ROOT)}: {changed} changed lines")
 
 
 def main() -> None:
@@ -174,7 +174,7 @@ def main() -> None:
                         help="build generated sources as they are (hand-edited), "
                              "without running the variants' prepare hooks")
     parser.add_argument("--refresh-patch", action="store_true",
-                        help="rewrite cystck.patch from the hand-edited "
+                        help="rewrite manual.patch from the hand-edited "
                              "build/piconumpy/cystck/src/piconumpy.c, and stop")
     args = parser.parse_args()
     if args.refresh_patch:

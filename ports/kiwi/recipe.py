@@ -1,9 +1,9 @@
 """Build the stock, HPy (CPython and universal ABI) and Cystck wheels of kiwisolver 1.5.1.
 
-    python ports/kiwi/build_kiwi.py [--variants stock,hpy_cpython,hpy_universal,cystck] [--force]
-    python ports/kiwi/build_kiwi.py --prepare [--variants cystck]
-    python ports/kiwi/build_kiwi.py --refresh-patch
-    python ports/kiwi/build_kiwi.py --refresh-hpy-patch
+    python ports/kiwi/recipe.py [--variants stock,hpy_cpython,hpy_universal,cystck] [--force]
+    python ports/kiwi/recipe.py --prepare [--variants cystck]
+    python ports/kiwi/recipe.py --refresh-patch
+    python ports/kiwi/recipe.py --refresh-hpy-patch
 
 All wheels come from the same sdist (pinned by sha256 in kiwi_port.py) and
 are built by the sdist's own setup.py (cppy's build class: ``-std=c++11``
@@ -77,7 +77,7 @@ def input_signature(variant: str) -> str:
     add("python", sys.version.encode())
     for dist in ("setuptools", "cppy", "setuptools-scm", "wheel"):
         add(dist, importlib.metadata.version(dist).encode())
-    for script in ("build_kiwi.py", "kiwi_port.py"):
+    for script in ("recipe.py", "kiwi_port.py"):
         add(script, (kp.PORT_DIR / script).read_bytes())
     if variant == "cystck":
         add("patch", kp.MANUAL_PATCH.read_bytes())

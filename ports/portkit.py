@@ -38,6 +38,27 @@ def sha256_of(path: Path) -> str:
     return digest.hexdigest()
 
 
+class InputSignature:
+    """A hash of everything a variant's wheel is built from: the recipes add
+    each input under a label, and rebuild when the hash differs from the one
+    stored with the wheel (make's timestamps cannot see a tool upgraded in
+    the venv or a translator that writes other output).  Every input is
+    framed by its label and length, so bytes moved from one input to the
+    next change the hash."""
+
+    def __init__(self) -> None:
+        self._digest = hashlib.sha256()
+
+    def add(self, label: str, data: bytes | str) -> None:
+        if isinstance(data, str):
+            data = data.encode()
+        self._digest.update(f"{label}\0{len(data)}\0".encode())
+        self._digest.update(data)
+
+    def hexdigest(self) -> str:
+        return self._digest.hexdigest()
+
+
 def check_requirements(requirements: tuple[str, ...], what: str) -> None:
     """RuntimeError unless this interpreter has every `name==version` of
     `requirements` (what `what`, a wheel, needs at run time).  A site holds

@@ -41,7 +41,6 @@ between the release and that tree).
 from __future__ import annotations
 
 import argparse
-import hashlib
 import importlib.metadata
 import json
 import os
@@ -67,30 +66,25 @@ def _installed_package_files(dist: str) -> list[Path]:
 
 def input_signature(variant: str) -> str:
     """Hash of everything the variant's wheel is built from."""
-    digest = hashlib.sha256()
-
-    def add(label: str, data: bytes) -> None:
-        digest.update(f"{label}\0{len(data)}\0".encode())
-        digest.update(data)
-
-    add("sdist", kp.SDIST_SHA256.encode())
-    add("python", sys.version.encode())
+    signature = portkit.InputSignature()
+    signature.add("sdist", kp.SDIST_SHA256.encode())
+    signature.add("python", sys.version.encode())
     for dist in ("setuptools", "cppy", "setuptools-scm", "wheel"):
-        add(dist, importlib.metadata.version(dist).encode())
+        signature.add(dist, importlib.metadata.version(dist).encode())
     for script in ("recipe.py", "kiwi_port.py"):
-        add(script, (kp.PORT_DIR / script).read_bytes())
+        signature.add(script, (kp.PORT_DIR / script).read_bytes())
     if variant == "cystck":
-        add("patch", kp.MANUAL_PATCH.read_bytes())
+        signature.add("patch", kp.MANUAL_PATCH.read_bytes())
         # The translator and the runtime compiled into the extension.
         for path in _installed_package_files("cystck"):
-            add(path.name, path.read_bytes())
+            signature.add(path.name, path.read_bytes())
     if variant in kp.HPY_ABI:
-        add("hpy-abi", kp.HPY_ABI[variant].encode())
-        add("hpy-patch", kp.HPY_PATCH.read_bytes())
+        signature.add("hpy-abi", kp.HPY_ABI[variant].encode())
+        signature.add("hpy-patch", kp.HPY_PATCH.read_bytes())
         # hpy's headers, runtime sources and setuptools integration.
         for path in _installed_package_files("hpy"):
-            add(str(path), path.read_bytes())
-    return digest.hexdigest()
+            signature.add(str(path), path.read_bytes())
+    return signature.hexdigest()
 
 
 def run_logged(command: list[str], log: Path, cwd: Path, env: dict | None = None) -> None:

@@ -35,7 +35,6 @@ Compiler flags: piconumpy_variants.COMPILE_ARGS, the same for every variant.
 from __future__ import annotations
 
 import argparse
-import hashlib
 import importlib.metadata
 import shutil
 import subprocess
@@ -55,18 +54,13 @@ WHEELHOUSE = BUILD_ROOT / "wheelhouse"
 
 def input_signature(variant: Variant) -> str:
     """Hash of everything the variant's wheel is built from."""
-    digest = hashlib.sha256()
-
-    def add(label: str, data: bytes) -> None:
-        digest.update(f"{label}\0{len(data)}\0".encode())
-        digest.update(data)
-
-    add("flags", " ".join(COMPILE_ARGS).encode())
-    add("python", sys.version.encode())
-    add("setuptools", importlib.metadata.version("setuptools").encode())
+    signature = portkit.InputSignature()
+    signature.add("flags", " ".join(COMPILE_ARGS).encode())
+    signature.add("python", sys.version.encode())
+    signature.add("setuptools", importlib.metadata.version("setuptools").encode())
     if variant.hpy_abi is not None:
-        add("hpy", importlib.metadata.version("hpy").encode())
-    add("variant", repr(variant).encode())
+        signature.add("hpy", importlib.metadata.version("hpy").encode())
+    signature.add("variant", repr(variant).encode())
     files = [REPO_ROOT / s for s in variant.sources]
     for directory in variant.include_dirs:
         files += sorted(p for p in (REPO_ROOT / directory).rglob("*") if p.is_file())
@@ -75,8 +69,8 @@ def input_signature(variant: Variant) -> str:
     files += [PORT_DIR / "setup_variant.py", PORT_DIR / "piconumpy_variants.py"]
     for path in files:
         label = str(path.relative_to(REPO_ROOT)) if path.is_relative_to(REPO_ROOT) else path.name
-        add(label, path.read_bytes())
-    return digest.hexdigest()
+        signature.add(label, path.read_bytes())
+    return signature.hexdigest()
 
 
 def cystck_runtime_files() -> list[Path]:

@@ -94,3 +94,18 @@ def test_fill_wheelhouse_wants_the_dependencies_unless_told_not_to(tmp_path):
 def test_fill_wheelhouse_of_nothing_makes_no_folder(tmp_path):
     portkit.fill_wheelhouse((), tmp_path / "wheelhouse")
     assert not (tmp_path / "wheelhouse").exists()
+
+
+def test_input_signature_frames_every_input():
+    """The same inputs give the same hash; bytes moved from one input to the
+    next, or a label changed, give another (a stale wheel is rebuilt)."""
+    def signature(*inputs):
+        s = portkit.InputSignature()
+        for label, data in inputs:
+            s.add(label, data)
+        return s.hexdigest()
+
+    base = signature(("sdist", "abc"), ("patch", b"de"))
+    assert base == signature(("sdist", b"abc"), ("patch", "de"))
+    assert base != signature(("sdist", "ab"), ("patch", "cde"))
+    assert base != signature(("sdist", "abc"), ("hpy-patch", "de"))

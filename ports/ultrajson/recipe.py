@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import argparse
 import difflib
-import hashlib
 import importlib.metadata
 import shutil
 import subprocess
@@ -246,32 +245,27 @@ def save_patch() -> None:
 
 def input_signature(variant: str) -> str:
     """Hash of everything the variant's wheel is built from."""
-    digest = hashlib.sha256()
-
-    def add(label: str, data: bytes) -> None:
-        digest.update(f"{label}\0{len(data)}\0".encode())
-        digest.update(data)
-
-    add("variant", variant.encode())
-    add("python", sys.version.encode())
-    add("setuptools", importlib.metadata.version("setuptools").encode())
-    add("flags", repr((port.DEFINE_MACROS, port.EXTRA_COMPILE_ARGS, port.EXTRA_LINK_ARGS)).encode())
-    add("sdist", port.SDIST_SHA256.encode())
+    signature = portkit.InputSignature()
+    signature.add("variant", variant.encode())
+    signature.add("python", sys.version.encode())
+    signature.add("setuptools", importlib.metadata.version("setuptools").encode())
+    signature.add("flags", repr((port.DEFINE_MACROS, port.EXTRA_COMPILE_ARGS, port.EXTRA_LINK_ARGS)).encode())
+    signature.add("sdist", port.SDIST_SHA256.encode())
     tree = port.source_tree(variant)
     for rel in port.MIGRATED_FILES:
-        add(rel, (tree / rel).read_bytes())
+        signature.add(rel, (tree / rel).read_bytes())
     for script in ("setup_ujson.py", "ujson_port.py"):
-        add(script, (port.PORT_DIR / script).read_bytes())
+        signature.add(script, (port.PORT_DIR / script).read_bytes())
     if variant == "cystck":
         import cystck
         runtime = [Path(s) for s in cystck.get_sources()]
         runtime += sorted(p for p in Path(cystck.get_include()).rglob("*") if p.is_file())
         runtime += sorted(p for p in Path(cystck.get_source_dir()).rglob("*.h"))
         for path in runtime:
-            add(path.name, path.read_bytes())
+            signature.add(path.name, path.read_bytes())
     if variant in port.HPY_ABI:
-        add("hpy", importlib.metadata.version("hpy").encode())
-    return digest.hexdigest()
+        signature.add("hpy", importlib.metadata.version("hpy").encode())
+    return signature.hexdigest()
 
 
 def build_wheel(variant: str, force: bool) -> bool:

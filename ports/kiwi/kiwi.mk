@@ -31,7 +31,7 @@ $(KIWI_REQS_STAMP): $(VENV_STAMP) $(KIWI_DIR)/requirements.txt
 # Phony on purpose: recipe.py decides what is stale from a hash of every
 # input (sdist, patch, installed translator and runtime, tool versions).
 kiwi-wheels: $(CYSTCK_STAMP) $(KIWI_REQS_STAMP)
-	$(PY) $(KIWI_DIR)/recipe.py
+	$(PY) $(KIWI_DIR)/recipe.py wheels
 
 kiwi-bench: kiwi-wheels
 	$(PY) $(KIWI_DIR)/bench.py $(if $(filter 1,$(QUICK)),--quick)

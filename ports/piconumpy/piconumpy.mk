@@ -29,7 +29,7 @@ EVAL_TARGETS += piconumpy-bench piconumpy-metrics
 # every input, which make's timestamps cannot see (hpy or setuptools
 # upgraded in the venv, a wheel deleted by hand).
 piconumpy-wheels: $(CYSTCK_STAMP)
-	$(PY) $(PICONUMPY_DIR)/recipe.py
+	$(PY) $(PICONUMPY_DIR)/recipe.py wheels
 
 piconumpy-bench: piconumpy-wheels
 	$(PY) $(PICONUMPY_DIR)/bench.py $(if $(filter 1,$(QUICK)),--quick)

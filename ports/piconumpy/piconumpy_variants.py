@@ -161,8 +161,8 @@ def apply_manual_patch(log: Path) -> None:
                 f"source changed.  {PORTED_SOURCE.relative_to(REPO_ROOT)} now holds the new "
                 f"output with the hunks that applied, {rejects.name} beside it the others: "
                 f"edit it until it builds and passes (python ports/piconumpy/"
-                f"recipe.py --no-prepare --variants cystck), then run "
-                f"recipe.py --refresh-patch.")
+                f"recipe.py wheels --no-prepare --variants cystck), then run "
+                f"recipe.py save-patch.")
     os.replace(staged, PORTED_SOURCE)
 
 

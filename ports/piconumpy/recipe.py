@@ -1,8 +1,11 @@
 """Build the wheel of every PicoNumPy variant.
 
-    python ports/piconumpy/recipe.py [--variants stock,hpy_cpython] [--force]
-    python ports/piconumpy/recipe.py --no-prepare --variants cystck
-    python ports/piconumpy/recipe.py --refresh-patch
+    python ports/piconumpy/recipe.py wheels [--variants stock,hpy_cpython] [--force]
+    python ports/piconumpy/recipe.py prepare --variants cystck
+    python ports/piconumpy/recipe.py wheels --no-prepare --variants cystck
+    python ports/piconumpy/recipe.py save-patch
+
+(every port's command line, portkit.Recipe)
 
 For each variant of piconumpy_variants.VARIANTS (or the ones named), this
 runs setup_variant.py in build/piconumpy/<variant>/setup/ and leaves the
@@ -22,30 +25,28 @@ translator or of manual.patch is seen through the source it produces.
 To change the residual patch (see the README): edit
 build/piconumpy/cystck/src/piconumpy.c, build it as it is with --no-prepare
 (which skips the translate-and-patch step that would overwrite it), test,
-then --refresh-patch rewrites ports/piconumpy/manual.patch as the difference
+then save-patch rewrites ports/piconumpy/manual.patch as the difference
 between the translator's output and that file.
 
-When a build fails, its reason is kept in build/piconumpy/<variant>/
-build.error (removed by the next successful build) for the evaluation
-harness (piconumpy_variants.build_error).
+A variant that fails to build does not stop the others; its reason is kept
+in build/piconumpy/<variant>/build.error (removed by the next successful
+build) for the evaluation harness (piconumpy_variants.build_error).
 
 Compiler flags: piconumpy_variants.COMPILE_ARGS, the same for every variant.
 """
 
 from __future__ import annotations
 
-import argparse
 import importlib.metadata
 import shutil
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 from piconumpy_variants import (
     BUILD_ROOT, COMPILE_ARGS, MANUAL_PATCH, DIST_ROOT, PORT_DIR, PORTED_SOURCE, REPO_ROOT,
     TRANSLATED_SOURCE, VARIANTS, Variant, build_error_file, manual_patch_text, dist_name,
-    ensure_site, parse_variant_list, wheel_path,
+    ensure_site, wheel_path,
 )
 import portkit  # noqa: E402  (piconumpy_variants puts ports/ on sys.path)
 
@@ -92,17 +93,14 @@ def build(variant: Variant, force: bool, prepare: bool = True) -> bool:
         try:
             variant.prepare(variant)
         except SystemExit as failure:
-            build_error_file(variant.name).write_text(f"{variant.name}: {failure}\n")
-            raise
+            raise SystemExit(f"{variant.name}: {failure}") from None
     for source in variant.sources:
         if not (REPO_ROOT / source).is_file():
             raise SystemExit(f"{variant.name}: source {source} does not exist")
 
     signature = input_signature(variant)
     signature_file = BUILD_ROOT / variant.name / "build.signature"
-    if (not force and wheel_path(variant.name) is not None and signature_file.is_file()
-            and signature_file.read_text() == signature):
-        build_error_file(variant.name).unlink(missing_ok=True)
+    if not force and portkit.is_up_to_date(signature_file, signature, wheel_path(variant.name)):
         return False
     signature_file.unlink(missing_ok=True)
 
@@ -131,8 +129,7 @@ def build(variant: Variant, force: bool, prepare: bool = True) -> bool:
         sys.stderr.write(output)
         errors = [line for line in output.splitlines() if "error:" in line]
         reason = f"{variant.name}: build failed (log: {log.relative_to(REPO_ROOT)})"
-        build_error_file(variant.name).write_text("\n".join([reason, *errors[:20]]) + "\n")
-        raise SystemExit(reason)
+        raise SystemExit("\n".join([reason, *errors[:20]]))
     # Compiler warnings are not fatal, but nobody reads logs of builds that
     # succeed: show them.
     warnings = [line for line in log.read_text().splitlines() if "warning:" in line
@@ -140,15 +137,12 @@ def build(variant: Variant, force: bool, prepare: bool = True) -> bool:
     for line in warnings:
         print(f"  {variant.name}: {line}")
     if wheel_path(variant.name) is None:
-        reason = f"{variant.name}: the build produced no {dist_name(variant.name)} wheel"
-        build_error_file(variant.name).write_text(reason + "\n")
-        raise SystemExit(reason)
+        raise SystemExit(f"{variant.name}: the build produced no {dist_name(variant.name)} wheel")
     signature_file.write_text(signature)
-    build_error_file(variant.name).unlink(missing_ok=True)
     return True
 
 
-def refresh_patch() -> None:
+def save_patch() -> None:
     """manual.patch = diff(translator output, hand-edited ported source)."""
     if not (TRANSLATED_SOURCE.is_file() and PORTED_SOURCE.is_file()):
         raise SystemExit("build the cystck variant first: its sources are made in "
@@ -160,36 +154,39 @@ def refresh_patch() -> None:
     print(f"wrote {MANUAL_PATCH.relative_to(REPO_ROOT)}: {changed} changed lines")
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--variants", help="comma-separated variant names (default: all)")
-    parser.add_argument("--force", action="store_true", help="rebuild up-to-date wheels too")
-    parser.add_argument("--no-prepare", action="store_true",
-                        help="build generated sources as they are (hand-edited), "
-                             "without running the variants' prepare hooks")
-    parser.add_argument("--refresh-patch", action="store_true",
-                        help="rewrite manual.patch from the hand-edited "
-                             "build/piconumpy/cystck/src/piconumpy.c, and stop")
-    args = parser.parse_args()
-    if args.refresh_patch:
-        refresh_patch()
-        return
-    names = parse_variant_list(args.variants) or list(VARIANTS)
-    unknown = [n for n in names if n not in VARIANTS]
-    if unknown:
-        parser.error(f"unknown variant(s) {', '.join(unknown)}; known: {', '.join(VARIANTS)}")
+class PicoNumPyRecipe(portkit.Recipe):
+    name = "piconumpy"
+    variants = tuple(VARIANTS)
+    repo_root = REPO_ROOT
+    manual_patch = MANUAL_PATCH
 
-    print(f"compile flags (all variants): {' '.join(COMPILE_ARGS)}")
-    for name in names:
-        start = time.perf_counter()
-        built = build(VARIANTS[name], args.force, prepare=not args.no_prepare)
-        ensure_site(name)
-        wheel = wheel_path(name)
-        status = f"built in {time.perf_counter() - start:.1f} s" if built else "up to date"
-        print(f"  {name:<14} {wheel.relative_to(REPO_ROOT)} ({status})")
-    portkit.fill_wheelhouse(sorted({r for n in names for r in VARIANTS[n].install_requires}),
-                            WHEELHOUSE)
+    def wheel_path(self, variant: str) -> Path | None:
+        return wheel_path(variant)
+
+    def build_error_file(self, variant: str) -> Path:
+        return build_error_file(variant)
+
+    def prepare(self, variant: str) -> Path:
+        """Run the variant's prepare hook (the cystck one translates and
+        patches); the folder of its first source."""
+        entry = VARIANTS[variant]
+        if entry.prepare is not None:
+            entry.prepare(entry)
+        return (REPO_ROOT / entry.sources[0]).parent
+
+    def build_one(self, variant: str, force: bool, prepare: bool) -> bool:
+        built = build(VARIANTS[variant], force, prepare)
+        ensure_site(variant)
+        portkit.fill_wheelhouse(VARIANTS[variant].install_requires, WHEELHOUSE)
+        return built
+
+    def wheels(self, variants, force: bool = False, prepare: bool = True) -> None:
+        self.log(f"compile flags (all variants): {' '.join(COMPILE_ARGS)}")
+        super().wheels(variants, force, prepare)
+
+    def save_patch(self) -> None:
+        save_patch()
 
 
 if __name__ == "__main__":
-    main()
+    PicoNumPyRecipe().main()

@@ -72,7 +72,7 @@ _BINARY_SUFFIX = {
 def test_variant_is_built(variant):
     if variant in MISSING:
         pytest.fail(pv.missing_reason(variant) + "; build it with "
-                    "`python ports/piconumpy/recipe.py` (or `make piconumpy-wheels`)")
+                    "`python ports/piconumpy/recipe.py wheels` (or `make piconumpy-wheels`)")
     result = subprocess.run(pv.variant_command(variant, "print(piconumpy.__file__)"),
                             capture_output=True, text=True, timeout=120)
     assert result.returncode == 0, _describe_failure(result)

@@ -1,6 +1,6 @@
 """The UltraJSON recipe: from the PyPI sdist to the stock, HPy and Cystck wheels.
 
-    python ports/ultrajson/recipe.py wheels [--variants stock,hpy_cpython,...] [--force] [--no-prepare]
+    python ports/ultrajson/recipe.py wheels [--variants stock,cystck,...] [--force] [--no-prepare]
                                                   build the wheels into dist/<variant>/ and install
                                                   each into build/ultrajson/<variant>/site/
     python ports/ultrajson/recipe.py prepare [--variants cystck,hpy_cpython]
@@ -193,7 +193,8 @@ def save_hpy_patch() -> None:
     """Write hpy.patch from the difference between the sdist's files and the
     hand-edited build/ultrajson/hpy/port/ (GNU diff: the smallest hunks)."""
     if not port.HPY_SRC_DIR.is_dir():
-        raise SystemExit("nothing to save: run `recipe.py prepare --variants hpy_cpython` first, then edit "
+        raise SystemExit("nothing to save: run `recipe.py prepare --variants hpy_cpython` "
+                         "first, then edit "
                          f"{port.HPY_SRC_DIR.relative_to(port.REPO_ROOT)}")
     chunks = []
     for rel in port.MIGRATED_FILES:
@@ -233,7 +234,8 @@ def save_patch() -> None:
     """Write manual.patch from the difference between the translator's
     output and the hand-edited port tree."""
     if not port.TRANSLATED_DIR.is_dir() or not port.PORT_SRC_DIR.is_dir():
-        raise SystemExit("nothing to save: run `recipe.py prepare --variants cystck` first, then edit "
+        raise SystemExit("nothing to save: run `recipe.py prepare --variants cystck` first, "
+                         "then edit "
                          f"{port.PORT_SRC_DIR.relative_to(port.REPO_ROOT)}")
     text = unified_diff(port.TRANSLATED_DIR, port.PORT_SRC_DIR, port.MIGRATED_FILES)
     port.MANUAL_PATCH.write_text(text)
@@ -251,7 +253,8 @@ def input_signature(variant: str) -> str:
     signature.add("variant", variant.encode())
     signature.add("python", sys.version.encode())
     signature.add("setuptools", importlib.metadata.version("setuptools").encode())
-    signature.add("flags", repr((port.DEFINE_MACROS, port.EXTRA_COMPILE_ARGS, port.EXTRA_LINK_ARGS)).encode())
+    signature.add("flags", repr((port.DEFINE_MACROS, port.EXTRA_COMPILE_ARGS,
+                                 port.EXTRA_LINK_ARGS)).encode())
     signature.add("sdist", port.SDIST_SHA256.encode())
     tree = port.source_tree(variant)
     for rel in port.MIGRATED_FILES:

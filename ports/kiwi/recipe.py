@@ -320,12 +320,11 @@ class KiwiRecipe(portkit.Recipe):
     repo_root = kp.REPO_ROOT
     manual_patch = kp.MANUAL_PATCH
     hpy_patch = kp.HPY_PATCH
-
-    def wheel_path(self, variant: str) -> Path | None:
-        return kp.wheel_path(variant)
-
-    def build_error_file(self, variant: str) -> Path:
-        return kp.build_error_file(variant)
+    wheel_path = staticmethod(kp.wheel_path)
+    build_error_file = staticmethod(kp.build_error_file)
+    save_patch = staticmethod(save_patch)
+    save_hpy_patch = staticmethod(save_hpy_patch)
+    failure_message = staticmethod(failure_message)
 
     def prepare(self, variant: str) -> Path:
         log = kp.variant_dir(variant) / "prepare.log"
@@ -341,15 +340,6 @@ class KiwiRecipe(portkit.Recipe):
         portkit.fill_wheelhouse(kp.RUNTIME_REQUIRES.get(variant, ()), kp.WHEELHOUSE)
         kp.ensure_site(variant)
         return built
-
-    def failure_message(self, variant: str, exc: BaseException) -> str:
-        return failure_message(variant, exc)
-
-    def save_patch(self) -> None:
-        save_patch()
-
-    def save_hpy_patch(self) -> None:
-        save_hpy_patch()
 
 
 if __name__ == "__main__":

@@ -2,15 +2,8 @@
 
     python ports/piconumpy/bench.py [--quick] [--variants stock,hpy_cpython]
 
-Two workloads (workloads.py), both pure Python over `piconumpy.array`:
-
-board  sleds sliding down a snowy slope, integrated with classic
-       Runge-Kutta 4 (see `board`).  Every time step builds a dozen small
-       4-element arrays through +, -, * and /, so most of the time goes into
-       calls to the extension.  10 sleds x 200 steps make one simulation;
-       it is repeated to bring one run of the stock variant to 1-3 s.
-ops    a loop of small-array operations and item accesses, with no other
-       Python work: the cost of a call into the extension, undiluted.
+The two workloads, `board` and `ops`, are in workloads.py: pure Python
+over `piconumpy.array`.
 
 Each (round, workload, variant) runs in a fresh interpreter that sees only
 that variant's installed wheel (piconumpy_variants.variant_command); the

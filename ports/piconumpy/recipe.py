@@ -159,12 +159,9 @@ class PicoNumPyRecipe(portkit.Recipe):
     variants = tuple(VARIANTS)
     repo_root = REPO_ROOT
     manual_patch = MANUAL_PATCH
-
-    def wheel_path(self, variant: str) -> Path | None:
-        return wheel_path(variant)
-
-    def build_error_file(self, variant: str) -> Path:
-        return build_error_file(variant)
+    wheel_path = staticmethod(wheel_path)
+    build_error_file = staticmethod(build_error_file)
+    save_patch = staticmethod(save_patch)
 
     def prepare(self, variant: str) -> Path:
         """Run the variant's prepare hook (the cystck one translates and
@@ -183,9 +180,6 @@ class PicoNumPyRecipe(portkit.Recipe):
     def wheels(self, variants, force: bool = False, prepare: bool = True) -> None:
         self.log(f"compile flags (all variants): {' '.join(COMPILE_ARGS)}")
         super().wheels(variants, force, prepare)
-
-    def save_patch(self) -> None:
-        save_patch()
 
 
 if __name__ == "__main__":

@@ -320,12 +320,10 @@ class UltraJSONRecipe(portkit.Recipe):
     repo_root = port.REPO_ROOT
     manual_patch = port.MANUAL_PATCH
     hpy_patch = port.HPY_PATCH
-
-    def wheel_path(self, variant: str) -> Path | None:
-        return port.wheel_path(variant)
-
-    def build_error_file(self, variant: str) -> Path:
-        return port.build_error_file(variant)
+    wheel_path = staticmethod(port.wheel_path)
+    build_error_file = staticmethod(port.build_error_file)
+    save_patch = staticmethod(save_patch)
+    save_hpy_patch = staticmethod(save_hpy_patch)
 
     def prepare(self, variant: str) -> Path:
         if variant == "cystck":
@@ -344,12 +342,6 @@ class UltraJSONRecipe(portkit.Recipe):
         built = build_wheel(variant, force)
         port.ensure_site(variant)
         return built
-
-    def save_patch(self) -> None:
-        save_patch()
-
-    def save_hpy_patch(self) -> None:
-        save_hpy_patch()
 
 
 if __name__ == "__main__":

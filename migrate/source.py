@@ -106,14 +106,24 @@ def _python3_decides(line):
     return at_low
 
 
+_VERSION_TEST_START = regex.compile(r"^[ \t]*#[ \t]*if[ \t]+\(?\s*(?:PY_MAJOR_VERSION|PY_VERSION_HEX)", regex.M)
+
+
+def _version_test_lines(masked):
+    """The lines of ``masked`` that _VERSION_TEST may match."""
+    for m in _VERSION_TEST_START.finditer(masked):
+        end = masked.find("\n", m.end())
+        yield masked[m.start():end if end >= 0 else len(masked)]
+
+
 def blank_python2(masked):
     """Blank the code of conditional branches that only Python 2 compiles
     (``#if PY_MAJOR_VERSION < 3``, the ``#else`` of ``#if
     PY_MAJOR_VERSION >= 3``, ``PY_VERSION_HEX < 0x03000000``...): Cystck
     needs Python 3, so that code is never compiled; it is copied as it
     is, as comments are, and neither rewritten nor reported."""
-    if "PY_MAJOR_VERSION" not in masked and "PY_VERSION_HEX" not in masked:
-        return masked
+    if not any(_python3_decides(line) is not None for line in _version_test_lines(masked)):
+        return masked       # the common case: the line-by-line pass would change nothing
     lines = masked.split("\n")
     with_elif = _groups_with_elif(lines)
     groups = []          # per open #if: [dead in its first branch, dead in the later ones, in a later branch]
@@ -121,8 +131,9 @@ def blank_python2(masked):
 
     def dead(gs):
         return any(g[2] and g[1] or not g[2] and g[0] for g in gs)
+    dead_here = False    # dead(groups), which only conditionals change
     for i, line in enumerate(lines):
-        m = _CONDITIONAL.match(line)
+        m = _CONDITIONAL.match(line) if "#" in line else None
         if m:
             kind = m.group(1)
             if kind.startswith("if"):
@@ -137,8 +148,9 @@ def blank_python2(masked):
                     groups[-1][2] = True
                 elif kind == "endif" and groups:
                     groups.pop()
+            dead_here = dead(groups)
         else:
-            blank = dead(groups)
+            blank = dead_here
         if blank and line.strip():
             lines[i] = " " * len(line)
             changed = True
@@ -149,7 +161,7 @@ def _groups_with_elif(lines):
     """Indexes of the ``#if`` lines whose conditional has an ``#elif``."""
     out, stack = set(), []
     for i, line in enumerate(lines):
-        m = _CONDITIONAL.match(line)
+        m = _CONDITIONAL.match(line) if "#" in line else None
         if m is None:
             continue
         kind = m.group(1)
@@ -528,7 +540,7 @@ def _is_function_head(head):
     stripped = head.rstrip()
     if not stripped.endswith(")") and not _HEAD_END.search(stripped):
         return False
-    if _ASSIGN_END.search(stripped) or "=" in _outside_parens(stripped):
+    if _ASSIGN_END.search(stripped) or _assigns_outside_parens(stripped):
         return False
     m = None
     for m in _FUNC_HEAD.finditer(stripped):
@@ -536,16 +548,24 @@ def _is_function_head(head):
     return bool(m) and m.group("name") not in _KEYWORDS
 
 
-def _outside_parens(s):
-    out, depth = [], 0
-    for c in s:
+_PAREN_OR_ASSIGN = regex.compile(r"[()=]")
+
+
+def _assigns_outside_parens(s):
+    """Is there an '=' outside parentheses in ``s``?  Heads hold blanked
+    comments, so only the parentheses and '=' are looked at."""
+    if "=" not in s:
+        return False
+    depth = 0
+    for m in _PAREN_OR_ASSIGN.finditer(s):
+        c = m.group()
         if c == "(":
             depth += 1
         elif c == ")":
             depth -= 1
         elif depth == 0:
-            out.append(c)
-    return "".join(out)
+            return True
+    return False
 
 
 CLASS_BODY = regex.compile(r"(?:^|[;)\s])(?:struct|class)\s+\w+\s*(?::[^{;]*)?\{")
@@ -600,7 +620,7 @@ def find_functions(code, offset=0, member=False):
         head = item[:head_end]
         if brace_at >= 0 and not _is_function_head(head):
             continue
-        if brace_at < 0 and "=" in _outside_parens(head):
+        if brace_at < 0 and _assigns_outside_parens(head):
             continue
         m = None
         for cand in _FUNC_HEAD.finditer(head):

@@ -157,8 +157,15 @@ class Unit:
     def functions(self):
         """The functions of the current text (source.find_functions), found
         once per text; each call gets its own copies to change."""
-        found = self.derived("functions", lambda _: source.find_functions(self.structure))
+        _, found = self.derived("functions", self._find_functions)
         return [dataclasses.replace(f) for f in found]
+
+    def _find_functions(self, previous):
+        """(functions by top-level item, functions): the items unchanged
+        since ``previous`` keep their functions."""
+        by_item = {}
+        found = source.find_functions(self.structure, memo=(previous[0] if previous else {}, by_item))
+        return by_item, found
 
     # ---- helpers for rules ----
     def apply(self, edits):

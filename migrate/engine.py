@@ -15,7 +15,6 @@ a rule in ``ujson.c`` knows that ``ujson_dumps``, defined in ``encode.c``, is
 a METH_VARARGS|METH_KEYWORDS method.
 """
 from collections import Counter
-import dataclasses
 from dataclasses import dataclass, field
 
 import regex
@@ -158,7 +157,7 @@ class Unit:
         """The functions of the current text (source.find_functions), found
         once per text; each call gets its own copies to change."""
         _, found = self.derived("functions", self._find_functions)
-        return [dataclasses.replace(f) for f in found]
+        return [f.moved(0) for f in found]
 
     def _find_functions(self, previous):
         """(functions by top-level item, functions): the items unchanged

@@ -4,7 +4,6 @@ handles point at a custom struct, what the function's role is.
 Computed on the *current* text (so rules stay independent: a rule sees
 ``PyObject *x`` and ``Cystck_Object x`` alike as a handle declaration) with
 the role taken from the Project (built from the stock sources)."""
-import dataclasses
 from dataclasses import dataclass, field
 
 import regex
@@ -200,7 +199,7 @@ def function_contexts(unit, with_locals=True):
     gets its own copies to change."""
     _, known = unit.derived(("function-contexts", with_locals),
                             lambda previous: _contexts(unit, with_locals, previous))
-    return [_moved(ctx, dataclasses.replace(ctx.func), 0) for _, ctx in known]
+    return [_moved(ctx, ctx.func.moved(0), 0) for _, ctx in known]
 
 
 def _contexts(unit, with_locals, previous):
@@ -232,7 +231,7 @@ def _contexts(unit, with_locals, previous):
 def _moved(ctx, func, delta):
     """A copy of ``ctx`` for ``func``, its positions shifted by ``delta``."""
     return FunctionContext(
-        func, ctx.role, [dataclasses.replace(p, span=(p.span[0] + delta, p.span[1] + delta)) for p in ctx.params],
+        func, ctx.role, [Param(p.name, p.base, p.ptr, (p.span[0] + delta, p.span[1] + delta)) for p in ctx.params],
         set(ctx.handles), set(ctx.arrays), dict(ctx.typed), dict(ctx.data_ptrs), set(ctx.kwlists),
         {name: [(at + delta, end + delta, s) for at, end, s in scopes] for name, scopes in ctx.scoped.items()})
 

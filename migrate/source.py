@@ -227,6 +227,8 @@ _BRACKETS = regex.compile(r"[()\[\]{}]")
 def check_balance(code):
     """Raise BraceError naming the line of the first imbalance in ``code``
     (a mask with directives blanked)."""
+    if _balanced(code):
+        return          # the common case, checked without positions
     stack = []
     pairs = {")": "(", "]": "[", "}": "{"}
     for m in _BRACKETS.finditer(code):
@@ -312,16 +314,15 @@ def _check_conditionals(masked):
 
 
 def _balanced(code):
-    """Do the brackets of ``code`` close what they open, in order?"""
-    stack = []
-    pairs = {")": "(", "]": "[", "}": "{"}
-    for m in _BRACKETS.finditer(code):
-        c = m.group()
-        if c in "([{":
-            stack.append(c)
-        elif not stack or stack.pop() != pairs[c]:
-            return False
-    return not stack
+    """Do the brackets of ``code`` close what they open, in order?  (Taking
+    out adjacent pairs until none is left empties exactly the balanced
+    sequences; str.replace does it much faster than a loop per bracket.)"""
+    brackets = "".join(_BRACKETS.findall(code))
+    while True:
+        shorter = brackets.replace("()", "").replace("[]", "").replace("{}", "")
+        if len(shorter) == len(brackets):
+            return not brackets
+        brackets = shorter
 
 
 def mask_split_branches(masked):

@@ -436,6 +436,7 @@ void* CystckType_GetModuleState(h type) : hand ~ PyType_GetModuleState ; [e] the
 ## Method binding (METH_CLASS, METH_STATIC, METH_COEXIST: see CYSTCK_DEF_METH_FLAGS)
 h CystckClassMethod_New(h f) = PyClassMethod_New           ; [h+1, e] classmethod(f)
 h CystckStaticMethod_New(h f) = PyStaticMethod_New         ; [h+1, e] staticmethod(f)
+h Cystck_GenericAlias(h origin, h args) = Py_GenericAlias  ; [h+1, e] types.GenericAlias(origin, args), what __class_getitem__ returns (PEP 585)
 
 ## Unicode: code points and in-place building
 h CystckUnicode_New(Cystck_ssize_t size, Py_UCS4 maxchar) = PyUnicode_New ; [h+1, e] a str of size code points up to maxchar, to fill through its KIND and DATA before it is shared

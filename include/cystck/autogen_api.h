@@ -2913,6 +2913,18 @@ static inline Cystck_Object CystckStaticMethod_New(Cystck_State *S, Cystck_Objec
 #undef FN
 }
 
+/* [h+1, e] types.GenericAlias(origin, args), what __class_getitem__ returns (PEP 585) */
+static inline Cystck_Object Cystck_GenericAlias(Cystck_State *S, Cystck_Object origin, Cystck_Object args)
+{
+#define FN "Cystck_GenericAlias"
+    PyObject *origin_ = _Cystck_Get(origin);
+    PyObject *args_ = _Cystck_Get(args);
+    if (Cystck_unlikely(!origin_ || !args_))
+        return (_Cystck_BadArg(S, FN, !origin_ ? origin : args), Cystck_NULL);
+    return _Cystck_Own(S, Py_GenericAlias(origin_, args_));
+#undef FN
+}
+
 /* ---- Unicode: code points and in-place building ---- */
 
 /* [h+1, e] a str of size code points up to maxchar, to fill through its KIND and DATA before it is shared */

@@ -372,7 +372,7 @@ class TypedEntry(Rule):
                     or role.detail not in ("CYSTCK_VARARGS", "CYSTCK_KEYWORDS"):
                 continue
             entries = [e for e in p.method_entries if e[3] == f.name]
-            if len(entries) != 1 or "METH_FASTCALL" in entries[0][4] \
+            if len(entries) != 1 or "METH_FASTCALL" in entries[0][4] or proj.binding_flags(entries[0][4]) \
                     or not regex.search(r"\bstatic\b", code[f.start:f.name_start]):
                 continue
             params = _common.parse_params(code, *f.params)

@@ -324,6 +324,7 @@ h CystckDict_GetItemWithError(h d, h key) = PyDict_GetItemWithError [borrowed no
 h CystckDict_GetItemString(h d, const char* key) = PyDict_GetItemString [borrowed noerr] ; [h+1] d[key] or null
 int CystckDict_SetItem(h d, h key, h v) = PyDict_SetItem   ; [e] d[key] = v
 int CystckDict_SetItemString(h d, const char* key, h v) = PyDict_SetItemString ; [e] d[key] = v
+h CystckDict_SetDefault(h d, h key, h dflt) = PyDict_SetDefault [borrowed] ; [h+1, e] d.setdefault(key, dflt)
 int CystckDict_DelItem(h d, h key) = PyDict_DelItem        ; [e] del d[key]
 int CystckDict_DelItemString(h d, const char* key) = PyDict_DelItemString ; [e]
 int CystckDict_Contains(h d, h key) = PyDict_Contains [check=PyDict_Check] ; [e] key in d

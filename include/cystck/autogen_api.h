@@ -2242,6 +2242,19 @@ static inline int CystckDict_SetItemString(Cystck_State *S, Cystck_Object d, con
 #undef FN
 }
 
+/* [h+1, e] d.setdefault(key, dflt) */
+static inline Cystck_Object CystckDict_SetDefault(Cystck_State *S, Cystck_Object d, Cystck_Object key, Cystck_Object dflt)
+{
+#define FN "CystckDict_SetDefault"
+    PyObject *d_ = _Cystck_Get(d);
+    PyObject *key_ = _Cystck_Get(key);
+    PyObject *dflt_ = _Cystck_Get(dflt);
+    if (Cystck_unlikely(!d_ || !key_ || !dflt_))
+        return (_Cystck_BadArg(S, FN, !d_ ? d : !key_ ? key : dflt), Cystck_NULL);
+    return _Cystck_OwnBorrowed(S, PyDict_SetDefault(d_, key_, dflt_));
+#undef FN
+}
+
 /* [e] del d[key] */
 static inline int CystckDict_DelItem(Cystck_State *S, Cystck_Object d, Cystck_Object key)
 {

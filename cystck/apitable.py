@@ -88,6 +88,7 @@ h CystckObject_Str(h o) = PyObject_Str                     ; [h+1, e] str(o)
 h CystckObject_ASCII(h o) = PyObject_ASCII                 ; [h+1, e] ascii(o)
 h CystckObject_Bytes(h o) = PyObject_Bytes                 ; [h+1, e] bytes(o)
 h CystckObject_Format(h o, h? spec) = PyObject_Format      ; [h+1, e] format(o, spec)
+h CystckObject_Id(h o) = PyLong_FromVoidPtr              ; [h+1, e] id(o): the object's identity as an int (the translator maps PyLong_FromVoidPtr of a handle only)
 Cystck_hash_t CystckObject_Hash(h o) = PyObject_Hash       ; [e] hash(o)
 int CystckObject_IsTrue(h o) = PyObject_IsTrue             ; [e] bool(o)
 int CystckObject_Not(h o) = PyObject_Not                   ; [e] not o

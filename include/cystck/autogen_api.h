@@ -185,6 +185,17 @@ static inline Cystck_Object CystckObject_Format(Cystck_State *S, Cystck_Object o
 #undef FN
 }
 
+/* [h+1, e] id(o): the object's identity as an int (the translator maps PyLong_FromVoidPtr of a handle only) */
+static inline Cystck_Object CystckObject_Id(Cystck_State *S, Cystck_Object o)
+{
+#define FN "CystckObject_Id"
+    PyObject *o_ = _Cystck_Get(o);
+    if (Cystck_unlikely(!o_))
+        return (_Cystck_BadArg(S, FN, o), Cystck_NULL);
+    return _Cystck_Own(S, PyLong_FromVoidPtr(o_));
+#undef FN
+}
+
 /* [e] hash(o) */
 static inline Cystck_hash_t CystckObject_Hash(Cystck_State *S, Cystck_Object o)
 {

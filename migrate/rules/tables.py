@@ -150,6 +150,7 @@ def _method_entry(f, statics, used_impls, typed, is_extern):
     names = [p.rsplit(None, 1)[-1].lstrip("*") for p in params]
     call = f"{func}({', '.join(['S'] + names)})"
     if proj.STOCK_NAME.fullmatch(func) and not is_extern(func):
+        impl = f"{_ident(pyname)}__{func}"    # not read as a stock name itself
         call = _stock_method_call(func, conv, names)
         if call is None:
             return Entry("", f"/* cystck-migrate: method {pyname} is the stock function {func}, which has no "

@@ -67,7 +67,7 @@ def test_class_methods_keep_their_binding_flag():
 def test_stock_function_as_a_method_calls_its_counterpart():
     out = _translate('    {"__class_getitem__", Py_GenericAlias, METH_O | METH_CLASS, NULL},\n'
                      '    {"v", (PyCFunction)PyObject_Vectorcall, METH_VARARGS, NULL},\n')
-    assert ("static int Py_GenericAlias__class_getitem(Cystck_State *S, Cystck_Object self, Cystck_Object arg)\n"
+    assert ("static int class_getitem__Py_GenericAlias(Cystck_State *S, Cystck_Object self, Cystck_Object arg)\n"
             "{\n    return Cystck_Return(S, Cystck_GenericAlias(S, self, arg));\n}") in out
     # negative: a stock function whose arguments a forwarder cannot give it
     assert "method \"v\" is the stock function PyObject_Vectorcall" in out

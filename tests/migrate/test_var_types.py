@@ -386,8 +386,8 @@ def test_a_method_entry_with_conditionals_inside_is_translated_per_version():
     assert 'CYSTCK_DEF_METH(f_def, "f", f, CYSTCK_O, NULL)\n#if' in out
     assert ('#if PY_VERSION_HEX < 0x03090000\n'
             'CYSTCK_DEF_METH_FLAGS(f__g_def, "g", f, CYSTCK_O, METH_CLASS, "doc")\n') in out
-    assert ('#if PY_VERSION_HEX < 0x03090000\n#else\nCYSTCK_DEF_METH_FLAGS(Py_GenericAlias__g_def, "g", '
-            'Py_GenericAlias__g, CYSTCK_O, METH_CLASS, "doc")\n') in out
+    assert ('#if PY_VERSION_HEX < 0x03090000\n#else\nCYSTCK_DEF_METH_FLAGS(g__Py_GenericAlias_def, "g", '
+            'g__Py_GenericAlias, CYSTCK_O, METH_CLASS, "doc")\n') in out
     assert "not translated" not in out
 
 

@@ -185,10 +185,10 @@ static inline Cystck_Object CystckObject_Format(Cystck_State *S, Cystck_Object o
 #undef FN
 }
 
-/* [h+1, e] id(o): the object's identity as an int (the translator maps PyLong_FromVoidPtr of a handle only) */
-static inline Cystck_Object CystckObject_Id(Cystck_State *S, Cystck_Object o)
+/* [h+1, e] the address of o's object as an int: id(o) (the translator maps PyLong_FromVoidPtr of a handle only; a C pointer stays stock) */
+static inline Cystck_Object CystckLong_FromVoidPtr(Cystck_State *S, Cystck_Object o)
 {
-#define FN "CystckObject_Id"
+#define FN "CystckLong_FromVoidPtr"
     PyObject *o_ = _Cystck_Get(o);
     if (Cystck_unlikely(!o_))
         return (_Cystck_BadArg(S, FN, o), Cystck_NULL);

@@ -1244,13 +1244,13 @@ class FunctionMacros(Rule):
 class ObjectId(Rule):
     """``PyLong_FromVoidPtr(h)`` of a handle is the object's identity as an
     int (``id(h)``, e.g. the key of an encoder's circular-reference
-    markers): ``CystckObject_Id(S, h)``.  Of any other pointer it stays
+    markers): ``CystckLong_FromVoidPtr(S, h)``.  Of any other pointer it stays
     stock (through the escape hatch)."""
     name = "object-id"
     precedence = 531
     patterns = (r"\bPyLong_FromVoidPtr\s*\(\s*(?P<h>" + _common.HX + r")\s*\)",)
     before = "static PyObject *key(PyObject *o, void *p) { return p ? PyLong_FromVoidPtr(p) : PyLong_FromVoidPtr(o); }\n"
-    after = "static PyObject *key(PyObject *o, void *p) { return p ? PyLong_FromVoidPtr(p) : CystckObject_Id(S, o); }\n"
+    after = "static PyObject *key(PyObject *o, void *p) { return p ? PyLong_FromVoidPtr(p) : CystckLong_FromVoidPtr(S, o); }\n"
 
     def apply(self, unit):
         code, text = unit.masked, unit.text
@@ -1262,7 +1262,7 @@ class ObjectId(Rule):
             for m in pattern.finditer(code, *ctx.body):
                 h = text[m.start("h"):m.end("h")].strip()
                 if _common.is_handle(h, ctx, unit.project):
-                    edits.add(m.start(), m.end(), f"CystckObject_Id(S, {h})")
+                    edits.add(m.start(), m.end(), f"CystckLong_FromVoidPtr(S, {h})")
         if edits:
             unit.apply(edits)
         return edits.applied

@@ -1,4 +1,4 @@
-"""PyLong_FromVoidPtr of a handle is the object's identity: CystckObject_Id."""
+"""PyLong_FromVoidPtr of a handle is the object's identity: CystckLong_FromVoidPtr."""
 from cystck.migrate import translate
 
 
@@ -11,7 +11,7 @@ def test_identity_of_a_handle_is_object_id():
            "    if (ident == NULL)\n        return -1;\n"
            "    return PyDict_SetItem(markers, ident, obj);\n}\n")
     out = translate.translate_source(src)
-    assert "Cystck_Object ident = CystckObject_Id(S, obj);" in out
+    assert "Cystck_Object ident = CystckLong_FromVoidPtr(S, obj);" in out
     assert "Cystck_AsPyObject" not in out
 
 
@@ -24,4 +24,4 @@ def test_pointer_that_is_no_object_stays_stock():
            "static PyMethodDef m[] = {{\"addr\", addr, METH_O, NULL}, {NULL}};\n")
     out = translate.translate_source(src)
     assert "PyLong_FromVoidPtr(p)" in out
-    assert "CystckObject_Id" not in out
+    assert "CystckLong_FromVoidPtr" not in out

@@ -1,4 +1,4 @@
-"""Differential: CystckObject_Id(S, h) and the stock id() (CPython's
+"""Differential: CystckLong_FromVoidPtr(S, h) and the stock id() (CPython's
 builtin_id is PyLong_FromVoidPtr of the object) give the same int, for
 the same object, whichever handle reaches it."""
 import pytest

@@ -233,6 +233,9 @@ LEAVE_ALONE = {
     # Comparisons of C pointers and of a handle with NULL.
     "handle-identity": (
         "static int f(PyObject *o, char *a, char *b) { return a == b || o == NULL || a != NULL; }\n"),
+    # The address of memory that is no object.
+    "object-id": (
+        "static PyObject *key(void *p, PyObject *o) { return PyLong_FromVoidPtr(p); }\n"),
     # A direct call of a function with a slot's signature that no type uses.
     "entry-value-calls": (
         "#include \"Cystck.h\"\n"
@@ -417,6 +420,7 @@ POSITIVE_TWINS = {
     "null-handles": ("Py_buffer *view", "PyObject *view"),
     "struct-pointer-members": ("typedef struct Link { struct", "typedef struct Link { PyObject_HEAD struct"),
     "handle-identity": ("char *a, char *b", "PyObject *a, PyObject *b"),
+    "object-id": ("PyLong_FromVoidPtr(p)", "PyLong_FromVoidPtr(o)"),
     "entry-value-calls": ("other_new", "make"),
     "return-c-value": ("f_impl", "f"),
     "entry-tail-calls": ("alias_impl", "alias"),

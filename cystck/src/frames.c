@@ -386,6 +386,13 @@ static void release_stack(Cystck_State *S)
     S->sp = S->frame->sp_base = S->frame->stack;
 }
 
+PyObject *_Cystck_NoErrorSet(const char *func)
+{
+    PyErr_Format(PyExc_SystemError,
+                 "%s returned -1 (error) without setting an exception", func);
+    return NULL;
+}
+
 PyObject *_Cystck_FinishSlow_Ool(Cystck_State *S, int n, const char *func)
 {
     Cystck_ssize_t pushed;
@@ -403,8 +410,7 @@ PyObject *_Cystck_FinishSlow_Ool(Cystck_State *S, int n, const char *func)
     }
     if (n < 0) {
         if (!PyErr_Occurred())
-            PyErr_Format(PyExc_SystemError,
-                         "%s returned -1 (error) without setting an exception", func);
+            _Cystck_NoErrorSet(func);
     }
     else if (n != pushed) {
         if (!PyErr_Occurred())

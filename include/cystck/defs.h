@@ -52,6 +52,9 @@ static inline void _Cystck_ReleaseInline(Cystck_State *S)
     }
 }
 
+/* Raise SystemError: func returned -1 without setting an exception.  NULL. */
+CYSTCK_INTERNAL CYSTCK_COLD PyObject *_Cystck_NoErrorSet(const char *func);
+
 /* Close the frame of a function that returned n (its push count or -1) and
  * build the PyObject* result. */
 static inline PyObject *_Cystck_Finish(Cystck_State *S, int n, const char *func)
@@ -66,6 +69,11 @@ static inline PyObject *_Cystck_Finish(Cystck_State *S, int n, const char *func)
                                the push stored there */
     else if (n == 0 && room == CYSTCK_INLINE_STACK * sizeof(PyObject *))
         res = Py_NewRef(Py_None);
+    else if (n < 0 && room == CYSTCK_INLINE_STACK * sizeof(PyObject *) && S->top == S->base)
+        /* An error return with nothing to release, which needs none of the
+         * header: where the compiler knows that (no handle made on the way),
+         * it need not keep the header alive across the calls before it. */
+        return Cystck_likely(PyErr_Occurred() != NULL) ? NULL : _Cystck_NoErrorSet(func);
     else
         return _Cystck_FinishSlow(S, n, func);
     _Cystck_ReleaseInline(S);

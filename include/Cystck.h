@@ -138,18 +138,39 @@ typedef struct Cystck_State {
     struct _Cystck_Frame own_frame_;
 } Cystck_State;
 
-/* Copy the header in and out of the copy an out-of-line function works on
- * (only the header: own_frame_ is not used through a copy).  Each value
- * goes through _CYSTCK_GPR, an empty asm that keeps it in a general
- * register: without it GCC's SLP vectorizer packs pairs of fields into
- * vector registers for the copy's stores, and then keeps the header there,
- * where every CPython call clobbers it (spilled and reloaded around each). */
+/* The copy an out-of-line function works on: the header alone, laid out
+ * as Cystck_State's first fields and passed as a Cystck_State * (the
+ * runtime never reads own_frame_ through it).  Small, so that inline
+ * functions that have a slow path stay small enough to inline: a local
+ * Cystck_State, own_frame_ included, exceeds GCC's stack-frame growth limit
+ * for inlining (--param large-stack-frame-growth).  may_alias: the copy is
+ * read and written through Cystck_State lvalues. */
+#if defined(__GNUC__) || defined(__clang__)
+#define _CYSTCK_MAY_ALIAS __attribute__((may_alias))
+#else
+#define _CYSTCK_MAY_ALIAS
+#endif
+typedef struct _CYSTCK_MAY_ALIAS _Cystck_HeadCopy {
+    PyObject **top;
+    PyObject **base;
+    PyObject **end;
+    PyObject **sp;
+    uintptr_t sp_limit;
+    struct _Cystck_Frame *frame;
+} _Cystck_HeadCopy;
+#define _CYSTCK_COPY_STATE(c) ((Cystck_State *)(void *)(c))
+
+/* Copy the header in and out of the copy.  Each value goes through
+ * _CYSTCK_GPR, an empty asm that keeps it in a general register: without
+ * it GCC's SLP vectorizer packs pairs of fields into vector registers for
+ * the copy's stores, and then keeps the header there, where every CPython
+ * call clobbers it (spilled and reloaded around each). */
 #if defined(__GNUC__) || defined(__clang__)
 #define _CYSTCK_GPR(x) __asm__("" : "+r"(x))
 #else
 #define _CYSTCK_GPR(x) ((void)0)
 #endif
-static inline void _Cystck_HeadIn(Cystck_State *copy, const Cystck_State *S)
+static inline void _Cystck_HeadIn(_Cystck_HeadCopy *copy, const Cystck_State *S)
 {
     PyObject **top = S->top, **base = S->base, **end = S->end, **sp = S->sp;
     uintptr_t sp_limit = S->sp_limit;
@@ -167,7 +188,7 @@ static inline void _Cystck_HeadIn(Cystck_State *copy, const Cystck_State *S)
     copy->sp_limit = sp_limit;
     copy->frame = frame;
 }
-static inline void _Cystck_HeadOut(Cystck_State *S, const Cystck_State *copy)
+static inline void _Cystck_HeadOut(Cystck_State *S, const _Cystck_HeadCopy *copy)
 {
     S->top = copy->top;
     S->base = copy->base;
@@ -175,17 +196,17 @@ static inline void _Cystck_HeadOut(Cystck_State *S, const Cystck_State *copy)
     S->sp = copy->sp;
     S->sp_limit = copy->sp_limit;   /* frame never changes */
 }
-/* The body of an inline wrapper: CALL, which names the copy c_, on a copy
- * of S's header. */
+/* The body of an inline wrapper: CALL, which passes the copy as
+ * _CYSTCK_COPY_STATE(&c_), on a copy of S's header. */
 #define _CYSTCK_ON_COPY(RTYPE, CALL)                                          \
-    Cystck_State c_;                                                          \
+    _Cystck_HeadCopy c_;                                                      \
     RTYPE r_;                                                                 \
     _Cystck_HeadIn(&c_, S);                                                   \
     r_ = CALL;                                                                \
     _Cystck_HeadOut(S, &c_);                                                  \
     return r_;
 #define _CYSTCK_ON_COPY_VOID(CALL)                                            \
-    Cystck_State c_;                                                          \
+    _Cystck_HeadCopy c_;                                                      \
     _Cystck_HeadIn(&c_, S);                                                   \
     CALL;                                                                     \
     _Cystck_HeadOut(S, &c_);
@@ -218,22 +239,23 @@ extern CYSTCK_INTERNAL Cystck_ssize_t _Cystck_inline_room;
 extern CYSTCK_INTERNAL PyObject *_Cystck_Consts[];
 /* The out-of-line slow paths.  Each works on a copy of the header (see
  * Cystck_State), through the inline wrapper of the same name without _Ool
- * below.  The wrappers are always inlined, so that the slow paths that name
- * the C line which called them (_CYSTCK_CALLER) still see the extension's
- * code as their caller. */
-CYSTCK_INTERNAL PyObject **_Cystck_OwnSlow_Ool(Cystck_State *S, PyObject *o);
-CYSTCK_INTERNAL CYSTCK_COLD Cystck_Object _Cystck_BadArg_Ool(Cystck_State *S, const char *func, Cystck_Object h);
-CYSTCK_INTERNAL CYSTCK_COLD Cystck_Object _Cystck_NullArg_Ool(Cystck_State *S, const char *func);
-CYSTCK_INTERNAL int _Cystck_GrowStack_Ool(Cystck_State *S, Cystck_ssize_t n);
-CYSTCK_INTERNAL void _Cystck_DropSlow_Ool(Cystck_State *S, Cystck_Object h);
-CYSTCK_INTERNAL void _Cystck_PopChunk_Ool(Cystck_State *S);
-CYSTCK_INTERNAL PyObject *_Cystck_ConsumeSlow_Ool(Cystck_State *S, Cystck_Object h);
-CYSTCK_INTERNAL void _Cystck_CloseScopeSlow_Ool(Cystck_State *S, Cystck_Scope sc);
-CYSTCK_INTERNAL Cystck_Scope _Cystck_DebugOpenScope_Ool(Cystck_State *S);
-CYSTCK_INTERNAL CYSTCK_COLD void _Cystck_BadRef_Ool(Cystck_State *S, const char *func, Cystck_Ref r);
-CYSTCK_INTERNAL PyObject *_Cystck_FinishSlow_Ool(Cystck_State *S, int n, const char *func);
-CYSTCK_INTERNAL int _Cystck_FinishIntSlow_Ool(Cystck_State *S, int r, const char *func);
-CYSTCK_INTERNAL Cystck_Object *_Cystck_HeapArgs_Ool(Cystck_State *S, PyObject *const *args,
+ * below; never inlined, in the runtime's own files either (the copy is
+ * smaller than the Cystck_State it is read as).  The wrappers are always
+ * inlined, so that the slow paths that name the C line which called them
+ * (_CYSTCK_CALLER) still see the extension's code as their caller. */
+CYSTCK_INTERNAL CYSTCK_NOINLINE PyObject **_Cystck_OwnSlow_Ool(Cystck_State *S, PyObject *o);
+CYSTCK_INTERNAL CYSTCK_NOINLINE CYSTCK_COLD Cystck_Object _Cystck_BadArg_Ool(Cystck_State *S, const char *func, Cystck_Object h);
+CYSTCK_INTERNAL CYSTCK_NOINLINE CYSTCK_COLD Cystck_Object _Cystck_NullArg_Ool(Cystck_State *S, const char *func);
+CYSTCK_INTERNAL CYSTCK_NOINLINE int _Cystck_GrowStack_Ool(Cystck_State *S, Cystck_ssize_t n);
+CYSTCK_INTERNAL CYSTCK_NOINLINE void _Cystck_DropSlow_Ool(Cystck_State *S, Cystck_Object h);
+CYSTCK_INTERNAL CYSTCK_NOINLINE void _Cystck_PopChunk_Ool(Cystck_State *S);
+CYSTCK_INTERNAL CYSTCK_NOINLINE PyObject *_Cystck_ConsumeSlow_Ool(Cystck_State *S, Cystck_Object h);
+CYSTCK_INTERNAL CYSTCK_NOINLINE void _Cystck_CloseScopeSlow_Ool(Cystck_State *S, Cystck_Scope sc);
+CYSTCK_INTERNAL CYSTCK_NOINLINE Cystck_Scope _Cystck_DebugOpenScope_Ool(Cystck_State *S);
+CYSTCK_INTERNAL CYSTCK_NOINLINE CYSTCK_COLD void _Cystck_BadRef_Ool(Cystck_State *S, const char *func, Cystck_Ref r);
+CYSTCK_INTERNAL CYSTCK_NOINLINE PyObject *_Cystck_FinishSlow_Ool(Cystck_State *S, int n, const char *func);
+CYSTCK_INTERNAL CYSTCK_NOINLINE int _Cystck_FinishIntSlow_Ool(Cystck_State *S, int r, const char *func);
+CYSTCK_INTERNAL CYSTCK_NOINLINE Cystck_Object *_Cystck_HeapArgs_Ool(Cystck_State *S, PyObject *const *args,
                                                     Cystck_ssize_t n);
 
 /* Make room for one more handle (a heap chunk; in debug mode the first
@@ -241,14 +263,14 @@ CYSTCK_INTERNAL Cystck_Object *_Cystck_HeapArgs_Ool(Cystck_State *S, PyObject *c
  * with an exception set and o released. */
 static CYSTCK_ALWAYS_INLINE PyObject **_Cystck_OwnSlow(Cystck_State *S, PyObject *o)
 {
-    _CYSTCK_ON_COPY(PyObject **, _Cystck_OwnSlow_Ool(&c_, o))
+    _CYSTCK_ON_COPY(PyObject **, _Cystck_OwnSlow_Ool(_CYSTCK_COPY_STATE(&c_), o))
 }
 /* Error paths for invalid handle arguments: keep the exception of the call
  * that produced a null handle, else raise SystemError (in debug mode saying
  * what is wrong with h and which C line passed it). */
 static CYSTCK_ALWAYS_INLINE Cystck_Object _Cystck_BadArg(Cystck_State *S, const char *func, Cystck_Object h)
 {
-    _CYSTCK_ON_COPY(Cystck_Object, _Cystck_BadArg_Ool(&c_, func, h))
+    _CYSTCK_ON_COPY(Cystck_Object, _Cystck_BadArg_Ool(_CYSTCK_COPY_STATE(&c_), func, h))
 }
 static CYSTCK_ALWAYS_INLINE int _Cystck_BadArgInt(Cystck_State *S, const char *func, Cystck_Object h)
 {
@@ -257,7 +279,7 @@ static CYSTCK_ALWAYS_INLINE int _Cystck_BadArgInt(Cystck_State *S, const char *f
 }
 static CYSTCK_ALWAYS_INLINE Cystck_Object _Cystck_NullArg(Cystck_State *S, const char *func)
 {
-    _CYSTCK_ON_COPY(Cystck_Object, _Cystck_NullArg_Ool(&c_, func))
+    _CYSTCK_ON_COPY(Cystck_Object, _Cystck_NullArg_Ool(_CYSTCK_COPY_STATE(&c_), func))
 }
 static CYSTCK_ALWAYS_INLINE int _Cystck_NullArgInt(Cystck_State *S, const char *func)
 {
@@ -267,49 +289,49 @@ static CYSTCK_ALWAYS_INLINE int _Cystck_NullArgInt(Cystck_State *S, const char *
 /* Room for n more return-stack entries: 0, or -1 [e]. */
 static CYSTCK_ALWAYS_INLINE int _Cystck_GrowStack(Cystck_State *S, Cystck_ssize_t n)
 {
-    _CYSTCK_ON_COPY(int, _Cystck_GrowStack_Ool(&c_, n))
+    _CYSTCK_ON_COPY(int, _Cystck_GrowStack_Ool(_CYSTCK_COPY_STATE(&c_), n))
 }
 static CYSTCK_ALWAYS_INLINE void _Cystck_DropSlow(Cystck_State *S, Cystck_Object h)
 {
-    _CYSTCK_ON_COPY_VOID(_Cystck_DropSlow_Ool(&c_, h))
+    _CYSTCK_ON_COPY_VOID(_Cystck_DropSlow_Ool(_CYSTCK_COPY_STATE(&c_), h))
 }
 static CYSTCK_ALWAYS_INLINE void _Cystck_PopChunk(Cystck_State *S)
 {
-    _CYSTCK_ON_COPY_VOID(_Cystck_PopChunk_Ool(&c_))
+    _CYSTCK_ON_COPY_VOID(_Cystck_PopChunk_Ool(_CYSTCK_COPY_STATE(&c_)))
 }
 static CYSTCK_ALWAYS_INLINE PyObject *_Cystck_ConsumeSlow(Cystck_State *S, Cystck_Object h)
 {
-    _CYSTCK_ON_COPY(PyObject *, _Cystck_ConsumeSlow_Ool(&c_, h))
+    _CYSTCK_ON_COPY(PyObject *, _Cystck_ConsumeSlow_Ool(_CYSTCK_COPY_STATE(&c_), h))
 }
 static CYSTCK_ALWAYS_INLINE void _Cystck_CloseScopeSlow(Cystck_State *S, Cystck_Scope sc)
 {
-    _CYSTCK_ON_COPY_VOID(_Cystck_CloseScopeSlow_Ool(&c_, sc))
+    _CYSTCK_ON_COPY_VOID(_Cystck_CloseScopeSlow_Ool(_CYSTCK_COPY_STATE(&c_), sc))
 }
 static CYSTCK_ALWAYS_INLINE Cystck_Scope _Cystck_DebugOpenScope(Cystck_State *S)
 {
-    _CYSTCK_ON_COPY(Cystck_Scope, _Cystck_DebugOpenScope_Ool(&c_))
+    _CYSTCK_ON_COPY(Cystck_Scope, _Cystck_DebugOpenScope_Ool(_CYSTCK_COPY_STATE(&c_)))
 }
 static CYSTCK_ALWAYS_INLINE void _Cystck_BadRef(Cystck_State *S, const char *func, Cystck_Ref r)
 {
-    _CYSTCK_ON_COPY_VOID(_Cystck_BadRef_Ool(&c_, func, r))
+    _CYSTCK_ON_COPY_VOID(_Cystck_BadRef_Ool(_CYSTCK_COPY_STATE(&c_), func, r))
 }
 /* Closing: the frame ends here, so its header is not copied back. */
 static CYSTCK_ALWAYS_INLINE PyObject *_Cystck_FinishSlow(Cystck_State *S, int n, const char *func)
 {
-    Cystck_State c_;
+    _Cystck_HeadCopy c_;
     _Cystck_HeadIn(&c_, S);
-    return _Cystck_FinishSlow_Ool(&c_, n, func);
+    return _Cystck_FinishSlow_Ool(_CYSTCK_COPY_STATE(&c_), n, func);
 }
 static CYSTCK_ALWAYS_INLINE int _Cystck_FinishIntSlow(Cystck_State *S, int r, const char *func)
 {
-    Cystck_State c_;
+    _Cystck_HeadCopy c_;
     _Cystck_HeadIn(&c_, S);
-    return _Cystck_FinishIntSlow_Ool(&c_, r, func);
+    return _Cystck_FinishIntSlow_Ool(_CYSTCK_COPY_STATE(&c_), r, func);
 }
 static CYSTCK_ALWAYS_INLINE Cystck_Object *_Cystck_HeapArgs(Cystck_State *S, PyObject *const *args,
                                                             Cystck_ssize_t n)
 {
-    _CYSTCK_ON_COPY(Cystck_Object *, _Cystck_HeapArgs_Ool(&c_, args, n))
+    _CYSTCK_ON_COPY(Cystck_Object *, _Cystck_HeapArgs_Ool(_CYSTCK_COPY_STATE(&c_), args, n))
 }
 CYSTCK_INTERNAL void _Cystck_RuntimeInit(void);
 

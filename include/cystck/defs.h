@@ -645,6 +645,10 @@ CYSTCK_INTERNAL void _Cystck_DeallocTrash(PyObject *self, void (*destroy)(void *
 #else
 #define _CYSTCK_STATIC_ASSERT(COND, MSG) _Static_assert(COND, MSG)
 #endif
+/* The header's copy (_Cystck_HeadCopy) is read as a Cystck_State. */
+_CYSTCK_STATIC_ASSERT(offsetof(Cystck_State, frame) == offsetof(_Cystck_HeadCopy, frame) &&
+                      offsetof(Cystck_State, sp_limit) == offsetof(_Cystck_HeadCopy, sp_limit),
+                      "_Cystck_HeadCopy must start like Cystck_State");
 
 #define _CYSTCK_DEF_SLOT_1(SYM, SLOT, IMPL)                                   \
     _CYSTCK_SLOT_KIND(_CYSTCK_SLOTKIND_##SLOT, SYM, IMPL)                     \

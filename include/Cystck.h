@@ -854,8 +854,11 @@ CYSTCK_INTERNAL void Cystck_unref(Cystck_State *S, Cystck_Ref r);
 
 /* The handle for a reference: no new slot, no refcount traffic.  The handle
  * reads the reference's current object, so it turns null if the reference
- * is released during the call. */
-static inline Cystck_Object Cystck_deref(Cystck_State *S, Cystck_Ref r)
+ * is released during the call.  Always inlined: debug mode names the C line
+ * that used a released reference, the caller of _Cystck_BadRef_Ool, and gcc
+ * otherwise leaves this function out of line where its slow path's copy of
+ * the header makes it look big. */
+static CYSTCK_ALWAYS_INLINE Cystck_Object Cystck_deref(Cystck_State *S, Cystck_Ref r)
 {
     if (Cystck_unlikely(r == NULL || r->obj == NULL))
         return (_Cystck_BadRef(S, "Cystck_deref", r), Cystck_NULL);

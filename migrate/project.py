@@ -167,6 +167,11 @@ MODULE_SLOT_ROLES = {
                           pushes=True),
 }
 MODINIT = Role("modinit", "", pushes=True)
+#: A stock destructor whose calls all use the API (a method that empties the
+#: object, a helper taking its struct) becomes the type's finalizer
+#: (tp_finalize, PEP 442): it runs with a state, the object still alive,
+#: before the runtime releases the fields and frees the object.
+FINALIZER = Role("slot", "tp_finalize", (SELF,), ret="void")
 #: A function CPython itself calls with a ``PyObject *`` (a capsule's
 #: destructor): Cystck hands the stock pointer through unchanged, so its
 #: signature and body stay stock; there is no ``S`` to pass it.
@@ -182,6 +187,8 @@ STOCK_NAME = regex.compile(r"_?Py[A-Z]?[A-Za-z0-9]*_\w+")
 #: it keeps its stock signature and body, and its callers lend it their
 #: handles through the escape hatch.
 STOCK_INTERNALS = Role("stock", "reads object internals", state=False)
+#: A function defined in a file kept stock as a whole (translate.kept_stock).
+STOCK_KEPT = Role("stock", "defined in a file kept stock", state=False)
 
 # ---------------------------------------------------------------------------
 # Type patterns
@@ -451,8 +458,10 @@ def member_macro_uses(text):
     return edits, inlined
 
 
-def build(files):
-    """Build the Project for ``files``: a dict path -> stock source text."""
+def build(files, kept_stock=frozenset()):
+    """Build the Project for ``files``: a dict path -> stock source text.
+    ``kept_stock``: names of the functions defined in files kept stock as
+    a whole (translate.kept_stock), which ``files`` may declare and call."""
     p = Project(files=dict(files))
     _collect_includes(p, files)
     masks = {}
@@ -487,21 +496,31 @@ def build(files):
     _collect_base_stores(p, masks)
     _collect_sealed_types(p, masks)
     _collect_stock_internals(p)
+    _collect_kept_stock(p, kept_stock)
     _infer_state(p)
+    _finalize_destructors_calling_api(p)
     return p
 
 
 _LOCAL_INCLUDE = regex.compile(r'^[ \t]*#[ \t]*include[ \t]*"(?P<name>[^"\n]+)"', regex.M)
 
 
-def _collect_includes(p, files):
+def includers(files):
     """Which of ``files`` #include which (``#include "name"``, resolved
-    beside the including file as a compiler does first)."""
+    beside the including file as a compiler does first): path -> the
+    paths that include it."""
+    found = {}
     for path, text in files.items():
         for m in _LOCAL_INCLUDE.finditer(text):
             target = posixpath.normpath(posixpath.join(posixpath.dirname(path), m.group("name")))
             if target in files and target != path:
-                p.includers.setdefault(target, set()).add(path)
+                found.setdefault(target, set()).add(path)
+    return found
+
+
+def _collect_includes(p, files):
+    for target, paths in includers(files).items():
+        p.includers.setdefault(target, set()).update(paths)
 
 
 def _handle_type(base, ptr, project_types):
@@ -1006,6 +1025,32 @@ def _keep_called_clears(p):
                         info.role = None
 
 
+def _finalize_destructors_calling_api(p):
+    """A destructor has no state, so one that calls functions taking ``S``
+    (other than a clear function, whose call goes) becomes the type's
+    finalizer (``FINALIZER``), if all its calls do: a finalizer may bring
+    the object back to life (a cycle's other finalizer may keep it), so
+    a destructor that also calls a native function (``free(self->buf)``)
+    stays one, and its calls of the API are reported for a human to split."""
+    def cleared(callee):
+        role = p.role(callee)
+        return role is not None and role.kind == "dropped" or callee in p.kept_clears
+
+    def only_state_calls(info):
+        calls = {c for c in regex.findall(r"(?<![\w.>])(\w+)\s*\(", info.body)
+                 if c != info.name and c not in source._KEYWORDS and c != "assert"
+                 and not c.startswith(("Py", "_Py")) and not cleared(c)}
+        return bool(calls) and all(p.needs_state(info.path, c) for c in calls)
+
+    finalizers = {info.name for info in p.functions.values()
+                  if info.role is not None and info.role.kind == "destroy" and info.body
+                  and only_state_calls(info)}
+    for info in p.functions.values():
+        if info.name in finalizers:
+            p.roles[info.name] = info.role = FINALIZER
+            info.needs_state = True
+
+
 # a member of CPython's object structs read through a variable (not
 # Py_TYPE(o)->tp_name, which the py-type rule ports), or a heap-type cast
 _INTERNALS = regex.compile(r"(?<![\w)])\w+\s*->\s*(?:tp|ob|ht)_\w+|\(\s*PyHeapTypeObject\s*\*\s*\)")
@@ -1025,6 +1070,18 @@ def _collect_stock_internals(p):
             continue
         info.role = STOCK_INTERNALS
         p.roles.setdefault(info.name, STOCK_INTERNALS)
+
+
+def _collect_kept_stock(p, names):
+    """A function defined in a file kept stock keeps its stock signature
+    where other files declare it, and their calls lend it handles through
+    the escape hatch (a C caller would otherwise link to it with the
+    Cystck signature)."""
+    for info in p.functions.values():
+        # only declared here: a file's own function of the same name is its own
+        if info.name in names and info.role is None and not info.body:
+            info.role = STOCK_KEPT
+            p.roles.setdefault(info.name, STOCK_KEPT)
 
 
 def _collect_converters(p, masks):

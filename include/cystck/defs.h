@@ -534,10 +534,10 @@ CYSTCK_INTERNAL void _Cystck_BufferReleased(PyObject *self, int r, PyObject *sav
     static void IMPL(Cystck_State *S, Cystck_Object self);                    \
     static void _CYSTCK_TRAMP(SYM)(PyObject *self)                           \
     {                                                                         \
-        Cystck_State S_;                                                      \
+        _CYSTCK_FRAME_LOCALS;                                                 \
         PyObject *saved_[3];                                                  \
         _Cystck_StashError(saved_);                                           \
-        _Cystck_OpenFrame(&S_, #IMPL);                                        \
+        _Cystck_OpenFrame(&S_, &F_, #IMPL);                                   \
         IMPL(&S_, _Cystck_HArg(&self));                                       \
         _Cystck_BufferReleased(self, _Cystck_FinishInt(&S_, 0, #IMPL), saved_); \
     }

@@ -21,10 +21,14 @@ def test_top_level_migrate_refuses_with_install_hint():
     assert "make .venv/.cystck-stamp" in result.stderr and "pip install ." in result.stderr
 
 
-def test_cystck_migrate_imports_from_the_checkout_root():
-    result = run_in_checkout("import cystck.migrate.rules as r; print(r.__name__)")
+def test_installed_cystck_migrate_is_the_only_registry(tmp_path):
+    """The installed package imports; the checkout's folder beside it does not."""
+    code = ("import sys, cystck.migrate\n"
+            f"sys.path.append({str(REPO_ROOT)!r})\n"
+            "try:\n    import migrate\nexcept ImportError as e:\n    print('refused:', e)\n")
+    result = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True)
     assert result.returncode == 0, result.stderr
-    assert result.stdout.strip() == "cystck.migrate.rules"
+    assert result.stdout.startswith("refused: the translator is the package cystck.migrate")
 
 
 def test_cystck_migrate_imports_from_the_installed_package(tmp_path):

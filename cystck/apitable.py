@@ -387,6 +387,7 @@ int CystckModule_AddType(h m, h type) : hand ~ PyModule_AddType ; [e] m.<type na
 h CystckModule_GetDict(h m) = PyModule_GetDict [borrowed]  ; [h+1] the module's __dict__
 h CystckModule_Find(CystckModuleDef* def) : hand ~ PyState_FindModule ; [h+1] the module created from def, or null (no exception)
 void* CystckModule_FindState(CystckModuleDef* def) : hand ~ - ; [e] the state of the module created from def, no handle (PyModule_GetState(PyState_FindModule(...)))
+PyModuleDef* Cystck_AsPyModuleDef(const CystckModuleDef* def) : hand ~ - [nostate] ; escape hatch: the PyModuleDef that CPython knows def by (what PyModule_GetDef gives for its modules), or NULL while no module is made from def
 const char* CystckModule_GetName(h m) = PyModule_GetName   ; [e]
 int CystckModule_Check(h o) = PyModule_Check               ; is a module
 

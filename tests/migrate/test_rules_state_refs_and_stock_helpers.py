@@ -1,0 +1,145 @@
+"""Helpers handed the address of a module-state reference, type spec
+pointers, `char *const kwlist[]`, and the functions that stay stock (they
+read object internals): what their callers lend them, and what stays
+CPython's inside them."""
+from cystck.migrate import translate
+
+STATE = ("#include <Python.h>\n"
+         "typedef struct {\n    PyObject *name;\n    PyObject *Box_Type;\n} State;\n"
+         "static struct PyModuleDef moduledef = {PyModuleDef_HEAD_INIT, \"m\", NULL, sizeof(State)};\n")
+
+INTERN = ("static int intern(PyObject **slot, const char *s)\n{\n"
+          "    PyObject *o = PyUnicode_InternFromString(s);\n"
+          "    if (o == NULL)\n        return -1;\n    *slot = o;\n    return 0;\n}\n"
+          "static int init(PyObject *m)\n{\n"
+          "    State *st = (State *)PyModule_GetState(m);\n"
+          "    return intern(&st->name, \"name\");\n}\n")
+
+
+def _body(out, name):
+    return out.split(f" {name}(")[1].split("\n}\n")[0]
+
+
+def test_helper_given_a_state_members_address_takes_a_ref_pointer():
+    out = translate.translate_source(STATE + INTERN, "m.c")
+    assert "static int intern(Cystck_State *S, Cystck_Ref *slot, const char *s)" in out
+    assert "*slot = Cystck_ref(S, o);" in out
+    assert "intern(S, &st->name, \"name\")" in out
+
+
+def test_reads_of_a_ref_pointer_load_the_reference():
+    src = STATE + ("static PyObject *get(PyObject **slot)\n{\n"
+                   "    if (*slot == NULL)\n        *slot = PyDict_New();\n"
+                   "    return PyObject_Repr(*slot);\n}\n"
+                   "static PyObject *f(PyObject *m, PyObject *unused)\n{\n"
+                   "    State *st = (State *)PyModule_GetState(m);\n    return get(&st->name);\n}\n")
+    out = translate.translate_source(src, "m.c")
+    body = _body(out, "get")
+    assert "Cystck_Ref *slot" in out
+    assert "if (*slot == NULL)" in body
+    assert "*slot = Cystck_ref(S, CystckDict_New(S));" in body
+    assert "CystckObject_Repr(S, Cystck_deref(S, *slot))" in body
+
+
+def test_helper_also_given_a_local_handles_address_keeps_a_handle_pointer():
+    src = STATE + INTERN + ("static PyObject *other(PyObject *self, PyObject *unused)\n{\n"
+                            "    PyObject *local = NULL;\n    if (intern(&local, \"x\") < 0)\n"
+                            "        return NULL;\n    return local;\n}\n")
+    out = translate.translate_source(src, "m.c")
+    assert "static int intern(Cystck_State *S, Cystck_Object *slot, const char *s)" in out
+    assert "Cystck_ref" not in _body(out, "intern")
+
+
+def test_spec_pointer_parameter_of_a_translated_helper_is_a_cystck_spec():
+    src = STATE + ("static PyType_Slot Box_slots[] = {{0, NULL}};\n"
+                   "static PyType_Spec Box_spec = {\"m.Box\", 0, 0, Py_TPFLAGS_DEFAULT, Box_slots};\n"
+                   "static int add(PyObject *m, PyType_Spec *spec)\n{\n"
+                   "    PyObject *t = PyType_FromModuleAndSpec(m, spec, NULL);\n"
+                   "    return t == NULL ? -1 : 0;\n}\n"
+                   "static int exec_(PyObject *m) { return add(m, &Box_spec); }\n")
+    out = translate.translate_source(src, "m.c")
+    assert "static int add(Cystck_State *S, Cystck_Object m, CystckType_Spec *spec)" in out
+    assert "PyType_Spec" not in out
+
+
+def test_spec_pointer_in_a_function_that_stays_stock_is_left_alone():
+    src = ("#include <Python.h>\n"
+           "static const char *spec_name(PyTypeObject *tp, PyType_Spec *spec)\n{\n"
+           "    return tp->tp_flags ? spec->name : tp->tp_name;\n}\n")
+    out = translate.translate_source(src, "m.c")
+    assert "PyType_Spec *spec" in out
+
+
+def test_const_element_kwlist_becomes_a_const_char_list():
+    src = ("#include <Python.h>\n"
+           "static PyObject *f(PyObject *self, PyObject *args, PyObject *kw)\n{\n"
+           "    PyObject *x;\n    char *const kwlist[] = {\"x\", NULL};\n"
+           "    if (!PyArg_ParseTupleAndKeywords(args, kw, \"O\", kwlist, &x))\n        return NULL;\n"
+           "    return PyObject_Repr(x);\n}\n"
+           "static PyMethodDef methods[] = {{\"f\", (PyCFunction)f, METH_VARARGS | METH_KEYWORDS, NULL},\n"
+           "                                {NULL}};\n")
+    out = translate.translate_source(src, "m.c")
+    assert "    const char *kwlist[] = {\"x\", NULL};" in out
+    assert "CystckArg_ParseTupleAndKeywords(S, args, nargs, kw, \"O\", kwlist, &x)" in out
+
+
+def test_const_element_string_list_not_given_to_the_parser_stays():
+    src = ("#include <Python.h>\n"
+           "static PyObject *f(PyObject *self, PyObject *unused)\n{\n"
+           "    char *const names[] = {\"x\", NULL};\n    return PyUnicode_FromString(names[0]);\n}\n")
+    out = translate.translate_source(src, "m.c")
+    assert "    char *const names[] = {\"x\", NULL};" in out
+
+
+STOCK_HELPER = ("static int has_base_doc(PyTypeObject *tp, PyObject *name)\n{\n"
+                "    PyObject *d = tp->tp_base ? tp->tp_base->tp_dict : NULL;\n"
+                "    if (d == NULL || d == Py_None)\n        return 0;\n"
+                "    if (PyDict_Contains(d, name) < 0) {\n"
+                "        if (!PyErr_ExceptionMatches(PyExc_TypeError))\n            PyErr_WriteUnraisable(name);\n"
+                "        PyErr_Clear();\n    }\n    return 1;\n}\n")
+
+
+def test_constants_in_a_function_that_stays_stock_stay_stock():
+    src = "#include <Python.h>\n" + STOCK_HELPER
+    body = _body(translate.translate_source(src, "m.c"), "has_base_doc")
+    assert "PyExc_TypeError" in body and "CystckExc_" not in body
+    assert "d == Py_None" in body
+
+
+def test_constants_in_a_translated_function_become_handles():
+    src = "#include <Python.h>\nstatic int f(PyObject *o) { return o == Py_None || PyErr_ExceptionMatches(PyExc_TypeError); }\n"
+    out = translate.translate_source(src, "m.c")
+    assert "Cystck_None" in out and "CystckExc_TypeError" in out
+
+
+def test_stock_helper_is_lent_the_type_as_a_type_and_a_pointed_to_handle():
+    src = ("#include <Python.h>\n" + STOCK_HELPER
+           + "static int g(PyObject **op, PyObject *name)\n{\n"
+           "    return has_base_doc(Py_TYPE(*op), name) + has_base_doc(Py_TYPE(name), *op);\n}\n"
+           "static PyObject *f(PyObject *self, PyObject *name)\n{\n"
+           "    PyObject *o = self;\n    return PyLong_FromLong(g(&o, name));\n}\n")
+    body = _body(translate.translate_source(src, "m.c"), "g")
+    assert ("has_base_doc((PyTypeObject *)Cystck_AsPyObject(S, CystckObject_Type(S, *op)), "
+            "Cystck_AsPyObject(S, name))") in body
+    # a PyObject * parameter takes the lent object without a cast
+    assert "Cystck_AsPyObject(S, *op))" in body
+    assert "(PyObject *)Cystck_AsPyObject" not in body
+
+
+MODULE_CHECK = ("static int ours(PyObject *o)\n{\n    PyTypeObject *tp = Py_TYPE(o);\n"
+                "    PyObject *m = PyType_GetModule(tp->tp_base);\n"
+                "    return m != NULL && PyModule_GetDef(m) == &moduledef;\n}\n")
+
+
+def test_stock_helper_compares_a_module_definition_with_the_one_cpython_knows():
+    out = translate.translate_source(STATE + MODULE_CHECK, "m.c")
+    assert "PyModule_GetDef(m) == /* cystck-migrate: escape hatch */ Cystck_AsPyModuleDef(&moduledef)" in out
+    assert translate.translate_source(out, "m.c") == out
+
+
+def test_translated_function_passes_its_module_definition_as_it_is():
+    src = STATE + ("static PyObject *mod(PyObject *self, PyObject *unused)\n{\n"
+                   "    return PyType_GetModuleByDef(Py_TYPE(self), &moduledef);\n}\n")
+    out = translate.translate_source(src, "m.c")
+    assert "CystckType_GetModuleByDef(S, CystckObject_Type(S, self), &moduledef)" in out
+    assert "Cystck_AsPyModuleDef" not in out

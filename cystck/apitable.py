@@ -681,6 +681,14 @@ slot nb_inplace_subtract ~ binaryfunc : int f(Cystck_State *S, Cystck_Object a, 
 slot nb_inplace_multiply ~ binaryfunc : int f(Cystck_State *S, Cystck_Object a, Cystck_Object b) ; a *= b
 slot nb_inplace_true_divide ~ binaryfunc : int f(Cystck_State *S, Cystck_Object a, Cystck_Object b) ; a /= b
 slot nb_inplace_floor_divide ~ binaryfunc : int f(Cystck_State *S, Cystck_Object a, Cystck_Object b) ; a //= b
+slot nb_inplace_remainder ~ binaryfunc : int f(Cystck_State *S, Cystck_Object a, Cystck_Object b) ; a %= b
+slot nb_inplace_lshift ~ binaryfunc : int f(Cystck_State *S, Cystck_Object a, Cystck_Object b) ; a <<= b
+slot nb_inplace_rshift ~ binaryfunc : int f(Cystck_State *S, Cystck_Object a, Cystck_Object b) ; a >>= b
+slot nb_inplace_and ~ binaryfunc : int f(Cystck_State *S, Cystck_Object a, Cystck_Object b) ; a &= b
+slot nb_inplace_or ~ binaryfunc : int f(Cystck_State *S, Cystck_Object a, Cystck_Object b) ; a |= b
+slot nb_inplace_xor ~ binaryfunc : int f(Cystck_State *S, Cystck_Object a, Cystck_Object b) ; a ^= b
+slot nb_inplace_matrix_multiply ~ binaryfunc : int f(Cystck_State *S, Cystck_Object a, Cystck_Object b) ; a @= b
+slot nb_inplace_power ~ ternaryfunc : int f(Cystck_State *S, Cystck_Object a, Cystck_Object b, Cystck_Object c) ; a **= b; c is Cystck_None
 slot nb_power ~ ternaryfunc : int f(Cystck_State *S, Cystck_Object a, Cystck_Object b, Cystck_Object c) ; pow(a, b, c); c is Cystck_None for a ** b
 slot nb_negative ~ unaryfunc : int f(Cystck_State *S, Cystck_Object self) ; -self
 slot nb_positive ~ unaryfunc : int f(Cystck_State *S, Cystck_Object self) ; +self

@@ -139,7 +139,10 @@ class IncRef(Rule):
     the alias gets it: ``Py_INCREF(x); y = x;`` (later in the block),
     ``y = x; Py_INCREF(y);`` (``y = x`` a name or a member such as
     ``st->empty``) and ``y = x; ...; Py_INCREF(x);`` (earlier in the block)
-    all become ``y = Cystck_Dup(S, x);``."""
+    all become ``y = Cystck_Dup(S, x);``.  An increment of the caller's
+    handle through a pointer, ``Py_INCREF(*op);`` (an in-out parameter
+    whose caller releases what it gets back), becomes ``*op =
+    Cystck_Dup(S, *op);``."""
     name = "incref"
     precedence = 600
     patterns = (r"\bPy_X?INCREF\s*" + _common.PAREN + r"\s*;",)
@@ -172,6 +175,12 @@ class IncRef(Rule):
                     edits.add(m.start(), m.end() + r.end(), f"return Cystck_Dup(S, {text[m.start('p') + 1:m.end('p') - 1].strip()});")
                     continue
                 if role is None and x in _object_params(masked, f) and _released(masked[m.end():b1], x):
+                    edits.add(m.start(), m.end(), f"{x} = Cystck_Dup(S, {x});")
+                    continue
+                through = regex.fullmatch(r"\*\s*(\w+)", x)
+                if through and through.group(1) in arrays.get(f.start, ()) and "XINCREF" not in m.group():
+                    # Py_INCREF(*op): the caller's handle gets a new reference,
+                    # which the caller releases: a handle of its own
                     edits.add(m.start(), m.end(), f"{x} = Cystck_Dup(S, {x});")
                     continue
                 consumed = _consumed_next(masked, m.end(), b1, x)

@@ -143,3 +143,47 @@ def test_translated_function_passes_its_module_definition_as_it_is():
     out = translate.translate_source(src, "m.c")
     assert "CystckType_GetModuleByDef(S, CystckObject_Type(S, self), &moduledef)" in out
     assert "Cystck_AsPyModuleDef" not in out
+
+
+UNWRAP = ("#include <Python.h>\n"
+          "static int unwrap(PyObject **op)\n{\n"
+          "    if (!PyTuple_Check(*op)) {\n        Py_INCREF(*op);\n        return 0;\n    }\n"
+          "    *op = PySequence_GetItem(*op, 0);\n    return *op == NULL ? -1 : 0;\n}\n"
+          "static PyObject *first(PyObject *self, PyObject *o)\n{\n"
+          "    if (unwrap(&o) < 0)\n        return NULL;\n"
+          "    PyObject *r = PyObject_Repr(o);\n    Py_DECREF(o);\n    return r;\n}\n")
+
+
+def test_increment_through_an_in_out_parameter_gives_the_caller_a_handle_of_its_own():
+    out = translate.translate_source(UNWRAP, "m.c")
+    assert "        *op = Cystck_Dup(S, *op);\n        return 0;" in out
+    assert "Cystck_Drop(S, o);" in out
+
+
+def test_increment_of_a_plain_handle_parameter_still_goes():
+    src = ("#include <Python.h>\n"
+           "static PyObject *keep(PyObject *o)\n{\n    Py_INCREF(o);\n    return PyObject_Repr(o);\n}\n")
+    out = translate.translate_source(src, "m.c")
+    assert "Cystck_Dup" not in out and "INCREF" not in out
+
+
+INPLACE = ("#include <Python.h>\n"
+           "typedef struct { PyObject_HEAD long v; } Acc;\n"
+           "static PyObject *Acc_ilshift(PyObject *a, PyObject *b) { Py_INCREF(a); return a; }\n"
+           "static PyObject *Acc_ipow(PyObject *a, PyObject *b, PyObject *c) { Py_INCREF(a); return a; }\n"
+           "static PyObject *Acc_await(PyObject *a) { Py_INCREF(a); return a; }\n"
+           "static PyType_Slot Acc_slots[] = {\n    {Py_nb_inplace_lshift, Acc_ilshift},\n"
+           "    {Py_nb_inplace_power, Acc_ipow},\n    {Py_am_await, Acc_await},\n    {0, NULL}\n};\n"
+           "static PyType_Spec Acc_spec = {\"m.Acc\", sizeof(Acc), 0, Py_TPFLAGS_DEFAULT, Acc_slots};\n")
+
+
+def test_further_inplace_number_slots_are_slots():
+    out = translate.translate_source(INPLACE, "m.c")
+    assert "CYSTCK_DEF_SLOT(Acc_slots_nb_inplace_lshift, nb_inplace_lshift, Acc_ilshift)" in out
+    assert "CYSTCK_DEF_SLOT(Acc_slots_nb_inplace_power, nb_inplace_power, Acc_ipow)" in out
+    assert "static int Acc_ipow(Cystck_State *S, Cystck_Object a, Cystck_Object b, Cystck_Object c)" in out
+
+
+def test_a_slot_the_runtime_lacks_is_still_reported():
+    out = translate.translate_source(INPLACE, "m.c")
+    assert "am_await" not in out.split("static CystckDef *Acc_slots[]")[1].split("};")[0]

@@ -187,3 +187,21 @@ def test_further_inplace_number_slots_are_slots():
 def test_a_slot_the_runtime_lacks_is_still_reported():
     out = translate.translate_source(INPLACE, "m.c")
     assert "am_await" not in out.split("static CystckDef *Acc_slots[]")[1].split("};")[0]
+
+
+def test_xincref_then_return_keeps_a_null_result_null():
+    src = ("#include <Python.h>\n"
+           "static PyObject *peek(PyObject *d)\n{\n    PyObject *v = PyDict_GetItemString(d, \"k\");\n"
+           "    Py_XINCREF(v);\n    return v;\n}\n"
+           "static PyObject *later(PyObject *d)\n{\n    PyObject *v = PyDict_GetItemString(d, \"k\");\n"
+           "    Py_XINCREF(v);\n    PyErr_Clear();\n    return v;\n}\n")
+    out = translate.translate_source(src, "m.c")
+    assert "return (Cystck_IsNull(v) ? v : Cystck_Dup(S, v));" in _body(out, "peek")
+    assert "return (Cystck_IsNull(v) ? v : Cystck_Dup(S, v));" in _body(out, "later")
+
+
+def test_incref_then_return_dups_without_a_null_test():
+    src = ("#include <Python.h>\n"
+           "static PyObject *same(PyObject *o)\n{\n    Py_INCREF(o);\n    return o;\n}\n")
+    out = translate.translate_source(src, "m.c")
+    assert "return Cystck_Dup(S, o);" in out

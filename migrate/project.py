@@ -123,12 +123,18 @@ SUBTABLES = {"PyNumberMethods": NUMBER_FIELDS, "PySequenceMethods": SEQUENCE_FIE
              "PyMappingMethods": MAPPING_FIELDS}
 
 
+#: ml_flags that say how a method binds, not how it is called
+BINDING_FLAGS = ("METH_CLASS", "METH_STATIC")
+
+
 def method_role(flags):
     """The Role for a PyMethodDef's ml_flags text, or None if unsupported."""
     # METH_COEXIST only makes the method win over the slot wrapper of the
     # same name (``__contains__`` next to ``sq_contains``): without it the
     # wrapper serves the name, calling the same slot, so it is dropped.
-    f = set(regex.findall(r"METH_\w+", flags)) - {"METH_COEXIST"}
+    # METH_CLASS and METH_STATIC only change what self is (the class, or
+    # null): CYSTCK_DEF_METH_FLAGS passes them on (rules/tables.py).
+    f = set(regex.findall(r"METH_\w+", flags)) - {"METH_COEXIST"} - set(BINDING_FLAGS)
     extra = f - {"METH_NOARGS", "METH_O", "METH_VARARGS", "METH_KEYWORDS", "METH_FASTCALL"}
     if extra:
         return None
@@ -735,7 +741,8 @@ def _collect_tables(p, path, code, text):
                 p.module_state_structs.add(s.group(1))
     # Already translated definitions keep their roles, so that translating
     # translated code changes nothing.
-    for m in regex.finditer(r"\bCYSTCK_DEF_METH\s*\(\s*\w+\s*,[^,]*,\s*(?P<f>\w+)\s*,\s*(?P<c>CYSTCK_\w+)", code):
+    for m in regex.finditer(r"\bCYSTCK_DEF_METH(?:_FLAGS)?\s*\(\s*\w+\s*,[^,]*,\s*(?P<f>\w+)\s*,\s*(?P<c>CYSTCK_\w+)",
+                            code):
         conv = {"CYSTCK_NOARGS": "METH_NOARGS", "CYSTCK_O": "METH_O", "CYSTCK_VARARGS": "METH_FASTCALL",
                 "CYSTCK_KEYWORDS": "METH_FASTCALL|METH_KEYWORDS"}.get(m.group("c"))
         if conv:

@@ -139,13 +139,19 @@ def _method_entry(f, statics, used_impls, typed, is_extern):
         return Entry("", f"/* cystck-migrate: method {pyname} ({flags.strip()}) has no Cystck "
                          f"calling convention; not translated */", ok=False)
     conv = role.detail
+    binding = " | ".join(b for b in proj.BINDING_FLAGS if b in flags)
+
+    def define(sym, impl):
+        if binding:      # a classmethod or staticmethod
+            return f"CYSTCK_DEF_METH_FLAGS({sym}, {pyname}, {impl}, {conv}, {binding}, {doc})"
+        return f"CYSTCK_DEF_METH({sym}, {pyname}, {impl}, {conv}, {doc})"
     # One trampoline per entry: an implementation registered under two
     # names gets a definition per name, the second one named after both.
     sym = f"{func}_def" if func not in used_impls else f"{func}__{_ident(pyname)}_def"
     if func in statics and (func not in used_impls or func not in typed):
         used_impls.add(func)
-        return Entry(sym, f"CYSTCK_DEF_METH({sym}, {pyname}, {func}, {conv}, {doc})")
-    if func not in statics and is_extern(func):
+        return Entry(sym, define(sym, func))
+    if func not in statics and is_extern(func) and not binding:
         used_impls.add(func)
         return Entry(sym, f"CYSTCK_DEF_METH_EXTERN({sym}, {pyname}, {func}, {conv}, {doc})")
     # CYSTCK_DEF_METH declares its implementation static: one defined
@@ -156,7 +162,7 @@ def _method_entry(f, statics, used_impls, typed, is_extern):
     names = ", ".join(["S"] + [p.rsplit(None, 1)[-1].lstrip("*") for p in params])
     forwarder = (f"static int {impl}(Cystck_State *S, {', '.join(params)})\n"
                  f"{{\n    return {func}({names});\n}}")
-    return Entry(f"{impl}_def", f"CYSTCK_DEF_METH({impl}_def, {pyname}, {impl}, {conv}, {doc})\n{forwarder}")
+    return Entry(f"{impl}_def", f"{define(f'{impl}_def', impl)}\n{forwarder}")
 
 
 def _member_entry(f, table, project, used):

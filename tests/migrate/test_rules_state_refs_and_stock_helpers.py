@@ -205,3 +205,31 @@ def test_incref_then_return_dups_without_a_null_test():
            "static PyObject *same(PyObject *o)\n{\n    Py_INCREF(o);\n    return o;\n}\n")
     out = translate.translate_source(src, "m.c")
     assert "return Cystck_Dup(S, o);" in out
+
+
+CLASSMETHOD = ("#include <Python.h>\n"
+               "typedef struct { PyObject_HEAD } Box;\n"
+               "static PyObject *Box_class_getitem(PyObject *cls, PyObject *key)\n"
+               "{\n    return Py_GenericAlias(cls, key);\n}\n"
+               "static PyObject *Box_make(PyObject *unused, PyObject *args)\n{\n    Py_RETURN_NONE;\n}\n"
+               "static PyObject *Box_size(PyObject *self, PyObject *unused)\n{\n    return PyLong_FromLong(0);\n}\n"
+               "static PyMethodDef Box_methods[] = {\n"
+               "    {\"__class_getitem__\", Box_class_getitem, METH_O | METH_CLASS, NULL},\n"
+               "    {\"make\", Box_make, METH_VARARGS | METH_STATIC, NULL},\n"
+               "    {\"size\", Box_size, METH_NOARGS, NULL},\n    {NULL}\n};\n")
+
+
+def test_class_and_static_methods_keep_their_binding_flags():
+    out = translate.translate_source(CLASSMETHOD, "m.c")
+    assert ("CYSTCK_DEF_METH_FLAGS(Box_class_getitem_def, \"__class_getitem__\", Box_class_getitem, "
+            "CYSTCK_O, METH_CLASS, NULL)") in out
+    assert "CYSTCK_DEF_METH_FLAGS(Box_make_def, \"make\", Box_make, CYSTCK_VARARGS, METH_STATIC, NULL)" in out
+    assert "static int Box_class_getitem(Cystck_State *S, Cystck_Object cls, Cystck_Object key)" in out
+    assert "CYSTCK_DEF_METH(Box_size_def, \"size\", Box_size, CYSTCK_NOARGS, NULL)" in out
+    assert translate.translate_source(out, "m.c") == out
+
+
+def test_a_method_with_a_convention_cystck_lacks_is_still_reported():
+    src = CLASSMETHOD.replace("METH_NOARGS", "METH_METHOD | METH_FASTCALL | METH_KEYWORDS")
+    out = translate.translate_source(src, "m.c")
+    assert "method \"size\" (METH_METHOD | METH_FASTCALL | METH_KEYWORDS) has no Cystck calling convention" in out

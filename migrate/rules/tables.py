@@ -10,6 +10,7 @@ import regex
 
 from .. import cstruct, project as proj, source
 from . import _common
+from .escape import MARK
 
 MEMBER_TYPES = {
     "SHORT": "SHORT", "INT": "INT", "LONG": "LONG", "FLOAT": "FLOAT", "DOUBLE": "DOUBLE",
@@ -159,9 +160,20 @@ def _method_entry(f, statics, used_impls, typed, is_extern):
     # small static forwarder, as does a typed method's second name.
     impl = f"{func}__{_ident(pyname)}"
     params = CONV_PARAMS[conv]
-    names = ", ".join(["S"] + [p.rsplit(None, 1)[-1].lstrip("*") for p in params])
-    forwarder = (f"static int {impl}(Cystck_State *S, {', '.join(params)})\n"
-                 f"{{\n    return {func}({names});\n}}")
+    names = [p.rsplit(None, 1)[-1].lstrip("*") for p in params]
+    if proj.STOCK_NAME.fullmatch(func) and conv in ("CYSTCK_NOARGS", "CYSTCK_O"):
+        # a stock function as the implementation ({"__class_getitem__",
+        # Py_GenericAlias, METH_O | METH_CLASS}): called through the escape
+        # hatch with the handles lent, its new object given a handle
+        lent = ", ".join(f"Cystck_AsPyObject(S, {n})" for n in names)
+        if conv == "CYSTCK_NOARGS":
+            lent += ", NULL"
+        call = f"Cystck_FromNewPyObject(S, {MARK} {func}({lent}))"
+        forwarder = (f"static int {impl}(Cystck_State *S, {', '.join(params)})\n"
+                     f"{{\n    return Cystck_Return(S, {call});\n}}")
+    else:
+        forwarder = (f"static int {impl}(Cystck_State *S, {', '.join(params)})\n"
+                     f"{{\n    return {func}({', '.join(['S'] + names)});\n}}")
     return Entry(f"{impl}_def", f"{define(f'{impl}_def', impl)}\n{forwarder}")
 
 

@@ -233,3 +233,23 @@ def test_a_method_with_a_convention_cystck_lacks_is_still_reported():
     src = CLASSMETHOD.replace("METH_NOARGS", "METH_METHOD | METH_FASTCALL | METH_KEYWORDS")
     out = translate.translate_source(src, "m.c")
     assert "method \"size\" (METH_METHOD | METH_FASTCALL | METH_KEYWORDS) has no Cystck calling convention" in out
+
+
+def test_a_stock_function_as_a_methods_implementation_is_called_through_the_escape_hatch():
+    src = ("#include <Python.h>\n"
+           "static PyMethodDef Box_methods[] = {\n"
+           "    {\"__class_getitem__\", Py_GenericAlias, METH_O | METH_CLASS, NULL},\n    {NULL}\n};\n")
+    out = translate.translate_source(src, "m.c")
+    assert ("static int Py_GenericAlias__class_getitem(Cystck_State *S, Cystck_Object self, Cystck_Object arg)\n"
+            "{\n    return Cystck_Return(S, Cystck_FromNewPyObject(S, /* cystck-migrate: escape hatch */ "
+            "Py_GenericAlias(Cystck_AsPyObject(S, self), Cystck_AsPyObject(S, arg))));\n}") in out
+    assert translate.translate_source(out, "m.c") == out
+
+
+def test_an_extension_function_defined_elsewhere_is_forwarded_with_the_state():
+    src = ("#include <Python.h>\n"
+           "PyObject *other_size(PyObject *self, PyObject *arg);\n"
+           "static PyMethodDef Box_methods[] = {\n"
+           "    {\"size\", other_size, METH_O, NULL},\n    {NULL}\n};\n")
+    out = translate.translate_source(src, "m.c")
+    assert "Cystck_FromNewPyObject" not in out

@@ -2729,6 +2729,29 @@ static inline int CystckModule_Check(Cystck_State *S, Cystck_Object o)
 #undef FN
 }
 
+/* is a builtin function or method (or a subclass's instance) */
+static inline int CystckCFunction_Check(Cystck_State *S, Cystck_Object o)
+{
+#define FN "CystckCFunction_Check"
+    PyObject *o_ = _Cystck_Get(o);
+    if (Cystck_unlikely(!o_))
+        return (_Cystck_BadArgInt(S, FN, o), (int)-1);
+    return (int)(PyCFunction_Check(o_));
+#undef FN
+}
+
+/* [h+1, e] types.GenericAlias(origin, args): what `__class_getitem__` of a generic class returns */
+static inline Cystck_Object Cystck_GenericAlias(Cystck_State *S, Cystck_Object origin, Cystck_Object args)
+{
+#define FN "Cystck_GenericAlias"
+    PyObject *origin_ = _Cystck_Get(origin);
+    PyObject *args_ = _Cystck_Get(args);
+    if (Cystck_unlikely(!origin_ || !args_))
+        return (_Cystck_BadArg(S, FN, !origin_ ? origin : args), Cystck_NULL);
+    return _Cystck_Own(S, Py_GenericAlias(origin_, args_));
+#undef FN
+}
+
 /* ---- Weak references ---- */
 
 /* [h+1, e] weakref.ref(o, callback) */

@@ -310,9 +310,9 @@ class TypeSlotReads(Rule):
 
 class ObjectAddresses(Rule):
     """An object's address as an integer, ``(Py_uintptr_t)self`` (a repr
-    showing ``0x...``, an identity key), is the address of the object, not
-    of its handle: ``(Py_uintptr_t)Cystck_AsPyObject(S, self)`` through the
-    escape hatch, reported (``uintptr_t``, ``intptr_t`` and
+    showing ``0x...``, an identity key), is the object's identity, not
+    its handle's: ``(Py_uintptr_t)CystckObject_Id(S, self)``, the same for
+    every handle to the object (``uintptr_t``, ``intptr_t`` and
     ``Py_intptr_t`` likewise)."""
     name = "object-addresses"
     precedence = 859
@@ -321,7 +321,7 @@ class ObjectAddresses(Rule):
               "    sprintf(buf, \"%zx %zx\", (size_t)(Py_uintptr_t)self, (Py_uintptr_t)buf);\n"
               "    return PyUnicode_FromString(buf);\n}\n")
     after = ("static PyObject *f(PyObject *self, char *buf)\n{\n"
-             "    sprintf(buf, \"%zx %zx\", (size_t)(Py_uintptr_t)" + MARK + " Cystck_AsPyObject(S, self), "
+             "    sprintf(buf, \"%zx %zx\", (size_t)(Py_uintptr_t)CystckObject_Id(S, self), "
              "(Py_uintptr_t)buf);\n    return PyUnicode_FromString(buf);\n}\n")
 
     def apply(self, unit):
@@ -333,9 +333,7 @@ class ObjectAddresses(Rule):
             h = m.group("h")
             if h not in ctx.handles:
                 continue
-            edits.add(m.start("h"), m.end("h"), f"{MARK} Cystck_AsPyObject(S, {h})")
-            unit.leftover(m.start(), f"escape hatch: the address of the object {h} as an integer: "
-                          "read through Cystck_AsPyObject", self.name)
+            edits.add(m.start("h"), m.end("h"), f"CystckObject_Id(S, {h})")
         if edits:
             unit.apply(edits)
         return edits.applied

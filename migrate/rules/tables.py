@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 
 import regex
 
-from .. import cstruct, project as proj, source
+from .. import api, cstruct, project as proj, source
 from . import _common
 from .escape import MARK
 
@@ -161,7 +161,14 @@ def _method_entry(f, statics, used_impls, typed, is_extern):
     impl = f"{func}__{_ident(pyname)}"
     params = CONV_PARAMS[conv]
     names = [p.rsplit(None, 1)[-1].lstrip("*") for p in params]
-    if proj.STOCK_NAME.fullmatch(func) and conv in ("CYSTCK_NOARGS", "CYSTCK_O"):
+    ported = api.stock_map().get(func)
+    if ported and api.by_name()[ported].ret == "h" and conv in ("CYSTCK_NOARGS", "CYSTCK_O") and \
+            len(api.by_name()[ported].params) == len(names):
+        # a stock function with a Cystck counterpart as the implementation
+        # ({"__class_getitem__", Py_GenericAlias, METH_O | METH_CLASS})
+        forwarder = (f"static int {impl}(Cystck_State *S, {', '.join(params)})\n"
+                     f"{{\n    return Cystck_Return(S, {ported}(S, {', '.join(names)}));\n}}")
+    elif proj.STOCK_NAME.fullmatch(func) and conv in ("CYSTCK_NOARGS", "CYSTCK_O"):
         # a stock function as the implementation ({"__class_getitem__",
         # Py_GenericAlias, METH_O | METH_CLASS}): called through the escape
         # hatch with the handles lent, its new object given a handle

@@ -235,14 +235,24 @@ def test_a_method_with_a_convention_cystck_lacks_is_still_reported():
     assert "method \"size\" (METH_METHOD | METH_FASTCALL | METH_KEYWORDS) has no Cystck calling convention" in out
 
 
-def test_a_stock_function_as_a_methods_implementation_is_called_through_the_escape_hatch():
+def test_a_stock_function_as_a_methods_implementation_calls_its_counterpart():
     src = ("#include <Python.h>\n"
            "static PyMethodDef Box_methods[] = {\n"
            "    {\"__class_getitem__\", Py_GenericAlias, METH_O | METH_CLASS, NULL},\n    {NULL}\n};\n")
     out = translate.translate_source(src, "m.c")
     assert ("static int Py_GenericAlias__class_getitem(Cystck_State *S, Cystck_Object self, Cystck_Object arg)\n"
+            "{\n    return Cystck_Return(S, Cystck_GenericAlias(S, self, arg));\n}") in out
+    assert translate.translate_source(out, "m.c") == out
+
+
+def test_a_stock_function_without_a_counterpart_is_called_through_the_escape_hatch():
+    src = ("#include <Python.h>\n"
+           "static PyMethodDef Box_methods[] = {\n"
+           "    {\"extend\", PySequence_InPlaceConcat, METH_O, NULL},\n    {NULL}\n};\n")
+    out = translate.translate_source(src, "m.c")
+    assert ("static int PySequence_InPlaceConcat__extend(Cystck_State *S, Cystck_Object self, Cystck_Object arg)\n"
             "{\n    return Cystck_Return(S, Cystck_FromNewPyObject(S, /* cystck-migrate: escape hatch */ "
-            "Py_GenericAlias(Cystck_AsPyObject(S, self), Cystck_AsPyObject(S, arg))));\n}") in out
+            "PySequence_InPlaceConcat(Cystck_AsPyObject(S, self), Cystck_AsPyObject(S, arg))));\n}") in out
     assert translate.translate_source(out, "m.c") == out
 
 
@@ -253,3 +263,42 @@ def test_an_extension_function_defined_elsewhere_is_forwarded_with_the_state():
            "    {\"size\", other_size, METH_O, NULL},\n    {NULL}\n};\n")
     out = translate.translate_source(src, "m.c")
     assert "Cystck_FromNewPyObject" not in out
+
+
+def test_function_and_method_types_are_constants():
+    src = ("#include <Python.h>\n"
+           "static PyObject *kind(PyObject *self, PyObject *f)\n{\n"
+           "    if (PyCFunction_Check(f) || PyObject_IsInstance(f, (PyObject *)&PyFunction_Type))\n"
+           "        return PyLong_FromLong(1);\n"
+           "    return PyObject_CallFunctionObjArgs((PyObject *)&PyReversed_Type, f, NULL);\n}\n")
+    out = translate.translate_source(src, "m.c")
+    assert "CystckCFunction_Check(S, f) || CystckObject_IsInstance(S, f, CystckFunction_Type)" in out
+    assert "CystckObject_CallFunctionObjArgs(S, CystckReversed_Type, f, Cystck_NULL)" in out
+    assert "escape hatch" not in out
+
+
+def test_a_builtin_type_without_a_handle_still_goes_through_the_escape_hatch():
+    src = ("#include <Python.h>\n"
+           "static PyObject *kind(PyObject *self, PyObject *f)\n{\n"
+           "    return PyLong_FromLong(PyObject_IsInstance(f, (PyObject *)&PyProperty_Type));\n}\n")
+    out = translate.translate_source(src, "m.c")
+    assert "Cystck_FromPyObject(S, /* cystck-migrate: escape hatch */ (PyObject *)&PyProperty_Type)" in out
+
+
+def test_an_objects_address_as_an_integer_is_its_id():
+    src = ("#include <Python.h>\n"
+           "static PyObject *addr(PyObject *self, PyObject *o)\n{\n"
+           "    char buf[32];\n    snprintf(buf, sizeof(buf), \"0x%zx\", (Py_uintptr_t)o);\n"
+           "    return PyUnicode_FromString(buf);\n}\n")
+    out = translate.translate_source(src, "m.c")
+    assert "(Py_uintptr_t)CystckObject_Id(S, o)" in out
+    assert "escape hatch" not in out
+
+
+def test_a_c_pointer_as_an_integer_stays():
+    src = ("#include <Python.h>\n"
+           "static PyObject *addr(PyObject *self, PyObject *o)\n{\n"
+           "    char buf[32];\n    snprintf(buf, sizeof(buf), \"0x%zx\", (Py_uintptr_t)buf);\n"
+           "    return PyUnicode_FromString(buf);\n}\n")
+    out = translate.translate_source(src, "m.c")
+    assert "(Py_uintptr_t)buf)" in out and "CystckObject_Id" not in out

@@ -595,7 +595,11 @@ class ApiCalls(Rule):
         mapping = api.stock_map()
         masked, text = unit.masked, unit.text
         edits = source.Edits()
-        stock = _common.stock_bodies(unit)
+        # functions that stay stock, and destructors and traverse functions,
+        # which have no S to pass (what CPython lets a destructor call, such
+        # as saving and restoring the error indicator, stays stock there)
+        stock = _common.stock_bodies(unit) + [c.body for c in _common.function_contexts(unit, with_locals=False)
+                                              if c.func.is_definition and not c.has_state]
         for m in regex.finditer(self.patterns[0], masked):
             name = m.group("name")
             if name not in mapping or any(b0 <= m.start() < b1 for b0, b1 in stock):

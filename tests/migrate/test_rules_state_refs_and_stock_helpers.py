@@ -302,3 +302,30 @@ def test_a_c_pointer_as_an_integer_stays():
            "    return PyUnicode_FromString(buf);\n}\n")
     out = translate.translate_source(src, "m.c")
     assert "(Py_uintptr_t)buf)" in out and "CystckObject_Id" not in out
+
+
+DEALLOC = ("#include <Python.h>\n"
+           "typedef struct { PyObject_HEAD PyObject *v; } Box;\n"
+           "static void Box_dealloc(Box *self)\n{\n    PyTypeObject *tp = Py_TYPE(self);\n"
+           "    Py_CLEAR(self->v);\n    tp->tp_free(self);\n"
+           "    PyObject *exc = PyErr_GetRaisedException();\n    Py_DECREF(tp);\n"
+           "    PyErr_SetRaisedException(exc);\n}\n"
+           "static PyObject *Box_get(Box *self, PyObject *unused)\n{\n"
+           "    PyObject *exc = PyErr_GetRaisedException();\n    PyErr_SetRaisedException(exc);\n"
+           "    Py_RETURN_NONE;\n}\n"
+           "static PyMethodDef Box_methods[] = {{\"get\", (PyCFunction)Box_get, METH_NOARGS, NULL}, {NULL}};\n"
+           "static PyType_Slot Box_slots[] = {{Py_tp_dealloc, Box_dealloc}, {Py_tp_methods, Box_methods}, {0, NULL}};\n"
+           "static PyType_Spec Box_spec = {\"m.Box\", sizeof(Box), 0, Py_TPFLAGS_DEFAULT, Box_slots};\n")
+
+
+def test_calls_in_a_destructor_which_has_no_state_stay_stock():
+    out = translate.translate_source(DEALLOC, "m.c")
+    body = out.split("Box_dealloc(void *data)")[1].split("\n}\n")[0]
+    assert "PyErr_GetRaisedException()" in body and "PyErr_SetRaisedException(exc)" in body
+    assert "(S" not in body
+
+
+def test_the_same_calls_in_a_method_are_translated():
+    out = translate.translate_source(DEALLOC, "m.c")
+    body = _body(out, "Box_get")
+    assert "CystckErr_GetRaisedException(S)" in body and "CystckErr_SetRaisedException(S, exc)" in body

@@ -329,3 +329,10 @@ def test_the_same_calls_in_a_method_are_translated():
     out = translate.translate_source(DEALLOC, "m.c")
     body = _body(out, "Box_get")
     assert "CystckErr_GetRaisedException(S)" in body and "CystckErr_SetRaisedException(S, exc)" in body
+
+
+def test_stock_helpers_left_overs_say_why_they_stay_stock():
+    from cystck.migrate import analysis
+    unit = translate.translate_files({"m.c": "#include <Python.h>\n" + STOCK_HELPER})["m.c"]
+    notes = [n.message for n in analysis.analyse(unit) if "PyDict_Contains" in n.message]
+    assert notes and all("reads object internals" in n and "capsule" not in n for n in notes)

@@ -258,7 +258,7 @@ def _leftovers(unit, code):
     stock = _common.stock_bodies(unit)
     # why each stock body stays stock, by its span
     why = {(f.name_start, f.body[1]): unit.project.role(f.name).detail for f in unit.functions()
-           if (f.name_start, f.body[1]) in stock}
+           if f.is_definition and (f.name_start, f.body[1]) in stock}
     seen = set()
     for m in _STOCK.finditer(code):
         name = m.group()

@@ -336,3 +336,10 @@ def test_stock_helpers_left_overs_say_why_they_stay_stock():
     unit = translate.translate_files({"m.c": "#include <Python.h>\n" + STOCK_HELPER})["m.c"]
     notes = [n.message for n in analysis.analyse(unit) if "PyDict_Contains" in n.message]
     assert notes and all("reads object internals" in n and "capsule" not in n for n in notes)
+
+
+def test_left_overs_of_a_file_with_prototypes_and_stock_helpers():
+    from cystck.migrate import analysis
+    src = "#include <Python.h>\nstatic int has_base_doc(PyTypeObject *tp, PyObject *name);\n" + STOCK_HELPER
+    unit = translate.translate_files({"m.c": src})["m.c"]
+    assert any("reads object internals" in n.message for n in analysis.analyse(unit))

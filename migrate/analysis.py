@@ -29,8 +29,8 @@ _ESCAPE = regex.compile(r"\bCystck_(?:AsPyObject|FromPyObject|FromNewPyObject)\s
 
 def analyse(unit):
     """Notes for the translated ``unit`` (its ``text`` is the output)."""
-    if unit.text == unit.original:
-        return []
+    if unit.text == unit.original or unit.kept_stock:
+        return []     # nothing translated (a file kept stock has its one note)
     notes = []
     code = unit.masked
     try:

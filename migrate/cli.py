@@ -15,7 +15,9 @@ import regex
 
 from . import analysis, cppcheck, engine, report, source, translate
 
-SOURCE_SUFFIXES = {".c", ".h", ".cc", ".cpp", ".hpp"}
+# C and every C++ suffix the rules know (a .hh header is as much a source
+# as a .hpp one: it declares the types and functions the .cc files share).
+SOURCE_SUFFIXES = {".c", ".h"} | translate.CPP_SUFFIXES
 EXIT_INPUT = 2
 
 
@@ -137,7 +139,7 @@ def compile_check(out_root, rels, cflags):
     includes = [cystck.get_include(), sysconfig.get_paths()["include"]]
     for rel in rels:
         f = out_root / rel
-        if f.suffix == ".h" or f.suffix == ".hpp":
+        if f.suffix.lower() in translate.HEADER_SUFFIXES:
             continue
         cpp = f.suffix.lower() in translate.CPP_SUFFIXES
         compiler = os.environ.get("CXX", "c++") if cpp else os.environ.get("CC", "cc")
@@ -148,7 +150,7 @@ def compile_check(out_root, rels, cflags):
         if proc.returncode != 0:
             errors = [ln for ln in proc.stderr.splitlines() if _COMPILER_ERROR.search(ln)]
             failures.append({"file": rel, "errors": errors or proc.stderr.strip().splitlines()[-1:]})
-    total = len([r for r in rels if not r.endswith((".h", ".hpp"))])
+    total = len([r for r in rels if pathlib.PurePath(r).suffix.lower() not in translate.HEADER_SUFFIXES])
     return {"total": total, "passed": total - len(failures), "failures": failures}
 
 
@@ -233,7 +235,8 @@ def run(args):
     cppcheck_status = "skipped (--no-cppcheck)"
     if not args.no_cppcheck:
         include_dirs = [d[2:] for d in shlex.split(args.cflags) if d.startswith("-I")]
-        cppcheck_status, found = cppcheck.run([out_root / r for r in translated if not r.endswith((".h", ".hpp"))],
+        cppcheck_status, found = cppcheck.run([out_root / r for r in translated
+                                               if pathlib.PurePath(r).suffix.lower() not in translate.HEADER_SUFFIXES],
                                               include_dirs + [str(out_root)], out_root)
         notes += found
     check = compile_check(out_root, translated, args.cflags) if args.check else None

@@ -112,6 +112,7 @@ class Unit:
     project: object
     text: str = None
     libraries: set = field(default_factory=set)
+    kept_stock: bool = False  # kept stock as a whole (translate.kept_stock)
     counts: Counter = field(default_factory=Counter)
     notes: list = field(default_factory=list)
     _masked: str = None

@@ -191,6 +191,8 @@ STOCK_NAME = regex.compile(r"_?Py[A-Z]?[A-Za-z0-9]*_\w+")
 #: it keeps its stock signature and body, and its callers lend it their
 #: handles through the escape hatch.
 STOCK_INTERNALS = Role("stock", "reads object internals", state=False)
+#: A function defined in a file kept stock as a whole (translate.kept_stock).
+STOCK_KEPT = Role("stock", "defined in a file kept stock", state=False)
 
 # ---------------------------------------------------------------------------
 # Type patterns
@@ -460,8 +462,10 @@ def member_macro_uses(text):
     return edits, inlined
 
 
-def build(files):
-    """Build the Project for ``files``: a dict path -> stock source text."""
+def build(files, kept_stock=frozenset()):
+    """Build the Project for ``files``: a dict path -> stock source text.
+    ``kept_stock``: names of the functions defined in files kept stock as
+    a whole (translate.kept_stock), which ``files`` may declare and call."""
     p = Project(files=dict(files))
     _collect_includes(p, files)
     masks = {}
@@ -496,6 +500,7 @@ def build(files):
     _collect_base_stores(p, masks)
     _collect_sealed_types(p, masks)
     _collect_stock_internals(p)
+    _collect_kept_stock(p, kept_stock)
     _infer_state(p)
     return p
 
@@ -503,14 +508,22 @@ def build(files):
 _LOCAL_INCLUDE = regex.compile(r'^[ \t]*#[ \t]*include[ \t]*"(?P<name>[^"\n]+)"', regex.M)
 
 
-def _collect_includes(p, files):
+def includers(files):
     """Which of ``files`` #include which (``#include "name"``, resolved
-    beside the including file as a compiler does first)."""
+    beside the including file as a compiler does first): path -> the
+    paths that include it."""
+    found = {}
     for path, text in files.items():
         for m in _LOCAL_INCLUDE.finditer(text):
             target = posixpath.normpath(posixpath.join(posixpath.dirname(path), m.group("name")))
             if target in files and target != path:
-                p.includers.setdefault(target, set()).add(path)
+                found.setdefault(target, set()).add(path)
+    return found
+
+
+def _collect_includes(p, files):
+    for target, paths in includers(files).items():
+        p.includers.setdefault(target, set()).update(paths)
 
 
 def _handle_type(base, ptr, project_types):
@@ -1035,6 +1048,18 @@ def _collect_stock_internals(p):
             continue
         info.role = STOCK_INTERNALS
         p.roles.setdefault(info.name, STOCK_INTERNALS)
+
+
+def _collect_kept_stock(p, names):
+    """A function defined in a file kept stock keeps its stock signature
+    where other files declare it, and their calls lend it handles through
+    the escape hatch (a C caller would otherwise link to it with the
+    Cystck signature)."""
+    for info in p.functions.values():
+        # only declared here: a file's own function of the same name is its own
+        if info.name in names and info.role is None and not info.body:
+            info.role = STOCK_KEPT
+            p.roles.setdefault(info.name, STOCK_KEPT)
 
 
 def _collect_converters(p, masks):

@@ -6,8 +6,11 @@ import pathlib
 import regex
 
 from . import engine, libraries as helpers, macros, project as proj, source
+from .rules import cpp, escape
 
 CPP_SUFFIXES = {".cc", ".cpp", ".cxx", ".hpp", ".hh", ".hxx"}
+#: Headers: translated with the files that include them, never compiled alone.
+HEADER_SUFFIXES = {".h", ".hpp", ".hh", ".hxx"}
 _USES_PYTHON = regex.compile(r"\b(?:Py[A-Z_]\w*|_Py\w+|Python\.h|PyObject)\b")
 # A header written in C++ (a .h file has no language of its own).
 _CPP_SYNTAX = regex.compile(r"\bnamespace\s+\w+\s*\{|\btemplate\s*<|\b\w+::\w|\b(?:public|private|protected)\s*:"
@@ -29,7 +32,7 @@ def is_stock_compat(path, text):
     the stock API, not the extension's: it stays as it is (Cystck.h
     includes Python.h), and calls of its functions go through the escape
     hatch like any stock call without a counterpart."""
-    if pathlib.PurePath(path).suffix.lower() not in (".h", ".hpp", ".hh"):
+    if pathlib.PurePath(path).suffix.lower() not in HEADER_SUFFIXES:
         return False
     try:
         names = [f.name for f in source.find_functions(source.structure_mask(text)) if f.is_definition]
@@ -48,22 +51,78 @@ def libraries(path, text):
     return libs | helpers.used_by(text)
 
 
+def kept_stock(files):
+    """The files no rule can port, kept stock as a whole: path -> (offset,
+    reason).  A C++ class template whose instantiations are types of their
+    own (rules/cpp.py, templated_type_objects) is one; every file compiled
+    with it (the include graph's component around it: the files it
+    includes, and those including it) stays stock with it, since a stock
+    file cannot call the translated Cystck signatures nor the other way
+    round."""
+    reasons = {}
+    for path, text in files.items():
+        if "c++" not in libraries(path, text):
+            continue
+        for pos, name in cpp.templated_type_objects(source.mask(text)):
+            reasons.setdefault(path, (pos, f"class template '{name}' declares a static PyTypeObject "
+                                           "member (a type per instantiation, whose instances are "
+                                           "the class itself): no rule ports it, so this file and "
+                                           "every file compiled with it stay stock"))
+    neighbours = {}
+    for target, paths in proj.includers(files).items():
+        for path in paths:
+            neighbours.setdefault(target, set()).add(path)
+            neighbours.setdefault(path, set()).add(target)
+    todo = list(reasons)
+    while todo:
+        for other in neighbours.get(todo.pop(), ()):
+            if other not in reasons:
+                origin = next(p for p in reasons if p in neighbours.get(other, ()))
+                reasons[other] = (0, f"compiled with {origin}, which stays stock: "
+                                     "this file stays stock with it")
+                todo.append(other)
+    return reasons
+
+
 def translate_files(files, rules=None):
     """Translate ``files`` (path -> stock text).  Returns a dict path ->
     engine.Unit whose ``text`` is the result."""
     rules = engine.select_rules() if rules is None else rules
     python_files = {p: t for p, t in files.items() if uses_python(t) and not is_stock_compat(p, t)}
+    kept = kept_stock(python_files)
+    python_files = {p: t for p, t in python_files.items() if p not in kept}
     if any(r.name == "function-macros" for r in rules):
         # The project sees the functions those macros generate.
         python_files = {p: macros.expand_function_macros(t)[0] for p, t in python_files.items()}
-    project = proj.build(python_files)
+    project = proj.build(python_files, kept_stock=_defined_functions({p: files[p] for p in kept}))
     units = {}
     for path, text in files.items():
         unit = engine.Unit(path, text, project, libraries=libraries(path, text))
         if path in python_files:
             engine.translate(unit, rules)
+        elif path in kept:
+            _keep_stock(unit, *kept[path])
         units[path] = unit
     return units
+
+
+def _defined_functions(files):
+    """The names of the functions ``files`` define."""
+    names = set()
+    for text in files.values():
+        try:
+            names.update(f.name for f in source.find_functions(source.structure_mask(text)) if f.is_definition)
+        except source.BraceError:
+            continue
+    return names
+
+
+def _keep_stock(unit, pos, reason):
+    """The unit's text unchanged behind the mark (on its first line, so
+    that every line keeps its number), its reason a left-over."""
+    unit.kept_stock = True
+    unit.set_text(f"{escape.KEPT_MARK} {unit.text}")
+    unit.leftover(pos + len(escape.KEPT_MARK) + 1, reason, rule="kept-stock")
 
 
 def translate_source(text, path="input.c", rules=None):

@@ -47,12 +47,18 @@ def row(name: str, entry: dict) -> list[str]:
                       f"{migrate['check_errors']} in {migrate['check_files_failed']}/"
                       f"{migrate['check_files']} files",
                       str(migrate["leftovers"]),
-                      f"{migrate['escape_hatches']} ({migrate['escape_hatches_per_kloc']}/kloc)"]
+                      escape_cell(migrate)]
     else:
         translator = [f"failed: {migrate.get('reason', '?')}"] + [MISSING] * 4
     return [name, stock_cell, *translator, builds_cell(cystck),
             tests_cell((cystck or {}).get("release")), tests_cell((cystck or {}).get("debug")),
             patch_cell(patch, entry.get("patched"))]
+
+
+def escape_cell(migrate: dict) -> str:
+    cell = f"{migrate['escape_hatches']} ({migrate['escape_hatches_per_kloc']}/kloc"
+    kept = migrate.get("kept_stock_lines")
+    return cell + (f"; {kept} lines kept stock)" if kept else ")")
 
 
 def patch_cell(patch: dict | None, patched: dict | None) -> str:

@@ -61,13 +61,16 @@ CACHE_ROOT = REPO_ROOT / ".cache" / "corpus"
 PATCHES_DIR = HERE / "patches"
 RESULTS_FILE = REPO_ROOT / "eval" / "results" / "corpus.json"
 REPORT_FILE = REPO_ROOT / "eval" / "report" / "corpus.md"
-ESCAPE_HATCH = re.compile(r"\bCystck_(?:AsPyObject|FromPyObject)\s*\(")
+# A handle lent to stock code or a stock result given a handle; a file the
+# translator kept stock as a whole counts once (its first line's mark).
+KEPT_STOCK_MARK = "/* cystck-migrate: kept stock */"
+ESCAPE_HATCH = re.compile(r"\bCystck_(?:AsPyObject|FromPyObject)\s*\(|" + re.escape(KEPT_STOCK_MARK))
 # A compiler's diagnostic ("file.c:12:5: error: ..."), counted; other lines
 # naming an error (setup.py's, the linker's) are kept to show, not counted.
 DIAGNOSTIC = re.compile(r":\d+(?::\d+)?: (?:fatal )?error:")
 API_NAME = re.compile(r"\b_?(?:Py|Cystck)[A-Za-z_]")
 ERROR_LINE = re.compile(r"\berror\b", re.IGNORECASE)
-SOURCE_SUFFIXES = (".c", ".h", ".cc", ".cpp", ".hpp", ".cxx")
+SOURCE_SUFFIXES = (".c", ".h", ".cc", ".cpp", ".hpp", ".cxx", ".hh", ".hxx")
 KEPT_ERRORS = 20
 
 
@@ -337,6 +340,15 @@ def escape_hatches(output: Path, input_lines: dict) -> list[str]:
     return found
 
 
+def kept_stock_lines(output: Path, input_lines: dict) -> int:
+    """The lines of the files the translator kept stock as a whole (one
+    escape hatch each, however long): the part of the extension that does
+    not use Cystck at all."""
+    return sum(n for rel, n in input_lines.items()
+               if (output / rel).is_file()
+               and (output / rel).read_text(errors="replace").startswith(KEPT_STOCK_MARK))
+
+
 def translator_cpu_seconds(inputs: Path, work: Path, timeout: float) -> float | None:
     """The CPU time (user + system) of translating `inputs` alone: no
     --check, no cppcheck, interpreter start-up included.  The report's
@@ -392,6 +404,7 @@ def translate(recipe, upstream: Path, work: Path) -> dict:
         escape_hatches=len(hatches),
         escape_hatch_list=hatches,
         escape_hatches_per_kloc=round(1000 * len(hatches) / max(sum(lines.values()), 1), 2),
+        kept_stock_lines=kept_stock_lines(output, lines),
         report=shown(report_file))
     return result
 

@@ -311,3 +311,19 @@ def test_quick_cystck_outcome_is_recorded(quick_results, name):
         return
     for label in ("release", "debug"):
         assert cystck[label]["finished"] and cystck[label]["compiled_imported"], cystck[label]
+
+
+def test_a_file_kept_stock_counts_as_one_escape_hatch(tmp_path):
+    """A file the translator kept stock as a whole (its first line's mark)
+    is one use of the escape hatch, listed at that line, beside the
+    handles lent one by one; a file without either counts nothing."""
+    (tmp_path / "kept.cc").write_text("/* cystck-migrate: kept stock */ // stock\nint f(void);\n")
+    (tmp_path / "lent.c").write_text("x = Cystck_AsPyObject(S, h);\n")
+    (tmp_path / "plain.c").write_text("int g(void);\n")
+    found = corpus_run.escape_hatches(tmp_path, {"kept.cc": 2, "lent.c": 1, "plain.c": 1})
+    assert found == ["kept.cc:1", "lent.c:1"]
+    assert corpus_run.kept_stock_lines(tmp_path, {"kept.cc": 2, "lent.c": 1, "plain.c": 1}) == 2
+    cell = corpus_run.corpus_report.escape_cell
+    assert cell({"escape_hatches": 2, "escape_hatches_per_kloc": 500.0, "kept_stock_lines": 2}) == \
+        "2 (500.0/kloc; 2 lines kept stock)"
+    assert cell({"escape_hatches": 1, "escape_hatches_per_kloc": 1.0, "kept_stock_lines": 0}) == "1 (1.0/kloc)"

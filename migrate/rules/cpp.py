@@ -308,3 +308,27 @@ class IdentityKeyedContainers(Rule):
                           "key it by the native struct (Foo_AsStruct / Cystck_FromStruct) or another "
                           "stable key", self.name)
         return 0
+
+
+# A class template (``template <typename T> class Array : public Base {``)
+# and, in its body, a static type object member: one type per instantiation.
+_CLASS_TEMPLATE = regex.compile(r"\btemplate\s*<[^<>;{}]*>\s*(?:class|struct)\s+(?P<name>\w+)\b[^;{}()]*\{")
+_STATIC_TYPE_MEMBER = regex.compile(r"\bstatic\s+PyTypeObject\s+\w+\s*;")
+
+
+def templated_type_objects(masked):
+    """(position, class name) of each class template in ``masked`` whose
+    instantiations are Python types of their own (a ``static PyTypeObject``
+    member).  Cystck creates a type from a spec at run time and reaches an
+    instance through a handle; such a class is the instance layout itself
+    (it embeds the object header and reads it), so no rule ports it and
+    its files stay stock as a whole (translate.kept_stock)."""
+    found = []
+    for m in _CLASS_TEMPLATE.finditer(masked):
+        try:
+            body = masked[m.end():source.matching(masked, m.end() - 1)]
+        except source.BraceError:
+            continue
+        if _STATIC_TYPE_MEMBER.search(body):
+            found.append((m.start(), m.group("name")))
+    return found

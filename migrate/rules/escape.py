@@ -13,6 +13,9 @@ from . import _common
 
 #: The one spelling of the comment that marks an escape hatch.
 MARK = "/* cystck-migrate: escape hatch */"
+#: The mark on the first line of a file kept stock as a whole (the coarsest
+#: escape hatch: translate.kept_stock), ahead of its own first line.
+KEPT_MARK = "/* cystck-migrate: kept stock */"
 
 # Stock functions (and function-like macros) whose object result is a
 # borrowed reference (CPython documents each as "Return value: Borrowed

@@ -718,6 +718,7 @@ slot mp_subscript ~ binaryfunc : int f(Cystck_State *S, Cystck_Object a, Cystck_
 slot mp_ass_subscript ~ objobjargproc : int f(Cystck_State *S, Cystck_Object self, Cystck_Object k, Cystck_Object v) ; 0, or -1: self[k] = v (v null: del)
 slot bf_getbuffer ~ getbufferproc : int f(Cystck_State *S, Cystck_Object self, Py_buffer *view, int flags) ; 0, or -1: fill view (CystckBuffer_FillInfo, or by hand); a view->obj left NULL is set to self
 slot bf_releasebuffer ~ releasebufferproc : void f(Cystck_State *S, Cystck_Object self, Py_buffer *view) ; a view is released (errors are reported as unraisable)
+slot tp_finalize ~ destructor : void f(Cystck_State *S, Cystck_Object self) ; once, before the object dies, still alive (PEP 442): may call the API; errors are reported as unraisable
 
 ## Member types (the type of CYSTCK_DEF_MEMBER)
 const CYSTCK_MEMBER_SHORT ~ T_SHORT           ; short

@@ -176,6 +176,11 @@ MODULE_SLOT_ROLES = {
                           pushes=True),
 }
 MODINIT = Role("modinit", "", pushes=True)
+#: A stock destructor whose calls all use the API (a method that empties the
+#: object, a helper taking its struct) becomes the type's finalizer
+#: (tp_finalize, PEP 442): it runs with a state, the object still alive,
+#: before the runtime releases the fields and frees the object.
+FINALIZER = Role("slot", "tp_finalize", (SELF,), ret="void")
 #: A function CPython itself calls with a ``PyObject *`` (a capsule's
 #: destructor): Cystck hands the stock pointer through unchanged, so its
 #: signature and body stay stock; there is no ``S`` to pass it.
@@ -502,6 +507,7 @@ def build(files, kept_stock=frozenset()):
     _collect_stock_internals(p)
     _collect_kept_stock(p, kept_stock)
     _infer_state(p)
+    _finalize_destructors_calling_api(p)
     return p
 
 
@@ -1027,6 +1033,32 @@ def _keep_called_clears(p):
                 for info in p.functions.values():
                     if info.name == name:
                         info.role = None
+
+
+def _finalize_destructors_calling_api(p):
+    """A destructor has no state, so one that calls functions taking ``S``
+    (other than a clear function, whose call goes) becomes the type's
+    finalizer (``FINALIZER``), if all its calls do: a finalizer may bring
+    the object back to life (a cycle's other finalizer may keep it), so
+    a destructor that also calls a native function (``free(self->buf)``)
+    stays one, and its calls of the API are reported for a human to split."""
+    def cleared(callee):
+        role = p.role(callee)
+        return role is not None and role.kind == "dropped" or callee in p.kept_clears
+
+    def only_state_calls(info):
+        calls = {c for c in regex.findall(r"(?<![\w.>])(\w+)\s*\(", info.body)
+                 if c != info.name and c not in source._KEYWORDS and c != "assert"
+                 and not c.startswith(("Py", "_Py")) and not cleared(c)}
+        return bool(calls) and all(p.needs_state(info.path, c) for c in calls)
+
+    finalizers = {info.name for info in p.functions.values()
+                  if info.role is not None and info.role.kind == "destroy" and info.body
+                  and only_state_calls(info)}
+    for info in p.functions.values():
+        if info.name in finalizers:
+            p.roles[info.name] = info.role = FINALIZER
+            info.needs_state = True
 
 
 # a member of CPython's object structs read through a variable (not

@@ -1,6 +1,7 @@
-"""What every port's variant module shares: hashing files, installing a
-variant's wheel into a site folder of its own, and running code in a fresh
-interpreter that sees that one variant.
+"""What every port shares: the recipe interface (Recipe: the command line,
+the loop over variants, the up-to-date check of a wheel), hashing files,
+installing a variant's wheel into a site folder of its own, and running
+code in a fresh interpreter that sees that one variant.
 
 Every variant of a port installs under the same import name (`ujson`,
 `kiwisolver`, `piconumpy`), so tests and benchmarks run one interpreter per
@@ -12,6 +13,7 @@ on `sys.path`; each keeps its own paths, names and messages.
 
 from __future__ import annotations
 
+import argparse
 import fcntl
 import hashlib
 import importlib.metadata
@@ -36,6 +38,27 @@ def sha256_of(path: Path) -> str:
         for block in iter(lambda: f.read(1 << 20), b""):
             digest.update(block)
     return digest.hexdigest()
+
+
+class InputSignature:
+    """A hash of everything a variant's wheel is built from: the recipes add
+    each input under a label, and rebuild when the hash differs from the one
+    stored with the wheel (make's timestamps cannot see a tool upgraded in
+    the venv or a translator that writes other output).  Every input is
+    framed by its label and length, so bytes moved from one input to the
+    next change the hash."""
+
+    def __init__(self) -> None:
+        self._digest = hashlib.sha256()
+
+    def add(self, label: str, data: bytes | str) -> None:
+        if isinstance(data, str):
+            data = data.encode()
+        self._digest.update(f"{label}\0{len(data)}\0".encode())
+        self._digest.update(data)
+
+    def hexdigest(self) -> str:
+        return self._digest.hexdigest()
 
 
 def check_requirements(requirements: tuple[str, ...], what: str) -> None:
@@ -151,3 +174,116 @@ def build_variants(port: str, variants, build_one, *, error_file, wheel_path,
         log(f"{variant:<13} {wheel_path(variant).relative_to(repo_root)} ({status})")
     if failed:
         raise SystemExit(f"{port}: the {', '.join(failed)} build failed (see above)")
+
+
+def is_up_to_date(signature_file: Path, signature: str, wheel: Path | None) -> bool:
+    """True if `wheel` exists and was built from the inputs whose hash is
+    `signature` (stored in `signature_file` by the build that made it)."""
+    return (wheel is not None and signature_file.is_file()
+            and signature_file.read_text() == signature)
+
+
+class Recipe:
+    """A port's recipe: how the wheels of its variants are made from its
+    pinned sources and its patches.  Each port's recipe.py subclasses it
+    with its own steps and runs `main()`, so every port has one command line:
+
+        python ports/<port>/recipe.py wheels [--variants V,...] [--force] [--no-prepare]
+        python ports/<port>/recipe.py prepare [--variants V,...]
+        python ports/<port>/recipe.py save-patch
+        python ports/<port>/recipe.py save-hpy-patch     (ports with an hpy.patch)
+
+    `wheels` prepares each variant's sources (translated by cystck-migrate
+    and patched with manual.patch, or patched with hpy.patch, or the release
+    as is), builds its wheel into dist/<variant>/ unless it is up to date
+    and installs it for the tests; a failed variant does not stop the others
+    (build_variants).  The maintainer's loop for the residual patch: `prepare`,
+    edit the prepared tree, `wheels --no-prepare` and test, `save-patch`.
+
+    A subclass sets `name` (the port's name), `variants`, `repo_root`,
+    `manual_patch` and `hpy_patch` (None without one), and implements
+    wheel_path(), build_error_file(), prepare(), build_one() and
+    save_patch() (save_hpy_patch() with an hpy.patch); it may override
+    failure_message() and log().  The port's pins and paths stay in its
+    variant module, its workloads in workloads.py, its tests in tests/.
+    """
+
+    name: str
+    variants: tuple[str, ...]
+    repo_root: Path
+    manual_patch: Path
+    hpy_patch: Path | None = None
+
+    def wheel_path(self, variant: str) -> Path | None:
+        raise NotImplementedError
+
+    def build_error_file(self, variant: str) -> Path:
+        raise NotImplementedError
+
+    def prepare(self, variant: str) -> Path:
+        """The variant's sources, made afresh; returns their folder."""
+        raise NotImplementedError
+
+    def build_one(self, variant: str, force: bool, prepare: bool) -> bool:
+        """Build the variant's wheel (its sources prepared first unless
+        `prepare` is false) unless it is up to date, and install it for the
+        tests; True if built."""
+        raise NotImplementedError
+
+    def save_patch(self) -> None:
+        """Write manual.patch from the hand-edited tree of the cystck variant."""
+        raise NotImplementedError
+
+    def save_hpy_patch(self) -> None:
+        """Write hpy.patch from the hand-edited tree of the HPy variants."""
+        raise NotImplementedError
+
+    def failure_message(self, variant: str, exc: BaseException) -> str:
+        return str(exc)
+
+    def log(self, line: str) -> None:
+        print(f"{self.name}: {line}", flush=True)
+
+    def wheels(self, variants, force: bool = False, prepare: bool = True) -> None:
+        build_variants(self.name, variants,
+                       lambda variant: self.build_one(variant, force, prepare),
+                       error_file=self.build_error_file, wheel_path=self.wheel_path,
+                       repo_root=self.repo_root,
+                       failure_message=self.failure_message, log=self.log)
+
+    def main(self, argv=None) -> None:
+        parser = argparse.ArgumentParser(
+            prog=f"python ports/{self.name}/recipe.py",
+            description=f"Build the {', '.join(self.variants)} wheels of the {self.name} port.")
+        sub = parser.add_subparsers(dest="command", required=True)
+        wheels = sub.add_parser("wheels", help="prepare, build and install the wheels")
+        wheels.add_argument("--force", action="store_true", help="rebuild up-to-date wheels too")
+        wheels.add_argument("--no-prepare", action="store_true",
+                            help="build the prepared (hand-edited) sources as they are")
+        prepare = sub.add_parser("prepare", help="only prepare the variants' sources")
+        for command in (wheels, prepare):
+            command.add_argument("--variants", default=",".join(self.variants),
+                                 help="comma-separated (default: %(default)s)")
+        sub.add_parser("save-patch", help=f"write {self.manual_patch.name} from the "
+                                          "hand-edited cystck tree")
+        if self.hpy_patch is not None:
+            sub.add_parser("save-hpy-patch", help=f"write {self.hpy_patch.name} from the "
+                                                  "hand-edited HPy tree")
+        args = parser.parse_args(argv)
+        if args.command == "save-patch":
+            self.save_patch()
+            return
+        if args.command == "save-hpy-patch":
+            self.save_hpy_patch()
+            return
+        variants = [v.strip() for v in args.variants.split(",") if v.strip()]
+        unknown = sorted(set(variants) - set(self.variants))
+        if unknown:
+            parser.error(f"unknown variant(s) {', '.join(unknown)}; "
+                         f"known: {', '.join(self.variants)}")
+        if args.command == "prepare":
+            for variant in variants:
+                tree = self.prepare(variant)
+                self.log(f"{variant:<13} {tree.relative_to(self.repo_root)}")
+        else:
+            self.wheels(variants, args.force, prepare=not args.no_prepare)

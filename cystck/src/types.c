@@ -83,15 +83,37 @@ static int generic_clear(PyObject *self)
     return 0;
 }
 
+/* A finalizer (tp_finalize, PEP 442) runs before anything is released,
+ * once, the object alive again for the call, as subtype_dealloc runs it for
+ * a Python class; that one then calls this dealloc, whose `own` is not the
+ * instance's tp_dealloc then, and the finalizer has run.  1: the finalizer
+ * resurrected the object, which stays alive (and tracked). */
+static int finalize(PyObject *self, destructor own)
+{
+    PyTypeObject *tp = Py_TYPE(self);
+    int gc = PyType_IS_GC(tp);
+    if (tp->tp_finalize == NULL || tp->tp_dealloc != own)
+        return 0;
+    if (gc && !PyObject_GC_IsTracked(self))
+        PyObject_GC_Track(self);
+    if (PyObject_CallFinalizerFromDealloc(self) < 0)
+        return 1;
+    if (gc)
+        PyObject_GC_UnTrack(self);
+    return 0;
+}
+
 /* The destructor runs first, with every field still holding its object:
  * it may read them, or unlink the instance from a native structure (a tree
  * whose nodes other live instances share) that those objects keep valid.
  * The fields' objects are taken before it and released after it, so the
  * destructor may also free native memory that holds fields. */
-void _Cystck_DeallocWith(PyObject *self, void (*destroy)(void *))
+void _Cystck_DeallocWith(PyObject *self, void (*destroy)(void *), destructor own)
 {
     PyTypeObject *tp = Py_TYPE(self);
     TakenFields taken;
+    if (finalize(self, own))
+        return;
     taken.items = taken.inline_items;
     taken.n = 0;
     taken.cap = (Py_ssize_t)(sizeof(taken.inline_items) / sizeof(taken.inline_items[0]));
@@ -117,7 +139,7 @@ void _Cystck_DeallocTrash(PyObject *self, void (*destroy)(void *), destructor ow
 {
     PyObject_GC_UnTrack(self);       /* the trashcan takes untracked objects */
     Py_TRASHCAN_BEGIN(self, own)      /* if Py_TYPE(self)->tp_dealloc == own */
-    _Cystck_DeallocWith(self, destroy);
+    _Cystck_DeallocWith(self, destroy, own);
     Py_TRASHCAN_END
 }
 
@@ -126,7 +148,7 @@ static void generic_dealloc(PyObject *self)
     if (PyType_IS_GC(Py_TYPE(self)))
         _Cystck_DeallocTrash(self, NULL, generic_dealloc);
     else
-        _Cystck_DeallocWith(self, NULL);
+        _Cystck_DeallocWith(self, NULL, generic_dealloc);
 }
 
 /* The dealloc of a type with no fields (so no traverse, no GC) and no
@@ -134,6 +156,8 @@ static void generic_dealloc(PyObject *self)
 static void plain_dealloc(PyObject *self)
 {
     PyTypeObject *tp = Py_TYPE(self);
+    if (finalize(self, plain_dealloc))
+        return;
     tp->tp_free(self);
     Py_DECREF(tp);
 }

@@ -101,12 +101,12 @@ RECIPES = (
         translate=("src/_xxhash.c",),
         extensions=("_xxhash",),
         modules=("xxhash._xxhash",),  # setup(ext_package="xxhash")
-        # Not the speed benchmarks (they need pytest-benchmark) nor the
-        # .pyi check (it runs the pyright tool).
-        tests=("tests", "--ignore=tests/test_benchmark.py",
-               "--ignore=tests/test_benchmark_xxh3_long.py",
-               "--ignore=tests/test_benchmark_xxh3_short.py",
-               "--ignore=tests/test_stubs_pyright.py"),
+        # The benchmarks too (182 of the 305 tests): pytest-benchmark's
+        # --benchmark-disable runs each once, as a plain test.  Not the .pyi
+        # check, which runs the pyright tool (Node.js, not on PyPI).
+        requirements=(SETUPTOOLS, "pytest-benchmark==5.3.1", "py-cpuinfo==9.0.0"),
+        tests=("tests", "--ignore=tests/test_stubs_pyright.py"),
+        pytest_args=("--benchmark-disable",),
         cflags="-I{upstream}/deps/xxhash",
         stock_reference=(305, 0, 5),
     ),

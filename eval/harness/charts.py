@@ -51,7 +51,7 @@ def _error(entry: dict) -> list[list[float]] | None:
     if entry["ci95"] is None:
         return None
     low, high = entry["ci95"]
-    return [[entry["mean"] - low], [high - entry["mean"]]]
+    return [[entry["median"] - low], [high - entry["median"]]]
 
 
 def _save(fig: Figure, path: Path, quick: bool) -> Figure:
@@ -78,7 +78,7 @@ def _empty(path: Path, title: str, message: str, quick: bool) -> Figure:
 
 def _grouped_bars(ax, groups: list[tuple[str, dict[str, dict]]], value,
                   base: float = 0.0) -> list[float]:
-    """Bars from `base` to value(entry) -> (mean, error) for each group's
+    """Bars from `base` to value(entry) -> (height, error) for each group's
     slots (keys of SLOTS); returns every value drawn, error bars' ends
     included, for the axis limits."""
     width = 0.8 / max(len(entries) for _, entries in groups)
@@ -91,17 +91,17 @@ def _grouped_bars(ax, groups: list[tuple[str, dict[str, dict]]], value,
             if measured is None:
                 _mark_absent(ax, x, base, entry["status"] if entry["status"] != "ok" else "n/a")
                 continue
-            mean, error = measured
+            height, error = measured
             color, hatch, _ = SLOTS[slot]
-            ax.bar(x, mean - base, width, bottom=base, yerr=error, capsize=3, color=color,
+            ax.bar(x, height - base, width, bottom=base, yerr=error, capsize=3, color=color,
                    hatch=hatch, edgecolor="white" if hatch else None)
             if base:  # a ratio: its value, since a bar near 1.0 is hard to see
-                ax.text(x, mean, f"{mean:.2f}", ha="center", va="bottom" if mean >= base
+                ax.text(x, height, f"{height:.2f}", ha="center", va="bottom" if height >= base
                         else "top", fontsize=6, zorder=4,
                         bbox={"facecolor": "white", "edgecolor": "none", "alpha": 0.7, "pad": 0.5})
-            values.append(mean)
+            values.append(height)
             if error is not None:
-                values += [mean - error[0][0], mean + error[1][0]]
+                values += [height - error[0][0], height + error[1][0]]
             drawn[slot] = None
     ax.set_xticks(range(len(groups)), [name for name, _ in groups], fontsize=8)
     ax.set_xlim(-0.6, len(groups) - 0.4)
@@ -143,21 +143,21 @@ def table2(results: dict, path: Path) -> Figure:
         table = paper.table2(port["paper_row"])
         if table is not None:
             groups.append((f"{port['paper_row']}\n(paper, Table 2)",
-                           {f"paper:{api}": {"status": "ok", "mean": table[api]["total"]
+                           {f"paper:{api}": {"status": "ok", "median": table[api]["total"]
                                              / table["C API"]["total"], "ci95": None}
                             for api in ("HPy", "CyStck")}))
     if not groups or not variants:
         return _empty(path, title, "Nothing to compare.", results["quick"])
     fig, ax = plt.subplots(figsize=(max(7, 1.5 * len(groups)), 4.5))
-    values = _grouped_bars(ax, groups, lambda e: (e["mean"], _error(e)), base=1.0)
+    values = _grouped_bars(ax, groups, lambda e: (e["median"], _error(e)), base=1.0)
     _ratio_axis(ax, values, "total time")
-    ax.set_title(f"{title}\n(ratio of mean totals; the paper's own machine and benchmarks)",
-                 fontsize=10)
+    ax.set_title(f"{title}\n(ratio of total times: medians here; the paper's, means on its "
+                 "own machine and benchmarks)", fontsize=10)
     return _save(fig, path, results["quick"])
 
 
 def _total_ratios(scalene: dict[str, dict], variants: list[str]) -> dict[str, dict]:
-    """Each variant's mean total time under Scalene over the reference's,
+    """Each variant's median total time under Scalene over the reference's,
     as the paper's Table 2 allows for its own rows (it gives means only)."""
     reference = scalene[REFERENCE]
     entries = {}
@@ -169,7 +169,7 @@ def _total_ratios(scalene: dict[str, dict], variants: list[str]) -> dict[str, di
             entries[v] = {"status": f"no {VARIANT_LABELS[REFERENCE]}"}
         else:
             entries[v] = {"status": "ok", "ci95": None,
-                          "mean": entry["total_s"]["mean"] / reference["total_s"]["mean"]}
+                          "median": entry["total_s"]["median"] / reference["total_s"]["median"]}
     return entries
 
 
@@ -185,10 +185,10 @@ def figure2(results: dict, path: Path) -> Figure:
     if not groups:
         return _empty(path, title, "No workload was measured.", results["quick"])
     fig, ax = plt.subplots(figsize=(max(6, 2.2 * len(groups)), 4))
-    _grouped_bars(ax, groups, lambda e: (e["copy_mb_s"]["mean"], _error(e["copy_mb_s"])))
+    _grouped_bars(ax, groups, lambda e: (e["copy_mb_s"]["median"], _error(e["copy_mb_s"])))
     ax.set_ylim(bottom=0)  # copy volume is positive; a CI may reach below
     ax.set_ylabel("MB/s copied")
-    ax.set_title(f"{title} (mean, 95% CI)\nThe paper's Figure 2 gives no values to show beside",
+    ax.set_title(f"{title} (median, 95% CI)\nThe paper's Figure 2 gives no values to show beside",
                  fontsize=10)
     return _save(fig, path, results["quick"])
 
@@ -205,11 +205,11 @@ def walltime(results: dict, path: Path) -> Figure:
     def ratio(entry):
         if entry.get("ratio") is None:
             return None
-        return entry["ratio"]["mean"], _error(entry["ratio"])
+        return entry["ratio"]["median"], _error(entry["ratio"])
 
     values = _grouped_bars(ax, groups, ratio, base=1.0)
     _ratio_axis(ax, values, "time")
-    ax.set_title(f"{title}\n(geometric mean of paired ratios, 95% CI)", fontsize=10)
+    ax.set_title(f"{title}\n(median of paired ratios, 95% CI)", fontsize=10)
     return _save(fig, path, results["quick"])
 
 
@@ -229,10 +229,10 @@ def micro(results: dict, path: Path) -> Figure:
                 if entries[v]["status"] == "ok":
                     entries[v] = {"status": "missing"}
             else:
-                entries[v] = {"status": "ok", "mean": ratio["ratio"], "ci95": ratio["ci95"]}
+                entries[v] = {"status": "ok", "median": ratio["ratio"], "ci95": ratio["ci95"]}
         groups.append((name, entries))
     fig, ax = plt.subplots(figsize=(max(8, 1.1 * len(groups)), 4.5))
-    values = _grouped_bars(ax, groups, lambda e: (e["mean"], _error(e)), base=1.0)
+    values = _grouped_bars(ax, groups, lambda e: (e["median"], _error(e)), base=1.0)
     _ratio_axis(ax, values, "time per call")
     ax.set_title(f"{title} (median of paired ratios, 95% CI)", fontsize=10)
     plt.setp(ax.get_xticklabels(), rotation=30, ha="right")

@@ -21,7 +21,7 @@ from .config import DRIVER, REFERENCE, Plan
 from .ports import Port, VariantState
 from .progress import Progress
 from .runner import RunError, run
-from .stats import mean_ci, ratio_ci
+from .stats import estimate, median
 
 PHASES = ("scalene", "wall")
 SCALENE_METRICS = ("python_s", "native_s", "system_s", "total_s")
@@ -165,10 +165,10 @@ def summarize_scalene(group: Group, states: dict[str, VariantState], plan: Plan,
             kept = combo.runs[plan.dropped:]
             entry = {"status": "ok", "runs": combo.runs, "retries": combo.retries}
             for metric in SCALENE_METRICS:
-                entry[metric] = mean_ci([r[metric] for r in kept]).as_dict()
-            entry["copy_mb_s"] = (mean_ci([r["copy_mb_s"] for r in kept]).as_dict()
+                entry[metric] = estimate([r[metric] for r in kept])
+            entry["copy_mb_s"] = (estimate([r["copy_mb_s"] for r in kept])
                                   if copy_available else None)
-            entry["attributed_percent"] = mean_ci([r["attributed_percent"] for r in kept]).mean
+            entry["attributed_percent"] = median([r["attributed_percent"] for r in kept])
             summary[variant] = entry
     return summary
 
@@ -188,13 +188,13 @@ def summarize_wall(group: Group, states: dict[str, VariantState], plan: Plan) ->
             continue
         seconds = [r["seconds"] for r in combo.runs]
         entry = {"status": "ok", "runs": seconds,
-                 "seconds": mean_ci(seconds[plan.dropped:]).as_dict()}
+                 "seconds": estimate(seconds[plan.dropped:])}
         if variant == REFERENCE:
             entry["ratio"] = None
         elif reference_ok:
             reference_kept = [r["seconds"] for r in reference.runs][plan.dropped:]
             ratios = [t / r for t, r in zip(seconds[plan.dropped:], reference_kept, strict=True)]
-            entry["ratio"] = ratio_ci(ratios).as_dict()
+            entry["ratio"] = estimate(ratios)
         else:
             entry["ratio"] = None
             entry["ratio_reason"] = f"the {REFERENCE} variant was not measured"

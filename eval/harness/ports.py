@@ -30,7 +30,7 @@ PORTS = (
     PortSpec("ultrajson", "UltraJSON", "ujson", "ports/ultrajson/ujson_port.py",
              "ports/ultrajson/workloads.py", "UltraJson"),
     PortSpec("piconumpy", "PicoNumPy", "piconumpy", "ports/piconumpy/piconumpy_variants.py",
-             "ports/piconumpy/bench_board.py", "PicoNumPy"),
+             "ports/piconumpy/workloads.py", "PicoNumPy"),
     PortSpec("kiwi", "Kiwisolver", "kiwisolver", "ports/kiwi/kiwi_port.py",
              "ports/kiwi/workloads.py", "Kiwisolver"),
 )

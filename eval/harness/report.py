@@ -38,21 +38,21 @@ def decimals(value: float) -> int:
 
 
 def estimate(entry: dict) -> str:
-    """'mean ± half-width' of a stats.Estimate dict, both to the decimal
-    places of three significant digits of the mean."""
-    places = decimals(entry["mean"])
+    """'median [low, high]' of a stats.estimate dict, to the decimal places
+    of three significant digits of the median."""
+    places = decimals(entry["median"])
     if entry["ci95"] is None:
-        return f"{entry['mean']:.{places}f}"
+        return f"{entry['median']:.{places}f}"
     low, high = entry["ci95"]
-    return f"{entry['mean']:.{places}f} ± {(high - low) / 2:.{places}f}"
+    return f"{entry['median']:.{places}f} [{low:.{places}f}, {high:.{places}f}]"
 
 
 def interval(entry: dict) -> str:
-    """'mean [low, high]' (for ratios, whose intervals are not symmetric)."""
+    """'median [low, high]' to three decimals (for ratios)."""
     if entry["ci95"] is None:
-        return f"{entry['mean']:.3f}"
+        return f"{entry['median']:.3f}"
     low, high = entry["ci95"]
-    return f"{entry['mean']:.3f} [{low:.3f}, {high:.3f}]"
+    return f"{entry['median']:.3f} [{low:.3f}, {high:.3f}]"
 
 
 class Notes:
@@ -140,7 +140,7 @@ def _verdict_section(results: dict, notes: Notes) -> list[str]:
     lines = ["## Verdict", ""]
     if results["quick"]:
         lines += [f"**{QUICK_WARNING}**", ""]
-    lines += [f"Wall time as a ratio to the {reference}: geometric mean of the ratios of runs "
+    lines += [f"Wall time as a ratio to the {reference}: median of the ratios of runs "
               "made in the same round, 95% confidence interval in brackets; below 1 is faster "
               f"than the {reference}, an interval that contains 1 shows no difference.", ""]
     rows = [[f"{port['title']} `{workload}`"]
@@ -167,7 +167,7 @@ def _header(results: dict) -> list[str]:
         f"{machine['cpu_count']} cores, {machine['platform']}; Python {machine['python']}; "
         f"Scalene {scalene['version'] or 'not installed'}. "
         f"Each workload ran {plan['runs']} times per variant and phase, the variants "
-        f"interleaved; the first {_runs(plan['dropped'])} dropped, means and 95% "
+        f"interleaved; the first {_runs(plan['dropped'])} dropped, medians and 95% "
         f"confidence intervals are over the other {plan['runs'] - plan['dropped']}. "
         "`eval/README.md` explains the method and every number; `results.json` beside this "
         "file holds every run.",
@@ -204,7 +204,7 @@ def _scalene_cell(entry: dict, metric: str, notes: Notes) -> str:
 def _table2_section(results: dict, variants: list[str], notes: Notes) -> list[str]:
     lines = [
         "## Time under Scalene (the paper's Table 2)", "",
-        "Seconds, mean ± half-width of the 95% confidence interval. Python, native and "
+        "Seconds, median [95% confidence interval]. Python, native and "
         "system time are Scalene's percentages of the elapsed time times the elapsed time; "
         "total is the elapsed time of the profiled program. Scalene's *system* time is the "
         "elapsed time the process did not spend on a core in user mode: time in the kernel, "
@@ -261,8 +261,8 @@ def _figure2_section(results: dict, variants: list[str], notes: Notes) -> list[s
     probe = results["scalene"]["copy_probe"]
     lines = ["## Copy volume (the paper's Figure 2)", ""]
     if probe["available"]:
-        lines += [f"MB/s copied (memcpy) as sampled by Scalene, mean ± half-width of the 95% "
-                  f"confidence interval. Check on this machine: a probe copying "
+        lines += [f"MB/s copied (memcpy) as sampled by Scalene, median [95% confidence "
+                  f"interval]. Check on this machine: a probe copying "
                   f"{probe['copied_mb']} MB was measured at {probe['measured_mb']:.0f} MB.", ""]
     else:
         lines += [f"**Copy volume is unavailable on this machine**: {probe['reason']}. "
@@ -284,8 +284,8 @@ def _wall_section(results: dict, variants: list[str], notes: Notes) -> list[str]
     lines = [
         "## Wall time without the profiler", "",
         "Seconds per run of the workload (timed inside the process, after a short warm-up), "
-        f"mean ± half-width of the 95% confidence interval. Ratio to {VARIANT_LABELS[REFERENCE]}: "
-        "geometric mean of the ratios of runs made in the same round, with its 95% "
+        f"median [95% confidence interval]. Ratio to {VARIANT_LABELS[REFERENCE]}: "
+        "median of the ratios of runs made in the same round, with its 95% "
         "confidence interval; above 1 is slower.", "",
     ]
     rows = []

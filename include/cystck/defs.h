@@ -514,6 +514,22 @@ CYSTCK_INTERNAL void _Cystck_BufferReleased(PyObject *self, int r, PyObject *sav
         _Cystck_BufferReleased(self, _Cystck_FinishInt(&S_, 0, #IMPL), saved_); \
     }
 
+/* A finalizer (PEP 442) runs once before the object dies, the object alive
+ * again for the call, so it may use the API (a destructor has no state).
+ * Like releasebuffer it cannot report a failure: the pending exception is
+ * kept aside, and an error it raises is reported as unraisable. */
+#define _CYSTCK_FINALIZE(SYM, IMPL)                                                \
+    static void IMPL(Cystck_State *S, Cystck_Object self);                    \
+    static void _CYSTCK_TRAMP(SYM)(PyObject *self)                           \
+    {                                                                         \
+        Cystck_State S_;                                                      \
+        PyObject *saved_[3];                                                  \
+        _Cystck_StashError(saved_);                                           \
+        _Cystck_OpenFrame(&S_, #IMPL);                                        \
+        IMPL(&S_, _Cystck_HArg(&self));                                       \
+        _Cystck_BufferReleased(self, _Cystck_FinishInt(&S_, 0, #IMPL), saved_); \
+    }
+
 /* Traverse: the runtime's generic tp_clear/tp_dealloc call the traverse
  * trampoline with _Cystck_ClearVisitMarker to release every visited field
  * (arg: NULL for tp_clear, where to keep the objects until the destructor
@@ -535,7 +551,7 @@ typedef struct { visitproc visit; void *arg; } _Cystck_VisitCtx;
         Py_VISIT(Py_TYPE(self));                                              \
         return IMPL(data_, _Cystck_VisitAdapter, &ctx_);                      \
     }
-CYSTCK_INTERNAL void _Cystck_DeallocWith(PyObject *self, void (*destroy)(void *));
+CYSTCK_INTERNAL void _Cystck_DeallocWith(PyObject *self, void (*destroy)(void *), destructor own);
 CYSTCK_INTERNAL void _Cystck_DeallocTrash(PyObject *self, void (*destroy)(void *), destructor own);
 /* A type without traverse (no fields, so not GC; a Python subclass has
  * subtype_traverse) and without weak references needs only the destructor,
@@ -547,7 +563,8 @@ CYSTCK_INTERNAL void _Cystck_DeallocTrash(PyObject *self, void (*destroy)(void *
     {                                                                         \
         PyTypeObject *tp_ = Py_TYPE(self);                                    \
         if (Cystck_likely(tp_->tp_traverse == NULL && !PyType_IS_GC(tp_) &&   \
-                          tp_->tp_weaklistoffset == 0)) {                     \
+                          tp_->tp_weaklistoffset == 0 &&                      \
+                          tp_->tp_finalize == NULL)) {                        \
             IMPL((char *)self + CYSTCK_DATA_OFFSET);                          \
             tp_->tp_free(self);                                               \
             Py_DECREF(tp_);                                                   \
@@ -556,7 +573,7 @@ CYSTCK_INTERNAL void _Cystck_DeallocTrash(PyObject *self, void (*destroy)(void *
         if (PyType_IS_GC(tp_))                                                \
             _Cystck_DeallocTrash(self, IMPL, _CYSTCK_TRAMP(SYM));             \
         else                                                                  \
-            _Cystck_DeallocWith(self, IMPL);                                  \
+            _Cystck_DeallocWith(self, IMPL, _CYSTCK_TRAMP(SYM));              \
     }
 
 /* The slots CYSTCK_DEF_SLOT accepts, each with its trampoline kind in
@@ -621,6 +638,7 @@ CYSTCK_INTERNAL void _Cystck_DeallocTrash(PyObject *self, void (*destroy)(void *
 #define _CYSTCK_SLOTKIND_tp_traverse    (_CYSTCK_TRAVERSE)
 #define _CYSTCK_SLOTKIND_bf_getbuffer   (_CYSTCK_GETBUFFER)
 #define _CYSTCK_SLOTKIND_bf_releasebuffer (_CYSTCK_RELEASEBUFFER)
+#define _CYSTCK_SLOTKIND_tp_finalize    (_CYSTCK_FINALIZE)
 
 #define _CYSTCK_HASHFUNC(SYM, IMPL) _CYSTCK_VALUE_OF_SELF(SYM, IMPL, Py_hash_t)
 #define _CYSTCK_LENFUNC(SYM, IMPL)  _CYSTCK_VALUE_OF_SELF(SYM, IMPL, Py_ssize_t)

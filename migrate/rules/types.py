@@ -177,7 +177,10 @@ def _slot_defs(unit, owner, slot_values, where):
             continue
         if role.kind == "dropped":
             continue
-        if role.kind == "destroy":
+        if role.kind == "destroy" and unit.project.role(func) is proj.FINALIZER:
+            sym = f"{owner}_tp_finalize"       # a destructor that calls the API
+            lines.append(f"CYSTCK_DEF_SLOT({sym}, tp_finalize, {func})")
+        elif role.kind == "destroy":
             lines.append(f"CYSTCK_DEF_DESTROY({sym}, {func})")
         else:
             lines.append(f"CYSTCK_DEF_SLOT({sym}, {slot}, {func})")
@@ -731,18 +734,7 @@ class DestroyTraverse(Rule):
                 else:
                     edits.add(m.start(), m.end(), f"Cystck_VISIT(&{inner});")
             if role.kind == "destroy":
-                for m in regex.finditer(self.patterns[1], code, pos=b0, endpos=b1):
-                    inner = text[m.start("p") + 1:m.end("p") - 1]
-                    if regex.match(r"\s*Py_X?DECREF|\s*Py_CLEAR", code[m.start():m.end()]) and \
-                            "->" not in inner and "." not in inner:
-                        continue      # a local, not a member: leave it for a human
-                    if _common.in_unbraced_body(code, m.start()):
-                        edits.add(m.start(), m.end(), ";")
-                    else:
-                        edits.add(*_common.statement_line_span(text, m.start(), m.end()), "")
-                for m in regex.finditer(self.patterns[2], code, pos=b0, endpos=b1):
-                    edits.add(*_common.statement_line_span(text, m.start(), m.end()), "")
-                self._drop_type_release(code, text, b0, b1, edits)
+                self.drop_runtime_releases(code, text, b0, b1, edits)
             if struct:
                 self._item_counts(code, first.name, b0, b1, edits)
                 self._field_null_tests(p, code, first.name, struct, b0, b1, edits)
@@ -758,6 +750,24 @@ class DestroyTraverse(Rule):
             unit.apply(edits)
             self._drop_unused_locals(unit)
         return n
+
+    @classmethod
+    def drop_runtime_releases(cls, code, text, b0, b1, edits):
+        """What the runtime does after a destructor goes from its body:
+        freeing the object, releasing its members and its type, untracking
+        it, clearing its weak references, the trashcan."""
+        for m in regex.finditer(cls.patterns[1], code, pos=b0, endpos=b1):
+            inner = text[m.start("p") + 1:m.end("p") - 1]
+            if regex.match(r"\s*Py_X?DECREF|\s*Py_CLEAR", code[m.start():m.end()]) and \
+                    "->" not in inner and "." not in inner:
+                continue      # a local, not a member: leave it for a human
+            if _common.in_unbraced_body(code, m.start()):
+                edits.add(m.start(), m.end(), ";")
+            else:
+                edits.add(*_common.statement_line_span(text, m.start(), m.end()), "")
+        for m in regex.finditer(cls.patterns[2], code, pos=b0, endpos=b1):
+            edits.add(*_common.statement_line_span(text, m.start(), m.end()), "")
+        cls._drop_type_release(code, text, b0, b1, edits)
 
     @staticmethod
     def _field_null_tests(p, code, name, struct, b0, b1, edits):
@@ -888,6 +898,39 @@ def _owner_struct(ctx, m):
         return m.group("cast")
     var = m.group("var")
     return ctx.typed.get(var) or ctx.data_ptrs.get(var)
+
+
+class FinalizerReleases(Rule):
+    """A stock destructor whose calls all use the API (``Foo_clear(self)``,
+    a method) becomes the type's finalizer, ``tp_finalize``
+    (``project.FINALIZER``): it keeps its calls and loses what the runtime
+    does after it, as a destructor does (freeing the object, releasing its
+    object members and its type, untracking it, clearing its weak
+    references).  A destructor that only releases, or also calls a native
+    function (``free``), goes on being one."""
+    name = "finalizer-releases"
+    precedence = 371
+    before = ("typedef struct { PyObject_HEAD PyObject *d; } Bag;\n"
+              "static PyObject *Bag_empty(Bag *self) { PyDict_Clear(self->d); Py_RETURN_NONE; }\n"
+              "static void Bag_dealloc(Bag *self)\n{\n    Bag_empty(self);\n    Py_XDECREF(self->d);\n"
+              "    Py_TYPE(self)->tp_free((PyObject *)self);\n}\n"
+              "static PyTypeObject BagType = {PyVarObject_HEAD_INIT(NULL, 0) .tp_dealloc = (destructor)Bag_dealloc};\n")
+    after = ("typedef struct { PyObject_HEAD PyObject *d; } Bag;\n"
+             "static PyObject *Bag_empty(Bag *self) { PyDict_Clear(self->d); Py_RETURN_NONE; }\n"
+             "static void Bag_dealloc(Bag *self)\n{\n    Bag_empty(self);\n}\n"
+             "static PyTypeObject BagType = {PyVarObject_HEAD_INIT(NULL, 0) .tp_dealloc = (destructor)Bag_dealloc};\n")
+
+    def apply(self, unit):
+        code, text = unit.structure, unit.text
+        edits = source.Edits()
+        for f in unit.functions():
+            if not f.is_definition or unit.project.role(f.name) is not proj.FINALIZER:
+                continue
+            b0, b1 = f.body
+            DestroyTraverse.drop_runtime_releases(code, text, b0, b1, edits)
+        if edits:
+            unit.apply(edits)
+        return edits.applied
 
 
 class WeakLists(Rule):
@@ -1529,8 +1572,9 @@ class RuntimeVectorcall(Rule):
 
     A vectorcall function only makes calling the type faster: its tp_new
     and tp_init do the same work, and Cystck defines no vectorcall for
-    types (``f`` is no longer used).  On a type without tp_new the
-    statement stays, reported, for a human."""
+    types (``f`` is no longer used: a static ``f`` that nothing else refers
+    to goes too).  On a type without tp_new the statement stays, reported,
+    for a human."""
     name = "runtime-vectorcall"
     precedence = 295
     patterns = (r"(?:\(\s*\(\s*PyTypeObject\s*\*\s*\)\s*(?P<t>\w+)\s*\)|(?P<t>\w+))\s*->\s*tp_vectorcall\s*="
@@ -1549,6 +1593,7 @@ class RuntimeVectorcall(Rule):
     def apply(self, unit):
         code = unit.masked
         edits = source.Edits()
+        dropped = set()
         for f in unit.functions():
             if not f.is_definition:
                 continue
@@ -1568,9 +1613,33 @@ class RuntimeVectorcall(Rule):
                           "calls go through tp_new */")
                 unit.leftover(m.start(), f"tp_vectorcall = {fn} dropped: Cystck defines no vectorcall for "
                               f"types, calls go through tp_new and tp_init ({fn} is no longer used)", self.name)
+                dropped.add(fn)
         if edits:
             unit.apply(edits)
-        return edits.applied
+        applied = edits.applied
+        for fn in sorted(dropped):
+            self._remove_if_unused(unit, fn)
+        return applied
+
+    def _remove_if_unused(self, unit, fn):
+        """A static vectorcall function that nothing refers to any more goes
+        with its prototypes (it would not compile warning-free, unused and
+        in stock form); one another file could see stays."""
+        p = unit.project
+        decls = [f for f in unit.functions() if f.name == fn and not f.member]
+        info = p.functions.get((unit.path, fn))
+        if not decls or info is None or not info.static or p.includers.get(unit.path):
+            return
+        spans = [(f.start, f.end) for f in decls]
+        if any(not any(s <= u.start() < e for s, e in spans)
+               for u in regex.finditer(rf"\b{regex.escape(fn)}\b", unit.masked)):
+            return          # still referred to: a human decides
+        edits = source.Edits()
+        for s, e in spans:
+            edits.add(*_common.statement_line_span(unit.text, s, e), "")
+        unit.note("removed", decls[-1].start, f"{fn} removed: nothing calls it once its tp_vectorcall "
+                  "assignment is dropped", self.name)
+        unit.apply(edits)
 
 
 class FieldPointerParams(Rule):

@@ -164,7 +164,7 @@ def missing_reason(variant: str) -> str:
     error = build_error(variant)
     if error:
         return f"{reason}; its last build failed: {error}"
-    return reason + "; build it with `make kiwi-wheels` (python ports/kiwi/build_kiwi.py)"
+    return reason + "; build it with `make kiwi-wheels` (python ports/kiwi/recipe.py wheels)"
 
 
 def ensure_site(variant: str) -> Path:

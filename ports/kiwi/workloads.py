@@ -1,6 +1,6 @@
 """kiwisolver workloads: the sdist's enaml-like benchmark, as functions.
 
-Used by ``bench_kiwi.py`` and by the evaluation harness
+Used by ``bench.py`` and by the evaluation harness
 (``eval/harness/PORT_INTERFACE.md``): ``WORKLOADS[name](kiwisolver,
 repeat)`` does the work and returns a checksum whose ``repr`` is the same
 for every variant; ``SIZES[quick][name]`` is the repeat count of a full

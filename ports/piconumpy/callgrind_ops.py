@@ -12,7 +12,7 @@ like the tests and the benchmark) and reports
     (instructions(2N) - instructions(N)) / N  -  the same for an empty loop
 
 that is, what one operation costs, interpreter and extension included,
-without start-up and import.  The two workloads of bench_board.py are
+without start-up and import.  The two workloads of workloads.py are
 counted the same way, per repeat.  Ratios are to the stock variant.
 
 --functions adds, for each operation, the functions whose instruction count
@@ -75,10 +75,10 @@ namespace["run"](piconumpy, int(sys.argv[2]))
 
 _WORKLOAD_CODE = """
 import importlib.util
-spec = importlib.util.spec_from_file_location("piconumpy_bench", sys.argv[1])
-bench = importlib.util.module_from_spec(spec)
-spec.loader.exec_module(bench)
-bench.WORKLOADS[sys.argv[2]](piconumpy, int(sys.argv[3]))
+spec = importlib.util.spec_from_file_location("piconumpy_workloads", sys.argv[1])
+workloads = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(workloads)
+workloads.WORKLOADS[sys.argv[2]](piconumpy, int(sys.argv[3]))
 """
 
 # Loop counts: N for the operations; per-repeat counts for the workloads.
@@ -137,11 +137,11 @@ def measure(command_for, n: int, tmp: Path, functions: bool) -> tuple[float, dic
 
 
 def workload_instructions(variant: str, workload: str) -> float:
-    """Instructions per repeat of one of bench_board.py's workloads."""
-    bench = str(pv.PORT_DIR / "bench_board.py")
+    """Instructions per repeat of one of workloads.py's workloads."""
+    workloads = str(pv.PORT_DIR / "workloads.py")
 
     def command(n):
-        return pv.variant_command(variant, _WORKLOAD_CODE, bench, workload, str(n))
+        return pv.variant_command(variant, _WORKLOAD_CODE, workloads, workload, str(n))
 
     with tempfile.TemporaryDirectory(prefix="piconumpy-callgrind-") as tmp:
         return measure(command, WORKLOAD_REPEATS[workload], Path(tmp), functions=False)[0]
@@ -187,7 +187,7 @@ def main(argv=None) -> int:
     if any(n in OPERATIONS for n in names) and "loop" not in names:
         names.insert(0, "loop")
 
-    bench = str(pv.PORT_DIR / "bench_board.py")
+    workloads = str(pv.PORT_DIR / "workloads.py")
     results = {}
     with tempfile.TemporaryDirectory(prefix="piconumpy-callgrind-") as tmp:
         for name in names:
@@ -199,7 +199,7 @@ def main(argv=None) -> int:
                     n = CALLS
                 else:
                     def command(n, v=variant, w=name):
-                        return pv.variant_command(v, _WORKLOAD_CODE, bench, w, str(n))
+                        return pv.variant_command(v, _WORKLOAD_CODE, workloads, w, str(n))
                     n = WORKLOAD_REPEATS[name]
                 total, per_function = measure(command, n, Path(tmp), args.functions)
                 results[name][variant] = {"instructions": total, "functions": per_function}

@@ -20,7 +20,7 @@ that are not built instead of leaving them out silently.
 
 The ``cystck`` variant has no source of its own in the repository: its
 ``prepare`` hook (:func:`prepare_cystck`) runs cystck-migrate on the stock
-source and applies the residual hand edits, ``cystck.patch``, under
+source and applies the residual hand edits, ``manual.patch``, under
 ``build/piconumpy/cystck/`` (see the README, "The Cystck variant").
 """
 
@@ -75,7 +75,7 @@ class Variant:
     # and the runtime's C sources to the extension (the runtime is compiled
     # into the wheel, which needs nothing of the cystck package at run time).
     cystck: bool = False
-    # Called by build_variants.py with this Variant before the build, e.g.
+    # Called by recipe.py with this Variant before the build, e.g.
     # to generate a source listed in `sources`.  Left out of repr(), which
     # goes into the build signature: the generated source is hashed instead.
     prepare: Callable[[Variant], None] | None = field(default=None, repr=False)
@@ -96,14 +96,14 @@ HPY_REQUIREMENT = "hpy==0.9.0"
 #
 #   build/piconumpy/cystck/translated/piconumpy.c   cystck-migrate's output
 #   build/piconumpy/cystck/migrate-report.json      its report (rules, left-overs)
-#   build/piconumpy/cystck/src/piconumpy.c          the output + cystck.patch: compiled
+#   build/piconumpy/cystck/src/piconumpy.c          the output + manual.patch: compiled
 #
 # Nothing translated is ever committed: the stock source and the residual
 # patch are the port.  The translator and the cystck.build helpers come from
 # the `cystck` package installed in the running environment.
 
 STOCK_SOURCE = PORT_DIR / "src" / "piconumpy.c"
-CYSTCK_PATCH = PORT_DIR / "cystck.patch"
+MANUAL_PATCH = PORT_DIR / "manual.patch"
 CYSTCK_BUILD = BUILD_ROOT / "cystck"
 TRANSLATED_SOURCE = CYSTCK_BUILD / "translated" / "piconumpy.c"
 MIGRATE_REPORT = CYSTCK_BUILD / "migrate-report.json"
@@ -136,17 +136,17 @@ def translate_stock_source(log: Path) -> None:
         os.replace(report, MIGRATE_REPORT)
 
 
-def apply_cystck_patch(log: Path) -> None:
-    """PORTED_SOURCE = TRANSLATED_SOURCE + cystck.patch (an empty patch is none)."""
+def apply_manual_patch(log: Path) -> None:
+    """PORTED_SOURCE = TRANSLATED_SOURCE + manual.patch (an empty patch is none)."""
     PORTED_SOURCE.parent.mkdir(parents=True, exist_ok=True)
     staged = PORTED_SOURCE.with_name(f"{PORTED_SOURCE.name}.tmp-{os.getpid()}")
     shutil.copyfile(TRANSLATED_SOURCE, staged)
-    if CYSTCK_PATCH.is_file() and CYSTCK_PATCH.read_text().strip():
+    if MANUAL_PATCH.is_file() and MANUAL_PATCH.read_text().strip():
         # --fuzz=0: a hunk whose context changed must fail, not land elsewhere.
         rejects = PORTED_SOURCE.with_name(PORTED_SOURCE.name + ".rej")
         rejects.unlink(missing_ok=True)
         command = ["patch", "--batch", "--forward", "--fuzz=0", "--no-backup-if-mismatch",
-                   f"--reject-file={rejects}", str(staged), "-i", str(CYSTCK_PATCH)]
+                   f"--reject-file={rejects}", str(staged), "-i", str(MANUAL_PATCH)]
         with open(log, "a") as out:
             out.write("$ " + " ".join(command) + "\n")
             out.flush()
@@ -156,13 +156,13 @@ def apply_cystck_patch(log: Path) -> None:
             # maintainer edits it, the others beside it.
             os.replace(staged, PORTED_SOURCE)
             raise SystemExit(
-                f"{CYSTCK_PATCH.relative_to(REPO_ROOT)} no longer applies to the translator's "
+                f"{MANUAL_PATCH.relative_to(REPO_ROOT)} no longer applies to the translator's "
                 f"output (log: {log.relative_to(REPO_ROOT)}): the translator or the stock "
                 f"source changed.  {PORTED_SOURCE.relative_to(REPO_ROOT)} now holds the new "
                 f"output with the hunks that applied, {rejects.name} beside it the others: "
                 f"edit it until it builds and passes (python ports/piconumpy/"
-                f"build_variants.py --no-prepare --variants cystck), then run "
-                f"build_variants.py --refresh-patch.")
+                f"recipe.py wheels --no-prepare --variants cystck), then run "
+                f"recipe.py save-patch.")
     os.replace(staged, PORTED_SOURCE)
 
 
@@ -172,10 +172,10 @@ def prepare_cystck(variant: Variant) -> None:
     log = CYSTCK_BUILD / "prepare.log"
     log.write_text("")
     translate_stock_source(log)
-    apply_cystck_patch(log)
+    apply_manual_patch(log)
 
 
-def cystck_patch_text() -> str:
+def manual_patch_text() -> str:
     """The residual patch for the current trees: TRANSLATED -> PORTED."""
     result = subprocess.run(
         ["diff", "-u", "--label", "a/piconumpy.c", "--label", "b/piconumpy.c",
@@ -226,7 +226,7 @@ def wheel_path(variant: str) -> Path | None:
     pattern = dist_name(variant).replace("-", "_") + "-*.whl"
     wheels = sorted((DIST_ROOT / variant).glob(pattern))
     if len(wheels) > 1:
-        # build_variants.py removes the old wheel before building; several
+        # recipe.py removes the old wheel before building; several
         # wheels mean something else wrote here and we cannot tell which
         # one is meant.
         raise RuntimeError(
@@ -274,7 +274,7 @@ def missing_reason(variant: str) -> str:
 
 
 def build_error_file(variant: str) -> Path:
-    """Where build_variants.py keeps the reason of the variant's failed build."""
+    """Where recipe.py keeps the reason of the variant's failed build."""
     path = BUILD_ROOT / variant / "build.error"
     path.parent.mkdir(parents=True, exist_ok=True)
     return path

@@ -3,7 +3,7 @@
     python setup_variant.py VARIANT [--hpy-abi=ABI] bdist_wheel --dist-dir DIR
 
 VARIANT is a name from piconumpy_variants.VARIANTS; everything else is
-ordinary setuptools command line.  build_variants.py runs this with the
+ordinary setuptools command line.  recipe.py runs this with the
 working directory set to the variant's build folder (setuptools writes its
 build/ and egg-info there) and passes --hpy-abi for the HPy variants.
 """

@@ -94,3 +94,97 @@ def test_fill_wheelhouse_wants_the_dependencies_unless_told_not_to(tmp_path):
 def test_fill_wheelhouse_of_nothing_makes_no_folder(tmp_path):
     portkit.fill_wheelhouse((), tmp_path / "wheelhouse")
     assert not (tmp_path / "wheelhouse").exists()
+
+
+def test_input_signature_frames_every_input():
+    """The same inputs give the same hash; bytes moved from one input to the
+    next, or a label changed, give another (a stale wheel is rebuilt)."""
+    def signature(*inputs):
+        s = portkit.InputSignature()
+        for label, data in inputs:
+            s.add(label, data)
+        return s.hexdigest()
+
+    base = signature(("sdist", "abc"), ("patch", b"de"))
+    assert base == signature(("sdist", b"abc"), ("patch", "de"))
+    assert base != signature(("sdist", "ab"), ("patch", "cde"))
+    assert base != signature(("sdist", "abc"), ("hpy-patch", "de"))
+
+
+class DemoRecipe(portkit.Recipe):
+    """A recipe whose steps only record what the driver asked of them."""
+
+    name = "demo"
+    variants = ("stock", "cystck")
+
+    def __init__(self, root, failing=()):
+        self.repo_root = root
+        self.manual_patch = root / "manual.patch"
+        self.failing = failing
+        self.calls = []
+        self.lines = []
+
+    def wheel_path(self, variant):
+        return self.repo_root / "dist" / f"{variant}.whl"
+
+    def build_error_file(self, variant):
+        return self.repo_root / variant / "build.error"
+
+    def prepare(self, variant):
+        self.calls.append(("prepare", variant))
+        return self.repo_root / variant / "src"
+
+    def build_one(self, variant, force, prepare):
+        self.calls.append(("build", variant, force, prepare))
+        if variant in self.failing:
+            raise RuntimeError("no compiler")
+        return True
+
+    def save_patch(self):
+        self.calls.append(("save-patch",))
+
+    def log(self, line):
+        self.lines.append(line)
+
+
+def test_recipe_command_line_drives_the_port_steps(tmp_path):
+    recipe = DemoRecipe(tmp_path)
+    recipe.main(["wheels"])
+    assert recipe.calls == [("build", "stock", False, True), ("build", "cystck", False, True)]
+    recipe.calls.clear()
+    recipe.main(["wheels", "--variants", "cystck", "--force", "--no-prepare"])
+    assert recipe.calls == [("build", "cystck", True, False)]
+    recipe.calls.clear()
+    recipe.main(["prepare", "--variants", "cystck"])
+    assert recipe.calls == [("prepare", "cystck")]
+    assert recipe.lines[-1] == f"cystck        {Path('cystck', 'src')}"
+    recipe.calls.clear()
+    recipe.main(["save-patch"])
+    assert recipe.calls == [("save-patch",)]
+
+
+def test_recipe_command_line_refuses_what_the_port_lacks(tmp_path, capsys):
+    recipe = DemoRecipe(tmp_path)
+    with pytest.raises(SystemExit):
+        recipe.main(["wheels", "--variants", "stock,hpy_universal"])
+    assert "unknown variant(s) hpy_universal" in capsys.readouterr().err
+    with pytest.raises(SystemExit):     # no hpy.patch, no save-hpy-patch
+        recipe.main(["save-hpy-patch"])
+    assert recipe.calls == []
+
+
+def test_recipe_wheels_goes_on_past_a_failed_variant(tmp_path):
+    recipe = DemoRecipe(tmp_path, failing=("stock",))
+    with pytest.raises(SystemExit, match="demo: the stock build failed"):
+        recipe.main(["wheels"])
+    assert [c[1] for c in recipe.calls] == ["stock", "cystck"]
+    assert (tmp_path / "stock" / "build.error").read_text() == "no compiler\n"
+
+
+def test_a_wheel_is_up_to_date_only_with_its_signature(tmp_path):
+    wheel, stamp = tmp_path / "x.whl", tmp_path / "build.signature"
+    assert not portkit.is_up_to_date(stamp, "abc", wheel)       # neither
+    stamp.write_text("abc")
+    assert not portkit.is_up_to_date(stamp, "abc", None)        # no wheel
+    assert portkit.is_up_to_date(stamp, "abc", wheel)
+    assert not portkit.is_up_to_date(stamp, "abd", wheel)       # other inputs

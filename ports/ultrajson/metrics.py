@@ -3,7 +3,7 @@
     python ports/ultrajson/metrics.py [--output FILE]
 
 Compares the three versions of the migrated files that recipe.py leaves in
-build/ultrajson/cystck/ (run `recipe.py translate` or `make
+build/ultrajson/cystck/ (run `recipe.py prepare --variants cystck` or `make
 ultrajson-wheels` first): input/ (the upstream files, laid out as in the
 sdist), translated/ (cystck-migrate's output) and port/ (the output with
 manual.patch applied), with the metrics shared by every port
@@ -29,7 +29,8 @@ TOOL_REPORT = WORK / "migrate-report.json"
 def compute() -> dict:
     for d in (UPSTREAM_FILES, port.TRANSLATED_DIR, port.PORT_SRC_DIR):
         if not d.is_dir():
-            raise SystemExit(f"{d} is missing: run `python ports/ultrajson/recipe.py translate` first")
+            raise SystemExit(f"{d} is missing: run `python ports/ultrajson/recipe.py prepare "
+                             "--variants cystck` first")
     entry = coverage.metrics(UPSTREAM_FILES, port.TRANSLATED_DIR, port.PORT_SRC_DIR,
                              TOOL_REPORT if TOOL_REPORT.is_file() else None)
     entry["upstream"] = f"ujson {port.VERSION} (PyPI sdist, sha256 {port.SDIST_SHA256})"

@@ -1,30 +1,31 @@
 """The UltraJSON recipe: from the PyPI sdist to the stock, HPy and Cystck wheels.
 
-    python ports/ultrajson/recipe.py fetch        download the sdist (cached) and check its sha256
-    python ports/ultrajson/recipe.py translate    unpack, run cystck-migrate, apply manual.patch
-    python ports/ultrajson/recipe.py hpy          unpack, apply hpy.patch (build/ultrajson/hpy/port/)
-    python ports/ultrajson/recipe.py wheels [--variants stock,hpy_cpython,...] [--force]
+    python ports/ultrajson/recipe.py wheels [--variants stock,cystck,...] [--force] [--no-prepare]
                                                   build the wheels into dist/<variant>/ and install
                                                   each into build/ultrajson/<variant>/site/
+    python ports/ultrajson/recipe.py prepare [--variants cystck,hpy_cpython]
+                                                  only the sources: cystck: unpack, run
+                                                  cystck-migrate, apply manual.patch
+                                                  (build/ultrajson/cystck/port/); hpy_*: unpack,
+                                                  apply hpy.patch (build/ultrajson/hpy/port/)
     python ports/ultrajson/recipe.py save-patch   after editing build/ultrajson/cystck/port/,
                                                   write the edits back into manual.patch
     python ports/ultrajson/recipe.py save-hpy-patch
                                                   after editing build/ultrajson/hpy/port/,
                                                   write the edits back into hpy.patch
 
-Every step runs the ones before it, and each is cheap when its inputs have
-not changed: the sdist is downloaded once into .cache/ultrajson/, the
-translation and hpy.patch are redone from scratch every time (a second), and a
-wheel is rebuilt only when the hash of its inputs (sources, patch, flags,
-build scripts, Cystck runtime, hpy, Python and setuptools versions) changes.
-Paths are described in ujson_port.py.
+The command line and the loop over variants are every port's
+(portkit.Recipe).  Every step runs the ones before it, and each is cheap
+when its inputs have not changed: the sdist is downloaded once into
+.cache/ultrajson/, the translation and hpy.patch are redone from scratch
+every time (a second), and a wheel is rebuilt only when the hash of its
+inputs (sources, patch, flags, build scripts, Cystck runtime, hpy, Python
+and setuptools versions) changes.  Paths are described in ujson_port.py.
 """
 
 from __future__ import annotations
 
-import argparse
 import difflib
-import hashlib
 import importlib.metadata
 import shutil
 import subprocess
@@ -192,7 +193,8 @@ def save_hpy_patch() -> None:
     """Write hpy.patch from the difference between the sdist's files and the
     hand-edited build/ultrajson/hpy/port/ (GNU diff: the smallest hunks)."""
     if not port.HPY_SRC_DIR.is_dir():
-        raise SystemExit("nothing to save: run `recipe.py hpy` first, then edit "
+        raise SystemExit("nothing to save: run `recipe.py prepare --variants hpy_cpython` "
+                         "first, then edit "
                          f"{port.HPY_SRC_DIR.relative_to(port.REPO_ROOT)}")
     chunks = []
     for rel in port.MIGRATED_FILES:
@@ -232,7 +234,8 @@ def save_patch() -> None:
     """Write manual.patch from the difference between the translator's
     output and the hand-edited port tree."""
     if not port.TRANSLATED_DIR.is_dir() or not port.PORT_SRC_DIR.is_dir():
-        raise SystemExit("nothing to save: run `recipe.py translate` first, then edit "
+        raise SystemExit("nothing to save: run `recipe.py prepare --variants cystck` first, "
+                         "then edit "
                          f"{port.PORT_SRC_DIR.relative_to(port.REPO_ROOT)}")
     text = unified_diff(port.TRANSLATED_DIR, port.PORT_SRC_DIR, port.MIGRATED_FILES)
     port.MANUAL_PATCH.write_text(text)
@@ -246,40 +249,35 @@ def save_patch() -> None:
 
 def input_signature(variant: str) -> str:
     """Hash of everything the variant's wheel is built from."""
-    digest = hashlib.sha256()
-
-    def add(label: str, data: bytes) -> None:
-        digest.update(f"{label}\0{len(data)}\0".encode())
-        digest.update(data)
-
-    add("variant", variant.encode())
-    add("python", sys.version.encode())
-    add("setuptools", importlib.metadata.version("setuptools").encode())
-    add("flags", repr((port.DEFINE_MACROS, port.EXTRA_COMPILE_ARGS, port.EXTRA_LINK_ARGS)).encode())
-    add("sdist", port.SDIST_SHA256.encode())
+    signature = portkit.InputSignature()
+    signature.add("variant", variant.encode())
+    signature.add("python", sys.version.encode())
+    signature.add("setuptools", importlib.metadata.version("setuptools").encode())
+    signature.add("flags", repr((port.DEFINE_MACROS, port.EXTRA_COMPILE_ARGS,
+                                 port.EXTRA_LINK_ARGS)).encode())
+    signature.add("sdist", port.SDIST_SHA256.encode())
     tree = port.source_tree(variant)
     for rel in port.MIGRATED_FILES:
-        add(rel, (tree / rel).read_bytes())
+        signature.add(rel, (tree / rel).read_bytes())
     for script in ("setup_ujson.py", "ujson_port.py"):
-        add(script, (port.PORT_DIR / script).read_bytes())
+        signature.add(script, (port.PORT_DIR / script).read_bytes())
     if variant == "cystck":
         import cystck
         runtime = [Path(s) for s in cystck.get_sources()]
         runtime += sorted(p for p in Path(cystck.get_include()).rglob("*") if p.is_file())
         runtime += sorted(p for p in Path(cystck.get_source_dir()).rglob("*.h"))
         for path in runtime:
-            add(path.name, path.read_bytes())
+            signature.add(path.name, path.read_bytes())
     if variant in port.HPY_ABI:
-        add("hpy", importlib.metadata.version("hpy").encode())
-    return digest.hexdigest()
+        signature.add("hpy", importlib.metadata.version("hpy").encode())
+    return signature.hexdigest()
 
 
 def build_wheel(variant: str, force: bool) -> bool:
     """Build the variant's wheel unless it is up to date; True if built."""
     signature = input_signature(variant)
     signature_file = port.BUILD_ROOT / variant / "build.signature"
-    if (not force and port.wheel_path(variant) is not None and signature_file.is_file()
-            and signature_file.read_text() == signature):
+    if not force and portkit.is_up_to_date(signature_file, signature, port.wheel_path(variant)):
         return False
     signature_file.unlink(missing_ok=True)
     # A clean build folder every time: stale objects from another flag set
@@ -316,63 +314,35 @@ def build_wheel(variant: str, force: bool) -> bool:
     return True
 
 
-def wheels(variants, force: bool) -> None:
-    """Build every variant asked for; a failed one does not stop the others.
-    Its reason is kept in build/ultrajson/<variant>/build.error (read by
-    ujson_port.build_error) until it builds again."""
-    unpack()
-    portkit.build_variants("ultrajson", variants, lambda variant: build_one(variant, force),
-                           error_file=port.build_error_file, wheel_path=port.wheel_path,
-                           repo_root=port.REPO_ROOT, log=log)
+class UltraJSONRecipe(portkit.Recipe):
+    name = "ultrajson"
+    variants = port.VARIANTS
+    repo_root = port.REPO_ROOT
+    manual_patch = port.MANUAL_PATCH
+    hpy_patch = port.HPY_PATCH
+    wheel_path = staticmethod(port.wheel_path)
+    build_error_file = staticmethod(port.build_error_file)
+    save_patch = staticmethod(save_patch)
+    save_hpy_patch = staticmethod(save_hpy_patch)
 
+    def prepare(self, variant: str) -> Path:
+        if variant == "cystck":
+            return translate()
+        if variant in port.HPY_ABI:
+            return prepare_hpy()
+        return unpack()
 
-def build_one(variant: str, force: bool) -> bool:
-    """Prepare one variant's sources, build (or keep) its wheel and install
-    it for the tests."""
-    if variant == "cystck":
-        translate()
-    elif variant in port.HPY_ABI:
-        prepare_hpy()
-    # The run-time requirements, for the fresh-venv test's offline install.
-    portkit.fill_wheelhouse(port.RUNTIME_REQUIRES.get(variant, ()), port.WHEELHOUSE)
-    built = build_wheel(variant, force)
-    port.ensure_site(variant)
-    return built
-
-
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    sub = parser.add_subparsers(dest="command", required=True)
-    sub.add_parser("fetch", help="download the sdist into the cache and check its hash")
-    sub.add_parser("translate", help="run cystck-migrate and apply manual.patch")
-    w = sub.add_parser("wheels", help="build the wheels (and install them for the tests)")
-    w.add_argument("--variants", default=",".join(port.VARIANTS),
-                   help="comma-separated, from: " + ", ".join(port.VARIANTS))
-    w.add_argument("--force", action="store_true", help="rebuild up-to-date wheels too")
-    sub.add_parser("hpy", help="apply hpy.patch to the sdist's files")
-    sub.add_parser("save-patch", help="write manual.patch from the edited port tree")
-    sub.add_parser("save-hpy-patch", help="write hpy.patch from the edited HPy port tree")
-    args = parser.parse_args()
-
-    if args.command == "fetch":
-        log(f"{fetch().relative_to(port.REPO_ROOT)}: sha256 OK")
-    elif args.command == "translate":
-        tree = translate()
-        log(f"Cystck sources in {tree.relative_to(port.REPO_ROOT)}")
-    elif args.command == "wheels":
-        variants = [v.strip() for v in args.variants.split(",") if v.strip()]
-        unknown = sorted(set(variants) - set(port.VARIANTS))
-        if unknown:
-            parser.error(f"unknown variant(s) {', '.join(unknown)}")
-        wheels(variants, args.force)
-    elif args.command == "hpy":
-        tree = prepare_hpy()
-        log(f"HPy sources in {tree.relative_to(port.REPO_ROOT)}")
-    elif args.command == "save-patch":
-        save_patch()
-    elif args.command == "save-hpy-patch":
-        save_hpy_patch()
+    def build_one(self, variant: str, force: bool, prepare: bool) -> bool:
+        """Prepare one variant's sources, build (or keep) its wheel and
+        install it for the tests."""
+        if prepare:
+            self.prepare(variant)
+        # The run-time requirements, for the fresh-venv test's offline install.
+        portkit.fill_wheelhouse(port.RUNTIME_REQUIRES.get(variant, ()), port.WHEELHOUSE)
+        built = build_wheel(variant, force)
+        port.ensure_site(variant)
+        return built
 
 
 if __name__ == "__main__":
-    main()
+    UltraJSONRecipe().main()

@@ -6,19 +6,20 @@
 #   make ultrajson-wheels           download ujson 6.1.0 (cached, sha256-checked), translate it,
 #                                   apply hpy.patch, build the dist/stock/, dist/hpy_cpython/,
 #                                   dist/hpy_universal/ and dist/cystck/ wheels (kept when up to date)
-#   make bench-ultrajson            benchmarks and memory check -> eval/results/ultrajson.json,
-#                                   migration metrics -> eval/results/migration.json ("ultrajson")
-#   make bench-ultrajson QUICK=1    the same, small and fast
-#   make test                       includes ports/ultrajson/tests (the sdist's own suite against
-#                                   every wheel, the differential check, a fresh-venv install)
+#   make ultrajson-bench            benchmarks and memory check -> eval/results/ultrajson.json
+#   make ultrajson-bench QUICK=1    the same, small and fast
+#   make ultrajson-metrics          migration metrics -> eval/results/migration.json ("ultrajson")
+#   make ultrajson-test             builds the wheels, then runs ports/ultrajson/tests (the sdist's
+#                                   own suite against every wheel, the differential check, a
+#                                   fresh-venv install; `make test` runs them too: TEST_PATHS)
 
 ULTRAJSON_DIR := ports/ultrajson
 
 WHEEL_TARGETS += ultrajson-wheels
 TEST_PATHS += $(ULTRAJSON_DIR)/tests
-EVAL_TARGETS += bench-ultrajson
+EVAL_TARGETS += ultrajson-bench ultrajson-metrics
 
-.PHONY: ultrajson-wheels bench-ultrajson ultrajson-metrics
+.PHONY: ultrajson-wheels ultrajson-bench ultrajson-metrics ultrajson-test
 
 # Phony on purpose: recipe.py decides what is stale from a hash of every
 # input (sdist, translator output, patches, runtime, hpy, flags), which make's
@@ -29,5 +30,8 @@ ultrajson-wheels: $(CYSTCK_STAMP)
 ultrajson-metrics: ultrajson-wheels
 	$(PY) $(ULTRAJSON_DIR)/metrics.py
 
-bench-ultrajson: ultrajson-wheels ultrajson-metrics
+ultrajson-bench: ultrajson-wheels
 	$(PY) $(ULTRAJSON_DIR)/bench.py $(if $(filter 1,$(QUICK)),--quick)
+
+ultrajson-test: ultrajson-wheels
+	$(PYTEST) -q $(ULTRAJSON_DIR)/tests

@@ -9,8 +9,9 @@ from eval.harness import charts, paper, report, sources
 from eval.harness.report import estimate
 
 
-def est(mean, half=None, n=10):
-    return {"mean": mean, "ci95": None if half is None else [mean - half, mean + half], "n": n}
+def est(middle, half=None, n=10):
+    return {"median": middle, "ci95": None if half is None else [middle - half, middle + half],
+            "ci_coverage": 0.9785, "n": n}
 
 
 def scalene_ok(total, copy):
@@ -61,9 +62,9 @@ def results():
             "piconumpy": {"title": "PicoNumPy", "paper_row": "PicoNumPy", "status": "ok",
                           "reason": None, "variants": states, "workloads": {"board": workload}},
             "kiwi": {"title": "Kiwisolver", "paper_row": "Kiwisolver", "status": "missing",
-                     "reason": "ports/kiwi/bench_kiwi.py does not exist",
+                     "reason": "ports/kiwi/bench.py does not exist",
                      "variants": {v: {"status": "missing",
-                                      "reason": "ports/kiwi/bench_kiwi.py does not exist"}
+                                      "reason": "ports/kiwi/bench.py does not exist"}
                                   for v in states},
                      "workloads": {}},
         },
@@ -88,9 +89,9 @@ def cells(markdown, first_cell):
     raise AssertionError(f"no row {first_cell!r}")
 
 
-def test_estimates_keep_three_significant_digits_of_the_mean():
-    assert estimate(est(0.00493, 0.000164)) == "0.00493 ± 0.00016"
-    assert estimate(est(523.4, 395.2)) == "523 ± 395"
+def test_estimates_keep_three_significant_digits_of_the_median():
+    assert estimate(est(0.00493, 0.000164)) == "0.00493 [0.00477, 0.00509]"
+    assert estimate(est(523.4, 395.2)) == "523 [128, 919]"
     assert estimate(est(1.5)) == "1.50"
 
 
@@ -98,9 +99,9 @@ def test_table2_shows_failures_and_missing_variants_with_reasons(results):
     text = report.render(results)
     row = cells(text[text.index("## Time under Scalene"):], "PicoNumPy `board`")
     # Native: stock, hpy_cpython, hpy_universal, cystck; then system, python, total.
-    assert row[1] == "0.370 ± 0.010"
+    assert row[1] == "0.370 [0.360, 0.380]"
     assert row[2].startswith("failed [") and row[4].startswith("missing [")
-    assert row[13] == "1.23 ± 0.02"
+    assert row[13] == "1.23 [1.21, 1.25]"
     assert CRASH in text and NOT_BUILT in text
     # The paper's figures for the same extensions, as printed there.
     paper_table = text[text.index("The paper's Table 2"):]

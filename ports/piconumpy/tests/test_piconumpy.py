@@ -72,7 +72,7 @@ _BINARY_SUFFIX = {
 def test_variant_is_built(variant):
     if variant in MISSING:
         pytest.fail(pv.missing_reason(variant) + "; build it with "
-                    "`python ports/piconumpy/build_variants.py` (or `make piconumpy-wheels`)")
+                    "`python ports/piconumpy/recipe.py wheels` (or `make piconumpy-wheels`)")
     result = subprocess.run(pv.variant_command(variant, "print(piconumpy.__file__)"),
                             capture_output=True, text=True, timeout=120)
     assert result.returncode == 0, _describe_failure(result)
@@ -134,7 +134,7 @@ def test_wheel_installs_in_fresh_venv(variant, tmp_path):
     """The wheel installs on its own, with its declared requirements only.
 
     pip runs offline: the variant's wheel from dist/<variant>/, its
-    requirements from the wheelhouse that build_variants.py fills.  The
+    requirements from the wheelhouse that recipe.py fills.  The
     venv gets no pip of its own (pip --python drives it from outside),
     which keeps this test to a few seconds per variant.
     """
@@ -151,7 +151,7 @@ def test_wheel_installs_in_fresh_venv(variant, tmp_path):
     )
     if install.returncode != 0:
         pytest.fail(f"pip install {_describe_failure(install)}\n(the requirements come from "
-                    "build/piconumpy/wheelhouse, filled by build_variants.py)", pytrace=False)
+                    "build/piconumpy/wheelhouse, filled by recipe.py)", pytrace=False)
     check = subprocess.run([str(python), "-I", "-c", _FRESH_VENV_CHECK],
                            capture_output=True, text=True, cwd=tmp_path, timeout=120)
     if check.returncode != 0:

@@ -18,21 +18,22 @@ import piconumpy_variants as pv  # noqa: E402
 from eval.results import schema  # noqa: E402  (portkit puts the repository on sys.path)
 
 
-def _load_bench():
-    spec = importlib.util.spec_from_file_location("piconumpy_bench", PORT_DIR / "bench_board.py")
+def _load_workloads():
+    spec = importlib.util.spec_from_file_location("piconumpy_workloads",
+                                                  PORT_DIR / "workloads.py")
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
 
 
-bench = _load_bench()
+workloads = _load_workloads()
 
 
 def _in_stock(code):
     if pv.wheel_path("stock") is None:
         pytest.fail(pv.missing_reason("stock"))
     result = subprocess.run(
-        pv.variant_command("stock", code, str(PORT_DIR / "bench_board.py")),
+        pv.variant_command("stock", code, str(PORT_DIR / "workloads.py")),
         capture_output=True, text=True, timeout=120,
     )
     assert result.returncode == 0, result.stderr
@@ -44,11 +45,11 @@ def test_sled_stays_on_the_ground_and_moves_downhill():
     # and vx: if the equations were wrong the sled would leave the ground.
     out = _in_stock("""
 import importlib.util, json
-spec = importlib.util.spec_from_file_location("piconumpy_bench", sys.argv[1])
-bench = importlib.util.module_from_spec(spec)
-spec.loader.exec_module(bench)
-state, travelled = bench.simulate_sled(piconumpy, 2.0, 1.0, 0.08, 0.002)
-print(json.dumps([state.tolist(), travelled, bench.ground(state[0])[0]]))
+spec = importlib.util.spec_from_file_location("piconumpy_workloads", sys.argv[1])
+workloads = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(workloads)
+state, travelled = workloads.simulate_sled(piconumpy, 2.0, 1.0, 0.08, 0.002)
+print(json.dumps([state.tolist(), travelled, workloads.ground(state[0])[0]]))
 """)
     (x, y, vx, vy), travelled, ground_y = json.loads(out)
     assert abs(y - ground_y) < 1e-3
@@ -62,7 +63,7 @@ def test_quick_run_reports_every_variant_and_missing_ones(tmp_path):
     output = tmp_path / "piconumpy.json"
     requested = built + ["not_a_variant"]
     run = subprocess.run(
-        [sys.executable, str(PORT_DIR / "bench_board.py"), "--quick", "--rounds", "2",
+        [sys.executable, str(PORT_DIR / "bench.py"), "--quick", "--rounds", "2",
          "--variants", ",".join(requested), "--output", str(output)],
         capture_output=True, text=True, timeout=600,
     )

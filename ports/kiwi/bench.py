@@ -1,6 +1,6 @@
 """kiwisolver's enaml-like benchmark: the stock, HPy (CPython ABI, universal ABI) and Cystck wheels, interleaved.
 
-    python ports/kiwi/bench_kiwi.py [--quick] [--rounds N] [--output FILE]
+    python ports/kiwi/bench.py [--quick] [--rounds N] [--output FILE]
 
 The workload is the sdist's ``benchmarks/enaml_like_benchmark.py``, run as
 shipped: its module builds a solver with 37 variables, two edit variables
@@ -228,7 +228,7 @@ def main(argv=None):
         "unit": "microseconds per loop (6 x suggestValue(width), suggestValue(height), updateVariables())",
         "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
         "quick": args.quick,
-        "command": "python ports/kiwi/bench_kiwi.py" + (" --quick" if args.quick else "")
+        "command": "python ports/kiwi/bench.py" + (" --quick" if args.quick else "")
                    + (f" --rounds {args.rounds}" if args.rounds else "")
                    + (" --no-instructions" if args.no_instructions else ""),
         "reference": ref,

@@ -1,9 +1,12 @@
 """Build the stock, HPy (CPython and universal ABI) and Cystck wheels of kiwisolver 1.5.1.
 
-    python ports/kiwi/build_kiwi.py [--variants stock,hpy_cpython,hpy_universal,cystck] [--force]
-    python ports/kiwi/build_kiwi.py --prepare [--variants cystck]
-    python ports/kiwi/build_kiwi.py --refresh-patch
-    python ports/kiwi/build_kiwi.py --refresh-hpy-patch
+    python ports/kiwi/recipe.py wheels [--variants stock,hpy_cpython,hpy_universal,cystck]
+                                       [--force] [--no-prepare]
+    python ports/kiwi/recipe.py prepare [--variants cystck]
+    python ports/kiwi/recipe.py save-patch
+    python ports/kiwi/recipe.py save-hpy-patch
+
+(every port's command line, portkit.Recipe)
 
 All wheels come from the same sdist (pinned by sha256 in kiwi_port.py) and
 are built by the sdist's own setup.py (cppy's build class: ``-std=c++11``
@@ -29,19 +32,18 @@ the tests and the benchmark.  A wheel built from the same inputs (sdist,
 patch, translator and runtime, Python, setuptools, cppy, these scripts) is
 not rebuilt unless --force is given.
 
-To change the residual patch: ``--prepare --variants cystck`` (translate and
-patch, no build), edit ``build/kiwi/cystck/src``, then ``--refresh-patch``
-rewrites manual.patch as the difference between the translator's output
-(``build/kiwi/cystck/translated``) and the edited tree; rebuild.  The same
-for hpy.patch: ``--prepare --variants hpy_cpython``, edit
-``build/kiwi/hpy_cpython/src``, ``--refresh-hpy-patch`` (the difference
-between the release and that tree).
+To change the residual patch: ``prepare --variants cystck`` (translate and
+patch, no build), edit ``build/kiwi/cystck/src``, build and test it as it is
+(``wheels --no-prepare --variants cystck``), then ``save-patch`` rewrites
+manual.patch as the difference between the translator's output
+(``build/kiwi/cystck/translated``) and the edited tree.  The same for
+hpy.patch: ``prepare --variants hpy_cpython``, edit
+``build/kiwi/hpy_cpython/src``, ``save-hpy-patch`` (the difference between
+the release and that tree).
 """
 
 from __future__ import annotations
 
-import argparse
-import hashlib
 import importlib.metadata
 import json
 import os
@@ -67,30 +69,25 @@ def _installed_package_files(dist: str) -> list[Path]:
 
 def input_signature(variant: str) -> str:
     """Hash of everything the variant's wheel is built from."""
-    digest = hashlib.sha256()
-
-    def add(label: str, data: bytes) -> None:
-        digest.update(f"{label}\0{len(data)}\0".encode())
-        digest.update(data)
-
-    add("sdist", kp.SDIST_SHA256.encode())
-    add("python", sys.version.encode())
+    signature = portkit.InputSignature()
+    signature.add("sdist", kp.SDIST_SHA256.encode())
+    signature.add("python", sys.version.encode())
     for dist in ("setuptools", "cppy", "setuptools-scm", "wheel"):
-        add(dist, importlib.metadata.version(dist).encode())
-    for script in ("build_kiwi.py", "kiwi_port.py"):
-        add(script, (kp.PORT_DIR / script).read_bytes())
+        signature.add(dist, importlib.metadata.version(dist).encode())
+    for script in ("recipe.py", "kiwi_port.py"):
+        signature.add(script, (kp.PORT_DIR / script).read_bytes())
     if variant == "cystck":
-        add("patch", kp.MANUAL_PATCH.read_bytes())
+        signature.add("patch", kp.MANUAL_PATCH.read_bytes())
         # The translator and the runtime compiled into the extension.
         for path in _installed_package_files("cystck"):
-            add(path.name, path.read_bytes())
+            signature.add(path.name, path.read_bytes())
     if variant in kp.HPY_ABI:
-        add("hpy-abi", kp.HPY_ABI[variant].encode())
-        add("hpy-patch", kp.HPY_PATCH.read_bytes())
+        signature.add("hpy-abi", kp.HPY_ABI[variant].encode())
+        signature.add("hpy-patch", kp.HPY_PATCH.read_bytes())
         # hpy's headers, runtime sources and setuptools integration.
         for path in _installed_package_files("hpy"):
-            add(str(path), path.read_bytes())
-    return digest.hexdigest()
+            signature.add(str(path), path.read_bytes())
+    return signature.hexdigest()
 
 
 def run_logged(command: list[str], log: Path, cwd: Path, env: dict | None = None) -> None:
@@ -183,7 +180,7 @@ def prepare_tree(variant: str, log: Path) -> Path:
     shutil.copytree(upstream, tree)
     if variant == "cystck":
         translate(tree, log)
-        # What the translator produced by itself, for --refresh-patch and
+        # What the translator produced by itself, for save-patch and
         # the migration metrics.
         translated = vdir / "translated"
         shutil.rmtree(translated, ignore_errors=True)
@@ -196,21 +193,29 @@ def prepare_tree(variant: str, log: Path) -> Path:
     return tree
 
 
-def build(variant: str, force: bool) -> bool:
-    """Build the variant's wheel unless it is up to date; True if built."""
+def build(variant: str, force: bool, prepare: bool = True) -> bool:
+    """Build the variant's wheel unless it is up to date; True if built.
+    prepare=False builds build/kiwi/<variant>/src as it is (hand-edited),
+    always, and stores no signature: the next prepared build redoes it."""
     if variant in kp.HPY_ABI:
         check_hpy()
     signature = input_signature(variant)
     vdir = kp.variant_dir(variant)
     signature_file = vdir / "build.signature"
-    if (not force and kp.wheel_path(variant) is not None and signature_file.is_file()
-            and signature_file.read_text() == signature):
+    if prepare and not force and portkit.is_up_to_date(signature_file, signature,
+                                                       kp.wheel_path(variant)):
         return False
     vdir.mkdir(parents=True, exist_ok=True)
     signature_file.unlink(missing_ok=True)
     log = vdir / "build.log"
     log.write_text("")
-    tree = prepare_tree(variant, log)
+    if prepare:
+        tree = prepare_tree(variant, log)
+    else:
+        tree = vdir / "src"
+        if not tree.is_dir():
+            raise SystemExit(f"{variant}: nothing prepared in {tree}: run "
+                             f"`recipe.py prepare --variants {variant}` first")
 
     wheel_dir = vdir / "wheel"
     shutil.rmtree(wheel_dir, ignore_errors=True)
@@ -242,16 +247,17 @@ def build(variant: str, force: bool) -> bool:
                 if "warning:" in line and "/py/src/" in line]
     for line in warnings:
         print(f"  {variant}: {line.strip()}")
-    signature_file.write_text(signature)
+    if prepare:
+        signature_file.write_text(signature)
     return True
 
 
-def refresh_hpy_patch() -> None:
+def save_hpy_patch() -> None:
     """Write hpy.patch = diff(release, hand-edited build/kiwi/hpy_cpython/src)."""
     upstream = kp.ensure_upstream()
     tree = kp.variant_dir("hpy_cpython") / "src"
     if not tree.is_dir():
-        raise SystemExit("prepare the HPy tree first: --prepare --variants hpy_cpython")
+        raise SystemExit("prepare the HPy tree first: recipe.py prepare --variants hpy_cpython")
     text = ""
     for rel in PATCHED_PATHS:
         result = subprocess.run(["diff", "-ruN", "-x", "*.so", "-x", "_cext.py",
@@ -267,7 +273,7 @@ def refresh_hpy_patch() -> None:
     print(f"wrote {kp.HPY_PATCH.relative_to(kp.REPO_ROOT)}")
 
 
-def refresh_patch() -> None:
+def save_patch() -> None:
     """Write manual.patch = diff(translator output, hand-edited tree)."""
     vdir = kp.variant_dir("cystck")
     if not (vdir / "translated").is_dir() or not (vdir / "src").is_dir():
@@ -298,16 +304,6 @@ def first_error(log: Path) -> str:
     return ""
 
 
-def build_one(name: str, force: bool) -> bool:
-    """Build (or keep) one variant's wheel and install it for the tests."""
-    built = build(name, force)
-    # The run-time requirements, and theirs (hpy needs setuptools), for the
-    # fresh-venv tests' offline installs.
-    portkit.fill_wheelhouse(kp.RUNTIME_REQUIRES.get(name, ()), kp.WHEELHOUSE)
-    kp.ensure_site(name)
-    return built
-
-
 def failure_message(name: str, exc: BaseException) -> str:
     """No wheel of a variant that does not build from the current inputs:
     remove the old one, and keep the reason with the first compiler error."""
@@ -318,39 +314,33 @@ def failure_message(name: str, exc: BaseException) -> str:
     return f"{exc}{first_error(kp.variant_dir(name) / 'build.log')}"
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--variants", default=",".join(kp.VARIANTS),
-                        help="comma-separated variants (default: %(default)s)")
-    parser.add_argument("--force", action="store_true", help="rebuild up-to-date wheels too")
-    parser.add_argument("--prepare", action="store_true",
-                        help="only prepare build/kiwi/<variant>/src (translate, patch); no wheel")
-    parser.add_argument("--refresh-patch", action="store_true",
-                        help="rewrite manual.patch from build/kiwi/cystck/{translated,src}")
-    parser.add_argument("--refresh-hpy-patch", action="store_true",
-                        help="rewrite hpy.patch from the release and build/kiwi/hpy_cpython/src")
-    args = parser.parse_args()
-    if args.refresh_patch:
-        refresh_patch()
-        return
-    if args.refresh_hpy_patch:
-        refresh_hpy_patch()
-        return
-    names = [n.strip() for n in args.variants.split(",") if n.strip()]
-    unknown = sorted(set(names) - set(kp.VARIANTS))
-    if unknown:
-        parser.error(f"unknown variant(s) {', '.join(unknown)}; known: {', '.join(kp.VARIANTS)}")
-    if args.prepare:
-        for name in names:
-            log = kp.variant_dir(name) / "prepare.log"
-            log.parent.mkdir(parents=True, exist_ok=True)
-            log.write_text("")
-            print(f"  {name:<13} {prepare_tree(name, log).relative_to(kp.REPO_ROOT)}")
-        return
-    portkit.build_variants("kiwi", names, lambda name: build_one(name, args.force), error_file=kp.build_error_file,
-                           wheel_path=kp.wheel_path, repo_root=kp.REPO_ROOT,
-                           failure_message=failure_message, log=lambda line: print(f"  {line}"))
+class KiwiRecipe(portkit.Recipe):
+    name = "kiwi"
+    variants = kp.VARIANTS
+    repo_root = kp.REPO_ROOT
+    manual_patch = kp.MANUAL_PATCH
+    hpy_patch = kp.HPY_PATCH
+    wheel_path = staticmethod(kp.wheel_path)
+    build_error_file = staticmethod(kp.build_error_file)
+    save_patch = staticmethod(save_patch)
+    save_hpy_patch = staticmethod(save_hpy_patch)
+    failure_message = staticmethod(failure_message)
+
+    def prepare(self, variant: str) -> Path:
+        log = kp.variant_dir(variant) / "prepare.log"
+        log.parent.mkdir(parents=True, exist_ok=True)
+        log.write_text("")
+        return prepare_tree(variant, log)
+
+    def build_one(self, variant: str, force: bool, prepare: bool) -> bool:
+        """Build (or keep) one variant's wheel and install it for the tests."""
+        built = build(variant, force, prepare)
+        # The run-time requirements, and theirs (hpy needs setuptools), for
+        # the fresh-venv tests' offline installs.
+        portkit.fill_wheelhouse(kp.RUNTIME_REQUIRES.get(variant, ()), kp.WHEELHOUSE)
+        kp.ensure_site(variant)
+        return built
 
 
 if __name__ == "__main__":
-    main()
+    KiwiRecipe().main()

@@ -1,8 +1,11 @@
 """Build the wheel of every PicoNumPy variant.
 
-    python ports/piconumpy/build_variants.py [--variants stock,hpy_cpython] [--force]
-    python ports/piconumpy/build_variants.py --no-prepare --variants cystck
-    python ports/piconumpy/build_variants.py --refresh-patch
+    python ports/piconumpy/recipe.py wheels [--variants stock,hpy_cpython] [--force]
+    python ports/piconumpy/recipe.py prepare --variants cystck
+    python ports/piconumpy/recipe.py wheels --no-prepare --variants cystck
+    python ports/piconumpy/recipe.py save-patch
+
+(every port's command line, portkit.Recipe)
 
 For each variant of piconumpy_variants.VARIANTS (or the ones named), this
 runs setup_variant.py in build/piconumpy/<variant>/setup/ and leaves the
@@ -17,36 +20,33 @@ include_dirs, build scripts, compile flags, Python, setuptools and hpy
 versions; for Cystck, the runtime's header and sources) is not rebuilt;
 --force rebuilds anyway.  The Cystck variant's source is translated and
 patched again on every run (a fraction of a second), so a change of the
-translator or of cystck.patch is seen through the source it produces.
+translator or of manual.patch is seen through the source it produces.
 
 To change the residual patch (see the README): edit
 build/piconumpy/cystck/src/piconumpy.c, build it as it is with --no-prepare
 (which skips the translate-and-patch step that would overwrite it), test,
-then --refresh-patch rewrites ports/piconumpy/cystck.patch as the difference
+then save-patch rewrites ports/piconumpy/manual.patch as the difference
 between the translator's output and that file.
 
-When a build fails, its reason is kept in build/piconumpy/<variant>/
-build.error (removed by the next successful build) for the evaluation
-harness (piconumpy_variants.build_error).
+A variant that fails to build does not stop the others; its reason is kept
+in build/piconumpy/<variant>/build.error (removed by the next successful
+build) for the evaluation harness (piconumpy_variants.build_error).
 
 Compiler flags: piconumpy_variants.COMPILE_ARGS, the same for every variant.
 """
 
 from __future__ import annotations
 
-import argparse
-import hashlib
 import importlib.metadata
 import shutil
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 from piconumpy_variants import (
-    BUILD_ROOT, COMPILE_ARGS, CYSTCK_PATCH, DIST_ROOT, PORT_DIR, PORTED_SOURCE, REPO_ROOT,
-    TRANSLATED_SOURCE, VARIANTS, Variant, build_error_file, cystck_patch_text, dist_name,
-    ensure_site, parse_variant_list, wheel_path,
+    BUILD_ROOT, COMPILE_ARGS, MANUAL_PATCH, DIST_ROOT, PORT_DIR, PORTED_SOURCE, REPO_ROOT,
+    TRANSLATED_SOURCE, VARIANTS, Variant, build_error_file, manual_patch_text, dist_name,
+    ensure_site, wheel_path,
 )
 import portkit  # noqa: E402  (piconumpy_variants puts ports/ on sys.path)
 
@@ -55,18 +55,13 @@ WHEELHOUSE = BUILD_ROOT / "wheelhouse"
 
 def input_signature(variant: Variant) -> str:
     """Hash of everything the variant's wheel is built from."""
-    digest = hashlib.sha256()
-
-    def add(label: str, data: bytes) -> None:
-        digest.update(f"{label}\0{len(data)}\0".encode())
-        digest.update(data)
-
-    add("flags", " ".join(COMPILE_ARGS).encode())
-    add("python", sys.version.encode())
-    add("setuptools", importlib.metadata.version("setuptools").encode())
+    signature = portkit.InputSignature()
+    signature.add("flags", " ".join(COMPILE_ARGS).encode())
+    signature.add("python", sys.version.encode())
+    signature.add("setuptools", importlib.metadata.version("setuptools").encode())
     if variant.hpy_abi is not None:
-        add("hpy", importlib.metadata.version("hpy").encode())
-    add("variant", repr(variant).encode())
+        signature.add("hpy", importlib.metadata.version("hpy").encode())
+    signature.add("variant", repr(variant).encode())
     files = [REPO_ROOT / s for s in variant.sources]
     for directory in variant.include_dirs:
         files += sorted(p for p in (REPO_ROOT / directory).rglob("*") if p.is_file())
@@ -75,8 +70,8 @@ def input_signature(variant: Variant) -> str:
     files += [PORT_DIR / "setup_variant.py", PORT_DIR / "piconumpy_variants.py"]
     for path in files:
         label = str(path.relative_to(REPO_ROOT)) if path.is_relative_to(REPO_ROOT) else path.name
-        add(label, path.read_bytes())
-    return digest.hexdigest()
+        signature.add(label, path.read_bytes())
+    return signature.hexdigest()
 
 
 def cystck_runtime_files() -> list[Path]:
@@ -98,17 +93,14 @@ def build(variant: Variant, force: bool, prepare: bool = True) -> bool:
         try:
             variant.prepare(variant)
         except SystemExit as failure:
-            build_error_file(variant.name).write_text(f"{variant.name}: {failure}\n")
-            raise
+            raise SystemExit(f"{variant.name}: {failure}") from None
     for source in variant.sources:
         if not (REPO_ROOT / source).is_file():
             raise SystemExit(f"{variant.name}: source {source} does not exist")
 
     signature = input_signature(variant)
     signature_file = BUILD_ROOT / variant.name / "build.signature"
-    if (not force and wheel_path(variant.name) is not None and signature_file.is_file()
-            and signature_file.read_text() == signature):
-        build_error_file(variant.name).unlink(missing_ok=True)
+    if not force and portkit.is_up_to_date(signature_file, signature, wheel_path(variant.name)):
         return False
     signature_file.unlink(missing_ok=True)
 
@@ -137,8 +129,7 @@ def build(variant: Variant, force: bool, prepare: bool = True) -> bool:
         sys.stderr.write(output)
         errors = [line for line in output.splitlines() if "error:" in line]
         reason = f"{variant.name}: build failed (log: {log.relative_to(REPO_ROOT)})"
-        build_error_file(variant.name).write_text("\n".join([reason, *errors[:20]]) + "\n")
-        raise SystemExit(reason)
+        raise SystemExit("\n".join([reason, *errors[:20]]))
     # Compiler warnings are not fatal, but nobody reads logs of builds that
     # succeed: show them.
     warnings = [line for line in log.read_text().splitlines() if "warning:" in line
@@ -146,56 +137,50 @@ def build(variant: Variant, force: bool, prepare: bool = True) -> bool:
     for line in warnings:
         print(f"  {variant.name}: {line}")
     if wheel_path(variant.name) is None:
-        reason = f"{variant.name}: the build produced no {dist_name(variant.name)} wheel"
-        build_error_file(variant.name).write_text(reason + "\n")
-        raise SystemExit(reason)
+        raise SystemExit(f"{variant.name}: the build produced no {dist_name(variant.name)} wheel")
     signature_file.write_text(signature)
-    build_error_file(variant.name).unlink(missing_ok=True)
     return True
 
 
-def refresh_patch() -> None:
-    """cystck.patch = diff(translator output, hand-edited ported source)."""
+def save_patch() -> None:
+    """manual.patch = diff(translator output, hand-edited ported source)."""
     if not (TRANSLATED_SOURCE.is_file() and PORTED_SOURCE.is_file()):
         raise SystemExit("build the cystck variant first: its sources are made in "
                          f"{PORTED_SOURCE.parent.parent.relative_to(REPO_ROOT)}/")
-    text = cystck_patch_text()
-    CYSTCK_PATCH.write_text(text)
+    text = manual_patch_text()
+    MANUAL_PATCH.write_text(text)
     changed = sum(1 for line in text.splitlines()
                   if line[:1] in "+-" and not line.startswith(("+++", "---")))
-    print(f"wrote {CYSTCK_PATCH.relative_to(REPO_ROOT)}: {changed} changed lines")
+    print(f"wrote {MANUAL_PATCH.relative_to(REPO_ROOT)}: {changed} changed lines")
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--variants", help="comma-separated variant names (default: all)")
-    parser.add_argument("--force", action="store_true", help="rebuild up-to-date wheels too")
-    parser.add_argument("--no-prepare", action="store_true",
-                        help="build generated sources as they are (hand-edited), "
-                             "without running the variants' prepare hooks")
-    parser.add_argument("--refresh-patch", action="store_true",
-                        help="rewrite cystck.patch from the hand-edited "
-                             "build/piconumpy/cystck/src/piconumpy.c, and stop")
-    args = parser.parse_args()
-    if args.refresh_patch:
-        refresh_patch()
-        return
-    names = parse_variant_list(args.variants) or list(VARIANTS)
-    unknown = [n for n in names if n not in VARIANTS]
-    if unknown:
-        parser.error(f"unknown variant(s) {', '.join(unknown)}; known: {', '.join(VARIANTS)}")
+class PicoNumPyRecipe(portkit.Recipe):
+    name = "piconumpy"
+    variants = tuple(VARIANTS)
+    repo_root = REPO_ROOT
+    manual_patch = MANUAL_PATCH
+    wheel_path = staticmethod(wheel_path)
+    build_error_file = staticmethod(build_error_file)
+    save_patch = staticmethod(save_patch)
 
-    print(f"compile flags (all variants): {' '.join(COMPILE_ARGS)}")
-    for name in names:
-        start = time.perf_counter()
-        built = build(VARIANTS[name], args.force, prepare=not args.no_prepare)
-        ensure_site(name)
-        wheel = wheel_path(name)
-        status = f"built in {time.perf_counter() - start:.1f} s" if built else "up to date"
-        print(f"  {name:<14} {wheel.relative_to(REPO_ROOT)} ({status})")
-    portkit.fill_wheelhouse(sorted({r for n in names for r in VARIANTS[n].install_requires}),
-                            WHEELHOUSE)
+    def prepare(self, variant: str) -> Path:
+        """Run the variant's prepare hook (the cystck one translates and
+        patches); the folder of its first source."""
+        entry = VARIANTS[variant]
+        if entry.prepare is not None:
+            entry.prepare(entry)
+        return (REPO_ROOT / entry.sources[0]).parent
+
+    def build_one(self, variant: str, force: bool, prepare: bool) -> bool:
+        built = build(VARIANTS[variant], force, prepare)
+        ensure_site(variant)
+        portkit.fill_wheelhouse(VARIANTS[variant].install_requires, WHEELHOUSE)
+        return built
+
+    def wheels(self, variants, force: bool = False, prepare: bool = True) -> None:
+        self.log(f"compile flags (all variants): {' '.join(COMPILE_ARGS)}")
+        super().wheels(variants, force, prepare)
 
 
 if __name__ == "__main__":
-    main()
+    PicoNumPyRecipe().main()

@@ -15,7 +15,6 @@ a rule in ``ujson.c`` knows that ``ujson_dumps``, defined in ``encode.c``, is
 a METH_VARARGS|METH_KEYWORDS method.
 """
 from collections import Counter
-import dataclasses
 from dataclasses import dataclass, field
 
 import regex
@@ -115,9 +114,12 @@ class Unit:
     kept_stock: bool = False  # kept stock as a whole (translate.kept_stock)
     counts: Counter = field(default_factory=Counter)
     notes: list = field(default_factory=list)
-    _masked: str = None
-    _structure: str = None
-    _functions: list = None
+    # What is derived from the text (masks, functions, function contexts)
+    # is computed once per version of the text, not per rule: the rules ask
+    # for it again and again.  _derived holds it for the current text,
+    # _previous the last value of each key for an earlier text (see derived()).
+    _derived: dict = field(default_factory=dict, repr=False)
+    _previous: dict = field(default_factory=dict, repr=False)
 
     def __post_init__(self):
         if self.text is None:
@@ -131,26 +133,39 @@ class Unit:
     def set_text(self, text):
         if text != self.text:
             self.text = text
-            self._masked = self._structure = self._functions = None
+            self._previous.update(self._derived)
+            self._derived = {}
+
+    def derived(self, key, compute):
+        """The value under ``key`` derived from the current text: computed
+        by ``compute(previous)`` on first use after each change of the text.
+        ``previous`` is the last value computed under ``key`` for an earlier
+        text (None at first), from which ``compute`` may take what an edit
+        left intact: a rule changes a few functions, not all of them."""
+        if key not in self._derived:
+            self._derived[key] = compute(self._previous.get(key))
+        return self._derived[key]
 
     @property
     def masked(self):
-        if self._masked is None:
-            self._masked = source.mask(self.text)
-        return self._masked
+        return self.derived("masked", lambda _: source.mask(self.text))
 
     @property
     def structure(self):
-        if self._structure is None:
-            self._structure = source.structure_mask(self.text, self.masked)
-        return self._structure
+        return self.derived("structure", lambda _: source.structure_mask(self.text, self.masked))
 
     def functions(self):
         """The functions of the current text (source.find_functions), found
         once per text; each call gets its own copies to change."""
-        if self._functions is None:
-            self._functions = source.find_functions(self.structure)
-        return [dataclasses.replace(f) for f in self._functions]
+        _, found = self.derived("functions", self._find_functions)
+        return [f.moved(0) for f in found]
+
+    def _find_functions(self, previous):
+        """(functions by top-level item, functions): the items unchanged
+        since ``previous`` keep their functions."""
+        by_item = {}
+        found = source.find_functions(self.structure, memo=(previous[0] if previous else {}, by_item))
+        return by_item, found
 
     # ---- helpers for rules ----
     def apply(self, edits):

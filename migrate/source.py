@@ -106,14 +106,28 @@ def _python3_decides(line):
     return at_low
 
 
+def _version_test_lines(masked):
+    """The lines of ``masked`` that _VERSION_TEST may match: found from the
+    names it tests, which str.find finds much faster than a regex finds
+    line starts."""
+    for name in ("PY_MAJOR_VERSION", "PY_VERSION_HEX"):
+        at = masked.find(name)
+        while at >= 0:
+            start = masked.rfind("\n", 0, at) + 1
+            end = masked.find("\n", at)
+            end = len(masked) if end < 0 else end
+            yield masked[start:end]
+            at = masked.find(name, end)
+
+
 def blank_python2(masked):
     """Blank the code of conditional branches that only Python 2 compiles
     (``#if PY_MAJOR_VERSION < 3``, the ``#else`` of ``#if
     PY_MAJOR_VERSION >= 3``, ``PY_VERSION_HEX < 0x03000000``...): Cystck
     needs Python 3, so that code is never compiled; it is copied as it
     is, as comments are, and neither rewritten nor reported."""
-    if "PY_MAJOR_VERSION" not in masked and "PY_VERSION_HEX" not in masked:
-        return masked
+    if not any(_python3_decides(line) is not None for line in _version_test_lines(masked)):
+        return masked       # the common case: the line-by-line pass would change nothing
     lines = masked.split("\n")
     with_elif = _groups_with_elif(lines)
     groups = []          # per open #if: [dead in its first branch, dead in the later ones, in a later branch]
@@ -121,8 +135,9 @@ def blank_python2(masked):
 
     def dead(gs):
         return any(g[2] and g[1] or not g[2] and g[0] for g in gs)
+    dead_here = False    # dead(groups), which only conditionals change
     for i, line in enumerate(lines):
-        m = _CONDITIONAL.match(line)
+        m = _CONDITIONAL.match(line) if "#" in line else None
         if m:
             kind = m.group(1)
             if kind.startswith("if"):
@@ -137,8 +152,9 @@ def blank_python2(masked):
                     groups[-1][2] = True
                 elif kind == "endif" and groups:
                     groups.pop()
+            dead_here = dead(groups)
         else:
-            blank = dead(groups)
+            blank = dead_here
         if blank and line.strip():
             lines[i] = " " * len(line)
             changed = True
@@ -149,7 +165,7 @@ def _groups_with_elif(lines):
     """Indexes of the ``#if`` lines whose conditional has an ``#elif``."""
     out, stack = set(), []
     for i, line in enumerate(lines):
-        m = _CONDITIONAL.match(line)
+        m = _CONDITIONAL.match(line) if "#" in line else None
         if m is None:
             continue
         kind = m.group(1)
@@ -211,6 +227,8 @@ _BRACKETS = regex.compile(r"[()\[\]{}]")
 def check_balance(code):
     """Raise BraceError naming the line of the first imbalance in ``code``
     (a mask with directives blanked)."""
+    if _balanced(code):
+        return          # the common case, checked without positions
     stack = []
     pairs = {")": "(", "]": "[", "}": "{"}
     for m in _BRACKETS.finditer(code):
@@ -296,16 +314,15 @@ def _check_conditionals(masked):
 
 
 def _balanced(code):
-    """Do the brackets of ``code`` close what they open, in order?"""
-    stack = []
-    pairs = {")": "(", "]": "[", "}": "{"}
-    for m in _BRACKETS.finditer(code):
-        c = m.group()
-        if c in "([{":
-            stack.append(c)
-        elif not stack or stack.pop() != pairs[c]:
-            return False
-    return not stack
+    """Do the brackets of ``code`` close what they open, in order?  (Taking
+    out adjacent pairs until none is left empties exactly the balanced
+    sequences; str.replace does it much faster than a loop per bracket.)"""
+    brackets = "".join(_BRACKETS.findall(code))
+    while True:
+        shorter = brackets.replace("()", "").replace("[]", "").replace("{}", "")
+        if len(shorter) == len(brackets):
+            return not brackets
+        brackets = shorter
 
 
 def mask_split_branches(masked):
@@ -357,6 +374,74 @@ def later_branches(text, start, end):
                 spans.append((stack[-1], m.start()))
             stack.pop()
     return spans
+
+
+def _conditional_lines(text, start, end):
+    """(start, end of line, kind, directive) of each conditional directive
+    in ``text[start:end]``, the directive's continuation lines included."""
+    for m in _CONDITIONAL.finditer(text, start, end):
+        d = _DIRECTIVE.match(text, m.start())
+        yield m.start(), d.end(), m.group(1), d.group().strip()
+
+
+def guard_at(text, start, pos):
+    """The conditionals opened in ``text[start:pos]`` and still open at
+    ``pos``: one list of directives per level, from its ``#if`` to the
+    ``#elif``/``#else`` of the branch ``pos`` lies in.  Written before a
+    line (and one ``#endif`` per level after it), they compile that line
+    exactly when ``text[pos]`` is compiled."""
+    stack = []
+    for _, _, kind, line in _conditional_lines(text, start, pos):
+        if kind.startswith("if"):
+            stack.append([line])
+        elif not stack:
+            continue
+        elif kind in ("elif", "else"):
+            stack[-1].append(line)
+        else:
+            stack.pop()
+    return stack
+
+
+def guarded(levels, line):
+    """``line`` inside the conditionals ``levels`` (see guard_at)."""
+    return "\n".join([d for level in levels for d in level] + [line] + ["#endif"] * len(levels))
+
+
+def branch_variants(text):
+    """The versions of ``text`` (a piece of code with whole conditionals
+    inside) that the preprocessor can make of it: a list of (levels,
+    variant) with ``levels`` as guard_at gives them; ``[([], text)]`` when
+    it has no conditional.  A conditional without ``#else`` gets one, with
+    nothing in it."""
+    lines = list(_conditional_lines(text, 0, len(text)))
+    if not lines or not lines[0][2].startswith("if"):
+        return [([], text)]
+    depth, branches = 0, []      # (directive, body start, body end)
+    for start, line_end, kind, line in lines:
+        if kind.startswith("if"):
+            depth += 1
+            if depth == 1:
+                branches.append([line, line_end, None])
+        elif kind in ("elif", "else") and depth == 1:
+            branches[-1][2] = start
+            branches.append([line, line_end, None])
+        elif kind == "endif":
+            depth -= 1
+            if depth == 0:
+                branches[-1][2] = start
+                close = (start, line_end)
+                break
+    else:
+        return [([], text)]
+    if not branches[-1][0].lstrip("# \t").startswith("else"):
+        branches.append(["#else", close[0], close[0]])
+    out, seen = [], []
+    for directive, body_start, body_end in branches:
+        seen.append(directive)
+        variant = text[:lines[0][0]] + text[body_start:body_end] + text[close[1]:]
+        out += [([list(seen)] + inner, v) for inner, v in branch_variants(variant)]
+    return out
 
 
 def structure_mask(text, masked=None):
@@ -463,6 +548,13 @@ class Function:
     def is_definition(self):
         return self.body is not None
 
+    def moved(self, delta):
+        """A copy with every position shifted by ``delta``."""
+        return Function(self.name, self.start + delta, self.name_start + delta,
+                        (self.params[0] + delta, self.params[1] + delta),
+                        None if self.body is None else (self.body[0] + delta, self.body[1] + delta),
+                        self.end + delta, self.member)
+
 
 _KEYWORDS = {"if", "while", "for", "switch", "return", "sizeof", "else", "do",
              "case", "defined", "__attribute__", "__declspec", "alignof",
@@ -499,7 +591,8 @@ def top_level_items(code):
             start = pos = i + 1
             continue
         head = code[start:i]
-        if _TRANSPARENT.search(head):
+        # (the literal tests first: a regex search through every head is slow)
+        if ("extern" in head or "namespace" in head) and _TRANSPARENT.search(head):
             transparent += 1
             start = pos = i + 1
             continue
@@ -528,7 +621,7 @@ def _is_function_head(head):
     stripped = head.rstrip()
     if not stripped.endswith(")") and not _HEAD_END.search(stripped):
         return False
-    if _ASSIGN_END.search(stripped) or "=" in _outside_parens(stripped):
+    if _ASSIGN_END.search(stripped) or _assigns_outside_parens(stripped):
         return False
     m = None
     for m in _FUNC_HEAD.finditer(stripped):
@@ -536,16 +629,24 @@ def _is_function_head(head):
     return bool(m) and m.group("name") not in _KEYWORDS
 
 
-def _outside_parens(s):
-    out, depth = [], 0
-    for c in s:
+_PAREN_OR_ASSIGN = regex.compile(r"[()=]")
+
+
+def _assigns_outside_parens(s):
+    """Is there an '=' outside parentheses in ``s``?  Heads hold blanked
+    comments, so only the parentheses and '=' are looked at."""
+    if "=" not in s:
+        return False
+    depth = 0
+    for m in _PAREN_OR_ASSIGN.finditer(s):
+        c = m.group()
         if c == "(":
             depth += 1
         elif c == ")":
             depth -= 1
         elif depth == 0:
-            out.append(c)
-    return "".join(out)
+            return True
+    return False
 
 
 CLASS_BODY = regex.compile(r"(?:^|[;)\s])(?:struct|class)\s+\w+\s*(?::[^{;]*)?\{")
@@ -573,74 +674,93 @@ def _pasted_name(head, m):
     return f"{m.group('name')}({arg.group('arg')})", (rest.start("params"), rest.end("params"))
 
 
-def find_functions(code, offset=0, member=False):
+def find_functions(code, offset=0, member=False, memo=None):
     """Function definitions and prototypes at the top level of ``code`` (a
     structure mask), and the member functions of C++ struct/class bodies
     (``static bool Ready();``, inline ``TypeCheck``), which need the same
-    rewriting.  Function-pointer typedefs and variables are skipped."""
+    rewriting.  Function-pointer typedefs and variables are skipped.
+
+    ``memo``, a pair (earlier, now) of dicts from the text of a top-level
+    item to its functions (positions relative to the item), spares finding
+    them again in an item unchanged since an earlier text: they are taken
+    from ``earlier`` or found, and recorded in ``now``."""
     found = []
     for start, end in top_level_items(code):
+        if memo is None:
+            found += _item_functions(code, start, end, offset, member)
+            continue
         item = code[start:end]
-        cls = CLASS_BODY.search(item)
-        if cls is not None and not _is_function_head(item[:item.find("{")]):
-            open_at = start + cls.end() - 1
-            close_at = matching(code, open_at)
-            inner = find_functions(code[open_at + 1:close_at - 1], offset + open_at + 1, True)
-            found += inner
-            continue
-        access = _ACCESS.match(item) if member else None
-        if access is not None:
-            start += access.end()
-            item = code[start:end]
-        lead = len(item) - len(item.lstrip())
-        if _TYPEDEF.match(item):
-            continue
-        brace_at = item.find("{")
-        head_end = brace_at if brace_at >= 0 else len(item)
-        head = item[:head_end]
-        if brace_at >= 0 and not _is_function_head(head):
-            continue
-        if brace_at < 0 and "=" in _outside_parens(head):
-            continue
-        m = None
-        for cand in _FUNC_HEAD.finditer(head):
-            if cand.group("name") not in _KEYWORDS:
-                m = cand   # the last declarator: earlier ones are macro calls
-                           # such as CYSTCK_DEF_METH(...) on lines before it
-        name, params = (m.group("name"), (m.start("params"), m.end("params"))) if m else (None, None)
-        if name == "operator":
-            # a functor's call operator: ``operator()( T a, U b )``
-            call = _CALL_OPERATOR.match(head, m.start("name"))
-            if call is None:
-                continue      # other operators are left alone
-            name, params = "operator()", (call.start("params"), call.end("params"))
-        if m is None:
-            continue
-        pasted = _pasted_name(head, m)
-        if pasted is not None:
-            name, params = pasted
-        # `int (*fp)(int)` is a pointer, not a function
-        before = head[:m.start()].rstrip()
-        if before.endswith("(*") or before.endswith("(") or before.endswith("*("):
-            continue
-        if not _STARTS_WITH_NAME.match(head, lead) and brace_at < 0:
-            continue
-        after = head[params[1]:].strip()
-        if brace_at < 0 and after and not _PROTOTYPE_TAIL.fullmatch(after):
-            continue
-        # Lines before the declaration that are whole macro calls with no
-        # semicolon (CYSTCK_TYPE_HELPERS(T) after a struct) belong to the
-        # same top-level item but not to the function.
-        while (macro := _MACRO_LINE.match(head, lead)) is not None and macro.end() <= m.start():
-            lead = macro.end()
-        base = offset + start
-        f = Function(name=name, start=base + lead, name_start=base + m.start("name"),
-                     params=(base + params[0] + 1, base + params[1] - 1),
-                     end=offset + end, member=member)
-        if brace_at >= 0:
-            f.body = (base + brace_at, offset + end)
-        found.append(f)
+        earlier, now = memo
+        relative = earlier.get(item)
+        if relative is None:
+            relative = _item_functions(item, 0, len(item), 0, member)
+        now[item] = relative
+        found += [f.moved(offset + start) for f in relative]
     return found
+
+
+def _item_functions(code, start, end, offset, member):
+    """The functions find_functions finds in the top-level item
+    ``code[start:end]``."""
+    item = code[start:end]
+    # (the literal tests first: a regex search through every item is slow)
+    cls = CLASS_BODY.search(item) if "struct" in item or "class" in item else None
+    if cls is not None and not _is_function_head(item[:item.find("{")]):
+        open_at = start + cls.end() - 1
+        close_at = matching(code, open_at)
+        return find_functions(code[open_at + 1:close_at - 1], offset + open_at + 1, True)
+    access = _ACCESS.match(item) if member else None
+    if access is not None:
+        start += access.end()
+        item = code[start:end]
+    lead = len(item) - len(item.lstrip())
+    if _TYPEDEF.match(item):
+        return []
+    brace_at = item.find("{")
+    head_end = brace_at if brace_at >= 0 else len(item)
+    head = item[:head_end]
+    if brace_at >= 0 and not _is_function_head(head):
+        return []
+    if brace_at < 0 and _assigns_outside_parens(head):
+        return []
+    m = None
+    for cand in _FUNC_HEAD.finditer(head):
+        if cand.group("name") not in _KEYWORDS:
+            m = cand   # the last declarator: earlier ones are macro calls
+                       # such as CYSTCK_DEF_METH(...) on lines before it
+    name, params = (m.group("name"), (m.start("params"), m.end("params"))) if m else (None, None)
+    if name == "operator":
+        # a functor's call operator: ``operator()( T a, U b )``
+        call = _CALL_OPERATOR.match(head, m.start("name"))
+        if call is None:
+            return []      # other operators are left alone
+        name, params = "operator()", (call.start("params"), call.end("params"))
+    if m is None:
+        return []
+    pasted = _pasted_name(head, m)
+    if pasted is not None:
+        name, params = pasted
+    # `int (*fp)(int)` is a pointer, not a function
+    before = head[:m.start()].rstrip()
+    if before.endswith("(*") or before.endswith("(") or before.endswith("*("):
+        return []
+    if not _STARTS_WITH_NAME.match(head, lead) and brace_at < 0:
+        return []
+    after = head[params[1]:].strip()
+    if brace_at < 0 and after and not _PROTOTYPE_TAIL.fullmatch(after):
+        return []
+    # Lines before the declaration that are whole macro calls with no
+    # semicolon (CYSTCK_TYPE_HELPERS(T) after a struct) belong to the
+    # same top-level item but not to the function.
+    while (macro := _MACRO_LINE.match(head, lead)) is not None and macro.end() <= m.start():
+        lead = macro.end()
+    base = offset + start
+    f = Function(name=name, start=base + lead, name_start=base + m.start("name"),
+                 params=(base + params[0] + 1, base + params[1] - 1),
+                 end=offset + end, member=member)
+    if brace_at >= 0:
+        f.body = (base + brace_at, offset + end)
+    return [f]
 
 
 @dataclass

@@ -195,46 +195,80 @@ def polyfill_bodies(unit):
 
 
 def function_contexts(unit, with_locals=True):
-    """FunctionContexts for the function definitions in ``unit``."""
+    """FunctionContexts for the function definitions in ``unit``; each call
+    gets its own copies to change."""
+    _, known = unit.derived(("function-contexts", with_locals),
+                            lambda previous: _contexts(unit, with_locals, previous))
+    return [_moved(ctx, ctx.func.moved(0), 0) for _, ctx in known]
+
+
+def _contexts(unit, with_locals, previous):
+    """(custom structs, [(key, FunctionContext)]) for the current text.  A
+    function whose text, name and role are those of one in ``previous`` (the
+    value for an earlier text) keeps its context, moved to where it now
+    starts: the key is the function's structure mask, which is all that
+    computing its context reads."""
     code = unit.structure
     structs = unit.project.custom_structs
+    snapshot = frozenset(structs)
+    reusable = dict(previous[1]) if previous is not None and previous[0] == snapshot else {}
     dpat = decl_pattern(structs)
     out = []
     for f in unit.functions():
         if not f.is_definition:
             continue
-        params = parse_params(code, *f.params)
-        ctx = FunctionContext(f, unit.project.role(f.name), params)
-        for p in params:
-            _classify(ctx, p.name, p.base, p.ptr, structs)
-            if keeps_struct_params(f.name) and p.name in ctx.typed:
-                ctx.handles.discard(p.name)
-                ctx.data_ptrs[p.name] = ctx.typed.pop(p.name)
-        if ctx.role is not None and ctx.role.kind in ("destroy", "traverse"):
-            # their first parameter is the native struct, not a handle
-            if params:
-                ctx.handles.discard(params[0].name)
-                s = ctx.typed.pop(params[0].name, None)
-                if s:
-                    ctx.data_ptrs[params[0].name] = s
-        if with_locals:
-            b0, b1 = f.body
-            blocks = _blocks(code, b0, b1)
-            for m in dpat.finditer(code, b0, b1):
-                parsed = cstruct.split_declaration(code, m.start("decl"), m.end("decl"))
-                if not parsed:
-                    continue
-                base = code[m.start("decl"):parsed[0]]
-                end = min((e for s, e in blocks if s <= m.start() < e), default=b1)
-                for d in parsed[1]:
-                    ptr = d.pointer + ("*" if d.array else "")
-                    _classify(ctx, d.name, base, ptr, structs, is_local=True, array=bool(d.array))
-                    if d.name and is_handle_type(base, ptr, structs):
-                        ctx.scoped.setdefault(d.name, []).append((m.start(), end, struct_name(base, structs)))
-            for m in _KWLIST.finditer(code, b0, b1):
-                ctx.kwlists.add(m.group(1))
-        out.append(ctx)
-    return out
+        role = unit.project.role(f.name)
+        key = (f.name, f.params[0] - f.start, f.params[1] - f.start, f.body[0] - f.start, code[f.start:f.body[1]])
+        old = reusable.get(key)
+        if old is not None and old.role == role:
+            ctx = _moved(old, f, f.start - old.func.start)
+        else:
+            ctx = _context(code, f, role, structs, dpat, with_locals)
+        out.append((key, ctx))
+    return snapshot, out
+
+
+def _moved(ctx, func, delta):
+    """A copy of ``ctx`` for ``func``, its positions shifted by ``delta``."""
+    return FunctionContext(
+        func, ctx.role, [Param(p.name, p.base, p.ptr, (p.span[0] + delta, p.span[1] + delta)) for p in ctx.params],
+        set(ctx.handles), set(ctx.arrays), dict(ctx.typed), dict(ctx.data_ptrs), set(ctx.kwlists),
+        {name: [(at + delta, end + delta, s) for at, end, s in scopes] for name, scopes in ctx.scoped.items()})
+
+
+def _context(code, f, role, structs, dpat, with_locals):
+    """The FunctionContext of the function definition ``f``."""
+    params = parse_params(code, *f.params)
+    ctx = FunctionContext(f, role, params)
+    for p in params:
+        _classify(ctx, p.name, p.base, p.ptr, structs)
+        if keeps_struct_params(f.name) and p.name in ctx.typed:
+            ctx.handles.discard(p.name)
+            ctx.data_ptrs[p.name] = ctx.typed.pop(p.name)
+    if ctx.role is not None and ctx.role.kind in ("destroy", "traverse"):
+        # their first parameter is the native struct, not a handle
+        if params:
+            ctx.handles.discard(params[0].name)
+            s = ctx.typed.pop(params[0].name, None)
+            if s:
+                ctx.data_ptrs[params[0].name] = s
+    if with_locals:
+        b0, b1 = f.body
+        blocks = _blocks(code, b0, b1)
+        for m in dpat.finditer(code, b0, b1):
+            parsed = cstruct.split_declaration(code, m.start("decl"), m.end("decl"))
+            if not parsed:
+                continue
+            base = code[m.start("decl"):parsed[0]]
+            end = min((e for s, e in blocks if s <= m.start() < e), default=b1)
+            for d in parsed[1]:
+                ptr = d.pointer + ("*" if d.array else "")
+                _classify(ctx, d.name, base, ptr, structs, is_local=True, array=bool(d.array))
+                if d.name and is_handle_type(base, ptr, structs):
+                    ctx.scoped.setdefault(d.name, []).append((m.start(), end, struct_name(base, structs)))
+        for m in _KWLIST.finditer(code, b0, b1):
+            ctx.kwlists.add(m.group(1))
+    return ctx
 
 
 def _blocks(code, b0, b1):
@@ -346,3 +380,29 @@ def in_unbraced_body(masked, start):
                 if depth == 0:
                     return bool(regex.search(r"\b(?:if|for|while)\s*$", before[:i]))
     return False
+
+
+def call_of_argument(code, at):
+    """(name, start) of the call that has the expression starting at ``at``
+    as a whole argument (the text before it, back to the call's ``(``, is
+    earlier arguments, balanced), or None."""
+    depth, i = 0, at - 1
+    while i >= 0 and code[i].isspace():
+        i -= 1
+    if i < 0 or code[i] not in ",(":
+        return None
+    while i >= 0:
+        c = code[i]
+        if c in ")]":
+            depth += 1
+        elif c in "([":
+            if depth == 0:
+                break
+            depth -= 1
+        elif c in ";{}" and depth == 0:
+            return None
+        i -= 1
+    if i < 0 or code[i] != "(":
+        return None
+    m = regex.search(r"(\w+)\s*$", code[:i])
+    return (m.group(1), m.start(1)) if m else None

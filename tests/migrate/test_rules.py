@@ -434,7 +434,7 @@ def test_macro_that_also_uses_its_argument_as_an_object_keeps_the_handle():
 
 def test_meth_coexist_entries_are_kept():
     """A METH_COEXIST method stays in its table (the flag only ranks it
-    above the slot wrapper of the same name); a METH_CLASS one keeps its
+    above the slot wrapper of the same name); METH_CLASS is kept as a
     binding flag (CYSTCK_DEF_METH_FLAGS)."""
     src = ("#include <Python.h>\n"
            "static PyObject *has(PyObject *self, PyObject *key) { return PyBool_FromLong(key == self); }\n"
@@ -446,6 +446,7 @@ def test_meth_coexist_entries_are_kept():
     assert 'CYSTCK_DEF_METH(has_def, "__contains__", has, CYSTCK_O, NULL)' in out
     assert "static int has(Cystck_State *S, Cystck_Object self, Cystck_Object key)" in out
     assert 'CYSTCK_DEF_METH_FLAGS(make_def, "make", make, CYSTCK_NOARGS, METH_CLASS, NULL)' in out
+    assert not any("make" in m for m in notes)
 
 
 def test_generic_slots_of_cpython_have_their_definitions():

@@ -240,7 +240,7 @@ def test_a_stock_function_as_a_methods_implementation_calls_its_counterpart():
            "static PyMethodDef Box_methods[] = {\n"
            "    {\"__class_getitem__\", Py_GenericAlias, METH_O | METH_CLASS, NULL},\n    {NULL}\n};\n")
     out = translate.translate_source(src, "m.c")
-    assert ("static int Py_GenericAlias__class_getitem(Cystck_State *S, Cystck_Object self, Cystck_Object arg)\n"
+    assert ("static int class_getitem__Py_GenericAlias(Cystck_State *S, Cystck_Object self, Cystck_Object arg)\n"
             "{\n    return Cystck_Return(S, Cystck_GenericAlias(S, self, arg));\n}") in out
     assert translate.translate_source(out, "m.c") == out
 
@@ -250,7 +250,7 @@ def test_a_stock_function_without_a_counterpart_is_called_through_the_escape_hat
            "static PyMethodDef Box_methods[] = {\n"
            "    {\"extend\", PySequence_InPlaceConcat, METH_O, NULL},\n    {NULL}\n};\n")
     out = translate.translate_source(src, "m.c")
-    assert ("static int PySequence_InPlaceConcat__extend(Cystck_State *S, Cystck_Object self, Cystck_Object arg)\n"
+    assert ("static int extend__PySequence_InPlaceConcat(Cystck_State *S, Cystck_Object self, Cystck_Object arg)\n"
             "{\n    return Cystck_Return(S, Cystck_FromNewPyObject(S, /* cystck-migrate: escape hatch */ "
             "PySequence_InPlaceConcat(Cystck_AsPyObject(S, self), Cystck_AsPyObject(S, arg))));\n}") in out
     assert translate.translate_source(out, "m.c") == out

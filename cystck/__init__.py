@@ -31,12 +31,6 @@ def get_source_dir():
     return str(_HERE / "src")
 
 
-# setup.py installs migrate/ as cystck.migrate; in a source checkout (where
-# `python -m cystck.migrate` run from the top of the repository imports this
-# file) make the same name resolve to the same folder.
-if not (_HERE / "migrate").exists() and (_HERE.parent / "migrate" / "__init__.py").exists():
-    __path__.append(str(_HERE.parent))
-
 
 def typed_signature(func):
     """The machine-readable signature of a typed method (docs/typed.md), or

@@ -88,6 +88,7 @@ h CystckObject_Str(h o) = PyObject_Str                     ; [h+1, e] str(o)
 h CystckObject_ASCII(h o) = PyObject_ASCII                 ; [h+1, e] ascii(o)
 h CystckObject_Bytes(h o) = PyObject_Bytes                 ; [h+1, e] bytes(o)
 h CystckObject_Format(h o, h? spec) = PyObject_Format      ; [h+1, e] format(o, spec)
+h CystckLong_FromVoidPtr(h o) = PyLong_FromVoidPtr        ; [h+1, e] the address of o's object as an int: id(o) (the translator maps PyLong_FromVoidPtr of a handle only; a C pointer stays stock)
 Cystck_hash_t CystckObject_Hash(h o) = PyObject_Hash       ; [e] hash(o)
 int CystckObject_IsTrue(h o) = PyObject_IsTrue             ; [e] bool(o)
 int CystckObject_Not(h o) = PyObject_Not                   ; [e] not o
@@ -324,6 +325,7 @@ h CystckDict_GetItemWithError(h d, h key) = PyDict_GetItemWithError [borrowed no
 h CystckDict_GetItemString(h d, const char* key) = PyDict_GetItemString [borrowed noerr] ; [h+1] d[key] or null
 int CystckDict_SetItem(h d, h key, h v) = PyDict_SetItem   ; [e] d[key] = v
 int CystckDict_SetItemString(h d, const char* key, h v) = PyDict_SetItemString ; [e] d[key] = v
+h CystckDict_SetDefault(h d, h key, h dflt) = PyDict_SetDefault [borrowed] ; [h+1, e] d.setdefault(key, dflt)
 int CystckDict_DelItem(h d, h key) = PyDict_DelItem        ; [e] del d[key]
 int CystckDict_DelItemString(h d, const char* key) = PyDict_DelItemString ; [e]
 int CystckDict_Contains(h d, h key) = PyDict_Contains [check=PyDict_Check] ; [e] key in d
@@ -436,6 +438,7 @@ void* CystckType_GetModuleState(h type) : hand ~ PyType_GetModuleState ; [e] the
 ## Method binding (METH_CLASS, METH_STATIC, METH_COEXIST: see CYSTCK_DEF_METH_FLAGS)
 h CystckClassMethod_New(h f) = PyClassMethod_New           ; [h+1, e] classmethod(f)
 h CystckStaticMethod_New(h f) = PyStaticMethod_New         ; [h+1, e] staticmethod(f)
+h Cystck_GenericAlias(h origin, h args) = Py_GenericAlias  ; [h+1, e] types.GenericAlias(origin, args), what __class_getitem__ returns (PEP 585)
 
 ## Unicode: code points and in-place building
 h CystckUnicode_New(Cystck_ssize_t size, Py_UCS4 maxchar) = PyUnicode_New ; [h+1, e] a str of size code points up to maxchar, to fill through its KIND and DATA before it is shared

@@ -93,13 +93,23 @@ typedef struct { PyObject **_p; } Cystck_Object;
 
 struct _Cystck_Chunk;
 
-/* A frame starts with only the first five fields set (every call pays for
- * what it initializes); the others are set when it first leaves the inline
- * arrays or opens in debug mode (it "goes slow").  Read the stack base
- * through _Cystck_StackBase.  While a frame is inline, base is slots and
- * sp_limit is stack + CYSTCK_INLINE_STACK: inline paths read those fields,
- * not the arrays' addresses, which the compiler would keep in callee-saved
- * registers for the whole call (saved and restored by every trampoline).
+/* A frame is two locals of its trampoline: a header, the Cystck_State the
+ * extension's function gets (top, base, end, sp, sp_limit, frame), and the
+ * frame's data (struct _Cystck_Frame: the inline arrays and the fields of a
+ * frame gone slow).  The header's address never leaves the inline code:
+ * every out-of-line function that takes S works on a copy of the header
+ * (_Cystck_HeadIn/_Cystck_HeadOut in its inline wrapper), so once the
+ * extension's function is inlined into its trampoline the compiler keeps
+ * the five fields in registers across CPython calls instead of storing,
+ * reloading and rechecking them.  The data's address is taken (the header
+ * points into its arrays), so it lives in memory.
+ *
+ * A frame opens with only the header set (every call pays for what it
+ * initializes); the data's other fields are set when it first leaves the
+ * inline arrays or opens in debug mode (it "goes slow").  Read the stack
+ * base through _Cystck_StackBase.  While a frame is inline, base is the
+ * inline slots and sp_limit the end of the inline stack: inline paths
+ * read those fields, not the arrays' addresses.
  *
  * sp_limit is the end of the return stack with the frame's state in its low
  * bits: the end itself while inline, and end - 1 entry + the state bits
@@ -107,19 +117,99 @@ struct _Cystck_Chunk;
  * "full" either way, and the closing fast path's one comparison of
  * sp_limit - sp with an entry count also says "inline": with state bits
  * set the difference is no whole number of entries. */
-typedef struct Cystck_State {
-    PyObject **top;          /* next free handle slot */
-    PyObject **base;         /* first slot of the current chunk */
-    PyObject **end;          /* one past the current chunk */
-    PyObject **sp;           /* return stack: next free entry */
-    uintptr_t sp_limit;      /* the stack's end and the frame's state */
+struct _Cystck_Frame {
     PyObject **sp_base;
     struct _Cystck_Chunk *chunk;   /* current heap chunk, NULL while inline */
     Cystck_Object *heap_args;      /* argument handles past CYSTCK_INLINE_ARGS */
     struct _Cystck_DebugFrame *debug;
     PyObject *slots[CYSTCK_INLINE_HANDLES];
     PyObject *stack[CYSTCK_INLINE_STACK];
+};
+
+typedef struct Cystck_State {
+    PyObject **top;          /* next free handle slot */
+    PyObject **base;         /* first slot of the current chunk */
+    PyObject **end;          /* one past the current chunk */
+    PyObject **sp;           /* return stack: next free entry */
+    uintptr_t sp_limit;      /* the stack's end and the frame's state */
+    struct _Cystck_Frame *frame;   /* the frame's data */
+    /* The data of a frame opened by Cystck_OpenFrame in a Cystck_State the
+     * extension declares; trampolines keep theirs apart (see above). */
+    struct _Cystck_Frame own_frame_;
 } Cystck_State;
+
+/* The copy an out-of-line function works on: the header alone, laid out
+ * as Cystck_State's first fields and passed as a Cystck_State * (the
+ * runtime never reads own_frame_ through it).  Small, so that inline
+ * functions that have a slow path stay small enough to inline: a local
+ * Cystck_State, own_frame_ included, exceeds GCC's stack-frame growth limit
+ * for inlining (--param large-stack-frame-growth).  may_alias: the copy is
+ * read and written through Cystck_State lvalues. */
+#if defined(__GNUC__) || defined(__clang__)
+#define _CYSTCK_MAY_ALIAS __attribute__((may_alias))
+#else
+#define _CYSTCK_MAY_ALIAS
+#endif
+typedef struct _CYSTCK_MAY_ALIAS _Cystck_HeadCopy {
+    PyObject **top;
+    PyObject **base;
+    PyObject **end;
+    PyObject **sp;
+    uintptr_t sp_limit;
+    struct _Cystck_Frame *frame;
+} _Cystck_HeadCopy;
+#define _CYSTCK_COPY_STATE(c) ((Cystck_State *)(void *)(c))
+
+/* Copy the header in and out of the copy.  Each value goes through
+ * _CYSTCK_GPR, an empty asm that keeps it in a general register: without
+ * it GCC's SLP vectorizer packs pairs of fields into vector registers for
+ * the copy's stores, and then keeps the header there, where every CPython
+ * call clobbers it (spilled and reloaded around each). */
+#if defined(__GNUC__) || defined(__clang__)
+#define _CYSTCK_GPR(x) __asm__("" : "+r"(x))
+#else
+#define _CYSTCK_GPR(x) ((void)0)
+#endif
+static inline void _Cystck_HeadIn(_Cystck_HeadCopy *copy, const Cystck_State *S)
+{
+    PyObject **top = S->top, **base = S->base, **end = S->end, **sp = S->sp;
+    uintptr_t sp_limit = S->sp_limit;
+    struct _Cystck_Frame *frame = S->frame;
+    _CYSTCK_GPR(top);
+    _CYSTCK_GPR(base);
+    _CYSTCK_GPR(end);
+    _CYSTCK_GPR(sp);
+    _CYSTCK_GPR(sp_limit);
+    _CYSTCK_GPR(frame);
+    copy->top = top;
+    copy->base = base;
+    copy->end = end;
+    copy->sp = sp;
+    copy->sp_limit = sp_limit;
+    copy->frame = frame;
+}
+static inline void _Cystck_HeadOut(Cystck_State *S, const _Cystck_HeadCopy *copy)
+{
+    S->top = copy->top;
+    S->base = copy->base;
+    S->end = copy->end;
+    S->sp = copy->sp;
+    S->sp_limit = copy->sp_limit;   /* frame never changes */
+}
+/* The body of an inline wrapper: CALL, which passes the copy as
+ * _CYSTCK_COPY_STATE(&c_), on a copy of S's header. */
+#define _CYSTCK_ON_COPY(RTYPE, CALL)                                          \
+    _Cystck_HeadCopy c_;                                                      \
+    RTYPE r_;                                                                 \
+    _Cystck_HeadIn(&c_, S);                                                   \
+    r_ = CALL;                                                                \
+    _Cystck_HeadOut(S, &c_);                                                  \
+    return r_;
+#define _CYSTCK_ON_COPY_VOID(CALL)                                            \
+    _Cystck_HeadCopy c_;                                                      \
+    _Cystck_HeadIn(&c_, S);                                                   \
+    CALL;                                                                     \
+    _Cystck_HeadOut(S, &c_);
 /* State bits of sp_limit: gone slow (heap chunks, stack or arguments), and
  * checked by debug mode (set with _CYSTCK_SLOW). */
 #define _CYSTCK_SLOW 1u
@@ -147,28 +237,102 @@ extern CYSTCK_INTERNAL int _Cystck_debug;
 /* CYSTCK_INLINE_HANDLES, or 0 in debug mode: see _Cystck_OpenFrame. */
 extern CYSTCK_INTERNAL Cystck_ssize_t _Cystck_inline_room;
 extern CYSTCK_INTERNAL PyObject *_Cystck_Consts[];
+/* The out-of-line slow paths.  Each works on a copy of the header (see
+ * Cystck_State), through the inline wrapper of the same name without _Ool
+ * below; never inlined, in the runtime's own files either (the copy is
+ * smaller than the Cystck_State it is read as).  The wrappers are always
+ * inlined, so that the slow paths that name the C line which called them
+ * (_CYSTCK_CALLER) still see the extension's code as their caller. */
+CYSTCK_INTERNAL CYSTCK_NOINLINE PyObject **_Cystck_OwnSlow_Ool(Cystck_State *S, PyObject *o);
+CYSTCK_INTERNAL CYSTCK_NOINLINE CYSTCK_COLD Cystck_Object _Cystck_BadArg_Ool(Cystck_State *S, const char *func, Cystck_Object h);
+CYSTCK_INTERNAL CYSTCK_NOINLINE CYSTCK_COLD Cystck_Object _Cystck_NullArg_Ool(Cystck_State *S, const char *func);
+CYSTCK_INTERNAL CYSTCK_NOINLINE int _Cystck_GrowStack_Ool(Cystck_State *S, Cystck_ssize_t n);
+CYSTCK_INTERNAL CYSTCK_NOINLINE void _Cystck_DropSlow_Ool(Cystck_State *S, Cystck_Object h);
+CYSTCK_INTERNAL CYSTCK_NOINLINE void _Cystck_PopChunk_Ool(Cystck_State *S);
+CYSTCK_INTERNAL CYSTCK_NOINLINE PyObject *_Cystck_ConsumeSlow_Ool(Cystck_State *S, Cystck_Object h);
+CYSTCK_INTERNAL CYSTCK_NOINLINE void _Cystck_CloseScopeSlow_Ool(Cystck_State *S, Cystck_Scope sc);
+CYSTCK_INTERNAL CYSTCK_NOINLINE Cystck_Scope _Cystck_DebugOpenScope_Ool(Cystck_State *S);
+CYSTCK_INTERNAL CYSTCK_NOINLINE CYSTCK_COLD void _Cystck_BadRef_Ool(Cystck_State *S, const char *func, Cystck_Ref r);
+CYSTCK_INTERNAL CYSTCK_NOINLINE PyObject *_Cystck_FinishSlow_Ool(Cystck_State *S, int n, const char *func);
+CYSTCK_INTERNAL CYSTCK_NOINLINE int _Cystck_FinishIntSlow_Ool(Cystck_State *S, int r, const char *func);
+CYSTCK_INTERNAL CYSTCK_NOINLINE Cystck_Object *_Cystck_HeapArgs_Ool(Cystck_State *S, PyObject *const *args,
+                                                    Cystck_ssize_t n);
+
 /* Make room for one more handle (a heap chunk; in debug mode the first
  * handle makes the frame checked): the slot to use, which is S->top, or NULL
  * with an exception set and o released. */
-CYSTCK_INTERNAL PyObject **_Cystck_OwnSlow(Cystck_State *S, PyObject *o);
+static CYSTCK_ALWAYS_INLINE PyObject **_Cystck_OwnSlow(Cystck_State *S, PyObject *o)
+{
+    _CYSTCK_ON_COPY(PyObject **, _Cystck_OwnSlow_Ool(_CYSTCK_COPY_STATE(&c_), o))
+}
 /* Error paths for invalid handle arguments: keep the exception of the call
  * that produced a null handle, else raise SystemError (in debug mode saying
  * what is wrong with h and which C line passed it). */
-CYSTCK_INTERNAL CYSTCK_COLD Cystck_Object _Cystck_BadArg(Cystck_State *S, const char *func, Cystck_Object h);
-CYSTCK_INTERNAL CYSTCK_COLD int _Cystck_BadArgInt(Cystck_State *S, const char *func, Cystck_Object h);
-CYSTCK_INTERNAL CYSTCK_COLD Cystck_Object _Cystck_NullArg(Cystck_State *S, const char *func);
-CYSTCK_INTERNAL CYSTCK_COLD int _Cystck_NullArgInt(Cystck_State *S, const char *func);
-CYSTCK_INTERNAL int _Cystck_GrowStack(Cystck_State *S, Cystck_ssize_t n);
-CYSTCK_INTERNAL void _Cystck_DropSlow(Cystck_State *S, Cystck_Object h);
-CYSTCK_INTERNAL void _Cystck_PopChunk(Cystck_State *S);
-CYSTCK_INTERNAL PyObject *_Cystck_ConsumeSlow(Cystck_State *S, Cystck_Object h);
-CYSTCK_INTERNAL void _Cystck_CloseScopeSlow(Cystck_State *S, Cystck_Scope sc);
-CYSTCK_INTERNAL Cystck_Scope _Cystck_DebugOpenScope(Cystck_State *S);
-CYSTCK_INTERNAL CYSTCK_COLD void _Cystck_BadRef(Cystck_State *S, const char *func, Cystck_Ref r);
-CYSTCK_INTERNAL PyObject *_Cystck_FinishSlow(Cystck_State *S, int n, const char *func);
-CYSTCK_INTERNAL int _Cystck_FinishIntSlow(Cystck_State *S, int r, const char *func);
-CYSTCK_INTERNAL Cystck_Object *_Cystck_HeapArgs(Cystck_State *S, PyObject *const *args,
-                                                Cystck_ssize_t n);
+static CYSTCK_ALWAYS_INLINE Cystck_Object _Cystck_BadArg(Cystck_State *S, const char *func, Cystck_Object h)
+{
+    _CYSTCK_ON_COPY(Cystck_Object, _Cystck_BadArg_Ool(_CYSTCK_COPY_STATE(&c_), func, h))
+}
+static CYSTCK_ALWAYS_INLINE int _Cystck_BadArgInt(Cystck_State *S, const char *func, Cystck_Object h)
+{
+    _Cystck_BadArg(S, func, h);
+    return -1;
+}
+static CYSTCK_ALWAYS_INLINE Cystck_Object _Cystck_NullArg(Cystck_State *S, const char *func)
+{
+    _CYSTCK_ON_COPY(Cystck_Object, _Cystck_NullArg_Ool(_CYSTCK_COPY_STATE(&c_), func))
+}
+static CYSTCK_ALWAYS_INLINE int _Cystck_NullArgInt(Cystck_State *S, const char *func)
+{
+    _Cystck_NullArg(S, func);
+    return -1;
+}
+/* Room for n more return-stack entries: 0, or -1 [e]. */
+static CYSTCK_ALWAYS_INLINE int _Cystck_GrowStack(Cystck_State *S, Cystck_ssize_t n)
+{
+    _CYSTCK_ON_COPY(int, _Cystck_GrowStack_Ool(_CYSTCK_COPY_STATE(&c_), n))
+}
+static CYSTCK_ALWAYS_INLINE void _Cystck_DropSlow(Cystck_State *S, Cystck_Object h)
+{
+    _CYSTCK_ON_COPY_VOID(_Cystck_DropSlow_Ool(_CYSTCK_COPY_STATE(&c_), h))
+}
+static CYSTCK_ALWAYS_INLINE void _Cystck_PopChunk(Cystck_State *S)
+{
+    _CYSTCK_ON_COPY_VOID(_Cystck_PopChunk_Ool(_CYSTCK_COPY_STATE(&c_)))
+}
+static CYSTCK_ALWAYS_INLINE PyObject *_Cystck_ConsumeSlow(Cystck_State *S, Cystck_Object h)
+{
+    _CYSTCK_ON_COPY(PyObject *, _Cystck_ConsumeSlow_Ool(_CYSTCK_COPY_STATE(&c_), h))
+}
+static CYSTCK_ALWAYS_INLINE void _Cystck_CloseScopeSlow(Cystck_State *S, Cystck_Scope sc)
+{
+    _CYSTCK_ON_COPY_VOID(_Cystck_CloseScopeSlow_Ool(_CYSTCK_COPY_STATE(&c_), sc))
+}
+static CYSTCK_ALWAYS_INLINE Cystck_Scope _Cystck_DebugOpenScope(Cystck_State *S)
+{
+    _CYSTCK_ON_COPY(Cystck_Scope, _Cystck_DebugOpenScope_Ool(_CYSTCK_COPY_STATE(&c_)))
+}
+static CYSTCK_ALWAYS_INLINE void _Cystck_BadRef(Cystck_State *S, const char *func, Cystck_Ref r)
+{
+    _CYSTCK_ON_COPY_VOID(_Cystck_BadRef_Ool(_CYSTCK_COPY_STATE(&c_), func, r))
+}
+/* Closing: the frame ends here, so its header is not copied back. */
+static CYSTCK_ALWAYS_INLINE PyObject *_Cystck_FinishSlow(Cystck_State *S, int n, const char *func)
+{
+    _Cystck_HeadCopy c_;
+    _Cystck_HeadIn(&c_, S);
+    return _Cystck_FinishSlow_Ool(_CYSTCK_COPY_STATE(&c_), n, func);
+}
+static CYSTCK_ALWAYS_INLINE int _Cystck_FinishIntSlow(Cystck_State *S, int r, const char *func)
+{
+    _Cystck_HeadCopy c_;
+    _Cystck_HeadIn(&c_, S);
+    return _Cystck_FinishIntSlow_Ool(_CYSTCK_COPY_STATE(&c_), r, func);
+}
+static CYSTCK_ALWAYS_INLINE Cystck_Object *_Cystck_HeapArgs(Cystck_State *S, PyObject *const *args,
+                                                            Cystck_ssize_t n)
+{
+    _CYSTCK_ON_COPY(Cystck_Object *, _Cystck_HeapArgs_Ool(_CYSTCK_COPY_STATE(&c_), args, n))
+}
 CYSTCK_INTERNAL void _Cystck_RuntimeInit(void);
 
 /* The frame's states (drawn in docs/runtime.md, "Frame states"): inline,
@@ -201,7 +365,7 @@ static inline int _Cystck_NoSlotsYet(const Cystck_State *S) { return S->end == S
 #endif
 
 /* The bottom of the return stack. */
-static inline PyObject **_Cystck_StackBase(Cystck_State *S) { return _CYSTCK_IS_SLOW(S) ? S->sp_base : S->stack; }
+static inline PyObject **_Cystck_StackBase(Cystck_State *S) { return _CYSTCK_IS_SLOW(S) ? S->frame->sp_base : S->frame->stack; }
 /* Is the return stack full?  (see sp_limit) */
 static inline int _Cystck_StackFull(Cystck_State *S) { return (uintptr_t)S->sp >= S->sp_limit; }
 /* Free return-stack entries: rounding up drops the state bits. */
@@ -234,7 +398,7 @@ static inline void _Cystck_TrimTop(Cystck_State *S)
 {
     while (S->top > S->base && S->top[-1] == NULL)
         --S->top;
-    if (Cystck_unlikely(S->top == S->base && _CYSTCK_IS_SLOW(S) && S->chunk != NULL))
+    if (Cystck_unlikely(S->top == S->base && _CYSTCK_IS_SLOW(S) && S->frame->chunk != NULL))
         _Cystck_PopChunk(S);
 }
 
@@ -690,8 +854,11 @@ CYSTCK_INTERNAL void Cystck_unref(Cystck_State *S, Cystck_Ref r);
 
 /* The handle for a reference: no new slot, no refcount traffic.  The handle
  * reads the reference's current object, so it turns null if the reference
- * is released during the call. */
-static inline Cystck_Object Cystck_deref(Cystck_State *S, Cystck_Ref r)
+ * is released during the call.  Always inlined: debug mode names the C line
+ * that used a released reference, the caller of _Cystck_BadRef_Ool, and gcc
+ * otherwise leaves this function out of line where its slow path's copy of
+ * the header makes it look big. */
+static CYSTCK_ALWAYS_INLINE Cystck_Object Cystck_deref(Cystck_State *S, Cystck_Ref r)
 {
     if (Cystck_unlikely(r == NULL || r->obj == NULL))
         return (_Cystck_BadRef(S, "Cystck_deref", r), Cystck_NULL);

@@ -5,4 +5,11 @@ See README.md beside this file.  The pieces: :mod:`.source` (the text model),
 :mod:`.rules` (rewriting), :mod:`.analysis` and :mod:`.cppcheck` (checks of
 the output), :mod:`.report`, and :mod:`.cli` (the command).
 """
-from .translate import translate_files, translate_source  # noqa: F401
+if __name__ != "cystck.migrate":
+    # Imported as top-level `migrate` (the repository root on sys.path): its
+    # rules would register in a second registry beside cystck.migrate's.
+    raise ImportError(
+        f"the translator is the package cystck.migrate, not {__name__!r}: install "
+        "Cystck (`make .venv/.cystck-stamp` or `pip install .`) and import cystck.migrate")
+
+from .translate import translate_files, translate_source  # noqa: F401  (after the guard)

@@ -22,6 +22,7 @@ SPECIAL = {
     "PyArg_UnpackTuple": "parse-args", "_PyArg_NoKeywords": "parse-args",
     "PyMemoryView_FromMemory": "left-over",
     "PyObject_TypeCheck": "py-type", "Py_IS_TYPE": "py-type",
+    "PyLong_FromVoidPtr": "object-id",
 }
 
 # CPython's allocator is kept, not mapped to its table counterparts: a

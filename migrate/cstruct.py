@@ -30,15 +30,17 @@ class Item:
         return self.value if isinstance(self.value, str) else None
 
 
-def parse_init(code, text, open_at):
+def parse_init(code, text, open_at, all_branches=False):
     """Parse the braced initialiser whose '{' is at ``open_at``.  Returns
-    (items, end) with ``end`` just past the closing '}'."""
+    (items, end) with ``end`` just past the closing '}'.  ``all_branches``:
+    also the elements in the ``#elif``/``#else`` branches of its
+    conditionals (of a table whose elements are all alike)."""
     end = source.matching(code, open_at)
     items = []
     # the elements of an initialiser are positional: where they differ per
     # version (#if ... #else ... #endif inside the braces), the first
     # branch is read, as when the other branches are not scanned
-    later = source.later_branches(text, open_at, end)
+    later = [] if all_branches else source.later_branches(text, open_at, end)
     for s, e in source.split_top(code, open_at + 1, end - 1):
         piece = code[s:e]
         if not piece.strip():

@@ -120,12 +120,22 @@ SUBTABLES = {"PyNumberMethods": NUMBER_FIELDS, "PySequenceMethods": SEQUENCE_FIE
              "PyMappingMethods": MAPPING_FIELDS}
 
 
+BINDING_FLAGS = ("METH_CLASS", "METH_STATIC")
+
+
+def binding_flags(flags):
+    """The flags of a PyMethodDef's ml_flags text that say what self is."""
+    return " | ".join(b for b in BINDING_FLAGS if regex.search(rf"\b{b}\b", flags))
+
+
 def method_role(flags):
     """The Role for a PyMethodDef's ml_flags text, or None if unsupported."""
     # METH_COEXIST only makes the method win over the slot wrapper of the
     # same name (``__contains__`` next to ``sq_contains``): without it the
     # wrapper serves the name, calling the same slot, so it is dropped.
-    f = set(regex.findall(r"METH_\w+", flags)) - {"METH_COEXIST"}
+    # METH_CLASS / METH_STATIC only change what self is (the class, or
+    # NULL): the table rule keeps them (CYSTCK_DEF_METH_FLAGS).
+    f = set(regex.findall(r"METH_\w+", flags)) - {"METH_COEXIST"} - set(BINDING_FLAGS)
     extra = f - {"METH_NOARGS", "METH_O", "METH_VARARGS", "METH_KEYWORDS", "METH_FASTCALL"}
     if extra:
         return None
@@ -340,10 +350,31 @@ def is_null_function(value):
     return value is None or cstruct.strip_cast(value) in NULLS
 
 
-def table_items(code, text, m):
-    """Parse the initialiser that pattern match ``m`` opens."""
-    items, _ = cstruct.parse_init(code, text, m.end() - 1)
+def table_items(code, text, m, all_branches=False):
+    """Parse the initialiser that pattern match ``m`` opens (see
+    cstruct.parse_init for ``all_branches``)."""
+    items, _ = cstruct.parse_init(code, text, m.end() - 1, all_branches)
     return items
+
+
+def table_elements(code, text, m, order):
+    """(fields, levels) of each braced element of the table that match
+    ``m`` opens, in every branch of the table's conditionals, ``levels``
+    the conditionals it is in (source.guard_at).  An element with
+    conditionals inside (``#if`` around its function) is read once per
+    version the preprocessor can make of it."""
+    open_at = m.end() - 1
+    for it in table_items(code, text, m, all_branches=True):
+        if not isinstance(it.value, list):
+            continue
+        outer = source.guard_at(text, open_at, it.span[0])
+        piece = text[it.span[0]:it.span[1]]
+        if not regex.search(r"^[ \t]*#", piece, regex.M):
+            yield cstruct.fields_of(it.value, order), outer
+            continue
+        for inner, variant in source.branch_variants(piece):
+            items, _ = cstruct.parse_init(source.mask_directives(source.mask(variant)), variant, 0)
+            yield cstruct.fields_of(items, order), outer + inner
 
 
 # An object-like macro whose body is designated initialisers of a type
@@ -653,10 +684,7 @@ def _collect_tables(p, path, code, text):
     if n:       # the slots a macro gives a type are the type's slots
         text, code = inlined, source.structure_mask(inlined)
     for m in _DEF_PATTERNS["methods"].finditer(code):
-        for it in table_items(code, text, m):
-            if not isinstance(it.value, list):
-                continue
-            f = cstruct.fields_of(it.value, METHOD_FIELDS)
+        for f, _ in table_elements(code, text, m, METHOD_FIELDS):
             if "ml_meth" not in f or is_null_function(f["ml_meth"].text):
                 continue
             func = cstruct.strip_cast(f["ml_meth"].text)
@@ -667,10 +695,7 @@ def _collect_tables(p, path, code, text):
             if role is not None and regex.fullmatch(r"\w+", func):
                 p.roles.setdefault(func, role)
     for m in _DEF_PATTERNS["getsets"].finditer(code):
-        for it in table_items(code, text, m):
-            if not isinstance(it.value, list):
-                continue
-            f = cstruct.fields_of(it.value, GETSET_FIELDS)
+        for f, _ in table_elements(code, text, m, GETSET_FIELDS):
             for key, role in (("get", GETTER), ("set", SETTER)):
                 if key in f and f[key].text not in (None, "NULL", "0", "nullptr"):
                     p.roles.setdefault(cstruct.strip_cast(f[key].text), role)

@@ -381,6 +381,74 @@ def later_branches(text, start, end):
     return spans
 
 
+def _conditional_lines(text, start, end):
+    """(start, end of line, kind, directive) of each conditional directive
+    in ``text[start:end]``, the directive's continuation lines included."""
+    for m in _CONDITIONAL.finditer(text, start, end):
+        d = _DIRECTIVE.match(text, m.start())
+        yield m.start(), d.end(), m.group(1), d.group().strip()
+
+
+def guard_at(text, start, pos):
+    """The conditionals opened in ``text[start:pos]`` and still open at
+    ``pos``: one list of directives per level, from its ``#if`` to the
+    ``#elif``/``#else`` of the branch ``pos`` lies in.  Written before a
+    line (and one ``#endif`` per level after it), they compile that line
+    exactly when ``text[pos]`` is compiled."""
+    stack = []
+    for _, _, kind, line in _conditional_lines(text, start, pos):
+        if kind.startswith("if"):
+            stack.append([line])
+        elif not stack:
+            continue
+        elif kind in ("elif", "else"):
+            stack[-1].append(line)
+        else:
+            stack.pop()
+    return stack
+
+
+def guarded(levels, line):
+    """``line`` inside the conditionals ``levels`` (see guard_at)."""
+    return "\n".join([d for level in levels for d in level] + [line] + ["#endif"] * len(levels))
+
+
+def branch_variants(text):
+    """The versions of ``text`` (a piece of code with whole conditionals
+    inside) that the preprocessor can make of it: a list of (levels,
+    variant) with ``levels`` as guard_at gives them; ``[([], text)]`` when
+    it has no conditional.  A conditional without ``#else`` gets one, with
+    nothing in it."""
+    lines = list(_conditional_lines(text, 0, len(text)))
+    if not lines or not lines[0][2].startswith("if"):
+        return [([], text)]
+    depth, branches = 0, []      # (directive, body start, body end)
+    for start, line_end, kind, line in lines:
+        if kind.startswith("if"):
+            depth += 1
+            if depth == 1:
+                branches.append([line, line_end, None])
+        elif kind in ("elif", "else") and depth == 1:
+            branches[-1][2] = start
+            branches.append([line, line_end, None])
+        elif kind == "endif":
+            depth -= 1
+            if depth == 0:
+                branches[-1][2] = start
+                close = (start, line_end)
+                break
+    else:
+        return [([], text)]
+    if not branches[-1][0].lstrip("# \t").startswith("else"):
+        branches.append(["#else", close[0], close[0]])
+    out, seen = [], []
+    for directive, body_start, body_end in branches:
+        seen.append(directive)
+        variant = text[:lines[0][0]] + text[body_start:body_end] + text[close[1]:]
+        out += [([list(seen)] + inner, v) for inner, v in branch_variants(variant)]
+    return out
+
+
 def structure_mask(text, masked=None):
     """The mask used for finding functions: comments, literals and
     directives blanked; if both branches of some ``#if`` together do not

@@ -42,34 +42,34 @@ struct _Cystck_DebugFrame {
  * but hold nothing: the handle limit counts only live handles. */
 void _Cystck_DebugNoteReleased(Cystck_State *S, Cystck_ssize_t n)
 {
-    S->debug->released += n;
+    S->frame->debug->released += n;
 }
 
 Cystck_ssize_t _Cystck_DebugReleasedSlots(Cystck_State *S)
 {
-    return S->debug->released;
+    return S->frame->debug->released;
 }
 
 /* Debug frames are made without their function's name (the first slow path
  * of a frame opened in debug mode makes one); closing it names it. */
 void _Cystck_DebugNameFrame(Cystck_State *S, const char *func)
 {
-    S->debug->func = func;
+    S->frame->debug->func = func;
 }
 
 const char *_Cystck_DebugFrameName(Cystck_State *S)
 {
-    return S->debug != NULL ? S->debug->func : NULL;
+    return S->frame->debug != NULL ? S->frame->debug->func : NULL;
 }
 
 /* Cystck_OpenScope in a checked frame, or in one opened in debug mode: the
  * frame moves to its debug slots first, so the gate marks a place in them. */
-Cystck_Scope _Cystck_DebugOpenScope(Cystck_State *S)
+Cystck_Scope _Cystck_DebugOpenScope_Ool(Cystck_State *S)
 {
     struct _Cystck_DebugFrame *df;
     Cystck_Scope sc;
     _Cystck_GoSlow(S);
-    df = S->debug;
+    df = S->frame->debug;
     if (df != NULL && _Cystck_NoSlotsYet(S))
         _Cystck_DebugFirstHandle(S);
     sc.top = S->top;
@@ -84,7 +84,7 @@ Cystck_Scope _Cystck_DebugOpenScope(Cystck_State *S)
 
 int _Cystck_DebugCloseScope(Cystck_State *S, Cystck_Scope sc, const void *where)
 {
-    struct _Cystck_DebugFrame *df = S->debug;
+    struct _Cystck_DebugFrame *df = S->frame->debug;
     char at[512];
     const char *problem = NULL;
     if (df->nscopes == 0)
@@ -167,14 +167,14 @@ struct _Cystck_DebugFrame *_Cystck_DebugNewFrame(const char *func)
  * debug frame's slots (the inline ones stay unused). */
 void _Cystck_DebugFirstHandle(Cystck_State *S)
 {
-    struct _Cystck_DebugFrame *df = S->debug;
+    struct _Cystck_DebugFrame *df = S->frame->debug;
     S->base = S->top = df->slots;
     S->end = df->slots + DEBUG_FRAME_SLOTS;
 }
 
 void _Cystck_DebugCloseFrame(Cystck_State *S)
 {
-    struct _Cystck_DebugFrame *df = S->debug;
+    struct _Cystck_DebugFrame *df = S->frame->debug;
     PyObject **p;
     for (p = S->top; p > S->base; ) {
         PyObject *o = *--p;
@@ -182,7 +182,7 @@ void _Cystck_DebugCloseFrame(Cystck_State *S)
         Py_XDECREF(o);
     }
     quarantine_add(df->slots, df->slots + DEBUG_FRAME_SLOTS, df, free, df->func);
-    S->debug = NULL;
+    S->frame->debug = NULL;
 }
 
 /* Called when a function returns a success count only.  A gate open at an
@@ -192,11 +192,11 @@ void _Cystck_DebugCloseFrame(Cystck_State *S)
  * and hide the function's own error (or its missing one) behind ours. */
 void _Cystck_DebugUnbalancedScopes(Cystck_State *S, const char *func)
 {
-    if (S->debug->nscopes > 0 && !PyErr_Occurred())
+    if (S->frame->debug->nscopes > 0 && !PyErr_Occurred())
         PyErr_Format(PyExc_SystemError,
                      "%s returned with %d scope gate(s) still open "
                      "(Cystck_OpenScope without Cystck_CloseScope) [CYSTCK_DEBUG]",
-                     func, S->debug->nscopes);
+                     func, S->frame->debug->nscopes);
 }
 
 void _Cystck_DebugBadHandle(Cystck_State *S, const char *func, Cystck_Object h, const void *where)

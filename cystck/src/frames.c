@@ -46,35 +46,35 @@ void _Cystck_GoSlow(Cystck_State *S)
 {
     if (_CYSTCK_IS_SLOW(S))
         return;
-    S->sp_base = S->stack;
-    S->chunk = NULL;
-    S->heap_args = NULL;
-    S->debug = NULL;
-    set_stack_end(S, S->stack + CYSTCK_INLINE_STACK, _CYSTCK_SLOW);
+    S->frame->sp_base = S->frame->stack;
+    S->frame->chunk = NULL;
+    S->frame->heap_args = NULL;
+    S->frame->debug = NULL;
+    set_stack_end(S, S->frame->stack + CYSTCK_INLINE_STACK, _CYSTCK_SLOW);
     if (_Cystck_NoSlotsYet(S)) {
         /* Opened in debug mode (see _Cystck_OpenFrame): checked from now
          * on, or, out of memory for the record, unchecked with its slots. */
-        S->debug = _Cystck_DebugNewFrame(NULL);
-        if (S->debug != NULL)
+        S->frame->debug = _Cystck_DebugNewFrame(NULL);
+        if (S->frame->debug != NULL)
             S->sp_limit |= _CYSTCK_SLOW_DEBUG;
         else
-            S->end = S->slots + CYSTCK_INLINE_HANDLES;
+            S->end = S->frame->slots + CYSTCK_INLINE_HANDLES;
     }
 }
 
 static struct _Cystck_Chunk *chunk_of(Cystck_State *S)
 {
-    return _CYSTCK_IS_SLOW(S) ? S->chunk : NULL;
+    return _CYSTCK_IS_SLOW(S) ? S->frame->chunk : NULL;
 }
 
 static struct _Cystck_DebugFrame *debug_of(Cystck_State *S)
 {
-    return _CYSTCK_IS_SLOW(S) ? S->debug : NULL;
+    return _CYSTCK_IS_SLOW(S) ? S->frame->debug : NULL;
 }
 
 static Cystck_ssize_t chunk_count_before(Cystck_State *S)
 {
-    return chunk_of(S) ? S->chunk->before : 0;
+    return chunk_of(S) ? S->frame->chunk->before : 0;
 }
 
 static Cystck_ssize_t live_handles(Cystck_State *S)
@@ -144,15 +144,15 @@ static int grow_handles(Cystck_State *S, Cystck_ssize_t need)
     Cystck_ssize_t used, prev_cap, cap;
     struct _Cystck_Chunk *c;
     _Cystck_GoSlow(S);
-    if (S->debug != NULL && _Cystck_NoSlotsYet(S)) {
+    if (S->frame->debug != NULL && _Cystck_NoSlotsYet(S)) {
         _Cystck_DebugFirstHandle(S);
         if (S->end - S->top >= need)
             return 0;
     }
     used = live_handles(S);
-    prev_cap = S->chunk ? S->chunk->cap : 16;
+    prev_cap = S->frame->chunk ? S->frame->chunk->cap : 16;
     cap = prev_cap * 4 > 65536 ? 65536 : prev_cap * 4;
-    if (S->debug != NULL)
+    if (S->frame->debug != NULL)
         used -= _Cystck_DebugReleasedSlots(S);  /* poisoned slots are not live */
     if (used + need > handle_limit)
         return raise_overflow(S, used + need);
@@ -165,12 +165,12 @@ static int grow_handles(Cystck_State *S, Cystck_ssize_t need)
         PyErr_NoMemory();
         return -1;
     }
-    c->prev = S->chunk;
+    c->prev = S->frame->chunk;
     c->saved_top = S->top;
     c->saved_base = S->base;
     c->saved_end = S->end;
     c->before = live_handles(S);
-    S->chunk = c;
+    S->frame->chunk = c;
     S->base = S->top = c->slots;
     S->end = c->slots + c->cap;
     return 0;
@@ -184,22 +184,22 @@ static inline void leave_chunk(Cystck_State *S, struct _Cystck_Chunk *c)
     S->top = c->saved_top;
     S->base = c->saved_base;
     S->end = c->saved_end;
-    S->chunk = c->prev;
+    S->frame->chunk = c->prev;
 }
 
 /* The current heap chunk is empty: go back to the previous one, so handles
  * made from now on fill it again (a segmented stack). */
-void _Cystck_PopChunk(Cystck_State *S)
+void _Cystck_PopChunk_Ool(Cystck_State *S)
 {
     struct _Cystck_Chunk *c = chunk_of(S);
-    if (c == NULL || S->top != S->base || S->debug != NULL)
+    if (c == NULL || S->top != S->base || S->frame->debug != NULL)
         return;
     leave_chunk(S, c);
     recycle_chunk(c);
     _Cystck_TrimTop(S);
 }
 
-PyObject **_Cystck_OwnSlow(Cystck_State *S, PyObject *o)
+PyObject **_Cystck_OwnSlow_Ool(Cystck_State *S, PyObject *o)
 {
     if (grow_handles(S, 1) < 0) {
         Py_DECREF(o);
@@ -217,35 +217,35 @@ int Cystck_CheckHandles(Cystck_State *S, Cystck_ssize_t n)
     return 0;
 }
 
-int _Cystck_GrowStack(Cystck_State *S, Cystck_ssize_t n)
+int _Cystck_GrowStack_Ool(Cystck_State *S, Cystck_ssize_t n)
 {
     Cystck_ssize_t used, cap, want;
     PyObject **mem;
     _Cystck_GoSlow(S);
-    used = S->sp - S->sp_base;
-    cap = stack_end(S) - S->sp_base;
+    used = S->sp - S->frame->sp_base;
+    cap = stack_end(S) - S->frame->sp_base;
     want = cap * 2 > used + n ? cap * 2 : used + n;
     if (used + n > handle_limit)
         return raise_overflow(S, used + n);
-    if (S->sp_base == S->stack) {
+    if (S->frame->sp_base == S->frame->stack) {
         mem = (PyObject **)PyMem_Malloc((size_t)want * sizeof(PyObject *));
         if (mem != NULL)
-            memcpy(mem, S->stack, (size_t)used * sizeof(PyObject *));
+            memcpy(mem, S->frame->stack, (size_t)used * sizeof(PyObject *));
     }
     else {
-        mem = (PyObject **)PyMem_Realloc(S->sp_base, (size_t)want * sizeof(PyObject *));
+        mem = (PyObject **)PyMem_Realloc(S->frame->sp_base, (size_t)want * sizeof(PyObject *));
     }
     if (mem == NULL) {
         PyErr_NoMemory();
         return -1;
     }
-    S->sp_base = mem;
+    S->frame->sp_base = mem;
     S->sp = mem + used;
     set_stack_end(S, mem + want, S->sp_limit & _CYSTCK_STATE_BITS);
     return 0;
 }
 
-Cystck_Object *_Cystck_HeapArgs(Cystck_State *S, PyObject *const *args, Cystck_ssize_t n)
+Cystck_Object *_Cystck_HeapArgs_Ool(Cystck_State *S, PyObject *const *args, Cystck_ssize_t n)
 {
     Cystck_ssize_t i;
     Cystck_Object *h = (Cystck_Object *)PyMem_Malloc((size_t)n * sizeof(Cystck_Object));
@@ -256,7 +256,7 @@ Cystck_Object *_Cystck_HeapArgs(Cystck_State *S, PyObject *const *args, Cystck_s
     for (i = 0; i < n; i++)
         h[i] = _Cystck_H((PyObject **)&args[i]);
     _Cystck_GoSlow(S);
-    S->heap_args = h;
+    S->frame->heap_args = h;
     return h;
 }
 
@@ -283,7 +283,7 @@ static int is_constant(PyObject **p)
            (uintptr_t)p < (uintptr_t)(_Cystck_Consts + _CYSTCK_C_COUNT);
 }
 
-CYSTCK_NOINLINE void _Cystck_DropSlow(Cystck_State *S, Cystck_Object h)
+CYSTCK_NOINLINE void _Cystck_DropSlow_Ool(Cystck_State *S, Cystck_Object h)
 {
     PyObject *o;
     _Cystck_SyncDebug(S);
@@ -308,7 +308,7 @@ CYSTCK_NOINLINE void _Cystck_DropSlow(Cystck_State *S, Cystck_Object h)
         _Cystck_TrimTop(S);
 }
 
-PyObject *_Cystck_ConsumeSlow(Cystck_State *S, Cystck_Object h)
+PyObject *_Cystck_ConsumeSlow_Ool(Cystck_State *S, Cystck_Object h)
 {
     PyObject *o = _Cystck_Get(h);
     if (o == NULL)
@@ -330,7 +330,7 @@ PyObject *_Cystck_ConsumeSlow(Cystck_State *S, Cystck_Object h)
  * quarantine so stale handles into it are reported, not dereferenced. */
 static void free_chunk(Cystck_State *S, struct _Cystck_Chunk *c)
 {
-    if (S->debug != NULL)
+    if (S->frame->debug != NULL)
         _Cystck_DebugQuarantine(c->slots, c->slots + c->cap, c, _Cystck_DebugFrameName(S));
     else
         recycle_chunk(c);
@@ -353,8 +353,8 @@ static void release_range(PyObject **base, PyObject **top, int poison)
  * each chunk opened inside it. */
 static void drop_chunk(Cystck_State *S)
 {
-    struct _Cystck_Chunk *c = S->chunk;
-    release_range(c->slots, S->top, S->debug != NULL);
+    struct _Cystck_Chunk *c = S->frame->chunk;
+    release_range(c->slots, S->top, S->frame->debug != NULL);
     leave_chunk(S, c);
     free_chunk(S, c);
 }
@@ -363,48 +363,54 @@ static void drop_chunk(Cystck_State *S)
  * arguments (release_stack empties its return stack). */
 static void release_frame(Cystck_State *S)
 {
-    while (S->chunk != NULL)
+    while (S->frame->chunk != NULL)
         drop_chunk(S);
-    if (S->debug != NULL)
+    if (S->frame->debug != NULL)
         _Cystck_DebugCloseFrame(S);
     else
         release_range(S->base, S->top, 0);
-    if (S->heap_args != NULL) {
-        PyMem_Free(S->heap_args);
-        S->heap_args = NULL;
+    if (S->frame->heap_args != NULL) {
+        PyMem_Free(S->frame->heap_args);
+        S->frame->heap_args = NULL;
     }
 }
 
 static void release_stack(Cystck_State *S)
 {
-    while (S->sp > S->sp_base) {
+    while (S->sp > S->frame->sp_base) {
         PyObject *o = *--S->sp;
         Py_DECREF(o);
     }
-    if (S->sp_base != S->stack)
-        PyMem_Free(S->sp_base);
-    S->sp = S->sp_base = S->stack;
+    if (S->frame->sp_base != S->frame->stack)
+        PyMem_Free(S->frame->sp_base);
+    S->sp = S->frame->sp_base = S->frame->stack;
 }
 
-PyObject *_Cystck_FinishSlow(Cystck_State *S, int n, const char *func)
+PyObject *_Cystck_NoErrorSet(const char *func)
+{
+    PyErr_Format(PyExc_SystemError,
+                 "%s returned -1 (error) without setting an exception", func);
+    return NULL;
+}
+
+PyObject *_Cystck_FinishSlow_Ool(Cystck_State *S, int n, const char *func)
 {
     Cystck_ssize_t pushed;
     PyObject *res = NULL;
     _Cystck_GoSlow(S);
-    if (S->debug != NULL)
+    if (S->frame->debug != NULL)
         _Cystck_DebugNameFrame(S, func);
-    pushed = S->sp - S->sp_base;
-    if (S->debug != NULL && n >= 0)
+    pushed = S->sp - S->frame->sp_base;
+    if (S->frame->debug != NULL && n >= 0)
         _Cystck_DebugUnbalancedScopes(S, func);
-    if (S->debug != NULL && n >= 0 && PyErr_Occurred()) {
+    if (S->frame->debug != NULL && n >= 0 && PyErr_Occurred()) {
         /* The function ignored an error the runtime raised (a misuse found by
          * debug mode, typically): report that error itself. */
         n = -1;
     }
     if (n < 0) {
         if (!PyErr_Occurred())
-            PyErr_Format(PyExc_SystemError,
-                         "%s returned -1 (error) without setting an exception", func);
+            _Cystck_NoErrorSet(func);
     }
     else if (n != pushed) {
         if (!PyErr_Occurred())
@@ -416,16 +422,16 @@ PyObject *_Cystck_FinishSlow(Cystck_State *S, int n, const char *func)
         res = Py_NewRef(Py_None);
     }
     else if (n == 1) {
-        res = S->sp_base[0];
-        S->sp = S->sp_base;      /* ownership moves to the caller */
+        res = S->frame->sp_base[0];
+        S->sp = S->frame->sp_base;      /* ownership moves to the caller */
     }
     else {
         Cystck_ssize_t i;
         res = PyTuple_New(n);
         if (res != NULL) {
             for (i = 0; i < n; i++)
-                PyTuple_SET_ITEM(res, i, S->sp_base[i]);
-            S->sp = S->sp_base;
+                PyTuple_SET_ITEM(res, i, S->frame->sp_base[i]);
+            S->sp = S->frame->sp_base;
         }
     }
     release_stack(S);
@@ -433,19 +439,19 @@ PyObject *_Cystck_FinishSlow(Cystck_State *S, int n, const char *func)
     return res;
 }
 
-int _Cystck_FinishIntSlow(Cystck_State *S, int r, const char *func)
+int _Cystck_FinishIntSlow_Ool(Cystck_State *S, int r, const char *func)
 {
     _Cystck_GoSlow(S);
-    if (S->debug != NULL)
+    if (S->frame->debug != NULL)
         _Cystck_DebugNameFrame(S, func);
-    if (S->debug != NULL && r >= 0)
+    if (S->frame->debug != NULL && r >= 0)
         _Cystck_DebugUnbalancedScopes(S, func);
-    if (S->debug != NULL && r >= 0 && PyErr_Occurred())
+    if (S->frame->debug != NULL && r >= 0 && PyErr_Occurred())
         r = -1;     /* as in _Cystck_FinishSlow */
-    if (S->sp != S->sp_base && !PyErr_Occurred()) {
+    if (S->sp != S->frame->sp_base && !PyErr_Occurred()) {
         PyErr_Format(PyExc_SystemError,
                      "%s returns a C value but left %zd value(s) on the return stack",
-                     func, (Cystck_ssize_t)(S->sp - S->sp_base));
+                     func, (Cystck_ssize_t)(S->sp - S->frame->sp_base));
         r = -1;
     }
     release_stack(S);
@@ -453,17 +459,17 @@ int _Cystck_FinishIntSlow(Cystck_State *S, int r, const char *func)
     return r;
 }
 
-CYSTCK_NOINLINE void _Cystck_CloseScopeSlow(Cystck_State *S, Cystck_Scope sc)
+CYSTCK_NOINLINE void _Cystck_CloseScopeSlow_Ool(Cystck_State *S, Cystck_Scope sc)
 {
     _Cystck_GoSlow(S);
-    if (S->debug != NULL && _Cystck_DebugCloseScope(S, sc, _CYSTCK_CALLER()) < 0)
+    if (S->frame->debug != NULL && _Cystck_DebugCloseScope(S, sc, _CYSTCK_CALLER()) < 0)
         return;     /* misuse reported; leave the gates as they are */
     /* Free chunks opened inside the scope, then trim the scope's chunk. */
-    while (S->end != sc.end && S->chunk != NULL)
+    while (S->end != sc.end && S->frame->chunk != NULL)
         drop_chunk(S);
     if (S->top > sc.top) {
-        release_range(sc.top, S->top, S->debug != NULL);
-        if (S->debug == NULL)
+        release_range(sc.top, S->top, S->frame->debug != NULL);
+        if (S->frame->debug == NULL)
             S->top = sc.top;
         else
             _Cystck_DebugNoteReleased(S, S->top - sc.top);
@@ -493,24 +499,12 @@ Cystck_Object _Cystck_BadArgAt(Cystck_State *S, const char *func, Cystck_Object 
     return _Cystck_H(NULL);
 }
 
-CYSTCK_NOINLINE Cystck_Object _Cystck_BadArg(Cystck_State *S, const char *func, Cystck_Object h)
+CYSTCK_NOINLINE Cystck_Object _Cystck_BadArg_Ool(Cystck_State *S, const char *func, Cystck_Object h)
 {
     return _Cystck_BadArgAt(S, func, h, _CYSTCK_CALLER());
 }
 
-CYSTCK_NOINLINE int _Cystck_BadArgInt(Cystck_State *S, const char *func, Cystck_Object h)
-{
-    _Cystck_BadArgAt(S, func, h, _CYSTCK_CALLER());
-    return -1;
-}
-
-CYSTCK_NOINLINE Cystck_Object _Cystck_NullArg(Cystck_State *S, const char *func)
+CYSTCK_NOINLINE Cystck_Object _Cystck_NullArg_Ool(Cystck_State *S, const char *func)
 {
     return _Cystck_BadArgAt(S, func, _Cystck_H(NULL), _CYSTCK_CALLER());
-}
-
-CYSTCK_NOINLINE int _Cystck_NullArgInt(Cystck_State *S, const char *func)
-{
-    _Cystck_BadArgAt(S, func, _Cystck_H(NULL), _CYSTCK_CALLER());
-    return -1;
 }

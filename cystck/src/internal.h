@@ -12,7 +12,7 @@ CYSTCK_INTERNAL Cystck_Object _Cystck_BadArgAt(Cystck_State *S, const char *func
 CYSTCK_INTERNAL int _Cystck_OwnsSlot(Cystck_State *S, PyObject **p);
 CYSTCK_INTERNAL void _Cystck_GoSlow(Cystck_State *S);
 /* A frame opened in debug mode becomes checked on its first slow path:
- * call this first in every slow path that reads S->debug or raises an
+ * call this first in every slow path that reads S->frame->debug or raises an
  * error the frame's close must check (S may be NULL). */
 static inline void _Cystck_SyncDebug(Cystck_State *S)
 {

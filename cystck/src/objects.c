@@ -585,7 +585,7 @@ int CystckDict_Next(Cystck_State *S, Cystck_Object d, Cystck_ssize_t *pos,
 
 /* Slot reuse (CystckDict_NextInto): debug mode, null handles in debug
  * mode, and handles in older chunks.  Only a live owned slot is written. */
-void _Cystck_ReplaceSlow(Cystck_State *S, Cystck_Object *h, PyObject *o)
+void _Cystck_ReplaceSlow_Ool(Cystck_State *S, Cystck_Object *h, PyObject *o)
 {
     PyObject **p = h->_p;
     _Cystck_SyncDebug(S);
@@ -598,7 +598,7 @@ void _Cystck_ReplaceSlow(Cystck_State *S, Cystck_Object *h, PyObject *o)
     *h = _Cystck_Own(S, o);
 }
 
-void _Cystck_ForgetSlow(Cystck_State *S, Cystck_Object *h)
+void _Cystck_ForgetSlow_Ool(Cystck_State *S, Cystck_Object *h)
 {
     PyObject **p = h->_p;
     _Cystck_SyncDebug(S);
@@ -606,14 +606,14 @@ void _Cystck_ForgetSlow(Cystck_State *S, Cystck_Object *h)
         _Cystck_DropSlow(S, *h);
 }
 
-void _Cystck_ForgetSlot(Cystck_State *S, Cystck_Object *h)
+void _Cystck_ForgetSlot_Ool(Cystck_State *S, Cystck_Object *h)
 {
     _Cystck_Forget(S, h);
 }
 
 /* The slow path of the typed element accessors: subclasses, bad index,
  * wrong container.  Returns a borrowed item or NULL with an exception. */
-PyObject *_Cystck_ItemOf(Cystck_State *S, PyObject *o, Cystck_ssize_t i, int want_list, const char *func)
+PyObject *_Cystck_ItemOf_Ool(Cystck_State *S, PyObject *o, Cystck_ssize_t i, int want_list, const char *func)
 {
     if (o == NULL) {
         _Cystck_BadArgAt(S, func, Cystck_NULL, _CYSTCK_CALLER());

@@ -90,7 +90,7 @@ void _Cystck_RefsAtExit(void)
 }
 
 /* A null or released reference passed to Cystck_deref. */
-CYSTCK_NOINLINE void _Cystck_BadRef(Cystck_State *S, const char *func, Cystck_Ref r)
+CYSTCK_NOINLINE void _Cystck_BadRef_Ool(Cystck_State *S, const char *func, Cystck_Ref r)
 {
     char at[512], made[512];
     _Cystck_SyncDebug(S);     /* so that closing the frame checks it */

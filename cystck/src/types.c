@@ -377,7 +377,7 @@ static PyTypeObject *as_type(Cystck_State *S, Cystck_Object type, const char *fu
 
 /* Cystck_New's general case (the header has the inline fast path): GC and
  * variable-size types, custom tp_alloc, bad arguments, out of memory. */
-CYSTCK_NOINLINE PyObject *_Cystck_NewObjectSlow(Cystck_State *S, Cystck_Object type)
+CYSTCK_NOINLINE PyObject *_Cystck_NewObjectSlow_Ool(Cystck_State *S, Cystck_Object type)
 {
     PyTypeObject *tp = as_type(S, type, "Cystck_New", _CYSTCK_CALLER());
     return tp != NULL ? tp->tp_alloc(tp, 0) : NULL;
@@ -524,7 +524,7 @@ Cystck_Object CystckModule_Find(Cystck_State *S, CystckModuleDef *def)
 const CystckModuleDef *_Cystck_found_def;
 PyModuleDef *_Cystck_found_pydef;
 
-void *_Cystck_ModuleFindStateSlow(Cystck_State *S, CystckModuleDef *def)
+void *_Cystck_ModuleFindStateSlow_Ool(Cystck_State *S, CystckModuleDef *def)
 {
     PyObject *m;
     (void)S;

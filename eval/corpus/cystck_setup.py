@@ -42,6 +42,7 @@ def main(argv):
     setup_py, *args = argv
     distutils_build_ext.build_ext.build_extension = build_extension
     sys.argv = [setup_py, *args]
+    # As `python setup.py` would: an sdist's setup.py may import its neighbours.
     sys.path.insert(0, os.path.dirname(os.path.abspath(setup_py)))
     runpy.run_path(setup_py, run_name="__main__")
     missing = WANTED - _built

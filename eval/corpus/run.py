@@ -48,7 +48,8 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 REPO_ROOT = HERE.parents[1]
-sys.path.insert(0, str(HERE))
+# corpus_report and recipes are beside this script (first on sys.path);
+# portkit is in ports/, a folder of scripts rather than a package.
 sys.path.insert(1, str(REPO_ROOT / "ports"))
 
 import corpus_report  # noqa: E402

@@ -12,10 +12,12 @@ the final port = output + residual patch):
 A residual-patch line counts as manual even when it merely adjusts a line
 the tool wrote, so the figure never flatters the tool.
 
-    python -m eval.harness.coverage NAME UPSTREAM TRANSLATED FINAL \\
+    python eval/harness/coverage.py NAME UPSTREAM TRANSLATED FINAL \\
         [--tool-report report.json] [--out eval/results/migration.json]
 
-run from the repository root (as ``make`` does), writes (or updates)
+(a script, not ``-m``: from the repository root ``-m`` would put the source
+tree's cystck/ ahead of the installed package, which alone holds
+cystck.migrate) writes (or updates)
 NAME's entry in the JSON file: the paper's Tables 4-8 columns for the tool
 and for the final port, the residual patch's size and the coverage.
 """

@@ -30,9 +30,8 @@ import sys
 import tempfile
 
 HERE = pathlib.Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE))
 
-import build as micro_build  # noqa: E402
+import build as micro_build  # noqa: E402  (beside this script: first on sys.path)
 import microbench  # noqa: E402
 
 # Run inside valgrind: the marker before each measured loop is the dump.

@@ -36,10 +36,8 @@ import sysconfig
 
 HERE = pathlib.Path(__file__).resolve().parent
 REPO = HERE.parents[1]
-if str(HERE) not in sys.path:
-    sys.path.insert(0, str(HERE))
 
-import microbench  # noqa: E402  (needs HERE on sys.path)
+import microbench  # noqa: E402  (beside this script: first on sys.path)
 
 # Appended: the source tree's cystck/ must not shadow the installed one.
 if str(REPO) not in sys.path:

@@ -34,6 +34,8 @@ OTHER_SCHEMAS = {
     "micro.json": "cystck-micro/1, eval/micro/run.py (per benchmark, not per workload)",
     "corpus.json": "cystck-corpus/1, eval/corpus/run.py (translation coverage, no timings)",
     "migration.json": "the ports' metrics.py (lines changed by the migration, no timings)",
+    "micro_callgrind.json": "eval/micro/callgrind.py --out (instructions per call), with the "
+                            "same measurement before the last change as 'baseline'",
 }
 
 

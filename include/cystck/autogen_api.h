@@ -185,6 +185,17 @@ static inline Cystck_Object CystckObject_Format(Cystck_State *S, Cystck_Object o
 #undef FN
 }
 
+/* [h+1, e] the address of o's object as an int: id(o) (the translator maps PyLong_FromVoidPtr of a handle only; a C pointer stays stock) */
+static inline Cystck_Object CystckLong_FromVoidPtr(Cystck_State *S, Cystck_Object o)
+{
+#define FN "CystckLong_FromVoidPtr"
+    PyObject *o_ = _Cystck_Get(o);
+    if (Cystck_unlikely(!o_))
+        return (_Cystck_BadArg(S, FN, o), Cystck_NULL);
+    return _Cystck_Own(S, PyLong_FromVoidPtr(o_));
+#undef FN
+}
+
 /* [e] hash(o) */
 static inline Cystck_hash_t CystckObject_Hash(Cystck_State *S, Cystck_Object o)
 {
@@ -2242,6 +2253,19 @@ static inline int CystckDict_SetItemString(Cystck_State *S, Cystck_Object d, con
 #undef FN
 }
 
+/* [h+1, e] d.setdefault(key, dflt) */
+static inline Cystck_Object CystckDict_SetDefault(Cystck_State *S, Cystck_Object d, Cystck_Object key, Cystck_Object dflt)
+{
+#define FN "CystckDict_SetDefault"
+    PyObject *d_ = _Cystck_Get(d);
+    PyObject *key_ = _Cystck_Get(key);
+    PyObject *dflt_ = _Cystck_Get(dflt);
+    if (Cystck_unlikely(!d_ || !key_ || !dflt_))
+        return (_Cystck_BadArg(S, FN, !d_ ? d : !key_ ? key : dflt), Cystck_NULL);
+    return _Cystck_OwnBorrowed(S, PyDict_SetDefault(d_, key_, dflt_));
+#undef FN
+}
+
 /* [e] del d[key] */
 static inline int CystckDict_DelItem(Cystck_State *S, Cystck_Object d, Cystck_Object key)
 {
@@ -2910,6 +2934,18 @@ static inline Cystck_Object CystckStaticMethod_New(Cystck_State *S, Cystck_Objec
     if (Cystck_unlikely(!f_))
         return (_Cystck_BadArg(S, FN, f), Cystck_NULL);
     return _Cystck_Own(S, PyStaticMethod_New(f_));
+#undef FN
+}
+
+/* [h+1, e] types.GenericAlias(origin, args), what __class_getitem__ returns (PEP 585) */
+static inline Cystck_Object Cystck_GenericAlias(Cystck_State *S, Cystck_Object origin, Cystck_Object args)
+{
+#define FN "Cystck_GenericAlias"
+    PyObject *origin_ = _Cystck_Get(origin);
+    PyObject *args_ = _Cystck_Get(args);
+    if (Cystck_unlikely(!origin_ || !args_))
+        return (_Cystck_BadArg(S, FN, !origin_ ? origin : args), Cystck_NULL);
+    return _Cystck_Own(S, Py_GenericAlias(origin_, args_));
 #undef FN
 }
 

@@ -18,8 +18,8 @@ extern "C" {
 /* Frames                                                              */
 /* ------------------------------------------------------------------ */
 
-/* Open a frame in S.  Only the fields the fast paths read are set (see
- * Cystck_State).  Debug mode changes one value (_Cystck_inline_room, 0
+/* Open a frame: its header S and its data F (see Cystck_State).  Only the
+ * header is set.  Debug mode changes one value (_Cystck_inline_room, 0
  * instead of CYSTCK_INLINE_HANDLES) and takes no branch: a frame
  * opened in debug mode has no inline slot (end == top), so its first handle
  * goes to _Cystck_OwnSlow, which makes it a checked frame with slots that
@@ -27,14 +27,18 @@ extern "C" {
  * same first (_Cystck_GoSlow).  A branch here, or a call, would leave the
  * compiler unsure of every field where the paths join, and the release
  * path would pay for debug mode on each handle operation. */
-static inline void _Cystck_OpenFrame(Cystck_State *S, const char *func)
+static inline void _Cystck_OpenFrame(Cystck_State *S, struct _Cystck_Frame *F, const char *func)
 {
     (void)func;     /* named at close, by _Cystck_Finish */
-    S->top = S->base = S->slots;
-    S->end = S->slots + _CYSTCK_INLINE_ROOM();
-    S->sp = S->stack;
-    S->sp_limit = (uintptr_t)(S->stack + CYSTCK_INLINE_STACK);   /* inline */
+    S->frame = F;
+    S->top = S->base = F->slots;
+    S->end = F->slots + _CYSTCK_INLINE_ROOM();
+    S->sp = F->stack;
+    S->sp_limit = (uintptr_t)(F->stack + CYSTCK_INLINE_STACK);   /* inline */
 }
+/* A trampoline's frame: the header S_ (whose address only goes to inline
+ * functions) and the data F_. */
+#define _CYSTCK_FRAME_LOCALS Cystck_State S_; struct _Cystck_Frame F_
 
 /* Release the handles of an inline frame.  Laid out for none left (the
  * result moved to the stack, or no object made): the loop goes out of line. */
@@ -47,6 +51,9 @@ static inline void _Cystck_ReleaseInline(Cystck_State *S)
         while (++p < S->top);
     }
 }
+
+/* Raise SystemError: func returned -1 without setting an exception.  NULL. */
+CYSTCK_INTERNAL CYSTCK_COLD PyObject *_Cystck_NoErrorSet(const char *func);
 
 /* Close the frame of a function that returned n (its push count or -1) and
  * build the PyObject* result. */
@@ -62,6 +69,11 @@ static inline PyObject *_Cystck_Finish(Cystck_State *S, int n, const char *func)
                                the push stored there */
     else if (n == 0 && room == CYSTCK_INLINE_STACK * sizeof(PyObject *))
         res = Py_NewRef(Py_None);
+    else if (n < 0 && room == CYSTCK_INLINE_STACK * sizeof(PyObject *) && S->top == S->base)
+        /* An error return with nothing to release, which needs none of the
+         * header: where the compiler knows that (no handle made on the way),
+         * it need not keep the header alive across the calls before it. */
+        return Cystck_likely(PyErr_Occurred() != NULL) ? NULL : _Cystck_NoErrorSet(func);
     else
         return _Cystck_FinishSlow(S, n, func);
     _Cystck_ReleaseInline(S);
@@ -150,26 +162,26 @@ static inline Cystck_Object *_Cystck_BindArgs(Cystck_State *S, Cystck_Object *in
 #define _CYSTCK_TRAMPOLINE_CYSTCK_NOARGS(SYM, IMPL)                                \
     static PyObject *_CYSTCK_TRAMP(SYM)(PyObject *self, PyObject *unused_)   \
     {                                                                         \
-        Cystck_State S_;                                                      \
+        _CYSTCK_FRAME_LOCALS;                                                 \
         (void)unused_;                                                        \
-        _Cystck_OpenFrame(&S_, #IMPL);                                        \
+        _Cystck_OpenFrame(&S_, &F_, #IMPL);                                        \
         return _Cystck_Finish(&S_, IMPL(&S_, _Cystck_H(&self)), #IMPL);       \
     }
 #define _CYSTCK_TRAMPOLINE_CYSTCK_O(SYM, IMPL)                                     \
     static PyObject *_CYSTCK_TRAMP(SYM)(PyObject *self, PyObject *arg)       \
     {                                                                         \
-        Cystck_State S_;                                                      \
-        _Cystck_OpenFrame(&S_, #IMPL);                                        \
+        _CYSTCK_FRAME_LOCALS;                                                 \
+        _Cystck_OpenFrame(&S_, &F_, #IMPL);                                        \
         return _Cystck_Finish(&S_, IMPL(&S_, _Cystck_H(&self), _Cystck_HArg(&arg)), #IMPL); \
     }
 #define _CYSTCK_TRAMPOLINE_CYSTCK_VARARGS(SYM, IMPL)                               \
     static PyObject *_CYSTCK_TRAMP(SYM)(PyObject *self, PyObject *const *args, \
                                          Py_ssize_t nargs)                    \
     {                                                                         \
-        Cystck_State S_;                                                      \
+        _CYSTCK_FRAME_LOCALS;                                                 \
         Cystck_Object argv_[CYSTCK_INLINE_ARGS];                              \
         const Cystck_Object *hargs_;                                          \
-        _Cystck_OpenFrame(&S_, #IMPL);                                        \
+        _Cystck_OpenFrame(&S_, &F_, #IMPL);                                        \
         hargs_ = _Cystck_BindArgs(&S_, argv_, args, nargs);                   \
         if (Cystck_unlikely(hargs_ == NULL))                                  \
             return _Cystck_Finish(&S_, -1, #IMPL);                            \
@@ -179,11 +191,11 @@ static inline Cystck_Object *_Cystck_BindArgs(Cystck_State *S, Cystck_Object *in
     static PyObject *_CYSTCK_TRAMP(SYM)(PyObject *self, PyObject *const *args, \
                                          Py_ssize_t nargs, PyObject *kwnames) \
     {                                                                         \
-        Cystck_State S_;                                                      \
+        _CYSTCK_FRAME_LOCALS;                                                 \
         Cystck_Object argv_[CYSTCK_INLINE_ARGS];                              \
         const Cystck_Object *hargs_;                                          \
         Py_ssize_t ntotal_ = nargs + (kwnames ? PyTuple_GET_SIZE(kwnames) : 0); \
-        _Cystck_OpenFrame(&S_, #IMPL);                                        \
+        _Cystck_OpenFrame(&S_, &F_, #IMPL);                                        \
         hargs_ = _Cystck_BindArgs(&S_, argv_, args, ntotal_);                 \
         if (Cystck_unlikely(hargs_ == NULL))                                  \
             return _Cystck_Finish(&S_, -1, #IMPL);                            \
@@ -290,16 +302,16 @@ typedef struct { PyObject *_list; } Cystck_WeakList;
     static int IMPL(Cystck_State *S, Cystck_Object self, void *closure);      \
     static PyObject *_CYSTCK_TRAMP(SYM)(PyObject *self, void *closure)       \
     {                                                                         \
-        Cystck_State S_;                                                      \
-        _Cystck_OpenFrame(&S_, #IMPL);                                        \
+        _CYSTCK_FRAME_LOCALS;                                                 \
+        _Cystck_OpenFrame(&S_, &F_, #IMPL);                                        \
         return _Cystck_Finish(&S_, IMPL(&S_, _Cystck_HArg(&self), closure), #IMPL); \
     }
 #define _CYSTCK_SETTER(SYM, IMPL)                                                  \
     static int IMPL(Cystck_State *S, Cystck_Object self, Cystck_Object value, void *closure); \
     static int _CYSTCK_TRAMP(SYM)(PyObject *self, PyObject *value, void *closure) \
     {                                                                         \
-        Cystck_State S_;                                                      \
-        _Cystck_OpenFrame(&S_, #IMPL);                                        \
+        _CYSTCK_FRAME_LOCALS;                                                 \
+        _Cystck_OpenFrame(&S_, &F_, #IMPL);                                        \
         return _Cystck_FinishInt(&S_, IMPL(&S_, _Cystck_HArg(&self),         \
                                  value ? _Cystck_H(&value) : Cystck_NULL, closure), #IMPL); \
     }
@@ -351,17 +363,17 @@ typedef struct { PyObject *_list; } Cystck_WeakList;
     static int IMPL(Cystck_State *S, Cystck_Object self);                     \
     static PyObject *_CYSTCK_TRAMP(SYM)(PyObject *self)                      \
     {                                                                         \
-        Cystck_State S_;                                                      \
-        _Cystck_OpenFrame(&S_, #IMPL);                                        \
+        _CYSTCK_FRAME_LOCALS;                                                 \
+        _Cystck_OpenFrame(&S_, &F_, #IMPL);                                        \
         return _Cystck_Finish(&S_, IMPL(&S_, _Cystck_HArg(&self)), #IMPL);       \
     }
 #define _CYSTCK_ITERNEXT(SYM, IMPL)                                                \
     static int IMPL(Cystck_State *S, Cystck_Object self);                     \
     static PyObject *_CYSTCK_TRAMP(SYM)(PyObject *self)                      \
     {                                                                         \
-        Cystck_State S_;                                                      \
+        _CYSTCK_FRAME_LOCALS;                                                 \
         int n_;                                                               \
-        _Cystck_OpenFrame(&S_, #IMPL);                                        \
+        _Cystck_OpenFrame(&S_, &F_, #IMPL);                                        \
         n_ = IMPL(&S_, _Cystck_HArg(&self));                                     \
         if (n_ < 0 && !PyErr_Occurred()) {                                    \
             _Cystck_FinishInt(&S_, -1, #IMPL);   /* like an error */          \
@@ -373,16 +385,16 @@ typedef struct { PyObject *_list; } Cystck_WeakList;
     static int IMPL(Cystck_State *S, Cystck_Object a, Cystck_Object b);       \
     static PyObject *_CYSTCK_TRAMP(SYM)(PyObject *a, PyObject *b)            \
     {                                                                         \
-        Cystck_State S_;                                                      \
-        _Cystck_OpenFrame(&S_, #IMPL);                                        \
+        _CYSTCK_FRAME_LOCALS;                                                 \
+        _Cystck_OpenFrame(&S_, &F_, #IMPL);                                        \
         return _Cystck_Finish(&S_, IMPL(&S_, _Cystck_HArg(&a), _Cystck_HArg(&b)), #IMPL); \
     }
 #define _CYSTCK_TERNARY(SYM, IMPL)                                                 \
     static int IMPL(Cystck_State *S, Cystck_Object a, Cystck_Object b, Cystck_Object c); \
     static PyObject *_CYSTCK_TRAMP(SYM)(PyObject *a, PyObject *b, PyObject *c) \
     {                                                                         \
-        Cystck_State S_;                                                      \
-        _Cystck_OpenFrame(&S_, #IMPL);                                        \
+        _CYSTCK_FRAME_LOCALS;                                                 \
+        _Cystck_OpenFrame(&S_, &F_, #IMPL);                                        \
         return _Cystck_Finish(&S_, IMPL(&S_, _Cystck_HArg(&a), _Cystck_HArg(&b),    \
                                         _Cystck_H(&c)), #IMPL);               \
     }
@@ -390,8 +402,8 @@ typedef struct { PyObject *_list; } Cystck_WeakList;
     static int IMPL(Cystck_State *S, Cystck_Object self, Cystck_Object obj, Cystck_Object type); \
     static PyObject *_CYSTCK_TRAMP(SYM)(PyObject *self, PyObject *obj, PyObject *type) \
     {                                                                         \
-        Cystck_State S_;                                                      \
-        _Cystck_OpenFrame(&S_, #IMPL);                                        \
+        _CYSTCK_FRAME_LOCALS;                                                 \
+        _Cystck_OpenFrame(&S_, &F_, #IMPL);                                        \
         return _Cystck_Finish(&S_, IMPL(&S_, _Cystck_HArg(&self), _Cystck_H(&obj), \
                                         _Cystck_H(&type)), #IMPL);            \
     }
@@ -399,17 +411,17 @@ typedef struct { PyObject *_list; } Cystck_WeakList;
     static int IMPL(Cystck_State *S, Cystck_Object a, Cystck_Object b, int op); \
     static PyObject *_CYSTCK_TRAMP(SYM)(PyObject *a, PyObject *b, int op)    \
     {                                                                         \
-        Cystck_State S_;                                                      \
-        _Cystck_OpenFrame(&S_, #IMPL);                                        \
+        _CYSTCK_FRAME_LOCALS;                                                 \
+        _Cystck_OpenFrame(&S_, &F_, #IMPL);                                        \
         return _Cystck_Finish(&S_, IMPL(&S_, _Cystck_HArg(&a), _Cystck_HArg(&b), op), #IMPL); \
     }
 #define _CYSTCK_VALUE_OF_SELF(SYM, IMPL, RTYPE)                                    \
     static RTYPE IMPL(Cystck_State *S, Cystck_Object self);                   \
     static RTYPE _CYSTCK_TRAMP(SYM)(PyObject *self)                          \
     {                                                                         \
-        Cystck_State S_;                                                      \
+        _CYSTCK_FRAME_LOCALS;                                                 \
         RTYPE r_;                                                             \
-        _Cystck_OpenFrame(&S_, #IMPL);                                        \
+        _Cystck_OpenFrame(&S_, &F_, #IMPL);                                        \
         r_ = IMPL(&S_, _Cystck_HArg(&self));                                     \
         return _CYSTCK_FINISH_VALUE(&S_, r_, #IMPL);                          \
     }
@@ -417,16 +429,16 @@ typedef struct { PyObject *_list; } Cystck_WeakList;
     static int IMPL(Cystck_State *S, Cystck_Object self, Cystck_ssize_t i);   \
     static PyObject *_CYSTCK_TRAMP(SYM)(PyObject *self, Py_ssize_t i)        \
     {                                                                         \
-        Cystck_State S_;                                                      \
-        _Cystck_OpenFrame(&S_, #IMPL);                                        \
+        _CYSTCK_FRAME_LOCALS;                                                 \
+        _Cystck_OpenFrame(&S_, &F_, #IMPL);                                        \
         return _Cystck_Finish(&S_, IMPL(&S_, _Cystck_HArg(&self), i), #IMPL);    \
     }
 #define _CYSTCK_SSIZEOBJARG(SYM, IMPL)                                             \
     static int IMPL(Cystck_State *S, Cystck_Object self, Cystck_ssize_t i, Cystck_Object v); \
     static int _CYSTCK_TRAMP(SYM)(PyObject *self, Py_ssize_t i, PyObject *v) \
     {                                                                         \
-        Cystck_State S_;                                                      \
-        _Cystck_OpenFrame(&S_, #IMPL);                                        \
+        _CYSTCK_FRAME_LOCALS;                                                 \
+        _Cystck_OpenFrame(&S_, &F_, #IMPL);                                        \
         return _Cystck_FinishInt(&S_, IMPL(&S_, _Cystck_HArg(&self), i,          \
                                  v ? _Cystck_H(&v) : Cystck_NULL), #IMPL);   \
     }
@@ -434,8 +446,8 @@ typedef struct { PyObject *_list; } Cystck_WeakList;
     static int IMPL(Cystck_State *S, Cystck_Object self, Cystck_Object k, Cystck_Object v); \
     static int _CYSTCK_TRAMP(SYM)(PyObject *self, PyObject *k, PyObject *v)  \
     {                                                                         \
-        Cystck_State S_;                                                      \
-        _Cystck_OpenFrame(&S_, #IMPL);                                        \
+        _CYSTCK_FRAME_LOCALS;                                                 \
+        _Cystck_OpenFrame(&S_, &F_, #IMPL);                                        \
         return _Cystck_FinishInt(&S_, IMPL(&S_, _Cystck_HArg(&self), _Cystck_HArg(&k), \
                                  v ? _Cystck_H(&v) : Cystck_NULL), #IMPL);   \
     }
@@ -443,18 +455,18 @@ typedef struct { PyObject *_list; } Cystck_WeakList;
     static int IMPL(Cystck_State *S, Cystck_Object self, Cystck_Object v);    \
     static int _CYSTCK_TRAMP(SYM)(PyObject *self, PyObject *v)               \
     {                                                                         \
-        Cystck_State S_;                                                      \
-        _Cystck_OpenFrame(&S_, #IMPL);                                        \
+        _CYSTCK_FRAME_LOCALS;                                                 \
+        _Cystck_OpenFrame(&S_, &F_, #IMPL);                                        \
         return _Cystck_FinishInt(&S_, IMPL(&S_, _Cystck_HArg(&self), _Cystck_HArg(&v)), #IMPL); \
     }
 /* tp_new, tp_init and tp_call receive a tuple and a dict: the argument
  * handles point into the tuple's items, kw is the dict or null. */
 #define _CYSTCK_ARGS_KW_BODY(IMPL, FIRST, FINISH)                             \
-        Cystck_State S_;                                                      \
+        _CYSTCK_FRAME_LOCALS;                                                 \
         Cystck_Object argv_[CYSTCK_INLINE_ARGS];                              \
         const Cystck_Object *hargs_;                                          \
         Py_ssize_t n_ = PyTuple_GET_SIZE(args);                               \
-        _Cystck_OpenFrame(&S_, #IMPL);                                        \
+        _Cystck_OpenFrame(&S_, &F_, #IMPL);                                        \
         hargs_ = _Cystck_BindArgs(&S_, argv_, PySequence_Fast_ITEMS(args), n_); \
         if (Cystck_unlikely(hargs_ == NULL))                                  \
             return FINISH(&S_, -1, #IMPL);                                    \
@@ -495,10 +507,10 @@ CYSTCK_INTERNAL void _Cystck_BufferReleased(PyObject *self, int r, PyObject *sav
     static int IMPL(Cystck_State *S, Cystck_Object self, Py_buffer *view, int flags); \
     static int _CYSTCK_TRAMP(SYM)(PyObject *self, Py_buffer *view, int flags) \
     {                                                                         \
-        Cystck_State S_;                                                      \
+        _CYSTCK_FRAME_LOCALS;                                                 \
         int r_;                                                               \
         view->obj = NULL;                                                     \
-        _Cystck_OpenFrame(&S_, #IMPL);                                        \
+        _Cystck_OpenFrame(&S_, &F_, #IMPL);                                        \
         r_ = _Cystck_FinishInt(&S_, IMPL(&S_, _Cystck_HArg(&self), view, flags), #IMPL); \
         return _Cystck_BufferFilled(self, view, r_);                          \
     }
@@ -506,10 +518,10 @@ CYSTCK_INTERNAL void _Cystck_BufferReleased(PyObject *self, int r, PyObject *sav
     static void IMPL(Cystck_State *S, Cystck_Object self, Py_buffer *view);   \
     static void _CYSTCK_TRAMP(SYM)(PyObject *self, Py_buffer *view)          \
     {                                                                         \
-        Cystck_State S_;                                                      \
+        _CYSTCK_FRAME_LOCALS;                                                 \
         PyObject *saved_[3];                                                  \
         _Cystck_StashError(saved_);                                           \
-        _Cystck_OpenFrame(&S_, #IMPL);                                        \
+        _Cystck_OpenFrame(&S_, &F_, #IMPL);                                        \
         IMPL(&S_, _Cystck_HArg(&self), view);                                 \
         _Cystck_BufferReleased(self, _Cystck_FinishInt(&S_, 0, #IMPL), saved_); \
     }
@@ -522,10 +534,10 @@ CYSTCK_INTERNAL void _Cystck_BufferReleased(PyObject *self, int r, PyObject *sav
     static void IMPL(Cystck_State *S, Cystck_Object self);                    \
     static void _CYSTCK_TRAMP(SYM)(PyObject *self)                           \
     {                                                                         \
-        Cystck_State S_;                                                      \
+        _CYSTCK_FRAME_LOCALS;                                                 \
         PyObject *saved_[3];                                                  \
         _Cystck_StashError(saved_);                                           \
-        _Cystck_OpenFrame(&S_, #IMPL);                                        \
+        _Cystck_OpenFrame(&S_, &F_, #IMPL);                                   \
         IMPL(&S_, _Cystck_HArg(&self));                                       \
         _Cystck_BufferReleased(self, _Cystck_FinishInt(&S_, 0, #IMPL), saved_); \
     }
@@ -651,6 +663,10 @@ CYSTCK_INTERNAL void _Cystck_DeallocTrash(PyObject *self, void (*destroy)(void *
 #else
 #define _CYSTCK_STATIC_ASSERT(COND, MSG) _Static_assert(COND, MSG)
 #endif
+/* The header's copy (_Cystck_HeadCopy) is read as a Cystck_State. */
+_CYSTCK_STATIC_ASSERT(offsetof(Cystck_State, frame) == offsetof(_Cystck_HeadCopy, frame) &&
+                      offsetof(Cystck_State, sp_limit) == offsetof(_Cystck_HeadCopy, sp_limit),
+                      "_Cystck_HeadCopy must start like Cystck_State");
 
 #define _CYSTCK_DEF_SLOT_1(SYM, SLOT, IMPL)                                   \
     _CYSTCK_SLOT_KIND(_CYSTCK_SLOTKIND_##SLOT, SYM, IMPL)                     \
@@ -744,9 +760,9 @@ CYSTCK_INTERNAL CystckModuleDef *_Cystck_ModuleDefOf(PyModuleDef *pydef);
     static int IMPL(Cystck_State *S, Cystck_Object module);                   \
     static int _CYSTCK_TRAMP(SYM)(PyObject *module)                          \
     {                                                                         \
-        Cystck_State S_;                                                      \
+        _CYSTCK_FRAME_LOCALS;                                                 \
         int r_;                                                               \
-        _Cystck_OpenFrame(&S_, #IMPL);                                        \
+        _Cystck_OpenFrame(&S_, &F_, #IMPL);                                        \
         _Cystck_in_module_init++;                                             \
         r_ = _Cystck_FinishInt(&S_, IMPL(&S_, _Cystck_HArg(&module)), #IMPL); \
         _Cystck_in_module_init--;                                             \
@@ -756,9 +772,9 @@ CYSTCK_INTERNAL CystckModuleDef *_Cystck_ModuleDefOf(PyModuleDef *pydef);
     static int IMPL(Cystck_State *S, Cystck_Object spec, CystckModuleDef *def); \
     static PyObject *_CYSTCK_TRAMP(SYM)(PyObject *spec, PyModuleDef *def)    \
     {                                                                         \
-        Cystck_State S_;                                                      \
+        _CYSTCK_FRAME_LOCALS;                                                 \
         PyObject *m_;                                                         \
-        _Cystck_OpenFrame(&S_, #IMPL);                                        \
+        _Cystck_OpenFrame(&S_, &F_, #IMPL);                                        \
         _Cystck_in_module_init++;                                             \
         m_ = _Cystck_Finish(&S_, IMPL(&S_, _Cystck_HArg(&spec),               \
                                       _Cystck_ModuleDefOf(def)), #IMPL);      \
@@ -815,10 +831,10 @@ extern CYSTCK_INTERNAL const char *_Cystck_init_name;
     PyMODINIT_FUNC PyInit_##NAME(void);                                       \
     PyMODINIT_FUNC PyInit_##NAME(void)                                        \
     {                                                                         \
-        Cystck_State S_;                                                      \
+        _CYSTCK_FRAME_LOCALS;                                                 \
         PyObject *m_;                                                         \
         _Cystck_RuntimeInit();                                                \
-        _Cystck_OpenFrame(&S_, "PyInit_" #NAME);                              \
+        _Cystck_OpenFrame(&S_, &F_, "PyInit_" #NAME);                              \
         _Cystck_in_module_init++;                                             \
         _Cystck_init_name = #NAME;                                            \
         m_ = _Cystck_Finish(&S_, NAME##__cystck_init(&S_), "PyInit_" #NAME);  \

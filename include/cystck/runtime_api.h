@@ -34,7 +34,11 @@ CYSTCK_INTERNAL int CystckType_IsSubtype(Cystck_State *S, Cystck_Object a, Cystc
 CYSTCK_INTERNAL Cystck_Object CystckType_FromSpec(Cystck_State *S, CystckType_Spec *spec, Cystck_Object bases);
 CYSTCK_INTERNAL Cystck_Object CystckType_GenericNew(Cystck_State *S, Cystck_Object type);
 /* Cystck_New's general case: a new reference, or NULL with an exception. */
-CYSTCK_INTERNAL PyObject *_Cystck_NewObjectSlow(Cystck_State *S, Cystck_Object type);
+CYSTCK_INTERNAL CYSTCK_NOINLINE PyObject *_Cystck_NewObjectSlow_Ool(Cystck_State *S, Cystck_Object type);
+static CYSTCK_ALWAYS_INLINE PyObject *_Cystck_NewObjectSlow(Cystck_State *S, Cystck_Object type)
+{
+    _CYSTCK_ON_COPY(PyObject *, _Cystck_NewObjectSlow_Ool(_CYSTCK_COPY_STATE(&c_), type))
+}
 CYSTCK_INTERNAL PyObject *_Cystck_PlainAlloc(PyTypeObject *tp, Py_ssize_t nitems);
 
 /* [h+1, e] A new instance of type; *data (if not NULL) = its native struct
@@ -85,8 +89,13 @@ static inline int Cystck_TypeIs(Cystck_State *S, Cystck_Object o, Cystck_Object 
  * null seq).  It takes the object, not the handle: a handle passed out of
  * line makes its slot escape, and the compiler then reloads and rechecks
  * the sequence on every item of a loop instead of once. */
-CYSTCK_INTERNAL PyObject *_Cystck_ItemOf(Cystck_State *S, PyObject *seq, Cystck_ssize_t i, int want_list,
-                                         const char *func);
+CYSTCK_INTERNAL CYSTCK_NOINLINE PyObject *_Cystck_ItemOf_Ool(Cystck_State *S, PyObject *seq, Cystck_ssize_t i,
+                                             int want_list, const char *func);
+static CYSTCK_ALWAYS_INLINE PyObject *_Cystck_ItemOf(Cystck_State *S, PyObject *seq, Cystck_ssize_t i,
+                                                    int want_list, const char *func)
+{
+    _CYSTCK_ON_COPY(PyObject *, _Cystck_ItemOf_Ool(_CYSTCK_COPY_STATE(&c_), seq, i, want_list, func))
+}
 static inline PyObject *_Cystck_ListItem(Cystck_State *S, Cystck_Object l, Cystck_ssize_t i, const char *func)
 {
     PyObject *l_ = _Cystck_Get(l);
@@ -179,9 +188,21 @@ CYSTCK_INTERNAL int CystckDict_Next(Cystck_State *S, Cystck_Object d, Cystck_ssi
  * slot (a new slot when *h is null or not a live slot of this call: never
  * writes where the call does not own), _Cystck_Forget releases it and sets
  * it to Cystck_NULL (no-op, no debug error, for one this call does not own). */
-CYSTCK_INTERNAL void _Cystck_ReplaceSlow(Cystck_State *S, Cystck_Object *h, PyObject *o);
-CYSTCK_INTERNAL void _Cystck_ForgetSlow(Cystck_State *S, Cystck_Object *h);
-CYSTCK_INTERNAL void _Cystck_ForgetSlot(Cystck_State *S, Cystck_Object *h);   /* _Cystck_Forget, out of line */
+CYSTCK_INTERNAL CYSTCK_NOINLINE void _Cystck_ReplaceSlow_Ool(Cystck_State *S, Cystck_Object *h, PyObject *o);
+CYSTCK_INTERNAL CYSTCK_NOINLINE void _Cystck_ForgetSlow_Ool(Cystck_State *S, Cystck_Object *h);
+CYSTCK_INTERNAL CYSTCK_NOINLINE void _Cystck_ForgetSlot_Ool(Cystck_State *S, Cystck_Object *h);   /* _Cystck_Forget, out of line */
+static CYSTCK_ALWAYS_INLINE void _Cystck_ReplaceSlow(Cystck_State *S, Cystck_Object *h, PyObject *o)
+{
+    _CYSTCK_ON_COPY_VOID(_Cystck_ReplaceSlow_Ool(_CYSTCK_COPY_STATE(&c_), h, o))
+}
+static CYSTCK_ALWAYS_INLINE void _Cystck_ForgetSlow(Cystck_State *S, Cystck_Object *h)
+{
+    _CYSTCK_ON_COPY_VOID(_Cystck_ForgetSlow_Ool(_CYSTCK_COPY_STATE(&c_), h))
+}
+static CYSTCK_ALWAYS_INLINE void _Cystck_ForgetSlot(Cystck_State *S, Cystck_Object *h)
+{
+    _CYSTCK_ON_COPY_VOID(_Cystck_ForgetSlot_Ool(_CYSTCK_COPY_STATE(&c_), h))
+}
 /* Store a new reference o (stolen) in *h's slot, as _Cystck_Replace. */
 static inline void _Cystck_Store(Cystck_State *S, Cystck_Object *h, PyObject *o)
 {
@@ -298,7 +319,7 @@ static inline int CystckErr_Occurred(Cystck_State *S) { (void)S; return PyErr_Oc
  * stack, or in debug mode a scope left open). */
 static inline void Cystck_OpenFrame(Cystck_State *S)
 {
-    _Cystck_OpenFrame(S, "Cystck_OpenFrame");
+    _Cystck_OpenFrame(S, &S->own_frame_, "Cystck_OpenFrame");
 }
 static inline int Cystck_CloseFrame(Cystck_State *S)
 {
@@ -387,7 +408,11 @@ CYSTCK_INTERNAL void *CystckType_GetModuleState(Cystck_State *S, Cystck_Object t
  * looked up last (per-object lookups); SystemError when not loaded. */
 extern CYSTCK_INTERNAL const CystckModuleDef *_Cystck_found_def;
 extern CYSTCK_INTERNAL PyModuleDef *_Cystck_found_pydef;
-CYSTCK_INTERNAL void *_Cystck_ModuleFindStateSlow(Cystck_State *S, CystckModuleDef *def);
+CYSTCK_INTERNAL CYSTCK_NOINLINE void *_Cystck_ModuleFindStateSlow_Ool(Cystck_State *S, CystckModuleDef *def);
+static CYSTCK_ALWAYS_INLINE void *_Cystck_ModuleFindStateSlow(Cystck_State *S, CystckModuleDef *def)
+{
+    _CYSTCK_ON_COPY(void *, _Cystck_ModuleFindStateSlow_Ool(_CYSTCK_COPY_STATE(&c_), def))
+}
 static inline void *CystckModule_FindState(Cystck_State *S, CystckModuleDef *def)
 {
     PyObject *m;

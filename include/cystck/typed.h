@@ -394,8 +394,8 @@ static inline void _Cystck_TypedGather(const _Cystck_TypedCache *c, PyObject *co
         _CYSTCK_FE(_CYSTCK_P_DEFAULT, ~, __VA_ARGS__)                         \
     call_:                                                                    \
         {                                                                     \
-            Cystck_State S_;                                                  \
-            _Cystck_OpenFrame(&S_, #IMPL);                                    \
+            _CYSTCK_FRAME_LOCALS;                                             \
+            _Cystck_OpenFrame(&S_, &F_, #IMPL);                                    \
             _CYSTCK_TYPED_FINISH(RT, &S_,                                     \
                 SYM##__impl(&S_, _Cystck_H(&self)                             \
                             _CYSTCK_FE(_CYSTCK_P_ARG, ~, __VA_ARGS__)), #IMPL) \

@@ -380,3 +380,29 @@ def in_unbraced_body(masked, start):
                 if depth == 0:
                     return bool(regex.search(r"\b(?:if|for|while)\s*$", before[:i]))
     return False
+
+
+def call_of_argument(code, at):
+    """(name, start) of the call that has the expression starting at ``at``
+    as a whole argument (the text before it, back to the call's ``(``, is
+    earlier arguments, balanced), or None."""
+    depth, i = 0, at - 1
+    while i >= 0 and code[i].isspace():
+        i -= 1
+    if i < 0 or code[i] not in ",(":
+        return None
+    while i >= 0:
+        c = code[i]
+        if c in ")]":
+            depth += 1
+        elif c in "([":
+            if depth == 0:
+                break
+            depth -= 1
+        elif c in ";{}" and depth == 0:
+            return None
+        i -= 1
+    if i < 0 or code[i] != "(":
+        return None
+    m = regex.search(r"(\w+)\s*$", code[:i])
+    return (m.group(1), m.start(1)) if m else None

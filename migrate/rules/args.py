@@ -372,7 +372,7 @@ class TypedEntry(Rule):
                     or role.detail not in ("CYSTCK_VARARGS", "CYSTCK_KEYWORDS"):
                 continue
             entries = [e for e in p.method_entries if e[3] == f.name]
-            if len(entries) != 1 or "METH_FASTCALL" in entries[0][4] \
+            if len(entries) != 1 or "METH_FASTCALL" in entries[0][4] or proj.binding_flags(entries[0][4]) \
                     or not regex.search(r"\bstatic\b", code[f.start:f.name_start]):
                 continue
             params = _common.parse_params(code, *f.params)
@@ -488,12 +488,18 @@ class KwargsDict(Rule):
         test?  (Passed on to a parser or another method, it must stay the
         names.)"""
         uses = list(regex.finditer(rf"(?<![\w.>]){kw}\b", body))
-        helper_arg = rf"|\b(?:{'|'.join(map(regex.escape, sorted(helpers)))})\s*\(\s*S\s*,(?:[^();]*,)?\s*" \
-            if helpers else ""
         dict_arg = regex.compile(r"(?:Dict_\w+\s*\(\s*(?:S\s*,\s*)?|\bCystck_IsNull\s*\(\s*"
-                                 + (r"|\bCystck_AsPyObject\s*\(\s*S\s*,\s*" if gives_dict else "") + helper_arg +
+                                 + (r"|\bCystck_AsPyObject\s*\(\s*S\s*,\s*" if gives_dict else "") +
                                  r"|[!(]\s*|&&\s*|\|\|\s*)$")
         null_test = regex.compile(r"\s*(?:[!=]=\s*(?:NULL|0|Cystck_NULL)\b|&&|\|\||\))")
-        return bool(uses) and all(dict_arg.search(body[max(0, u.start() - 40):u.start()]) and
+
+        def helper_arg(at):
+            # the arguments before it may hold calls of their own
+            # (``helper(S, Obj_AsStruct(S, self)->id, kw)``)
+            call = _common.call_of_argument(body, at)
+            return call is not None and call[0] in helpers and \
+                regex.match(r"\w+\s*\(\s*S\s*,", body[call[1]:]) is not None
+
+        return bool(uses) and all((dict_arg.search(body[max(0, u.start() - 40):u.start()]) or helper_arg(u.start())) and
                                   (regex.match(r"\s*[,)]", body[u.end():]) or null_test.match(body[u.end():]))
                                   for u in uses)

@@ -161,13 +161,49 @@ class EntryLinkage(Rule):
         return edits.applied
 
 
+def _object_void_params(unit, structs):
+    """{function: indexes of its ``void *p`` parameters that hold an object}:
+    the body casts p to an object struct (``(Node *)(p)``, which makes a
+    handle of what p points to) and gives p itself only to stock calls and
+    macros (``Py_TYPE(p)``), never reading memory through it.
+    Its callers pass what they have, handles, so p is one too (a
+    debug-only checker, ``validate(void *o)``, called with each node)."""
+    code = unit.structure
+    if not structs:
+        return {}
+    cast = regex.compile(r"\(\s*(?:struct\s+)?(?:" + "|".join(map(regex.escape, sorted(structs))) +
+                         r")\s*\*\s*\)\s*\(?\s*(\w+)")
+    out = {}
+    for f in unit.functions():
+        if not f.is_definition:
+            continue
+        body = code[f.body[0]:f.body[1]]
+        for i, q in enumerate(_common.parse_params(code, *f.params)):
+            if q.base != "void" or not q.ptr or q.ptr.count("*") != 1 or not q.name:
+                continue
+            casts = {c.start(1) for c in cast.finditer(body) if c.group(1) == q.name}
+            uses = [u.start() for u in regex.finditer(rf"(?<![\w.>]){q.name}\b", body)]
+            if casts and all(u in casts or _object_argument(body, u) for u in uses):
+                out.setdefault(f.name, set()).add(i)
+    return out
+
+
+def _object_argument(body, at):
+    """Is the name at ``at`` a whole argument of a stock call or of a
+    macro (``Py_TYPE(o)``, ``IS_NODE(o)``), which take objects?"""
+    call = _common.call_of_argument(body, at)
+    return call is not None and regex.match(r"\w+\s*[),]", body[at:]) is not None and \
+        regex.fullmatch(r"_?Py\w+|[A-Z_][A-Z0-9_]*", call[0]) is not None
+
+
 class HelperSignature(Rule):
     """Paper rules 6/7 for other functions: a function that uses the API (or
     calls one that does) gets ``Cystck_State *S`` as first parameter; its
     ``PyObject *`` parameters and results become ``Cystck_Object`` (``PyObject
     **`` becomes ``Cystck_Object *``; pointers to a custom type's struct are
-    handles too).  Function-pointer typedefs that carry objects change the
-    same way."""
+    handles too, as is a ``void *`` the body casts to one: see
+    _object_void_params).  Function-pointer typedefs that carry objects
+    change the same way."""
     name = "helper-signature"
     precedence = 410
     patterns = (r"(?P<name>\w+)\s*" + _common.PAREN, r"\btypedef\s+(?P<ret>[\w\s\*]+?)\s*\(\s*\*\s*(?P<name>\w+)\s*\)\s*(?P<p>\(.*?\))\s*;")
@@ -180,6 +216,7 @@ class HelperSignature(Rule):
         structs = p.custom_structs
         edits = source.Edits()
         n = 0
+        object_voids = _object_void_params(unit, structs)
         for f in unit.functions():
             role = p.role(f.name)
             if role is not None or f.name.startswith("PyInit_"):
@@ -194,6 +231,8 @@ class HelperSignature(Rule):
                 continue
             kept = set() if not keeps_struct_params(f.name) else structs
             new_params = [convert_param(text[q.span[0]:q.span[1]], structs - kept) for q in params]
+            for i in object_voids.get(f.name, ()):
+                new_params[i] = _render_param("Cystck_Object", params[i].name).rstrip()
             new_params = [x.strip() for x in new_params if x.strip() and x.strip() != "void"]
             inner = text[f.params[0]:f.params[1]]
             # ``( PyObject* o )`` keeps its padding (both sides, or none)
@@ -1200,3 +1239,30 @@ class FunctionMacros(Rule):
         text, count = macros.expand_function_macros(unit.text)
         unit.set_text(text)
         return count
+
+
+class ObjectId(Rule):
+    """``PyLong_FromVoidPtr(h)`` of a handle is the object's identity as an
+    int (``id(h)``, e.g. the key of an encoder's circular-reference
+    markers): ``CystckLong_FromVoidPtr(S, h)``.  Of any other pointer it stays
+    stock (through the escape hatch)."""
+    name = "object-id"
+    precedence = 531
+    patterns = (r"\bPyLong_FromVoidPtr\s*\(\s*(?P<h>" + _common.HX + r")\s*\)",)
+    before = "static PyObject *key(PyObject *o, void *p) { return p ? PyLong_FromVoidPtr(p) : PyLong_FromVoidPtr(o); }\n"
+    after = "static PyObject *key(PyObject *o, void *p) { return p ? PyLong_FromVoidPtr(p) : CystckLong_FromVoidPtr(S, o); }\n"
+
+    def apply(self, unit):
+        code, text = unit.masked, unit.text
+        edits = source.Edits()
+        pattern = regex.compile(self.patterns[0])
+        for ctx in _common.function_contexts(unit):
+            if not ctx.has_state:
+                continue
+            for m in pattern.finditer(code, *ctx.body):
+                h = text[m.start("h"):m.end("h")].strip()
+                if _common.is_handle(h, ctx, unit.project):
+                    edits.add(m.start(), m.end(), f"CystckLong_FromVoidPtr(S, {h})")
+        if edits:
+            unit.apply(edits)
+        return edits.applied

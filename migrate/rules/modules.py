@@ -115,7 +115,7 @@ class MultiPhaseInit(Rule):
             defs, entries = self._slot_definitions(unit, a)
             methods = cstruct.strip_cast(f["m_methods"].text) if "m_methods" in f and f["m_methods"].text else None
             if methods in unit.project.phased_method_tables and methods in planned:
-                entries = [f"    &{e.symbol}," for e in planned[methods].entries if e.ok] + entries
+                entries = [e.guarded(f"    &{e.symbol},") for e in planned[methods].entries if e.ok] + entries
             elif methods not in (None,) + proj.NULLS:
                 unit.leftover(m.start(), f"the functions of {methods} (another file) are not in the defines "
                               f"array {slots}: list their definitions there by hand", self.name)

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 
 import regex
 
-from .. import cstruct, project as proj, source
+from .. import api, cstruct, project as proj, source
 from . import _common
 
 MEMBER_TYPES = {
@@ -32,6 +32,10 @@ class Entry:
     symbol: str
     code: str                 # the CYSTCK_DEF_* text (and forwarder), or a comment
     ok: bool = True
+    levels: list = field(default_factory=list)   # the conditionals it is in (source.guard_at)
+
+    def guarded(self, line):
+        return source.guarded(self.levels, line)
 
 
 @dataclass
@@ -71,39 +75,28 @@ def plan(unit):
 
     for m in proj._DEF_PATTERNS["methods"].finditer(code):
         t = Table(m.group("name"), "methods", item_span(m.start()))
-        for it in proj.table_items(code, text, m):
-            if not isinstance(it.value, list):
-                continue
-            f = cstruct.fields_of(it.value, proj.METHOD_FIELDS)
+        for f, levels in proj.table_elements(code, text, m, proj.METHOD_FIELDS):
             if "ml_meth" not in f or proj.is_null_function(f["ml_meth"].text):
-                continue
-            if regex.search(r"^[ \t]*#", text[it.span[0]:it.span[1]], regex.M):
-                # #if ... #else inside the entry: the mask shows both
-                # branches' values, so its fields cannot be told apart
-                name = f["ml_name"].text if "ml_name" in f else '""'
-                t.entries.append(Entry("", f"/* cystck-migrate: method {name}: its entry has preprocessor "
-                                           "conditionals inside; not translated, write it by hand */", ok=False))
                 continue
             t.entries.append(_method_entry(f, statics, used_impls, unit.project.typed_methods,
                                            _extern_definitions(unit, m.start())))
+            t.entries[-1].levels = levels
         tables[t.name] = t
     used_members = set()
     for m in proj._DEF_PATTERNS["members"].finditer(code):
         t = Table(m.group("name"), "members", item_span(m.start()))
-        for it in proj.table_items(code, text, m):
-            if isinstance(it.value, list):
-                f = cstruct.fields_of(it.value, proj.MEMBER_FIELDS)
-                if "name" in f and f["name"].text not in ("NULL", "0", "nullptr", None):
-                    t.entries.append(_member_entry(f, t.name, unit.project, used_members))
+        for f, levels in proj.table_elements(code, text, m, proj.MEMBER_FIELDS):
+            if "name" in f and f["name"].text not in ("NULL", "0", "nullptr", None):
+                t.entries.append(_member_entry(f, t.name, unit.project, used_members))
+                t.entries[-1].levels = levels
         tables[t.name] = t
     used_getters = set()
     for m in proj._DEF_PATTERNS["getsets"].finditer(code):
         t = Table(m.group("name"), "getsets", item_span(m.start()))
-        for it in proj.table_items(code, text, m):
-            if isinstance(it.value, list):
-                f = cstruct.fields_of(it.value, proj.GETSET_FIELDS)
-                if "name" in f and f["name"].text not in ("NULL", "0", "nullptr", None):
-                    t.entries.append(_getset_entry(f, t.name, used_getters))
+        for f, levels in proj.table_elements(code, text, m, proj.GETSET_FIELDS):
+            if "name" in f and f["name"].text not in ("NULL", "0", "nullptr", None):
+                t.entries.append(_getset_entry(f, t.name, used_getters))
+                t.entries[-1].levels = levels
         tables[t.name] = t
     return tables
 
@@ -139,13 +132,14 @@ def _method_entry(f, statics, used_impls, typed, is_extern):
         return Entry("", f"/* cystck-migrate: method {pyname} ({flags.strip()}) has no Cystck "
                          f"calling convention; not translated */", ok=False)
     conv = role.detail
+    binding = proj.binding_flags(flags)
     # One trampoline per entry: an implementation registered under two
     # names gets a definition per name, the second one named after both.
     sym = f"{func}_def" if func not in used_impls else f"{func}__{_ident(pyname)}_def"
     if func in statics and (func not in used_impls or func not in typed):
         used_impls.add(func)
-        return Entry(sym, f"CYSTCK_DEF_METH({sym}, {pyname}, {func}, {conv}, {doc})")
-    if func not in statics and is_extern(func):
+        return Entry(sym, _def_meth(sym, pyname, func, conv, binding, doc))
+    if func not in statics and not binding and is_extern(func):
         used_impls.add(func)
         return Entry(sym, f"CYSTCK_DEF_METH_EXTERN({sym}, {pyname}, {func}, {conv}, {doc})")
     # CYSTCK_DEF_METH declares its implementation static: one defined
@@ -153,10 +147,34 @@ def _method_entry(f, statics, used_impls, typed, is_extern):
     # small static forwarder, as does a typed method's second name.
     impl = f"{func}__{_ident(pyname)}"
     params = CONV_PARAMS[conv]
-    names = ", ".join(["S"] + [p.rsplit(None, 1)[-1].lstrip("*") for p in params])
+    names = [p.rsplit(None, 1)[-1].lstrip("*") for p in params]
+    call = f"{func}({', '.join(['S'] + names)})"
+    if proj.STOCK_NAME.fullmatch(func) and not is_extern(func):
+        impl = f"{_ident(pyname)}__{func}"    # not read as a stock name itself
+        call = _stock_method_call(func, conv, names)
+        if call is None:
+            return Entry("", f"/* cystck-migrate: method {pyname} is the stock function {func}, which has no "
+                             f"Cystck counterpart for {conv}; not translated */", ok=False)
     forwarder = (f"static int {impl}(Cystck_State *S, {', '.join(params)})\n"
-                 f"{{\n    return {func}({names});\n}}")
-    return Entry(f"{impl}_def", f"CYSTCK_DEF_METH({impl}_def, {pyname}, {impl}, {conv}, {doc})\n{forwarder}")
+                 f"{{\n    return {call};\n}}")
+    return Entry(f"{impl}_def", f"{_def_meth(impl + '_def', pyname, impl, conv, binding, doc)}\n{forwarder}")
+
+
+def _def_meth(sym, pyname, impl, conv, binding, doc):
+    if binding:
+        return f"CYSTCK_DEF_METH_FLAGS({sym}, {pyname}, {impl}, {conv}, {binding}, {doc})"
+    return f"CYSTCK_DEF_METH({sym}, {pyname}, {impl}, {conv}, {doc})"
+
+
+def _stock_method_call(func, conv, names):
+    """The call, in a forwarder, of the Cystck counterpart of the stock
+    function ``func`` that a method table names as a method (``{"__class_getitem__",
+    Py_GenericAlias, METH_O | METH_CLASS}``): its result is the method's.
+    None if it has none, or takes other arguments than self (and arg)."""
+    counterpart = api.stock_map().get(func)
+    if counterpart is None or conv not in ("CYSTCK_NOARGS", "CYSTCK_O"):
+        return None
+    return f"Cystck_Return(S, {counterpart}({', '.join(['S'] + names)}))"
 
 
 def _member_entry(f, table, project, used):
@@ -200,5 +218,8 @@ def _getset_entry(f, table, used):
 
 
 def defines_array(name, symbols, static=True):
-    refs = "".join(f"    &{s},\n" for s in symbols)
+    """The defines array of ``symbols``: names, or Entries (each in its
+    conditionals)."""
+    refs = "".join((s.guarded(f"    &{s.symbol},") if isinstance(s, Entry) else f"    &{s},") + "\n"
+                   for s in symbols)
     return f"{'static ' if static else ''}CystckDef *{name}[] = {{\n{refs}    NULL\n}};"

@@ -236,7 +236,7 @@ def _table_symbols(unit, planned, table_name, where):
         unit.leftover(where, f"table {table_name} is not in this file: list its definitions by hand",
                       "type-object")
         return []
-    return [e.symbol for e in t.entries if e.ok]
+    return [e for e in t.entries if e.ok]      # each in its conditionals
 
 
 class TypeSlotMacros(Rule):
@@ -606,7 +606,13 @@ class MethodTable(Rule):
     METH_KEYWORDS -> CYSTCK_KEYWORDS) and, for module tables, a
     ``static CystckDef *name[]`` array (a multi-phase module lists its
     functions in its slot array instead).  Member and getset tables become
-    ``CYSTCK_DEF_MEMBER``/``CYSTCK_DEF_GET(SET)`` lines the same way."""
+    ``CYSTCK_DEF_MEMBER``/``CYSTCK_DEF_GET(SET)`` lines the same way.
+    METH_CLASS/METH_STATIC give ``CYSTCK_DEF_METH_FLAGS``; a stock function
+    as fn (``Py_GenericAlias``) gets a forwarder calling its Cystck
+    counterpart.  An entry in a preprocessor conditional keeps it, around
+    its definition and its line in the defines array; an entry with a
+    conditional inside is translated once per version, each in its
+    conditional."""
     name = "method-table"
     precedence = 310
     patterns = (proj._DEF_PATTERNS["methods"].pattern, proj._DEF_PATTERNS["members"].pattern,
@@ -628,13 +634,13 @@ class MethodTable(Rule):
         for t in planned.values():
             s, e = t.span
             s += len(code[s:e]) - len(code[s:e].lstrip())
-            lines = [entry.code for entry in t.entries]
+            lines = [entry.guarded(entry.code) for entry in t.entries]
             for entry in t.entries:
                 if not entry.ok:
                     unit.leftover(s, entry.code.strip("/* ").rstrip(" */"), self.name)
             if t.kind == "methods" and t.name not in unit.project.type_tables | unit.project.phased_method_tables:
                 static = bool(regex.search(r"\bstatic\b", code[s:e].split("=")[0]))
-                lines.append(tables.defines_array(t.name, [x.symbol for x in t.entries if x.ok], static))
+                lines.append(tables.defines_array(t.name, [x for x in t.entries if x.ok], static))
             edits.add(s, e, "\n".join(lines))
             n += len(t.entries)
         unit.apply(edits)

@@ -49,9 +49,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
-import kiwi_port as kp  # noqa: E402
+import kiwi_port as kp  # beside this script, so first on sys.path
 from eval.harness.config import VARIANT_LABELS  # noqa: E402  (kiwi_port puts it on sys.path)
 from eval.harness.stats import median_ci  # noqa: E402
 from eval.results.schema import port_summary  # noqa: E402

@@ -28,9 +28,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
-import kiwi_port as kp  # noqa: E402
+import kiwi_port as kp  # beside this script, so first on sys.path
 
 
 def patch_size(text: str) -> dict:

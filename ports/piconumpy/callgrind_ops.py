@@ -38,9 +38,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
-import piconumpy_variants as pv  # noqa: E402  (needs the path above)
+import piconumpy_variants as pv  # beside this script, so first on sys.path
 
 # Each operation is one statement run in a loop inside a function, on local
 # variables: no global-dictionary lookups (whose cost depends on the hash

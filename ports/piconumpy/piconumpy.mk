@@ -38,7 +38,7 @@ piconumpy-bench: piconumpy-wheels
 # translator's output and the final port (output + manual.patch), which the
 # wheel build has just made.  eval/harness/coverage.py defines the metrics.
 piconumpy-metrics: piconumpy-wheels
-	$(PY) -m eval.harness.coverage piconumpy $(PICONUMPY_DIR)/src/piconumpy.c \
+	$(PY) eval/harness/coverage.py piconumpy $(PICONUMPY_DIR)/src/piconumpy.c \
 		$(PICONUMPY_CYSTCK_BUILD)/translated/piconumpy.c $(PICONUMPY_CYSTCK_BUILD)/src/piconumpy.c \
 		--tool-report $(PICONUMPY_CYSTCK_BUILD)/migrate-report.json \
 		--out eval/results/migration.json

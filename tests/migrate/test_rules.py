@@ -434,8 +434,8 @@ def test_macro_that_also_uses_its_argument_as_an_object_keeps_the_handle():
 
 def test_meth_coexist_entries_are_kept():
     """A METH_COEXIST method stays in its table (the flag only ranks it
-    above the slot wrapper of the same name); METH_CLASS still has no
-    calling convention and is reported."""
+    above the slot wrapper of the same name); METH_CLASS is kept as a
+    binding flag (CYSTCK_DEF_METH_FLAGS)."""
     src = ("#include <Python.h>\n"
            "static PyObject *has(PyObject *self, PyObject *key) { return PyBool_FromLong(key == self); }\n"
            "static PyObject *make(PyObject *cls, PyObject *noargs) { Py_RETURN_NONE; }\n"
@@ -445,7 +445,8 @@ def test_meth_coexist_entries_are_kept():
     out, notes = _translate_with_notes(src)
     assert 'CYSTCK_DEF_METH(has_def, "__contains__", has, CYSTCK_O, NULL)' in out
     assert "static int has(Cystck_State *S, Cystck_Object self, Cystck_Object key)" in out
-    assert any("make" in m and "METH_CLASS" in m for m in notes)
+    assert 'CYSTCK_DEF_METH_FLAGS(make_def, "make", make, CYSTCK_NOARGS, METH_CLASS, NULL)' in out
+    assert not any("make" in m for m in notes)
 
 
 def test_generic_slots_of_cpython_have_their_definitions():

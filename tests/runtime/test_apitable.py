@@ -62,7 +62,7 @@ def _public(names):
 
 def header_functions(text):
     """Public functions the headers declare or define (inline)."""
-    decl = re.compile(r"^(?:static inline|CYSTCK_INTERNAL)\b[^;{(=]*?\b(Cystck\w+)\s*\(", re.M)
+    decl = re.compile(r"^(?:static (?:inline|CYSTCK_ALWAYS_INLINE)|CYSTCK_INTERNAL)\b[^;{(=]*?\b(Cystck\w+)\s*\(", re.M)
     return _public(decl.findall(text))
 
 

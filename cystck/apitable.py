@@ -36,6 +36,7 @@ TABLE = r"""
 ## Handles and the return stack (hand-written, see Cystck.h)
 int Cystck_IsNull(h o) : hand ~ - [nostate]               ; is o the null handle (or a released one)
 int Cystck_Is(h a, h b) : hand ~ Py_Is                     ; a is b
+Py_uintptr_t CystckObject_Id(h o) : hand ~ -               ; id(o): the object's identity as an integer, the same for every handle to it (CPython's is the address: what `"0x%zx"` reprs print)
 h Cystck_Dup(h o) : hand ~ Py_NewRef                       ; [h+1] another owned handle to o
 void Cystck_Drop(h o) : hand ~ Py_DECREF                   ; [h-1] release an owned handle now
 PyObject* Cystck_AsPyObject(h o) : hand ~ -                ; escape hatch: borrowed PyObject*
@@ -389,8 +390,10 @@ int CystckModule_AddType(h m, h type) : hand ~ PyModule_AddType ; [e] m.<type na
 h CystckModule_GetDict(h m) = PyModule_GetDict [borrowed]  ; [h+1] the module's __dict__
 h CystckModule_Find(CystckModuleDef* def) : hand ~ PyState_FindModule ; [h+1] the module created from def, or null (no exception)
 void* CystckModule_FindState(CystckModuleDef* def) : hand ~ - ; [e] the state of the module created from def, no handle (PyModule_GetState(PyState_FindModule(...)))
+PyModuleDef* Cystck_AsPyModuleDef(const CystckModuleDef* def) : hand ~ - [nostate] ; escape hatch: the PyModuleDef that CPython knows def by (what PyModule_GetDef gives for its modules), or NULL while no module is made from def
 const char* CystckModule_GetName(h m) = PyModule_GetName   ; [e]
 int CystckModule_Check(h o) = PyModule_Check               ; is a module
+int CystckCFunction_Check(h o) = PyCFunction_Check         ; is a builtin function or method (or a subclass's instance)
 
 ## Arguments
 int CystckArg_ParseTuple(const Cystck_Object* args, Cystck_ssize_t nargs, const char* fmt, ...) : hand ~ PyArg_ParseTuple ; [e] parse positional arguments; O gives handles
@@ -560,6 +563,12 @@ const CystckFrozenSet_Type ~ PyFrozenSet_Type ; frozenset
 const CystckSlice_Type ~ PySlice_Type         ; slice
 const CystckMemoryView_Type ~ PyMemoryView_Type ; memoryview
 const CystckCapsule_Type ~ PyCapsule_Type     ; the capsule type
+const CystckFunction_Type ~ PyFunction_Type   ; the type of functions defined in Python
+const CystckCFunction_Type ~ PyCFunction_Type ; builtin_function_or_method
+const CystckMethod_Type ~ PyMethod_Type       ; bound methods
+const CystckClassMethod_Type ~ PyClassMethod_Type ; classmethod
+const CystckStaticMethod_Type ~ PyStaticMethod_Type ; staticmethod
+const CystckReversed_Type ~ PyReversed_Type   ; reversed
 
 ## Exceptions
 const CystckExc_BaseException ~ PyExc_BaseException ; BaseException
@@ -683,6 +692,14 @@ slot nb_inplace_subtract ~ binaryfunc : int f(Cystck_State *S, Cystck_Object a, 
 slot nb_inplace_multiply ~ binaryfunc : int f(Cystck_State *S, Cystck_Object a, Cystck_Object b) ; a *= b
 slot nb_inplace_true_divide ~ binaryfunc : int f(Cystck_State *S, Cystck_Object a, Cystck_Object b) ; a /= b
 slot nb_inplace_floor_divide ~ binaryfunc : int f(Cystck_State *S, Cystck_Object a, Cystck_Object b) ; a //= b
+slot nb_inplace_remainder ~ binaryfunc : int f(Cystck_State *S, Cystck_Object a, Cystck_Object b) ; a %= b
+slot nb_inplace_lshift ~ binaryfunc : int f(Cystck_State *S, Cystck_Object a, Cystck_Object b) ; a <<= b
+slot nb_inplace_rshift ~ binaryfunc : int f(Cystck_State *S, Cystck_Object a, Cystck_Object b) ; a >>= b
+slot nb_inplace_and ~ binaryfunc : int f(Cystck_State *S, Cystck_Object a, Cystck_Object b) ; a &= b
+slot nb_inplace_or ~ binaryfunc : int f(Cystck_State *S, Cystck_Object a, Cystck_Object b) ; a |= b
+slot nb_inplace_xor ~ binaryfunc : int f(Cystck_State *S, Cystck_Object a, Cystck_Object b) ; a ^= b
+slot nb_inplace_matrix_multiply ~ binaryfunc : int f(Cystck_State *S, Cystck_Object a, Cystck_Object b) ; a @= b
+slot nb_inplace_power ~ ternaryfunc : int f(Cystck_State *S, Cystck_Object a, Cystck_Object b, Cystck_Object c) ; a **= b; c is Cystck_None
 slot nb_power ~ ternaryfunc : int f(Cystck_State *S, Cystck_Object a, Cystck_Object b, Cystck_Object c) ; pow(a, b, c); c is Cystck_None for a ** b
 slot nb_negative ~ unaryfunc : int f(Cystck_State *S, Cystck_Object self) ; -self
 slot nb_positive ~ unaryfunc : int f(Cystck_State *S, Cystck_Object self) ; +self

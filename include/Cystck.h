@@ -535,6 +535,12 @@ static inline PyObject *Cystck_AsPyObject(Cystck_State *S, Cystck_Object h)
         _Cystck_BadArg(S, "Cystck_AsPyObject", h);
     return o;
 }
+/* id(o): the object's identity, equal for every handle to one object (a
+ * handle's own value is not: two handles to one object differ). */
+static inline Py_uintptr_t CystckObject_Id(Cystck_State *S, Cystck_Object o)
+{
+    return (Py_uintptr_t)Cystck_AsPyObject(S, o);
+}
 /* [h+1] */
 static inline Cystck_Object Cystck_FromPyObject(Cystck_State *S, PyObject *o)
 {
@@ -563,6 +569,8 @@ enum {
     _CYSTCK_C_ListType, _CYSTCK_C_TupleType, _CYSTCK_C_DictType,
     _CYSTCK_C_SetType, _CYSTCK_C_FrozenSetType, _CYSTCK_C_SliceType,
     _CYSTCK_C_MemoryViewType, _CYSTCK_C_CapsuleType,
+    _CYSTCK_C_FunctionType, _CYSTCK_C_CFunctionType, _CYSTCK_C_MethodType,
+    _CYSTCK_C_ClassMethodType, _CYSTCK_C_StaticMethodType, _CYSTCK_C_ReversedType,
     _CYSTCK_C_COUNT
 };
 
@@ -589,6 +597,12 @@ enum {
 #define CystckSlice_Type       _CYSTCK_CONST(SliceType)
 #define CystckMemoryView_Type  _CYSTCK_CONST(MemoryViewType)
 #define CystckCapsule_Type     _CYSTCK_CONST(CapsuleType)
+#define CystckFunction_Type    _CYSTCK_CONST(FunctionType)
+#define CystckCFunction_Type   _CYSTCK_CONST(CFunctionType)
+#define CystckMethod_Type      _CYSTCK_CONST(MethodType)
+#define CystckClassMethod_Type _CYSTCK_CONST(ClassMethodType)
+#define CystckStaticMethod_Type _CYSTCK_CONST(StaticMethodType)
+#define CystckReversed_Type    _CYSTCK_CONST(ReversedType)
 
 /* Builtin exception types: handles on CPython's own PyExc_* variables. */
 #define _CYSTCK_EXC(name) (_Cystck_H(&PyExc_##name))

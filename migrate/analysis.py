@@ -256,6 +256,9 @@ def _leftovers(unit, code):
     escapes += escape.escaped_spans(unit.text, code)    # reported by the escape-hatch rule
     escapes += _common.polyfill_bodies(unit)
     stock = _common.stock_bodies(unit)
+    # why each stock body stays stock, by its span
+    why = {(f.name_start, f.body[1]): unit.project.role(f.name).detail for f in unit.functions()
+           if f.is_definition and (f.name_start, f.body[1]) in stock}
     seen = set()
     for m in _STOCK.finditer(code):
         name = m.group()
@@ -268,10 +271,18 @@ def _leftovers(unit, code):
         if (name, line) in seen:
             continue
         seen.add((name, line))
-        reason = (f"{name} kept: a capsule destructor stays stock (CPython calls it with a PyObject * "
-                  "and no state)" if _in_escape(m.start(), stock) else _reason(name))
+        span = next((sp for sp in stock if sp[0] <= m.start() < sp[1]), None)
+        reason = _stock_reason(name, why.get(span)) if span else _reason(name)
         out.append(Note("leftover", unit.path, line, reason, "analysis"))
     return out
+
+
+def _stock_reason(name, role_detail):
+    """Why ``name`` stays stock in a function kept stock, by the function's role."""
+    if role_detail == "capsule destructor":
+        return f"{name} kept: a capsule destructor stays stock (CPython calls it with a PyObject * and no state)"
+    return (f"{name} kept: the function stays stock ({role_detail}: handles do not reach what it "
+            "reads), its callers lend it their objects through the escape hatch")
 
 
 def _in_escape(pos, escapes):

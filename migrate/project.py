@@ -61,9 +61,12 @@ SLOT_SIGNATURES = {
         "nb_add", "nb_subtract", "nb_multiply", "nb_true_divide", "nb_floor_divide",
         "nb_remainder", "nb_divmod", "nb_lshift", "nb_rshift", "nb_and", "nb_or", "nb_xor",
         "nb_matrix_multiply", "nb_inplace_add", "nb_inplace_subtract", "nb_inplace_multiply",
-        "nb_inplace_true_divide", "nb_inplace_floor_divide", "mp_subscript", "sq_concat",
+        "nb_inplace_true_divide", "nb_inplace_floor_divide", "nb_inplace_remainder",
+        "nb_inplace_lshift", "nb_inplace_rshift", "nb_inplace_and", "nb_inplace_or",
+        "nb_inplace_xor", "nb_inplace_matrix_multiply", "mp_subscript", "sq_concat",
         "tp_getattro")},
-    "nb_power": dict(params=((H, 0, "a"), (H, 1, "b"), (H, 2, "c")), pushes=True),
+    **{s: dict(params=((H, 0, "a"), (H, 1, "b"), (H, 2, "c")), pushes=True)
+       for s in ("nb_power", "nb_inplace_power")},
     "tp_richcompare": dict(params=((H, 0, "a"), (H, 1, "b"), ("int", 2, "op")), pushes=True),
     "tp_descr_get": dict(params=(SELF, (H, 1, "obj"), (H, 2, "type")), pushes=True),
     "tp_hash": dict(params=(SELF,), ret="Cystck_hash_t"),
@@ -776,7 +779,8 @@ def _collect_tables(p, path, code, text):
                 p.module_state_structs.add(s.group(1))
     # Already translated definitions keep their roles, so that translating
     # translated code changes nothing.
-    for m in regex.finditer(r"\bCYSTCK_DEF_METH\s*\(\s*\w+\s*,[^,]*,\s*(?P<f>\w+)\s*,\s*(?P<c>CYSTCK_\w+)", code):
+    for m in regex.finditer(r"\bCYSTCK_DEF_METH(?:_FLAGS)?\s*\(\s*\w+\s*,[^,]*,\s*(?P<f>\w+)\s*,\s*(?P<c>CYSTCK_\w+)",
+                            code):
         conv = {"CYSTCK_NOARGS": "METH_NOARGS", "CYSTCK_O": "METH_O", "CYSTCK_VARARGS": "METH_FASTCALL",
                 "CYSTCK_KEYWORDS": "METH_FASTCALL|METH_KEYWORDS"}.get(m.group("c"))
         if conv:

@@ -4,7 +4,9 @@ transformations), warnings and left-overs with file:line, the unified diff.
 As a dict (written as JSON with --report) and as text for the terminal."""
 import bisect
 import difflib
+import re
 from collections import Counter
+from functools import lru_cache
 
 
 WARNING_KINDS = {"exception", "unchecked", "loop-overflow", "integer", "custom-type", "cost", "removed", "cppcheck"}
@@ -93,10 +95,38 @@ def _matcher(a, b):
     return _AnchoredMatcher(a, b)
 
 
+@lru_cache(maxsize=8)
+def _line_blocks(before, after):
+    """The matching blocks of the lines (with their ends) of two texts:
+    the diffstat and the diff of a unit share them."""
+    return tuple(_matcher(before.splitlines(keepends=True), after.splitlines(keepends=True)).get_matching_blocks())
+
+
+def _line_matcher(before, after):
+    """A matcher of the lines (with their ends) of two texts, matched once."""
+    m = _matcher(before.splitlines(keepends=True), after.splitlines(keepends=True))
+    m.matching_blocks = list(_line_blocks(before, after))
+    return m
+
+
+# The line breaks of str.splitlines other than "\n".
+_OTHER_BREAKS = re.compile("[\r\x0b\x0c\x1c-\x1e\x85\u2028\u2029]")
+
+
+def _newline_ended(text):
+    """Does every line of ``text`` end in "\n" alone?  Then its lines
+    compare alike with and without their ends."""
+    return text.endswith("\n") and not _OTHER_BREAKS.search(text)
+
+
 def line_changes(a, b):
     """(additions, deletions) between two lists of lines."""
+    return _counted_changes(_matcher(a, b))
+
+
+def _counted_changes(matcher):
     adds = dels = 0
-    for tag, i1, i2, j1, j2 in _matcher(a, b).get_opcodes():
+    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
         if tag != "equal":
             dels += i2 - i1
             adds += j2 - j1
@@ -121,9 +151,10 @@ def _diff_line(mark, line):
 def unified_diff(unit, context=3):
     """The unit's change as a unified diff with ``context`` lines around
     each change, as ``diff -u`` and ``patch`` know it."""
-    a, b = unit.original.splitlines(keepends=True), unit.text.splitlines(keepends=True)
+    matcher = _line_matcher(unit.original, unit.text)
+    a, b = matcher.a, matcher.b
     out = []
-    for group in _matcher(a, b).get_grouped_opcodes(context):
+    for group in matcher.get_grouped_opcodes(context):
         if not out:
             out += [f"--- a/{unit.path}\n", f"+++ b/{unit.path}\n"]
         first, last = group[0], group[-1]
@@ -140,6 +171,8 @@ def unified_diff(unit, context=3):
 def diffstat(unit):
     if unit.text == unit.original:
         return 0, 0
+    if _newline_ended(unit.original) and _newline_ended(unit.text):
+        return _counted_changes(_line_matcher(unit.original, unit.text))
     return line_changes(unit.original.splitlines(), unit.text.splitlines())
 
 

@@ -13,6 +13,7 @@ functions, their bodies, braced initialisers, statements); it is a scanner,
 not a parser, and says so where it guesses.
 """
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 import regex
 
@@ -52,6 +53,10 @@ def _in_directive(text, pos):
     return text[start:pos].lstrip(" \t").startswith("#")
 
 
+# The project pass, the rules and the report mask each file's original
+# text (and many a rule's output) several times over; the masks of the
+# last few texts are kept.
+@lru_cache(maxsize=32)
 def mask(text):
     """Copy of ``text`` with comments and the inside of literals blanked,
     and the code only Python 2 compiles (``blank_python2``)."""

@@ -43,6 +43,12 @@ void _Cystck_RuntimeInit(void)
     _Cystck_Consts[_CYSTCK_C_SliceType] = (PyObject *)&PySlice_Type;
     _Cystck_Consts[_CYSTCK_C_MemoryViewType] = (PyObject *)&PyMemoryView_Type;
     _Cystck_Consts[_CYSTCK_C_CapsuleType] = (PyObject *)&PyCapsule_Type;
+    _Cystck_Consts[_CYSTCK_C_FunctionType] = (PyObject *)&PyFunction_Type;
+    _Cystck_Consts[_CYSTCK_C_CFunctionType] = (PyObject *)&PyCFunction_Type;
+    _Cystck_Consts[_CYSTCK_C_MethodType] = (PyObject *)&PyMethod_Type;
+    _Cystck_Consts[_CYSTCK_C_ClassMethodType] = (PyObject *)&PyClassMethod_Type;
+    _Cystck_Consts[_CYSTCK_C_StaticMethodType] = (PyObject *)&PyStaticMethod_Type;
+    _Cystck_Consts[_CYSTCK_C_ReversedType] = (PyObject *)&PyReversed_Type;
 
     _Cystck_DebugInit();
     limit = getenv("CYSTCK_HANDLE_LIMIT");

@@ -476,6 +476,11 @@ static PyModuleDef *pydef_for(CystckModuleDef *def)
     return &e->pydef;
 }
 
+PyModuleDef *Cystck_AsPyModuleDef(const CystckModuleDef *def)
+{
+    return pydef_if_created(def);
+}
+
 CystckModuleDef *_Cystck_ModuleDefOf(PyModuleDef *pydef)
 {
     return (CystckModuleDef *)((PyDefEntry *)((char *)pydef - offsetof(PyDefEntry, pydef)))->def;

@@ -2753,6 +2753,17 @@ static inline int CystckModule_Check(Cystck_State *S, Cystck_Object o)
 #undef FN
 }
 
+/* is a builtin function or method (or a subclass's instance) */
+static inline int CystckCFunction_Check(Cystck_State *S, Cystck_Object o)
+{
+#define FN "CystckCFunction_Check"
+    PyObject *o_ = _Cystck_Get(o);
+    if (Cystck_unlikely(!o_))
+        return (_Cystck_BadArgInt(S, FN, o), (int)-1);
+    return (int)(PyCFunction_Check(o_));
+#undef FN
+}
+
 /* ---- Weak references ---- */
 
 /* [h+1, e] weakref.ref(o, callback) */

@@ -337,9 +337,9 @@ typedef struct { PyObject *_list; } Cystck_WeakList;
  *           tp_iternext: return -1 with no exception set when exhausted.
  *   binary (nb_add, nb_subtract, nb_multiply, nb_true_divide, nb_floor_divide,
  *           nb_remainder, nb_lshift, nb_rshift, nb_and, nb_or, nb_xor,
- *           nb_matrix_multiply, nb_inplace_*, mp_subscript, sq_concat,
+ *           nb_matrix_multiply, nb_inplace_* but nb_inplace_power, mp_subscript, sq_concat,
  *           tp_getattro):     int f(S, a, b)             push count
- *   nb_power:                 int f(S, a, b, c)          push count
+ *   nb_power, nb_inplace_power: int f(S, a, b, c)        push count
  *   tp_richcompare:           int f(S, a, b, int op)     push count
  *   tp_descr_get:             int f(S, self, obj, type)  push count
  *                             (obj null through the class, type may be null)
@@ -620,6 +620,14 @@ CYSTCK_INTERNAL void _Cystck_DeallocTrash(PyObject *self, void (*destroy)(void *
 #define _CYSTCK_SLOTKIND_nb_inplace_multiply (_CYSTCK_BINARY)
 #define _CYSTCK_SLOTKIND_nb_inplace_true_divide (_CYSTCK_BINARY)
 #define _CYSTCK_SLOTKIND_nb_inplace_floor_divide (_CYSTCK_BINARY)
+#define _CYSTCK_SLOTKIND_nb_inplace_remainder (_CYSTCK_BINARY)
+#define _CYSTCK_SLOTKIND_nb_inplace_lshift (_CYSTCK_BINARY)
+#define _CYSTCK_SLOTKIND_nb_inplace_rshift (_CYSTCK_BINARY)
+#define _CYSTCK_SLOTKIND_nb_inplace_and (_CYSTCK_BINARY)
+#define _CYSTCK_SLOTKIND_nb_inplace_or (_CYSTCK_BINARY)
+#define _CYSTCK_SLOTKIND_nb_inplace_xor (_CYSTCK_BINARY)
+#define _CYSTCK_SLOTKIND_nb_inplace_matrix_multiply (_CYSTCK_BINARY)
+#define _CYSTCK_SLOTKIND_nb_inplace_power (_CYSTCK_TERNARY)
 #define _CYSTCK_SLOTKIND_nb_power       (_CYSTCK_TERNARY)
 #define _CYSTCK_SLOTKIND_mp_subscript   (_CYSTCK_BINARY)
 #define _CYSTCK_SLOTKIND_sq_concat      (_CYSTCK_BINARY)

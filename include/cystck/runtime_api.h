@@ -403,6 +403,10 @@ CYSTCK_INTERNAL Cystck_Object CystckType_GetModuleByDef(Cystck_State *S, Cystck_
                                                         CystckModuleDef *def);
 CYSTCK_INTERNAL Cystck_Object CystckType_GetModule(Cystck_State *S, Cystck_Object type);
 CYSTCK_INTERNAL void *CystckType_GetModuleState(Cystck_State *S, Cystck_Object type);
+/* Escape hatch: the PyModuleDef CPython knows def by, for stock code that
+ * compares PyModule_GetDef(m) with it; NULL while no module is made from
+ * def (so no module's definition compares equal). */
+CYSTCK_INTERNAL PyModuleDef *Cystck_AsPyModuleDef(const CystckModuleDef *def);
 /* The state of the module created from def, no handle: stock's
  * PyModule_GetState(PyState_FindModule(&def)).  Inline for the definition
  * looked up last (per-object lookups); SystemError when not loaded. */

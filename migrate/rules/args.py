@@ -24,7 +24,7 @@ class ParseArgs(Rule):
     patterns = (r"\bPyArg_(?P<k>ParseTupleAndKeywords|ParseTuple|UnpackTuple)\s*\((?P<ws>\s*)(?P<a>\w+)\s*,",
                 r"\b_PyArg_NoKeywords\s*\(",
                 r"\(\s*char\s*\*\s*\*\s*\)\s*(?=\w)|\bconst_cast\s*<\s*char\s*\*\s*\*\s*>\s*\(\s*(?=\w+\s*\))",
-                r"(?<!const\s+)\bchar\s*\*\s*(?P<n>\w+)\s*\[\s*\]\s*=")
+                r"(?<!const\s+)\bchar\s*\*\s*(?P<c>const\s+)?(?P<n>\w+)\s*\[\s*\]\s*=")
     before = ('static PyObject *f(PyObject *self, PyObject *args, PyObject *kw)\n{\n'
               '    static char *kwlist[] = {"x", NULL};\n    PyObject *x;\n'
               '    if (!PyArg_ParseTupleAndKeywords(args, kw, "O", kwlist, &x))\n        return NULL;\n'
@@ -68,6 +68,8 @@ class ParseArgs(Rule):
         for m in regex.finditer(self.patterns[3], code):
             if m.group("n") in kwlists:
                 edits.add(m.start(), m.start(), "const ")
+                if m.group("c"):      # char *const kwlist[]: the parser takes const char **
+                    edits.add(m.start("c"), m.end("c"), "")
         if edits:
             unit.apply(edits)
         return edits.applied

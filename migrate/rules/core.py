@@ -96,9 +96,15 @@ class Constants(Rule):
                 unit.leftover(m.start(), f"no Cystck handle for PyExc_{m.group(1)}", self.name)
                 return None
             return new
-        n = unit.sub(self.patterns[0], single)
-        n += unit.sub(self.patterns[1], typ)
-        return n + unit.sub(self.patterns[2], exc)
+        # functions that stay stock (helpers reading object internals,
+        # capsule destructors) keep CPython's constants: they have no S
+        stock = _common.stock_bodies(unit)
+
+        def outside_stock(repl):
+            return lambda m, text: None if any(b0 <= m.start() < b1 for b0, b1 in stock) else repl(m, text)
+        n = unit.sub(self.patterns[0], outside_stock(single))
+        n += unit.sub(self.patterns[1], outside_stock(typ))
+        return n + unit.sub(self.patterns[2], outside_stock(exc))
 
 
 class _SlotReuse:
@@ -596,7 +602,11 @@ class ApiCalls(Rule):
         mapping = api.stock_map()
         masked, text = unit.masked, unit.text
         edits = source.Edits()
-        stock = _common.stock_bodies(unit)
+        # functions that stay stock, and destructors and traverse functions,
+        # which have no S to pass (what CPython lets a destructor call, such
+        # as saving and restoring the error indicator, stays stock there)
+        stock = _common.stock_bodies(unit) + [c.body for c in _common.function_contexts(unit, with_locals=False)
+                                              if c.func.is_definition and not c.has_state]
         for m in regex.finditer(self.patterns[0], masked):
             name = m.group("name")
             if name not in mapping or any(b0 <= m.start() < b1 for b0, b1 in stock):

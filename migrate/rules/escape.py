@@ -101,12 +101,19 @@ class EscapeHatch(Rule):
             for m in _OWN_CALL.finditer(code, b0, b1):
                 role = p.role(m.group("name"))
                 if role is not None and role.kind == "stock" and not marked(text, m.start()):
-                    n += self._keep(unit, ctx, m, edits, wrap_result=False)
+                    n += self._keep(unit, ctx, m, edits, wrap_result=False,
+                                    params=self._stock_params(unit).get(m.group("name")))
         if edits:
             unit.apply(edits)
         return n
 
-    def _keep(self, unit, ctx, m, edits, wrap_result=True):
+    @staticmethod
+    def _stock_params(unit):
+        """The parameters of the file's functions that stay stock, by name."""
+        return {c.func.name: c.params for c in _common.function_contexts(unit, with_locals=False)
+                if c.func.is_definition and c.role is not None and c.role.kind == "stock"}
+
+    def _keep(self, unit, ctx, m, edits, wrap_result=True, params=None):
         code, text = unit.masked, unit.text
         name = m.group("name")
         open_at = m.end() - 1
@@ -121,11 +128,14 @@ class EscapeHatch(Rule):
                 unit.leftover(m.start(), f"{name} has no Cystck counterpart and takes the address of a handle "
                               "(an output parameter): rewrite by hand", self.name)
                 return 0
-        for s, e in args:
+        for i, (s, e) in enumerate(args):
             arg = code[s:e].strip()
             if self._is_handle_expr(arg, ctx, unit.project):
                 lead = s + len(code[s:e]) - len(code[s:e].lstrip())
-                edits.add(lead, lead + len(arg), f"Cystck_AsPyObject(S, {text[lead:lead + len(arg)]})")
+                lent = f"Cystck_AsPyObject(S, {text[lead:lead + len(arg)]})"
+                # a stock helper's PyTypeObject * parameter takes the object as its type
+                cast = self._pointer_cast(params[i]) if params and i < len(params) else None
+                edits.add(lead, lead + len(arg), f"({cast}){lent}" if cast else lent)
         wrap = wrap_result and ret is not None and _HANDLE_RESULT.fullmatch(ret.strip()) and not self._raw_result(code, m.start(), close)
         if wrap:
             hatch = "Cystck_FromPyObject" if name in BORROWED else "Cystck_FromNewPyObject"
@@ -140,8 +150,20 @@ class EscapeHatch(Rule):
         return 1
 
     @staticmethod
+    def _pointer_cast(param):
+        """``PyTypeObject *`` (another object struct than ``PyObject``) for
+        a parameter declared so, else None."""
+        base = regex.sub(r"\bconst\b", "", param.base).strip()
+        if param.ptr == "*" and base != "PyObject" and regex.fullmatch(OBJECT_TYPES, base):
+            return f"{base} *"
+        return None
+
+    @staticmethod
     def _is_handle_expr(arg, ctx, project):
         if regex.fullmatch(_common.HX, arg) and _common.is_handle(arg, ctx, project):
+            return True
+        deref = regex.fullmatch(r"\*\s*(\w+)", arg)      # *op, op a pointer to a handle
+        if deref and deref.group(1) in ctx.arrays:
             return True
         call = regex.fullmatch(r"(?P<f>Cystck\w+)\s*" + source.paren("a"), arg)
         if call:
@@ -291,9 +313,9 @@ class TypeSlotReads(Rule):
 
 class ObjectAddresses(Rule):
     """An object's address as an integer, ``(Py_uintptr_t)self`` (a repr
-    showing ``0x...``, an identity key), is the address of the object, not
-    of its handle: ``(Py_uintptr_t)Cystck_AsPyObject(S, self)`` through the
-    escape hatch, reported (``uintptr_t``, ``intptr_t`` and
+    showing ``0x...``, an identity key), is the object's identity, not
+    its handle's: ``(Py_uintptr_t)CystckObject_Id(S, self)``, the same for
+    every handle to the object (``uintptr_t``, ``intptr_t`` and
     ``Py_intptr_t`` likewise)."""
     name = "object-addresses"
     precedence = 859
@@ -302,7 +324,7 @@ class ObjectAddresses(Rule):
               "    sprintf(buf, \"%zx %zx\", (size_t)(Py_uintptr_t)self, (Py_uintptr_t)buf);\n"
               "    return PyUnicode_FromString(buf);\n}\n")
     after = ("static PyObject *f(PyObject *self, char *buf)\n{\n"
-             "    sprintf(buf, \"%zx %zx\", (size_t)(Py_uintptr_t)" + MARK + " Cystck_AsPyObject(S, self), "
+             "    sprintf(buf, \"%zx %zx\", (size_t)(Py_uintptr_t)CystckObject_Id(S, self), "
              "(Py_uintptr_t)buf);\n    return PyUnicode_FromString(buf);\n}\n")
 
     def apply(self, unit):
@@ -314,9 +336,45 @@ class ObjectAddresses(Rule):
             h = m.group("h")
             if h not in ctx.handles:
                 continue
-            edits.add(m.start("h"), m.end("h"), f"{MARK} Cystck_AsPyObject(S, {h})")
-            unit.leftover(m.start(), f"escape hatch: the address of the object {h} as an integer: "
-                          "read through Cystck_AsPyObject", self.name)
+            edits.add(m.start("h"), m.end("h"), f"CystckObject_Id(S, {h})")
+        if edits:
+            unit.apply(edits)
+        return edits.applied
+
+
+class StockModuleDefs(Rule):
+    """A function that stays stock (it reads object internals) and compares
+    a module's definition with the extension's own, ``PyModule_GetDef(m)
+    == &moduledef``, would compare a ``PyModuleDef *`` with the
+    ``CystckModuleDef`` the modules rule made of ``moduledef``: never
+    equal.  The definition is lent as the one CPython knows,
+    ``Cystck_AsPyModuleDef(&moduledef)`` (marked and reported)."""
+    name = "stock-module-defs"
+    precedence = 865
+    patterns = (r"\bCystckModuleDef\s+(?P<d>\w+)\s*[=;]",)
+    before = ("static CystckModuleDef moduledef = {\"m\", NULL, 0, NULL};\n"
+              "static int ours(PyTypeObject *tp)\n{\n"
+              "    PyObject *m = PyType_GetModule(tp->tp_base);\n"
+              "    return m != NULL && PyModule_GetDef(m) == &moduledef;\n}\n")
+    after = ("static CystckModuleDef moduledef = {\"m\", NULL, 0, NULL};\n"
+             "static int ours(PyTypeObject *tp)\n{\n"
+             "    PyObject *m = PyType_GetModule(tp->tp_base);\n"
+             f"    return m != NULL && PyModule_GetDef(m) == {MARK} Cystck_AsPyModuleDef(&moduledef);\n}}\n")
+
+    def apply(self, unit):
+        code, text = unit.masked, unit.text
+        defs = {m.group("d") for m in regex.finditer(self.patterns[0], code)}
+        if not defs:
+            return 0
+        address = regex.compile(r"(?<![\w)\]])&\s*(?P<d>" + "|".join(map(regex.escape, sorted(defs))) + r")\b")
+        edits = source.Edits()
+        for b0, b1 in _common.stock_bodies(unit):
+            for m in address.finditer(code, b0, b1):
+                if code[max(b0, m.start() - 40):m.start()].rstrip().endswith("Cystck_AsPyModuleDef("):
+                    continue
+                edits.add(m.start(), m.end(), f"{MARK} Cystck_AsPyModuleDef({text[m.start():m.end()]})")
+                unit.leftover(m.start(), f"escape hatch: {m.group('d')} is lent to stock code as the "
+                              "PyModuleDef CPython knows it by (Cystck_AsPyModuleDef)", self.name)
         if edits:
             unit.apply(edits)
         return edits.applied

@@ -113,6 +113,14 @@ def _remove_statement(text, masked, start, end, edits):
         edits.add(*_common.statement_line_span(text, start, end), "")
 
 
+def _dup(x, increment):
+    """A handle of its own for ``x``: ``Py_XINCREF`` allows a null one,
+    which stays null (``Cystck_Dup`` of the null handle is an error)."""
+    if "XINCREF" in increment:
+        return f"(Cystck_IsNull({x}) ? {x} : Cystck_Dup(S, {x}))"
+    return f"Cystck_Dup(S, {x})"
+
+
 class IncRef(Rule):
     """``Py_INCREF(x);`` and ``Py_XINCREF(x);`` are removed: a handle keeps
     its object alive for the whole call, and functions that store a value
@@ -139,7 +147,10 @@ class IncRef(Rule):
     the alias gets it: ``Py_INCREF(x); y = x;`` (later in the block),
     ``y = x; Py_INCREF(y);`` (``y = x`` a name or a member such as
     ``st->empty``) and ``y = x; ...; Py_INCREF(x);`` (earlier in the block)
-    all become ``y = Cystck_Dup(S, x);``."""
+    all become ``y = Cystck_Dup(S, x);``.  An increment of the caller's
+    handle through a pointer, ``Py_INCREF(*op);`` (an in-out parameter
+    whose caller releases what it gets back), becomes ``*op =
+    Cystck_Dup(S, *op);``."""
     name = "incref"
     precedence = 600
     patterns = (r"\bPy_X?INCREF\s*" + _common.PAREN + r"\s*;",)
@@ -169,9 +180,16 @@ class IncRef(Rule):
                 r = regex.match(r"\s*return\s+" + regex.escape(x) + r"\s*;", masked[m.end():b1]) \
                     if helper and regex.fullmatch(r"\w+(?:\s*(?:->|\.)\s*\w+)*", x) else None
                 if r and not _common.in_unbraced_body(masked, m.start()):
-                    edits.add(m.start(), m.end() + r.end(), f"return Cystck_Dup(S, {text[m.start('p') + 1:m.end('p') - 1].strip()});")
+                    edits.add(m.start(), m.end() + r.end(),
+                              f"return {_dup(text[m.start('p') + 1:m.end('p') - 1].strip(), m.group())};")
                     continue
                 if role is None and x in _object_params(masked, f) and _released(masked[m.end():b1], x):
+                    edits.add(m.start(), m.end(), f"{x} = Cystck_Dup(S, {x});")
+                    continue
+                through = regex.fullmatch(r"\*\s*(\w+)", x)
+                if through and through.group(1) in arrays.get(f.start, ()) and "XINCREF" not in m.group():
+                    # Py_INCREF(*op): the caller's handle gets a new reference,
+                    # which the caller releases: a handle of its own
                     edits.add(m.start(), m.end(), f"{x} = Cystck_Dup(S, {x});")
                     continue
                 consumed = _consumed_next(masked, m.end(), b1, x)
@@ -197,7 +215,7 @@ class IncRef(Rule):
                 later = _later_return(masked, m, x, b0, b1) if helper and regex.fullmatch(r"\w+", x) else None
                 if later and not _common.in_unbraced_body(masked, m.start()):
                     # Py_INCREF(x); ...; return x; in the same block: the same
-                    edits.add(later.start("x"), later.end("x"), f"Cystck_Dup(S, {x})")
+                    edits.add(later.start("x"), later.end("x"), _dup(x, m.group()))
                     _remove_statement(text, masked, m.start(), m.end(), edits)
                     continue
                 prior = _prior_alias(masked, m, x, b0, b1) if regex.fullmatch(r"\w+", x) else None

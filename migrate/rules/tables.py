@@ -10,6 +10,7 @@ import regex
 
 from .. import api, cstruct, project as proj, source
 from . import _common
+from .escape import MARK
 
 MEMBER_TYPES = {
     "SHORT": "SHORT", "INT": "INT", "LONG": "LONG", "FLOAT": "FLOAT", "DOUBLE": "DOUBLE",
@@ -170,10 +171,16 @@ def _stock_method_call(func, conv, names):
     """The call, in a forwarder, of the Cystck counterpart of the stock
     function ``func`` that a method table names as a method (``{"__class_getitem__",
     Py_GenericAlias, METH_O | METH_CLASS}``): its result is the method's.
-    None if it has none, or takes other arguments than self (and arg)."""
+    A stock function without one is called through the escape hatch.  None
+    if it takes other arguments than self (and arg)."""
     counterpart = api.stock_map().get(func)
-    if counterpart is None or conv not in ("CYSTCK_NOARGS", "CYSTCK_O"):
+    if conv not in ("CYSTCK_NOARGS", "CYSTCK_O"):
         return None
+    if counterpart is None:
+        # none: called through the escape hatch, the handles lent and its
+        # new object given a handle
+        lent = ", ".join(f"Cystck_AsPyObject(S, {n})" for n in names) + (", NULL" if len(names) == 1 else "")
+        return f"Cystck_Return(S, Cystck_FromNewPyObject(S, {MARK} {func}({lent})))"
     return f"Cystck_Return(S, {counterpart}({', '.join(['S'] + names)}))"
 
 

@@ -1743,3 +1743,119 @@ class FieldPointerParams(Rule):
         for m in regex.finditer(rf"(?<![\w.>])\*\s*{n}\b", code, pos=b0, endpos=b1):
             if not any(s <= m.start() < e for s, e in taken):
                 edits.add(m.start(), m.end(), f"CystckField_Load(S, {owner}, *{name})")
+
+
+class RefPointerParams(Rule):
+    """A helper that takes the address of a reference, a module-state
+    member or a global that outlives the call (``static int intern(PyObject
+    **slot, const char *s)`` called as ``intern(&st->name, "name")`` at
+    every call), gets a ``Cystck_Ref *``: stores ``*slot = v;`` become
+    ``*slot = Cystck_ref(S, v);``, null tests test the reference and other
+    reads of ``*slot`` are ``Cystck_deref(S, *slot)``.  A parameter that
+    some call passes anything else, or that the body uses other than
+    through ``*``, stays a handle pointer."""
+    name = "ref-pointer-params"
+    precedence = 576
+    patterns = (r"(?<![\w.>])\*\s*(?P<f>\w+)\b",)
+    before = ("typedef struct { PyObject *name; } State;\n"
+              "static struct PyModuleDef def = {PyModuleDef_HEAD_INIT, \"m\", NULL, sizeof(State)};\n"
+              "static int intern(PyObject **slot, const char *s)\n{\n"
+              "    if (*slot == NULL)\n        *slot = PyUnicode_InternFromString(s);\n"
+              "    return PyObject_Hash(*slot) == -1 ? -1 : 0;\n}\n"
+              "static int init(State *st) { return intern(&st->name, \"name\"); }\n")
+    after = ("typedef struct { PyObject *name; } State;\n"
+             "static struct PyModuleDef def = {PyModuleDef_HEAD_INIT, \"m\", NULL, sizeof(State)};\n"
+             "static int intern(Cystck_Ref *slot, const char *s)\n{\n"
+             "    if (*slot == NULL)\n        *slot = Cystck_ref(S, PyUnicode_InternFromString(s));\n"
+             "    return PyObject_Hash(Cystck_deref(S, *slot)) == -1 ? -1 : 0;\n}\n"
+             "static int init(State *st) { return intern(&st->name, \"name\"); }\n")
+
+    _REF_ARG = regex.compile(r"&\s*(?:(?P<chain>\w+(?:\s*(?:->|\.)\s*\w+)*)\s*(?:->|\.)\s*)?(?P<m>\w+)\s*")
+
+    def apply(self, unit):
+        code, text = unit.masked, unit.text
+        p = unit.project
+        if not (p.ref_fields or p.globals):
+            return 0
+        edits = source.Edits()
+        for ctx in _common.function_contexts(unit, with_locals=False):
+            if not ctx.func.is_definition or ctx.role is not None or not ctx.has_state:
+                continue
+            for i, param in enumerate(ctx.params):
+                if param.base not in ("Cystck_Object", "PyObject") or param.ptr not in ("*", "**") \
+                        or (param.base == "PyObject") != (param.ptr == "**"):
+                    continue
+                if not self._always_a_ref(unit, code, ctx, i) \
+                        or not FieldPointerParams._only_dereferenced(code, ctx, param.name):
+                    continue
+                s, e = param.span
+                edits.add(s, e, text[s:e].replace(text[s:e].strip(), f"Cystck_Ref *{param.name}"))
+                self._body(code, text, ctx, param.name, edits)
+        if edits:
+            unit.apply(edits)
+        return edits.applied
+
+    def _always_a_ref(self, unit, code, ctx, index):
+        """Does every call of the function pass, at ``index``, the address
+        of a module-state member or of a global reference?"""
+        p = unit.project
+        calls = [c for c in regex.finditer(rf"(?<![\w.>]){regex.escape(ctx.func.name)}\s*" + source.paren("a"),
+                                           code) if c.start() != ctx.func.name_start]
+        for c in calls:
+            inner = c.group("a")[1:-1]
+            args = [inner[a:b].strip() for a, b in source.split_top(inner, 0, len(inner))]
+            if len(args) != len(ctx.params):
+                return False
+            ref = self._REF_ARG.fullmatch(args[index])
+            if ref is None or not (ref.group("m") in p.ref_fields if ref.group("chain")
+                                   else ref.group("m") in p.globals):
+                return False
+        return bool(calls)
+
+    @staticmethod
+    def _body(code, text, ctx, name, edits):
+        b0, b1 = ctx.body
+        n = regex.escape(name)
+        taken = []
+        for m in regex.finditer(rf"\bCystck_IsNull\s*\(\s*\*\s*{n}\s*\)", code, pos=b0, endpos=b1):
+            edits.add(m.start(), m.end(), f"*{name} == NULL")
+            taken.append((m.start(), m.end()))
+        for m in regex.finditer(rf"(?<![\w.>])\*\s*{n}\s*[!=]=\s*(?:NULL|0)\b", code, pos=b0, endpos=b1):
+            taken.append((m.start(), m.end()))
+        for m in regex.finditer(rf"(?<![\w.>])\*\s*{n}\s*=(?!=)\s*(?P<v>[^;]+);", code, pos=b0, endpos=b1):
+            value = text[m.start("v"):m.end("v")].strip()
+            if value not in ("NULL", "0", "Cystck_NULL"):
+                edits.add(m.start("v"), m.end("v"), f"Cystck_ref(S, {value})")
+            else:
+                edits.add(m.start("v"), m.end("v"), "NULL")
+            taken.append((m.start(), m.end()))
+        for m in regex.finditer(rf"(?<![\w.>])\*\s*{n}\b", code, pos=b0, endpos=b1):
+            if not any(s <= m.start() < e for s, e in taken):
+                edits.add(m.start(), m.end(), f"Cystck_deref(S, *{name})")
+
+
+class SpecPointers(Rule):
+    """A pointer to a type spec in a translated function, ``static int
+    add_type(PyObject *m, PyType_Spec *spec)``, is a ``CystckType_Spec *``:
+    the ``type-spec`` rule made every spec one, and the translated
+    ``CystckType_FromSpec`` calls take them.  Functions that stay stock
+    keep ``PyType_Spec``."""
+    name = "spec-pointers"
+    precedence = 577
+    patterns = (r"\bPyType_Spec(?=\s*\*)",)
+    before = ("static PyObject *make(PyObject *m, PyType_Spec *spec)\n{\n"
+              "    return PyType_FromModuleAndSpec(m, spec, NULL);\n}\n")
+    after = ("static PyObject *make(PyObject *m, CystckType_Spec *spec)\n{\n"
+             "    return PyType_FromModuleAndSpec(m, spec, NULL);\n}\n")
+
+    def apply(self, unit):
+        code = unit.masked
+        edits = source.Edits()
+        for ctx in _common.function_contexts(unit, with_locals=False):
+            if not ctx.func.is_definition or not ctx.has_state:
+                continue
+            for m in regex.finditer(self.patterns[0], code, pos=ctx.func.name_start, endpos=ctx.body[1]):
+                edits.add(m.start(), m.end(), "CystckType_Spec")
+        if edits:
+            unit.apply(edits)
+        return edits.applied

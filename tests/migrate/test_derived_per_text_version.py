@@ -76,3 +76,13 @@ def test_an_unchanged_text_derives_nothing_again(monkeypatch):
     masked = _counting(monkeypatch, source, "mask")
     _common.function_contexts(unit)
     assert unit.masked and not computed and not masked
+
+
+def test_a_text_is_masked_once_however_many_helpers_mask_it():
+    # The project pass, several rules and helpers mask each file's original
+    # text again; the mask of a text is computed once and shared.
+    text = TEXT + "/* " + "x" * 40 + " */\n"      # a text no other test masked
+    first = source.mask(text)
+    assert source.mask(text) is first
+    assert source.mask(text[:-1] + "\n") is first          # an equal text, another object
+    assert first.endswith(" " * 46 + "\n") and first.startswith(TEXT[:9])

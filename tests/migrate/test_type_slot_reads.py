@@ -58,19 +58,19 @@ def test_cast_of_a_handle_read_through_a_pointer():
 
 
 def test_builtin_type_without_a_handle():
-    """``&PyFunction_Type`` (Cystck has no CystckFunction_Type) in a function
+    """``&PyProperty_Type`` (Cystck has no CystckProperty_Type) in a function
     gets a handle through the escape hatch, reported; negative: in a static
     initialiser, where there is no state, it stays and is reported."""
     src = ("#include <Python.h>\n"
-           "static PyTypeObject *bases[] = {&PyFunction_Type, NULL};\n"
+           "static PyTypeObject *bases[] = {&PyProperty_Type, NULL};\n"
            "static PyObject *f(PyObject *self, PyObject *o)\n{\n"
-           "    return PyBool_FromLong(PyObject_IsInstance(o, (PyObject *)&PyFunction_Type) == 1);\n}\n"
+           "    return PyBool_FromLong(PyObject_IsInstance(o, (PyObject *)&PyProperty_Type) == 1);\n}\n"
            "static PyMethodDef methods[] = {{\"f\", f, METH_O, NULL}, {NULL}};\n")
     out, notes = _translate(src)
-    assert "static PyTypeObject *bases[] = {&PyFunction_Type, NULL};" in out
+    assert "static PyTypeObject *bases[] = {&PyProperty_Type, NULL};" in out
     assert ("CystckObject_IsInstance(S, o, Cystck_FromPyObject(S, /* cystck-migrate: escape hatch */ "
-            "(PyObject *)&PyFunction_Type)) == 1") in out
-    reported = {(n.line, n.message.startswith("escape hatch")) for n in notes if "PyFunction_Type" in n.message}
+            "(PyObject *)&PyProperty_Type)) == 1") in out
+    reported = {(n.line, n.message.startswith("escape hatch")) for n in notes if "PyProperty_Type" in n.message}
     assert reported == {(2, False), (5, True)}
     assert translate.translate_source(out, "m.c") == out
 

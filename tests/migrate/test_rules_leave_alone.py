@@ -278,6 +278,18 @@ LEAVE_ALONE = {
         "static PyObject *ensure(PyObject **out)\n{\n    if (*out == NULL)\n        *out = PyDict_New();\n"
         "    return *out;\n}\n"
         "static PyObject *get(void) { PyObject *x = NULL; return ensure(&x); }\n"),
+    # The address of a local, not of a reference that outlives the call.
+    "ref-pointer-params": (
+        "typedef struct { PyObject *name; } State;\n"
+        "static struct PyModuleDef def = {PyModuleDef_HEAD_INIT, \"m\", NULL, sizeof(State)};\n"
+        "static int intern(PyObject **slot, const char *s)\n{\n"
+        "    if (*slot == NULL)\n        *slot = PyUnicode_InternFromString(s);\n"
+        "    return PyObject_Hash(*slot) == -1 ? -1 : 0;\n}\n"
+        "static int init(State *st) { PyObject *local = NULL; return intern(&local, \"name\"); }\n"),
+    # A spec pointer in a function that stays stock (it reads tp_name).
+    "spec-pointers": (
+        "static const char *spec_name(PyTypeObject *tp, PyType_Spec *spec)\n{\n"
+        "    return tp->tp_name ? spec->name : NULL;\n}\n"),
     # A tuple filled with None, not zeroed.
     "tuple-zero-fill": (
         "static PyObject *f(Py_ssize_t n)\n{\n    PyObject *t = PyTuple_New(n);\n"
@@ -376,6 +388,11 @@ LEAVE_ALONE = {
         "    return PyUnicode_FromString(buf);\n}\n"),
     # A stock function without a counterpart where the code stays stock.
     "escape-hatch": in_capsule_destructor("keep(PyFile_GetLine(o, 2));"),
+    # The definition compared in a function that is translated, not stock.
+    "stock-module-defs": (
+        "static CystckModuleDef moduledef = {\"m\", NULL, 0, NULL};\n"
+        "static int ours(PyTypeObject *tp, PyObject *m)\n{\n"
+        "    return m != NULL && PyModule_GetDef(m) == &moduledef && tp != NULL;\n}\n"),
     # Keyword names read as the tuple they are.
     "kwargs-dict": (
         "#include <Python.h>\n#include \"Cystck.h\"\n"
@@ -427,6 +444,8 @@ POSITIVE_TWINS = {
     "state-calls": ("{ return v + 1; }", "{ return PyLong_AsLong(NULL) + v; }"),
     "functor-calls": ("{ return 2 * v; }", "{ return PyFloat_AsDouble( NULL ) * v; }"),
     "identity-keyed-containers": ("std::map<long,", "std::map<PyObject*,"),
+    "ref-pointer-params": ("intern(&local,", "intern(&st->name,"),
+    "spec-pointers": ("tp->tp_name ? spec->name", "tp ? spec->name"),
     "tuple-zero-fill": ("PyTuple_SET_ITEM(t, i, Py_None)", "PyTuple_SET_ITEM(t, i, NULL)"),
     "buffer-owner": ("view->obj = NULL", "view->obj = o"),
     "incref": (STOCK_DESTRUCTOR, "PyCapsule_New(o, NULL, NULL)"),
@@ -450,6 +469,7 @@ POSITIVE_TWINS = {
     "type-slot-reads": ("Native *n", "PyTypeObject *n"),
     "object-addresses": ("(Py_uintptr_t)n", "(Py_uintptr_t)self"),
     "escape-hatch": (STOCK_DESTRUCTOR, "PyCapsule_New(o, NULL, NULL)"),
+    "stock-module-defs": ("tp != NULL", "tp->tp_base != NULL"),
     "kwargs-dict": ("CystckTuple_Size", "CystckDict_Size"),
 }
 

@@ -6,7 +6,8 @@ subclass of :class:`Rule` with a docstring saying what it does and why, a
 the ``regex`` package, matched on masked text, see :mod:`.source`), an
 ``apply`` method performing the transformation, and a ``before``/``after``
 example that the test suite checks by translating ``before`` with that rule
-alone.  Rules register themselves by subclassing; a *pack* is the module
+alone (as it checks that the rule leaves alone a near miss of what it
+rewrites, its entry in tests/migrate/test_rules_leave_alone.py).  Rules register themselves by subclassing; a *pack* is the module
 that defines them (``core``, ``types``...).
 
 The engine translates one :class:`Unit` (a file) at a time, in the context of

@@ -572,6 +572,13 @@ class PrivateStructTypes(Rule):
 
 # The macro name a ``#define`` line defines ends the text before it.
 _DEFINED_NAME = regex.compile(r"^[ \t]*#[ \t]*define[ \t]+$", regex.M)
+# A member access ends the text before a name: ``ops->`` or ``ops.``.
+_MEMBER_BEFORE = regex.compile(r"(?:->|\.)\s*$")
+
+
+def _defines_name(masked, pos):
+    """Is the name at ``pos`` the one a ``#define`` line defines?"""
+    return bool(_DEFINED_NAME.search(masked, masked.rfind("\n", 0, pos) + 1, pos))
 
 
 class ApiCalls(Rule):
@@ -604,8 +611,10 @@ class ApiCalls(Rule):
             name = m.group("name")
             if name not in mapping or any(b0 <= m.start() < b1 for b0, b1 in stock):
                 continue
-            if _DEFINED_NAME.search(masked, masked.rfind("\n", 0, m.start()) + 1, m.start()):
+            if _defines_name(masked, m.start()):
                 continue      # ``#define Py_SIZE(ob) ...``: a fallback definition, not a call
+            if _MEMBER_BEFORE.search(masked, max(0, m.start() - 40), m.start()):
+                continue      # ``ops->PyList_Append(l, v)``: a member named like the function
             open_at = m.end() - 1
             close = source.matching(masked, open_at)
             inner = masked[open_at + 1:close - 1]
@@ -694,9 +703,10 @@ class PyType(Rule):
         def sub(pattern, repl, flags=0):
             # functions that stay stock (capsule destructors, helpers
             # reading object internals) keep their Py_TYPE
+            # and a fallback ``#define Py_IS_TYPE(o, t) ...`` keeps its name
             stock = _common.stock_bodies(unit)
             return unit.sub(pattern, lambda m, t: None if any(b0 <= m.start() < b1 for b0, b1 in stock)
-                            else repl(m, t), flags=flags)
+                            or _defines_name(unit.masked, m.start()) else repl(m, t), flags=flags)
         n = sub(self.patterns[0], lambda m, t: "CystckType_GetName(S, CystckObject_Type(S, "
                 + t[m.start("p") + 1:m.end("p") - 1].strip() + "))")
         n += sub(self.patterns[1], lambda m, t: ("!" if m.group("op") == "!" else "") + "Cystck_TypeIs(S, "
@@ -818,7 +828,9 @@ class GlobalRefs(Rule):
         type_pat = regex.compile(rf"(?:\(\s*(?:PyObject|PyTypeObject)\s*\*\s*\)\s*)?(?:\(\s*&\s*(?P<a>{tre})\s*\)"
                                  rf"|&\s*(?P<b>{tre}))") if tre else None
         pats = self._ref_patterns(ref) if ref else None
-        for ctx in _common.function_contexts(unit, with_locals=False):
+        # with the locals: a local handle named like a global (shadowing it)
+        # is the local, not the reference
+        for ctx in _common.function_contexts(unit):
             if not ctx.has_state:
                 continue
             b0, b1 = ctx.body

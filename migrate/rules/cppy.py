@@ -46,7 +46,9 @@ class CppyPtr(Rule):
     ``x = y`` assign, ``cppy::ptr(expr)`` temporaries are the expression.
     ``x.release();`` alone as a statement only gave up ownership (after a
     call that stole the reference): with handles it is nothing and goes.
-    ``x.getattr("name")`` is ``PyObject_GetAttrString(x, "name")``."""
+    ``x.getattr("name")`` is ``PyObject_GetAttrString(x, "name")``.
+    These methods of anything not declared a ``cppy::ptr`` (a
+    ``std::unique_ptr``'s ``get()``, a ``std::bitset``'s ``set(3)``) stay."""
     name = "cppy-ptr"
     precedence = 91
     library = "cppy"
@@ -56,8 +58,10 @@ class CppyPtr(Rule):
                 r"(?P<x>\b\w+)\s*\.\s*is_none\s*\(\s*\)",
                 r"\bcppy::ptr\s*(?P<p>\((?:[^()]++|(?&p))*\))",
                 r"(?P<x>\b\w+)\s*\.\s*set\s*(?P<p>\((?:[^()]++|(?&p))*\))",
-                r"(?<=^|[;{}])[ \t]*\w+\s*\.\s*release\s*\(\s*\)\s*;",
+                r"(?<=^|[;{}])[ \t]*(?P<x>\w+)\s*\.\s*release\s*\(\s*\)\s*;",
                 r"(?P<x>\b\w+)\s*\.\s*getattr\s*(?P<p>\((?:[^()]++|(?&p))*\))")
+    #: a name declared a smart pointer (a local, a member, a parameter)
+    DECLARED = r"\bcppy::ptr\s*&?\s*(\w+)"
     before = ("PyObject *f(PyObject *o)\n{\n    cppy::ptr a(PyNumber_Negative(o));\n    cppy::ptr b;\n"
               "    if (!a)\n        return 0;\n    if (a.is_none())\n        return a.release();\n"
               "    b.set(cppy::ptr(PyNumber_Absolute(a.get())).release());\n"
@@ -70,29 +74,56 @@ class CppyPtr(Rule):
              "    return PyObject_GetAttrString(a, \"real\");\n}\n")
 
     def apply(self, unit):
+        # Only what is declared a cppy::ptr has its methods: a
+        # std::unique_ptr's .get() or a std::bitset's .set(3) stays.
+        names = set(regex.findall(self.DECLARED, unit.masked))
+        is_ptr = lambda m, t: m.group("x") in names  # noqa: E731
         # whole-statement releases first, before ``.release()`` becomes ``x``
         drops = source.Edits()
         for m in regex.finditer(self.patterns[6], unit.masked, regex.M):
-            if not _common.in_unbraced_body(unit.masked, m.start() + len(m.group()) - len(m.group().lstrip())):
+            if m.group("x") in names and not _common.in_unbraced_body(
+                    unit.masked, m.start() + len(m.group()) - len(m.group().lstrip())):
                 drops.add(*_common.statement_line_span(unit.text, m.start(), m.end()), "")
         if drops:
             unit.apply(drops)
         n = drops.applied
         n += unit.sub(self.patterns[7], lambda m, t: f"PyObject_GetAttrString({m.group('x')}, "
-                      + t[m.start('p') + 1:m.end('p') - 1].strip() + ")")
+                      + t[m.start('p') + 1:m.end('p') - 1].strip() + ")" if is_ptr(m, t) else None)
         n += unit.sub(self.patterns[0], lambda m, t: f"PyObject *{m.group('n')} = "
                      + (t[m.start('p') + 1:m.end('p') - 1].strip() or "NULL") + ";")
         n += unit.sub(self.patterns[1], lambda m, t: f"PyObject *{m.group('n')}"
                       + (" = NULL" if unit.masked[m.end():m.end() + 3].lstrip().startswith(";") else ""))
         for _ in range(3):          # nested .get()/.release() chains
-            k = unit.sub(self.patterns[2], lambda m, t: "")
+            k = unit.sub(self.patterns[2], lambda m, t: "" if self._of_ptr(unit.masked, m.start(), names) else None)
             k += unit.sub(self.patterns[4], lambda m, t: t[m.start("p") + 1:m.end("p") - 1].strip())
             n += k
             if not k:
                 break
-        n += unit.sub(self.patterns[3], lambda m, t: f"{m.group('x')} == Py_None")
-        n += unit.sub(self.patterns[5], lambda m, t: f"{m.group('x')} = {t[m.start('p') + 1:m.end('p') - 1].strip()}")
+        n += unit.sub(self.patterns[3], lambda m, t: f"{m.group('x')} == Py_None" if is_ptr(m, t) else None)
+        n += unit.sub(self.patterns[5], lambda m, t: f"{m.group('x')} = {t[m.start('p') + 1:m.end('p') - 1].strip()}"
+                      if is_ptr(m, t) else None)
         return n
+
+    @staticmethod
+    def _of_ptr(masked, end, names):
+        """Is the expression ending at ``end`` a smart pointer: a name
+        declared one (``self->value``, ``items[i]`` too), or a
+        ``cppy::ptr(...)`` temporary or a call of a function returning one?"""
+        i = end
+        while i > 0 and masked[i - 1].isspace():
+            i -= 1
+        if i and masked[i - 1] in ")]":
+            closer, depth = masked[i - 1], 0
+            opener = "(" if closer == ")" else "["
+            while i > 0:
+                i -= 1
+                depth += {closer: 1, opener: -1}.get(masked[i], 0)
+                if depth == 0:
+                    break
+            if closer == ")" and regex.search(r"\bcppy::ptr\s*$", masked[max(0, i - 80):i]):
+                return True
+        m = regex.search(r"(\w+)\s*$", masked[max(0, i - 80):i])
+        return bool(m) and m.group(1) in names
 
 
 class CppyRefs(Rule):

@@ -1,0 +1,538 @@
+"""Each rule's negative example: a near miss of what the rule rewrites (the
+same name in a comment or a string, a pointer that is no object, a struct
+that is no object type, a member named like an API function, a function
+that is no entry point or that stays stock...) that the rule, run alone,
+must leave as it is.
+
+A rule's ``before``/``after`` example (tests/migrate/test_rules.py) shows
+what it rewrites; ``LEAVE_ALONE`` shows what it must not.  A new rule gets
+an entry here (the completeness test names the rules that lack one), and
+``POSITIVE_TWINS`` turns some near misses into the real construct with one
+small change, to show that those examples test their rule rather than
+nothing."""
+import pytest
+
+from cystck.migrate import engine, translate
+
+RULES = {r.name: r for r in engine.all_rules()}
+
+# A capsule made with a destructor (with NULL, the function is a helper like any other).
+STOCK_DESTRUCTOR = "PyCapsule_New(o, NULL, destroy)"
+
+
+def in_capsule_destructor(statements):
+    """``statements`` in a capsule destructor, a function that keeps its
+    stock body (CPython calls it with a ``PyObject *`` and no state)."""
+    return ("static void destroy(PyObject *capsule)\n{\n"
+            "    PyObject *o = (PyObject *)PyCapsule_GetPointer(capsule, NULL);\n"
+            f"    {statements}\n}}\n"
+            f"static PyObject *f(PyObject *o) {{ return {STOCK_DESTRUCTOR}; }}\n")
+
+
+LEAVE_ALONE = {
+    # The macro's function uses no API: nothing to translate in it.
+    "function-macros": (
+        "#define DEFINE_GET(type) \\\n"
+        "static long type##_get(long v) \\\n"
+        "{ return v; }\n"
+        "DEFINE_GET(Foo)\n"
+        "static PyObject *neg(PyObject *o) { return PyNumber_Negative(o); }\n"),
+    # Another cppy header, and the include in a comment.
+    "cppy-include": (
+        "#include <cppy/defines.h>\n"
+        "// #include <cppy/cppy.h>\n"
+        "static PyObject *f(PyObject *o) { return cppy::incref(o); }\n"),
+    # Other classes' get() and set(), the smart pointer in a comment.  (Before,
+    # bits.set(3) became bits = 3.)
+    "cppy-ptr": (
+        "#include <cppy/cppy.h>\n#include <bitset>\n#include <memory>\n"
+        "static PyObject *f(PyObject *o)\n{\n"
+        "    std::bitset<8> bits;\n    std::unique_ptr<long> n(new long(1));\n"
+        "    bits.set(3);\n"
+        "    // cppy::ptr a(o); a.is_none()\n"
+        "    return PyLong_FromLong(*n.get() + (long)bits.to_ulong());\n}\n"),
+    # Reference helpers of another namespace.
+    "cppy-refs": (
+        "#include <cppy/cppy.h>\n"
+        "static void f(PyObject *o, PyObject *p)\n{\n"
+        "    detail::incref(o);\n    detail::decref(p);\n}\n"),
+    # std::runtime_error is an exception thrown, not one set.
+    "cppy-errors": (
+        "#include <cppy/cppy.h>\n"
+        "static PyObject *f(PyObject *o)\n{\n"
+        "    if (!o)\n        throw std::runtime_error(\"no object\");\n"
+        "    return cppy::incref(o);\n}\n"),
+    # A commented-out Python.h and headers named like structmember.h.
+    "include-header": (
+        "/* #include <Python.h> */\n"
+        "#include \"python_helpers.h\"\n"
+        "#include <structmember_compat.h>\n"
+        "static PyObject *cache;\n"),
+    # A parameter s (not S); an S in a macro that uses no API.
+    "macro-state-param": (
+        "#define NAME(s) PyUnicode_FromString(#s)\n"
+        "#define MAX(S, T) ((S) > (T) ? (S) : (T))\n"),
+    # A member macro of a native struct: no object head in it.
+    "struct-member-macros": (
+        "#define POINT(p) \\\n    double p##_x; \\\n    double p##_y;\n\n"
+        "typedef struct {\n    POINT(a)\n    PyObject *owner;\n} Segment;\n"),
+    # Object members but no PyObject_HEAD: a native struct, no instance struct.
+    "object-struct": (
+        "typedef struct {\n    PyObject *value;\n    long n;\n} Pair;\n"),
+    # Members that are no object pointers: a function returning one, a buffer.
+    "struct-members": (
+        "typedef struct {\n    PyObject *(*make)(PyObject *);\n    Py_buffer *view;\n    int n;\n} Ctx;\n"
+        "static void f(Ctx *c) { g(c->view); }\n"),
+    # The same parsing in a function no method table lists.
+    "typed-entry": (
+        "static PyObject *\nscale(PyObject *self, PyObject *args, PyObject *kw)\n{\n"
+        "    static char *kwlist[] = {\"x\", \"k\", NULL};\n    double x, k = 2.0;\n"
+        "    if (!PyArg_ParseTupleAndKeywords(args, kw, \"d|d:scale\", kwlist, &x, &k))\n        return NULL;\n"
+        "    return PyFloat_FromDouble(x * k);\n}\n"
+        "static PyMethodDef m[] = {{\"scale\", (PyCFunction)scale_impl, METH_VARARGS | METH_KEYWORDS, NULL}, {NULL}};\n"),
+    # A macro in type initialisers that holds no slots, only the name.
+    "type-slot-macros": (
+        "#define PREFIX \"m.\"\n\n"
+        "static PyTypeObject KeysType = {\n    PyVarObject_HEAD_INIT(NULL, 0)\n    PREFIX \"keys\",\n};\n"
+        "static PyTypeObject ItemsType = {\n    PyVarObject_HEAD_INIT(NULL, 0)\n    PREFIX \"items\",\n};\n"),
+    # tp_new given a function after PyType_Ready: instances can be made.
+    "disallow-instantiation": (
+        "static PyTypeObject CursorType = {\n    PyVarObject_HEAD_INIT(NULL, 0)\n    .tp_name = \"m.Cursor\",\n"
+        "    .tp_flags = Py_TPFLAGS_DEFAULT,\n    .tp_new = PyType_GenericNew,\n};\n"
+        "static int ready(void)\n{\n    if (PyType_Ready(&CursorType) < 0)\n        return -1;\n"
+        "    CursorType.tp_new = Cursor_new;\n    return 0;\n}\n"),
+    # An instance's own vectorcall member, not the type's slot.
+    "runtime-vectorcall": (
+        "typedef struct { PyObject_HEAD vectorcallfunc vectorcall; } Foo;\n"
+        "static PyObject *make(PyTypeObject *type)\n{\n"
+        "    Foo *self = (Foo *)type->tp_alloc(type, 0);\n"
+        "    self->vectorcall = Foo_vectorcall;\n    return (PyObject *)self;\n}\n"),
+    # A pointer to a type, and a local one: no static type defined here.
+    "type-object": (
+        "extern PyTypeObject *BoxTypePtr;\n"
+        "static PyObject *f(PyObject *o) { PyTypeObject *t = Py_TYPE(o); return PyLong_FromSsize_t(t->tp_basicsize); }\n"),
+    # A spec received by pointer, not defined here.
+    "type-spec": (
+        "static PyObject *make(PyType_Spec *spec) { return PyType_FromSpec(spec); }\n"),
+    # A member that is no class static, and a static that is no type.
+    "class-type-statics": (
+        "struct Box\n{\n    PyObject_HEAD\n    PyTypeObject* kind;\n    static int count;\n};\n"
+        "int Box::count = 0;\n"),
+    # A single-phase module: no slots.
+    "multi-phase-init": (
+        "static PyObject *neg(PyObject *self, PyObject *o) { return PyNumber_Negative(o); }\n"
+        "static PyMethodDef spam_methods[] = {{\"neg\", neg, METH_O, NULL}, {NULL}};\n"
+        "static struct PyModuleDef spam = {PyModuleDef_HEAD_INIT, \"spam\", NULL, -1, spam_methods, NULL};\n"),
+    # A method definition read through a pointer, no table.
+    "method-table": (
+        "static PyObject *name(PyMethodDef *ml) { return PyUnicode_FromString(ml->ml_name); }\n"),
+    # A module's definition read back through a pointer, none defined.
+    "module-def": (
+        "static const char *name(PyObject *m) { PyModuleDef *def = PyModule_GetDef(m); return def->m_name; }\n"),
+    # An init function in a comment; a helper named like one.
+    "modinit": (
+        "/* PyMODINIT_FUNC PyInit_spam(void); */\n"
+        "static PyObject *\ninit_spam(void)\n{\n    return PyModule_Create(&mod);\n}\n"),
+    # The first member is a native struct, not a base type's.
+    "base-struct-upcast": (
+        "typedef struct { long a; } Base;\n"
+        "typedef struct { PyObject_HEAD Base base; long n; } Sub;\n"
+        "static int check(Base *b);\n"
+        "static PyObject *get(Sub *self)\n{\n"
+        "    if (!self->base.a || check(&self->base) < 0)\n        return NULL;\n"
+        "    return PyLong_FromLong(self->n);\n}\n"),
+    # A member named weakreflist in a type without a weak list.
+    "weak-lists": (
+        "typedef struct { PyObject_HEAD PyObject *weakreflist; long n; } Box;\n"
+        "static PyObject *Box_new(PyTypeObject *type, PyObject *args, PyObject *kw)\n{\n"
+        "    Box *self = (Box *)type->tp_alloc(type, 0);\n    self->weakreflist = NULL;\n"
+        "    return (PyObject *)self;\n}\n"
+        "static void Box_dealloc(Box *self)\n{\n    if (self->weakreflist != NULL)\n"
+        "        PyObject_ClearWeakRefs((PyObject *)self);\n    free_native(self->n);\n}\n"
+        "static PyTypeObject BoxType = {PyVarObject_HEAD_INIT(NULL, 0) .tp_dealloc = (destructor)Box_dealloc,"
+        " .tp_new = Box_new};\n"),
+    # A function named like a destructor that no type uses as one.
+    "destroy-traverse": (
+        "typedef struct { PyObject_HEAD PyObject *v; double *buf; } Box;\n"
+        "static void Box_dealloc(Box *self)\n{\n    PyObject_GC_UnTrack(self);\n    free(self->buf);\n"
+        "    Py_XDECREF(self->v);\n    Py_TYPE(self)->tp_free((PyObject *)self);\n}\n"
+        "static PyTypeObject BoxType = {PyVarObject_HEAD_INIT(NULL, 0) .tp_dealloc = (destructor)Other_dealloc};\n"),
+    # A destructor that also calls a native function stays a destructor.
+    "finalizer-releases": (
+        "typedef struct { PyObject_HEAD PyObject *d; double *buf; } Bag;\n"
+        "static PyObject *Bag_empty(Bag *self) { PyDict_Clear(self->d); Py_RETURN_NONE; }\n"
+        "static void Bag_dealloc(Bag *self)\n{\n    Bag_empty(self);\n    free(self->buf);\n"
+        "    Py_XDECREF(self->d);\n    Py_TYPE(self)->tp_free((PyObject *)self);\n}\n"
+        "static PyTypeObject BagType = {PyVarObject_HEAD_INIT(NULL, 0) .tp_dealloc = (destructor)Bag_dealloc};\n"),
+    # A function-pointer type over C values; the stock name in a comment.
+    "stock-function-pointers": (
+        "typedef long (*longfunc)(long);\n"
+        "typedef struct { PyObject_HEAD longfunc step; } It;  /* binaryfunc yield; */\n"
+        "static long call(It *it, longfunc f, long a) { return f(a); }\n"),
+    # A native struct reached through a pointer, not an instance struct.
+    "struct-access": (
+        "typedef struct { PyObject *v; long n; } Native;\n"
+        "static PyObject *get(Native *p, PyObject *x)\n{\n    p->n++;\n    return p->v;\n}\n"),
+    # The macro is given a native struct.
+    "macro-struct-args": (
+        "typedef struct { long lock; } Native;\n"
+        "#define LOCK(o) take(&(o)->lock)\n"
+        "static PyObject *get(Native *n, PyObject *x)\n{\n    LOCK(n);\n    return PyNumber_Negative(x);\n}\n"),
+    # A functor over pointers to a native struct.
+    "struct-pointer-objects": (
+        "typedef struct { PyObject *owner; double constant; } Term;\n"
+        "struct Add\n{\n    PyObject* operator()( Term* first, Term* second )\n    {\n"
+        "        return PyTuple_Pack( 2, first->owner, second->owner );\n    }\n};\n"),
+    # A slot read and compared, not called.
+    "slot-calls": (
+        "static int has_item(PyObject *d)\n{\n"
+        "    return Py_TYPE(d)->tp_as_mapping != NULL && Py_TYPE(d)->tp_as_mapping->mp_subscript != NULL;\n}\n"),
+    # An entry point's signature in a function no table lists.
+    "entry-signature": (
+        "static PyObject *add(PyObject *self, PyObject *args);\n"
+        "static PyMethodDef m[] = {{\"add\", add_impl, METH_VARARGS, NULL}, {NULL}};\n"
+        "static PyObject *\nadd(PyObject *self, PyObject *args)\n{\n    return NULL;\n}\n"),
+    # A function with the state that is no entry point stays extern.
+    "entry-linkage": (
+        "int\nBox_count(Cystck_State *S, Cystck_Object self)\n{\n"
+        "    return Cystck_Return(S, PyLong_FromLong(1));\n}\n"
+        "CYSTCK_DEF_SLOT(Box_repr_def, tp_repr, Box_repr)\n"),
+    # A function over C values of stock types uses no API; nor does such a
+    # function-pointer typedef.
+    "helper-signature": (
+        "typedef Py_ssize_t (*sizefunc)(Py_ssize_t);\n"
+        "static Py_ssize_t twice(Py_ssize_t n)\n{\n    return 2 * n;\n}\n"),
+    # A pointer to C values, and object pointers in a string and a sizeof.
+    "declarations": (
+        "static void f(void)\n{\n    Py_ssize_t *sizes = NULL;\n    const char *decl = \"PyObject *a, *b\";\n"
+        "    size_t n = sizeof(PyObject *);\n}\n"),
+    # A template cast of a char buffer, no object.
+    "template-casts": (
+        "template<typename T>\nstruct Read\n{\n"
+        "    T* operator()( char* buf, PyObject* o ) { return reinterpret_cast<T*>( buf ); }\n};\n"),
+    # Casts of C pointers that are no objects.
+    "casts": (
+        "typedef struct { PyObject_HEAD long n; } Box;\n"
+        "typedef struct { long n; } Native;\n"
+        "static PyObject *f(void *p) { Native *b = (Native *)p; return PyLong_FromLong(b->n + (long)(char *)p); }\n"),
+    # Cast macros to types that are not objects.
+    "cast-macros": (
+        "#define BYTES(p) ((unsigned char *)(p))\n"
+        "#define SIZE(n) ((Py_ssize_t)(n))\n"
+        "static PyObject *f(char *p) { return PyLong_FromSsize_t(SIZE(*BYTES(p))); }\n"),
+    # NULL tests of pointers that are no handles.
+    "null-handles": (
+        "static void f(PyObject **items, char *p, Py_buffer *view)\n{\n"
+        "    if (items == NULL || !p || view == NULL)\n        return;\n}\n"),
+    # A pointer member of a native struct, not of an object type.
+    "struct-pointer-members": (
+        "typedef struct Link { struct Link *next; long v; } Link;\n"
+        "typedef struct { PyObject_HEAD Link *head; } List;\n"
+        "static PyObject *f(List *self)\n{\n    Link *l = self->head;\n"
+        "    return PyLong_FromLong(l->next->v);\n}\n"),
+    # Comparisons of C pointers and of a handle with NULL.
+    "handle-identity": (
+        "static int f(PyObject *o, char *a, char *b) { return a == b || o == NULL || a != NULL; }\n"),
+    # The address of memory that is no object.
+    "object-id": (
+        "static PyObject *key(void *p, PyObject *o) { return PyLong_FromVoidPtr(p); }\n"),
+    # A direct call of a function with a slot's signature that no type uses.
+    "entry-value-calls": (
+        "#include \"Cystck.h\"\n"
+        "static PyObject *make(PyTypeObject *type, PyObject *args, PyObject *kwds)\n{\n"
+        "    return type->tp_alloc(type, 0);\n}\n"
+        "static PyObject *sub_new(PyTypeObject *type, PyObject *args, PyObject *kwds)\n{\n"
+        "    PyObject *self = make(type, args, kwds);\n    return self;\n}\n"
+        "static PyTypeObject Base = {PyVarObject_HEAD_INIT(NULL, 0) .tp_new = other_new};\n"
+        "static PyTypeObject Sub = {PyVarObject_HEAD_INIT(NULL, 0) .tp_new = sub_new};\n"),
+    # A C value returned as an object by a helper, not an entry point.
+    "return-c-value": (
+        "static PyObject *f(PyObject *self, PyObject *arg)\n{\n"
+        "    return PyLong_FromLong(PyLong_AsLong(arg) + 1);\n}\n"
+        "static PyMethodDef m[] = {{\"f\", f_impl, METH_O, NULL}, {NULL}};\n"),
+    # A tail call from a function that is no entry point.
+    "entry-tail-calls": (
+        "static PyObject *impl(PyObject *self, PyObject *args) { return PyLong_FromSsize_t(PyTuple_GET_SIZE(args)); }\n"
+        "static PyObject *alias(PyObject *self, PyObject *args)\n{\n    return impl(self, args);\n}\n"
+        "static PyMethodDef m[] = {{\"impl\", impl, METH_VARARGS, NULL}, {\"alias\", alias_impl, METH_VARARGS, NULL}, {NULL}};\n"),
+    # NULL returned from a function that returns no object.
+    "returns": (
+        "static const char *name(PyObject *o)\n{\n    if (o == NULL)\n        return NULL;\n    return \"x\";\n}\n"),
+    # A returning macro used only in a function that is no entry point.
+    "macro-returns": (
+        "#define CHECK(v) do { if ((v) < 0) return NULL; } while (0)\n"
+        "static const char *f(PyObject *arg)\n{\n    CHECK(PyLong_AsLong(arg));\n    return \"x\";\n}\n"),
+    # A call of a function that needs no state; its name in a string.
+    "state-calls": (
+        "static long helper(long v) { return v + 1; }\n"
+        "static long g(PyObject *o) { puts(\"helper(o)\"); return helper(PyLong_AsLong(o)); }\n"),
+    # A functor over C values.
+    "functor-calls": (
+        "struct Twice\n{\n    double operator()( double v ) { return 2 * v; }\n};\n"
+        "PyObject* f( PyObject* v ) { return PyFloat_FromDouble( Twice()( PyFloat_AsDouble( v ) ) ); }\n"),
+    # A container keyed by a C value, holding objects.
+    "identity-keyed-containers": (
+        "static int n( std::map<long, PyObject*>& items ) { return PyLong_Check( 0 ); }\n"),
+    # An object pointer's address that is a local, not a member.
+    "field-pointer-params": (
+        "static PyObject *ensure(PyObject **out)\n{\n    if (*out == NULL)\n        *out = PyDict_New();\n"
+        "    return *out;\n}\n"
+        "static PyObject *get(void) { PyObject *x = NULL; return ensure(&x); }\n"),
+    # The address of a local, not of a reference that outlives the call.
+    "ref-pointer-params": (
+        "typedef struct { PyObject *name; } State;\n"
+        "static struct PyModuleDef def = {PyModuleDef_HEAD_INIT, \"m\", NULL, sizeof(State)};\n"
+        "static int intern(PyObject **slot, const char *s)\n{\n"
+        "    if (*slot == NULL)\n        *slot = PyUnicode_InternFromString(s);\n"
+        "    return PyObject_Hash(*slot) == -1 ? -1 : 0;\n}\n"
+        "static int init(State *st) { PyObject *local = NULL; return intern(&local, \"name\"); }\n"),
+    # A spec pointer in a function that stays stock (it reads tp_name).
+    "spec-pointers": (
+        "static const char *spec_name(PyTypeObject *tp, PyType_Spec *spec)\n{\n"
+        "    return tp->tp_name ? spec->name : NULL;\n}\n"),
+    # A tuple filled with None, not zeroed.
+    "tuple-zero-fill": (
+        "static PyObject *f(Py_ssize_t n)\n{\n    PyObject *t = PyTuple_New(n);\n"
+        "    Py_ssize_t size = PyTuple_GET_SIZE(t);\n"
+        "    for (Py_ssize_t i = 0; i < size; ++i)\n        PyTuple_SET_ITEM(t, i, Py_None);\n"
+        "    return t;\n}\n"),
+    # A member named obj of a struct that is no Py_buffer; a buffer without an owner.
+    "buffer-owner": (
+        "typedef struct { PyObject *obj; } Holder;\n"
+        "static int fill(PyObject *o, Holder *h, Py_buffer *view)\n{\n"
+        "    h->obj = o;\n    Py_INCREF(o);\n    view->obj = NULL;\n    return 0;\n}\n"),
+    # Reference counting where it stays stock: a capsule destructor.
+    "incref": in_capsule_destructor("Py_INCREF(o);\n    keep(o);"),
+    "decref": in_capsule_destructor("Py_DECREF(o);"),
+    "clear": in_capsule_destructor("Py_CLEAR(o);"),
+    "newref": in_capsule_destructor("keep(Py_NewRef(o));"),
+    # Native memory, not an object.
+    "object-new": (
+        "static PyObject *f(PyTypeObject *type) { Box *b = PyMem_New(Box, 1); return type->tp_free(b), NULL; }\n"),
+    # A type received by pointer, readied by its owner.
+    "type-ready": (
+        "static int init(PyTypeObject *type) { return PyType_Ready(type); }\n"),
+    # A class static that is no type object.
+    "class-type-refs": (
+        "struct Box\n{\n    PyObject_HEAD\n    static PyTypeObject* TypeObject;\n    static long Count;\n};\n"
+        "PyTypeObject* Box::TypeObject = NULL;\n"
+        "long Box::Count = 0;\n"
+        "static PyObject* f( PyObject* m )\n{\n    return PyLong_FromLong( Box::Count );\n}\n"),
+    # One object converted (no tuple), and names that are no keyword list.
+    "parse-args": (
+        "static int f(PyObject *o)\n{\n    static char *labels[] = {\"x\", NULL};\n    int x;\n"
+        "    return PyArg_Parse(o, \"i\", &x) && labels[0];\n}\n"),
+    # A tuple of the function's own, not its arguments.
+    "args-access": (
+        "static PyObject *f(PyObject *self, PyObject *args)\n{\n    PyObject *t = PyTuple_New(1);\n"
+        "    if (PyTuple_GET_SIZE(t) != 1)\n        return NULL;\n    return PyTuple_GET_ITEM(t, 0);\n}\n"
+        "static PyMethodDef m[] = {{\"f\", f, METH_VARARGS, NULL}, {NULL}};\n"),
+    # A module made without a definition.
+    "module-create": (
+        "static PyObject *m(void) { return PyModule_New(\"spam\"); }\n"),
+    # A pasted global that is no object.
+    "pasted-global-stores": (
+        "static PyObject *str_a;\nstatic int count_a;\nstatic int init(void)\n{\n"
+        "#define ZERO(n) count_##n = 0\n    ZERO(a);\n    return 0;\n}\n"),
+    # A global that holds no object (a local shadowing a global object: see
+    # test_a_local_named_like_a_global_object_is_the_local).
+    "global-refs": (
+        "static long count;\n"
+        "static void f(PyObject *v) { count = PyLong_AsLong(v); g(count); }\n"),
+    # The constants' names in a string, a private struct with a longer name.
+    "constants": (
+        "static int f(PyObject *o) { puts(\"Py_None\"); return o == &_Py_NoneStruct; }\n"),
+    # A fallback definition of Py_TYPE keeps its name (before, it became
+    # #define CystckObject_Type(S, ob)); the size of an object.
+    "py-type": (
+        "#ifndef Py_TYPE\n#define Py_TYPE(ob) (((PyObject *)(ob))->ob_type)\n#endif\n"
+        "static Py_ssize_t f(PyObject *o) { return Py_SIZE(o); }\n"),
+    # Keys and values written to the caller's pointers, not to locals.
+    "dict-next-into": (
+        "static int next(PyObject *d, Py_ssize_t *pos, PyObject **k, PyObject **v)\n{\n"
+        "    return PyDict_Next(d, pos, k, v);\n}\n"),
+    # An item passed on at once, not stored in a local.
+    "get-item-into": (
+        "static double f(PyObject *l)\n{\n    double total = 0;\n"
+        "    for (Py_ssize_t i = 0; i < PyList_GET_SIZE(l); i++)\n"
+        "        total += PyFloat_AsDouble(PyList_GET_ITEM(l, i));\n    return total;\n}\n"),
+    # The exception fetched into the caller's pointers, not into locals.
+    "err-fetch-restore": (
+        "static void save(PyObject **t, PyObject **v, PyObject **tb)\n{\n    PyErr_Fetch(t, v, tb);\n}\n"),
+    # Macros that name a constant and a function-like macro already.
+    "api-alias-macros": (
+        "#define ERR_TYPE PyExc_TypeError\n"
+        "#define INTERN(s) PyUnicode_InternFromString(s)\n"
+        "static PyObject *f(void) { return INTERN(\"x\"); }\n"),
+    # A private stock type without a counterpart; the writer's functions.
+    "private-struct-types": (
+        "static int f(void *w) { _PyTime_t t = 0; return _PyUnicodeWriter_WriteChar(w, 'x') + (int)t; }\n"),
+    # A member named like an API function (before, p->CystckList_Append(S,
+    # l, v)); the name in a string; a stock function without a counterpart.
+    "api-calls": (
+        "struct ops { int (*PyList_Append)(PyObject *, PyObject *); };\n"
+        "static void f(struct ops *p, PyObject *l, PyObject *v)\n{\n"
+        "    p->PyList_Append(l, v);\n    puts(\"PyList_Append(l, v)\");\n    PyFile_GetLine(l, 2);\n}\n"),
+    # Conditions on C values and on a handle compared with NULL.
+    "handle-conditions": (
+        "static int f(PyObject *d, PyObject *o)\n{\n"
+        "    return d != NULL && CystckDict_Size(S, d) && !CystckObject_IsTrue(S, o) ? 1 : 0;\n}\n"),
+    # A native struct's member named like a type slot.
+    "type-slot-reads": (
+        "typedef struct { long tp_mro; } Native;\n"
+        "static PyObject *f(Native *n, PyObject *o) { return PyLong_FromLong(n->tp_mro); }\n"),
+    # Addresses of C values.
+    "object-addresses": (
+        "static PyObject *f(PyObject *self, char *buf, long n)\n{\n"
+        "    sprintf(buf, \"%zx %zx\", (size_t)(Py_uintptr_t)n, (Py_uintptr_t)buf);\n"
+        "    return PyUnicode_FromString(buf);\n}\n"),
+    # A stock function without a counterpart where the code stays stock.
+    "escape-hatch": in_capsule_destructor("keep(PyFile_GetLine(o, 2));"),
+    # The definition compared in a function that is translated, not stock.
+    "stock-module-defs": (
+        "static CystckModuleDef moduledef = {\"m\", NULL, 0, NULL};\n"
+        "static int ours(PyTypeObject *tp, PyObject *m)\n{\n"
+        "    return m != NULL && PyModule_GetDef(m) == &moduledef && tp != NULL;\n}\n"),
+    # Keyword names read as the tuple they are.
+    "kwargs-dict": (
+        "#include <Python.h>\n#include \"Cystck.h\"\n"
+        "static int f(Cystck_State *S, Cystck_Object self, const Cystck_Object *args, Cystck_ssize_t nargs, Cystck_Object kw)\n"
+        "{\n    return CystckTuple_Size(S, kw);\n}\n"
+        "CYSTCK_DEF_METH(f_def, \"f\", f, CYSTCK_KEYWORDS, NULL)\n"),
+}
+
+# rule -> (near miss, real construct): replacing the first by the second in
+# the rule's LEAVE_ALONE entry makes the rule fire.
+POSITIVE_TWINS = {
+    "function-macros": ("{ return v; }", "{ return PyLong_AsLong(NULL) + v; }"),
+    "cppy-include": ("<cppy/defines.h>", "<cppy/cppy.h>"),
+    "cppy-ptr": ("std::bitset<8> bits;", "cppy::ptr bits;"),
+    "cppy-refs": ("detail::incref", "cppy::incref"),
+    "cppy-errors": ("std::runtime_error", "cppy::runtime_error"),
+    "include-header": ("<structmember_compat.h>", "\"structmember.h\""),
+    "macro-state-param": ("NAME(s) PyUnicode_FromString(#s)", "NAME(S) PyUnicode_FromString(#S)"),
+    "object-struct": ("{\n    PyObject *value;", "{\n    PyObject_HEAD\n    PyObject *value;"),
+    "struct-members": ("Py_buffer *view;", "PyObject *view;"),
+    "typed-entry": ("scale_impl", "scale"),
+    "disallow-instantiation": ("tp_new = Cursor_new;", "tp_new = NULL;"),
+    "runtime-vectorcall": ("self->vectorcall = Foo_vectorcall;", "type->tp_vectorcall = Foo_vectorcall;"),
+    "class-type-statics": ("PyTypeObject* kind;", "static PyTypeObject* kind;"),
+    "modinit": ("static PyObject *\ninit_spam(void)", "PyMODINIT_FUNC\nPyInit_spam(void)"),
+    "base-struct-upcast": ("{ long a; } Base;", "{ PyObject_HEAD long a; } Base;"),
+    "weak-lists": (" .tp_new = Box_new};", " .tp_weaklistoffset = offsetof(Box, weakreflist), .tp_new = Box_new};"),
+    "destroy-traverse": ("(destructor)Other_dealloc", "(destructor)Box_dealloc"),
+    "finalizer-releases": ("free(self->buf);", "Bag_empty(self);"),
+    "stock-function-pointers": ("longfunc step;", "binaryfunc step;"),
+    "struct-access": ("typedef struct { PyObject *v;", "typedef struct { PyObject_HEAD PyObject *v;"),
+    "macro-struct-args": ("typedef struct { long lock; }", "typedef struct { PyObject_HEAD long lock; }"),
+    "struct-pointer-objects": ("typedef struct { PyObject *owner;", "typedef struct { PyObject_HEAD PyObject *owner;"),
+    "slot-calls": ("->mp_subscript != NULL", "->mp_subscript(d, d) != NULL"),
+    "entry-signature": ("add_impl", "add"),
+    "entry-linkage": ("Box_count(", "Box_repr("),
+    "helper-signature": ("return 2 * n;", "return PyNumber_Check(NULL) * n;"),
+    "declarations": ("Py_ssize_t *sizes", "PyObject *sizes"),
+    "template-casts": ("reinterpret_cast<T*>( buf )", "reinterpret_cast<T*>( o )"),
+    "casts": ("(long)(char *)p", "(long)(Box *)p"),
+    "cast-macros": ("((Py_ssize_t)(n))", "((PyObject *)(n))"),
+    "null-handles": ("Py_buffer *view", "PyObject *view"),
+    "struct-pointer-members": ("typedef struct Link { struct", "typedef struct Link { PyObject_HEAD struct"),
+    "handle-identity": ("char *a, char *b", "PyObject *a, PyObject *b"),
+    "object-id": ("PyLong_FromVoidPtr(p)", "PyLong_FromVoidPtr(o)"),
+    "entry-value-calls": ("other_new", "make"),
+    "return-c-value": ("f_impl", "f"),
+    "entry-tail-calls": ("alias_impl", "alias"),
+    "state-calls": ("{ return v + 1; }", "{ return PyLong_AsLong(NULL) + v; }"),
+    "functor-calls": ("{ return 2 * v; }", "{ return PyFloat_AsDouble( NULL ) * v; }"),
+    "identity-keyed-containers": ("std::map<long,", "std::map<PyObject*,"),
+    "ref-pointer-params": ("intern(&local,", "intern(&st->name,"),
+    "spec-pointers": ("tp->tp_name ? spec->name", "tp ? spec->name"),
+    "tuple-zero-fill": ("PyTuple_SET_ITEM(t, i, Py_None)", "PyTuple_SET_ITEM(t, i, NULL)"),
+    "buffer-owner": ("view->obj = NULL", "view->obj = o"),
+    "incref": (STOCK_DESTRUCTOR, "PyCapsule_New(o, NULL, NULL)"),
+    "decref": (STOCK_DESTRUCTOR, "PyCapsule_New(o, NULL, NULL)"),
+    "clear": (STOCK_DESTRUCTOR, "PyCapsule_New(o, NULL, NULL)"),
+    "newref": (STOCK_DESTRUCTOR, "PyCapsule_New(o, NULL, NULL)"),
+    "object-new": ("PyMem_New(Box, 1)", "PyObject_New(Box, &BoxType)"),
+    "type-ready": ("PyType_Ready(type)", "PyType_Ready(&BoxType)"),
+    "class-type-refs": ("Box::Count )", "Box::TypeObject )"),
+    "parse-args": ("PyArg_Parse(o,", "PyArg_ParseTuple(o,"),
+    "args-access": ("PyTuple_GET_SIZE(t)", "PyTuple_GET_SIZE(args)"),
+    "module-create": ("PyModule_New(\"spam\")", "PyModule_Create(&mod)"),
+    "pasted-global-stores": ("count_##n = 0", "str_##n = PyUnicode_FromString(#n)"),
+    "global-refs": ("static long count;", "static PyObject *count;"),
+    "constants": ("&_Py_NoneStruct", "Py_None"),
+    "py-type": ("Py_SIZE(o)", "Py_TYPE(o)"),
+    "api-alias-macros": ("#define ERR_TYPE PyExc_TypeError", "#define ERR_TYPE PyErr_Occurred"),
+    "private-struct-types": ("_PyTime_t t", "_PyUnicodeWriter t"),
+    "api-calls": ("p->PyList_Append(l, v);", "PyList_Append(l, v);"),
+    "handle-conditions": ("CystckDict_Size(S, d)", "CystckDict_GetItemString(S, d, \"k\")"),
+    "type-slot-reads": ("Native *n", "PyTypeObject *n"),
+    "object-addresses": ("(Py_uintptr_t)n", "(Py_uintptr_t)self"),
+    "escape-hatch": (STOCK_DESTRUCTOR, "PyCapsule_New(o, NULL, NULL)"),
+    "stock-module-defs": ("tp != NULL", "tp->tp_base != NULL"),
+    "kwargs-dict": ("CystckTuple_Size", "CystckDict_Size"),
+}
+
+
+def example_path(rule):
+    """The file name the rule's examples are translated under (as in
+    test_rules.py): a library's rules only apply to C++ files."""
+    return "example.cpp" if rule.library else "example.c"
+
+
+def translate_alone(rule, text):
+    """The unit ``text`` becomes when translated with ``rule`` alone."""
+    path = example_path(rule)
+    unit = translate.translate_files({path: text}, [rule()])[path]
+    assert translate.uses_python(text) and rule().applies_to(unit), \
+        f"the example is not a file {rule.name} translates at all"
+    return unit
+
+
+def fired(rule, unit):
+    """Did ``rule`` transform or report anything in ``unit``?"""
+    return (unit.counts[rule.name] > 0 or unit.text != unit.original
+            or any(n.rule == rule.name for n in unit.notes))
+
+
+@pytest.mark.parametrize("name", sorted(set(LEAVE_ALONE) & set(RULES)))
+def test_rule_leaves_its_near_miss_alone(name):
+    rule = RULES[name]
+    unit = translate_alone(rule, LEAVE_ALONE[name])
+    assert unit.counts[name] == 0
+    assert unit.text == LEAVE_ALONE[name]
+    assert not [n.message for n in unit.notes if n.rule == name]
+
+
+@pytest.mark.parametrize("name", sorted(set(POSITIVE_TWINS) & set(RULES)))
+def test_the_real_construct_next_to_the_near_miss_is_rewritten(name):
+    near, real = POSITIVE_TWINS[name]
+    text = LEAVE_ALONE[name]
+    assert near in text
+    rule = RULES[name]
+    assert fired(rule, translate_alone(rule, text.replace(near, real, 1)))
+
+
+def test_every_rule_has_a_negative_example():
+    missing = sorted(set(RULES) - set(LEAVE_ALONE))
+    assert not missing, (f"rules without a negative example: {', '.join(missing)}; add to LEAVE_ALONE "
+                         "in tests/migrate/test_rules_leave_alone.py a near miss each must leave alone "
+                         "(migrate/README.md, Adding a rule)")
+
+
+def test_every_negative_example_names_a_rule():
+    stale = sorted((set(LEAVE_ALONE) | set(POSITIVE_TWINS)) - set(RULES))
+    assert not stale, f"LEAVE_ALONE or POSITIVE_TWINS names no rule: {', '.join(stale)} (renamed or removed?)"
+
+
+def test_a_local_named_like_a_global_object_is_the_local():
+    """A local handle that shadows a global object is no reference: storing
+    into it takes none (before, it became ``Cystck_Object cache =
+    Cystck_ref(S, v)``, a reference stored into a handle)."""
+    before = ("static PyObject *cache;\n"
+              "static void f(PyObject *v) { PyObject *cache = v; g(cache); }\n"
+              "static void h(PyObject *v) { cache = v; g(cache); }\n")
+    assert translate.translate_source(before, "example.c", [RULES["global-refs"]()]) == (
+        "static Cystck_Ref cache;\n"
+        "static void f(PyObject *v) { PyObject *cache = v; g(cache); }\n"
+        "static void h(PyObject *v) { cache = Cystck_ref(S, v); g(Cystck_deref(S, cache)); }\n")

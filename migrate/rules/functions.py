@@ -280,12 +280,7 @@ class Declarations(Rule):
         dpat = _common.decl_pattern(structs)
         edits = source.Edits()
         n = 0
-        for f in unit.functions():
-            if not f.is_definition:
-                continue
-            role = unit.project.role(f.name)
-            if role is not None and not role.state:
-                continue
+        for f, _ in _common.state_functions(unit):
             b0, b1 = f.body
             for m in dpat.finditer(code, b0, b1):
                 base = m.group("base")
@@ -380,12 +375,7 @@ class Casts(Rule):
                                                       "PyFloatObject", "PyUnicodeObject", "PyBytesObject"}
         edits = source.Edits()
         code = unit.masked
-        for f in unit.functions():
-            if not f.is_definition:
-                continue
-            role = unit.project.role(f.name)
-            if role is not None and not role.state:
-                continue
+        for f, role in _common.state_functions(unit):
             b0, b1 = f.body
             for m in regex.finditer(self.patterns[0], code, pos=b0, endpos=b1):
                 if m.group("t") in types and not _ESCAPED_POINTER.match(code, m.end()) \

@@ -393,11 +393,7 @@ def inline_type_slot_macros(text):
     element a line, and the macro's definition removed once no use is
     left: the type's slots are then read (and rewritten) like any other.
     Returns (new text, number of uses inlined)."""
-    edits, names = slot_macro_uses(text)
-    if not names:
-        return text, 0
-    text = edits.apply(text)
-    return unused_definitions(text, names).apply(text), len(edits.items)
+    return _inline_macro_uses(text, slot_macro_uses)
 
 
 def slot_macro_uses(text):
@@ -426,6 +422,17 @@ def slot_macro_uses(text):
     return edits, inlined
 
 
+def _inline_macro_uses(text, find_uses):
+    """``text`` with the macro uses that ``find_uses`` (slot_macro_uses,
+    member_macro_uses) finds inlined and the definitions no use is left
+    of removed, and the number of uses inlined."""
+    edits, names = find_uses(text)
+    if not names:
+        return text, 0
+    text = edits.apply(text)
+    return unused_definitions(text, names).apply(text), len(edits.items)
+
+
 def unused_definitions(text, names):
     """The edits removing the #define of each macro of ``names`` that
     ``text`` no longer uses."""
@@ -451,11 +458,7 @@ def inline_member_macros(text):
     arguments substituted (``p##_dict`` with p = b is ``b_dict``), and the
     macro's definition removed once no use is left: the struct is then an
     instance struct like any other.  Returns (new text, uses inlined)."""
-    edits, names = member_macro_uses(text)
-    if not names:
-        return text, 0
-    text = edits.apply(text)
-    return unused_definitions(text, names).apply(text), len(edits.items)
+    return _inline_macro_uses(text, member_macro_uses)
 
 
 def member_macro_uses(text):

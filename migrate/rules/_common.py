@@ -282,6 +282,18 @@ def _blocks(code, b0, b1):
     return out
 
 
+def state_functions(unit):
+    """(function, role) of each function definition that has the state
+    ``S``: all but those whose role runs without a frame (destructors,
+    traverse functions); a function with no role counts as having it."""
+    for f in unit.functions():
+        if not f.is_definition:
+            continue
+        role = unit.project.role(f.name)
+        if role is None or role.state:
+            yield f, role
+
+
 def matches_in_state_bodies(unit, pattern, code):
     """(ctx, match) for each match of ``pattern`` on ``code`` (a mask of the
     unit's text) inside the body of a function that has the state ``S``:

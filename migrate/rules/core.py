@@ -192,6 +192,30 @@ class _SlotReuse:
         return found
 
 
+    @classmethod
+    def matches(cls, unit, pattern):
+        """(checker, match) for each match of the compiled ``pattern`` on
+        the masked text inside a function body; one checker a function,
+        made at its first match."""
+        for f in unit.functions():
+            if not f.is_definition:
+                continue
+            reuse = None
+            for m in pattern.finditer(unit.masked, f.body[0], f.body[1]):
+                reuse = reuse or cls(unit, f)
+                yield reuse, m
+
+    @staticmethod
+    def add_initializers(edits, added, init):
+        """Add the ``= NULL`` initializers of ``init`` (position -> text)
+        to ``edits``: each declaration once, however many rewrites of the
+        file ask for it (``added`` keeps those already added)."""
+        for pos, new in init.items():
+            if pos not in added:
+                added[pos] = new
+                edits.add(pos, pos, new)
+
+
 class DictNextInto(Rule):
     """``PyDict_Next(d, &pos, &key, &value)`` becomes
     ``CystckDict_NextInto(S, d, &pos, &key, &value)``: each item's key and
@@ -222,34 +246,26 @@ class DictNextInto(Rule):
         edits = source.Edits()
         inits = {}
         n = 0
-        for f in unit.functions():
-            if not f.is_definition:
+        for reuse, m in _SlotReuse.matches(unit, regex.compile(self.patterns[0])):
+            open_at = m.end() - 1
+            close = source.matching(masked, open_at)
+            args = source.split_top(masked, open_at + 1, close - 1)
+            if len(args) != 4:
                 continue
-            reuse = None
-            for m in regex.finditer(self.patterns[0], masked, pos=f.body[0], endpos=f.body[1]):
-                reuse = reuse or _SlotReuse(unit, f)
-                open_at = m.end() - 1
-                close = source.matching(masked, open_at)
-                args = source.split_top(masked, open_at + 1, close - 1)
-                if len(args) != 4:
+            plan = {}
+            for s, e in args[2:]:
+                arg = masked[s:e].strip()
+                if arg in _SlotReuse.NULLS:
                     continue
-                plan = {}
-                for s, e in args[2:]:
-                    arg = masked[s:e].strip()
-                    if arg in _SlotReuse.NULLS:
-                        continue
-                    lv = regex.fullmatch(r"&\s*(?P<lv>" + _SlotReuse.LVALUE + ")", arg)
-                    init = reuse.check(lv.group("lv"), (open_at, close), m.start()) if lv else None
-                    if init is None:
-                        break
-                    plan.update(init)
-                else:
-                    edits.add(m.start(), m.end(), "CystckDict_NextInto(S, ")
-                    for pos, new in plan.items():
-                        if pos not in inits:
-                            inits[pos] = new
-                            edits.add(pos, pos, new)
-                    n += 1
+                lv = regex.fullmatch(r"&\s*(?P<lv>" + _SlotReuse.LVALUE + ")", arg)
+                init = reuse.check(lv.group("lv"), (open_at, close), m.start()) if lv else None
+                if init is None:
+                    break
+                plan.update(init)
+            else:
+                edits.add(m.start(), m.end(), "CystckDict_NextInto(S, ")
+                _SlotReuse.add_initializers(edits, inits, plan)
+                n += 1
         if edits:
             unit.apply(edits)
         return n
@@ -283,29 +299,20 @@ class GetItemInto(Rule):
              "    }\n    return total;\n}\n")
 
     def apply(self, unit):
-        masked, text = unit.masked, unit.text
-        pat = regex.compile(self.patterns[0], regex.M)
+        text = unit.text
         edits = source.Edits()
         inits = {}
         n = 0
-        for f in unit.functions():
-            if not f.is_definition:
+        for reuse, m in _SlotReuse.matches(unit, regex.compile(self.patterns[0], regex.M)):
+            lv = text[m.start("lv"):m.end("lv")]
+            init = reuse.check(regex.sub(r"\s+", "", lv), (m.start("lv"), m.end()), m.start("lv"))
+            if init is None:
                 continue
-            reuse = None
-            for m in pat.finditer(masked, f.body[0], f.body[1]):
-                reuse = reuse or _SlotReuse(unit, f)
-                lv = text[m.start("lv"):m.end("lv")]
-                init = reuse.check(regex.sub(r"\s+", "", lv), (m.start("lv"), m.end()), m.start("lv"))
-                if init is None:
-                    continue
-                args = text[m.start("p") + 1:m.end("p") - 1]
-                edits.add(m.start("lv"), m.end(),
-                          f"Cystck{m.group('t')}_GetItemInto(S, {args.strip()}, &{lv});")
-                for pos, new in init.items():
-                    if pos not in inits:
-                        inits[pos] = new
-                        edits.add(pos, pos, new)
-                n += 1
+            args = text[m.start("p") + 1:m.end("p") - 1]
+            edits.add(m.start("lv"), m.end(),
+                      f"Cystck{m.group('t')}_GetItemInto(S, {args.strip()}, &{lv});")
+            _SlotReuse.add_initializers(edits, inits, init)
+            n += 1
         if edits:
             unit.apply(edits)
         return n

@@ -280,12 +280,7 @@ class Declarations(Rule):
         dpat = _common.decl_pattern(structs)
         edits = source.Edits()
         n = 0
-        for f in unit.functions():
-            if not f.is_definition:
-                continue
-            role = unit.project.role(f.name)
-            if role is not None and not role.state:
-                continue
+        for f, _ in _common.state_functions(unit):
             b0, b1 = f.body
             for m in dpat.finditer(code, b0, b1):
                 base = m.group("base")
@@ -380,12 +375,7 @@ class Casts(Rule):
                                                       "PyFloatObject", "PyUnicodeObject", "PyBytesObject"}
         edits = source.Edits()
         code = unit.masked
-        for f in unit.functions():
-            if not f.is_definition:
-                continue
-            role = unit.project.role(f.name)
-            if role is not None and not role.state:
-                continue
+        for f, role in _common.state_functions(unit):
             b0, b1 = f.body
             for m in regex.finditer(self.patterns[0], code, pos=b0, endpos=b1):
                 if m.group("t") in types and not _ESCAPED_POINTER.match(code, m.end()) \
@@ -888,40 +878,49 @@ class EntryTailCalls(Rule):
              " {NULL}};\n")
 
     def apply(self, unit):
-        code, text = unit.masked, unit.text
         edits = source.Edits()
-        for ctx in _common.function_contexts(unit, with_locals=False):
-            role = ctx.role
-            if role is None or not role.pushes:
-                continue
-            b0, b1 = ctx.body
-            for m in regex.finditer(self.patterns[0], code, pos=b0, endpos=b1):
-                callee = unit.project.role(m.group("f"))
-                if callee is None or not callee.pushes or \
-                        [c for c, _, _ in callee.params] != [c for c, _, _ in role.params]:
-                    continue
-                passed = [code[s:e].strip() for s, e in source.split_top(code, m.start("a") + 1, m.end("a") - 1)]
-                names, stock = self._params(ctx)
-                if passed != stock:
-                    continue
-                edits.add(m.start("a"), m.end("a"), "(" + ", ".join(["S"] + names) + ")")
+        for _, m, names in _entry_calls_passing_own_params(unit, self.patterns[0]):
+            edits.add(m.start("a"), m.end("a"), "(" + ", ".join(["S"] + names) + ")")
         if edits:
             unit.apply(edits)
         return edits.applied
 
-    @staticmethod
-    def _params(ctx):
-        """The caller's Cystck parameter names (after S), and its stock
-        parameters in order, as a stock call passing them on reads."""
-        specs = ctx.role.params
-        if ctx.rewritten:
-            names = [q.name for q in ctx.params[1:]]
-        else:
-            names = [ctx.param_name(idx) or default for _, idx, default in specs]
-        if len(names) != len(specs):
-            return names, None
-        stock = sorted((idx, names[k]) for k, (_, idx, _) in enumerate(specs) if idx is not None)
-        return names, [n for _, n in stock]
+
+def _entry_calls_passing_own_params(unit, pattern):
+    """(context, match, names) for each call (``pattern`` on the masked
+    text, its arguments in group ``a``) in an entry point that pushes, of
+    another entry point of the same convention, passing on the caller's
+    own stock parameters in order; ``names`` are the caller's Cystck
+    parameters (after S) to pass instead."""
+    code = unit.masked
+    for ctx in _common.function_contexts(unit, with_locals=False):
+        role = ctx.role
+        if role is None or not role.pushes:
+            continue
+        names, stock = _own_params(ctx)
+        b0, b1 = ctx.body
+        for m in regex.finditer(pattern, code, pos=b0, endpos=b1):
+            callee = unit.project.role(m.group("f"))
+            if callee is None or not callee.pushes or \
+                    [c for c, _, _ in callee.params] != [c for c, _, _ in role.params]:
+                continue
+            passed = [code[s:e].strip() for s, e in source.split_top(code, m.start("a") + 1, m.end("a") - 1)]
+            if passed == stock:
+                yield ctx, m, names
+
+
+def _own_params(ctx):
+    """The caller's Cystck parameter names (after S), and its stock
+    parameters in order, as a stock call passing them on reads."""
+    specs = ctx.role.params
+    if ctx.rewritten:
+        names = [q.name for q in ctx.params[1:]]
+    else:
+        names = [ctx.param_name(idx) or default for _, idx, default in specs]
+    if len(names) != len(specs):
+        return names, None
+    stock = sorted((idx, names[k]) for k, (_, idx, _) in enumerate(specs) if idx is not None)
+    return names, [n for _, n in stock]
 
 
 RESULT_HELPER = "cystck_migrate_result"
@@ -974,24 +973,13 @@ class EntryValueCalls(Rule):
              "static PyTypeObject Sub = {PyVarObject_HEAD_INIT(NULL, 0) .tp_new = sub_new};\n")
 
     def apply(self, unit):
-        code, text = unit.masked, unit.text
+        code = unit.masked
         edits = source.Edits()
-        for ctx in _common.function_contexts(unit, with_locals=False):
-            role = ctx.role
-            if role is None or not role.pushes:
+        for ctx, m, names in _entry_calls_passing_own_params(unit, self.patterns[0]):
+            if regex.search(r"\breturn\s*$", code[ctx.body[0]:m.start()]):
                 continue
-            names, stock = EntryTailCalls._params(ctx)
-            b0, b1 = ctx.body
-            for m in regex.finditer(self.patterns[0], code, pos=b0, endpos=b1):
-                callee = unit.project.role(m.group("f"))
-                if callee is None or not callee.pushes or \
-                        [c for c, _, _ in callee.params] != [c for c, _, _ in role.params]:
-                    continue
-                passed = [code[s:e].strip() for s, e in source.split_top(code, m.start("a") + 1, m.end("a") - 1)]
-                if passed != stock or regex.search(r"\breturn\s*$", code[b0:m.start()]):
-                    continue
-                edits.add(m.start(), m.start(), f"{RESULT_HELPER}(S, ")
-                edits.add(m.start("a"), m.end("a"), "(" + ", ".join(["S"] + names) + "))")
+            edits.add(m.start(), m.start(), f"{RESULT_HELPER}(S, ")
+            edits.add(m.start("a"), m.end("a"), "(" + ", ".join(["S"] + names) + "))")
         if edits:
             StateCalls._define_result_helper(unit, edits)
             unit.apply(edits)

@@ -9,18 +9,6 @@ from ..engine import Rule
 from . import _common, escape, functions
 
 
-def _state_bodies(unit):
-    """Body spans of functions that have the state (not destructors or
-    traverse functions, which run without a frame)."""
-    for f in unit.functions():
-        if not f.is_definition:
-            continue
-        role = unit.project.role(f.name)
-        if role is not None and not role.state:
-            continue
-        yield f.body
-
-
 def _global_aware_bodies(unit):
     """(start, end, context) of the bodies of functions that have the state."""
     for ctx in _common.function_contexts(unit):
@@ -167,12 +155,7 @@ class IncRef(Rule):
         contexts = _common.function_contexts(unit)
         arrays = {c.func.start: c.arrays for c in contexts}
         handles = {c.func.start: c.handles for c in contexts}
-        for f in unit.functions():
-            if not f.is_definition:
-                continue
-            role = unit.project.role(f.name)
-            if role is not None and not role.state:
-                continue
+        for f, role in _common.state_functions(unit):
             helper = role is None and returns_object(masked[f.start:f.name_start], structs)
             b0, b1 = f.body
             for m in regex.finditer(self.patterns[0], masked, pos=b0, endpos=b1):
@@ -482,7 +465,8 @@ class NewRef(Rule):
         cons = "|".join(map(regex.escape, sorted(consumers)))
         edits = source.Edits()
         code, text = unit.masked, unit.text
-        for b0, b1 in _state_bodies(unit):
+        for f, _ in _common.state_functions(unit):
+            b0, b1 = f.body
             for m in regex.finditer(self.patterns[0], code, pos=b0, endpos=b1):
                 if escape.marked(text, m.start()):
                     continue      # kept stock through the escape hatch

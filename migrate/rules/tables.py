@@ -83,22 +83,22 @@ def plan(unit):
                                            _extern_definitions(unit, m.start())))
             t.entries[-1].levels = levels
         tables[t.name] = t
-    used_members = set()
-    for m in proj._DEF_PATTERNS["members"].finditer(code):
-        t = Table(m.group("name"), "members", item_span(m.start()))
-        for f, levels in proj.table_elements(code, text, m, proj.MEMBER_FIELDS):
-            if "name" in f and f["name"].text not in ("NULL", "0", "nullptr", None):
-                t.entries.append(_member_entry(f, t.name, unit.project, used_members))
-                t.entries[-1].levels = levels
-        tables[t.name] = t
-    used_getters = set()
-    for m in proj._DEF_PATTERNS["getsets"].finditer(code):
-        t = Table(m.group("name"), "getsets", item_span(m.start()))
-        for f, levels in proj.table_elements(code, text, m, proj.GETSET_FIELDS):
-            if "name" in f and f["name"].text not in ("NULL", "0", "nullptr", None):
-                t.entries.append(_getset_entry(f, t.name, used_getters))
-                t.entries[-1].levels = levels
-        tables[t.name] = t
+    def add_named_tables(kind, fields, entry):
+        """Add the tables of ``kind`` to ``tables``: an entry
+        (``entry(fields, table name)``) for each element with a name (the
+        sentinel has none)."""
+        for m in proj._DEF_PATTERNS[kind].finditer(code):
+            t = Table(m.group("name"), kind, item_span(m.start()))
+            for f, levels in proj.table_elements(code, text, m, fields):
+                if "name" in f and f["name"].text not in ("NULL", "0", "nullptr", None):
+                    t.entries.append(entry(f, t.name))
+                    t.entries[-1].levels = levels
+            tables[t.name] = t
+
+    used_members, used_getters = set(), set()
+    add_named_tables("members", proj.MEMBER_FIELDS,
+                     lambda f, table: _member_entry(f, table, unit.project, used_members))
+    add_named_tables("getsets", proj.GETSET_FIELDS, lambda f, table: _getset_entry(f, table, used_getters))
     return tables
 
 

@@ -8,6 +8,19 @@ from ..engine import Rule
 from . import _common, functions, tables
 
 
+def _inline_macro_uses(unit, find_uses):
+    """Inline the macro uses that ``find_uses`` (a project function giving
+    the edits and the names of the macros used) finds in the unit, then
+    remove the definitions no use is left of; the number of uses inlined."""
+    edits, names = find_uses(unit.text)
+    if not names:
+        return 0
+    unit.apply(edits)
+    n = edits.applied
+    unit.apply(proj.unused_definitions(unit.text, names))
+    return n
+
+
 class StructMemberMacros(Rule):
     """A function-like macro that declares the members of several instance
     structs, object head included (``#define COMMON(p) PyObject_HEAD
@@ -24,13 +37,7 @@ class StructMemberMacros(Rule):
              'typedef struct {\n    PyObject_HEAD\n    PyObject *a_dict;\n    long a_n;\n    double extra;\n} A;\n')
 
     def apply(self, unit):
-        edits, names = proj.member_macro_uses(unit.text)
-        if not names:
-            return 0
-        unit.apply(edits)
-        n = edits.applied
-        unit.apply(proj.unused_definitions(unit.text, names))
-        return n
+        return _inline_macro_uses(unit, proj.member_macro_uses)
 
 
 class ObjectStruct(Rule):
@@ -259,13 +266,7 @@ class TypeSlotMacros(Rule):
              '    .tp_basicsize = sizeof(View),\n    .tp_iter = view_iter\n};\n')
 
     def apply(self, unit):
-        edits, names = proj.slot_macro_uses(unit.text)
-        if not names:
-            return 0
-        unit.apply(edits)
-        n = edits.applied
-        unit.apply(proj.unused_definitions(unit.text, names))
-        return n
+        return _inline_macro_uses(unit, proj.slot_macro_uses)
 
 
 class DisallowInstantiation(Rule):

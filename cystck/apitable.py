@@ -36,7 +36,7 @@ TABLE = r"""
 ## Handles and the return stack (hand-written, see Cystck.h)
 int Cystck_IsNull(h o) : hand ~ - [nostate]               ; is o the null handle (or a released one)
 int Cystck_Is(h a, h b) : hand ~ Py_Is                     ; a is b
-Py_uintptr_t CystckObject_Id(h o) : hand ~ -               ; id(o): the object's identity as an integer, the same for every handle to it (CPython's is the address: what `"0x%zx"` reprs print)
+Py_uintptr_t CystckObject_Id(h o) : hand ~ -               ; id(o): the object's identity as an integer, the same for every handle to it (CPython's is the address: what `"0x%zx"` reprs print); 0 after an invalid handle
 h Cystck_Dup(h o) : hand ~ Py_NewRef                       ; [h+1] another owned handle to o
 void Cystck_Drop(h o) : hand ~ Py_DECREF                   ; [h-1] release an owned handle now
 PyObject* Cystck_AsPyObject(h o) : hand ~ -                ; escape hatch: borrowed PyObject*

@@ -39,6 +39,8 @@ ERROR_VALUE = {
     # As PyDict_Next: 0 ends the loop, and the exception tells an error.
     "CystckDict_Next": "0",
     "CystckDict_NextInto": "0",
+    # An address: 0 is no object's (as Cystck_AsPyObject's NULL), -1 could be one.
+    "CystckObject_Id": "0",
 }
 
 WARNINGS = ["-Wall", "-Wextra", "-Werror", "-Wno-unused-variable"]

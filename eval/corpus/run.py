@@ -601,7 +601,7 @@ def main(argv=None) -> int:
     results = run_all(selected, quick=args.quick)
     if args.update:
         results = updated(json.loads(RESULTS_FILE.read_text()), results)
-    for path, text in ((json_file, json.dumps(results, indent=2) + "\n"),
+    for path, text in ((json_file, json.dumps(results, indent=2, ensure_ascii=False) + "\n"),
                        (md_file, corpus_report.render(results))):
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text)

@@ -18,6 +18,26 @@ def build_rt(build):
 
 
 @pytest.fixture(scope="session")
+def stock_and_ported(build, tmp_path_factory):
+    """For differential tests of the translator: the stock extension
+    tests/runtime/ext/st_NAME.c (its module name spelled NAME in the
+    source) built as it is, and as cystck-migrate translates it, loaded as
+    st_NAME and rt_NAME."""
+    from cystck.migrate import translate
+
+    def stock_and_ported(name, ported_flags=()):
+        template = (EXT / f"st_{name}.c").read_text()
+        tmp = tmp_path_factory.mktemp(name)
+        stock, ported = tmp / f"st_{name}.c", tmp / f"rt_{name}.c"
+        stock.write_text(template.replace("NAME", f"st_{name}"))
+        ported.write_text(translate.translate_source(template.replace("NAME", f"rt_{name}")))
+        return (load_extension(f"st_{name}", build(f"st_{name}", [stock], use_cystck=False)),
+                load_extension(f"rt_{name}", build(f"rt_{name}", [ported],
+                                                   extra_compile_args=list(ported_flags))))
+    return stock_and_ported
+
+
+@pytest.fixture(scope="session")
 def rt_path(build):
     return build("rt_basic", [EXT / "rt_basic.c", EXT / "rt_extern.c"], extra_compile_args=WARNINGS)
 

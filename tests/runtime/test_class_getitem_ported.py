@@ -7,20 +7,10 @@ import types
 
 import pytest
 
-from cystck.build import load_extension
-from cystck.migrate import translate
-
 
 @pytest.fixture(scope="module")
-def exts(build, ext_dir, tmp_path_factory):
-    template = (ext_dir / "st_class_getitem.c").read_text()
-    tmp = tmp_path_factory.mktemp("class_getitem")
-    stock, ported = tmp / "st_class_getitem.c", tmp / "rt_class_getitem.c"
-    stock.write_text(template.replace("NAME", "st_class_getitem"))
-    ported.write_text(translate.translate_source(template.replace("NAME", "rt_class_getitem")))
-    return (load_extension("st_class_getitem", build("st_class_getitem", [stock], use_cystck=False)),
-            load_extension("rt_class_getitem", build("rt_class_getitem", [ported],
-                                                     extra_compile_args=["-Wall", "-Werror"])))
+def exts(stock_and_ported):
+    return stock_and_ported("class_getitem", ["-Wall", "-Werror"])
 
 
 def _outcome(f):

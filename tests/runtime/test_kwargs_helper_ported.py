@@ -6,19 +6,10 @@ method got the keyword names tuple where the helper reads a dict: a
 SystemError, immutables' ``MapMutation.update(**kw)``.)"""
 import pytest
 
-from cystck.build import load_extension
-from cystck.migrate import translate
-
 
 @pytest.fixture(scope="module")
-def exts(build, ext_dir, tmp_path_factory):
-    template = (ext_dir / "st_kwargs_helper.c").read_text()
-    tmp = tmp_path_factory.mktemp("kwargs_helper")
-    stock, ported = tmp / "st_kwargs_helper.c", tmp / "rt_kwargs_helper.c"
-    stock.write_text(template.replace("NAME", "st_kwargs_helper"))
-    ported.write_text(translate.translate_source(template.replace("NAME", "rt_kwargs_helper")))
-    return (load_extension("st_kwargs_helper", build("st_kwargs_helper", [stock], use_cystck=False)),
-            load_extension("rt_kwargs_helper", build("rt_kwargs_helper", [ported])))
+def exts(stock_and_ported):
+    return stock_and_ported("kwargs_helper")
 
 
 def _outcome(ext, extra, kwargs):

@@ -121,6 +121,10 @@ class Unit:
     # _previous the last value of each key for an earlier text (see derived()).
     _derived: dict = field(default_factory=dict, repr=False)
     _previous: dict = field(default_factory=dict, repr=False)
+    # (earlier text, the edits that changed it, or None if unknown) for each
+    # change of the text since it was last lexed: the lexing of the current
+    # text starts from the last one (see lexed).
+    _changes: list = field(default_factory=list, repr=False)
 
     def __post_init__(self):
         if self.text is None:
@@ -131,8 +135,11 @@ class Unit:
         return "c++" in self.libraries
 
     # ---- the current text and its masks ----
-    def set_text(self, text):
+    def set_text(self, text, edits=None):
+        """Make ``text`` the current text; ``edits`` are the (start, end,
+        new) of the current text that make it (Edits.done), if known."""
         if text != self.text:
+            self._changes.append((self.text, edits))
             self.text = text
             self._previous.update(self._derived)
             self._derived = {}
@@ -149,7 +156,24 @@ class Unit:
 
     @property
     def masked(self):
-        return self.derived("masked", lambda _: source.mask(self.text))
+        return self.derived("masked", lambda _: source.blank_python2(self.lexed.blanked))
+
+    @property
+    def lexed(self):
+        """source.lex of the current text: lexed again from the last text
+        lexed, around the edits since (most rules change a few lines)."""
+        return self.derived("lexed", self._lex)
+
+    def _lex(self, previous):
+        changes, self._changes = self._changes, []
+        at = next((i for i, (text, _) in enumerate(changes) if previous and text is previous.text), None)
+        if at is None or any(edits is None for _, edits in changes[at:]):
+            return source.lex(self.text)
+        lexed = previous
+        for _, edits in changes[at:]:
+            lexed = source.relex(lexed, edits)
+        # the text itself, so that the next edit finds it in _changes
+        return source.Lexed(self.text, lexed.blanked, lexed.starts, lexed.ends)
 
     @property
     def structure(self):
@@ -172,7 +196,7 @@ class Unit:
     def apply(self, edits):
         """Apply ``edits`` (made on the current text), keeping the positions
         of notes in step so that they point at the right output line."""
-        self.set_text(edits.apply(self.text))
+        self.set_text(edits.apply(self.text), tuple(edits.done))
         for n in self.notes:
             if n.pos is not None:
                 n.pos = edits.map_position(n.pos)

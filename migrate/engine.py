@@ -15,6 +15,7 @@ a :class:`~.project.Project` built beforehand from every input file, so that
 a rule in ``ujson.c`` knows that ``ujson_dumps``, defined in ``encode.c``, is
 a METH_VARARGS|METH_KEYWORDS method.
 """
+import functools
 from collections import Counter
 from dataclasses import dataclass, field
 
@@ -26,6 +27,9 @@ _REGISTRY = {}
 # The end of a sentence in a docstring: a full stop followed by two spaces,
 # or by a line break and a capital ("e.g. a" and "x.get()" are no ends).
 _SENTENCE_END = regex.compile(r"\.(?:  (?=\S)|\n\s*(?=[A-Z]))")
+# The rules' patterns (Unit.sub), compiled once each: the regex module's
+# own cache lookup per call is slow.
+_compiled = functools.lru_cache(maxsize=1024)(regex.compile)
 
 
 class Rule:
@@ -216,7 +220,7 @@ class Unit:
         edits = source.Edits()
         masked = self.masked
         start, end = span or (0, len(masked))
-        for m in regex.finditer(pattern, masked, flags, pos=start, endpos=end):
+        for m in _compiled(pattern, flags).finditer(masked, start, end):
             new = repl(m, self.text)
             if new is not None and new != self.text[m.start():m.end()]:
                 edits.add(m.start(), m.end(), new)

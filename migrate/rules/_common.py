@@ -284,10 +284,13 @@ def _context(code, f, role, structs, dpat, with_locals):
     return ctx
 
 
+_BRACES = regex.compile(r"[{}]")
+
+
 def _blocks(code, b0, b1):
     """The (start, end) of every braced block in code[b0:b1]."""
     out, stack = [], []
-    for m in regex.finditer(r"[{}]", code, pos=b0, endpos=b1):
+    for m in _BRACES.finditer(code, b0, b1):
         if m.group() == "{":
             stack.append(m.start())
         elif stack:

@@ -762,6 +762,9 @@ _HEAD_END = regex.compile(r"\)\s*(?:const|noexcept|override|final|throw\s*\(\s*\
 _ASSIGN_END = regex.compile(r"=\s*$")
 
 
+# top_level_items asks again for every braced block of every version of a
+# text, and most heads are those of the version before.
+@lru_cache(maxsize=4096)
 def _is_function_head(head):
     """Does ``head`` (text before a '{') end with a function declarator?"""
     stripped = head.rstrip()

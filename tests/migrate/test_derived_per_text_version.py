@@ -103,3 +103,17 @@ def test_a_parameter_list_is_parsed_once_and_handed_out_as_copies(monkeypatch):
     assert [p.span[0] - 2 for p in moved] == [p.span[0] for p in first]
     first[0].name = "changed"
     assert _common.parse_params(code, start, end)[0].name == "self"
+
+
+def test_a_function_head_is_judged_once_however_many_versions_have_it(monkeypatch):
+    # top_level_items judges the head of every braced block of every
+    # version of a text; an edit leaves most heads as they were.
+    judged = []
+    pattern = source._FUNC_HEAD
+    monkeypatch.setattr(source, "_FUNC_HEAD", type("Counted", (), {
+        "finditer": lambda self, head: judged.append(head) or pattern.finditer(head)})())
+    text = TEXT.replace("first(", "first_judged_once(").replace("second(", "second_judged_once(")
+    source.top_level_items(source.structure_mask(text))
+    first = len(judged)
+    source.top_level_items(source.structure_mask(text.replace("return r;", "return  r;")))
+    assert first >= 2 and len(judged) == first

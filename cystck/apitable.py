@@ -757,6 +757,10 @@ const CYSTCK_TYPED_MAX_PARAMS ~ -            ; the most parameters a CYSTCK_DEF_
 const CYSTCK_VERSION_MAJOR ~ -                ; version of the API
 const CYSTCK_VERSION_MINOR ~ -                ; version of the API
 
+## Critical sections (free-threaded builds, PEP 703)
+macro Cystck_BEGIN_CRITICAL_SECTION(S, h) ~ Py_BEGIN_CRITICAL_SECTION ; opens a block holding h's per-object lock on a free-threaded build, where a null handle locks nothing and raises (under the GIL: a plain block)
+macro Cystck_END_CRITICAL_SECTION(S) ~ Py_END_CRITICAL_SECTION ; closes the block of the Cystck_BEGIN_CRITICAL_SECTION before it, in the same scope, releasing the lock
+
 ## Compiler glue
 macro Cystck_likely(x) ~ -                    ; branch hint: x is usually true
 macro Cystck_unlikely(x) ~ -                  ; branch hint: x is usually false

@@ -557,6 +557,35 @@ static inline Cystck_Object Cystck_FromNewPyObject(Cystck_State *S, PyObject *o)
 }
 
 /* ------------------------------------------------------------------ */
+/* Critical sections (free-threaded builds, PEP 703)                   */
+/* ------------------------------------------------------------------ */
+
+/* Py_BEGIN_CRITICAL_SECTION(op) ... Py_END_CRITICAL_SECTION() on a handle:
+ * one C block, in one scope, that holds the object's lock on a
+ * free-threaded build and is a plain block under the GIL, which serializes
+ * already.  A null handle locks nothing (and raises, as Cystck_AsPyObject
+ * does) where the stock macro would crash. */
+#ifdef Py_GIL_DISABLED
+#define Cystck_BEGIN_CRITICAL_SECTION(S, h)                                  \
+    {                                                                         \
+        PyCriticalSection _cystck_cs;                                         \
+        PyObject *_cystck_cs_obj = Cystck_AsPyObject((S), (h));              \
+        if (_cystck_cs_obj != NULL)                                           \
+            PyCriticalSection_Begin(&_cystck_cs, _cystck_cs_obj)
+#define Cystck_END_CRITICAL_SECTION(S)                                        \
+        if (_cystck_cs_obj != NULL)                                           \
+            PyCriticalSection_End(&_cystck_cs);                               \
+        (void)(S);                                                            \
+    }
+#else
+/* Only type-checks S and h (a PyObject * is a compile error, as in the
+ * free-threaded build). */
+static inline void _Cystck_NoCriticalSection(Cystck_State *S, Cystck_Object h) { (void)S; (void)h; }
+#define Cystck_BEGIN_CRITICAL_SECTION(S, h) { _Cystck_NoCriticalSection((S), (h))
+#define Cystck_END_CRITICAL_SECTION(S) (void)(S); }
+#endif
+
+/* ------------------------------------------------------------------ */
 /* Constants: permanent slots, free to use, never released             */
 /* ------------------------------------------------------------------ */
 

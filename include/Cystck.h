@@ -944,6 +944,16 @@ typedef int (*Cystck_visitproc)(Cystck_Field *f, void *arg);
         if (vret_) return vret_;                               \
     } while (0)
 
+/* In a module state's traverse (CYSTCK_DEF_MOD_TRAVERSE): visit the
+ * Cystck_Ref at r, a reference the state holds.  The cyclic GC sees its
+ * object; when the module is cleared or freed, the runtime releases the
+ * reference (Cystck_unref) and sets *r to NULL. */
+CYSTCK_INTERNAL int _Cystck_VisitRef(Cystck_Ref *r, Cystck_visitproc visit, void *arg);
+#define Cystck_VISIT_REF(r) do {                               \
+        int vret_ = _Cystck_VisitRef((r), visit, arg);         \
+        if (vret_) return vret_;                               \
+    } while (0)
+
 /* ------------------------------------------------------------------ */
 /* Native instance data                                                */
 /* ------------------------------------------------------------------ */

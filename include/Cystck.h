@@ -887,7 +887,8 @@ struct _Cystck_RefCell {
     struct _Cystck_RefCell *next;
     const void *creator;       /* return address of the Cystck_ref call (debug) */
     unsigned live : 1;
-    unsigned global : 1;       /* made during module init: lives with the module */
+    unsigned global : 1;       /* made during module init, or visited in a module
+                                  state (Cystck_VISIT_REF): lives with the module */
 };
 
 /* A new reference to h's object, valid until Cystck_unref.  NULL [e]. */

@@ -87,6 +87,10 @@ int _Cystck_VisitRef(Cystck_Ref *r, Cystck_visitproc visit, void *arg)
         Cystck_unref(NULL, cell);
         return 0;
     }
+    /* Held by a live module's state: it lives with the module, as one made
+     * during init (a module still alive at exit is not the extension's
+     * leak; freeing the module releases it). */
+    cell->global = 1;
     return visit((Cystck_Field *)(void *)&cell->obj, arg);
 }
 

@@ -98,6 +98,19 @@ def test_module_state_refs_released_with_the_module_in_debug_mode(grow_path):
     assert "never released" not in out.stderr
 
 
+def test_module_state_refs_of_a_module_alive_at_exit_are_not_reported(grow_path):
+    """A reference made in a call and held by the state of a module that is
+    still alive at exit (pinned) lives with the module, as one made during
+    init: the GC visited it through the state, so it is no leak."""
+    code = ("import gc; from cystck.build import load_extension\n"
+            f"m = load_extension('rt_grow_created', {str(grow_path)!r})\n"
+            "m.pin(); m.keep_ref([1, 2])\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         env={"CYSTCK_DEBUG": "1", "PATH": ""})
+    assert out.returncode == 0, out.stderr
+    assert "never released" not in out.stderr
+
+
 def test_types_reach_the_state_of_the_module_they_were_made_for(g, grow_path):
     other = load_extension("rt_grow", grow_path)
     for m in (g, other):

@@ -65,6 +65,15 @@ static int keep_ref(Cystck_State *S, Cystck_Object self, Cystck_Object obj)
     return st->kept_ref == NULL ? -1 : 0;
 }
 
+/* Keeps this module object alive for good (a reference nothing releases),
+ * as a test suite may keep a module alive past the interpreter's exit. */
+CYSTCK_DEF_METH(pin_def, "pin", pin, CYSTCK_NOARGS, "never free this module object")
+static int pin(Cystck_State *S, Cystck_Object self)
+{
+    Py_INCREF(Cystck_AsPyObject(S, self));
+    return 0;
+}
+
 /* ---- a type with weak references and bound methods ---- */
 
 typedef struct {
@@ -723,7 +732,7 @@ static int created_exec(Cystck_State *S, Cystck_Object m)
 /* No type refers to this module: without its functions, nothing but the
  * caller keeps it alive, and it is freed without the cyclic GC. */
 static CystckDef *created_defines[] = {
-    &created_create_def, &created_exec_def, &keep_def, &keep_ref_def, &grow_traverse_def, NULL
+    &created_create_def, &created_exec_def, &keep_def, &keep_ref_def, &pin_def, &grow_traverse_def, NULL
 };
 static CystckModuleDef created_def = {"rt_grow_created", NULL, sizeof(GrowState), created_defines};
 

@@ -249,31 +249,40 @@ class ModuleStateRefs(Rule):
             sym, impl = f"{m.group('d')}_state_refs_def", f"{m.group('d')}_state_refs_traverse"
             if not refs or regex.search(rf"\b{sym}\b", code):
                 continue
-            edits.add(end, end, self._traverse(impl, size.group("t"), refs))
             define = f"CYSTCK_DEF_MOD_TRAVERSE({sym}, {impl})\n"
             defines = code[fields[3][0]:fields[3][1]].strip()
             array = regex.search(r"\bCystckDef\s*\*\s*" + regex.escape(defines) + r"\s*\[\s*\]\s*=\s*\{", code) \
                 if regex.fullmatch(r"\w+", defines) else None
-            if array:
-                a_close = source.matching(code, array.end() - 1)
-                terminator = code.rindex("NULL", array.end(), a_close)
+            terminator = array and self._terminator(code, array)
+            if terminator:
                 line = text.rfind("\n", 0, terminator) + 1
-                at = _common.declaration_start(unit.structure, next(
-                    (s, e) for s, e in source.top_level_items(unit.structure) if s <= array.start() < e),
-                    array.start())
-                edits.add(at, at, define)
-                edits.add(line, line, f"    &{sym},\n")
+                span = next(((s, e) for s, e in source.top_level_items(unit.structure) if s <= array.start() < e),
+                            (array.start(), array.end()))
+                at = _common.declaration_start(unit.structure, span, array.start())
+                listed = [(at, at, define), (line, line, f"    &{sym},\n")]
             elif defines in proj.NULLS:
                 at = text.rfind("\n", 0, m.start()) + 1
                 array_name = f"{m.group('d')}_defines"
-                edits.add(at, at, f"{define}static CystckDef *{array_name}[] = {{&{sym}, NULL}};\n")
-                edits.add(fields[3][0], fields[3][1], text[fields[3][0]:fields[3][1]].replace(defines, array_name))
+                listed = [(at, at, f"{define}static CystckDef *{array_name}[] = {{&{sym}, NULL}};\n"),
+                          (*fields[3], text[fields[3][0]:fields[3][1]].replace(defines, array_name))]
             else:
-                continue
+                continue          # a defines array this rule cannot read: left alone
+            # the function first: the struct may end where the definitions start
+            for edit in [(end, end, self._traverse(impl, size.group("t"), refs))] + listed:
+                edits.add(*edit)
             n += 1
         if edits:
             unit.apply(edits)
         return n
+
+    @staticmethod
+    def _terminator(code, array):
+        """Where the NULL that ends the defines array ``array`` is, or None."""
+        close = source.matching(code, array.end() - 1)
+        last = None
+        for last in regex.finditer(r"\bNULL\b", code, pos=array.end(), endpos=close):
+            pass
+        return last.start() if last and not code[last.end():close - 1].strip(" \t\n,") else None
 
     @staticmethod
     def _state_struct(code, name):

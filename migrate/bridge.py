@@ -42,8 +42,9 @@ _INCLUDE_CYSTCK = regex.compile(r"#[ \t]*include[ \t]*<Cystck\.h>")
 _PASTED_INIT = regex.compile(r"\bPyInit_\s*##\s*(?P<param>\w+)")
 _TABLE = regex.compile(r"(?<![\w:>])PyMethodDef\s+(?P<name>\w+)\s*\[\s*\]\s*=\s*(?=\{)")
 _METH_FLAG = regex.compile(r"\bMETH_(\w+)\b")
-#: stock convention -> (Cystck convention, the stock call's second argument)
-_LENT = {"NOARGS": ("CYSTCK_NOARGS", "NULL"), "O": ("CYSTCK_O", "arg"),
+#: stock convention -> (Cystck convention, the handle lent as the stock
+#: function's second argument)
+_LENT = {"NOARGS": ("CYSTCK_NOARGS", "Cystck_NULL"), "O": ("CYSTCK_O", "arg"),
          "VARARGS": ("CYSTCK_VARARGS", "tuple")}
 _BINDING = {"CLASS", "STATIC", "COEXIST"}
 
@@ -253,7 +254,7 @@ def _bridge_table(unit, table, start, open_at):
     blocks, symbols, edits = [], [], source.Edits()
     for index, (s, e) in enumerate(entries):
         fields = [text[a:b].strip() for a, b in source.split_top(code, s + 1, e - 1)]
-        made = _bridged_entry(table, index, fields)
+        made = _bridged_entry(table, index, fields, f"{table}__call_stock")
         if made is None:
             unit.leftover(s, f"method table '{table}': entry {fields[0] if fields else '?'} kept stock "
                              "(a convention the bridge cannot lend)", rule=RULE)
@@ -274,8 +275,8 @@ def _bridge_table(unit, table, start, open_at):
     export = f"{_ident(unit.path)}_{table}__cystck_defines" if exported else None
     shift = len(unit.text) - len(text)        # the include line's edit is above the table
     text, line_start = unit.text, line_start + shift
-    header = (f"/* The entries of {table}: Cystck methods lending their handles to the\n"
-              " * stock functions (kept stock) and giving their results a handle. */\n")
+    header = _call_stock(f"{table}__call_stock") + (
+        f"/* The entries of {table}: Cystck methods calling the stock functions (kept stock). */\n")
     inserted = header + "\n".join(blocks) + "\n"
     if export:
         inserted += (f"/* The Cystck definitions of {table}'s entries, for a module definition naming it. */\n"
@@ -302,10 +303,21 @@ def _is_sentinel(inside):
     return first in ("", "0", "NULL", "nullptr")
 
 
-def _bridged_entry(table, index, fields):
+def _call_stock(helper):
+    """The one escape hatch of a table's bridge: a stock function called
+    with handles lent (the null handle as NULL: a static method's self, a
+    function without arguments' second one) and its result given a handle."""
+    return (f"/* A stock function called with the handles lent, its result given a handle. */\n"
+            f"static int {helper}(Cystck_State *S, PyCFunction f, Cystck_Object self, Cystck_Object arg)\n{{\n"
+            f"    return Cystck_Return(S, Cystck_FromNewPyObject(S, {MARK} f(\n"
+            "        Cystck_IsNull(self) ? NULL : Cystck_AsPyObject(S, self),\n"
+            "        Cystck_IsNull(arg) ? NULL : Cystck_AsPyObject(S, arg))));\n}\n\n")
+
+
+def _bridged_entry(table, index, fields, helper):
     """(symbol, code) of the Cystck method standing for the stock entry
-    ``{"name", func, flags, doc}``, or None if its convention cannot be
-    lent."""
+    ``{"name", func, flags, doc}``, calling it through ``helper``
+    (_call_stock), or None if its convention cannot be lent."""
     if len(fields) < 3 or not fields[0].startswith('"'):
         return None
     flags = set(_METH_FLAG.findall(fields[2]))
@@ -319,15 +331,12 @@ def _bridged_entry(table, index, fields):
     doc = fields[3] if len(fields) > 3 and fields[3] not in ("0", "") else "NULL"
     define = (f"CYSTCK_DEF_METH_FLAGS({impl}_def, {fields[0]}, {impl}, {conv}, {binding}, {doc})" if binding
               else f"CYSTCK_DEF_METH({impl}_def, {fields[0]}, {impl}, {conv}, {doc})")
-    # a static method's self is NULL for the stock function, the null handle here
-    lent = ["NULL" if "STATIC" in flags else "Cystck_AsPyObject(S, self)",
-            "NULL" if second == "NULL" else f"Cystck_AsPyObject(S, {second})"]
     body = []
     if second == "tuple":
         body += ["    Cystck_Object tuple = CystckTuple_FromArray(S, args, nargs);",
                  "    if (Cystck_IsNull(tuple))", "        return -1;"]
-    # The entry's own expression is a PyCFunction (with its cast, if any):
+    # The entry's own expression is a PyCFunction (with its cast, if any),
     # called as CPython calls it.
-    body.append(f"    return Cystck_Return(S, Cystck_FromNewPyObject(S, {MARK} ({fields[1]})({', '.join(lent)})));")
+    body.append(f"    return {helper}(S, {fields[1]}, self, {second});")
     code = (f"{define}\nstatic int {impl}(Cystck_State *S, {', '.join(CONV_PARAMS[conv])})\n{{\n" + "\n".join(body) + "\n}\n")
     return f"{impl}_def", code

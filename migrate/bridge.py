@@ -279,7 +279,7 @@ def _bridge_table(unit, table, start, open_at):
         f"/* The entries of {table}: Cystck methods calling the stock functions (kept stock). */\n")
     inserted = header + "\n".join(blocks) + "\n"
     if export:
-        inserted += (f"/* The Cystck definitions of {table}'s entries, for a module definition naming it. */\n"
+        inserted += (f"/* The Cystck definitions of the entries of {table}, for a module definition naming it. */\n"
                      f"CystckDef *{export}[] = {{\n" + "".join(f"    &{s},\n" for s in symbols) + "    NULL\n};\n\n")
     moved = source.Edits()
     for s, e, new in edits.items:

@@ -7,8 +7,8 @@ Every variant of a port installs under the same import name (`ujson`,
 `kiwisolver`, `piconumpy`), so tests and benchmarks run one interpreter per
 variant with that variant's site first on the path.  The port modules
 (`ultrajson/ujson_port.py`, `kiwi/kiwi_port.py`,
-`piconumpy/piconumpy_variants.py`) import this one after putting `ports/`
-on `sys.path`; each keeps its own paths, names and messages.
+`piconumpy/piconumpy_variants.py`) import this one as `ports.portkit`;
+each keeps its own paths, names and messages.
 """
 
 from __future__ import annotations
@@ -23,13 +23,6 @@ import subprocess
 import sys
 import time
 from pathlib import Path
-
-# The ports' benchmarks take their statistics from eval/harness/stats.py.
-# Appended, not prepended: the source tree's cystck/ must not shadow the
-# installed package.
-_REPO_ROOT = str(Path(__file__).resolve().parent.parent)
-if _REPO_ROOT not in sys.path:
-    sys.path.append(_REPO_ROOT)
 
 
 def sha256_of(path: Path) -> str:

@@ -49,10 +49,10 @@ import subprocess
 import sys
 from pathlib import Path
 
-import kiwi_port as kp  # beside this script, so first on sys.path
-from eval.harness.config import VARIANT_LABELS  # noqa: E402  (kiwi_port puts it on sys.path)
-from eval.harness.stats import median_ci  # noqa: E402
-from eval.results.schema import port_summary  # noqa: E402
+from eval.harness.config import VARIANT_LABELS
+from eval.harness.stats import median_ci
+from eval.results.schema import port_summary
+from ports.kiwi import kiwi_port as kp
 
 WORKLOADS_FILE = kp.PORT_DIR / "workloads.py"
 BENCHMARK = "benchmarks/enaml_like_benchmark.py"

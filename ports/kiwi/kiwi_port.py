@@ -33,10 +33,8 @@ import tarfile
 import tempfile
 from pathlib import Path
 
-# ports/ holds portkit, shared by every port's variant module.
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-import portkit  # noqa: E402
-from portkit import sha256_of  # noqa: E402,F401  (part of this module's interface)
+from ports import portkit
+from ports.portkit import sha256_of  # noqa: F401  (part of this module's interface)
 
 PORT_DIR = Path(__file__).resolve().parent
 REPO_ROOT = PORT_DIR.parent.parent

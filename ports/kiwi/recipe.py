@@ -53,8 +53,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-import kiwi_port as kp
-import portkit  # noqa: E402  (kiwi_port puts ports/ on sys.path)
+from ports import portkit
+from ports.kiwi import kiwi_port as kp
 
 # Files of the source tree that the port changes (the translator writes
 # TRANSLATED_DIR; the patch may touch these and setup.py).

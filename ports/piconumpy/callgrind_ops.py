@@ -38,7 +38,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-import piconumpy_variants as pv  # beside this script, so first on sys.path
+from ports.piconumpy import piconumpy_variants as pv
 
 # Each operation is one statement run in a loop inside a function, on local
 # variables: no global-dictionary lookups (whose cost depends on the hash

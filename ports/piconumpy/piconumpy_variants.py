@@ -35,9 +35,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-# ports/ holds portkit, shared by every port's variant module.
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-import portkit  # noqa: E402
+from ports import portkit
 
 PORT_DIR = Path(__file__).resolve().parent
 REPO_ROOT = PORT_DIR.parent.parent

@@ -43,12 +43,12 @@ import subprocess
 import sys
 from pathlib import Path
 
-from piconumpy_variants import (
+from ports.piconumpy.piconumpy_variants import (
     BUILD_ROOT, COMPILE_ARGS, MANUAL_PATCH, DIST_ROOT, PORT_DIR, PORTED_SOURCE, REPO_ROOT,
     TRANSLATED_SOURCE, VARIANTS, Variant, build_error_file, manual_patch_text, dist_name,
     ensure_site, wheel_path,
 )
-import portkit  # noqa: E402  (piconumpy_variants puts ports/ on sys.path)
+from ports import portkit
 
 WHEELHOUSE = BUILD_ROOT / "wheelhouse"
 

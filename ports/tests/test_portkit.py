@@ -9,9 +9,7 @@ from pathlib import Path
 
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
-import portkit  # noqa: E402
+from ports import portkit
 
 
 def run(tmp_path, outcomes, lines):
@@ -188,3 +186,19 @@ def test_a_wheel_is_up_to_date_only_with_its_signature(tmp_path):
     assert not portkit.is_up_to_date(stamp, "abc", None)        # no wheel
     assert portkit.is_up_to_date(stamp, "abc", wheel)
     assert not portkit.is_up_to_date(stamp, "abd", wheel)       # other inputs
+
+
+def test_checkout_packages_import_from_anywhere_after_the_installed_cystck(tmp_path):
+    """The venv's .pth (the Makefile's .venv/.checkout-stamp) lets any
+    interpreter import `ports` and `eval` from the checkout, without a
+    sys.path line in the code, and appends the checkout: cystck stays the
+    installed package (with cystck.migrate), not the source tree's folder."""
+    repo = Path(portkit.__file__).resolve().parents[1]
+    code = ("import cystck, cystck.migrate, eval.harness.stats, ports.portkit\n"
+            "print(cystck.__file__); print(ports.portkit.__file__)")
+    result = subprocess.run([sys.executable, "-I", "-c", code], cwd=tmp_path,
+                            capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+    cystck_file, portkit_file = result.stdout.split()
+    assert not Path(cystck_file).is_relative_to(repo / "cystck")
+    assert Path(portkit_file) == repo / "ports" / "portkit.py"

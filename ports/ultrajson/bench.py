@@ -62,10 +62,9 @@ import tempfile
 import time
 from pathlib import Path
 
-import ujson_port as port
-from eval.harness.stats import median, median_ci  # (ujson_port puts it on sys.path)
+from eval.harness.stats import median, median_ci
 from eval.results.schema import port_summary
-import workloads
+from ports.ultrajson import ujson_port as port, workloads
 
 WORKLOADS_FILE = Path(workloads.__file__).resolve()
 LOOPS = {False: 1000, True: 100}         # iterations per sample (quick: 100)

@@ -19,13 +19,10 @@ import sys
 import tarfile
 import venv
 import xml.etree.ElementTree as ET
-from pathlib import Path
 
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
-import kiwi_port as kp  # noqa: E402  (needs the path above)
+from ports.kiwi import kiwi_port as kp
 
 # The number of tests in the 1.5.1 release's py/tests (pytest collects 50).
 UPSTREAM_TEST_COUNT = 50

@@ -22,10 +22,9 @@ from pathlib import Path
 
 import pytest
 
-TESTS_DIR = Path(__file__).resolve().parent
-sys.path.insert(0, str(TESTS_DIR.parent))
+from ports.piconumpy import piconumpy_variants as pv
 
-import piconumpy_variants as pv  # noqa: E402  (needs the path above)
+TESTS_DIR = Path(__file__).resolve().parent
 
 
 def _load_cases():

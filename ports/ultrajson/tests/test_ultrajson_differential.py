@@ -21,17 +21,14 @@ import json
 import math
 import os
 import re
-import sys
 from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
-import diff_worker as dw  # noqa: E402  (needs the path above)
-import ujson_port as port  # noqa: E402
+from ports.ultrajson import diff_worker as dw
+from ports.ultrajson import ujson_port as port
 
 TOTAL_EXAMPLES = int(os.environ.get("ULTRAJSON_DIFF_EXAMPLES", "10000"))
 EXAMPLE_SHARES = {"dumps": 0.4, "loads_json": 0.25, "loads_text": 0.15, "loads_bytes": 0.2}

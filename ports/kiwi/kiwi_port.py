@@ -136,11 +136,8 @@ def site_dir(variant: str) -> Path:
 
 def wheel_path(variant: str) -> Path | None:
     """The variant's wheel in dist/<variant>/, or None if it is not built."""
-    wheels = sorted((DIST_ROOT / variant).glob(f"{PROJECT}-{VERSION}-*.whl"))
-    if len(wheels) > 1:
-        raise RuntimeError(f"several {variant} kiwisolver wheels in {DIST_ROOT / variant}: "
-                           + ", ".join(w.name for w in wheels))
-    return wheels[0] if wheels else None
+    return portkit.single_wheel(DIST_ROOT / variant, f"{PROJECT}-{VERSION}-*.whl",
+                                f"{variant} kiwisolver")
 
 
 def build_error_file(variant: str) -> Path:

@@ -222,16 +222,7 @@ REFERENCE = "stock"
 def wheel_path(variant: str) -> Path | None:
     """The variant's wheel in dist/<variant>/, or None if it is not built."""
     pattern = dist_name(variant).replace("-", "_") + "-*.whl"
-    wheels = sorted((DIST_ROOT / variant).glob(pattern))
-    if len(wheels) > 1:
-        # recipe.py removes the old wheel before building; several
-        # wheels mean something else wrote here and we cannot tell which
-        # one is meant.
-        raise RuntimeError(
-            f"several {variant} wheels in {DIST_ROOT / variant}: "
-            + ", ".join(w.name for w in wheels)
-        )
-    return wheels[0] if wheels else None
+    return portkit.single_wheel(DIST_ROOT / variant, pattern, variant)
 
 
 def discovered_variants() -> list[str]:

@@ -313,14 +313,7 @@ def build_wheel(variant: str, force: bool) -> bool:
     return True
 
 
-class UltraJSONRecipe(portkit.Recipe):
-    name = "ultrajson"
-    variants = port.VARIANTS
-    repo_root = port.REPO_ROOT
-    manual_patch = port.MANUAL_PATCH
-    hpy_patch = port.HPY_PATCH
-    wheel_path = staticmethod(port.wheel_path)
-    build_error_file = staticmethod(port.build_error_file)
+class UltraJSONRecipe(portkit.Recipe, port=port):
     save_patch = staticmethod(save_patch)
     save_hpy_patch = staticmethod(save_hpy_patch)
 

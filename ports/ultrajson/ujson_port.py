@@ -95,11 +95,7 @@ def wheel_version(variant: str) -> str:
 
 def wheel_path(variant: str) -> Path | None:
     """The variant's ujson wheel in dist/<variant>/, or None if not built."""
-    wheels = sorted((DIST_ROOT / variant).glob(f"ujson-{VERSION}*.whl"))
-    if len(wheels) > 1:
-        raise RuntimeError(f"several ujson wheels in {DIST_ROOT / variant}: "
-                           + ", ".join(w.name for w in wheels))
-    return wheels[0] if wheels else None
+    return portkit.single_wheel(DIST_ROOT / variant, f"ujson-{VERSION}*.whl", "ujson")
 
 
 def missing_reason(variant: str) -> str:

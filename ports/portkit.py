@@ -164,8 +164,9 @@ def describe_exit(result: subprocess.CompletedProcess, tail: int | None = None) 
         how = f"crashed with {signal.Signals(-result.returncode).name}"
     else:
         how = f"exited with status {result.returncode}"
-    stdout, stderr = (result.stdout, result.stderr) if tail is None else \
-        (result.stdout[-tail:], result.stderr[-tail:])
+    stdout, stderr = result.stdout, result.stderr
+    if tail is not None:
+        stdout, stderr = stdout[-tail:], stderr[-tail:]
     return f"{how}\n--- stdout ---\n{stdout}\n--- stderr ---\n{stderr}"
 
 

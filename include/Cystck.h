@@ -413,6 +413,29 @@ static inline double _Cystck_AsDouble(PyObject *o)
  * (the "not implemented" one raises TypeError by itself). */
 static inline int _Cystck_HasIterNext(PyObject *o) { return Py_TYPE(o)->tp_iternext != NULL; }
 
+/* PyObject_IsInstance (CystckObject_IsInstance) without its o.__class__
+ * lookup where that cannot change the answer.  When o's type is not a
+ * subclass of cls (an exact `type`), CPython still asks o for __class__,
+ * since an object may claim another class; an instance of a core builtin
+ * type cannot (those types and `object` are immutable), so the subtype
+ * test, on MROs known in advance, is the answer.  Serializers ask this of
+ * every dict and list they meet (is it a Decimal?), where the lookup is
+ * most of the cost. */
+static inline int _Cystck_IsCoreBuiltin(PyTypeObject *t)
+{
+    return t == &PyDict_Type || t == &PyList_Type || t == &PyUnicode_Type || t == &PyLong_Type
+        || t == &PyFloat_Type || t == &PyTuple_Type || t == &PyBool_Type || t == &PyBytes_Type
+        || t == Py_TYPE(Py_None);
+}
+static inline int _Cystck_IsInstance(PyObject *o, PyObject *cls)
+{
+    PyTypeObject *t = Py_TYPE(o);
+    if (PyType_CheckExact(cls) && _Cystck_IsCoreBuiltin(t))   /* their MROs: (t, object), bool's (bool, int, object) */
+        return (PyObject *)t == cls || cls == (PyObject *)&PyBaseObject_Type
+            || (t == &PyBool_Type && cls == (PyObject *)&PyLong_Type);
+    return PyObject_IsInstance(o, cls);
+}
+
 /* _PyLong_AsByteArray, which gained an argument in 3.13 (raise on
  * overflow: yes, as before). */
 static inline int _Cystck_LongAsByteArray(PyObject *o, unsigned char *bytes, size_t n,

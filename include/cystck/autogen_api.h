@@ -261,7 +261,7 @@ static inline int CystckObject_IsInstance(Cystck_State *S, Cystck_Object o, Cyst
     PyObject *cls_ = _Cystck_Get(cls);
     if (Cystck_unlikely(!o_ || !cls_))
         return (_Cystck_BadArgInt(S, FN, !o_ ? o : cls), (int)-1);
-    return (int)(PyObject_IsInstance(o_, cls_));
+    return (int)(_Cystck_IsInstance(o_, cls_));
 #undef FN
 }
 

@@ -216,8 +216,8 @@ h CystckUnicode_DecodeLatin1(const char* s, Cystck_ssize_t n, const char* errors
 h CystckUnicode_FromKindAndData(int kind, const void* buf, Cystck_ssize_t n) = PyUnicode_FromKindAndData ; [h+1, e]
 h CystckUnicode_FromFormat(const char* fmt, ...) : hand ~ PyUnicode_FromFormat ; [h+1, e] printf-style str; %S %R %A %U %V take handles (as PyUnicode_FromFormat takes objects)
 h CystckUnicode_FromFormatV(const char* fmt, va_list va) : hand ~ PyUnicode_FromFormatV ; [h+1, e] CystckUnicode_FromFormat with the arguments of a variadic caller; %S %R %A %U %V take handles
-h CystckUnicode_AsUTF8String(h o) = PyUnicode_AsUTF8String ; [h+1, e] bytes
-h CystckUnicode_AsEncodedString(h o, const char* enc, const char* errors) = PyUnicode_AsEncodedString ; [h+1, e]
+h CystckUnicode_AsUTF8String(h o) = _Cystck_UnicodeAsUTF8String ~ PyUnicode_AsUTF8String ; [h+1, e] bytes
+h CystckUnicode_AsEncodedString(h o, const char* enc, const char* errors) = _Cystck_UnicodeAsEncodedString ~ PyUnicode_AsEncodedString ; [h+1, e]
 const char* CystckUnicode_AsUTF8(h o) = PyUnicode_AsUTF8   ; [e] UTF-8 buffer, valid while o lives
 const char* CystckUnicode_AsUTF8AndSize(h o, Cystck_ssize_t* size) = PyUnicode_AsUTF8AndSize ; [e]
 h CystckUnicode_InternFromString(const char* s) = PyUnicode_InternFromString ; [h+1, e]

@@ -436,6 +436,27 @@ static inline int _Cystck_IsInstance(PyObject *o, PyObject *cls)
     return PyObject_IsInstance(o, cls);
 }
 
+/* str -> UTF-8 bytes (CystckUnicode_AsUTF8String, and
+ * CystckUnicode_AsEncodedString with the default encoding) with an ASCII
+ * str's bytes copied inline: CPython's route there (codec dispatch, the
+ * encoder's entry) is most of the cost for short strings such as dict
+ * keys.  The result is the one CPython gives (PyBytes_FromStringAndSize
+ * of the same bytes); no error handler can apply to ASCII. */
+static inline PyObject *_Cystck_ASCIIAsBytes(PyObject *o)
+{
+    return PyBytes_FromStringAndSize((const char *)PyUnicode_DATA(o), PyUnicode_GET_LENGTH(o));
+}
+static inline PyObject *_Cystck_UnicodeAsUTF8String(PyObject *o)
+{
+    return PyUnicode_Check(o) && PyUnicode_IS_COMPACT_ASCII(o) ? _Cystck_ASCIIAsBytes(o) : PyUnicode_AsUTF8String(o);
+}
+static inline PyObject *_Cystck_UnicodeAsEncodedString(PyObject *o, const char *encoding, const char *errors)
+{
+    if (encoding == NULL && PyUnicode_Check(o) && PyUnicode_IS_COMPACT_ASCII(o))
+        return _Cystck_ASCIIAsBytes(o);
+    return PyUnicode_AsEncodedString(o, encoding, errors);
+}
+
 /* _PyLong_AsByteArray, which gained an argument in 3.13 (raise on
  * overflow: yes, as before). */
 static inline int _Cystck_LongAsByteArray(PyObject *o, unsigned char *bytes, size_t n,

@@ -1289,7 +1289,7 @@ static inline Cystck_Object CystckUnicode_AsUTF8String(Cystck_State *S, Cystck_O
     PyObject *o_ = _Cystck_Get(o);
     if (Cystck_unlikely(!o_))
         return (_Cystck_BadArg(S, FN, o), Cystck_NULL);
-    return _Cystck_Own(S, PyUnicode_AsUTF8String(o_));
+    return _Cystck_Own(S, _Cystck_UnicodeAsUTF8String(o_));
 #undef FN
 }
 
@@ -1300,7 +1300,7 @@ static inline Cystck_Object CystckUnicode_AsEncodedString(Cystck_State *S, Cystc
     PyObject *o_ = _Cystck_Get(o);
     if (Cystck_unlikely(!o_))
         return (_Cystck_BadArg(S, FN, o), Cystck_NULL);
-    return _Cystck_Own(S, PyUnicode_AsEncodedString(o_, enc, errors));
+    return _Cystck_Own(S, _Cystck_UnicodeAsEncodedString(o_, enc, errors));
 #undef FN
 }
 

@@ -209,8 +209,8 @@ int CystckBool_Check(h o) = PyBool_Check                   ; isinstance(o, bool)
 
 ## Unicode
 h CystckUnicode_FromString(const char* utf8) = PyUnicode_FromString ; [h+1, e] str from UTF-8
-h CystckUnicode_FromStringAndSize(const char* utf8, Cystck_ssize_t n) = PyUnicode_FromStringAndSize ; [h+1, e]
-h CystckUnicode_DecodeUTF8(const char* s, Cystck_ssize_t n, const char* errors) = PyUnicode_DecodeUTF8 ; [h+1, e]
+h CystckUnicode_FromStringAndSize(const char* utf8, Cystck_ssize_t n) = _Cystck_FromStringAndSize ~ PyUnicode_FromStringAndSize ; [h+1, e]
+h CystckUnicode_DecodeUTF8(const char* s, Cystck_ssize_t n, const char* errors) = _Cystck_DecodeUTF8 ~ PyUnicode_DecodeUTF8 ; [h+1, e]
 h CystckUnicode_DecodeASCII(const char* s, Cystck_ssize_t n, const char* errors) = PyUnicode_DecodeASCII ; [h+1, e]
 h CystckUnicode_DecodeLatin1(const char* s, Cystck_ssize_t n, const char* errors) = PyUnicode_DecodeLatin1 ; [h+1, e]
 h CystckUnicode_FromKindAndData(int kind, const void* buf, Cystck_ssize_t n) = PyUnicode_FromKindAndData ; [h+1, e]

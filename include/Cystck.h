@@ -457,6 +457,15 @@ static inline PyObject *_Cystck_UnicodeAsEncodedString(PyObject *o, const char *
     return PyUnicode_AsEncodedString(o, encoding, errors);
 }
 
+/* PyUnicode_DecodeUTF8 (CystckUnicode_DecodeUTF8, _FromStringAndSize)
+ * with ASCII text copied into a new str after a vectorized check, where
+ * CPython decodes it 8 bytes a step (cystck/src/unicode.c). */
+CYSTCK_INTERNAL PyObject *_Cystck_DecodeUTF8(const char *s, Cystck_ssize_t n, const char *errors);
+static inline PyObject *_Cystck_FromStringAndSize(const char *s, Cystck_ssize_t n)
+{
+    return s != NULL && n >= 0 ? _Cystck_DecodeUTF8(s, n, NULL) : PyUnicode_FromStringAndSize(s, n);
+}
+
 /* _PyLong_AsByteArray, which gained an argument in 3.13 (raise on
  * overflow: yes, as before). */
 static inline int _Cystck_LongAsByteArray(PyObject *o, unsigned char *bytes, size_t n,

@@ -1242,7 +1242,7 @@ static inline Cystck_Object CystckUnicode_FromStringAndSize(Cystck_State *S, con
 {
 #define FN "CystckUnicode_FromStringAndSize"
     (void)S;
-    return _Cystck_Own(S, PyUnicode_FromStringAndSize(utf8, n));
+    return _Cystck_Own(S, _Cystck_FromStringAndSize(utf8, n));
 #undef FN
 }
 
@@ -1251,7 +1251,7 @@ static inline Cystck_Object CystckUnicode_DecodeUTF8(Cystck_State *S, const char
 {
 #define FN "CystckUnicode_DecodeUTF8"
     (void)S;
-    return _Cystck_Own(S, PyUnicode_DecodeUTF8(s, n, errors));
+    return _Cystck_Own(S, _Cystck_DecodeUTF8(s, n, errors));
 #undef FN
 }
 

@@ -95,7 +95,7 @@ int CystckObject_IsTrue(h o) = PyObject_IsTrue             ; [e] bool(o)
 int CystckObject_Not(h o) = PyObject_Not                   ; [e] not o
 h CystckObject_RichCompare(h a, h b, int op) = PyObject_RichCompare ; [h+1, e] a op b
 int CystckObject_RichCompareBool(h a, h b, int op) = PyObject_RichCompareBool ; [e] a op b as 0/1
-int CystckObject_IsInstance(h o, h cls) = _Cystck_IsInstance ~ PyObject_IsInstance ; [e] isinstance(o, cls)
+int CystckObject_IsInstance(h o, h cls) = _Cystck_IsInstance ~ PyObject_IsInstance ; [e] isinstance(o, cls) (an instance of a core builtin type, dict, list, str..., is answered without asking it for __class__: it cannot claim another class)
 int CystckObject_IsSubclass(h o, h cls) = PyObject_IsSubclass ; [e] issubclass(o, cls)
 h CystckObject_Type(h o) = PyObject_Type                   ; [h+1] type(o)
 int CystckObject_TypeCheck(h o, h type) : hand ~ PyObject_TypeCheck ; isinstance(o, type) for a type, no error

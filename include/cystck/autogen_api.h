@@ -253,7 +253,7 @@ static inline int CystckObject_RichCompareBool(Cystck_State *S, Cystck_Object a,
 #undef FN
 }
 
-/* [e] isinstance(o, cls) */
+/* [e] isinstance(o, cls) (an instance of a core builtin type, dict, list, str..., is answered without asking it for __class__: it cannot claim another class) */
 static inline int CystckObject_IsInstance(Cystck_State *S, Cystck_Object o, Cystck_Object cls)
 {
 #define FN "CystckObject_IsInstance"

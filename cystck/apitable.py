@@ -95,7 +95,7 @@ int CystckObject_IsTrue(h o) = PyObject_IsTrue             ; [e] bool(o)
 int CystckObject_Not(h o) = PyObject_Not                   ; [e] not o
 h CystckObject_RichCompare(h a, h b, int op) = PyObject_RichCompare ; [h+1, e] a op b
 int CystckObject_RichCompareBool(h a, h b, int op) = PyObject_RichCompareBool ; [e] a op b as 0/1
-int CystckObject_IsInstance(h o, h cls) = PyObject_IsInstance ; [e] isinstance(o, cls)
+int CystckObject_IsInstance(h o, h cls) = _Cystck_IsInstance ~ PyObject_IsInstance ; [e] isinstance(o, cls) (an instance of a core builtin type, dict, list, str..., is answered without asking it for __class__: it cannot claim another class)
 int CystckObject_IsSubclass(h o, h cls) = PyObject_IsSubclass ; [e] issubclass(o, cls)
 h CystckObject_Type(h o) = PyObject_Type                   ; [h+1] type(o)
 int CystckObject_TypeCheck(h o, h type) : hand ~ PyObject_TypeCheck ; isinstance(o, type) for a type, no error
@@ -209,15 +209,15 @@ int CystckBool_Check(h o) = PyBool_Check                   ; isinstance(o, bool)
 
 ## Unicode
 h CystckUnicode_FromString(const char* utf8) = PyUnicode_FromString ; [h+1, e] str from UTF-8
-h CystckUnicode_FromStringAndSize(const char* utf8, Cystck_ssize_t n) = PyUnicode_FromStringAndSize ; [h+1, e]
-h CystckUnicode_DecodeUTF8(const char* s, Cystck_ssize_t n, const char* errors) = PyUnicode_DecodeUTF8 ; [h+1, e]
+h CystckUnicode_FromStringAndSize(const char* utf8, Cystck_ssize_t n) = _Cystck_FromStringAndSize ~ PyUnicode_FromStringAndSize ; [h+1, e]
+h CystckUnicode_DecodeUTF8(const char* s, Cystck_ssize_t n, const char* errors) = _Cystck_DecodeUTF8 ~ PyUnicode_DecodeUTF8 ; [h+1, e]
 h CystckUnicode_DecodeASCII(const char* s, Cystck_ssize_t n, const char* errors) = PyUnicode_DecodeASCII ; [h+1, e]
 h CystckUnicode_DecodeLatin1(const char* s, Cystck_ssize_t n, const char* errors) = PyUnicode_DecodeLatin1 ; [h+1, e]
 h CystckUnicode_FromKindAndData(int kind, const void* buf, Cystck_ssize_t n) = PyUnicode_FromKindAndData ; [h+1, e]
 h CystckUnicode_FromFormat(const char* fmt, ...) : hand ~ PyUnicode_FromFormat ; [h+1, e] printf-style str; %S %R %A %U %V take handles (as PyUnicode_FromFormat takes objects)
 h CystckUnicode_FromFormatV(const char* fmt, va_list va) : hand ~ PyUnicode_FromFormatV ; [h+1, e] CystckUnicode_FromFormat with the arguments of a variadic caller; %S %R %A %U %V take handles
-h CystckUnicode_AsUTF8String(h o) = PyUnicode_AsUTF8String ; [h+1, e] bytes
-h CystckUnicode_AsEncodedString(h o, const char* enc, const char* errors) = PyUnicode_AsEncodedString ; [h+1, e]
+h CystckUnicode_AsUTF8String(h o) = _Cystck_UnicodeAsUTF8String ~ PyUnicode_AsUTF8String ; [h+1, e] bytes
+h CystckUnicode_AsEncodedString(h o, const char* enc, const char* errors) = _Cystck_UnicodeAsEncodedString ~ PyUnicode_AsEncodedString ; [h+1, e]
 const char* CystckUnicode_AsUTF8(h o) = PyUnicode_AsUTF8   ; [e] UTF-8 buffer, valid while o lives
 const char* CystckUnicode_AsUTF8AndSize(h o, Cystck_ssize_t* size) = PyUnicode_AsUTF8AndSize ; [e]
 h CystckUnicode_InternFromString(const char* s) = PyUnicode_InternFromString ; [h+1, e]

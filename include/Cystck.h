@@ -413,6 +413,59 @@ static inline double _Cystck_AsDouble(PyObject *o)
  * (the "not implemented" one raises TypeError by itself). */
 static inline int _Cystck_HasIterNext(PyObject *o) { return Py_TYPE(o)->tp_iternext != NULL; }
 
+/* PyObject_IsInstance (CystckObject_IsInstance) without its o.__class__
+ * lookup where that cannot change the answer.  When o's type is not a
+ * subclass of cls (an exact `type`), CPython still asks o for __class__,
+ * since an object may claim another class; an instance of a core builtin
+ * type cannot (those types and `object` are immutable), so the subtype
+ * test, on MROs known in advance, is the answer.  Serializers ask this of
+ * every dict and list they meet (is it a Decimal?), where the lookup is
+ * most of the cost. */
+static inline int _Cystck_IsCoreBuiltin(PyTypeObject *t)
+{
+    return t == &PyDict_Type || t == &PyList_Type || t == &PyUnicode_Type || t == &PyLong_Type
+        || t == &PyFloat_Type || t == &PyTuple_Type || t == &PyBool_Type || t == &PyBytes_Type
+        || t == Py_TYPE(Py_None);
+}
+static inline int _Cystck_IsInstance(PyObject *o, PyObject *cls)
+{
+    PyTypeObject *t = Py_TYPE(o);
+    if (PyType_CheckExact(cls) && _Cystck_IsCoreBuiltin(t))   /* their MROs: (t, object), bool's (bool, int, object) */
+        return (PyObject *)t == cls || cls == (PyObject *)&PyBaseObject_Type
+            || (t == &PyBool_Type && cls == (PyObject *)&PyLong_Type);
+    return PyObject_IsInstance(o, cls);
+}
+
+/* str -> UTF-8 bytes (CystckUnicode_AsUTF8String, and
+ * CystckUnicode_AsEncodedString with the default encoding) with an ASCII
+ * str's bytes copied inline: CPython's route there (codec dispatch, the
+ * encoder's entry) is most of the cost for short strings such as dict
+ * keys.  The result is the one CPython gives (PyBytes_FromStringAndSize
+ * of the same bytes); no error handler can apply to ASCII. */
+static inline PyObject *_Cystck_ASCIIAsBytes(PyObject *o)
+{
+    return PyBytes_FromStringAndSize((const char *)PyUnicode_DATA(o), PyUnicode_GET_LENGTH(o));
+}
+static inline PyObject *_Cystck_UnicodeAsUTF8String(PyObject *o)
+{
+    return PyUnicode_Check(o) && PyUnicode_IS_COMPACT_ASCII(o) ? _Cystck_ASCIIAsBytes(o) : PyUnicode_AsUTF8String(o);
+}
+static inline PyObject *_Cystck_UnicodeAsEncodedString(PyObject *o, const char *encoding, const char *errors)
+{
+    if (encoding == NULL && PyUnicode_Check(o) && PyUnicode_IS_COMPACT_ASCII(o))
+        return _Cystck_ASCIIAsBytes(o);
+    return PyUnicode_AsEncodedString(o, encoding, errors);
+}
+
+/* PyUnicode_DecodeUTF8 (CystckUnicode_DecodeUTF8, _FromStringAndSize)
+ * with ASCII text copied into a new str after a vectorized check, where
+ * CPython decodes it 8 bytes a step (cystck/src/unicode.c). */
+CYSTCK_INTERNAL PyObject *_Cystck_DecodeUTF8(const char *s, Cystck_ssize_t n, const char *errors);
+static inline PyObject *_Cystck_FromStringAndSize(const char *s, Cystck_ssize_t n)
+{
+    return s != NULL && n >= 0 ? _Cystck_DecodeUTF8(s, n, NULL) : PyUnicode_FromStringAndSize(s, n);
+}
+
 /* _PyLong_AsByteArray, which gained an argument in 3.13 (raise on
  * overflow: yes, as before). */
 static inline int _Cystck_LongAsByteArray(PyObject *o, unsigned char *bytes, size_t n,

@@ -128,7 +128,8 @@ class IncRef(Rule):
     body: it steals it), ``if (!Handle(x)) return 0; Py_INCREF(x);
     ctx->object = x;``, the helper gets a handle of its own,
     ``Handle(Cystck_Dup(S, x))``: its release would drop ``x``, which the
-    code goes on using.  In a C++ constructor, an increment of what a
+    code goes on using; so does one called next, ``Py_INCREF(x); return
+    Handle(x);`` (``x`` may be a constant or the caller's).  In a C++ constructor, an increment of what a
     member holds, ``: stream(stream) { Py_INCREF(stream); }`` (released by
     the destructor), gives the member a handle of its own, ``this->stream
     = Cystck_Dup(S, this->stream);``: the argument's handle is the
@@ -189,7 +190,8 @@ class IncRef(Rule):
                     # destructor releases: the member gets a handle of its own
                     edits.add(m.start(), m.end(), f"this->{x} = {_dup('this->' + x, m.group())};")
                     continue
-                stolen = _stolen_before(masked, b0, m.start(), x, unit.project, unit.path)
+                stolen = _stolen_before(masked, b0, m.start(), x, unit.project, unit.path) or \
+                    _stolen_next(masked, m.end(), b1, x, unit.project, unit.path)
                 if stolen is not None:
                     # f(x); ...; Py_INCREF(x);  f releases what it gets
                     edits.add(*stolen, _dup(x, m.group()))
@@ -296,28 +298,47 @@ def _constructed_members(unit, f):
     return p.member_handles.get(f.name, ())
 
 
+def _stolen_arg(code, call, x, project, path):
+    """The span of ``x`` as an argument of ``call`` (a match of a name and
+    its opening parenthesis) that the extension's function called releases
+    (project.FunctionInfo.stolen), or None."""
+    info = project.function(path, call.group("f"))
+    if info is None or not info.stolen:
+        return None
+    close = source.matching(code, call.end() - 1)
+    args = source.split_top(code, call.end(), close - 1)
+    shift = 1 if len(args) == info.nparams + 1 and code[args[0][0]:args[0][1]].strip() == "S" else 0
+    for i, (a, b) in enumerate(args[shift:]):
+        if i in info.stolen and code[a:b].strip() == x:
+            lead = a + len(code[a:b]) - len(code[a:b].lstrip())
+            return lead, lead + len(x)
+    return None
+
+
+_CALL_NAME = regex.compile(r"(?<![\w.>]|->)(?P<f>\w+)\s*\(")
+
+
 def _stolen_before(code, b0, end, x, project, path):
-    """The span of ``x`` as an argument of the last call before ``end``
-    (in the body starting at ``b0``) of one of the extension's functions
-    that releases that parameter (project.FunctionInfo.stolen), with no
-    store into ``x`` between them; or None."""
+    """The span of ``x`` as a stolen argument (_stolen_arg) of the last
+    call before ``end`` (in the body starting at ``b0``), with no store
+    into ``x`` between them; or None."""
     if not regex.fullmatch(r"\w+", x):
         return None
     found = None
-    for call in regex.finditer(r"(?<![\w.>]|->)(?P<f>\w+)\s*\(", code, pos=b0, endpos=end):
-        info = project.function(path, call.group("f"))
-        if info is None or not info.stolen:
-            continue
-        close = source.matching(code, call.end() - 1)
-        args = source.split_top(code, call.end(), close - 1)
-        shift = 1 if len(args) == info.nparams + 1 and code[args[0][0]:args[0][1]].strip() == "S" else 0
-        for i, (a, b) in enumerate(args[shift:]):
-            if i in info.stolen and code[a:b].strip() == x:
-                lead = a + len(code[a:b]) - len(code[a:b].lstrip())
-                found = (lead, lead + len(x))
+    for call in _CALL_NAME.finditer(code, pos=b0, endpos=end):
+        found = _stolen_arg(code, call, x, project, path) or found
     if found is None or regex.search(rf"(?<![\w.>]|->){x}\s*=(?!=)", code[found[1]:end]):
         return None
     return found
+
+
+def _stolen_next(code, start, end, x, project, path):
+    """The span of ``x`` as a stolen argument (_stolen_arg) of the call
+    that is the next statement (``f(x);``, ``return f(x);``), or None."""
+    if not regex.fullmatch(r"\w+", x):
+        return None
+    call = regex.compile(r"\s*(?:return\s+)?(?P<f>\w+)\s*\(").match(code, start, end)
+    return _stolen_arg(code, call, x, project, path) if call else None
 
 
 def _consumed_next(code, start, end, x):

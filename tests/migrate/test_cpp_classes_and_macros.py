@@ -131,3 +131,13 @@ def test_a_helper_that_takes_its_own_reference_steals_nothing():
     out = c(STEALING_HELPER.replace("    int rc = PyList_Append(list, value);\n",
                                     "    Py_INCREF(value);\n    int rc = PyList_Append(list, value);\n"))
     assert "add(S, list, d)" in out
+
+
+def test_a_reference_taken_for_a_helper_that_steals_it_next():
+    """``Py_INCREF(value); return add(list, value);`` with ``value`` a
+    constant (or the caller's): the helper gets a handle of its own to
+    drop (dropping a constant is an error in debug mode)."""
+    out = c(STEALING_HELPER + "static int g(PyObject *list, int b)\n{\n"
+            "    PyObject *value = b ? Py_True : Py_False;\n    Py_INCREF(value);\n"
+            "    return add(list, value);\n}\n")
+    assert "    return add(S, list, Cystck_Dup(S, value));\n" in out

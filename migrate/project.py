@@ -1008,14 +1008,14 @@ def _collect_functions(p, path, code, text):
                                 handle_positions=positions,
                                 translated=bool(regex.match(r"\s*Cystck_State\b", params)))
             p.functions[key] = info
-        if body and not info.stolen:
-            info.stolen, info.nparams = _stolen_params(code, f, body)
         else:
             info.static = info.static or static
             info.returns_handle |= ret_handle
             info.handle_params |= handle_params
             if body:
                 info.body += body
+        if body and not info.stolen:
+            info.stolen, info.nparams = _stolen_params(code, f, body)
         if body and "namespace" in code:
             info.namespaces = namespaces_at(code, f.start)
 

@@ -7,6 +7,7 @@ object types, which globals and struct members hold Python objects, which
 function-pointer types carry objects, and which functions need the state
 ``S``.  Rules read this; they never re-derive it from half-rewritten text.
 """
+import functools
 import posixpath
 from dataclasses import dataclass, field
 
@@ -1222,7 +1223,7 @@ class CppClass:
         rules/cpp.py passes)."""
         return self.constructor and not self.functor and bool(self.methods)
 
-    @property
+    @functools.cached_property
     def constructed(self):
         """A use of the class's name in a body (a construction)."""
         return regex.compile(rf"(?<![\w.>~]|::)\b{regex.escape(self.name)}\b(?!\s*::)")

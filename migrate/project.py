@@ -1229,7 +1229,7 @@ class CppClass:
         return regex.compile(rf"(?<![\w.>~]|::)\b{regex.escape(self.name)}\b(?!\s*::)")
 
 
-_CLASS_HEAD = regex.compile(r"(?:^|[;{}()\s])(?:struct|class)\s+(?P<name>\w+)\s*(?:final\s*)?(?::(?!:)[^{;]*)?\{")
+_CLASS_HEAD = regex.compile(r"(?<![\w.>:])(?:struct|class)\s+(?P<name>\w+)\s*(?:final\s*)?(?::(?!:)[^{;]*)?\{")
 
 
 def _languages(path, code):

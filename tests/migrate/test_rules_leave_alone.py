@@ -401,7 +401,8 @@ LEAVE_ALONE = {
         "CYSTCK_DEF_METH(f_def, \"f\", f, CYSTCK_KEYWORDS, NULL)\n"),
     # A conditional between C values, and a NULL beside a pointer that is no handle.
     "macro-handle-values": (
-        "#include \"Cystck.h\"\n#define SIZE (ok ? strlen(s) : 0)\n#define NAME (ok ? PyUnicode_AsUTF8(o) : NULL)\n"),
+        "#include <Python.h>\n#define NONE Cystck_None\n#define SIZE (ok ? strlen(s) : 0)\n"
+        "#define NAME (ok ? PyUnicode_AsUTF8(o) : NULL)\n"),
     # A class with no constructor (an aggregate): its methods take S as a parameter.
     "class-state-member": (
         "struct Handler {\n    PyObject* hook;\n"

@@ -557,6 +557,35 @@ static inline Cystck_Object Cystck_FromNewPyObject(Cystck_State *S, PyObject *o)
 }
 
 /* ------------------------------------------------------------------ */
+/* Critical sections (free-threaded builds, PEP 703)                   */
+/* ------------------------------------------------------------------ */
+
+/* Py_BEGIN_CRITICAL_SECTION(op) ... Py_END_CRITICAL_SECTION() on a handle:
+ * one C block, in one scope, that holds the object's lock on a
+ * free-threaded build and is a plain block under the GIL, which serializes
+ * already.  A null handle locks nothing (and raises, as Cystck_AsPyObject
+ * does) where the stock macro would crash. */
+#ifdef Py_GIL_DISABLED
+#define Cystck_BEGIN_CRITICAL_SECTION(S, h)                                  \
+    {                                                                         \
+        PyCriticalSection _cystck_cs;                                         \
+        PyObject *_cystck_cs_obj = Cystck_AsPyObject((S), (h));              \
+        if (_cystck_cs_obj != NULL)                                           \
+            PyCriticalSection_Begin(&_cystck_cs, _cystck_cs_obj)
+#define Cystck_END_CRITICAL_SECTION(S)                                        \
+        if (_cystck_cs_obj != NULL)                                           \
+            PyCriticalSection_End(&_cystck_cs);                               \
+        (void)(S);                                                            \
+    }
+#else
+/* Only type-checks S and h (a PyObject * is a compile error, as in the
+ * free-threaded build). */
+static inline void _Cystck_NoCriticalSection(Cystck_State *S, Cystck_Object h) { (void)S; (void)h; }
+#define Cystck_BEGIN_CRITICAL_SECTION(S, h) { _Cystck_NoCriticalSection((S), (h))
+#define Cystck_END_CRITICAL_SECTION(S) (void)(S); }
+#endif
+
+/* ------------------------------------------------------------------ */
 /* Constants: permanent slots, free to use, never released             */
 /* ------------------------------------------------------------------ */
 
@@ -866,7 +895,8 @@ struct _Cystck_RefCell {
     struct _Cystck_RefCell *next;
     const void *creator;       /* return address of the Cystck_ref call (debug) */
     unsigned live : 1;
-    unsigned global : 1;       /* made during module init: lives with the module */
+    unsigned global : 1;       /* made during module init, or visited in a module
+                                  state (Cystck_VISIT_REF): lives with the module */
 };
 
 /* A new reference to h's object, valid until Cystck_unref.  NULL [e]. */
@@ -920,6 +950,16 @@ static inline int CystckField_IsNull(Cystck_Field f) { return f._o == NULL; }
 typedef int (*Cystck_visitproc)(Cystck_Field *f, void *arg);
 #define Cystck_VISIT(f) do {                                   \
         int vret_ = visit((f), arg);                           \
+        if (vret_) return vret_;                               \
+    } while (0)
+
+/* In a module state's traverse (CYSTCK_DEF_MOD_TRAVERSE): visit the
+ * Cystck_Ref at r, a reference the state holds.  The cyclic GC sees its
+ * object; when the module is cleared or freed, the runtime releases the
+ * reference (Cystck_unref) and sets *r to NULL. */
+CYSTCK_INTERNAL int _Cystck_VisitRef(Cystck_Ref *r, Cystck_visitproc visit, void *arg);
+#define Cystck_VISIT_REF(r) do {                               \
+        int vret_ = _Cystck_VisitRef((r), visit, arg);         \
         if (vret_) return vret_;                               \
     } while (0)
 

@@ -48,13 +48,10 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 REPO_ROOT = HERE.parents[1]
-# corpus_report and recipes are beside this script (first on sys.path);
-# portkit is in ports/, a folder of scripts rather than a package.
-sys.path.insert(1, str(REPO_ROOT / "ports"))
-
+# corpus_report and recipes are beside this script (first on sys.path).
 import corpus_report  # noqa: E402
-import portkit  # noqa: E402
 import recipes  # noqa: E402
+from ports import portkit  # noqa: E402
 
 SCHEMA = "cystck-corpus/1"
 BUILD_ROOT = REPO_ROOT / "build" / "corpus"

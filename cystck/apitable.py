@@ -95,7 +95,7 @@ int CystckObject_IsTrue(h o) = PyObject_IsTrue             ; [e] bool(o)
 int CystckObject_Not(h o) = PyObject_Not                   ; [e] not o
 h CystckObject_RichCompare(h a, h b, int op) = PyObject_RichCompare ; [h+1, e] a op b
 int CystckObject_RichCompareBool(h a, h b, int op) = PyObject_RichCompareBool ; [e] a op b as 0/1
-int CystckObject_IsInstance(h o, h cls) = PyObject_IsInstance ; [e] isinstance(o, cls)
+int CystckObject_IsInstance(h o, h cls) = _Cystck_IsInstance ~ PyObject_IsInstance ; [e] isinstance(o, cls) (an instance of a core builtin type, dict, list, str..., is answered without asking it for __class__: it cannot claim another class)
 int CystckObject_IsSubclass(h o, h cls) = PyObject_IsSubclass ; [e] issubclass(o, cls)
 h CystckObject_Type(h o) = PyObject_Type                   ; [h+1] type(o)
 int CystckObject_TypeCheck(h o, h type) : hand ~ PyObject_TypeCheck ; isinstance(o, type) for a type, no error
@@ -209,15 +209,15 @@ int CystckBool_Check(h o) = PyBool_Check                   ; isinstance(o, bool)
 
 ## Unicode
 h CystckUnicode_FromString(const char* utf8) = PyUnicode_FromString ; [h+1, e] str from UTF-8
-h CystckUnicode_FromStringAndSize(const char* utf8, Cystck_ssize_t n) = PyUnicode_FromStringAndSize ; [h+1, e]
-h CystckUnicode_DecodeUTF8(const char* s, Cystck_ssize_t n, const char* errors) = PyUnicode_DecodeUTF8 ; [h+1, e]
+h CystckUnicode_FromStringAndSize(const char* utf8, Cystck_ssize_t n) = _Cystck_FromStringAndSize ~ PyUnicode_FromStringAndSize ; [h+1, e]
+h CystckUnicode_DecodeUTF8(const char* s, Cystck_ssize_t n, const char* errors) = _Cystck_DecodeUTF8 ~ PyUnicode_DecodeUTF8 ; [h+1, e]
 h CystckUnicode_DecodeASCII(const char* s, Cystck_ssize_t n, const char* errors) = PyUnicode_DecodeASCII ; [h+1, e]
 h CystckUnicode_DecodeLatin1(const char* s, Cystck_ssize_t n, const char* errors) = PyUnicode_DecodeLatin1 ; [h+1, e]
 h CystckUnicode_FromKindAndData(int kind, const void* buf, Cystck_ssize_t n) = PyUnicode_FromKindAndData ; [h+1, e]
 h CystckUnicode_FromFormat(const char* fmt, ...) : hand ~ PyUnicode_FromFormat ; [h+1, e] printf-style str; %S %R %A %U %V take handles (as PyUnicode_FromFormat takes objects)
 h CystckUnicode_FromFormatV(const char* fmt, va_list va) : hand ~ PyUnicode_FromFormatV ; [h+1, e] CystckUnicode_FromFormat with the arguments of a variadic caller; %S %R %A %U %V take handles
-h CystckUnicode_AsUTF8String(h o) = PyUnicode_AsUTF8String ; [h+1, e] bytes
-h CystckUnicode_AsEncodedString(h o, const char* enc, const char* errors) = PyUnicode_AsEncodedString ; [h+1, e]
+h CystckUnicode_AsUTF8String(h o) = _Cystck_UnicodeAsUTF8String ~ PyUnicode_AsUTF8String ; [h+1, e] bytes
+h CystckUnicode_AsEncodedString(h o, const char* enc, const char* errors) = _Cystck_UnicodeAsEncodedString ~ PyUnicode_AsEncodedString ; [h+1, e]
 const char* CystckUnicode_AsUTF8(h o) = PyUnicode_AsUTF8   ; [e] UTF-8 buffer, valid while o lives
 const char* CystckUnicode_AsUTF8AndSize(h o, Cystck_ssize_t* size) = PyUnicode_AsUTF8AndSize ; [e]
 h CystckUnicode_InternFromString(const char* s) = PyUnicode_InternFromString ; [h+1, e]
@@ -371,6 +371,8 @@ void CystckErr_Clear() = PyErr_Clear                       ; clear the exception
 void CystckErr_WriteUnraisable(h? obj) = PyErr_WriteUnraisable ; report the set exception through sys.unraisablehook (obj: the context, or null) and clear it
 h CystckErr_GetRaisedException() : hand ~ PyErr_GetRaisedException ; [h+1] take the set exception (null if none)
 void CystckErr_SetRaisedException(h exc) : hand ~ PyErr_SetRaisedException ; re-raise a taken exception
+void CystckErr_Fetch(Cystck_Object* type, Cystck_Object* value, Cystck_Object* traceback) : hand ~ PyErr_Fetch ; [h+3] take the set exception as three new handles, each null if absent (the value as PyErr_Fetch gives it: maybe not normalized)
+void CystckErr_Restore(h? type, h? value, h? traceback) : hand ~ PyErr_Restore ; set the exception to (type, value, traceback); unlike PyErr_Restore it steals nothing: the handles stay the caller's
 h CystckErr_NewException(const char* name, h? base, h? dict) = PyErr_NewException ; [h+1, e] a new exception class
 h CystckErr_NewExceptionWithDoc(const char* name, const char* doc, h? base, h? dict) = PyErr_NewExceptionWithDoc ; [h+1, e]
 int CystckErr_WarnEx(h? category, const char* msg, Cystck_ssize_t level) = PyErr_WarnEx ; [e] warnings.warn
@@ -453,6 +455,7 @@ Py_UCS4 CystckUnicode_ReadChar(h o, Cystck_ssize_t i) = PyUnicode_ReadChar ; [e]
 int CystckUnicode_WriteChar(h o, Cystck_ssize_t i, Py_UCS4 c) = PyUnicode_WriteChar ; [e] o[i] = c in a str not shared yet
 h CystckUnicode_Substring(h o, Cystck_ssize_t start, Cystck_ssize_t end) = PyUnicode_Substring ; [h+1, e] o[start:end]
 h CystckUnicode_FromOrdinal(int c) = PyUnicode_FromOrdinal ; [h+1, e] chr(c)
+h CystckUnicode_FromEncodedObject(h o, const char* encoding, const char* errors) = PyUnicode_FromEncodedObject ; [h+1, e] str(o, encoding, errors) of a bytes-like object (NULL encoding: UTF-8)
 Cystck_ssize_t CystckUnicode_FindChar(h o, Py_UCS4 c, Cystck_ssize_t start, Cystck_ssize_t end, int direction) = PyUnicode_FindChar ; [e] index of c in o[start:end] (-1: none, -2: error)
 
 ## Frames for C code that Python did not call (see docs/runtime.md, "Releasing the GIL")
@@ -501,6 +504,25 @@ int CystckCapsule_CheckExact(h o) = PyCapsule_CheckExact   ; is a capsule
 ## Weak references to instances (see CYSTCK_DEF_WEAKLIST)
 h CystckWeakref_NewProxy(h o, h? callback) = PyWeakref_NewProxy ; [h+1, e] weakref.proxy(o, callback)
 int CystckWeakref_Check(h o) = PyWeakref_Check             ; a weak reference or proxy
+
+## Dates and times (hand-written: cystck/src/datetime.c; datetime's C API, imported at the first call)
+int CystckDate_Check(h o) : hand ~ PyDate_Check ; [e] isinstance(o, datetime.date) (a datetime is a date)
+int CystckDateTime_Check(h o) : hand ~ PyDateTime_Check ; [e] isinstance(o, datetime.datetime)
+int CystckTime_Check(h o) : hand ~ PyTime_Check ; [e] isinstance(o, datetime.time)
+int CystckDateTime_GET_YEAR(h o) : hand ~ PyDateTime_GET_YEAR ; [e] the year of a date or datetime (TypeError for another object, where the stock macro reads any)
+int CystckDateTime_GET_MONTH(h o) : hand ~ PyDateTime_GET_MONTH ; [e] the month of a date or datetime (TypeError for another object, where the stock macro reads any)
+int CystckDateTime_GET_DAY(h o) : hand ~ PyDateTime_GET_DAY ; [e] the day of a date or datetime (TypeError for another object, where the stock macro reads any)
+int CystckDateTime_DATE_GET_HOUR(h o) : hand ~ PyDateTime_DATE_GET_HOUR ; [e] the hour of a datetime (TypeError for another object, where the stock macro reads any)
+int CystckDateTime_DATE_GET_MINUTE(h o) : hand ~ PyDateTime_DATE_GET_MINUTE ; [e] the minute of a datetime (TypeError for another object, where the stock macro reads any)
+int CystckDateTime_DATE_GET_SECOND(h o) : hand ~ PyDateTime_DATE_GET_SECOND ; [e] the second of a datetime (TypeError for another object, where the stock macro reads any)
+int CystckDateTime_DATE_GET_MICROSECOND(h o) : hand ~ PyDateTime_DATE_GET_MICROSECOND ; [e] the microsecond of a datetime (TypeError for another object, where the stock macro reads any)
+int CystckDateTime_TIME_GET_HOUR(h o) : hand ~ PyDateTime_TIME_GET_HOUR ; [e] the hour of a time (TypeError for another object, where the stock macro reads any)
+int CystckDateTime_TIME_GET_MINUTE(h o) : hand ~ PyDateTime_TIME_GET_MINUTE ; [e] the minute of a time (TypeError for another object, where the stock macro reads any)
+int CystckDateTime_TIME_GET_SECOND(h o) : hand ~ PyDateTime_TIME_GET_SECOND ; [e] the second of a time (TypeError for another object, where the stock macro reads any)
+int CystckDateTime_TIME_GET_MICROSECOND(h o) : hand ~ PyDateTime_TIME_GET_MICROSECOND ; [e] the microsecond of a time (TypeError for another object, where the stock macro reads any)
+h CystckDate_FromDate(int year, int month, int day) : hand ~ PyDate_FromDate ; [h+1, e] datetime.date(year, month, day)
+h CystckDateTime_FromDateAndTime(int year, int month, int day, int hour, int minute, int second, int usecond) : hand ~ PyDateTime_FromDateAndTime ; [h+1, e] a naive datetime.datetime
+h CystckTime_FromTime(int hour, int minute, int second, int usecond) : hand ~ PyTime_FromTime ; [h+1, e] a naive datetime.time
 
 ## Handles and the return stack (hand-written, see Cystck.h)
 h Cystck_FromNewPyObject(PyObject* o) : hand ~ -           ; [h+1] escape hatch: a handle that takes over a new reference (null o: the null handle)
@@ -643,11 +665,12 @@ macro CYSTCK_DEF_WEAKLIST(sym, STRUCT, field) ~ tp_weaklistoffset ; instances ca
 macro CYSTCK_DEF_MOD_EXEC(sym, impl) ~ Py_mod_exec ; a multi-phase module's exec slot: `int impl(Cystck_State *S, Cystck_Object module)`, 0 or -1
 macro CYSTCK_DEF_MOD_CREATE(sym, impl) ~ Py_mod_create ; a multi-phase module's create slot: `int impl(Cystck_State *S, Cystck_Object spec, CystckModuleDef *def)`, push count (the module) or -1
 macro CYSTCK_DEF_MOD_SLOT(sym, slot, value) ~ PyModuleDef_Slot ; a value slot of a multi-phase module (Py_mod_multiple_interpreters, Py_mod_gil; docs/runtime.md says what the runtime allows)
-macro CYSTCK_DEF_MOD_TRAVERSE(sym, impl) ~ m_traverse ; visits the Cystck_Fields of the module state: `int impl(void *state, Cystck_visitproc visit, void *arg)`; the runtime clears them when the module is cleared or freed
+macro CYSTCK_DEF_MOD_TRAVERSE(sym, impl) ~ m_traverse ; visits the Cystck_Fields (Cystck_VISIT) and Cystck_Refs (Cystck_VISIT_REF) of the module state: `int impl(void *state, Cystck_visitproc visit, void *arg)`; the runtime clears them when the module is cleared or freed
 macro CYSTCK_MODINIT(name) ~ PyMODINIT_FUNC ; starts the module's init function: `CYSTCK_MODINIT(spam) { ... }`, with `S` in scope; return `Cystck_Return(S, module)` or -1
 macro CYSTCK_VAR_HEAD ~ PyObject_VAR_HEAD    ; the first member of the native struct of a variable-size type (a spec with an itemsize): room for CPython's item count; the items are the struct's last member, a flexible array
 macro CYSTCK_TYPE_HELPERS(STRUCT) ~ -        ; defines `STRUCT *STRUCT_AsStruct(Cystck_State *S, Cystck_Object h)`, the typed accessor of the native struct (valid for the call)
 macro Cystck_VISIT(f) ~ Py_VISIT             ; in a traverse function: visit the Cystck_Field at f (returns what visit returns if not 0)
+macro Cystck_VISIT_REF(r) ~ Py_VISIT         ; in a module state's traverse (CYSTCK_DEF_MOD_TRAVERSE): visit the Cystck_Ref at r that the state holds; the cyclic GC sees its object, and the runtime releases it (Cystck_unref, *r = NULL) when the module is cleared or freed
 
 ## Calling conventions (the conv of CYSTCK_DEF_METH)
 conv CYSTCK_NOARGS ~ METH_NOARGS : int f(Cystck_State *S, Cystck_Object self) ; returns its push count, or -1 with an exception
@@ -756,6 +779,10 @@ const CYSTCK_DEFAULT_HANDLE_LIMIT ~ -         ; live handles per call (the envir
 const CYSTCK_TYPED_MAX_PARAMS ~ -            ; the most parameters a CYSTCK_DEF_TYPED function may declare
 const CYSTCK_VERSION_MAJOR ~ -                ; version of the API
 const CYSTCK_VERSION_MINOR ~ -                ; version of the API
+
+## Critical sections (free-threaded builds, PEP 703)
+macro Cystck_BEGIN_CRITICAL_SECTION(S, h) ~ Py_BEGIN_CRITICAL_SECTION ; opens a block holding h's per-object lock on a free-threaded build, where a null handle locks nothing and raises (under the GIL: a plain block)
+macro Cystck_END_CRITICAL_SECTION(S) ~ Py_END_CRITICAL_SECTION ; closes the block of the Cystck_BEGIN_CRITICAL_SECTION before it, in the same scope, releasing the lock
 
 ## Compiler glue
 macro Cystck_likely(x) ~ -                    ; branch hint: x is usually true

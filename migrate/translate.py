@@ -5,12 +5,16 @@ import pathlib
 
 import regex
 
-from . import engine, libraries as helpers, macros, project as proj, source
+from . import bridge, engine, libraries as helpers, macros, project as proj, source
 from .rules import cpp, escape
 
 CPP_SUFFIXES = {".cc", ".cpp", ".cxx", ".hpp", ".hh", ".hxx"}
 #: Headers: translated with the files that include them, never compiled alone.
 HEADER_SUFFIXES = {".h", ".hpp", ".hh", ".hxx"}
+#: Every file the translator takes as input: C and every C++ suffix the rules
+#: know (a .hh header declares what the .cc files share as a .hpp one does).
+#: The CLI, the corpus and the migration metrics use this one list.
+SOURCE_SUFFIXES = {".c", ".h"} | CPP_SUFFIXES
 _USES_PYTHON = regex.compile(r"\b(?:Py[A-Z_]\w*|_Py\w+|Python\.h|PyObject)\b")
 # A header written in C++ (a .h file has no language of its own).
 _CPP_SYNTAX = regex.compile(r"\bnamespace\s+\w+\s*\{|\btemplate\s*<|\b\w+::\w|\b(?:public|private|protected)\s*:"
@@ -103,6 +107,8 @@ def translate_files(files, rules=None):
         elif path in kept:
             _keep_stock(unit, *kept[path])
         units[path] = unit
+    # What Python calls into the kept files becomes Cystck (bridge.py).
+    bridge.bridge({p: units[p] for p in kept})
     return units
 
 

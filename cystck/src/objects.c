@@ -629,7 +629,7 @@ PyObject *_Cystck_ItemOf_Ool(Cystck_State *S, PyObject *o, Cystck_ssize_t i, int
 
 /* ---- Errors ---- */
 
-Cystck_Object CystckErr_Format(Cystck_State *S, Cystck_Object type, const char *fmt, ...)
+CYSTCK_NOINLINE Cystck_Object _CystckErr_Format_Ool(Cystck_State *S, Cystck_Object type, const char *fmt, ...)
 {
     PyObject *t = _Cystck_Get(type), *msg;
     va_list va;
@@ -674,6 +674,26 @@ Cystck_Object CystckErr_GetRaisedException(Cystck_State *S)
     Py_XDECREF(type);
     Py_XDECREF(tb);
     return _Cystck_Own(S, value);
+}
+
+/* PyErr_Fetch's three new references, each owned by a handle of the
+   frame (a null handle for an absent one, as PyErr_Fetch gives NULL). */
+void CystckErr_Fetch(Cystck_State *S, Cystck_Object *type, Cystck_Object *value, Cystck_Object *traceback)
+{
+    PyObject *t, *v, *tb;
+    PyErr_Fetch(&t, &v, &tb);
+    *type = _Cystck_Own(S, t);
+    *value = _Cystck_Own(S, v);
+    *traceback = _Cystck_Own(S, tb);
+}
+
+/* PyErr_Restore steals its arguments; the handles stay the caller's
+   (released with the frame), so it is given references of its own. */
+void CystckErr_Restore(Cystck_State *S, Cystck_Object type, Cystck_Object value, Cystck_Object traceback)
+{
+    (void)S;
+    PyErr_Restore(Py_XNewRef(_Cystck_Get(type)), Py_XNewRef(_Cystck_Get(value)),
+                  Py_XNewRef(_Cystck_Get(traceback)));
 }
 
 void CystckErr_SetRaisedException(Cystck_State *S, Cystck_Object exc)

@@ -45,7 +45,7 @@ static int long_inc(Cystck_State *S, Cystck_Object mod, Cystck_Object o)
     return Cystck_ReturnLong(S, n + 1);
 }
 
-static int check_nargs(Cystck_State *S, const char *func, Cystck_ssize_t nargs, Cystck_ssize_t expected)
+static inline int check_nargs(Cystck_State *S, const char *func, Cystck_ssize_t nargs, Cystck_ssize_t expected)
 {
     if (nargs == expected)
         return 0;
@@ -217,6 +217,10 @@ static int Point_add(Cystck_State *S, Cystck_Object a, Cystck_Object b)
 {
     Cystck_Object type = Cystck_deref(S, Point_type);
     Point *pa, *pb;
+    /* A released reference (SystemError set): Cystck_TypeIs would return
+     * -1 for each operand, which the test below takes for "is a Point". */
+    if (Cystck_IsNull(type))
+        return -1;
     if (!Cystck_TypeIs(S, a, type) || !Cystck_TypeIs(S, b, type))
         return Cystck_Return(S, Cystck_NotImplemented);
     pa = Point_AsStruct(S, a);

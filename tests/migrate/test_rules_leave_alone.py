@@ -388,6 +388,14 @@ LEAVE_ALONE = {
         "    return PyUnicode_FromString(buf);\n}\n"),
     # A stock function without a counterpart where the code stays stock.
     "escape-hatch": in_capsule_destructor("keep(PyFile_GetLine(o, 2));"),
+    # A function without the state (a capsule destructor) stays stock: its
+    # critical section is on a PyObject *, not a handle.
+    # A module state that holds no reference (a field, a number): no traverse to write.
+    "module-state-refs": ("#include <Python.h>\ntypedef struct { Cystck_Field cache; long n; } spam_state;\n"
+                          "static CystckDef *spam_defines[] = {\n    &f_def,\n    NULL\n};\n"
+                          "static CystckModuleDef spam = {\"spam\", NULL, sizeof(spam_state), spam_defines};\n"),
+    "critical-sections": in_capsule_destructor(
+        "Py_BEGIN_CRITICAL_SECTION(o); keep(o); Py_END_CRITICAL_SECTION();"),
     # The definition compared in a function that is translated, not stock.
     "stock-module-defs": (
         "static CystckModuleDef moduledef = {\"m\", NULL, 0, NULL};\n"
@@ -399,6 +407,15 @@ LEAVE_ALONE = {
         "static int f(Cystck_State *S, Cystck_Object self, const Cystck_Object *args, Cystck_ssize_t nargs, Cystck_Object kw)\n"
         "{\n    return CystckTuple_Size(S, kw);\n}\n"
         "CYSTCK_DEF_METH(f_def, \"f\", f, CYSTCK_KEYWORDS, NULL)\n"),
+    # A conditional between C values, and a NULL beside a pointer that is no handle.
+    "macro-handle-values": (
+        "#include <Python.h>\n#define NONE Cystck_None\n#define SIZE (ok ? strlen(s) : 0)\n"
+        "#define NAME (ok ? PyUnicode_AsUTF8(o) : NULL)\n"),
+    # A class with no constructor (an aggregate): its methods take S as a parameter.
+    "class-state-member": (
+        "struct Handler {\n    PyObject* hook;\n"
+        "    bool Null() { return PyObject_CallNoArgs(hook) != NULL; }\n};\n"
+        "static int run(PyObject* hook)\n{\n    Handler h = {hook};\n    return h.Null();\n}\n"),
 }
 
 # rule -> (near miss, real construct): replacing the first by the second in
@@ -469,8 +486,12 @@ POSITIVE_TWINS = {
     "type-slot-reads": ("Native *n", "PyTypeObject *n"),
     "object-addresses": ("(Py_uintptr_t)n", "(Py_uintptr_t)self"),
     "escape-hatch": (STOCK_DESTRUCTOR, "PyCapsule_New(o, NULL, NULL)"),
+    "module-state-refs": ("Cystck_Field cache", "Cystck_Ref cache"),
+    "critical-sections": (STOCK_DESTRUCTOR, "PyCapsule_New(o, NULL, NULL)"),
     "stock-module-defs": ("tp != NULL", "tp->tp_base != NULL"),
     "kwargs-dict": ("CystckTuple_Size", "CystckDict_Size"),
+    "macro-handle-values": ("PyUnicode_AsUTF8(o)", "CystckUnicode_FromString(S, s)"),
+    "class-state-member": ("    PyObject* hook;\n", "    PyObject* hook;\n    Handler(PyObject* h) : hook(h) {}\n"),
 }
 
 

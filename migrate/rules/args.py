@@ -440,16 +440,18 @@ class KwargsDict(Rule):
     already, and what it gives them to reads names."""
     name = "kwargs-dict"
     precedence = 870
+    # the Cystck signature (kw the names) and the include its helper follows
+    needs = ("include-header", "entry-signature")
     patterns = (r"\bCYSTCK_KEYWORDS\b",)
-    before = ('#include <Python.h>\n#include "Cystck.h"\n'
-              "static int f(Cystck_State *S, Cystck_Object self, const Cystck_Object *args, Cystck_ssize_t nargs, "
-              "Cystck_Object kw)\n{\n    return CystckDict_Size(S, kw);\n}\n"
-              'CYSTCK_DEF_METH(f_def, "f", f, CYSTCK_KEYWORDS, NULL)\n')
-    after = ('#include <Python.h>\n#include "Cystck.h"\n' + KWARGS_DICT_HELPER_DEFINITION +
+    before = ('#include <Python.h>\n'
+              "static PyObject *f(PyObject *self, PyObject *args, PyObject *kw)\n{\n"
+              "    return PyLong_FromLong(PyDict_Size(kw));\n}\n"
+              'static PyMethodDef m[] = {{"f", (PyCFunction)f, METH_VARARGS | METH_KEYWORDS, NULL}, {NULL}};\n')
+    after = ('#include "Cystck.h"\n' + KWARGS_DICT_HELPER_DEFINITION +
              "static int f(Cystck_State *S, Cystck_Object self, const Cystck_Object *args, Cystck_ssize_t nargs, "
              "Cystck_Object kw)\n{\n    kw = cystck_migrate_kwargs_dict(S, args, nargs, kw);\n"
-             "    return CystckDict_Size(S, kw);\n}\n"
-             'CYSTCK_DEF_METH(f_def, "f", f, CYSTCK_KEYWORDS, NULL)\n')
+             "    return PyLong_FromLong(PyDict_Size(kw));\n}\n"
+             'static PyMethodDef m[] = {{"f", (PyCFunction)f, METH_VARARGS | METH_KEYWORDS, NULL}, {NULL}};\n')
 
     def apply(self, unit):
         code, text = unit.masked, unit.text

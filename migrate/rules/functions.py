@@ -1091,14 +1091,16 @@ class StateCalls(Rule):
     reported: their convention (push count, argument array) changed."""
     name = "state-calls"
     precedence = 560
-    # its helper goes after the Cystck.h include; a function pointer
-    # parameter takes S once stock-function-pointers gave it Cystck_State
-    needs = ("include-header", "stock-function-pointers")
+    # its helper goes after the Cystck.h include; a call through a function
+    # pointer parameter takes S once stock-function-pointers or
+    # helper-signature gave the parameter Cystck_State; return f(...) from
+    # an entry point is Cystck_Return(S, f(...)) once returns has run
+    needs = ("include-header", "stock-function-pointers", "helper-signature", "returns")
     patterns = (r"(?<![\w.>])(?P<f>\w+)\s*\((?!\s*S\s*[,)])", r"(?:->|\.)\s*(?P<f>\w+)\s*\((?!\s*S\s*[,)])")
     before = ("static PyObject *helper(PyObject *o) { return PyNumber_Negative(o); }\n"
               "static long g(PyObject *o) { return PyLong_AsLong(helper(o)); }\n")
-    after = ("static PyObject *helper(PyObject *o) { return PyNumber_Negative(o); }\n"
-             "static long g(PyObject *o) { return PyLong_AsLong(helper(S, o)); }\n")
+    after = ("static Cystck_Object helper(Cystck_State *S, Cystck_Object o) { return PyNumber_Negative(o); }\n"
+             "static long g(Cystck_State *S, Cystck_Object o) { return PyLong_AsLong(helper(S, o)); }\n")
 
     def apply(self, unit):
         p = unit.project

@@ -473,13 +473,11 @@ class KwargsDict(Rule):
             indent = regex.search(r"\n([ \t]*)\S", text[b0:b1])
             edits.add(b0 + 1, b0 + 1, f"\n{indent.group(1) if indent else '    '}"
                       f"{kw} = {KWARGS_DICT_HELPER}(S, {args}, {nargs}, {kw});")
-        if edits and KWARGS_DICT_HELPER_DEFINITION not in text:
-            # after the Cystck.h include, or after the last include (a
-            # header of the extension that includes Cystck.h)
-            include = regex.search(r'^[ \t]*#[ \t]*include[ \t]*"Cystck\.h"[^\n]*\n', text, regex.M) or \
-                next(reversed(list(regex.finditer(r'^[ \t]*#[ \t]*include\b[^\n]*\n', code, regex.M))), None)
-            if include is not None:
-                edits.add(include.end(), include.end(), KWARGS_DICT_HELPER_DEFINITION)
+        if edits:
+            # or after the last include (a header of the extension that
+            # includes Cystck.h)
+            last = next(reversed(list(regex.finditer(r'^[ \t]*#[ \t]*include\b[^\n]*\n', code, regex.M))), None)
+            _common.define_after_include(text, edits, KWARGS_DICT_HELPER_DEFINITION, last and last.end())
         if edits:
             unit.apply(edits)
         return edits.applied

@@ -406,10 +406,8 @@ class SlotCalls(Rule):
                 start = cast.start()      # the object result is a handle, not an instance pointer
             edits.add(start, m.end(), call)
             self._null_macro_args(unit, m.start(), parts, edits)
-        if helper and ASS_SUBSCRIPT_HELPER_DEFINITION not in text:
-            include = regex.search(r'^[ \t]*#[ \t]*include[ \t]*"Cystck\.h"[^\n]*\n', text, regex.M)
-            if include is not None:
-                edits.add(include.end(), include.end(), ASS_SUBSCRIPT_HELPER_DEFINITION)
+        if helper:
+            _common.define_after_include(text, edits, ASS_SUBSCRIPT_HELPER_DEFINITION)
         if edits:
             unit.apply(edits)
         return edits.applied
@@ -510,9 +508,7 @@ class ErrFetchRestore(Rule):
                 else:
                     edits.add(*_common.statement_line_span(text, c.start(), c.end()), "")
         if edits:
-            include = regex.search(r'^[ \t]*#[ \t]*include[ \t]*"Cystck\.h"[^\n]*\n', text, regex.M)
-            if include is not None and RESTORE_HELPER_DEFINITION not in text:
-                edits.add(include.end(), include.end(), RESTORE_HELPER_DEFINITION)
+            _common.define_after_include(text, edits, RESTORE_HELPER_DEFINITION)
             unit.apply(edits)
         return edits.applied
 

@@ -1194,12 +1194,8 @@ class StateCalls(Rule):
 
     @staticmethod
     def _define_result_helper(unit, edits):
-        if RESULT_HELPER in unit.text:
-            return
-        include = regex.search(r'^[ \t]*#[ \t]*include[ \t]*"Cystck\.h"[^\n]*\n', unit.text, regex.M)
-        if include is None:
-            return
-        edits.add(include.end(), include.end(), RESULT_HELPER_DEFINITION)
+        if RESULT_HELPER not in unit.text:
+            _common.define_after_include(unit.text, edits, RESULT_HELPER_DEFINITION)
 
     @staticmethod
     def _insert(code, m, edits):

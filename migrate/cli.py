@@ -15,9 +15,7 @@ import regex
 
 from . import analysis, cppcheck, engine, report, source, translate
 
-# C and every C++ suffix the rules know (a .hh header is as much a source
-# as a .hpp one: it declares the types and functions the .cc files share).
-SOURCE_SUFFIXES = {".c", ".h"} | translate.CPP_SUFFIXES
+SOURCE_SUFFIXES = translate.SOURCE_SUFFIXES
 EXIT_INPUT = 2
 
 

@@ -11,6 +11,10 @@ from .rules import cpp, escape
 CPP_SUFFIXES = {".cc", ".cpp", ".cxx", ".hpp", ".hh", ".hxx"}
 #: Headers: translated with the files that include them, never compiled alone.
 HEADER_SUFFIXES = {".h", ".hpp", ".hh", ".hxx"}
+#: Every file the translator takes as input: C and every C++ suffix the rules
+#: know (a .hh header declares what the .cc files share as a .hpp one does).
+#: The CLI, the corpus and the migration metrics use this one list.
+SOURCE_SUFFIXES = {".c", ".h"} | CPP_SUFFIXES
 _USES_PYTHON = regex.compile(r"\b(?:Py[A-Z_]\w*|_Py\w+|Python\.h|PyObject)\b")
 # A header written in C++ (a .h file has no language of its own).
 _CPP_SYNTAX = regex.compile(r"\bnamespace\s+\w+\s*\{|\btemplate\s*<|\b\w+::\w|\b(?:public|private|protected)\s*:"

@@ -71,7 +71,6 @@ ESCAPE_HATCH = re.compile(r"\bCystck_(?:AsPyObject|FromPyObject)\s*\(|" + re.esc
 DIAGNOSTIC = re.compile(r":\d+(?::\d+)?: (?:fatal )?error:")
 API_NAME = re.compile(r"\b_?(?:Py|Cystck)[A-Za-z_]")
 ERROR_LINE = re.compile(r"\berror\b", re.IGNORECASE)
-SOURCE_SUFFIXES = (".c", ".h", ".cc", ".cpp", ".hpp", ".cxx", ".hh", ".hxx")
 KEPT_ERRORS = 20
 
 
@@ -302,15 +301,11 @@ def run_tests(recipe, tree: Path, deps: Path, logs: Path, label: str, *, quick: 
 # translation
 # ---------------------------------------------------------------------------
 
-def uses_python(text: str) -> bool:
-    from cystck.migrate.translate import uses_python as translator_uses_python
-    return translator_uses_python(text)
-
-
 def stage_inputs(recipe, upstream: Path, inputs: Path) -> dict[str, int]:
     """Copy the recipe's files to translate into `inputs`, laid out as in
     the sdist; return the line count of each one that uses the Python API
     (the lines the translator is responsible for)."""
+    from cystck.migrate.translate import SOURCE_SUFFIXES, uses_python
     shutil.rmtree(inputs, ignore_errors=True)
     lines = {}
     for rel in recipe.translate:

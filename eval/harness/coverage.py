@@ -27,8 +27,7 @@ import pathlib
 import sys
 
 from cystck.migrate.report import line_changes
-
-SOURCE_SUFFIXES = {".c", ".h", ".cc", ".cpp", ".hpp", ".cxx", ".hh"}
+from cystck.migrate.translate import SOURCE_SUFFIXES
 
 
 def _sources(root):

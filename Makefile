@@ -8,6 +8,7 @@ PY := $(VENV)/bin/python
 PYTEST := $(VENV)/bin/pytest
 VENV_STAMP := $(VENV)/.requirements-stamp
 CYSTCK_STAMP := $(VENV)/.cystck-stamp
+CHECKOUT_STAMP := $(VENV)/.checkout-stamp
 QUICK ?=
 
 # Fragments below add to these.
@@ -30,10 +31,19 @@ $(VENV_STAMP): requirements-dev.txt
 	$(PY) -m pip install -q -r requirements-dev.txt
 	touch $@
 
+# The checkout's own tools, ports/ and eval/, import as packages (`from
+# ports import portkit`, `from eval.harness import stats`) in every
+# interpreter of the venv: a .pth file appends the repository root to
+# sys.path.  Appended, so it comes after site-packages: the installed cystck
+# (which holds cystck.migrate) goes before the source tree's cystck/ folder.
+$(CHECKOUT_STAMP): $(VENV_STAMP)
+	$(PY) -c 'import pathlib, sysconfig; pathlib.Path(sysconfig.get_path("purelib"), "cystck-checkout.pth").write_text(str(pathlib.Path.cwd()) + "\n")'
+	touch $@
+
 # The cystck package itself, reinstalled whenever its sources change.
 CYSTCK_SOURCES := pyproject.toml setup.py $(shell find cystck include migrate -type f \
 	\( -name '*.py' -o -name '*.c' -o -name '*.h' \) 2>/dev/null)
-$(CYSTCK_STAMP): $(VENV_STAMP) $(CYSTCK_SOURCES)
+$(CYSTCK_STAMP): $(VENV_STAMP) $(CHECKOUT_STAMP) $(CYSTCK_SOURCES)
 	$(PY) -m pip install -q --no-deps --no-build-isolation --force-reinstall .
 	touch $@
 

@@ -741,12 +741,20 @@ static inline Cystck_Object Cystck_Pop(Cystck_State *S)
 /* Calls from C into Python through the stack                          */
 /* ------------------------------------------------------------------ */
 
-static inline void _Cystck_PopTo(Cystck_State *S, PyObject **base)
+/* Release the n values a call consumed, the newest first.  Counted, so
+ * that with n known at the call site it unrolls into n decrefs. */
+static inline void _Cystck_PopN(Cystck_State *S, Cystck_ssize_t n)
 {
-    while (S->sp > base) {
-        PyObject *o = *--S->sp;
-        Py_DECREF(o);
-    }
+    PyObject **base = S->sp - n;
+    Cystck_ssize_t i;
+    S->sp = base;
+#if defined(__clang__)
+#pragma unroll 4
+#elif defined(__GNUC__) && __GNUC__ >= 8
+#pragma GCC unroll 4
+#endif
+    for (i = n - 1; i >= 0; i--)
+        Py_DECREF(base[i]);
 }
 
 /* [s-(nargs+1), h+1, e] Call the callable pushed before nargs pushed
@@ -762,7 +770,7 @@ static inline Cystck_Object Cystck_Call(Cystck_State *S, Cystck_ssize_t nargs)
     }
     r = PyObject_Vectorcall(base[0], base + 1,
                             (size_t)nargs | PY_VECTORCALL_ARGUMENTS_OFFSET, NULL);
-    _Cystck_PopTo(S, base);
+    _Cystck_PopN(S, nargs + 1);
     return _Cystck_Own(S, r);
 }
 
@@ -780,7 +788,7 @@ static inline Cystck_Object Cystck_CallKw(Cystck_State *S, Cystck_ssize_t nargs,
     }
     r = PyObject_Vectorcall(base[0], base + 1,
                             (size_t)nargs | PY_VECTORCALL_ARGUMENTS_OFFSET, names);
-    _Cystck_PopTo(S, base);
+    _Cystck_PopN(S, nargs + nkw + 1);
     return _Cystck_Own(S, r);
 }
 
@@ -798,7 +806,7 @@ static inline Cystck_Object Cystck_CallMethod(Cystck_State *S, Cystck_Object nam
         return Cystck_NULL;
     }
     r = PyObject_VectorcallMethod(n, base, (size_t)(nargs + 1) | PY_VECTORCALL_ARGUMENTS_OFFSET, NULL);
-    _Cystck_PopTo(S, base);
+    _Cystck_PopN(S, nargs + 1);
     return _Cystck_Own(S, r);
 }
 

@@ -5,7 +5,7 @@ import pathlib
 
 import regex
 
-from . import engine, libraries as helpers, macros, project as proj, source
+from . import bridge, engine, libraries as helpers, macros, project as proj, source
 from .rules import cpp, escape
 
 CPP_SUFFIXES = {".cc", ".cpp", ".cxx", ".hpp", ".hh", ".hxx"}
@@ -107,6 +107,8 @@ def translate_files(files, rules=None):
         elif path in kept:
             _keep_stock(unit, *kept[path])
         units[path] = unit
+    # What Python calls into the kept files becomes Cystck (bridge.py).
+    bridge.bridge({p: units[p] for p in kept})
     return units
 
 

@@ -7,8 +7,8 @@ Every variant of a port installs under the same import name (`ujson`,
 `kiwisolver`, `piconumpy`), so tests and benchmarks run one interpreter per
 variant with that variant's site first on the path.  The port modules
 (`ultrajson/ujson_port.py`, `kiwi/kiwi_port.py`,
-`piconumpy/piconumpy_variants.py`) import this one after putting `ports/`
-on `sys.path`; each keeps its own paths, names and messages.
+`piconumpy/piconumpy_variants.py`) import this one as `ports.portkit`;
+each keeps its own paths, names and messages.
 """
 
 from __future__ import annotations
@@ -18,18 +18,13 @@ import fcntl
 import hashlib
 import importlib.metadata
 import os
+import re
 import shutil
+import signal
 import subprocess
 import sys
 import time
 from pathlib import Path
-
-# The ports' benchmarks take their statistics from eval/harness/stats.py.
-# Appended, not prepended: the source tree's cystck/ must not shadow the
-# installed package.
-_REPO_ROOT = str(Path(__file__).resolve().parent.parent)
-if _REPO_ROOT not in sys.path:
-    sys.path.append(_REPO_ROOT)
 
 
 def sha256_of(path: Path) -> str:
@@ -98,6 +93,18 @@ def fill_wheelhouse(requirements, wheelhouse: Path, *, deps: bool = True,
         raise SystemExit(f"could not download {', '.join(requirements)} into {wheelhouse}")
 
 
+def single_wheel(folder: Path, pattern: str, what: str) -> Path | None:
+    """The one wheel in `folder` matching `pattern`, or None if there is
+    none.  RuntimeError if there are several: the recipes remove the old
+    wheel before building, so several mean something else wrote there and
+    nobody can tell which one is meant.  `what` names them in the message."""
+    wheels = sorted(folder.glob(pattern))
+    if len(wheels) > 1:
+        raise RuntimeError(f"several {what} wheels in {folder}: "
+                           + ", ".join(w.name for w in wheels))
+    return wheels[0] if wheels else None
+
+
 def install_site(wheel: Path, site: Path) -> Path:
     """Install `wheel` (without dependencies) into the folder `site`, again
     whenever the wheel changes (tracked by its hash), so that a rebuilt
@@ -147,6 +154,35 @@ def site_command(site: Path, module: str, code: str, *args: str,
     interpreter is isolated (-I): neither PYTHONPATH, the user site nor the
     current directory can put another copy first."""
     return [python, "-I", "-c", _BOOTSTRAP.format(module=module) + code, str(site), *args]
+
+
+def describe_exit(result: subprocess.CompletedProcess, tail: int | None = None) -> str:
+    """How a process ended (its exit status, or the signal that killed it)
+    and its output, the last `tail` characters of each stream if given:
+    the message of a test that ran a variant and failed."""
+    if result.returncode < 0:
+        how = f"crashed with {signal.Signals(-result.returncode).name}"
+    else:
+        how = f"exited with status {result.returncode}"
+    stdout, stderr = result.stdout, result.stderr
+    if tail is not None:
+        stdout, stderr = stdout[-tail:], stderr[-tail:]
+    return f"{how}\n--- stdout ---\n{stdout}\n--- stderr ---\n{stderr}"
+
+
+def callgrind_instructions(command: list[str], out: str | Path = os.devnull, *,
+                           env: dict | None = None, timeout: float | None = None) -> int:
+    """The instructions valgrind's callgrind counts running `command` (its
+    profile written to `out`); RuntimeError, with the end of valgrind's
+    output, if the run fails or reports no count."""
+    result = subprocess.run(
+        ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}", *command],
+        capture_output=True, text=True, env=env, timeout=timeout)
+    found = re.search(r"Collected : (\d+)", result.stderr)
+    if result.returncode != 0 or found is None:
+        raise RuntimeError(f"callgrind run failed (exit status {result.returncode}):\n"
+                           f"{result.stderr[-4000:]}")
+    return int(found.group(1))
 
 
 def build_variants(port: str, variants, build_one, *, error_file, wheel_path,
@@ -200,10 +236,12 @@ class Recipe:
     (build_variants).  The maintainer's loop for the residual patch: `prepare`,
     edit the prepared tree, `wheels --no-prepare` and test, `save-patch`.
 
-    A subclass sets `name` (the port's name), `variants`, `repo_root`,
-    `manual_patch` and `hpy_patch` (None without one), and implements
-    wheel_path(), build_error_file(), prepare(), build_one() and
-    save_patch() (save_hpy_patch() with an hpy.patch); it may override
+    A port's subclass names its variant module, `class R(Recipe,
+    port=module)`, which gives `name` (the port's folder), `variants`,
+    `repo_root`, `manual_patch`, `hpy_patch` (None without one),
+    wheel_path() and build_error_file() (see __init_subclass__); the
+    subclass implements prepare(), build_one() and save_patch()
+    (save_hpy_patch() with an hpy.patch); it may override
     failure_message() and log().  The port's pins and paths stay in its
     variant module, its workloads in workloads.py, its tests in tests/.
     """
@@ -213,6 +251,21 @@ class Recipe:
     repo_root: Path
     manual_patch: Path
     hpy_patch: Path | None = None
+
+    def __init_subclass__(cls, port=None, **kwargs):
+        """Bind what the variant module `port` defines: PORT_DIR (whose
+        name is the port's), VARIANTS, REPO_ROOT, MANUAL_PATCH, HPY_PATCH
+        (optional), wheel_path() and build_error_file()."""
+        super().__init_subclass__(**kwargs)
+        if port is None:
+            return
+        cls.name = port.PORT_DIR.name
+        cls.variants = tuple(port.VARIANTS)
+        cls.repo_root = port.REPO_ROOT
+        cls.manual_patch = port.MANUAL_PATCH
+        cls.hpy_patch = getattr(port, "HPY_PATCH", None)
+        cls.wheel_path = staticmethod(port.wheel_path)
+        cls.build_error_file = staticmethod(port.build_error_file)
 
     def wheel_path(self, variant: str) -> Path | None:
         raise NotImplementedError

@@ -629,7 +629,7 @@ PyObject *_Cystck_ItemOf_Ool(Cystck_State *S, PyObject *o, Cystck_ssize_t i, int
 
 /* ---- Errors ---- */
 
-Cystck_Object CystckErr_Format(Cystck_State *S, Cystck_Object type, const char *fmt, ...)
+CYSTCK_NOINLINE Cystck_Object _CystckErr_Format_Ool(Cystck_State *S, Cystck_Object type, const char *fmt, ...)
 {
     PyObject *t = _Cystck_Get(type), *msg;
     va_list va;

@@ -9,7 +9,7 @@
 #   make corpus-report-only       rewrite eval/report/corpus.md from the JSON
 #
 # `make test` runs eval/corpus/test_porting_corpus.py, which runs the quick subset.
-# Included by the root Makefile (PY, CYSTCK_STAMP, VENV_STAMP, QUICK, TEST_PATHS).
+# Included by the root Makefile (PY, CYSTCK_STAMP, CHECKOUT_STAMP, QUICK, TEST_PATHS).
 
 CORPUS_DIR := eval/corpus
 CORPUS ?=
@@ -18,7 +18,8 @@ CORPUS ?=
 corpus: $(CYSTCK_STAMP)
 	$(PY) $(CORPUS_DIR)/run.py$(if $(filter 1,$(QUICK)), --quick)$(if $(CORPUS), --only $(CORPUS))
 
-corpus-report-only: $(VENV_STAMP)
+# run.py imports ports.portkit: the checkout on the venv's path is enough.
+corpus-report-only: $(CHECKOUT_STAMP)
 	$(PY) $(CORPUS_DIR)/run.py --report-only
 
 TEST_PATHS += $(CORPUS_DIR)/test_porting_corpus.py

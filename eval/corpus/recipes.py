@@ -24,6 +24,11 @@ through.  Fields:
     pytest_args   further pytest options the layout needs
     cflags        extra flags for `cystck-migrate --check`: {upstream} is the
                   unpacked sdist, {output} the translator's output
+    generated     files the extension's setup.py writes before compiling (not
+                  in the sdist, e.g. a version header): --check compiles the
+                  output as the build will, so it takes them from the stock
+                  build, which runs before the translation (run.py,
+                  generated_includes; listed in the results)
     stock_reference  passed/failed/skipped of the stock build measured when
                   the corpus was chosen (issue #19), shown beside ours
 
@@ -57,6 +62,7 @@ class Recipe:
     quick_tests: tuple[str, ...] | None = None
     pytest_args: tuple[str, ...] = ()
     cflags: str = ""
+    generated: tuple[str, ...] = ()
     modules: tuple[str, ...] = ()
     build_timeout: float = 900
     test_timeout: float = 3600
@@ -156,6 +162,7 @@ RECIPES = (
         exercises="templates, buffer export, number/sequence protocols",
         translate=("src",),
         extensions=("tinyarray",),
+        generated=("src/version.hh",),  # setup.py's build_ext writes it
         tests=("test_tinyarray.py",),
         stock_reference=(18, 0, 0),
     ),

@@ -48,13 +48,10 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 REPO_ROOT = HERE.parents[1]
-# corpus_report and recipes are beside this script (first on sys.path);
-# portkit is in ports/, a folder of scripts rather than a package.
-sys.path.insert(1, str(REPO_ROOT / "ports"))
-
+# corpus_report and recipes are beside this script (first on sys.path).
 import corpus_report  # noqa: E402
-import portkit  # noqa: E402
 import recipes  # noqa: E402
+from ports import portkit  # noqa: E402
 
 SCHEMA = "cystck-corpus/1"
 BUILD_ROOT = REPO_ROOT / "build" / "corpus"
@@ -362,13 +359,36 @@ def translator_cpu_seconds(inputs: Path, work: Path, timeout: float) -> float | 
     return round(after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime, 2)
 
 
-def translate(recipe, upstream: Path, work: Path) -> dict:
-    """Run cystck-migrate --check on the recipe's sources."""
+def generated_includes(recipe, built: Path, work: Path) -> tuple[list[str], list[str]]:
+    """The files the recipe's build generates (recipe.generated), copied from
+    the tree `built` (the stock build, done before the translation) into
+    work/generated, laid out as in the sdist: (the -I flags that let --check
+    find them where the build will, the files the build did not write).  A
+    missing one stays a --check error, as it would be in the build."""
+    target = work / "generated"
+    shutil.rmtree(target, ignore_errors=True)
+    flags, missing = [], []
+    for rel in recipe.generated:
+        if not (built / rel).is_file():
+            missing.append(rel)
+            continue
+        (target / rel).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(built / rel, target / rel)
+        flag = f"-I{(target / rel).parent}"
+        if flag not in flags:
+            flags.append(flag)
+    return flags, missing
+
+
+def translate(recipe, upstream: Path, work: Path, built: Path | None = None) -> dict:
+    """Run cystck-migrate --check on the recipe's sources; the files the
+    build generates are taken from `built`, the stock build's tree."""
     inputs, output, report_file = work / "input", work / "output", work / "report.json"
     lines = stage_inputs(recipe, upstream, inputs)
     shutil.rmtree(output, ignore_errors=True)
     report_file.unlink(missing_ok=True)
-    cflags = recipe.cflags.format(output=output, upstream=upstream)
+    generated, not_generated = generated_includes(recipe, built or upstream, work)
+    cflags = " ".join([recipe.cflags.format(output=output, upstream=upstream), *generated]).strip()
     command = [sys.executable, "-m", "cystck.migrate", inputs, "-o", output, "--report", report_file,
                "--check", "--no-cppcheck", "--quiet", f"--cflags={cflags}"]
     # Not from the repository root, whose cystck/ (the runtime sources,
@@ -378,6 +398,9 @@ def translate(recipe, upstream: Path, work: Path) -> dict:
     result = {"exit_status": status, "wall_seconds": round(seconds, 2),
               "cpu_seconds": translator_cpu_seconds(inputs, work, recipe.build_timeout),
               "c_lines": sum(lines.values()), "files": len(lines), "log": shown(work / "migrate.log")}
+    if recipe.generated:
+        result["generated"] = {"from": shown(built or upstream), "files": list(recipe.generated),
+                               "missing": not_generated}
     if status not in (0, 1) or not report_file.is_file():
         last = out.strip().splitlines()[-1] if out.strip() else "no output"
         result.update(ok=False, reason=f"exit status {status}: {last}")
@@ -497,7 +520,7 @@ def run_one(recipe, *, quick: bool, build_root: Path = BUILD_ROOT,
 
     log(f"{recipe.name}: cystck-migrate")
     try:
-        migrate = translate(recipe, upstream, work / "migrate")
+        migrate = translate(recipe, upstream, work / "migrate", built=stock_tree)
     except StepFailed as exc:
         migrate = {"ok": False, "reason": str(exc)}
     entry["migrate"] = migrate

@@ -326,3 +326,43 @@ def test_a_file_kept_stock_counts_as_one_escape_hatch(tmp_path):
     assert cell({"escape_hatches": 2, "escape_hatches_per_kloc": 500.0, "kept_stock_lines": 2}) == \
         "2 (500.0/kloc; 2 lines kept stock)"
     assert cell({"escape_hatches": 1, "escape_hatches_per_kloc": 1.0, "kept_stock_lines": 0}) == "1 (1.0/kloc)"
+
+
+def test_files_the_build_generates_are_found_by_check_only_once_built(tmp_path):
+    """A header setup.py writes before compiling (not in the sdist) is taken
+    from the stock build's tree, beside the others in its sdist folder, and
+    --check finds it through one -I; one the build did not write is listed
+    as missing and gets no flag (the include stays a --check error); a
+    recipe that generates nothing adds no flag."""
+    recipe = replace(recipes.by_name()["crc32c"], generated=("src/version.hh", "src/gone.hh"))
+    built = tmp_path / "stock"
+    (built / "src").mkdir(parents=True)
+    (built / "src" / "version.hh").write_text('#define VERSION "1"\n')
+    flags, missing = corpus_run.generated_includes(recipe, built, tmp_path / "migrate")
+    copy = tmp_path / "migrate" / "generated" / "src" / "version.hh"
+    assert flags == [f"-I{copy.parent}"] and missing == ["src/gone.hh"]
+    assert copy.read_text() == '#define VERSION "1"\n'
+    assert not (tmp_path / "migrate" / "generated" / "src" / "gone.hh").exists()
+    plain = corpus_run.generated_includes(replace(recipe, generated=()), built, tmp_path / "plain")
+    assert plain == ([], [])
+
+
+def test_check_compiles_with_the_generated_header(tmp_path):
+    """translate() gives --check the generated header: a source including it
+    checks clean, and the results say where it came from."""
+    upstream, built = tmp_path / "upstream", tmp_path / "stock"
+    for tree in (upstream, built):
+        (tree / "src").mkdir(parents=True)
+        (tree / "src" / "m.c").write_text(
+            '#include <Python.h>\n#include "version.hh"\n'
+            "static PyObject *v(PyObject *self, PyObject *unused) { return PyUnicode_FromString(VERSION); }\n"
+            'static PyMethodDef methods[] = {{"v", v, METH_NOARGS, NULL}, {NULL, NULL, 0, NULL}};\n'
+            'static struct PyModuleDef def = {PyModuleDef_HEAD_INIT, "m", NULL, -1, methods};\n'
+            "PyMODINIT_FUNC PyInit_m(void) { return PyModule_Create(&def); }\n")
+    (built / "src" / "version.hh").write_text('#define VERSION "1"\n')
+    recipe = replace(recipes.by_name()["crc32c"], translate=("src/m.c",), generated=("src/version.hh",))
+    result = corpus_run.translate(recipe, upstream, tmp_path / "migrate", built=built)
+    assert result["ok"] and result["check_errors"] == 0, result.get("check_failures")
+    assert result["generated"]["missing"] == []
+    unbuilt = corpus_run.translate(recipe, upstream, tmp_path / "unbuilt", built=upstream)
+    assert unbuilt["check_errors"] >= 1 and unbuilt["generated"]["missing"] == ["src/version.hh"]

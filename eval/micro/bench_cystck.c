@@ -45,7 +45,7 @@ static int long_inc(Cystck_State *S, Cystck_Object mod, Cystck_Object o)
     return Cystck_ReturnLong(S, n + 1);
 }
 
-static int check_nargs(Cystck_State *S, const char *func, Cystck_ssize_t nargs, Cystck_ssize_t expected)
+static inline int check_nargs(Cystck_State *S, const char *func, Cystck_ssize_t nargs, Cystck_ssize_t expected)
 {
     if (nargs == expected)
         return 0;

@@ -39,9 +39,6 @@ REPO = HERE.parents[1]
 
 import microbench  # noqa: E402  (beside this script: first on sys.path)
 
-# Appended: the source tree's cystck/ must not shadow the installed one.
-if str(REPO) not in sys.path:
-    sys.path.append(str(REPO))
 from eval.harness.config import VARIANT_LABELS  # noqa: E402
 from eval.harness.stats import median, median_ci  # noqa: E402
 

@@ -295,7 +295,25 @@ static inline Cystck_Object CystckTuple_GetItemInto(Cystck_State *S, Cystck_Obje
 }
 
 /* ---- Errors ---- */
-CYSTCK_INTERNAL Cystck_Object CystckErr_Format(Cystck_State *S, Cystck_Object type, const char *fmt, ...);
+/* CystckErr_Format works on a copy of the header, as the slow paths do (see
+ * Cystck_State): an error path that passed S itself out of line would keep
+ * the whole function's header in memory, reloaded after every CPython call
+ * of its fast path.  A variadic function cannot copy the header after its
+ * arguments are evaluated (they may make handles), except as GCC's
+ * always-inline wrapper forwarding them with __builtin_va_arg_pack; other
+ * compilers call the function with S. */
+CYSTCK_INTERNAL CYSTCK_NOINLINE Cystck_Object _CystckErr_Format_Ool(Cystck_State *S, Cystck_Object type,
+                                                                    const char *fmt, ...);
+#if defined(__GNUC__) && !defined(__clang__)
+static CYSTCK_ALWAYS_INLINE Cystck_Object CystckErr_Format(Cystck_State *S, Cystck_Object type,
+                                                           const char *fmt, ...)
+{
+    _CYSTCK_ON_COPY(Cystck_Object,
+                    _CystckErr_Format_Ool(_CYSTCK_COPY_STATE(&c_), type, fmt, __builtin_va_arg_pack()))
+}
+#else
+#define CystckErr_Format _CystckErr_Format_Ool
+#endif
 CYSTCK_INTERNAL int CystckErr_NoMemory(Cystck_State *S);
 CYSTCK_INTERNAL int CystckErr_BadArgument(Cystck_State *S);
 CYSTCK_INTERNAL Cystck_Object CystckErr_GetRaisedException(Cystck_State *S);

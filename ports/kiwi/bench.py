@@ -42,17 +42,17 @@ import argparse
 import datetime
 import json
 import platform
-import re
 import shutil
 import statistics
 import subprocess
 import sys
 from pathlib import Path
 
-import kiwi_port as kp  # beside this script, so first on sys.path
-from eval.harness.config import VARIANT_LABELS  # noqa: E402  (kiwi_port puts it on sys.path)
-from eval.harness.stats import median_ci  # noqa: E402
-from eval.results.schema import port_summary  # noqa: E402
+from eval.harness.config import VARIANT_LABELS
+from eval.harness.stats import median_ci
+from eval.results.schema import port_summary
+from ports import portkit
+from ports.kiwi import kiwi_port as kp
 
 WORKLOADS_FILE = kp.PORT_DIR / "workloads.py"
 BENCHMARK = "benchmarks/enaml_like_benchmark.py"
@@ -123,20 +123,13 @@ def run_worker(variant, mode):
 
 def instructions_per_repeat(variant, workload):
     """Instructions per repeat of a workload (callgrind), or None without valgrind."""
-    valgrind = shutil.which("valgrind")
-    if valgrind is None:
+    if shutil.which("valgrind") is None:
         return None
-    totals = []
     n = IR_REPEATS[workload]
-    for repeat in (1, 1 + n):
-        command = [valgrind, "--tool=callgrind", "--callgrind-out-file=/dev/null",
-                   *kp.variant_command(variant, _IR_WORKER, str(WORKLOADS_FILE), workload, str(repeat))]
-        result = subprocess.run(command, capture_output=True, text=True, timeout=1200)
-        found = re.search(r"Collected : (\d+)", result.stderr)
-        if result.returncode != 0 or not found:
-            raise SystemExit(f"{variant}: callgrind run failed\n{result.stderr[-4000:]}")
-        totals.append(int(found.group(1)))
-    return (totals[1] - totals[0]) / n
+    low, high = (portkit.callgrind_instructions(
+        kp.variant_command(variant, _IR_WORKER, str(WORKLOADS_FILE), workload, str(repeat)),
+        timeout=1200) for repeat in (1, 1 + n))
+    return (high - low) / n
 
 
 def main(argv=None):

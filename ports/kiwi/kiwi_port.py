@@ -33,10 +33,8 @@ import tarfile
 import tempfile
 from pathlib import Path
 
-# ports/ holds portkit, shared by every port's variant module.
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-import portkit  # noqa: E402
-from portkit import sha256_of  # noqa: E402,F401  (part of this module's interface)
+from ports import portkit
+from ports.portkit import sha256_of  # noqa: F401  (part of this module's interface)
 
 PORT_DIR = Path(__file__).resolve().parent
 REPO_ROOT = PORT_DIR.parent.parent
@@ -138,11 +136,8 @@ def site_dir(variant: str) -> Path:
 
 def wheel_path(variant: str) -> Path | None:
     """The variant's wheel in dist/<variant>/, or None if it is not built."""
-    wheels = sorted((DIST_ROOT / variant).glob(f"{PROJECT}-{VERSION}-*.whl"))
-    if len(wheels) > 1:
-        raise RuntimeError(f"several {variant} kiwisolver wheels in {DIST_ROOT / variant}: "
-                           + ", ".join(w.name for w in wheels))
-    return wheels[0] if wheels else None
+    return portkit.single_wheel(DIST_ROOT / variant, f"{PROJECT}-{VERSION}-*.whl",
+                                f"{variant} kiwisolver")
 
 
 def build_error_file(variant: str) -> Path:

@@ -28,7 +28,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-import kiwi_port as kp  # beside this script, so first on sys.path
+from ports.kiwi import kiwi_port as kp
 
 
 def patch_size(text: str) -> dict:
@@ -97,7 +97,7 @@ def main(argv=None) -> int:
     if not (vdir / "build.signature").is_file():
         raise SystemExit("build/kiwi/cystck has no finished build: run `make kiwi-wheels` first")
 
-    from eval.harness import coverage   # (kiwi_port puts the repository root on sys.path)
+    from eval.harness import coverage
 
     rel = kp.TRANSLATED_DIR
     shared = coverage.metrics(upstream / rel, translated / rel, final / rel, report)

@@ -53,8 +53,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-import kiwi_port as kp
-import portkit  # noqa: E402  (kiwi_port puts ports/ on sys.path)
+from ports import portkit
+from ports.kiwi import kiwi_port as kp
 
 # Files of the source tree that the port changes (the translator writes
 # TRANSLATED_DIR; the patch may touch these and setup.py).
@@ -314,14 +314,7 @@ def failure_message(name: str, exc: BaseException) -> str:
     return f"{exc}{first_error(kp.variant_dir(name) / 'build.log')}"
 
 
-class KiwiRecipe(portkit.Recipe):
-    name = "kiwi"
-    variants = kp.VARIANTS
-    repo_root = kp.REPO_ROOT
-    manual_patch = kp.MANUAL_PATCH
-    hpy_patch = kp.HPY_PATCH
-    wheel_path = staticmethod(kp.wheel_path)
-    build_error_file = staticmethod(kp.build_error_file)
+class KiwiRecipe(portkit.Recipe, port=kp):
     save_patch = staticmethod(save_patch)
     save_hpy_patch = staticmethod(save_hpy_patch)
     failure_message = staticmethod(failure_message)

@@ -15,31 +15,22 @@ constraints written with Python operators) and registers
 whose ``Runner`` hands the function and its arguments back instead of
 timing it, so the caller can time it (and pyperf need not be installed).
 
-This module is loaded by file path into interpreters that see only the
-standard library and one variant's installed wheel: it imports only the
-standard library (``kiwisolver`` is passed in).
+This module is loaded by file path into interpreters that see the
+standard library, the checkout and one variant's installed wheel: it
+imports kiwi_port, for where the release is unpacked, and the standard
+library (``kiwisolver`` is passed in).
 """
 
 from __future__ import annotations
 
-import importlib.util
 import sys
 import time
 import types
-from pathlib import Path
 
-
-def _load_kiwi_port():
-    # kiwi_port (standard library only) knows where the release is unpacked.
-    spec = importlib.util.spec_from_file_location(
-        "kiwi_port_for_workloads", Path(__file__).resolve().parent / "kiwi_port.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
+from ports.kiwi.kiwi_port import UPSTREAM_DIR
 
 BENCHMARK = "benchmarks/enaml_like_benchmark.py"
-BENCHMARK_FILE = _load_kiwi_port().UPSTREAM_DIR / BENCHMARK
+BENCHMARK_FILE = UPSTREAM_DIR / BENCHMARK
 
 _code = None
 

@@ -29,16 +29,13 @@ was asked for (by default: every variant of the table) but is not built.
 
 from __future__ import annotations
 
-import importlib.util
 from pathlib import Path
 
-# The workloads, loaded by path as the workers and the harness load them
-# (under a name of their own: UltraJSON and Kiwi have a workloads.py too).
-WORKLOADS_FILE = Path(__file__).resolve().with_name("workloads.py")
-_spec = importlib.util.spec_from_file_location("piconumpy_workloads", WORKLOADS_FILE)
-_workloads = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(_workloads)
-WORKLOADS, SIZES = _workloads.WORKLOADS, _workloads.SIZES
+from ports.piconumpy import workloads as _workloads
+from ports.piconumpy.workloads import SIZES, WORKLOADS  # noqa: F401  (this module's interface)
+
+# The workers load the workloads by path, as the harness does.
+WORKLOADS_FILE = Path(_workloads.__file__)
 
 
 # Executed in the worker interpreter (piconumpy is already imported): one
@@ -135,10 +132,8 @@ def main(argv=None):
     import sys
     from pathlib import Path
 
-    # The runner runs from the source tree, next to piconumpy_variants.
-    sys.path.insert(0, str(Path(__file__).resolve().parent))
-    import piconumpy_variants as pv
-    from eval.harness.config import VARIANT_LABELS  # (piconumpy_variants makes eval/ importable)
+    from eval.harness.config import VARIANT_LABELS
+    from ports.piconumpy import piconumpy_variants as pv
 
     parser = argparse.ArgumentParser(
         description="Benchmark the PicoNumPy variants side by side.")

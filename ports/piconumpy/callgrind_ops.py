@@ -38,7 +38,8 @@ import sys
 import tempfile
 from pathlib import Path
 
-import piconumpy_variants as pv  # beside this script, so first on sys.path
+from ports import portkit
+from ports.piconumpy import piconumpy_variants as pv
 
 # Each operation is one statement run in a loop inside a function, on local
 # variables: no global-dictionary lookups (whose cost depends on the hash
@@ -96,15 +97,7 @@ def callgrind(command: list[str], out: Path) -> int:
         raise AssertionError(f"expected an isolated (-I) interpreter: {command[:3]}")
     command = [command[0], "-s", "-P", *command[2:]]
     env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "PYTHONHASHSEED": "0"}
-    result = subprocess.run(
-        ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}", *command],
-        capture_output=True, text=True, env=env)
-    if result.returncode != 0:
-        raise RuntimeError(f"failed under callgrind:\n{result.stderr[-5000:]}")
-    match = re.search(r"Collected : (\d+)", result.stderr)
-    if match is None:
-        raise RuntimeError(f"no instruction count in callgrind's output:\n{result.stderr[-2000:]}")
-    return int(match.group(1))
+    return portkit.callgrind_instructions(command, out, env=env)
 
 
 def function_counts(out: Path) -> collections.Counter:

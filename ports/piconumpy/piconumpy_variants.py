@@ -35,9 +35,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-# ports/ holds portkit, shared by every port's variant module.
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-import portkit  # noqa: E402
+from ports import portkit
 
 PORT_DIR = Path(__file__).resolve().parent
 REPO_ROOT = PORT_DIR.parent.parent
@@ -224,16 +222,7 @@ REFERENCE = "stock"
 def wheel_path(variant: str) -> Path | None:
     """The variant's wheel in dist/<variant>/, or None if it is not built."""
     pattern = dist_name(variant).replace("-", "_") + "-*.whl"
-    wheels = sorted((DIST_ROOT / variant).glob(pattern))
-    if len(wheels) > 1:
-        # recipe.py removes the old wheel before building; several
-        # wheels mean something else wrote here and we cannot tell which
-        # one is meant.
-        raise RuntimeError(
-            f"several {variant} wheels in {DIST_ROOT / variant}: "
-            + ", ".join(w.name for w in wheels)
-        )
-    return wheels[0] if wheels else None
+    return portkit.single_wheel(DIST_ROOT / variant, pattern, variant)
 
 
 def discovered_variants() -> list[str]:

@@ -43,12 +43,13 @@ import subprocess
 import sys
 from pathlib import Path
 
-from piconumpy_variants import (
+from ports import portkit
+from ports.piconumpy import piconumpy_variants
+from ports.piconumpy.piconumpy_variants import (
     BUILD_ROOT, COMPILE_ARGS, MANUAL_PATCH, DIST_ROOT, PORT_DIR, PORTED_SOURCE, REPO_ROOT,
-    TRANSLATED_SOURCE, VARIANTS, Variant, build_error_file, manual_patch_text, dist_name,
+    TRANSLATED_SOURCE, VARIANTS, Variant, manual_patch_text, dist_name,
     ensure_site, wheel_path,
 )
-import portkit  # noqa: E402  (piconumpy_variants puts ports/ on sys.path)
 
 WHEELHOUSE = BUILD_ROOT / "wheelhouse"
 
@@ -154,13 +155,7 @@ def save_patch() -> None:
     print(f"wrote {MANUAL_PATCH.relative_to(REPO_ROOT)}: {changed} changed lines")
 
 
-class PicoNumPyRecipe(portkit.Recipe):
-    name = "piconumpy"
-    variants = tuple(VARIANTS)
-    repo_root = REPO_ROOT
-    manual_patch = MANUAL_PATCH
-    wheel_path = staticmethod(wheel_path)
-    build_error_file = staticmethod(build_error_file)
+class PicoNumPyRecipe(portkit.Recipe, port=piconumpy_variants):
     save_patch = staticmethod(save_patch)
 
     def prepare(self, variant: str) -> Path:

@@ -12,7 +12,7 @@ import sys
 
 from setuptools import Extension, setup
 
-from piconumpy_variants import COMPILE_ARGS, REPO_ROOT, VARIANTS, VERSION
+from ports.piconumpy.piconumpy_variants import COMPILE_ARGS, REPO_ROOT, VARIANTS, VERSION
 
 # hpy 0.9.0 writes, next to a universal binary, a Python stub that finds the
 # binary through pkg_resources, which setuptools stopped shipping in version

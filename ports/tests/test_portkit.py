@@ -2,16 +2,17 @@
 reason is kept until it builds again, and the run fails naming it.
 portkit.fill_wheelhouse: offline first, with or without dependencies."""
 import os
+import shutil
+import signal
 import subprocess
 import sys
+import types
 import zipfile
 from pathlib import Path
 
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
-import portkit  # noqa: E402
+from ports import portkit
 
 
 def run(tmp_path, outcomes, lines):
@@ -188,3 +189,74 @@ def test_a_wheel_is_up_to_date_only_with_its_signature(tmp_path):
     assert not portkit.is_up_to_date(stamp, "abc", None)        # no wheel
     assert portkit.is_up_to_date(stamp, "abc", wheel)
     assert not portkit.is_up_to_date(stamp, "abd", wheel)       # other inputs
+
+
+def test_checkout_packages_import_from_anywhere_after_the_installed_cystck(tmp_path):
+    """The venv's .pth (the Makefile's .venv/.checkout-stamp) lets any
+    interpreter import `ports` and `eval` from the checkout, without a
+    sys.path line in the code, and appends the checkout: cystck stays the
+    installed package (with cystck.migrate), not the source tree's folder."""
+    repo = Path(portkit.__file__).resolve().parents[1]
+    code = ("import cystck, cystck.migrate, eval.harness.stats, ports.portkit\n"
+            "print(cystck.__file__); print(ports.portkit.__file__)")
+    result = subprocess.run([sys.executable, "-I", "-c", code], cwd=tmp_path,
+                            capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+    cystck_file, portkit_file = result.stdout.split()
+    assert not Path(cystck_file).is_relative_to(repo / "cystck")
+    assert Path(portkit_file) == repo / "ports" / "portkit.py"
+
+
+def test_recipe_takes_its_names_from_the_port_module(tmp_path):
+    """`class R(Recipe, port=module)`: the port's variant module, not the
+    recipe, says what the variants, paths and wheels are."""
+    module = types.SimpleNamespace(
+        PORT_DIR=tmp_path / "ports" / "demo", VARIANTS={"stock": 1, "cystck": 2},
+        REPO_ROOT=tmp_path, MANUAL_PATCH=tmp_path / "manual.patch",
+        wheel_path=lambda v: tmp_path / f"{v}.whl",
+        build_error_file=lambda v: tmp_path / v / "build.error")
+
+    class ModuleRecipe(portkit.Recipe, port=module):
+        pass
+
+    recipe = ModuleRecipe()
+    assert (recipe.name, recipe.variants, recipe.repo_root) == ("demo", ("stock", "cystck"), tmp_path)
+    assert recipe.manual_patch == tmp_path / "manual.patch" and recipe.hpy_patch is None
+    assert recipe.wheel_path("cystck") == tmp_path / "cystck.whl"
+    assert recipe.build_error_file("stock") == tmp_path / "stock" / "build.error"
+    module.HPY_PATCH = tmp_path / "hpy.patch"
+
+    class WithHPy(portkit.Recipe, port=module):
+        pass
+
+    assert WithHPy().hpy_patch == tmp_path / "hpy.patch"
+
+
+def test_single_wheel_is_none_one_or_an_error(tmp_path):
+    assert portkit.single_wheel(tmp_path, "demo-*.whl", "demo") is None
+    (tmp_path / "demo-1-py3-none-any.whl").write_text("")
+    (tmp_path / "other-1-py3-none-any.whl").write_text("")
+    assert portkit.single_wheel(tmp_path, "demo-*.whl", "demo") == tmp_path / "demo-1-py3-none-any.whl"
+    (tmp_path / "demo-2-py3-none-any.whl").write_text("")
+    with pytest.raises(RuntimeError, match="several demo wheels in .*: demo-1-py3-none-any.whl, "
+                                           "demo-2-py3-none-any.whl"):
+        portkit.single_wheel(tmp_path, "demo-*.whl", "demo")
+
+
+def test_describe_exit_names_the_signal_or_the_status():
+    killed = subprocess.CompletedProcess(["x"], -signal.SIGSEGV, "out", "e" * 10)
+    assert portkit.describe_exit(killed, tail=3) == (
+        "crashed with SIGSEGV\n--- stdout ---\nout\n--- stderr ---\neee")
+    failed = subprocess.CompletedProcess(["x"], 2, "", "boom")
+    assert portkit.describe_exit(failed).startswith("exited with status 2\n")
+
+
+@pytest.mark.skipif(shutil.which("valgrind") is None, reason="valgrind is not installed")
+def test_callgrind_instructions_counts_more_for_more_work():
+    def count(n):
+        return portkit.callgrind_instructions(
+            [sys.executable, "-I", "-S", "-c", f"for _ in range({n}): pass"])
+
+    assert count(200_000) > count(1) > 0
+    with pytest.raises(RuntimeError, match="callgrind run failed"):
+        portkit.callgrind_instructions([str(Path(sys.executable).with_name("no-such-program"))])

@@ -62,10 +62,10 @@ import tempfile
 import time
 from pathlib import Path
 
-import ujson_port as port
-from eval.harness.stats import median, median_ci  # (ujson_port puts it on sys.path)
+from eval.harness.stats import median, median_ci
 from eval.results.schema import port_summary
-import workloads
+from ports import portkit
+from ports.ultrajson import ujson_port as port, workloads
 
 WORKLOADS_FILE = Path(workloads.__file__).resolve()
 LOOPS = {False: 1000, True: 100}         # iterations per sample (quick: 100)
@@ -301,17 +301,9 @@ loop(ujson, int(sys.argv[3]))
 def count_instructions(variant, op, repeat):
     """Instructions callgrind counts for the whole process."""
     with tempfile.TemporaryDirectory() as tmp:
-        out = Path(tmp) / "callgrind.out"
-        command = ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}"]
-        command += port.variant_command(variant, _INSTRUCTIONS, str(WORKLOADS_FILE),
-                                        op, str(repeat))
-        result = subprocess.run(command, capture_output=True, text=True)
-        if result.returncode != 0:
-            raise SystemExit(f"callgrind failed on {variant}:\n{result.stderr[-3000:]}")
-        m = re.search(r"Collected : (\d+)", result.stderr)
-        if m is None:
-            raise SystemExit(f"no instruction count in callgrind's output:\n{result.stderr[-3000:]}")
-        return int(m.group(1))
+        return portkit.callgrind_instructions(
+            port.variant_command(variant, _INSTRUCTIONS, str(WORKLOADS_FILE), op, str(repeat)),
+            Path(tmp) / "callgrind.out")
 
 
 def bench_instructions(log):

@@ -157,20 +157,16 @@ class Worker:
         self.process.wait(timeout=60)
 
 
-# Run in the variant's interpreter by start(): sys.argv[1] is this folder.
+# Run in the variant's interpreter by start().
 _SERVE = """
-sys.path.insert(0, sys.argv[1])
-import diff_worker
+from ports.ultrajson import diff_worker
 diff_worker.serve(ujson)
 """
 
 
 def start(variant: str) -> Worker:
-    import os
-
-    import ujson_port
-    here = os.path.dirname(os.path.abspath(__file__))
-    return Worker(ujson_port.variant_command(variant, _SERVE, here))
+    from ports.ultrajson import ujson_port
+    return Worker(ujson_port.variant_command(variant, _SERVE))
 
 
 def same(a, b) -> bool:

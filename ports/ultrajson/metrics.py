@@ -18,8 +18,8 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-import ujson_port as port
-from eval.harness import coverage  # (ujson_port puts the repository root on sys.path)
+from eval.harness import coverage
+from ports.ultrajson import ujson_port as port
 
 WORK = port.BUILD_ROOT / "cystck"
 UPSTREAM_FILES = WORK / "input"

@@ -34,8 +34,8 @@ import tarfile
 import tempfile
 from pathlib import Path
 
-import ujson_port as port
-import portkit  # noqa: E402  (ujson_port puts ports/ on sys.path)
+from ports import portkit
+from ports.ultrajson import ujson_port as port
 
 
 def log(message: str) -> None:
@@ -296,7 +296,6 @@ def build_wheel(variant: str, force: bool) -> bool:
     with open(build_log, "w") as out:
         out.write("$ " + " ".join(command) + "\n")
         out.flush()
-        # setup_ujson.py finds ujson_port next to itself (sys.path[0]).
         result = subprocess.run(command, cwd=workdir, stdout=out, stderr=subprocess.STDOUT)
     if result.returncode != 0:
         sys.stderr.write(build_log.read_text()[-20000:])
@@ -314,14 +313,7 @@ def build_wheel(variant: str, force: bool) -> bool:
     return True
 
 
-class UltraJSONRecipe(portkit.Recipe):
-    name = "ultrajson"
-    variants = port.VARIANTS
-    repo_root = port.REPO_ROOT
-    manual_patch = port.MANUAL_PATCH
-    hpy_patch = port.HPY_PATCH
-    wheel_path = staticmethod(port.wheel_path)
-    build_error_file = staticmethod(port.build_error_file)
+class UltraJSONRecipe(portkit.Recipe, port=port):
     save_patch = staticmethod(save_patch)
     save_hpy_patch = staticmethod(save_hpy_patch)
 

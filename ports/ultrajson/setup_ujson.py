@@ -28,7 +28,7 @@ from pathlib import Path
 
 from setuptools import Extension, setup
 
-import ujson_port as port
+from ports.ultrajson import ujson_port as port
 
 # A universal-ABI module is a binary (ujson.hpy0.so) plus a Python stub
 # (ujson.py) that asks hpy.universal to load it.  hpy 0.9.0's own stub finds

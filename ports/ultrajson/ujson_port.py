@@ -28,13 +28,10 @@ interpreter (see :func:`variant_command`).
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
-# ports/ holds portkit, shared by every port's variant module.
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-import portkit  # noqa: E402
-from portkit import sha256_of  # noqa: E402,F401  (part of this module's interface)
+from ports import portkit
+from ports.portkit import sha256_of  # noqa: F401  (part of this module's interface)
 
 PORT_DIR = Path(__file__).resolve().parent
 REPO_ROOT = PORT_DIR.parent.parent
@@ -98,11 +95,7 @@ def wheel_version(variant: str) -> str:
 
 def wheel_path(variant: str) -> Path | None:
     """The variant's ujson wheel in dist/<variant>/, or None if not built."""
-    wheels = sorted((DIST_ROOT / variant).glob(f"ujson-{VERSION}*.whl"))
-    if len(wheels) > 1:
-        raise RuntimeError(f"several ujson wheels in {DIST_ROOT / variant}: "
-                           + ", ".join(w.name for w in wheels))
-    return wheels[0] if wheels else None
+    return portkit.single_wheel(DIST_ROOT / variant, f"ujson-{VERSION}*.whl", "ujson")
 
 
 def missing_reason(variant: str) -> str:

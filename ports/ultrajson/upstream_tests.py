@@ -20,7 +20,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-import ujson_port as port
+from ports.ultrajson import ujson_port as port
 
 # Runs in the variant's interpreter after the bootstrap has imported ujson.
 _RUNNER = r"""

@@ -7,7 +7,7 @@ import sys
 import pytest
 
 from packaging_harness import BUILD_TOOLS, TOOLS_WHEELHOUSE, copy_checkout, pip_env, run
-import portkit  # noqa: E402  (packaging_harness puts ports/ on sys.path)
+from ports import portkit  # fills the wheelhouses, the ports' and ours
 
 
 @pytest.fixture(scope="session")

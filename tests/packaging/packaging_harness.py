@@ -16,8 +16,6 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parents[2]
-# portkit (ports/portkit.py) fills the wheelhouses, the ports' and ours.
-sys.path.append(str(REPO / "ports"))
 #: setuptools for isolated builds, downloaded once and kept.  Not under
 #: build/, where each port's wheelhouse (build/<port>/wheelhouse) holds its
 #: wheels' run-time requirements alone.

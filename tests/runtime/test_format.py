@@ -50,3 +50,16 @@ def test_matches_stock_in_debug_mode(fmt):
     out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
                          env={"CYSTCK_DEBUG": "1", "PATH": ""})
     assert out.stdout.strip() == "ok", out.stderr
+
+
+def test_err_format_releases_handles_made_by_its_arguments(fmt):
+    # CystckErr_Format copies the frame's header after its arguments are
+    # evaluated: handles they make are released when the frame closes.
+    import sys
+    o = object()
+    before = sys.getrefcount(o)
+    for _ in range(3):
+        with pytest.raises(ValueError) as info:
+            fmt.err_arg_handles(o)
+        del info
+    assert sys.getrefcount(o) == before

@@ -13,30 +13,23 @@ Build the wheels first: ``make kiwi-wheels`` (``make test`` does it).
 """
 
 import os
-import signal
 import subprocess
 import sys
 import tarfile
 import venv
 import xml.etree.ElementTree as ET
-from pathlib import Path
 
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
-import kiwi_port as kp  # noqa: E402  (needs the path above)
+from ports import portkit
+from ports.kiwi import kiwi_port as kp
 
 # The number of tests in the 1.5.1 release's py/tests (pytest collects 50).
 UPSTREAM_TEST_COUNT = 50
 
 
 def _describe(result):
-    if result.returncode < 0:
-        how = f"crashed with {signal.Signals(-result.returncode).name}"
-    else:
-        how = f"exited with status {result.returncode}"
-    return f"{how}\n--- stdout ---\n{result.stdout[-8000:]}\n--- stderr ---\n{result.stderr[-8000:]}"
+    return portkit.describe_exit(result, tail=8000)
 
 
 def _require_built(variant):

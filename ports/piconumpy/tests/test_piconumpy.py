@@ -13,7 +13,6 @@ the whole session.  The behaviour itself is written in cases.py.
 
 import importlib.util
 import os
-import signal
 import subprocess
 import sys
 import sysconfig
@@ -22,10 +21,10 @@ from pathlib import Path
 
 import pytest
 
-TESTS_DIR = Path(__file__).resolve().parent
-sys.path.insert(0, str(TESTS_DIR.parent))
+from ports import portkit
+from ports.piconumpy import piconumpy_variants as pv
 
-import piconumpy_variants as pv  # noqa: E402  (needs the path above)
+TESTS_DIR = Path(__file__).resolve().parent
 
 
 def _load_cases():
@@ -51,14 +50,6 @@ getattr(cases, sys.argv[2])(piconumpy)
 """
 
 
-def _describe_failure(result):
-    if result.returncode < 0:
-        how = f"crashed with {signal.Signals(-result.returncode).name}"
-    else:
-        how = f"exited with status {result.returncode}"
-    return f"{how}\n--- stdout ---\n{result.stdout}\n--- stderr ---\n{result.stderr}"
-
-
 # What the loaded binary is called tells which ABI a variant really uses.
 _BINARY_SUFFIX = {
     "stock": sysconfig.get_config_var("EXT_SUFFIX"),
@@ -75,7 +66,7 @@ def test_variant_is_built(variant):
                     "`python ports/piconumpy/recipe.py wheels` (or `make piconumpy-wheels`)")
     result = subprocess.run(pv.variant_command(variant, "print(piconumpy.__file__)"),
                             capture_output=True, text=True, timeout=120)
-    assert result.returncode == 0, _describe_failure(result)
+    assert result.returncode == 0, portkit.describe_exit(result)
     if variant in _BINARY_SUFFIX:
         assert result.stdout.strip().endswith(_BINARY_SUFFIX[variant]), result.stdout
 
@@ -86,7 +77,7 @@ def test_case(variant, case):
     command = pv.variant_command(variant, _RUN_CASE, str(TESTS_DIR / "cases.py"), case)
     result = subprocess.run(command, capture_output=True, text=True, timeout=120)
     if result.returncode != 0:
-        pytest.fail(f"{case} on {variant} {_describe_failure(result)}", pytrace=False)
+        pytest.fail(f"{case} on {variant} {portkit.describe_exit(result)}", pytrace=False)
 
 
 # Variants compiled against Cystck: their cases run a second time in the
@@ -112,7 +103,7 @@ def test_case_in_cystck_debug_mode(variant, case, request):
     result = subprocess.run(command, capture_output=True, text=True, timeout=120,
                             env={**os.environ, "CYSTCK_DEBUG": "1"})
     if result.returncode != 0:
-        pytest.fail(f"{case} on {variant} with CYSTCK_DEBUG=1 {_describe_failure(result)}",
+        pytest.fail(f"{case} on {variant} with CYSTCK_DEBUG=1 {portkit.describe_exit(result)}",
                     pytrace=False)
     # Leaked references and ignored errors are reported on stderr at exit.
     assert "Cystck" not in result.stderr, result.stderr
@@ -150,12 +141,12 @@ def test_wheel_installs_in_fresh_venv(variant, tmp_path):
         capture_output=True, text=True, timeout=300,
     )
     if install.returncode != 0:
-        pytest.fail(f"pip install {_describe_failure(install)}\n(the requirements come from "
+        pytest.fail(f"pip install {portkit.describe_exit(install)}\n(the requirements come from "
                     "build/piconumpy/wheelhouse, filled by recipe.py)", pytrace=False)
     check = subprocess.run([str(python), "-I", "-c", _FRESH_VENV_CHECK],
                            capture_output=True, text=True, cwd=tmp_path, timeout=120)
     if check.returncode != 0:
-        pytest.fail(f"import {_describe_failure(check)}", pytrace=False)
+        pytest.fail(f"import {portkit.describe_exit(check)}", pytrace=False)
     # The wheel brings exactly the requirements of its table entry: hpy for
     # the universal ABI, nothing for the others.
     if variant in pv.VARIANTS:

@@ -1,6 +1,5 @@
 """Tests of the benchmark itself: its statistics, its workload, its report."""
 
-import importlib.util
 import json
 import math
 import shutil
@@ -10,23 +9,11 @@ from pathlib import Path
 
 import pytest
 
+from eval.results import schema
+from ports.piconumpy import callgrind_ops, workloads
+from ports.piconumpy import piconumpy_variants as pv
+
 PORT_DIR = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(PORT_DIR))
-
-import callgrind_ops  # noqa: E402  (needs the path above)
-import piconumpy_variants as pv  # noqa: E402
-from eval.results import schema  # noqa: E402  (portkit puts the repository on sys.path)
-
-
-def _load_workloads():
-    spec = importlib.util.spec_from_file_location("piconumpy_workloads",
-                                                  PORT_DIR / "workloads.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-workloads = _load_workloads()
 
 
 def _in_stock(code):

@@ -21,17 +21,14 @@ import json
 import math
 import os
 import re
-import sys
 from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
-import diff_worker as dw  # noqa: E402  (needs the path above)
-import ujson_port as port  # noqa: E402
+from ports.ultrajson import diff_worker as dw
+from ports.ultrajson import ujson_port as port
 
 TOTAL_EXAMPLES = int(os.environ.get("ULTRAJSON_DIFF_EXAMPLES", "10000"))
 EXAMPLE_SHARES = {"dumps": 0.4, "loads_json": 0.25, "loads_text": 0.15, "loads_bytes": 0.2}
@@ -46,6 +43,22 @@ def hypothesis_settings(test):
     return settings(max_examples=examples(test), deadline=None, database=None,
                     derandomize=not FRESH_INPUTS,
                     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+
+
+def run_counted(check, test):
+    """Run `check`, a Hypothesis test with `test`'s settings, and fail
+    unless it ran at least the examples it asked for: a strategy Hypothesis
+    exhausts or filters away would otherwise pass with few or none."""
+    inner, ran = check.hypothesis.inner_test, 0
+
+    def counted(*args, **kwargs):
+        nonlocal ran
+        ran += 1
+        return inner(*args, **kwargs)
+
+    check.hypothesis.inner_test = counted
+    check()
+    assert ran >= examples(test), f"{test}: ran {ran} examples of {examples(test)}"
 
 
 @pytest.fixture(scope="module")
@@ -190,19 +203,14 @@ dumps_options = st.fixed_dictionaries({}, optional={
 
 
 def test_dumps_identical(workers):
-    ran = 0
-
     @hypothesis_settings("dumps")
     @given(documents, dumps_options)
     # keys that do not sort: comparing a Decimal with a float NaN raises
     @example({math.nan: None, decimal.Decimal("0.00"): None}, {"sort_keys": True})
     def check(obj, options):
-        nonlocal ran
-        ran += 1
         check_same(workers, "dumps", obj, **options)
 
-    check()
-    assert ran >= examples("dumps")
+    run_counted(check, "dumps")
 
 
 # ---------------------------------------------------------------------------
@@ -250,48 +258,33 @@ def _encoded(text, how):
 
 
 def test_loads_json_identical(workers):
-    ran = 0
-
     @hypothesis_settings("loads_json")
     @given(json_documents(), st.sampled_from(["str", "bytes", "bytearray"]))
     def check(text, how):
-        nonlocal ran
-        ran += 1
         check_same(workers, "loads", _encoded(text, how))
 
-    check()
-    assert ran >= examples("loads_json")
+    run_counted(check, "loads_json")
 
 
 def test_loads_text_identical(workers):
-    ran = 0
-
     @hypothesis_settings("loads_text")
     @given(st.one_of(any_text, st.text(json_chars), st.integers(), st.none(),
                      st.lists(st.integers(), max_size=2)))
     def check(arg):
-        nonlocal ran
-        ran += 1
         check_same(workers, "loads", arg)
 
-    check()
-    assert ran >= examples("loads_text")
+    run_counted(check, "loads_text")
 
 
 def test_loads_bytes_identical(workers):
-    ran = 0
-
     @hypothesis_settings("loads_bytes")
     @given(st.one_of(st.binary(), st.binary().map(bytearray),
                      st.tuples(json_documents(), st.binary(max_size=4), st.integers(0, 10**6))
                      .map(lambda t: _splice(*t))))
     def check(data):
-        nonlocal ran
-        ran += 1
         check_same(workers, "loads", data)
 
-    check()
-    assert ran >= examples("loads_bytes")
+    run_counted(check, "loads_bytes")
 
 
 def _splice(text, junk, where):
@@ -315,6 +308,22 @@ def test_same_tells_values_apart():
     assert not dw.same({"a": 1, "b": 2}, {"b": 2, "a": 1})
     assert not dw.same([1, [2]], [1, (2,)])
     assert not dw.same("1", b"1")
+
+
+def test_run_counted_fails_a_test_that_ran_too_few_examples():
+    @hypothesis_settings("loads_text")
+    @given(st.integers())
+    def enough(_):
+        pass
+
+    @hypothesis_settings("loads_text")
+    @given(st.booleans())     # two values: Hypothesis stops when it has tried both
+    def exhausted(_):
+        pass
+
+    run_counted(enough, "loads_text")
+    with pytest.raises(AssertionError, match="loads_text: ran 2 examples of"):
+        run_counted(exhausted, "loads_text")
 
 
 def test_workers_are_the_two_variants(workers):

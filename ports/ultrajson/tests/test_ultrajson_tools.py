@@ -5,19 +5,14 @@ import json
 import os
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 
-PORT_DIR = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(PORT_DIR))
+from eval.results import schema
+from ports.ultrajson import bench, metrics, recipe, workloads
+from ports.ultrajson import ujson_port as port
 
-import bench  # noqa: E402  (needs the path above)
-import metrics  # noqa: E402
-import recipe  # noqa: E402
-import ujson_port as port  # noqa: E402
-import workloads  # noqa: E402
-from eval.results import schema  # noqa: E402  (ujson_port puts the repository on sys.path)
+PORT_DIR = port.PORT_DIR
 
 
 def run_in(variant, code, env=None, timeout=300):

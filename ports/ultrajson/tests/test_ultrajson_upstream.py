@@ -14,14 +14,10 @@ import functools
 import subprocess
 import sys
 import venv
-from pathlib import Path
 
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
-import ujson_port as port  # noqa: E402  (needs the path above)
-import upstream_tests  # noqa: E402
+from ports.ultrajson import ujson_port as port, upstream_tests
 
 
 # Upstream marks test_failed_dict_get xfail ("Failed PyDict_GetItem leads to

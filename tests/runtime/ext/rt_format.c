@@ -103,7 +103,19 @@ static int null(Cystck_State *S, Cystck_Object self)
     return Cystck_Return(S, CystckUnicode_FromFormat(S, "repr: %R", Cystck_NULL));
 }
 
-static CystckDef *defines[] = {&cases_def, &null_def, NULL};
+/* Handles made by CystckErr_Format's own arguments: CystckErr_Format works
+ * on a copy of the frame's header, which must be taken after they are made
+ * (else the frame forgets them, and their objects leak). */
+CYSTCK_DEF_METH(err_arg_handles_def, "err_arg_handles", err_arg_handles, CYSTCK_O,
+                "raise ValueError naming o, through two new handles on o")
+static int err_arg_handles(Cystck_State *S, Cystck_Object self, Cystck_Object o)
+{
+    (void)self;
+    CystckErr_Format(S, CystckExc_ValueError, "%R %S", Cystck_Dup(S, o), Cystck_Dup(S, o));
+    return -1;
+}
+
+static CystckDef *defines[] = {&cases_def, &null_def, &err_arg_handles_def, NULL};
 static CystckModuleDef module_def = {"rt_format", "FromFormat with handles", 0, defines};
 
 CYSTCK_MODINIT(rt_format)

@@ -1,0 +1,1 @@
+"""The kiwisolver port (README.md)."""

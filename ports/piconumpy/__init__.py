@@ -1,0 +1,1 @@
+"""The PicoNumPy port (README.md)."""

@@ -1,0 +1,1 @@
+"""The UltraJSON port (README.md)."""

@@ -95,7 +95,7 @@ int CystckObject_IsTrue(h o) = PyObject_IsTrue             ; [e] bool(o)
 int CystckObject_Not(h o) = PyObject_Not                   ; [e] not o
 h CystckObject_RichCompare(h a, h b, int op) = PyObject_RichCompare ; [h+1, e] a op b
 int CystckObject_RichCompareBool(h a, h b, int op) = PyObject_RichCompareBool ; [e] a op b as 0/1
-int CystckObject_IsInstance(h o, h cls) = PyObject_IsInstance ; [e] isinstance(o, cls)
+int CystckObject_IsInstance(h o, h cls) = _Cystck_IsInstance ~ PyObject_IsInstance ; [e] isinstance(o, cls) (an instance of a core builtin type, dict, list, str..., is answered without asking it for __class__: it cannot claim another class)
 int CystckObject_IsSubclass(h o, h cls) = PyObject_IsSubclass ; [e] issubclass(o, cls)
 h CystckObject_Type(h o) = PyObject_Type                   ; [h+1] type(o)
 int CystckObject_TypeCheck(h o, h type) : hand ~ PyObject_TypeCheck ; isinstance(o, type) for a type, no error
@@ -209,15 +209,15 @@ int CystckBool_Check(h o) = PyBool_Check                   ; isinstance(o, bool)
 
 ## Unicode
 h CystckUnicode_FromString(const char* utf8) = PyUnicode_FromString ; [h+1, e] str from UTF-8
-h CystckUnicode_FromStringAndSize(const char* utf8, Cystck_ssize_t n) = PyUnicode_FromStringAndSize ; [h+1, e]
-h CystckUnicode_DecodeUTF8(const char* s, Cystck_ssize_t n, const char* errors) = PyUnicode_DecodeUTF8 ; [h+1, e]
+h CystckUnicode_FromStringAndSize(const char* utf8, Cystck_ssize_t n) = _Cystck_FromStringAndSize ~ PyUnicode_FromStringAndSize ; [h+1, e]
+h CystckUnicode_DecodeUTF8(const char* s, Cystck_ssize_t n, const char* errors) = _Cystck_DecodeUTF8 ~ PyUnicode_DecodeUTF8 ; [h+1, e]
 h CystckUnicode_DecodeASCII(const char* s, Cystck_ssize_t n, const char* errors) = PyUnicode_DecodeASCII ; [h+1, e]
 h CystckUnicode_DecodeLatin1(const char* s, Cystck_ssize_t n, const char* errors) = PyUnicode_DecodeLatin1 ; [h+1, e]
 h CystckUnicode_FromKindAndData(int kind, const void* buf, Cystck_ssize_t n) = PyUnicode_FromKindAndData ; [h+1, e]
 h CystckUnicode_FromFormat(const char* fmt, ...) : hand ~ PyUnicode_FromFormat ; [h+1, e] printf-style str; %S %R %A %U %V take handles (as PyUnicode_FromFormat takes objects)
 h CystckUnicode_FromFormatV(const char* fmt, va_list va) : hand ~ PyUnicode_FromFormatV ; [h+1, e] CystckUnicode_FromFormat with the arguments of a variadic caller; %S %R %A %U %V take handles
-h CystckUnicode_AsUTF8String(h o) = PyUnicode_AsUTF8String ; [h+1, e] bytes
-h CystckUnicode_AsEncodedString(h o, const char* enc, const char* errors) = PyUnicode_AsEncodedString ; [h+1, e]
+h CystckUnicode_AsUTF8String(h o) = _Cystck_UnicodeAsUTF8String ~ PyUnicode_AsUTF8String ; [h+1, e] bytes
+h CystckUnicode_AsEncodedString(h o, const char* enc, const char* errors) = _Cystck_UnicodeAsEncodedString ~ PyUnicode_AsEncodedString ; [h+1, e]
 const char* CystckUnicode_AsUTF8(h o) = PyUnicode_AsUTF8   ; [e] UTF-8 buffer, valid while o lives
 const char* CystckUnicode_AsUTF8AndSize(h o, Cystck_ssize_t* size) = PyUnicode_AsUTF8AndSize ; [e]
 h CystckUnicode_InternFromString(const char* s) = PyUnicode_InternFromString ; [h+1, e]
@@ -643,11 +643,12 @@ macro CYSTCK_DEF_WEAKLIST(sym, STRUCT, field) ~ tp_weaklistoffset ; instances ca
 macro CYSTCK_DEF_MOD_EXEC(sym, impl) ~ Py_mod_exec ; a multi-phase module's exec slot: `int impl(Cystck_State *S, Cystck_Object module)`, 0 or -1
 macro CYSTCK_DEF_MOD_CREATE(sym, impl) ~ Py_mod_create ; a multi-phase module's create slot: `int impl(Cystck_State *S, Cystck_Object spec, CystckModuleDef *def)`, push count (the module) or -1
 macro CYSTCK_DEF_MOD_SLOT(sym, slot, value) ~ PyModuleDef_Slot ; a value slot of a multi-phase module (Py_mod_multiple_interpreters, Py_mod_gil; docs/runtime.md says what the runtime allows)
-macro CYSTCK_DEF_MOD_TRAVERSE(sym, impl) ~ m_traverse ; visits the Cystck_Fields of the module state: `int impl(void *state, Cystck_visitproc visit, void *arg)`; the runtime clears them when the module is cleared or freed
+macro CYSTCK_DEF_MOD_TRAVERSE(sym, impl) ~ m_traverse ; visits the Cystck_Fields (Cystck_VISIT) and Cystck_Refs (Cystck_VISIT_REF) of the module state: `int impl(void *state, Cystck_visitproc visit, void *arg)`; the runtime clears them when the module is cleared or freed
 macro CYSTCK_MODINIT(name) ~ PyMODINIT_FUNC ; starts the module's init function: `CYSTCK_MODINIT(spam) { ... }`, with `S` in scope; return `Cystck_Return(S, module)` or -1
 macro CYSTCK_VAR_HEAD ~ PyObject_VAR_HEAD    ; the first member of the native struct of a variable-size type (a spec with an itemsize): room for CPython's item count; the items are the struct's last member, a flexible array
 macro CYSTCK_TYPE_HELPERS(STRUCT) ~ -        ; defines `STRUCT *STRUCT_AsStruct(Cystck_State *S, Cystck_Object h)`, the typed accessor of the native struct (valid for the call)
 macro Cystck_VISIT(f) ~ Py_VISIT             ; in a traverse function: visit the Cystck_Field at f (returns what visit returns if not 0)
+macro Cystck_VISIT_REF(r) ~ Py_VISIT         ; in a module state's traverse (CYSTCK_DEF_MOD_TRAVERSE): visit the Cystck_Ref at r that the state holds; the cyclic GC sees its object, and the runtime releases it (Cystck_unref, *r = NULL) when the module is cleared or freed
 
 ## Calling conventions (the conv of CYSTCK_DEF_METH)
 conv CYSTCK_NOARGS ~ METH_NOARGS : int f(Cystck_State *S, Cystck_Object self) ; returns its push count, or -1 with an exception
@@ -756,6 +757,10 @@ const CYSTCK_DEFAULT_HANDLE_LIMIT ~ -         ; live handles per call (the envir
 const CYSTCK_TYPED_MAX_PARAMS ~ -            ; the most parameters a CYSTCK_DEF_TYPED function may declare
 const CYSTCK_VERSION_MAJOR ~ -                ; version of the API
 const CYSTCK_VERSION_MINOR ~ -                ; version of the API
+
+## Critical sections (free-threaded builds, PEP 703)
+macro Cystck_BEGIN_CRITICAL_SECTION(S, h) ~ Py_BEGIN_CRITICAL_SECTION ; opens a block holding h's per-object lock on a free-threaded build, where a null handle locks nothing and raises (under the GIL: a plain block)
+macro Cystck_END_CRITICAL_SECTION(S) ~ Py_END_CRITICAL_SECTION ; closes the block of the Cystck_BEGIN_CRITICAL_SECTION before it, in the same scope, releasing the lock
 
 ## Compiler glue
 macro Cystck_likely(x) ~ -                    ; branch hint: x is usually true

@@ -172,6 +172,10 @@ def slot_role(slot):
 GETTER = Role("get", "", (SELF, ("void *", 1, "closure")), pushes=True)
 SETTER = Role("set", "", (SELF, (H, 1, "value"), ("void *", 2, "closure")))
 MODULE_HOOK = Role("dropped", "module hook")
+#: A module state's traverse, once translated (CYSTCK_DEF_MOD_TRAVERSE): no
+#: state, like a type's.
+MODULE_TRAVERSE = Role("traverse", "module state", (("void *", None, "state"), ("Cystck_visitproc", 1, "visit"),
+                                                    ("void *", 2, "arg")), state=False)
 #: The functions of a multi-phase module's slots (PEP 489), by slot id:
 #: CYSTCK_DEF_MOD_EXEC and CYSTCK_DEF_MOD_CREATE declare these signatures.
 MODULE_SLOT_ROLES = {
@@ -792,6 +796,8 @@ def _collect_tables(p, path, code, text):
         _slot(p, m.group("s"), m.group("f"))
     for m in regex.finditer(r"\bCYSTCK_DEF_DESTROY\s*\(\s*\w+\s*,\s*(?P<f>\w+)\s*\)", code):
         _slot(p, "tp_dealloc", m.group("f"))
+    for m in regex.finditer(r"\bCYSTCK_DEF_MOD_TRAVERSE\s*\(\s*\w+\s*,\s*(?P<f>\w+)\s*\)", code):
+        p.roles.setdefault(m.group("f"), MODULE_TRAVERSE)
     for m in regex.finditer(r"\bCYSTCK_DEF_GET(?:SET)?\s*\(\s*\w+\s*,[^,]*,\s*(?P<g>\w+)\s*,(?:\s*(?P<s>\w+)\s*,)?", code):
         p.roles.setdefault(m.group("g"), GETTER)
         if m.group("s") and "GETSET" in m.group():

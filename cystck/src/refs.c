@@ -75,6 +75,25 @@ void Cystck_unref(Cystck_State *S, Cystck_Ref r)
     Py_XDECREF(o);
 }
 
+/* Cystck_VISIT_REF: the GC visits the reference's object (a cell's obj
+ * is laid out as a Cystck_Field); clearing the module releases it. */
+int _Cystck_VisitRef(Cystck_Ref *r, Cystck_visitproc visit, void *arg)
+{
+    Cystck_Ref cell = *r;
+    if (cell == NULL || !cell->live)
+        return 0;
+    if (visit == _Cystck_ReleaseField) {
+        *r = NULL;
+        Cystck_unref(NULL, cell);
+        return 0;
+    }
+    /* Held by a live module's state: it lives with the module, as one made
+     * during init (a module still alive at exit is not the extension's
+     * leak; freeing the module releases it). */
+    cell->global = 1;
+    return visit((Cystck_Field *)(void *)&cell->obj, arg);
+}
+
 void _Cystck_RefsAtExit(void)
 {
     Cystck_Ref r;

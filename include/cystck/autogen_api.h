@@ -253,7 +253,7 @@ static inline int CystckObject_RichCompareBool(Cystck_State *S, Cystck_Object a,
 #undef FN
 }
 
-/* [e] isinstance(o, cls) */
+/* [e] isinstance(o, cls) (an instance of a core builtin type, dict, list, str..., is answered without asking it for __class__: it cannot claim another class) */
 static inline int CystckObject_IsInstance(Cystck_State *S, Cystck_Object o, Cystck_Object cls)
 {
 #define FN "CystckObject_IsInstance"
@@ -261,7 +261,7 @@ static inline int CystckObject_IsInstance(Cystck_State *S, Cystck_Object o, Cyst
     PyObject *cls_ = _Cystck_Get(cls);
     if (Cystck_unlikely(!o_ || !cls_))
         return (_Cystck_BadArgInt(S, FN, !o_ ? o : cls), (int)-1);
-    return (int)(PyObject_IsInstance(o_, cls_));
+    return (int)(_Cystck_IsInstance(o_, cls_));
 #undef FN
 }
 
@@ -1242,7 +1242,7 @@ static inline Cystck_Object CystckUnicode_FromStringAndSize(Cystck_State *S, con
 {
 #define FN "CystckUnicode_FromStringAndSize"
     (void)S;
-    return _Cystck_Own(S, PyUnicode_FromStringAndSize(utf8, n));
+    return _Cystck_Own(S, _Cystck_FromStringAndSize(utf8, n));
 #undef FN
 }
 
@@ -1251,7 +1251,7 @@ static inline Cystck_Object CystckUnicode_DecodeUTF8(Cystck_State *S, const char
 {
 #define FN "CystckUnicode_DecodeUTF8"
     (void)S;
-    return _Cystck_Own(S, PyUnicode_DecodeUTF8(s, n, errors));
+    return _Cystck_Own(S, _Cystck_DecodeUTF8(s, n, errors));
 #undef FN
 }
 
@@ -1289,7 +1289,7 @@ static inline Cystck_Object CystckUnicode_AsUTF8String(Cystck_State *S, Cystck_O
     PyObject *o_ = _Cystck_Get(o);
     if (Cystck_unlikely(!o_))
         return (_Cystck_BadArg(S, FN, o), Cystck_NULL);
-    return _Cystck_Own(S, PyUnicode_AsUTF8String(o_));
+    return _Cystck_Own(S, _Cystck_UnicodeAsUTF8String(o_));
 #undef FN
 }
 
@@ -1300,7 +1300,7 @@ static inline Cystck_Object CystckUnicode_AsEncodedString(Cystck_State *S, Cystc
     PyObject *o_ = _Cystck_Get(o);
     if (Cystck_unlikely(!o_))
         return (_Cystck_BadArg(S, FN, o), Cystck_NULL);
-    return _Cystck_Own(S, PyUnicode_AsEncodedString(o_, enc, errors));
+    return _Cystck_Own(S, _Cystck_UnicodeAsEncodedString(o_, enc, errors));
 #undef FN
 }
 

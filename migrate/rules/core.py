@@ -935,3 +935,48 @@ class GlobalRefs(Rule):
             if regex.match(r"\s*=[^=]", after):
                 continue
             edits.add(m.start(), m.end(), f"Cystck_deref(S, {text[m.start('r'):m.end('r')]})")
+
+
+class CriticalSections(Rule):
+    """``Py_BEGIN_CRITICAL_SECTION(h)`` ... ``Py_END_CRITICAL_SECTION()``
+    on a handle (free-threaded builds lock the object; a plain block under
+    the GIL) become ``Cystck_BEGIN_CRITICAL_SECTION(S, h)`` ...
+    ``Cystck_END_CRITICAL_SECTION(S)``, paired in order of nesting in one
+    function.  A section on something that is no handle (in a function
+    without the state, which stays stock), and its end, stay as they are
+    (the escape hatch lends a handle to a stock macro where needed)."""
+    name = "critical-sections"
+    precedence = 857
+    patterns = (r"(?<![\w.>])Py_(?P<which>BEGIN|END)_CRITICAL_SECTION\s*\(",)
+    before = ("static PyObject *f(PyObject *self)\n{\n    PyObject *r;\n"
+              "    Py_BEGIN_CRITICAL_SECTION(self);\n    r = g(self);\n"
+              "    Py_END_CRITICAL_SECTION();\n    return r;\n}\n")
+    after = ("static PyObject *f(PyObject *self)\n{\n    PyObject *r;\n"
+             "    Cystck_BEGIN_CRITICAL_SECTION(S, self);\n    r = g(self);\n"
+             "    Cystck_END_CRITICAL_SECTION(S);\n    return r;\n}\n")
+
+    def apply(self, unit):
+        code, text = unit.masked, unit.text
+        if "_CRITICAL_SECTION" not in code:
+            return 0
+        edits = source.Edits()
+        n = 0
+        for ctx in _common.function_contexts(unit):
+            if not ctx.has_state:
+                continue
+            open_sections = []       # for each open section: is it translated?
+            for m in regex.finditer(self.patterns[0], code, pos=ctx.body[0], endpos=ctx.body[1]):
+                close = source.matching(code, m.end() - 1)
+                if m.group("which") == "BEGIN":
+                    arg = code[m.end():close - 1].strip()
+                    ours = escape.EscapeHatch._is_handle_expr(arg, ctx, unit.project)
+                    open_sections.append(ours)
+                    if ours:
+                        lent = text[m.end():close - 1].strip()
+                        edits.add(m.start(), close, f"Cystck_BEGIN_CRITICAL_SECTION(S, {lent})")
+                        n += 1
+                elif open_sections and open_sections.pop():
+                    edits.add(m.start(), close, "Cystck_END_CRITICAL_SECTION(S)")
+        if edits:
+            unit.apply(edits)
+        return n

@@ -199,3 +199,111 @@ class ModuleCreate(Rule):
             unit.leftover(m.start(), "PyState_FindModule has no Cystck counterpart: keep the module "
                           "state in a Cystck_Ref global or pass the module down", self.name)
         return n
+
+
+_MODULE_DEF = regex.compile(r"\bCystckModuleDef\s+(?P<d>\w+)\s*=\s*\{")
+_STATE_SIZE = regex.compile(r"\s*sizeof\s*\(\s*(?P<t>(?:struct\s+)?(?P<s>\w+))\s*\)\s*")
+
+
+class ModuleStateRefs(Rule):
+    """The ``PyObject *`` members of a module state are ``Cystck_Ref``s (the
+    global-refs rule), which nothing releases once the state's own
+    ``m_traverse``/``m_clear``/``m_free`` are gone (the destroy-traverse
+    rule): a traverse function is written after the state's struct,
+    visiting each reference with ``Cystck_VISIT_REF``, and listed in the
+    module's defines with ``CYSTCK_DEF_MOD_TRAVERSE``, so that the GC sees
+    the references and the runtime releases them with the module.  A state
+    without references, or whose struct is in another file, is left
+    alone."""
+    name = "module-state-refs"
+    precedence = 880
+    # the Cystck_Ref members, the CystckModuleDef and its defines array
+    needs = ("struct-members", "module-def", "method-table", "multi-phase-init")
+    patterns = (_MODULE_DEF.pattern,)
+    before = ("#include <Python.h>\ntypedef struct { PyObject *cache; long n; } spam_state;\n"
+              "static PyObject *f(PyObject *m, PyObject *o) { return o; }\n"
+              "static PyMethodDef spam_methods[] = {{\"f\", f, METH_O, NULL}, {NULL}};\n"
+              "static struct PyModuleDef spam = {PyModuleDef_HEAD_INIT, \"spam\", NULL, sizeof(spam_state), spam_methods};\n")
+    after = ("#include <Python.h>\ntypedef struct { Cystck_Ref cache; long n; } spam_state;\n\n"
+             "/* the references the module state holds: seen by the GC, released with the module */\n"
+             "static int spam_state_refs_traverse(void *state, Cystck_visitproc visit, void *arg)\n{\n"
+             "    spam_state *st = (spam_state *)state;\n"
+             "    Cystck_VISIT_REF(&st->cache);\n    return 0;\n}\n"
+             "static PyObject *f(PyObject *m, PyObject *o) { return o; }\n"
+             "CYSTCK_DEF_METH(f_def, \"f\", f, CYSTCK_O, NULL)\n"
+             "CYSTCK_DEF_MOD_TRAVERSE(spam_state_refs_def, spam_state_refs_traverse)\n"
+             "static CystckDef *spam_methods[] = {\n    &f_def,\n    &spam_state_refs_def,\n    NULL\n};\n"
+             "static CystckModuleDef spam = {\n    \"spam\",\n    NULL,\n    sizeof(spam_state),\n    spam_methods\n};\n")
+
+    def apply(self, unit):
+        code, text = unit.masked, unit.text
+        edits = source.Edits()
+        n = 0
+        for m in _MODULE_DEF.finditer(code):
+            close = source.matching(code, m.end() - 1)
+            fields = source.split_top(code, m.end(), close - 1)
+            if len(fields) < 4:
+                continue
+            size = _STATE_SIZE.fullmatch(code, *fields[2])
+            found = size and self._state_struct(code, size.group("s"))
+            if not found:
+                continue
+            body_open, body_close, end = found
+            refs = [d.name for base, d, _ in cstruct.struct_members(code, body_open, body_close)
+                    if base == "Cystck_Ref" and not d.pointer and not d.array]
+            sym, impl = f"{m.group('d')}_state_refs_def", f"{m.group('d')}_state_refs_traverse"
+            if not refs or regex.search(rf"\b{sym}\b", code):
+                continue
+            define = f"CYSTCK_DEF_MOD_TRAVERSE({sym}, {impl})\n"
+            defines = code[fields[3][0]:fields[3][1]].strip()
+            array = regex.search(r"\bCystckDef\s*\*\s*" + regex.escape(defines) + r"\s*\[\s*\]\s*=\s*\{", code) \
+                if regex.fullmatch(r"\w+", defines) else None
+            terminator = array and self._terminator(code, array)
+            if terminator:
+                line = text.rfind("\n", 0, terminator) + 1
+                span = next(((s, e) for s, e in source.top_level_items(unit.structure) if s <= array.start() < e),
+                            (array.start(), array.end()))
+                at = _common.declaration_start(unit.structure, span, array.start())
+                listed = [(at, at, define), (line, line, f"    &{sym},\n")]
+            elif defines in proj.NULLS:
+                at = text.rfind("\n", 0, m.start()) + 1
+                array_name = f"{m.group('d')}_defines"
+                listed = [(at, at, f"{define}static CystckDef *{array_name}[] = {{&{sym}, NULL}};\n"),
+                          (*fields[3], text[fields[3][0]:fields[3][1]].replace(defines, array_name))]
+            else:
+                continue          # a defines array this rule cannot read: left alone
+            # the function first: the struct may end where the definitions start
+            for edit in [(end, end, self._traverse(impl, size.group("t"), refs))] + listed:
+                edits.add(*edit)
+            n += 1
+        if edits:
+            unit.apply(edits)
+        return n
+
+    @staticmethod
+    def _terminator(code, array):
+        """Where the NULL that ends the defines array ``array`` is, or None."""
+        close = source.matching(code, array.end() - 1)
+        last = None
+        for last in regex.finditer(r"\bNULL\b", code, pos=array.end(), endpos=close):
+            pass
+        return last.start() if last and not code[last.end():close - 1].strip(" \t\n,") else None
+
+    @staticmethod
+    def _state_struct(code, name):
+        """(body open, body close, end of the definition's line) of the
+        struct ``name`` (a typedef name or a tag) defined in ``code``."""
+        for m in regex.finditer(r"(?:typedef\s+)?\bstruct\s*(?:\w+\s*)?\{", code):
+            close = source.matching(code, m.end() - 1)
+            after = regex.match(r"\s*(\w+)?\s*;[^\n]*\n?", code[close:])
+            tag = regex.match(r"(?:typedef\s+)?struct\s*(\w+)", code[m.start():m.end()])
+            if after and name in {after.group(1), tag.group(1) if tag else None}:
+                return m.end() - 1, close, close + after.end()
+        return None
+
+    @staticmethod
+    def _traverse(impl, struct_type, refs):
+        visits = "".join(f"    Cystck_VISIT_REF(&st->{r});\n" for r in refs)
+        return ("\n/* the references the module state holds: seen by the GC, released with the module */\n"
+                f"static int {impl}(void *state, Cystck_visitproc visit, void *arg)\n{{\n"
+                f"    {struct_type} *st = ({struct_type} *)state;\n{visits}    return 0;\n}}\n")

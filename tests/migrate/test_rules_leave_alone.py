@@ -388,6 +388,14 @@ LEAVE_ALONE = {
         "    return PyUnicode_FromString(buf);\n}\n"),
     # A stock function without a counterpart where the code stays stock.
     "escape-hatch": in_capsule_destructor("keep(PyFile_GetLine(o, 2));"),
+    # A function without the state (a capsule destructor) stays stock: its
+    # critical section is on a PyObject *, not a handle.
+    # A module state that holds no reference (a field, a number): no traverse to write.
+    "module-state-refs": ("#include <Python.h>\ntypedef struct { Cystck_Field cache; long n; } spam_state;\n"
+                          "static CystckDef *spam_defines[] = {\n    &f_def,\n    NULL\n};\n"
+                          "static CystckModuleDef spam = {\"spam\", NULL, sizeof(spam_state), spam_defines};\n"),
+    "critical-sections": in_capsule_destructor(
+        "Py_BEGIN_CRITICAL_SECTION(o); keep(o); Py_END_CRITICAL_SECTION();"),
     # The definition compared in a function that is translated, not stock.
     "stock-module-defs": (
         "static CystckModuleDef moduledef = {\"m\", NULL, 0, NULL};\n"
@@ -469,6 +477,8 @@ POSITIVE_TWINS = {
     "type-slot-reads": ("Native *n", "PyTypeObject *n"),
     "object-addresses": ("(Py_uintptr_t)n", "(Py_uintptr_t)self"),
     "escape-hatch": (STOCK_DESTRUCTOR, "PyCapsule_New(o, NULL, NULL)"),
+    "module-state-refs": ("Cystck_Field cache", "Cystck_Ref cache"),
+    "critical-sections": (STOCK_DESTRUCTOR, "PyCapsule_New(o, NULL, NULL)"),
     "stock-module-defs": ("tp != NULL", "tp->tp_base != NULL"),
     "kwargs-dict": ("CystckTuple_Size", "CystckDict_Size"),
 }

@@ -12,6 +12,7 @@
 typedef struct {
     long counter;
     Cystck_Field kept;
+    Cystck_Ref kept_ref;      /* a reference held by the state, made in a call */
 } GrowState;
 
 CYSTCK_DEF_MOD_TRAVERSE(grow_traverse_def, grow_traverse)
@@ -19,6 +20,7 @@ static int grow_traverse(void *state, Cystck_visitproc visit, void *arg)
 {
     GrowState *st = (GrowState *)state;
     Cystck_VISIT(&st->kept);
+    Cystck_VISIT_REF(&st->kept_ref);
     return 0;
 }
 
@@ -50,6 +52,26 @@ static int kept(Cystck_State *S, Cystck_Object self)
         return -1;
     h = CystckField_Load(S, self, st->kept);
     return Cystck_IsNull(h) ? 0 : Cystck_Return(S, h);
+}
+
+CYSTCK_DEF_METH(keep_ref_def, "keep_ref", keep_ref, CYSTCK_O, "keep obj in the state's reference")
+static int keep_ref(Cystck_State *S, Cystck_Object self, Cystck_Object obj)
+{
+    GrowState *st = (GrowState *)CystckModule_GetState(S, self);
+    if (st == NULL)
+        return -1;
+    Cystck_unref(S, st->kept_ref);
+    st->kept_ref = Cystck_ref(S, obj);
+    return st->kept_ref == NULL ? -1 : 0;
+}
+
+/* Keeps this module object alive for good (a reference nothing releases),
+ * as a test suite may keep a module alive past the interpreter's exit. */
+CYSTCK_DEF_METH(pin_def, "pin", pin, CYSTCK_NOARGS, "never free this module object")
+static int pin(Cystck_State *S, Cystck_Object self)
+{
+    Py_INCREF(Cystck_AsPyObject(S, self));
+    return 0;
 }
 
 /* ---- a type with weak references and bound methods ---- */
@@ -668,7 +690,7 @@ static int single_phase(Cystck_State *S, Cystck_Object self)
 }
 
 static CystckDef *grow_defines[] = {
-    &bump_def, &keep_def, &kept_def, &boxes_destroyed_def, &links_destroyed_def, &new_instance_def, &module_of_def, &find_state_def,
+    &bump_def, &keep_def, &kept_def, &keep_ref_def, &boxes_destroyed_def, &links_destroyed_def, &new_instance_def, &module_of_def, &find_state_def,
     &unicode_new_def, &build_str_def, &writer_misuse_def, &code_points_def, &read_char_def, &write_chars_def,
     &slice_indices_def, &list_set_slice_def, &seq_slices_def, &as_ssize_def,
     &to_bytes_def, &from_bytes_def, &capsule_roundtrip_def, &capsule_import_def,
@@ -710,7 +732,7 @@ static int created_exec(Cystck_State *S, Cystck_Object m)
 /* No type refers to this module: without its functions, nothing but the
  * caller keeps it alive, and it is freed without the cyclic GC. */
 static CystckDef *created_defines[] = {
-    &created_create_def, &created_exec_def, &keep_def, &grow_traverse_def, NULL
+    &created_create_def, &created_exec_def, &keep_def, &keep_ref_def, &pin_def, &grow_traverse_def, NULL
 };
 static CystckModuleDef created_def = {"rt_grow_created", NULL, sizeof(GrowState), created_defines};
 

@@ -371,6 +371,8 @@ void CystckErr_Clear() = PyErr_Clear                       ; clear the exception
 void CystckErr_WriteUnraisable(h? obj) = PyErr_WriteUnraisable ; report the set exception through sys.unraisablehook (obj: the context, or null) and clear it
 h CystckErr_GetRaisedException() : hand ~ PyErr_GetRaisedException ; [h+1] take the set exception (null if none)
 void CystckErr_SetRaisedException(h exc) : hand ~ PyErr_SetRaisedException ; re-raise a taken exception
+void CystckErr_Fetch(Cystck_Object* type, Cystck_Object* value, Cystck_Object* traceback) : hand ~ PyErr_Fetch ; [h+3] take the set exception as three new handles, each null if absent (the value as PyErr_Fetch gives it: maybe not normalized)
+void CystckErr_Restore(h? type, h? value, h? traceback) : hand ~ PyErr_Restore ; set the exception to (type, value, traceback); unlike PyErr_Restore it steals nothing: the handles stay the caller's
 h CystckErr_NewException(const char* name, h? base, h? dict) = PyErr_NewException ; [h+1, e] a new exception class
 h CystckErr_NewExceptionWithDoc(const char* name, const char* doc, h? base, h? dict) = PyErr_NewExceptionWithDoc ; [h+1, e]
 int CystckErr_WarnEx(h? category, const char* msg, Cystck_ssize_t level) = PyErr_WarnEx ; [e] warnings.warn
@@ -453,6 +455,7 @@ Py_UCS4 CystckUnicode_ReadChar(h o, Cystck_ssize_t i) = PyUnicode_ReadChar ; [e]
 int CystckUnicode_WriteChar(h o, Cystck_ssize_t i, Py_UCS4 c) = PyUnicode_WriteChar ; [e] o[i] = c in a str not shared yet
 h CystckUnicode_Substring(h o, Cystck_ssize_t start, Cystck_ssize_t end) = PyUnicode_Substring ; [h+1, e] o[start:end]
 h CystckUnicode_FromOrdinal(int c) = PyUnicode_FromOrdinal ; [h+1, e] chr(c)
+h CystckUnicode_FromEncodedObject(h o, const char* encoding, const char* errors) = PyUnicode_FromEncodedObject ; [h+1, e] str(o, encoding, errors) of a bytes-like object (NULL encoding: UTF-8)
 Cystck_ssize_t CystckUnicode_FindChar(h o, Py_UCS4 c, Cystck_ssize_t start, Cystck_ssize_t end, int direction) = PyUnicode_FindChar ; [e] index of c in o[start:end] (-1: none, -2: error)
 
 ## Frames for C code that Python did not call (see docs/runtime.md, "Releasing the GIL")
@@ -501,6 +504,25 @@ int CystckCapsule_CheckExact(h o) = PyCapsule_CheckExact   ; is a capsule
 ## Weak references to instances (see CYSTCK_DEF_WEAKLIST)
 h CystckWeakref_NewProxy(h o, h? callback) = PyWeakref_NewProxy ; [h+1, e] weakref.proxy(o, callback)
 int CystckWeakref_Check(h o) = PyWeakref_Check             ; a weak reference or proxy
+
+## Dates and times (hand-written: cystck/src/datetime.c; datetime's C API, imported at the first call)
+int CystckDate_Check(h o) : hand ~ PyDate_Check ; [e] isinstance(o, datetime.date) (a datetime is a date)
+int CystckDateTime_Check(h o) : hand ~ PyDateTime_Check ; [e] isinstance(o, datetime.datetime)
+int CystckTime_Check(h o) : hand ~ PyTime_Check ; [e] isinstance(o, datetime.time)
+int CystckDateTime_GET_YEAR(h o) : hand ~ PyDateTime_GET_YEAR ; [e] the year of a date or datetime (TypeError for another object, where the stock macro reads any)
+int CystckDateTime_GET_MONTH(h o) : hand ~ PyDateTime_GET_MONTH ; [e] the month of a date or datetime (TypeError for another object, where the stock macro reads any)
+int CystckDateTime_GET_DAY(h o) : hand ~ PyDateTime_GET_DAY ; [e] the day of a date or datetime (TypeError for another object, where the stock macro reads any)
+int CystckDateTime_DATE_GET_HOUR(h o) : hand ~ PyDateTime_DATE_GET_HOUR ; [e] the hour of a datetime (TypeError for another object, where the stock macro reads any)
+int CystckDateTime_DATE_GET_MINUTE(h o) : hand ~ PyDateTime_DATE_GET_MINUTE ; [e] the minute of a datetime (TypeError for another object, where the stock macro reads any)
+int CystckDateTime_DATE_GET_SECOND(h o) : hand ~ PyDateTime_DATE_GET_SECOND ; [e] the second of a datetime (TypeError for another object, where the stock macro reads any)
+int CystckDateTime_DATE_GET_MICROSECOND(h o) : hand ~ PyDateTime_DATE_GET_MICROSECOND ; [e] the microsecond of a datetime (TypeError for another object, where the stock macro reads any)
+int CystckDateTime_TIME_GET_HOUR(h o) : hand ~ PyDateTime_TIME_GET_HOUR ; [e] the hour of a time (TypeError for another object, where the stock macro reads any)
+int CystckDateTime_TIME_GET_MINUTE(h o) : hand ~ PyDateTime_TIME_GET_MINUTE ; [e] the minute of a time (TypeError for another object, where the stock macro reads any)
+int CystckDateTime_TIME_GET_SECOND(h o) : hand ~ PyDateTime_TIME_GET_SECOND ; [e] the second of a time (TypeError for another object, where the stock macro reads any)
+int CystckDateTime_TIME_GET_MICROSECOND(h o) : hand ~ PyDateTime_TIME_GET_MICROSECOND ; [e] the microsecond of a time (TypeError for another object, where the stock macro reads any)
+h CystckDate_FromDate(int year, int month, int day) : hand ~ PyDate_FromDate ; [h+1, e] datetime.date(year, month, day)
+h CystckDateTime_FromDateAndTime(int year, int month, int day, int hour, int minute, int second, int usecond) : hand ~ PyDateTime_FromDateAndTime ; [h+1, e] a naive datetime.datetime
+h CystckTime_FromTime(int hour, int minute, int second, int usecond) : hand ~ PyTime_FromTime ; [h+1, e] a naive datetime.time
 
 ## Handles and the return stack (hand-written, see Cystck.h)
 h Cystck_FromNewPyObject(PyObject* o) : hand ~ -           ; [h+1] escape hatch: a handle that takes over a new reference (null o: the null handle)

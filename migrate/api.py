@@ -75,10 +75,23 @@ def stock_returns():
     include = pathlib.Path(sysconfig.get_paths()["include"])
     declared = regex.compile(r"PyAPI_FUNC\(\s*(?P<ret>[^)]*?)\s*\)\s*(?P<name>\w+)\s*\("
                              r"|static\s+inline\s+(?P<ret>[\w\s*]+?)\s*\b(?P<name>_?Py\w+)\s*\(")
+    # a C API exported through a capsule (datetime.h): the function
+    # pointers of its struct, ``PyObject *(*Date_FromDate)(...)``, as
+    # ``->Date_FromDate``, and the macros calling them
+    pointer = regex.compile(r"(?P<ret>\b\w+\s*\**)\s*\(\s*\*\s*(?P<name>\w+)\s*\)\s*\(")
+    through = regex.compile(r"^[ \t]*#[ \t]*define[ \t]+(?P<name>_?Py\w+)\([^)]*\)(?:[ \t]|\\\n)*"
+                            r"\w+->(?P<member>\w+)\(", regex.M)
     out = {}
     for header in sorted(include.rglob("*.h")):
-        for m in declared.finditer(header.read_text(errors="replace")):
+        text = header.read_text(errors="replace")
+        for m in declared.finditer(text):
             out.setdefault(m.group("name"), " ".join(m.group("ret").split()))
+        for line in (ln for ln in text.splitlines() if "(*" in ln):     # (fast: few lines have one)
+            for m in pointer.finditer(line):
+                out.setdefault("->" + m.group("name"), " ".join(m.group("ret").split()))
+        for m in through.finditer(text):
+            if "->" + m.group("member") in out:
+                out.setdefault(m.group("name"), out["->" + m.group("member")])
     return out
 
 

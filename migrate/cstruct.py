@@ -183,6 +183,7 @@ def struct_members(code, open_at, close_at):
         head = _OBJECT_HEAD.match(code[s:e])
         if head:                 # the object head has no ';' of its own
             s += head.end()
+        s = _skip_member_functions(code, s, e)
         piece = code[s:e]
         if not piece.strip():
             continue
@@ -199,3 +200,23 @@ def struct_members(code, open_at, close_at):
         for d in decls:
             out.append((base, d, (s, e)))
     return out
+
+
+# C++: an access label, or the head of an inline member function (a
+# constructor's member initialisers included) up to its body.
+_ACCESS_LABEL = regex.compile(r"\s*(?:(?:public|private|protected)\s*:(?!:)\s*)+")
+_FUNCTION_HEAD = regex.compile(r"\)\s*(?:(?:const|noexcept|override|final)\b\s*)*(?::(?!:)[^{;]*)?$")
+
+
+def _skip_member_functions(code, s, e):
+    """Where the member statement ``code[s:e]`` of a C++ class body really
+    starts: after access labels and the inline member functions before it
+    (``void Read() { ... }  PyObject* stream``), which have no ';'."""
+    while True:
+        label = _ACCESS_LABEL.match(code, s, e)
+        if label and label.end() > s:
+            s = label.end()
+        b = code.find("{", s, e)
+        if b < 0 or not _FUNCTION_HEAD.search(code, s, b):
+            return s
+        s = source.matching(code, b)

@@ -7,6 +7,7 @@ object types, which globals and struct members hold Python objects, which
 function-pointer types carry objects, and which functions need the state
 ``S``.  Rules read this; they never re-derive it from half-rewritten text.
 """
+import functools
 import posixpath
 from dataclasses import dataclass, field
 
@@ -233,6 +234,9 @@ class FunctionInfo:
     handle_positions: frozenset = frozenset()   # indexes of object parameters
     translated: bool = False  # already in Cystck form in the input
     namespaces: tuple = ()    # C++ namespaces around the definition ('' for an anonymous one)
+    state_member: bool = False  # a method of a state class: S is a member (see state_classes)
+    stolen: frozenset = frozenset()  # indexes of parameters the stock body releases (it steals them)
+    nparams: int = 0          # the stock parameter count
 
 
 @dataclass
@@ -276,6 +280,9 @@ class Project:
     module_slot_arrays: set = field(default_factory=set)  # PyModuleDef_Slot arrays
     phased_method_tables: set = field(default_factory=set)  # m_methods of a def with m_slots, same file
     includers: dict = field(default_factory=dict)        # path -> paths that #include it
+    classes: dict = field(default_factory=dict)          # C++ class -> CppClass
+    member_handles: dict = field(default_factory=dict)   # plain struct or class -> its handle members
+    state_classes: set = field(default_factory=set)      # classes whose methods read S from a member
 
     # ---- lookups used by the rules ----
     def function(self, path, name):
@@ -538,6 +545,9 @@ def build(files, kept_stock=frozenset()):
     _collect_sealed_types(p, masks)
     _collect_stock_internals(p)
     _collect_kept_stock(p, kept_stock)
+    for path, code in masks.items():
+        if code is not None and "c++" in _languages(path, code):
+            _collect_classes(p, code)
     _infer_state(p)
     _finalize_destructors_calling_api(p)
     return p
@@ -588,7 +598,7 @@ def _collect_structs(p, code, text):
     if n:       # the members a macro gives a struct are the struct's members
         text, code = inlined, source.structure_mask(inlined)
     pattern = regex.compile(
-        r"(?P<td>typedef\s+)?\bstruct\s*(?P<tag>\w+)?\s*\{")
+        r"(?P<td>typedef\s+)?\b(?:struct|class)\s*(?P<tag>\w+)?\s*\{")
     for m in pattern.finditer(code):
         open_at = m.end() - 1
         close = source.matching(code, open_at)
@@ -625,6 +635,8 @@ def _collect_structs(p, code, text):
             for base, d, _ in members:
                 if _handle_type(base, d.pointer, ()) and not d.array and not regex.match(r"static\b", base):
                     p.handle_fields.add(d.name)
+                    for n in names:
+                        p.member_handles.setdefault(n, set()).add(d.name)
 
 
 def _base_struct_member(p, members):
@@ -960,6 +972,18 @@ def _collect_macros(p, masked):
             p.api_macros.add(m.group("name"))
 
 
+def _stolen_params(code, f, body):
+    """(indexes of the parameters whose reference the body releases,
+    ``Py_DECREF(value)``, with no ``Py_INCREF(value)`` of its own: the
+    function steals them; the parameter count)."""
+    pieces = source.split_top(code, *f.params) if code[f.params[0]:f.params[1]].strip() else []
+    names = [regex.search(r"(\w+)\s*(?:\[[^\]]*\])?\s*$", code[a:b]) for a, b in pieces]
+    stolen = frozenset(i for i, n in enumerate(names)
+                       if n and regex.search(rf"\bPy_X?DECREF\s*\(\s*{n.group(1)}\s*\)", body)
+                       and not regex.search(rf"\bPy_X?INCREF\s*\(\s*{n.group(1)}\s*\)", body))
+    return stolen, len(pieces)
+
+
 def _collect_functions(p, path, code, text):
     types = set(p.types)
     for f in source.find_functions(code):
@@ -997,6 +1021,8 @@ def _collect_functions(p, path, code, text):
             info.handle_params |= handle_params
             if body:
                 info.body += body
+        if body and not info.stolen:
+            info.stolen, info.nparams = _stolen_params(code, f, body)
         if body and "namespace" in code:
             info.namespaces = namespaces_at(code, f.start)
 
@@ -1149,6 +1175,10 @@ def _infer_state(p):
             (role is not None and role.kind != "dropped") or info.returns_handle or info.handle_params
             or API_TOKEN.search(info.body) or (ref_re and ref_re.search(info.body))
             or (typed and typed.search(info.body)))
+    # the methods of a class that may hold S (state_classes) get it from
+    # the object: calling one does not need S
+    candidates = [c for c in p.classes.values() if c.may_hold_state]
+    member_calls = set().union(*(c.methods for c in candidates))
     defined_with_state = {}
     changed = True
     while changed:
@@ -1167,8 +1197,107 @@ def _infer_state(p):
                 info.needs_state = True
                 changed = True
                 continue
-            for callee in set(regex.findall(r"\b(\w+)\s*\(", info.body)):
+            for callee in set(regex.findall(r"\b(\w+)\s*\(", info.body)) - member_calls:
                 if callee != info.name and p.needs_state(info.path, callee):
                     info.needs_state = True
                     changed = True
                     break
+            else:
+                # it constructs an object of a class whose methods use the API
+                if any(c.constructed.search(info.body) and _class_needs_state(p, c)
+                       for c in candidates if c.name != info.name):
+                    info.needs_state = True
+                    changed = True
+    _state_members(p, candidates)
+
+
+# ---- C++ classes whose methods read S from a member ----
+
+@dataclass
+class CppClass:
+    """A C++ class (or struct with member functions) of the extension."""
+    name: str
+    methods: set = field(default_factory=set)     # non-static member functions (no constructor)
+    constructor: bool = False                     # declares one
+    functor: bool = False                         # has an operator()
+    static_methods: set = field(default_factory=set)
+
+    @property
+    def may_hold_state(self):
+        """A class with a constructor (so that each object gets S when it
+        is made) that is no functor (functors take S in operator(), which
+        rules/cpp.py passes)."""
+        return self.constructor and not self.functor and bool(self.methods)
+
+    @functools.cached_property
+    def constructed(self):
+        """A use of the class's name in a body (a construction)."""
+        return regex.compile(rf"(?<![\w.>~]|::)\b{regex.escape(self.name)}\b(?!\s*::)")
+
+
+_CLASS_HEAD = regex.compile(r"(?<![\w.>:])(?:struct|class)\s+(?P<name>\w+)\s*(?:final\s*)?(?::(?!:)[^{;]*)?\{")
+
+
+def _languages(path, code):
+    from . import translate   # (translate imports this module)
+    return translate.libraries(path, code)
+
+
+def class_bodies(code):
+    """(name, open brace, close) of each C++ struct or class body in
+    ``code`` (a structure mask), nested ones included."""
+    for m in _CLASS_HEAD.finditer(code):
+        open_at = m.end() - 1
+        try:
+            yield m.group("name"), open_at, source.matching(code, open_at)
+        except Exception:
+            continue
+
+
+def is_destructor(code, f):
+    """Is the member function ``f`` a destructor (``~Box()``)?"""
+    return code[:f.name_start].rstrip().endswith("~")
+
+
+def _collect_classes(p, code):
+    """Every C++ class body with its member functions: what state_classes
+    is decided from.  Object structs (PyObject_HEAD) are types, not
+    classes."""
+    structs = set(p.types)
+    for name, open_at, close in class_bodies(code):
+        if name in structs or regex.search(r"\bPyObject_(?:VAR_)?HEAD\b", code[open_at:close]):
+            continue
+        c = p.classes.setdefault(name, CppClass(name))
+        for f in source.find_functions(code[open_at + 1:close - 1], open_at + 1, True):
+            head = code[f.start:f.name_start]
+            if f.name == "operator()":
+                c.functor = True
+            elif f.name == name:
+                c.constructor = c.constructor or not is_destructor(code, f)
+            elif regex.search(r"\bstatic\b", head):
+                c.static_methods.add(f.name)
+            else:
+                c.methods.add(f.name)
+
+
+def _class_needs_state(p, c):
+    """Does a member function of ``c`` (its constructor included) use the API?"""
+    return any(info.needs_state for (_, n), info in p.functions.items()
+               if n in c.methods or n == c.name)
+
+
+def _state_members(p, candidates):
+    """The classes whose member functions use the API keep their methods'
+    signatures (a library's templates call them with fixed ones: a SAX
+    handler, a stream) and hold ``Cystck_State *S`` as a member that the
+    constructors set from a parameter: the methods stop needing S from
+    their callers, the constructors take it."""
+    for c in candidates:
+        if not _class_needs_state(p, c):
+            continue
+        p.state_classes.add(c.name)
+        for (_, n), info in p.functions.items():
+            if n in c.methods:
+                info.needs_state, info.state_member = False, True
+            elif n == c.name:
+                info.needs_state = True

@@ -568,6 +568,9 @@ _KEYWORDS = {"if", "while", "for", "switch", "return", "sizeof", "else", "do",
 _FUNC_HEAD = regex.compile(r"(?P<name>[A-Za-z_]\w*)\s*" + paren("params"))
 
 
+# The member initialisers after a C++ constructor's parameters, ``Box(int
+# n) : n(n), data(NULL) {``: calls in the head that are not the declarator.
+_CTOR_INITIALIZERS = regex.compile(r"\s*(?:noexcept\s*)?:(?!:)[^;]*$")
 _CALL_OPERATOR = regex.compile(r"operator\s*\(\s*\)\s*" + paren("params"))
 # A line holding one macro call and nothing else (no type, no semicolon).
 _MACRO_LINE = regex.compile(r"[A-Z_][A-Z0-9_]*\s*" + paren("args") + r"[ \t]*\n\s*")
@@ -733,6 +736,8 @@ def _item_functions(code, start, end, offset, member):
         if cand.group("name") not in _KEYWORDS:
             m = cand   # the last declarator: earlier ones are macro calls
                        # such as CYSTCK_DEF_METH(...) on lines before it
+            if _CTOR_INITIALIZERS.match(head, cand.end()):
+                break  # a constructor's ``: member(value), ...`` follows
     name, params = (m.group("name"), (m.start("params"), m.end("params"))) if m else (None, None)
     if name == "operator":
         # a functor's call operator: ``operator()( T a, U b )``

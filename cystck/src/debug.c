@@ -135,10 +135,10 @@ static void quarantine_add(PyObject **begin, PyObject **end, void *mem, void (*f
     quarantine_next = (quarantine_next + 1) % QUARANTINE;
 }
 
-/* A chunk of handle slots (frames.c allocates them with PyMem_RawMalloc). */
+/* A chunk of handle slots (frames.c allocates them with malloc). */
 void _Cystck_DebugQuarantine(PyObject **begin, PyObject **end, void *mem, const char *func)
 {
-    quarantine_add(begin, end, mem, PyMem_RawFree, func);
+    quarantine_add(begin, end, mem, free, func);
 }
 
 static const Quarantined *find_quarantined(PyObject **p)

@@ -122,8 +122,10 @@ static struct _Cystck_Chunk *alloc_chunk(Cystck_ssize_t cap)
         spare_chunks[k] = NULL;
         return c;
     }
-    /* Raw memory: debug mode's quarantine frees chunks with PyMem_RawFree. */
-    c = (struct _Cystck_Chunk *)PyMem_RawMalloc(sizeof(*c) + (size_t)(cap - 1) * sizeof(PyObject *));
+    /* C's allocator, as debug mode's frames: its quarantine keeps closed
+       frames' chunks for a while (and frees them with free), which an
+       extension's tracemalloc leak tests must not see. */
+    c = (struct _Cystck_Chunk *)malloc(sizeof(*c) + (size_t)(cap - 1) * sizeof(PyObject *));
     if (c != NULL)
         c->cap = cap;
     return c;
@@ -135,7 +137,7 @@ static void recycle_chunk(struct _Cystck_Chunk *c)
     if (k >= 0 && spare_chunks[k] == NULL)
         spare_chunks[k] = c;
     else
-        PyMem_RawFree(c);
+        free(c);
 }
 
 /* Move to a fresh heap chunk with room for at least `need` handles. */

@@ -676,6 +676,26 @@ Cystck_Object CystckErr_GetRaisedException(Cystck_State *S)
     return _Cystck_Own(S, value);
 }
 
+/* PyErr_Fetch's three new references, each owned by a handle of the
+   frame (a null handle for an absent one, as PyErr_Fetch gives NULL). */
+void CystckErr_Fetch(Cystck_State *S, Cystck_Object *type, Cystck_Object *value, Cystck_Object *traceback)
+{
+    PyObject *t, *v, *tb;
+    PyErr_Fetch(&t, &v, &tb);
+    *type = _Cystck_Own(S, t);
+    *value = _Cystck_Own(S, v);
+    *traceback = _Cystck_Own(S, tb);
+}
+
+/* PyErr_Restore steals its arguments; the handles stay the caller's
+   (released with the frame), so it is given references of its own. */
+void CystckErr_Restore(Cystck_State *S, Cystck_Object type, Cystck_Object value, Cystck_Object traceback)
+{
+    (void)S;
+    PyErr_Restore(Py_XNewRef(_Cystck_Get(type)), Py_XNewRef(_Cystck_Get(value)),
+                  Py_XNewRef(_Cystck_Get(traceback)));
+}
+
 void CystckErr_SetRaisedException(Cystck_State *S, Cystck_Object exc)
 {
     PyObject *e = _Cystck_Get(exc);

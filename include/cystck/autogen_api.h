@@ -3057,6 +3057,17 @@ static inline Cystck_Object CystckUnicode_FromOrdinal(Cystck_State *S, int c)
 #undef FN
 }
 
+/* [h+1, e] str(o, encoding, errors) of a bytes-like object (NULL encoding: UTF-8) */
+static inline Cystck_Object CystckUnicode_FromEncodedObject(Cystck_State *S, Cystck_Object o, const char* encoding, const char* errors)
+{
+#define FN "CystckUnicode_FromEncodedObject"
+    PyObject *o_ = _Cystck_Get(o);
+    if (Cystck_unlikely(!o_))
+        return (_Cystck_BadArg(S, FN, o), Cystck_NULL);
+    return _Cystck_Own(S, PyUnicode_FromEncodedObject(o_, encoding, errors));
+#undef FN
+}
+
 /* [e] index of c in o[start:end] (-1: none, -2: error) */
 static inline Cystck_ssize_t CystckUnicode_FindChar(Cystck_State *S, Cystck_Object o, Py_UCS4 c, Cystck_ssize_t start, Cystck_ssize_t end, int direction)
 {

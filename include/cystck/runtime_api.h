@@ -318,7 +318,31 @@ CYSTCK_INTERNAL int CystckErr_NoMemory(Cystck_State *S);
 CYSTCK_INTERNAL int CystckErr_BadArgument(Cystck_State *S);
 CYSTCK_INTERNAL Cystck_Object CystckErr_GetRaisedException(Cystck_State *S);
 CYSTCK_INTERNAL void CystckErr_SetRaisedException(Cystck_State *S, Cystck_Object exc);
+CYSTCK_INTERNAL void CystckErr_Fetch(Cystck_State *S, Cystck_Object *type, Cystck_Object *value,
+                                     Cystck_Object *traceback);
+CYSTCK_INTERNAL void CystckErr_Restore(Cystck_State *S, Cystck_Object type, Cystck_Object value,
+                                       Cystck_Object traceback);
 static inline int CystckErr_Occurred(Cystck_State *S) { (void)S; return PyErr_Occurred() != NULL; }
+
+/* ---- Dates and times (cystck/src/datetime.c) ---- */
+CYSTCK_INTERNAL int CystckDate_Check(Cystck_State *S, Cystck_Object o);
+CYSTCK_INTERNAL int CystckDateTime_Check(Cystck_State *S, Cystck_Object o);
+CYSTCK_INTERNAL int CystckTime_Check(Cystck_State *S, Cystck_Object o);
+CYSTCK_INTERNAL int CystckDateTime_GET_YEAR(Cystck_State *S, Cystck_Object o);
+CYSTCK_INTERNAL int CystckDateTime_GET_MONTH(Cystck_State *S, Cystck_Object o);
+CYSTCK_INTERNAL int CystckDateTime_GET_DAY(Cystck_State *S, Cystck_Object o);
+CYSTCK_INTERNAL int CystckDateTime_DATE_GET_HOUR(Cystck_State *S, Cystck_Object o);
+CYSTCK_INTERNAL int CystckDateTime_DATE_GET_MINUTE(Cystck_State *S, Cystck_Object o);
+CYSTCK_INTERNAL int CystckDateTime_DATE_GET_SECOND(Cystck_State *S, Cystck_Object o);
+CYSTCK_INTERNAL int CystckDateTime_DATE_GET_MICROSECOND(Cystck_State *S, Cystck_Object o);
+CYSTCK_INTERNAL int CystckDateTime_TIME_GET_HOUR(Cystck_State *S, Cystck_Object o);
+CYSTCK_INTERNAL int CystckDateTime_TIME_GET_MINUTE(Cystck_State *S, Cystck_Object o);
+CYSTCK_INTERNAL int CystckDateTime_TIME_GET_SECOND(Cystck_State *S, Cystck_Object o);
+CYSTCK_INTERNAL int CystckDateTime_TIME_GET_MICROSECOND(Cystck_State *S, Cystck_Object o);
+CYSTCK_INTERNAL Cystck_Object CystckDate_FromDate(Cystck_State *S, int year, int month, int day);
+CYSTCK_INTERNAL Cystck_Object CystckDateTime_FromDateAndTime(Cystck_State *S, int year, int month, int day, int hour,
+                                                             int minute, int second, int usecond);
+CYSTCK_INTERNAL Cystck_Object CystckTime_FromTime(Cystck_State *S, int hour, int minute, int second, int usecond);
 
 /* ---- Frames for C code that Python did not call ----
  * A callback that a C library runs on its own thread has no frame: it

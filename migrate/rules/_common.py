@@ -47,6 +47,13 @@ class FunctionContext:
             return max(live)[1]
         return self.typed.get(name) if name not in self.scoped or self._is_param(name) else None
 
+    def out_of_scope(self, name, pos):
+        """Is ``name`` a local handle whose every declaration is in a block
+        that does not hold ``pos`` (so that ``name`` there is another
+        variable: ``bool error;`` beside a block's ``PyObject *error``)?"""
+        scopes = self.scoped.get(name)
+        return bool(scopes) and not self._is_param(name) and not any(at <= pos < end for at, end, _ in scopes)
+
     def _is_param(self, name):
         return any(p.name == name for p in self.params)
 
@@ -214,16 +221,23 @@ def _contexts(unit, with_locals, previous):
     reusable = dict(previous[1]) if previous is not None and previous[0] == snapshot else {}
     dpat = decl_pattern(structs)
     out = []
+    classes = None
     for f in unit.functions():
         if not f.is_definition:
             continue
         role = unit.project.role(f.name)
-        key = (f.name, f.params[0] - f.start, f.params[1] - f.start, f.body[0] - f.start, code[f.start:f.body[1]])
+        members = ()
+        if f.member and unit.project.member_handles:
+            if classes is None:
+                classes = list(proj.class_bodies(code))
+            members = _member_handles(unit.project, classes, f)
+        key = (f.name, f.params[0] - f.start, f.params[1] - f.start, f.body[0] - f.start, code[f.start:f.body[1]],
+               frozenset(members))
         old = reusable.get(key)
         if old is not None and old.role == role:
             ctx = _moved(old, f, f.start - old.func.start)
         else:
-            ctx = _context(code, f, role, structs, dpat, with_locals)
+            ctx = _context(code, f, role, structs, dpat, with_locals, members)
         out.append((key, ctx))
     return snapshot, out
 
@@ -236,10 +250,19 @@ def _moved(ctx, func, delta):
         {name: [(at + delta, end + delta, s) for at, end, s in scopes] for name, scopes in ctx.scoped.items()})
 
 
-def _context(code, f, role, structs, dpat, with_locals):
-    """The FunctionContext of the function definition ``f``."""
+def _member_handles(project, classes, f):
+    """The handle members of the class whose body holds the member
+    function ``f``: a method reads them by their bare names."""
+    inside = [(open_at, name) for name, open_at, close in classes if open_at < f.start < close]
+    return project.member_handles.get(max(inside)[1], ()) if inside else ()
+
+
+def _context(code, f, role, structs, dpat, with_locals, members=()):
+    """The FunctionContext of the function definition ``f`` (a member
+    function of a class whose handle members are ``members``)."""
     params = parse_params(code, *f.params)
     ctx = FunctionContext(f, role, params)
+    ctx.handles.update(set(members) - {p.name for p in params})
     for p in params:
         _classify(ctx, p.name, p.base, p.ptr, structs)
         if keeps_struct_params(f.name) and p.name in ctx.typed:

@@ -905,12 +905,22 @@ class GlobalRefs(Rule):
             e = text[m.start("e"):m.end("e")].strip()
             if e in ("NULL", "0", "nullptr") or e.startswith("Cystck_ref("):
                 continue
+            e = self._value_reading_refs(unit, masked, m.span("e"), read, local)
             if type_pat:          # st->Type = (PyObject *)&FooType; FooType is a reference too
                 e = type_pat.sub(lambda t: f"Cystck_deref(S, {t.group('a') or t.group('b')})", e)
             edits.add(m.start("e"), m.end("e"), f"Cystck_ref(S, {e})")
             assigned.append((m.start("e"), m.end("e")))
         self._read_refs(unit, masked, b0, b1, read, local, edits)
         return assigned
+
+    def _value_reading_refs(self, unit, masked, span, read, local):
+        """The stored value's text with the references it reads (``g2 =
+        PyObject_GetAttrString(g1, "x")``) read through Cystck_deref: the
+        edit wrapping the value in Cystck_ref covers them."""
+        inner = source.Edits()
+        self._read_refs(unit, masked, span[0], span[1], read, local, inner)
+        result = inner.apply(unit.text)
+        return result[span[0]:span[1] + len(result) - len(unit.text)].strip()
 
     @staticmethod
     def _read_refs(unit, masked, b0, b1, read, local, edits):

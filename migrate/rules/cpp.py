@@ -5,7 +5,7 @@ the static types of their operands, and struct pointers passed where an
 object is expected.  Only for C++ files."""
 import regex
 
-from .. import libraries, source
+from .. import libraries, project as proj, source
 from ..engine import Rule
 from . import _common
 
@@ -284,6 +284,88 @@ class FunctorCalls(Rule):
         if edits:
             unit.apply(edits)
         return edits.applied
+
+
+class ClassStateMember(Rule):
+    """A C++ class whose member functions use the API and which has a
+    constructor (a SAX handler or a stream that a library's templates call
+    as ``handler.EndObject(n)``, ``is.Peek()``: fixed signatures) holds the
+    state as a member, ``Cystck_State *S;``, set by its constructors, which
+    take it first (``: S(S)``); its methods keep their signatures and read
+    ``S`` from the object, and objects of it are made with it: ``Handler
+    h(S, hook);`` (``Handler(S, hook)``, ``new Handler(S, hook)``: the
+    state-calls rule).  Its handles belong to the frame of the call that
+    made the object, which the object must not outlive (a local of that
+    call).  A class with no constructor, a functor (operator() takes S)
+    and static member functions keep the state as a parameter
+    (project.state_classes)."""
+    name = "class-state-member"
+    precedence = 566
+    library = "c++"
+    patterns = (r"(?<![\w.>:~&*])(?P<c>\w+)\s+(?P<v>\w+)\s*(?:(?P<o>[({])(?!\s*S\s*[,)}])|(?P<e>;))",)
+    before = ("class Handler {\npublic:\n    Handler(PyObject* hook) : hook(hook) {}\n"
+              "    bool Null() { return PyObject_CallNoArgs(hook) != NULL; }\nprivate:\n"
+              "    PyObject* hook;\n};\n"
+              "static int run(PyObject* hook)\n{\n    Handler h(hook);\n    return h.Null();\n}\n")
+    after = ("class Handler {\n    Cystck_State *S;\npublic:\n    Handler(PyObject* hook) : S(S), hook(hook) {}\n"
+             "    bool Null() { return PyObject_CallNoArgs(hook) != NULL; }\nprivate:\n"
+             "    PyObject* hook;\n};\n"
+             "static int run(PyObject* hook)\n{\n    Handler h(S, hook);\n    return h.Null();\n}\n")
+
+    def apply(self, unit):
+        classes = unit.project.state_classes
+        if not unit.project.classes:
+            return 0
+        code = unit.structure
+        edits = source.Edits()
+        for name, open_at, close in proj.class_bodies(code):
+            if name in classes and not regex.search(r"\bCystck_State\s*\*\s*S\s*;", code[open_at:close]):
+                indent = regex.match(r"\{[ \t]*\n(?:[ \t]*\n)*(?P<i>[ \t]*)", code[open_at:close])
+                pad = indent.group("i") if indent and indent.group("i") else "    "
+                edits.add(open_at + 1, open_at + 1, f"\n{pad}Cystck_State *S;" if indent else f" Cystck_State *S;")
+        fields = unit.project.handle_fields
+        for f in unit.functions():
+            if f.name in unit.project.classes and f.is_definition and not proj.is_destructor(code, f):
+                if f.name in classes:
+                    self._initialise(code, f, edits)
+                # ``: root(NULL)`` of a member that became a handle
+                for m in regex.finditer(r"(?<![\w.])(?P<m>\w+)\s*\(\s*(?P<n>NULL|0|nullptr)\s*\)",
+                                        code, pos=f.params[1], endpos=f.body[0]):
+                    if m.group("m") in fields:
+                        edits.add(m.start("n"), m.end("n"), "Cystck_NULL")
+        masked = unit.masked
+        for ctx in _common.function_contexts(unit, with_locals=False):
+            b0, b1 = ctx.body
+            for m in regex.finditer(self.patterns[0], masked, pos=b0, endpos=b1):
+                if m.group("c") not in classes or m.group("v") in ("return", "else"):
+                    continue
+                if m.group("e"):
+                    edits.add(m.start("e"), m.start("e"), "(S)")
+                elif regex.match(r"[({]\s*[)}]", masked[m.start("o"):]):
+                    edits.add(m.start("o") + 1, m.start("o") + 1, "S")
+                else:
+                    edits.add(m.start("o") + 1, m.start("o") + 1, "S, ")
+        if edits:
+            unit.apply(edits)
+        return edits.applied
+
+    @staticmethod
+    def _initialise(code, f, edits):
+        """``: S(S)`` first in a constructor's member initialisers."""
+        between = code[f.params[1]:f.body[0]]
+        if regex.search(r"(?<![\w.])S\s*\(\s*S\s*\)", between):
+            return
+        colon = regex.search(r"(?<!:):(?!:)[ \t]*", between)
+        if colon:
+            at = f.params[1] + colon.end()
+            if code[at] == "\n":       # the initialisers start on the next line: ``S(S),`` on its own
+                line = regex.match(r"\n[ \t]*", code[at:]).end()
+                edits.add(at + line, at + line, "S(S),\n" + code[at + 1:at + line])
+            else:
+                edits.add(at, at, "S(S), ")
+        else:
+            close = f.params[1] + 1    # after the parameters' ``)``
+            edits.add(close, close, " : S(S)")
 
 
 class IdentityKeyedContainers(Rule):

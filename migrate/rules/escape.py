@@ -35,6 +35,9 @@ BORROWED = frozenset("""
 """.split())
 
 _CALL = regex.compile(r"(?<![\w.>]|->)(?P<name>_?Py[A-Z]?\w*)\s*\(")
+# A call through the function table of a C API exported in a capsule
+# (datetime.h's ``PyDateTimeAPI``).
+_API_STRUCT_CALL = regex.compile(r"(?<![\w.>]|->)(?P<api>_?Py\w*API)\s*->\s*(?P<name>\w+)\s*\(")
 _OWN_CALL = regex.compile(r"(?<![\w.>]|->)(?P<name>[A-Za-z_]\w*)\s*\(")
 _HANDLE_RESULT = regex.compile(r"(?:const\s+)?" + OBJECT_TYPES + r"\s*\*")
 
@@ -64,7 +67,9 @@ class EscapeHatch(Rule):
     argument is lent as ``Cystck_AsPyObject(S, h)``, and an object result
     gets a handle, ``Cystck_FromNewPyObject(S, ...)`` for a new reference
     or ``Cystck_FromPyObject(S, ...)`` for a borrowed one (the return types
-    come from CPython's own headers).  The call is marked with
+    come from CPython's own headers).  A call through the function table
+    of a C API exported in a capsule, ``PyDateTimeAPI->Time_FromTime(...)``
+    (and a macro of datetime.h that calls one), is kept the same way.  The call is marked with
     ``/* cystck-migrate: escape hatch */`` and reported.  A call that takes
     the address of a handle (an output parameter), or that returns an array
     of objects (``PySequence_Fast_ITEMS``), cannot be kept this way and is
@@ -96,6 +101,11 @@ class EscapeHatch(Rule):
                 # an argument of a kept call stays a PyObject *
                 inner = self._enclosing_escape(code, b0, m.start(), mapping, own)
                 n += self._keep(unit, ctx, m, edits, wrap_result=not inner)
+            # a C API exported through a capsule, ``PyDateTimeAPI->Date_FromDate(...)``
+            for m in _API_STRUCT_CALL.finditer(code, b0, b1):
+                if "->" + m.group("name") in api.stock_returns() and not marked(text, m.start()):
+                    inner = self._enclosing_escape(code, b0, m.start(), mapping, own)
+                    n += self._keep(unit, ctx, m, edits, wrap_result=not inner, returns="->" + m.group("name"))
             # the extension's own helpers that stay stock (they read object
             # internals) are lent handles the same way
             for m in _OWN_CALL.finditer(code, b0, b1):
@@ -113,13 +123,13 @@ class EscapeHatch(Rule):
         return {c.func.name: c.params for c in _common.function_contexts(unit, with_locals=False)
                 if c.func.is_definition and c.role is not None and c.role.kind == "stock"}
 
-    def _keep(self, unit, ctx, m, edits, wrap_result=True, params=None):
+    def _keep(self, unit, ctx, m, edits, wrap_result=True, params=None, returns=None):
         code, text = unit.masked, unit.text
         name = m.group("name")
         open_at = m.end() - 1
         close = source.matching(code, open_at)
         args = source.split_top(code, open_at + 1, close - 1) if code[open_at + 1:close - 1].strip() else []
-        ret = api.stock_returns().get(name)
+        ret = api.stock_returns().get(returns or name)
         if ret is not None and regex.fullmatch(r"(?:const\s+)?" + OBJECT_TYPES + r"\s*\*\s*\*", ret):
             return 0                  # an array of objects has no handle form: left over, reported
         for s, e in args:
@@ -221,7 +231,9 @@ class TypeSlotReads(Rule):
     null handle, no error); a called slot function has its handle arguments
     lent (a null handle as NULL, which slot functions take for "absent")
     and its new object given a handle; any other use (a flag, a NULL
-    test, a C value) reads the slot as it is.  Stores into a slot, and
+    test, a C value) reads the slot as it is.  A stock type's own slot,
+    ``PyLong_Type.tp_repr(o)`` (the base's repr of a subclass instance),
+    is called the same way, with no handle to lend for the type.  Stores into a slot, and
     ``tp_alloc``/``tp_free``/``tp_dealloc`` (the object-new and
     destroy-traverse rules' business), are left alone."""
     name = "type-slot-reads"
@@ -229,9 +241,9 @@ class TypeSlotReads(Rule):
     needs = ("py-type",)     # Py_TYPE(o)->tp_x is CystckObject_Type(S, o)->tp_x then
     # h->tp_x, CystckObject_Type(S, o)->tp_x, ((PyTypeObject *)h)->tp_x
     # (or (h)->tp_x, what the casts rule leaves of it)
-    patterns = (r"(?:(?<![\w)\]])\(\s*(?:\(\s*PyTypeObject\s*\*\s*\)\s*)?(?P<v>\w+)\s*\)"
+    patterns = (r"(?:(?:(?<![\w)\]])\(\s*(?:\(\s*PyTypeObject\s*\*\s*\)\s*)?(?P<v>\w+)\s*\)"
                 r"|(?P<h>(?<![\w.>])\w+|\bCystckObject_Type\s*" + source.paren("a") + r"))"
-                r"\s*->\s*(?P<slot>tp_\w+)\b",)
+                r"\s*->|(?<![\w.>])(?P<st>_?Py[A-Z]\w*_Type)\s*\.)\s*(?P<slot>tp_\w+)\b",)
     before = ("static PyObject *f(PyTypeObject *type, PyObject *d, PyObject *o)\n{\n"
               "    PyObject *mro = type->tp_mro;\n"
               "    if (type->tp_descr_get == NULL)\n        return mro;\n"
@@ -248,12 +260,12 @@ class TypeSlotReads(Rule):
 
     def apply(self, unit):
         code, text = unit.masked, unit.text
-        if not regex.search(r"->\s*tp_\w", code):
+        if not regex.search(r"(?:->|\.)\s*tp_\w", code):
             return 0
         edits = source.Edits()
         n = 0
         for ctx, m in _common.matches_in_state_bodies(unit, self.patterns[0], code):
-            if m.group("a") is None and (m.group("v") or m.group("h")) not in ctx.handles:
+            if m.group("st") is None and m.group("a") is None and (m.group("v") or m.group("h")) not in ctx.handles:
                 continue
             if m.group("slot") in _LIFECYCLE_SLOTS or regex.match(r"\s*=(?!=)", code[m.end():]) \
                     or marked(text, m.start()):
@@ -266,8 +278,11 @@ class TypeSlotReads(Rule):
     def _keep(self, unit, ctx, m, edits):
         code, text = unit.masked, unit.text
         slot = m.group("slot")
-        handle = m.group("v") or text[m.start('h'):m.end('h')]
-        lent = f"((PyTypeObject *)Cystck_AsPyObject(S, {handle}))->{slot}"
+        if m.group("st"):       # a stock type's own slot: PyLong_Type.tp_repr
+            lent = f"{m.group('st')}.{slot}"
+        else:
+            handle = m.group("v") or text[m.start('h'):m.end('h')]
+            lent = f"((PyTypeObject *)Cystck_AsPyObject(S, {handle}))->{slot}"
         start, end = m.start(), m.end()
         # (X->slot)(args) or X->slot(args): a call of the slot function
         wrapped = code[start - 1:start] == "(" and regex.match(r"\s*\)\s*\(", code[end:])

@@ -229,9 +229,11 @@ class HelperSignature(Rule):
             if params and params[0].base.endswith("Cystck_State"):
                 continue
             head, scope = split_scope(text[f.start:f.name_start])
-            needs = info.needs_state if info is not None else False
-            if not needs:
-                continue
+            needs = info is not None and (info.needs_state or info.state_member)
+            if not needs or proj.is_destructor(code, f):
+                continue          # (a destructor takes no parameter: a class holding S has it)
+            # a method of a class holding S keeps its parameter list's shape
+            state = [] if info.state_member else ["Cystck_State *S"]
             kept = set() if not keeps_struct_params(f.name) else structs
             new_params = [convert_param(text[q.span[0]:q.span[1]], structs - kept) for q in params]
             for i in object_voids.get(f.name, ()):
@@ -242,7 +244,7 @@ class HelperSignature(Rule):
             pad = (regex.match(r"[ \t]*", inner).group(), regex.search(r"[ \t]*$", inner).group())
             if not inner.strip() or not all(pad):
                 pad = ("", "")
-            edits.add(f.params[0], f.params[1], pad[0] + ", ".join(["Cystck_State *S"] + new_params) + pad[1])
+            edits.add(f.params[0], f.params[1], pad[0] + ", ".join(state + new_params) + pad[1])
             if returns_object(split_scope(code[f.start:f.name_start])[0], structs):
                 edits.add(f.start, f.name_start - len(scope), _replace_return_type(head, "Cystck_Object"))
             n += 1
@@ -534,7 +536,8 @@ class NullHandles(Rule):
 
         def scan(ctx, b0, b1):
             def handle(m, group="h"):
-                return _common.is_handle(text[m.start(group):m.end(group)], ctx, p)
+                name = text[m.start(group):m.end(group)]
+                return not ctx.out_of_scope(name, m.start(group)) and _common.is_handle(name, ctx, p)
             scan_tests(ctx, b0, b1)
             for m in pats[0].finditer(code, b0, b1):
                 # a chained assignment (a = h = NULL) stores into every
@@ -1146,6 +1149,8 @@ class StateCalls(Rule):
             for c in regex.finditer(self.patterns[0], code, pos=head, endpos=m.end()):
                 if p.needs_state(unit.path, c.group("f")):
                     self._insert(code, c, edits)
+        # a macro defined inside a function body is both: one S
+        edits.items = list(dict.fromkeys(edits.items))
         if edits:
             if any(new.startswith(RESULT_HELPER + "(") for _, _, new in edits.items):
                 self._define_result_helper(unit, edits)

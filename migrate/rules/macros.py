@@ -3,7 +3,7 @@ parameters or token pasting hide what the body means: a parameter named
 like the state, a global named by pasting tokens."""
 import regex
 
-from .. import project as proj, source
+from .. import api, project as proj, source
 from ..engine import Rule
 
 #: ``#define NAME(params) body`` (continuation lines included), on masked text
@@ -121,6 +121,83 @@ class PastedGlobalStores(Rule):
                 if value.startswith("Cystck_ref("):
                     continue
                 edits.add(s.end(), s.end() + len(value), f"Cystck_ref(S, {value})")
+        if edits:
+            unit.apply(edits)
+        return edits.applied
+
+
+#: ``#define NAME body`` or ``#define NAME(params) body`` (continuation lines included), on masked text
+ANY_MACRO = regex.compile(r"^[ \t]*#[ \t]*define[ \t]+\w+(?:\([^)]*\))?(?P<body>(?:[^\n\\]|\\.|\\\n)*)", regex.M)
+_CONSTANT_HANDLE = r"Cystck_(?:None|True|False|NotImplemented|Ellipsis|NULL)"
+
+
+def _is_handle_value(text):
+    """Is ``text`` (a macro's expression, translated) a handle: a constant
+    or a call of an API function returning one?"""
+    text = text.strip()
+    if regex.fullmatch(_CONSTANT_HANDLE, text):
+        return True
+    call = regex.fullmatch(r"(?P<f>Cystck\w+)\s*" + source.paren("a"), text)
+    f = call and api.by_name().get(call.group("f"))
+    return bool(f and f.ret == "h")
+
+
+def _branch_end(code, start, end, stop):
+    """The first of ``stop`` at depth 0 in code[start:end] (or ``end``)."""
+    depth = 0
+    for i in range(start, end):
+        c = code[i]
+        if c in "([{":
+            depth += 1
+        elif c in ")]}":
+            if depth == 0:
+                return i
+            depth -= 1
+        elif c in stop and depth == 0:
+            return i
+    return len(code[:end].rstrip(" \t\n\\"))
+
+
+class MacroHandleValues(Rule):
+    """A macro whose value is a handle (``#define RESULT (ok ?
+    PyUnicode_FromString(s) : NULL)``, ``ok ? Py_INCREF(Py_None), Py_None :
+    NULL``) gives the null handle, not ``NULL``, in the other branch of
+    its conditional, ``(ok ? CystckUnicode_FromString(S, s) :
+    Cystck_NULL)``, and a constant handle takes no reference
+    (``Py_INCREF(Cystck_None), `` goes): what the null-handles and incref
+    rules do in function bodies.  A conditional between C values stays."""
+    name = "macro-handle-values"
+    precedence = 851
+    patterns = (ANY_MACRO.pattern,)
+    before = ("#define RESULT (ok ? CystckUnicode_FromString(S, s) : NULL)\n"
+              "#define DONE (ok ? Py_INCREF(Cystck_None), Cystck_None : NULL)\n"
+              "#define SIZE (ok ? strlen(s) : 0)\n")
+    after = ("#define RESULT (ok ? CystckUnicode_FromString(S, s) : Cystck_NULL)\n"
+             "#define DONE (ok ? Cystck_None : Cystck_NULL)\n"
+             "#define SIZE (ok ? strlen(s) : 0)\n")
+
+    def apply(self, unit):
+        code, text = unit.masked, unit.text
+        if "Cystck" not in code:
+            return 0
+        edits = source.Edits()
+        for m in ANY_MACRO.finditer(code):
+            b0, b1 = m.span("body")
+            for inc in regex.finditer(r"\bPy_X?INCREF\(\s*" + _CONSTANT_HANDLE + r"\s*\)\s*,\s*", code, pos=b0, endpos=b1):
+                edits.add(inc.start(), inc.end(), "")
+            for q in regex.finditer(r"\?", code, pos=b0, endpos=b1):
+                colon = _branch_end(code, q.end(), b1, ":")
+                if colon >= b1 or code[colon] != ":":
+                    continue
+                end = _branch_end(code, colon + 1, b1, ",;?")
+                first, second = (q.end(), colon), (colon + 1, end)
+                for null, other in ((second, first), (first, second)):
+                    value = code[null[0]:null[1]]
+                    if regex.fullmatch(r"\s*(?:NULL|0|nullptr)\s*", value) and _is_handle_value(
+                            regex.sub(r"\bPy_X?INCREF\(\s*" + _CONSTANT_HANDLE + r"\s*\)\s*,\s*", "",
+                                      text[other[0]:other[1]]).replace("\\\n", " ")):
+                        lead = null[0] + len(value) - len(value.lstrip())
+                        edits.add(lead, lead + len(value.strip()), "Cystck_NULL")
         if edits:
             unit.apply(edits)
         return edits.applied

@@ -6,7 +6,7 @@ from ..engine import Rule
 from . import _common, tables
 
 
-_SLOT_ARRAY = regex.compile(r"^[ \t]*(?P<static>static\s+)?PyModuleDef_Slot\s+(?P<name>\w+)\s*\[\s*\]\s*=\s*\{", regex.M)
+_SLOT_ARRAY = regex.compile(r"^[ \t]*(?P<static>static\s+)?(?:struct\s+)?PyModuleDef_Slot\s+(?P<name>\w+)\s*\[\s*\]\s*=\s*\{", regex.M)
 # in a slot array: a preprocessor line, or one {slot, value} entry
 _SLOT_ITEM = regex.compile(r"^(?P<dir>[ \t]*#[^\n]*)$|\{\s*(?P<id>\w+)\s*,\s*(?P<v>[^{}]*?)\s*\}|\{\s*0?\s*\}", regex.M)
 _SLOT_MACROS = {"Py_mod_exec": "CYSTCK_DEF_MOD_EXEC", "Py_mod_create": "CYSTCK_DEF_MOD_CREATE"}

@@ -4,7 +4,7 @@ import functools
 
 import regex
 
-from .. import api, source
+from .. import api, project as proj, source
 from ..engine import Rule
 from . import _common, escape, functions
 
@@ -123,7 +123,17 @@ class IncRef(Rule):
     stays, through the escape hatch, and is reported as an error (the
     structure must hold a ``PyObject *`` or a ``Cystck_Ref``).  Stored into
     an output parameter, ``*result = x;``, the caller gets a new reference,
-    ``*result = Cystck_Dup(S, x);``.  Handed next to a function that
+    ``*result = Cystck_Dup(S, x);``.  Given before to a helper of the
+    extension that releases that parameter (``Py_DECREF(value)`` in its
+    body: it steals it), ``if (!Handle(x)) return 0; Py_INCREF(x);
+    ctx->object = x;``, the helper gets a handle of its own,
+    ``Handle(Cystck_Dup(S, x))``: its release would drop ``x``, which the
+    code goes on using; so does one called next, ``Py_INCREF(x); return
+    Handle(x);`` (``x`` may be a constant or the caller's).  In a C++ constructor, an increment of what a
+    member holds, ``: stream(stream) { Py_INCREF(stream); }`` (released by
+    the destructor), gives the member a handle of its own, ``this->stream
+    = Cystck_Dup(S, this->stream);``: the argument's handle is the
+    caller's.  Handed next to a function that
     consumes it, ``Py_INCREF(x); PyTuple_SET_ITEM(t, 0, x);``, the function
     gets a handle of its own, ``PyTuple_SET_ITEM(t, 0, Cystck_Dup(S, x))``:
     consuming ``x`` itself would release a handle its owner (the caller,
@@ -174,6 +184,18 @@ class IncRef(Rule):
                     # Py_INCREF(*op): the caller's handle gets a new reference,
                     # which the caller releases: a handle of its own
                     edits.add(m.start(), m.end(), f"{x} = Cystck_Dup(S, {x});")
+                    continue
+                if x in _constructed_members(unit, f):
+                    # a constructor's reference to what a member holds, which the
+                    # destructor releases: the member gets a handle of its own
+                    edits.add(m.start(), m.end(), f"this->{x} = {_dup('this->' + x, m.group())};")
+                    continue
+                stolen = _stolen_before(masked, b0, m.start(), x, unit.project, unit.path) or \
+                    _stolen_next(masked, m.end(), b1, x, unit.project, unit.path)
+                if stolen is not None:
+                    # f(x); ...; Py_INCREF(x);  f releases what it gets
+                    edits.add(*stolen, _dup(x, m.group()))
+                    _remove_statement(text, masked, m.start(), m.end(), edits)
                     continue
                 consumed = _consumed_next(masked, m.end(), b1, x)
                 if consumed is not None:
@@ -265,6 +287,58 @@ def _object_params(code, f):
     """Names of the object parameters of function ``f``."""
     return {q.name for q in _common.parse_params(code, *f.params)
             if (q.base.endswith("Cystck_Object") and q.ptr == "") or (q.base.endswith("PyObject") and q.ptr == "*")}
+
+
+def _constructed_members(unit, f):
+    """The handle members of the class whose constructor ``f`` is (none if
+    ``f`` is no constructor)."""
+    p = unit.project
+    if f.name not in p.classes or proj.is_destructor(unit.structure, f):
+        return ()
+    return p.member_handles.get(f.name, ())
+
+
+def _stolen_arg(code, call, x, project, path):
+    """The span of ``x`` as an argument of ``call`` (a match of a name and
+    its opening parenthesis) that the extension's function called releases
+    (project.FunctionInfo.stolen), or None."""
+    info = project.function(path, call.group("f"))
+    if info is None or not info.stolen:
+        return None
+    close = source.matching(code, call.end() - 1)
+    args = source.split_top(code, call.end(), close - 1)
+    shift = 1 if len(args) == info.nparams + 1 and code[args[0][0]:args[0][1]].strip() == "S" else 0
+    for i, (a, b) in enumerate(args[shift:]):
+        if i in info.stolen and code[a:b].strip() == x:
+            lead = a + len(code[a:b]) - len(code[a:b].lstrip())
+            return lead, lead + len(x)
+    return None
+
+
+_CALL_NAME = regex.compile(r"(?<![\w.>]|->)(?P<f>\w+)\s*\(")
+
+
+def _stolen_before(code, b0, end, x, project, path):
+    """The span of ``x`` as a stolen argument (_stolen_arg) of the last
+    call before ``end`` (in the body starting at ``b0``), with no store
+    into ``x`` between them; or None."""
+    if not regex.fullmatch(r"\w+", x):
+        return None
+    found = None
+    for call in _CALL_NAME.finditer(code, pos=b0, endpos=end):
+        found = _stolen_arg(code, call, x, project, path) or found
+    if found is None or regex.search(rf"(?<![\w.>]|->){x}\s*=(?!=)", code[found[1]:end]):
+        return None
+    return found
+
+
+def _stolen_next(code, start, end, x, project, path):
+    """The span of ``x`` as a stolen argument (_stolen_arg) of the call
+    that is the next statement (``f(x);``, ``return f(x);``), or None."""
+    if not regex.fullmatch(r"\w+", x):
+        return None
+    call = regex.compile(r"\s*(?:return\s+)?(?P<f>\w+)\s*\(").match(code, start, end)
+    return _stolen_arg(code, call, x, project, path) if call else None
 
 
 def _consumed_next(code, start, end, x):

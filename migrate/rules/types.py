@@ -138,12 +138,12 @@ class StructMembers(Rule):
             return 0
         code = unit.structure
         edits = source.Edits()
-        for m in regex.finditer(r"(?:typedef\s+)?\b(?:struct|union)\s*(?P<tag>\w+)?\s*\{", code):
+        for m in regex.finditer(r"(?:typedef\s+)?\b(?:struct|union|class)\s*(?P<tag>\w+)?\s*\{", code):
             open_at = m.end() - 1
             close = source.matching(code, open_at)
             if regex.search(r"^\s*PyObject_(?:VAR_)?HEAD\b", code[open_at + 1:close], regex.M):
                 continue
-            if m.start() > 0 and regex.search(r"\b(?:struct|union)\s*\w*\s*\{[^{}]*$", code[:m.start()]):
+            if m.start() > 0 and regex.search(r"\b(?:struct|union|class)\s*\w*\s*\{[^{}]*$", code[:m.start()]):
                 continue   # nested: handled with its parent
             for base, d, span in cstruct.struct_members(code, open_at, close):
                 if d.name not in p.handle_fields and d.name not in p.ref_fields:

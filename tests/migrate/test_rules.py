@@ -1460,14 +1460,14 @@ def test_clearing_a_module_state_member_releases_its_reference():
 def test_fetch_restore_with_the_type_used_is_left_for_a_human():
     """``PyErr_Fetch``/``PyErr_Restore`` become one raised exception only
     where the type and traceback serve nothing else; where the type is
-    also read (``PyErr_GivenExceptionMatches(t, ...)``) the calls stay
-    for a human.  Rewritten, the file defines the restoring helper once,
-    after the Cystck.h include."""
+    also read (``PyErr_GivenExceptionMatches(t, ...)``) they keep their
+    meaning as CystckErr_Fetch and CystckErr_Restore.  Rewritten, the file
+    defines the restoring helper once, after the Cystck.h include."""
     keep = ("#include <Python.h>\nstatic int f(PyObject *d)\n{\n    PyObject *t, *v, *tb;\n"
             "    PyErr_Fetch(&t, &v, &tb);\n    int r = PyErr_GivenExceptionMatches(t, PyExc_KeyError);\n"
             "    PyErr_Restore(t, v, tb);\n    return r;\n}\n")
     out = translate.translate_source(keep)
-    assert "    PyErr_Fetch(&t, &v, &tb);\n" in out and "GetRaisedException" not in out
+    assert "    CystckErr_Fetch(S, &t, &v, &tb);\n" in out and "GetRaisedException" not in out
     done = translate.translate_source(keep.replace("int r = PyErr_GivenExceptionMatches(t, PyExc_KeyError);",
                                                    "int r = PyDict_Size(d);"))
     assert done.startswith('#include "Cystck.h"\n\n/* cystck-migrate: PyErr_Restore of what PyErr_Fetch took')

@@ -407,6 +407,15 @@ LEAVE_ALONE = {
         "static int f(Cystck_State *S, Cystck_Object self, const Cystck_Object *args, Cystck_ssize_t nargs, Cystck_Object kw)\n"
         "{\n    return CystckTuple_Size(S, kw);\n}\n"
         "CYSTCK_DEF_METH(f_def, \"f\", f, CYSTCK_KEYWORDS, NULL)\n"),
+    # A conditional between C values, and a NULL beside a pointer that is no handle.
+    "macro-handle-values": (
+        "#include <Python.h>\n#define NONE Cystck_None\n#define SIZE (ok ? strlen(s) : 0)\n"
+        "#define NAME (ok ? PyUnicode_AsUTF8(o) : NULL)\n"),
+    # A class with no constructor (an aggregate): its methods take S as a parameter.
+    "class-state-member": (
+        "struct Handler {\n    PyObject* hook;\n"
+        "    bool Null() { return PyObject_CallNoArgs(hook) != NULL; }\n};\n"
+        "static int run(PyObject* hook)\n{\n    Handler h = {hook};\n    return h.Null();\n}\n"),
 }
 
 # rule -> (near miss, real construct): replacing the first by the second in
@@ -481,6 +490,8 @@ POSITIVE_TWINS = {
     "critical-sections": (STOCK_DESTRUCTOR, "PyCapsule_New(o, NULL, NULL)"),
     "stock-module-defs": ("tp != NULL", "tp->tp_base != NULL"),
     "kwargs-dict": ("CystckTuple_Size", "CystckDict_Size"),
+    "macro-handle-values": ("PyUnicode_AsUTF8(o)", "CystckUnicode_FromString(S, s)"),
+    "class-state-member": ("    PyObject* hook;\n", "    PyObject* hook;\n    Handler(PyObject* h) : hook(h) {}\n"),
 }
 
 

@@ -1,0 +1,42 @@
+"""Differential: datetime's C API (PyDate_Check, PyDateTime_GET_YEAR, ...,
+PyDateTime_FromDateAndTime), built as it is and as cystck-migrate
+translates it (CystckDate_Check, CystckDateTime_GET_YEAR, ...): the same
+results, errors included, for dates, datetimes, times, subclasses and
+other objects."""
+import datetime
+
+import pytest
+
+
+class MyDate(datetime.date):
+    pass
+
+
+@pytest.fixture(scope="module")
+def exts(stock_and_ported):
+    return stock_and_ported("datetime")
+
+
+def _outcome(f, *args):
+    try:
+        return f(*args)
+    except Exception as e:       # the exception is part of the outcome
+        return type(e), str(e)
+
+
+@pytest.mark.parametrize("value", [
+    datetime.date(2024, 2, 29), datetime.datetime(1999, 12, 31, 23, 59, 58, 999999),
+    datetime.datetime(2020, 1, 1, tzinfo=datetime.timezone.utc), datetime.time(1, 2, 3, 4),
+    MyDate(1, 1, 1), 42, "2020-01-01", None])
+def test_fields_same_as_stock(exts, value):
+    stock, ported = exts
+    assert ported.fields(value) == stock.fields(value)
+
+
+@pytest.mark.parametrize("args", [
+    (2024, 2, 29), (2023, 2, 29), (1, 2, 3, 4), (25, 0, 0, 0),
+    (2020, 1, 2, 3, 4, 5, 6), (2020, 13, 1, 0, 0, 0, 0)])
+def test_make_same_as_stock(exts, args):
+    stock, ported = exts
+    assert _outcome(ported.make, *args) == _outcome(stock.make, *args)
+

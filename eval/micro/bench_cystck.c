@@ -217,6 +217,10 @@ static int Point_add(Cystck_State *S, Cystck_Object a, Cystck_Object b)
 {
     Cystck_Object type = Cystck_deref(S, Point_type);
     Point *pa, *pb;
+    /* A released reference (SystemError set): Cystck_TypeIs would return
+     * -1 for each operand, which the test below takes for "is a Point". */
+    if (Cystck_IsNull(type))
+        return -1;
     if (!Cystck_TypeIs(S, a, type) || !Cystck_TypeIs(S, b, type))
         return Cystck_Return(S, Cystck_NotImplemented);
     pa = Point_AsStruct(S, a);

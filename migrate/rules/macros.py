@@ -168,9 +168,10 @@ class MacroHandleValues(Rule):
     rules do in function bodies.  A conditional between C values stays."""
     name = "macro-handle-values"
     precedence = 851
+    needs = ("constants", "api-calls")    # it knows a handle by its Cystck name
     patterns = (ANY_MACRO.pattern,)
-    before = ("#define RESULT (ok ? CystckUnicode_FromString(S, s) : NULL)\n"
-              "#define DONE (ok ? Py_INCREF(Cystck_None), Cystck_None : NULL)\n"
+    before = ("#define RESULT (ok ? PyUnicode_FromString(s) : NULL)\n"
+              "#define DONE (ok ? Py_INCREF(Py_None), Py_None : NULL)\n"
               "#define SIZE (ok ? strlen(s) : 0)\n")
     after = ("#define RESULT (ok ? CystckUnicode_FromString(S, s) : Cystck_NULL)\n"
              "#define DONE (ok ? Cystck_None : Cystck_NULL)\n"

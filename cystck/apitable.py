@@ -131,7 +131,7 @@ const char* CystckType_GetName(h type) : hand ~ -          ; the type's tp_name
 h Cystck_NewVar(h type, Cystck_ssize_t n, void** data) : hand ~ PyObject_NewVar ; [h+1, e] a new instance of a variable-size type with n items, zeroed; *data = its native struct (NULL on failure)
 Cystck_ssize_t CystckVar_Size(h o) : hand ~ Py_SIZE        ; the item count of a variable-size object (ob_size)
 Cystck_ssize_t CystckVar_DataSize(const void* data) : hand ~ - [nostate] ; the item count of the variable-size instance whose native struct is data (for traverse functions and destructors, which have no state)
-int Cystck_TypeIs(h o, h type) : hand ~ Py_IS_TYPE         ; type(o) is type
+int Cystck_TypeIs(h o, h type) : hand ~ Py_IS_TYPE         ; type(o) is type, no error
 
 ## Numbers
 h CystckNumber_Add(h a, h b) = PyNumber_Add                ; [h+1, e] a + b

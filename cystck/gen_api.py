@@ -166,15 +166,34 @@ def error_value(ret):
     return f"({ret})-1"
 
 
-def _error_return(ret, bad):
+# A predicate whose stock counterpart cannot fail (PyList_Check, Py_IS_TYPE,
+# PyObject_TypeCheck, ones documented "no error") is written as a truth
+# value: `if (!PyList_Check(o))`.  After an invalid handle it answers 0
+# (false, the exception set), not -1, which such a test reads as true.
+_CANNOT_FAIL = re.compile(r"_Check(?:Exact)?$")
+
+
+def is_predicate(f):
+    """Does `f` answer a question its stock counterpart cannot fail?"""
+    if f.ret != "int" or f.doc.startswith("[e]"):
+        return False
+    return bool(_CANNOT_FAIL.search(f.name)) or "no error" in f.doc
+
+
+def function_error_value(f):
+    """The value `f` returns after an invalid handle argument."""
+    return "(int)0" if is_predicate(f) else error_value(f.ret)
+
+
+def _error_return(f, bad):
     """The C expression a wrapper returns after an invalid handle argument;
     `bad` is a C expression naming the (first) invalid handle."""
-    if ret == "h":
+    if f.ret == "h":
         # Not a tail call, so the error path keeps the caller's address.
         return f"(_Cystck_BadArg(S, FN, {bad}), Cystck_NULL)"
-    if ret == "void":
+    if f.ret == "void":
         return None
-    return f"(_Cystck_BadArgInt(S, FN, {bad}), {error_value(ret)})"
+    return f"(_Cystck_BadArgInt(S, FN, {bad}), {function_error_value(f)})"
 
 
 def _first_bad(handles):
@@ -199,7 +218,7 @@ def _wrapper(f):
     body = [f"    PyObject *{p.name}_ = _Cystck_Get({p.name});" for p in handles]
     if required:
         bad = _first_bad(required)
-        err = _error_return(f.ret, bad)
+        err = _error_return(f, bad)
         cond = " || ".join(f"!{p.name}_" for p in required)
         on_error = f"return {err};" if err else f"{{ _Cystck_BadArgInt(S, FN, {bad}); return; }}"
         body.append(f"    if (Cystck_unlikely({cond}))")

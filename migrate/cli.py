@@ -60,12 +60,14 @@ def _names(text):
 
 
 def list_rules():
-    """One entry per rule: precedence, name, pack and the first sentence of
-    its description, wrapped to the terminal (at most 100 columns)."""
+    """One entry per rule: precedence, name, pack, the first sentence of
+    its description and the rules it needs, wrapped to the terminal (at
+    most 100 columns)."""
     width = min(shutil.get_terminal_size().columns, 100)
     lines = []
     for cls in engine.all_rules():
-        lines += textwrap.wrap(f"{cls.precedence:4d}  {cls.name} [{cls.pack}]: {cls.summary()}", width=width,
+        needs = f" Needs: {', '.join(cls.needs)}." if cls.needs else ""
+        lines += textwrap.wrap(f"{cls.precedence:4d}  {cls.name} [{cls.pack}]: {cls.summary()}{needs}", width=width,
                                subsequent_indent=" " * 8, break_on_hyphens=False, break_long_words=False)
     return "\n".join(lines) + "\n"
 
@@ -167,6 +169,16 @@ def main(argv=None):
         return EXIT_INPUT
 
 
+def say_selection(added, left_out):
+    """Name on stderr the rules --rules and --exclude brought in or left
+    out beyond those they named (engine.selection)."""
+    if added:
+        print(f"cystck-migrate: also running {', '.join(added)} (what the chosen rules need)", file=sys.stderr)
+    if left_out:
+        print(f"cystck-migrate: also leaving out {', '.join(left_out)} (they need an excluded rule)",
+              file=sys.stderr)
+
+
 def check_output_dir(path, output, force):
     """Refuse an output directory that cannot or must not be written."""
     if path.is_dir():
@@ -208,9 +220,12 @@ def run(args):
     if args.report and not pathlib.Path(args.report).resolve().parent.is_dir():
         raise InputError(f"{args.report}: no such directory for the report")
     try:
-        rules = engine.select_rules(_names(args.rules), _names(args.exclude))
+        classes, added, left_out = engine.selection(_names(args.rules), _names(args.exclude))
     except ValueError as exc:
         raise InputError(str(exc)) from None
+    if not args.quiet:
+        say_selection(added, left_out)
+    rules = [c() for c in classes]
     root, sources, others = collect(path, output)
     inputs = [*sources, *others]
     if args.in_place:     # the backups must not replace a source (an empty suffix would)

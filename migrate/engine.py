@@ -5,10 +5,20 @@ subclass of :class:`Rule` with a docstring saying what it does and why, a
 ``precedence`` (lower runs first), its ``patterns`` (regular expressions of
 the ``regex`` package, matched on masked text, see :mod:`.source`), an
 ``apply`` method performing the transformation, and a ``before``/``after``
-example that the test suite checks by translating ``before`` with that rule
-alone (as it checks that the rule leaves alone a near miss of what it
-rewrites, its entry in tests/migrate/test_rules_leave_alone.py).  Rules register themselves by subclassing; a *pack* is the module
+example.  Rules register themselves by subclassing; a *pack* is the module
 that defines them (``core``, ``types``...).
+
+All rules run in one order, that of their precedence, whatever their pack.
+A rule whose patterns expect what another rule writes (the
+``CYSTCK_DEF_SLOT`` lines of the type-object rule, the ``Cystck*`` calls of
+the api-calls rule) says so in ``needs``, the names of those rules; the
+precedence puts every rule after what it needs.  Choosing rules by name or
+pack (``--rules``) adds what they need, and leaving one out (``--exclude``)
+leaves out what needs it, so a rule never runs on text it does not expect
+(see :func:`selection`).  The test suite translates each rule's ``before``
+(stock C or C++) with the rule and what it needs, and compares the result
+with ``after``; it also checks that the rule leaves alone a near miss of
+what it rewrites (its entry in tests/migrate/test_rules_leave_alone.py).
 
 The engine translates one :class:`Unit` (a file) at a time, in the context of
 a :class:`~.project.Project` built beforehand from every input file, so that
@@ -35,11 +45,15 @@ _compiled = functools.lru_cache(maxsize=1024)(regex.compile)
 class Rule:
     """Base class of every rule.  Subclasses define ``name`` (unique,
     kebab-case), ``precedence``, ``patterns``, ``before``, ``after`` and
-    ``apply(unit) -> int`` (the number of transformations made)."""
+    ``apply(unit) -> int`` (the number of transformations made), and
+    ``needs`` if they expect another rule's output."""
 
     name = None
     pack = None
     precedence = 500
+    #: Names of the rules whose output this rule's patterns expect: they
+    #: run before it (a lower precedence) and are chosen with it.
+    needs = ()
     patterns = ()
     before = ""
     after = ""
@@ -77,20 +91,42 @@ def all_rules():
     return sorted(_REGISTRY.values(), key=lambda r: (r.precedence, r.name))
 
 
-def select_rules(only=None, exclude=None):
-    """Rule instances for the names (or pack names) in ``only``, minus
-    ``exclude``.  Unknown names raise ValueError."""
+def selection(only=None, exclude=None):
+    """(rule classes to run in order, names added, names left out): the
+    rules or packs named in ``only`` (every rule if None) and what they
+    need, transitively ("added" lists what ``only`` did not name), without
+    those named in ``exclude`` and whatever needs one of them ("left out"
+    lists those ``exclude`` did not name).  Unknown names raise
+    ValueError."""
     classes = all_rules()
     known = {c.name for c in classes} | {c.pack for c in classes}
     for name in list(only or []) + list(exclude or []):
         if name not in known:
             raise ValueError(f"unknown rule or pack {name!r} (see --list-rules)")
+    named = {c.name for c in classes if not only or c.name in only or c.pack in only}
+    chosen = _closure(named, lambda c: c.needs, classes)
+    barred = {c.name for c in classes if exclude and (c.name in exclude or c.pack in exclude)}
+    dropped = _closure(barred, lambda c: [d.name for d in classes if c.name in d.needs], classes)
+    run = [c for c in classes if c.name in chosen - dropped]
+    return run, sorted(chosen - named - dropped), sorted((dropped - barred) & chosen)
 
-    def chosen(c):
-        if only and c.name not in only and c.pack not in only:
-            return False
-        return not (exclude and (c.name in exclude or c.pack in exclude))
-    return [c() for c in classes if chosen(c)]
+
+def _closure(names, neighbours, classes):
+    """``names`` and every rule reached from them through ``neighbours``."""
+    by_name = {c.name: c for c in classes}
+    seen, todo = set(), list(names)
+    while todo:
+        name = todo.pop()
+        if name not in seen:
+            seen.add(name)
+            todo += neighbours(by_name[name])
+    return seen
+
+
+def select_rules(only=None, exclude=None):
+    """Rule instances for the names (or pack names) in ``only`` and what
+    they need, minus ``exclude`` and what needs it (see selection())."""
+    return [c() for c in selection(only, exclude)[0]]
 
 
 @dataclass

@@ -349,7 +349,7 @@ static inline int CystckCallable_Check(Cystck_State *S, Cystck_Object o)
 #define FN "CystckCallable_Check"
     PyObject *o_ = _Cystck_Get(o);
     if (Cystck_unlikely(!o_))
-        return (_Cystck_BadArgInt(S, FN, o), (int)-1);
+        return (_Cystck_BadArgInt(S, FN, o), (int)0);
     return (int)(PyCallable_Check(o_));
 #undef FN
 }
@@ -478,7 +478,7 @@ static inline int CystckType_Check(Cystck_State *S, Cystck_Object o)
 #define FN "CystckType_Check"
     PyObject *o_ = _Cystck_Get(o);
     if (Cystck_unlikely(!o_))
-        return (_Cystck_BadArgInt(S, FN, o), (int)-1);
+        return (_Cystck_BadArgInt(S, FN, o), (int)0);
     return (int)(PyType_Check(o_));
 #undef FN
 }
@@ -905,7 +905,7 @@ static inline int CystckNumber_Check(Cystck_State *S, Cystck_Object o)
 #define FN "CystckNumber_Check"
     PyObject *o_ = _Cystck_Get(o);
     if (Cystck_unlikely(!o_))
-        return (_Cystck_BadArgInt(S, FN, o), (int)-1);
+        return (_Cystck_BadArgInt(S, FN, o), (int)0);
     return (int)(PyNumber_Check(o_));
 #undef FN
 }
@@ -916,7 +916,7 @@ static inline int CystckIndex_Check(Cystck_State *S, Cystck_Object o)
 #define FN "CystckIndex_Check"
     PyObject *o_ = _Cystck_Get(o);
     if (Cystck_unlikely(!o_))
-        return (_Cystck_BadArgInt(S, FN, o), (int)-1);
+        return (_Cystck_BadArgInt(S, FN, o), (int)0);
     return (int)(PyIndex_Check(o_));
 #undef FN
 }
@@ -1122,7 +1122,7 @@ static inline int CystckLong_Check(Cystck_State *S, Cystck_Object o)
 #define FN "CystckLong_Check"
     PyObject *o_ = _Cystck_Get(o);
     if (Cystck_unlikely(!o_))
-        return (_Cystck_BadArgInt(S, FN, o), (int)-1);
+        return (_Cystck_BadArgInt(S, FN, o), (int)0);
     return (int)(PyLong_Check(o_));
 #undef FN
 }
@@ -1133,7 +1133,7 @@ static inline int CystckLong_CheckExact(Cystck_State *S, Cystck_Object o)
 #define FN "CystckLong_CheckExact"
     PyObject *o_ = _Cystck_Get(o);
     if (Cystck_unlikely(!o_))
-        return (_Cystck_BadArgInt(S, FN, o), (int)-1);
+        return (_Cystck_BadArgInt(S, FN, o), (int)0);
     return (int)(PyLong_CheckExact(o_));
 #undef FN
 }
@@ -1188,7 +1188,7 @@ static inline int CystckFloat_Check(Cystck_State *S, Cystck_Object o)
 #define FN "CystckFloat_Check"
     PyObject *o_ = _Cystck_Get(o);
     if (Cystck_unlikely(!o_))
-        return (_Cystck_BadArgInt(S, FN, o), (int)-1);
+        return (_Cystck_BadArgInt(S, FN, o), (int)0);
     return (int)(PyFloat_Check(o_));
 #undef FN
 }
@@ -1199,7 +1199,7 @@ static inline int CystckFloat_CheckExact(Cystck_State *S, Cystck_Object o)
 #define FN "CystckFloat_CheckExact"
     PyObject *o_ = _Cystck_Get(o);
     if (Cystck_unlikely(!o_))
-        return (_Cystck_BadArgInt(S, FN, o), (int)-1);
+        return (_Cystck_BadArgInt(S, FN, o), (int)0);
     return (int)(PyFloat_CheckExact(o_));
 #undef FN
 }
@@ -1221,7 +1221,7 @@ static inline int CystckBool_Check(Cystck_State *S, Cystck_Object o)
 #define FN "CystckBool_Check"
     PyObject *o_ = _Cystck_Get(o);
     if (Cystck_unlikely(!o_))
-        return (_Cystck_BadArgInt(S, FN, o), (int)-1);
+        return (_Cystck_BadArgInt(S, FN, o), (int)0);
     return (int)(PyBool_Check(o_));
 #undef FN
 }
@@ -1411,7 +1411,7 @@ static inline int CystckUnicode_Check(Cystck_State *S, Cystck_Object o)
 #define FN "CystckUnicode_Check"
     PyObject *o_ = _Cystck_Get(o);
     if (Cystck_unlikely(!o_))
-        return (_Cystck_BadArgInt(S, FN, o), (int)-1);
+        return (_Cystck_BadArgInt(S, FN, o), (int)0);
     return (int)(PyUnicode_Check(o_));
 #undef FN
 }
@@ -1422,7 +1422,7 @@ static inline int CystckUnicode_CheckExact(Cystck_State *S, Cystck_Object o)
 #define FN "CystckUnicode_CheckExact"
     PyObject *o_ = _Cystck_Get(o);
     if (Cystck_unlikely(!o_))
-        return (_Cystck_BadArgInt(S, FN, o), (int)-1);
+        return (_Cystck_BadArgInt(S, FN, o), (int)0);
     return (int)(PyUnicode_CheckExact(o_));
 #undef FN
 }
@@ -1585,7 +1585,7 @@ static inline int CystckBytes_Check(Cystck_State *S, Cystck_Object o)
 #define FN "CystckBytes_Check"
     PyObject *o_ = _Cystck_Get(o);
     if (Cystck_unlikely(!o_))
-        return (_Cystck_BadArgInt(S, FN, o), (int)-1);
+        return (_Cystck_BadArgInt(S, FN, o), (int)0);
     return (int)(PyBytes_Check(o_));
 #undef FN
 }
@@ -1596,7 +1596,7 @@ static inline int CystckBytes_CheckExact(Cystck_State *S, Cystck_Object o)
 #define FN "CystckBytes_CheckExact"
     PyObject *o_ = _Cystck_Get(o);
     if (Cystck_unlikely(!o_))
-        return (_Cystck_BadArgInt(S, FN, o), (int)-1);
+        return (_Cystck_BadArgInt(S, FN, o), (int)0);
     return (int)(PyBytes_CheckExact(o_));
 #undef FN
 }
@@ -1638,7 +1638,7 @@ static inline int CystckByteArray_Check(Cystck_State *S, Cystck_Object o)
 #define FN "CystckByteArray_Check"
     PyObject *o_ = _Cystck_Get(o);
     if (Cystck_unlikely(!o_))
-        return (_Cystck_BadArgInt(S, FN, o), (int)-1);
+        return (_Cystck_BadArgInt(S, FN, o), (int)0);
     return (int)(PyByteArray_Check(o_));
 #undef FN
 }
@@ -1786,7 +1786,7 @@ static inline int CystckSequence_Check(Cystck_State *S, Cystck_Object o)
 #define FN "CystckSequence_Check"
     PyObject *o_ = _Cystck_Get(o);
     if (Cystck_unlikely(!o_))
-        return (_Cystck_BadArgInt(S, FN, o), (int)-1);
+        return (_Cystck_BadArgInt(S, FN, o), (int)0);
     return (int)(PySequence_Check(o_));
 #undef FN
 }
@@ -1855,7 +1855,7 @@ static inline int CystckMapping_HasKey(Cystck_State *S, Cystck_Object o, Cystck_
     PyObject *o_ = _Cystck_Get(o);
     PyObject *key_ = _Cystck_Get(key);
     if (Cystck_unlikely(!o_ || !key_))
-        return (_Cystck_BadArgInt(S, FN, !o_ ? o : key), (int)-1);
+        return (_Cystck_BadArgInt(S, FN, !o_ ? o : key), (int)0);
     return (int)(PyMapping_HasKey(o_, key_));
 #undef FN
 }
@@ -1866,7 +1866,7 @@ static inline int CystckMapping_Check(Cystck_State *S, Cystck_Object o)
 #define FN "CystckMapping_Check"
     PyObject *o_ = _Cystck_Get(o);
     if (Cystck_unlikely(!o_))
-        return (_Cystck_BadArgInt(S, FN, o), (int)-1);
+        return (_Cystck_BadArgInt(S, FN, o), (int)0);
     return (int)(PyMapping_Check(o_));
 #undef FN
 }
@@ -1892,7 +1892,7 @@ static inline int CystckIter_Check(Cystck_State *S, Cystck_Object o)
 #define FN "CystckIter_Check"
     PyObject *o_ = _Cystck_Get(o);
     if (Cystck_unlikely(!o_))
-        return (_Cystck_BadArgInt(S, FN, o), (int)-1);
+        return (_Cystck_BadArgInt(S, FN, o), (int)0);
     return (int)(PyIter_Check(o_));
 #undef FN
 }
@@ -2052,7 +2052,7 @@ static inline int CystckList_Check(Cystck_State *S, Cystck_Object o)
 #define FN "CystckList_Check"
     PyObject *o_ = _Cystck_Get(o);
     if (Cystck_unlikely(!o_))
-        return (_Cystck_BadArgInt(S, FN, o), (int)-1);
+        return (_Cystck_BadArgInt(S, FN, o), (int)0);
     return (int)(PyList_Check(o_));
 #undef FN
 }
@@ -2063,7 +2063,7 @@ static inline int CystckList_CheckExact(Cystck_State *S, Cystck_Object o)
 #define FN "CystckList_CheckExact"
     PyObject *o_ = _Cystck_Get(o);
     if (Cystck_unlikely(!o_))
-        return (_Cystck_BadArgInt(S, FN, o), (int)-1);
+        return (_Cystck_BadArgInt(S, FN, o), (int)0);
     return (int)(PyList_CheckExact(o_));
 #undef FN
 }
@@ -2166,7 +2166,7 @@ static inline int CystckTuple_Check(Cystck_State *S, Cystck_Object o)
 #define FN "CystckTuple_Check"
     PyObject *o_ = _Cystck_Get(o);
     if (Cystck_unlikely(!o_))
-        return (_Cystck_BadArgInt(S, FN, o), (int)-1);
+        return (_Cystck_BadArgInt(S, FN, o), (int)0);
     return (int)(PyTuple_Check(o_));
 #undef FN
 }
@@ -2177,7 +2177,7 @@ static inline int CystckTuple_CheckExact(Cystck_State *S, Cystck_Object o)
 #define FN "CystckTuple_CheckExact"
     PyObject *o_ = _Cystck_Get(o);
     if (Cystck_unlikely(!o_))
-        return (_Cystck_BadArgInt(S, FN, o), (int)-1);
+        return (_Cystck_BadArgInt(S, FN, o), (int)0);
     return (int)(PyTuple_CheckExact(o_));
 #undef FN
 }
@@ -2410,7 +2410,7 @@ static inline int CystckDict_Check(Cystck_State *S, Cystck_Object o)
 #define FN "CystckDict_Check"
     PyObject *o_ = _Cystck_Get(o);
     if (Cystck_unlikely(!o_))
-        return (_Cystck_BadArgInt(S, FN, o), (int)-1);
+        return (_Cystck_BadArgInt(S, FN, o), (int)0);
     return (int)(PyDict_Check(o_));
 #undef FN
 }
@@ -2421,7 +2421,7 @@ static inline int CystckDict_CheckExact(Cystck_State *S, Cystck_Object o)
 #define FN "CystckDict_CheckExact"
     PyObject *o_ = _Cystck_Get(o);
     if (Cystck_unlikely(!o_))
-        return (_Cystck_BadArgInt(S, FN, o), (int)-1);
+        return (_Cystck_BadArgInt(S, FN, o), (int)0);
     return (int)(PyDict_CheckExact(o_));
 #undef FN
 }
@@ -2479,7 +2479,7 @@ static inline int CystckAnySet_Check(Cystck_State *S, Cystck_Object o)
 #define FN "CystckAnySet_Check"
     PyObject *o_ = _Cystck_Get(o);
     if (Cystck_unlikely(!o_))
-        return (_Cystck_BadArgInt(S, FN, o), (int)-1);
+        return (_Cystck_BadArgInt(S, FN, o), (int)0);
     return (int)(PyAnySet_Check(o_));
 #undef FN
 }
@@ -2504,7 +2504,7 @@ static inline int CystckSlice_Check(Cystck_State *S, Cystck_Object o)
 #define FN "CystckSlice_Check"
     PyObject *o_ = _Cystck_Get(o);
     if (Cystck_unlikely(!o_))
-        return (_Cystck_BadArgInt(S, FN, o), (int)-1);
+        return (_Cystck_BadArgInt(S, FN, o), (int)0);
     return (int)(PySlice_Check(o_));
 #undef FN
 }
@@ -2748,7 +2748,7 @@ static inline int CystckModule_Check(Cystck_State *S, Cystck_Object o)
 #define FN "CystckModule_Check"
     PyObject *o_ = _Cystck_Get(o);
     if (Cystck_unlikely(!o_))
-        return (_Cystck_BadArgInt(S, FN, o), (int)-1);
+        return (_Cystck_BadArgInt(S, FN, o), (int)0);
     return (int)(PyModule_Check(o_));
 #undef FN
 }
@@ -2759,7 +2759,7 @@ static inline int CystckCFunction_Check(Cystck_State *S, Cystck_Object o)
 #define FN "CystckCFunction_Check"
     PyObject *o_ = _Cystck_Get(o);
     if (Cystck_unlikely(!o_))
-        return (_Cystck_BadArgInt(S, FN, o), (int)-1);
+        return (_Cystck_BadArgInt(S, FN, o), (int)0);
     return (int)(PyCFunction_Check(o_));
 #undef FN
 }
@@ -3193,7 +3193,7 @@ static inline int CystckCapsule_IsValid(Cystck_State *S, Cystck_Object c, const 
 #define FN "CystckCapsule_IsValid"
     PyObject *c_ = _Cystck_Get(c);
     if (Cystck_unlikely(!c_))
-        return (_Cystck_BadArgInt(S, FN, c), (int)-1);
+        return (_Cystck_BadArgInt(S, FN, c), (int)0);
     return (int)(PyCapsule_IsValid(c_, name));
 #undef FN
 }
@@ -3279,7 +3279,7 @@ static inline int CystckCapsule_CheckExact(Cystck_State *S, Cystck_Object o)
 #define FN "CystckCapsule_CheckExact"
     PyObject *o_ = _Cystck_Get(o);
     if (Cystck_unlikely(!o_))
-        return (_Cystck_BadArgInt(S, FN, o), (int)-1);
+        return (_Cystck_BadArgInt(S, FN, o), (int)0);
     return (int)(PyCapsule_CheckExact(o_));
 #undef FN
 }
@@ -3304,7 +3304,7 @@ static inline int CystckWeakref_Check(Cystck_State *S, Cystck_Object o)
 #define FN "CystckWeakref_Check"
     PyObject *o_ = _Cystck_Get(o);
     if (Cystck_unlikely(!o_))
-        return (_Cystck_BadArgInt(S, FN, o), (int)-1);
+        return (_Cystck_BadArgInt(S, FN, o), (int)0);
     return (int)(PyWeakref_Check(o_));
 #undef FN
 }

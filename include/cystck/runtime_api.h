@@ -18,7 +18,7 @@ static inline int CystckObject_TypeCheck(Cystck_State *S, Cystck_Object o, Cystc
 {
     PyObject *o_ = _Cystck_Get(o), *t_ = _Cystck_Get(type);
     if (Cystck_unlikely(!o_ || !t_))
-        return (_Cystck_BadArgInt(S, "CystckObject_TypeCheck", !o_ ? o : type), -1);
+        return (_Cystck_BadArgInt(S, "CystckObject_TypeCheck", !o_ ? o : type), 0);
     if ((PyObject *)Py_TYPE(o_) == t_)          /* the common case: no subtype walk */
         return 1;
     return PyType_Check(t_) && PyType_IsSubtype(Py_TYPE(o_), (PyTypeObject *)t_);
@@ -69,12 +69,13 @@ static inline Cystck_Object Cystck_New(Cystck_State *S, Cystck_Object type, void
 CYSTCK_INTERNAL Cystck_Object Cystck_NewVar(Cystck_State *S, Cystck_Object type, Cystck_ssize_t n, void **data);
 CYSTCK_INTERNAL const char *CystckType_GetName(Cystck_State *S, Cystck_Object type);
 
-/* type(o) is type (no subclasses). */
+/* type(o) is type (no subclasses); 0 after an invalid handle, as every
+ * predicate that cannot fail in CPython (cystck/gen_api.py, is_predicate). */
 static inline int Cystck_TypeIs(Cystck_State *S, Cystck_Object o, Cystck_Object type)
 {
     PyObject *o_ = _Cystck_Get(o), *t_ = _Cystck_Get(type);
     if (Cystck_unlikely(!o_ || !t_))
-        return (_Cystck_BadArgInt(S, "Cystck_TypeIs", !o_ ? o : type), -1);
+        return (_Cystck_BadArgInt(S, "Cystck_TypeIs", !o_ ? o : type), 0);
     return (PyObject *)Py_TYPE(o_) == t_;
 }
 

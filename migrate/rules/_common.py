@@ -457,3 +457,18 @@ def call_of_argument(code, at):
         return None
     m = regex.search(r"(\w+)\s*$", code[:i])
     return (m.group(1), m.start(1)) if m else None
+
+
+_CYSTCK_INCLUDE = regex.compile(r'^[ \t]*#[ \t]*include[ \t]*"Cystck\.h"[^\n]*\n', regex.M)
+
+
+def define_after_include(text, edits, definition, fallback=None):
+    """Add ``definition`` (a helper the rule's output calls) once, after the
+    ``#include "Cystck.h"`` the include-header rule wrote (which such a
+    rule needs), or at ``fallback`` if there is none."""
+    if definition in text:
+        return
+    include = _CYSTCK_INCLUDE.search(text)
+    at = include.end() if include else fallback
+    if at is not None:
+        edits.add(at, at, definition)

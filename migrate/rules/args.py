@@ -440,16 +440,18 @@ class KwargsDict(Rule):
     already, and what it gives them to reads names."""
     name = "kwargs-dict"
     precedence = 870
+    # the Cystck signature (kw the names) and the include its helper follows
+    needs = ("include-header", "entry-signature")
     patterns = (r"\bCYSTCK_KEYWORDS\b",)
-    before = ('#include <Python.h>\n#include "Cystck.h"\n'
-              "static int f(Cystck_State *S, Cystck_Object self, const Cystck_Object *args, Cystck_ssize_t nargs, "
-              "Cystck_Object kw)\n{\n    return CystckDict_Size(S, kw);\n}\n"
-              'CYSTCK_DEF_METH(f_def, "f", f, CYSTCK_KEYWORDS, NULL)\n')
-    after = ('#include <Python.h>\n#include "Cystck.h"\n' + KWARGS_DICT_HELPER_DEFINITION +
+    before = ('#include <Python.h>\n'
+              "static PyObject *f(PyObject *self, PyObject *args, PyObject *kw)\n{\n"
+              "    return PyLong_FromLong(PyDict_Size(kw));\n}\n"
+              'static PyMethodDef m[] = {{"f", (PyCFunction)f, METH_VARARGS | METH_KEYWORDS, NULL}, {NULL}};\n')
+    after = ('#include "Cystck.h"\n' + KWARGS_DICT_HELPER_DEFINITION +
              "static int f(Cystck_State *S, Cystck_Object self, const Cystck_Object *args, Cystck_ssize_t nargs, "
              "Cystck_Object kw)\n{\n    kw = cystck_migrate_kwargs_dict(S, args, nargs, kw);\n"
-             "    return CystckDict_Size(S, kw);\n}\n"
-             'CYSTCK_DEF_METH(f_def, "f", f, CYSTCK_KEYWORDS, NULL)\n')
+             "    return PyLong_FromLong(PyDict_Size(kw));\n}\n"
+             'static PyMethodDef m[] = {{"f", (PyCFunction)f, METH_VARARGS | METH_KEYWORDS, NULL}, {NULL}};\n')
 
     def apply(self, unit):
         code, text = unit.masked, unit.text
@@ -471,13 +473,11 @@ class KwargsDict(Rule):
             indent = regex.search(r"\n([ \t]*)\S", text[b0:b1])
             edits.add(b0 + 1, b0 + 1, f"\n{indent.group(1) if indent else '    '}"
                       f"{kw} = {KWARGS_DICT_HELPER}(S, {args}, {nargs}, {kw});")
-        if edits and KWARGS_DICT_HELPER_DEFINITION not in text:
-            # after the Cystck.h include, or after the last include (a
-            # header of the extension that includes Cystck.h)
-            include = regex.search(r'^[ \t]*#[ \t]*include[ \t]*"Cystck\.h"[^\n]*\n', text, regex.M) or \
-                next(reversed(list(regex.finditer(r'^[ \t]*#[ \t]*include\b[^\n]*\n', code, regex.M))), None)
-            if include is not None:
-                edits.add(include.end(), include.end(), KWARGS_DICT_HELPER_DEFINITION)
+        if edits:
+            # or after the last include (a header of the extension that
+            # includes Cystck.h)
+            last = next(reversed(list(regex.finditer(r'^[ \t]*#[ \t]*include\b[^\n]*\n', code, regex.M))), None)
+            _common.define_after_include(text, edits, KWARGS_DICT_HELPER_DEFINITION, last and last.end())
         if edits:
             unit.apply(edits)
         return edits.applied

@@ -364,6 +364,7 @@ class SlotCalls(Rule):
     (``tp_alloc`` is the object-new rule's)."""
     name = "slot-calls"
     precedence = 395
+    needs = ("include-header",)    # its helper goes after the Cystck.h include
     patterns = (r"\bPy_TYPE\s*" + source.paren("o") + r"\s*->\s*(?:(?P<table>tp_as_\w+)\s*->\s*)?"
                 r"(?P<slot>tp_\w+|mp_\w+|sq_\w+|nb_\w+)\s*" + source.paren("a"),)
     before = ("static PyObject *f(PyObject *d, PyObject *k)\n{\n"
@@ -405,10 +406,8 @@ class SlotCalls(Rule):
                 start = cast.start()      # the object result is a handle, not an instance pointer
             edits.add(start, m.end(), call)
             self._null_macro_args(unit, m.start(), parts, edits)
-        if helper and ASS_SUBSCRIPT_HELPER_DEFINITION not in text:
-            include = regex.search(r'^[ \t]*#[ \t]*include[ \t]*"Cystck\.h"[^\n]*\n', text, regex.M)
-            if include is not None:
-                edits.add(include.end(), include.end(), ASS_SUBSCRIPT_HELPER_DEFINITION)
+        if helper:
+            _common.define_after_include(text, edits, ASS_SUBSCRIPT_HELPER_DEFINITION)
         if edits:
             unit.apply(edits)
         return edits.applied
@@ -478,6 +477,7 @@ class ErrFetchRestore(Rule):
     (reported): they write object pointers into handles."""
     name = "err-fetch-restore"
     precedence = 847
+    needs = ("include-header",)    # its helper goes after the Cystck.h include
     patterns = (r"\bPyErr_Fetch\s*\(\s*&\s*(?P<t>\w+)\s*,\s*&\s*(?P<v>\w+)\s*,\s*&\s*(?P<tb>\w+)\s*\)\s*;",)
     before = ("static void f(PyObject *d, PyObject *k)\n{\n    PyObject *t, *v, *tb;\n    PyErr_Fetch(&t, &v, &tb);\n"
               "    if (PyDict_DelItem(d, k) < 0)\n        PyErr_Clear();\n    PyErr_Restore(t, v, tb);\n}\n")
@@ -508,9 +508,7 @@ class ErrFetchRestore(Rule):
                 else:
                     edits.add(*_common.statement_line_span(text, c.start(), c.end()), "")
         if edits:
-            include = regex.search(r'^[ \t]*#[ \t]*include[ \t]*"Cystck\.h"[^\n]*\n', text, regex.M)
-            if include is not None and RESTORE_HELPER_DEFINITION not in text:
-                edits.add(include.end(), include.end(), RESTORE_HELPER_DEFINITION)
+            _common.define_after_include(text, edits, RESTORE_HELPER_DEFINITION)
             unit.apply(edits)
         return edits.applied
 
@@ -737,9 +735,10 @@ class HandleConditions(Rule):
     variables.)"""
     name = "handle-conditions"
     precedence = 855
+    needs = ("api-calls",)
     patterns = (r"(?P<f>Cystck[A-Za-z]*_\w+)\s*\(",)
     before = ('static int f(PyObject *d, PyObject *o)\n{\n'
-              '    return d != NULL && CystckDict_GetItemString(S, d, "k") && !CystckObject_Repr(S, o) ? 1 : 0;\n}\n')
+              '    return d != NULL && PyDict_GetItemString(d, "k") && !PyObject_Repr(o) ? 1 : 0;\n}\n')
     after = ('static int f(PyObject *d, PyObject *o)\n{\n    return d != NULL && '
              '!Cystck_IsNull(CystckDict_GetItemString(S, d, "k")) && Cystck_IsNull(CystckObject_Repr(S, o)) ? 1 : 0;\n}\n')
 

@@ -238,6 +238,7 @@ class TypeSlotReads(Rule):
     destroy-traverse rules' business), are left alone."""
     name = "type-slot-reads"
     precedence = 858
+    needs = ("py-type",)     # Py_TYPE(o)->tp_x is CystckObject_Type(S, o)->tp_x then
     # h->tp_x, CystckObject_Type(S, o)->tp_x, ((PyTypeObject *)h)->tp_x
     # (or (h)->tp_x, what the casts rule leaves of it)
     patterns = (r"(?:(?:(?<![\w)\]])\(\s*(?:\(\s*PyTypeObject\s*\*\s*\)\s*)?(?P<v>\w+)\s*\)"
@@ -366,12 +367,13 @@ class StockModuleDefs(Rule):
     ``Cystck_AsPyModuleDef(&moduledef)`` (marked and reported)."""
     name = "stock-module-defs"
     precedence = 865
+    needs = ("module-def",)
     patterns = (r"\bCystckModuleDef\s+(?P<d>\w+)\s*[=;]",)
-    before = ("static CystckModuleDef moduledef = {\"m\", NULL, 0, NULL};\n"
+    before = ("static struct PyModuleDef moduledef = {PyModuleDef_HEAD_INIT, \"m\", NULL, 0, NULL};\n"
               "static int ours(PyTypeObject *tp)\n{\n"
               "    PyObject *m = PyType_GetModule(tp->tp_base);\n"
               "    return m != NULL && PyModule_GetDef(m) == &moduledef;\n}\n")
-    after = ("static CystckModuleDef moduledef = {\"m\", NULL, 0, NULL};\n"
+    after = ("static CystckModuleDef moduledef = {\n    \"m\",\n    NULL,\n    0,\n    NULL\n};\n"
              "static int ours(PyTypeObject *tp)\n{\n"
              "    PyObject *m = PyType_GetModule(tp->tp_base);\n"
              f"    return m != NULL && PyModule_GetDef(m) == {MARK} Cystck_AsPyModuleDef(&moduledef);\n}}\n")

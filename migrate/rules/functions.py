@@ -139,12 +139,15 @@ class EntryLinkage(Rule):
     rule gives non-static ones a forwarder."""
     name = "entry-linkage"
     precedence = 405
+    # the rules that write those definitions (method-table those of getsets)
+    needs = ("type-object", "type-spec", "multi-phase-init", "method-table")
     ROLES = ("slot", "destroy", "traverse", "get", "set")
     patterns = (r"\bCYSTCK_DEF_(?:SLOT|DESTROY|GET|GETSET|SET|MOD_EXEC|MOD_CREATE)\s*\((?P<args>[^;{}]*?)\)",)
-    before = ("int\nBox_repr(Cystck_State *S, Cystck_Object self)\n{\n    return Cystck_Return(S, PyUnicode_FromString(\"Box\"));\n}\n"
-              "CYSTCK_DEF_SLOT(Box_repr_def, tp_repr, Box_repr)\n")
-    after = ("static int\nBox_repr(Cystck_State *S, Cystck_Object self)\n{\n    return Cystck_Return(S, PyUnicode_FromString(\"Box\"));\n}\n"
-             "CYSTCK_DEF_SLOT(Box_repr_def, tp_repr, Box_repr)\n")
+    before = ("PyObject *\nBox_repr(PyObject *self)\n{\n    return PyUnicode_FromString(\"Box\");\n}\n"
+              "static PyType_Slot Box_slots[] = {{Py_tp_repr, Box_repr}, {0, NULL}};\n")
+    after = ("static PyObject *\nBox_repr(PyObject *self)\n{\n    return PyUnicode_FromString(\"Box\");\n}\n"
+             "CYSTCK_DEF_SLOT(Box_slots_tp_repr, tp_repr, Box_repr)\n"
+             "static CystckDef *Box_slots[] = {\n    &Box_slots_tp_repr,\n    NULL\n};\n")
 
     def apply(self, unit):
         code = unit.structure
@@ -609,11 +612,11 @@ class HandleIdentity(Rule):
     ``!=`` becomes ``!Cystck_Is(...)``."""
     name = "handle-identity"
     precedence = 530
+    needs = ("struct-access",)     # a field's value is a CystckField_Load
     patterns = (r"(?P<a>H)\s*(?P<op>==|!=)\s*(?P<b>H)",
                 r"(?P<a>H)\s*(?P<op>==|!=)\s*(?P<b>CystckField_Load\s*" + _common.PAREN + ")")
     before = ("typedef struct { PyObject_HEAD PyObject *v; } Box;\n"
-              "static int f(PyObject *o, Box *b) { return o == Py_None || o != CystckField_Load(S, b, Box_AsStruct(S, b)->v)"
-              " || CystckField_Load(S, b, Box_AsStruct(S, b)->v) == Py_None; }\n")
+              "static int f(PyObject *o, Box *b) { return o == Py_None || o != b->v || b->v == Py_None; }\n")
     after = ("typedef struct { PyObject_HEAD PyObject *v; } Box;\n"
              "static int f(PyObject *o, Box *b) { return Cystck_Is(S, o, Py_None) || "
              "!Cystck_Is(S, o, CystckField_Load(S, b, Box_AsStruct(S, b)->v))"
@@ -962,8 +965,9 @@ class EntryValueCalls(Rule):
     A ``return`` of such a call is the entry-tail-calls rule's."""
     name = "entry-value-calls"
     precedence = 537
+    needs = ("include-header",)    # its helper goes after the Cystck.h include
     patterns = (r"(?<![\w.>]|->)(?P<f>\w+)\s*" + source.paren("a"),)
-    before = ('#include "Cystck.h"\n'
+    before = ('#include <Python.h>\n'
               "static PyObject *base_new(PyTypeObject *type, PyObject *args, PyObject *kwds)\n"
               "{\n    return type->tp_alloc(type, 0);\n}\n"
               "static PyObject *sub_new(PyTypeObject *type, PyObject *args, PyObject *kwds)\n{\n"
@@ -1094,11 +1098,16 @@ class StateCalls(Rule):
     reported: their convention (push count, argument array) changed."""
     name = "state-calls"
     precedence = 560
+    # its helper goes after the Cystck.h include; a call through a function
+    # pointer parameter takes S once stock-function-pointers or
+    # helper-signature gave the parameter Cystck_State; return f(...) from
+    # an entry point is Cystck_Return(S, f(...)) once returns has run
+    needs = ("include-header", "stock-function-pointers", "helper-signature", "returns")
     patterns = (r"(?<![\w.>])(?P<f>\w+)\s*\((?!\s*S\s*[,)])", r"(?:->|\.)\s*(?P<f>\w+)\s*\((?!\s*S\s*[,)])")
     before = ("static PyObject *helper(PyObject *o) { return PyNumber_Negative(o); }\n"
               "static long g(PyObject *o) { return PyLong_AsLong(helper(o)); }\n")
-    after = ("static PyObject *helper(PyObject *o) { return PyNumber_Negative(o); }\n"
-             "static long g(PyObject *o) { return PyLong_AsLong(helper(S, o)); }\n")
+    after = ("static Cystck_Object helper(Cystck_State *S, Cystck_Object o) { return PyNumber_Negative(o); }\n"
+             "static long g(Cystck_State *S, Cystck_Object o) { return PyLong_AsLong(helper(S, o)); }\n")
 
     def apply(self, unit):
         p = unit.project
@@ -1194,12 +1203,8 @@ class StateCalls(Rule):
 
     @staticmethod
     def _define_result_helper(unit, edits):
-        if RESULT_HELPER in unit.text:
-            return
-        include = regex.search(r'^[ \t]*#[ \t]*include[ \t]*"Cystck\.h"[^\n]*\n', unit.text, regex.M)
-        if include is None:
-            return
-        edits.add(include.end(), include.end(), RESULT_HELPER_DEFINITION)
+        if RESULT_HELPER not in unit.text:
+            _common.define_after_include(unit.text, edits, RESULT_HELPER_DEFINITION)
 
     @staticmethod
     def _insert(code, m, edits):

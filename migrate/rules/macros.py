@@ -52,10 +52,10 @@ class MacroStateParam(Rule):
         return edits.applied
 
 
-def _expression_end(code, start, end):
-    """Where the expression starting at ``start`` ends: at a ``)``, ``,``
-    or ``;`` of its own depth, or at the end of the macro body (before a
-    trailing line continuation)."""
+def _expression_end(code, start, end, stop=",;"):
+    """Where the expression starting at ``start`` ends: at a ``)`` or a
+    character of ``stop`` of its own depth, or at the end of the macro body
+    (before a trailing line continuation)."""
     depth = 0
     for i in range(start, end):
         c = code[i]
@@ -65,7 +65,7 @@ def _expression_end(code, start, end):
             if depth == 0:
                 return i
             depth -= 1
-        elif c in ",;" and depth == 0:
+        elif c in stop and depth == 0:
             return i
     return len(code[:end].rstrip(" \t\n\\"))
 
@@ -142,22 +142,6 @@ def _is_handle_value(text):
     return bool(f and f.ret == "h")
 
 
-def _branch_end(code, start, end, stop):
-    """The first of ``stop`` at depth 0 in code[start:end] (or ``end``)."""
-    depth = 0
-    for i in range(start, end):
-        c = code[i]
-        if c in "([{":
-            depth += 1
-        elif c in ")]}":
-            if depth == 0:
-                return i
-            depth -= 1
-        elif c in stop and depth == 0:
-            return i
-    return len(code[:end].rstrip(" \t\n\\"))
-
-
 class MacroHandleValues(Rule):
     """A macro whose value is a handle (``#define RESULT (ok ?
     PyUnicode_FromString(s) : NULL)``, ``ok ? Py_INCREF(Py_None), Py_None :
@@ -168,9 +152,10 @@ class MacroHandleValues(Rule):
     rules do in function bodies.  A conditional between C values stays."""
     name = "macro-handle-values"
     precedence = 851
+    needs = ("constants", "api-calls")    # it knows a handle by its Cystck name
     patterns = (ANY_MACRO.pattern,)
-    before = ("#define RESULT (ok ? CystckUnicode_FromString(S, s) : NULL)\n"
-              "#define DONE (ok ? Py_INCREF(Cystck_None), Cystck_None : NULL)\n"
+    before = ("#define RESULT (ok ? PyUnicode_FromString(s) : NULL)\n"
+              "#define DONE (ok ? Py_INCREF(Py_None), Py_None : NULL)\n"
               "#define SIZE (ok ? strlen(s) : 0)\n")
     after = ("#define RESULT (ok ? CystckUnicode_FromString(S, s) : Cystck_NULL)\n"
              "#define DONE (ok ? Cystck_None : Cystck_NULL)\n"
@@ -186,10 +171,10 @@ class MacroHandleValues(Rule):
             for inc in regex.finditer(r"\bPy_X?INCREF\(\s*" + _CONSTANT_HANDLE + r"\s*\)\s*,\s*", code, pos=b0, endpos=b1):
                 edits.add(inc.start(), inc.end(), "")
             for q in regex.finditer(r"\?", code, pos=b0, endpos=b1):
-                colon = _branch_end(code, q.end(), b1, ":")
+                colon = _expression_end(code, q.end(), b1, ":")
                 if colon >= b1 or code[colon] != ":":
                     continue
-                end = _branch_end(code, colon + 1, b1, ",;?")
+                end = _expression_end(code, colon + 1, b1, ",;?")
                 first, second = (q.end(), colon), (colon + 1, end)
                 for null, other in ((second, first), (first, second)):
                     value = code[null[0]:null[1]]

@@ -217,18 +217,23 @@ class ModuleStateRefs(Rule):
     alone."""
     name = "module-state-refs"
     precedence = 880
+    # the Cystck_Ref members, the CystckModuleDef and its defines array
+    needs = ("struct-members", "module-def", "method-table", "multi-phase-init")
     patterns = (_MODULE_DEF.pattern,)
-    before = ("#include <Python.h>\ntypedef struct { Cystck_Ref cache; long n; } spam_state;\n"
-              "static CystckDef *spam_defines[] = {\n    &f_def,\n    NULL\n};\n"
-              "static CystckModuleDef spam = {\"spam\", NULL, sizeof(spam_state), spam_defines};\n")
+    before = ("#include <Python.h>\ntypedef struct { PyObject *cache; long n; } spam_state;\n"
+              "static PyObject *f(PyObject *m, PyObject *o) { return o; }\n"
+              "static PyMethodDef spam_methods[] = {{\"f\", f, METH_O, NULL}, {NULL}};\n"
+              "static struct PyModuleDef spam = {PyModuleDef_HEAD_INIT, \"spam\", NULL, sizeof(spam_state), spam_methods};\n")
     after = ("#include <Python.h>\ntypedef struct { Cystck_Ref cache; long n; } spam_state;\n\n"
              "/* the references the module state holds: seen by the GC, released with the module */\n"
              "static int spam_state_refs_traverse(void *state, Cystck_visitproc visit, void *arg)\n{\n"
              "    spam_state *st = (spam_state *)state;\n"
              "    Cystck_VISIT_REF(&st->cache);\n    return 0;\n}\n"
+             "static PyObject *f(PyObject *m, PyObject *o) { return o; }\n"
+             "CYSTCK_DEF_METH(f_def, \"f\", f, CYSTCK_O, NULL)\n"
              "CYSTCK_DEF_MOD_TRAVERSE(spam_state_refs_def, spam_state_refs_traverse)\n"
-             "static CystckDef *spam_defines[] = {\n    &f_def,\n    &spam_state_refs_def,\n    NULL\n};\n"
-             "static CystckModuleDef spam = {\"spam\", NULL, sizeof(spam_state), spam_defines};\n")
+             "static CystckDef *spam_methods[] = {\n    &f_def,\n    &spam_state_refs_def,\n    NULL\n};\n"
+             "static CystckModuleDef spam = {\n    \"spam\",\n    NULL,\n    sizeof(spam_state),\n    spam_methods\n};\n")
 
     def apply(self, unit):
         code, text = unit.masked, unit.text

@@ -384,3 +384,20 @@ def test_a_conditional_that_splits_a_block_keeps_its_first_branch_only(tmp_path)
     out = (tmp_path / "o" / "m.c").read_text()
     assert "static Cystck_Object\ncheck(Cystck_State *S, Cystck_Object o)\n" in out
     assert "#else\n    else {\n#endif\n" in out
+
+
+def test_rules_bring_what_they_need_and_say_so(tmp_path, capsys):
+    """--rules handle-conditions also runs api-calls, whose Cystck calls it
+    tests (without, it would find nothing); --exclude api-calls also
+    leaves out handle-conditions; --list-rules names what a rule needs."""
+    f = tmp_path / "m.c"
+    f.write_text("#include <Python.h>\nstatic int f(PyObject *d)\n{\n    if (PyDict_GetItemString(d, \"k\"))\n"
+                 "        return 1;\n    return 0;\n}\n")
+    assert cli.main([str(f), "-o", str(tmp_path / "o"), "--rules", "handle-conditions", "--no-cppcheck"]) == 0
+    assert "also running api-calls" in capsys.readouterr().err
+    assert "!Cystck_IsNull(CystckDict_GetItemString(S, d, \"k\"))" in (tmp_path / "o" / "m.c").read_text()
+    assert cli.main([str(f), "-o", str(tmp_path / "p"), "--exclude", "api-calls", "--no-cppcheck"]) == 0
+    assert "also leaving out handle-conditions" in capsys.readouterr().err
+    assert cli.main(["--list-rules"]) == 0
+    out = capsys.readouterr().out
+    assert "Needs: api-calls." in " ".join(out[out.index("handle-conditions ["):].split()[:60])

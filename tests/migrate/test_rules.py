@@ -1,17 +1,54 @@
-"""Each rule's before/after example, translated with that rule alone; and
-translating translated code changes nothing."""
+"""Each rule's before/after example, translated with that rule and what it
+needs; and translating translated code changes nothing."""
 import pytest
+import regex
 
 from cystck.migrate import engine, translate
 
 RULES = engine.all_rules()
+# What only translated text holds: a Cystck name.
+TRANSLATED = regex.compile(r"\b(?:Cystck\w*|CYSTCK_\w+)")
 
 
 @pytest.mark.parametrize("rule", RULES, ids=[r.name for r in RULES])
 def test_rule_example(rule):
+    """``before`` is stock C (or C++); translated with the rule and what it
+    needs (engine.select_rules), it becomes ``after``, and the rule itself
+    rewrites or reports something on the way."""
     assert rule.__doc__ and rule.before and rule.after, f"{rule.name} lacks a docstring or an example"
+    assert not TRANSLATED.search(rule.before), f"{rule.name}'s example starts from translated text"
     path = "example.cpp" if rule.library else "example.c"
-    assert translate.translate_source(rule.before, path, [rule()]) == rule.after
+    unit = translate.translate_files({path: rule.before}, engine.select_rules([rule.name]))[path]
+    assert unit.text == rule.after
+    assert unit.counts[rule.name] or any(n.rule == rule.name for n in unit.notes)
+
+
+def test_every_rule_runs_after_what_it_needs():
+    """needs names registered rules of a lower precedence: the one order
+    of application runs each rule after what it needs, and needs cannot
+    form a cycle (each step goes down in precedence)."""
+    by_name = {r.name: r for r in RULES}
+    for rule in RULES:
+        assert isinstance(rule.needs, tuple), f"{rule.name}: needs is a tuple of rule names"
+        for need in rule.needs:
+            assert need in by_name, f"{rule.name} needs {need!r}, which is no rule"
+            assert by_name[need].precedence < rule.precedence, f"{rule.name} runs before {need}, which it needs"
+
+
+def test_choosing_a_rule_brings_what_it_needs_and_excluding_one_what_needs_it():
+    """--rules adds what the chosen rules need (transitively), --exclude
+    leaves out what needs an excluded rule; both say which they added or
+    left out."""
+    classes, added, left_out = engine.selection(["handle-conditions"])
+    assert [c.name for c in classes] == ["api-calls", "handle-conditions"]
+    assert (added, left_out) == (["api-calls"], [])
+    classes, added, left_out = engine.selection(exclude=["api-calls"])
+    names = {c.name for c in classes}
+    assert "api-calls" not in names and "handle-conditions" not in names and "constants" in names
+    assert added == [] and "handle-conditions" in left_out
+    assert all("api-calls" in engine.selection([name])[1] for name in left_out)
+    # the core pack named whole: nothing to add
+    assert engine.selection(["core"])[1] == []
 
 
 @pytest.mark.parametrize("rule", RULES, ids=[r.name for r in RULES])

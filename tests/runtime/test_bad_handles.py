@@ -34,7 +34,7 @@ NOT_AN_ERROR = {
                          "storing the null handle empties the field",
 }
 
-# Hand-written functions whose error value is not gen_api.error_value's.
+# Hand-written functions whose error value is not gen_api.function_error_value's.
 ERROR_VALUE = {
     # As PyDict_Next: 0 ends the loop, and the exception tells an error.
     "CystckDict_Next": "0",
@@ -91,7 +91,7 @@ def _check(f):
     """The C condition that r is f's error value."""
     if f.ret == "h":
         return "Cystck_IsNull(r)"
-    return f"r == {ERROR_VALUE.get(f.name) or gen_api.error_value(f.ret)}"
+    return f"r == {ERROR_VALUE.get(f.name) or gen_api.function_error_value(f)}"
 
 
 def _case(i, f, handle):
@@ -192,3 +192,16 @@ def test_no_checked_function_crashes_on_an_object_of_the_wrong_type(build, tmp_p
 def test_the_sweeps_cover_most_of_the_table():
     # A guard against a parser change silently emptying them.
     assert len(cases()) >= 200 and len(checked_cases()) >= 180
+
+
+def test_predicates_that_cannot_fail_answer_false_after_an_invalid_handle():
+    # `if (!PyList_Check(o))` and `if (Py_TYPE(o) != T)` translate to tests of
+    # the truth value: -1 there would read as "is a list", "is a T".  The
+    # sweep above checks that each function returns the value named here.
+    by_name = {f.name: f for f in gen_api.parse()}
+    for name in ("CystckList_Check", "CystckTuple_CheckExact", "Cystck_TypeIs", "CystckObject_TypeCheck",
+                 "CystckCallable_Check", "CystckMapping_HasKey", "CystckCapsule_IsValid"):
+        assert gen_api.function_error_value(by_name[name]) == "(int)0", name
+    # Questions CPython's counterparts can fail keep -1.
+    for name in ("CystckObject_IsInstance", "CystckDict_Contains", "CystckObject_IsTrue", "CystckDate_Check"):
+        assert gen_api.function_error_value(by_name[name]) == "(int)-1", name

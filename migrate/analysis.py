@@ -61,12 +61,13 @@ def _custom_types(unit, code, contexts):
         types = ", ".join(sorted(info.type_vars)) or "no static type object"
         out.append(_note(unit, "inferred-type", where,
                          f"custom type {name}: accessor {name}_AsStruct, type {types}, object fields: {fields}"))
+    casts = {s: regex.compile(rf"\(\s*(?:struct\s+)?{regex.escape(s)}\s*\*\s*\)\s*(?P<h>\w+)") for s in structs}
     for ctx in contexts:
         if ctx.role is not None and not ctx.role.state:
             continue
         b0, b1 = ctx.body
         for s in structs:
-            for m in regex.finditer(rf"\(\s*(?:struct\s+)?{regex.escape(s)}\s*\*\s*\)\s*(?P<h>\w+)", code, pos=b0, endpos=b1):
+            for m in casts[s].finditer(code, b0, b1):
                 if m.group("h") in ctx.handles:
                     out.append(_note(unit, "custom-type", m.start(),
                                      f"cast of handle {m.group('h')} to {s} *: use {structs[s].struct}_AsStruct(S, "

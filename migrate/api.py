@@ -113,7 +113,8 @@ def private_struct_types():
 @functools.lru_cache(maxsize=None)
 def creating():
     """Cystck functions that create owned handles ([h+N] in the table)."""
-    return frozenset(f.name for f in table() if regex.search(r"\[h\+\d", f.doc) or
+    owned = regex.compile(r"\[h\+\d")
+    return frozenset(f.name for f in table() if owned.search(f.doc) or
                      (f.ret == "h" and f.name not in ("Cystck_deref",)))
 
 

@@ -108,6 +108,12 @@ def _call_cast(macros):
                          + "".join("|" + regex.escape(m) for m in macros) + r")\s*(?=\()")
 
 
+# A leading cast, and one whose parenthesis holds a type (compiled once:
+# strip_cast runs for every table entry and initialiser).
+_LEADING_PARENS = regex.compile(r"^\(\s*[\w\s\*\(\)]*?\)\s*(?=[\w&(])")
+_TYPE_IN_PARENS = regex.compile(r"^\(\s*(?:const\s+)?[A-Za-z_][\w\s\*]*(?:\(\s*\*\s*\)\s*\([\w\s,\*]*\))?\s*\)")
+
+
 def strip_cast(expr):
     """``(PyCFunction)(void(*)(void))f`` -> ``f``; ``as_void( f )`` (a
     cast macro) and ``reinterpret_cast<void*>( f )`` -> ``f``."""
@@ -118,8 +124,8 @@ def strip_cast(expr):
         if m and source.matching(expr, m.end()) == len(expr):
             expr = expr[m.end() + 1:-1].strip()
             continue
-        m = regex.match(r"^\(\s*[\w\s\*\(\)]*?\)\s*(?=[\w&(])", expr)
-        if not m or not regex.match(r"^\(\s*(?:const\s+)?[A-Za-z_][\w\s\*]*(?:\(\s*\*\s*\)\s*\([\w\s,\*]*\))?\s*\)", expr):
+        m = _LEADING_PARENS.match(expr)
+        if not m or not _TYPE_IN_PARENS.match(expr):
             break
         inner = expr[m.end():].strip()
         if inner == expr:

@@ -25,6 +25,7 @@ a :class:`~.project.Project` built beforehand from every input file, so that
 a rule in ``ujson.c`` knows that ``ujson_dumps``, defined in ``encode.c``, is
 a METH_VARARGS|METH_KEYWORDS method.
 """
+import functools
 from collections import Counter
 from dataclasses import dataclass, field
 
@@ -36,6 +37,9 @@ _REGISTRY = {}
 # The end of a sentence in a docstring: a full stop followed by two spaces,
 # or by a line break and a capital ("e.g. a" and "x.get()" are no ends).
 _SENTENCE_END = regex.compile(r"\.(?:  (?=\S)|\n\s*(?=[A-Z]))")
+# The rules' patterns (Unit.sub), compiled once each: the regex module's
+# own cache lookup per call is slow.
+_compiled = functools.lru_cache(maxsize=1024)(regex.compile)
 
 
 class Rule:
@@ -157,6 +161,10 @@ class Unit:
     # _previous the last value of each key for an earlier text (see derived()).
     _derived: dict = field(default_factory=dict, repr=False)
     _previous: dict = field(default_factory=dict, repr=False)
+    # (earlier text, the edits that changed it, or None if unknown) for each
+    # change of the text since it was last lexed: the lexing of the current
+    # text starts from the last one (see lexed).
+    _changes: list = field(default_factory=list, repr=False)
 
     def __post_init__(self):
         if self.text is None:
@@ -167,8 +175,11 @@ class Unit:
         return "c++" in self.libraries
 
     # ---- the current text and its masks ----
-    def set_text(self, text):
+    def set_text(self, text, edits=None):
+        """Make ``text`` the current text; ``edits`` are the (start, end,
+        new) of the current text that make it (Edits.done), if known."""
         if text != self.text:
+            self._changes.append((self.text, edits))
             self.text = text
             self._previous.update(self._derived)
             self._derived = {}
@@ -185,7 +196,24 @@ class Unit:
 
     @property
     def masked(self):
-        return self.derived("masked", lambda _: source.mask(self.text))
+        return self.derived("masked", lambda _: source.blank_python2(self.lexed.blanked))
+
+    @property
+    def lexed(self):
+        """source.lex of the current text: lexed again from the last text
+        lexed, around the edits since (most rules change a few lines)."""
+        return self.derived("lexed", self._lex)
+
+    def _lex(self, previous):
+        changes, self._changes = self._changes, []
+        at = next((i for i, (text, _) in enumerate(changes) if previous and text is previous.text), None)
+        if at is None or any(edits is None for _, edits in changes[at:]):
+            return source.lex(self.text)
+        lexed = previous
+        for _, edits in changes[at:]:
+            lexed = source.relex(lexed, edits)
+        # the text itself, so that the next edit finds it in _changes
+        return source.Lexed(self.text, lexed.blanked, lexed.starts, lexed.ends)
 
     @property
     def structure(self):
@@ -208,7 +236,7 @@ class Unit:
     def apply(self, edits):
         """Apply ``edits`` (made on the current text), keeping the positions
         of notes in step so that they point at the right output line."""
-        self.set_text(edits.apply(self.text))
+        self.set_text(edits.apply(self.text), tuple(edits.done))
         for n in self.notes:
             if n.pos is not None:
                 n.pos = edits.map_position(n.pos)
@@ -228,7 +256,7 @@ class Unit:
         edits = source.Edits()
         masked = self.masked
         start, end = span or (0, len(masked))
-        for m in regex.finditer(pattern, masked, flags, pos=start, endpos=end):
+        for m in _compiled(pattern, flags).finditer(masked, start, end):
             new = repl(m, self.text)
             if new is not None and new != self.text[m.start():m.end()]:
                 edits.add(m.start(), m.end(), new)

@@ -127,9 +127,12 @@ SUBTABLES = {"PyNumberMethods": NUMBER_FIELDS, "PySequenceMethods": SEQUENCE_FIE
 BINDING_FLAGS = ("METH_CLASS", "METH_STATIC")
 
 
+_BINDING_FLAG = {b: regex.compile(rf"\b{b}\b") for b in BINDING_FLAGS}
+
+
 def binding_flags(flags):
     """The flags of a PyMethodDef's ml_flags text that say what self is."""
-    return " | ".join(b for b in BINDING_FLAGS if regex.search(rf"\b{b}\b", flags))
+    return " | ".join(b for b in BINDING_FLAGS if _BINDING_FLAG[b].search(flags))
 
 
 def method_role(flags):
@@ -371,6 +374,9 @@ def table_items(code, text, m, all_branches=False):
     return items
 
 
+_DIRECTIVE_LINE = regex.compile(r"^[ \t]*#", regex.M)
+
+
 def table_elements(code, text, m, order):
     """(fields, levels) of each braced element of the table that match
     ``m`` opens, in every branch of the table's conditionals, ``levels``
@@ -383,7 +389,7 @@ def table_elements(code, text, m, order):
             continue
         outer = source.guard_at(text, open_at, it.span[0])
         piece = text[it.span[0]:it.span[1]]
-        if not regex.search(r"^[ \t]*#", piece, regex.M):
+        if not _DIRECTIVE_LINE.search(piece):
             yield cstruct.fields_of(it.value, order), outer
             continue
         for inner, variant in source.branch_variants(piece):
@@ -984,24 +990,36 @@ def _stolen_params(code, f, body):
     return stolen, len(pieces)
 
 
+# Compiled once (the regex module's cache lookup per call is slow).
+_QUALIFIED_SCOPE = regex.compile(r"(?:\b\w+(?:\s*<[^<>;{}]*>)?\s*::\s*)+$")
+_STATIC = regex.compile(r"\bstatic\b")
+_RETURNS_HANDLE_OR_OBJECT = regex.compile(rf"(?:{OBJECT_TYPES}|\bCystck_Object)\s*\*?\s*$")
+_RETURNS_OBJECT = regex.compile(rf"\b{OBJECT_TYPES}\s*\*\s*$")
+_HANDLE_PARAM = regex.compile(rf"\b(?:{OBJECT_TYPES}\s*\*|Cystck_Object\b)")
+_TRANSLATED = regex.compile(r"\s*Cystck_State\b")
+
+
 def _collect_functions(p, path, code, text):
     types = set(p.types)
+    # the patterns that name the custom types, compiled once per call
+    returns_custom = regex.compile(r"\b(?:" + "|".join(map(regex.escape, types)) + r")\s*\*\s*$") if types else None
+    custom_param = [regex.compile(rf"\b{regex.escape(t)}\s*\*") for t in types]
+    object_param = regex.compile(rf"\s*(?:const\s+)?(?:struct\s+)?(?:{OBJECT_TYPES}"
+                                 + "".join("|" + regex.escape(t) for t in types) + r")\s*\*(?!\s*\*)")
     for f in source.find_functions(code):
-        head = regex.sub(r"(?:\b\w+(?:\s*<[^<>;{}]*>)?\s*::\s*)+$", "", code[f.start:f.name_start])
+        head = _QUALIFIED_SCOPE.sub("", code[f.start:f.name_start])
         params = code[f.params[0]:f.params[1]]
         # `static` on a member function means "of the class", not "of the file"
-        static = bool(regex.search(r"\bstatic\b", head)) and not f.member
-        ret_handle = bool(regex.search(rf"(?:{OBJECT_TYPES}|\bCystck_Object)\s*\*?\s*$", head.strip() + " ")) \
-            if "Cystck_Object" in head else bool(regex.search(rf"\b{OBJECT_TYPES}\s*\*\s*$", head.strip()))
+        static = bool(_STATIC.search(head)) and not f.member
+        ret_handle = bool(_RETURNS_HANDLE_OR_OBJECT.search(head.strip() + " ")) \
+            if "Cystck_Object" in head else bool(_RETURNS_OBJECT.search(head.strip()))
         if not ret_handle and types:
-            ret_handle = bool(regex.search(
-                r"\b(?:" + "|".join(map(regex.escape, types)) + r")\s*\*\s*$", head.strip()))
-        handle_params = bool(regex.search(rf"\b(?:{OBJECT_TYPES}\s*\*|Cystck_Object\b)", params)) or any(
-            regex.search(rf"\b{regex.escape(t)}\s*\*", params) for t in types)
+            ret_handle = bool(returns_custom.search(head.strip()))
+        handle_params = bool(_HANDLE_PARAM.search(params)) or any(
+            pattern.search(params) for pattern in custom_param)
         positions = frozenset(
             i for i, (s, e) in enumerate(source.split_top(code, *f.params))
-            if regex.match(rf"\s*(?:const\s+)?(?:struct\s+)?(?:{OBJECT_TYPES}"
-                           + "".join("|" + regex.escape(t) for t in types) + r")\s*\*(?!\s*\*)", code[s:e]))
+            if object_param.match(code[s:e]))
         if STOCK_NAME.fullmatch(f.name) and f.name in api.stock_map() and not f.member:
             # The stock API itself, not the extension's: the definition
             # stays as it is and calls of the name are stock calls.
@@ -1013,7 +1031,7 @@ def _collect_functions(p, path, code, text):
         if info is None:
             info = FunctionInfo(f.name, path, static, ret_handle, handle_params, body, p.roles.get(f.name),
                                 handle_positions=positions,
-                                translated=bool(regex.match(r"\s*Cystck_State\b", params)))
+                                translated=bool(_TRANSLATED.match(params)))
             p.functions[key] = info
         else:
             info.static = info.static or static

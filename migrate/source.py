@@ -12,6 +12,7 @@ This module also finds the few structures the rules need (top-level
 functions, their bodies, braced initialisers, statements); it is a scanner,
 not a parser, and says so where it guesses.
 """
+import bisect
 from dataclasses import dataclass, field
 from functools import lru_cache
 
@@ -53,6 +54,19 @@ def _in_directive(text, pos):
     return text[start:pos].lstrip(" \t").startswith("#")
 
 
+def _blanked(text, m):
+    """The mask of the comment or literal ``m`` (a match of _LEXEME)."""
+    tok = m.group()
+    blank = _blank_spliced if "\n" in tok and _in_directive(text, m.start()) else _blank
+    if m.group("lc") is not None or m.group("bc") is not None:
+        return blank(tok)
+    quote = '"' if m.group("str") is not None else "'"
+    first, last = tok.index(quote), len(tok) - 1
+    if last > first and tok[last] == quote:
+        return tok[:first + 1] + blank(tok[first + 1:last]) + quote
+    return tok[:first + 1] + blank(tok[first + 1:])
+
+
 # The project pass, the rules and the report mask each file's original
 # text (and many a rule's output) several times over; the masks of the
 # last few texts are kept.
@@ -60,23 +74,150 @@ def _in_directive(text, pos):
 def mask(text):
     """Copy of ``text`` with comments and the inside of literals blanked,
     and the code only Python 2 compiles (``blank_python2``)."""
-    out, pos = [], 0
-    for m in _LEXEME.finditer(text):
-        out.append(text[pos:m.start()])
-        tok = m.group()
-        blank = _blank_spliced if "\n" in tok and _in_directive(text, m.start()) else _blank
-        if m.group("lc") is not None or m.group("bc") is not None:
-            out.append(blank(tok))
-        else:
-            quote = '"' if m.group("str") is not None else "'"
-            first, last = tok.index(quote), len(tok) - 1
-            if last > first and tok[last] == quote:
-                out.append(tok[:first + 1] + blank(tok[first + 1:last]) + quote)
-            else:
-                out.append(tok[:first + 1] + blank(tok[first + 1:]))
+    return blank_python2(lex(text).blanked)
+
+
+@dataclass(frozen=True)
+class Lexed:
+    """A text's comments and literals: their spans (``starts``, ``ends``)
+    and the text with them blanked (``mask`` before ``blank_python2``).
+    ``relex`` finds those of an edited text from them."""
+    text: str
+    blanked: str
+    starts: list
+    ends: list
+
+
+@lru_cache(maxsize=8)
+def lex(text):
+    return _lex_from(text, 0, [], [], [])
+
+
+def _lex_from(text, pos, pieces, starts, ends):
+    """Lexed of ``text``, continuing from ``pos`` (where no comment or
+    literal is open) the ``pieces`` of the blanked text and the spans
+    found before it."""
+    for m in _LEXEME.finditer(text, pos):
+        pieces += [text[pos:m.start()], _blanked(text, m)]
+        starts.append(m.start())
+        ends.append(m.end())
         pos = m.end()
+    pieces.append(text[pos:])
+    return Lexed(text, "".join(pieces), starts, ends)
+
+
+# Where a raw string literal could open.  Whether one does depends on text
+# arbitrarily far on (its closing delimiter), which relex does not follow.
+_RAW_OPENING = regex.compile(r'R"[^()\\\s]{0,16}\(')
+
+
+def relex(lexed, edits):
+    """``lex`` of the text that ``edits`` (non-overlapping (start, end, new)
+    of ``lexed.text``, in order: ``Edits.done``) make.  Only the lines
+    around each edit are lexed again; the rest keeps its spans and mask,
+    shifted.  Lexing restarts at a line start before the edit where no
+    comment or literal is open (so that one an edit extends or closes is
+    lexed again), and rejoins the old spans at the first logical line start
+    (the start of a comment spanning lines is judged by its line, see
+    _in_directive) at least two characters past the edit where neither the
+    old nor the new text has a comment or literal open."""
+    old, starts, ends = lexed.text, lexed.starts, lexed.ends
+    text = _applied(old, edits)
+    if not edits or _RAW_OPENING.search(old) or _RAW_OPENING.search(text):
+        return lex(text)
+    # each edit's start and end in the new text, and the shift after it
+    new_spans, shifts, shift = [], [], 0
+    for start, end, new in edits:
+        new_spans.append((start + shift, start + shift + len(new)))
+        shift += len(new) - (end - start)
+        shifts.append(shift)
+    new_starts = [s for s, _ in new_spans]
+    restarts = [_restart(old, starts, ends, start) for start, _, _ in edits]
+    pieces, out_starts, out_ends = [], [], []
+    _copy(lexed, 0, restarts[0], 0, pieces, out_starts, out_ends)
+    pos, first = restarts[0], 0          # lexing from pos (new text) for edits[first:]
+    while True:
+        rejoined = _lex_window(text, pos, first, new_spans, new_starts, shifts, restarts, starts, ends,
+                               pieces, out_starts, out_ends)
+        if rejoined is None:
+            return Lexed(text, "".join(pieces), out_starts, out_ends)
+        q, passed = rejoined
+        shift = shifts[passed - 1]
+        stop = restarts[passed] if passed < len(edits) else len(old)
+        _copy(lexed, q - shift, stop, shift, pieces, out_starts, out_ends)
+        if passed == len(edits):
+            return Lexed(text, "".join(pieces), out_starts, out_ends)
+        pos, first = stop + shift, passed
+
+
+def _applied(text, edits):
+    out, pos = [], 0
+    for start, end, new in edits:
+        out += [text[pos:start], new]
+        pos = end
     out.append(text[pos:])
-    return blank_python2("".join(out))
+    return "".join(out)
+
+
+def _restart(text, starts, ends, pos):
+    """A line start at or before ``pos`` where no comment or literal of
+    ``text`` (spans ``starts``, ``ends``) is open or ends: one that ends
+    at or after ``pos`` may end elsewhere once ``pos`` changes."""
+    while True:
+        line = text.rfind("\n", 0, pos) + 1
+        i = bisect.bisect_left(starts, line) - 1
+        if i < 0 or ends[i] < line:
+            return line
+        pos = starts[i]
+
+
+def _copy(lexed, start, stop, shift, pieces, out_starts, out_ends):
+    """Take lexed's blanked text and spans of ``[start, stop)`` (where no
+    span is open at either end), shifted by ``shift``."""
+    pieces.append(lexed.blanked[start:stop])
+    lo = bisect.bisect_left(lexed.starts, start)
+    hi = bisect.bisect_left(lexed.starts, stop)
+    out_starts += [s + shift for s in lexed.starts[lo:hi]]
+    out_ends += [e + shift for e in lexed.ends[lo:hi]]
+
+
+def _lex_window(text, pos, first, new_spans, new_starts, shifts, restarts, starts, ends,
+                pieces, out_starts, out_ends):
+    """Lex ``text`` from ``pos`` on, past ``edits[first]``, to where the old
+    spans can be taken again: (that position, the number of edits before
+    it); None if that is nowhere before the end."""
+    for m in _LEXEME.finditer(text, pos):
+        rejoined = _rejoin(text, pos, m.start(), first, new_spans, new_starts, shifts, restarts, starts, ends)
+        if rejoined is not None:
+            pieces.append(text[pos:rejoined[0]])
+            return rejoined
+        pieces += [text[pos:m.start()], _blanked(text, m)]
+        out_starts.append(m.start())
+        out_ends.append(m.end())
+        pos = m.end()
+    rejoined = _rejoin(text, pos, len(text), first, new_spans, new_starts, shifts, restarts, starts, ends)
+    if rejoined is not None:
+        pieces.append(text[pos:rejoined[0]])
+        return rejoined
+    pieces.append(text[pos:])
+    return None
+
+
+def _rejoin(text, gap, gap_end, first, new_spans, new_starts, shifts, restarts, starts, ends):
+    """The first position q in ``text[gap:gap_end]`` (outside the new
+    text's comments and literals) where the old spans can be taken again,
+    as (q, the number of edits before q); None if there is none."""
+    q = gap if gap > 0 and text[gap - 1] == "\n" else text.find("\n", gap, gap_end) + 1
+    while 0 < q <= gap_end:
+        passed = bisect.bisect_left(new_starts, q)
+        if (passed > first and q >= new_spans[passed - 1][1] + 2 and text[q - 2] != "\\"
+                and (passed == len(new_spans) or q - shifts[passed - 1] <= restarts[passed])):
+            old_q = q - shifts[passed - 1]
+            i = bisect.bisect_right(starts, old_q) - 1
+            if i < 0 or ends[i] <= old_q or starts[i] == old_q:
+                return q, passed
+        q = text.find("\n", q, gap_end) + 1
+    return None
 
 
 # Conditions on the Python version that Python 3 always decides the same way.
@@ -624,6 +765,9 @@ _HEAD_END = regex.compile(r"\)\s*(?:const|noexcept|override|final|throw\s*\(\s*\
 _ASSIGN_END = regex.compile(r"=\s*$")
 
 
+# top_level_items asks again for every braced block of every version of a
+# text, and most heads are those of the version before.
+@lru_cache(maxsize=4096)
 def _is_function_head(head):
     """Does ``head`` (text before a '{') end with a function declarator?"""
     stripped = head.rstrip()

@@ -4,6 +4,7 @@ handles point at a custom struct, what the function's role is.
 Computed on the *current* text (so rules stay independent: a rule sees
 ``PyObject *x`` and ``Cystck_Object x`` alike as a handle declaration) with
 the role taken from the Project (built from the stock sources)."""
+import functools
 from dataclasses import dataclass, field
 
 import regex
@@ -130,11 +131,23 @@ _OBJECT_TYPE = regex.compile(OBJECT_TYPES)
 
 
 def parse_params(code, start, end):
+    """The Params of the parameter list ``code[start:end]``, each a new
+    object (callers change them)."""
+    return [Param(p.name, p.base, p.ptr, (p.span[0] + start, p.span[1] + start))
+            for p in _params_of(code[start:end])]
+
+
+# The function contexts are derived again after every rule that changes a
+# function, mostly with its parameter list unchanged; _PARAM_NAME.search,
+# which tries every start in a parameter, is the costly part.
+@functools.lru_cache(maxsize=4096)
+def _params_of(code):
+    """parse_params of the whole of ``code``, spans relative to it."""
     out = []
-    text = code[start:end].strip()
+    text = code.strip()
     if not text or text == "void":
-        return out
-    for s, e in source.split_top(code, start, end):
+        return tuple(out)
+    for s, e in source.split_top(code, 0, len(code)):
         piece = code[s:e]
         m = _PARAM_NAME.search(piece)
         if not m or piece.strip() in ("...",):
@@ -150,7 +163,7 @@ def parse_params(code, start, end):
         if not base and name:      # an unnamed parameter: `PyObject *`
             base, name = name, ""
         out.append(Param(name, base, stars, (s, e)))
-    return out
+    return tuple(out)
 
 
 def is_handle_type(base, ptr, structs):
@@ -294,10 +307,13 @@ def _context(code, f, role, structs, dpat, with_locals, members=()):
     return ctx
 
 
+_BRACES = regex.compile(r"[{}]")
+
+
 def _blocks(code, b0, b1):
     """The (start, end) of every braced block in code[b0:b1]."""
     out, stack = [], []
-    for m in regex.finditer(r"[{}]", code, pos=b0, endpos=b1):
+    for m in _BRACES.finditer(code, b0, b1):
         if m.group() == "{":
             stack.append(m.start())
         elif stack:

@@ -7,6 +7,10 @@ from .. import api, macros, project as proj, source
 from ..engine import Rule
 from . import _common, escape
 
+# Compiled once (the regex module's cache lookup per call is slow).
+_WORD = regex.compile(r"\b\w+\b")
+_CONDITIONAL_EXPRESSION = regex.compile(r"\?[^;]*:")
+
 _QUALIFIERS = (r"(?:(?:(?:static|inline|extern|__inline__|__inline|FASTCALL_ATTR|Py_LOCAL_INLINE"
                r"|CYSTCK_UNUSED|constexpr)\b|template\s*<[^<>]*>)\s*)*")
 
@@ -742,14 +746,14 @@ def _macro_users(project):
             bodies[m.group("name")] = m.group("body")
     direct = {name: set() for name in bodies}
     for info in project.functions.values():
-        for word in set(regex.findall(r"\b\w+\b", info.body)) & set(bodies):
+        for word in set(_WORD.findall(info.body)) & set(bodies):
             direct[word].add(info.name)
     users = {name: set(fs) for name, fs in direct.items()}
     changed = True
     while changed:                # a macro used by a macro has its users
         changed = False
         for outer, body in bodies.items():
-            for inner in set(regex.findall(r"\b\w+\b", body)) & set(bodies):
+            for inner in set(_WORD.findall(body)) & set(bodies):
                 if inner != outer and not users[outer] <= users[inner]:
                     users[inner] |= users[outer]
                     changed = True
@@ -1046,7 +1050,7 @@ class Returns(Rule):
                 e = text[m.start("e"):m.end("e")].strip()
                 # a branch of a conditional result that is NULL is the null handle
                 e = regex.sub(r"(?<=:\s*)(?:NULL|nullptr)\s*$|(?:NULL|nullptr)(?=\s*:)", "Cystck_NULL", e) \
-                    if regex.search(r"\?[^;]*:", e) else e
+                    if _CONDITIONAL_EXPRESSION.search(e) else e
                 if mode == "handle":
                     if e in ("NULL", "0", "nullptr", "(PyObject *)NULL"):
                         edits.add(m.start(), m.end(), "return Cystck_NULL;")

@@ -51,11 +51,14 @@ def _ident(s):
     return regex.sub(r"\W+", "_", s.strip('"')).strip("_") or "x"
 
 
+_STATIC = regex.compile(r"\bstatic\b")
+
+
 def _static_definitions(unit):
     code = unit.structure
     out = set()
     for f in unit.functions():
-        if f.is_definition and regex.search(r"\bstatic\b", code[f.start:f.name_start]):
+        if f.is_definition and _STATIC.search(code[f.start:f.name_start]):
             out.add(f.name)
     return out
 

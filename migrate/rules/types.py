@@ -7,6 +7,9 @@ from .. import cstruct, libraries, project as proj, source
 from ..engine import Rule
 from . import _common, functions, tables
 
+# Compiled once (the regex module's cache lookup per call is slow).
+_STRUCT_DEFINITION = regex.compile(r"\s*(?:typedef\s+)?(?:struct|class)\b[^;(]*\{")
+
 
 def _inline_macro_uses(unit, find_uses):
     """Inline the macro uses that ``find_uses`` (a project function giving
@@ -573,7 +576,7 @@ class ClassTypeStatics(Rule):
         # (the item may begin with the CYSTCK_TYPE_HELPERS line that the
         # struct rule wrote after the previous struct)
         structs = [(s, e) for s, e in source.top_level_items(code)
-                   if regex.match(r"\s*(?:typedef\s+)?(?:struct|class)\b[^;(]*\{", code[s:e])
+                   if _STRUCT_DEFINITION.match(code[s:e])
                    or source.CLASS_BODY.search(code[s:e])]
         for pat, new in ((self.patterns[0], "CystckType_Spec"), (self.patterns[1], "Cystck_Ref ")):
             for m in regex.finditer(pat, code, regex.M):

@@ -86,3 +86,34 @@ def test_a_text_is_masked_once_however_many_helpers_mask_it():
     assert source.mask(text) is first
     assert source.mask(text[:-1] + "\n") is first          # an equal text, another object
     assert first.endswith(" " * 46 + "\n") and first.startswith(TEXT[:9])
+
+
+def test_a_parameter_list_is_parsed_once_and_handed_out_as_copies(monkeypatch):
+    # Function contexts are derived again after each rule that changes a
+    # function, mostly with its parameter list unchanged and moved.
+    searched = []
+    pattern = _common._PARAM_NAME
+    monkeypatch.setattr(_common, "_PARAM_NAME", type("Counted", (), {
+        "search": lambda self, piece: searched.append(piece) or pattern.search(piece)})())
+    code = "int f(PyObject *self, PyObject *args_seen_once);"
+    start, end = code.index("(") + 1, code.index(")")
+    first = _common.parse_params(code, start, end)
+    moved = _common.parse_params("  " + code, start + 2, end + 2)
+    assert [p.name for p in first] == ["self", "args_seen_once"] and len(searched) == 2
+    assert [p.span[0] - 2 for p in moved] == [p.span[0] for p in first]
+    first[0].name = "changed"
+    assert _common.parse_params(code, start, end)[0].name == "self"
+
+
+def test_a_function_head_is_judged_once_however_many_versions_have_it(monkeypatch):
+    # top_level_items judges the head of every braced block of every
+    # version of a text; an edit leaves most heads as they were.
+    judged = []
+    pattern = source._FUNC_HEAD
+    monkeypatch.setattr(source, "_FUNC_HEAD", type("Counted", (), {
+        "finditer": lambda self, head: judged.append(head) or pattern.finditer(head)})())
+    text = TEXT.replace("first(", "first_judged_once(").replace("second(", "second_judged_once(")
+    source.top_level_items(source.structure_mask(text))
+    first = len(judged)
+    source.top_level_items(source.structure_mask(text.replace("return r;", "return  r;")))
+    assert first >= 2 and len(judged) == first

@@ -4,11 +4,11 @@
 #
 #   make corpus                   every recipe, full suites: eval/results/corpus.json,
 #                                 eval/report/corpus.md (lz4's 19,804 tests included)
-#   make corpus QUICK=1           the quick subset (recipes.QUICK): build/corpus/corpus-quick.*
+#   make corpus QUICK=1           the quick run (recipes.QUICK: all ten, lz4's quick_tests): build/corpus/corpus-quick.*
 #   make corpus CORPUS=lz4,wrapt  these recipes only: build/corpus/corpus-partial.*
 #   make corpus-report-only       rewrite eval/report/corpus.md from the JSON
 #
-# `make test` runs eval/corpus/test_porting_corpus.py, which runs the quick subset.
+# `make test` runs eval/corpus/test_porting_corpus.py, which runs the quick run.
 # Included by the root Makefile (PY, CYSTCK_STAMP, CHECKOUT_STAMP, QUICK, TEST_PATHS).
 
 CORPUS_DIR := eval/corpus

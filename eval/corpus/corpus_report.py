@@ -149,7 +149,7 @@ def one_line(entry: dict) -> str:
 
 
 def render(results: dict) -> str:
-    mode = "quick subset" if results["quick"] else "full suites"
+    mode = "quick run" if results["quick"] else "full suites"
     out = ["# The porting corpus", "",
            f"Measured {results['date']} at commit {results['commit']} ({mode}; Python "
            f"{results['python']}, {results['machine']}, {results['cpus']} CPUs) by "

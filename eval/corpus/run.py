@@ -3,7 +3,7 @@ released (stock), translated by cystck-migrate, built untouched with
 Cystck and tested again, in release and in debug mode.
 
     python eval/corpus/run.py                       every recipe, full test suites
-    python eval/corpus/run.py --quick               the quick subset (recipes.QUICK)
+    python eval/corpus/run.py --quick               the quick run (recipes.QUICK: all, lz4's quick_tests)
     python eval/corpus/run.py --only crc32c,lz4     these recipes
     python eval/corpus/run.py --only lz4 --update   measure these again in the results
     python eval/corpus/run.py --report-only         rewrite the Markdown from the JSON
@@ -593,7 +593,7 @@ def outputs(quick: bool, partial: bool, build_root: Path = BUILD_ROOT) -> tuple[
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--quick", action="store_true",
-                        help="the quick subset (recipes.QUICK) with its shorter test lists")
+                        help="the quick run (recipes.QUICK) with the shorter test lists")
     parser.add_argument("--only", metavar="NAMES", help="these recipes (comma-separated)")
     parser.add_argument("--update", action="store_true",
                         help=f"with --only: replace these recipes' entries in {shown(RESULTS_FILE)}")

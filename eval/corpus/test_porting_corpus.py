@@ -9,12 +9,12 @@ Three layers:
   compiler's error, not hidden; a test session that never imports the
   compiled module must be caught; a residual patch removing the refusal
   is counted, applied, and its build passes on the Cystck module;
-* the quick subset of the real corpus (recipes.QUICK), downloaded from
-  PyPI once and cached: stock builds pass what they passed when the corpus
-  was chosen, with the compiled module imported; the translator runs in
-  under 3 s of CPU; --check errors do not grow (ratchets below: lower them as the
-  translator improves); every Cystck build either builds and its test
-  sessions finish on the compiled module, or its failure is recorded.
+* the quick run of the real corpus (recipes.QUICK: every extension, lz4
+  with a subset of its tests), downloaded from PyPI once and cached: stock
+  builds pass what they passed when the corpus was chosen, with the
+  compiled module imported; the translator's output has no --check error;
+  each Cystck build, from the untouched output, passes in release and in
+  debug mode exactly what its stock build passed in the same run.
 """
 
 import difflib
@@ -46,12 +46,6 @@ def _load(name, filename):
 corpus_run = _load("_corpus_run_under_test", "run.py")
 recipes = corpus_run.recipes
 corpus_probe = _load("_corpus_probe_under_test", "probe/corpus_probe.py")
-
-# --check errors of the quick subset's translation: may only go down.  Set on
-# 2026-11-25; lru-dict's went to 0 on 2026-11-26, when destructors calling
-# the API became finalizers.
-CHECK_ERRORS_AT_MOST = {"crc32c": 0, "lru-dict": 0}
-TRANSLATOR_SECONDS = 3.0
 
 
 # ---------------------------------------------------------------------------
@@ -248,14 +242,14 @@ def test_the_report_shows_the_failure(fake_entry):
 
 
 # ---------------------------------------------------------------------------
-# the quick subset of the real corpus
+# the quick run of the real corpus
 # ---------------------------------------------------------------------------
 
 @pytest.fixture(scope="module")
 def quick_results(tmp_path_factory):
     out = tmp_path_factory.mktemp("corpus-quick") / "corpus-quick.json"
     subprocess.run([sys.executable, str(HERE / "run.py"), "--quick", "--json", str(out)],
-                   check=True, timeout=1800)
+                   check=True, timeout=2400)
     return json.loads(out.read_text())
 
 
@@ -272,17 +266,18 @@ def test_quick_stock_passes_as_when_chosen(quick_results, name):
     assert entry["stock"]["build"]["ok"], entry["stock"]["build"]
     tests = entry["stock"]["tests"]
     assert tests["finished"] and tests["compiled_imported"], tests
-    assert [tests["passed"], tests["failed"], tests["skipped"]] == \
-        list(entry["stock_reference"].values())
+    if recipes.by_name()[name].quick_tests is None:   # a subset counts fewer
+        assert [tests["passed"], tests["failed"], tests["skipped"]] == \
+            list(entry["stock_reference"].values())
 
 
 @pytest.mark.parametrize("name", recipes.QUICK)
 def test_quick_translation_ratchets(quick_results, name):
     migrate = quick_results["extensions"][name]["migrate"]
     assert migrate["ok"], migrate
-    # CPU time: the wall-clock time grows with the machine's load.
-    assert migrate["cpu_seconds"] is not None and migrate["cpu_seconds"] < TRANSLATOR_SECONDS
-    assert migrate["check_errors"] <= CHECK_ERRORS_AT_MOST[name]
+    # Its time is recorded, not tested: speed is a benchmark's to report.
+    assert migrate["cpu_seconds"] is not None
+    assert migrate["check_errors"] == 0, migrate
     assert migrate["escape_hatches"] == len(migrate["escape_hatch_list"])
     assert migrate["leftovers"] == len(migrate["leftover_list"])
 
@@ -303,13 +298,17 @@ def test_quick_patched_build_passes_like_stock(quick_results, name):
 
 
 @pytest.mark.parametrize("name", recipes.QUICK)
-def test_quick_cystck_outcome_is_recorded(quick_results, name):
-    cystck = quick_results["extensions"][name]["cystck"]
-    if not cystck["build"]["ok"]:
-        assert cystck["build"]["errors"] and cystck["build"]["reason"]
-        return
+def test_quick_untouched_cystck_build_passes_like_stock(quick_results, name):
+    """Built from the translator's untouched output, the extension passes,
+    in release and debug mode, what its stock build passed in this run
+    (and fails what it failed: immutables' mypy test fails on both)."""
+    entry = quick_results["extensions"][name]
+    cystck, stock = entry["cystck"], entry["stock"]["tests"]
+    assert cystck["build"]["ok"], cystck["build"]
     for label in ("release", "debug"):
-        assert cystck[label]["finished"] and cystck[label]["compiled_imported"], cystck[label]
+        tests = cystck[label]
+        assert tests["finished"] and tests["compiled_imported"], tests
+        assert (tests["passed"], tests["failed"]) == (stock["passed"], stock["failed"]), (label, tests)
 
 
 def test_a_file_kept_stock_counts_as_one_escape_hatch(tmp_path):

@@ -177,7 +177,8 @@ RECIPES = (
         requirements=(SETUPTOOLS, "pytz==2026.6"),
         tests=("tests",),
         cflags="-I{upstream}/rapidjson/include -DPYTHON_RAPIDJSON_VERSION=1.25",
-        stock_reference=(937, 0, 17),
+        # 937/0/17 in pytest's summary; run.py counts its 2 xfailed as skipped.
+        stock_reference=(937, 0, 19),
     ),
     Recipe(
         name="immutables",

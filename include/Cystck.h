@@ -205,6 +205,18 @@ static inline void _Cystck_HeadOut(Cystck_State *S, const _Cystck_HeadCopy *copy
     r_ = CALL;                                                                \
     _Cystck_HeadOut(S, &c_);                                                  \
     return r_;
+/* The same for a slow path that changes the header only when it fails
+ * (returns NULL: a bad handle's error, which in debug mode may make the
+ * frame checked): on success the compiler keeps what it knew of the
+ * header. */
+#define _CYSTCK_ON_COPY_IF_NULL(RTYPE, CALL)                                  \
+    _Cystck_HeadCopy c_;                                                      \
+    RTYPE r_;                                                                 \
+    _Cystck_HeadIn(&c_, S);                                                   \
+    r_ = CALL;                                                                \
+    if (r_ == NULL)                                                           \
+        _Cystck_HeadOut(S, &c_);                                              \
+    return r_;
 #define _CYSTCK_ON_COPY_VOID(CALL)                                            \
     _Cystck_HeadCopy c_;                                                      \
     _Cystck_HeadIn(&c_, S);                                                   \

@@ -377,6 +377,8 @@ static PyTypeObject *as_type(Cystck_State *S, Cystck_Object type, const char *fu
 
 /* Cystck_New's general case (the header has the inline fast path): GC and
  * variable-size types, custom tp_alloc, bad arguments, out of memory. */
+/* S changes only when it fails (a bad handle): its wrapper copies the
+ * header back only then (_CYSTCK_ON_COPY_IF_NULL). */
 CYSTCK_NOINLINE PyObject *_Cystck_NewObjectSlow_Ool(Cystck_State *S, Cystck_Object type)
 {
     PyTypeObject *tp = as_type(S, type, "Cystck_New", _CYSTCK_CALLER());

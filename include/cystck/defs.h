@@ -60,7 +60,9 @@ CYSTCK_INTERNAL CYSTCK_COLD PyObject *_Cystck_NoErrorSet(const char *func);
  * than the room's size: where a slow path joins the fast one (debug mode's
  * first handle, _Cystck_OwnSlow), GCC still works out this test on the fast
  * path and folds it there, which it does not for a difference of the
- * header's addresses. */
+ * header's addresses.  Used for the one-result close, which follows a
+ * handle made by the function; the others keep the difference (here the
+ * equality costs add_doubles 2 instructions). */
 static inline int _Cystck_StackRoomIs(Cystck_State *S, Cystck_ssize_t n)
 {
     return S->sp_limit == (uintptr_t)(S->sp + n);
@@ -70,13 +72,17 @@ static inline int _Cystck_StackRoomIs(Cystck_State *S, Cystck_ssize_t n)
  * build the PyObject* result. */
 static inline PyObject *_Cystck_Finish(Cystck_State *S, int n, const char *func)
 {
+    /* Room left on the stack, in bytes, from the fields, not the arrays'
+     * addresses (see Cystck_State); in a frame gone slow it is no whole
+     * number of entries, so these tests also say "inline". */
+    uintptr_t room = S->sp_limit - (uintptr_t)S->sp;
     PyObject *res;
     if (n == 1 && _Cystck_StackRoomIs(S, CYSTCK_INLINE_STACK - 1))
         res = S->sp[-1];    /* = stack[0], and the compiler knows what
                                the push stored there */
-    else if (n == 0 && _Cystck_StackRoomIs(S, CYSTCK_INLINE_STACK))
+    else if (n == 0 && room == CYSTCK_INLINE_STACK * sizeof(PyObject *))
         res = Py_NewRef(Py_None);
-    else if (n < 0 && _Cystck_StackRoomIs(S, CYSTCK_INLINE_STACK) && S->top == S->base)
+    else if (n < 0 && room == CYSTCK_INLINE_STACK * sizeof(PyObject *) && S->top == S->base)
         /* An error return with nothing to release, which needs none of the
          * header: where the compiler knows that (no handle made on the way),
          * it need not keep the header alive across the calls before it. */
@@ -92,7 +98,7 @@ static inline PyObject *_Cystck_Finish(Cystck_State *S, int n, const char *func)
 static inline int _Cystck_FinishInt(Cystck_State *S, int r, const char *func)
 {
     /* as in _Cystck_Finish: an empty stack of an inline frame */
-    if (Cystck_likely(_Cystck_StackRoomIs(S, CYSTCK_INLINE_STACK))) {
+    if (Cystck_likely(S->sp_limit - (uintptr_t)S->sp == CYSTCK_INLINE_STACK * sizeof(PyObject *))) {
         _Cystck_ReleaseInline(S);
         return r;
     }

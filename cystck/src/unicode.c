@@ -356,41 +356,42 @@ static inline int ascii_prefix_any(char *out, const void *p, int kind)
 #define DEFINE_ENCODE(kind, type)                                                     \
     static Cystck_ssize_t encode_ucs##kind(char *out, const type *p, Cystck_ssize_t n) \
     {                                                                                 \
-        Cystck_ssize_t i = 0, o = 0;                                                  \
-        while (i < n) {                                                               \
-            Py_UCS4 c = p[i];                                                         \
+        const type *end = p + n;                                                      \
+        char *q = out;                                                                \
+        while (p < end) {                                                             \
+            Py_UCS4 c = *p;                                                           \
             if (c < 0x80) {                                                           \
-                if (i + 16 <= n) {                                                    \
-                    int k = ASCII_PREFIX(kind, out + o, p + i);                       \
-                    i += k;                                                           \
-                    o += k;                                                           \
+                if (end - p >= 16) {                                                  \
+                    int k = ASCII_PREFIX(kind, q, p);                                 \
+                    p += k;                                                           \
+                    q += k;                                                           \
                     continue;                                                         \
                 }                                                                     \
-                out[o++] = (char)c;                                                   \
+                *q++ = (char)c;                                                       \
             }                                                                         \
             else if (c < 0x800) {                                                     \
-                out[o] = (char)(0xC0 | (c >> 6));                                     \
-                out[o + 1] = (char)(0x80 | (c & 0x3F));                               \
-                o += 2;                                                               \
+                q[0] = (char)(0xC0 | (c >> 6));                                       \
+                q[1] = (char)(0x80 | (c & 0x3F));                                     \
+                q += 2;                                                               \
             }                                                                         \
             else if ((c & 0xFFFFF800u) == 0xD800)                                     \
                 return -1;                                                            \
             else if (c < 0x10000) {                                                   \
-                out[o] = (char)(0xE0 | (c >> 12));                                    \
-                out[o + 1] = (char)(0x80 | ((c >> 6) & 0x3F));                        \
-                out[o + 2] = (char)(0x80 | (c & 0x3F));                               \
-                o += 3;                                                               \
+                q[0] = (char)(0xE0 | (c >> 12));                                      \
+                q[1] = (char)(0x80 | ((c >> 6) & 0x3F));                              \
+                q[2] = (char)(0x80 | (c & 0x3F));                                     \
+                q += 3;                                                               \
             }                                                                         \
             else {                                                                    \
-                out[o] = (char)(0xF0 | (c >> 18));                                    \
-                out[o + 1] = (char)(0x80 | ((c >> 12) & 0x3F));                       \
-                out[o + 2] = (char)(0x80 | ((c >> 6) & 0x3F));                        \
-                out[o + 3] = (char)(0x80 | (c & 0x3F));                               \
-                o += 4;                                                               \
+                q[0] = (char)(0xF0 | (c >> 18));                                      \
+                q[1] = (char)(0x80 | ((c >> 12) & 0x3F));                             \
+                q[2] = (char)(0x80 | ((c >> 6) & 0x3F));                              \
+                q[3] = (char)(0x80 | (c & 0x3F));                                     \
+                q += 4;                                                               \
             }                                                                         \
-            i++;                                                                      \
+            p++;                                                                      \
         }                                                                             \
-        return o;                                                                     \
+        return q - out;                                                               \
     }
 DEFINE_ENCODE(1, Py_UCS1)
 DEFINE_ENCODE(2, Py_UCS2)

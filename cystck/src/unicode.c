@@ -348,9 +348,25 @@ static inline int ascii_prefix_any(char *out, const void *p, int kind)
 }
 #endif
 
+/* A code point from U+0800 to U+FFFF as its three UTF-8 bytes, in one
+ * 4-byte store where the byte order allows (the fourth byte is written
+ * over next, or lands in the slack after the output). */
+static inline void put3(char *q, Py_UCS4 c)
+{
+#if PY_LITTLE_ENDIAN
+    uint32_t v = (0xE0 | (c >> 12)) | ((0x80 | ((c >> 6) & 0x3F)) << 8) | ((0x80 | (c & 0x3F)) << 16);
+    memcpy(q, &v, 4);
+#else
+    q[0] = (char)(0xE0 | (c >> 12));
+    q[1] = (char)(0x80 | ((c >> 6) & 0x3F));
+    q[2] = (char)(0x80 | (c & 0x3F));
+#endif
+}
+
 /* Encode the n code points at p (kind 1, 2 or 4) into out, which has room
- * for n times the kind's widest UTF-8 form: the bytes written, or -1 at the
- * first surrogate (whose encoding is up to the error handler).  Every ASCII
+ * for n times the kind's widest UTF-8 form and one byte more: the bytes
+ * written, or -1 at the first surrogate (whose encoding is up to the error
+ * handler).  Every ASCII
  * code point with 16 more to go starts a block (writing 16 bytes is safe:
  * 16 code points have room for at least that). */
 #define DEFINE_ENCODE(kind, type)                                                     \
@@ -377,9 +393,7 @@ static inline int ascii_prefix_any(char *out, const void *p, int kind)
             else if ((c & 0xFFFFF800u) == 0xD800)                                     \
                 return -1;                                                            \
             else if (c < 0x10000) {                                                   \
-                q[0] = (char)(0xE0 | (c >> 12));                                      \
-                q[1] = (char)(0x80 | ((c >> 6) & 0x3F));                              \
-                q[2] = (char)(0x80 | (c & 0x3F));                                     \
+                put3(q, c);                                                           \
                 q += 3;                                                               \
             }                                                                         \
             else {                                                                    \
@@ -442,7 +456,7 @@ static int errors_checked_first(void)
 
 PyObject *_Cystck_EncodeUTF8(PyObject *o, const char *errors)
 {
-    char stack[ENCODE_STACK_BYTES];
+    char stack[ENCODE_STACK_BYTES + 1];   /* + put3's slack */
     Cystck_ssize_t n, size, max_size;
     int kind;
     PyObject *bytes = NULL;

@@ -416,6 +416,20 @@ LEAVE_ALONE = {
         "struct Handler {\n    PyObject* hook;\n"
         "    bool Null() { return PyObject_CallNoArgs(hook) != NULL; }\n};\n"
         "static int run(PyObject* hook)\n{\n    Handler h = {hook};\n    return h.Null();\n}\n"),
+    # A slot of one object called for another: not d.__get__.
+    "descr-slot-calls": (
+        "static PyObject *f(PyObject *a, PyObject *b, PyObject *o)\n{\n"
+        "    return CystckObject_Type(S, a)->tp_descr_get(b, o, NULL);\n}\n"),
+    # The slot read as a value, into a function pointer: no test.
+    "descr-slot-tests": (
+        "static PyObject *f(PyObject *d, PyObject *o)\n{\n"
+        "    descrgetfunc get = CystckObject_Type(S, d)->tp_descr_get;\n"
+        "    return get(d, o, NULL);\n}\n"),
+    # The MRO only tested for NULL: left to type-slot-reads.
+    "type-mro-dict": (
+        "static PyObject *f(PyTypeObject *type)\n{\n"
+        "    if (type->tp_mro == NULL)\n        return NULL;\n"
+        "    return PyLong_FromLong(1);\n}\n"),
 }
 
 # rule -> (near miss, real construct): replacing the first by the second in
@@ -492,6 +506,10 @@ POSITIVE_TWINS = {
     "kwargs-dict": ("CystckTuple_Size", "CystckDict_Size"),
     "macro-handle-values": ("PyUnicode_AsUTF8(o)", "CystckUnicode_FromString(S, s)"),
     "class-state-member": ("    PyObject* hook;\n", "    PyObject* hook;\n    Handler(PyObject* h) : hook(h) {}\n"),
+    "descr-slot-calls": ("(b, o, NULL)", "(a, o, NULL)"),
+    "descr-slot-tests": ("descrgetfunc get = CystckObject_Type(S, d)->tp_descr_get;",
+                         "int get = CystckObject_Type(S, d)->tp_descr_get != NULL;"),
+    "type-mro-dict": ("if (type->tp_mro == NULL)", "if (PyTuple_Size(type->tp_mro) == 0)"),
 }
 
 

@@ -396,11 +396,11 @@ LEAVE_ALONE = {
                           "static CystckModuleDef spam = {\"spam\", NULL, sizeof(spam_state), spam_defines};\n"),
     "critical-sections": in_capsule_destructor(
         "Py_BEGIN_CRITICAL_SECTION(o); keep(o); Py_END_CRITICAL_SECTION();"),
-    # The definition compared in a function that is translated, not stock.
+    # The definition passed, not compared with PyModule_GetDef, in a translated function.
     "stock-module-defs": (
         "static CystckModuleDef moduledef = {\"m\", NULL, 0, NULL};\n"
-        "static int ours(PyTypeObject *tp, PyObject *m)\n{\n"
-        "    return m != NULL && PyModule_GetDef(m) == &moduledef && tp != NULL;\n}\n"),
+        "static PyObject *ours(PyObject *m)\n{\n"
+        "    return m != NULL ? m : PyModule_Create(&moduledef);\n}\n"),
     # Keyword names read as the tuple they are.
     "kwargs-dict": (
         "#include <Python.h>\n#include \"Cystck.h\"\n"
@@ -502,7 +502,7 @@ POSITIVE_TWINS = {
     "escape-hatch": (STOCK_DESTRUCTOR, "PyCapsule_New(o, NULL, NULL)"),
     "module-state-refs": ("Cystck_Field cache", "Cystck_Ref cache"),
     "critical-sections": (STOCK_DESTRUCTOR, "PyCapsule_New(o, NULL, NULL)"),
-    "stock-module-defs": ("tp != NULL", "tp->tp_base != NULL"),
+    "stock-module-defs": ("m != NULL ?", "PyModule_GetDef(m) == &moduledef ?"),
     "kwargs-dict": ("CystckTuple_Size", "CystckDict_Size"),
     "macro-handle-values": ("PyUnicode_AsUTF8(o)", "CystckUnicode_FromString(S, s)"),
     "class-state-member": ("    PyObject* hook;\n", "    PyObject* hook;\n    Handler(PyObject* h) : hook(h) {}\n"),

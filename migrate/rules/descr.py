@@ -29,7 +29,7 @@ def _handle_argument(arg, ctx, project):
     arg = regex.sub(r"^\(\s*PyObject\s*\*\s*\)\s*", "", arg)     # a handle needs no cast
     if EscapeHatch._is_handle_expr(arg, ctx, project):
         return arg
-    call = regex.fullmatch(r"(?P<f>\w+)\s*\(", arg[:arg.find("(") + 1]) if arg.endswith(")") else None
+    call = regex.fullmatch(r"(?P<f>\w+)\s*" + source.paren("a"), arg)
     if call and any(info.name == call.group("f") and info.returns_handle
                     for info in project.functions.values()):
         return arg          # the extension's own helper returning a handle

@@ -58,3 +58,14 @@ def test_a_definition_compared_with_a_kept_get_def_is_lent():
             in out)
     # negative: the module made from it takes the definition as it is
     assert "Cystck_AsPyModuleDef(&moduledef))" not in out and out.count("Cystck_AsPyModuleDef") == 1
+
+
+def test_py_type_get_dict_is_the_api_function():
+    # PyType_GetDict (3.12+) gives a new reference, as CystckType_GetDict a handle
+    src = ("#include <Python.h>\n"
+           "static int f(PyObject *self, PyObject *name)\n{\n"
+           "    PyObject *d = PyType_GetDict(Py_TYPE(self));\n"
+           "    int r = PyDict_Contains(d, name);\n    Py_DECREF(d);\n    return r;\n}\n")
+    out = translate.translate_source(src, "m.c")
+    assert "Cystck_Object d = CystckType_GetDict(S, CystckObject_Type(S, self));" in out
+    assert MARK not in out

@@ -41,7 +41,8 @@ class DescrSlotCalls(Rule):
     obj, type)`` (or ``(Py_TYPE(d)->tp_descr_get)(...)``), becomes
     ``CystckDescr_Get(S, d, obj, type)``, and ``tp_descr_set(d, obj, v)``
     ``CystckDescr_Set(S, d, obj, v)``; a NULL argument (an absent instance,
-    owner or value) becomes the null handle.  A slot of one object called
+    owner or value) becomes the null handle, and a result compared with
+    NULL a test of the handle.  A slot of one object called
     for another, or with an argument that is no handle, is left to the
     type-slot-reads rule."""
     name = "descr-slot-calls"
@@ -50,9 +51,11 @@ class DescrSlotCalls(Rule):
     patterns = (_DESCR_SLOT,)
     before = ("static PyObject *get(PyObject *d, PyObject *o)\n{\n"
               "    if ((Py_TYPE(d)->tp_descr_set)(d, o, NULL) < 0)\n        return NULL;\n"
+              "    if (Py_TYPE(d)->tp_descr_get(d, NULL, o) == NULL)\n        return NULL;\n"
               "    return Py_TYPE(d)->tp_descr_get(d, o, (PyObject *)Py_TYPE(o));\n}\n")
     after = ("static PyObject *get(PyObject *d, PyObject *o)\n{\n"
              "    if (CystckDescr_Set(S, d, o, Cystck_NULL) < 0)\n        return NULL;\n"
+             "    if (Cystck_IsNull(CystckDescr_Get(S, d, Cystck_NULL, o)))\n        return NULL;\n"
              "    return CystckDescr_Get(S, d, o, CystckObject_Type(S, o));\n}\n")
 
     def apply(self, unit):
@@ -71,7 +74,14 @@ class DescrSlotCalls(Rule):
             new = self._arguments(unit, ctx, m, args)
             if new is None:
                 continue
-            edits.add(start, close, f"CystckDescr_{m.group('which').title()}(S, {', '.join(new)})")
+            call = f"CystckDescr_{m.group('which').title()}(S, {', '.join(new)})"
+            # a result compared with NULL: the null-handles rule ran before this call existed
+            compared = m.group("which") == "get" and regex.match(r"\s*(?P<op>[!=])=\s*(?:NULL|0|nullptr)\b",
+                                                                 code[close:])
+            if compared:
+                call = f"{'!' if compared.group('op') == '!' else ''}Cystck_IsNull({call})"
+                close += compared.end()
+            edits.add(start, close, call)
             end = close
             n += 1
         if edits:

@@ -13,14 +13,22 @@ extern "C" {
 #endif
 
 /* ---- Objects and calls ---- */
+/* t is the type of an object, hence a type: saying so lets the compiler
+ * drop a later PyType_Check(t) (Cystck_New's, after a Cystck_TypeIs). */
+static inline void _Cystck_KnownType(PyObject *t)
+{
+    _CYSTCK_ASSUME(PyType_Check(t));
+}
 /* isinstance(o, type) for a type object; 0 (no exception) if type is not a type. */
 static inline int CystckObject_TypeCheck(Cystck_State *S, Cystck_Object o, Cystck_Object type)
 {
     PyObject *o_ = _Cystck_Get(o), *t_ = _Cystck_Get(type);
     if (Cystck_unlikely(!o_ || !t_))
         return (_Cystck_BadArgInt(S, "CystckObject_TypeCheck", !o_ ? o : type), 0);
-    if ((PyObject *)Py_TYPE(o_) == t_)          /* the common case: no subtype walk */
+    if ((PyObject *)Py_TYPE(o_) == t_) {        /* the common case: no subtype walk */
+        _Cystck_KnownType(t_);
         return 1;
+    }
     return PyType_Check(t_) && PyType_IsSubtype(Py_TYPE(o_), (PyTypeObject *)t_);
 }
 CYSTCK_INTERNAL Cystck_Object CystckObject_CallFunctionObjArgs(Cystck_State *S, Cystck_Object f, ...);
@@ -76,7 +84,10 @@ static inline int Cystck_TypeIs(Cystck_State *S, Cystck_Object o, Cystck_Object 
     PyObject *o_ = _Cystck_Get(o), *t_ = _Cystck_Get(type);
     if (Cystck_unlikely(!o_ || !t_))
         return (_Cystck_BadArgInt(S, "Cystck_TypeIs", !o_ ? o : type), 0);
-    return (PyObject *)Py_TYPE(o_) == t_;
+    if ((PyObject *)Py_TYPE(o_) != t_)
+        return 0;
+    _Cystck_KnownType(t_);
+    return 1;
 }
 
 /* ---- Typed element access ----

@@ -49,6 +49,19 @@ def test_new_of_the_objects_own_type(ext):
     assert type(ext.new_of_type_of(o)) is WithInit
 
 
+def test_new_of_a_type_that_is_not_plain(ext):
+    # A Python class (GC, CPython's tp_alloc): Cystck_New's general case,
+    # which takes no frame state; the handles after it still work.
+    a, b = ext.new_pair(Plain)
+    assert type(a) is Plain and a is b
+    o = object()
+    before = sys.getrefcount(o)
+    for _ in range(3):
+        with pytest.raises(TypeError, match=r"^Cystck_New: expected a type, got object$"):
+            ext.new_pair(o)
+    assert sys.getrefcount(o) == before
+
+
 def test_in_debug_mode(ext):
     script = (f"import sys; sys.path.insert(0, {str(pathlib.Path(ext.__file__).parent)!r})\n"
               "import rt_type_new as m\n"
@@ -59,6 +72,14 @@ def test_in_debug_mode(ext):
               "assert m.new_if_type_is(Q(), P, True) is None\n"
               "assert m.new_if_type_is(3, 5, False) is None\n"
               "assert type(m.new_of_type_of(Q())) is Q\n"
+              "a, b = m.new_pair(P)\n"
+              "assert type(a) is P and a is b\n"
+              "try:\n"
+              "    m.new_pair(3)\n"
+              "except TypeError as e:\n"
+              "    assert str(e) == 'Cystck_New: expected a type, got int', e\n"
+              "else:\n"
+              "    raise AssertionError('no TypeError')\n"
               "print('ok')\n")
     out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
                          env={"CYSTCK_DEBUG": "1", "PATH": ""})

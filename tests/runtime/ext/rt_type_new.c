@@ -43,7 +43,23 @@ static int new_of_type_of(Cystck_State *S, Cystck_Object self, Cystck_Object o)
     return Cystck_Return(S, Cystck_New(S, t, NULL));
 }
 
-static CystckDef *defines[] = {&new_if_type_is_def, &new_of_type_of_def, NULL};
+/* new_pair(t): (x, x) for x = Cystck_New(t): the handle made after
+ * Cystck_New's general case (a type that is not plain, or not a type:
+ * TypeError) and the return after it. */
+CYSTCK_DEF_METH(new_pair_def, "new_pair", new_pair, CYSTCK_O,
+                "new_pair(t): (x, x) for a new instance x of t (TypeError if t is not a type)")
+static int new_pair(Cystck_State *S, Cystck_Object self, Cystck_Object t)
+{
+    Cystck_Object items[2];
+    (void)self;
+    items[0] = Cystck_New(S, t, NULL);
+    if (Cystck_IsNull(items[0]))
+        return -1;
+    items[1] = Cystck_Dup(S, items[0]);
+    return Cystck_Return(S, CystckTuple_FromArray(S, items, 2));
+}
+
+static CystckDef *defines[] = {&new_if_type_is_def, &new_of_type_of_def, &new_pair_def, NULL};
 static CystckModuleDef module_def = {"rt_type_new", "Cystck_New after a type test", 0, defines};
 
 CYSTCK_MODINIT(rt_type_new)

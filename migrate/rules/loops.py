@@ -22,6 +22,14 @@ _INTO = regex.compile(r"\b\w+Into\s*\(")
 MARK = "cystck_mark_"
 
 
+def _handle_makers():
+    """The API functions that make handles, less those that return only
+    the null handle (``CystckErr_Format``): a loop that merely raises makes
+    none."""
+    only_null = regex.compile(r"\breturns (?:the )?null(?: handle)?\s*$")
+    return set(api.creating()) - {f.name for f in api.table() if only_null.search(f.doc) and "[h+" not in f.doc}
+
+
 class LoopRelease(Rule):
     """A ``while`` or ``for`` loop whose condition or braced body makes
     handles (an API call that returns one, ``CystckDict_Next``'s outputs,
@@ -64,7 +72,7 @@ class LoopRelease(Rule):
         code, text = unit.masked, unit.text
         if not _LOOP.search(code):
             return 0
-        creators = set(api.creating()) | {i.name for i in unit.project.functions.values() if i.returns_handle}
+        creators = _handle_makers() | {i.name for i in unit.project.functions.values() if i.returns_handle}
         self._creates = regex.compile(r"(?<![\w.>])(?:" + "|".join(map(regex.escape, sorted(creators, key=len, reverse=True)))
                                       + r")\s*\(")
         own = {i.name for i in unit.project.functions.values()}

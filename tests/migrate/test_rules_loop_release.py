@@ -169,3 +169,13 @@ def test_fetched_value_read_keeps_fetch_and_restore():
     normalized = fetch("    PyErr_NormalizeException(&t, &v, &tb);\n    r = PyObject_Repr(v);\n")
     assert "    v = CystckErr_GetRaisedException(S);\n    r = CystckObject_Repr(S, v);\n" in normalized
     assert "cystck_migrate_restore(S, v);" in normalized
+
+
+def test_loop_that_only_raises_is_left_alone():
+    """Negative: PyErr_Format returns the null handle and makes none; a
+    loop with nothing else gets no mark."""
+    out = _translate("static PyObject *f(PyObject *self, PyObject *o)\n{\n    int i;\n"
+                     "    for (i = 0; i < 10; i++) {\n        if (g(i) < 0)\n"
+                     "            return PyErr_Format(PyExc_ValueError, \"bad %d\", i);\n    }\n"
+                     "    Py_RETURN_NONE;\n}\n")
+    assert "CystckErr_Format(S, " in out and "Cystck_Mark" not in out

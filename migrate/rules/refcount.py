@@ -276,14 +276,16 @@ class IncRef(Rule):
 
     @staticmethod
     def _taken(masked, m, y):
-        """The statement ``x = y;`` (``x`` another local name) after the
-        increment ``Py_INCREF(y);`` at ``m``, in the same block
-        (``Py_INCREF(Py_None); *next = i; rval = Py_None;``)."""
+        """The statement ``x = y;`` or declaration ``PyObject *x = y;``
+        (``x`` another local name) after the increment ``Py_INCREF(y);``
+        at ``m``, in the same block (``Py_INCREF(Py_None); *next = i;
+        rval = Py_None;``)."""
         if "XINCREF" in m.group() or not regex.fullmatch(r"\w+", y):
             return None
         block_end = regex.compile(r"[{}]").search(masked, m.end())
         end = block_end.start() if block_end else len(masked)
-        return regex.compile(rf"(?<=[;{{}}]\s*)(?P<x>[A-Za-z_]\w*)\s*=\s*(?P<y>{y})\s*;").search(masked, m.end(), end)
+        return regex.compile(rf"(?<=[;{{}}]\s*)(?:(?:PyObject\s*\*|Cystck_Object\s)\s*)?(?P<x>[A-Za-z_]\w*)\s*=\s*(?P<y>{y})\s*;"
+                             ).search(masked, m.end(), end)
 
     def _keep(self, unit, text, m, x, store, edits):
         """The reference a native structure keeps: the object must outlive

@@ -179,3 +179,14 @@ def test_loop_that_only_raises_is_left_alone():
                      "            return PyErr_Format(PyExc_ValueError, \"bad %d\", i);\n    }\n"
                      "    Py_RETURN_NONE;\n}\n")
     assert "CystckErr_Format(S, " in out and "Cystck_Mark" not in out
+
+
+def test_reference_taken_by_a_declared_alias_is_a_handle_of_its_own():
+    """Py_INCREF(y); PyObject *k = y; ... Py_DECREF(k); with y used after:
+    k gets a handle of its own, as with k = y; (releasing k must not
+    release y's handle)."""
+    out = _translate("static int f(PyObject *d, PyObject *key)\n{\n"
+                     "    PyObject *y = PyDict_GetItem(d, key);\n    if (y == NULL)\n        return -1;\n"
+                     "    Py_INCREF(y);\n    PyObject *k = y;\n    Py_DECREF(k);\n"
+                     "    return PyDict_SetItem(d, y, Py_None);\n}\n")
+    assert "    Cystck_Object k = Cystck_Dup(S, y);\n    Cystck_Drop(S, k);\n" in out

@@ -13,7 +13,9 @@ the two parts share no local state and no control flow:
 * no statement mixes the two (``if (self->x) { Foo_reset(self);
   free(self->buf); }`` stays whole, so the destructor is not split);
 * no native release comes before an API call, nor a call through a
-  member (``self->release(p)``: what it calls is not known);
+  member (``self->release(p)``: what it calls is not known), nor a
+  release of members (``Py_CLEAR(self->v)``, which the API call would
+  not see in the finalizer, the runtime releasing members after it);
 * no ``return`` or ``goto`` (an early return would skip the other part),
   no preprocessor directive in the body, no two statements on one line;
 * a local declared in one part is used by that part only, except an alias
@@ -116,6 +118,16 @@ def _statement_kind(project, path, code, s, e, types):
     if kinds and not _ASSIGNMENT.search(code, s, e):
         return "release"
     return "neutral"
+
+
+def _lets_go_of_members(project, code, s, e):
+    """Does the statement release members (``Py_CLEAR(self->v)``, a call of
+    the type's clear function)?  Before an API call, it hides them from
+    it, which a finalizer, running before the runtime releases them, would
+    not: such a destructor is not split."""
+    return any("->" in m.group("a") or "." in m.group("a") for m in _OBJECT_RELEASE.finditer(code, s, e)) \
+        or any(name in project.kept_clears or getattr(project.role(name), "detail", None) == "tp_clear"
+               for name in _CALL.findall(code, s, e))
 
 
 def _skip_space(code, i, end):
@@ -238,7 +250,8 @@ def plan(project, path, code, masked, f, finalizer):
     if chunks is None or "blocked" in kinds or "api" not in kinds or "native" not in kinds:
         return None
     last_api = max(i for i, k in enumerate(kinds) if k == "api")
-    if kinds.index("native") < last_api:
+    if kinds.index("native") < last_api or any(
+            _lets_go_of_members(project, code, *spans[i]) for i in range(last_api) if kinds[i] == "release"):
         return None
     moved = {i for i in range(last_api + 1) if kinds[i] != "release"}
     copied, aliases = set(), [param]

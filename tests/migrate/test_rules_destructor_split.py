@@ -109,7 +109,9 @@ def test_the_trashcan_and_untracking_go_wherever_they_were():
     "    self->release(self->buf);\n    Bag_empty(self);\n    free(self->buf);\n",
     # a preprocessor conditional in the body
     "    Bag_empty(self);\n#ifdef KEEP\n    free(self->buf);\n#endif\n",
-], ids=["if", "local", "order", "return", "one-line", "member-call", "directive"])
+    # a member released before the API call (which the finalizer would see)
+    "    Py_CLEAR(self->items);\n    Bag_empty(self);\n    free(self->buf);\n",
+], ids=["if", "local", "order", "return", "one-line", "member-call", "directive", "member-released"])
 def test_destructors_whose_parts_share_state_or_control_flow_are_not_split(body):
     """Negative: the destructor stays whole, its API call reported."""
     result = translate.translate_files({"m.c": _dealloc(body)})["m.c"]

@@ -985,19 +985,23 @@ class DestructorSplit(Rule):
             return 0
         code, text = unit.structure, unit.text
         edits = source.Edits()
+        n = 0
         for f in unit.functions():
             finalizer = p.destructor_splits.get(f.name)
             if finalizer is None or not f.is_definition or (unit.path, finalizer) not in p.functions:
                 continue
+            # the project planned the split on this same text: no rule before
+            # this one edits function bodies
             split = destructors.plan(p, unit.path, code, unit.masked, f, finalizer)
             if split is None:
-                continue        # the project's plan is made from the same text
+                continue
             edits.add(f.start, f.start, split.finalizer_text(text, f))
             for a, b in split.moved:
                 edits.add(a, b, "")
+            n += 1
         if edits:
             unit.apply(edits)
-        return edits.applied
+        return n
 
 
 class WeakLists(Rule):

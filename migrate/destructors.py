@@ -251,7 +251,7 @@ def plan(project, path, code, masked, f, finalizer):
         return None
     last_api = max(i for i, k in enumerate(kinds) if k == "api")
     if kinds.index("native") < last_api or any(
-            _lets_go_of_members(project, code, *spans[i]) for i in range(last_api) if kinds[i] == "release"):
+            _lets_go_of_members(project, code, *spans[i]) for i in range(last_api) if kinds[i] != "api"):
         return None
     moved = {i for i in range(last_api + 1) if kinds[i] != "release"}
     copied, aliases = set(), [param]

@@ -111,10 +111,14 @@ def test_the_trashcan_and_untracking_go_wherever_they_were():
     "    Bag_empty(self);\n#ifdef KEEP\n    free(self->buf);\n#endif\n",
     # a member released before the API call (which the finalizer would see)
     "    Py_CLEAR(self->items);\n    Bag_empty(self);\n    free(self->buf);\n",
+    # ... in a loop
+    "    int i;\n    for (i = 0; i < 1; i++)\n        Py_CLEAR(self->items);\n    Bag_empty(self);\n"
+    "    free(self->buf);\n",
     # Python's allocator under the shared if (before: all of it became a
     # finalizer, which freed the memory)
     "    if (self->items) {\n        Bag_empty(self);\n        PyMem_Free(self->buf);\n    }\n",
-], ids=["if", "local", "order", "return", "one-line", "member-call", "directive", "member-released", "pymem-if"])
+], ids=["if", "local", "order", "return", "one-line", "member-call", "directive", "member-released",
+        "member-released-in-a-loop", "pymem-if"])
 def test_destructors_whose_parts_share_state_or_control_flow_are_not_split(body):
     """Negative: the destructor stays whole, its API call reported."""
     result = translate.translate_files({"m.c": _dealloc(body)})["m.c"]

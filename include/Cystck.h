@@ -446,15 +446,20 @@ static inline PyObject *_Cystck_ASCIIAsBytes(PyObject *o)
 {
     return PyBytes_FromStringAndSize((const char *)PyUnicode_DATA(o), PyUnicode_GET_LENGTH(o));
 }
+/* Other str (not compact ASCII): encoded by the runtime unless it holds
+ * surrogates, with runs of ASCII copied 16 code points a step (unicode.c). */
+CYSTCK_INTERNAL PyObject *_Cystck_EncodeUTF8(PyObject *o, const char *errors);
 static inline PyObject *_Cystck_UnicodeAsUTF8String(PyObject *o)
 {
-    return PyUnicode_Check(o) && PyUnicode_IS_COMPACT_ASCII(o) ? _Cystck_ASCIIAsBytes(o) : PyUnicode_AsUTF8String(o);
+    if (!PyUnicode_Check(o))
+        return PyUnicode_AsUTF8String(o);
+    return PyUnicode_IS_COMPACT_ASCII(o) ? _Cystck_ASCIIAsBytes(o) : _Cystck_EncodeUTF8(o, NULL);
 }
 static inline PyObject *_Cystck_UnicodeAsEncodedString(PyObject *o, const char *encoding, const char *errors)
 {
-    if (encoding == NULL && PyUnicode_Check(o) && PyUnicode_IS_COMPACT_ASCII(o))
-        return _Cystck_ASCIIAsBytes(o);
-    return PyUnicode_AsEncodedString(o, encoding, errors);
+    if (encoding != NULL || !PyUnicode_Check(o))
+        return PyUnicode_AsEncodedString(o, encoding, errors);
+    return PyUnicode_IS_COMPACT_ASCII(o) ? _Cystck_ASCIIAsBytes(o) : _Cystck_EncodeUTF8(o, errors);
 }
 
 /* PyUnicode_DecodeUTF8 (CystckUnicode_DecodeUTF8, _FromStringAndSize)

@@ -258,10 +258,15 @@ static int convert_integer(const Format *f, int index, char c, PyObject *o, va_l
     }
     default: {      /* 'n' */
         Py_ssize_t v = -1;
-        PyObject *index_obj = PyNumber_Index(o);
-        if (index_obj != NULL) {
-            v = PyLong_AsSsize_t(index_obj);
-            Py_DECREF(index_obj);
+        if (PyLong_CheckExact(o)) {     /* PyNumber_Index would return o itself */
+            v = PyLong_AsSsize_t(o);
+        }
+        else {
+            PyObject *index_obj = PyNumber_Index(o);
+            if (index_obj != NULL) {
+                v = PyLong_AsSsize_t(index_obj);
+                Py_DECREF(index_obj);
+            }
         }
         if (v == -1 && PyErr_Occurred())
             return -1;
@@ -992,36 +997,45 @@ static CYSTCK_ALWAYS_INLINE int parse_keywords(Cystck_State *S, const KwParser *
     return pending > 0 ? bad_keywords(f, posonly, kwlist, nargs, kwobj) : 1;
 }
 
-/* CystckArg_ParseTuple, and the keyword parser given no keyword list. */
+/* CystckArg_ParseTuple, and the keyword parser given no keyword list.  f
+ * may be a call site's parse, used in place: conversions may run Python
+ * code, but nothing changes a site's parse once made. */
 static int parse_positional(Cystck_State *S, const Cystck_Object *args, Cystck_ssize_t nargs,
-                            PyObject *kwobj, const char *fmt, va_list *va)
+                            PyObject *kwobj, const Format *f, va_list *va)
 {
-    Format f;
     char buf[256];
     int i;
-    if (parse_format(fmt, &f) < 0)
-        return 0;
     if (kwobj != NULL) {
         PyErr_Format(PyExc_TypeError, "%s takes no keyword arguments",
-                     describe(&f, buf, sizeof(buf), "function"));
+                     describe(f, buf, sizeof(buf), "function"));
         return 0;
     }
-    if (nargs < f.nrequired || nargs > f.nspecs) {
-        int n = nargs < f.nrequired ? f.nrequired : f.nspecs;
-        if (f.message >= 0)
-            PyErr_SetString(PyExc_TypeError, f.fmt + f.message);
+    if (nargs < f->nrequired || nargs > f->nspecs) {
+        int n = nargs < f->nrequired ? f->nrequired : f->nspecs;
+        if (f->message >= 0)
+            PyErr_SetString(PyExc_TypeError, f->fmt + f->message);
         else
             PyErr_Format(PyExc_TypeError, "%s takes %s %d argument%s (%zd given)",
-                         describe(&f, buf, sizeof(buf), "function"),
-                         f.nrequired == f.nspecs ? "exactly"
-                         : nargs < f.nrequired ? "at least" : "at most",
+                         describe(f, buf, sizeof(buf), "function"),
+                         f->nrequired == f->nspecs ? "exactly"
+                         : nargs < f->nrequired ? "at least" : "at most",
                          n, n == 1 ? "" : "s", nargs);
         return 0;
     }
     for (i = 0; i < nargs; i++)
-        if (convert(S, &f, i, f.fmt + f.spec[i], args[i], va) < 0)
+        if (convert(S, f, i, f->fmt + f->spec[i], args[i], va) < 0)
             return 0;
     return 1;
+}
+
+/* parse_positional with the format looked up in the shared cache. */
+static int parse_positional_text(Cystck_State *S, const Cystck_Object *args, Cystck_ssize_t nargs,
+                                 PyObject *kwobj, const char *fmt, va_list *va)
+{
+    Format f;
+    if (parse_format(fmt, &f) < 0)
+        return 0;
+    return parse_positional(S, args, nargs, kwobj, &f, va);
 }
 
 /* The general path of both parsers. */
@@ -1031,18 +1045,64 @@ static int parse(Cystck_State *S, const Cystck_Object *args, Cystck_ssize_t narg
     PyObject *kwobj = _Cystck_Get(kw);
     const KwParser *p;
     if (kwlist == NULL)
-        return parse_positional(S, args, nargs, kwobj, fmt, va);
+        return parse_positional_text(S, args, nargs, kwobj, fmt, va);
     p = kw_parser(fmt, kwlist);
     return p == NULL ? 0 : parse_keywords(S, p, args, nargs, kwobj, va);
 }
 
-int CystckArg_ParseTuple(Cystck_State *S, const Cystck_Object *args, Cystck_ssize_t nargs,
-                         const char *fmt, ...)
+int (CystckArg_ParseTuple)(Cystck_State *S, const Cystck_Object *args, Cystck_ssize_t nargs,
+                           const char *fmt, ...)
 {
     va_list va;
     int r;
     va_start(va, fmt);
-    r = parse_positional(S, args, nargs, NULL, fmt, &va);
+    r = parse_positional_text(S, args, nargs, NULL, fmt, &va);
+    va_end(va);
+    return r;
+}
+
+/* A call site's parse of its format (CystckArg_ParseTuple's macro form, for
+ * string literals only).  A literal's text cannot change, so the site
+ * compares addresses, where the shared cache must compare the text and
+ * copy the parse (a conversion's Python code may replace its entry). */
+typedef struct {
+    const char *fmt;
+    Format f;
+} SiteFormat;
+
+/* The parse of a site that has none yet: NULL, with no exception, if the
+ * site keeps none (no memory, or a wrong format, which the shared path
+ * reports). */
+static CYSTCK_NOINLINE const SiteFormat *site_format_make(_CystckArg_Site *site, const char *fmt)
+{
+    SiteFormat *sf = (SiteFormat *)PyMem_RawMalloc(sizeof(SiteFormat));
+    if (sf == NULL)
+        return NULL;
+    if (parse_format_text(fmt, &sf->f) < 0) {
+        PyErr_Clear();
+        PyMem_RawFree(sf);
+        return NULL;
+    }
+    sf->f.fmt = sf->fmt = fmt;
+    site->parser = sf;
+    return sf;
+}
+
+int _CystckArg_ParseTupleAt(_CystckArg_Site *site, Cystck_State *S, const Cystck_Object *args,
+                            Cystck_ssize_t nargs, const char *fmt, ...)
+{
+    const SiteFormat *sf = (const SiteFormat *)site->parser;
+    va_list va;
+    int r;
+    if (Cystck_unlikely(sf == NULL))
+        sf = site_format_make(site, fmt);
+    va_start(va, fmt);
+    /* A site's format is one literal: another address is not expected, and
+     * goes to the shared path rather than replace a parse in use. */
+    if (Cystck_likely(sf != NULL && sf->fmt == fmt))
+        r = parse_positional(S, args, nargs, NULL, &sf->f, &va);
+    else
+        r = parse_positional_text(S, args, nargs, NULL, fmt, &va);
     va_end(va);
     return r;
 }

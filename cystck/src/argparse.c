@@ -1034,9 +1034,7 @@ static CYSTCK_COLD CYSTCK_NOINLINE int bad_positional(const Format *f, PyObject 
     return 0;
 }
 
-/* CystckArg_ParseTuple, and the keyword parser given no keyword list.  f
- * may be a call site's parse, used in place: conversions may run Python
- * code, but nothing changes a site's parse once made. */
+/* CystckArg_ParseTuple, and the keyword parser given no keyword list. */
 static CYSTCK_ALWAYS_INLINE int parse_positional(Cystck_State *S, const Cystck_Object *args,
                                                  Cystck_ssize_t nargs, PyObject *kwobj,
                                                  const Format *f, va_list *va)
@@ -1077,59 +1075,13 @@ static int parse(Cystck_State *S, const Cystck_Object *args, Cystck_ssize_t narg
     return p == NULL ? 0 : parse_keywords(S, p, args, nargs, kwobj, va);
 }
 
-int (CystckArg_ParseTuple)(Cystck_State *S, const Cystck_Object *args, Cystck_ssize_t nargs,
-                           const char *fmt, ...)
+int CystckArg_ParseTuple(Cystck_State *S, const Cystck_Object *args, Cystck_ssize_t nargs,
+                         const char *fmt, ...)
 {
     va_list va;
     int r;
     va_start(va, fmt);
     r = parse_positional_text(S, args, nargs, NULL, fmt, &va);
-    va_end(va);
-    return r;
-}
-
-/* A call site's parse of its format (CystckArg_ParseTuple's macro form, for
- * string literals only).  A literal's text cannot change, so the site
- * compares addresses, where the shared cache must compare the text and
- * copy the parse (a conversion's Python code may replace its entry). */
-typedef struct {
-    const char *fmt;
-    Format f;
-} SiteFormat;
-
-/* The parse of a site that has none yet: NULL, with no exception, if the
- * site keeps none (no memory, or a wrong format, which the shared path
- * reports). */
-static CYSTCK_NOINLINE const SiteFormat *site_format_make(_CystckArg_Site *site, const char *fmt)
-{
-    SiteFormat *sf = (SiteFormat *)PyMem_RawMalloc(sizeof(SiteFormat));
-    if (sf == NULL)
-        return NULL;
-    if (parse_format_text(fmt, &sf->f) < 0) {
-        PyErr_Clear();
-        PyMem_RawFree(sf);
-        return NULL;
-    }
-    sf->f.fmt = sf->fmt = fmt;
-    site->parser = sf;
-    return sf;
-}
-
-int _CystckArg_ParseTupleAt(_CystckArg_Site *site, Cystck_State *S, const Cystck_Object *args,
-                            Cystck_ssize_t nargs, const char *fmt, ...)
-{
-    const SiteFormat *sf = (const SiteFormat *)site->parser;
-    va_list va;
-    int r;
-    if (Cystck_unlikely(sf == NULL))
-        sf = site_format_make(site, fmt);
-    va_start(va, fmt);
-    /* A site's format is one literal: another address is not expected, and
-     * goes to the shared path rather than replace a parse in use. */
-    if (Cystck_likely(sf != NULL && sf->fmt == fmt))
-        r = parse_positional(S, args, nargs, NULL, &sf->f, &va);
-    else
-        r = parse_positional_text(S, args, nargs, NULL, fmt, &va);
     va_end(va);
     return r;
 }

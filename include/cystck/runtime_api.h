@@ -494,28 +494,12 @@ CYSTCK_INTERNAL int _CystckArg_ParseTupleAndKeywordsAt(_CystckArg_Site *site, Cy
                                                        const Cystck_Object *args, Cystck_ssize_t nargs,
                                                        Cystck_Object kw, const char *fmt,
                                                        const char **kwlist, ...);
-/* CystckArg_ParseTuple is such a macro too, for a format that is a string
- * literal: a site keeps its parse, and since a literal's text cannot
- * change, it is found by its address alone (the function's shared cache
- * compares the text, and copies the parse).  Other formats call the
- * function. */
-CYSTCK_INTERNAL int _CystckArg_ParseTupleAt(_CystckArg_Site *site, Cystck_State *S,
-                                            const Cystck_Object *args, Cystck_ssize_t nargs,
-                                            const char *fmt, ...);
-#define _CYSTCK_FIRST_ARG(x, ...) x
 #if (defined(__GNUC__) || defined(__clang__)) && !defined(CYSTCK_NO_SITE_PARSERS)
 #define CystckArg_ParseTupleAndKeywords(S, args, nargs, kw, ...)                       \
     (__extension__({                                                                  \
         static _CystckArg_Site cystck_site_;                                          \
         _CystckArg_ParseTupleAndKeywordsAt(&cystck_site_, (S), (args), (nargs), (kw), \
                                            __VA_ARGS__);                              \
-    }))
-#define CystckArg_ParseTuple(S, args, nargs, ...)                                      \
-    (__extension__({                                                                  \
-        static _CystckArg_Site cystck_site_;                                          \
-        __builtin_constant_p(_CYSTCK_FIRST_ARG(__VA_ARGS__, 0))                       \
-            ? _CystckArg_ParseTupleAt(&cystck_site_, (S), (args), (nargs), __VA_ARGS__) \
-            : (CystckArg_ParseTuple)((S), (args), (nargs), __VA_ARGS__);              \
     }))
 #endif
 CYSTCK_INTERNAL int CystckArg_UnpackTuple(Cystck_State *S, const Cystck_Object *args, Cystck_ssize_t nargs,

@@ -1,10 +1,10 @@
-"""CystckArg_ParseTuple's call sites, against PyArg_ParseTuple.
+"""CystckArg_ParseTuple's format cache, against PyArg_ParseTuple.
 
-With GCC and Clang a call site whose format is a string literal keeps its
-parse and finds it by the format's address alone (a literal's text cannot
-change).  A format that is not a literal must still be read by its text at
-every call, even when a buffer at one address changes, and a site's parse
-must stay right when its own call runs again inside a conversion.  Two
+Parses are cached by the format's address.  A format that is not a string
+literal must still be read by its text at every call, even when a buffer
+at one address changes (a cache found by address alone, as a call site of
+a literal could be, would keep the first text), and a parse must stay
+right when the same call runs again inside one of its conversions.  Two
 extensions, one stock and one Cystck, parse the same way; their outcomes
 (values, or the exception's type and message) must be the same.
 """
@@ -16,7 +16,7 @@ WARNINGS = ["-Wall", "-Wextra", "-Werror", "-Wno-unused-parameter"]
 
 # Both sources share one body: PARSE, the value types and the result helpers
 # differ.  `buffer_format` parses with the text set_format() last wrote to
-# one static buffer; `nested(n, f[, x])` is a literal site whose O&
+# one static buffer; `nested(n, f[, x])` parses a literal format whose O&
 # converter calls f(), which may call nested again.
 BODY = r'''
 static char format_buffer[32] = "O:first";
@@ -52,7 +52,7 @@ FUNC(buffer_format)
 
 CONVERTER(call_back)
 {
-    /* o() may parse again at the site that is converting it: the outer
+    /* o() may parse the format that is converting it again: the outer
      * call's parse must be intact when it returns. */
     *(long *)out = CALL_BACK(o);
     return !(*(long *)out == -1 && ERR_OCCURRED);
@@ -162,7 +162,7 @@ CYSTCK_MODINIT(as_cystck)
 
 @pytest.fixture(scope="module")
 def both(tmp_path_factory):
-    d = tmp_path_factory.mktemp("argsites")
+    d = tmp_path_factory.mktemp("argcache")
     (d / "as_stock.c").write_text(STOCK)
     (d / "as_cystck.c").write_text(CYSTCK)
     stock = build_extension("as_stock", [d / "as_stock.c"], d, use_cystck=False,
@@ -196,7 +196,7 @@ def test_a_format_that_is_not_a_literal_is_read_by_its_text(both, fmt):
             (fmt, args)
 
 
-def test_a_literal_site_parses_again_inside_its_own_conversion(both):
+def test_a_format_parses_again_inside_its_own_conversion(both):
     results = []
     for m in both:
         calls = []
@@ -206,7 +206,7 @@ def test_a_literal_site_parses_again_inside_its_own_conversion(both):
                 calls.append(n)
                 if n == 0:
                     return 10
-                # The same site again: a failing call, then one with the
+                # The same format again: a failing call, then one with the
                 # optional value, while the outer call converts.
                 calls.append(outcome(m.nested, "bad", f))
                 return m.nested(n - 1, at_depth(n - 1), 0.5)[1] + 1

@@ -69,6 +69,8 @@ h Cystck_CallMethod(h name, Cystck_ssize_t nargs) : hand ~ PyObject_VectorcallMe
 Cystck_Scope Cystck_OpenScope() : hand ~ -                 ; mark the handle array
 void Cystck_CloseScope(Cystck_Scope sc) : hand ~ -         ; [h-k] release handles since the mark
 h Cystck_CloseScopeKeep(Cystck_Scope sc, h keep) : hand ~ - ; [h-k, h+1] same, keeping one
+Cystck_Scope Cystck_Mark() : hand ~ -                      ; mark the handle array before a loop
+void Cystck_ReleaseSince(Cystck_Scope* mark) : hand ~ -    ; [h-k] release handles since the mark (each iteration; never closed)
 Cystck_Ref Cystck_ref(h o) : hand ~ -                      ; a reference that outlives the call
 h Cystck_deref(Cystck_Ref r) : hand ~ -                    ; the reference's object (no new slot)
 void Cystck_unref(Cystck_Ref r) : hand ~ -                 ; release a reference
@@ -132,6 +134,12 @@ h Cystck_NewVar(h type, Cystck_ssize_t n, void** data) : hand ~ PyObject_NewVar 
 Cystck_ssize_t CystckVar_Size(h o) : hand ~ Py_SIZE        ; the item count of a variable-size object (ob_size)
 Cystck_ssize_t CystckVar_DataSize(const void* data) : hand ~ - [nostate] ; the item count of the variable-size instance whose native struct is data (for traverse functions and destructors, which have no state)
 int Cystck_TypeIs(h o, h type) : hand ~ Py_IS_TYPE         ; type(o) is type, no error
+h CystckType_GetMRO(h type) : hand ~ -                     ; [h+1, e] the type's MRO, the tuple `type.__mro__` is (what stock code reads as `type->tp_mro`); SystemError for a type not ready yet
+h CystckType_GetDict(h type) : hand ~ PyType_GetDict       ; [h+1, e] the type's own namespace, the live dict `type.__dict__` is a read-only proxy of (stock: `type->tp_dict`); read it only: store with CystckObject_SetAttr on the type, which keeps the type's attribute cache right
+int CystckObject_HasDescrGet(h o) : hand ~ -               ; is o a descriptor with __get__ (stock: `Py_TYPE(o)->tp_descr_get != NULL`), no error
+int CystckObject_HasDescrSet(h o) : hand ~ -               ; is o a data descriptor, with __set__/__delete__ (stock: `Py_TYPE(o)->tp_descr_set != NULL`), no error
+h CystckDescr_Get(h d, h? obj, h? type) : hand ~ -         ; [h+1, e] d.__get__(obj, type) through the slot (stock: `Py_TYPE(d)->tp_descr_get(d, obj, type)`): obj null when looked up on the class, type null when not known; AttributeError, as `d.__get__` raises it, if d has no __get__
+int CystckDescr_Set(h d, h obj, h? v) : hand ~ -           ; [e] d.__set__(obj, v), or d.__delete__(obj) for a null v, through the slot (stock: `Py_TYPE(d)->tp_descr_set(d, obj, v)`); AttributeError, as `d.__set__`/`d.__delete__` raise it, if d has no such slot
 
 ## Numbers
 h CystckNumber_Add(h a, h b) = PyNumber_Add                ; [h+1, e] a + b

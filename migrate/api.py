@@ -96,6 +96,26 @@ def stock_returns():
 
 
 @functools.lru_cache(maxsize=None)
+def stock_type_params():
+    """Stock function name -> the positions of its ``PyTypeObject *``
+    parameters, read from the headers of the running CPython as
+    stock_returns() is: a handle the escape hatch lends there is cast
+    (``PyType_HasFeature(t, f)`` takes a type, a handle lends a
+    ``PyObject *``)."""
+    include = pathlib.Path(sysconfig.get_paths()["include"])
+    declared = regex.compile(r"(?:PyAPI_FUNC\([^)]*\)|static\s+inline\s+[\w\s*]+?)\s*\b(?P<name>_?Py\w+)"
+                             r"\s*\((?P<params>[^()]*)\)")
+    typed = regex.compile(r"\s*(?:const\s+)?PyTypeObject\s*\*")
+    out = {}
+    for header in sorted(include.rglob("*.h")):
+        for m in declared.finditer(header.read_text(errors="replace")):
+            at = frozenset(i for i, p in enumerate(m.group("params").split(",")) if typed.match(p))
+            if at:
+                out.setdefault(m.group("name"), at)
+    return out
+
+
+@functools.lru_cache(maxsize=None)
 def by_name():
     return {f.name: f for f in table()}
 

@@ -1134,8 +1134,10 @@ def _finalize_destructors_calling_api(p):
 
 
 # a member of CPython's object structs read through a variable (not
-# Py_TYPE(o)->tp_name, which the py-type rule ports), or a heap-type cast
-_INTERNALS = regex.compile(r"(?<![\w)])\w+\s*->\s*(?:tp|ob|ht)_\w+|\(\s*PyHeapTypeObject\s*\*\s*\)")
+# Py_TYPE(o)->tp_name, which the py-type rule ports; not a type's MRO or
+# dict, which the type-mro-dict rule ports), or a heap-type cast
+_INTERNALS = regex.compile(r"(?<![\w)])\w+\s*->\s*(?!tp_(?:mro|dict)\b)(?:tp|ob|ht)_\w+"
+                           r"|\(\s*PyHeapTypeObject\s*\*\s*\)")
 
 
 def _collect_stock_internals(p):

@@ -410,6 +410,83 @@ const char *CystckType_GetName(Cystck_State *S, Cystck_Object type)
     return tp ? tp->tp_name : NULL;
 }
 
+/* ---- The MRO, the type's dict and descriptor slots ---- */
+
+/* A ready type always has both; only a static type caught inside its own
+ * PyType_Ready could lack them. */
+static Cystck_Object own_type_part(Cystck_State *S, PyTypeObject *tp, PyObject *part, const char *func)
+{
+    if (part == NULL) {
+        if (!PyErr_Occurred())
+            PyErr_Format(PyExc_SystemError, "%s: type %.200s is not ready", func, tp->tp_name);
+        return Cystck_NULL;
+    }
+    return _Cystck_Own(S, part);
+}
+
+Cystck_Object CystckType_GetMRO(Cystck_State *S, Cystck_Object type)
+{
+    PyTypeObject *tp = as_type(S, type, "CystckType_GetMRO", _CYSTCK_CALLER());
+    return tp ? own_type_part(S, tp, Py_XNewRef(tp->tp_mro), "CystckType_GetMRO") : Cystck_NULL;
+}
+
+/* The live dict, as stock code reading tp_dict gets it.  From 3.12 a static
+ * builtin type keeps its dict per interpreter and tp_dict may be NULL:
+ * PyType_GetDict is the public way there. */
+Cystck_Object CystckType_GetDict(Cystck_State *S, Cystck_Object type)
+{
+    PyTypeObject *tp = as_type(S, type, "CystckType_GetDict", _CYSTCK_CALLER());
+    if (tp == NULL)
+        return Cystck_NULL;
+#if PY_VERSION_HEX >= 0x030C0000
+    return own_type_part(S, tp, PyType_GetDict(tp), "CystckType_GetDict");
+#else
+    return own_type_part(S, tp, Py_XNewRef(tp->tp_dict), "CystckType_GetDict");
+#endif
+}
+
+/* What `d.__get__` raises when d's type has no such slot (the messages of
+ * object's and type's attribute lookup; without running d's __getattr__,
+ * which a proxy forwards to the object it wraps). */
+static void no_descr_slot(PyObject *d, const char *method)
+{
+    if (PyType_Check(d))
+        PyErr_Format(PyExc_AttributeError, "type object '%.50s' has no attribute '%s'",
+                     ((PyTypeObject *)d)->tp_name, method);
+    else
+        PyErr_Format(PyExc_AttributeError, "'%.100s' object has no attribute '%s'", Py_TYPE(d)->tp_name, method);
+}
+
+Cystck_Object CystckDescr_Get(Cystck_State *S, Cystck_Object d, Cystck_Object obj, Cystck_Object type)
+{
+    PyObject *d_ = _Cystck_Get(d);
+    descrgetfunc get;
+    if (d_ == NULL)
+        return _Cystck_BadArgAt(S, "CystckDescr_Get", d, _CYSTCK_CALLER());
+    get = Py_TYPE(d_)->tp_descr_get;
+    if (get == NULL) {
+        no_descr_slot(d_, "__get__");
+        return Cystck_NULL;
+    }
+    return _Cystck_Own(S, get(d_, _Cystck_Get(obj), _Cystck_Get(type)));
+}
+
+int CystckDescr_Set(Cystck_State *S, Cystck_Object d, Cystck_Object obj, Cystck_Object v)
+{
+    PyObject *d_ = _Cystck_Get(d), *obj_ = _Cystck_Get(obj), *v_ = _Cystck_Get(v);
+    descrsetfunc set;
+    if (d_ == NULL || obj_ == NULL) {
+        _Cystck_BadArgAt(S, "CystckDescr_Set", !d_ ? d : obj, _CYSTCK_CALLER());
+        return -1;
+    }
+    set = Py_TYPE(d_)->tp_descr_set;
+    if (set == NULL) {
+        no_descr_slot(d_, v_ != NULL ? "__set__" : "__delete__");
+        return -1;
+    }
+    return set(d_, obj_, v_);
+}
+
 /* ---- Modules ---- */
 
 /* CPython keeps a pointer to a module's PyModuleDef for the module's whole

@@ -68,6 +68,10 @@ static inline Cystck_Object Cystck_New(Cystck_State *S, Cystck_Object type, void
  * (its item fields empty); *data (if not NULL) = its native struct. */
 CYSTCK_INTERNAL Cystck_Object Cystck_NewVar(Cystck_State *S, Cystck_Object type, Cystck_ssize_t n, void **data);
 CYSTCK_INTERNAL const char *CystckType_GetName(Cystck_State *S, Cystck_Object type);
+CYSTCK_INTERNAL Cystck_Object CystckType_GetMRO(Cystck_State *S, Cystck_Object type);
+CYSTCK_INTERNAL Cystck_Object CystckType_GetDict(Cystck_State *S, Cystck_Object type);
+CYSTCK_INTERNAL Cystck_Object CystckDescr_Get(Cystck_State *S, Cystck_Object d, Cystck_Object obj, Cystck_Object type);
+CYSTCK_INTERNAL int CystckDescr_Set(Cystck_State *S, Cystck_Object d, Cystck_Object obj, Cystck_Object v);
 
 /* type(o) is type (no subclasses); 0 after an invalid handle, as every
  * predicate that cannot fail in CPython (cystck/gen_api.py, is_predicate). */
@@ -77,6 +81,23 @@ static inline int Cystck_TypeIs(Cystck_State *S, Cystck_Object o, Cystck_Object 
     if (Cystck_unlikely(!o_ || !t_))
         return (_Cystck_BadArgInt(S, "Cystck_TypeIs", !o_ ? o : type), 0);
     return (PyObject *)Py_TYPE(o_) == t_;
+}
+
+/* Has o's type the descriptor slot tp_descr_get (tp_descr_set)?  0 after
+ * an invalid handle, as Cystck_TypeIs. */
+static inline int CystckObject_HasDescrGet(Cystck_State *S, Cystck_Object o)
+{
+    PyObject *o_ = _Cystck_Get(o);
+    if (Cystck_unlikely(!o_))
+        return (_Cystck_BadArgInt(S, "CystckObject_HasDescrGet", o), 0);
+    return Py_TYPE(o_)->tp_descr_get != NULL;
+}
+static inline int CystckObject_HasDescrSet(Cystck_State *S, Cystck_Object o)
+{
+    PyObject *o_ = _Cystck_Get(o);
+    if (Cystck_unlikely(!o_))
+        return (_Cystck_BadArgInt(S, "CystckObject_HasDescrSet", o), 0);
+    return Py_TYPE(o_)->tp_descr_set != NULL;
 }
 
 /* ---- Typed element access ----

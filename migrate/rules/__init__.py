@@ -10,6 +10,7 @@ as well as rule names):
 * ``modules``   module definitions and init functions
 * ``cpp``       C++ idioms: class-static type objects, functors over struct pointers
 * ``macros``    macro parameters named like the state, globals named by token pasting
+* ``descr``     a type's MRO and dict, descriptor slots tested or called
 * ``escape``    what has no counterpart, kept through the escape hatch (marked, reported)
 
 and one pack per helper library an extension may be written over, for the

@@ -145,6 +145,8 @@ class EscapeHatch(Rule):
                 lent = f"Cystck_AsPyObject(S, {text[lead:lead + len(arg)]})"
                 # a stock helper's PyTypeObject * parameter takes the object as its type
                 cast = self._pointer_cast(params[i]) if params and i < len(params) else None
+                if cast is None and i in api.stock_type_params().get(name, ()):
+                    cast = "PyTypeObject *"
                 edits.add(lead, lead + len(arg), f"({cast}){lent}" if cast else lent)
         wrap = wrap_result and ret is not None and _HANDLE_RESULT.fullmatch(ret.strip()) and not self._raw_result(code, m.start(), close)
         if wrap:
@@ -364,7 +366,9 @@ class StockModuleDefs(Rule):
     == &moduledef``, would compare a ``PyModuleDef *`` with the
     ``CystckModuleDef`` the modules rule made of ``moduledef``: never
     equal.  The definition is lent as the one CPython knows,
-    ``Cystck_AsPyModuleDef(&moduledef)`` (marked and reported)."""
+    ``Cystck_AsPyModuleDef(&moduledef)`` (marked and reported); so it is
+    in a ported function where ``PyModule_GetDef``, which has no
+    counterpart, is kept through the escape hatch and compared with it."""
     name = "stock-module-defs"
     precedence = 865
     needs = ("module-def",)
@@ -385,9 +389,13 @@ class StockModuleDefs(Rule):
             return 0
         address = regex.compile(r"(?<![\w)\]])&\s*(?P<d>" + "|".join(map(regex.escape, sorted(defs))) + r")\b")
         edits = source.Edits()
-        for b0, b1 in _common.stock_bodies(unit):
+        stock = [(b, False) for b in _common.stock_bodies(unit)]
+        ported = [(ctx.body, True) for ctx in _common.function_contexts(unit) if ctx.has_state]
+        for (b0, b1), compared_only in stock + ported:
             for m in address.finditer(code, b0, b1):
                 if code[max(b0, m.start() - 40):m.start()].rstrip().endswith("Cystck_AsPyModuleDef("):
+                    continue
+                if compared_only and not self._compared_with_kept_get_def(code, b0, b1, m):
                     continue
                 edits.add(m.start(), m.end(), f"{MARK} Cystck_AsPyModuleDef({text[m.start():m.end()]})")
                 unit.leftover(m.start(), f"escape hatch: {m.group('d')} is lent to stock code as the "
@@ -395,3 +403,10 @@ class StockModuleDefs(Rule):
         if edits:
             unit.apply(edits)
         return edits.applied
+
+    @staticmethod
+    def _compared_with_kept_get_def(code, b0, b1, m):
+        """Is the address at m compared with ``PyModule_GetDef(...)``?"""
+        call = r"\bPyModule_GetDef\s*" + source.paren("a")
+        return bool(regex.search(call + r"\s*[!=]=\s*$", code[max(b0, m.start() - 300):m.start()])
+                    or regex.match(r"\s*[!=]=\s*(?:/\*[^*]*\*/\s*)?" + call, code[m.end():b1]))

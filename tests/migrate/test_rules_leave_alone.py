@@ -396,11 +396,11 @@ LEAVE_ALONE = {
                           "static CystckModuleDef spam = {\"spam\", NULL, sizeof(spam_state), spam_defines};\n"),
     "critical-sections": in_capsule_destructor(
         "Py_BEGIN_CRITICAL_SECTION(o); keep(o); Py_END_CRITICAL_SECTION();"),
-    # The definition compared in a function that is translated, not stock.
+    # The definition passed, not compared with PyModule_GetDef, in a translated function.
     "stock-module-defs": (
         "static CystckModuleDef moduledef = {\"m\", NULL, 0, NULL};\n"
-        "static int ours(PyTypeObject *tp, PyObject *m)\n{\n"
-        "    return m != NULL && PyModule_GetDef(m) == &moduledef && tp != NULL;\n}\n"),
+        "static PyObject *ours(PyObject *m)\n{\n"
+        "    return m != NULL ? m : PyModule_Create(&moduledef);\n}\n"),
     # Keyword names read as the tuple they are.
     "kwargs-dict": (
         "#include <Python.h>\n#include \"Cystck.h\"\n"
@@ -416,6 +416,28 @@ LEAVE_ALONE = {
         "struct Handler {\n    PyObject* hook;\n"
         "    bool Null() { return PyObject_CallNoArgs(hook) != NULL; }\n};\n"
         "static int run(PyObject* hook)\n{\n    Handler h = {hook};\n    return h.Null();\n}\n"),
+    # An item kept after the loop: released per iteration, it would be gone.
+    "loop-release": (
+        "#include <Python.h>\n#include \"Cystck.h\"\n"
+        "static int f(Cystck_State *S, Cystck_Object self, Cystck_Object l)\n{\n"
+        "    Cystck_Object last = Cystck_NULL;\n"
+        "    for (Cystck_ssize_t i = 0; i < CystckList_GET_SIZE(S, l); i++) {\n"
+        "        Cystck_Object item = CystckList_GET_ITEM(S, l, i);\n        last = item;\n    }\n"
+        "    return Cystck_Return(S, last);\n}\n"),
+    # A slot of one object called for another: not d.__get__.
+    "descr-slot-calls": (
+        "static PyObject *f(PyObject *a, PyObject *b, PyObject *o)\n{\n"
+        "    return CystckObject_Type(S, a)->tp_descr_get(b, o, NULL);\n}\n"),
+    # The slot read as a value, into a function pointer: no test.
+    "descr-slot-tests": (
+        "static PyObject *f(PyObject *d, PyObject *o)\n{\n"
+        "    descrgetfunc get = CystckObject_Type(S, d)->tp_descr_get;\n"
+        "    return get(d, o, NULL);\n}\n"),
+    # The MRO only tested for NULL: left to type-slot-reads.
+    "type-mro-dict": (
+        "static PyObject *f(PyTypeObject *type)\n{\n"
+        "    if (type->tp_mro == NULL)\n        return NULL;\n"
+        "    return PyLong_FromLong(1);\n}\n"),
 }
 
 # rule -> (near miss, real construct): replacing the first by the second in
@@ -488,10 +510,15 @@ POSITIVE_TWINS = {
     "escape-hatch": (STOCK_DESTRUCTOR, "PyCapsule_New(o, NULL, NULL)"),
     "module-state-refs": ("Cystck_Field cache", "Cystck_Ref cache"),
     "critical-sections": (STOCK_DESTRUCTOR, "PyCapsule_New(o, NULL, NULL)"),
-    "stock-module-defs": ("tp != NULL", "tp->tp_base != NULL"),
+    "loop-release": ("        last = item;\n", "        (void)item;\n"),
+    "stock-module-defs": ("m != NULL ?", "PyModule_GetDef(m) == &moduledef ?"),
     "kwargs-dict": ("CystckTuple_Size", "CystckDict_Size"),
     "macro-handle-values": ("PyUnicode_AsUTF8(o)", "CystckUnicode_FromString(S, s)"),
     "class-state-member": ("    PyObject* hook;\n", "    PyObject* hook;\n    Handler(PyObject* h) : hook(h) {}\n"),
+    "descr-slot-calls": ("(b, o, NULL)", "(a, o, NULL)"),
+    "descr-slot-tests": ("descrgetfunc get = CystckObject_Type(S, d)->tp_descr_get;",
+                         "int get = CystckObject_Type(S, d)->tp_descr_get != NULL;"),
+    "type-mro-dict": ("if (type->tp_mro == NULL)", "if (PyTuple_Size(type->tp_mro) == 0)"),
 }
 
 

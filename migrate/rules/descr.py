@@ -1,0 +1,199 @@
+"""A type's MRO and dict, and descriptor slots tested or called, ported to
+the API made for them (``CystckType_GetMRO``, ``CystckType_GetDict``,
+``CystckObject_HasDescrGet``/``...Set``, ``CystckDescr_Get``/``...Set``)
+instead of lent through the escape hatch.  What these rules leave (a slot
+stored in a variable, a slot of one object called for another, an MRO only
+tested for NULL) is the ``type-slot-reads`` rule's, which runs after them."""
+import regex
+
+from .. import source
+from ..engine import Rule
+from . import _common
+from .escape import EscapeHatch, TypeSlotReads
+
+# Py_TYPE(d)->tp_descr_x, as the py-type rule leaves it: CystckObject_Type(S, d)->tp_descr_x
+_DESCR_SLOT = (r"(?<![\w.>])CystckObject_Type\s*\(\s*S\s*,\s*(?P<d>[^()]*+(?:" + source.paren("p")
+               + r"[^()]*+)*+)\)\s*->\s*tp_descr_(?P<which>get|set)\b")
+_NULL = regex.compile(r"NULL|0|nullptr|Cystck_NULL")
+
+
+def _same(a, b):
+    return regex.sub(r"\s+", "", a) == regex.sub(r"\s+", "", b)
+
+
+def _handle_argument(arg, ctx, project):
+    """The argument as a handle expression (a null pointer as the null
+    handle), or None if it is no handle."""
+    if _NULL.fullmatch(arg):
+        return "Cystck_NULL"
+    arg = regex.sub(r"^\(\s*PyObject\s*\*\s*\)\s*", "", arg)     # a handle needs no cast
+    if EscapeHatch._is_handle_expr(arg, ctx, project):
+        return arg
+    call = regex.fullmatch(r"(?P<f>\w+)\s*" + source.paren("a"), arg)
+    if call and any(info.name == call.group("f") and info.returns_handle
+                    for info in project.functions.values()):
+        return arg          # the extension's own helper returning a handle
+    return None
+
+
+class DescrSlotCalls(Rule):
+    """A call of a descriptor's own slot, ``Py_TYPE(d)->tp_descr_get(d,
+    obj, type)`` (or ``(Py_TYPE(d)->tp_descr_get)(...)``), becomes
+    ``CystckDescr_Get(S, d, obj, type)``, and ``tp_descr_set(d, obj, v)``
+    ``CystckDescr_Set(S, d, obj, v)``; a NULL argument (an absent instance,
+    owner or value) becomes the null handle, and a result compared with
+    NULL a test of the handle.  A slot of one object called
+    for another, or with an argument that is no handle, is left to the
+    type-slot-reads rule."""
+    name = "descr-slot-calls"
+    precedence = 853
+    needs = ("py-type",)
+    patterns = (_DESCR_SLOT,)
+    before = ("static PyObject *get(PyObject *d, PyObject *o)\n{\n"
+              "    if ((Py_TYPE(d)->tp_descr_set)(d, o, NULL) < 0)\n        return NULL;\n"
+              "    if (Py_TYPE(d)->tp_descr_get(d, NULL, o) == NULL)\n        return NULL;\n"
+              "    return Py_TYPE(d)->tp_descr_get(d, o, (PyObject *)Py_TYPE(o));\n}\n")
+    after = ("static PyObject *get(PyObject *d, PyObject *o)\n{\n"
+             "    if (CystckDescr_Set(S, d, o, Cystck_NULL) < 0)\n        return NULL;\n"
+             "    if (Cystck_IsNull(CystckDescr_Get(S, d, Cystck_NULL, o)))\n        return NULL;\n"
+             "    return CystckDescr_Get(S, d, o, CystckObject_Type(S, o));\n}\n")
+
+    def apply(self, unit):
+        code, text = unit.masked, unit.text
+        if "tp_descr_" not in code:
+            return 0
+        edits, n, end = source.Edits(), 0, -1
+        for ctx, m in _common.matches_in_state_bodies(unit, self.patterns[0], code):
+            if m.start() < end:
+                continue            # inside a call rewritten already
+            call = self._call(code, m)
+            if call is None:
+                continue
+            start, open_at, close = call
+            args = [(s, e) for s, e in source.split_top(code, open_at + 1, close - 1)]
+            new = self._arguments(unit, ctx, m, args)
+            if new is None:
+                continue
+            call = f"CystckDescr_{m.group('which').title()}(S, {', '.join(new)})"
+            # a result compared with NULL: the null-handles rule ran before this call existed
+            compared = m.group("which") == "get" and regex.match(r"\s*(?P<op>[!=])=\s*(?:NULL|0|nullptr)\b",
+                                                                 code[close:])
+            if compared:
+                call = f"{'!' if compared.group('op') == '!' else ''}Cystck_IsNull({call})"
+                close += compared.end()
+            edits.add(start, close, call)
+            end = close
+            n += 1
+        if edits:
+            unit.apply(edits)
+        return n
+
+    @staticmethod
+    def _call(code, m):
+        """(start, opening parenthesis, end) of the call of the slot at m,
+        ``X->slot(...)`` or ``(X->slot)(...)``, or None."""
+        start, end = m.start(), m.end()
+        wrapped = regex.search(r"\(\s*$", code[:start]) and regex.match(r"\s*\)\s*\(", code[end:])
+        if wrapped:
+            start = code.rindex("(", 0, start)
+            end = code.index(")", end) + 1
+        call = regex.match(r"\s*\(", code[end:])
+        if not call:
+            return None
+        open_at = end + call.end() - 1
+        return start, open_at, source.matching(code, open_at)
+
+    @staticmethod
+    def _arguments(unit, ctx, m, spans):
+        """The call's three arguments as handles, or None if the first is
+        not the descriptor whose slot is called or one is no handle."""
+        if len(spans) != 3:
+            return None
+        args = [unit.text[s:e].strip() for s, e in spans]
+        masked = [unit.masked[s:e].strip() for s, e in spans]
+        if not _same(masked[0], m.group("d")):
+            return None
+        new = [_handle_argument(a, ctx, unit.project) for a in masked]
+        if None in new:
+            return None
+        return [t if h == a else h for t, a, h in zip(args, masked, new)]
+
+
+class DescrSlotTests(Rule):
+    """A test of whether an object is a descriptor, ``Py_TYPE(d)->tp_descr_get``
+    as a truth value or compared with NULL, becomes
+    ``CystckObject_HasDescrGet(S, d)`` (``...Set`` for tp_descr_set;
+    ``== NULL`` and ``!`` negate it).  The slot read as a value (stored in
+    a function pointer) is left to the type-slot-reads rule."""
+    name = "descr-slot-tests"
+    precedence = 854
+    needs = ("py-type",)
+    patterns = (_DESCR_SLOT,)
+    before = ("static int f(PyObject *d, PyObject *e)\n{\n"
+              "    if (Py_TYPE(d)->tp_descr_get == NULL || !Py_TYPE(e)->tp_descr_set)\n        return 0;\n"
+              "    return Py_TYPE(d)->tp_descr_set != NULL && Py_TYPE(e)->tp_descr_get ? 1 : 2;\n}\n")
+    after = ("static int f(PyObject *d, PyObject *e)\n{\n"
+             "    if (!CystckObject_HasDescrGet(S, d) || !CystckObject_HasDescrSet(S, e))\n        return 0;\n"
+             "    return CystckObject_HasDescrSet(S, d) && CystckObject_HasDescrGet(S, e) ? 1 : 2;\n}\n")
+
+    def apply(self, unit):
+        code, text = unit.masked, unit.text
+        if "tp_descr_" not in code:
+            return 0
+        edits, n = source.Edits(), 0
+        for ctx, m in _common.matches_in_state_bodies(unit, self.patterns[0], code):
+            compared = regex.match(r"\s*(?P<op>[!=])=\s*(?:NULL|0|nullptr)\b", code[m.end():])
+            negated = not compared and regex.search(r"(?<![!=<>])!\s*$", code[:m.start()])
+            if not (compared or negated or TypeSlotReads._condition(code, m.start(), m.end())):
+                continue
+            test = f"CystckObject_HasDescr{m.group('which').title()}(S, {text[m.start('d'):m.end('d')].strip()})"
+            end = m.end() + (compared.end() if compared else 0)
+            if compared and compared.group("op") == "=":
+                test = "!" + test
+            edits.add(m.start(), end, test)
+            n += 1
+        if edits:
+            unit.apply(edits)
+        return n
+
+
+class TypeMroDict(Rule):
+    """A type's MRO or dict read as a value, ``type->tp_mro`` or
+    ``type->tp_dict`` through a handle to the type, becomes
+    ``CystckType_GetMRO(S, type)`` or ``CystckType_GetDict(S, type)``: a
+    handle of its own to the tuple or (live) dict.  Only tested for NULL or
+    as a truth value, the slot is left to the type-slot-reads rule (a
+    ready type has both, so such a test is about a type being created)."""
+    name = "type-mro-dict"
+    precedence = 852
+    needs = ("py-type",)
+    patterns = (TypeSlotReads.patterns[0],)
+    before = ("static PyObject *f(PyTypeObject *type)\n{\n"
+              "    PyObject *mro = type->tp_mro;\n"
+              "    return PyDict_Copy(Py_TYPE(mro)->tp_dict);\n}\n")
+    after = ("static PyObject *f(PyTypeObject *type)\n{\n"
+             "    PyObject *mro = CystckType_GetMRO(S, type);\n"
+             "    return PyDict_Copy(CystckType_GetDict(S, CystckObject_Type(S, mro)));\n}\n")
+
+    def apply(self, unit):
+        code, text = unit.masked, unit.text
+        if not regex.search(r"->\s*tp_(?:mro|dict)\b", code):
+            return 0
+        edits, n = source.Edits(), 0
+        for ctx, m in _common.matches_in_state_bodies(unit, self.patterns[0], code):
+            slot = m.group("slot")
+            if slot not in ("tp_mro", "tp_dict") or m.group("st") is not None:
+                continue
+            if m.group("a") is None and (m.group("v") or m.group("h")) not in ctx.handles:
+                continue
+            if regex.match(r"\s*(?:=(?!=)|\(|\[)", code[m.end():]) \
+                    or EscapeHatch._raw_result(code, m.start(), m.end()) \
+                    or TypeSlotReads._condition(code, m.start(), m.end()):
+                continue      # a store, a NULL test: type-slot-reads' business
+            handle = m.group("v") or text[m.start("h"):m.end("h")]
+            edits.add(m.start(), m.end(), f"{'CystckType_GetMRO' if slot == 'tp_mro' else 'CystckType_GetDict'}"
+                                          f"(S, {handle})")
+            n += 1
+        if edits:
+            unit.apply(edits)
+        return n

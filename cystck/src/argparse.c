@@ -611,7 +611,6 @@ typedef struct {
     const char *ptrs[MAX_SPECS];
     PyObject *names[MAX_SPECS];       /* NULL for positional-only ("") */
     unsigned char op[MAX_SPECS];      /* OP_* of each value */
-    unsigned char all_inline;         /* no OP_GENERIC: binding runs no Python code */
     unsigned char posonly;            /* leading positional-only values ("" names) */
     /* The keyword names tuple a call site passed last (vectorcall keeps
      * one tuple per call site, a constant of its code object), resolved:
@@ -692,10 +691,6 @@ static CYSTCK_NOINLINE const KwParser *kw_parser_make(KwParser *e, const char *f
                         "CystckArg: kwlist has more names than the format has units");
         return kw_parser_fail(e, i, kwlist);
     }
-    e->all_inline = 1;
-    for (i = 0; i < e->f.nspecs; i++)
-        if (e->op[i] == OP_GENERIC)
-            e->all_inline = 0;
     e->kwlist = kwlist;
     e->fmt = fmt;
     return e;
@@ -773,12 +768,18 @@ static int resolve_sources(KwParser *p, PyObject *kwobj, Cystck_ssize_t nargs)
     return 0;
 }
 
-/* Bind and convert each value from args through src. */
+/* Bind and convert each value from args through src, which are p's.  The
+ * inline conversions run no Python code; convert() may (__index__,
+ * __float__, O& converters), and that code may parse arguments with p
+ * again, or remake p's cache entry: before the first such conversion the
+ * binding goes on from a copy of p's format and arrays. */
 static CYSTCK_ALWAYS_INLINE
 int bind_fast(Cystck_State *S, const Cystck_Object *args, const Format *f,
               const unsigned char *op, const signed char *src, const char *fmt,
               va_list *va)
 {
+    struct { Format f; unsigned char op[MAX_SPECS]; signed char src[MAX_SPECS]; } c;
+    int copied = 0;
     int i, n = f->nspecs;
     for (i = 0; i < n; i++) {
         Cystck_Object h;
@@ -793,6 +794,13 @@ int bind_fast(Cystck_State *S, const Cystck_Object *args, const Format *f,
             continue;
         if (r < 0)
             return 0;
+        if (!copied) {
+            c.f = *f;
+            memcpy(c.op, op, (size_t)n);
+            memcpy(c.src, src, (size_t)n);
+            f = &c.f, op = c.op, src = c.src;
+            copied = 1;
+        }
         if (convert(S, f, i, fmt + f->spec[i], h, va) < 0)
             return 0;
     }
@@ -819,16 +827,6 @@ int parse_fast(Cystck_State *S, KwParser *p, const Cystck_Object *args, Cystck_s
     if (Cystck_unlikely(kwobj != p->src_kw || nargs != p->src_nargs) &&
             resolve_sources(p, kwobj, nargs) < 0)
         return -2;
-    if (!p->all_inline) {
-        /* Conversions may run Python code that parses arguments with
-         * another parser in p's cache entry (or with p and other names):
-         * bind from a copy. */
-        struct { Format f; unsigned char op[MAX_SPECS]; signed char src[MAX_SPECS]; } c;
-        c.f = p->f;
-        memcpy(c.op, p->op, c.f.nspecs);
-        memcpy(c.src, p->src, c.f.nspecs);
-        return bind_fast(S, args, &c.f, c.op, c.src, fmt, va);
-    }
     return bind_fast(S, args, &p->f, p->op, p->src, fmt, va);
 }
 

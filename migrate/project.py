@@ -9,11 +9,11 @@ function-pointer types carry objects, and which functions need the state
 """
 import functools
 import posixpath
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import regex
 
-from . import api, cstruct, source
+from . import api, cstruct, destructors, source
 
 # ---------------------------------------------------------------------------
 # Calling conventions and slot signatures
@@ -286,6 +286,7 @@ class Project:
     classes: dict = field(default_factory=dict)          # C++ class -> CppClass
     member_handles: dict = field(default_factory=dict)   # plain struct or class -> its handle members
     state_classes: set = field(default_factory=set)      # classes whose methods read S from a member
+    destructor_splits: dict = field(default_factory=dict)  # destructor -> the finalizer split from it
 
     # ---- lookups used by the rules ----
     def function(self, path, name):
@@ -512,10 +513,11 @@ def member_macro_uses(text):
     return edits, inlined
 
 
-def build(files, kept_stock=frozenset()):
+def build(files, kept_stock=frozenset(), split_destructors=True):
     """Build the Project for ``files``: a dict path -> stock source text.
     ``kept_stock``: names of the functions defined in files kept stock as
-    a whole (translate.kept_stock), which ``files`` may declare and call."""
+    a whole (translate.kept_stock), which ``files`` may declare and call.
+    ``split_destructors``: whether the destructor-split rule runs."""
     p = Project(files=dict(files))
     _collect_includes(p, files)
     masks = {}
@@ -556,6 +558,8 @@ def build(files, kept_stock=frozenset()):
             _collect_classes(p, code)
     _infer_state(p)
     _finalize_destructors_calling_api(p)
+    if split_destructors:
+        _split_destructors(p, files, masks)
     return p
 
 
@@ -811,7 +815,10 @@ def _collect_tables(p, path, code, text):
         if conv:
             p.roles.setdefault(m.group("f"), method_role(conv))
     for m in regex.finditer(r"\bCYSTCK_DEF_SLOT\s*\(\s*\w+\s*,\s*(?P<s>\w+)\s*,\s*(?P<f>\w+)\s*\)", code):
-        _slot(p, m.group("s"), m.group("f"))
+        if m.group("s") == "tp_finalize":       # a stock tp_finalize is dropped, a translated one kept
+            p.roles.setdefault(m.group("f"), FINALIZER)
+        else:
+            _slot(p, m.group("s"), m.group("f"))
     for m in regex.finditer(r"\bCYSTCK_DEF_DESTROY\s*\(\s*\w+\s*,\s*(?P<f>\w+)\s*\)", code):
         _slot(p, "tp_dealloc", m.group("f"))
     for m in regex.finditer(r"\bCYSTCK_DEF_MOD_TRAVERSE\s*\(\s*\w+\s*,\s*(?P<f>\w+)\s*\)", code):
@@ -1112,16 +1119,19 @@ def _finalize_destructors_calling_api(p):
     (other than a clear function, whose call goes) becomes the type's
     finalizer (``FINALIZER``), if all its calls do: a finalizer may bring
     the object back to life (a cycle's other finalizer may keep it), so
-    a destructor that also calls a native function (``free(self->buf)``)
-    stays one, and its calls of the API are reported for a human to split."""
+    a destructor that also calls a native function (``free(self->buf)``,
+    ``PyMem_Free``) stays one: ``_split_destructors`` moves its calls of
+    the API to a finalizer of their own where it can, else they are
+    reported."""
     def cleared(callee):
         role = p.role(callee)
         return role is not None and role.kind == "dropped" or callee in p.kept_clears
 
     def only_state_calls(info):
+        # Python's allocator's releases free native memory too
         calls = {c for c in regex.findall(r"(?<![\w.>])(\w+)\s*\(", info.body)
                  if c != info.name and c not in source._KEYWORDS and c != "assert"
-                 and not c.startswith(("Py", "_Py")) and not cleared(c)}
+                 and (not c.startswith(("Py", "_Py")) or destructors.NATIVE_FREES.fullmatch(c)) and not cleared(c)}
         return bool(calls) and all(p.needs_state(info.path, c) for c in calls)
 
     finalizers = {info.name for info in p.functions.values()
@@ -1131,6 +1141,29 @@ def _finalize_destructors_calling_api(p):
         if info.name in finalizers:
             p.roles[info.name] = info.role = FINALIZER
             info.needs_state = True
+
+
+def _split_destructors(p, files, masks):
+    """A static destructor that calls both the API and native releases
+    splits, where its two parts share nothing (``destructors.plan``), into
+    a finalizer generated from its API calls (``FINALIZER``), which the
+    destructor-split rule writes, and itself, the native releases."""
+    for (path, name), info in list(p.functions.items()):
+        if info.role is None or info.role.kind != "destroy" or not info.body or not info.static \
+                or masks.get(path) is None:
+            continue
+        code = masks[path]
+        f = next((f for f in source.find_functions(code) if f.name == name and f.is_definition and not f.member),
+                 None)
+        split = f and destructors.plan(p, path, code, source.mask(files[path]), f,
+                                       destructors.finalizer_name(p, name))
+        if not split:
+            continue
+        p.destructor_splits[name] = split.finalizer
+        body = "".join(code[a:b] for a, b in sorted(split.moved + split.copied))
+        p.functions[(path, split.finalizer)] = replace(info, name=split.finalizer, body=body, role=FINALIZER,
+                                                       needs_state=True, stolen=frozenset())
+        p.roles[split.finalizer] = FINALIZER
 
 
 # a member of CPython's object structs read through a variable (not

@@ -98,7 +98,8 @@ def translate_files(files, rules=None):
     if any(r.name == "function-macros" for r in rules):
         # The project sees the functions those macros generate.
         python_files = {p: macros.expand_function_macros(t)[0] for p, t in python_files.items()}
-    project = proj.build(python_files, kept_stock=_defined_functions({p: files[p] for p in kept}))
+    project = proj.build(python_files, kept_stock=_defined_functions({p: files[p] for p in kept}),
+                         split_destructors=any(r.name == "destructor-split" for r in rules))
     units = {}
     for path, text in files.items():
         unit = engine.Unit(path, text, project, libraries=libraries(path, text))

@@ -3,7 +3,7 @@
 native-struct access, deallocation and GC traversal."""
 import regex
 
-from .. import cstruct, libraries, project as proj, source
+from .. import cstruct, destructors, libraries, project as proj, source
 from ..engine import Rule
 from . import _common, functions, tables
 
@@ -192,6 +192,11 @@ def _slot_defs(unit, owner, slot_values, where):
             lines.append(f"CYSTCK_DEF_SLOT({sym}, tp_finalize, {func})")
         elif role.kind == "destroy":
             lines.append(f"CYSTCK_DEF_DESTROY({sym}, {func})")
+            finalizer = unit.project.destructor_splits.get(func)
+            if finalizer:       # its API calls, split off by destructor-split
+                symbols.append(sym)
+                sym = f"{owner}_tp_finalize"
+                lines.append(f"CYSTCK_DEF_SLOT({sym}, tp_finalize, {finalizer})")
         else:
             lines.append(f"CYSTCK_DEF_SLOT({sym}, {slot}, {func})")
         symbols.append(sym)
@@ -916,8 +921,10 @@ class FinalizerReleases(Rule):
     (``project.FINALIZER``): it keeps its calls and loses what the runtime
     does after it, as a destructor does (freeing the object, releasing its
     object members and its type, untracking it, clearing its weak
-    references).  A destructor that only releases, or also calls a native
-    function (``free``), goes on being one."""
+    references).  A destructor that only releases goes on being one, and
+    so does one that also calls a native function (``free``): the
+    destructor-split rule moves its API calls to a finalizer of their own
+    where it can."""
     name = "finalizer-releases"
     precedence = 371
     before = ("typedef struct { PyObject_HEAD PyObject *d; } Bag;\n"
@@ -941,6 +948,60 @@ class FinalizerReleases(Rule):
         if edits:
             unit.apply(edits)
         return edits.applied
+
+
+class DestructorSplit(Rule):
+    """A stock destructor that calls both the API (``Foo_reset(self)``, a
+    method) and native releases (``free(self->buf)``, ``PyMem_Free``)
+    splits in two: its statements up to the last API call become a
+    finalizer of their own, ``Foo_dealloc_finalize``, defined before it
+    (a ``project.FINALIZER``, which the finalizer-releases rule ports and
+    the type-object rule lists as ``tp_finalize`` beside the destructor),
+    and the rest, the native releases, stays the destructor.  A finalizer
+    runs first, with a state, and may bring the object back to life, so
+    native memory is freed in the destructor only.  The split is made
+    only where the two parts share no local state and no control flow
+    (``migrate/destructors.py``): a statement mixing both (``if (self->x)
+    { Foo_reset(self); free(self->buf); }``), a native release before an
+    API call, a ``return`` or a local both parts use (an alias of the
+    parameter aside) keep the destructor whole, its API calls reported."""
+    name = "destructor-split"
+    precedence = 60
+    before = ("typedef struct { PyObject_HEAD PyObject *d; double *buf; } Bag;\n"
+              "static PyObject *Bag_empty(Bag *self) { PyDict_Clear(self->d); Py_RETURN_NONE; }\n"
+              "static void\nBag_dealloc(Bag *self)\n{\n    /* empty it first */\n    Bag_empty(self);\n"
+              "    Py_XDECREF(self->d);\n    free(self->buf);\n    Py_TYPE(self)->tp_free((PyObject *)self);\n}\n"
+              "static PyTypeObject BagType = {PyVarObject_HEAD_INIT(NULL, 0) .tp_dealloc = (destructor)Bag_dealloc};\n")
+    after = ("typedef struct { PyObject_HEAD PyObject *d; double *buf; } Bag;\n"
+             "static PyObject *Bag_empty(Bag *self) { PyDict_Clear(self->d); Py_RETURN_NONE; }\n"
+             "static void\nBag_dealloc_finalize(Bag *self)\n{\n    /* empty it first */\n    Bag_empty(self);\n}\n\n"
+             "static void\nBag_dealloc(Bag *self)\n{\n"
+             "    Py_XDECREF(self->d);\n    free(self->buf);\n    Py_TYPE(self)->tp_free((PyObject *)self);\n}\n"
+             "static PyTypeObject BagType = {PyVarObject_HEAD_INIT(NULL, 0) .tp_dealloc = (destructor)Bag_dealloc};\n")
+
+    def apply(self, unit):
+        p = unit.project
+        if not p.destructor_splits:
+            return 0
+        code, text = unit.structure, unit.text
+        edits = source.Edits()
+        n = 0
+        for f in unit.functions():
+            finalizer = p.destructor_splits.get(f.name)
+            if finalizer is None or not f.is_definition or (unit.path, finalizer) not in p.functions:
+                continue
+            # the project planned the split on this same text: no rule before
+            # this one edits function bodies
+            split = destructors.plan(p, unit.path, code, unit.masked, f, finalizer)
+            if split is None:
+                continue
+            edits.add(f.start, f.start, split.finalizer_text(text, f))
+            for a, b in split.moved:
+                edits.add(a, b, "")
+            n += 1
+        if edits:
+            unit.apply(edits)
+        return n
 
 
 class WeakLists(Rule):

@@ -44,10 +44,11 @@ def test_destructor_calls_of_clear_functions_are_not_reported():
 
 
 def test_destructor_calling_another_api_helper_is_still_reported():
-    # with a native call beside it, which keeps it a destructor (not a
-    # finalizer: tests/migrate/test_rules_destructor_finalizer.py)
+    # with a native call before it, which keeps it a destructor (not a
+    # finalizer: tests/migrate/test_rules_destructor_finalizer.py, nor
+    # split: test_rules_destructor_split.py)
     src = SRC.replace("    Box_clear(self);\n    Py_TYPE",
-                      "    Box_clear(self);\n    helper(self);\n    forget_box();\n    Py_TYPE").replace(
+                      "    Box_clear(self);\n    forget_box();\n    helper(self);\n    Py_TYPE").replace(
         "static int Box_init", "static void helper(Box *self) { PyErr_Clear(); }\n"
         "static void forget_box(void) { }\nstatic int Box_init")
     out = translate.translate_files({"m.c": src})["m.c"]

@@ -164,6 +164,14 @@ LEAVE_ALONE = {
         "static void Bag_dealloc(Bag *self)\n{\n    Bag_empty(self);\n    free(self->buf);\n"
         "    Py_XDECREF(self->d);\n    Py_TYPE(self)->tp_free((PyObject *)self);\n}\n"
         "static PyTypeObject BagType = {PyVarObject_HEAD_INIT(NULL, 0) .tp_dealloc = (destructor)Bag_dealloc};\n"),
+    # A destructor whose API call and native release share control flow
+    # (one if) is not split.
+    "destructor-split": (
+        "typedef struct { PyObject_HEAD PyObject *d; double *buf; } Bag;\n"
+        "static PyObject *Bag_empty(Bag *self) { PyDict_Clear(self->d); Py_RETURN_NONE; }\n"
+        "static void\nBag_dealloc(Bag *self)\n{\n    if (self->d) {\n        Bag_empty(self);\n"
+        "        free(self->buf);\n    }\n    Py_TYPE(self)->tp_free((PyObject *)self);\n}\n"
+        "static PyTypeObject BagType = {PyVarObject_HEAD_INIT(NULL, 0) .tp_dealloc = (destructor)Bag_dealloc};\n"),
     # A function-pointer type over C values; the stock name in a comment.
     "stock-function-pointers": (
         "typedef long (*longfunc)(long);\n"
@@ -461,6 +469,8 @@ POSITIVE_TWINS = {
     "weak-lists": (" .tp_new = Box_new};", " .tp_weaklistoffset = offsetof(Box, weakreflist), .tp_new = Box_new};"),
     "destroy-traverse": ("(destructor)Other_dealloc", "(destructor)Box_dealloc"),
     "finalizer-releases": ("free(self->buf);", "Bag_empty(self);"),
+    "destructor-split": ("    if (self->d) {\n        Bag_empty(self);\n        free(self->buf);\n    }\n",
+                         "    Bag_empty(self);\n    free(self->buf);\n"),
     "stock-function-pointers": ("longfunc step;", "binaryfunc step;"),
     "struct-access": ("typedef struct { PyObject *v;", "typedef struct { PyObject_HEAD PyObject *v;"),
     "macro-struct-args": ("typedef struct { long lock; }", "typedef struct { PyObject_HEAD long lock; }"),

@@ -301,3 +301,27 @@ def test_buffer_units_do_not_leak(exts):
             outcome(getattr(cystck, names[fmt]), data)
             outcome(getattr(cystck, names[fmt]), text)
     assert (sys.getrefcount(data), sys.getrefcount(text)) == before
+
+
+class Reenter:
+    """An index whose __index__ calls the function converting it again,
+    positionally: the inner call binds the same parser to other sources."""
+    def __init__(self, f):
+        self.f = f
+
+    def __index__(self):
+        self.inner = outcome(self.f, 1, 3.0)
+        return 7
+
+
+def test_conversion_reentering_its_own_parser(exts, shared_cache_ext):
+    """|ldO binds inline, except an `l` that is no exact int: its
+    conversion runs __index__, which calls the same function with other
+    arguments.  The outer call must go on binding from its own sources."""
+    case = next(c for c in MULTI if (c.fmt, c.kwlist) == ("|ldO:f", ["a", "b", "c"]))
+    stock = getattr(exts[0], case.name)
+    expected = outcome(stock, b=2.0, a=Reenter(stock))
+    assert expected[0] == "ok"
+    for cystck in (exts[1], shared_cache_ext):
+        f = getattr(cystck, case.name)
+        assert outcome(f, b=2.0, a=Reenter(f)) == expected

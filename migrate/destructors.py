@@ -1,0 +1,287 @@
+"""Splitting a stock destructor that calls both the API and native releases
+(``Foo_reset(self); free(self->buf);``) into a finalizer and a destructor.
+
+A Cystck destructor has no state, so the API calls go to a finalizer
+(``tp_finalize``, PEP 442), which runs first, with a state, the object
+alive; a finalizer may bring the object back to life (another finalizer in
+a cycle can keep it), so native memory is freed in the destructor only,
+which runs when the object really dies.  The split is made only where it
+runs the same statements in the same order: the statements up to the last
+API call (``plan``'s ``moved``) go to the finalizer, the rest stays, and
+the two parts share no local state and no control flow:
+
+* no statement mixes the two (``if (self->x) { Foo_reset(self);
+  free(self->buf); }`` stays whole, so the destructor is not split);
+* no native release comes before an API call, nor a call through a
+  member (``self->release(p)``: what it calls is not known), nor a
+  release of members (``Py_CLEAR(self->v)``, which the API call would
+  not see in the finalizer, the runtime releasing members after it);
+* no ``return`` or ``goto`` (an early return would skip the other part),
+  no preprocessor directive in the body, no two statements on one line;
+* a local declared in one part is used by that part only, except an alias
+  of the parameter (``Foo *self = (Foo *)op;``, never assigned), which both
+  get; a local only the destructor uses may be declared ahead of the API
+  calls if its value cannot depend on them (no initialiser, a constant, the
+  parameter or its type);
+* the destructor is static: the finalizer is defined static beside it,
+  so its type must be defined in the same translation unit.
+
+Statements whose only calls are the releases the runtime does itself
+(``Py_CLEAR(self->v)``, ``tp_free``, untracking, weak references, the
+trashcan) stay in the destructor, where the destroy-traverse rule removes
+them, wherever they are.  A destructor not split stays whole, as before:
+its API calls are reported as errors.
+"""
+from dataclasses import dataclass
+
+import regex
+
+from . import source
+
+#: Python's allocator's releases: native memory, which a destructor frees
+#: and a finalizer must not.
+NATIVE_FREES = regex.compile(r"PyMem_(?:Raw)?(?:Free|FREE|Del|DEL)")
+#: What the runtime does after the destructor (the destroy-traverse rule
+#: removes these from a destructor), and reads of the object's type and
+#: size (which a destructor reads without the API).
+_RELEASES = regex.compile(r"Py_(?:X?DECREF|CLEAR|TYPE|SIZE|TRASHCAN_\w+)"
+                          r"|PyObject_(?:GC_UnTrack|ClearWeakRefs|GC_Del|Del|Free)")
+_CALL = regex.compile(r"(?<![\w.>])(\w+)\s*\(")
+# a call through a member (a function pointer the object holds), tp_free aside
+_MEMBER_CALL = regex.compile(r"(?:->|\.)\s*(?!tp_free\b)\w+\s*\(")
+_OBJECT_RELEASE = regex.compile(r"\bPy_(?:X?DECREF|CLEAR)\s*" + source.paren("a"))
+_COMPOUND = regex.compile(r"(if|while|for|switch)\b\s*(?=\()")
+_DO = regex.compile(r"do\b")
+_ELSE = regex.compile(r"\s*else\b")
+_WHILE_TAIL = regex.compile(r"\s*while\s*" + source.paren("c") + r"\s*;")
+# a declaration: type words then the declared name, before its initialiser
+_DECLARATION = regex.compile(r"(?!(?:return|else|goto|case|do)\b)(?:[A-Za-z_]\w*[\s*]+)+[A-Za-z_]\w*\s*[=;,\[]")
+# a macro ending the body without a semicolon (Py_TRASHCAN_END)
+_LAST_MACRO = regex.compile(r"[A-Za-z_]\w*(?:\s*" + source.paren("m") + r")?\s*")
+_CASTS = r"(?:\(\s*[\w\s*]+\)\s*)*"
+_ASSIGNMENT = regex.compile(r"(?<![=!<>+\-*/%&|^])=(?!=)|\+\+|--|[-+*/%&|^]=|<<=|>>=")
+
+
+@dataclass
+class Split:
+    """How a destructor splits: ``moved`` are the spans of text (whole
+    lines, the comments above each statement with it) that go to the
+    finalizer, in order; ``copied`` those both keep (aliases of the
+    parameter)."""
+    finalizer: str
+    moved: list
+    copied: list
+
+    def finalizer_text(self, text, f):
+        """The stock definition of the finalizer, to put before the
+        destructor ``f``: the destructor's parameter, the chunks."""
+        chunks = sorted(self.moved + self.copied)
+        body = "".join(text[a:b] for a, b in chunks)
+        return f"static void\n{self.finalizer}({text[f.params[0]:f.params[1]].strip()})\n{{\n{body}}}\n\n"
+
+
+def call_kind(project, path, name):
+    """What a call in a destructor is: 'api' (it needs the state), 'native'
+    (a native function, or Python's allocator releasing memory),
+    'release' (what the runtime does itself, a clear function whose call
+    goes), 'macro' (a macro using the API: left to a human), or None (a
+    keyword)."""
+    if name in source._KEYWORDS or name == "assert":
+        return None
+    if NATIVE_FREES.fullmatch(name):
+        return "native"
+    role = project.role(name)
+    if _RELEASES.fullmatch(name) or (role is not None and role.kind == "dropped") or name in project.kept_clears:
+        return "release"
+    if name.startswith(("Py", "_Py")) or project.needs_state(path, name):
+        return "api"
+    if name in project.api_macros:
+        return "macro"
+    return "native"
+
+
+def _statement_kind(project, path, code, s, e, types):
+    kinds = {call_kind(project, path, c) for c in _CALL.findall(code, s, e)} - {None}
+    if _MEMBER_CALL.search(code, s, e):
+        kinds.add("native")     # what it calls is not known: never moved ahead
+    # a local's reference is a handle's, for a human or the finalizer (the
+    # object's type aside, ``types``: the runtime releases it)
+    for m in _OBJECT_RELEASE.finditer(code, s, e):
+        local = regex.fullmatch(r"\(\s*" + _CASTS + r"(?P<n>\w+)\s*\)", m.group("a"))
+        if local and local.group("n") not in types:
+            kinds.add("api")
+    if "macro" in kinds or {"api", "native"} <= kinds:
+        return "blocked"
+    for kind in ("api", "native"):
+        if kind in kinds:
+            return kind
+    if kinds and not _ASSIGNMENT.search(code, s, e):
+        return "release"
+    return "neutral"
+
+
+def _lets_go_of_members(project, code, s, e):
+    """Does the statement release members (``Py_CLEAR(self->v)``, a call of
+    the type's clear function)?  Before an API call, it hides them from
+    it, which a finalizer, running before the runtime releases them, would
+    not: such a destructor is not split."""
+    return any("->" in m.group("a") or "." in m.group("a") for m in _OBJECT_RELEASE.finditer(code, s, e)) \
+        or any(name in project.kept_clears or getattr(project.role(name), "detail", None) == "tp_clear"
+               for name in _CALL.findall(code, s, e))
+
+
+def _skip_space(code, i, end):
+    while i < end and code[i].isspace():
+        i += 1
+    return i
+
+
+def _statement_end(code, i, end):
+    """Where the statement starting at ``code[i]`` ends (None: no end
+    before ``end``)."""
+    if code[i] == "{":
+        return source.matching(code, i)
+    m = _COMPOUND.match(code, i, end)
+    if m:
+        j = _statement_end(code, _skip_space(code, source.matching(code, m.end()), end), end)
+        if j is not None and m.group(1) == "if":
+            k = _ELSE.match(code, j, end)
+            if k:
+                return _statement_end(code, _skip_space(code, k.end(), end), end)
+        return j
+    if _DO.match(code, i, end):
+        j = _statement_end(code, _skip_space(code, i + 2, end), end)
+        k = _WHILE_TAIL.match(code, j, end) if j is not None else None
+        return k.end() if k else None
+    depth = 0
+    for k in range(i, end):
+        c = code[k]
+        if c in "([{":
+            depth += 1
+        elif c in ")]}":
+            depth -= 1
+        elif c == ";" and depth == 0:
+            return k + 1
+    return None
+
+
+def statements(code, b0, b1):
+    """Spans of the top-level statements of the body ``code[b0:b1]``
+    (braces included), or None if one has no end."""
+    spans, i, end = [], _skip_space(code, b0 + 1, b1 - 1), b1 - 1
+    while i < end:
+        j = _statement_end(code, i, end)
+        if j is None and _LAST_MACRO.fullmatch(code, i, end):
+            j = len(code[:end].rstrip())
+        if j is None:
+            return None
+        spans.append((i, j))
+        i = _skip_space(code, j, end)
+    return spans
+
+
+def _chunks(code, b0, spans):
+    """Each statement's whole lines, from the line after the previous one:
+    None if two share a line (or the first shares the brace's)."""
+    out, start = [], code.find("\n", b0) + 1
+    for s, e in spans:
+        if not 0 < start <= s or code[start:s].strip():
+            return None
+        nl = code.find("\n", e)
+        if nl < 0 or code[e:nl].strip():
+            return None
+        out.append((start, nl + 1))
+        start = nl + 1
+    return out
+
+
+def _declared(code, s, e):
+    """The names a declaration statement declares, and its initialisers
+    (text after '=' per declarator, None where there is none); ([], [])
+    if it is no declaration."""
+    if not _DECLARATION.match(code, s, e):
+        return [], []
+    names, inits = [], []
+    for a, b in source.split_top(code, s, e - 1):
+        piece = code[a:b]
+        eq = regex.search(r"(?<![=!<>])=(?!=)", piece)
+        head = piece[:eq.start()] if eq else piece
+        name = regex.search(r"([A-Za-z_]\w*)\s*(?:\[[^\]]*\]\s*)*$", head)
+        if name:
+            names.append(name.group(1))
+            inits.append(piece[eq.end():].strip() if eq else None)
+    return names, inits
+
+
+def _uses(code, name, s, e):
+    return regex.search(rf"(?<![\w.>]){regex.escape(name)}\b", code[s:e]) is not None
+
+
+def _param_name(code, f):
+    pieces = source.split_top(code, *f.params)
+    m = regex.search(r"([A-Za-z_]\w*)\s*$", code[pieces[0][0]:pieces[0][1]]) if len(pieces) == 1 else None
+    return m.group(1) if m else None
+
+
+def _casts_of(names):
+    """An expression that is one of ``names`` (or ``Py_TYPE`` of one),
+    under casts."""
+    alt = "|".join(map(regex.escape, names))
+    return regex.compile(rf"{_CASTS}(?:{alt}|Py_TYPE\s*\(\s*{_CASTS}(?:{alt})\s*\))")
+
+
+def plan(project, path, code, masked, f, finalizer):
+    """The Split of destructor ``f`` (``code`` the structure mask, ``masked``
+    the mask keeping directives), its finalizer named ``finalizer``; None
+    where the destructor is not split (see the module's docstring)."""
+    b0, b1 = f.body
+    param = _param_name(code, f)
+    if param is None or regex.search(r"\b(?:return|goto)\b", code[b0:b1]) \
+            or regex.search(r"^[ \t]*#", masked[b0:b1], regex.M):
+        return None
+    spans = statements(code, b0, b1)
+    if not spans:
+        return None
+    chunks = _chunks(code, b0, spans)
+    # locals holding the object's type (PyTypeObject *tp = Py_TYPE(self))
+    types = {n for s, e in spans for n, init in zip(*_declared(code, s, e))
+             if init and regex.fullmatch(_CASTS + r"Py_TYPE\s*\(.*", init, regex.S)}
+    kinds = [_statement_kind(project, path, code, s, e, types) for s, e in spans]
+    if chunks is None or "blocked" in kinds or "api" not in kinds or "native" not in kinds:
+        return None
+    last_api = max(i for i, k in enumerate(kinds) if k == "api")
+    if kinds.index("native") < last_api or any(
+            _lets_go_of_members(project, code, *spans[i]) for i in range(last_api) if kinds[i] != "api"):
+        return None
+    moved = {i for i in range(last_api + 1) if kinds[i] != "release"}
+    copied, aliases = set(), [param]
+    for i, (s, e) in enumerate(spans):
+        names, inits = _declared(code, s, e)
+        if not names:
+            continue
+        users = {j for j, (a, b) in enumerate(spans) if j != i and any(_uses(code, n, a, b) for n in names)}
+        early, late = {j for j in users if j in moved}, {j for j in users if j not in moved and j > i}
+        if i not in moved or not late:
+            continue
+        pure = len(names) == 1 and (inits[0] is None or _casts_of(aliases + ["NULL", "0", "nullptr"])
+                                    .fullmatch(inits[0]))
+        assigned = regex.search(rf"(?<![\w.>]){regex.escape(names[0])}\s*(?:[-+*/%&|^]?=(?!=)|\+\+|--)|&\s*"
+                                rf"{regex.escape(names[0])}\b", code[e:b1])
+        if not pure or (early and assigned):
+            return None         # a local both parts use: they share state
+        moved.discard(i)
+        if early:
+            copied.add(i)
+            aliases.append(names[0])
+    if not moved:
+        return None
+    return Split(finalizer, [chunks[i] for i in sorted(moved)], [chunks[i] for i in sorted(copied)])
+
+
+def finalizer_name(project, name):
+    """A name for the finalizer split from destructor ``name``, not taken."""
+    taken = {n for _, n in project.functions} | set(project.roles)
+    candidate, n = f"{name}_finalize", 2
+    while candidate in taken:
+        candidate, n = f"{name}_finalize{n}", n + 1
+    return candidate

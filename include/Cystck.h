@@ -265,7 +265,25 @@ CYSTCK_INTERNAL CYSTCK_NOINLINE Cystck_Object *_Cystck_HeapArgs_Ool(Cystck_State
  * with an exception set and o released. */
 static CYSTCK_ALWAYS_INLINE PyObject **_Cystck_OwnSlow(Cystck_State *S, PyObject *o)
 {
-    _CYSTCK_ON_COPY(PyObject **, _Cystck_OwnSlow_Ool(_CYSTCK_COPY_STATE(&c_), o))
+    _Cystck_HeadCopy c_;
+    PyObject **slot;
+    _Cystck_HeadIn(&c_, S);
+    slot = _Cystck_OwnSlow_Ool(_CYSTCK_COPY_STATE(&c_), o);
+    if (Cystck_unlikely(slot == NULL)) {
+        _Cystck_HeadOut(S, &c_);
+        return NULL;
+    }
+    /* A slow path that the compiler can see through where it joins the
+     * fast one (in debug mode every frame's first handle takes it): the
+     * stack is untouched, so sp is not copied back, and the slot is the
+     * first of a fresh area (a heap chunk or the debug record's slots:
+     * grow_handles), so top and base are the slot, as they are on the
+     * fast path for a frame's first handle. */
+    S->top = slot;
+    S->base = slot;
+    S->end = c_.end;
+    S->sp_limit = c_.sp_limit;
+    return slot;
 }
 /* Error paths for invalid handle arguments: keep the exception of the call
  * that produced a null handle, else raise SystemError (in debug mode saying
@@ -376,6 +394,13 @@ static inline int _Cystck_NoSlotsYet(const Cystck_State *S) { return S->end == S
 
 /* The bottom of the return stack. */
 static inline PyObject **_Cystck_StackBase(Cystck_State *S) { return _CYSTCK_IS_SLOW(S) ? S->frame->sp_base : S->frame->stack; }
+/* An inline frame?  (its stack's end the inline one, no state bit: neither
+ * slow nor checked).  An equality, for the reason given at
+ * _Cystck_StackRoomIs (defs.h). */
+static inline int _Cystck_InlineFrame(Cystck_State *S)
+{
+    return S->sp_limit == (uintptr_t)(S->frame->stack + CYSTCK_INLINE_STACK);
+}
 /* Is the return stack full?  (see sp_limit) */
 static inline int _Cystck_StackFull(Cystck_State *S) { return (uintptr_t)S->sp >= S->sp_limit; }
 /* Free return-stack entries: rounding up drops the state bits. */
@@ -788,11 +813,23 @@ static inline int Cystck_PushStringAndSize(Cystck_State *S, const char *utf8, Cy
 /* [s+1] Push h as the call's single result: `return Cystck_Return(S, h);`.
  * Returns 1, or -1 when h is null (the error that made it null propagates).
  * h must not be used afterwards: its slot may be handed over to the stack. */
-static inline int Cystck_Return(Cystck_State *S, Cystck_Object h)
+static CYSTCK_ALWAYS_INLINE int Cystck_Return(Cystck_State *S, Cystck_Object h)
 {
     PyObject *o = _Cystck_Get(h);
     if (Cystck_unlikely(o == NULL))
         return (_Cystck_BadArgInt(S, "Cystck_Return", h), -1);
+    /* An inline frame with stack room, first: after debug mode's first
+     * handle has joined the fast path (_Cystck_OwnSlow), this test, an
+     * equality, is the one GCC still resolves on the fast path, which then
+     * folds to the move and the push (defs.h, _Cystck_StackRoomIs). */
+    if (Cystck_likely(_Cystck_InlineFrame(S) && S->sp < S->frame->stack + CYSTCK_INLINE_STACK)) {
+        if (Cystck_likely(h._p == S->top - 1))
+            --S->top;         /* the newest handle: move it */
+        else
+            Py_INCREF(o);
+        *S->sp++ = o;
+        return 1;
+    }
     if (Cystck_unlikely(_Cystck_StackFull(S)) && _Cystck_GrowStack(S, 1) < 0)
         return -1;
     /* top - 1 is the newest slot, or (when the chunk is empty) a field of the

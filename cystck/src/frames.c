@@ -140,7 +140,10 @@ static void recycle_chunk(struct _Cystck_Chunk *c)
         free(c);
 }
 
-/* Move to a fresh heap chunk with room for at least `need` handles. */
+/* Move to a fresh heap chunk with room for at least `need` handles (or, in
+ * a frame opened in debug mode, to its debug record's slots): on success
+ * top == base, the first slot of the fresh area, and sp is unchanged, which
+ * _Cystck_OwnSlow's wrapper relies on (include/Cystck.h). */
 static int grow_handles(Cystck_State *S, Cystck_ssize_t need)
 {
     Cystck_ssize_t used, prev_cap, cap;

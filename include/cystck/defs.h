@@ -55,6 +55,19 @@ static inline void _Cystck_ReleaseInline(Cystck_State *S)
 /* Raise SystemError: func returned -1 without setting an exception.  NULL. */
 CYSTCK_INTERNAL CYSTCK_COLD PyObject *_Cystck_NoErrorSet(const char *func);
 
+/* Are there exactly n free entries on an inline frame's stack?  In a frame
+ * gone slow sp_limit has state bits, so never.  An equality with sp rather
+ * than the room's size: where a slow path joins the fast one (debug mode's
+ * first handle, _Cystck_OwnSlow), GCC still works out this test on the fast
+ * path and folds it there, which it does not for a difference of the
+ * header's addresses.  Used for the one-result close, which follows a
+ * handle made by the function; the others keep the difference (here the
+ * equality costs add_doubles 2 instructions). */
+static inline int _Cystck_StackRoomIs(Cystck_State *S, Cystck_ssize_t n)
+{
+    return S->sp_limit == (uintptr_t)(S->sp + n);
+}
+
 /* Close the frame of a function that returned n (its push count or -1) and
  * build the PyObject* result. */
 static inline PyObject *_Cystck_Finish(Cystck_State *S, int n, const char *func)
@@ -64,7 +77,7 @@ static inline PyObject *_Cystck_Finish(Cystck_State *S, int n, const char *func)
      * number of entries, so these tests also say "inline". */
     uintptr_t room = S->sp_limit - (uintptr_t)S->sp;
     PyObject *res;
-    if (n == 1 && room == (CYSTCK_INLINE_STACK - 1) * sizeof(PyObject *))
+    if (n == 1 && _Cystck_StackRoomIs(S, CYSTCK_INLINE_STACK - 1))
         res = S->sp[-1];    /* = stack[0], and the compiler knows what
                                the push stored there */
     else if (n == 0 && room == CYSTCK_INLINE_STACK * sizeof(PyObject *))

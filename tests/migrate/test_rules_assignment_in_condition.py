@@ -1,0 +1,133 @@
+"""An assignment to a handle whose value is the condition (``if (!(r =
+PyObject_GetAttrString(o, "x")))``, ``while ((item = PyIter_Next(it)))``)
+tests the handle it stores: ``Cystck_IsNull(r = ...)``.  The stock and the
+translated builds behave the same."""
+import importlib.util
+
+from cystck.build import build_extension
+from cystck.migrate import cli, translate
+
+SRC = r'''#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+
+typedef struct { PyObject *cache; } Holder;
+
+static PyObject *
+attr_not(PyObject *self, PyObject *o)
+{
+    PyObject *r;
+    if (!(r = PyObject_GetAttrString(o, "real")))
+        return NULL;
+    return r;
+}
+
+static PyObject *
+attr_or(PyObject *self, PyObject *o)
+{
+    PyObject *r = NULL, *s = NULL;
+    if (!(r = PyObject_GetAttrString(o, "real")) || !(s = PyObject_Str(r)))
+        goto error;
+    Py_DECREF(r);
+    if ((r = PyObject_GetAttrString(o, "imag")) && PyLong_Check(r))
+        Py_DECREF(r);
+    else if (!(r = s))
+        goto error;
+    return s;
+error:
+    Py_XDECREF(r);
+    return NULL;
+}
+
+static PyObject *
+in_member(PyObject *self, PyObject *o)
+{
+    Holder h;
+    if (!(h.cache = PyObject_Repr(o)))
+        return NULL;
+    return h.cache;
+}
+
+static PyObject *
+count(PyObject *self, PyObject *o)
+{
+    PyObject *it, *item;
+    Py_ssize_t n = 0, size;
+    const char *env;
+    if ((size = PyObject_Size(o)) < 0)
+        return NULL;
+    if (!(env = getenv("PATH")))
+        env = "";
+    if (!(it = PyObject_GetIter(o)))
+        return NULL;
+    while ((item = PyIter_Next(it))) {
+        n++;
+        Py_DECREF(item);
+    }
+    Py_DECREF(it);
+    if (PyErr_Occurred())
+        return NULL;
+    return Py_BuildValue("nn", n, size + (env == NULL));
+}
+
+static PyMethodDef methods[] = {
+    {"attr_not", attr_not, METH_O, NULL},
+    {"attr_or", attr_or, METH_O, NULL},
+    {"in_member", in_member, METH_O, NULL},
+    {"count", count, METH_O, NULL},
+    {NULL, NULL, 0, NULL}
+};
+
+static struct PyModuleDef moddef = {PyModuleDef_HEAD_INIT, "assigncond", NULL, -1, methods};
+
+PyMODINIT_FUNC PyInit_assigncond(void) { return PyModule_Create(&moddef); }
+'''
+
+
+def test_assignment_tested_as_a_handle():
+    out = translate.translate_source(SRC)
+    assert 'if (Cystck_IsNull(r = CystckObject_GetAttrString(S, o, "real")))' in out
+    assert ('if (Cystck_IsNull(r = CystckObject_GetAttrString(S, o, "real")) || '
+            'Cystck_IsNull(s = CystckObject_Str(S, r)))') in out
+    assert 'if (!Cystck_IsNull(r = CystckObject_GetAttrString(S, o, "imag")) && ' in out
+    assert "else if (Cystck_IsNull(r = s))" in out
+    assert "if (Cystck_IsNull(h.cache = CystckObject_Repr(S, o)))" in out
+    assert "while (!Cystck_IsNull(item = CystckIter_Next(S, it)))" in out
+
+
+def test_assignment_of_no_handle_stays():
+    out = translate.translate_source(SRC)
+    # negatives: an integer result compared, a char pointer tested
+    assert "if ((size = CystckObject_Size(S, o)) < 0)" in out
+    assert 'if (!(env = getenv("PATH")))' in out
+
+
+def _load(name, path):
+    spec = importlib.util.spec_from_file_location(name, str(path))
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_translation_compiles_and_behaves_like_the_stock_build(tmp_path):
+    src = tmp_path / "stock"
+    src.mkdir()
+    (src / "assigncond.c").write_text(SRC)
+    out = tmp_path / "migrated"
+    # before: `!(r = CystckObject_GetAttrString(...))` applied `!` to a
+    # handle, which does not compile
+    assert cli.main([str(src), "-o", str(out), "-q", "--no-cppcheck", "--check"]) == 0
+    stock = _load("assigncond", build_extension("assigncond", [src / "assigncond.c"], tmp_path / "b1",
+                                                use_cystck=False))
+    ported = _load("assigncond", build_extension("assigncond", [out / "assigncond.c"], tmp_path / "b2"))
+    for module in (stock, ported):
+        assert module.attr_not(3) == 3
+        assert module.attr_or(5) == "5"
+        assert module.in_member([1]) == "[1]"
+        assert module.count([1, 2, 3])[0] == 3
+        for f in (module.attr_not, module.attr_or):
+            try:
+                f(None)
+            except AttributeError as e:
+                assert "real" in str(e)
+            else:
+                raise AssertionError("no AttributeError")

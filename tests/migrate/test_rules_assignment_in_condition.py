@@ -131,3 +131,121 @@ def test_translation_compiles_and_behaves_like_the_stock_build(tmp_path):
                 assert "real" in str(e)
             else:
                 raise AssertionError("no AttributeError")
+
+
+FIELDS = r'''#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+
+typedef struct { PyObject_HEAD PyObject *cache; PyObject *last; } Box;
+
+static int
+Box_init(Box *self, PyObject *args, PyObject *kwds)
+{
+    PyObject *o;
+    if (!PyArg_ParseTuple(args, "O", &o))
+        return -1;
+    if (!(self->cache = PyDict_New()))
+        return -1;
+    if ((self->last = PyObject_GetAttrString(o, "real")) == NULL)
+        return -1;
+    return 0;
+}
+
+static PyObject *
+Box_swap(Box *self, PyObject *o)
+{
+    PyObject *old = self->last;
+    if ((self->last = PyObject_Repr(o)) != NULL) {
+        Py_DECREF(old);
+        return PyLong_FromLong(PyDict_Size(self->cache));
+    }
+    self->last = old;
+    return NULL;
+}
+
+static PyObject *
+Box_get(Box *self, PyObject *unused)
+{
+    Py_INCREF(self->last);
+    return self->last;
+}
+
+static void
+Box_dealloc(Box *self)
+{
+    Py_XDECREF(self->cache);
+    Py_XDECREF(self->last);
+    Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+static PyMethodDef Box_methods[] = {
+    {"swap", (PyCFunction)Box_swap, METH_O, NULL},
+    {"get", (PyCFunction)Box_get, METH_NOARGS, NULL},
+    {NULL, NULL, 0, NULL}
+};
+
+static PyTypeObject BoxType = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "assignfield.Box",
+    .tp_basicsize = sizeof(Box),
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_new = PyType_GenericNew,
+    .tp_init = (initproc)Box_init,
+    .tp_dealloc = (destructor)Box_dealloc,
+    .tp_methods = Box_methods,
+};
+
+static struct PyModuleDef moddef = {PyModuleDef_HEAD_INIT, "assignfield", NULL, -1, NULL};
+
+PyMODINIT_FUNC PyInit_assignfield(void)
+{
+    PyObject *m;
+    if (PyType_Ready(&BoxType) < 0)
+        return NULL;
+    if (!(m = PyModule_Create(&moddef)))
+        return NULL;
+    Py_INCREF(&BoxType);
+    if (PyModule_AddObject(m, "Box", (PyObject *)&BoxType) < 0) {
+        Py_DECREF(m);
+        return NULL;
+    }
+    return m;
+}
+'''
+
+
+def test_object_field_assigned_in_a_condition_is_stored_then_tested():
+    # before: the store was taken for a statement up to the next `;`,
+    # swallowing `)) return -1` into CystckField_Store's arguments
+    out = translate.translate_source(FIELDS)
+    field = "Box_AsStruct(S, self)->"
+    assert (f"if ((CystckField_Store(S, self, &{field}cache, CystckDict_New(S)), "
+            f"CystckField_IsNull({field}cache)))\n        return -1;") in out
+    assert (f'if ((CystckField_Store(S, self, &{field}last, CystckObject_GetAttrString(S, o, "real")), '
+            f"CystckField_IsNull({field}last)))") in out
+    assert (f"if ((CystckField_Store(S, self, &{field}last, CystckObject_Repr(S, o)), "
+            f"!CystckField_IsNull({field}last))) {{") in out
+    # negative: a store that is a statement stays one
+    assert f"    CystckField_Store(S, self, &{field}last, old);\n" in out
+
+
+def test_object_field_assignment_compiles_and_behaves_like_the_stock_build(tmp_path):
+    src = tmp_path / "stock"
+    src.mkdir()
+    (src / "assignfield.c").write_text(FIELDS)
+    out = tmp_path / "migrated"
+    assert cli.main([str(src), "-o", str(out), "-q", "--no-cppcheck", "--check"]) == 0
+    stock = _load("assignfield", build_extension("assignfield", [src / "assignfield.c"], tmp_path / "b1",
+                                                 use_cystck=False))
+    ported = _load("assignfield", build_extension("assignfield", [out / "assignfield.c"], tmp_path / "b2"))
+    for module in (stock, ported):
+        box = module.Box(7)
+        assert box.get() == 7
+        assert box.swap([2]) == 0
+        assert box.get() == "[2]"
+        try:
+            module.Box(None)
+        except AttributeError as e:
+            assert "real" in str(e)
+        else:
+            raise AssertionError("no AttributeError")

@@ -586,11 +586,8 @@ class NullHandles(Rule):
             unit.apply(edits)
         return edits.applied
 
-    # what makes a parenthesized value a truth value: a `!` before it, or
-    # the operand of if/while/&&/||/?: (the same places as a bare handle)
+    # a `!` before a parenthesized value tests it
     _NOT_BEFORE = regex.compile(r"(?<![=!<>])!\s*$")
-    _TEST_BEFORE = regex.compile(r"(?:(?:\bif|\bwhile|\bassert)\s*\(|&&|\|\||\(|\?)\s*$")
-    _TEST_AFTER = regex.compile(r"\s*(?:\)|&&|\|\||\?)")
 
     def _assignment_as_truth(self, code, text, start):
         """The edit that tests the handle an assignment ``(h = expr)`` at
@@ -605,7 +602,7 @@ class NullHandles(Rule):
         if self._NOT_BEFORE.search(before):
             bang = start - len(before) + before.rstrip().rfind("!")
             return bang, close, f"Cystck_IsNull({assignment})"
-        if self._TEST_BEFORE.search(before) and self._TEST_AFTER.match(code, close):
+        if _common.tested_for_truth(code, start, close):
             return start, close, f"!Cystck_IsNull({assignment})"
         return None
 

@@ -1291,8 +1291,7 @@ def _stored_value_used(code, start, fend, field_expr, load):
     elif regex.search(r"(?<![=!<>])!\s*$", before):
         head0, tail1 = open_ - len(before) + before.rstrip().rfind("!"), close
         test = f"CystckField_IsNull({field_expr})"
-    elif regex.search(r"(?:(?:\bif|\bwhile)\s*\(|&&|\|\||\(|\?)\s*$", before) and \
-            regex.match(r"\s*(?:\)|&&|\|\||\?)", code[close:]):
+    elif _common.tested_for_truth(code, open_, close):
         tail1, test = close, f"!CystckField_IsNull({field_expr})"
     else:
         tail1, test = close, load

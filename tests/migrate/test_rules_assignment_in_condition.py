@@ -48,6 +48,31 @@ in_member(PyObject *self, PyObject *o)
 }
 
 static PyObject *
+ident(PyObject *x)
+{
+    return x;
+}
+
+static PyObject *
+has_real(PyObject *self, PyObject *o)
+{
+    PyObject *r;
+    int n = (r = PyObject_GetAttrString(o, "real")) ? 1 : 0;
+    if (n)
+        Py_DECREF(r);
+    else
+        PyErr_Clear();
+    return PyBool_FromLong(n);
+}
+
+static PyObject *
+argument(PyObject *self, PyObject *o)
+{
+    PyObject *r;
+    return ident((r = PyObject_Repr(o)));
+}
+
+static PyObject *
 count(PyObject *self, PyObject *o)
 {
     PyObject *it, *item;
@@ -73,6 +98,8 @@ static PyMethodDef methods[] = {
     {"attr_not", attr_not, METH_O, NULL},
     {"attr_or", attr_or, METH_O, NULL},
     {"in_member", in_member, METH_O, NULL},
+    {"has_real", has_real, METH_O, NULL},
+    {"argument", argument, METH_O, NULL},
     {"count", count, METH_O, NULL},
     {NULL, NULL, 0, NULL}
 };
@@ -92,6 +119,7 @@ def test_assignment_tested_as_a_handle():
     assert "else if (Cystck_IsNull(r = s))" in out
     assert "if (Cystck_IsNull(h.cache = CystckObject_Repr(S, o)))" in out
     assert "while (!Cystck_IsNull(item = CystckIter_Next(S, it)))" in out
+    assert 'int n = !Cystck_IsNull(r = CystckObject_GetAttrString(S, o, "real")) ? 1 : 0;' in out
 
 
 def test_assignment_of_no_handle_stays():
@@ -99,6 +127,8 @@ def test_assignment_of_no_handle_stays():
     # negatives: an integer result compared, a char pointer tested
     assert "if ((size = CystckObject_Size(S, o)) < 0)" in out
     assert 'if (!(env = getenv("PATH")))' in out
+    # ... and an assignment passed as an argument is a value, not a test
+    assert "ident(S, (r = CystckObject_Repr(S, o)))" in out
 
 
 def _load(name, path):
@@ -124,6 +154,8 @@ def test_translation_compiles_and_behaves_like_the_stock_build(tmp_path):
         assert module.attr_or(5) == "5"
         assert module.in_member([1]) == "[1]"
         assert module.count([1, 2, 3])[0] == 3
+        assert module.has_real(2) is True and module.has_real("x") is False
+        assert module.argument(4) == "4"
         for f in (module.attr_not, module.attr_or):
             try:
                 f(None)

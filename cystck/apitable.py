@@ -69,6 +69,8 @@ h Cystck_CallMethod(h name, Cystck_ssize_t nargs) : hand ~ PyObject_VectorcallMe
 Cystck_Scope Cystck_OpenScope() : hand ~ -                 ; mark the handle array
 void Cystck_CloseScope(Cystck_Scope sc) : hand ~ -         ; [h-k] release handles since the mark
 h Cystck_CloseScopeKeep(Cystck_Scope sc, h keep) : hand ~ - ; [h-k, h+1] same, keeping one
+Cystck_Scope Cystck_Mark() : hand ~ -                      ; mark the handle array before a loop
+void Cystck_ReleaseSince(Cystck_Scope* mark) : hand ~ -    ; [h-k] release handles since the mark (each iteration; never closed)
 Cystck_Ref Cystck_ref(h o) : hand ~ -                      ; a reference that outlives the call
 h Cystck_deref(Cystck_Ref r) : hand ~ -                    ; the reference's object (no new slot)
 void Cystck_unref(Cystck_Ref r) : hand ~ -                 ; release a reference

@@ -252,6 +252,8 @@ CYSTCK_INTERNAL CYSTCK_NOINLINE void _Cystck_PopChunk_Ool(Cystck_State *S);
 CYSTCK_INTERNAL CYSTCK_NOINLINE PyObject *_Cystck_ConsumeSlow_Ool(Cystck_State *S, Cystck_Object h);
 CYSTCK_INTERNAL CYSTCK_NOINLINE void _Cystck_CloseScopeSlow_Ool(Cystck_State *S, Cystck_Scope sc);
 CYSTCK_INTERNAL CYSTCK_NOINLINE Cystck_Scope _Cystck_DebugOpenScope_Ool(Cystck_State *S);
+CYSTCK_INTERNAL CYSTCK_NOINLINE Cystck_Scope _Cystck_DebugMark_Ool(Cystck_State *S);
+CYSTCK_INTERNAL CYSTCK_NOINLINE void _Cystck_ReleaseSinceSlow_Ool(Cystck_State *S, Cystck_Scope *mark);
 CYSTCK_INTERNAL CYSTCK_NOINLINE CYSTCK_COLD void _Cystck_BadRef_Ool(Cystck_State *S, const char *func, Cystck_Ref r);
 CYSTCK_INTERNAL CYSTCK_NOINLINE PyObject *_Cystck_FinishSlow_Ool(Cystck_State *S, int n, const char *func);
 CYSTCK_INTERNAL CYSTCK_NOINLINE int _Cystck_FinishIntSlow_Ool(Cystck_State *S, int r, const char *func);
@@ -310,6 +312,14 @@ static CYSTCK_ALWAYS_INLINE void _Cystck_CloseScopeSlow(Cystck_State *S, Cystck_
 static CYSTCK_ALWAYS_INLINE Cystck_Scope _Cystck_DebugOpenScope(Cystck_State *S)
 {
     _CYSTCK_ON_COPY(Cystck_Scope, _Cystck_DebugOpenScope_Ool(_CYSTCK_COPY_STATE(&c_)))
+}
+static CYSTCK_ALWAYS_INLINE Cystck_Scope _Cystck_DebugMark(Cystck_State *S)
+{
+    _CYSTCK_ON_COPY(Cystck_Scope, _Cystck_DebugMark_Ool(_CYSTCK_COPY_STATE(&c_)))
+}
+static CYSTCK_ALWAYS_INLINE void _Cystck_ReleaseSinceSlow(Cystck_State *S, Cystck_Scope *mark)
+{
+    _CYSTCK_ON_COPY_VOID(_Cystck_ReleaseSinceSlow_Ool(_CYSTCK_COPY_STATE(&c_), mark))
 }
 static CYSTCK_ALWAYS_INLINE void _Cystck_BadRef(Cystck_State *S, const char *func, Cystck_Ref r)
 {
@@ -446,15 +456,20 @@ static inline PyObject *_Cystck_ASCIIAsBytes(PyObject *o)
 {
     return PyBytes_FromStringAndSize((const char *)PyUnicode_DATA(o), PyUnicode_GET_LENGTH(o));
 }
+/* Other str (not compact ASCII): encoded by the runtime unless it holds
+ * surrogates, with runs of ASCII copied 16 code points a step (unicode.c). */
+CYSTCK_INTERNAL PyObject *_Cystck_EncodeUTF8(PyObject *o, const char *errors);
 static inline PyObject *_Cystck_UnicodeAsUTF8String(PyObject *o)
 {
-    return PyUnicode_Check(o) && PyUnicode_IS_COMPACT_ASCII(o) ? _Cystck_ASCIIAsBytes(o) : PyUnicode_AsUTF8String(o);
+    if (!PyUnicode_Check(o))
+        return PyUnicode_AsUTF8String(o);
+    return PyUnicode_IS_COMPACT_ASCII(o) ? _Cystck_ASCIIAsBytes(o) : _Cystck_EncodeUTF8(o, NULL);
 }
 static inline PyObject *_Cystck_UnicodeAsEncodedString(PyObject *o, const char *encoding, const char *errors)
 {
-    if (encoding == NULL && PyUnicode_Check(o) && PyUnicode_IS_COMPACT_ASCII(o))
-        return _Cystck_ASCIIAsBytes(o);
-    return PyUnicode_AsEncodedString(o, encoding, errors);
+    if (encoding != NULL || !PyUnicode_Check(o))
+        return PyUnicode_AsEncodedString(o, encoding, errors);
+    return PyUnicode_IS_COMPACT_ASCII(o) ? _Cystck_ASCIIAsBytes(o) : _Cystck_EncodeUTF8(o, errors);
 }
 
 /* PyUnicode_DecodeUTF8 (CystckUnicode_DecodeUTF8, _FromStringAndSize)
@@ -931,6 +946,36 @@ static inline Cystck_Object Cystck_CloseScopeKeep(Cystck_State *S, Cystck_Scope 
     if (o == NULL)
         return (_Cystck_BadArg(S, "Cystck_CloseScopeKeep", h), Cystck_NULL);
     return _Cystck_Own(S, o);
+}
+
+/* A loop's mark of the handle array, taken before the loop:
+ * Cystck_ReleaseSince(S, &mark), called at the start of every iteration
+ * (before the loop's condition), releases the handles the previous
+ * iteration made.  Unlike a scope gate it is never closed: break, return
+ * or goto leave the last iteration's handles to the frame, so no exit
+ * needs a call of its own.  Written by the translator's loop-release rule
+ * where no handle outlives its iteration. */
+static inline Cystck_Scope Cystck_Mark(Cystck_State *S)
+{
+    Cystck_Scope m;
+    if (Cystck_unlikely(_CYSTCK_CHECKED(S) || _CYSTCK_DEBUG_PENDING(S)))
+        return _Cystck_DebugMark(S);
+    m.top = S->top;
+    m.end = S->end;
+    return m;
+}
+
+/* [h-k] Release the handles made since the mark that are still there. */
+static inline void Cystck_ReleaseSince(Cystck_State *S, Cystck_Scope *mark)
+{
+    if (Cystck_likely(mark->end == S->end && !_CYSTCK_CHECKED(S))) {
+        while (S->top > mark->top) {
+            PyObject *o = *--S->top;
+            Py_XDECREF(o);
+        }
+        return;
+    }
+    _Cystck_ReleaseSinceSlow(S, mark);
 }
 
 /* Is there room for n more handles under the handle limit?  0, or -1 [e]. */

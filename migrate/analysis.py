@@ -5,8 +5,9 @@ and may be wrong, so they are warnings, never edits.
 
 * custom types: the instance structs and type objects inferred, and casts
   of handles to struct pointers that bypass the typed accessor;
-* loops that create handles each iteration with no scope gate and no
-  release: the handle array may overflow (a call holds at most 2^20);
+* loops that create handles each iteration with no scope gate, no
+  per-iteration release (``Cystck_ReleaseSince``) and no drop: the handle
+  array may overflow (a call holds at most 2^20);
 * integer narrowing and overflow sources: sizes and API results stored in
   ``int``, allocation sizes computed by multiplication;
 * exceptions set but not returned, and results of fallible API calls that
@@ -97,8 +98,8 @@ def _loops(unit, code, contexts):
         b0, b1 = ctx.body
         for start, open_at, close in _loop_spans(code, b0, b1):
             body = code[open_at:close]
-            if "Cystck_OpenScope" in body:
-                continue
+            if "Cystck_OpenScope" in body or "Cystck_ReleaseSince" in code[start:open_at]:
+                continue          # a scope gate, or released per iteration (loop-release)
             unreleased = []
             for m in create_re.finditer(body):
                 if m.group("f") in ("Cystck_Return",):

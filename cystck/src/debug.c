@@ -62,18 +62,26 @@ const char *_Cystck_DebugFrameName(Cystck_State *S)
     return S->frame->debug != NULL ? S->frame->debug->func : NULL;
 }
 
-/* Cystck_OpenScope in a checked frame, or in one opened in debug mode: the
- * frame moves to its debug slots first, so the gate marks a place in them. */
-Cystck_Scope _Cystck_DebugOpenScope_Ool(Cystck_State *S)
+/* Cystck_Mark in a checked frame, or in one opened in debug mode: the
+ * frame moves to its debug slots first, so the mark is a place in them. */
+Cystck_Scope _Cystck_DebugMark_Ool(Cystck_State *S)
 {
-    struct _Cystck_DebugFrame *df;
     Cystck_Scope sc;
     _Cystck_GoSlow(S);
-    df = S->frame->debug;
-    if (df != NULL && _Cystck_NoSlotsYet(S))
+    if (S->frame->debug != NULL && _Cystck_NoSlotsYet(S))
         _Cystck_DebugFirstHandle(S);
     sc.top = S->top;
     sc.end = S->end;
+    return sc;
+}
+
+/* Cystck_OpenScope there: a mark that the record also keeps, to check
+ * that gates close in order. */
+Cystck_Scope _Cystck_DebugOpenScope_Ool(Cystck_State *S)
+{
+    struct _Cystck_DebugFrame *df;
+    Cystck_Scope sc = _Cystck_DebugMark_Ool(S);
+    df = S->frame->debug;
     if (df == NULL)
         return sc;      /* no record (out of memory): an unchecked frame */
     if (df->nscopes < MAX_OPEN_SCOPES)

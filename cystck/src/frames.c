@@ -478,6 +478,42 @@ CYSTCK_NOINLINE void _Cystck_CloseScopeSlow_Ool(Cystck_State *S, Cystck_Scope sc
     }
 }
 
+/* Is `end` the end of the current slots, of a chunk under them, or of the
+ * frame's first slots?  Not once the chunk a mark was taken in has been
+ * emptied and left (a Cystck_Drop of a handle made before the mark). */
+static int in_chain(Cystck_State *S, PyObject **end)
+{
+    struct _Cystck_Chunk *c;
+    if (S->end == end)
+        return 1;
+    for (c = S->frame->chunk; c != NULL; c = c->prev)
+        if (c->saved_end == end)
+            return 1;
+    return 0;
+}
+
+CYSTCK_NOINLINE void _Cystck_ReleaseSinceSlow_Ool(Cystck_State *S, Cystck_Scope *mark)
+{
+    _Cystck_GoSlow(S);
+    /* A mark whose chunk is gone is above every live handle: the handles
+     * made since then sit below it, and are left to the frame. */
+    if (!in_chain(S, mark->end))
+        return;
+    while (S->end != mark->end)
+        drop_chunk(S);
+    if (S->top > mark->top) {
+        release_range(mark->top, S->top, S->frame->debug != NULL);
+        if (S->frame->debug == NULL)
+            S->top = mark->top;
+        else {
+            /* poisoned slots stay (quarantine): the next iteration's
+               handles come after them, and so does the mark */
+            _Cystck_DebugNoteReleased(S, S->top - mark->top);
+            mark->top = S->top;
+        }
+    }
+}
+
 /* `where` is an address in the C code that passed the bad handle (the API
  * wrappers are inlined into it), used by debug mode to name file and line. */
 Cystck_Object _Cystck_BadArgAt(Cystck_State *S, const char *func, Cystck_Object h,

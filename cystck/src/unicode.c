@@ -290,3 +290,201 @@ PyObject *_Cystck_DecodeUTF8(const char *s, Cystck_ssize_t n, const char *errors
     }
     return PyUnicode_DecodeUTF8(s, n, errors);
 }
+
+/* ------------------------------------------------------------------ */
+/* str -> UTF-8 bytes                                                   */
+/* ------------------------------------------------------------------ */
+
+/* Runs of ASCII are copied 16 code points a step (SSE2 on x86-64): most
+ * text, even text that is not ASCII as a whole, is mostly ASCII, and
+ * CPython's encoder (stringlib/codecs.h) moves one code point a step.  Each
+ * ascii_prefix_ucsN writes the next 16 code points narrowed to bytes (those
+ * past the first one that is not ASCII are garbage, overwritten later) and
+ * returns how many of them are ASCII before the first that is not (16: all). */
+#if defined(__SSE2__)
+static inline int ascii_prefix(unsigned not_ascii)
+{
+    return __builtin_ctz(not_ascii | 0x10000u);
+}
+
+static int ascii_prefix_ucs1(char *out, const Py_UCS1 *p)
+{
+    __m128i a = _mm_loadu_si128((const __m128i *)p);
+    _mm_storeu_si128((__m128i *)out, a);
+    return ascii_prefix((unsigned)_mm_movemask_epi8(a));
+}
+
+static int ascii_prefix_ucs2(char *out, const Py_UCS2 *p)
+{
+    __m128i a = _mm_loadu_si128((const __m128i *)p), b = _mm_loadu_si128((const __m128i *)(p + 8));
+    /* + 0x7F80, saturated: the sign bit is set from 0x80 up; the signed
+     * pack keeps it, in bit 7 of each byte. */
+    __m128i bias = _mm_set1_epi16(0x7F80);
+    __m128i sign = _mm_packs_epi16(_mm_adds_epu16(a, bias), _mm_adds_epu16(b, bias));
+    _mm_storeu_si128((__m128i *)out, _mm_packus_epi16(a, b));
+    return ascii_prefix((unsigned)_mm_movemask_epi8(sign));
+}
+
+static int ascii_prefix_ucs4(char *out, const Py_UCS4 *p)
+{
+    __m128i a = _mm_loadu_si128((const __m128i *)p), b = _mm_loadu_si128((const __m128i *)(p + 4));
+    __m128i c = _mm_loadu_si128((const __m128i *)(p + 8)), d = _mm_loadu_si128((const __m128i *)(p + 12));
+    /* Code points are below 2**31: the saturating packs keep ASCII as it
+     * is and turn everything else into a byte of 0x80 or more. */
+    __m128i bytes = _mm_packus_epi16(_mm_packs_epi32(a, b), _mm_packs_epi32(c, d));
+    _mm_storeu_si128((__m128i *)out, bytes);
+    return ascii_prefix((unsigned)_mm_movemask_epi8(bytes));
+}
+#define ASCII_PREFIX(kind, out, p) ascii_prefix_ucs##kind(out, p)
+#else
+#define ASCII_PREFIX(kind, out, p) ascii_prefix_any(out, p, kind)
+static inline int ascii_prefix_any(char *out, const void *p, int kind)
+{
+    int k = 0;
+    Py_UCS4 c;
+    while (k < 16 && (c = PyUnicode_READ(kind, p, k)) < 0x80)
+        out[k++] = (char)c;
+    return k;
+}
+#endif
+
+/* A code point from U+0800 to U+FFFF as its three UTF-8 bytes, in one
+ * 4-byte store where the byte order allows (the fourth byte is written
+ * over next, or lands in the slack after the output). */
+static inline void put3(char *q, Py_UCS4 c)
+{
+#if PY_LITTLE_ENDIAN
+    uint32_t v = (0xE0 | (c >> 12)) | ((0x80 | ((c >> 6) & 0x3F)) << 8) | ((0x80 | (c & 0x3F)) << 16);
+    memcpy(q, &v, 4);
+#else
+    q[0] = (char)(0xE0 | (c >> 12));
+    q[1] = (char)(0x80 | ((c >> 6) & 0x3F));
+    q[2] = (char)(0x80 | (c & 0x3F));
+#endif
+}
+
+/* Encode the n code points at p (kind 1, 2 or 4) into out, which has room
+ * for n times the kind's widest UTF-8 form and one byte more: the bytes
+ * written, or -1 at the first surrogate (whose encoding is up to the error
+ * handler).  Every ASCII
+ * code point with 16 more to go starts a block (writing 16 bytes is safe:
+ * 16 code points have room for at least that). */
+#define DEFINE_ENCODE(kind, type)                                                     \
+    static Cystck_ssize_t encode_ucs##kind(char *out, const type *p, Cystck_ssize_t n) \
+    {                                                                                 \
+        const type *end = p + n;                                                      \
+        char *q = out;                                                                \
+        while (p < end) {                                                             \
+            Py_UCS4 c = *p;                                                           \
+            if (c < 0x80) {                                                           \
+                if (end - p >= 16) {                                                  \
+                    int k = ASCII_PREFIX(kind, q, p);                                 \
+                    p += k;                                                           \
+                    q += k;                                                           \
+                    continue;                                                         \
+                }                                                                     \
+                *q++ = (char)c;                                                       \
+            }                                                                         \
+            else if (c < 0x800) {                                                     \
+                q[0] = (char)(0xC0 | (c >> 6));                                       \
+                q[1] = (char)(0x80 | (c & 0x3F));                                     \
+                q += 2;                                                               \
+            }                                                                         \
+            else if ((c & 0xFFFFF800u) == 0xD800)                                     \
+                return -1;                                                            \
+            else if (c < 0x10000) {                                                   \
+                put3(q, c);                                                           \
+                q += 3;                                                               \
+            }                                                                         \
+            else {                                                                    \
+                q[0] = (char)(0xF0 | (c >> 18));                                      \
+                q[1] = (char)(0x80 | ((c >> 12) & 0x3F));                             \
+                q[2] = (char)(0x80 | ((c >> 6) & 0x3F));                              \
+                q[3] = (char)(0x80 | (c & 0x3F));                                     \
+                q += 4;                                                               \
+            }                                                                         \
+            p++;                                                                      \
+        }                                                                             \
+        return q - out;                                                               \
+    }
+DEFINE_ENCODE(1, Py_UCS1)
+DEFINE_ENCODE(2, Py_UCS2)
+DEFINE_ENCODE(4, Py_UCS4)
+
+/* Up to this many bytes of output are encoded on the C stack, then copied
+ * into a bytes of the exact size (as CPython's _PyBytesWriter does);
+ * longer text is encoded into a bytes of the widest size, then shrunk. */
+#define ENCODE_STACK_BYTES 512
+
+static Cystck_ssize_t encode_kind(char *out, int kind, const void *data, Cystck_ssize_t n)
+{
+    switch (kind) {
+    case PyUnicode_1BYTE_KIND:
+        return encode_ucs1(out, (const Py_UCS1 *)data, n);
+    case PyUnicode_2BYTE_KIND:
+        return encode_ucs2(out, (const Py_UCS2 *)data, n);
+    default:
+        return encode_ucs4(out, (const Py_UCS4 *)data, n);
+    }
+}
+
+/* A str that is not compact ASCII as UTF-8 bytes (PyUnicode_AsEncodedString
+ * with the default encoding, PyUnicode_AsUTF8String): the runtime encodes
+ * text without surrogates itself, the same bytes as CPython's encoder;
+ * surrogates, which only the error handler can place, send the whole str
+ * to CPython. */
+/* Does CPython check the error handler's name before encoding?  In a
+ * debug build, and in development mode (-X dev), which is set at startup:
+ * asked once. */
+static int errors_checked_first(void)
+{
+#ifdef Py_DEBUG
+    return 1;
+#else
+    static int dev_mode = -1;
+    if (dev_mode < 0) {
+        PyObject *flags = PySys_GetObject("flags"), *v;   /* borrowed */
+        v = flags != NULL ? PyObject_GetAttrString(flags, "dev_mode") : NULL;
+        if (v == NULL)
+            PyErr_Clear();
+        dev_mode = v == NULL || PyObject_IsTrue(v) != 0;   /* unknown: let CPython check */
+        Py_XDECREF(v);
+    }
+    return dev_mode;
+#endif
+}
+
+PyObject *_Cystck_EncodeUTF8(PyObject *o, const char *errors)
+{
+    char stack[ENCODE_STACK_BYTES + 1];   /* + put3's slack */
+    Cystck_ssize_t n, size, max_size;
+    int kind;
+    PyObject *bytes = NULL;
+    if (errors != NULL && errors_checked_first())
+        return PyUnicode_AsEncodedString(o, NULL, errors);
+#if PY_VERSION_HEX < 0x030C0000
+    if (PyUnicode_READY(o) < 0)
+        return NULL;
+#endif
+    n = PyUnicode_GET_LENGTH(o);
+    kind = PyUnicode_KIND(o);
+    /* 1 byte per code point becomes at most 2, 2 at most 3, 4 at most 4. */
+    if (n > PY_SSIZE_T_MAX / 4)
+        return PyUnicode_AsEncodedString(o, NULL, errors);
+    max_size = n * (kind == PyUnicode_1BYTE_KIND ? 2 : kind == PyUnicode_2BYTE_KIND ? 3 : 4);
+    if (max_size <= ENCODE_STACK_BYTES) {
+        size = encode_kind(stack, kind, PyUnicode_DATA(o), n);
+        if (size >= 0)
+            return PyBytes_FromStringAndSize(stack, size);
+    }
+    else {
+        bytes = PyBytes_FromStringAndSize(NULL, max_size);
+        if (bytes == NULL)
+            return NULL;
+        size = encode_kind(PyBytes_AS_STRING(bytes), kind, PyUnicode_DATA(o), n);
+        if (size >= 0)
+            return _PyBytes_Resize(&bytes, size) < 0 ? NULL : bytes;
+        Py_DECREF(bytes);
+    }
+    return PyUnicode_AsEncodedString(o, NULL, errors);
+}

@@ -473,8 +473,11 @@ class ErrFetchRestore(Rule):
     ``cystck_migrate_restore(S, v);`` (defined once after the Cystck.h
     include); ``PyErr_NormalizeException(&t, &v, &tb);`` goes (the
     exception taken is an instance).  Only where the type and traceback
-    are used by nothing else; otherwise the calls are left for a human
-    (reported): they write object pointers into handles."""
+    are used by nothing else, and the value only released, or read after
+    ``PyErr_NormalizeException``: code that reads what ``PyErr_Fetch``
+    gave may read an un-normalized value (a str, a tuple, none), so its
+    calls go to their counterparts (``api-calls``: ``CystckErr_Fetch``
+    gives the value as it is)."""
     name = "err-fetch-restore"
     precedence = 847
     needs = ("include-header",)    # its helper goes after the Cystck.h include
@@ -498,7 +501,7 @@ class ErrFetchRestore(Rule):
             spans = [c.span() for c in calls]
             others = [u for u in regex.finditer(rf"\b(?:{t}|{tb})\b", code, pos=b0, endpos=b1)
                       if not any(a <= u.start() < e for a, e in spans) and not self._declared(code, u)]
-            if others:
+            if others or self._value_read_unnormalized(code, v, calls, spans, b0, b1):
                 continue
             for c in calls:
                 if c.group("f") == "Fetch":
@@ -511,6 +514,19 @@ class ErrFetchRestore(Rule):
             _common.define_after_include(text, edits, RESTORE_HELPER_DEFINITION)
             unit.apply(edits)
         return edits.applied
+
+    @classmethod
+    def _value_read_unnormalized(cls, code, v, calls, spans, b0, b1):
+        """Does the code read the fetched value ``v`` (other than to
+        release it) with no ``PyErr_NormalizeException`` among the calls?
+        PyErr_Fetch may give an un-normalized value (a str, a tuple of
+        arguments, none at all), and such code reads that; the exception
+        taken as one object is always an instance."""
+        if any(c.group("f") == "NormalizeException" for c in calls):
+            return False
+        releases = [r.span() for r in regex.finditer(rf"\bPy_(?:X?DECREF|CLEAR)\s*\(\s*{v}\s*\)", code, pos=b0, endpos=b1)]
+        return any(not any(a <= u.start() < e for a, e in spans + releases) and not cls._declared(code, u)
+                   for u in regex.finditer(rf"(?<![\w.>]){v}\b", code, pos=b0, endpos=b1))
 
     @staticmethod
     def _declared(code, use):

@@ -148,7 +148,12 @@ class IncRef(Rule):
     all become ``y = Cystck_Dup(S, x);``.  An increment of the caller's
     handle through a pointer, ``Py_INCREF(*op);`` (an in-out parameter
     whose caller releases what it gets back), becomes ``*op =
-    Cystck_Dup(S, *op);``."""
+    Cystck_Dup(S, *op);``.  But a reference taken to a lent result that
+    another local then takes over, ``y = PyDict_SetDefault(d, k, k);
+    Py_INCREF(y); Py_DECREF(x); x = y;``, with ``y`` unused afterwards,
+    moves the handle: ``x = y;`` (the result's handle is the frame's own;
+    a second one would live until the call returns, one per call of a
+    helper that runs per item)."""
     name = "incref"
     precedence = 600
     patterns = (r"\bPy_X?INCREF\s*" + _common.PAREN + r"\s*;",)
@@ -203,6 +208,15 @@ class IncRef(Rule):
                     _remove_statement(text, masked, m.start(), m.end(), edits)
                     continue
                 taken = self._taken(masked, m, x)
+                if taken is not None and _owned_later(masked[taken.end():b1], taken.group("x")) and \
+                        _lent_to_local(masked, b0, m.start(), x) and not regex.search(
+                            rf"(?<![\w.>]){x}\b", masked[taken.end():b1]):
+                    # y = PyDict_SetDefault(...); Py_INCREF(y); x = y;  with y
+                    # unused after: the lent result's handle is the frame's
+                    # own already, so x takes it over (a Cystck_Dup would be
+                    # a second handle, never released until the call returns)
+                    _remove_statement(text, masked, m.start(), m.end(), edits)
+                    continue
                 if taken is not None and _owned_later(masked[taken.end():b1], taken.group("x")):
                     # Py_INCREF(y); x = y;  the same, the other way round
                     edits.add(taken.start("y"), taken.end("y"), f"Cystck_Dup(S, {x})")
@@ -262,14 +276,16 @@ class IncRef(Rule):
 
     @staticmethod
     def _taken(masked, m, y):
-        """The statement ``x = y;`` (``x`` another local name) after the
-        increment ``Py_INCREF(y);`` at ``m``, in the same block
-        (``Py_INCREF(Py_None); *next = i; rval = Py_None;``)."""
+        """The statement ``x = y;`` or declaration ``PyObject *x = y;``
+        (``x`` another local name) after the increment ``Py_INCREF(y);``
+        at ``m``, in the same block (``Py_INCREF(Py_None); *next = i;
+        rval = Py_None;``)."""
         if "XINCREF" in m.group() or not regex.fullmatch(r"\w+", y):
             return None
         block_end = regex.compile(r"[{}]").search(masked, m.end())
         end = block_end.start() if block_end else len(masked)
-        return regex.compile(rf"(?<=[;{{}}]\s*)(?P<x>[A-Za-z_]\w*)\s*=\s*(?P<y>{y})\s*;").search(masked, m.end(), end)
+        return regex.compile(rf"(?<=[;{{}}]\s*)(?:(?:PyObject\s*\*|Cystck_Object\s)\s*)?(?P<x>[A-Za-z_]\w*)\s*=\s*(?P<y>{y})\s*;"
+                             ).search(masked, m.end(), end)
 
     def _keep(self, unit, text, m, x, store, edits):
         """The reference a native structure keeps: the object must outlive
@@ -395,6 +411,31 @@ def _later_return(code, m, x, b0, b1):
 def _released(code, y):
     """Does ``code`` release the reference held by local ``y``?"""
     return bool(regex.search(rf"\b(?:Py_X?DECREF|Py_CLEAR)\s*\(\s*{y}\s*\)|\bPy_X?SETREF\s*\(\s*{y}\s*,", code))
+
+
+def _lent_to_local(code, b0, at, y):
+    """Is local ``y`` the result of a stock function that lends its result
+    (``escape.BORROWED``, by its stock or Cystck name), assigned once
+    before ``at``, where its declaration (``PyObject *y = f(...)``) or a
+    bare one is all that names it earlier in the function?"""
+    if not regex.fullmatch(r"\w+", y):
+        return False
+    assigns = list(regex.finditer(rf"(?<![\w.>]){y}\s*=(?!=)\s*(?:\(\s*PyObject\s*\*\s*\)\s*)?(?P<f>\w+)\s*\(",
+                                  code, pos=b0, endpos=at))
+    if len(assigns) != 1:
+        return False
+    f = assigns[0].group("f")
+    stock = "Py" + f[len("Cystck"):] if f.startswith("Cystck") else f
+    if stock not in escape.BORROWED:
+        return False
+    return all(_in_declaration(code, b0, u.start())
+               for u in regex.finditer(rf"(?<![\w.>]){y}\b", code, pos=b0, endpos=assigns[0].start()))
+
+
+def _in_declaration(code, b0, at):
+    """Is the name at ``at`` declared there (``PyObject *a, *y;``)?"""
+    start = max(code.rfind(c, b0, at) for c in ";{}") + 1
+    return bool(regex.fullmatch(r"\s*(?:PyObject|Cystck_Object)\b[\s\w*,]*", code[max(start, b0):at]))
 
 
 def _owned_later(code, y):

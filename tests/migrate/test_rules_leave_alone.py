@@ -416,6 +416,14 @@ LEAVE_ALONE = {
         "struct Handler {\n    PyObject* hook;\n"
         "    bool Null() { return PyObject_CallNoArgs(hook) != NULL; }\n};\n"
         "static int run(PyObject* hook)\n{\n    Handler h = {hook};\n    return h.Null();\n}\n"),
+    # An item kept after the loop: released per iteration, it would be gone.
+    "loop-release": (
+        "#include <Python.h>\n#include \"Cystck.h\"\n"
+        "static int f(Cystck_State *S, Cystck_Object self, Cystck_Object l)\n{\n"
+        "    Cystck_Object last = Cystck_NULL;\n"
+        "    for (Cystck_ssize_t i = 0; i < CystckList_GET_SIZE(S, l); i++) {\n"
+        "        Cystck_Object item = CystckList_GET_ITEM(S, l, i);\n        last = item;\n    }\n"
+        "    return Cystck_Return(S, last);\n}\n"),
     # A slot of one object called for another: not d.__get__.
     "descr-slot-calls": (
         "static PyObject *f(PyObject *a, PyObject *b, PyObject *o)\n{\n"
@@ -502,6 +510,7 @@ POSITIVE_TWINS = {
     "escape-hatch": (STOCK_DESTRUCTOR, "PyCapsule_New(o, NULL, NULL)"),
     "module-state-refs": ("Cystck_Field cache", "Cystck_Ref cache"),
     "critical-sections": (STOCK_DESTRUCTOR, "PyCapsule_New(o, NULL, NULL)"),
+    "loop-release": ("        last = item;\n", "        (void)item;\n"),
     "stock-module-defs": ("m != NULL ?", "PyModule_GetDef(m) == &moduledef ?"),
     "kwargs-dict": ("CystckTuple_Size", "CystckDict_Size"),
     "macro-handle-values": ("PyUnicode_AsUTF8(o)", "CystckUnicode_FromString(S, s)"),

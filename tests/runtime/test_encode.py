@@ -105,3 +105,78 @@ def test_decoded_ascii_is_a_new_str_but_one_character_is_cached(ext):
     text = b"k" * 100
     assert ext.decode_utf8(text) is not ext.decode_utf8(text)
     assert ext.decode_utf8(b"k") is STOCK_DECODE(b"k", 1, None)
+
+
+# A str that is not compact ASCII is encoded by the runtime (runs of ASCII
+# 16 code points a step) unless it holds a surrogate.  Every kind (Latin-1,
+# UCS-2, UCS-4), each width of UTF-8 (1 to 4 bytes), a non-ASCII code point
+# before, inside and after a 16-code-point block, lengths around the 512
+# bytes encoded on the C stack, lone surrogates early and late, a str
+# subclass (not compact), and the error handlers a port passes.
+WIDE = ["\u00e9", "\u00ff", "\u0100", "\u07ff", "\u0800", "\u4e2d", "\uffff", "\U00010000", "\U0010ffff"]
+
+
+def texts_of_every_kind():
+    for wide in WIDE:
+        for n in (1, 15, 16, 17, 31, 32, 33, 100, 127, 128, 129, 170, 171, 255, 256, 257, 1000):
+            yield wide * n
+            for at in (0, 1, 15, 16, 17, n // 2, n - 1, n):
+                yield "a" * at + wide + "b" * (n - at)
+                yield wide + "x" * at + "\u00e9" + "y" * (n - at)
+    yield "caf\u00e9 " * 3000 + "\U0001f600"
+    yield ("ascii " * 40 + "\u4e2d") * 100
+    for sur in ("\ud800", "\udbff", "\udc00", "\udfff", "\ud83d\ude00"):
+        for base in ("\u00e9", "\u4e2d", "\U0001f600"):
+            yield base + sur
+            yield base + "a" * 40 + sur + "b" * 600
+            yield sur + base * 300
+
+
+class Sub(str):
+    pass
+
+
+@pytest.mark.parametrize("errors", [None, "strict", "surrogatepass", "surrogateescape", "replace", "bogus"])
+def test_non_ascii_str_encodes_as_stock(ext, errors):
+    for s in texts_of_every_kind():
+        for o in (s, Sub(s)):
+            got, expected = outcome(ext.as_encoded, o, None, errors), outcome(STOCK_ENCODED, o, None, enc(errors))
+            assert got == expected, (o[:40], len(o), errors)
+            assert got[0] != "ok" or type(got[1]) is bytes
+    for s in texts_of_every_kind():
+        assert outcome(ext.as_utf8, s) == outcome(STOCK_UTF8, s), (s[:40], len(s))
+
+
+def test_non_ascii_str_encodes_to_a_new_bytes(ext):
+    for s in ("caf\u00e9", "\u4e2d" * 300, "\U0001f600" * 2):
+        first, second = ext.as_utf8(s), ext.as_utf8(s)
+        assert first == second == s.encode() and first is not second
+
+
+_DEV_MODE_CHECK = """
+import sys, ctypes
+from cystck.build import load_extension
+ext = load_extension("rt_encode", sys.argv[1])
+stock = ctypes.pythonapi.PyUnicode_AsEncodedString
+stock.restype = ctypes.py_object
+stock.argtypes = [ctypes.py_object, ctypes.c_char_p, ctypes.c_char_p]
+def outcome(f, *args):
+    try:
+        return ("ok", f(*args))
+    except Exception as e:
+        return (type(e).__name__, str(e))
+for s in ("caf\\u00e9", "\\u4e2d" * 300):
+    got, expected = outcome(ext.as_encoded, s, None, "bogus"), outcome(stock, s, None, b"bogus")
+    assert got == expected and expected[0] == "LookupError", (got, expected)
+print("ok")
+"""
+
+
+def test_unknown_error_handler_in_development_mode_as_stock(build_rt):
+    """-X dev: CPython looks the handler's name up before encoding, even
+    text that needs no handler; the runtime leaves such calls to it."""
+    import subprocess
+    path = build_rt("rt_encode")
+    run = subprocess.run([sys.executable, "-X", "dev", "-c", _DEV_MODE_CHECK, str(path)],
+                         capture_output=True, text=True)
+    assert run.returncode == 0 and run.stdout.strip() == "ok", run.stderr

@@ -1,0 +1,229 @@
+"""Loops that make handles every iteration: released per iteration.
+
+A stock loop over a container borrows each item (``PyDict_Next``,
+``PyList_GET_ITEM``) or makes and releases objects; translated, every item
+is a handle of the frame, which lives until the call returns, so a loop
+over more items than the handle limit fails with ``MemoryError`` where the
+stock code succeeds.  The rule here gives such a loop a mark of the handle
+array (``Cystck_Mark``) and releases, at the start of every iteration,
+what the previous one made (``Cystck_ReleaseSince``)."""
+import regex
+
+from .. import api, source
+from ..engine import Rule
+from . import _common
+
+_LOOP = regex.compile(r"(?<![\w.>])(?P<kw>for|while)\s*" + source.paren("h") + r"\s*(?=\{)")
+_CALL = regex.compile(r"(?<![\w.>]|->)(?P<f>[A-Za-z_]\w*)\s*\(")
+# Not calls, or calls that only read what they get (``assert``).
+_NOT_CALLS = frozenset("if while for switch return sizeof defined alignof _Alignof decltype assert".split())
+_DECL = regex.compile(r"(?<![\w])(?:PyObject\s*\*|Cystck_Object\s+)(?=\s*\w+\s*[=,;])")
+_INTO = regex.compile(r"\b\w+Into\s*\(")
+MARK = "cystck_mark_"
+
+
+def _handle_makers():
+    """The API functions that make handles, less those that return only
+    the null handle (``CystckErr_Format``): a loop that merely raises makes
+    none."""
+    only_null = regex.compile(r"\breturns (?:the )?null(?: handle)?\s*$")
+    return set(api.creating()) - {f.name for f in api.table() if only_null.search(f.doc) and "[h+" not in f.doc}
+
+
+class LoopRelease(Rule):
+    """A ``while`` or ``for`` loop whose condition or braced body makes
+    handles (an API call that returns one, ``CystckDict_Next``'s outputs,
+    a helper of the extension that returns an object) takes a mark of the
+    handle array before it, and releases what the previous iteration made
+    as its condition starts: ``{ Cystck_Scope cystck_mark_ =
+    Cystck_Mark(S); while ((Cystck_ReleaseSince(S, &cystck_mark_),
+    cond)) {...} }``.  A loop over a million-item dict or list then holds
+    one iteration's handles, as the stock loop holds borrowed references;
+    ``break``, ``return`` and ``goto`` need nothing (the last iteration's
+    handles stay for the frame).
+
+    Only where no handle outlives its iteration: a handle variable of the
+    function declared outside the body is assigned in the loop only as an
+    output of the condition's API call (``&key``, or ``(item =
+    PyIter_Next(it))``: written every iteration,
+    and written again before any read after the loop) or cleared at the
+    end of the body (``x = NULL;`` last, as ``Py_CLEAR(x)`` leaves it, and
+    no ``continue``); no handle goes to a call other than the API, a function of
+    the extension (or a macro that calls one), or into a member, an array
+    or through a pointer (``items.push_back(Item(key))``, ``*out = v``);
+    the initializer and the increment of a ``for`` make no handle; and no
+    slot-reusing call (``CystckDict_NextInto``) is in the loop, whose
+    slots live across iterations.  Other loops are left alone (the
+    analysis still reports those that may overflow)."""
+    name = "loop-release"
+    precedence = 890
+    needs = ("api-calls",)
+    patterns = (_LOOP.pattern,)
+    before = ("static Py_ssize_t f(PyObject *d)\n{\n    PyObject *key, *value;\n    Py_ssize_t pos = 0, n = 0;\n"
+              "    while (PyDict_Next(d, &pos, &key, &value)) {\n        n += PyObject_Size(value);\n    }\n"
+              "    return n;\n}\n")
+    after = ("static Py_ssize_t f(PyObject *d)\n{\n    PyObject *key, *value;\n    Py_ssize_t pos = 0, n = 0;\n"
+             "    { Cystck_Scope cystck_mark_ = Cystck_Mark(S);\n"
+             "    while ((Cystck_ReleaseSince(S, &cystck_mark_), CystckDict_Next(S, d, &pos, &key, &value))) {\n"
+             "        n += CystckObject_Size(S, value);\n    } }\n"
+             "    return n;\n}\n")
+
+    def apply(self, unit):
+        code, text = unit.masked, unit.text
+        if not _LOOP.search(code):
+            return 0
+        creators = _handle_makers() | {i.name for i in unit.project.functions.values() if i.returns_handle}
+        self._creates = regex.compile(r"(?<![\w.>])(?:" + "|".join(map(regex.escape, sorted(creators, key=len, reverse=True)))
+                                      + r")\s*\(")
+        own = {i.name for i in unit.project.functions.values()}
+        self._own = own | self._macros_calling(text, own)
+        edits = source.Edits()
+        n = 0
+        for ctx in _common.function_contexts(unit):
+            if not ctx.has_state:
+                continue
+            b0, b1 = ctx.body
+            for m in _LOOP.finditer(code, b0, b1):
+                open_at = m.end()
+                close = source.matching(code, open_at)
+                if not self._releasable(code, m, open_at, close, b1, ctx):
+                    continue
+                start, end = self._condition(code, m)
+                while start < end and code[start].isspace():
+                    start += 1
+                while end > start and code[end - 1].isspace():
+                    end -= 1
+                indent = text[text.rfind("\n", 0, m.start()) + 1:m.start()]
+                indent = indent if not indent.strip() else ""
+                edits.add(m.start(), m.start(), f"{{ Cystck_Scope {MARK} = Cystck_Mark(S);\n{indent}")
+                inner = text[start:end].strip() or "1"
+                edits.add(start, end, f"(Cystck_ReleaseSince(S, &{MARK}), {inner})")
+                edits.add(close, close, " }")
+                n += 1
+        if edits:
+            unit.apply(edits)
+        return n
+
+    @staticmethod
+    def _condition(code, m):
+        """The span of the loop's condition (of a ``for``: between its two
+        semicolons; empty for ``for (;;)``)."""
+        h0, h1 = m.start("h") + 1, m.end("h") - 1
+        if m.group("kw") == "while":
+            return h0, h1
+        parts = source.split_top(code, h0, h1, ";")
+        s, e = parts[1]
+        return s, e
+
+    @staticmethod
+    def _macros_calling(text, names):
+        """Function-like macros whose replacement starts with a call of one
+        of the extension's functions or of the API (``#define RECURSE(v)
+        encode(S, w, v)``): calls of them count as calls of that."""
+        out = set()
+        for d in regex.finditer(r"^[ \t]*#[ \t]*define[ \t]+(?P<n>\w+)\((?P<p>[^)]*)\)[ \t]*(?P<b>(?:[^\n\\]|\\.|\\\n)*)",
+                                text, regex.M):
+            call = _CALL.search(d.group("b"))
+            if call and (call.group("f").startswith("Cystck") or call.group("f") in names):
+                out.add(d.group("n"))
+        return out
+
+    def _releasable(self, code, m, open_at, close, b1, ctx):
+        h0, h1 = m.start("h") + 1, m.end("h") - 1
+        header, body = code[h0:h1], code[open_at:close]
+        if "Cystck_ReleaseSince" in header or _INTO.search(header) or _INTO.search(body):
+            return False
+        if m.group("kw") == "for":
+            parts = source.split_top(code, h0, h1, ";")
+            if len(parts) != 3 or any(self._creates.search(code, s, e) for s, e in (parts[0], parts[2])):
+                return False
+            cond = code[parts[1][0]:parts[1][1]]
+        else:
+            cond = header
+        if not (self._creates.search(cond) or self._creates.search(body)):
+            return False
+        handles = set(ctx.handles)
+        inner = self._declared(body)
+        handles |= inner
+        if not self._calls_keep_handles_in(cond + "\n" + body, handles, ctx):
+            return False
+        if self._stored(body, handles):
+            return False
+        outputs = set()
+        if self._creates.search(cond):
+            # written by the condition every iteration: &v given to the
+            # call, or v = call(...)
+            outputs = set(regex.findall(r"&\s*(\w+)\b", cond)) | {
+                a.group(1) for a in regex.finditer(r"(?<![\w.>])(\w+)\s*=(?!=)\s*(?=\w+\s*\()", cond)
+                if self._creates.match(cond, a.end())}
+        after = code[close:b1]
+        for v in handles - inner:
+            assigned = regex.search(rf"(?<![\w.>]){v}\s*=(?!=)|&\s*{v}\b", body) or \
+                (v not in outputs and regex.search(rf"(?<![\w.>]){v}\s*=(?!=)|&\s*{v}\b", cond))
+            if not assigned and v not in outputs:
+                continue
+            if v in outputs:
+                if not self._written_first(after, v):
+                    return False
+                continue
+            if not self._cleared_at_end(body, v) or regex.search(r"\bcontinue\s*;", body):
+                return False
+        return True
+
+    @staticmethod
+    def _written_first(code, v):
+        """Is ``v`` unnamed in ``code`` or written where it is first named
+        (``v = ...``, or ``&v`` given to a call), so that the last value
+        the loop left in it is never read?"""
+        first = regex.search(rf"(?<![\w.>]){v}\b", code)
+        return first is None or code[:first.start()].rstrip().endswith("&") or \
+            bool(regex.match(r"\s*=(?!=)", code[first.end():]))
+
+    @staticmethod
+    def _declared(body):
+        """Handle variables declared in the body (its blocks included)."""
+        names = set()
+        for d in _DECL.finditer(body):
+            end = body.find(";", d.end())
+            for s, e in source.split_top(body, d.end(), end if end >= 0 else len(body), ","):
+                name = regex.match(r"\s*\**\s*(\w+)", body[s:e])
+                if name:
+                    names.add(name.group(1))
+        return names
+
+    def _calls_keep_handles_in(self, code, handles, ctx):
+        """Does every call that gets a handle use it during the call only:
+        the API's, the extension's own functions and macros?"""
+        mentions = regex.compile(r"(?<![\w.>])(?:" + "|".join(map(regex.escape, sorted(handles))) + r")\b") \
+            if handles else None
+        for c in _CALL.finditer(code):
+            f = c.group("f")
+            if f in _NOT_CALLS or f.startswith(("Cystck", "_Cystck")) or f in self._own:
+                continue
+            args = code[c.end() - 1:source.matching(code, c.end() - 1)]
+            if mentions is not None and mentions.search(args):
+                return False
+        # a call through a member (``v.push_back(x)``, ``w->add(x)``)
+        for c in regex.finditer(r"(?:\.|->)\s*\w+\s*\(", code):
+            args = code[c.end() - 1:source.matching(code, c.end() - 1)]
+            if mentions is not None and mentions.search(args):
+                return False
+        return True
+
+    def _stored(self, body, handles):
+        """Is a handle (a variable or a new one) stored into a member, an
+        array element or through a pointer?"""
+        for s in regex.finditer(r"(?:->\s*\w+|\.\s*\w+|\]|(?<![\w)\]])\*\s*\w+)\s*=(?!=)(?P<rhs>[^;]*);", body):
+            rhs = s.group("rhs")
+            if self._creates.search(rhs) or any(regex.search(rf"(?<![\w.>]){v}\b", rhs) for v in handles):
+                return True
+        return False
+
+    @staticmethod
+    def _cleared_at_end(body, v):
+        """Does the body end by clearing ``v`` (``x = NULL;``, after which
+        only releases and other clears follow)?"""
+        tail = regex.search(rf"(?<![\w.>]){v}\s*=\s*(?:Cystck_NULL|NULL|nullptr)\s*;"
+                            r"(?P<rest>(?:\s*(?:\{\s*)?(?:Cystck_Drop\s*\(\s*S\s*,\s*\w+\s*\)|\w+\s*=\s*(?:Cystck_NULL|NULL|nullptr))"
+                            r"\s*;(?:\s*\})?)*)\s*\}$", body)
+        return tail is not None

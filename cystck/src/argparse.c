@@ -258,10 +258,15 @@ static int convert_integer(const Format *f, int index, char c, PyObject *o, va_l
     }
     default: {      /* 'n' */
         Py_ssize_t v = -1;
-        PyObject *index_obj = PyNumber_Index(o);
-        if (index_obj != NULL) {
-            v = PyLong_AsSsize_t(index_obj);
-            Py_DECREF(index_obj);
+        if (PyLong_CheckExact(o)) {     /* PyNumber_Index would return o itself */
+            v = PyLong_AsSsize_t(o);
+        }
+        else {
+            PyObject *index_obj = PyNumber_Index(o);
+            if (index_obj != NULL) {
+                v = PyLong_AsSsize_t(index_obj);
+                Py_DECREF(index_obj);
+            }
         }
         if (v == -1 && PyErr_Occurred())
             return -1;
@@ -542,6 +547,44 @@ static int convert(Cystck_State *S, const Format *f, int index, const char *code
     }
 }
 
+/* How the fast paths convert a value: the common units inline, the rest
+ * through convert(). */
+enum { OP_GENERIC, OP_LONG, OP_DOUBLE, OP_OBJECT };
+
+static inline unsigned char unit_op(const char *code)
+{
+    return code[0] == 'l' ? OP_LONG :
+           code[0] == 'd' ? OP_DOUBLE :
+           code[0] == 'O' && code[1] != '!' && code[1] != '&' ? OP_OBJECT : OP_GENERIC;
+}
+
+/* Convert h inline as op says: 1 if done, 0 if convert() must (the unit
+ * is not inline, or the object not of the exact type), -1 on error. */
+static CYSTCK_ALWAYS_INLINE int convert_inline(int op, Cystck_Object h, va_list *va)
+{
+    PyObject *o = *h._p;
+    if (op == OP_LONG) {
+        if (Cystck_likely(PyLong_CheckExact(o))) {
+            long v = _Cystck_AsLong(o);
+            if (v == -1 && PyErr_Occurred())
+                return -1;
+            *va_arg(*va, long *) = v;
+            return 1;
+        }
+    }
+    else if (op == OP_DOUBLE) {
+        if (Cystck_likely(PyFloat_CheckExact(o))) {
+            *va_arg(*va, double *) = PyFloat_AS_DOUBLE(o);
+            return 1;
+        }
+    }
+    else if (op == OP_OBJECT) {
+        *va_arg(*va, Cystck_Object *) = h;
+        return 1;
+    }
+    return 0;
+}
+
 /* Skip the va_args of a value that was not given. */
 static void skip(const char *code, va_list *va)
 {
@@ -560,10 +603,6 @@ static void skip(const char *code, va_list *va)
  * list's string pointers; like CPython's own keyword parsers it assumes the
  * format at an address does not change (they are string literals). */
 #define PARSER_CACHE 32
-
-/* How the fast path converts a value: the common codes inline, the rest
- * through convert(). */
-enum { OP_GENERIC, OP_LONG, OP_DOUBLE, OP_OBJECT };
 
 typedef struct {
     const char *fmt;
@@ -642,9 +681,7 @@ static CYSTCK_NOINLINE const KwParser *kw_parser_make(KwParser *e, const char *f
             e->posonly++;
         }
         const char *code = fmt + e->f.spec[i];
-        e->op[i] = code[0] == 'l' ? OP_LONG :
-                   code[0] == 'd' ? OP_DOUBLE :
-                   code[0] == 'O' && code[1] != '!' && code[1] != '&' ? OP_OBJECT : OP_GENERIC;
+        e->op[i] = unit_op(code);
         e->ptrs[i] = kwlist[i];
         e->names[i] = kwlist[i][0] ? PyUnicode_InternFromString(kwlist[i]) : NULL;
         if (kwlist[i][0] && e->names[i] == NULL)
@@ -745,33 +782,17 @@ int bind_fast(Cystck_State *S, const Cystck_Object *args, const Format *f,
     int i, n = f->nspecs;
     for (i = 0; i < n; i++) {
         Cystck_Object h;
-        PyObject *o;
-        int from = src[i];
+        int r, from = src[i];
         if (from < 0) {
             skip(fmt + f->spec[i], va);
             continue;
         }
         h = args[from];
-        o = *h._p;
-        if (op[i] == OP_LONG) {
-            if (Cystck_likely(PyLong_CheckExact(o))) {
-                long v = _Cystck_AsLong(o);
-                if (v == -1 && PyErr_Occurred())
-                    return 0;
-                *va_arg(*va, long *) = v;
-                continue;
-            }
-        }
-        else if (op[i] == OP_DOUBLE) {
-            if (Cystck_likely(PyFloat_CheckExact(o))) {
-                *va_arg(*va, double *) = PyFloat_AS_DOUBLE(o);
-                continue;
-            }
-        }
-        else if (op[i] == OP_OBJECT) {
-            *va_arg(*va, Cystck_Object *) = h;
+        r = convert_inline(op[i], h, va);
+        if (r > 0)
             continue;
-        }
+        if (r < 0)
+            return 0;
         if (convert(S, f, i, fmt + f->spec[i], h, va) < 0)
             return 0;
     }
@@ -992,36 +1013,54 @@ static CYSTCK_ALWAYS_INLINE int parse_keywords(Cystck_State *S, const KwParser *
     return pending > 0 ? bad_keywords(f, posonly, kwlist, nargs, kwobj) : 1;
 }
 
+/* Keywords were given to a positional parser, or the wrong number of
+ * arguments. */
+static CYSTCK_COLD CYSTCK_NOINLINE int bad_positional(const Format *f, PyObject *kwobj,
+                                                      Cystck_ssize_t nargs)
+{
+    char buf[256];
+    int n = nargs < f->nrequired ? f->nrequired : f->nspecs;
+    if (kwobj != NULL)
+        PyErr_Format(PyExc_TypeError, "%s takes no keyword arguments",
+                     describe(f, buf, sizeof(buf), "function"));
+    else if (f->message >= 0)
+        PyErr_SetString(PyExc_TypeError, f->fmt + f->message);
+    else
+        PyErr_Format(PyExc_TypeError, "%s takes %s %d argument%s (%zd given)",
+                     describe(f, buf, sizeof(buf), "function"),
+                     f->nrequired == f->nspecs ? "exactly"
+                     : nargs < f->nrequired ? "at least" : "at most",
+                     n, n == 1 ? "" : "s", nargs);
+    return 0;
+}
+
 /* CystckArg_ParseTuple, and the keyword parser given no keyword list. */
-static int parse_positional(Cystck_State *S, const Cystck_Object *args, Cystck_ssize_t nargs,
-                            PyObject *kwobj, const char *fmt, va_list *va)
+static CYSTCK_ALWAYS_INLINE int parse_positional(Cystck_State *S, const Cystck_Object *args,
+                                                 Cystck_ssize_t nargs, PyObject *kwobj,
+                                                 const Format *f, va_list *va)
+{
+    int i;
+    if (Cystck_unlikely(kwobj != NULL || nargs < f->nrequired || nargs > f->nspecs))
+        return bad_positional(f, kwobj, nargs);
+    for (i = 0; i < nargs; i++) {
+        const char *code = f->fmt + f->spec[i];
+        int r = convert_inline(unit_op(code), args[i], va);
+        if (r > 0)
+            continue;
+        if (r < 0 || convert(S, f, i, code, args[i], va) < 0)
+            return 0;
+    }
+    return 1;
+}
+
+/* parse_positional with the format looked up in the shared cache. */
+static int parse_positional_text(Cystck_State *S, const Cystck_Object *args, Cystck_ssize_t nargs,
+                                 PyObject *kwobj, const char *fmt, va_list *va)
 {
     Format f;
-    char buf[256];
-    int i;
     if (parse_format(fmt, &f) < 0)
         return 0;
-    if (kwobj != NULL) {
-        PyErr_Format(PyExc_TypeError, "%s takes no keyword arguments",
-                     describe(&f, buf, sizeof(buf), "function"));
-        return 0;
-    }
-    if (nargs < f.nrequired || nargs > f.nspecs) {
-        int n = nargs < f.nrequired ? f.nrequired : f.nspecs;
-        if (f.message >= 0)
-            PyErr_SetString(PyExc_TypeError, f.fmt + f.message);
-        else
-            PyErr_Format(PyExc_TypeError, "%s takes %s %d argument%s (%zd given)",
-                         describe(&f, buf, sizeof(buf), "function"),
-                         f.nrequired == f.nspecs ? "exactly"
-                         : nargs < f.nrequired ? "at least" : "at most",
-                         n, n == 1 ? "" : "s", nargs);
-        return 0;
-    }
-    for (i = 0; i < nargs; i++)
-        if (convert(S, &f, i, f.fmt + f.spec[i], args[i], va) < 0)
-            return 0;
-    return 1;
+    return parse_positional(S, args, nargs, kwobj, &f, va);
 }
 
 /* The general path of both parsers. */
@@ -1031,7 +1070,7 @@ static int parse(Cystck_State *S, const Cystck_Object *args, Cystck_ssize_t narg
     PyObject *kwobj = _Cystck_Get(kw);
     const KwParser *p;
     if (kwlist == NULL)
-        return parse_positional(S, args, nargs, kwobj, fmt, va);
+        return parse_positional_text(S, args, nargs, kwobj, fmt, va);
     p = kw_parser(fmt, kwlist);
     return p == NULL ? 0 : parse_keywords(S, p, args, nargs, kwobj, va);
 }
@@ -1042,7 +1081,7 @@ int CystckArg_ParseTuple(Cystck_State *S, const Cystck_Object *args, Cystck_ssiz
     va_list va;
     int r;
     va_start(va, fmt);
-    r = parse_positional(S, args, nargs, NULL, fmt, &va);
+    r = parse_positional_text(S, args, nargs, NULL, fmt, &va);
     va_end(va);
     return r;
 }

@@ -359,14 +359,9 @@ int CystckType_IsSubtype(Cystck_State *S, Cystck_Object a, Cystck_Object b)
     return PyType_IsSubtype((PyTypeObject *)a_, (PyTypeObject *)b_);
 }
 
-static PyTypeObject *as_type(Cystck_State *S, Cystck_Object type, const char *func,
-                             const void *where)
+/* The object of a valid handle as a type, or NULL with TypeError. */
+static PyTypeObject *object_as_type(PyObject *t, const char *func)
 {
-    PyObject *t = _Cystck_Get(type);
-    if (t == NULL) {
-        _Cystck_BadArgAt(S, func, type, where);
-        return NULL;
-    }
     if (!PyType_Check(t)) {
         PyErr_Format(PyExc_TypeError, "%s: expected a type, got %.200s",
                      func, Py_TYPE(t)->tp_name);
@@ -375,11 +370,30 @@ static PyTypeObject *as_type(Cystck_State *S, Cystck_Object type, const char *fu
     return (PyTypeObject *)t;
 }
 
-/* Cystck_New's general case (the header has the inline fast path): GC and
- * variable-size types, custom tp_alloc, bad arguments, out of memory. */
+static PyTypeObject *as_type(Cystck_State *S, Cystck_Object type, const char *func,
+                             const void *where)
+{
+    PyObject *t = _Cystck_Get(type);
+    if (t == NULL) {
+        _Cystck_BadArgAt(S, func, type, where);
+        return NULL;
+    }
+    return object_as_type(t, func);
+}
+
+/* Cystck_New with an invalid handle: the error (the header has the inline
+ * fast path). */
 CYSTCK_NOINLINE PyObject *_Cystck_NewObjectSlow_Ool(Cystck_State *S, Cystck_Object type)
 {
     PyTypeObject *tp = as_type(S, type, "Cystck_New", _CYSTCK_CALLER());
+    return tp != NULL ? tp->tp_alloc(tp, 0) : NULL;
+}
+
+/* Cystck_New's general case for a valid handle: GC and variable-size types,
+ * custom tp_alloc, not a type, out of memory. */
+CYSTCK_NOINLINE PyObject *_Cystck_NewObjectOf(PyObject *type)
+{
+    PyTypeObject *tp = object_as_type(type, "Cystck_New");
     return tp != NULL ? tp->tp_alloc(tp, 0) : NULL;
 }
 

@@ -460,14 +460,16 @@ typedef struct { PyObject *_list; } Cystck_WeakList;
         return _Cystck_FinishInt(&S_, IMPL(&S_, _Cystck_HArg(&self), _Cystck_HArg(&v)), #IMPL); \
     }
 /* tp_new, tp_init and tp_call receive a tuple and a dict: the argument
- * handles point into the tuple's items, kw is the dict or null. */
+ * handles point into the tuple's items (always a tuple, so not read
+ * through PySequence_Fast_ITEMS, which tests for a list), kw is the dict
+ * or null. */
 #define _CYSTCK_ARGS_KW_BODY(IMPL, FIRST, FINISH)                             \
         _CYSTCK_FRAME_LOCALS;                                                 \
         Cystck_Object argv_[CYSTCK_INLINE_ARGS];                              \
         const Cystck_Object *hargs_;                                          \
         Py_ssize_t n_ = PyTuple_GET_SIZE(args);                               \
         _Cystck_OpenFrame(&S_, &F_, #IMPL);                                        \
-        hargs_ = _Cystck_BindArgs(&S_, argv_, PySequence_Fast_ITEMS(args), n_); \
+        hargs_ = _Cystck_BindArgs(&S_, argv_, ((PyTupleObject *)args)->ob_item, n_); \
         if (Cystck_unlikely(hargs_ == NULL))                                  \
             return FINISH(&S_, -1, #IMPL);                                    \
         return FINISH(&S_, IMPL(&S_, _Cystck_HArg(&FIRST), hargs_, n_,           \

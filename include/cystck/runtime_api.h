@@ -13,14 +13,22 @@ extern "C" {
 #endif
 
 /* ---- Objects and calls ---- */
+/* t is the type of an object, hence a type: saying so lets the compiler
+ * drop a later PyType_Check(t) (Cystck_New's, after a Cystck_TypeIs). */
+static inline void _Cystck_KnownType(PyObject *t)
+{
+    _CYSTCK_ASSUME(PyType_Check(t));
+}
 /* isinstance(o, type) for a type object; 0 (no exception) if type is not a type. */
 static inline int CystckObject_TypeCheck(Cystck_State *S, Cystck_Object o, Cystck_Object type)
 {
     PyObject *o_ = _Cystck_Get(o), *t_ = _Cystck_Get(type);
     if (Cystck_unlikely(!o_ || !t_))
         return (_Cystck_BadArgInt(S, "CystckObject_TypeCheck", !o_ ? o : type), 0);
-    if ((PyObject *)Py_TYPE(o_) == t_)          /* the common case: no subtype walk */
+    if ((PyObject *)Py_TYPE(o_) == t_) {        /* the common case: no subtype walk */
+        _Cystck_KnownType(t_);
         return 1;
+    }
     return PyType_Check(t_) && PyType_IsSubtype(Py_TYPE(o_), (PyTypeObject *)t_);
 }
 CYSTCK_INTERNAL Cystck_Object CystckObject_CallFunctionObjArgs(Cystck_State *S, Cystck_Object f, ...);
@@ -33,8 +41,14 @@ CYSTCK_INTERNAL Cystck_Object Cystck_BuildValue(Cystck_State *S, const char *fmt
 CYSTCK_INTERNAL int CystckType_IsSubtype(Cystck_State *S, Cystck_Object a, Cystck_Object b);
 CYSTCK_INTERNAL Cystck_Object CystckType_FromSpec(Cystck_State *S, CystckType_Spec *spec, Cystck_Object bases);
 CYSTCK_INTERNAL Cystck_Object CystckType_GenericNew(Cystck_State *S, Cystck_Object type);
-/* Cystck_New's general case: a new reference, or NULL with an exception. */
+/* Cystck_New's general cases: a new reference, or NULL with an exception.
+ * An invalid handle's error needs the state; every other case (a type
+ * that is not plain, or not a type) is a function of the object alone.
+ * Taking no state, it leaves the frame's header as the inline code knows
+ * it (no copy back): the handle made next and the return after it keep
+ * their tests folded. */
 CYSTCK_INTERNAL CYSTCK_NOINLINE PyObject *_Cystck_NewObjectSlow_Ool(Cystck_State *S, Cystck_Object type);
+CYSTCK_INTERNAL CYSTCK_NOINLINE PyObject *_Cystck_NewObjectOf(PyObject *type);
 static CYSTCK_ALWAYS_INLINE PyObject *_Cystck_NewObjectSlow(Cystck_State *S, Cystck_Object type)
 {
     _CYSTCK_ON_COPY(PyObject *, _Cystck_NewObjectSlow_Ool(_CYSTCK_COPY_STATE(&c_), type))
@@ -52,12 +66,14 @@ static inline Cystck_Object Cystck_New(Cystck_State *S, Cystck_Object type, void
 {
     PyTypeObject *tp = (PyTypeObject *)_Cystck_Get(type);
     PyObject *o;
+    if (Cystck_unlikely(tp == NULL))
+        o = _Cystck_NewObjectSlow(S, type);
     /* What stock's PyObject_New expands to: one call that allocates and
      * initialises (MemoryError when out of memory). */
-    if (Cystck_likely(tp != NULL && PyType_Check(tp) && tp->tp_alloc == _Cystck_PlainAlloc))
+    else if (Cystck_likely(PyType_Check(tp) && tp->tp_alloc == _Cystck_PlainAlloc))
         o = _PyObject_New(tp);
     else
-        o = _Cystck_NewObjectSlow(S, type);
+        o = _Cystck_NewObjectOf((PyObject *)tp);
     if (data != NULL)
         *data = Cystck_likely(o != NULL) ? (char *)o + CYSTCK_DATA_OFFSET : NULL;
     /* Both paths join before the handle is made, so the compiler knows
@@ -80,7 +96,10 @@ static inline int Cystck_TypeIs(Cystck_State *S, Cystck_Object o, Cystck_Object 
     PyObject *o_ = _Cystck_Get(o), *t_ = _Cystck_Get(type);
     if (Cystck_unlikely(!o_ || !t_))
         return (_Cystck_BadArgInt(S, "Cystck_TypeIs", !o_ ? o : type), 0);
-    return (PyObject *)Py_TYPE(o_) == t_;
+    if ((PyObject *)Py_TYPE(o_) != t_)
+        return 0;
+    _Cystck_KnownType(t_);
+    return 1;
 }
 
 /* Has o's type the descriptor slot tp_descr_get (tp_descr_set)?  0 after

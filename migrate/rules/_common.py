@@ -393,6 +393,23 @@ def is_handle(expr, ctx, project):
     return bool(m) and m.group(1) in ctx.arrays and expr.endswith("]")
 
 
+# where a value is tested for truth: what stands before it and what after
+# (the places null-handles tests a bare handle: `if (h)`, `a && h`, `(h || b)`,
+# `x = h ? a : b`); `f(h)` and `(h)` alone are values, not tests
+_TRUTH_CONTEXTS = tuple((regex.compile(b + r"\s*$"), regex.compile(r"\s*" + a)) for b, a in (
+    (r"(?:(?:\bif|\bwhile|\bassert)\s*\(|&&|\|\|)", r"(?:\)|&&|\|\||\?)"),
+    (r"\(", r"(?:&&|\|\|)"),
+    (r"(?:(?<![=!<>])=|[(,]|\breturn)", r"\?")))
+
+
+def tested_for_truth(code, start, end):
+    """Is the operand ``code[start:end]`` (a parenthesized expression) the
+    condition of ``if``/``while``/``assert`` or an operand of ``&&``,
+    ``||`` or ``?:``?  (A ``!`` before it the caller sees itself.)"""
+    before = code[max(0, start - 12):start]
+    return any(b.search(before) and a.match(code, end) for b, a in _TRUTH_CONTEXTS)
+
+
 def declaration_start(code, span, at):
     """Where the declaration matched at ``at`` starts, in the top-level item
     ``span``: its line, or the item's first character if later.  An item

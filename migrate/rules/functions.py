@@ -495,7 +495,9 @@ class NullHandles(Rule):
     pointer to a handle) becomes ``h = Cystck_NULL``; ``h ==
     NULL``, ``!h`` and ``(h = f(...)) == NULL`` become ``Cystck_IsNull(...)``;
     ``h != NULL`` and a bare ``if (h)`` (or ``assert(h)``) become
-    ``!Cystck_IsNull(h)``; in a chain ``a = h = NULL`` every target is a
+    ``!Cystck_IsNull(h)``; an assignment to a handle used as a truth value
+    (``!(h = f(x))``, ``while ((h = f(x)))``) tests the handle it stores,
+    ``Cystck_IsNull(h = f(x))``; in a chain ``a = h = NULL`` every target is a
     handle.  Only
     names declared as handles in the function (or members known to hold
     handles) are touched, so ``char *p == NULL`` stays as it is; ``*out``
@@ -507,9 +509,11 @@ class NullHandles(Rule):
                 r"(?<=\(\s*)(?P<h>H)(?=\s*(?:&&|\|\|))",
                 r"(?<=(?<![=!<>])=\s*|[(,]\s*|\breturn\s+)(?P<h>H)(?=\s*\?)")
     before = ("static void f(PyObject *o, char *p)\n{\n    PyObject *r = NULL;\n    if (o == NULL || !r || p == NULL)\n        return;\n"
-              "    if (r) r = NULL;\n    if (p && (o && r != 0))\n        return;\n}\n")
+              "    if (r) r = NULL;\n    if (p && (o && r != 0))\n        return;\n"
+              "    if (!(r = o) || !(p = strchr(p, 'x')))\n        return;\n}\n")
     after = ("static void f(PyObject *o, char *p)\n{\n    PyObject *r = Cystck_NULL;\n    if (Cystck_IsNull(o) || Cystck_IsNull(r) || p == NULL)\n        return;\n"
-             "    if (!Cystck_IsNull(r)) r = Cystck_NULL;\n    if (p && (!Cystck_IsNull(o) && !Cystck_IsNull(r)))\n        return;\n}\n")
+             "    if (!Cystck_IsNull(r)) r = Cystck_NULL;\n    if (p && (!Cystck_IsNull(o) && !Cystck_IsNull(r)))\n        return;\n"
+             "    if (Cystck_IsNull(r = o) || !(p = strchr(p, 'x')))\n        return;\n}\n")
 
     def apply(self, unit):
         code, text = unit.masked, unit.text
@@ -521,6 +525,7 @@ class NullHandles(Rule):
         call_only = regex.compile(r"\s*" + calls + r"\s*")
         call_test = regex.compile(calls + r"\s*(?P<op>==|!=)\s*(?:NULL|nullptr)\b")
         null_first = regex.compile(rf"(?:NULL|nullptr)\s*(?P<op>==|!=)\s*(?P<h>{hx})")
+        assign_opens = regex.compile(rf"\(\s*(?P<h>{hx})\s*=(?!=)")
         pats = [regex.compile(pat.replace("H", hx)) for pat in self.patterns]
         def scan_tests(ctx, b0, b1):
             # (h = expr) == NULL
@@ -537,6 +542,11 @@ class NullHandles(Rule):
                 if _common.is_handle(text[m.start("h"):m.end("h")], ctx, p):
                     neg = "!" if m.group("op") == "!=" else ""
                     edits.add(m.start(), m.end(), f"{neg}Cystck_IsNull({text[m.start('h'):m.end('h')]})")
+            for m in assign_opens.finditer(code, b0, b1):
+                if _common.is_handle(m.group("h"), ctx, p):
+                    test = self._assignment_as_truth(code, text, m.start())
+                    if test:
+                        edits.add(*test)
 
         def scan(ctx, b0, b1):
             def handle(m, group="h"):
@@ -575,6 +585,26 @@ class NullHandles(Rule):
         if edits:
             unit.apply(edits)
         return edits.applied
+
+    # a `!` before a parenthesized value tests it
+    _NOT_BEFORE = regex.compile(r"(?<![=!<>])!\s*$")
+
+    def _assignment_as_truth(self, code, text, start):
+        """The edit that tests the handle an assignment ``(h = expr)`` at
+        ``start`` stores, where its value is used as a truth value: ``!(h
+        = f(x))`` becomes ``Cystck_IsNull(h = f(x))``, ``if ((h = f(x)))``
+        and ``(h = f(x)) && ...`` become ``!Cystck_IsNull(h = f(x))``;
+        None where the value is compared (``== NULL``, handled above) or
+        used otherwise."""
+        close = source.matching(code, start)
+        assignment = text[start + 1:close - 1].strip()
+        before = code[max(0, start - 12):start]
+        if self._NOT_BEFORE.search(before):
+            bang = start - len(before) + before.rstrip().rfind("!")
+            return bang, close, f"Cystck_IsNull({assignment})"
+        if _common.tested_for_truth(code, start, close):
+            return start, close, f"!Cystck_IsNull({assignment})"
+        return None
 
     _DEREF = r"\*\s*(?P<p>\w+)\b(?!\s*(?:\[|->|\.|\())"
     # not `Cystck_Object *out = NULL` (a declaration) nor `n * k == 0`, but

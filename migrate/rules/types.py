@@ -1171,17 +1171,23 @@ class StructAccess(Rule):
     NULL tests ``CystckField_IsNull``, comparisons with a handle
     ``Cystck_Is``, ``self->v->n`` (``v`` a ``Bar *``) reaches
     ``Bar_AsStruct(S, CystckField_Load(...))->n``, and reference counting on them
-    disappears (the store keeps the reference)."""
+    disappears (the store keeps the reference).  A store whose value is
+    used, ``if (!(self->v = f(x)))``, becomes a store and then a test of
+    the field, ``if ((CystckField_Store(S, self, &..., f(x)),
+    CystckField_IsNull(...)))``."""
     name = "struct-access"
     precedence = 380
     patterns = (r"\(\s*\(\s*(?:struct\s+)?(?P<t>\w+)\s*\*\s*\)\s*(?P<h>\w+)\s*\)\s*->",
                 r"(?<![\w.>])(?P<h>\w+)\s*->\s*(?P<f>\w+)")
     before = ("typedef struct { PyObject_HEAD PyObject *v; long n; } Box;\n"
               "static PyObject *get(Box *self, PyObject *x)\n{\n    self->n++;\n"
-              "    Py_XDECREF(self->v);\n    self->v = x;\n    return self->v;\n}\n")
+              "    Py_XDECREF(self->v);\n    self->v = x;\n    if (!(self->v = PyObject_Repr(x)))\n        return NULL;\n"
+              "    return self->v;\n}\n")
     after = ("typedef struct { PyObject_HEAD PyObject *v; long n; } Box;\n"
              "static PyObject *get(Box *self, PyObject *x)\n{\n    Box_AsStruct(S, self)->n++;\n"
              "    CystckField_Store(S, self, &Box_AsStruct(S, self)->v, x);\n"
+             "    if ((CystckField_Store(S, self, &Box_AsStruct(S, self)->v, PyObject_Repr(x)), "
+             "CystckField_IsNull(Box_AsStruct(S, self)->v)))\n        return NULL;\n"
              "    return CystckField_Load(S, self, Box_AsStruct(S, self)->v);\n}\n")
 
     def apply(self, unit):
@@ -1274,6 +1280,13 @@ class StructAccess(Rule):
             we = fend + regex.match(r"\s*\)\s*;", after).end()
             edits.add(ws, we, f"CystckField_Store(S, {h}, &{field_expr}, Cystck_NULL);")
             return
+        used = _stored_value_used(code, start, fend, field_expr, f"CystckField_Load(S, {h}, {field_expr})")
+        if used:
+            # (self->v = expr) used as a value: a store, then the field
+            (head0, head1), (tail0, tail1, tail) = used
+            edits.add(head0, head1, f"(CystckField_Store(S, {h}, &{field_expr}, ")
+            edits.add(tail0, tail1, tail)
+            return
         # self->v = expr;
         asg = regex.match(r"\s*=(?!=)\s*(?P<e>[^;]+?)\s*;", after)
         if asg:
@@ -1304,6 +1317,46 @@ class StructAccess(Rule):
         if regex.match(r"\s*->", after) and fname not in info.object_arrays and target in unit.project.types:
             load = f"{unit.project.types[target].struct}_AsStruct(S, {load})"
         edits.add(start, fend, load)
+
+
+def _stored_value_used(code, start, fend, field_expr, load):
+    """Where the field access ``code[start:fend]`` is assigned in
+    parentheses whose value is used, ``if (!(self->v = f(x)))``: the
+    spans that turn it into a comma expression, the store and then a
+    test or load of the field (CystckField_Store has no value), as
+    ``((head0, head1), (tail0, tail1, tail))``; the value ``f(x)`` between
+    them is left to its own rules.  None where the assignment is a
+    statement or no assignment."""
+    open_ = len(code[:start].rstrip()) - 1
+    if open_ < 0 or code[open_] != "(":
+        return None
+    close = source.matching(code, open_)
+    asg = regex.match(r"\s*=(?!=)\s*", code[fend:close - 1])
+    value = code[fend + asg.end():close - 1] if asg else ""
+    if not value.strip() or "," in regex.sub(r"\((?:[^()]++|(?R))*\)", "", value):
+        return None                   # no assignment, or (self->v = a, b)
+    e0 = fend + asg.end()
+    e1 = e0 + len(value.rstrip())
+    before = code[max(0, open_ - 12):open_]
+    caller = regex.search(r"(?:\w+|[)\]])\s*$", before)
+    keyword = bool(caller) and regex.fullmatch(r"(?:if|while)\s*", caller.group())
+    if caller and not keyword and not regex.fullmatch(r"return\s*", caller.group()):
+        return None                   # f(self->v = x): an argument, not a group
+    null = regex.match(r"\s*(==|!=)\s*(?:NULL|0|nullptr)\b", code[close:])
+    head0 = open_
+    if null:
+        tail1 = close + null.end()
+        test = f"{'!' if null.group(1) == '!=' else ''}CystckField_IsNull({field_expr})"
+    elif keyword:                     # if (self->v = f(x))
+        tail1, test = close, f"!CystckField_IsNull({field_expr})"
+    elif regex.search(r"(?<![=!<>])!\s*$", before):
+        head0, tail1 = open_ - len(before) + before.rstrip().rfind("!"), close
+        test = f"CystckField_IsNull({field_expr})"
+    elif _common.tested_for_truth(code, open_, close):
+        tail1, test = close, f"!CystckField_IsNull({field_expr})"
+    else:
+        tail1, test = close, load
+    return (head0, e0), (e1, tail1, f"), {test})")
 
 
 def _names_object_fields(code, pos, name, fields):

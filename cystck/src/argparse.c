@@ -768,20 +768,23 @@ static int resolve_sources(KwParser *p, PyObject *kwobj, Cystck_ssize_t nargs)
     return 0;
 }
 
-/* Bind and convert each value from args through src, which are p's.  The
- * inline conversions run no Python code; convert() may (__index__,
- * __float__, O& converters), and that code may parse arguments with p
- * again, or remake p's cache entry: before the first such conversion the
- * binding goes on from a copy of p's format and arrays. */
+static int bind_from_copy(Cystck_State *S, const Cystck_Object *args, const Format *f,
+                          const unsigned char *op, const signed char *src, const char *fmt,
+                          va_list *va, int i);
+
+/* Bind and convert each value from args through src, from value i on.
+ * The inline conversions run no Python code; convert() may (__index__,
+ * __float__, O& converters), and that code may parse arguments with the
+ * same parser again or remake its cache entry: where f, op and src are a
+ * parser's own (shared), the binding goes on from a copy before the first
+ * such conversion. */
 static CYSTCK_ALWAYS_INLINE
 int bind_fast(Cystck_State *S, const Cystck_Object *args, const Format *f,
               const unsigned char *op, const signed char *src, const char *fmt,
-              va_list *va)
+              va_list *va, int i, int shared)
 {
-    struct { Format f; unsigned char op[MAX_SPECS]; signed char src[MAX_SPECS]; } c;
-    int copied = 0;
-    int i, n = f->nspecs;
-    for (i = 0; i < n; i++) {
+    int n = f->nspecs;
+    for (; i < n; i++) {
         Cystck_Object h;
         int r, from = src[i];
         if (from < 0) {
@@ -794,17 +797,24 @@ int bind_fast(Cystck_State *S, const Cystck_Object *args, const Format *f,
             continue;
         if (r < 0)
             return 0;
-        if (!copied) {
-            c.f = *f;
-            memcpy(c.op, op, (size_t)n);
-            memcpy(c.src, src, (size_t)n);
-            f = &c.f, op = c.op, src = c.src;
-            copied = 1;
-        }
+        if (shared)
+            return bind_from_copy(S, args, f, op, src, fmt, va, i);
         if (convert(S, f, i, fmt + f->spec[i], h, va) < 0)
             return 0;
     }
     return 1;
+}
+
+/* bind_fast from value i on, from a copy of the parser's format and arrays. */
+static CYSTCK_NOINLINE int bind_from_copy(Cystck_State *S, const Cystck_Object *args, const Format *f,
+                                          const unsigned char *op, const signed char *src,
+                                          const char *fmt, va_list *va, int i)
+{
+    struct { Format f; unsigned char op[MAX_SPECS]; signed char src[MAX_SPECS]; } c;
+    c.f = *f;
+    memcpy(c.op, op, (size_t)f->nspecs);
+    memcpy(c.src, src, (size_t)f->nspecs);
+    return bind_fast(S, args, &c.f, c.op, c.src, fmt, va, i, 0);
 }
 
 /* The fast path of CystckArg_ParseTupleAndKeywords for calls that bind
@@ -827,7 +837,7 @@ int parse_fast(Cystck_State *S, KwParser *p, const Cystck_Object *args, Cystck_s
     if (Cystck_unlikely(kwobj != p->src_kw || nargs != p->src_nargs) &&
             resolve_sources(p, kwobj, nargs) < 0)
         return -2;
-    return bind_fast(S, args, &p->f, p->op, p->src, fmt, va);
+    return bind_fast(S, args, &p->f, p->op, p->src, fmt, va, 0, 1);
 }
 
 /* Match the keywords to values: bound[i] gets value i's handle (from args

@@ -2,11 +2,13 @@
 
     python eval/micro/callgrind.py [--variants stock cystck ...]
                                    [--benchmarks kwargs ...] [--loops N]
-                                   [--keep DIR] [--out FILE]
+                                   [--keep DIR] [--out FILE] [--no-build]
 
 Wall time on a shared machine drifts by several percent; instruction counts
 do not.  Each variant runs in one interpreter under ``valgrind
---tool=callgrind`` (modules from the last ``build.py``), timing every
+--tool=callgrind`` (modules built first by ``build.py``, which rebuilds a
+variant only when its inputs changed; ``--no-build`` takes the last build's
+as they are), timing every
 benchmark with the harness's own loop (``microbench.make_timer``) for N and
 then 2N iterations.  A call to ``os.getppid`` marks the boundaries and
 callgrind dumps its counters there (``--dump-before=getppid``), so one
@@ -97,11 +99,17 @@ def main(argv=None):
                         help="do not subtract the timing loop's instructions")
     parser.add_argument("--keep", type=pathlib.Path, help="keep the callgrind dumps here")
     parser.add_argument("--out", type=pathlib.Path, help="write the counts as JSON")
+    parser.add_argument("--no-build", action="store_true",
+                        help="count the modules of the last build.py as they are")
     args = parser.parse_args(argv)
+    variants = ["stock"] + [v for v in args.variants if v != "stock"]
+    if not args.no_build:
+        # Counts of modules built from older sources would pass for the
+        # current code's: rebuild whatever changed first.
+        micro_build.build_all(tuple(variants))
     manifest = micro_build.read_manifest()
     if manifest is None:
         parser.error("no build manifest: run eval/micro/build.py first")
-    variants = ["stock"] + [v for v in args.variants if v != "stock"]
     names = list(args.benchmarks) + [microbench.EMPTY_LOOP.name]
     outdir = args.keep or pathlib.Path(tempfile.mkdtemp(prefix="micro-callgrind-"))
     outdir.mkdir(parents=True, exist_ok=True)

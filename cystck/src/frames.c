@@ -464,21 +464,28 @@ int _Cystck_FinishIntSlow_Ool(Cystck_State *S, int r, const char *func)
     return r;
 }
 
+/* Release the handles made since top was the top of the slots ending at
+ * end: free the chunks opened since, then trim.  In debug mode the slots
+ * stay poisoned (quarantine) and top does not move back. */
+static void release_since(Cystck_State *S, PyObject **top, PyObject **end)
+{
+    while (S->end != end && S->frame->chunk != NULL)
+        drop_chunk(S);
+    if (S->top > top) {
+        release_range(top, S->top, S->frame->debug != NULL);
+        if (S->frame->debug == NULL)
+            S->top = top;
+        else
+            _Cystck_DebugNoteReleased(S, S->top - top);
+    }
+}
+
 CYSTCK_NOINLINE void _Cystck_CloseScopeSlow_Ool(Cystck_State *S, Cystck_Scope sc)
 {
     _Cystck_GoSlow(S);
     if (S->frame->debug != NULL && _Cystck_DebugCloseScope(S, sc, _CYSTCK_CALLER()) < 0)
         return;     /* misuse reported; leave the gates as they are */
-    /* Free chunks opened inside the scope, then trim the scope's chunk. */
-    while (S->end != sc.end && S->frame->chunk != NULL)
-        drop_chunk(S);
-    if (S->top > sc.top) {
-        release_range(sc.top, S->top, S->frame->debug != NULL);
-        if (S->frame->debug == NULL)
-            S->top = sc.top;
-        else
-            _Cystck_DebugNoteReleased(S, S->top - sc.top);
-    }
+    release_since(S, sc.top, sc.end);
 }
 
 /* Is `end` the end of the current slots, of a chunk under them, or of the
@@ -502,19 +509,11 @@ CYSTCK_NOINLINE void _Cystck_ReleaseSinceSlow_Ool(Cystck_State *S, Cystck_Scope 
      * made since then sit below it, and are left to the frame. */
     if (!in_chain(S, mark->end))
         return;
-    while (S->end != mark->end)
-        drop_chunk(S);
-    if (S->top > mark->top) {
-        release_range(mark->top, S->top, S->frame->debug != NULL);
-        if (S->frame->debug == NULL)
-            S->top = mark->top;
-        else {
-            /* poisoned slots stay (quarantine): the next iteration's
-               handles come after them, and so does the mark */
-            _Cystck_DebugNoteReleased(S, S->top - mark->top);
-            mark->top = S->top;
-        }
-    }
+    release_since(S, mark->top, mark->end);
+    /* In debug mode the poisoned slots stay: the next iteration's handles
+     * come after them, and so does the mark. */
+    if (S->frame->debug != NULL && S->top > mark->top)
+        mark->top = S->top;
 }
 
 /* `where` is an address in the C code that passed the bad handle (the API

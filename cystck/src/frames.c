@@ -398,6 +398,18 @@ PyObject *_Cystck_NoErrorSet(const char *func)
     return NULL;
 }
 
+/* A success returned with an exception pending, which the frame reports
+ * in place of the result: in debug mode always (typically a misuse it
+ * found, which the function ignored), and in a frame that grew heap chunks,
+ * as every frame that reached the handle limit did: stock code cannot see
+ * every failure there (a PyDict_Next loop stops as at its end, with
+ * MemoryError set), and CPython would raise SystemError or, in some calls,
+ * leave the exception pending. */
+static int ignored_error(Cystck_State *S, int n)
+{
+    return n >= 0 && (S->frame->debug != NULL || S->frame->chunk != NULL) && PyErr_Occurred() != NULL;
+}
+
 PyObject *_Cystck_FinishSlow_Ool(Cystck_State *S, int n, const char *func)
 {
     Cystck_ssize_t pushed;
@@ -408,11 +420,8 @@ PyObject *_Cystck_FinishSlow_Ool(Cystck_State *S, int n, const char *func)
     pushed = S->sp - S->frame->sp_base;
     if (S->frame->debug != NULL && n >= 0)
         _Cystck_DebugUnbalancedScopes(S, func);
-    if (S->frame->debug != NULL && n >= 0 && PyErr_Occurred()) {
-        /* The function ignored an error the runtime raised (a misuse found by
-         * debug mode, typically): report that error itself. */
+    if (ignored_error(S, n))
         n = -1;
-    }
     if (n < 0) {
         if (!PyErr_Occurred())
             _Cystck_NoErrorSet(func);
@@ -451,8 +460,8 @@ int _Cystck_FinishIntSlow_Ool(Cystck_State *S, int r, const char *func)
         _Cystck_DebugNameFrame(S, func);
     if (S->frame->debug != NULL && r >= 0)
         _Cystck_DebugUnbalancedScopes(S, func);
-    if (S->frame->debug != NULL && r >= 0 && PyErr_Occurred())
-        r = -1;     /* as in _Cystck_FinishSlow */
+    if (ignored_error(S, r))
+        r = -1;
     if (S->sp != S->frame->sp_base && !PyErr_Occurred()) {
         PyErr_Format(PyExc_SystemError,
                      "%s returns a C value but left %zd value(s) on the return stack",

@@ -575,11 +575,13 @@ int CystckDict_Next(Cystck_State *S, Cystck_Object d, Cystck_ssize_t *pos,
     if (!PyDict_Next(d_, pos, &k, &v))
         return 0;
     /* Each item gets fresh handles; a loop over a large dict should close a
-     * scope gate per iteration (or drop them) to keep the frame small. */
-    if (key != NULL)
-        *key = _Cystck_OwnBorrowed(S, k);
-    if (value != NULL)
-        *value = _Cystck_OwnBorrowed(S, v);
+     * scope gate per iteration (or drop them) to keep the frame small.  At
+     * the handle limit the loop must stop (0, MemoryError set): a `while`
+     * loop reads any other answer as another item. */
+    if (key != NULL && Cystck_IsNull(*key = _Cystck_OwnBorrowed(S, k)))
+        return 0;
+    if (value != NULL && Cystck_IsNull(*value = _Cystck_OwnBorrowed(S, v)))
+        return 0;
     return 1;
 }
 

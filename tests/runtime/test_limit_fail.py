@@ -1,0 +1,69 @@
+"""API functions that make handles fail cleanly at the handle limit
+(tests/runtime/ext/st_limitfail.c, built as it is and as cystck-migrate
+translates it): a translated `while (PyDict_Next(...))` loop stops at the
+item the frame cannot hold and the call raises MemoryError, in release and
+in debug mode, where the stock build gives its result.  Before the fix,
+CystckDict_Next and CystckDict_NextInto answered 1 with null handles, so
+the loop went on and the key check raised `TypeError: keys must be
+strings` instead."""
+import os
+import subprocess
+import sys
+
+import pytest
+
+LIMIT = 4096
+
+SCRIPT = """
+import sys
+sys.path[:0] = {paths!r}
+import st_limitfail, rt_limitfail
+limit = {limit}
+
+def run(call):
+    try:
+        return repr(call())
+    except Exception as e:
+        return type(e).__name__ + ": " + str(e).split(":")[0]
+
+d = {{"k" * (i % 7 + 1) + str(i): i for i in range(limit)}}
+print("longer_keys", run(lambda: st_limitfail.longer_keys(d)), run(lambda: rt_limitfail.longer_keys(d)), sep="|")
+l = list(range(limit + 8))
+small = {{"a": 1, "bb": 2}}
+for k in range(limit - 40, limit + 4):
+    print("keys_after", k, run(lambda: st_limitfail.keys_after(l, k, small)),
+          run(lambda: rt_limitfail.keys_after(l, k, small)), sep="|")
+"""
+
+
+@pytest.fixture(scope="module")
+def paths(stock_and_ported):
+    st, rt = stock_and_ported("limitfail", ported_flags=["-Wall", "-Werror"])
+    return [os.path.dirname(st.__file__), os.path.dirname(rt.__file__)]
+
+
+def run_script(paths, debug):
+    env = {"CYSTCK_DEBUG": debug, "CYSTCK_HANDLE_LIMIT": str(LIMIT), "PATH": ""}
+    out = subprocess.run([sys.executable, "-c", SCRIPT.format(paths=paths, limit=LIMIT)],
+                         capture_output=True, text=True, env=env, timeout=300)
+    assert out.returncode == 0, out.stderr
+    return [line.split("|") for line in out.stdout.splitlines()]
+
+
+@pytest.mark.parametrize("debug", ["0", "1"])
+def test_dict_next_past_the_limit_raises_memory_error(paths, debug):
+    """CystckDict_Next (longer_keys keeps every key: two new handles per
+    item) and CystckDict_NextInto (keys_after: its first item, with the
+    frame filled up to k handles before the loop)."""
+    lines = run_script(paths, debug)
+    name, stock, ported = lines[0]
+    assert name == "longer_keys" and not stock.startswith(("MemoryError", "TypeError"))
+    assert ported.startswith("MemoryError: Cystck handle limit exceeded"), ported
+    results = {}
+    for name, k, stock, ported in lines[1:]:
+        assert name == "keys_after" and stock == "3", (k, stock)
+        assert ported in ("3", "MemoryError: Cystck handle limit exceeded"), (k, ported)
+        results[int(k)] = ported
+    # the limit is reached inside the range of k: first in the dict loop,
+    # then in the list loop before it
+    assert results[LIMIT - 40] == "3" and results[LIMIT + 3] != "3"

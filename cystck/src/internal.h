@@ -49,6 +49,7 @@ CYSTCK_INTERNAL Cystck_Ref _Cystck_DebugRefOfSlot(PyObject **slot);
 CYSTCK_INTERNAL void _Cystck_DebugQuarantine(PyObject **begin, PyObject **end, void *mem,
                                              const char *func);
 CYSTCK_INTERNAL void _Cystck_DebugInit(void);
+CYSTCK_INTERNAL void _Cystck_UnicodeInit(void);     /* unicode.c: -X dev */
 
 /* module.c: fill a module definition's slots (m_slots, m_traverse...)
  * from the slot defines of def; 0, or -1 with an exception. */

@@ -339,8 +339,8 @@ int CystckDict_DelItem(h d, h key) = PyDict_DelItem        ; [e] del d[key]
 int CystckDict_DelItemString(h d, const char* key) = PyDict_DelItemString ; [e]
 int CystckDict_Contains(h d, h key) = PyDict_Contains [check=PyDict_Check] ; [e] key in d
 int CystckDict_GetItemRef(h d, h key, Cystck_Object* result) : hand ~ PyDict_GetItemRef ; [h+1, e] 1 and *result = d[key]; 0 and *result = null if key is missing; -1 (and null) on error
-int CystckDict_Next(h d, Cystck_ssize_t* pos, Cystck_Object* key, Cystck_Object* value) : hand ~ PyDict_Next ; [h+2] next item as two new handles (drop them, or close a scope gate per item)
-int CystckDict_NextInto(h d, Cystck_ssize_t* pos, Cystck_Object* key, Cystck_Object* value) : hand ~ PyDict_Next ; [h+2 once] next item into the same two slots each time (*key, *value start as Cystck_NULL; released and nulled at the end): a dict loop stays flat, no drops
+int CystckDict_Next(h d, Cystck_ssize_t* pos, Cystck_Object* key, Cystck_Object* value) : hand ~ PyDict_Next ; [h+2] next item as two new handles (drop them, or close a scope gate per item); 0 at the end, or at the handle limit with MemoryError set
+int CystckDict_NextInto(h d, Cystck_ssize_t* pos, Cystck_Object* key, Cystck_Object* value) : hand ~ PyDict_Next ; [h+2 once] next item into the same two slots each time (*key, *value start as Cystck_NULL; released and nulled at the end): a dict loop stays flat, no drops; 0 also at the handle limit (MemoryError set)
 h CystckDict_Keys(h d) = PyDict_Keys                       ; [h+1, e] list of keys
 h CystckDict_Values(h d) = PyDict_Values                   ; [h+1, e] list of values
 h CystckDict_Items(h d) = PyDict_Items                     ; [h+1, e] list of (key, value)

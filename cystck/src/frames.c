@@ -23,6 +23,12 @@ struct _Cystck_Chunk {
 
 static Cystck_ssize_t handle_limit = CYSTCK_DEFAULT_HANDLE_LIMIT;
 
+/* Slots a frame may take past the limit for exceptions taken out of the
+ * error indicator (_Cystck_OwnException); `reserve` is that many while
+ * one is being given its slot, else 0. */
+#define EXCEPTION_RESERVE 16
+static Cystck_ssize_t reserve;
+
 Cystck_ssize_t Cystck_HandleLimit(void) { return handle_limit; }
 
 void _Cystck_SetHandleLimit(Cystck_ssize_t limit) { handle_limit = limit; }
@@ -159,12 +165,12 @@ static int grow_handles(Cystck_State *S, Cystck_ssize_t need)
     cap = prev_cap * 4 > 65536 ? 65536 : prev_cap * 4;
     if (S->frame->debug != NULL)
         used -= _Cystck_DebugReleasedSlots(S);  /* poisoned slots are not live */
-    if (used + need > handle_limit)
+    if (used + need > handle_limit + reserve)
         return raise_overflow(S, used + need);
     if (cap < need)
         cap = need;
-    if (used + cap > handle_limit)
-        cap = handle_limit - used > need ? handle_limit - used : need;
+    if (used + cap > handle_limit + reserve)
+        cap = handle_limit + reserve - used > need ? handle_limit + reserve - used : need;
     c = alloc_chunk(cap);
     if (c == NULL) {
         PyErr_NoMemory();
@@ -211,6 +217,21 @@ PyObject **_Cystck_OwnSlow_Ool(Cystck_State *S, PyObject *o)
         return NULL;
     }
     return S->top;
+}
+
+/* A handle for an exception taken out of the error indicator (PyErr_Fetch's
+ * three, the raised exception), past the handle limit if need be: the error
+ * path that takes one is often where reaching the limit led, and the stock
+ * code it was translated from reads a null handle as "no exception" and
+ * restores that, which clears the indicator.  NULL or no room even then
+ * (EXCEPTION_RESERVE taken): the null handle, MemoryError set. */
+Cystck_Object _Cystck_OwnException(Cystck_State *S, PyObject *o)
+{
+    Cystck_Object h;
+    reserve = EXCEPTION_RESERVE;
+    h = _Cystck_Own(S, o);
+    reserve = 0;
+    return h;
 }
 
 int Cystck_CheckHandles(Cystck_State *S, Cystck_ssize_t n)

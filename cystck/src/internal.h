@@ -50,6 +50,8 @@ CYSTCK_INTERNAL void _Cystck_DebugQuarantine(PyObject **begin, PyObject **end, v
                                              const char *func);
 CYSTCK_INTERNAL void _Cystck_DebugInit(void);
 CYSTCK_INTERNAL void _Cystck_UnicodeInit(void);     /* unicode.c: -X dev */
+/* frames.c: a handle for a taken exception, past the handle limit if need be */
+CYSTCK_INTERNAL Cystck_Object _Cystck_OwnException(Cystck_State *S, PyObject *o);
 
 /* module.c: fill a module definition's slots (m_slots, m_traverse...)
  * from the slot defines of def; 0, or -1 with an exception. */

@@ -675,7 +675,7 @@ Cystck_Object CystckErr_GetRaisedException(Cystck_State *S)
         PyException_SetTraceback(value, tb);
     Py_XDECREF(type);
     Py_XDECREF(tb);
-    return _Cystck_Own(S, value);
+    return _Cystck_OwnException(S, value);
 }
 
 /* PyErr_Fetch's three new references, each owned by a handle of the
@@ -684,9 +684,9 @@ void CystckErr_Fetch(Cystck_State *S, Cystck_Object *type, Cystck_Object *value,
 {
     PyObject *t, *v, *tb;
     PyErr_Fetch(&t, &v, &tb);
-    *type = _Cystck_Own(S, t);
-    *value = _Cystck_Own(S, v);
-    *traceback = _Cystck_Own(S, tb);
+    *type = _Cystck_OwnException(S, t);
+    *value = _Cystck_OwnException(S, v);
+    *traceback = _Cystck_OwnException(S, tb);
 }
 
 /* PyErr_Restore steals its arguments; the handles stay the caller's

@@ -58,7 +58,72 @@ static PyObject *keys_after(PyObject *self, PyObject *args)
     return PyLong_FromSsize_t(total);
 }
 
+/* Reads the first k items of a list as keys_after does, then o.missing,
+ * whose error is kept aside around a cleanup call and restored: with k
+ * near the handle limit, taking the exception is what finds the frame
+ * full.  PyErr_Fetch ... PyErr_Restore, which the translation takes as one
+ * exception (CystckErr_GetRaisedException). */
+static int fill(PyObject *l, Py_ssize_t k)
+{
+    PyObject *last = NULL;
+    for (Py_ssize_t i = 0; i < k; i++) {
+        PyObject *item = PyList_GetItem(l, i);
+        if (item == NULL)
+            return -1;
+        if (last != NULL && PyObject_RichCompareBool(item, last, Py_LT) < 0)
+            return -1;
+        last = item;
+    }
+    return 0;
+}
+
+static PyObject *error_kept_aside(PyObject *self, PyObject *args)
+{
+    Py_ssize_t k;
+    PyObject *l, *o, *r, *t, *v, *tb;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "O!nO", &PyList_Type, &l, &k, &o))
+        return NULL;
+    if (fill(l, k) < 0)
+        return NULL;
+    r = PyObject_GetAttrString(o, "missing");
+    if (r != NULL)
+        return r;
+    PyErr_Fetch(&t, &v, &tb);
+    PyList_Reverse(l);
+    PyErr_Restore(t, v, tb);
+    return NULL;
+}
+
+/* The same with the type looked at (PyErr_Fetch's three handles,
+ * CystckErr_Fetch): an AttributeError is kept, any other replaced. */
+static PyObject *error_type_read(PyObject *self, PyObject *args)
+{
+    Py_ssize_t k;
+    PyObject *l, *o, *r, *t, *v, *tb;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "O!nO", &PyList_Type, &l, &k, &o))
+        return NULL;
+    if (fill(l, k) < 0)
+        return NULL;
+    r = PyObject_GetAttrString(o, "missing");
+    if (r != NULL)
+        return r;
+    PyErr_Fetch(&t, &v, &tb);
+    if (t == NULL || !PyErr_GivenExceptionMatches(t, PyExc_AttributeError)) {
+        Py_XDECREF(t);
+        Py_XDECREF(v);
+        Py_XDECREF(tb);
+        PyErr_SetString(PyExc_RuntimeError, "not an AttributeError");
+        return NULL;
+    }
+    PyErr_Restore(t, v, tb);
+    return NULL;
+}
+
 static PyMethodDef methods[] = {
+    {"error_kept_aside", error_kept_aside, METH_VARARGS, NULL},
+    {"error_type_read", error_type_read, METH_VARARGS, NULL},
     {"longer_keys", longer_keys, METH_O, NULL},
     {"keys_after", keys_after, METH_VARARGS, NULL},
     {NULL, NULL, 0, NULL},

@@ -136,6 +136,7 @@ Cystck_ssize_t CystckVar_DataSize(const void* data) : hand ~ - [nostate] ; the i
 int Cystck_TypeIs(h o, h type) : hand ~ Py_IS_TYPE         ; type(o) is type, no error
 h CystckType_GetMRO(h type) : hand ~ -                     ; [h+1, e] the type's MRO, the tuple `type.__mro__` is (what stock code reads as `type->tp_mro`); SystemError for a type not ready yet
 h CystckType_GetDict(h type) : hand ~ PyType_GetDict       ; [h+1, e] the type's own namespace, the live dict `type.__dict__` is a read-only proxy of (stock: `type->tp_dict`); read it only: store with CystckObject_SetAttr on the type, which keeps the type's attribute cache right
+int CystckType_HasFeature(h type, unsigned long feature) : hand ~ PyType_HasFeature ; has type's tp_flags the bit feature (Py_TPFLAGS_*)? no error: 0 for an object that is not a type (TypeError set)
 int CystckObject_HasDescrGet(h o) : hand ~ -               ; is o a descriptor with __get__ (stock: `Py_TYPE(o)->tp_descr_get != NULL`), no error
 int CystckObject_HasDescrSet(h o) : hand ~ -               ; is o a data descriptor, with __set__/__delete__ (stock: `Py_TYPE(o)->tp_descr_set != NULL`), no error
 h CystckDescr_Get(h d, h? obj, h? type) : hand ~ -         ; [h+1, e] d.__get__(obj, type) through the slot (stock: `Py_TYPE(d)->tp_descr_get(d, obj, type)`): obj null when looked up on the class, type null when not known; AttributeError, as `d.__get__` raises it, if d has no __get__
@@ -401,6 +402,7 @@ h CystckModule_GetDict(h m) = PyModule_GetDict [borrowed]  ; [h+1] the module's 
 h CystckModule_Find(CystckModuleDef* def) : hand ~ PyState_FindModule ; [h+1] the module created from def, or null (no exception)
 void* CystckModule_FindState(CystckModuleDef* def) : hand ~ - ; [e] the state of the module created from def, no handle (PyModule_GetState(PyState_FindModule(...)))
 PyModuleDef* Cystck_AsPyModuleDef(const CystckModuleDef* def) : hand ~ - [nostate] ; escape hatch: the PyModuleDef that CPython knows def by (what PyModule_GetDef gives for its modules), or NULL while no module is made from def
+int CystckModule_HasDef(h m, const CystckModuleDef* def) : hand ~ - ; was module m made from def (stock: `PyModule_GetDef(m) == &def`)? no error: 0 for another module, and for an object that is not a module (TypeError set, as PyModule_GetDef)
 const char* CystckModule_GetName(h m) = PyModule_GetName   ; [e]
 int CystckModule_Check(h o) = PyModule_Check               ; is a module
 int CystckCFunction_Check(h o) = PyCFunction_Check         ; is a builtin function or method (or a subclass's instance)

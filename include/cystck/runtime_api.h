@@ -119,6 +119,20 @@ static inline int CystckObject_HasDescrSet(Cystck_State *S, Cystck_Object o)
     return Py_TYPE(o_)->tp_descr_set != NULL;
 }
 
+/* PyType_HasFeature: has type's tp_flags the bit feature (Py_TPFLAGS_*)?
+ * 0 after an invalid handle, as Cystck_TypeIs, and for an object that is
+ * not a type (TypeError set; the stock macro would read its memory). */
+static inline int CystckType_HasFeature(Cystck_State *S, Cystck_Object type, unsigned long feature)
+{
+    PyObject *t = _Cystck_Get(type);
+    if (Cystck_unlikely(!t))
+        return (_Cystck_BadArgInt(S, "CystckType_HasFeature", type), 0);
+    if (Cystck_unlikely(!PyType_Check(t)))
+        return (PyErr_Format(PyExc_TypeError, "CystckType_HasFeature: expected a type, got %.200s",
+                             Py_TYPE(t)->tp_name), 0);
+    return PyType_HasFeature((PyTypeObject *)t, feature);
+}
+
 /* ---- Typed element access ----
  * Read one item of a list or tuple as a C value without creating a handle:
  * the item never leaves the call, so nothing needs to keep it alive.  The
@@ -495,6 +509,18 @@ CYSTCK_INTERNAL void *CystckType_GetModuleState(Cystck_State *S, Cystck_Object t
  * compares PyModule_GetDef(m) with it; NULL while no module is made from
  * def (so no module's definition compares equal). */
 CYSTCK_INTERNAL PyModuleDef *Cystck_AsPyModuleDef(const CystckModuleDef *def);
+/* Was module m made from def (stock code compares PyModule_GetDef(m) with
+ * &def)?  0 for another module; for an object that is not a module, 0
+ * with PyModule_GetDef's TypeError set; 0 after an invalid handle. */
+static inline int CystckModule_HasDef(Cystck_State *S, Cystck_Object m, const CystckModuleDef *def)
+{
+    PyObject *m_ = _Cystck_Get(m);
+    PyModuleDef *got;
+    if (Cystck_unlikely(!m_))
+        return (_Cystck_BadArgInt(S, "CystckModule_HasDef", m), 0);
+    got = PyModule_GetDef(m_);
+    return got != NULL && got == Cystck_AsPyModuleDef(def);
+}
 /* The state of the module created from def, no handle: stock's
  * PyModule_GetState(PyState_FindModule(&def)).  Inline for the definition
  * looked up last (per-object lookups); SystemError when not loaded. */

@@ -5,7 +5,8 @@ item the frame cannot hold and the call raises MemoryError, in release and
 in debug mode, where the stock build gives its result.  Before the fix,
 CystckDict_Next and CystckDict_NextInto answered 1 with null handles, so
 the loop went on and the key check raised `TypeError: keys must be
-strings` instead."""
+strings` instead.  An exception kept aside around a cleanup call at the
+limit is restored as stock restores it."""
 import os
 import subprocess
 import sys

@@ -47,6 +47,10 @@ NATIVE_FREES = regex.compile(r"PyMem_(?:Raw)?(?:Free|FREE|Del|DEL)")
 _RELEASES = regex.compile(r"Py_(?:X?DECREF|CLEAR|TYPE|SIZE|TRASHCAN_\w+)"
                           r"|PyObject_(?:GC_UnTrack|ClearWeakRefs|GC_Del|Del|Free)")
 _CALL = regex.compile(r"(?<![\w.>])(\w+)\s*\(")
+#: The object's own releases, when given the object (``PyObject_Free(self)``,
+#: which the runtime does): given anything else (``PyObject_Free(self->buf)``)
+#: they free native memory, which the destructor must go on freeing.
+OBJECT_FREES = regex.compile(r"(?<![\w.>])PyObject_(?:GC_Del|Del|Free)\s*" + source.paren("a"))
 # a call through a member (a function pointer the object holds), tp_free aside
 _MEMBER_CALL = regex.compile(r"(?:->|\.)\s*(?!tp_free\b)\w+\s*\(")
 _OBJECT_RELEASE = regex.compile(r"\bPy_(?:X?DECREF|CLEAR)\s*" + source.paren("a"))
@@ -100,8 +104,40 @@ def call_kind(project, path, name):
     return "native"
 
 
-def _statement_kind(project, path, code, s, e, types):
+def _object_aliases(code, b0, b1):
+    """The locals of the body ``code[b0:b1]`` that alias another name, under
+    casts (``Foo *self = (Foo *)op;``), and the other locals it declares."""
+    aliases, others = set(), set()
+    for m in regex.finditer(r"[;{}]\s*(?:const\s+)?(?:struct\s+)?\w+[\s*]+(?P<n>[A-Za-z_]\w*)\s*(?P<i>=[^;]*)?;",
+                            code, pos=max(b0 - 1, 0), endpos=b1, overlapped=True):
+        init = m.group("i")
+        if init and regex.fullmatch(r"=\s*" + _CASTS + r"\(?\s*[A-Za-z_]\w*\s*\)?\s*", init):
+            aliases.add(m.group("n"))
+        else:
+            others.add(m.group("n"))
+    return aliases, others - aliases
+
+
+def member_frees(code, s, e, b0, b1):
+    """The calls in ``code[s:e]`` of ``PyObject_Free``, ``PyObject_Del`` or
+    ``PyObject_GC_Del`` (``OBJECT_FREES``) that free memory other than the
+    object: their argument, under casts, is no name (``self->buf``), or a
+    local of the body ``code[b0:b1]`` that aliases no other name (``char
+    *buf = self->buf;``).  A destructor's parameter, or a local aliasing
+    it, is the object."""
+    _, locals_ = _object_aliases(code, b0, b1)
+    out = []
+    for m in OBJECT_FREES.finditer(code, s, e):
+        name = regex.fullmatch(r"\(\s*" + _CASTS + r"\(?\s*(?P<n>[A-Za-z_]\w*)\s*\)?\s*\)", m.group("a"))
+        if name is None or name.group("n") in locals_:
+            out.append(m)
+    return out
+
+
+def _statement_kind(project, path, code, s, e, types, body):
     kinds = {call_kind(project, path, c) for c in _CALL.findall(code, s, e)} - {None}
+    if member_frees(code, s, e, *body):
+        kinds.add("native")     # memory the object points at, not the object
     if _MEMBER_CALL.search(code, s, e):
         kinds.add("native")     # what it calls is not known: never moved ahead
     # a local's reference is a handle's, for a human or the finalizer (the
@@ -246,7 +282,7 @@ def plan(project, path, code, masked, f, finalizer):
     # locals holding the object's type (PyTypeObject *tp = Py_TYPE(self))
     types = {n for s, e in spans for n, init in zip(*_declared(code, s, e))
              if init and regex.fullmatch(_CASTS + r"Py_TYPE\s*\(.*", init, regex.S)}
-    kinds = [_statement_kind(project, path, code, s, e, types) for s, e in spans]
+    kinds = [_statement_kind(project, path, code, s, e, types, (b0, b1)) for s, e in spans]
     if chunks is None or "blocked" in kinds or "api" not in kinds or "native" not in kinds:
         return None
     last_api = max(i for i, k in enumerate(kinds) if k == "api")

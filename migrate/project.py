@@ -1132,7 +1132,9 @@ def _finalize_destructors_calling_api(p):
         calls = {c for c in regex.findall(r"(?<![\w.>])(\w+)\s*\(", info.body)
                  if c != info.name and c not in source._KEYWORDS and c != "assert"
                  and (not c.startswith(("Py", "_Py")) or destructors.NATIVE_FREES.fullmatch(c)) and not cleared(c)}
-        return bool(calls) and all(p.needs_state(info.path, c) for c in calls)
+        body = (info.body, 0, len(info.body), 0, len(info.body))
+        return bool(calls) and all(p.needs_state(info.path, c) for c in calls) \
+            and not destructors.member_frees(*body)      # PyObject_Free(self->buf): native too
 
     finalizers = {info.name for info in p.functions.values()
                   if info.role is not None and info.role.kind == "destroy" and info.body

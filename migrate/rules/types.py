@@ -770,8 +770,12 @@ class DestroyTraverse(Rule):
     def drop_runtime_releases(cls, code, text, b0, b1, edits):
         """What the runtime does after a destructor goes from its body:
         freeing the object, releasing its members and its type, untracking
-        it, clearing its weak references, the trashcan."""
+        it, clearing its weak references, the trashcan.  A free of other
+        memory (``PyObject_Free(self->buf)``) stays."""
+        members = {m.start() for m in destructors.member_frees(code, b0, b1, b0, b1)}
         for m in regex.finditer(cls.patterns[1], code, pos=b0, endpos=b1):
+            if m.start() in members:
+                continue
             inner = text[m.start("p") + 1:m.end("p") - 1]
             if regex.match(r"\s*Py_X?DECREF|\s*Py_CLEAR", code[m.start():m.end()]) and \
                     "->" not in inner and "." not in inner:

@@ -45,7 +45,15 @@ NATIVE_FREES = regex.compile(r"PyMem_(?:Raw)?(?:Free|FREE|Del|DEL)")
 #: removes these from a destructor), and reads of the object's type and
 #: size (which a destructor reads without the API).
 _RELEASES = regex.compile(r"Py_(?:X?DECREF|CLEAR|TYPE|SIZE|TRASHCAN_\w+)"
-                          r"|PyObject_(?:GC_UnTrack|ClearWeakRefs|GC_Del|Del|Free)")
+                          r"|PyObject_(?:GC_UnTrack|ClearWeakRefs|GC_Del|Del|Free|CallFinalizerFromDealloc)")
+#: A stock deallocator's call of the type's finalizer (tp_finalize), with the
+#: return it makes if the finalizer brought the object back to life: the
+#: runtime calls the finalizer before the destructor, and keeps such an
+#: object, so the whole statement goes.
+CALL_FINALIZER = regex.compile(
+    r"\bif\s*\(\s*PyObject_CallFinalizerFromDealloc\s*" + source.paren("f") + r"\s*(?:<\s*0|!=\s*0)?\s*\)"
+    r"\s*(?:return\s*;|\{\s*return\s*;\s*\})"
+    r"|\b(?:\(\s*void\s*\)\s*)?PyObject_CallFinalizerFromDealloc\s*" + source.paren("g") + r"\s*;")
 _CALL = regex.compile(r"(?<![\w.>])(\w+)\s*\(")
 #: The object's own releases, when given the object (``PyObject_Free(self)``,
 #: which the runtime does): given anything else (``PyObject_Free(self->buf)``)
@@ -272,7 +280,7 @@ def plan(project, path, code, masked, f, finalizer):
     where the destructor is not split (see the module's docstring)."""
     b0, b1 = f.body
     param = _param_name(code, f)
-    if param is None or regex.search(r"\b(?:return|goto)\b", code[b0:b1]) \
+    if param is None or regex.search(r"\b(?:return|goto)\b", CALL_FINALIZER.sub(" ", code[b0:b1])) \
             or regex.search(r"^[ \t]*#", masked[b0:b1], regex.M):
         return None
     spans = statements(code, b0, b1)

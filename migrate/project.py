@@ -71,6 +71,7 @@ SLOT_SIGNATURES = {
     "tp_richcompare": dict(params=((H, 0, "a"), (H, 1, "b"), ("int", 2, "op")), pushes=True),
     "tp_descr_get": dict(params=(SELF, (H, 1, "obj"), (H, 2, "type")), pushes=True),
     "tp_hash": dict(params=(SELF,), ret="Cystck_hash_t"),
+    "tp_finalize": dict(params=(SELF,), ret="void"),
     "sq_length": dict(params=(SELF,), ret=SSIZE),
     "mp_length": dict(params=(SELF,), ret=SSIZE),
     "nb_bool": dict(params=(SELF,)),
@@ -92,7 +93,6 @@ SPECIAL_SLOTS = {
     "tp_clear": "dropped",
     "tp_free": "dropped",
     "tp_alloc": "dropped",
-    "tp_finalize": "dropped",
 }
 
 TYPE_FIELDS = (
@@ -815,12 +815,14 @@ def _collect_tables(p, path, code, text):
         if conv:
             p.roles.setdefault(m.group("f"), method_role(conv))
     for m in regex.finditer(r"\bCYSTCK_DEF_SLOT\s*\(\s*\w+\s*,\s*(?P<s>\w+)\s*,\s*(?P<f>\w+)\s*\)", code):
-        if m.group("s") == "tp_finalize":       # a stock tp_finalize is dropped, a translated one kept
-            p.roles.setdefault(m.group("f"), FINALIZER)
-        else:
-            _slot(p, m.group("s"), m.group("f"))
+        _slot(p, m.group("s"), m.group("f"))
     for m in regex.finditer(r"\bCYSTCK_DEF_DESTROY\s*\(\s*\w+\s*,\s*(?P<f>\w+)\s*\)", code):
         _slot(p, "tp_dealloc", m.group("f"))
+    for m in regex.finditer(r"\bCYSTCK_DEF_DEALLOC(?:_API)?\s*\(\s*\w+\s*,\s*(?P<r>\w+)\s*(?:,\s*(?P<f>\w+)\s*)?\)",
+                            code):
+        p.roles.setdefault(m.group("r"), FINALIZER)     # the part using the API
+        if m.group("f"):
+            _slot(p, "tp_dealloc", m.group("f"))
     for m in regex.finditer(r"\bCYSTCK_DEF_MOD_TRAVERSE\s*\(\s*\w+\s*,\s*(?P<f>\w+)\s*\)", code):
         p.roles.setdefault(m.group("f"), MODULE_TRAVERSE)
     for m in regex.finditer(r"\bCYSTCK_DEF_GET(?:SET)?\s*\(\s*\w+\s*,[^,]*,\s*(?P<g>\w+)\s*,(?:\s*(?P<s>\w+)\s*,)?", code):

@@ -187,16 +187,14 @@ def _slot_defs(unit, owner, slot_values, where):
             continue
         if role.kind == "dropped":
             continue
+        # a deallocator calling the API keeps it in tp_dealloc, before the
+        # destructor (if split off, destructor-split)
         if role.kind == "destroy" and unit.project.role(func) is proj.FINALIZER:
-            sym = f"{owner}_tp_finalize"       # a destructor that calls the API
-            lines.append(f"CYSTCK_DEF_SLOT({sym}, tp_finalize, {func})")
+            lines.append(f"CYSTCK_DEF_DEALLOC_API({sym}, {func})")
+        elif role.kind == "destroy" and func in unit.project.destructor_splits:
+            lines.append(f"CYSTCK_DEF_DEALLOC({sym}, {unit.project.destructor_splits[func]}, {func})")
         elif role.kind == "destroy":
             lines.append(f"CYSTCK_DEF_DESTROY({sym}, {func})")
-            finalizer = unit.project.destructor_splits.get(func)
-            if finalizer:       # its API calls, split off by destructor-split
-                symbols.append(sym)
-                sym = f"{owner}_tp_finalize"
-                lines.append(f"CYSTCK_DEF_SLOT({sym}, tp_finalize, {finalizer})")
         else:
             lines.append(f"CYSTCK_DEF_SLOT({sym}, {slot}, {func})")
         symbols.append(sym)
@@ -786,7 +784,23 @@ class DestroyTraverse(Rule):
                 edits.add(*_common.statement_line_span(text, m.start(), m.end()), "")
         for m in regex.finditer(cls.patterns[2], code, pos=b0, endpos=b1):
             edits.add(*_common.statement_line_span(text, m.start(), m.end()), "")
+        cls._drop_finalizer_calls(code, text, b0, b1, edits)
         cls._drop_type_release(code, text, b0, b1, edits)
+
+    @staticmethod
+    def _drop_finalizer_calls(code, text, b0, b1, edits):
+        """The runtime calls the finalizer before the destructor, and runs
+        no destructor of an object the finalizer brought back to life: a
+        stock deallocator's ``if (PyObject_CallFinalizerFromDealloc(op) <
+        0) return;`` goes, and any other call of it there is 0 (not
+        brought back)."""
+        gone = []
+        for m in destructors.CALL_FINALIZER.finditer(code, b0, b1):
+            edits.add(*_common.statement_line_span(text, m.start(), m.end()), "")
+            gone.append((m.start(), m.end()))
+        for m in regex.finditer(r"\bPyObject_CallFinalizerFromDealloc\s*" + _common.PAREN, code, pos=b0, endpos=b1):
+            if not any(a <= m.start() < b for a, b in gone):
+                edits.add(m.start(), m.end(), "0")
 
     @staticmethod
     def _field_null_tests(p, code, name, struct, b0, b1, edits):

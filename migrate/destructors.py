@@ -1,11 +1,12 @@
 """Splitting a stock destructor that calls both the API and native releases
-(``Foo_reset(self); free(self->buf);``) into a finalizer and a destructor.
+(``Foo_reset(self); free(self->buf);``) into two parts of one deallocator
+(``CYSTCK_DEF_DEALLOC``).
 
-A Cystck destructor has no state, so the API calls go to a finalizer
-(``tp_finalize``, PEP 442), which runs first, with a state, the object
-alive; a finalizer may bring the object back to life (another finalizer in
-a cycle can keep it), so native memory is freed in the destructor only,
-which runs when the object really dies.  The split is made only where it
+A Cystck destructor has no state, so the API calls go to a function of
+their own, which the runtime calls in ``tp_dealloc`` where the stock
+deallocator called them, first, with a state, the object alive for the
+call; it may bring the object back to life, so native memory is freed in
+the destructor only, which runs when the object really dies.  The split is made only where it
 runs the same statements in the same order: the statements up to the last
 API call (``plan``'s ``moved``) go to the finalizer, the rest stays, and
 the two parts share no local state and no control flow:

@@ -189,9 +189,10 @@ MODULE_SLOT_ROLES = {
 }
 MODINIT = Role("modinit", "", pushes=True)
 #: A stock destructor whose calls all use the API (a method that empties the
-#: object, a helper taking its struct) becomes the type's finalizer
-#: (tp_finalize, PEP 442): it runs with a state, the object still alive,
-#: before the runtime releases the fields and frees the object.
+#: object, a helper taking its struct), or the part of one that does: it
+#: runs in tp_dealloc (CYSTCK_DEF_DEALLOC) with a state, the object alive
+#: for the call, before the runtime releases the fields and frees the
+#: object.  Its signature is a finalizer's (tp_finalize).
 FINALIZER = Role("slot", "tp_finalize", (SELF,), ret="void")
 #: A function CPython itself calls with a ``PyObject *`` (a capsule's
 #: destructor): Cystck hands the stock pointer through unchanged, so its
@@ -1118,11 +1119,11 @@ def _keep_called_clears(p):
 
 def _finalize_destructors_calling_api(p):
     """A destructor has no state, so one that calls functions taking ``S``
-    (other than a clear function, whose call goes) becomes the type's
-    finalizer (``FINALIZER``), if all its calls do: a finalizer may bring
-    the object back to life (a cycle's other finalizer may keep it), so
-    a destructor that also calls a native function (``free(self->buf)``,
-    ``PyMem_Free``) stays one: ``_split_destructors`` moves its calls of
+    (other than a clear function, whose call goes) takes it
+    (``FINALIZER``), if all its calls do: its calls may bring the object
+    back to life, so a destructor that also calls a native function
+    (``free(self->buf)``, ``PyMem_Free``, ``PyObject_Free(self->buf)``)
+    stays one: ``_split_destructors`` moves its calls of
     the API to a finalizer of their own where it can, else they are
     reported."""
     def cleared(callee):
@@ -1150,7 +1151,7 @@ def _finalize_destructors_calling_api(p):
 def _split_destructors(p, files, masks):
     """A static destructor that calls both the API and native releases
     splits, where its two parts share nothing (``destructors.plan``), into
-    a finalizer generated from its API calls (``FINALIZER``), which the
+    a function generated from its API calls (``FINALIZER``), which the
     destructor-split rule writes, and itself, the native releases."""
     for (path, name), info in list(p.functions.items()):
         if info.role is None or info.role.kind != "destroy" or not info.body or not info.static \

@@ -668,7 +668,12 @@ class DestroyTraverse(Rule):
     references (the runtime clears them before the destructor runs), the trashcan
     (``Py_TRASHCAN_BEGIN``...``Py_TRASHCAN_END``, both ends), the releasing of
     object members and of a heap type's reference to its type are removed: the runtime does them after the destructor
-    has released native resources.  A NULL test of an object member there
+    has released native resources; a free of other memory
+    (``PyObject_Free(self->buf)``) stays.  So does the call of the
+    finalizer (``if (PyObject_CallFinalizerFromDealloc(self) < 0)
+    return;``): the runtime calls it before the destructor, which is then
+    never called for an object brought back to life (any other use of the
+    call's value sees 0).  A NULL test of an object member there
     (``if (self->v)``) becomes ``!CystckField_IsNull(self->v)``, and
     ``Py_SIZE(self)`` there and in traverse ``CystckVar_DataSize(self)``.  ``tp_clear`` functions and module
     traverse/clear/free hooks are removed; the runtime clears fields through
@@ -935,13 +940,14 @@ def _owner_struct(ctx, m):
 
 class FinalizerReleases(Rule):
     """A stock destructor whose calls all use the API (``Foo_clear(self)``,
-    a method) becomes the type's finalizer, ``tp_finalize``
-    (``project.FINALIZER``): it keeps its calls and loses what the runtime
+    a method) takes the state (``project.FINALIZER``) and is listed as
+    ``CYSTCK_DEF_DEALLOC_API``: it still runs in ``tp_dealloc``, for Python
+    subclasses' instances too, keeps its calls and loses what the runtime
     does after it, as a destructor does (freeing the object, releasing its
     object members and its type, untracking it, clearing its weak
     references).  A destructor that only releases goes on being one, and
     so does one that also calls a native function (``free``): the
-    destructor-split rule moves its API calls to a finalizer of their own
+    destructor-split rule moves its API calls to a function of their own
     where it can."""
     name = "finalizer-releases"
     precedence = 371
@@ -970,14 +976,16 @@ class FinalizerReleases(Rule):
 
 class DestructorSplit(Rule):
     """A stock destructor that calls both the API (``Foo_reset(self)``, a
-    method) and native releases (``free(self->buf)``, ``PyMem_Free``)
-    splits in two: its statements up to the last API call become a
-    finalizer of their own, ``Foo_dealloc_finalize``, defined before it
-    (a ``project.FINALIZER``, which the finalizer-releases rule ports and
-    the type-object rule lists as ``tp_finalize`` beside the destructor),
-    and the rest, the native releases, stays the destructor.  A finalizer
-    runs first, with a state, and may bring the object back to life, so
-    native memory is freed in the destructor only.  The split is made
+    method) and native releases (``free(self->buf)``, ``PyMem_Free``,
+    ``PyObject_Free(self->buf)``) splits in two: its statements up to the
+    last API call become a function of their own,
+    ``Foo_dealloc_finalize``, defined before it (a ``project.FINALIZER``,
+    which the finalizer-releases rule ports and the type-object rule lists
+    with the destructor, ``CYSTCK_DEF_DEALLOC``), and the rest, the native
+    releases, stays the destructor.  Both run in ``tp_dealloc``, as the
+    stock one did (for a Python subclass defining ``__del__`` too), the
+    API calls first, with a state; they may bring the object back to life,
+    so native memory is freed in the destructor only.  The split is made
     only where the two parts share no local state and no control flow
     (``migrate/destructors.py``): a statement mixing both (``if (self->x)
     { Foo_reset(self); free(self->buf); }``), a native release before an

@@ -113,39 +113,49 @@ def call_kind(project, path, name):
     return "native"
 
 
-def _object_aliases(code, b0, b1):
-    """The locals of the body ``code[b0:b1]`` that alias another name, under
-    casts (``Foo *self = (Foo *)op;``), and the other locals it declares."""
-    aliases, others = set(), set()
-    for m in regex.finditer(r"[;{}]\s*(?:const\s+)?(?:struct\s+)?\w+[\s*]+(?P<n>[A-Za-z_]\w*)\s*(?P<i>=[^;]*)?;",
-                            code, pos=max(b0 - 1, 0), endpos=b1, overlapped=True):
-        init = m.group("i")
-        if init and regex.fullmatch(r"=\s*" + _CASTS + r"\(?\s*[A-Za-z_]\w*\s*\)?\s*", init):
-            aliases.add(m.group("n"))
-        else:
-            others.add(m.group("n"))
-    return aliases, others - aliases
+_LOCAL = regex.compile(r"[;{}]\s*(?!(?:return|else|goto|case|do)\b)(?:const\s+)?(?:struct\s+)?\w+[\s*]+"
+                       r"(?P<n>[A-Za-z_]\w*)\s*(?:=\s*(?P<i>[^;]*))?;")
+# a name under casts and parentheses
+_NAME = regex.compile(r"\(?\s*" + _CASTS + r"\(?\s*(?P<n>[A-Za-z_]\w*)\s*\)?\s*\)?")
 
 
-def member_frees(code, s, e, b0, b1):
+def _object_names(code, b0, b1, param):
+    """The names of the object in the body ``code[b0:b1]``: the parameter
+    ``param`` and the locals aliasing it, under casts (``Foo *self = (Foo
+    *)op;``).  Without the parameter, every name but the other locals."""
+    inits = {m.group("n"): m.group("i") for m in _LOCAL.finditer(code, max(b0 - 1, 0), b1, overlapped=True)}
+
+    def alias_of(init, names):
+        m = _NAME.fullmatch(init.strip()) if init else None
+        return m is not None and (m.group("n") in names if names is not None else m.group("n") not in inits)
+    if param is None:
+        return lambda n: n not in inits or alias_of(inits[n], None)
+    names, grown = {param}, True
+    while grown:
+        more = {n for n, init in inits.items() if n not in names and alias_of(init, names)}
+        names |= more
+        grown = bool(more)
+    return names.__contains__
+
+
+def member_frees(code, s, e, b0, b1, param=None):
     """The calls in ``code[s:e]`` of ``PyObject_Free``, ``PyObject_Del`` or
     ``PyObject_GC_Del`` (``OBJECT_FREES``) that free memory other than the
-    object: their argument, under casts, is no name (``self->buf``), or a
-    local of the body ``code[b0:b1]`` that aliases no other name (``char
-    *buf = self->buf;``).  A destructor's parameter, or a local aliasing
-    it, is the object."""
-    _, locals_ = _object_aliases(code, b0, b1)
+    object: their argument, under casts, is no name of the object
+    (``self->buf``, ``char *buf = self->buf;``) in the body
+    ``code[b0:b1]`` of a destructor whose parameter is ``param``."""
+    is_object = _object_names(code, b0, b1, param)
     out = []
     for m in OBJECT_FREES.finditer(code, s, e):
-        name = regex.fullmatch(r"\(\s*" + _CASTS + r"\(?\s*(?P<n>[A-Za-z_]\w*)\s*\)?\s*\)", m.group("a"))
-        if name is None or name.group("n") in locals_:
+        name = _NAME.fullmatch(m.group("a")[1:-1].strip())
+        if name is None or not is_object(name.group("n")):
             out.append(m)
     return out
 
 
-def _statement_kind(project, path, code, s, e, types, body):
+def _statement_kind(project, path, code, s, e, types, body, param):
     kinds = {call_kind(project, path, c) for c in _CALL.findall(code, s, e)} - {None}
-    if member_frees(code, s, e, *body):
+    if member_frees(code, s, e, *body, param):
         kinds.add("native")     # memory the object points at, not the object
     if _MEMBER_CALL.search(code, s, e):
         kinds.add("native")     # what it calls is not known: never moved ahead
@@ -262,7 +272,8 @@ def _uses(code, name, s, e):
     return regex.search(rf"(?<![\w.>]){regex.escape(name)}\b", code[s:e]) is not None
 
 
-def _param_name(code, f):
+def param_name(code, f):
+    """The name of the single parameter of ``f`` (None if it has more)."""
     pieces = source.split_top(code, *f.params)
     m = regex.search(r"([A-Za-z_]\w*)\s*$", code[pieces[0][0]:pieces[0][1]]) if len(pieces) == 1 else None
     return m.group(1) if m else None
@@ -280,7 +291,7 @@ def plan(project, path, code, masked, f, finalizer):
     the mask keeping directives), its finalizer named ``finalizer``; None
     where the destructor is not split (see the module's docstring)."""
     b0, b1 = f.body
-    param = _param_name(code, f)
+    param = param_name(code, f)
     if param is None or regex.search(r"\b(?:return|goto)\b", CALL_FINALIZER.sub(" ", code[b0:b1])) \
             or regex.search(r"^[ \t]*#", masked[b0:b1], regex.M):
         return None
@@ -291,7 +302,7 @@ def plan(project, path, code, masked, f, finalizer):
     # locals holding the object's type (PyTypeObject *tp = Py_TYPE(self))
     types = {n for s, e in spans for n, init in zip(*_declared(code, s, e))
              if init and regex.fullmatch(_CASTS + r"Py_TYPE\s*\(.*", init, regex.S)}
-    kinds = [_statement_kind(project, path, code, s, e, types, (b0, b1)) for s, e in spans]
+    kinds = [_statement_kind(project, path, code, s, e, types, (b0, b1), param) for s, e in spans]
     if chunks is None or "blocked" in kinds or "api" not in kinds or "native" not in kinds:
         return None
     last_api = max(i for i, k in enumerate(kinds) if k == "api")

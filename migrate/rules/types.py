@@ -752,7 +752,7 @@ class DestroyTraverse(Rule):
                 else:
                     edits.add(m.start(), m.end(), f"Cystck_VISIT(&{inner});")
             if role.kind == "destroy":
-                self.drop_runtime_releases(code, text, b0, b1, edits)
+                self.drop_runtime_releases(code, text, b0, b1, edits, first.name)
             if struct:
                 self._item_counts(code, first.name, b0, b1, edits)
                 self._field_null_tests(p, code, first.name, struct, b0, b1, edits)
@@ -770,12 +770,12 @@ class DestroyTraverse(Rule):
         return n
 
     @classmethod
-    def drop_runtime_releases(cls, code, text, b0, b1, edits):
+    def drop_runtime_releases(cls, code, text, b0, b1, edits, param=None):
         """What the runtime does after a destructor goes from its body:
         freeing the object, releasing its members and its type, untracking
         it, clearing its weak references, the trashcan.  A free of other
         memory (``PyObject_Free(self->buf)``) stays."""
-        members = {m.start() for m in destructors.member_frees(code, b0, b1, b0, b1)}
+        members = {m.start() for m in destructors.member_frees(code, b0, b1, b0, b1, param)}
         for m in regex.finditer(cls.patterns[1], code, pos=b0, endpos=b1):
             if m.start() in members:
                 continue
@@ -968,7 +968,7 @@ class FinalizerReleases(Rule):
             if not f.is_definition or unit.project.role(f.name) is not proj.FINALIZER:
                 continue
             b0, b1 = f.body
-            DestroyTraverse.drop_runtime_releases(code, text, b0, b1, edits)
+            DestroyTraverse.drop_runtime_releases(code, text, b0, b1, edits, destructors.param_name(code, f))
         if edits:
             unit.apply(edits)
         return edits.applied

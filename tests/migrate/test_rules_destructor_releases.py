@@ -45,6 +45,11 @@ def test_a_local_pointing_at_a_member_is_no_alias_of_the_object():
                                               "    PyObject_Del((PyObject *)self);\n"), "m.c")
     assert "    char *b = self->buf;\n    PyObject_Del(b);\n}\n" in _destructor(out)
     assert "PyObject_Del((PyObject" not in out
+    # a local aliasing another name than the object's
+    out = translate.translate_source(_dealloc("    char *b = (char *)spare;\n    PyObject_Free(b);\n"
+                                              "    PyObject_Free(self);\n").replace(
+        "static void\nBag_dealloc", "static char *spare;\nstatic void\nBag_dealloc"), "m.c")
+    assert "    char *b = (char *)spare;\n    PyObject_Free(b);\n}\n" in _destructor(out)
 
 
 def test_frees_of_the_object_and_its_aliases_go():

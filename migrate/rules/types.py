@@ -233,7 +233,9 @@ def _flag_list(unit, text, where):
     flags = [f.strip() for f in regex.split(r"\|", text) if f.strip()]
     out = []
     for f in flags:
-        if f in ("Py_TPFLAGS_DEFAULT", "Py_TPFLAGS_HAVE_GC", "0", "Py_TPFLAGS_HAVE_VERSION_TAG"):
+        # Py_TPFLAGS_HAVE_FINALIZE: CPython ignores it since 3.8 (a finalizer is its slot)
+        if f in ("Py_TPFLAGS_DEFAULT", "Py_TPFLAGS_HAVE_GC", "0", "Py_TPFLAGS_HAVE_VERSION_TAG",
+                 "Py_TPFLAGS_HAVE_FINALIZE"):
             continue
         if f in ("Py_TPFLAGS_BASETYPE", "Py_TPFLAGS_DISALLOW_INSTANTIATION"):
             out.append(f.replace("Py_", "CYSTCK_", 1))

@@ -186,3 +186,18 @@ def test_a_finalizer_call_doing_more_than_return_is_not_brought_back():
                        "        return;\n    }\n    Py_TYPE(op)->tp_free(op);\n")
     out = translate.translate_source(src, "m.c")
     assert "    if (0 < 0) {\n        PyMem_Free(((Bag *)op)->buf);\n        return;\n    }\n}\n" in out
+
+
+def test_the_finalize_flag_goes_with_its_slot():
+    """Py_TPFLAGS_HAVE_FINALIZE, which CPython ignores since 3.8, goes
+    unreported (it was kept, reported as a flag with no counterpart);
+    another flag without one is still kept and reported."""
+    src = (FINALIZED % "    Py_TYPE(op)->tp_free(op);\n").replace(
+        "Py_TPFLAGS_DEFAULT, Bag_slots", "Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_FINALIZE | Py_TPFLAGS_BASETYPE, Bag_slots")
+    result = translate.translate_files({"m.c": src})["m.c"]
+    assert "static CystckType_Spec Bag_spec = {\"m.Bag\", sizeof(Bag), 0, CYSTCK_TPFLAGS_BASETYPE, Bag_slots, NULL};" \
+        in result.text
+    assert not [n for n in result.notes if "FINALIZE" in n.message]
+    result = translate.translate_files({"m.c": src.replace("HAVE_FINALIZE", "HAVE_VECTORCALL")})["m.c"]
+    assert "Py_TPFLAGS_HAVE_VECTORCALL" in result.text
+    assert [n for n in result.notes if "Py_TPFLAGS_HAVE_VECTORCALL kept" in n.message]

@@ -404,10 +404,26 @@ _TRUTH_CONTEXTS = tuple((regex.compile(b + r"\s*$"), regex.compile(r"\s*" + a)) 
 
 def tested_for_truth(code, start, end):
     """Is the operand ``code[start:end]`` (a parenthesized expression) the
-    condition of ``if``/``while``/``assert`` or an operand of ``&&``,
+    condition of ``if``/``while``/``for``/``assert`` or an operand of ``&&``,
     ``||`` or ``?:``?  (A ``!`` before it the caller sees itself.)"""
     before = code[max(0, start - 12):start]
-    return any(b.search(before) and a.match(code, end) for b, a in _TRUTH_CONTEXTS)
+    return any(b.search(before) and a.match(code, end) for b, a in _TRUTH_CONTEXTS) or \
+        for_condition(code, start, end)
+
+
+def for_condition(code, start, end):
+    """Is ``code[start:end]`` the whole condition of a ``for`` header,
+    ``for (; (x = f()); )``?"""
+    if not (regex.search(r";\s*$", code[max(0, start - 40):start]) and regex.match(r"\s*;", code[end:])):
+        return False
+    depth = 0
+    for i in range(start - 1, max(-1, start - 2000), -1):
+        depth += {")": 1, "(": -1}.get(code[i], 0)
+        if depth < 0:       # the parenthesis that holds the condition
+            return bool(regex.search(r"\bfor\s*$", code[max(0, i - 10):i]))
+        if depth == 0 and code[i] in "{}":
+            return False
+    return False
 
 
 def declaration_start(code, span, at):

@@ -1409,6 +1409,9 @@ def _field_null_test(code, start, fend, field_expr):
     if regex.search(r"(?:\b(?:if|while)\s*\(|&&|\|\|)\s*$", before) and \
             regex.match(r"\s*(?:\)|&&|\|\||\?)", after):
         return start, fend, f"!CystckField_IsNull({field_expr})"
+    # f(self->v ? self->v : Py_None), x = self->v ? a : b: the condition of a ?:
+    if regex.search(r"(?:(?<![=!<>])=|[(,]|\breturn)\s*$", before) and regex.match(r"\s*\?", after):
+        return start, fend, f"!CystckField_IsNull({field_expr})"
     return None
 
 

@@ -539,6 +539,9 @@ def build(files, kept_stock=frozenset(), split_destructors=True):
             _collect_macros(p, source.mask(text))
     for code in masks.values():
         if code is not None:
+            _collect_global_structs(p, code)
+    for code in masks.values():
+        if code is not None:
             _collect_visited_members(p, code)
     for code in masks.values():
         if code is not None:
@@ -945,6 +948,33 @@ def _collect_globals(p, code, text):
                     if _handle_type(base, d.pointer, ()):
                         p.ref_fields.add(d.name)
                         p.handle_fields.discard(d.name)
+
+
+_GLOBAL_OF_STRUCT = regex.compile(r"\s*(?:(?:static|extern)\s+)*(?:const\s+)?(?:struct\s+)?(?P<t>\w+)\s*\**\s*\w+\s*"
+                               r"(?:\[[^\]]*\]\s*)*[=;,]")
+# static struct { PyObject *cb; } H; (no typedef: a struct with its variable)
+_STRUCT_WITH_GLOBAL = regex.compile(r"^[ \t]*(?:(?:static|extern)\s+)*(?:struct|union)\s*\w*\s*\{", regex.M)
+
+
+def _collect_global_structs(p, code):
+    """A plain struct holding objects that a global holds (``static holder
+    H;``, an array of them, a pointer to one, or ``static struct { PyObject
+    *cb; } H;``) outlives the call: its object members are references,
+    as a module state's are (the global-refs rule stores and reads them)."""
+    def as_references(members):
+        for name in members:
+            p.ref_fields.add(name)
+            p.handle_fields.discard(name)
+    if p.member_handles:
+        for start, end in source.top_level_items(code):
+            m = _GLOBAL_OF_STRUCT.match(code, start, end)
+            if m and m.group("t") in p.member_handles and "(" not in code[start:m.end()]:
+                as_references(p.member_handles[m.group("t")])
+    for m in _STRUCT_WITH_GLOBAL.finditer(code):
+        close = source.matching(code, m.end() - 1)
+        if regex.match(r"\s*\**\s*\w+", code[close:]):
+            as_references(d.name for base, d, _ in cstruct.struct_members(code, m.end() - 1, close)
+                          if _handle_type(base, d.pointer, ()) and not d.array)
 
 
 _FNPTR_TYPEDEF = regex.compile(

@@ -411,6 +411,32 @@ def tested_for_truth(code, start, end):
         for_condition(code, start, end)
 
 
+def expression_end(code, pos, limit):
+    """Where the expression starting at ``pos`` (the value of an assignment,
+    ``g = c ? a : b``) ends: before a ``;`` or ``,`` at its own depth, an
+    unmatched closing bracket, or a ``:`` of a ``?:`` around it."""
+    depth = ternary = 0
+    i = pos
+    while i < limit:
+        c = code[i]
+        if c in "([{":
+            depth += 1
+        elif c in ")]}":
+            if depth == 0:
+                break
+            depth -= 1
+        elif depth == 0 and c in ";,":
+            break
+        elif depth == 0 and c == "?":
+            ternary += 1
+        elif depth == 0 and c == ":" and code[i - 1:i + 1] != "::" and code[i:i + 2] != "::":
+            if ternary == 0:
+                break
+            ternary -= 1
+        i += 1
+    return pos + len(code[pos:i].rstrip())
+
+
 def for_condition(code, start, end):
     """Is ``code[start:end]`` the whole condition of a ``for`` header,
     ``for (; (x = f()); )``?"""

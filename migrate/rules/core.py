@@ -789,6 +789,43 @@ class HandleConditions(Rule):
         return edits.applied
 
 
+XREF_HELPER = "cystck_migrate_xref"
+XREF_HELPER_DEFINITION = f"""
+/* cystck-migrate: a store into a reference whose value is used, if (!(g =
+ * f(x))): a reference to h's object, or NULL for the null handle (as the
+ * stock global held NULL). */
+static inline Cystck_Ref {XREF_HELPER}(Cystck_State *S, Cystck_Object h)
+{{
+    return Cystck_IsNull(h) ? NULL : Cystck_ref(S, h);
+}}
+"""
+
+
+def is_local_ref(text, m, local):
+    """Is the reference matched by ``m`` a local of the same name?"""
+    return text[m.start("r"):m.end("r")].strip() in local
+
+
+def _store_use(masked, start, end):
+    """How the value of the store ``masked[start:end]`` (``g = expr``) is
+    used: "statement" (not at all: an expression statement or a for
+    loop's first clause), "test" (the whole of a parenthesized
+    operand that is compared with NULL, negated or tested for truth), or
+    "value"."""
+    window = max(0, start - 200)
+    before = masked[window:start].rstrip()
+    after = masked[end:end + 200].lstrip()
+    if after.startswith(";") and regex.search(r"(?:[{};:)]|\belse|\bfor\s*\()$", before):
+        return "statement"
+    open_ = window + len(before) - 1
+    if before.endswith("(") and after.startswith(")"):
+        close = masked.index(")", end) + 1
+        if regex.match(r"\s*(?:==|!=)\s*(?:NULL|0|nullptr)\b", masked[close:]) or \
+                regex.search(r"(?<![=!<>])!\s*$", before[:-1]) or _common.tested_for_truth(masked, open_, close):
+            return "test"
+    return "value"
+
+
 class GlobalRefs(Rule):
     """Values that escape into globals (and into module-state members) are
     held through references: ``static PyObject *g;`` becomes ``static
@@ -800,6 +837,7 @@ class GlobalRefs(Rule):
     are references too: ``&FooType`` becomes ``Cystck_deref(S, FooType)``."""
     name = "global-refs"
     precedence = 700
+    needs = ("include-header",)    # the helper of a store whose value is used goes after the include
     patterns = (r"^(?P<lead>[ \t]*(?:(?:static|extern)\s+)*)(?:const\s+)?(?:PyObject|PyTypeObject)\s*\*\s*(?P<rest>[^;(){}]*);",)
     before = "static PyObject *cache;\nstatic void f(PyObject *v) { cache = v; g(cache); }\n"
     after = "static Cystck_Ref cache;\nstatic void f(PyObject *v) { cache = Cystck_ref(S, v); g(Cystck_deref(S, cache)); }\n"
@@ -843,7 +881,10 @@ class GlobalRefs(Rule):
         if names:
             alts.append(_common.names_re(names))
         if ref_fields:
-            alts.append(r"\b\w+(?:\s*\([^()]*\))?(?:\s*(?:->|\.)\s*\w+)*?\s*(?:->|\.)\s*(?:"
+            # st->name, H.cb, table[i].value; not Foo_AsStruct(S, h)->name,
+            # an object field of a custom type named like a reference
+            alts.append(r"\b(?!\w+_AsStruct\s*\()\w+(?:\s*\([^()]*\))?(?:\s*\[[^\[\];]*\])*"
+                        r"(?:\s*(?:->|\.)\s*\w+(?:\s*\[[^\[\];]*\])*)*?\s*(?:->|\.)\s*(?:"
                         + "|".join(map(regex.escape, sorted(ref_fields))) + r")\b")
         ref = "(?:" + "|".join(alts) + ")" if alts else None
         tre = _common.names_re(type_vars) if type_vars else None
@@ -874,6 +915,8 @@ class GlobalRefs(Rule):
                 # a module-state member read in a macro, under a cast the
                 # casts rule does not see there: (PyTypeObject *)st.Type
                 self._read_refs(unit, masked, m.start(), m.end(), self._cast_read(ref), set(), edits)
+        if any(XREF_HELPER in new for _, _, new in edits.items):
+            _common.define_after_include(unit.text, edits, XREF_HELPER_DEFINITION)
         if edits:
             unit.apply(edits)
         return edits.applied
@@ -882,8 +925,13 @@ class GlobalRefs(Rule):
     def _ref_patterns(ref):
         return (regex.compile(rf"\bPy_CLEAR\s*\(\s*(?P<r>{ref})\s*\)\s*;"),
                 regex.compile(rf"\bPy_X?(?:INC|DEC)REF\s*\(\s*(?P<r>{ref})\s*\)\s*;"),
-                regex.compile(rf"(?P<r>{ref})\s*=(?!=)\s*(?P<e>[^;]+);"),
-                regex.compile(rf"(?<![\w.>&])(?P<r>{ref})"))
+                regex.compile(rf"(?<![\w.>&])(?P<r>{ref})\s*=(?!=)\s*"),
+                regex.compile(rf"(?<![\w.>&])(?P<r>{ref})"),
+                # the newref rule's Py_SETREF(r, b)
+                regex.compile(rf"\{{\s*Cystck_Object new_ = (?P<b>[^;]*);\s*Cystck_Drop\(S, (?P<r>{ref})\);"
+                              rf"\s*(?P=r)\s*=\s*new_;\s*\}}"),
+                # x = r; of a local handle x
+                regex.compile(rf"(?<![\w.>&*])(?P<x>\w+)\s*=(?!=)\s*(?P<r>{ref})\s*;"))
 
     @staticmethod
     def _cast_read(ref):
@@ -893,8 +941,27 @@ class GlobalRefs(Rule):
         """The edits for the references in a function body; returns the
         spans of the values assigned to them."""
         text = unit.text
-        clear, refcount, assign, read = pats
+        clear, refcount, assign, read, setref, taken = pats
         assigned = []
+        done = []          # spans rewritten whole: nothing inside them again
+        for m in setref.finditer(masked, b0, b1):
+            if is_local_ref(text, m, local):
+                continue
+            r = text[m.start("r"):m.end("r")]
+            b = self._value_reading_refs(unit, masked, m.span("b"), read, local)
+            edits.add(m.start(), m.end(), f"{{ Cystck_Object new_ = {b}; Cystck_Ref old_ = {r}; "
+                                          f"{r} = Cystck_IsNull(new_) ? NULL : Cystck_ref(S, new_); "
+                                          f"Cystck_unref(S, old_); }}")
+            done.append(m.span())
+        for m in taken.finditer(masked, b0, b1):
+            # PyObject *old = g; g = v; Py_XDECREF(old); the local is released
+            # (a reference's handle is not the call's to release): a handle
+            # of its own, the null handle for an empty reference
+            r = text[m.start("r"):m.end("r")]
+            if m.group("x") in local and not is_local_ref(text, m, local) and regex.search(
+                    rf"\bCystck_Drop\s*\(\s*S\s*,\s*{m.group('x')}\s*\)", masked[m.end():b1]):
+                edits.add(m.start("r"), m.end("r"), f"({r} ? Cystck_Dup(S, Cystck_deref(S, {r})) : Cystck_NULL)")
+                done.append(m.span("r"))
 
         def is_local(m):
             return text[m.start("r"):m.end("r")].strip() in local
@@ -914,19 +981,30 @@ class GlobalRefs(Rule):
                 edits.add(m.start(), m.end(), ";")
             else:
                 edits.add(*_common.statement_line_span(text, m.start(), m.end()), "")
-        # g = expr;  (not ==)
+        # g = expr  (not ==)
         for m in assign.finditer(masked, b0, b1):
-            if is_local(m):
+            if is_local(m) or any(a <= m.start() < e for a, e in done):
                 continue
-            e = text[m.start("e"):m.end("e")].strip()
-            if e in ("NULL", "0", "nullptr") or e.startswith("Cystck_ref("):
+            e0, e1 = m.end(), _common.expression_end(masked, m.end(), b1)
+            e = text[e0:e1].strip()
+            if e in ("NULL", "0", "nullptr") or e.startswith(("Cystck_ref(", XREF_HELPER)) or not e:
                 continue
-            e = self._value_reading_refs(unit, masked, m.span("e"), read, local)
+            e = self._value_reading_refs(unit, masked, (e0, e1), read, local)
             if type_pat:          # st->Type = (PyObject *)&FooType; FooType is a reference too
                 e = type_pat.sub(lambda t: f"Cystck_deref(S, {t.group('a') or t.group('b')})", e)
-            edits.add(m.start("e"), m.end("e"), f"Cystck_ref(S, {e})")
-            assigned.append((m.start("e"), m.end("e")))
-        self._read_refs(unit, masked, b0, b1, read, local, edits)
+            r = text[m.start("r"):m.end("r")]
+            how = _store_use(masked, m.start(), e1)
+            if how == "statement":
+                edits.add(e0, e1, f"Cystck_ref(S, {e})")
+            else:
+                # the store's value is used: a null value stores the null
+                # reference, tested as the pointer it is, or read as a handle
+                store = f"{r} = {XREF_HELPER}(S, {e})"
+                edits.add(m.start(), e1, store if how == "test" else
+                          f"({store}, {r} ? Cystck_deref(S, {r}) : Cystck_NULL)")
+                done.append((m.start(), e1))
+            assigned.append((e0, e1))
+        self._read_refs(unit, masked, b0, b1, read, local, edits, skip=done)
         return assigned
 
     def _value_reading_refs(self, unit, masked, span, read, local):
@@ -939,14 +1017,14 @@ class GlobalRefs(Rule):
         return result[span[0]:span[1] + len(result) - len(unit.text)].strip()
 
     @staticmethod
-    def _read_refs(unit, masked, b0, b1, read, local, edits):
+    def _read_refs(unit, masked, b0, b1, read, local, edits, skip=()):
         """Remaining reads of references in [b0, b1) become Cystck_deref."""
         text = unit.text
 
         def is_local(m):
             return text[m.start("r"):m.end("r")].strip() in local
         for m in read.finditer(masked, b0, b1):
-            if is_local(m):
+            if is_local(m) or any(a <= m.start() < e for a, e in skip):
                 continue
             before = masked[max(b0, m.start() - 40):m.start()]
             after = masked[m.end():m.end() + 12]

@@ -801,6 +801,9 @@ static inline Cystck_Ref {XREF_HELPER}(Cystck_State *S, Cystck_Object h)
 """
 
 
+_TYPE_HELPERS_LINES = regex.compile(r"(?:\s*CYSTCK_TYPE_HELPERS\s*\(\s*\w+\s*\)[ \t]*(?=\n))*")
+
+
 def is_local_ref(text, m, local):
     """Is the reference matched by ``m`` a local of the same name?"""
     return text[m.start("r"):m.end("r")].strip() in local
@@ -858,6 +861,9 @@ class GlobalRefs(Rule):
         edits = source.Edits()
         types = "|".join(["PyObject", "PyTypeObject"] + [regex.escape(t) for t in sorted(unit.project.types)])
         for s, e in source.top_level_items(code):
+            # a declaration right after an instance struct: its item starts
+            # with the CYSTCK_TYPE_HELPERS line the object-struct rule wrote
+            s += _TYPE_HELPERS_LINES.match(code, s, e).end() - s
             item = code[s:e]
             m = regex.match(rf"\s*(?:(?:static|extern)\s+)*(?:const\s+)?(?P<t>(?:struct\s+)?(?:{types})\s*\*)", item)
             if not m or "{" in item or regex.search(r"\)\s*;\s*$", item):

@@ -1287,16 +1287,22 @@ class StructAccess(Rule):
             edits.add(head0, head1, f"(CystckField_Store(S, {h}, &{field_expr}, ")
             edits.add(tail0, tail1, tail)
             return
-        # self->v = expr;
-        asg = regex.match(r"\s*=(?!=)\s*(?P<e>[^;]+?)\s*;", after)
-        if asg:
+        # self->v = expr
+        asg = regex.match(r"\s*=(?!=)\s*", after)
+        e1 = _common.expression_end(code, fend + asg.end(), b1) if asg else None
+        if asg and e1 > fend + asg.end():
             # only the assignment around the value is rewritten, so that
             # accesses inside the value are translated by their own matches
-            e0, e1 = fend + asg.start("e"), fend + asg.end("e")
-            edits.add(start, e0, f"CystckField_Store(S, {h}, &{field_expr}, ")
+            e0 = fend + asg.end()
+            statement = regex.match(r"\s*;", code[e1:]) and \
+                regex.search(r"(?:[{};:)]|\belse|\bfor\s*\()\s*$", code[max(0, start - 40):start])
+            if statement:
+                edits.add(start, e0, f"CystckField_Store(S, {h}, &{field_expr}, ")
+            else:       # return self->v = x, (self->v = x, b): a store, then the field
+                edits.add(start, e0, f"(CystckField_Store(S, {h}, &{field_expr}, ")
             if text[e0:e1].strip() in ("NULL", "0", "nullptr"):
                 edits.add(e0, e1, "Cystck_NULL")
-            edits.add(e1, e1, ")")
+            edits.add(e1, e1, ")" if statement else f"), CystckField_Load(S, {h}, {field_expr}))")
             return
         test = _field_null_test(code, start, fend, field_expr)
         if test:

@@ -411,6 +411,34 @@ def tested_for_truth(code, start, end):
         for_condition(code, start, end)
 
 
+_STATEMENT_BEFORE = regex.compile(r"(?:[{};:)]|\belse|\bfor\s*\()$")
+
+
+def at_statement_start(code, start):
+    """Is ``start`` where an expression statement (or a ``for`` loop's
+    first clause) begins: after ``{``, ``}``, ``;``, a label, ``else``, the
+    ``)`` of an ``if``/``while``/``for`` header, or ``for (``?  Blanks,
+    blanked comments, preprocessor lines and a macro body's line
+    continuations before it do not count."""
+    i = start
+    while i > 0:
+        window = max(0, i - 400)
+        before = code[window:i].rstrip()
+        while before.endswith("\\"):
+            before = before[:-1].rstrip()
+        line = before.rfind("\n") + 1
+        if before and regex.match(r"[ \t]*#[ \t]*define\b", before[line:]):
+            return True                # the start of a macro's body
+        if before and regex.match(r"[ \t]*#", before[line:]):
+            i = window + line          # a directive: what comes before it
+            continue
+        if not before and window > 0:
+            i = window
+            continue
+        return bool(_STATEMENT_BEFORE.search(before))
+    return False
+
+
 def expression_end(code, pos, limit):
     """Where the expression starting at ``pos`` (the value of an assignment,
     ``g = c ? a : b``) ends: before a ``;`` or ``,`` at its own depth, an

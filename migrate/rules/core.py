@@ -818,7 +818,7 @@ def _store_use(masked, start, end):
     window = max(0, start - 200)
     before = masked[window:start].rstrip()
     after = masked[end:end + 200].lstrip()
-    if after.startswith(";") and regex.search(r"(?:[{};:)]|\belse|\bfor\s*\()$", before):
+    if after.startswith(";") and _common.at_statement_start(masked, start):
         return "statement"
     open_ = window + len(before) - 1
     if before.endswith("(") and after.startswith(")"):
@@ -836,8 +836,16 @@ class GlobalRefs(Rule):
     other uses read ``Cystck_deref(S, g)`` (a ``static Foo *g;`` holding an
     instance of a custom type is such a global too).  ``Py_CLEAR(g)`` becomes
     ``Cystck_unref(S, g); g = NULL;``; ``Py_DECREF(g)`` of a global is
-    dropped (the reference is released by the clear).  Static type objects
-    are references too: ``&FooType`` becomes ``Cystck_deref(S, FooType)``."""
+    dropped (the reference is released by the clear), and ``Py_SETREF(g,
+    v)`` releases the old reference after storing the new one.  A store
+    whose value is used, ``if (!(g = f(x)))``, stores
+    ``cystck_migrate_xref(S, f(x))`` (defined once after the Cystck.h
+    include: NULL for the null handle, as the stock global held), tested as
+    the pointer it is, or read back as a handle where the value is not a
+    test.  A local taken from a reference that the code releases later
+    (``old = g; g = v; Py_XDECREF(old);``) gets a handle of its own.  Static
+    type objects are references too: ``&FooType`` becomes ``Cystck_deref(S,
+    FooType)``."""
     name = "global-refs"
     precedence = 700
     needs = ("include-header",)    # the helper of a store whose value is used goes after the include

@@ -496,7 +496,8 @@ class NullHandles(Rule):
     NULL``, ``!h`` and ``(h = f(...)) == NULL`` become ``Cystck_IsNull(...)``;
     ``h != NULL`` and a bare ``if (h)`` (or ``assert(h)``) become
     ``!Cystck_IsNull(h)``; an assignment to a handle used as a truth value
-    (``!(h = f(x))``, ``while ((h = f(x)))``) tests the handle it stores,
+    (``!(h = f(x))``, ``while ((h = f(x)))``, ``for (; (h = f(x)); )``)
+    tests the handle it stores,
     ``Cystck_IsNull(h = f(x))``; in a chain ``a = h = NULL`` every target is a
     handle.  Only
     names declared as handles in the function (or members known to hold

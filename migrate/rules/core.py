@@ -801,10 +801,11 @@ static inline Cystck_Ref {XREF_HELPER}(Cystck_State *S, Cystck_Object h)
 """
 
 
+# the CYSTCK_TYPE_HELPERS lines the object-struct rule writes after a struct
 _TYPE_HELPERS_LINES = regex.compile(r"(?:\s*CYSTCK_TYPE_HELPERS\s*\(\s*\w+\s*\)[ \t]*(?=\n))*")
 
 
-def is_local_ref(text, m, local):
+def _is_local_ref(text, m, local):
     """Is the reference matched by ``m`` a local of the same name?"""
     return text[m.start("r"):m.end("r")].strip() in local
 
@@ -959,26 +960,25 @@ class GlobalRefs(Rule):
         assigned = []
         done = []          # spans rewritten whole: nothing inside them again
         for m in setref.finditer(masked, b0, b1):
-            if is_local_ref(text, m, local):
+            if _is_local_ref(text, m, local):
                 continue
             r = text[m.start("r"):m.end("r")]
             b = self._value_reading_refs(unit, masked, m.span("b"), read, local)
             edits.add(m.start(), m.end(), f"{{ Cystck_Object new_ = {b}; Cystck_Ref old_ = {r}; "
-                                          f"{r} = Cystck_IsNull(new_) ? NULL : Cystck_ref(S, new_); "
-                                          f"Cystck_unref(S, old_); }}")
+                                          f"{r} = {XREF_HELPER}(S, new_); Cystck_unref(S, old_); }}")
             done.append(m.span())
         for m in taken.finditer(masked, b0, b1):
             # PyObject *old = g; g = v; Py_XDECREF(old); the local is released
             # (a reference's handle is not the call's to release): a handle
             # of its own, the null handle for an empty reference
             r = text[m.start("r"):m.end("r")]
-            if m.group("x") in local and not is_local_ref(text, m, local) and regex.search(
+            if m.group("x") in local and not _is_local_ref(text, m, local) and regex.search(
                     rf"\bCystck_Drop\s*\(\s*S\s*,\s*{m.group('x')}\s*\)", masked[m.end():b1]):
                 edits.add(m.start("r"), m.end("r"), f"({r} ? Cystck_Dup(S, Cystck_deref(S, {r})) : Cystck_NULL)")
                 done.append(m.span("r"))
 
         def is_local(m):
-            return text[m.start("r"):m.end("r")].strip() in local
+            return _is_local_ref(text, m, local)
         # Py_CLEAR(g) -> unref; Py_(X)DECREF(g) / Py_(X)INCREF(g) -> dropped
         for m in clear.finditer(masked, b0, b1):
             if is_local(m):
@@ -1052,6 +1052,8 @@ class GlobalRefs(Rule):
                 continue
             if regex.match(r"\s*=[^=]", after):
                 continue
+            if regex.match(r"\s*\?", after) or regex.search(r"\bCystck_Ref\s+\w+\s*=\s*$", before):
+                continue          # g ? a : b tests the reference; a copy of it is one
             edits.add(m.start(), m.end(), f"Cystck_deref(S, {text[m.start('r'):m.end('r')]})")
 
 

@@ -210,7 +210,7 @@ def test_members_of_a_struct_a_global_holds_are_references():
     assert "return Cystck_Return(S, Cystck_deref(S, table[i].value));" in out
     # Py_XSETREF of a reference releases the old one after storing the new
     assert ("{ Cystck_Object new_ = v; Cystck_Ref old_ = table[i].value; "
-            "table[i].value = Cystck_IsNull(new_) ? NULL : Cystck_ref(S, new_); Cystck_unref(S, old_); }") in out
+            "table[i].value = cystck_migrate_xref(S, new_); Cystck_unref(S, old_); }") in out
     # a local taken from a reference and released later: a handle of its own
     assert ("Cystck_Object old = (current->name ? Cystck_Dup(S, Cystck_deref(S, current->name)) : Cystck_NULL);"
             in out)
@@ -226,6 +226,11 @@ def test_stores_into_references_whose_value_is_used():
     # x = g_attr = ...: one store a statement
     assert ("g_attr = Cystck_ref(S, CystckObject_GetAttr(S, Cystck_deref(S, g_mod), Cystck_deref(S, g_str))); "
             "x = Cystck_deref(S, g_attr);") in out
+
+
+def test_translating_the_translation_changes_nothing():
+    out = translate.translate_source(SRC)
+    assert translate.translate_source(out) == out
 
 
 def test_a_struct_no_global_holds_keeps_handles():

@@ -221,6 +221,11 @@ def test_chained_nested_and_returned_stores():
     assert f"!CystckField_IsNull({FIELD}v) ? CystckField_Load(S, self, {FIELD}v) : Cystck_None" in out
 
 
+def test_translating_the_translation_changes_nothing():
+    out = translate.translate_source(SRC)
+    assert translate.translate_source(out) == out
+
+
 def test_chains_of_plain_values_stay():
     out = translate.translate_source(SRC)
     # negative: a chain of ints is not split

@@ -32,6 +32,10 @@ static struct { PyObject *last; int calls; } memo;
 
 typedef struct { PyObject *tmp; } scratch;
 
+typedef struct { PyObject *tag; } tagbox;
+typedef struct { int k; tagbox box; } outer_t;
+static outer_t O;
+
 static PyObject *g_mod, *g_str, *g_attr;
 
 static PyObject *
@@ -140,7 +144,21 @@ load(PyObject *self, PyObject *name)
     return x;
 }
 
+static PyObject *
+tag(PyObject *self, PyObject *o)
+{
+    PyObject *old = O.box.tag;
+    if (o != Py_None) {
+        Py_INCREF(o);
+        O.box.tag = o;
+        O.k++;
+        Py_XDECREF(old);
+    }
+    return Py_BuildValue("Oi", O.box.tag ? O.box.tag : Py_None, O.k);
+}
+
 static PyMethodDef methods[] = {
+    {"tag", tag, METH_O, NULL},
     {"set_cb", set_cb, METH_O, NULL},
     {"call_cb", call_cb, METH_O, NULL},
     {"put", put, METH_VARARGS, NULL},
@@ -183,6 +201,7 @@ out.append(m.get_name()); m.set_name("a"); churn(); m.set_name("b"); churn(); ou
 out.append(m.recall()); out.append(m.remember(12)); churn(); out.append(m.remember((1,))); churn()
 out.append(m.recall())
 out.append(m.load("pi")); churn(); out.append(m.load("e"))
+out.append(m.tag(None)); m.tag("t"); churn(); out.append(m.tag(None))
 try:
     m.load("nothing")
 except AttributeError as e:
@@ -196,7 +215,7 @@ out.append(sys.getrefcount(o) - before)
 print(out)
 """
 EXPECTED = ['no callback', '5', 10, [None, 'one', None, [3]], 'uno', None, ('b', 2), None, ('12', 1),
-            ('(1,)', 2), '(1,)', 3.141592653589793, 2.718281828459045, True, 0]
+            ('(1,)', 2), '(1,)', 3.141592653589793, 2.718281828459045, (None, 0), ('t', 1), True, 0]
 
 
 def test_members_of_a_struct_a_global_holds_are_references():
@@ -205,6 +224,8 @@ def test_members_of_a_struct_a_global_holds_are_references():
     assert "typedef struct { Cystck_Ref value; long hits; } slot_t;" in out
     assert "typedef struct { Cystck_Ref name; int id; } entry_t;" in out
     assert "static struct { Cystck_Ref last; int calls; } memo;" in out
+    assert "typedef struct { Cystck_Ref tag; } tagbox;" in out      # held by value in one
+    assert "O.box.tag = Cystck_ref(S, o);" in out
     assert "H.cb = Cystck_ref(S, cb);" in out
     assert "CystckObject_CallOneArg(S, Cystck_deref(S, H.cb), arg)" in out
     assert "return Cystck_Return(S, Cystck_deref(S, table[i].value));" in out

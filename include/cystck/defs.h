@@ -580,8 +580,9 @@ typedef struct { visitproc visit; void *arg; } _Cystck_VisitCtx;
     }
 CYSTCK_INTERNAL void _Cystck_DeallocWith(PyObject *self, void (*destroy)(void *), destructor own);
 CYSTCK_INTERNAL void _Cystck_DeallocTrash(PyObject *self, void (*destroy)(void *), destructor own);
-/* A type without traverse (no fields, so not GC; a Python subclass has
- * subtype_traverse) and without weak references needs only the destructor,
+/* A type without GC (so without traverse, hence without fields: only GC
+ * types get one, by CystckType_FromSpec's rule and CPython's inheritance)
+ * and without weak references or a finalizer needs only the destructor,
  * tp_free and the heap type's reference: done here, with IMPL called
  * directly (and often inlined). */
 #define _CYSTCK_DESTROY(SYM, IMPL)                                                 \
@@ -589,8 +590,7 @@ CYSTCK_INTERNAL void _Cystck_DeallocTrash(PyObject *self, void (*destroy)(void *
     static void _CYSTCK_TRAMP(SYM)(PyObject *self)                           \
     {                                                                         \
         PyTypeObject *tp_ = Py_TYPE(self);                                    \
-        if (Cystck_likely(tp_->tp_traverse == NULL && !PyType_IS_GC(tp_) &&   \
-                          tp_->tp_weaklistoffset == 0 &&                      \
+        if (Cystck_likely(!PyType_IS_GC(tp_) && tp_->tp_weaklistoffset == 0 && \
                           tp_->tp_finalize == NULL)) {                        \
             IMPL((char *)self + CYSTCK_DATA_OFFSET);                          \
             tp_->tp_free(self);                                               \

@@ -108,13 +108,12 @@ static inline int finalize(PyObject *self, destructor own)
     return Cystck_unlikely(Py_TYPE(self)->tp_finalize != NULL) && finalize_slow(self, own);
 }
 
-/* The memory of a dead instance of tp (its type, read before anything ran
- * that could change it), then the reference to its heap type that every
- * instance holds (after: tp_free may read the type). */
-static inline void free_instance(PyObject *self, PyTypeObject *tp)
+/* _Cystck_FreeInstance's end when the instance held the last reference to
+ * its type (already counted down to 0). */
+CYSTCK_NOINLINE void _Cystck_FreeLastInstance(PyObject *self, PyTypeObject *tp)
 {
     tp->tp_free(self);
-    Py_DECREF(tp);
+    _Py_Dealloc((PyObject *)tp);
 }
 
 /* The destructor runs first, with every field still holding its object:
@@ -140,7 +139,7 @@ void _Cystck_DeallocWith(PyObject *self, void (*destroy)(void *), destructor own
     if (destroy != NULL)
         destroy((char *)self + CYSTCK_DATA_OFFSET);
     release_taken(&taken);
-    free_instance(self, tp);
+    _Cystck_FreeInstance(self, tp);
 }
 
 /* _Cystck_DeallocWith in CPython's trashcan, for GC types (whose fields
@@ -173,7 +172,7 @@ static CYSTCK_NOINLINE void plain_dealloc_finalizing(PyObject *self)
 {
     PyTypeObject *tp = Py_TYPE(self);
     if (!finalize_slow(self, plain_dealloc))
-        free_instance(self, tp);
+        _Cystck_FreeInstance(self, tp);
 }
 static void plain_dealloc(PyObject *self)
 {
@@ -181,7 +180,7 @@ static void plain_dealloc(PyObject *self)
     if (Cystck_unlikely(tp->tp_finalize != NULL))
         plain_dealloc_finalizing(self);
     else
-        free_instance(self, tp);
+        _Cystck_FreeInstance(self, tp);
 }
 
 /* ---- Types ---- */

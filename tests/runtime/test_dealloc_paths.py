@@ -3,9 +3,9 @@ test extension: the runtime's plain dealloc (Lean) and the destructor
 trampoline's inline path (Husk) test for a finalizer, GC and weak references
 before they free.  Each scenario takes one of their branches: a finalizer
 given to the type after it was made (resurrecting its object once), Python
-Python subclasses, weak references.  Every instance of a heap
-type holds a reference to it: each scenario checks that they are released.
-Run in release and debug mode."""
+subclasses, weak references, an instance whose death frees its class.
+Every instance of a heap type holds a reference to it: each scenario checks
+that they are released.  Run in release and debug mode."""
 import subprocess
 import sys
 
@@ -44,6 +44,21 @@ for ns in ({{"__slots__": ()}}, {{}}):
 h = SubHusk(5)
 r = weakref.ref(h)
 assert destroyed(lambda: globals().pop("h")) == 1 and r() is None
+
+# An instance holding the last reference to its class: the cycle collector
+# clears the class first (its dict and MRO), then the instance's dict, and
+# the instance's death frees the class, after the instance's memory.  Only
+# freeing the class releases its base (tp_base, tp_bases); a weak reference
+# would read None as soon as the count is 0.
+for base in (Lean, Husk):
+    gc.collect()
+    before = sys.getrefcount(base)
+    Sub = type("Sub", (base,), {{}})
+    o = Sub(1)
+    o.me, o.cls = o, Sub
+    del Sub, o
+    assert destroyed(gc.collect) == (base is Husk)
+    assert sys.getrefcount(base) == before, (base, sys.getrefcount(base), before)
 
 # A finalizer given to the type after it was made (tp_finalize set on the
 # type, which the deallocs test first): it runs before anything is freed,

@@ -605,7 +605,8 @@ static inline void _Cystck_FreeInstance(PyObject *self, PyTypeObject *tp)
  * types get one, by CystckType_FromSpec's rule and CPython's inheritance)
  * and without weak references or a finalizer needs only the destructor,
  * tp_free and the heap type's reference: done here, with IMPL called
- * directly (and often inlined). */
+ * directly (and often inlined).  The type is read again after IMPL: only
+ * self is then kept across the call. */
 #define _CYSTCK_DESTROY(SYM, IMPL)                                                 \
     static void IMPL(void *data);                                             \
     static void _CYSTCK_TRAMP(SYM)(PyObject *self)                           \
@@ -614,7 +615,7 @@ static inline void _Cystck_FreeInstance(PyObject *self, PyTypeObject *tp)
         if (Cystck_likely(!PyType_IS_GC(tp_) && tp_->tp_weaklistoffset == 0 && \
                           tp_->tp_finalize == NULL)) {                        \
             IMPL((char *)self + CYSTCK_DATA_OFFSET);                          \
-            _Cystck_FreeInstance(self, tp_);                                  \
+            _Cystck_FreeInstance(self, Py_TYPE(self));                        \
             return;                                                           \
         }                                                                     \
         if (PyType_IS_GC(tp_))                                                \

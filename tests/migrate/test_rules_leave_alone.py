@@ -451,6 +451,13 @@ LEAVE_ALONE = {
         "static CystckModuleDef moduledef = {\"m\", NULL, 0, NULL};\n"
         "static int ours(PyObject *m, PyModuleDef *def)\n{\n"
         "    return PyModule_GetDef(m) == def;\n}\n"),
+    # Chains whose inner target stays a plain store: a member of a plain
+    # struct (a handle), an int.
+    "chained-stores": (
+        "typedef struct { PyObject *v; } Ctx;\n"
+        "typedef struct { PyObject_HEAD PyObject *w; } Box;\n"
+        "static PyObject *f(Ctx *c, Box *b, PyObject *y)\n{\n    PyObject *x;\n    int i;\n"
+        "    x = c->v = y;\n    b->w = i = 0;\n    return x;\n}\n"),
 }
 
 # rule -> (near miss, real construct): replacing the first by the second in
@@ -514,6 +521,7 @@ POSITIVE_TWINS = {
     "module-create": ("PyModule_New(\"spam\")", "PyModule_Create(&mod)"),
     "pasted-global-stores": ("count_##n = 0", "str_##n = PyUnicode_FromString(#n)"),
     "global-refs": ("static long count;", "static PyObject *count;"),
+    "chained-stores": ("typedef struct { PyObject *v; } Ctx;", "typedef struct { PyObject_HEAD PyObject *v; } Ctx;"),
     "constants": ("&_Py_NoneStruct", "Py_None"),
     "py-type": ("Py_SIZE(o)", "Py_TYPE(o)"),
     "api-alias-macros": ("#define ERR_TYPE PyExc_TypeError", "#define ERR_TYPE PyErr_Occurred"),

@@ -538,6 +538,7 @@ def build(files, kept_stock=frozenset(), split_destructors=True):
             _collect_globals(p, code, text)
             _collect_typedefs(p, code)
             _collect_macros(p, source.mask(text))
+    _collect_global_structs(p, [code for code in masks.values() if code is not None])
     for code in masks.values():
         if code is not None:
             _collect_visited_members(p, code)
@@ -948,6 +949,60 @@ def _collect_globals(p, code, text):
                     if _handle_type(base, d.pointer, ()):
                         p.ref_fields.add(d.name)
                         p.handle_fields.discard(d.name)
+
+
+_GLOBAL_OF_STRUCT = regex.compile(r"\s*(?:(?:static|extern)\s+)*(?:const\s+)?(?:struct\s+)?(?P<t>\w+)\s*\**\s*\w+\s*"
+                               r"(?:\[[^\]]*\]\s*)*[=;,]")
+# static struct { PyObject *cb; } H; (no typedef: a struct with its variable)
+_STRUCT_WITH_GLOBAL = regex.compile(r"^[ \t]*(?:(?:static|extern)\s+)*(?:struct|union)\s*\w*\s*\{", regex.M)
+
+
+def _collect_global_structs(p, masks):
+    """A plain struct holding objects that a global holds (``static holder
+    H;``, an array of them, a pointer to one, ``static struct { PyObject
+    *cb; } H;``, or a struct holding one by value) outlives the call: its
+    object members are references, as a module state's are (the
+    global-refs rule stores and reads them)."""
+    inner = _structs_held_by_value(masks)
+
+    def as_references(struct, seen):
+        if struct in p.types:
+            return          # an instance struct: its own fields
+        seen.add(struct)
+        for name in p.member_handles.get(struct, ()):
+            p.ref_fields.add(name)
+            p.handle_fields.discard(name)
+        for held in inner.get(struct, set()) - seen:
+            as_references(held, seen)
+    for code in masks:
+        for start, end in source.top_level_items(code):
+            m = _GLOBAL_OF_STRUCT.match(code, start, end)
+            if m and "(" not in code[start:m.end()]:
+                as_references(m.group("t"), set())
+        for m in _STRUCT_WITH_GLOBAL.finditer(code):
+            close = source.matching(code, m.end() - 1)
+            if regex.match(r"\s*\**\s*\w+", code[close:]):
+                for base, d, _ in cstruct.struct_members(code, m.end() - 1, close):
+                    if _handle_type(base, d.pointer, ()) and not d.array:
+                        p.ref_fields.add(d.name)
+                        p.handle_fields.discard(d.name)
+                    elif not d.pointer:
+                        as_references(regex.sub(r"\b(?:const|struct|union|volatile)\b", "", base).strip(), set())
+
+
+def _structs_held_by_value(masks):
+    """struct name -> the names of the structs it holds by value."""
+    held = {}
+    for code in masks:
+        for m in regex.finditer(r"(?P<td>typedef\s+)?\b(?:struct|union)\s*(?P<tag>\w+)?\s*\{", code):
+            close = source.matching(code, m.end() - 1)
+            after = regex.match(r"\s*(?P<name>\w+)?\s*;", code[close:])
+            names = {m.group("tag"), after.group("name") if m.group("td") and after else None} - {None}
+            bases = {regex.sub(r"\b(?:const|struct|union|volatile)\b", "", base).strip()
+                     for base, d, _ in cstruct.struct_members(code, m.end() - 1, close) if not d.pointer}
+            for name in names:
+                held.setdefault(name, set()).update(bases)
+    return held
 
 
 _FNPTR_TYPEDEF = regex.compile(

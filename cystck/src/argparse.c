@@ -549,11 +549,12 @@ static int convert(Cystck_State *S, const Format *f, int index, const char *code
 
 /* How the fast paths convert a value: the common units inline, the rest
  * through convert(). */
-enum { OP_GENERIC, OP_LONG, OP_DOUBLE, OP_OBJECT };
+enum { OP_GENERIC, OP_LONG, OP_SSIZE, OP_DOUBLE, OP_OBJECT };
 
 static inline unsigned char unit_op(const char *code)
 {
     return code[0] == 'l' ? OP_LONG :
+           code[0] == 'n' ? OP_SSIZE :
            code[0] == 'd' ? OP_DOUBLE :
            code[0] == 'O' && code[1] != '!' && code[1] != '&' ? OP_OBJECT : OP_GENERIC;
 }
@@ -569,6 +570,18 @@ static CYSTCK_ALWAYS_INLINE int convert_inline(int op, Cystck_Object h, va_list 
             if (v == -1 && PyErr_Occurred())
                 return -1;
             *va_arg(*va, long *) = v;
+            return 1;
+        }
+    }
+    else if (op == OP_SSIZE) {
+        /* An exact int is its own index (convert_integer's 'n'); a
+         * compact one is read without a call. */
+        if (Cystck_likely(PyLong_CheckExact(o))) {
+            long x;
+            Py_ssize_t v = _Cystck_CompactLong(o, &x) ? (Py_ssize_t)x : PyLong_AsSsize_t(o);
+            if (v == -1 && PyErr_Occurred())
+                return -1;
+            *va_arg(*va, Py_ssize_t *) = v;
             return 1;
         }
     }

@@ -87,12 +87,13 @@ static int generic_clear(PyObject *self)
  * once, the object alive again for the call, as subtype_dealloc runs it for
  * a Python class; that one then calls this dealloc, whose `own` is not the
  * instance's tp_dealloc then, and the finalizer has run.  1: the finalizer
- * resurrected the object, which stays alive (and tracked). */
-static int finalize(PyObject *self, destructor own)
+ * resurrected the object, which stays alive (and tracked).  Out of line:
+ * the deallocs test tp_finalize first, and few types have one. */
+static CYSTCK_NOINLINE int finalize_slow(PyObject *self, destructor own)
 {
     PyTypeObject *tp = Py_TYPE(self);
     int gc = PyType_IS_GC(tp);
-    if (tp->tp_finalize == NULL || tp->tp_dealloc != own)
+    if (tp->tp_dealloc != own)
         return 0;
     if (gc && !PyObject_GC_IsTracked(self))
         PyObject_GC_Track(self);
@@ -101,6 +102,18 @@ static int finalize(PyObject *self, destructor own)
     if (gc)
         PyObject_GC_UnTrack(self);
     return 0;
+}
+static inline int finalize(PyObject *self, destructor own)
+{
+    return Cystck_unlikely(Py_TYPE(self)->tp_finalize != NULL) && finalize_slow(self, own);
+}
+
+/* _Cystck_FreeInstance's end when the instance held the last reference to
+ * its type (already counted down to 0). */
+CYSTCK_NOINLINE void _Cystck_FreeLastInstance(PyObject *self, PyTypeObject *tp)
+{
+    tp->tp_free(self);
+    _Py_Dealloc((PyObject *)tp);
 }
 
 /* The destructor runs first, with every field still holding its object:
@@ -126,8 +139,7 @@ void _Cystck_DeallocWith(PyObject *self, void (*destroy)(void *), destructor own
     if (destroy != NULL)
         destroy((char *)self + CYSTCK_DATA_OFFSET);
     release_taken(&taken);
-    tp->tp_free(self);
-    Py_DECREF(tp);
+    _Cystck_FreeInstance(self, tp);
 }
 
 /* _Cystck_DeallocWith in CPython's trashcan, for GC types (whose fields
@@ -195,14 +207,23 @@ static void generic_dealloc(PyObject *self)
 }
 
 /* The dealloc of a type with no fields (so no traverse, no GC) and no
- * destructor: all that is left of _Cystck_DeallocWith. */
+ * destructor: all that is left of _Cystck_DeallocWith.  A finalizer sends
+ * it out of line, so that the common case keeps no value across a call but
+ * the type (a tail call, then tp_free and the type's release). */
+static void plain_dealloc(PyObject *self);
+static CYSTCK_NOINLINE void plain_dealloc_finalizing(PyObject *self)
+{
+    PyTypeObject *tp = Py_TYPE(self);
+    if (!finalize_slow(self, plain_dealloc))
+        _Cystck_FreeInstance(self, tp);
+}
 static void plain_dealloc(PyObject *self)
 {
     PyTypeObject *tp = Py_TYPE(self);
-    if (finalize(self, plain_dealloc))
-        return;
-    tp->tp_free(self);
-    Py_DECREF(tp);
+    if (Cystck_unlikely(tp->tp_finalize != NULL))
+        plain_dealloc_finalizing(self);
+    else
+        _Cystck_FreeInstance(self, tp);
 }
 
 /* ---- Types ---- */

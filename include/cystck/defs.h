@@ -119,11 +119,13 @@ static inline Cystck_Object _Cystck_HArg(PyObject **p)
 
 /* Argument handles: pointers straight into the caller's vectorcall array.
  * Unrolled (a jump on n, then n stores): calls pass few arguments, and a
- * loop's set-up costs more than binding them. */
+ * loop's set-up costs more than binding them.  CPython never passes a NULL
+ * argument; saying so lets the compiler drop the null tests of an API
+ * function that reads an argument (CystckTuple_FromArray's copy, a push). */
 static inline Cystck_Object *_Cystck_BindArgs(Cystck_State *S, Cystck_Object *inl,
                                               PyObject *const *args, Cystck_ssize_t n)
 {
-#define _CYSTCK_BIND(i) inl[i] = _Cystck_H((PyObject **)&args[i])
+#define _CYSTCK_BIND(i) _CYSTCK_ASSUME(args[i] != NULL); inl[i] = _Cystck_H((PyObject **)&args[i])
     switch (n) {
     case 8: _CYSTCK_BIND(7); /* fall through */
     case 7: _CYSTCK_BIND(6); /* fall through */
@@ -580,21 +582,42 @@ typedef struct { visitproc visit; void *arg; } _Cystck_VisitCtx;
     }
 CYSTCK_INTERNAL void _Cystck_DeallocWith(PyObject *self, void (*destroy)(void *), destructor own);
 CYSTCK_INTERNAL void _Cystck_DeallocTrash(PyObject *self, void (*destroy)(void *), destructor own);
-/* A type without traverse (no fields, so not GC; a Python subclass has
- * subtype_traverse) and without weak references needs only the destructor,
+/* The memory of a dead instance of tp (its type, read before anything ran
+ * that could change it), and the reference to its heap type that every
+ * instance holds.  Where the reference count is a plain counter (CPython
+ * before 3.12 without Py_REF_DEBUG: no immortal objects, no total to keep),
+ * the reference goes first, so that tp_free is a tail call and the caller
+ * keeps nothing across it: the type outlives tp_free either way, as a count
+ * that reaches 0 sends the instance to _Cystck_FreeLastInstance, which
+ * deallocates the type only after tp_free (which may read it). */
+CYSTCK_INTERNAL CYSTCK_NOINLINE void _Cystck_FreeLastInstance(PyObject *self, PyTypeObject *tp);
+static inline void _Cystck_FreeInstance(PyObject *self, PyTypeObject *tp)
+{
+#if PY_VERSION_HEX < 0x030C0000 && !defined(Py_REF_DEBUG)
+    if (Cystck_likely(--((PyObject *)tp)->ob_refcnt != 0))
+        tp->tp_free(self);
+    else
+        _Cystck_FreeLastInstance(self, tp);
+#else
+    tp->tp_free(self);
+    Py_DECREF(tp);
+#endif
+}
+/* A type without GC (so without traverse, hence without fields: only GC
+ * types get one, by CystckType_FromSpec's rule and CPython's inheritance)
+ * and without weak references or a finalizer needs only the destructor,
  * tp_free and the heap type's reference: done here, with IMPL called
- * directly (and often inlined). */
+ * directly (and often inlined).  The type is read again after IMPL: only
+ * self is then kept across the call. */
 #define _CYSTCK_DESTROY(SYM, IMPL)                                                 \
     static void IMPL(void *data);                                             \
     static void _CYSTCK_TRAMP(SYM)(PyObject *self)                           \
     {                                                                         \
         PyTypeObject *tp_ = Py_TYPE(self);                                    \
-        if (Cystck_likely(tp_->tp_traverse == NULL && !PyType_IS_GC(tp_) &&   \
-                          tp_->tp_weaklistoffset == 0 &&                      \
+        if (Cystck_likely(!PyType_IS_GC(tp_) && tp_->tp_weaklistoffset == 0 && \
                           tp_->tp_finalize == NULL)) {                        \
             IMPL((char *)self + CYSTCK_DATA_OFFSET);                          \
-            tp_->tp_free(self);                                               \
-            Py_DECREF(tp_);                                                   \
+            _Cystck_FreeInstance(self, Py_TYPE(self));                        \
             return;                                                           \
         }                                                                     \
         if (PyType_IS_GC(tp_))                                                \

@@ -404,10 +404,80 @@ _TRUTH_CONTEXTS = tuple((regex.compile(b + r"\s*$"), regex.compile(r"\s*" + a)) 
 
 def tested_for_truth(code, start, end):
     """Is the operand ``code[start:end]`` (a parenthesized expression) the
-    condition of ``if``/``while``/``assert`` or an operand of ``&&``,
+    condition of ``if``/``while``/``for``/``assert`` or an operand of ``&&``,
     ``||`` or ``?:``?  (A ``!`` before it the caller sees itself.)"""
     before = code[max(0, start - 12):start]
-    return any(b.search(before) and a.match(code, end) for b, a in _TRUTH_CONTEXTS)
+    return any(b.search(before) and a.match(code, end) for b, a in _TRUTH_CONTEXTS) or \
+        for_condition(code, start, end)
+
+
+_STATEMENT_BEFORE = regex.compile(r"(?:[{};:)]|\belse|\bfor\s*\()$")
+
+
+def at_statement_start(code, start):
+    """Is ``start`` where an expression statement (or a ``for`` loop's
+    first clause) begins: after ``{``, ``}``, ``;``, a label, ``else``, the
+    ``)`` of an ``if``/``while``/``for`` header, or ``for (``?  Blanks,
+    blanked comments, preprocessor lines and a macro body's line
+    continuations before it do not count."""
+    i = start
+    while i > 0:
+        window = max(0, i - 400)
+        before = code[window:i].rstrip()
+        while before.endswith("\\"):
+            before = before[:-1].rstrip()
+        line = before.rfind("\n") + 1
+        if before and regex.match(r"[ \t]*#[ \t]*define\b", before[line:]):
+            return True                # the start of a macro's body
+        if before and regex.match(r"[ \t]*#", before[line:]):
+            i = window + line          # a directive: what comes before it
+            continue
+        if not before and window > 0:
+            i = window
+            continue
+        return bool(_STATEMENT_BEFORE.search(before))
+    return False
+
+
+def expression_end(code, pos, limit):
+    """Where the expression starting at ``pos`` (the value of an assignment,
+    ``g = c ? a : b``) ends: before a ``;`` or ``,`` at its own depth, an
+    unmatched closing bracket, or a ``:`` of a ``?:`` around it."""
+    depth = ternary = 0
+    i = pos
+    while i < limit:
+        c = code[i]
+        if c in "([{":
+            depth += 1
+        elif c in ")]}":
+            if depth == 0:
+                break
+            depth -= 1
+        elif depth == 0 and c in ";,":
+            break
+        elif depth == 0 and c == "?":
+            ternary += 1
+        elif depth == 0 and c == ":" and code[i - 1:i + 1] != "::" and code[i:i + 2] != "::":
+            if ternary == 0:
+                break
+            ternary -= 1
+        i += 1
+    return pos + len(code[pos:i].rstrip())
+
+
+def for_condition(code, start, end):
+    """Is ``code[start:end]`` the whole condition of a ``for`` header,
+    ``for (; (x = f()); )``?"""
+    if not (regex.search(r";\s*$", code[max(0, start - 40):start]) and regex.match(r"\s*;", code[end:])):
+        return False
+    depth = 0
+    for i in range(start - 1, max(-1, start - 2000), -1):
+        depth += {")": 1, "(": -1}.get(code[i], 0)
+        if depth < 0:       # the parenthesis that holds the condition
+            return bool(regex.search(r"\bfor\s*$", code[max(0, i - 10):i]))
+        if depth == 0 and code[i] in "{}":
+            return False
+    return False
 
 
 def declaration_start(code, span, at):

@@ -789,6 +789,47 @@ class HandleConditions(Rule):
         return edits.applied
 
 
+XREF_HELPER = "cystck_migrate_xref"
+XREF_HELPER_DEFINITION = f"""
+/* cystck-migrate: a store into a reference whose value is used, if (!(g =
+ * f(x))): a reference to h's object, or NULL for the null handle (as the
+ * stock global held NULL). */
+static inline Cystck_Ref {XREF_HELPER}(Cystck_State *S, Cystck_Object h)
+{{
+    return Cystck_IsNull(h) ? NULL : Cystck_ref(S, h);
+}}
+"""
+
+
+# the CYSTCK_TYPE_HELPERS lines the object-struct rule writes after a struct
+_TYPE_HELPERS_LINES = regex.compile(r"(?:\s*CYSTCK_TYPE_HELPERS\s*\(\s*\w+\s*\)[ \t]*(?=\n))*")
+
+
+def _is_local_ref(text, m, local):
+    """Is the reference matched by ``m`` a local of the same name?"""
+    return text[m.start("r"):m.end("r")].strip() in local
+
+
+def _store_use(masked, start, end):
+    """How the value of the store ``masked[start:end]`` (``g = expr``) is
+    used: "statement" (not at all: an expression statement or a for
+    loop's first clause), "test" (the whole of a parenthesized
+    operand that is compared with NULL, negated or tested for truth), or
+    "value"."""
+    window = max(0, start - 200)
+    before = masked[window:start].rstrip()
+    after = masked[end:end + 200].lstrip()
+    if after.startswith(";") and _common.at_statement_start(masked, start):
+        return "statement"
+    open_ = window + len(before) - 1
+    if before.endswith("(") and after.startswith(")"):
+        close = masked.index(")", end) + 1
+        if regex.match(r"\s*(?:==|!=)\s*(?:NULL|0|nullptr)\b", masked[close:]) or \
+                regex.search(r"(?<![=!<>])!\s*$", before[:-1]) or _common.tested_for_truth(masked, open_, close):
+            return "test"
+    return "value"
+
+
 class GlobalRefs(Rule):
     """Values that escape into globals (and into module-state members) are
     held through references: ``static PyObject *g;`` becomes ``static
@@ -796,10 +837,19 @@ class GlobalRefs(Rule):
     other uses read ``Cystck_deref(S, g)`` (a ``static Foo *g;`` holding an
     instance of a custom type is such a global too).  ``Py_CLEAR(g)`` becomes
     ``Cystck_unref(S, g); g = NULL;``; ``Py_DECREF(g)`` of a global is
-    dropped (the reference is released by the clear).  Static type objects
-    are references too: ``&FooType`` becomes ``Cystck_deref(S, FooType)``."""
+    dropped (the reference is released by the clear), and ``Py_SETREF(g,
+    v)`` releases the old reference after storing the new one.  A store
+    whose value is used, ``if (!(g = f(x)))``, stores
+    ``cystck_migrate_xref(S, f(x))`` (defined once after the Cystck.h
+    include: NULL for the null handle, as the stock global held), tested as
+    the pointer it is, or read back as a handle where the value is not a
+    test.  A local taken from a reference that the code releases later
+    (``old = g; g = v; Py_XDECREF(old);``) gets a handle of its own.  Static
+    type objects are references too: ``&FooType`` becomes ``Cystck_deref(S,
+    FooType)``."""
     name = "global-refs"
     precedence = 700
+    needs = ("include-header",)    # the helper of a store whose value is used goes after the include
     patterns = (r"^(?P<lead>[ \t]*(?:(?:static|extern)\s+)*)(?:const\s+)?(?:PyObject|PyTypeObject)\s*\*\s*(?P<rest>[^;(){}]*);",)
     before = "static PyObject *cache;\nstatic void f(PyObject *v) { cache = v; g(cache); }\n"
     after = "static Cystck_Ref cache;\nstatic void f(PyObject *v) { cache = Cystck_ref(S, v); g(Cystck_deref(S, cache)); }\n"
@@ -820,6 +870,9 @@ class GlobalRefs(Rule):
         edits = source.Edits()
         types = "|".join(["PyObject", "PyTypeObject"] + [regex.escape(t) for t in sorted(unit.project.types)])
         for s, e in source.top_level_items(code):
+            # a declaration right after an instance struct: its item starts
+            # with the CYSTCK_TYPE_HELPERS line the object-struct rule wrote
+            s += _TYPE_HELPERS_LINES.match(code, s, e).end() - s
             item = code[s:e]
             m = regex.match(rf"\s*(?:(?:static|extern)\s+)*(?:const\s+)?(?P<t>(?:struct\s+)?(?:{types})\s*\*)", item)
             if not m or "{" in item or regex.search(r"\)\s*;\s*$", item):
@@ -843,7 +896,10 @@ class GlobalRefs(Rule):
         if names:
             alts.append(_common.names_re(names))
         if ref_fields:
-            alts.append(r"\b\w+(?:\s*\([^()]*\))?(?:\s*(?:->|\.)\s*\w+)*?\s*(?:->|\.)\s*(?:"
+            # st->name, H.cb, table[i].value; not Foo_AsStruct(S, h)->name,
+            # an object field of a custom type named like a reference
+            alts.append(r"\b(?!\w+_AsStruct\s*\()\w+(?:\s*\([^()]*\))?(?:\s*\[[^\[\];]*\])*"
+                        r"(?:\s*(?:->|\.)\s*\w+(?:\s*\[[^\[\];]*\])*)*?\s*(?:->|\.)\s*(?:"
                         + "|".join(map(regex.escape, sorted(ref_fields))) + r")\b")
         ref = "(?:" + "|".join(alts) + ")" if alts else None
         tre = _common.names_re(type_vars) if type_vars else None
@@ -874,6 +930,8 @@ class GlobalRefs(Rule):
                 # a module-state member read in a macro, under a cast the
                 # casts rule does not see there: (PyTypeObject *)st.Type
                 self._read_refs(unit, masked, m.start(), m.end(), self._cast_read(ref), set(), edits)
+        if any(XREF_HELPER in new for _, _, new in edits.items):
+            _common.define_after_include(unit.text, edits, XREF_HELPER_DEFINITION)
         if edits:
             unit.apply(edits)
         return edits.applied
@@ -882,8 +940,13 @@ class GlobalRefs(Rule):
     def _ref_patterns(ref):
         return (regex.compile(rf"\bPy_CLEAR\s*\(\s*(?P<r>{ref})\s*\)\s*;"),
                 regex.compile(rf"\bPy_X?(?:INC|DEC)REF\s*\(\s*(?P<r>{ref})\s*\)\s*;"),
-                regex.compile(rf"(?P<r>{ref})\s*=(?!=)\s*(?P<e>[^;]+);"),
-                regex.compile(rf"(?<![\w.>&])(?P<r>{ref})"))
+                regex.compile(rf"(?<![\w.>&])(?P<r>{ref})\s*=(?!=)\s*"),
+                regex.compile(rf"(?<![\w.>&])(?P<r>{ref})"),
+                # the newref rule's Py_SETREF(r, b)
+                regex.compile(rf"\{{\s*Cystck_Object new_ = (?P<b>[^;]*);\s*Cystck_Drop\(S, (?P<r>{ref})\);"
+                              rf"\s*(?P=r)\s*=\s*new_;\s*\}}"),
+                # x = r; of a local handle x
+                regex.compile(rf"(?<![\w.>&*])(?P<x>\w+)\s*=(?!=)\s*(?P<r>{ref})\s*;"))
 
     @staticmethod
     def _cast_read(ref):
@@ -893,11 +956,29 @@ class GlobalRefs(Rule):
         """The edits for the references in a function body; returns the
         spans of the values assigned to them."""
         text = unit.text
-        clear, refcount, assign, read = pats
+        clear, refcount, assign, read, setref, taken = pats
         assigned = []
+        done = []          # spans rewritten whole: nothing inside them again
+        for m in setref.finditer(masked, b0, b1):
+            if _is_local_ref(text, m, local):
+                continue
+            r = text[m.start("r"):m.end("r")]
+            b = self._value_reading_refs(unit, masked, m.span("b"), read, local)
+            edits.add(m.start(), m.end(), f"{{ Cystck_Object new_ = {b}; Cystck_Ref old_ = {r}; "
+                                          f"{r} = {XREF_HELPER}(S, new_); Cystck_unref(S, old_); }}")
+            done.append(m.span())
+        for m in taken.finditer(masked, b0, b1):
+            # PyObject *old = g; g = v; Py_XDECREF(old); the local is released
+            # (a reference's handle is not the call's to release): a handle
+            # of its own, the null handle for an empty reference
+            r = text[m.start("r"):m.end("r")]
+            if m.group("x") in local and not _is_local_ref(text, m, local) and regex.search(
+                    rf"\bCystck_Drop\s*\(\s*S\s*,\s*{m.group('x')}\s*\)", masked[m.end():b1]):
+                edits.add(m.start("r"), m.end("r"), f"({r} ? Cystck_Dup(S, Cystck_deref(S, {r})) : Cystck_NULL)")
+                done.append(m.span("r"))
 
         def is_local(m):
-            return text[m.start("r"):m.end("r")].strip() in local
+            return _is_local_ref(text, m, local)
         # Py_CLEAR(g) -> unref; Py_(X)DECREF(g) / Py_(X)INCREF(g) -> dropped
         for m in clear.finditer(masked, b0, b1):
             if is_local(m):
@@ -914,19 +995,30 @@ class GlobalRefs(Rule):
                 edits.add(m.start(), m.end(), ";")
             else:
                 edits.add(*_common.statement_line_span(text, m.start(), m.end()), "")
-        # g = expr;  (not ==)
+        # g = expr  (not ==)
         for m in assign.finditer(masked, b0, b1):
-            if is_local(m):
+            if is_local(m) or any(a <= m.start() < e for a, e in done):
                 continue
-            e = text[m.start("e"):m.end("e")].strip()
-            if e in ("NULL", "0", "nullptr") or e.startswith("Cystck_ref("):
+            e0, e1 = m.end(), _common.expression_end(masked, m.end(), b1)
+            e = text[e0:e1].strip()
+            if e in ("NULL", "0", "nullptr") or e.startswith(("Cystck_ref(", XREF_HELPER)) or not e:
                 continue
-            e = self._value_reading_refs(unit, masked, m.span("e"), read, local)
+            e = self._value_reading_refs(unit, masked, (e0, e1), read, local)
             if type_pat:          # st->Type = (PyObject *)&FooType; FooType is a reference too
                 e = type_pat.sub(lambda t: f"Cystck_deref(S, {t.group('a') or t.group('b')})", e)
-            edits.add(m.start("e"), m.end("e"), f"Cystck_ref(S, {e})")
-            assigned.append((m.start("e"), m.end("e")))
-        self._read_refs(unit, masked, b0, b1, read, local, edits)
+            r = text[m.start("r"):m.end("r")]
+            how = _store_use(masked, m.start(), e1)
+            if how == "statement":
+                edits.add(e0, e1, f"Cystck_ref(S, {e})")
+            else:
+                # the store's value is used: a null value stores the null
+                # reference, tested as the pointer it is, or read as a handle
+                store = f"{r} = {XREF_HELPER}(S, {e})"
+                edits.add(m.start(), e1, store if how == "test" else
+                          f"({store}, {r} ? Cystck_deref(S, {r}) : Cystck_NULL)")
+                done.append((m.start(), e1))
+            assigned.append((e0, e1))
+        self._read_refs(unit, masked, b0, b1, read, local, edits, skip=done)
         return assigned
 
     def _value_reading_refs(self, unit, masked, span, read, local):
@@ -939,14 +1031,14 @@ class GlobalRefs(Rule):
         return result[span[0]:span[1] + len(result) - len(unit.text)].strip()
 
     @staticmethod
-    def _read_refs(unit, masked, b0, b1, read, local, edits):
+    def _read_refs(unit, masked, b0, b1, read, local, edits, skip=()):
         """Remaining reads of references in [b0, b1) become Cystck_deref."""
         text = unit.text
 
         def is_local(m):
             return text[m.start("r"):m.end("r")].strip() in local
         for m in read.finditer(masked, b0, b1):
-            if is_local(m):
+            if is_local(m) or any(a <= m.start() < e for a, e in skip):
                 continue
             before = masked[max(b0, m.start() - 40):m.start()]
             after = masked[m.end():m.end() + 12]
@@ -960,6 +1052,8 @@ class GlobalRefs(Rule):
                 continue
             if regex.match(r"\s*=[^=]", after):
                 continue
+            if regex.match(r"\s*\?", after) or regex.search(r"\bCystck_Ref\s+\w+\s*=\s*$", before):
+                continue          # g ? a : b tests the reference; a copy of it is one
             edits.add(m.start(), m.end(), f"Cystck_deref(S, {text[m.start('r'):m.end('r')]})")
 
 

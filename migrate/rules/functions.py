@@ -496,7 +496,8 @@ class NullHandles(Rule):
     NULL``, ``!h`` and ``(h = f(...)) == NULL`` become ``Cystck_IsNull(...)``;
     ``h != NULL`` and a bare ``if (h)`` (or ``assert(h)``) become
     ``!Cystck_IsNull(h)``; an assignment to a handle used as a truth value
-    (``!(h = f(x))``, ``while ((h = f(x)))``) tests the handle it stores,
+    (``!(h = f(x))``, ``while ((h = f(x)))``, ``for (; (h = f(x)); )``)
+    tests the handle it stores,
     ``Cystck_IsNull(h = f(x))``; in a chain ``a = h = NULL`` every target is a
     handle.  Only
     names declared as handles in the function (or members known to hold
@@ -1298,3 +1299,75 @@ class ObjectId(Rule):
         if edits:
             unit.apply(edits)
         return edits.applied
+
+
+class ChainedStores(Rule):
+    """A chained store whose inner target becomes a call, ``x =
+    self->v = y;`` (``v`` an object field, which the struct-access rule
+    stores with ``CystckField_Store``, a call with no value) or ``x = g =
+    y;`` (``g`` a global reference), is split into one store a statement,
+    innermost first, each next target reading the one before: ``self->v =
+    y; x = self->v;``.  The same in a declaration, ``PyObject *x =
+    self->v = y;`` (the store goes before it).  Only where every target is
+    a name, a member or an element with a plain index, so reading a target
+    again gives the value the chain stored."""
+    name = "chained-stores"
+    precedence = 362
+    patterns = (r"(?:(?<=[{};:)])|(?<=\belse)|^)(?P<ws>[ \t]*)(?P<decl>(?!(?:else|case|do|goto)\b)(?:const\s+)?(?:struct\s+)?\w+\s*\*?\s*(?=\w+\s*=(?!=)))?"
+                r"(?P<chain>(?:(?&target)\s*=(?!=)\s*){2,})(?P<e>[^;=]+);"
+                r"(?(DEFINE)(?P<target>(?:\*\s*)*[A-Za-z_]\w*(?:\s*(?:->|\.)\s*\w+|\s*\[\s*\w+\s*\])*))",)
+    before = ("typedef struct { PyObject_HEAD PyObject *v; } Box;\n"
+              "static PyObject *f(Box *self, PyObject *y)\n{\n    PyObject *x;\n    x = self->v = y;\n"
+              "    if (y)\n        x = self->v = y;\n    return x;\n}\n")
+    after = ("typedef struct { PyObject_HEAD PyObject *v; } Box;\n"
+             "static PyObject *f(Box *self, PyObject *y)\n{\n    PyObject *x;\n    self->v = y; x = self->v;\n"
+             "    if (y)\n        { self->v = y; x = self->v; }\n    return x;\n}\n")
+
+    _TARGET = regex.compile(r"(?:\*\s*)*[A-Za-z_]\w*(?:\s*(?:->|\.)\s*\w+|\s*\[\s*\w+\s*\])*")
+
+    def apply(self, unit):
+        code, text = unit.masked, unit.text
+        edits = source.Edits()
+        pattern = regex.compile(self.patterns[0], regex.M)
+        for f in unit.functions():
+            if not f.is_definition:
+                continue
+            for m in pattern.finditer(code, *f.body):
+                targets = [text[t.start():t.end()].strip()
+                           for t in self._TARGET.finditer(code, m.start("chain"), m.end("chain"))]
+                if not self._worth_splitting(unit.project, targets[1:]) or self._reads_another(targets):
+                    continue
+                value = text[m.start("e"):m.end("e")].strip()
+                stores = [f"{targets[-1]} = {value};"] + \
+                    [f"{a} = {b};" for a, b in zip(reversed(targets[:-1]), reversed(targets[1:]))]
+                if m.group("decl"):
+                    decl = text[m.start("decl"):m.end("decl")]
+                    stores[-1] = decl + stores[-1]
+                new = " ".join(stores)
+                if _common.in_unbraced_body(code, m.start("ws") + len(m.group("ws"))):
+                    new = "{ " + new + " }"
+                edits.add(m.start("ws") + len(m.group("ws")), m.end(), new)
+        if edits:
+            unit.apply(edits)
+        return edits.applied
+
+    @staticmethod
+    def _worth_splitting(p, inner):
+        """Does one of the inner targets (whose value the chain uses) become
+        a call: an object field of a custom type, a reference?"""
+        fields = set().union(*(t.object_fields for t in p.types.values())) if p.types else set()
+        for t in inner:
+            member = regex.search(r"(?:->|\.)\s*(\w+)$", t)
+            if member and (member.group(1) in fields or member.group(1) in p.ref_fields):
+                return True
+            if t in p.globals:
+                return True
+        return False
+
+    @staticmethod
+    def _reads_another(targets):
+        """Does a target read a name another target stores (``a[i] = i =
+        0``)? Read again after the split, it would see the new value."""
+        names = [set(regex.findall(r"\b[A-Za-z_]\w*\b", regex.sub(r"(?:->|\.)\s*\w+", "", t))) for t in targets]
+        whole = [t.strip("* ") for t in targets]
+        return any(whole[j] in names[i] for i in range(len(targets)) for j in range(len(targets)) if i != j)

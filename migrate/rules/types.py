@@ -127,8 +127,10 @@ class ObjectStruct(Rule):
 class StructMembers(Rule):
     """``PyObject *`` members of plain structs (encoder contexts, parser
     states living for one call) become ``Cystck_Object`` handles; members of
-    a module-state struct become ``Cystck_Ref`` because they outlive the
-    call."""
+    a module-state struct, or of a plain struct that a global holds
+    (``static holder H;``, an array of them, a pointer to one), become
+    ``Cystck_Ref`` because they outlive the call (the global-refs rule
+    stores and reads them)."""
     name = "struct-members"
     precedence = 210
     patterns = (r"\bstruct\s*\w*\s*\{",)
@@ -1202,7 +1204,10 @@ class StructAccess(Rule):
     disappears (the store keeps the reference).  A store whose value is
     used, ``if (!(self->v = f(x)))``, becomes a store and then a test of
     the field, ``if ((CystckField_Store(S, self, &..., f(x)),
-    CystckField_IsNull(...)))``."""
+    CystckField_IsNull(...)))`` (also as a ``for`` loop's condition); one
+    whose value is otherwise used (``return self->v = x;``, an operand of a
+    comma) stores and then loads it, ``(CystckField_Store(...),
+    CystckField_Load(...))``."""
     name = "struct-access"
     precedence = 380
     patterns = (r"\(\s*\(\s*(?:struct\s+)?(?P<t>\w+)\s*\*\s*\)\s*(?P<h>\w+)\s*\)\s*->",
@@ -1315,16 +1320,26 @@ class StructAccess(Rule):
             edits.add(head0, head1, f"(CystckField_Store(S, {h}, &{field_expr}, ")
             edits.add(tail0, tail1, tail)
             return
-        # self->v = expr;
-        asg = regex.match(r"\s*=(?!=)\s*(?P<e>[^;]+?)\s*;", after)
-        if asg:
+        # self->v = expr
+        asg = regex.match(r"\s*=(?!=)\s*", after)
+        e1 = _common.expression_end(code, fend + asg.end(), b1) if asg else None
+        if asg and e1 > fend + asg.end():
             # only the assignment around the value is rewritten, so that
             # accesses inside the value are translated by their own matches
-            e0, e1 = fend + asg.start("e"), fend + asg.end("e")
-            edits.add(start, e0, f"CystckField_Store(S, {h}, &{field_expr}, ")
+            e0 = fend + asg.end()
+            statement = regex.match(r"\s*;", code[e1:]) and _common.at_statement_start(code, start)
+            if statement:
+                edits.add(start, e0, f"CystckField_Store(S, {h}, &{field_expr}, ")
+            else:       # return self->v = x, (self->v = x, b): a store, then the field
+                edits.add(start, e0, f"(CystckField_Store(S, {h}, &{field_expr}, ")
             if text[e0:e1].strip() in ("NULL", "0", "nullptr"):
                 edits.add(e0, e1, "Cystck_NULL")
-            edits.add(e1, e1, ")")
+            if statement:
+                # up to the `;`: after the tail of a store in the value, at e1 too
+                semi = code.index(";", e1) + 1
+                edits.add(e1, semi, ")" + text[e1:semi])
+            else:
+                edits.add(e1, e1, f"), CystckField_Load(S, {h}, {field_expr}))")
             return
         test = _field_null_test(code, start, fend, field_expr)
         if test:
@@ -1436,6 +1451,9 @@ def _field_null_test(code, start, fend, field_expr):
     # if( self->v ), a && self->v: a test of the field
     if regex.search(r"(?:\b(?:if|while)\s*\(|&&|\|\|)\s*$", before) and \
             regex.match(r"\s*(?:\)|&&|\|\||\?)", after):
+        return start, fend, f"!CystckField_IsNull({field_expr})"
+    # f(self->v ? self->v : Py_None), x = self->v ? a : b: the condition of a ?:
+    if regex.search(r"(?:(?<![=!<>])=|[(,]|\breturn)\s*$", before) and regex.match(r"\s*\?", after):
         return start, fend, f"!CystckField_IsNull({field_expr})"
     return None
 

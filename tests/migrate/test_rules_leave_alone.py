@@ -446,6 +446,13 @@ LEAVE_ALONE = {
         "static PyObject *f(PyTypeObject *type)\n{\n"
         "    if (type->tp_mro == NULL)\n        return NULL;\n"
         "    return PyLong_FromLong(1);\n}\n"),
+    # Chains whose inner target stays a plain store: a member of a plain
+    # struct (a handle), an int.
+    "chained-stores": (
+        "typedef struct { PyObject *v; } Ctx;\n"
+        "typedef struct { PyObject_HEAD PyObject *w; } Box;\n"
+        "static PyObject *f(Ctx *c, Box *b, PyObject *y)\n{\n    PyObject *x;\n    int i;\n"
+        "    x = c->v = y;\n    b->w = i = 0;\n    return x;\n}\n"),
 }
 
 # rule -> (near miss, real construct): replacing the first by the second in
@@ -509,6 +516,7 @@ POSITIVE_TWINS = {
     "module-create": ("PyModule_New(\"spam\")", "PyModule_Create(&mod)"),
     "pasted-global-stores": ("count_##n = 0", "str_##n = PyUnicode_FromString(#n)"),
     "global-refs": ("static long count;", "static PyObject *count;"),
+    "chained-stores": ("typedef struct { PyObject *v; } Ctx;", "typedef struct { PyObject_HEAD PyObject *v; } Ctx;"),
     "constants": ("&_Py_NoneStruct", "Py_None"),
     "py-type": ("Py_SIZE(o)", "Py_TYPE(o)"),
     "api-alias-macros": ("#define ERR_TYPE PyExc_TypeError", "#define ERR_TYPE PyErr_Occurred"),

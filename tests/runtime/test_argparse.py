@@ -25,6 +25,13 @@ class Index:
         return 7
 
 
+class IntSub(int):
+    """An int that is not exact: 'n' takes it through PyNumber_Index, which
+    returns its int value without calling __index__."""
+    def __index__(self):
+        return 7
+
+
 class Float:
     def __float__(self):
         return 2.5
@@ -44,6 +51,7 @@ OBJ = object()
 VALUES = [
     0, 1, -1, 127, 128, 255, 256, -129, 32767, 32768, -32769, 2**31 - 1, 2**31, -2**31 - 1,
     2**32, 2**63 - 1, 2**63, 2**64, -2**63 - 1, 10**30, True, 1.5, -0.0, float("inf"), 1 + 2j,
+    2**30 - 1, 2**30, -2**30, -2**30 - 1, IntSub(12),
     Index(), Float(), Complex(), Falsy(), "", "a", "abc", "\xe9", "a\0b", "\udc80",
     b"", b"a", b"abc", b"a\0b", bytearray(b"a"), bytearray(b"ab"), memoryview(b"abc"),
     memoryview(b"abcd")[::2], array.array("b", b"xy"), None, OBJ, [1], (1,),

@@ -202,6 +202,7 @@ unsigned long CystckLong_AsUnsignedLongMask(h o) = PyLong_AsUnsignedLongMask ; [
 unsigned long long CystckLong_AsUnsignedLongLongMask(h o) = PyLong_AsUnsignedLongLongMask ; [e] o modulo 2**N (o's __index__ if not an int); (unsigned long long)-1 with exception on error
 Cystck_ssize_t CystckLong_AsSsize_t(h o) = PyLong_AsSsize_t ; [e]
 size_t CystckLong_AsSize_t(h o) = PyLong_AsSize_t          ; [e]
+size_t CystckLong_NumBits(h o) = _PyLong_NumBits [check=PyLong_Check] ; [e] the bits abs(o) needs (0 for 0): (size_t)-1 and OverflowError when that does not fit a size_t
 double CystckLong_AsDouble(h o) = PyLong_AsDouble          ; [e]
 int CystckLong_Check(h o) = PyLong_Check                   ; isinstance(o, int)
 int CystckLong_CheckExact(h o) = PyLong_CheckExact         ; type(o) is int

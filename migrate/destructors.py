@@ -1,11 +1,12 @@
 """Splitting a stock destructor that calls both the API and native releases
-(``Foo_reset(self); free(self->buf);``) into a finalizer and a destructor.
+(``Foo_reset(self); free(self->buf);``) into two parts of one deallocator
+(``CYSTCK_DEF_DEALLOC``).
 
-A Cystck destructor has no state, so the API calls go to a finalizer
-(``tp_finalize``, PEP 442), which runs first, with a state, the object
-alive; a finalizer may bring the object back to life (another finalizer in
-a cycle can keep it), so native memory is freed in the destructor only,
-which runs when the object really dies.  The split is made only where it
+A Cystck destructor has no state, so the API calls go to a function of
+their own, which the runtime calls in ``tp_dealloc`` where the stock
+deallocator called them, first, with a state, the object alive for the
+call; it may bring the object back to life, so native memory is freed in
+the destructor only, which runs when the object really dies.  The split is made only where it
 runs the same statements in the same order: the statements up to the last
 API call (``plan``'s ``moved``) go to the finalizer, the rest stays, and
 the two parts share no local state and no control flow:
@@ -45,8 +46,20 @@ NATIVE_FREES = regex.compile(r"PyMem_(?:Raw)?(?:Free|FREE|Del|DEL)")
 #: removes these from a destructor), and reads of the object's type and
 #: size (which a destructor reads without the API).
 _RELEASES = regex.compile(r"Py_(?:X?DECREF|CLEAR|TYPE|SIZE|TRASHCAN_\w+)"
-                          r"|PyObject_(?:GC_UnTrack|ClearWeakRefs|GC_Del|Del|Free)")
+                          r"|PyObject_(?:GC_UnTrack|ClearWeakRefs|GC_Del|Del|Free|CallFinalizerFromDealloc)")
+#: A stock deallocator's call of the type's finalizer (tp_finalize), with the
+#: return it makes if the finalizer brought the object back to life: the
+#: runtime calls the finalizer before the destructor, and keeps such an
+#: object, so the whole statement goes.
+CALL_FINALIZER = regex.compile(
+    r"\bif\s*\(\s*PyObject_CallFinalizerFromDealloc\s*" + source.paren("f") + r"\s*(?:<\s*0|!=\s*0)?\s*\)"
+    r"\s*(?:return\s*;|\{\s*return\s*;\s*\})"
+    r"|\b(?:\(\s*void\s*\)\s*)?PyObject_CallFinalizerFromDealloc\s*" + source.paren("g") + r"\s*;")
 _CALL = regex.compile(r"(?<![\w.>])(\w+)\s*\(")
+#: The object's own releases, when given the object (``PyObject_Free(self)``,
+#: which the runtime does): given anything else (``PyObject_Free(self->buf)``)
+#: they free native memory, which the destructor must go on freeing.
+OBJECT_FREES = regex.compile(r"(?<![\w.>])PyObject_(?:GC_Del|Del|Free)\s*" + source.paren("a"))
 # a call through a member (a function pointer the object holds), tp_free aside
 _MEMBER_CALL = regex.compile(r"(?:->|\.)\s*(?!tp_free\b)\w+\s*\(")
 _OBJECT_RELEASE = regex.compile(r"\bPy_(?:X?DECREF|CLEAR)\s*" + source.paren("a"))
@@ -100,8 +113,50 @@ def call_kind(project, path, name):
     return "native"
 
 
-def _statement_kind(project, path, code, s, e, types):
+_LOCAL = regex.compile(r"[;{}]\s*(?!(?:return|else|goto|case|do)\b)(?:const\s+)?(?:struct\s+)?\w+[\s*]+"
+                       r"(?P<n>[A-Za-z_]\w*)\s*(?:=\s*(?P<i>[^;]*))?;")
+# a name under casts and parentheses
+_NAME = regex.compile(r"\(?\s*" + _CASTS + r"\(?\s*(?P<n>[A-Za-z_]\w*)\s*\)?\s*\)?")
+
+
+def _object_names(code, b0, b1, param):
+    """The names of the object in the body ``code[b0:b1]``: the parameter
+    ``param`` and the locals aliasing it, under casts (``Foo *self = (Foo
+    *)op;``).  Without the parameter, every name but the other locals."""
+    inits = {m.group("n"): m.group("i") for m in _LOCAL.finditer(code, max(b0 - 1, 0), b1, overlapped=True)}
+
+    def alias_of(init, names):
+        m = _NAME.fullmatch(init.strip()) if init else None
+        return m is not None and (m.group("n") in names if names is not None else m.group("n") not in inits)
+    if param is None:
+        return lambda n: n not in inits or alias_of(inits[n], None)
+    names, grown = {param}, True
+    while grown:
+        more = {n for n, init in inits.items() if n not in names and alias_of(init, names)}
+        names |= more
+        grown = bool(more)
+    return names.__contains__
+
+
+def member_frees(code, s, e, b0, b1, param=None):
+    """The calls in ``code[s:e]`` of ``PyObject_Free``, ``PyObject_Del`` or
+    ``PyObject_GC_Del`` (``OBJECT_FREES``) that free memory other than the
+    object: their argument, under casts, is no name of the object
+    (``self->buf``, ``char *buf = self->buf;``) in the body
+    ``code[b0:b1]`` of a destructor whose parameter is ``param``."""
+    is_object = _object_names(code, b0, b1, param)
+    out = []
+    for m in OBJECT_FREES.finditer(code, s, e):
+        name = _NAME.fullmatch(m.group("a")[1:-1].strip())
+        if name is None or not is_object(name.group("n")):
+            out.append(m)
+    return out
+
+
+def _statement_kind(project, path, code, s, e, types, body, param):
     kinds = {call_kind(project, path, c) for c in _CALL.findall(code, s, e)} - {None}
+    if member_frees(code, s, e, *body, param):
+        kinds.add("native")     # memory the object points at, not the object
     if _MEMBER_CALL.search(code, s, e):
         kinds.add("native")     # what it calls is not known: never moved ahead
     # a local's reference is a handle's, for a human or the finalizer (the
@@ -217,7 +272,8 @@ def _uses(code, name, s, e):
     return regex.search(rf"(?<![\w.>]){regex.escape(name)}\b", code[s:e]) is not None
 
 
-def _param_name(code, f):
+def param_name(code, f):
+    """The name of the single parameter of ``f`` (None if it has more)."""
     pieces = source.split_top(code, *f.params)
     m = regex.search(r"([A-Za-z_]\w*)\s*$", code[pieces[0][0]:pieces[0][1]]) if len(pieces) == 1 else None
     return m.group(1) if m else None
@@ -235,8 +291,8 @@ def plan(project, path, code, masked, f, finalizer):
     the mask keeping directives), its finalizer named ``finalizer``; None
     where the destructor is not split (see the module's docstring)."""
     b0, b1 = f.body
-    param = _param_name(code, f)
-    if param is None or regex.search(r"\b(?:return|goto)\b", code[b0:b1]) \
+    param = param_name(code, f)
+    if param is None or regex.search(r"\b(?:return|goto)\b", CALL_FINALIZER.sub(" ", code[b0:b1])) \
             or regex.search(r"^[ \t]*#", masked[b0:b1], regex.M):
         return None
     spans = statements(code, b0, b1)
@@ -246,7 +302,7 @@ def plan(project, path, code, masked, f, finalizer):
     # locals holding the object's type (PyTypeObject *tp = Py_TYPE(self))
     types = {n for s, e in spans for n, init in zip(*_declared(code, s, e))
              if init and regex.fullmatch(_CASTS + r"Py_TYPE\s*\(.*", init, regex.S)}
-    kinds = [_statement_kind(project, path, code, s, e, types) for s, e in spans]
+    kinds = [_statement_kind(project, path, code, s, e, types, (b0, b1), param) for s, e in spans]
     if chunks is None or "blocked" in kinds or "api" not in kinds or "native" not in kinds:
         return None
     last_api = max(i for i, k in enumerate(kinds) if k == "api")

@@ -71,6 +71,7 @@ SLOT_SIGNATURES = {
     "tp_richcompare": dict(params=((H, 0, "a"), (H, 1, "b"), ("int", 2, "op")), pushes=True),
     "tp_descr_get": dict(params=(SELF, (H, 1, "obj"), (H, 2, "type")), pushes=True),
     "tp_hash": dict(params=(SELF,), ret="Cystck_hash_t"),
+    "tp_finalize": dict(params=(SELF,), ret="void"),
     "sq_length": dict(params=(SELF,), ret=SSIZE),
     "mp_length": dict(params=(SELF,), ret=SSIZE),
     "nb_bool": dict(params=(SELF,)),
@@ -92,7 +93,6 @@ SPECIAL_SLOTS = {
     "tp_clear": "dropped",
     "tp_free": "dropped",
     "tp_alloc": "dropped",
-    "tp_finalize": "dropped",
 }
 
 TYPE_FIELDS = (
@@ -189,9 +189,10 @@ MODULE_SLOT_ROLES = {
 }
 MODINIT = Role("modinit", "", pushes=True)
 #: A stock destructor whose calls all use the API (a method that empties the
-#: object, a helper taking its struct) becomes the type's finalizer
-#: (tp_finalize, PEP 442): it runs with a state, the object still alive,
-#: before the runtime releases the fields and frees the object.
+#: object, a helper taking its struct), or the part of one that does: it
+#: runs in tp_dealloc (CYSTCK_DEF_DEALLOC) with a state, the object alive
+#: for the call, before the runtime releases the fields and frees the
+#: object.  Its signature is a finalizer's (tp_finalize).
 FINALIZER = Role("slot", "tp_finalize", (SELF,), ret="void")
 #: A function CPython itself calls with a ``PyObject *`` (a capsule's
 #: destructor): Cystck hands the stock pointer through unchanged, so its
@@ -815,12 +816,14 @@ def _collect_tables(p, path, code, text):
         if conv:
             p.roles.setdefault(m.group("f"), method_role(conv))
     for m in regex.finditer(r"\bCYSTCK_DEF_SLOT\s*\(\s*\w+\s*,\s*(?P<s>\w+)\s*,\s*(?P<f>\w+)\s*\)", code):
-        if m.group("s") == "tp_finalize":       # a stock tp_finalize is dropped, a translated one kept
-            p.roles.setdefault(m.group("f"), FINALIZER)
-        else:
-            _slot(p, m.group("s"), m.group("f"))
+        _slot(p, m.group("s"), m.group("f"))
     for m in regex.finditer(r"\bCYSTCK_DEF_DESTROY\s*\(\s*\w+\s*,\s*(?P<f>\w+)\s*\)", code):
         _slot(p, "tp_dealloc", m.group("f"))
+    for m in regex.finditer(r"\bCYSTCK_DEF_DEALLOC(?:_API)?\s*\(\s*\w+\s*,\s*(?P<r>\w+)\s*(?:,\s*(?P<f>\w+)\s*)?\)",
+                            code):
+        p.roles.setdefault(m.group("r"), FINALIZER)     # the part using the API
+        if m.group("f"):
+            _slot(p, "tp_dealloc", m.group("f"))
     for m in regex.finditer(r"\bCYSTCK_DEF_MOD_TRAVERSE\s*\(\s*\w+\s*,\s*(?P<f>\w+)\s*\)", code):
         p.roles.setdefault(m.group("f"), MODULE_TRAVERSE)
     for m in regex.finditer(r"\bCYSTCK_DEF_GET(?:SET)?\s*\(\s*\w+\s*,[^,]*,\s*(?P<g>\w+)\s*,(?:\s*(?P<s>\w+)\s*,)?", code):
@@ -1116,11 +1119,11 @@ def _keep_called_clears(p):
 
 def _finalize_destructors_calling_api(p):
     """A destructor has no state, so one that calls functions taking ``S``
-    (other than a clear function, whose call goes) becomes the type's
-    finalizer (``FINALIZER``), if all its calls do: a finalizer may bring
-    the object back to life (a cycle's other finalizer may keep it), so
-    a destructor that also calls a native function (``free(self->buf)``,
-    ``PyMem_Free``) stays one: ``_split_destructors`` moves its calls of
+    (other than a clear function, whose call goes) takes it
+    (``FINALIZER``), if all its calls do: its calls may bring the object
+    back to life, so a destructor that also calls a native function
+    (``free(self->buf)``, ``PyMem_Free``, ``PyObject_Free(self->buf)``)
+    stays one: ``_split_destructors`` moves its calls of
     the API to a finalizer of their own where it can, else they are
     reported."""
     def cleared(callee):
@@ -1132,7 +1135,9 @@ def _finalize_destructors_calling_api(p):
         calls = {c for c in regex.findall(r"(?<![\w.>])(\w+)\s*\(", info.body)
                  if c != info.name and c not in source._KEYWORDS and c != "assert"
                  and (not c.startswith(("Py", "_Py")) or destructors.NATIVE_FREES.fullmatch(c)) and not cleared(c)}
-        return bool(calls) and all(p.needs_state(info.path, c) for c in calls)
+        body = (info.body, 0, len(info.body), 0, len(info.body))
+        return bool(calls) and all(p.needs_state(info.path, c) for c in calls) \
+            and not destructors.member_frees(*body)      # PyObject_Free(self->buf): native too
 
     finalizers = {info.name for info in p.functions.values()
                   if info.role is not None and info.role.kind == "destroy" and info.body
@@ -1146,7 +1151,7 @@ def _finalize_destructors_calling_api(p):
 def _split_destructors(p, files, masks):
     """A static destructor that calls both the API and native releases
     splits, where its two parts share nothing (``destructors.plan``), into
-    a finalizer generated from its API calls (``FINALIZER``), which the
+    a function generated from its API calls (``FINALIZER``), which the
     destructor-split rule writes, and itself, the native releases."""
     for (path, name), info in list(p.functions.items()):
         if info.role is None or info.role.kind != "destroy" or not info.body or not info.static \

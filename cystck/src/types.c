@@ -143,6 +143,49 @@ void _Cystck_DeallocTrash(PyObject *self, void (*destroy)(void *), destructor ow
     Py_TRASHCAN_END
 }
 
+/* A deallocator's part that uses the API (`release`, what the translator
+ * splits off a stock deallocator), called with the object alive, as
+ * PyObject_CallFinalizerFromDealloc calls a finalizer.  1: it brought the
+ * object back to life, which then stays (tracked, if a GC type). */
+static int release_alive(PyObject *self, destructor release)
+{
+    Py_ssize_t refcnt;
+    Py_SET_REFCNT(self, 1);
+    release(self);
+    refcnt = Py_REFCNT(self) - 1;
+    Py_SET_REFCNT(self, refcnt);
+    if (refcnt == 0)
+        return 0;
+    if (PyType_IS_GC(Py_TYPE(self)) && !PyObject_GC_IsTracked(self))
+        PyObject_GC_Track(self);
+    return 1;
+}
+
+static void dealloc_release(PyObject *self, destructor release, void (*destroy)(void *), destructor own)
+{
+    if (finalize(self, own) || release_alive(self, release))
+        return;
+    _Cystck_DeallocWith(self, destroy, NULL);    /* NULL: finalized above */
+}
+
+/* tp_dealloc in two parts (CYSTCK_DEF_DEALLOC): `release` runs where a
+ * stock deallocator calls the API, in tp_dealloc, after the finalizer,
+ * before the fields are released, for the type's instances and for its
+ * Python subclasses' alike (subtype_dealloc calls this after the
+ * subclass's own finalizer, a __del__, which does not replace it), then
+ * the destructor.  In the trashcan for GC types, as _Cystck_DeallocTrash. */
+void _Cystck_DeallocRelease(PyObject *self, destructor release, void (*destroy)(void *), destructor own)
+{
+    if (!PyType_IS_GC(Py_TYPE(self))) {
+        dealloc_release(self, release, destroy, own);
+        return;
+    }
+    PyObject_GC_UnTrack(self);
+    Py_TRASHCAN_BEGIN(self, own)
+    dealloc_release(self, release, destroy, own);
+    Py_TRASHCAN_END
+}
+
 static void generic_dealloc(PyObject *self)
 {
     if (PyType_IS_GC(Py_TYPE(self)))

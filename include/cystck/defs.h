@@ -716,6 +716,28 @@ _CYSTCK_STATIC_ASSERT(offsetof(Cystck_State, frame) == offsetof(_Cystck_HeadCopy
         { Py_tp_dealloc, (void *)_CYSTCK_TRAMP(SYM) },                        \
         _CYSTCK_NO_MEMBER, _CYSTCK_NO_GETSET, NULL };
 
+/* tp_dealloc in two parts: RELEASE, void RELEASE(Cystck_State *S,
+ * Cystck_Object self), uses the API where a stock deallocator did, in
+ * tp_dealloc (for a Python subclass's instances too, whatever finalizer the
+ * subclass defines), the object alive for the call; then IMPL, the
+ * destructor, releases native resources.  _API: RELEASE only. */
+CYSTCK_INTERNAL void _Cystck_DeallocRelease(PyObject *self, destructor release, void (*destroy)(void *),
+                                           destructor own);
+#define CYSTCK_DEF_DEALLOC(SYM, RELEASE, IMPL)                                \
+    static void IMPL(void *data);                                             \
+    _CYSTCK_DEF_DEALLOC(SYM, RELEASE, IMPL)
+#define CYSTCK_DEF_DEALLOC_API(SYM, RELEASE) _CYSTCK_DEF_DEALLOC(SYM, RELEASE, NULL)
+#define _CYSTCK_DEF_DEALLOC(SYM, RELEASE, IMPL)                               \
+    _CYSTCK_FINALIZE(SYM##_release, RELEASE)                                  \
+    static void _CYSTCK_TRAMP(SYM)(PyObject *self)                           \
+    {                                                                         \
+        _Cystck_DeallocRelease(self, _CYSTCK_TRAMP(SYM##_release), IMPL,      \
+                               _CYSTCK_TRAMP(SYM));                           \
+    }                                                                         \
+    static CystckDef SYM = { CystckDef_Slot, _CYSTCK_NO_METH,                 \
+        { Py_tp_dealloc, (void *)_CYSTCK_TRAMP(SYM) },                        \
+        _CYSTCK_NO_MEMBER, _CYSTCK_NO_GETSET, NULL };
+
 /* Slots filled with CPython's own generic functions, which touch no handle:
  * `return self` for tp_iter and "unhashable" for tp_hash. */
 #define CYSTCK_DEF_SELFITER(SYM)                                              \

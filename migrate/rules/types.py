@@ -187,16 +187,14 @@ def _slot_defs(unit, owner, slot_values, where):
             continue
         if role.kind == "dropped":
             continue
+        # a deallocator calling the API keeps it in tp_dealloc, before the
+        # destructor (if split off, destructor-split)
         if role.kind == "destroy" and unit.project.role(func) is proj.FINALIZER:
-            sym = f"{owner}_tp_finalize"       # a destructor that calls the API
-            lines.append(f"CYSTCK_DEF_SLOT({sym}, tp_finalize, {func})")
+            lines.append(f"CYSTCK_DEF_DEALLOC_API({sym}, {func})")
+        elif role.kind == "destroy" and func in unit.project.destructor_splits:
+            lines.append(f"CYSTCK_DEF_DEALLOC({sym}, {unit.project.destructor_splits[func]}, {func})")
         elif role.kind == "destroy":
             lines.append(f"CYSTCK_DEF_DESTROY({sym}, {func})")
-            finalizer = unit.project.destructor_splits.get(func)
-            if finalizer:       # its API calls, split off by destructor-split
-                symbols.append(sym)
-                sym = f"{owner}_tp_finalize"
-                lines.append(f"CYSTCK_DEF_SLOT({sym}, tp_finalize, {finalizer})")
         else:
             lines.append(f"CYSTCK_DEF_SLOT({sym}, {slot}, {func})")
         symbols.append(sym)
@@ -235,7 +233,9 @@ def _flag_list(unit, text, where):
     flags = [f.strip() for f in regex.split(r"\|", text) if f.strip()]
     out = []
     for f in flags:
-        if f in ("Py_TPFLAGS_DEFAULT", "Py_TPFLAGS_HAVE_GC", "0", "Py_TPFLAGS_HAVE_VERSION_TAG"):
+        # Py_TPFLAGS_HAVE_FINALIZE: CPython ignores it since 3.8 (a finalizer is its slot)
+        if f in ("Py_TPFLAGS_DEFAULT", "Py_TPFLAGS_HAVE_GC", "0", "Py_TPFLAGS_HAVE_VERSION_TAG",
+                 "Py_TPFLAGS_HAVE_FINALIZE"):
             continue
         if f in ("Py_TPFLAGS_BASETYPE", "Py_TPFLAGS_DISALLOW_INSTANTIATION"):
             out.append(f.replace("Py_", "CYSTCK_", 1))
@@ -670,7 +670,12 @@ class DestroyTraverse(Rule):
     references (the runtime clears them before the destructor runs), the trashcan
     (``Py_TRASHCAN_BEGIN``...``Py_TRASHCAN_END``, both ends), the releasing of
     object members and of a heap type's reference to its type are removed: the runtime does them after the destructor
-    has released native resources.  A NULL test of an object member there
+    has released native resources; a free of other memory
+    (``PyObject_Free(self->buf)``) stays.  So does the call of the
+    finalizer (``if (PyObject_CallFinalizerFromDealloc(self) < 0)
+    return;``): the runtime calls it before the destructor, which is then
+    never called for an object brought back to life (any other use of the
+    call's value sees 0).  A NULL test of an object member there
     (``if (self->v)``) becomes ``!CystckField_IsNull(self->v)``, and
     ``Py_SIZE(self)`` there and in traverse ``CystckVar_DataSize(self)``.  ``tp_clear`` functions and module
     traverse/clear/free hooks are removed; the runtime clears fields through
@@ -749,7 +754,7 @@ class DestroyTraverse(Rule):
                 else:
                     edits.add(m.start(), m.end(), f"Cystck_VISIT(&{inner});")
             if role.kind == "destroy":
-                self.drop_runtime_releases(code, text, b0, b1, edits)
+                self.drop_runtime_releases(code, text, b0, b1, edits, first.name)
             if struct:
                 self._item_counts(code, first.name, b0, b1, edits)
                 self._field_null_tests(p, code, first.name, struct, b0, b1, edits)
@@ -767,11 +772,15 @@ class DestroyTraverse(Rule):
         return n
 
     @classmethod
-    def drop_runtime_releases(cls, code, text, b0, b1, edits):
+    def drop_runtime_releases(cls, code, text, b0, b1, edits, param=None):
         """What the runtime does after a destructor goes from its body:
         freeing the object, releasing its members and its type, untracking
-        it, clearing its weak references, the trashcan."""
+        it, clearing its weak references, the trashcan.  A free of other
+        memory (``PyObject_Free(self->buf)``) stays."""
+        members = {m.start() for m in destructors.member_frees(code, b0, b1, b0, b1, param)}
         for m in regex.finditer(cls.patterns[1], code, pos=b0, endpos=b1):
+            if m.start() in members:
+                continue
             inner = text[m.start("p") + 1:m.end("p") - 1]
             if regex.match(r"\s*Py_X?DECREF|\s*Py_CLEAR", code[m.start():m.end()]) and \
                     "->" not in inner and "." not in inner:
@@ -782,7 +791,23 @@ class DestroyTraverse(Rule):
                 edits.add(*_common.statement_line_span(text, m.start(), m.end()), "")
         for m in regex.finditer(cls.patterns[2], code, pos=b0, endpos=b1):
             edits.add(*_common.statement_line_span(text, m.start(), m.end()), "")
+        cls._drop_finalizer_calls(code, text, b0, b1, edits)
         cls._drop_type_release(code, text, b0, b1, edits)
+
+    @staticmethod
+    def _drop_finalizer_calls(code, text, b0, b1, edits):
+        """The runtime calls the finalizer before the destructor, and runs
+        no destructor of an object the finalizer brought back to life: a
+        stock deallocator's ``if (PyObject_CallFinalizerFromDealloc(op) <
+        0) return;`` goes, and any other call of it there is 0 (not
+        brought back)."""
+        gone = []
+        for m in destructors.CALL_FINALIZER.finditer(code, b0, b1):
+            edits.add(*_common.statement_line_span(text, m.start(), m.end()), "")
+            gone.append((m.start(), m.end()))
+        for m in regex.finditer(r"\bPyObject_CallFinalizerFromDealloc\s*" + _common.PAREN, code, pos=b0, endpos=b1):
+            if not any(a <= m.start() < b for a, b in gone):
+                edits.add(m.start(), m.end(), "0")
 
     @staticmethod
     def _field_null_tests(p, code, name, struct, b0, b1, edits):
@@ -917,13 +942,14 @@ def _owner_struct(ctx, m):
 
 class FinalizerReleases(Rule):
     """A stock destructor whose calls all use the API (``Foo_clear(self)``,
-    a method) becomes the type's finalizer, ``tp_finalize``
-    (``project.FINALIZER``): it keeps its calls and loses what the runtime
+    a method) takes the state (``project.FINALIZER``) and is listed as
+    ``CYSTCK_DEF_DEALLOC_API``: it still runs in ``tp_dealloc``, for Python
+    subclasses' instances too, keeps its calls and loses what the runtime
     does after it, as a destructor does (freeing the object, releasing its
     object members and its type, untracking it, clearing its weak
     references).  A destructor that only releases goes on being one, and
     so does one that also calls a native function (``free``): the
-    destructor-split rule moves its API calls to a finalizer of their own
+    destructor-split rule moves its API calls to a function of their own
     where it can."""
     name = "finalizer-releases"
     precedence = 371
@@ -944,7 +970,7 @@ class FinalizerReleases(Rule):
             if not f.is_definition or unit.project.role(f.name) is not proj.FINALIZER:
                 continue
             b0, b1 = f.body
-            DestroyTraverse.drop_runtime_releases(code, text, b0, b1, edits)
+            DestroyTraverse.drop_runtime_releases(code, text, b0, b1, edits, destructors.param_name(code, f))
         if edits:
             unit.apply(edits)
         return edits.applied
@@ -952,14 +978,16 @@ class FinalizerReleases(Rule):
 
 class DestructorSplit(Rule):
     """A stock destructor that calls both the API (``Foo_reset(self)``, a
-    method) and native releases (``free(self->buf)``, ``PyMem_Free``)
-    splits in two: its statements up to the last API call become a
-    finalizer of their own, ``Foo_dealloc_finalize``, defined before it
-    (a ``project.FINALIZER``, which the finalizer-releases rule ports and
-    the type-object rule lists as ``tp_finalize`` beside the destructor),
-    and the rest, the native releases, stays the destructor.  A finalizer
-    runs first, with a state, and may bring the object back to life, so
-    native memory is freed in the destructor only.  The split is made
+    method) and native releases (``free(self->buf)``, ``PyMem_Free``,
+    ``PyObject_Free(self->buf)``) splits in two: its statements up to the
+    last API call become a function of their own,
+    ``Foo_dealloc_finalize``, defined before it (a ``project.FINALIZER``,
+    which the finalizer-releases rule ports and the type-object rule lists
+    with the destructor, ``CYSTCK_DEF_DEALLOC``), and the rest, the native
+    releases, stays the destructor.  Both run in ``tp_dealloc``, as the
+    stock one did (for a Python subclass defining ``__del__`` too), the
+    API calls first, with a state; they may bring the object back to life,
+    so native memory is freed in the destructor only.  The split is made
     only where the two parts share no local state and no control flow
     (``migrate/destructors.py``): a statement mixing both (``if (self->x)
     { Foo_reset(self); free(self->buf); }``), a native release before an

@@ -23,9 +23,9 @@ def test_destructor_calling_the_api_becomes_the_finalizer():
     assert ("static void\nBag_dealloc(Cystck_State *S, Cystck_Object self)\n{\n"
             "    if (!CystckField_IsNull(Bag_AsStruct(S, self)->items)) {\n"
             "        Bag_empty(S, self);\n    }\n}\n") in out
-    assert "CYSTCK_DEF_SLOT(BagType_tp_finalize, tp_finalize, Bag_dealloc)" in out
-    assert "&BagType_tp_finalize," in out
-    assert "CYSTCK_DEF_DESTROY" not in out and "tp_free" not in out
+    assert "CYSTCK_DEF_DEALLOC_API(BagType_tp_dealloc, Bag_dealloc)" in out
+    assert "&BagType_tp_dealloc," in out
+    assert "CYSTCK_DEF_DESTROY" not in out and "tp_free" not in out and "tp_finalize" not in out
 
 
 def test_finalizer_is_not_reported_as_a_destructor_calling_the_api():

@@ -1,7 +1,8 @@
 """A stock destructor that calls both the API and native releases splits
 (the destructor-split rule, migrate/destructors.py): its API calls become
-a finalizer (tp_finalize) and its native releases stay in the destructor,
-which has no state; a finalizer may bring the object back to life, so
+a function of their own, run in tp_dealloc before the destructor
+(CYSTCK_DEF_DEALLOC), and its native releases stay in the destructor,
+which has no state; the API calls may bring the object back to life, so
 native memory is never freed there.  Where the two parts share local
 state or control flow, the destructor stays whole and its API calls are
 reported, as before.  Then a small extension whose deallocator does both
@@ -46,9 +47,8 @@ def test_api_calls_become_a_finalizer_and_native_releases_stay():
             "    /* empty it first */\n    Bag_empty(S, self);\n}\n\n"
             "static void\nBag_dealloc(void *data)\n{\n    Bag *self = (Bag *)data;\n    free(self->buf);\n}\n") \
         in result.text
-    assert ("CYSTCK_DEF_DESTROY(BagType_tp_dealloc, Bag_dealloc)\n"
-            "CYSTCK_DEF_SLOT(BagType_tp_finalize, tp_finalize, Bag_dealloc_finalize)\n") in result.text
-    assert "    &BagType_tp_dealloc,\n    &BagType_tp_finalize,\n" in result.text
+    assert "CYSTCK_DEF_DEALLOC(BagType_tp_dealloc, Bag_dealloc_finalize, Bag_dealloc)\n" in result.text
+    assert "    &BagType_tp_dealloc,\n" in result.text and "tp_finalize" not in result.text
     assert _errors(result) == []
 
 
@@ -150,7 +150,7 @@ CORPUS = pathlib.Path(__file__).resolve().parent / "corpus" / "buffers"
 
 # Objects freed with the buffer, its native memory freed once, in a cycle
 # too; and a buffer brought back to life by a finalizer in its cycle keeps
-# its native memory (only the Cystck build: the stock one has no finalizer).
+# its native memory.
 SCRIPT = """
 import gc, importlib.util, sys, weakref
 spec = importlib.util.spec_from_file_location("buffers", sys.argv[1])
@@ -176,22 +176,21 @@ dead = weakref.ref(it)
 del b, it
 gc.collect()
 out += [dead() is None, m.live(), list(log)]
-if sys.argv[2] == "cystck":
-    kept = []
-    class Keeper:
-        def __del__(self):
-            kept.append(self.b)
-    b = m.Buffer(3, log.append)
-    b.fill(1.0)
-    k = Keeper()
-    k.b = b
-    b.append(k)
-    del b, k
-    gc.collect()
-    out += [len(kept), m.live(), kept[0].total()]
-    kept.clear()
-    gc.collect()
-    out += [m.live(), list(log)]
+kept = []
+class Keeper:
+    def __del__(self):
+        kept.append(self.b)
+b = m.Buffer(3, log.append)
+b.fill(1.0)
+k = Keeper()
+k.b = b
+b.append(k)
+del b, k
+gc.collect()
+out += [len(kept), m.live(), kept[0].total()]
+kept.clear()
+gc.collect()
+out += [m.live(), list(log)]
 print(out)
 """
 EXPECTED = [20.0, 1, 0, 0, [3]]
@@ -204,7 +203,7 @@ def built(tmp_path_factory):
     shutil.copytree(CORPUS, root / "stock", ignore=shutil.ignore_patterns("check.py", "__pycache__"))
     assert cli.main([str(root / "stock"), "-o", str(root / "cystck"), "-q", "--no-cppcheck", "--check"]) == 0
     out = (root / "cystck" / "buffers.c").read_text()
-    assert "CYSTCK_DEF_SLOT(BufferType_tp_finalize, tp_finalize, Buffer_dealloc_finalize)" in out
+    assert "CYSTCK_DEF_DEALLOC(BufferType_tp_dealloc, Buffer_dealloc_finalize, Buffer_dealloc)" in out
     finalizer = out[out.index("Buffer_dealloc_finalize(Cystck_State"):out.index("Buffer_dealloc(void")]
     assert "free(" not in finalizer and "Buffer_release_items(S, self)" in finalizer
     stock = build_extension("buffers", [root / "stock" / "buffers.c"], root / "build-stock", use_cystck=False)
@@ -223,12 +222,13 @@ def _run(path, kind, debug=False):
 
 def test_stock_extension_frees_objects_and_memory(built):
     # in a cycle the stock deallocator runs after tp_clear emptied the list
-    assert _run(built[0], "stock") == EXPECTED + [True, 0, [3]]
+    assert _run(built[0], "stock") == EXPECTED + [True, 0, [3], 1, 1, 6.0, 0, [3]]
 
 
 @pytest.mark.parametrize("debug", [False, True], ids=["release", "debug"])
 def test_split_extension_frees_objects_and_memory_and_keeps_a_resurrected_buffer(built, debug):
-    """As stock, except in a cycle, where the finalizer runs before the
-    collector clears the list (PEP 442) and so reports its item; a buffer
-    brought back to life keeps its memory (freed once, when it dies)."""
-    assert _run(built[1], "cystck", debug) == EXPECTED + [True, 0, [3, 1], 1, 1, 6.0, 0, [3, 1, 1]]
+    """As stock, in a cycle too: the part calling the API runs in
+    tp_dealloc, after the collector cleared the list (it ran in a
+    finalizer, before, so it reported the item); a buffer brought back to
+    life by another finalizer keeps its memory (freed once, when it dies)."""
+    assert _run(built[1], "cystck", debug) == EXPECTED + [True, 0, [3], 1, 1, 6.0, 0, [3]]

@@ -128,6 +128,8 @@ def signature_check_source(functions, definitions):
             out.append(f'CYSTCK_DEF_GETSET(def_{i}, "p", getter_{i}, {impl}, NULL, NULL)')
         elif d.name == "CYSTCK_DEF_DESTROY":
             out.append(f"CYSTCK_DEF_DESTROY(def_{i}, {impl})")
+        elif d.name == "CYSTCK_DEF_DEALLOC":
+            out.append(f"CYSTCK_DEF_DEALLOC_API(def_{i}, {impl})")
         elif d.kind == "type":
             out.append(f"typedef {d.name} type_{i};")
             continue

@@ -84,6 +84,9 @@ static inline Cystck_Object Cystck_New(Cystck_State *S, Cystck_Object type, void
  * (its item fields empty); *data (if not NULL) = its native struct. */
 CYSTCK_INTERNAL Cystck_Object Cystck_NewVar(Cystck_State *S, Cystck_Object type, Cystck_ssize_t n, void **data);
 CYSTCK_INTERNAL const char *CystckType_GetName(Cystck_State *S, Cystck_Object type);
+CYSTCK_INTERNAL Cystck_Object CystckType_GetNameObject(Cystck_State *S, Cystck_Object type);
+CYSTCK_INTERNAL Cystck_Object CystckType_GetQualName(Cystck_State *S, Cystck_Object type);
+CYSTCK_INTERNAL int CystckType_HasFeature(Cystck_State *S, Cystck_Object type, unsigned long feature);
 CYSTCK_INTERNAL Cystck_Object CystckType_GetMRO(Cystck_State *S, Cystck_Object type);
 CYSTCK_INTERNAL Cystck_Object CystckType_GetDict(Cystck_State *S, Cystck_Object type);
 CYSTCK_INTERNAL Cystck_Object CystckDescr_Get(Cystck_State *S, Cystck_Object d, Cystck_Object obj, Cystck_Object type);

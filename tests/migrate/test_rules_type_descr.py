@@ -39,10 +39,10 @@ def test_a_helper_reading_other_type_fields_stays_stock():
 def test_a_handle_lent_to_a_type_parameter_is_cast():
     src = ("#include <Python.h>\n"
            "static PyObject *f(PyObject *t, PyObject *o)\n{\n"
-           "    if (!PyType_HasFeature((PyTypeObject *)t, Py_TPFLAGS_HEAPTYPE))\n        return NULL;\n"
+           "    if (!(PyType_GetFlags((PyTypeObject *)t) & Py_TPFLAGS_HEAPTYPE))\n        return NULL;\n"
            "    return PyFile_GetLine(o, 2);\n}\n")
     out = translate.translate_source(src, "m.c")
-    assert MARK + " PyType_HasFeature((PyTypeObject *)Cystck_AsPyObject(S, t), Py_TPFLAGS_HEAPTYPE)" in out
+    assert MARK + " PyType_GetFlags((PyTypeObject *)Cystck_AsPyObject(S, t)) & Py_TPFLAGS_HEAPTYPE" in out
     # negative: a PyObject * parameter takes the lent handle as it is
     assert MARK + " PyFile_GetLine(Cystck_AsPyObject(S, o), 2)" in out
 

@@ -130,13 +130,15 @@ h CystckType_FromSpec(CystckType_Spec* spec, h? bases) : hand ~ PyType_FromSpecW
 h CystckType_GenericNew(h type) : hand ~ PyType_GenericNew ; [h+1, e] a zeroed instance of type
 h Cystck_New(h type, void** data) : hand ~ PyObject_New    ; [h+1, e] a new instance; *data = its native struct (NULL on failure)
 const char* CystckType_GetName(h type) : hand ~ -          ; the type's tp_name
+h CystckType_GetNameObject(h type) : hand ~ PyType_GetName ; [h+1, e] `type.__name__`: for a heap type the str stock code reads as `((PyHeapTypeObject *)type)->ht_name`
+h CystckType_GetQualName(h type) : hand ~ PyType_GetQualName ; [h+1, e] `type.__qualname__`: for a heap type the str stock code reads as `((PyHeapTypeObject *)type)->ht_qualname`
+int CystckType_HasFeature(h type, unsigned long feature) : hand ~ PyType_HasFeature ; [e] is flag `feature` (a Py_TPFLAGS_ value) set in the type's tp_flags; TypeError for an object that is no type
 h Cystck_NewVar(h type, Cystck_ssize_t n, void** data) : hand ~ PyObject_NewVar ; [h+1, e] a new instance of a variable-size type with n items, zeroed; *data = its native struct (NULL on failure)
 Cystck_ssize_t CystckVar_Size(h o) : hand ~ Py_SIZE        ; the item count of a variable-size object (ob_size)
 Cystck_ssize_t CystckVar_DataSize(const void* data) : hand ~ - [nostate] ; the item count of the variable-size instance whose native struct is data (for traverse functions and destructors, which have no state)
 int Cystck_TypeIs(h o, h type) : hand ~ Py_IS_TYPE         ; type(o) is type, no error
 h CystckType_GetMRO(h type) : hand ~ -                     ; [h+1, e] the type's MRO, the tuple `type.__mro__` is (what stock code reads as `type->tp_mro`); SystemError for a type not ready yet
 h CystckType_GetDict(h type) : hand ~ PyType_GetDict       ; [h+1, e] the type's own namespace, the live dict `type.__dict__` is a read-only proxy of (stock: `type->tp_dict`); read it only: store with CystckObject_SetAttr on the type, which keeps the type's attribute cache right
-int CystckType_HasFeature(h type, unsigned long feature) : hand ~ PyType_HasFeature ; has type's tp_flags the bit feature (Py_TPFLAGS_*)? no error: 0 for an object that is not a type (TypeError set)
 int CystckObject_HasDescrGet(h o) : hand ~ -               ; is o a descriptor with __get__ (stock: `Py_TYPE(o)->tp_descr_get != NULL`), no error
 int CystckObject_HasDescrSet(h o) : hand ~ -               ; is o a data descriptor, with __set__/__delete__ (stock: `Py_TYPE(o)->tp_descr_set != NULL`), no error
 h CystckDescr_Get(h d, h? obj, h? type) : hand ~ -         ; [h+1, e] d.__get__(obj, type) through the slot (stock: `Py_TYPE(d)->tp_descr_get(d, obj, type)`): obj null when looked up on the class, type null when not known; AttributeError, as `d.__get__` raises it, if d has no __get__
@@ -200,6 +202,7 @@ unsigned long CystckLong_AsUnsignedLongMask(h o) = PyLong_AsUnsignedLongMask ; [
 unsigned long long CystckLong_AsUnsignedLongLongMask(h o) = PyLong_AsUnsignedLongLongMask ; [e] o modulo 2**N (o's __index__ if not an int); (unsigned long long)-1 with exception on error
 Cystck_ssize_t CystckLong_AsSsize_t(h o) = PyLong_AsSsize_t ; [e]
 size_t CystckLong_AsSize_t(h o) = PyLong_AsSize_t          ; [e]
+size_t CystckLong_NumBits(h o) = _PyLong_NumBits [check=PyLong_Check] ; [e] the bits abs(o) needs (0 for 0): (size_t)-1 and OverflowError when that does not fit a size_t
 double CystckLong_AsDouble(h o) = PyLong_AsDouble          ; [e]
 int CystckLong_Check(h o) = PyLong_Check                   ; isinstance(o, int)
 int CystckLong_CheckExact(h o) = PyLong_CheckExact         ; type(o) is int

@@ -1228,9 +1228,12 @@ def _split_destructors(p, files, masks):
 
 # a member of CPython's object structs read through a variable (not
 # Py_TYPE(o)->tp_name, which the py-type rule ports; not a type's MRO or
-# dict, which the type-mro-dict rule ports), or a heap-type cast
-_INTERNALS = regex.compile(r"(?<![\w)])\w+\s*->\s*(?!tp_(?:mro|dict)\b)(?:tp|ob|ht)_\w+"
-                           r"|\(\s*PyHeapTypeObject\s*\*\s*\)")
+# dict, which the type-mro-dict rule ports, nor its name read, which the
+# type-name-reads rule ports), or a heap-type cast (but for a read of the
+# heap type's name, which that rule ports too)
+_NAME_READ = r"(?:tp_name|ht_(?:qual)?name)\b(?!\s*=(?!=))"
+_INTERNALS = regex.compile(r"(?<![\w)])\w+\s*->\s*(?!tp_(?:mro|dict)\b|" + _NAME_READ + r")(?:tp|ob|ht)_\w+"
+                           r"|\(\s*PyHeapTypeObject\s*\*\s*\)(?!\s*\w+\s*\)\s*->\s*" + _NAME_READ + ")")
 
 
 def _collect_stock_internals(p):

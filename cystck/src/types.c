@@ -488,6 +488,44 @@ const char *CystckType_GetName(Cystck_State *S, Cystck_Object type)
     return tp ? tp->tp_name : NULL;
 }
 
+/* type.__name__ and type.__qualname__: for a heap type the very str objects
+ * stock code reads as ht_name and ht_qualname (PyType_GetName and
+ * PyType_GetQualName from 3.11; before, what they do). */
+Cystck_Object CystckType_GetNameObject(Cystck_State *S, Cystck_Object type)
+{
+    PyTypeObject *tp = as_type(S, type, "CystckType_GetNameObject", _CYSTCK_CALLER());
+    if (tp == NULL)
+        return Cystck_NULL;
+#if PY_VERSION_HEX >= 0x030B0000
+    return _Cystck_Own(S, PyType_GetName(tp));
+#else
+    if (PyType_HasFeature(tp, Py_TPFLAGS_HEAPTYPE))
+        return _Cystck_Own(S, Py_NewRef(((PyHeapTypeObject *)tp)->ht_name));
+    const char *dot = strrchr(tp->tp_name, '.');
+    return _Cystck_Own(S, PyUnicode_FromString(dot ? dot + 1 : tp->tp_name));
+#endif
+}
+
+Cystck_Object CystckType_GetQualName(Cystck_State *S, Cystck_Object type)
+{
+    PyTypeObject *tp = as_type(S, type, "CystckType_GetQualName", _CYSTCK_CALLER());
+    if (tp == NULL)
+        return Cystck_NULL;
+#if PY_VERSION_HEX >= 0x030B0000
+    return _Cystck_Own(S, PyType_GetQualName(tp));
+#else
+    if (PyType_HasFeature(tp, Py_TPFLAGS_HEAPTYPE))
+        return _Cystck_Own(S, Py_NewRef(((PyHeapTypeObject *)tp)->ht_qualname));
+    return CystckType_GetNameObject(S, type);
+#endif
+}
+
+int CystckType_HasFeature(Cystck_State *S, Cystck_Object type, unsigned long feature)
+{
+    PyTypeObject *tp = as_type(S, type, "CystckType_HasFeature", _CYSTCK_CALLER());
+    return tp ? (PyType_GetFlags(tp) & feature) != 0 : -1;
+}
+
 /* ---- The MRO, the type's dict and descriptor slots ---- */
 
 /* A ready type always has both; only a static type caught inside its own

@@ -411,6 +411,98 @@ DEFINE_ENCODE(1, Py_UCS1)
 DEFINE_ENCODE(2, Py_UCS2)
 DEFINE_ENCODE(4, Py_UCS4)
 
+/* Bytes that an encoder may write past the end of its output: put3's one,
+ * utf8_block_ucs2's three. */
+#define ENCODE_SLACK 3
+
+#if defined(__SSE2__)
+/* (m & a) | (~m & b), 16 bits a lane. */
+static inline __m128i select16(__m128i m, __m128i a, __m128i b)
+{
+    return _mm_or_si128(_mm_and_si128(m, a), _mm_andnot_si128(m, b));
+}
+
+/* Eight UCS-2 code points at p as UTF-8 at q, all eight at once: the bytes
+ * written, or -1 if one of them is a surrogate (the one-by-one path decides
+ * about it).  Text that mixes scripts (CJK or Cyrillic with ASCII
+ * punctuation and digits) changes width every few code points, where a
+ * loop over code points pays a branch chain per code point.  Each code
+ * point's 1 to 3 bytes are computed in a 32-bit lane, then stored 4 bytes
+ * a lane, each store moving on by that code point's length: the extra
+ * bytes are overwritten by the next store, or land in ENCODE_SLACK. */
+static inline int utf8_block_ucs2(char *q, const Py_UCS2 *p)
+{
+    const __m128i x = _mm_loadu_si128((const __m128i *)p);
+    const __m128i surrogate = _mm_cmpeq_epi16(_mm_and_si128(x, _mm_set1_epi16((short)0xF800)),
+                                              _mm_set1_epi16((short)0xD800));
+    /* Unsigned comparisons as signed ones, with the sign bit flipped. */
+    const __m128i flipped = _mm_xor_si128(x, _mm_set1_epi16((short)0x8000));
+    const __m128i wide2 = _mm_cmpgt_epi16(flipped, _mm_set1_epi16((short)(0x7F ^ 0x8000)));    /* >= 0x80 */
+    const __m128i wide3 = _mm_cmpgt_epi16(flipped, _mm_set1_epi16((short)(0x7FF ^ 0x8000)));   /* >= 0x800 */
+    const __m128i cont = _mm_set1_epi16(0x80), six = _mm_set1_epi16(0x3F);
+    __m128i last, two, three, first, len, lanes;
+    char *start = q;
+    if (_mm_movemask_epi8(surrogate))
+        return -1;
+    if (!_mm_movemask_epi8(wide2)) {
+        _mm_storel_epi64((__m128i *)q, _mm_packus_epi16(x, x));
+        return 8;
+    }
+    last = _mm_or_si128(_mm_and_si128(x, six), cont);                        /* 10xxxxxx of bits 0-5 */
+    two = _mm_or_si128(_mm_or_si128(_mm_srli_epi16(x, 6), _mm_set1_epi16(0xC0)), _mm_slli_epi16(last, 8));
+    three = _mm_or_si128(_mm_or_si128(_mm_srli_epi16(x, 12), _mm_set1_epi16(0xE0)),
+                         _mm_slli_epi16(_mm_or_si128(_mm_and_si128(_mm_srli_epi16(x, 6), six), cont), 8));
+    first = select16(wide3, three, select16(wide2, two, x));                 /* the first two bytes */
+    last = _mm_and_si128(wide3, last);                                        /* the third, if any */
+    len = _mm_sub_epi16(_mm_sub_epi16(_mm_set1_epi16(1), wide2), wide3);     /* 1 + (>= 0x80) + (>= 0x800) */
+#define STORE_LANE(i)                                       \
+    do {                                                    \
+        uint32_t v_ = (uint32_t)_mm_cvtsi128_si32(lanes);   \
+        memcpy(q, &v_, 4);                                  \
+        q += _mm_extract_epi16(len, i);                     \
+        lanes = _mm_srli_si128(lanes, 4);                   \
+    } while (0)
+    lanes = _mm_unpacklo_epi16(first, last);
+    STORE_LANE(0); STORE_LANE(1); STORE_LANE(2); STORE_LANE(3);
+    lanes = _mm_unpackhi_epi16(first, last);
+    STORE_LANE(4); STORE_LANE(5); STORE_LANE(6); STORE_LANE(7);
+#undef STORE_LANE
+    return (int)(q - start);
+}
+
+/* UCS-2 text eight code points a step; the one-by-one encoder takes a
+ * surrogate's block one code point (and the last code points) at a time:
+ * a block padded to eight costs more than the few code points left. */
+static Cystck_ssize_t encode_ucs2_blocks(char *out, const Py_UCS2 *p, Cystck_ssize_t n)
+{
+    const Py_UCS2 *end = p + n;
+    char *q = out;
+    while (end - p >= 8) {
+        int k = utf8_block_ucs2(q, p);
+        if (k >= 0) {
+            p += 8;
+            q += k;
+            continue;
+        }
+        k = (int)encode_ucs2(q, p, 1);
+        if (k < 0)
+            return -1;
+        p++;
+        q += k;
+    }
+    if (p < end) {
+        Cystck_ssize_t k = encode_ucs2(q, p, end - p);
+        if (k < 0)
+            return -1;
+        q += k;
+    }
+    return q - out;
+}
+#define ENCODE_UCS2 encode_ucs2_blocks
+#else
+#define ENCODE_UCS2 encode_ucs2
+#endif
+
 /* Up to this many bytes of output are encoded on the C stack, then copied
  * into a bytes of the exact size (as CPython's _PyBytesWriter does);
  * longer text is encoded into a bytes of the widest size, then shrunk. */
@@ -422,7 +514,7 @@ static Cystck_ssize_t encode_kind(char *out, int kind, const void *data, Cystck_
     case PyUnicode_1BYTE_KIND:
         return encode_ucs1(out, (const Py_UCS1 *)data, n);
     case PyUnicode_2BYTE_KIND:
-        return encode_ucs2(out, (const Py_UCS2 *)data, n);
+        return ENCODE_UCS2(out, (const Py_UCS2 *)data, n);
     default:
         return encode_ucs4(out, (const Py_UCS4 *)data, n);
     }
@@ -453,7 +545,7 @@ void _Cystck_UnicodeInit(void)
  * for compact ASCII, which the inline path sends here then). */
 PyObject *_Cystck_EncodeUTF8(PyObject *o, const char *errors)
 {
-    char stack[ENCODE_STACK_BYTES + 1];   /* + put3's slack */
+    char stack[ENCODE_STACK_BYTES + ENCODE_SLACK];
     Cystck_ssize_t n, size, max_size;
     int kind;
     PyObject *bytes = NULL;
@@ -475,7 +567,8 @@ PyObject *_Cystck_EncodeUTF8(PyObject *o, const char *errors)
             return PyBytes_FromStringAndSize(stack, size);
     }
     else {
-        bytes = PyBytes_FromStringAndSize(NULL, max_size);
+        /* The bytes object's own terminating NUL is one byte of slack. */
+        bytes = PyBytes_FromStringAndSize(NULL, max_size + ENCODE_SLACK - 1);
         if (bytes == NULL)
             return NULL;
         size = encode_kind(PyBytes_AS_STRING(bytes), kind, PyUnicode_DATA(o), n);

@@ -1105,6 +1105,19 @@ static inline size_t CystckLong_AsSize_t(Cystck_State *S, Cystck_Object o)
 #undef FN
 }
 
+/* [e] the bits abs(o) needs (0 for 0): (size_t)-1 and OverflowError when that does not fit a size_t */
+static inline size_t CystckLong_NumBits(Cystck_State *S, Cystck_Object o)
+{
+#define FN "CystckLong_NumBits"
+    PyObject *o_ = _Cystck_Get(o);
+    if (Cystck_unlikely(!o_))
+        return (_Cystck_BadArgInt(S, FN, o), (size_t)-1);
+    if (Cystck_unlikely(!PyLong_Check(o_)))
+        return (PyErr_Format(PyExc_SystemError, "%s: argument of the wrong type (%s)", FN, Py_TYPE(o_)->tp_name), (size_t)-1);
+    return (size_t)(_PyLong_NumBits(o_));
+#undef FN
+}
+
 /* [e] */
 static inline double CystckLong_AsDouble(Cystck_State *S, Cystck_Object o)
 {

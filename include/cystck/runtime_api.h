@@ -84,6 +84,9 @@ static inline Cystck_Object Cystck_New(Cystck_State *S, Cystck_Object type, void
  * (its item fields empty); *data (if not NULL) = its native struct. */
 CYSTCK_INTERNAL Cystck_Object Cystck_NewVar(Cystck_State *S, Cystck_Object type, Cystck_ssize_t n, void **data);
 CYSTCK_INTERNAL const char *CystckType_GetName(Cystck_State *S, Cystck_Object type);
+CYSTCK_INTERNAL Cystck_Object CystckType_GetNameObject(Cystck_State *S, Cystck_Object type);
+CYSTCK_INTERNAL Cystck_Object CystckType_GetQualName(Cystck_State *S, Cystck_Object type);
+CYSTCK_INTERNAL int CystckType_HasFeature(Cystck_State *S, Cystck_Object type, unsigned long feature);
 CYSTCK_INTERNAL Cystck_Object CystckType_GetMRO(Cystck_State *S, Cystck_Object type);
 CYSTCK_INTERNAL Cystck_Object CystckType_GetDict(Cystck_State *S, Cystck_Object type);
 CYSTCK_INTERNAL Cystck_Object CystckDescr_Get(Cystck_State *S, Cystck_Object d, Cystck_Object obj, Cystck_Object type);
@@ -117,20 +120,6 @@ static inline int CystckObject_HasDescrSet(Cystck_State *S, Cystck_Object o)
     if (Cystck_unlikely(!o_))
         return (_Cystck_BadArgInt(S, "CystckObject_HasDescrSet", o), 0);
     return Py_TYPE(o_)->tp_descr_set != NULL;
-}
-
-/* PyType_HasFeature: has type's tp_flags the bit feature (Py_TPFLAGS_*)?
- * 0 after an invalid handle, as Cystck_TypeIs, and for an object that is
- * not a type (TypeError set; the stock macro would read its memory). */
-static inline int CystckType_HasFeature(Cystck_State *S, Cystck_Object type, unsigned long feature)
-{
-    PyObject *t = _Cystck_Get(type);
-    if (Cystck_unlikely(!t))
-        return (_Cystck_BadArgInt(S, "CystckType_HasFeature", type), 0);
-    if (Cystck_unlikely(!PyType_Check(t)))
-        return (PyErr_Format(PyExc_TypeError, "CystckType_HasFeature: expected a type, got %.200s",
-                             Py_TYPE(t)->tp_name), 0);
-    return PyType_HasFeature((PyTypeObject *)t, feature);
 }
 
 /* ---- Typed element access ----

@@ -197,3 +197,55 @@ class TypeMroDict(Rule):
         if edits:
             unit.apply(edits)
         return n
+
+
+# ((PyHeapTypeObject *)type)->ht_name, as a read of a heap type's name
+_HEAP_TYPE_NAME = (r"\(\s*\(\s*PyHeapTypeObject\s*\*\s*\)\s*(?P<x>\w+|\bCystckObject_Type\s*" + source.paren("a")
+                   + r")\s*\)\s*->\s*ht_(?P<which>name|qualname)\b")
+_STORE = regex.compile(r"\s*=(?!=)")
+
+
+class TypeNameReads(Rule):
+    """A type's name read through a handle to the type: ``type->tp_name``
+    becomes ``CystckType_GetName(S, type)`` (the same C string); a heap
+    type's ``((PyHeapTypeObject *)type)->ht_name`` and ``ht_qualname``
+    become ``CystckType_GetNameObject(S, type)`` and
+    ``CystckType_GetQualName(S, type)``: handles to the very str objects
+    (``type.__name__`` and ``type.__qualname__`` of a heap type).  Stores,
+    a stock type's own name (``PyLong_Type.tp_name``) and the other heap
+    type members are left alone."""
+    name = "type-name-reads"
+    precedence = 856
+    needs = ("py-type",)
+    patterns = (TypeSlotReads.patterns[0], _HEAP_TYPE_NAME)
+    before = ("static const char *f(PyObject *o)\n{\n"
+              "    PyTypeObject *tp = Py_TYPE(o);\n"
+              "    PyObject *name = ((PyHeapTypeObject *)tp)->ht_name;\n"
+              "    return PyUnicode_Check(name) ? tp->tp_name : NULL;\n}\n")
+    after = ("static const char *f(PyObject *o)\n{\n"
+             "    PyTypeObject *tp = CystckObject_Type(S, o);\n"
+             "    PyObject *name = CystckType_GetNameObject(S, tp);\n"
+             "    return PyUnicode_Check(name) ? CystckType_GetName(S, tp) : NULL;\n}\n")
+
+    def apply(self, unit):
+        code, text = unit.masked, unit.text
+        if not regex.search(r"->\s*(?:tp_name|ht_(?:qual)?name)\b", code):
+            return 0
+        edits, n = source.Edits(), 0
+        for ctx, m in _common.matches_in_state_bodies(unit, self.patterns[0], code):
+            if m.group("slot") != "tp_name" or m.group("st") is not None or _STORE.match(code, m.end()):
+                continue
+            if m.group("a") is None and (m.group("v") or m.group("h")) not in ctx.handles:
+                continue
+            handle = m.group("v") or text[m.start("h"):m.end("h")]
+            edits.add(m.start(), m.end(), f"CystckType_GetName(S, {handle})")
+            n += 1
+        for ctx, m in _common.matches_in_state_bodies(unit, self.patterns[1], code):
+            if _STORE.match(code, m.end()) or (m.group("a") is None and m.group("x") not in ctx.handles):
+                continue
+            function = "CystckType_GetNameObject" if m.group("which") == "name" else "CystckType_GetQualName"
+            edits.add(m.start(), m.end(), f"{function}(S, {text[m.start('x'):m.end('x')]})")
+            n += 1
+        if edits:
+            unit.apply(edits)
+        return n

@@ -53,8 +53,12 @@ class LoopRelease(Rule):
     or through a pointer (``items.push_back(Item(key))``, ``*out = v``);
     the initializer and the increment of a ``for`` make no handle; and no
     slot-reusing call (``CystckDict_NextInto``) is in the loop, whose
-    slots live across iterations.  Other loops are left alone (the
-    analysis still reports those that may overflow)."""
+    slots live across iterations.  A call on the way out of the function
+    (``return f(...)``, or ``f(...);`` followed by ``return``) makes no
+    handle per iteration: a loop whose only such calls are those (a
+    parser's per-character loop that returns ``SetError(...)``) gets no
+    mark.  Other loops are left alone (the analysis still reports those
+    that may overflow)."""
     name = "loop-release"
     precedence = 890
     needs = ("api-calls",)
@@ -140,7 +144,7 @@ class LoopRelease(Rule):
             cond = code[parts[1][0]:parts[1][1]]
         else:
             cond = header
-        if not (self._creates.search(cond) or self._creates.search(body)):
+        if not (self._creates.search(cond) or self._makes_handles(body)):
             return False
         handles = set(ctx.handles)
         inner = self._declared(body)
@@ -169,6 +173,22 @@ class LoopRelease(Rule):
             if not self._cleared_at_end(body, v) or regex.search(r"\bcontinue\s*;", body):
                 return False
         return True
+
+    def _makes_handles(self, body):
+        """Does the body call a maker of handles other than on its way out
+        of the function?  A call that is returned (``return SetError(...)``)
+        or whose statement is followed by a ``return`` (``SetError(...);
+        return false;``) runs at most once per run of the loop: it leaves
+        no handle for a later iteration to release, and a mark released at
+        every character of a parser's or escaper's loop costs more than the
+        loop's own work."""
+        for c in self._creates.finditer(body):
+            if regex.search(r"(?:^|[^\w.>])return\s*$", body[max(0, c.start() - 64):c.start()]):
+                continue
+            if regex.match(r"\s*;\s*return\b", body[source.matching(body, c.end() - 1):]):
+                continue
+            return True
+        return False
 
     @staticmethod
     def _written_first(code, v):

@@ -1321,22 +1321,23 @@ def test_a_helper_returning_an_entry_points_result():
 
 
 def test_helpers_reading_object_internals_stay_stock():
-    """A helper that reads CPython's object structs (``tp->tp_name``, a
+    """A helper that reads CPython's object structs (``tp->tp_doc``, a
     ``PyHeapTypeObject`` cast), which handles cannot reach, keeps its
     stock signature and body, and its callers lend it their handles
     through the escape hatch.  (Negative: a helper that reads
     ``Py_TYPE(o)->tp_name`` only, which the py-type rule ports, is
-    translated.)"""
+    translated; so is one reading ``tp->tp_name``: see
+    test_rules_type_name_reads.py.)"""
     src = ("#include <Python.h>\n"
            "static const char *short_name(PyObject *obj)\n{\n    PyTypeObject *tp = Py_TYPE(obj);\n"
-           "    const char *dot = strrchr(tp->tp_name, '.');\n    return dot == NULL ? tp->tp_name : dot + 1;\n}\n"
+           "    const char *dot = strrchr(tp->tp_doc, '.');\n    return dot == NULL ? tp->tp_doc : dot + 1;\n}\n"
            "static const char *long_name(PyObject *obj)\n{\n    return Py_TYPE(obj)->tp_name;\n}\n"
            "static PyObject *f(PyObject *self, PyObject *o)\n{\n"
            "    return PyUnicode_FromFormat(\"%s %s\", short_name(o), long_name(o));\n}\n"
            "static PyMethodDef m[] = {{\"f\", f, METH_O, NULL}, {NULL}};\n")
     out = translate.translate_source(src)
     assert ("static const char *short_name(PyObject *obj)\n{\n    PyTypeObject *tp = Py_TYPE(obj);\n"
-            "    const char *dot = strrchr(tp->tp_name, '.');\n    return dot == NULL ? tp->tp_name : dot + 1;\n}\n") in out
+            "    const char *dot = strrchr(tp->tp_doc, '.');\n    return dot == NULL ? tp->tp_doc : dot + 1;\n}\n") in out
     assert "static const char *long_name(Cystck_State *S, Cystck_Object obj)\n{\n" \
            "    return CystckType_GetName(S, CystckObject_Type(S, obj));\n}\n" in out
     assert "/* cystck-migrate: escape hatch */ short_name(Cystck_AsPyObject(S, o)), long_name(S, o))" in out

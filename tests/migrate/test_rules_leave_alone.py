@@ -297,7 +297,7 @@ LEAVE_ALONE = {
     # A spec pointer in a function that stays stock (it reads tp_name).
     "spec-pointers": (
         "static const char *spec_name(PyTypeObject *tp, PyType_Spec *spec)\n{\n"
-        "    return tp->tp_name ? spec->name : NULL;\n}\n"),
+        "    return tp->tp_doc ? spec->name : NULL;\n}\n"),
     # A tuple filled with None, not zeroed.
     "tuple-zero-fill": (
         "static PyObject *f(Py_ssize_t n)\n{\n    PyObject *t = PyTuple_New(n);\n"
@@ -458,6 +458,11 @@ LEAVE_ALONE = {
         "typedef struct { PyObject_HEAD PyObject *w; } Box;\n"
         "static PyObject *f(Ctx *c, Box *b, PyObject *y)\n{\n    PyObject *x;\n    int i;\n"
         "    x = c->v = y;\n    b->w = i = 0;\n    return x;\n}\n"),
+    # A name member of a struct that is no type, a stock type's own name.
+    "type-name-reads": (
+        "struct cfg { const char *tp_name; };\n"
+        "static int f(struct cfg *c, PyObject *o)\n{\n"
+        "    return PyObject_IsTrue(o) && c->tp_name != NULL && PyLong_Type.tp_name != NULL;\n}\n"),
 }
 
 # rule -> (near miss, real construct): replacing the first by the second in
@@ -506,7 +511,7 @@ POSITIVE_TWINS = {
     "functor-calls": ("{ return 2 * v; }", "{ return PyFloat_AsDouble( NULL ) * v; }"),
     "identity-keyed-containers": ("std::map<long,", "std::map<PyObject*,"),
     "ref-pointer-params": ("intern(&local,", "intern(&st->name,"),
-    "spec-pointers": ("tp->tp_name ? spec->name", "tp ? spec->name"),
+    "spec-pointers": ("tp->tp_doc ? spec->name", "tp ? spec->name"),
     "tuple-zero-fill": ("PyTuple_SET_ITEM(t, i, Py_None)", "PyTuple_SET_ITEM(t, i, NULL)"),
     "buffer-owner": ("view->obj = NULL", "view->obj = o"),
     "incref": (STOCK_DESTRUCTOR, "PyCapsule_New(o, NULL, NULL)"),
@@ -543,6 +548,7 @@ POSITIVE_TWINS = {
                          "int get = CystckObject_Type(S, d)->tp_descr_get != NULL;"),
     "type-mro-dict": ("if (type->tp_mro == NULL)", "if (PyTuple_Size(type->tp_mro) == 0)"),
     "module-def-tests": ("== def;", "== &moduledef;"),
+    "type-name-reads": ("c->tp_name", "((PyTypeObject *)o)->tp_name"),
 }
 
 

@@ -190,3 +190,49 @@ def test_reference_taken_by_a_declared_alias_is_a_handle_of_its_own():
                      "    Py_INCREF(y);\n    PyObject *k = y;\n    Py_DECREF(k);\n"
                      "    return PyDict_SetItem(d, y, Py_None);\n}\n")
     assert "    Cystck_Object k = Cystck_Dup(S, y);\n    Cystck_Drop(S, k);\n" in out
+
+
+# A parser's and an escaper's per-character loops (UltraJSON's decode_string
+# and Buffer_EscapeStringValidated): the helper that records an error returns
+# an object (always NULL), and is called only on the way out.
+_SET_ERROR = ("static PyObject *set_error(const char **err, const char *m)\n"
+              "{\n    *err = m;\n    return NULL;\n}\n")
+
+
+def test_loop_whose_maker_calls_all_return_gets_no_mark():
+    """Before: `return set_error(...)` and `set_error(...); return -1;` in a
+    loop over characters made the loop take a mark and release it at every
+    character.  After: those calls run once per run of the loop at most;
+    the loop is translated as it stands."""
+    out = _translate(_SET_ERROR +
+                     "static PyObject *parse(const char *s, const char **err)\n{\n"
+                     "    for (;;) {\n        switch (*s) {\n"
+                     "        case '\\0': return set_error(err, \"unterminated\");\n"
+                     "        case '\"': return PyUnicode_FromString(s);\n"
+                     "        default: s++;\n        }\n    }\n}\n"
+                     "static int escape(const char *s, const char **err)\n{\n    int n = 0;\n"
+                     "    while (*s) {\n        if ((unsigned char) *s >= 0xf8) {\n"
+                     "            set_error(err, \"bad byte\");\n            return -1;\n        }\n"
+                     "        n++;\n        s++;\n    }\n    return n;\n}\n")
+    assert "return set_error(S, err, \"unterminated\");" in out
+    assert "            set_error(S, err, \"bad byte\");\n            return -1;\n" in out
+    assert "    for (;;) {\n" in out and "    while (*s) {\n" in out
+    assert "Cystck_Mark" not in out and "Cystck_ReleaseSince" not in out
+
+
+def test_loop_whose_maker_call_only_breaks_keeps_its_mark():
+    """Negative: `f(...); break;` may leave only a switch, and a maker
+    called in the middle of the body runs every iteration: those loops
+    still release per iteration."""
+    out = _translate(_SET_ERROR +
+                     "static int scan(const char *s, const char **err)\n{\n    int n = 0;\n"
+                     "    while (*s) {\n        switch (*s) {\n"
+                     "        case 'x': set_error(err, \"x\"); break;\n        default: n++;\n        }\n"
+                     "        s++;\n    }\n    return n;\n}\n"
+                     "static int count(PyObject *l)\n{\n    int n = 0;\n"
+                     "    for (Py_ssize_t i = 0; i < PyList_GET_SIZE(l); i++) {\n"
+                     "        PyObject *s = PyObject_Str(PyList_GET_ITEM(l, i));\n"
+                     "        if (s == NULL)\n            return -1;\n        n += PyUnicode_GET_LENGTH(s);\n"
+                     "        Py_DECREF(s);\n    }\n    return n;\n}\n")
+    assert out.count("Cystck_Mark(S)") == 2
+    assert "while ((Cystck_ReleaseSince(S, &cystck_mark_), *s))" in out

@@ -181,3 +181,28 @@ def test_unknown_error_handler_in_development_mode_as_stock(build_rt):
     run = subprocess.run([sys.executable, "-X", "dev", "-c", _DEV_MODE_CHECK, str(path)],
                          capture_output=True, text=True)
     assert run.returncode == 0 and run.stdout.strip() == "ok", run.stderr
+
+
+def mixed_ucs2_texts():
+    """UCS-2 text changing width every few code points (1, 2 and 3 bytes of
+    UTF-8, the widest and narrowest of each), blocks of eight code points
+    at every offset, lone surrogates at every position of a block: seeded,
+    the same on every run."""
+    import random
+    rng = random.Random(21)
+    alphabet = ["a", "~", "\x00", "\x7f", "\u0080", "\u00e9", "\u07ff", "\u0800", "\u4e2d", "\ud7ff",
+                "\ue000", "\uffff"]
+    for n in list(range(0, 40)) + [100, 171, 172, 173, 500, 2000]:
+        for _ in range(3):
+            yield "".join(rng.choice(alphabet) for _ in range(n)) + "\u0100"
+    for at in range(0, 20):
+        for sur in ("\ud800", "\udfff"):
+            base = "".join(rng.choice(alphabet) for _ in range(24)) + "\u0100"
+            yield base[:at] + sur + base[at:]
+
+
+def test_mixed_ucs2_text_encodes_as_stock(ext):
+    for s in mixed_ucs2_texts():
+        for errors in (None, "surrogatepass"):
+            got, expected = outcome(ext.as_encoded, s, None, errors), outcome(STOCK_ENCODED, s, None, enc(errors))
+            assert got == expected, (s, errors)

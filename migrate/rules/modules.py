@@ -319,8 +319,8 @@ class ModuleDefTests(Rule):
     ``PyModule_GetDef`` (its result kept, compared with a pointer that is
     not a definition of the file) is left to the escape hatch."""
     name = "module-def-tests"
-    precedence = 856
-    needs = ("module-def", "api-calls")
+    precedence = 844
+    needs = ("module-def",)
     patterns = (r"\bPyModule_GetDef\s*\(\s*(?P<m>\w+)\s*\)\s*(?P<op>[!=]=)\s*&\s*(?P<d>\w+)\b",
                 r"(?:(?<=\breturn\s*)|(?<![\w)\]]\s*))&\s*(?P<d>\w+)\s*(?P<op>[!=]=)\s*PyModule_GetDef\s*\(\s*(?P<m>\w+)\s*\)")
     before = ("static struct PyModuleDef moduledef = {PyModuleDef_HEAD_INIT, \"m\", NULL, 0, NULL};\n"

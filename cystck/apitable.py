@@ -343,8 +343,8 @@ int CystckDict_DelItem(h d, h key) = PyDict_DelItem        ; [e] del d[key]
 int CystckDict_DelItemString(h d, const char* key) = PyDict_DelItemString ; [e]
 int CystckDict_Contains(h d, h key) = PyDict_Contains [check=PyDict_Check] ; [e] key in d
 int CystckDict_GetItemRef(h d, h key, Cystck_Object* result) : hand ~ PyDict_GetItemRef ; [h+1, e] 1 and *result = d[key]; 0 and *result = null if key is missing; -1 (and null) on error
-int CystckDict_Next(h d, Cystck_ssize_t* pos, Cystck_Object* key, Cystck_Object* value) : hand ~ PyDict_Next ; [h+2] next item as two new handles (drop them, or close a scope gate per item)
-int CystckDict_NextInto(h d, Cystck_ssize_t* pos, Cystck_Object* key, Cystck_Object* value) : hand ~ PyDict_Next ; [h+2 once] next item into the same two slots each time (*key, *value start as Cystck_NULL; released and nulled at the end): a dict loop stays flat, no drops
+int CystckDict_Next(h d, Cystck_ssize_t* pos, Cystck_Object* key, Cystck_Object* value) : hand ~ PyDict_Next ; [h+2] next item as two new handles (drop them, or close a scope gate per item); 0 at the end, or at the handle limit with MemoryError set
+int CystckDict_NextInto(h d, Cystck_ssize_t* pos, Cystck_Object* key, Cystck_Object* value) : hand ~ PyDict_Next ; [h+2 once] next item into the same two slots each time (*key, *value start as Cystck_NULL; released and nulled at the end): a dict loop stays flat, no drops; 0 also at the handle limit (MemoryError set)
 h CystckDict_Keys(h d) = PyDict_Keys                       ; [h+1, e] list of keys
 h CystckDict_Values(h d) = PyDict_Values                   ; [h+1, e] list of values
 h CystckDict_Items(h d) = PyDict_Items                     ; [h+1, e] list of (key, value)
@@ -405,6 +405,7 @@ h CystckModule_GetDict(h m) = PyModule_GetDict [borrowed]  ; [h+1] the module's 
 h CystckModule_Find(CystckModuleDef* def) : hand ~ PyState_FindModule ; [h+1] the module created from def, or null (no exception)
 void* CystckModule_FindState(CystckModuleDef* def) : hand ~ - ; [e] the state of the module created from def, no handle (PyModule_GetState(PyState_FindModule(...)))
 PyModuleDef* Cystck_AsPyModuleDef(const CystckModuleDef* def) : hand ~ - [nostate] ; escape hatch: the PyModuleDef that CPython knows def by (what PyModule_GetDef gives for its modules), or NULL while no module is made from def
+int CystckModule_HasDef(h m, const CystckModuleDef* def) : hand ~ - ; was module m made from def (stock: `PyModule_GetDef(m) == &def`)? no error: 0 for another module, and for an object that is not a module (TypeError set, as PyModule_GetDef)
 const char* CystckModule_GetName(h m) = PyModule_GetName   ; [e]
 int CystckModule_Check(h o) = PyModule_Check               ; is a module
 int CystckCFunction_Check(h o) = PyCFunction_Check         ; is a builtin function or method (or a subclass's instance)

@@ -476,7 +476,8 @@ static inline int _Cystck_IsInstance(PyObject *o, PyObject *cls)
  * str's bytes copied inline: CPython's route there (codec dispatch, the
  * encoder's entry) is most of the cost for short strings such as dict
  * keys.  The result is the one CPython gives (PyBytes_FromStringAndSize
- * of the same bytes); no error handler can apply to ASCII. */
+ * of the same bytes); no error handler can apply to ASCII (but -X dev
+ * checks its name: _Cystck_errors_checked_first). */
 static inline PyObject *_Cystck_ASCIIAsBytes(PyObject *o)
 {
     return PyBytes_FromStringAndSize((const char *)PyUnicode_DATA(o), PyUnicode_GET_LENGTH(o));
@@ -484,6 +485,10 @@ static inline PyObject *_Cystck_ASCIIAsBytes(PyObject *o)
 /* Other str (not compact ASCII): encoded by the runtime unless it holds
  * surrogates, with runs of ASCII copied 16 code points a step (unicode.c). */
 CYSTCK_INTERNAL PyObject *_Cystck_EncodeUTF8(PyObject *o, const char *errors);
+/* Does CPython look an error handler's name up before encoding, even text
+ * that needs none (debug build, -X dev)?  Then a call naming a handler goes
+ * to _Cystck_EncodeUTF8, which leaves it to CPython (set at start-up). */
+extern CYSTCK_INTERNAL int _Cystck_errors_checked_first;
 static inline PyObject *_Cystck_UnicodeAsUTF8String(PyObject *o)
 {
     if (!PyUnicode_Check(o))
@@ -494,7 +499,9 @@ static inline PyObject *_Cystck_UnicodeAsEncodedString(PyObject *o, const char *
 {
     if (encoding != NULL || !PyUnicode_Check(o))
         return PyUnicode_AsEncodedString(o, encoding, errors);
-    return PyUnicode_IS_COMPACT_ASCII(o) ? _Cystck_ASCIIAsBytes(o) : _Cystck_EncodeUTF8(o, errors);
+    if (PyUnicode_IS_COMPACT_ASCII(o) && (errors == NULL || !_Cystck_errors_checked_first))
+        return _Cystck_ASCIIAsBytes(o);
+    return _Cystck_EncodeUTF8(o, errors);
 }
 
 /* PyUnicode_DecodeUTF8 (CystckUnicode_DecodeUTF8, _FromStringAndSize)

@@ -23,6 +23,12 @@ struct _Cystck_Chunk {
 
 static Cystck_ssize_t handle_limit = CYSTCK_DEFAULT_HANDLE_LIMIT;
 
+/* Slots a frame may take past the limit for exceptions taken out of the
+ * error indicator (_Cystck_OwnException); `reserve` is that many while
+ * one is being given its slot, else 0. */
+#define EXCEPTION_RESERVE 16
+static Cystck_ssize_t reserve;
+
 Cystck_ssize_t Cystck_HandleLimit(void) { return handle_limit; }
 
 void _Cystck_SetHandleLimit(Cystck_ssize_t limit) { handle_limit = limit; }
@@ -159,12 +165,12 @@ static int grow_handles(Cystck_State *S, Cystck_ssize_t need)
     cap = prev_cap * 4 > 65536 ? 65536 : prev_cap * 4;
     if (S->frame->debug != NULL)
         used -= _Cystck_DebugReleasedSlots(S);  /* poisoned slots are not live */
-    if (used + need > handle_limit)
+    if (used + need > handle_limit + reserve)
         return raise_overflow(S, used + need);
     if (cap < need)
         cap = need;
-    if (used + cap > handle_limit)
-        cap = handle_limit - used > need ? handle_limit - used : need;
+    if (used + cap > handle_limit + reserve)
+        cap = handle_limit + reserve - used > need ? handle_limit + reserve - used : need;
     c = alloc_chunk(cap);
     if (c == NULL) {
         PyErr_NoMemory();
@@ -211,6 +217,21 @@ PyObject **_Cystck_OwnSlow_Ool(Cystck_State *S, PyObject *o)
         return NULL;
     }
     return S->top;
+}
+
+/* A handle for an exception taken out of the error indicator (PyErr_Fetch's
+ * three, the raised exception), past the handle limit if need be: the error
+ * path that takes one is often where reaching the limit led, and the stock
+ * code it was translated from reads a null handle as "no exception" and
+ * restores that, which clears the indicator.  NULL or no room even then
+ * (EXCEPTION_RESERVE taken): the null handle, MemoryError set. */
+Cystck_Object _Cystck_OwnException(Cystck_State *S, PyObject *o)
+{
+    Cystck_Object h;
+    reserve = EXCEPTION_RESERVE;
+    h = _Cystck_Own(S, o);
+    reserve = 0;
+    return h;
 }
 
 int Cystck_CheckHandles(Cystck_State *S, Cystck_ssize_t n)
@@ -398,6 +419,18 @@ PyObject *_Cystck_NoErrorSet(const char *func)
     return NULL;
 }
 
+/* A success returned with an exception pending, which the frame reports
+ * in place of the result: in debug mode always (typically a misuse it
+ * found, which the function ignored), and in a frame that grew heap chunks,
+ * as every frame that reached the handle limit did: stock code cannot see
+ * every failure there (a PyDict_Next loop stops as at its end, with
+ * MemoryError set), and CPython would raise SystemError or, in some calls,
+ * leave the exception pending. */
+static int ignored_error(Cystck_State *S, int n)
+{
+    return n >= 0 && (S->frame->debug != NULL || S->frame->chunk != NULL) && PyErr_Occurred() != NULL;
+}
+
 PyObject *_Cystck_FinishSlow_Ool(Cystck_State *S, int n, const char *func)
 {
     Cystck_ssize_t pushed;
@@ -408,11 +441,8 @@ PyObject *_Cystck_FinishSlow_Ool(Cystck_State *S, int n, const char *func)
     pushed = S->sp - S->frame->sp_base;
     if (S->frame->debug != NULL && n >= 0)
         _Cystck_DebugUnbalancedScopes(S, func);
-    if (S->frame->debug != NULL && n >= 0 && PyErr_Occurred()) {
-        /* The function ignored an error the runtime raised (a misuse found by
-         * debug mode, typically): report that error itself. */
+    if (ignored_error(S, n))
         n = -1;
-    }
     if (n < 0) {
         if (!PyErr_Occurred())
             _Cystck_NoErrorSet(func);
@@ -451,8 +481,8 @@ int _Cystck_FinishIntSlow_Ool(Cystck_State *S, int r, const char *func)
         _Cystck_DebugNameFrame(S, func);
     if (S->frame->debug != NULL && r >= 0)
         _Cystck_DebugUnbalancedScopes(S, func);
-    if (S->frame->debug != NULL && r >= 0 && PyErr_Occurred())
-        r = -1;     /* as in _Cystck_FinishSlow */
+    if (ignored_error(S, r))
+        r = -1;
     if (S->sp != S->frame->sp_base && !PyErr_Occurred()) {
         PyErr_Format(PyExc_SystemError,
                      "%s returns a C value but left %zd value(s) on the return stack",

@@ -51,6 +51,7 @@ void _Cystck_RuntimeInit(void)
     _Cystck_Consts[_CYSTCK_C_ReversedType] = (PyObject *)&PyReversed_Type;
 
     _Cystck_DebugInit();
+    _Cystck_UnicodeInit();
     limit = getenv("CYSTCK_HANDLE_LIMIT");
     if (limit != NULL && limit[0] != '\0') {
         char *end;

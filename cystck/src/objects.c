@@ -575,11 +575,13 @@ int CystckDict_Next(Cystck_State *S, Cystck_Object d, Cystck_ssize_t *pos,
     if (!PyDict_Next(d_, pos, &k, &v))
         return 0;
     /* Each item gets fresh handles; a loop over a large dict should close a
-     * scope gate per iteration (or drop them) to keep the frame small. */
-    if (key != NULL)
-        *key = _Cystck_OwnBorrowed(S, k);
-    if (value != NULL)
-        *value = _Cystck_OwnBorrowed(S, v);
+     * scope gate per iteration (or drop them) to keep the frame small.  At
+     * the handle limit the loop must stop (0, MemoryError set): a `while`
+     * loop reads any other answer as another item. */
+    if (key != NULL && Cystck_IsNull(*key = _Cystck_OwnBorrowed(S, k)))
+        return 0;
+    if (value != NULL && Cystck_IsNull(*value = _Cystck_OwnBorrowed(S, v)))
+        return 0;
     return 1;
 }
 
@@ -673,7 +675,7 @@ Cystck_Object CystckErr_GetRaisedException(Cystck_State *S)
         PyException_SetTraceback(value, tb);
     Py_XDECREF(type);
     Py_XDECREF(tb);
-    return _Cystck_Own(S, value);
+    return _Cystck_OwnException(S, value);
 }
 
 /* PyErr_Fetch's three new references, each owned by a handle of the
@@ -682,9 +684,9 @@ void CystckErr_Fetch(Cystck_State *S, Cystck_Object *type, Cystck_Object *value,
 {
     PyObject *t, *v, *tb;
     PyErr_Fetch(&t, &v, &tb);
-    *type = _Cystck_Own(S, t);
-    *value = _Cystck_Own(S, v);
-    *traceback = _Cystck_Own(S, tb);
+    *type = _Cystck_OwnException(S, t);
+    *value = _Cystck_OwnException(S, v);
+    *traceback = _Cystck_OwnException(S, tb);
 }
 
 /* PyErr_Restore steals its arguments; the handles stay the caller's

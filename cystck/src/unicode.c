@@ -520,39 +520,36 @@ static Cystck_ssize_t encode_kind(char *out, int kind, const void *data, Cystck_
     }
 }
 
+/* Does CPython check the error handler's name before encoding?  In a
+ * debug build, and in development mode (-X dev), which is set at startup:
+ * asked once, when the runtime starts (until then: let CPython check). */
+int _Cystck_errors_checked_first = 1;
+
+void _Cystck_UnicodeInit(void)
+{
+#ifndef Py_DEBUG
+    PyObject *flags = PySys_GetObject("flags"), *v;   /* borrowed */
+    v = flags != NULL ? PyObject_GetAttrString(flags, "dev_mode") : NULL;
+    if (v == NULL)
+        PyErr_Clear();
+    _Cystck_errors_checked_first = v == NULL || PyObject_IsTrue(v) != 0;   /* unknown: let CPython check */
+    Py_XDECREF(v);
+#endif
+}
+
 /* A str that is not compact ASCII as UTF-8 bytes (PyUnicode_AsEncodedString
  * with the default encoding, PyUnicode_AsUTF8String): the runtime encodes
  * text without surrogates itself, the same bytes as CPython's encoder;
  * surrogates, which only the error handler can place, send the whole str
- * to CPython. */
-/* Does CPython check the error handler's name before encoding?  In a
- * debug build, and in development mode (-X dev), which is set at startup:
- * asked once. */
-static int errors_checked_first(void)
-{
-#ifdef Py_DEBUG
-    return 1;
-#else
-    static int dev_mode = -1;
-    if (dev_mode < 0) {
-        PyObject *flags = PySys_GetObject("flags"), *v;   /* borrowed */
-        v = flags != NULL ? PyObject_GetAttrString(flags, "dev_mode") : NULL;
-        if (v == NULL)
-            PyErr_Clear();
-        dev_mode = v == NULL || PyObject_IsTrue(v) != 0;   /* unknown: let CPython check */
-        Py_XDECREF(v);
-    }
-    return dev_mode;
-#endif
-}
-
+ * to CPython, as does a named handler that CPython looks up first (also
+ * for compact ASCII, which the inline path sends here then). */
 PyObject *_Cystck_EncodeUTF8(PyObject *o, const char *errors)
 {
     char stack[ENCODE_STACK_BYTES + ENCODE_SLACK];
     Cystck_ssize_t n, size, max_size;
     int kind;
     PyObject *bytes = NULL;
-    if (errors != NULL && errors_checked_first())
+    if (errors != NULL && _Cystck_errors_checked_first)
         return PyUnicode_AsEncodedString(o, NULL, errors);
 #if PY_VERSION_HEX < 0x030C0000
     if (PyUnicode_READY(o) < 0)

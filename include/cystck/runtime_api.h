@@ -247,25 +247,27 @@ static CYSTCK_ALWAYS_INLINE void _Cystck_ForgetSlot(Cystck_State *S, Cystck_Obje
 {
     _CYSTCK_ON_COPY_VOID(_Cystck_ForgetSlot_Ool(_CYSTCK_COPY_STATE(&c_), h))
 }
-/* Store a new reference o (stolen) in *h's slot, as _Cystck_Replace. */
-static inline void _Cystck_Store(Cystck_State *S, Cystck_Object *h, PyObject *o)
+/* Store a new reference o (stolen) in *h's slot, as _Cystck_Replace.
+ * -1 (MemoryError set, *h null) when a new slot was needed and the frame
+ * is at the handle limit; reusing a slot cannot fail. */
+static inline int _Cystck_Store(Cystck_State *S, Cystck_Object *h, PyObject *o)
 {
     if (Cystck_likely(_Cystck_InCurrentChunk(S, h->_p) && !_CYSTCK_CHECKED(S))) {
         PyObject *old = *h->_p;
         *h->_p = o;
         Py_XDECREF(old);
+        return 0;
     }
-    else if (h->_p == NULL && !_CYSTCK_CHECKED(S)) {
+    if (h->_p == NULL && !_CYSTCK_CHECKED(S))
         *h = _Cystck_Own(S, o);
-    }
-    else {
+    else
         _Cystck_ReplaceSlow(S, h, o);
-    }
+    return h->_p == NULL ? -1 : 0;
 }
-static inline void _Cystck_Replace(Cystck_State *S, Cystck_Object *h, PyObject *o)
+static inline int _Cystck_Replace(Cystck_State *S, Cystck_Object *h, PyObject *o)
 {
     Py_INCREF(o);
-    _Cystck_Store(S, h, o);
+    return _Cystck_Store(S, h, o);
 }
 static inline void _Cystck_Forget(Cystck_State *S, Cystck_Object *h)
 {
@@ -283,7 +285,9 @@ static inline void _Cystck_Forget(Cystck_State *S, Cystck_Object *h)
  * call of this function stored there; each item's key and value replace the
  * objects in those same slots, so a `while (CystckDict_NextInto(...))` loop
  * holds two handles whatever the size of the dict, with no handle to drop.
- * At the end (0) both are released and set to Cystck_NULL.  Do not release
+ * At the end (0) both are released and set to Cystck_NULL; 0 also when the
+ * first item finds the frame at the handle limit (MemoryError set, the
+ * loop stops as at the end).  Do not release
  * them yourself, and copy a handle you keep past the next item with
  * Cystck_Dup: the slot is reused.  Initialize them with Cystck_NULL. */
 static inline int CystckDict_NextInto(Cystck_State *S, Cystck_Object d, Cystck_ssize_t *pos,
@@ -299,10 +303,11 @@ static inline int CystckDict_NextInto(Cystck_State *S, Cystck_Object d, Cystck_s
             _Cystck_Forget(S, key);
         return 0;
     }
-    if (key != NULL)
-        _Cystck_Replace(S, key, k);
-    if (value != NULL)
-        _Cystck_Replace(S, value, v);
+    /* at the handle limit, stop the loop (0, MemoryError set) */
+    if (key != NULL && _Cystck_Replace(S, key, k) < 0)
+        return 0;
+    if (value != NULL && _Cystck_Replace(S, value, v) < 0)
+        return 0;
     return 1;
 }
 
@@ -493,6 +498,18 @@ CYSTCK_INTERNAL void *CystckType_GetModuleState(Cystck_State *S, Cystck_Object t
  * compares PyModule_GetDef(m) with it; NULL while no module is made from
  * def (so no module's definition compares equal). */
 CYSTCK_INTERNAL PyModuleDef *Cystck_AsPyModuleDef(const CystckModuleDef *def);
+/* Was module m made from def (stock code compares PyModule_GetDef(m) with
+ * &def)?  0 for another module; for an object that is not a module, 0
+ * with PyModule_GetDef's TypeError set; 0 after an invalid handle. */
+static inline int CystckModule_HasDef(Cystck_State *S, Cystck_Object m, const CystckModuleDef *def)
+{
+    PyObject *m_ = _Cystck_Get(m);
+    PyModuleDef *got;
+    if (Cystck_unlikely(!m_))
+        return (_Cystck_BadArgInt(S, "CystckModule_HasDef", m), 0);
+    got = PyModule_GetDef(m_);
+    return got != NULL && got == Cystck_AsPyModuleDef(def);
+}
 /* The state of the module created from def, no handle: stock's
  * PyModule_GetState(PyState_FindModule(&def)).  Inline for the definition
  * looked up last (per-object lookups); SystemError when not loaded. */

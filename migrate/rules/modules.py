@@ -307,3 +307,42 @@ class ModuleStateRefs(Rule):
         return ("\n/* the references the module state holds: seen by the GC, released with the module */\n"
                 f"static int {impl}(void *state, Cystck_visitproc visit, void *arg)\n{{\n"
                 f"    {struct_type} *st = ({struct_type} *)state;\n{visits}    return 0;\n}}\n")
+
+
+class ModuleDefTests(Rule):
+    """A module's definition compared with one of the extension's own in a
+    translated function, ``PyModule_GetDef(m) == &moduledef`` (or ``!=``,
+    or the operands the other way round), with ``m`` a handle, becomes
+    ``CystckModule_HasDef(S, m, &moduledef)`` (``!`` before it for
+    ``!=``): ``PyModule_GetDef`` has no counterpart, and the modules rule
+    made ``moduledef`` a ``CystckModuleDef``.  Any other use of
+    ``PyModule_GetDef`` (its result kept, compared with a pointer that is
+    not a definition of the file) is left to the escape hatch."""
+    name = "module-def-tests"
+    precedence = 844
+    needs = ("module-def",)
+    patterns = (r"\bPyModule_GetDef\s*\(\s*(?P<m>\w+)\s*\)\s*(?P<op>[!=]=)\s*&\s*(?P<d>\w+)\b",
+                r"(?:(?<=\breturn\s*)|(?<![\w)\]]\s*))&\s*(?P<d>\w+)\s*(?P<op>[!=]=)\s*PyModule_GetDef\s*\(\s*(?P<m>\w+)\s*\)")
+    before = ("static struct PyModuleDef moduledef = {PyModuleDef_HEAD_INIT, \"m\", NULL, 0, NULL};\n"
+              "static int ours(PyObject *m)\n{\n    return PyModule_GetDef(m) == &moduledef;\n}\n")
+    after = ("static CystckModuleDef moduledef = {\n    \"m\",\n    NULL,\n    0,\n    NULL\n};\n"
+             "static int ours(PyObject *m)\n{\n    return CystckModule_HasDef(S, m, &moduledef);\n}\n")
+
+    def apply(self, unit):
+        code = unit.masked
+        defs = set(_MODULE_DEF_NAME.findall(code))
+        if not defs or "PyModule_GetDef" not in code:
+            return 0
+        edits = source.Edits()
+        for pattern in self.patterns:
+            for ctx, m in _common.matches_in_state_bodies(unit, pattern, code):
+                if m.group("d") not in defs or m.group("m") not in ctx.handles:
+                    continue
+                negate = "!" if m.group("op") == "!=" else ""
+                edits.add(m.start(), m.end(), f"{negate}CystckModule_HasDef(S, {m.group('m')}, &{m.group('d')})")
+        if edits:
+            unit.apply(edits)
+        return edits.applied
+
+
+_MODULE_DEF_NAME = regex.compile(r"\bCystckModuleDef\s+(\w+)\s*[=;]")

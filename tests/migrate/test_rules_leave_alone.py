@@ -446,6 +446,11 @@ LEAVE_ALONE = {
         "static PyObject *f(PyTypeObject *type)\n{\n"
         "    if (type->tp_mro == NULL)\n        return NULL;\n"
         "    return PyLong_FromLong(1);\n}\n"),
+    # A module's definition compared with a pointer passed in, not one of the file's.
+    "module-def-tests": (
+        "static CystckModuleDef moduledef = {\"m\", NULL, 0, NULL};\n"
+        "static int ours(PyObject *m, PyModuleDef *def)\n{\n"
+        "    return PyModule_GetDef(m) == def;\n}\n"),
     # Chains whose inner target stays a plain store: a member of a plain
     # struct (a handle), an int.
     "chained-stores": (
@@ -542,6 +547,7 @@ POSITIVE_TWINS = {
     "descr-slot-tests": ("descrgetfunc get = CystckObject_Type(S, d)->tp_descr_get;",
                          "int get = CystckObject_Type(S, d)->tp_descr_get != NULL;"),
     "type-mro-dict": ("if (type->tp_mro == NULL)", "if (PyTuple_Size(type->tp_mro) == 0)"),
+    "module-def-tests": ("== def;", "== &moduledef;"),
     "type-name-reads": ("c->tp_name", "((PyTypeObject *)o)->tp_name"),
 }
 

@@ -165,7 +165,7 @@ def outcome(f, *args):
         return ("ok", f(*args))
     except Exception as e:
         return (type(e).__name__, str(e))
-for s in ("caf\\u00e9", "\\u4e2d" * 300):
+for s in ("caf\\u00e9", "\\u4e2d" * 300, "key", "", "x" * 1000):
     got, expected = outcome(ext.as_encoded, s, None, "bogus"), outcome(stock, s, None, b"bogus")
     assert got == expected and expected[0] == "LookupError", (got, expected)
 print("ok")
@@ -174,7 +174,8 @@ print("ok")
 
 def test_unknown_error_handler_in_development_mode_as_stock(build_rt):
     """-X dev: CPython looks the handler's name up before encoding, even
-    text that needs no handler; the runtime leaves such calls to it."""
+    text that needs no handler (ASCII, non-ASCII with no surrogate); the
+    runtime leaves such calls to it."""
     import subprocess
     path = build_rt("rt_encode")
     run = subprocess.run([sys.executable, "-X", "dev", "-c", _DEV_MODE_CHECK, str(path)],

@@ -1,0 +1,139 @@
+/* Dict loops that keep their items, as stock extensions write them, run
+ * by tests/runtime/test_limit_fail.py built as they are and as
+ * cystck-migrate translates them, with the frame at the handle limit: the
+ * translation must stop at the item it cannot hold and raise MemoryError,
+ * not go on with null handles (whose type checks fail: "keys must be
+ * strings").  The module name is spelled NAME. */
+#include <Python.h>
+
+/* How many keys are longer than the key before them: each key is kept
+ * past its iteration (prev), so the translation makes two handles per
+ * item with CystckDict_Next and never releases them. */
+static PyObject *longer_keys(PyObject *self, PyObject *d)
+{
+    Py_ssize_t pos = 0, n = 0;
+    PyObject *key, *value, *prev = NULL;
+    (void)self;
+    if (!PyDict_Check(d)) {
+        PyErr_SetString(PyExc_TypeError, "a dict is required");
+        return NULL;
+    }
+    while (PyDict_Next(d, &pos, &key, &value)) {
+        if (!PyUnicode_Check(key)) {
+            PyErr_SetString(PyExc_TypeError, "keys must be strings");
+            return NULL;
+        }
+        if (prev != NULL && PyUnicode_GET_LENGTH(key) > PyUnicode_GET_LENGTH(prev))
+            n++;
+        prev = key;
+    }
+    return PyLong_FromSsize_t(n);
+}
+
+/* Reads the first k items of a list (each kept: last), then sums the
+ * lengths of a dict's keys: with k near the handle limit, the dict loop's
+ * first item is the one that finds the frame full. */
+static PyObject *keys_after(PyObject *self, PyObject *args)
+{
+    Py_ssize_t k, i, pos = 0, total = 0;
+    PyObject *l, *d, *key, *value, *last = NULL;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "O!nO!", &PyList_Type, &l, &k, &PyDict_Type, &d))
+        return NULL;
+    for (i = 0; i < k; i++) {
+        PyObject *item = PyList_GetItem(l, i);
+        if (item == NULL)
+            return NULL;
+        if (last != NULL && PyObject_RichCompareBool(item, last, Py_LT) < 0)
+            return NULL;
+        last = item;
+    }
+    while (PyDict_Next(d, &pos, &key, &value)) {
+        if (!PyUnicode_Check(key)) {
+            PyErr_SetString(PyExc_TypeError, "keys must be strings");
+            return NULL;
+        }
+        total += PyUnicode_GET_LENGTH(key);
+    }
+    return PyLong_FromSsize_t(total);
+}
+
+/* Reads the first k items of a list as keys_after does, then o.missing,
+ * whose error is kept aside around a cleanup call and restored: with k
+ * near the handle limit, taking the exception is what finds the frame
+ * full.  PyErr_Fetch ... PyErr_Restore, which the translation takes as one
+ * exception (CystckErr_GetRaisedException). */
+static int fill(PyObject *l, Py_ssize_t k)
+{
+    PyObject *last = NULL;
+    for (Py_ssize_t i = 0; i < k; i++) {
+        PyObject *item = PyList_GetItem(l, i);
+        if (item == NULL)
+            return -1;
+        if (last != NULL && PyObject_RichCompareBool(item, last, Py_LT) < 0)
+            return -1;
+        last = item;
+    }
+    return 0;
+}
+
+static PyObject *error_kept_aside(PyObject *self, PyObject *args)
+{
+    Py_ssize_t k;
+    PyObject *l, *o, *r, *t, *v, *tb;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "O!nO", &PyList_Type, &l, &k, &o))
+        return NULL;
+    if (fill(l, k) < 0)
+        return NULL;
+    r = PyObject_GetAttrString(o, "missing");
+    if (r != NULL)
+        return r;
+    PyErr_Fetch(&t, &v, &tb);
+    PyList_Reverse(l);
+    PyErr_Restore(t, v, tb);
+    return NULL;
+}
+
+/* The same with the type looked at (PyErr_Fetch's three handles,
+ * CystckErr_Fetch): an AttributeError is kept, any other replaced. */
+static PyObject *error_type_read(PyObject *self, PyObject *args)
+{
+    Py_ssize_t k;
+    PyObject *l, *o, *r, *t, *v, *tb;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "O!nO", &PyList_Type, &l, &k, &o))
+        return NULL;
+    if (fill(l, k) < 0)
+        return NULL;
+    r = PyObject_GetAttrString(o, "missing");
+    if (r != NULL)
+        return r;
+    PyErr_Fetch(&t, &v, &tb);
+    if (t == NULL || !PyErr_GivenExceptionMatches(t, PyExc_AttributeError)) {
+        Py_XDECREF(t);
+        Py_XDECREF(v);
+        Py_XDECREF(tb);
+        PyErr_SetString(PyExc_RuntimeError, "not an AttributeError");
+        return NULL;
+    }
+    PyErr_Restore(t, v, tb);
+    return NULL;
+}
+
+static PyMethodDef methods[] = {
+    {"error_kept_aside", error_kept_aside, METH_VARARGS, NULL},
+    {"error_type_read", error_type_read, METH_VARARGS, NULL},
+    {"longer_keys", longer_keys, METH_O, NULL},
+    {"keys_after", keys_after, METH_VARARGS, NULL},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef moduledef = {
+    PyModuleDef_HEAD_INIT, "NAME", NULL, -1, methods,
+};
+
+PyMODINIT_FUNC PyInit_NAME(void)
+{
+    return PyModule_Create(&moduledef);
+}

@@ -1,0 +1,96 @@
+"""API functions that make handles fail cleanly at the handle limit
+(tests/runtime/ext/st_limitfail.c, built as it is and as cystck-migrate
+translates it): a translated `while (PyDict_Next(...))` loop stops at the
+item the frame cannot hold and the call raises MemoryError, in release and
+in debug mode, where the stock build gives its result.  Before the fix,
+CystckDict_Next and CystckDict_NextInto answered 1 with null handles, so
+the loop went on and the key check raised `TypeError: keys must be
+strings` instead.  An exception kept aside around a cleanup call at the
+limit is restored as stock restores it."""
+import os
+import subprocess
+import sys
+
+import pytest
+
+LIMIT = 4096
+
+SCRIPT = """
+import sys
+sys.path[:0] = {paths!r}
+import st_limitfail, rt_limitfail
+limit = {limit}
+
+def run(call):
+    try:
+        return repr(call())
+    except Exception as e:
+        return type(e).__name__ + ": " + str(e).split(":")[0]
+
+d = {{"k" * (i % 7 + 1) + str(i): i for i in range(limit)}}
+print("longer_keys", run(lambda: st_limitfail.longer_keys(d)), run(lambda: rt_limitfail.longer_keys(d)), sep="|")
+l = list(range(limit + 8))
+small = {{"a": 1, "bb": 2}}
+for k in range(limit - 40, limit + 4):
+    print("keys_after", k, run(lambda: st_limitfail.keys_after(l, k, small)),
+          run(lambda: rt_limitfail.keys_after(l, k, small)), sep="|")
+for f in ("error_kept_aside", "error_type_read"):
+    for k in range(limit - 40, limit + 4):
+        print(f, k, run(lambda: getattr(st_limitfail, f)(l, k, 0)),
+              run(lambda: getattr(rt_limitfail, f)(l, k, 0)), sep="|")
+"""
+
+
+@pytest.fixture(scope="module")
+def paths(stock_and_ported):
+    # (-Wno-unused-variable: the translation takes PyErr_Fetch's three
+    # outputs as one exception and keeps the declarations of the others)
+    st, rt = stock_and_ported("limitfail", ported_flags=["-Wall", "-Werror", "-Wno-unused-variable"])
+    return [os.path.dirname(st.__file__), os.path.dirname(rt.__file__)]
+
+
+def run_script(paths, debug):
+    env = {"CYSTCK_DEBUG": debug, "CYSTCK_HANDLE_LIMIT": str(LIMIT), "PATH": ""}
+    out = subprocess.run([sys.executable, "-c", SCRIPT.format(paths=paths, limit=LIMIT)],
+                         capture_output=True, text=True, env=env, timeout=300)
+    assert out.returncode == 0, out.stderr
+    return [line.split("|") for line in out.stdout.splitlines()]
+
+
+@pytest.mark.parametrize("debug", ["0", "1"])
+def test_dict_next_past_the_limit_raises_memory_error(paths, debug):
+    """CystckDict_Next (longer_keys keeps every key: two new handles per
+    item) and CystckDict_NextInto (keys_after: its first item, with the
+    frame filled up to k handles before the loop)."""
+    lines = run_script(paths, debug)
+    name, stock, ported = lines[0]
+    assert name == "longer_keys" and not stock.startswith(("MemoryError", "TypeError"))
+    assert ported.startswith("MemoryError: Cystck handle limit exceeded"), ported
+    results = {}
+    for name, k, stock, ported in lines[1:]:
+        if name != "keys_after":
+            continue
+        assert stock == "3", (k, stock)
+        assert ported in ("3", "MemoryError: Cystck handle limit exceeded"), (k, ported)
+        results[int(k)] = ported
+    # the limit is reached inside the range of k: first in the dict loop,
+    # then in the list loop before it
+    assert results[LIMIT - 40] == "3" and results[LIMIT + 3] != "3"
+
+
+@pytest.mark.parametrize("debug", ["0", "1"])
+def test_exception_taken_at_the_limit_is_restored(paths, debug):
+    """PyErr_Fetch ... PyErr_Restore around a cleanup call, translated as
+    CystckErr_GetRaisedException (error_kept_aside) and as CystckErr_Fetch
+    (error_type_read, which reads the type), with the frame filled up to k
+    handles first: the exception is restored (AttributeError, as stock) or
+    the filling failed (MemoryError).  Before the fix, a null handle for the
+    exception read as "no exception", the restore cleared the indicator and
+    the call raised SystemError (an error return without an exception)."""
+    seen = {}
+    for name, k, stock, ported in run_script(paths, debug)[1:]:
+        if name in ("error_kept_aside", "error_type_read"):
+            assert stock.startswith("AttributeError"), (name, k, stock)
+            assert ported == stock or ported == "MemoryError: Cystck handle limit exceeded", (name, k, ported)
+            seen.setdefault(name, set()).add(ported == stock)
+    assert seen == {"error_kept_aside": {True, False}, "error_type_read": {True, False}}

@@ -535,6 +535,30 @@ class ErrFetchRestore(Rule):
         return bool(regex.match(r"\s*(?:PyObject|Cystck_Object)\b[^;=()]*$", line))
 
 
+class ErrOccurredTests(Rule):
+    """``PyErr_Occurred()`` compared with a null pointer becomes a truth
+    test, ``!!PyErr_Occurred()`` for ``!= NULL`` and ``!PyErr_Occurred()``
+    for ``== NULL`` (either operand order): ``CystckErr_Occurred`` answers
+    an int, which C++ cannot and C should not compare with ``NULL``.  The
+    result reads the same in a function kept stock."""
+    name = "err-occurred-tests"
+    precedence = 843
+    # the other operand alone: no operator binding tighter than == next to it
+    patterns = (r"\bPyErr_Occurred\s*\(\s*\)\s*(?P<op>[!=]=)\s*(?:NULL|nullptr|0)\b(?!\s*(?:[<>+\-*/%\[.]))",
+                r"(?<=(?:^|[(,;{}?:|&]|(?<![<>!=])=|\breturn)\s*)\b(?:NULL|nullptr|0)\s*(?P<op>[!=]=)\s*PyErr_Occurred\s*\(\s*\)")
+    before = "static int f(void)\n{\n    int failed = PyErr_Occurred() != NULL;\n    return failed || NULL == PyErr_Occurred();\n}\n"
+    after = "static int f(void)\n{\n    int failed = !!PyErr_Occurred();\n    return failed || !PyErr_Occurred();\n}\n"
+
+    def apply(self, unit):
+        edits = source.Edits()
+        for pattern in self.patterns:
+            for m in regex.finditer(pattern, unit.masked):
+                edits.add(m.start(), m.end(), ("!!" if m.group("op") == "!=" else "!") + "PyErr_Occurred()")
+        if edits:
+            unit.apply(edits)
+        return edits.applied
+
+
 class ApiAliasMacros(Rule):
     """An object-like macro naming an API function, ``#define
     INTERN PyUnicode_InternFromString`` (one spelling per Python version),

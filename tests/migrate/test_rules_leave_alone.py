@@ -459,6 +459,10 @@ LEAVE_ALONE = {
         "static PyObject *f(Ctx *c, Box *b, PyObject *y)\n{\n    PyObject *x;\n    int i;\n"
         "    x = c->v = y;\n    b->w = i = 0;\n    return x;\n}\n"),
     # A name member of a struct that is no type, a stock type's own name.
+    # The indicator tested as a truth value, another pointer compared.
+    "err-occurred-tests": (
+        "static int f(PyObject *p)\n{\n    if (PyErr_Occurred())\n        return -1;\n"
+        "    return p != NULL && (PyErr_Occurred() ? 1 : 0) == 0;\n}\n"),
     "type-name-reads": (
         "struct cfg { const char *tp_name; };\n"
         "static int f(struct cfg *c, PyObject *o)\n{\n"
@@ -549,6 +553,7 @@ POSITIVE_TWINS = {
     "type-mro-dict": ("if (type->tp_mro == NULL)", "if (PyTuple_Size(type->tp_mro) == 0)"),
     "module-def-tests": ("== def;", "== &moduledef;"),
     "type-name-reads": ("c->tp_name", "((PyTypeObject *)o)->tp_name"),
+    "err-occurred-tests": ("p != NULL", "PyErr_Occurred() != NULL"),
 }
 
 

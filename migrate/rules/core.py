@@ -539,7 +539,8 @@ class ErrOccurredTests(Rule):
     """``PyErr_Occurred()`` compared with a null pointer becomes a truth
     test, ``!!PyErr_Occurred()`` for ``!= NULL`` and ``!PyErr_Occurred()``
     for ``== NULL`` (either operand order): ``CystckErr_Occurred`` answers
-    an int, which C++ cannot and C should not compare with ``NULL``.  The
+    an int, which C++ cannot compare with ``nullptr`` nor C with ``NULL``
+    (-Werror builds fail).  The
     result reads the same in a function kept stock."""
     name = "err-occurred-tests"
     precedence = 843

@@ -540,8 +540,8 @@ class ErrOccurredTests(Rule):
     test, ``!!PyErr_Occurred()`` for ``!= NULL`` and ``!PyErr_Occurred()``
     for ``== NULL`` (either operand order): ``CystckErr_Occurred`` answers
     an int, which C++ cannot compare with ``nullptr`` nor C with ``NULL``
-    (-Werror builds fail).  The
-    result reads the same in a function kept stock."""
+    (-Werror builds fail).  The result reads the same in a function kept
+    stock."""
     name = "err-occurred-tests"
     precedence = 843
     # the other operand alone: no operator binding tighter than == next to it

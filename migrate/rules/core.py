@@ -472,7 +472,9 @@ class ErrFetchRestore(Rule):
     ``v = CystckErr_GetRaisedException(S);`` ...
     ``cystck_migrate_restore(S, v);`` (defined once after the Cystck.h
     include); ``PyErr_NormalizeException(&t, &v, &tb);`` goes (the
-    exception taken is an instance).  Only where the type and traceback
+    exception taken is an instance), and so do the type's and traceback's
+    plain declarations (``PyObject *t, *v, *tb;`` becomes ``PyObject
+    *v;``).  Only where the type and traceback
     are used by nothing else, and the value only released, or read after
     ``PyErr_NormalizeException``: code that reads what ``PyErr_Fetch``
     gave may read an un-normalized value (a str, a tuple, none), so its
@@ -484,7 +486,7 @@ class ErrFetchRestore(Rule):
     patterns = (r"\bPyErr_Fetch\s*\(\s*&\s*(?P<t>\w+)\s*,\s*&\s*(?P<v>\w+)\s*,\s*&\s*(?P<tb>\w+)\s*\)\s*;",)
     before = ("static void f(PyObject *d, PyObject *k)\n{\n    PyObject *t, *v, *tb;\n    PyErr_Fetch(&t, &v, &tb);\n"
               "    if (PyDict_DelItem(d, k) < 0)\n        PyErr_Clear();\n    PyErr_Restore(t, v, tb);\n}\n")
-    after = ("static void f(PyObject *d, PyObject *k)\n{\n    PyObject *t, *v, *tb;\n    v = CystckErr_GetRaisedException(S);\n"
+    after = ("static void f(PyObject *d, PyObject *k)\n{\n    PyObject *v;\n    v = CystckErr_GetRaisedException(S);\n"
              "    if (PyDict_DelItem(d, k) < 0)\n        PyErr_Clear();\n    cystck_migrate_restore(S, v);\n}\n")
 
     def apply(self, unit):
@@ -503,6 +505,7 @@ class ErrFetchRestore(Rule):
                       if not any(a <= u.start() < e for a, e in spans) and not self._declared(code, u)]
             if others or self._value_read_unnormalized(code, v, calls, spans, b0, b1):
                 continue
+            self._drop_declarations(text, code, {t, tb} - {v}, b0, b1, edits)
             for c in calls:
                 if c.group("f") == "Fetch":
                     edits.add(c.start(), c.end(), f"{v} = CystckErr_GetRaisedException(S);")
@@ -527,6 +530,26 @@ class ErrFetchRestore(Rule):
         releases = [r.span() for r in regex.finditer(rf"\bPy_(?:X?DECREF|CLEAR)\s*\(\s*{v}\s*\)", code, pos=b0, endpos=b1)]
         return any(not any(a <= u.start() < e for a, e in spans + releases) and not cls._declared(code, u)
                    for u in regex.finditer(rf"(?<![\w.>]){v}\b", code, pos=b0, endpos=b1))
+
+    @staticmethod
+    def _drop_declarations(text, code, names, b0, b1, edits):
+        """The type and traceback are no longer used: their declarators go
+        from plain declarations (``PyObject *t, *v, *tb;`` becomes
+        ``PyObject *v;``, a declaration of them only goes), so that
+        ``-Wunused-variable`` has nothing to say.  Declarations with more
+        than names and simple initializers are left as they are."""
+        decl = regex.compile(r"^(?P<lead>[ \t]*)(?P<type>PyObject|Cystck_Object)\b(?P<rest>[^;(){}]*);[ \t]*$", regex.M)
+        for m in decl.finditer(code, pos=b0, endpos=b1):
+            parts = m.group("rest").split(",")
+            declarators = [regex.match(r"\s*\*?\s*(\w+)\s*(?:=\s*\w+\s*)?$", p) for p in parts]
+            if not all(declarators) or not any(d.group(1) in names for d in declarators):
+                continue
+            kept = [p.strip() for p, d in zip(parts, declarators) if d.group(1) not in names]
+            start, end = m.span()
+            if kept:
+                edits.add(start, end, f"{m.group('lead')}{m.group('type')} {', '.join(kept)};")
+            else:
+                edits.add(*_common.statement_line_span(text, start, end), "")
 
     @staticmethod
     def _declared(code, use):

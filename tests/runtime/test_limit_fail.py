@@ -43,9 +43,7 @@ for f in ("error_kept_aside", "error_type_read"):
 
 @pytest.fixture(scope="module")
 def paths(stock_and_ported):
-    # (-Wno-unused-variable: the translation takes PyErr_Fetch's three
-    # outputs as one exception and keeps the declarations of the others)
-    st, rt = stock_and_ported("limitfail", ported_flags=["-Wall", "-Werror", "-Wno-unused-variable"])
+    st, rt = stock_and_ported("limitfail", ported_flags=["-Wall", "-Werror"])
     return [os.path.dirname(st.__file__), os.path.dirname(rt.__file__)]
 
 

@@ -88,7 +88,7 @@ def _loop_spans(code, b0, b1):
 
 def _loops(unit, code, contexts):
     out = []
-    creators = set(api.creating()) | {i.name for i in unit.project.functions.values() if i.returns_handle}
+    creators = set(api.creating()) | unit.project.handle_makers(unit.path)
     consumers = set(api.consuming())
     create_re = regex.compile(r"\b(?P<f>" + "|".join(map(regex.escape, sorted(creators, key=len, reverse=True)))
                               + r")\s*\(")

@@ -307,6 +307,25 @@ class Project:
                 return info
         return None
 
+    def visible_functions(self, path):
+        """Name -> the definition visible from ``path``, as ``function``
+        chooses it for each name: two files' static functions of one name
+        (one ``void``, one returning an object) are not one function."""
+        visible = {n: info for (q, n), info in self.functions.items() if q == path}
+        for includer in self.includers.get(path, ()):
+            for (q, n), info in self.functions.items():
+                if q == includer:
+                    visible.setdefault(n, info)
+        for (_, n), info in self.functions.items():
+            if not info.static:
+                visible.setdefault(n, info)
+        return visible
+
+    def handle_makers(self, path):
+        """The names of the extension's functions visible from ``path``
+        that return a handle."""
+        return {n for n, info in self.visible_functions(path).items() if info.returns_handle}
+
     def needs_state(self, path, name):
         info = self.function(path, name)
         return bool(info and info.needs_state)

@@ -485,7 +485,7 @@ def _handle_returning_call(unit):
     """A regex for a call of a function that returns a handle."""
     names = {f.name for f in api.table() if f.ret == "h"}
     names |= {f.stock for f in api.table() if f.ret == "h" and f.stock}
-    names |= {i.name for i in unit.project.functions.values() if i.returns_handle}
+    names |= unit.project.handle_makers(unit.path)
     alts = "|".join(map(regex.escape, sorted(names, key=len, reverse=True)))
     return rf"\b(?:{alts})\s*" + source.paren("c")
 

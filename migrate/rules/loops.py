@@ -76,7 +76,7 @@ class LoopRelease(Rule):
         code, text = unit.masked, unit.text
         if not _LOOP.search(code):
             return 0
-        creators = _handle_makers() | {i.name for i in unit.project.functions.values() if i.returns_handle}
+        creators = _handle_makers() | unit.project.handle_makers(unit.path)
         self._creates = regex.compile(r"(?<![\w.>])(?:" + "|".join(map(regex.escape, sorted(creators, key=len, reverse=True)))
                                       + r")\s*\(")
         own = {i.name for i in unit.project.functions.values()}

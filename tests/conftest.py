@@ -19,3 +19,38 @@ def build(build_dir):
             cache[name] = build_extension(name, sources, build_dir, **kwargs)
         return cache[name]
     return _build
+
+
+@pytest.fixture(scope="session")
+def stock_and_translated_tree(tmp_path_factory):
+    """stock_and_translated_tree(name, stock_dir) -> (stock module path,
+    translated module path): the folder ``stock_dir`` (holding
+    ``NAME.c``) translated by cystck-migrate with ``--check``, and both
+    built, for tests that run one script against the two builds."""
+    from cystck.migrate import cli
+
+    def _build(name, stock_dir):
+        root = stock_dir.parent
+        assert cli.main([str(stock_dir), "-o", str(root / "cystck"), "-q", "--no-cppcheck", "--check"]) == 0
+        stock = build_extension(name, [stock_dir / f"{name}.c"], root / "build-stock", use_cystck=False)
+        ported = build_extension(name, [root / "cystck" / f"{name}.c"], root / "build-cystck")
+        return stock, ported
+    return _build
+
+
+@pytest.fixture(scope="session")
+def run_script():
+    """run_script(script, module_path, debug=False) -> the value the script
+    prints (a Python literal), run in a fresh interpreter with the module's
+    path as its argument, with CYSTCK_DEBUG=1 or without.  (A fixture, not
+    a function to import: see tests/runtime/conftest.py's build_rt.)"""
+    import subprocess
+    import sys
+
+    def _run(script, module_path, debug=False):
+        env = {"PATH": "", **({"CYSTCK_DEBUG": "1"} if debug else {})}
+        out = subprocess.run([sys.executable, "-c", script, str(module_path)], capture_output=True, text=True,
+                             env=env)
+        assert out.returncode == 0, out.stderr
+        return eval(out.stdout)
+    return _run

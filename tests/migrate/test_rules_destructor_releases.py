@@ -6,13 +6,10 @@ part that calls the API runs in tp_dealloc, as stock, for a Python
 subclass defining __del__ too (CYSTCK_DEF_DEALLOC)."""
 import pathlib
 import shutil
-import subprocess
-import sys
 
 import pytest
 
-from cystck.build import build_extension
-from cystck.migrate import cli, translate
+from cystck.migrate import translate
 
 HEAD = ("#include <Python.h>\n"
         "typedef struct { PyObject_HEAD PyObject *items; char *buf; } Bag;\n"
@@ -117,33 +114,23 @@ EXPECTED = [(["Block dealloc"], 0), (["Closer finalize", "Closer dealloc"], 0),
 
 
 @pytest.fixture(scope="module")
-def releases(tmp_path_factory):
+def releases(tmp_path_factory, stock_and_translated_tree):
     """(stock module path, translated module path)."""
-    root = tmp_path_factory.mktemp("releases")
-    shutil.copytree(CORPUS, root / "stock", ignore=shutil.ignore_patterns("check.py", "__pycache__"))
-    assert cli.main([str(root / "stock"), "-o", str(root / "cystck"), "-q", "--no-cppcheck", "--check"]) == 0
-    stock = build_extension("releases", [root / "stock" / "releases.c"], root / "build-stock", use_cystck=False)
-    cystck = build_extension("releases", [root / "cystck" / "releases.c"], root / "build-cystck")
-    return stock, cystck
+    stock = tmp_path_factory.mktemp("releases") / "stock"
+    shutil.copytree(CORPUS, stock, ignore=shutil.ignore_patterns("check.py", "__pycache__"))
+    return stock_and_translated_tree("releases", stock)
 
 
-def _run(path, debug=False):
-    env = {"PATH": "", **({"CYSTCK_DEBUG": "1"} if debug else {})}
-    out = subprocess.run([sys.executable, "-c", SCRIPT, str(path)], capture_output=True, text=True, env=env)
-    assert out.returncode == 0, out.stderr
-    return eval(out.stdout)
-
-
-def test_stock_releases(releases):
-    assert _run(releases[0]) == EXPECTED
+def test_stock_releases(releases, run_script):
+    assert run_script(SCRIPT, releases[0]) == EXPECTED
 
 
 @pytest.mark.parametrize("debug", [False, True], ids=["release", "debug"])
-def test_translated_releases_as_stock(releases, debug):
+def test_translated_releases_as_stock(releases, run_script, debug):
     """The finalizer the extension wrote runs, the part of a deallocator
     calling the API runs for a subclass defining __del__ too, and
     PyObject_Free(self->buf) frees the buffer."""
-    assert _run(releases[1], debug) == EXPECTED
+    assert run_script(SCRIPT, releases[1], debug) == EXPECTED
 
 
 FINALIZED = (HEAD + "static void\nBag_finalize(PyObject *op)\n{\n    Bag_empty((Bag *)op);\n}\n"

@@ -7,13 +7,10 @@ whose value is tested or used (``if (!(g = f(x)))``, ``x = g = y``) stores
 the null reference for a null value, and ``Py_XSETREF`` of a reference
 releases the old one.  The translation builds and behaves as the stock
 build, in release and with CYSTCK_DEBUG=1."""
-import subprocess
-import sys
 
 import pytest
 
-from cystck.build import build_extension
-from cystck.migrate import cli, translate
+from cystck.migrate import translate
 
 SRC = r'''#define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -264,31 +261,19 @@ def test_a_struct_no_global_holds_keeps_handles():
 
 
 @pytest.fixture(scope="module")
-def built(tmp_path_factory):
-    root = tmp_path_factory.mktemp("gstructs")
-    (root / "stock").mkdir()
-    (root / "stock" / "gstructs.c").write_text(SRC)
-    assert cli.main([str(root / "stock"), "-o", str(root / "cystck"), "-q", "--no-cppcheck", "--check"]) == 0
-    stock = build_extension("gstructs", [root / "stock" / "gstructs.c"], root / "b1", use_cystck=False)
-    ported = build_extension("gstructs", [root / "cystck" / "gstructs.c"], root / "b2")
-    return stock, ported
+def built(tmp_path_factory, stock_and_translated_tree):
+    stock = tmp_path_factory.mktemp("gstructs") / "stock"
+    stock.mkdir()
+    (stock / "gstructs.c").write_text(SRC)
+    return stock_and_translated_tree("gstructs", stock)
 
 
-def _run(path, debug=False):
-    env = {"PATH": ""}
-    if debug:
-        env["CYSTCK_DEBUG"] = "1"
-    out = subprocess.run([sys.executable, "-c", SCRIPT, str(path)], capture_output=True, text=True, env=env)
-    assert out.returncode == 0, out.stderr
-    return eval(out.stdout)
-
-
-def test_stock_build(built):
-    assert _run(built[0]) == EXPECTED
+def test_stock_build(built, run_script):
+    assert run_script(SCRIPT, built[0]) == EXPECTED
 
 
 @pytest.mark.parametrize("debug", [False, True], ids=["release", "debug"])
-def test_translation_behaves_like_the_stock_build(built, debug):
+def test_translation_behaves_like_the_stock_build(built, run_script, debug):
     # before: the members were handles kept past their call (release read
     # stale slots, debug raised), Py_XSETREF dropped a reference's handle
-    assert _run(built[1], debug) == EXPECTED
+    assert run_script(SCRIPT, built[1], debug) == EXPECTED

@@ -6,13 +6,10 @@ nested ones (``self->v = (self->w = x)``), a store returned (``return
 self->v = x;``) or the left operand of a comma, and a field tested by
 ``?:`` as an argument.  The translation builds and behaves as the stock
 build, in release and with CYSTCK_DEBUG=1."""
-import subprocess
-import sys
 
 import pytest
 
-from cystck.build import build_extension
-from cystck.migrate import cli, translate
+from cystck.migrate import translate
 
 SRC = r'''#define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -233,34 +230,22 @@ def test_chains_of_plain_values_stay():
 
 
 @pytest.fixture(scope="module")
-def built(tmp_path_factory):
-    root = tmp_path_factory.mktemp("loopstores")
-    (root / "stock").mkdir()
-    (root / "stock" / "loopstores.c").write_text(SRC)
+def built(tmp_path_factory, stock_and_translated_tree):
+    stock = tmp_path_factory.mktemp("loopstores") / "stock"
+    stock.mkdir()
+    (stock / "loopstores.c").write_text(SRC)
     # before: `for (; (x = ...); )` tested a handle as a scalar, `x =
     # CystckField_Store(...)` used a void value: neither compiled
-    assert cli.main([str(root / "stock"), "-o", str(root / "cystck"), "-q", "--no-cppcheck", "--check"]) == 0
-    stock = build_extension("loopstores", [root / "stock" / "loopstores.c"], root / "b1", use_cystck=False)
-    ported = build_extension("loopstores", [root / "cystck" / "loopstores.c"], root / "b2")
-    return stock, ported
+    return stock_and_translated_tree("loopstores", stock)
 
 
-def _run(path, debug=False):
-    env = {"PATH": ""}
-    if debug:
-        env["CYSTCK_DEBUG"] = "1"
-    out = subprocess.run([sys.executable, "-c", SCRIPT, str(path)], capture_output=True, text=True, env=env)
-    assert out.returncode == 0, out.stderr
-    return eval(out.stdout)
-
-
-def test_stock_build(built):
-    assert _run(built[0]) == EXPECTED
+def test_stock_build(built, run_script):
+    assert run_script(SCRIPT, built[0]) == EXPECTED
 
 
 @pytest.mark.parametrize("debug", [False, True], ids=["release", "debug"])
-def test_translation_behaves_like_the_stock_build(built, debug):
-    assert _run(built[1], debug) == EXPECTED
+def test_translation_behaves_like_the_stock_build(built, run_script, debug):
+    assert run_script(SCRIPT, built[1], debug) == EXPECTED
 
 
 def test_a_chain_not_split_nests_its_inner_store():

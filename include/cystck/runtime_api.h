@@ -54,6 +54,26 @@ static CYSTCK_ALWAYS_INLINE PyObject *_Cystck_NewObjectSlow(Cystck_State *S, Cys
     _CYSTCK_ON_COPY(PyObject *, _Cystck_NewObjectSlow_Ool(_CYSTCK_COPY_STATE(&c_), type))
 }
 CYSTCK_INTERNAL PyObject *_Cystck_PlainAlloc(PyTypeObject *tp, Py_ssize_t nitems);
+/* _PyObject_New(tp) (what stock's PyObject_New calls) written out: its
+ * steps, in its order, without its call, its saved registers and its
+ * return (about ten instructions per new object).  Before 3.13, where
+ * _Py_NewReference (the reference count, and tracemalloc's record, which
+ * reads the type) is CPython's exported function; later, the call. */
+static inline PyObject *_Cystck_PlainNew(PyTypeObject *tp)
+{
+#if PY_VERSION_HEX < 0x030D0000
+    PyObject *o = (PyObject *)PyObject_Malloc((size_t)tp->tp_basicsize);
+    if (Cystck_unlikely(o == NULL))
+        return PyErr_NoMemory();
+    Py_SET_TYPE(o, tp);
+    if (Cystck_likely(PyType_HasFeature(tp, Py_TPFLAGS_HEAPTYPE)))  /* CystckType_FromSpec's */
+        Py_INCREF(tp);
+    _Py_NewReference(o);
+    return o;
+#else
+    return _PyObject_New(tp);
+#endif
+}
 
 /* [h+1, e] A new instance of type; *data (if not NULL) = its native struct
  * (NULL on failure).
@@ -68,10 +88,9 @@ static inline Cystck_Object Cystck_New(Cystck_State *S, Cystck_Object type, void
     PyObject *o;
     if (Cystck_unlikely(tp == NULL))
         o = _Cystck_NewObjectSlow(S, type);
-    /* What stock's PyObject_New expands to: one call that allocates and
-     * initialises (MemoryError when out of memory). */
+    /* What stock's PyObject_New does (MemoryError when out of memory). */
     else if (Cystck_likely(PyType_Check(tp) && tp->tp_alloc == _Cystck_PlainAlloc))
-        o = _PyObject_New(tp);
+        o = _Cystck_PlainNew(tp);
     else
         o = _Cystck_NewObjectOf((PyObject *)tp);
     if (data != NULL)

@@ -217,10 +217,66 @@ CYSTCK_INTERNAL Cystck_Object CystckTuple_Pack(Cystck_State *S, Cystck_ssize_t n
 /* [h+1, e] A tuple of the objects of n handles (each gets a new reference).
  * Inline: with n known where it is called, the loops unroll into a few
  * loads and stores per item, as PyTuple_New with PyTuple_SET_ITEM. */
+/* A few items, their number known where it is called: the objects are
+ * read, tested and given their new references before the allocation, where
+ * the compiler still knows the handles (an argument's object is not null),
+ * and stored from registers after it (scalars, not an array: an array
+ * would be vectorized and kept in memory). */
+#define _CYSTCK_TUPLE_FEW 4
+static inline int _Cystck_TupleItemOf(Cystck_State *S, const Cystck_Object *items, Cystck_ssize_t n,
+                                      Cystck_ssize_t i, PyObject **o)
+{
+    if (i >= n)
+        return 0;
+    *o = _Cystck_Get(items[i]);
+    if (Cystck_likely(*o != NULL))
+        return 0;
+    _Cystck_BadArg(S, "CystckTuple_FromArray", items[i]);
+    return -1;
+}
+static inline Cystck_Object _Cystck_TupleFromFew(Cystck_State *S, const Cystck_Object *items, Cystck_ssize_t n)
+{
+    PyObject *o0 = NULL, *o1 = NULL, *o2 = NULL, *o3 = NULL, *t;
+    if (_Cystck_TupleItemOf(S, items, n, 0, &o0) < 0 || _Cystck_TupleItemOf(S, items, n, 1, &o1) < 0 ||
+        _Cystck_TupleItemOf(S, items, n, 2, &o2) < 0 || _Cystck_TupleItemOf(S, items, n, 3, &o3) < 0)
+        return Cystck_NULL;
+    Py_XINCREF(o0);
+    Py_XINCREF(o1);
+    Py_XINCREF(o2);
+    Py_XINCREF(o3);
+    t = PyTuple_New(n);
+    if (Cystck_unlikely(t == NULL)) {
+        Py_XDECREF(o0);
+        Py_XDECREF(o1);
+        Py_XDECREF(o2);
+        Py_XDECREF(o3);
+        return Cystck_NULL;
+    }
+    /* Each from a general register: the vectorizer would pack the stores,
+     * after moving the values to a vector register (see _Cystck_HeadIn). */
+    _CYSTCK_GPR(o0);
+    _CYSTCK_GPR(o1);
+    _CYSTCK_GPR(o2);
+    _CYSTCK_GPR(o3);
+    if (n > 0)
+        PyTuple_SET_ITEM(t, 0, o0);
+    if (n > 1)
+        PyTuple_SET_ITEM(t, 1, o1);
+    if (n > 2)
+        PyTuple_SET_ITEM(t, 2, o2);
+    if (n > 3)
+        PyTuple_SET_ITEM(t, 3, o3);
+    return _Cystck_Own(S, t);
+}
 static inline Cystck_Object CystckTuple_FromArray(Cystck_State *S, const Cystck_Object *items, Cystck_ssize_t n)
 {
     Cystck_ssize_t i;
-    PyObject *t = PyTuple_New(n);
+    PyObject *t;
+#if defined(__GNUC__) || defined(__clang__)
+    if (__builtin_constant_p(n) && n >= 0 && n <= _CYSTCK_TUPLE_FEW)
+        return _Cystck_TupleFromFew(S, items, n);
+#endif
+    t = PyTuple_New(n);
     if (Cystck_unlikely(t == NULL))
         return Cystck_NULL;
     /* straight-line code for the usual small constant n */

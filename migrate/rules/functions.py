@@ -728,7 +728,9 @@ class MacroReturns(Rule):
     too."""
     name = "macro-returns"
     precedence = 545
-    patterns = (r"\breturn\s*(?:\(\s*)?NULL\b(?:\s*\))?(?P<semi>\s*;)?",)
+    # A closing parenthesis only after an opening one: in ``M(v, return
+    # NULL)`` it ends the call.
+    patterns = (r"\breturn\s*(?P<paren>\(\s*)?NULL\b(?(paren)\s*\))(?P<semi>\s*;)?",)
     before = ("#define CHECK(v) do { if ((v) < 0) return NULL; } while (0)\n"
               "static PyObject *f(PyObject *self, PyObject *arg)\n{\n    CHECK(PyLong_AsLong(arg));\n"
               "    Py_RETURN_NONE;\n}\n"

@@ -67,6 +67,10 @@ def test_recipes_are_pinned_and_unique():
 def test_select_names_unknown_recipes():
     assert [r.name for r in recipes.select("lz4,crc32c")] == ["lz4", "crc32c"]
     assert [r.name for r in recipes.select(None, quick=True)] == list(recipes.QUICK)
+    # a recipe left out of the quick run is in the full one
+    assert [r.name for r in recipes.RECIPES if r.name not in recipes.QUICK] == \
+        [r.name for r in recipes.RECIPES if not r.in_quick_run]
+    assert [r.name for r in recipes.select(None)] == [r.name for r in recipes.RECIPES]
     with pytest.raises(KeyError, match="nosuch"):
         recipes.select("crc32c,nosuch")
 

@@ -249,7 +249,8 @@ class HelperSignature(Rule):
             if not inner.strip() or not all(pad):
                 pad = ("", "")
             edits.add(f.params[0], f.params[1], pad[0] + ", ".join(state + new_params) + pad[1])
-            if returns_object(split_scope(code[f.start:f.name_start])[0], structs):
+            if returns_object(split_scope(code[f.start:f.name_start])[0], structs) \
+                    or f.name in p.null_error_helpers:
                 edits.add(f.start, f.name_start - len(scope), _replace_return_type(head, "Cystck_Object"))
             n += 1
         for m in regex.finditer(self.patterns[1], code):

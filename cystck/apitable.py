@@ -370,12 +370,12 @@ int CystckSlice_Check(h o) = PySlice_Check                 ; isinstance(o, slice
 int CystckSlice_Unpack(h s, Cystck_ssize_t* start, Cystck_ssize_t* stop, Cystck_ssize_t* step) = PySlice_Unpack [check=PySlice_Check] ; [e]
 
 ## Errors
-void CystckErr_SetString(h type, const char* msg) = PyErr_SetString ; raise type(msg)
-void CystckErr_SetObject(h type, h? value) = PyErr_SetObject ; raise type(value)
-void CystckErr_SetNone(h type) = PyErr_SetNone             ; raise type
-h CystckErr_Format(h type, const char* fmt, ...) : hand ~ PyErr_Format ; raise type(fmt % ...), %S %R %A %U %V taking handles; returns the null handle
-int CystckErr_NoMemory() : hand ~ PyErr_NoMemory           ; raise MemoryError; returns -1
-int CystckErr_BadArgument() : hand ~ PyErr_BadArgument     ; raise TypeError; returns -1
+void CystckErr_SetString(h type, const char* msg) = _Cystck_ErrSetString ~ PyErr_SetString ; raise type(msg), unless a handle-limit MemoryError is pending
+void CystckErr_SetObject(h type, h? value) = _Cystck_ErrSetObject ~ PyErr_SetObject ; raise type(value), unless a handle-limit MemoryError is pending
+void CystckErr_SetNone(h type) = _Cystck_ErrSetNone ~ PyErr_SetNone ; raise type, unless a handle-limit MemoryError is pending
+h CystckErr_Format(h type, const char* fmt, ...) : hand ~ PyErr_Format ; raise type(fmt % ...) unless a handle-limit MemoryError is pending, %S %R %A %U %V taking handles; returns the null handle
+int CystckErr_NoMemory() : hand ~ PyErr_NoMemory           ; raise MemoryError unless a handle-limit MemoryError is pending; returns -1
+int CystckErr_BadArgument() : hand ~ PyErr_BadArgument     ; raise TypeError unless a handle-limit MemoryError is pending; returns -1
 int CystckErr_Occurred() : hand ~ PyErr_Occurred           ; is an exception set?
 int CystckErr_ExceptionMatches(h type) = PyErr_ExceptionMatches ; does the set exception match type
 int CystckErr_GivenExceptionMatches(h given, h type) = PyErr_GivenExceptionMatches ; matches?
@@ -389,7 +389,7 @@ h CystckErr_NewException(const char* name, h? base, h? dict) = PyErr_NewExceptio
 h CystckErr_NewExceptionWithDoc(const char* name, const char* doc, h? base, h? dict) = PyErr_NewExceptionWithDoc ; [h+1, e]
 int CystckErr_WarnEx(h? category, const char* msg, Cystck_ssize_t level) = PyErr_WarnEx ; [e] warnings.warn
 int CystckErr_CheckSignals() = PyErr_CheckSignals          ; [e] run signal handlers
-h CystckErr_SetFromErrno(h type) = PyErr_SetFromErrno      ; raise type(errno, strerror); returns null
+h CystckErr_SetFromErrno(h type) = _Cystck_ErrSetFromErrno ~ PyErr_SetFromErrno ; raise type(errno, strerror), unless a handle-limit MemoryError is pending; returns null
 
 ## Import and modules
 h CystckImport_ImportModule(const char* name) = PyImport_ImportModule ; [h+1, e] import name

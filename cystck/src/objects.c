@@ -631,12 +631,50 @@ PyObject *_Cystck_ItemOf_Ool(Cystck_State *S, PyObject *o, Cystck_ssize_t i, int
 
 /* ---- Errors ---- */
 
+/* Does a raise through the API leave the pending exception, the handle
+ * limit's MemoryError, in place?  Stock code translated reads the null
+ * handle of a call that hit the limit as "missing" (PyDict_GetItem) or "no
+ * int" (a type check of a PyList_GET_ITEM) and raises its own error, which
+ * would hide the reason the call failed.  Only error paths ask: a raise
+ * with nothing pending pays one PyErr_Occurred. */
+static int keeps_limit_error(void)
+{
+    return PyErr_Occurred() != NULL && _Cystck_LimitErrorPending();
+}
+
+void _Cystck_ErrSetString(PyObject *type, const char *msg)
+{
+    if (!keeps_limit_error())
+        PyErr_SetString(type, msg);
+}
+
+void _Cystck_ErrSetObject(PyObject *type, PyObject *value)
+{
+    if (!keeps_limit_error())
+        PyErr_SetObject(type, value);
+}
+
+void _Cystck_ErrSetNone(PyObject *type)
+{
+    if (!keeps_limit_error())
+        PyErr_SetNone(type);
+}
+
+PyObject *_Cystck_ErrSetFromErrno(PyObject *type)
+{
+    if (!keeps_limit_error())
+        PyErr_SetFromErrno(type);
+    return NULL;
+}
+
 CYSTCK_NOINLINE Cystck_Object _CystckErr_Format_Ool(Cystck_State *S, Cystck_Object type, const char *fmt, ...)
 {
     PyObject *t = _Cystck_Get(type), *msg;
     va_list va;
     if (t == NULL)
         return _Cystck_BadArgAt(S, "CystckErr_Format", type, _CYSTCK_CALLER());
+    if (keeps_limit_error())
+        return Cystck_NULL;
     /* as PyErr_FormatV: the formatter may run Python code (repr), so no
      * exception may be set while it runs; if it fails, its error stays. */
     PyErr_Clear();
@@ -653,14 +691,16 @@ CYSTCK_NOINLINE Cystck_Object _CystckErr_Format_Ool(Cystck_State *S, Cystck_Obje
 int CystckErr_NoMemory(Cystck_State *S)
 {
     (void)S;
-    PyErr_NoMemory();
+    if (!keeps_limit_error())
+        PyErr_NoMemory();
     return -1;
 }
 
 int CystckErr_BadArgument(Cystck_State *S)
 {
     (void)S;
-    PyErr_BadArgument();
+    if (!keeps_limit_error())
+        PyErr_BadArgument();
     return -1;
 }
 

@@ -38,6 +38,12 @@ for f in ("error_kept_aside", "error_type_read"):
     for k in range(limit - 40, limit + 4):
         print(f, k, run(lambda: getattr(st_limitfail, f)(l, k, 0)),
               run(lambda: getattr(rt_limitfail, f)(l, k, 0)), sep="|")
+d3 = {{"a": 1, "b": 2}}
+for k in range(limit - 40, limit + 4):
+    print("items_after", k, run(lambda: st_limitfail.items_after(l, k, d3, "b", [3])),
+          run(lambda: rt_limitfail.items_after(l, k, d3, "b", [3])), sep="|")
+print("memory_error_replaced", 0, run(lambda: st_limitfail.memory_error_replaced(0)),
+      run(lambda: rt_limitfail.memory_error_replaced(0)), sep="|")
 """
 
 
@@ -92,3 +98,30 @@ def test_exception_taken_at_the_limit_is_restored(paths, debug):
             assert ported == stock or ported == "MemoryError: Cystck handle limit exceeded", (name, k, ported)
             seen.setdefault(name, set()).add(ported == stock)
     assert seen == {"error_kept_aside": {True, False}, "error_type_read": {True, False}}
+
+
+@pytest.mark.parametrize("debug", ["0", "1"])
+def test_error_raised_for_a_null_read_keeps_the_memory_error(paths, debug):
+    """items_after reads d[key], d["a"] and l2[0] with the frame filled up
+    to k handles: the read that finds the frame full gives a null handle,
+    which the stock code reads as a missing key (KeyError, by
+    CystckErr_Format and CystckErr_SetString) or as no int (TypeError, by
+    CystckErr_SetObject).  Before the fix that error replaced the
+    MemoryError; now the raise leaves it."""
+    results = {}
+    for name, k, stock, ported in run_script(paths, debug)[1:]:
+        if name == "items_after":
+            assert stock == "6", (k, stock)
+            results[int(k)] = ported
+    wrong = {k: r for k, r in results.items()
+             if r not in ("6", "MemoryError: Cystck handle limit exceeded")}
+    assert not wrong
+    assert results[LIMIT - 40] == "6" and results[LIMIT + 3] != "6"
+
+
+@pytest.mark.parametrize("debug", ["0", "1"])
+def test_error_raised_over_another_memory_error_replaces_it(paths, debug):
+    """A MemoryError that is not the handle limit's is replaced by a later
+    raise, as in stock."""
+    lines = [line for line in run_script(paths, debug) if line[0] == "memory_error_replaced"]
+    assert lines == [["memory_error_replaced", "0", "ValueError: replaced", "ValueError: replaced"]]

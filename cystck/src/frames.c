@@ -266,6 +266,23 @@ Cystck_Object _Cystck_OwnException(Cystck_State *S, PyObject *o)
     return h;
 }
 
+/* Can n exceptions taken out of the error indicator get their handles
+ * (_Cystck_OwnException, past the limit if need be)?  0, or -1 with the
+ * limit's MemoryError set, when the slots reserved past it are taken. */
+int _Cystck_ExceptionRoom(Cystck_State *S, Cystck_ssize_t n)
+{
+    Cystck_ssize_t used;
+    if (S->end - S->top >= n)
+        return 0;
+    _Cystck_GoSlow(S);
+    used = live_handles(S);
+    if (S->frame->debug != NULL)
+        used -= _Cystck_DebugReleasedSlots(S);  /* as grow_handles counts */
+    if (used + n > handle_limit + EXCEPTION_RESERVE)
+        return raise_overflow(S, used + n);
+    return 0;
+}
+
 int Cystck_CheckHandles(Cystck_State *S, Cystck_ssize_t n)
 {
     if (S->end - S->top >= n)

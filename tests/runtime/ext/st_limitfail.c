@@ -164,7 +164,77 @@ static PyObject *memory_error_replaced(PyObject *self, PyObject *arg)
     return NULL;
 }
 
+/* Reads the first k items of a list as keys_after does, then calls cb n
+ * times, each error kept aside around a cleanup call and reported
+ * (sys.unraisablehook), as a loop over callbacks does: the translation
+ * keeps each exception's handles to the end of the call (Restore steals
+ * nothing), so with k near the handle limit the exceptions taken fill the
+ * slots reserved for them past it.  The exception passed through (one
+ * handle, CystckErr_GetRaisedException). */
+static PyObject *errors_reported(PyObject *self, PyObject *args)
+{
+    Py_ssize_t k, n, i;
+    PyObject *l, *cb, *r, *t, *v, *tb;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "O!nOn", &PyList_Type, &l, &k, &cb, &n) || fill(l, k) < 0)
+        return NULL;
+    for (i = 0; i < n; i++) {
+        r = PyObject_CallNoArgs(cb);
+        if (r != NULL) {
+            Py_DECREF(r);
+            continue;
+        }
+        PyErr_Fetch(&t, &v, &tb);
+        PyList_Reverse(l);
+        PyErr_Restore(t, v, tb);
+        PyErr_WriteUnraisable(cb);
+    }
+    Py_RETURN_NONE;
+}
+
+/* The same with the type read (three handles, CystckErr_Fetch): returns
+ * how many were ValueErrors. */
+static PyObject *error_types_counted(PyObject *self, PyObject *args)
+{
+    Py_ssize_t k, n, i;
+    PyObject *l, *cb, *r, *t, *v, *tb;
+    long value_errors = 0;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "O!nOn", &PyList_Type, &l, &k, &cb, &n) || fill(l, k) < 0)
+        return NULL;
+    for (i = 0; i < n; i++) {
+        r = PyObject_CallNoArgs(cb);
+        if (r != NULL) {
+            Py_DECREF(r);
+            continue;
+        }
+        PyErr_Fetch(&t, &v, &tb);
+        if (t != NULL && PyErr_GivenExceptionMatches(t, PyExc_ValueError) == 1)
+            value_errors++;
+        PyList_Reverse(l);
+        PyErr_Restore(t, v, tb);
+        PyErr_WriteUnraisable(cb);
+    }
+    return PyLong_FromLong(value_errors);
+}
+
+/* Restoring what PyErr_Fetch took when nothing was raised clears an
+ * error raised since (not the handle limit's), as in stock. */
+static PyObject *restore_nothing_clears(PyObject *self, PyObject *arg)
+{
+    PyObject *t, *v, *tb;
+    (void)self;
+    (void)arg;
+    PyErr_Fetch(&t, &v, &tb);
+    PyErr_SetString(PyExc_ValueError, "cleared");
+    PyErr_Restore(t, v, tb);
+    Py_RETURN_NONE;
+}
+
 static PyMethodDef methods[] = {
+    {"restore_nothing_clears", restore_nothing_clears, METH_O, NULL},
+    {"errors_reported", errors_reported, METH_VARARGS, NULL},
+    {"error_types_counted", error_types_counted, METH_VARARGS, NULL},
     {"items_after", items_after, METH_VARARGS, NULL},
     {"memory_error_replaced", memory_error_replaced, METH_O, NULL},
     {"error_kept_aside", error_kept_aside, METH_VARARGS, NULL},

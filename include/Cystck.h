@@ -1030,7 +1030,7 @@ CYSTCK_INTERNAL Cystck_ssize_t Cystck_HandleLimit(void);
 
 /* The raises of CystckErr_SetString, ...SetObject, ...SetNone and
  * ...SetFromErrno: as PyErr_*, except that a pending handle-limit
- * MemoryError stays (see _Cystck_KeepsLimitError in cystck/src/objects.c). */
+ * MemoryError stays (see keeps_limit_error in cystck/src/objects.c). */
 CYSTCK_INTERNAL void _Cystck_ErrSetString(PyObject *type, const char *msg);
 CYSTCK_INTERNAL void _Cystck_ErrSetObject(PyObject *type, PyObject *value);
 CYSTCK_INTERNAL void _Cystck_ErrSetNone(PyObject *type);

@@ -296,10 +296,10 @@ class Project:
         info = self.functions.get((path, name))
         if info is not None:
             return info
-        # a file #included by another is compiled as part of it and sees
-        # its static functions
-        for includer in self.includers.get(path, ()):
-            info = self.functions.get((includer, name))
+        # a file #included by another is compiled as part of it: each
+        # sees the other's static functions
+        for neighbour in self.compiled_with(path):
+            info = self.functions.get((neighbour, name))
             if info is not None:
                 return info
         for (p, n), info in self.functions.items():
@@ -312,14 +312,20 @@ class Project:
         chooses it for each name: two files' static functions of one name
         (one ``void``, one returning an object) are not one function."""
         visible = {n: info for (q, n), info in self.functions.items() if q == path}
-        for includer in self.includers.get(path, ()):
+        for neighbour in self.compiled_with(path):
             for (q, n), info in self.functions.items():
-                if q == includer:
+                if q == neighbour:
                     visible.setdefault(n, info)
         for (_, n), info in self.functions.items():
             if not info.static:
                 visible.setdefault(n, info)
         return visible
+
+    def compiled_with(self, path):
+        """The files that include ``path``, then those it includes
+        (``#include "x.c"``: one translation unit)."""
+        included = sorted(t for t, paths in self.includers.items() if path in paths)
+        return [*self.includers.get(path, ()), *included]
 
     def handle_makers(self, path):
         """The names of the extension's functions visible from ``path``

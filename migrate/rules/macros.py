@@ -192,11 +192,12 @@ class CastAliasMacros(Rule):
     """An object-like macro that names a handle cast to a custom type's
     struct, ``#define box ((Box *)self)`` (a method's shorthand for its
     own instance, often ``#undef``'d at the function's end), is written
-    out at each use up to its ``#undef`` (else to the end of the file):
-    the casts and struct-access rules cannot see through the name, and
-    see ``((Box *)self)->n`` (which becomes ``Box_AsStruct(S, self)->n``)
-    and ``f(((Box *)self))`` (which passes the handle).  Member names
-    (``p->box``) and casts to other structs stay."""
+    out at each use up to its ``#undef`` or its next ``#define`` (else to
+    the end of the file): the casts and struct-access rules cannot see
+    through the name, and see ``((Box *)self)->n`` (which becomes
+    ``Box_AsStruct(S, self)->n``) and ``f(((Box *)self))`` (which passes
+    the handle).  Member names (``p->box``), the name in directives and
+    casts to other structs stay."""
     name = "cast-alias-macros"
     precedence = 120
     patterns = (r"^[ \t]*#[ \t]*define[ \t]+(?P<name>\w+)[ \t]+\(\s*\(\s*(?:struct\s+)?(?P<t>\w+)"
@@ -218,9 +219,10 @@ class CastAliasMacros(Rule):
             if m.group("t") not in types:
                 continue
             name, body = m.group("name"), text[m.end("name"):m.end()].strip()
-            undef = regex.compile(r"^[ \t]*#[ \t]*undef[ \t]+" + regex.escape(name) + r"\b", regex.M)
-            end = undef.search(code, m.end())
-            use = regex.compile(r"(?<!(?:\.|->)\s*)\b" + regex.escape(name) + r"\b")
+            # its scope: up to its #undef or its next #define
+            end = regex.compile(r"^[ \t]*#[ \t]*(?:undef|define)[ \t]+" + regex.escape(name) + r"\b",
+                                regex.M).search(code, m.end())
+            use = regex.compile(r"(?<!(?:\.|->|#[ \t]*\w+|\bdefined)\s*\(?\s*)\b" + regex.escape(name) + r"\b")
             for u in use.finditer(code, m.end(), end.start() if end else len(code)):
                 edits.add(u.start(), u.end(), body)
         if edits:

@@ -45,3 +45,29 @@ static int count(void *extra) {
 """
     out = translate.translate_source(plain)
     assert "#define dump ((Dump *)extra)\n    return (int)dump->n;" in out
+
+
+def test_a_redefinition_ends_the_scope_and_directives_keep_the_name():
+    # the first function has no #undef: the next #define starts anew
+    two = """#include <Python.h>
+typedef struct { PyObject_HEAD long n; } Box;
+static long first(PyObject *self) {
+#define box ((Box *)self)
+    return box->n;
+}
+static long second(PyObject *other) {
+#define box ((Box *)other)
+#ifdef box
+    return box->n;
+#endif
+#if defined(box)
+    return 0;
+#endif
+#undef box
+}
+"""
+    out = translate.translate_source(two)
+    assert out.count("#define box (") == 2 and "#ifdef box" in out and "defined(box)" in out
+    assert "#undef box" in out
+    assert "return Box_AsStruct(S, self)->n;" in out
+    assert "return Box_AsStruct(S, other)->n;" in out

@@ -135,7 +135,8 @@ def state_users(files, python_files, kept, project):
     ``python_files`` that takes ``Cystck_State *S`` (a header's prototype
     of it, a plain C file compiled into the same unit calling it): path ->
     text.  Left stock, their prototypes and calls would miss S."""
-    includers = proj.includers(files)
+    # (compiled_with over every file, not only the translated ones)
+    compiled_with = proj.Project(includers=proj.includers(files)).compiled_with
     found = {}
     for path, text in files.items():
         if path in python_files or path in kept or "Py" in text and uses_python(text):
@@ -146,21 +147,19 @@ def state_users(files, python_files, kept, project):
             continue
         own = {f.name for f in source.find_functions(code) if f.is_definition}
         for name in set(_CALLED.findall(code)) - own:
-            info = _visible_definition(project, path, name, includers)
+            info = _visible_definition(project, path, name, compiled_with(path))
             if info is not None and info.needs_state:
                 found[path] = text
                 break
     return found
 
 
-def _visible_definition(project, path, name, includers):
+def _visible_definition(project, path, name, compiled_with):
     """The definition of ``name`` in the translated files that ``path``
     sees: an external one, or a static one of a file compiled with it
-    (one that includes it, or that it includes)."""
+    (Project.compiled_with)."""
     for (other, n), info in project.functions.items():
-        if n != name or not info.body:
-            continue
-        if not info.static or other in includers.get(path, ()) or path in includers.get(other, ()):
+        if n == name and info.body and (not info.static or other in compiled_with):
             return info
     return None
 

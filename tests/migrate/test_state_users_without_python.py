@@ -100,3 +100,55 @@ def test_a_static_function_of_another_unit_is_not_seen():
     caller = "void *grab(void) { return mem_alloc(1); }\n"
     units = translate.translate_files({"utils.c": utils, "caller.c": caller})
     assert units["caller.c"].text == caller
+
+
+# A unity build's header declares the static functions of node2.c, which
+# tree.c calls: all three are compiled inside unity2.c.
+NODE_H = """#include <Python.h>
+typedef struct { PyObject *value; } Node;
+static Node *node_make(int n);
+"""
+
+NODE2_C = """static Node *node_make(int n)
+{
+    return (Node *)PyMem_Malloc(n * sizeof(Node));
+}
+"""
+
+TREE_C = """static Node *tree_root(void)
+{
+    return node_make(1);
+}
+"""
+
+UNITY2_C = """#include <Python.h>
+#include "node.h"
+#include "node2.c"
+#include "tree.c"
+static PyObject *root(PyObject *self, PyObject *arg)
+{
+    if (tree_root() == NULL)
+        return PyErr_NoMemory();
+    Py_RETURN_NONE;
+}
+"""
+
+
+def test_static_functions_of_a_unity_builds_files_are_one_units():
+    units = translate.translate_files({"node.h": NODE_H, "node2.c": NODE2_C, "tree.c": TREE_C,
+                                       "unity2.c": UNITY2_C})
+    # the header's static prototype follows its definition in a sibling
+    assert "static Node *node_make(Cystck_State *S, int n);" in units["node.h"].text
+    assert "static Node *node_make(Cystck_State *S, int n)\n" in units["node2.c"].text
+    # a sibling's static function is the one called
+    assert "node_make(S, 1)" in units["tree.c"].text
+    assert "tree_root(S)" in units["unity2.c"].text
+
+
+def test_static_functions_of_separate_units_stay_apart():
+    # two files compiled apart, both including one header: a static
+    # function of one is not the other's
+    one = '#include "common.h"\n#include <Python.h>\nstatic int helper(void) { return PyErr_Occurred() != NULL; }\n'
+    two = '#include "common.h"\nstatic int helper(void) { return 0; }\nint use(void) { return helper(); }\n'
+    units = translate.translate_files({"common.h": "#define N 1\n", "one.c": one, "two.c": two})
+    assert units["two.c"].text == two

@@ -228,3 +228,44 @@ class CastAliasMacros(Rule):
         if edits:
             unit.apply(edits)
         return edits.applied
+
+
+#: ``#define F(name) name``: a macro that is its argument.
+_IDENTITY_MACRO = regex.compile(r"^[ \t]*#[ \t]*define[ \t]+(?P<name>\w+)\(\s*(?P<p>\w+)\s*\)[ \t]*(?P=p)[ \t]*$",
+                                regex.M)
+
+
+class IdentityNameMacros(Rule):
+    """A macro that is its argument, ``#define F(name) name``, wrapped
+    around an API name (``F(PyTuple_GetItem)(t, 0)``, a hook for another
+    build to substitute its own functions) hides the call from every
+    rule: the use becomes the name itself, ``PyTuple_GetItem(t, 0)``,
+    which the API rules translate.  Another definition of the macro
+    (``#define F(name) name##_custom``, a fault-injection build's) no
+    longer applies to those calls: it is reported where it is defined.
+    Uses around other names stay."""
+    name = "identity-name-macros"
+    precedence = 115
+    patterns = (_IDENTITY_MACRO.pattern,)
+    before = ("#define F(name) name\n"
+              "static PyObject *first(PyObject *t) { return F(PyTuple_GetItem)(t, 0); }\n"
+              "static int twice(int n) { return F(helper)(n); }\n")
+    after = ("#define F(name) name\n"
+             "static PyObject *first(PyObject *t) { return PyTuple_GetItem(t, 0); }\n"
+             "static int twice(int n) { return F(helper)(n); }\n")
+
+    def apply(self, unit):
+        names = set()
+        for text in unit.project.files.values():
+            names |= {m.group("name") for m in _IDENTITY_MACRO.finditer(text)}
+        if not names:
+            return 0
+        alternative = regex.compile(r"^[ \t]*#[ \t]*define[ \t]+(?P<name>" + "|".join(sorted(names))
+                                    + r")\(\s*\w+\s*\)", regex.M)
+        for m in alternative.finditer(unit.masked):
+            if not _IDENTITY_MACRO.match(unit.masked, m.start()):
+                unit.leftover(m.start(), f"macro '{m.group('name')}' is its argument in another "
+                              f"definition: its uses around API names were written out as the "
+                              f"names, so this definition no longer applies to them", rule=self.name)
+        use = r"\b(?:" + "|".join(sorted(names)) + r")\(\s*(?P<api>_?Py\w+)\s*\)"
+        return unit.sub(use, lambda m, text: m.group("api"))

@@ -54,7 +54,7 @@ corpus_probe = _load("_corpus_probe_under_test", "probe/corpus_probe.py")
 
 def test_recipes_are_pinned_and_unique():
     names = [r.name for r in recipes.RECIPES]
-    assert len(names) == len(set(names)) == 10
+    assert len(names) == len(set(names)) == 12
     for r in recipes.RECIPES:
         assert re.fullmatch(r"[0-9a-f]{64}", r.sha256), r.name
         assert re.fullmatch(r"[A-Za-z0-9_.-]+==[A-Za-z0-9_.]+", r.requirement), r.name

@@ -137,9 +137,15 @@ def state_users(files, python_files, kept, project):
     text.  Left stock, their prototypes and calls would miss S."""
     # (compiled_with over every file, not only the translated ones)
     compiled_with = proj.Project(includers=proj.includers(files)).compiled_with
+    names = sorted({n for (_, n), info in project.functions.items() if info.body and info.needs_state})
+    if not names:
+        return {}
+    # (a file naming none of them is not masked at all)
+    named = regex.compile(r"\b(?:" + "|".join(map(regex.escape, names)) + r")\b")
     found = {}
     for path, text in files.items():
-        if path in python_files or path in kept or "Py" in text and uses_python(text):
+        if path in python_files or path in kept or not named.search(text) \
+                or "Py" in text and uses_python(text):
             continue
         try:
             code = source.structure_mask(text)

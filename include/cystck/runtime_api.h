@@ -54,6 +54,26 @@ static CYSTCK_ALWAYS_INLINE PyObject *_Cystck_NewObjectSlow(Cystck_State *S, Cys
     _CYSTCK_ON_COPY(PyObject *, _Cystck_NewObjectSlow_Ool(_CYSTCK_COPY_STATE(&c_), type))
 }
 CYSTCK_INTERNAL PyObject *_Cystck_PlainAlloc(PyTypeObject *tp, Py_ssize_t nitems);
+/* _PyObject_New(tp) (what stock's PyObject_New calls) written out: its
+ * steps, in its order, without its call, its saved registers and its
+ * return (about ten instructions per new object).  Before 3.13, where
+ * _Py_NewReference (the reference count, and tracemalloc's record, which
+ * reads the type) is CPython's exported function; later, the call. */
+static inline PyObject *_Cystck_PlainNew(PyTypeObject *tp)
+{
+#if PY_VERSION_HEX < 0x030D0000
+    PyObject *o = (PyObject *)PyObject_Malloc((size_t)tp->tp_basicsize);
+    if (Cystck_unlikely(o == NULL))
+        return PyErr_NoMemory();
+    Py_SET_TYPE(o, tp);
+    if (Cystck_likely(PyType_HasFeature(tp, Py_TPFLAGS_HEAPTYPE)))  /* CystckType_FromSpec's */
+        Py_INCREF(tp);
+    _Py_NewReference(o);
+    return o;
+#else
+    return _PyObject_New(tp);
+#endif
+}
 
 /* [h+1, e] A new instance of type; *data (if not NULL) = its native struct
  * (NULL on failure).
@@ -68,10 +88,9 @@ static inline Cystck_Object Cystck_New(Cystck_State *S, Cystck_Object type, void
     PyObject *o;
     if (Cystck_unlikely(tp == NULL))
         o = _Cystck_NewObjectSlow(S, type);
-    /* What stock's PyObject_New expands to: one call that allocates and
-     * initialises (MemoryError when out of memory). */
+    /* What stock's PyObject_New does (MemoryError when out of memory). */
     else if (Cystck_likely(PyType_Check(tp) && tp->tp_alloc == _Cystck_PlainAlloc))
-        o = _PyObject_New(tp);
+        o = _Cystck_PlainNew(tp);
     else
         o = _Cystck_NewObjectOf((PyObject *)tp);
     if (data != NULL)
@@ -198,10 +217,66 @@ CYSTCK_INTERNAL Cystck_Object CystckTuple_Pack(Cystck_State *S, Cystck_ssize_t n
 /* [h+1, e] A tuple of the objects of n handles (each gets a new reference).
  * Inline: with n known where it is called, the loops unroll into a few
  * loads and stores per item, as PyTuple_New with PyTuple_SET_ITEM. */
+/* A few items, their number known where it is called: the objects are
+ * read, tested and given their new references before the allocation, where
+ * the compiler still knows the handles (an argument's object is not null),
+ * and stored from registers after it (scalars, not an array: an array
+ * would be vectorized and kept in memory). */
+#define _CYSTCK_TUPLE_FEW 4
+static inline int _Cystck_TupleItemOf(Cystck_State *S, const Cystck_Object *items, Cystck_ssize_t n,
+                                      Cystck_ssize_t i, PyObject **o)
+{
+    if (i >= n)
+        return 0;
+    *o = _Cystck_Get(items[i]);
+    if (Cystck_likely(*o != NULL))
+        return 0;
+    _Cystck_BadArg(S, "CystckTuple_FromArray", items[i]);
+    return -1;
+}
+static inline Cystck_Object _Cystck_TupleFromFew(Cystck_State *S, const Cystck_Object *items, Cystck_ssize_t n)
+{
+    PyObject *o0 = NULL, *o1 = NULL, *o2 = NULL, *o3 = NULL, *t;
+    if (_Cystck_TupleItemOf(S, items, n, 0, &o0) < 0 || _Cystck_TupleItemOf(S, items, n, 1, &o1) < 0 ||
+        _Cystck_TupleItemOf(S, items, n, 2, &o2) < 0 || _Cystck_TupleItemOf(S, items, n, 3, &o3) < 0)
+        return Cystck_NULL;
+    Py_XINCREF(o0);
+    Py_XINCREF(o1);
+    Py_XINCREF(o2);
+    Py_XINCREF(o3);
+    t = PyTuple_New(n);
+    if (Cystck_unlikely(t == NULL)) {
+        Py_XDECREF(o0);
+        Py_XDECREF(o1);
+        Py_XDECREF(o2);
+        Py_XDECREF(o3);
+        return Cystck_NULL;
+    }
+    /* Each from a general register: the vectorizer would pack the stores,
+     * after moving the values to a vector register (see _Cystck_HeadIn). */
+    _CYSTCK_GPR(o0);
+    _CYSTCK_GPR(o1);
+    _CYSTCK_GPR(o2);
+    _CYSTCK_GPR(o3);
+    if (n > 0)
+        PyTuple_SET_ITEM(t, 0, o0);
+    if (n > 1)
+        PyTuple_SET_ITEM(t, 1, o1);
+    if (n > 2)
+        PyTuple_SET_ITEM(t, 2, o2);
+    if (n > 3)
+        PyTuple_SET_ITEM(t, 3, o3);
+    return _Cystck_Own(S, t);
+}
 static inline Cystck_Object CystckTuple_FromArray(Cystck_State *S, const Cystck_Object *items, Cystck_ssize_t n)
 {
     Cystck_ssize_t i;
-    PyObject *t = PyTuple_New(n);
+    PyObject *t;
+#if defined(__GNUC__) || defined(__clang__)
+    if (__builtin_constant_p(n) && n >= 0 && n <= _CYSTCK_TUPLE_FEW)
+        return _Cystck_TupleFromFew(S, items, n);
+#endif
+    t = PyTuple_New(n);
     if (Cystck_unlikely(t == NULL))
         return Cystck_NULL;
     /* straight-line code for the usual small constant n */

@@ -467,6 +467,15 @@ LEAVE_ALONE = {
         "struct cfg { const char *tp_name; };\n"
         "static int f(struct cfg *c, PyObject *o)\n{\n"
         "    return PyObject_IsTrue(o) && c->tp_name != NULL && PyLong_Type.tp_name != NULL;\n}\n"),
+    # Stores into a type's flags, their address, a plain struct's member
+    # named so, a stock type's own flags: no reads through a handle.
+    "type-flags-reads": (
+        "struct cfg { unsigned long tp_flags; };\n"
+        "static unsigned long f(struct cfg *c, PyObject *o, PyObject *t)\n{\n"
+        "    unsigned long *p = &((PyTypeObject *)t)->tp_flags;\n"
+        "    ((PyTypeObject *)t)->tp_flags |= Py_TPFLAGS_BASETYPE;\n"
+        "    Py_TYPE(o)->tp_flags = *p;\n"
+        "    return PyObject_IsTrue(o) ? c->tp_flags : PyLong_Type.tp_flags;\n}\n"),
 }
 
 # rule -> (near miss, real construct): replacing the first by the second in
@@ -554,6 +563,7 @@ POSITIVE_TWINS = {
     "module-def-tests": ("== def;", "== &moduledef;"),
     "type-name-reads": ("c->tp_name", "((PyTypeObject *)o)->tp_name"),
     "err-occurred-tests": ("p != NULL", "PyErr_Occurred() != NULL"),
+    "type-flags-reads": ("c->tp_flags :", "((PyTypeObject *)t)->tp_flags :"),
 }
 
 

@@ -360,6 +360,10 @@ class ObjectAddresses(Rule):
         return edits.applied
 
 
+# a stock module definition's pointer declared: ``PyModuleDef *def``, ``struct PyModuleDef *const d``
+_STOCK_DEF_POINTER = regex.compile(r"(?<![\w.>])(?:struct\s+)?PyModuleDef\s*\*\s*(?:const\s+)?(\w+)\s*[;=,)\[]")
+
+
 class StockModuleDefs(Rule):
     """A function that stays stock (it reads object internals) and compares
     a module's definition with the extension's own, ``PyModule_GetDef(m)
@@ -368,7 +372,9 @@ class StockModuleDefs(Rule):
     equal.  The definition is lent as the one CPython knows,
     ``Cystck_AsPyModuleDef(&moduledef)`` (marked and reported); so it is
     in a ported function where ``PyModule_GetDef``, which has no
-    counterpart, is kept through the escape hatch and compared with it."""
+    counterpart, is kept through the escape hatch and compared with it, or
+    where a ``PyModuleDef *`` (a parameter, a local or a global, which
+    stays stock: ``def = PyModule_GetDef(m)``, kept) is compared with it."""
     name = "stock-module-defs"
     precedence = 865
     needs = ("module-def",)
@@ -389,13 +395,14 @@ class StockModuleDefs(Rule):
             return 0
         address = regex.compile(r"(?<![\w)\]])&\s*(?P<d>" + "|".join(map(regex.escape, sorted(defs))) + r")\b")
         edits = source.Edits()
-        stock = [(b, False) for b in _common.stock_bodies(unit)]
-        ported = [(ctx.body, True) for ctx in _common.function_contexts(unit) if ctx.has_state]
-        for (b0, b1), compared_only in stock + ported:
+        stock = [(b, None) for b in _common.stock_bodies(unit)]
+        ported = [(ctx.body, ctx) for ctx in _common.function_contexts(unit) if ctx.has_state]
+        for (b0, b1), ctx in stock + ported:
             for m in address.finditer(code, b0, b1):
                 if code[max(b0, m.start() - 40):m.start()].rstrip().endswith("Cystck_AsPyModuleDef("):
                     continue
-                if compared_only and not self._compared_with_kept_get_def(code, b0, b1, m):
+                if ctx and not self._compared_with_kept_get_def(code, b0, b1, m) \
+                        and not self._compared_with_pointer(code, b0, b1, m, self._stock_def_pointers(unit, ctx)):
                     continue
                 edits.add(m.start(), m.end(), f"{MARK} Cystck_AsPyModuleDef({text[m.start():m.end()]})")
                 unit.leftover(m.start(), f"escape hatch: {m.group('d')} is lent to stock code as the "
@@ -403,6 +410,27 @@ class StockModuleDefs(Rule):
         if edits:
             unit.apply(edits)
         return edits.applied
+
+    @staticmethod
+    def _stock_def_pointers(unit, ctx):
+        """The names declared ``PyModuleDef *`` (stock definitions: the
+        module-def rule made the file's own ones ``CystckModuleDef``) in
+        the function's parameters and body or at the file's top level."""
+        code = unit.masked
+        bodies = [f.body for f in unit.functions() if f.is_definition and f.body != ctx.body]
+        return {m.group(1) for m in _STOCK_DEF_POINTER.finditer(code)
+                if ctx.func.params[0] <= m.start() < ctx.body[1] or not any(a <= m.start() < b for a, b in bodies)}
+
+    @staticmethod
+    def _compared_with_pointer(code, b0, b1, m, names):
+        """Is the address at m compared with one of ``names``, or with a
+        member so named (``st->def``: a struct's members are declared at
+        the top level)?"""
+        if not names:
+            return False
+        name = r"(?:\w+\s*(?:->|\.)\s*)*(?:" + "|".join(map(regex.escape, sorted(names))) + r")"
+        return bool(regex.search(r"(?<![\w.>])" + name + r"\s*[!=]=\s*$", code[max(b0, m.start() - 100):m.start()])
+                    or regex.match(r"\s*[!=]=\s*" + name + r"\b(?!\s*(?:->|\.|\[|\())", code[m.end():b1]))
 
     @staticmethod
     def _compared_with_kept_get_def(code, b0, b1, m):

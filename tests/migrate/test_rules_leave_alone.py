@@ -469,6 +469,13 @@ LEAVE_ALONE = {
         "    return PyObject_IsTrue(o) && c->tp_name != NULL && PyLong_Type.tp_name != NULL;\n}\n"),
     # Stores into a type's flags, their address, a plain struct's member
     # named so, a stock type's own flags: no reads through a handle.
+    # A slot function type's local holding the extension's own function,
+    # not one read from a type.
+    "slot-pointer-calls": (
+        "static PyObject *own_get(PyObject *d, PyObject *o, PyObject *t) { return PyLong_FromLong(1); }\n"
+        "static PyObject *f(PyObject *d, PyObject *o)\n{\n"
+        "    descrgetfunc get = own_get;\n"
+        "    return get(d, o, NULL);\n}\n"),
     "type-flags-reads": (
         "struct cfg { unsigned long tp_flags; };\n"
         "static unsigned long f(struct cfg *c, PyObject *o, PyObject *t)\n{\n"

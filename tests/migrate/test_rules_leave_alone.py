@@ -467,8 +467,6 @@ LEAVE_ALONE = {
         "struct cfg { const char *tp_name; };\n"
         "static int f(struct cfg *c, PyObject *o)\n{\n"
         "    return PyObject_IsTrue(o) && c->tp_name != NULL && PyLong_Type.tp_name != NULL;\n}\n"),
-    # Stores into a type's flags, their address, a plain struct's member
-    # named so, a stock type's own flags: no reads through a handle.
     # A slot function type's local holding the extension's own function,
     # not one read from a type.
     "slot-pointer-calls": (
@@ -476,6 +474,8 @@ LEAVE_ALONE = {
         "static PyObject *f(PyObject *d, PyObject *o)\n{\n"
         "    descrgetfunc get = own_get;\n"
         "    return get(d, o, NULL);\n}\n"),
+    # Stores into a type's flags, their address, a plain struct's member
+    # named so, a stock type's own flags: no reads through a handle.
     "type-flags-reads": (
         "struct cfg { unsigned long tp_flags; };\n"
         "static unsigned long f(struct cfg *c, PyObject *o, PyObject *t)\n{\n"
@@ -483,6 +483,15 @@ LEAVE_ALONE = {
         "    ((PyTypeObject *)t)->tp_flags |= Py_TPFLAGS_BASETYPE;\n"
         "    Py_TYPE(o)->tp_flags = *p;\n"
         "    return PyObject_IsTrue(o) ? c->tp_flags : PyLong_Type.tp_flags;\n}\n"),
+    # A macro naming a cast to a plain struct, not a custom type's.
+    "cast-alias-macros": (
+        "typedef struct { long n; } Dump;\n"
+        "static long f(void *extra) {\n#define dump ((Dump *)extra)\n    return dump->n;\n#undef dump\n}\n"
+        "static PyObject *g(PyObject *o) { return o; }\n"),
+    # A macro around an API name that is not its argument (it pastes).
+    "identity-name-macros": (
+        "#define F(name) name##_v2\n"
+        "static PyObject *f(PyObject *t) { return F(PyTuple_GetItem)(t, 0); }\n"),
 }
 
 # rule -> (near miss, real construct): replacing the first by the second in
@@ -571,6 +580,8 @@ POSITIVE_TWINS = {
     "type-name-reads": ("c->tp_name", "((PyTypeObject *)o)->tp_name"),
     "err-occurred-tests": ("p != NULL", "PyErr_Occurred() != NULL"),
     "type-flags-reads": ("c->tp_flags :", "((PyTypeObject *)t)->tp_flags :"),
+    "cast-alias-macros": ("typedef struct { long n; } Dump;", "typedef struct { PyObject_HEAD long n; } Dump;"),
+    "identity-name-macros": ("name##_v2", "name"),
 }
 
 

@@ -11,8 +11,13 @@ runs the same statements in the same order: the statements up to the last
 API call (``plan``'s ``moved``) go to the finalizer, the rest stays, and
 the two parts share no local state and no control flow:
 
-* no statement mixes the two (``if (self->x) { Foo_reset(self);
-  free(self->buf); }`` stays whole, so the destructor is not split);
+* no statement mixes the two, but for an ``if`` (no ``else``) whose
+  braced body splits as a destructor's would and whose test reads what
+  the API calls cannot change (``_stable_test``): ``if (self->x) {
+  Foo_reset(self); free(self->buf); }``, the last statement calling the
+  API, splits into ``if (self->x) { Foo_reset(self); }`` in the finalizer
+  and ``if (self->x) { free(self->buf); }`` in the destructor, the test
+  read twice;
 * no native release comes before an API call, nor a call through a
   member (``self->release(p)``: what it calls is not known), nor a
   release of members (``Py_CLEAR(self->v)``, which the API call would
@@ -303,20 +308,29 @@ def plan(project, path, code, masked, f, finalizer):
     types = {n for s, e in spans for n, init in zip(*_declared(code, s, e))
              if init and regex.fullmatch(_CASTS + r"Py_TYPE\s*\(.*", init, regex.S)}
     kinds = [_statement_kind(project, path, code, s, e, types, (b0, b1), param) for s, e in spans]
-    if chunks is None or "blocked" in kinds or "api" not in kinds or "native" not in kinds:
+    if chunks is None:
+        return None
+    # a statement mixing both: an if whose body splits too (at most the last API statement)
+    shared = {i: _split_if(project, path, code, masked, spans[i], chunks[i], types, (b0, b1), param)
+              for i, k in enumerate(kinds) if k == "blocked"}
+    if None in shared.values():
+        return None
+    kinds = ["api" if i in shared else k for i, k in enumerate(kinds)]
+    if "api" not in kinds or ("native" not in kinds and not shared):
         return None
     last_api = max(i for i, k in enumerate(kinds) if k == "api")
-    if kinds.index("native") < last_api or any(
+    if (shared and set(shared) != {last_api}) or ("native" in kinds and kinds.index("native") < last_api) or any(
             _lets_go_of_members(project, code, *spans[i]) for i in range(last_api) if kinds[i] != "api"):
         return None
-    moved = {i for i in range(last_api + 1) if kinds[i] != "release"}
+    moved = {i for i in range(last_api + 1) if kinds[i] != "release" and i not in shared}
     copied, aliases = set(), [param]
     for i, (s, e) in enumerate(spans):
         names, inits = _declared(code, s, e)
         if not names:
             continue
         users = {j for j, (a, b) in enumerate(spans) if j != i and any(_uses(code, n, a, b) for n in names)}
-        early, late = {j for j in users if j in moved}, {j for j in users if j not in moved and j > i}
+        early = {j for j in users if j in moved or j in shared}
+        late = {j for j in users if j not in moved and j > i}
         if i not in moved or not late:
             continue
         pure = len(names) == 1 and (inits[0] is None or _casts_of(aliases + ["NULL", "0", "nullptr"])
@@ -329,9 +343,120 @@ def plan(project, path, code, masked, f, finalizer):
         if early:
             copied.add(i)
             aliases.append(names[0])
-    if not moved:
+    if not moved and not shared:
         return None
-    return Split(finalizer, [chunks[i] for i in sorted(moved)], [chunks[i] for i in sorted(copied)])
+    inner = [span for split in shared.values() for span in split.moved]
+    both = [span for split in shared.values() for span in split.copied]
+    return Split(finalizer, sorted([chunks[i] for i in moved] + inner), sorted([chunks[i] for i in copied] + both))
+
+
+_BRACED_IF = regex.compile(r"if\s*(?P<t>" + source.paren("c") + r")\s*\{")
+
+
+def _split_if(project, path, code, masked, span, chunk, types, body, param):
+    """How the statement at ``span`` (its lines ``chunk``), which calls
+    the API and releases native memory, splits: an ``if`` without ``else``
+    whose braced body splits as a destructor's does (the statements up to
+    its last API call first, no native release or release of members
+    before one, no declaration, one statement a line) and whose test is
+    stable (``_stable_test``).  A Split whose ``moved`` are the body's
+    lines the finalizer takes and whose ``copied`` are the ``if (...) {``
+    and ``}`` lines both parts get; None where it does not split."""
+    s, e = span
+    m = _BRACED_IF.match(code, s, e)
+    if m is None or source.matching(code, m.end() - 1) != e:
+        return None                     # no if, an else, or no braces
+    inner = statements(code, m.end() - 1, e)
+    lines = _chunks(code, m.end() - 1, inner) if inner else None
+    if not lines or code[lines[-1][1]:chunk[1]].strip() != "}":
+        return None                     # the braces not on lines of their own
+    kinds = [_statement_kind(project, path, code, a, b, types, body, param) for a, b in inner]
+    if "blocked" in kinds or "api" not in kinds or "native" not in kinds \
+            or any(_declared(code, a, b)[0] for a, b in inner):
+        return None
+    last_api = max(i for i, k in enumerate(kinds) if k == "api")
+    if kinds.index("native") < last_api or any(
+            _lets_go_of_members(project, code, *inner[i]) for i in range(last_api) if kinds[i] != "api"):
+        return None
+    moved = [lines[i] for i in range(last_api + 1) if kinds[i] != "release"]
+    if not _stable_test(project, path, code, masked, (m.start("t") + 1, m.end("t") - 1), body, param, moved):
+        return None
+    return Split("", moved, [(chunk[0], lines[0][0]), (lines[-1][1], chunk[1])])
+
+
+# a test's piece: a name with members after it (``self->cache``,
+# ``self->s.flag``), a number, an operator or a parenthesis
+_TEST_PIECE = regex.compile(r"\s*(?:(?P<n>[A-Za-z_]\w*)(?P<m>(?:\s*(?:->|\.)\s*[A-Za-z_]\w*)*)|\d\w*|[()!<>=&|])")
+_CONSTANTS = frozenset({"NULL", "nullptr", "true", "false"})
+
+
+def _stable_test(project, path, code, masked, test_span, body, param, moved):
+    """Does the test at ``test_span`` read only what the API calls the
+    finalizer makes cannot change, so that reading it again in the
+    destructor gives the same answer?  Conservatively: no call, no
+    assignment, only constants, the object (the parameter and its
+    aliases) and members of the object that hold no object (the runtime
+    releases those between the two parts) and that no code writes
+    (assigns, increments or takes the address of a member so named, in
+    any file, macros included), but a ``tp_new`` (which writes a new
+    object) and the destructor outside what the finalizer takes."""
+    s, e = test_span
+    if _ASSIGNMENT.search(code, s, e) or not code[s:e].strip():
+        return False
+    is_object = _object_names(code, *body, param)
+    members, i = set(), s
+    while code[i:e].strip():
+        piece = _TEST_PIECE.match(code, i, e)
+        if piece is None or (piece.group("n") and regex.match(r"\s*\(", code[piece.end():e])):
+            return False                # something else, or a call
+        name, access = piece.group("n"), piece.group("m")
+        if name and access:
+            steps = regex.findall(r"(->|\.)\s*(\w+)", access)
+            if not is_object(name) or steps[0][0] != "->" or any(op != "." for op, _ in steps[1:]):
+                return False            # only the object's own (inline) members
+            members.add(steps[0][1])
+        elif name and name not in _CONSTANTS and not is_object(name):
+            return False
+        i = piece.end()
+    return all(_holds_no_object(project, m) and not _written(project, path, code, masked, m, body, moved)
+               for m in members)
+
+
+def _holds_no_object(project, member):
+    """Is ``member`` (by name) no object member of any type, no handle of a
+    plain struct and no part of the object's header?"""
+    if member.startswith("ob_") or member in project.ref_fields or member in project.handle_fields:
+        return False
+    return not any(member in t.object_fields or member in t.weaklist or member in t.object_arrays
+                   or regex.search(r"\b(?:PyObject|Py\w*Object)\b", t.fields.get(member, ""))
+                   for t in project.types.values())
+
+
+def _member_writes(member):
+    """A store into a member so named, an increment of it or its address."""
+    name = rf"(?:->|\.)\s*{regex.escape(member)}\b(?:\s*(?:\.\s*\w+|\[[^\]]*\]))*"
+    return regex.compile(rf"{name}\s*(?:{_ASSIGNMENT.pattern})|(?:\+\+|--)\s*[\w\s>.\[\]()-]*?{name}"
+                         rf"|(?<!&)&(?!&)\s*[\w\s()*]*?{name}")
+
+
+def _written(project, path, code, masked, member, body, moved):
+    """Is ``member`` written anywhere but in a ``tp_new`` and in the
+    destructor (``body``, a span of this file's ``code``, its structure
+    mask, and ``masked``, its mask) outside the lines the finalizer takes
+    (``moved``)?"""
+    writes = _member_writes(member)
+    files = {path: (code, masked, [body], moved)}
+    for q, text in project.files.items():
+        if q != path:
+            other = source.mask(text)
+            files[q] = (source.structure_mask(text, other), other, [], [])
+    for structure, scanned, allowed, taken in files.values():
+        allowed = allowed + [f.body for f in source.find_functions(structure) if f.is_definition
+                             and getattr(project.role(f.name), "detail", None) == "tp_new"]
+        for w in writes.finditer(scanned):
+            if not any(a <= w.start() < b for a, b in allowed) or any(a <= w.start() < b for a, b in taken):
+                return True
+    return False
 
 
 def finalizer_name(project, name):

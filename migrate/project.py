@@ -1268,11 +1268,15 @@ def _split_destructors(p, files, masks):
 
 # a member of CPython's object structs read through a variable (not
 # Py_TYPE(o)->tp_name, which the py-type rule ports; not a type's MRO or
-# dict, which the type-mro-dict rule ports, nor its name read, which the
-# type-name-reads rule ports), or a heap-type cast (but for a read of the
-# heap type's name, which that rule ports too)
+# dict, which the type-mro-dict rule ports, nor its name or flags read, which
+# the type-name-reads and type-flags-reads rules port), or a heap-type cast
+# (but for a read of the heap type's name, which that rule ports too)
 _NAME_READ = r"(?:tp_name|ht_(?:qual)?name)\b(?!\s*=(?!=))"
-_INTERNALS = regex.compile(r"(?<![\w)])\w+\s*->\s*(?!tp_(?:mro|dict)\b|" + _NAME_READ + r")(?:tp|ob|ht)_\w+"
+#: what makes a member after it no read: a store (=, |=, ...) or an increment
+WRITTEN = r"\s*(?:(?:[-+*/%&|^]|<<|>>)?=(?!=)|\+\+|--)"
+_FLAGS_READ = r"tp_flags\b(?!" + WRITTEN + ")"
+_INTERNALS = regex.compile(r"(?<![\w)])\w+\s*->\s*(?!tp_(?:mro|dict)\b|" + _NAME_READ + "|" + _FLAGS_READ
+                           + r")(?:tp|ob|ht)_\w+"
                            r"|\(\s*PyHeapTypeObject\s*\*\s*\)(?!\s*\w+\s*\)\s*->\s*" + _NAME_READ + ")")
 
 

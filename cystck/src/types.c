@@ -579,6 +579,13 @@ int CystckType_HasFeature(Cystck_State *S, Cystck_Object type, unsigned long fea
     return tp ? (PyType_GetFlags(tp) & feature) != 0 : -1;
 }
 
+/* 0 (no flag) for an object that is no type: the TypeError says why. */
+unsigned long CystckType_GetFlags(Cystck_State *S, Cystck_Object type)
+{
+    PyTypeObject *tp = as_type(S, type, "CystckType_GetFlags", _CYSTCK_CALLER());
+    return tp ? PyType_GetFlags(tp) : 0;
+}
+
 /* ---- The MRO, the type's dict and descriptor slots ---- */
 
 /* A ready type always has both; only a static type caught inside its own

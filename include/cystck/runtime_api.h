@@ -106,6 +106,7 @@ CYSTCK_INTERNAL const char *CystckType_GetName(Cystck_State *S, Cystck_Object ty
 CYSTCK_INTERNAL Cystck_Object CystckType_GetNameObject(Cystck_State *S, Cystck_Object type);
 CYSTCK_INTERNAL Cystck_Object CystckType_GetQualName(Cystck_State *S, Cystck_Object type);
 CYSTCK_INTERNAL int CystckType_HasFeature(Cystck_State *S, Cystck_Object type, unsigned long feature);
+CYSTCK_INTERNAL unsigned long CystckType_GetFlags(Cystck_State *S, Cystck_Object type);
 CYSTCK_INTERNAL Cystck_Object CystckType_GetMRO(Cystck_State *S, Cystck_Object type);
 CYSTCK_INTERNAL Cystck_Object CystckType_GetDict(Cystck_State *S, Cystck_Object type);
 CYSTCK_INTERNAL Cystck_Object CystckDescr_Get(Cystck_State *S, Cystck_Object d, Cystck_Object obj, Cystck_Object type);

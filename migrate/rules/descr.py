@@ -6,7 +6,7 @@ stored in a variable, a slot of one object called for another, an MRO only
 tested for NULL) is the ``type-slot-reads`` rule's, which runs after them."""
 import regex
 
-from .. import source
+from .. import project, source
 from ..engine import Rule
 from . import _common
 from .escape import EscapeHatch, TypeSlotReads
@@ -245,6 +245,52 @@ class TypeNameReads(Rule):
                 continue
             function = "CystckType_GetNameObject" if m.group("which") == "name" else "CystckType_GetQualName"
             edits.add(m.start(), m.end(), f"{function}(S, {text[m.start('x'):m.end('x')]})")
+            n += 1
+        if edits:
+            unit.apply(edits)
+        return n
+
+
+_FLAGS_WRITTEN = regex.compile(project.WRITTEN)
+
+
+class TypeFlagsReads(Rule):
+    """A type's flags read through a handle to the type, ``tp->tp_flags``
+    (``Py_TYPE(o)->tp_flags``, ``((PyTypeObject *)t)->tp_flags``), become
+    ``CystckType_GetFlags(S, tp)``, the same bits (as ``PyType_GetFlags(tp)``
+    does, which the api-calls rule ports).  Stores (``tp->tp_flags |= F``),
+    the flags' address, a static type's own flags (``FooType.tp_flags``,
+    set before ``PyType_Ready``) and a stock type's (``PyLong_Type.tp_flags``)
+    are left alone."""
+    name = "type-flags-reads"
+    precedence = 841
+    needs = ("py-type",)
+    patterns = (TypeSlotReads.patterns[0],)
+    before = ("static int f(PyObject *o, PyObject *t)\n{\n"
+              "    PyTypeObject *tp = Py_TYPE(o);\n"
+              "    if (tp->tp_flags & Py_TPFLAGS_HEAPTYPE)\n        return 1;\n"
+              "    if (Py_TYPE(o)->tp_flags & Py_TPFLAGS_LONG_SUBCLASS)\n        return 2;\n"
+              "    return (((PyTypeObject *)t)->tp_flags & Py_TPFLAGS_BASETYPE) != 0;\n}\n")
+    after = ("static int f(PyObject *o, PyObject *t)\n{\n"
+             "    PyTypeObject *tp = CystckObject_Type(S, o);\n"
+             "    if (CystckType_GetFlags(S, tp) & Py_TPFLAGS_HEAPTYPE)\n        return 1;\n"
+             "    if (CystckType_GetFlags(S, CystckObject_Type(S, o)) & Py_TPFLAGS_LONG_SUBCLASS)\n        return 2;\n"
+             "    return (CystckType_GetFlags(S, t) & Py_TPFLAGS_BASETYPE) != 0;\n}\n")
+
+    def apply(self, unit):
+        code, text = unit.masked, unit.text
+        if not regex.search(r"->\s*tp_flags\b", code):
+            return 0
+        edits, n = source.Edits(), 0
+        for ctx, m in _common.matches_in_state_bodies(unit, self.patterns[0], code):
+            address = regex.search(r"(?<!&)&\s*$", code[max(0, m.start() - 8):m.start()])
+            if m.group("slot") != "tp_flags" or m.group("st") is not None \
+                    or _FLAGS_WRITTEN.match(code, m.end()) or address:
+                continue
+            if m.group("a") is None and (m.group("v") or m.group("h")) not in ctx.handles:
+                continue
+            handle = m.group("v") or text[m.start("h"):m.end("h")]
+            edits.add(m.start(), m.end(), f"CystckType_GetFlags(S, {handle})")
             n += 1
         if edits:
             unit.apply(edits)

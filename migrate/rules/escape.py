@@ -296,17 +296,7 @@ class TypeSlotReads(Rule):
             open_at = end + call.end() - 1
             close = source.matching(code, open_at)
             edits.add(start, m.end() + (1 if wrapped else 0), lent)
-            for s, e in source.split_top(code, open_at + 1, close - 1):
-                arg = code[s:e].strip()
-                if EscapeHatch._is_handle_expr(arg, ctx, unit.project):
-                    # slot functions take NULL for "absent" (descr_get's
-                    # instance, descr_set's value): lend a null handle as NULL
-                    lead = s + len(code[s:e]) - len(code[s:e].lstrip())
-                    h = text[lead:lead + len(arg)]
-                    lend = f"Cystck_AsPyObject(S, {h})"
-                    if regex.fullmatch(r"\w+", h):       # a variable may hold the null handle
-                        lend = f"(Cystck_IsNull({h}) ? NULL : {lend})"
-                    edits.add(lead, lead + len(arg), lend)
+            self.lend_arguments(unit, ctx, open_at, close, edits)
             if slot in _OBJECT_RESULT_SLOTS:
                 edits.add(start, start, f"Cystck_FromNewPyObject(S, {MARK} ")
                 edits.add(close, close, ")")
@@ -323,10 +313,108 @@ class TypeSlotReads(Rule):
         return 1
 
     @staticmethod
+    def lend_arguments(unit, ctx, open_at, close, edits):
+        """Lend the handle arguments of the call of a stock slot function
+        whose parentheses are at ``open_at`` and ``close``: slot functions
+        take NULL for "absent" (descr_get's instance, descr_set's value),
+        so a variable holding the null handle is lent as NULL; so is a
+        handle in either branch of a conditional (``c ? NULL : v``)."""
+        code, text = unit.masked, unit.text
+        for s, e in source.split_top(code, open_at + 1, close - 1):
+            cond = regex.fullmatch(r"(?P<c>[^?]*)\?(?P<a>[^:?]*):(?P<b>[^:?]*)", code[s:e])
+            pieces = [(s + cond.start(g), s + cond.end(g)) for g in ("a", "b")] if cond else [(s, e)]
+            for a, b in pieces:
+                arg = code[a:b].strip()
+                lead = a + len(code[a:b]) - len(code[a:b].lstrip())
+                if arg == "Cystck_NULL":
+                    edits.add(lead, lead + len(arg), "NULL")
+                elif EscapeHatch._is_handle_expr(arg, ctx, unit.project):
+                    h = text[lead:lead + len(arg)]
+                    lend = f"Cystck_AsPyObject(S, {h})"
+                    if regex.fullmatch(r"\w+", h):       # a variable may hold the null handle
+                        lend = f"(Cystck_IsNull({h}) ? NULL : {lend})"
+                    edits.add(lead, lead + len(arg), lend)
+
+    @staticmethod
     def _condition(code, start, end):
         """Is the read a truth value (``if (t->tp_dict)``, ``a && t->tp_dict``)?"""
         return bool(regex.search(r"(?:\b(?:if|while)\s*\(|&&|\|\||!)\s*$", code[max(0, start - 12):start])
                     and regex.match(r"\s*(?:\)|&&|\|\||\?)", code[end:]))
+
+
+# CPython's slot function types (object.h) whose functions stock code may
+# read from a type and keep (the ones over objects only, unaryfunc and the
+# like, hold the extension's own functions: stock-function-pointers), and
+# whether their result is a new object
+_SLOT_POINTER_TYPES = {"descrgetfunc": True, "getattrofunc": True, "reprfunc": True, "richcmpfunc": True,
+                       "getiterfunc": True, "iternextfunc": True, "descrsetfunc": False, "setattrofunc": False,
+                       "hashfunc": False, "lenfunc": False, "objobjproc": False, "objobjargproc": False}
+
+
+# what type-slot-reads makes of a slot read, after the '=' of a store
+_SLOT_READ = regex.compile(r"=\s*" + regex.escape(MARK) + r"\s*\(\s*\(\s*PyTypeObject\s*\*\s*\)")
+
+
+class SlotPointerCalls(Rule):
+    """A type's slot function kept in a local (``descrgetfunc f =
+    Py_TYPE(d)->tp_descr_get;``, which type-slot-reads reads through the
+    escape hatch) is a stock function: its calls, ``f(d, obj, type)``, are
+    kept through the escape hatch too, the handle arguments lent (a
+    variable holding the null handle, and ``NULL``, as NULL) and a new
+    object result given a handle, ``Cystck_FromNewPyObject``; marked and
+    reported.  A local of such a type not read from a type's slot (the
+    extension's own function) is left alone."""
+    name = "slot-pointer-calls"
+    precedence = 861
+    needs = ("type-slot-reads",)
+    patterns = (r"\b(?P<t>" + "|".join(_SLOT_POINTER_TYPES) + r")\s+(?P<f>\w+)\s*[;=]",)
+    before = ("static PyObject *f(PyObject *d, PyObject *o)\n{\n"
+              "    descrgetfunc get = Py_TYPE(d)->tp_descr_get;\n"
+              "    return get == NULL ? NULL : get(d, o, NULL);\n}\n")
+    after = ("static PyObject *f(PyObject *d, PyObject *o)\n{\n"
+             "    descrgetfunc get = " + MARK + " ((PyTypeObject *)Cystck_AsPyObject(S, CystckObject_Type(S, d)))"
+             "->tp_descr_get;\n"
+             "    return get == NULL ? NULL : Cystck_FromNewPyObject(S, " + MARK + " get((Cystck_IsNull(d) ? NULL : "
+             "Cystck_AsPyObject(S, d)), (Cystck_IsNull(o) ? NULL : Cystck_AsPyObject(S, o)), NULL));\n}\n")
+
+    def apply(self, unit):
+        code, text = unit.masked, unit.text
+        if not regex.search(self.patterns[0], code):
+            return 0
+        edits, n = source.Edits(), 0
+        for ctx in _common.function_contexts(unit):
+            if not ctx.has_state:
+                continue
+            b0, b1 = ctx.body
+            for f, new_object in self._slot_pointers(code, text, b0, b1).items():
+                for m in regex.finditer(rf"(?<![\w.>]){regex.escape(f)}\s*\(", code[:b1], pos=b0):
+                    if marked(text, m.start()):
+                        continue
+                    close = source.matching(code, m.end() - 1)
+                    TypeSlotReads.lend_arguments(unit, ctx, m.end() - 1, close, edits)
+                    if new_object:
+                        edits.add(m.start(), m.start(), f"Cystck_FromNewPyObject(S, {MARK} ")
+                        edits.add(close, close, ")")
+                    else:
+                        edits.add(m.start(), m.start(), f"{MARK} ")
+                    unit.leftover(m.start(), f"escape hatch: {f} holds a type's slot function, a stock one: "
+                                  "called with handles lent through Cystck_AsPyObject", self.name)
+                    n += 1
+        if edits:
+            unit.apply(edits)
+        return n
+
+    def _slot_pointers(self, code, text, b0, b1):
+        """The locals of the body ``code[b0:b1]`` of a slot function type
+        that are assigned a slot read through the escape hatch -> whether
+        their functions return a new object."""
+        out = {}
+        for m in regex.finditer(self.patterns[0], code[:b1], pos=b0):
+            f = m.group("f")
+            stores = regex.finditer(rf"(?<![\w.>]){regex.escape(f)}\s*(?==(?!=))", code[:b1], pos=b0)
+            if any(_SLOT_READ.match(text, s.end()) for s in stores):
+                out[f] = _SLOT_POINTER_TYPES[m.group("t")]
+        return out
 
 
 class ObjectAddresses(Rule):
@@ -360,6 +448,10 @@ class ObjectAddresses(Rule):
         return edits.applied
 
 
+# a stock module definition's pointer declared: ``PyModuleDef *def``, ``struct PyModuleDef *const d``
+_STOCK_DEF_POINTER = regex.compile(r"(?<![\w.>])(?:struct\s+)?PyModuleDef\s*\*\s*(?:const\s+)?(\w+)\s*[;=,)\[]")
+
+
 class StockModuleDefs(Rule):
     """A function that stays stock (it reads object internals) and compares
     a module's definition with the extension's own, ``PyModule_GetDef(m)
@@ -368,7 +460,9 @@ class StockModuleDefs(Rule):
     equal.  The definition is lent as the one CPython knows,
     ``Cystck_AsPyModuleDef(&moduledef)`` (marked and reported); so it is
     in a ported function where ``PyModule_GetDef``, which has no
-    counterpart, is kept through the escape hatch and compared with it."""
+    counterpart, is kept through the escape hatch and compared with it, or
+    where a ``PyModuleDef *`` (a parameter, a local or a global, which
+    stays stock: ``def = PyModule_GetDef(m)``, kept) is compared with it."""
     name = "stock-module-defs"
     precedence = 865
     needs = ("module-def",)
@@ -389,13 +483,14 @@ class StockModuleDefs(Rule):
             return 0
         address = regex.compile(r"(?<![\w)\]])&\s*(?P<d>" + "|".join(map(regex.escape, sorted(defs))) + r")\b")
         edits = source.Edits()
-        stock = [(b, False) for b in _common.stock_bodies(unit)]
-        ported = [(ctx.body, True) for ctx in _common.function_contexts(unit) if ctx.has_state]
-        for (b0, b1), compared_only in stock + ported:
+        stock = [(b, None) for b in _common.stock_bodies(unit)]
+        ported = [(ctx.body, ctx) for ctx in _common.function_contexts(unit) if ctx.has_state]
+        for (b0, b1), ctx in stock + ported:
             for m in address.finditer(code, b0, b1):
                 if code[max(b0, m.start() - 40):m.start()].rstrip().endswith("Cystck_AsPyModuleDef("):
                     continue
-                if compared_only and not self._compared_with_kept_get_def(code, b0, b1, m):
+                if ctx and not self._compared_with_kept_get_def(code, b0, b1, m) \
+                        and not self._compared_with_pointer(code, b0, b1, m, self._stock_def_pointers(unit, ctx)):
                     continue
                 edits.add(m.start(), m.end(), f"{MARK} Cystck_AsPyModuleDef({text[m.start():m.end()]})")
                 unit.leftover(m.start(), f"escape hatch: {m.group('d')} is lent to stock code as the "
@@ -403,6 +498,27 @@ class StockModuleDefs(Rule):
         if edits:
             unit.apply(edits)
         return edits.applied
+
+    @staticmethod
+    def _stock_def_pointers(unit, ctx):
+        """The names declared ``PyModuleDef *`` (stock definitions: the
+        module-def rule made the file's own ones ``CystckModuleDef``) in
+        the function's parameters and body or at the file's top level."""
+        code = unit.masked
+        bodies = [f.body for f in unit.functions() if f.is_definition and f.body != ctx.body]
+        return {m.group(1) for m in _STOCK_DEF_POINTER.finditer(code)
+                if ctx.func.params[0] <= m.start() < ctx.body[1] or not any(a <= m.start() < b for a, b in bodies)}
+
+    @staticmethod
+    def _compared_with_pointer(code, b0, b1, m, names):
+        """Is the address at m compared with one of ``names``, or with a
+        member so named (``st->def``: a struct's members are declared at
+        the top level)?"""
+        if not names:
+            return False
+        name = r"(?:\w+\s*(?:->|\.)\s*)*(?:" + "|".join(map(regex.escape, sorted(names))) + r")"
+        return bool(regex.search(r"(?<![\w.>])" + name + r"\s*[!=]=\s*$", code[max(b0, m.start() - 100):m.start()])
+                    or regex.match(r"\s*[!=]=\s*" + name + r"\b(?!\s*(?:->|\.|\[|\())", code[m.end():b1]))
 
     @staticmethod
     def _compared_with_kept_get_def(code, b0, b1, m):

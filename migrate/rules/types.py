@@ -991,10 +991,13 @@ class DestructorSplit(Rule):
     API calls first, with a state; they may bring the object back to life,
     so native memory is freed in the destructor only.  The split is made
     only where the two parts share no local state and no control flow
-    (``migrate/destructors.py``): a statement mixing both (``if (self->x)
-    { Foo_reset(self); free(self->buf); }``), a native release before an
-    API call, a ``return`` or a local both parts use (an alias of the
-    parameter aside) keep the destructor whole, its API calls reported."""
+    (``migrate/destructors.py``): a statement mixing both, a native release
+    before an API call, a ``return`` or a local both parts use (an alias of
+    the parameter aside) keep the destructor whole, its API calls reported.
+    An ``if`` mixing both, ``if (self->owns) { Foo_reset(self);
+    free(self->buf); }``, splits too, the test in both parts, where it
+    reads only members of the object that hold no object and that nothing
+    but ``tp_new`` and the destructor writes."""
     name = "destructor-split"
     precedence = 60
     before = ("typedef struct { PyObject_HEAD PyObject *d; double *buf; } Bag;\n"

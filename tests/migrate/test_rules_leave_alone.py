@@ -467,6 +467,22 @@ LEAVE_ALONE = {
         "struct cfg { const char *tp_name; };\n"
         "static int f(struct cfg *c, PyObject *o)\n{\n"
         "    return PyObject_IsTrue(o) && c->tp_name != NULL && PyLong_Type.tp_name != NULL;\n}\n"),
+    # A slot function type's local holding the extension's own function,
+    # not one read from a type.
+    "slot-pointer-calls": (
+        "static PyObject *own_get(PyObject *d, PyObject *o, PyObject *t) { return PyLong_FromLong(1); }\n"
+        "static PyObject *f(PyObject *d, PyObject *o)\n{\n"
+        "    descrgetfunc get = own_get;\n"
+        "    return get(d, o, NULL);\n}\n"),
+    # Stores into a type's flags, their address, a plain struct's member
+    # named so, a stock type's own flags: no reads through a handle.
+    "type-flags-reads": (
+        "struct cfg { unsigned long tp_flags; };\n"
+        "static unsigned long f(struct cfg *c, PyObject *o, PyObject *t)\n{\n"
+        "    unsigned long *p = &((PyTypeObject *)t)->tp_flags;\n"
+        "    ((PyTypeObject *)t)->tp_flags |= Py_TPFLAGS_BASETYPE;\n"
+        "    Py_TYPE(o)->tp_flags = *p;\n"
+        "    return PyObject_IsTrue(o) ? c->tp_flags : PyLong_Type.tp_flags;\n}\n"),
     # A macro naming a cast to a plain struct, not a custom type's.
     "cast-alias-macros": (
         "typedef struct { long n; } Dump;\n"
@@ -563,6 +579,7 @@ POSITIVE_TWINS = {
     "module-def-tests": ("== def;", "== &moduledef;"),
     "type-name-reads": ("c->tp_name", "((PyTypeObject *)o)->tp_name"),
     "err-occurred-tests": ("p != NULL", "PyErr_Occurred() != NULL"),
+    "type-flags-reads": ("c->tp_flags :", "((PyTypeObject *)t)->tp_flags :"),
     "cast-alias-macros": ("typedef struct { long n; } Dump;", "typedef struct { PyObject_HEAD long n; } Dump;"),
     "identity-name-macros": ("name##_v2", "name"),
 }

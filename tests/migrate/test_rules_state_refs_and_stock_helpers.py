@@ -65,7 +65,7 @@ def test_spec_pointer_parameter_of_a_translated_helper_is_a_cystck_spec():
 def test_spec_pointer_in_a_function_that_stays_stock_is_left_alone():
     src = ("#include <Python.h>\n"
            "static const char *spec_name(PyTypeObject *tp, PyType_Spec *spec)\n{\n"
-           "    return tp->tp_flags ? spec->name : tp->tp_name;\n}\n")
+           "    return tp->tp_basicsize ? spec->name : tp->tp_name;\n}\n")
     out = translate.translate_source(src, "m.c")
     assert "PyType_Spec *spec" in out
 

@@ -29,8 +29,8 @@ def test_a_helper_walking_the_mro_is_ported():
 
 
 def test_a_helper_reading_other_type_fields_stays_stock():
-    # negative: tp_flags has no counterpart: the helper stays stock, lent its handles
-    src = MRO_WALK.replace("PyDict_Contains(t->tp_dict, name) > 0", "t->tp_flags & Py_TPFLAGS_HEAPTYPE")
+    # negative: tp_basicsize has no counterpart: the helper stays stock, lent its handles
+    src = MRO_WALK.replace("PyDict_Contains(t->tp_dict, name) > 0", "t->tp_basicsize > 16")
     out = translate.translate_source(src, "m.c")
     assert "static int type_has(PyTypeObject *type, PyObject *name)" in out
     assert MARK + " type_has((PyTypeObject *)Cystck_AsPyObject(S, CystckObject_Type(S, self))" in out
@@ -39,10 +39,10 @@ def test_a_helper_reading_other_type_fields_stays_stock():
 def test_a_handle_lent_to_a_type_parameter_is_cast():
     src = ("#include <Python.h>\n"
            "static PyObject *f(PyObject *t, PyObject *o)\n{\n"
-           "    if (!(PyType_GetFlags((PyTypeObject *)t) & Py_TPFLAGS_HEAPTYPE))\n        return NULL;\n"
+           "    if (!PyType_GetSlot((PyTypeObject *)t, Py_tp_new))\n        return NULL;\n"
            "    return PyFile_GetLine(o, 2);\n}\n")
     out = translate.translate_source(src, "m.c")
-    assert MARK + " PyType_GetFlags((PyTypeObject *)Cystck_AsPyObject(S, t)) & Py_TPFLAGS_HEAPTYPE" in out
+    assert MARK + " PyType_GetSlot((PyTypeObject *)Cystck_AsPyObject(S, t), Py_tp_new)" in out
     # negative: a PyObject * parameter takes the lent handle as it is
     assert MARK + " PyFile_GetLine(Cystck_AsPyObject(S, o), 2)" in out
 

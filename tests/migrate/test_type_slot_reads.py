@@ -5,7 +5,7 @@ from cystck.migrate import analysis, translate
 SRC = ("#include <Python.h>\n"
        "typedef struct { int tp_count; } Stats;\n"
        "static PyObject *f(PyTypeObject *type, PyObject *o, Stats *st)\n{\n"
-       "    if (type->tp_dict && (type->tp_flags & Py_TPFLAGS_HEAPTYPE))\n"
+       "    if (type->tp_dict && (type->tp_basicsize > 16))\n"
        "        st->tp_count++;\n"
        "    type->tp_doc = \"changed\";\n"
        "    if (type->tp_descr_set == NULL)\n        return NULL;\n"
@@ -26,13 +26,13 @@ def test_slot_reads_are_kept_through_the_escape_hatch_and_reported():
     another object: the descr-slot rules port only Py_TYPE(d)'s for d.)"""
     out, notes = _translate(SRC)
     assert ("if (/* cystck-migrate: escape hatch */ ((PyTypeObject *)Cystck_AsPyObject(S, type))->tp_dict && "
-            "(/* cystck-migrate: escape hatch */ ((PyTypeObject *)Cystck_AsPyObject(S, type))->tp_flags"
-            " & Py_TPFLAGS_HEAPTYPE))") in out
+            "(/* cystck-migrate: escape hatch */ ((PyTypeObject *)Cystck_AsPyObject(S, type))->tp_basicsize"
+            " > 16))") in out
     assert ("if (/* cystck-migrate: escape hatch */ ((PyTypeObject *)Cystck_AsPyObject(S, type))"
             "->tp_descr_set((Cystck_IsNull(o) ? NULL : Cystck_AsPyObject(S, o)), "
             "(Cystck_IsNull(o) ? NULL : Cystck_AsPyObject(S, o)), NULL) < 0)") in out
     slots = sorted((n.line, n.message.split()[5]) for n in notes if "type slot" in n.message)
-    assert slots == [(5, "tp_dict"), (5, "tp_flags"), (8, "tp_descr_set"), (10, "tp_descr_set")]
+    assert slots == [(5, "tp_basicsize"), (5, "tp_dict"), (8, "tp_descr_set"), (10, "tp_descr_set")]
     assert translate.translate_source(out, "m.c") == out
 
 

@@ -629,11 +629,6 @@ PyObject *_Cystck_ItemOf_Ool(Cystck_State *S, PyObject *o, Cystck_ssize_t i, int
     return want_list ? PyList_GetItem(o, i) : PyTuple_GetItem(o, i);
 }
 
-int _Cystck_IsSubtypeOf(PyObject *o, PyObject *t)
-{
-    return PyType_Check(t) && PyType_IsSubtype(Py_TYPE(o), (PyTypeObject *)t);
-}
-
 /* ---- Errors ---- */
 
 CYSTCK_NOINLINE Cystck_Object _CystckErr_Format_Ool(Cystck_State *S, Cystck_Object type, const char *fmt, ...)

@@ -19,11 +19,6 @@ static inline void _Cystck_KnownType(PyObject *t)
 {
     _CYSTCK_ASSUME(PyType_Check(t));
 }
-/* o's type a subtype of t, t a type (else 0): CystckObject_TypeCheck past
- * its exact-type test.  Out of line, so that the compiler does not load
- * t's flags for the type test before the exact-type one (3 instructions
- * on the common path). */
-CYSTCK_INTERNAL int _Cystck_IsSubtypeOf(PyObject *o, PyObject *t);
 /* isinstance(o, type) for a type object; 0 (no exception) if type is not a type. */
 static inline int CystckObject_TypeCheck(Cystck_State *S, Cystck_Object o, Cystck_Object type)
 {
@@ -34,7 +29,7 @@ static inline int CystckObject_TypeCheck(Cystck_State *S, Cystck_Object o, Cystc
         _Cystck_KnownType(t_);
         return 1;
     }
-    return _Cystck_IsSubtypeOf(o_, t_);
+    return PyType_Check(t_) && PyType_IsSubtype(Py_TYPE(o_), (PyTypeObject *)t_);
 }
 CYSTCK_INTERNAL Cystck_Object CystckObject_CallFunctionObjArgs(Cystck_State *S, Cystck_Object f, ...);
 CYSTCK_INTERNAL Cystck_Object CystckObject_CallMethodObjArgs(Cystck_State *S, Cystck_Object o, Cystck_Object name, ...);

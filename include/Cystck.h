@@ -170,7 +170,7 @@ typedef struct _CYSTCK_MAY_ALIAS _Cystck_HeadCopy {
 #else
 #define _CYSTCK_GPR(x) ((void)0)
 #endif
-static CYSTCK_ALWAYS_INLINE void _Cystck_HeadIn(_Cystck_HeadCopy *copy, const Cystck_State *S)
+static inline void _Cystck_HeadIn(_Cystck_HeadCopy *copy, const Cystck_State *S)
 {
     PyObject **top = S->top, **base = S->base, **end = S->end, **sp = S->sp;
     uintptr_t sp_limit = S->sp_limit;
@@ -188,14 +188,12 @@ static CYSTCK_ALWAYS_INLINE void _Cystck_HeadIn(_Cystck_HeadCopy *copy, const Cy
     copy->sp_limit = sp_limit;
     copy->frame = frame;
 }
-/* sp is not copied back: only _Cystck_GrowStack moves the stack (its
- * wrapper copies sp itself), so where the other slow paths join the fast
- * one the compiler still knows sp (the return's tests fold). */
-static CYSTCK_ALWAYS_INLINE void _Cystck_HeadOut(Cystck_State *S, const _Cystck_HeadCopy *copy)
+static inline void _Cystck_HeadOut(Cystck_State *S, const _Cystck_HeadCopy *copy)
 {
     S->top = copy->top;
     S->base = copy->base;
     S->end = copy->end;
+    S->sp = copy->sp;
     S->sp_limit = copy->sp_limit;   /* frame never changes */
 }
 /* The body of an inline wrapper: CALL, which passes the copy as
@@ -246,7 +244,7 @@ extern CYSTCK_INTERNAL PyObject *_Cystck_Consts[];
  * inlined, so that the slow paths that name the C line which called them
  * (_CYSTCK_CALLER) still see the extension's code as their caller. */
 CYSTCK_INTERNAL CYSTCK_NOINLINE PyObject **_Cystck_OwnSlow_Ool(Cystck_State *S, PyObject *o);
-CYSTCK_INTERNAL CYSTCK_NOINLINE CYSTCK_COLD Cystck_Object _Cystck_BadArg_Ool(Cystck_State *S, const char *func, ptrdiff_t h_at);
+CYSTCK_INTERNAL CYSTCK_NOINLINE CYSTCK_COLD Cystck_Object _Cystck_BadArg_Ool(Cystck_State *S, const char *func, Cystck_Object h);
 CYSTCK_INTERNAL CYSTCK_NOINLINE CYSTCK_COLD Cystck_Object _Cystck_NullArg_Ool(Cystck_State *S, const char *func);
 CYSTCK_INTERNAL CYSTCK_NOINLINE int _Cystck_GrowStack_Ool(Cystck_State *S, Cystck_ssize_t n);
 CYSTCK_INTERNAL CYSTCK_NOINLINE void _Cystck_DropSlow_Ool(Cystck_State *S, Cystck_Object h);
@@ -290,21 +288,9 @@ static CYSTCK_ALWAYS_INLINE PyObject **_Cystck_OwnSlow(Cystck_State *S, PyObject
 /* Error paths for invalid handle arguments: keep the exception of the call
  * that produced a null handle, else raise SystemError (in debug mode saying
  * what is wrong with h and which C line passed it). */
-/* The error path gets the handle as its distance from _Cystck_Consts, which
- * _Cystck_BadArg_Ool turns back into the handle: a pointer difference is
- * no pointer to GCC's alias analysis, so an argument handle (the address of
- * a trampoline's parameter) that only reaches these error paths does not
- * escape, and the compiler keeps the operand in a register across CPython
- * calls instead of reloading and testing it after each.  Sound because the
- * error path never reads or writes through the handle: it only compares
- * its address (which slot, reference or quarantine it is). */
-static inline ptrdiff_t _Cystck_HandleAt(Cystck_Object h)
-{
-    return (char *)h._p - (char *)_Cystck_Consts;
-}
 static CYSTCK_ALWAYS_INLINE Cystck_Object _Cystck_BadArg(Cystck_State *S, const char *func, Cystck_Object h)
 {
-    _CYSTCK_ON_COPY(Cystck_Object, _Cystck_BadArg_Ool(_CYSTCK_COPY_STATE(&c_), func, _Cystck_HandleAt(h)))
+    _CYSTCK_ON_COPY(Cystck_Object, _Cystck_BadArg_Ool(_CYSTCK_COPY_STATE(&c_), func, h))
 }
 static CYSTCK_ALWAYS_INLINE int _Cystck_BadArgInt(Cystck_State *S, const char *func, Cystck_Object h)
 {
@@ -323,13 +309,7 @@ static CYSTCK_ALWAYS_INLINE int _Cystck_NullArgInt(Cystck_State *S, const char *
 /* Room for n more return-stack entries: 0, or -1 [e]. */
 static CYSTCK_ALWAYS_INLINE int _Cystck_GrowStack(Cystck_State *S, Cystck_ssize_t n)
 {
-    _Cystck_HeadCopy c_;
-    int r_;
-    _Cystck_HeadIn(&c_, S);
-    r_ = _Cystck_GrowStack_Ool(_CYSTCK_COPY_STATE(&c_), n);
-    _Cystck_HeadOut(S, &c_);
-    S->sp = c_.sp;      /* the one slow path that moves the stack */
-    return r_;
+    _CYSTCK_ON_COPY(int, _Cystck_GrowStack_Ool(_CYSTCK_COPY_STATE(&c_), n))
 }
 static CYSTCK_ALWAYS_INLINE void _Cystck_DropSlow(Cystck_State *S, Cystck_Object h)
 {
@@ -449,7 +429,7 @@ static inline int _Cystck_InCurrentChunk(Cystck_State *S, PyObject **p)
  * order are reclaimed, and step back to the previous chunk when the current
  * one empties (which _Cystck_PopChunk leaves to debug mode's quarantine in a
  * checked frame). */
-static CYSTCK_ALWAYS_INLINE void _Cystck_TrimTop(Cystck_State *S)
+static inline void _Cystck_TrimTop(Cystck_State *S)
 {
     while (S->top > S->base && S->top[-1] == NULL)
         --S->top;
@@ -623,7 +603,7 @@ static inline Cystck_Object Cystck_Dup(Cystck_State *S, Cystck_Object h)
  * newest handle frees its slot at once, and slots released out of order are
  * reclaimed when the slots above them go, so a loop that drops what it
  * creates stays flat. */
-static CYSTCK_ALWAYS_INLINE void Cystck_Drop(Cystck_State *S, Cystck_Object h)
+static inline void Cystck_Drop(Cystck_State *S, Cystck_Object h)
 {
     if (h._p == NULL)   /* first: cheapest for Py_XDECREF of members never set */
         return;

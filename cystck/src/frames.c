@@ -569,11 +569,8 @@ Cystck_Object _Cystck_BadArgAt(Cystck_State *S, const char *func, Cystck_Object 
     return _Cystck_H(NULL);
 }
 
-CYSTCK_NOINLINE Cystck_Object _Cystck_BadArg_Ool(Cystck_State *S, const char *func, ptrdiff_t h_at)
+CYSTCK_NOINLINE Cystck_Object _Cystck_BadArg_Ool(Cystck_State *S, const char *func, Cystck_Object h)
 {
-    /* the handle, from _Cystck_HandleAt's distance (integer arithmetic:
-     * the null handle is a distance too) */
-    Cystck_Object h = _Cystck_H((PyObject **)((uintptr_t)_Cystck_Consts + (uintptr_t)h_at));
     return _Cystck_BadArgAt(S, func, h, _CYSTCK_CALLER());
 }
 

@@ -650,6 +650,13 @@ CYSTCK_NOINLINE Cystck_Object _CystckErr_Format_Ool(Cystck_State *S, Cystck_Obje
     return Cystck_NULL;
 }
 
+int CystckErr_NoMemory(Cystck_State *S)
+{
+    (void)S;
+    PyErr_NoMemory();
+    return -1;
+}
+
 int CystckErr_BadArgument(Cystck_State *S)
 {
     (void)S;

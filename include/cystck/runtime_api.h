@@ -62,7 +62,7 @@ CYSTCK_INTERNAL PyObject *_Cystck_PlainAlloc(PyTypeObject *tp, Py_ssize_t nitems
  * PyObject_New's work: the struct is not zeroed (only types with
  * Cystck_Fields, GC types, need that; their tp_alloc, which
  * _Cystck_NewObjectSlow calls, does it). */
-static CYSTCK_ALWAYS_INLINE Cystck_Object Cystck_New(Cystck_State *S, Cystck_Object type, void **data)
+static inline Cystck_Object Cystck_New(Cystck_State *S, Cystck_Object type, void **data)
 {
     PyTypeObject *tp = (PyTypeObject *)_Cystck_Get(type);
     PyObject *o;
@@ -363,7 +363,7 @@ static CYSTCK_ALWAYS_INLINE Cystck_Object CystckErr_Format(Cystck_State *S, Cyst
 #else
 #define CystckErr_Format _CystckErr_Format_Ool
 #endif
-static inline int CystckErr_NoMemory(Cystck_State *S) { (void)S; PyErr_NoMemory(); return -1; }
+CYSTCK_INTERNAL int CystckErr_NoMemory(Cystck_State *S);
 CYSTCK_INTERNAL int CystckErr_BadArgument(Cystck_State *S);
 CYSTCK_INTERNAL Cystck_Object CystckErr_GetRaisedException(Cystck_State *S);
 CYSTCK_INTERNAL void CystckErr_SetRaisedException(Cystck_State *S, Cystck_Object exc);

@@ -256,6 +256,10 @@ class TypeInfo:
     base: tuple = None        # (member, struct) when the struct starts with a base type's struct
 
 
+#: The files a compiler compiles (a header is compiled as part of them).
+_COMPILED_SUFFIXES = (".c", ".cc", ".cpp", ".cxx")
+
+
 @dataclass
 class Project:
     files: dict = field(default_factory=dict)            # path -> stock text
@@ -288,6 +292,8 @@ class Project:
     member_handles: dict = field(default_factory=dict)   # plain struct or class -> its handle members
     state_classes: set = field(default_factory=set)      # classes whose methods read S from a member
     destructor_splits: dict = field(default_factory=dict)  # destructor -> the finalizer split from it
+    null_error_helpers: set = field(default_factory=set)  # void * error helpers returning a handle
+    _compiled_with: dict = field(default_factory=dict, repr=False)  # path -> compiled_with(path)
 
     # ---- lookups used by the rules ----
     def function(self, path, name):
@@ -296,10 +302,10 @@ class Project:
         info = self.functions.get((path, name))
         if info is not None:
             return info
-        # a file #included by another is compiled as part of it and sees
-        # its static functions
-        for includer in self.includers.get(path, ()):
-            info = self.functions.get((includer, name))
+        # a file #included by another is compiled as part of it: each
+        # sees the other's static functions
+        for neighbour in self.compiled_with(path):
+            info = self.functions.get((neighbour, name))
             if info is not None:
                 return info
         for (p, n), info in self.functions.items():
@@ -312,14 +318,28 @@ class Project:
         chooses it for each name: two files' static functions of one name
         (one ``void``, one returning an object) are not one function."""
         visible = {n: info for (q, n), info in self.functions.items() if q == path}
-        for includer in self.includers.get(path, ()):
+        for neighbour in self.compiled_with(path):
             for (q, n), info in self.functions.items():
-                if q == includer:
+                if q == neighbour:
                     visible.setdefault(n, info)
         for (_, n), info in self.functions.items():
             if not info.static:
                 visible.setdefault(n, info)
         return visible
+
+    def compiled_with(self, path):
+        """The files compiled in one unit with ``path``: those that include
+        it, those it includes and, where a source file includes it, the
+        other files that one includes (a unity build's ``#include "x.c"``
+        lines: each sees the others' static functions)."""
+        found = self._compiled_with.get(path)
+        if found is None:
+            includers = sorted(self.includers.get(path, ()))
+            units = {i for i in includers if i.endswith(_COMPILED_SUFFIXES)}
+            included = sorted(t for t, paths in self.includers.items() if path in paths)
+            siblings = sorted(t for t, paths in self.includers.items() if t != path and units & paths)
+            found = self._compiled_with[path] = list(dict.fromkeys([*includers, *included, *siblings]))
+        return found
 
     def handle_makers(self, path):
         """The names of the extension's functions visible from ``path``
@@ -568,6 +588,7 @@ def build(files, kept_stock=frozenset(), split_destructors=True):
         code = masks[path]
         if code is not None:
             _collect_functions(p, path, code, text)
+    _collect_null_error_helpers(p, masks)
     _collect_converters(p, masks)
     _keep_called_clears(p)
     _collect_base_stores(p, masks)
@@ -1283,6 +1304,64 @@ def _collect_kept_stock(p, names):
             p.roles.setdefault(info.name, STOCK_KEPT)
 
 
+_VOID_POINTER_RESULT = regex.compile(r"\bvoid\s*\*\s*$")
+_RETURN_STATEMENT = regex.compile(r"\breturn\b(?P<value>[^;]*);")
+_RETURN_BEFORE = regex.compile(r"\breturn\s*$")
+
+
+def _collect_null_error_helpers(p, masks):
+    """A ``void *`` function that sets an exception and returns NULL, only
+    ever called as ``return helper(...)`` by functions returning an object
+    (or in a macro), is an object's error return spelt generically:
+    ``return raise_bad_char(c);``.  It returns a handle, as a ``PyObject *``
+    helper would (null_error_helpers; HelperSignature gives it the
+    ``Cystck_Object`` result).  A ``void *`` with any other return or use
+    stays a C pointer."""
+    candidates = {}
+    for path, code in masks.items():
+        if code is None:
+            continue
+        for f in source.find_functions(code):
+            if not f.body or not _VOID_POINTER_RESULT.search(code[f.start:f.name_start]):
+                continue
+            body = code[f.body[0]:f.body[1]]
+            values = [m.group("value").strip() for m in _RETURN_STATEMENT.finditer(body)]
+            if values and all(v == "NULL" for v in values) and API_TOKEN.search(body):
+                candidates.setdefault(f.name, []).append((path, f))
+    for name, defs in candidates.items():
+        if _called_only_as_error_return(p, masks, name):
+            p.null_error_helpers.add(name)
+            for path, _ in defs:
+                p.functions[(path, name)].returns_handle = True
+
+
+def _called_only_as_error_return(p, masks, name):
+    """Is every use of ``name`` in the project a prototype, its definition
+    or a ``return name(...)`` in a macro or in a function returning an
+    object or pushing its result?"""
+    word = regex.compile(rf"\b{regex.escape(name)}\b")
+    for path, code in masks.items():
+        if code is None:
+            continue
+        text = source.mask(p.files[path])
+        functions = source.find_functions(code)
+        heads = {f.name_start for f in functions if f.name == name}
+        for m in word.finditer(text):
+            if m.start() in heads:
+                continue
+            if not regex.match(r"\s*\(", text[m.end():]) or not _RETURN_BEFORE.search(
+                    text[:m.start()].replace("\\\n", " ")[-200:]):
+                return False
+            caller = next((f for f in functions if f.body and f.body[0] <= m.start() < f.body[1]), None)
+            if caller is None:
+                continue          # a macro's body: its users are the callers
+            info = p.functions.get((path, caller.name))
+            role = p.role(caller.name)
+            if not ((info is not None and info.returns_handle) or (role is not None and role.pushes)):
+                return False
+    return True
+
+
 def _collect_converters(p, masks):
     """Functions passed after an ``O&`` unit get the converter signature;
     they take a handle, so the ordinary helper rules give them ``S``."""
@@ -1328,6 +1407,7 @@ def _infer_state(p):
             # declaration of a function, or of a C++ member defined in a
             # .cpp file as Class::name).
             if not info.body and any(d.static is False or d.path == info.path
+                                     or d.path in p.compiled_with(info.path)
                                      for d in defined_with_state.get(info.name, ())):
                 info.needs_state = True
                 changed = True

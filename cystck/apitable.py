@@ -409,6 +409,7 @@ int CystckModule_HasDef(h m, const CystckModuleDef* def) : hand ~ - ; was module
 const char* CystckModule_GetName(h m) = PyModule_GetName   ; [e]
 int CystckModule_Check(h o) = PyModule_Check               ; is a module
 int CystckCFunction_Check(h o) = PyCFunction_Check         ; is a builtin function or method (or a subclass's instance)
+int CystckCFunction_IsDef(h f, const CystckDef* def) : hand ~ - ; was builtin function f made from the method definition def (stock: `PyCFunction_GetFunction(f) == impl`, impl def's implementation; f's C function is def's trampoline)? 0 for another function; for an object that is no builtin function, 0 with PyCFunction_GetFunction's SystemError set
 
 ## Arguments
 int CystckArg_ParseTuple(const Cystck_Object* args, Cystck_ssize_t nargs, const char* fmt, ...) : hand ~ PyArg_ParseTuple ; [e] parse positional arguments; O gives handles

@@ -467,6 +467,12 @@ LEAVE_ALONE = {
         "struct cfg { const char *tp_name; };\n"
         "static int f(struct cfg *c, PyObject *o)\n{\n"
         "    return PyObject_IsTrue(o) && c->tp_name != NULL && PyLong_Type.tp_name != NULL;\n}\n"),
+    # A function object's C function compared with a pointer passed in, no method of the file.
+    "method-def-tests": (
+        "static PyObject *twice(PyObject *self, PyObject *o);\n"
+        "CYSTCK_DEF_METH(twice_def, \"twice\", twice, CYSTCK_O, NULL)\n"
+        "static int is_other(PyObject *f, PyCFunction other)\n{\n"
+        "    return PyCFunction_GetFunction(f) == other;\n}\n"),
 }
 
 # rule -> (near miss, real construct): replacing the first by the second in
@@ -554,6 +560,7 @@ POSITIVE_TWINS = {
     "module-def-tests": ("== def;", "== &moduledef;"),
     "type-name-reads": ("c->tp_name", "((PyTypeObject *)o)->tp_name"),
     "err-occurred-tests": ("p != NULL", "PyErr_Occurred() != NULL"),
+    "method-def-tests": ("== other;", "== (PyCFunction)twice;"),
 }
 
 

@@ -132,7 +132,7 @@ h Cystck_New(h type, void** data) : hand ~ PyObject_New    ; [h+1, e] a new inst
 const char* CystckType_GetName(h type) : hand ~ -          ; the type's tp_name
 h CystckType_GetNameObject(h type) : hand ~ PyType_GetName ; [h+1, e] `type.__name__`: for a heap type the str stock code reads as `((PyHeapTypeObject *)type)->ht_name`
 h CystckType_GetQualName(h type) : hand ~ PyType_GetQualName ; [h+1, e] `type.__qualname__`: for a heap type the str stock code reads as `((PyHeapTypeObject *)type)->ht_qualname`
-int CystckType_HasFeature(h type, unsigned long feature) : hand ~ PyType_HasFeature ; [e] is flag `feature` (a Py_TPFLAGS_ value) set in the type's tp_flags; TypeError for an object that is no type
+int CystckType_HasFeature(h type, unsigned long feature) : hand ~ PyType_HasFeature ; [e] is flag `feature` (a Py_TPFLAGS_ value) set in the type's tp_flags; 0 with a TypeError for an object that is no type (so that a truth test, stock code's reading, reads "not set")
 h Cystck_NewVar(h type, Cystck_ssize_t n, void** data) : hand ~ PyObject_NewVar ; [h+1, e] a new instance of a variable-size type with n items, zeroed; *data = its native struct (NULL on failure)
 Cystck_ssize_t CystckVar_Size(h o) : hand ~ Py_SIZE        ; the item count of a variable-size object (ob_size)
 Cystck_ssize_t CystckVar_DataSize(const void* data) : hand ~ - [nostate] ; the item count of the variable-size instance whose native struct is data (for traverse functions and destructors, which have no state)

@@ -669,7 +669,7 @@ class ApiCalls(Rule):
 
     def apply(self, unit):
         mapping = api.stock_map()
-        masked, text = unit.masked, unit.text
+        masked = unit.masked
         edits = source.Edits()
         # functions that stay stock, and destructors and traverse functions,
         # which have no S to pass (what CPython lets a destructor call, such

@@ -370,12 +370,12 @@ int CystckSlice_Check(h o) = PySlice_Check                 ; isinstance(o, slice
 int CystckSlice_Unpack(h s, Cystck_ssize_t* start, Cystck_ssize_t* stop, Cystck_ssize_t* step) = PySlice_Unpack [check=PySlice_Check] ; [e]
 
 ## Errors
-void CystckErr_SetString(h type, const char* msg) = PyErr_SetString ; raise type(msg)
-void CystckErr_SetObject(h type, h? value) = PyErr_SetObject ; raise type(value)
-void CystckErr_SetNone(h type) = PyErr_SetNone             ; raise type
-h CystckErr_Format(h type, const char* fmt, ...) : hand ~ PyErr_Format ; raise type(fmt % ...), %S %R %A %U %V taking handles; returns the null handle
-int CystckErr_NoMemory() : hand ~ PyErr_NoMemory           ; raise MemoryError; returns -1
-int CystckErr_BadArgument() : hand ~ PyErr_BadArgument     ; raise TypeError; returns -1
+void CystckErr_SetString(h type, const char* msg) = _Cystck_ErrSetString ~ PyErr_SetString ; raise type(msg), unless a handle-limit MemoryError is pending
+void CystckErr_SetObject(h type, h? value) = _Cystck_ErrSetObject ~ PyErr_SetObject ; raise type(value), unless a handle-limit MemoryError is pending
+void CystckErr_SetNone(h type) = _Cystck_ErrSetNone ~ PyErr_SetNone ; raise type, unless a handle-limit MemoryError is pending
+h CystckErr_Format(h type, const char* fmt, ...) : hand ~ PyErr_Format ; raise type(fmt % ...) unless a handle-limit MemoryError is pending, %S %R %A %U %V taking handles; returns the null handle
+int CystckErr_NoMemory() : hand ~ PyErr_NoMemory           ; raise MemoryError unless a handle-limit MemoryError is pending; returns -1
+int CystckErr_BadArgument() : hand ~ PyErr_BadArgument     ; raise TypeError unless a handle-limit MemoryError is pending; returns -1
 int CystckErr_Occurred() : hand ~ PyErr_Occurred           ; is an exception set?
 int CystckErr_ExceptionMatches(h type) = PyErr_ExceptionMatches ; does the set exception match type
 int CystckErr_GivenExceptionMatches(h given, h type) = PyErr_GivenExceptionMatches ; matches?
@@ -384,12 +384,12 @@ void CystckErr_WriteUnraisable(h? obj) = PyErr_WriteUnraisable ; report the set 
 h CystckErr_GetRaisedException() : hand ~ PyErr_GetRaisedException ; [h+1] take the set exception (null if none)
 void CystckErr_SetRaisedException(h exc) : hand ~ PyErr_SetRaisedException ; re-raise a taken exception
 void CystckErr_Fetch(Cystck_Object* type, Cystck_Object* value, Cystck_Object* traceback) : hand ~ PyErr_Fetch ; [h+3] take the set exception as three new handles, each null if absent (the value as PyErr_Fetch gives it: maybe not normalized)
-void CystckErr_Restore(h? type, h? value, h? traceback) : hand ~ PyErr_Restore ; set the exception to (type, value, traceback); unlike PyErr_Restore it steals nothing: the handles stay the caller's
+void CystckErr_Restore(h? type, h? value, h? traceback) : hand ~ PyErr_Restore ; set the exception to (type, value, traceback), a null type leaving a pending handle-limit MemoryError; unlike PyErr_Restore it steals nothing: the handles stay the caller's
 h CystckErr_NewException(const char* name, h? base, h? dict) = PyErr_NewException ; [h+1, e] a new exception class
 h CystckErr_NewExceptionWithDoc(const char* name, const char* doc, h? base, h? dict) = PyErr_NewExceptionWithDoc ; [h+1, e]
 int CystckErr_WarnEx(h? category, const char* msg, Cystck_ssize_t level) = PyErr_WarnEx ; [e] warnings.warn
 int CystckErr_CheckSignals() = PyErr_CheckSignals          ; [e] run signal handlers
-h CystckErr_SetFromErrno(h type) = PyErr_SetFromErrno      ; raise type(errno, strerror); returns null
+h CystckErr_SetFromErrno(h type) = _Cystck_ErrSetFromErrno ~ PyErr_SetFromErrno ; raise type(errno, strerror), unless a handle-limit MemoryError is pending; returns null
 
 ## Import and modules
 h CystckImport_ImportModule(const char* name) = PyImport_ImportModule ; [h+1, e] import name

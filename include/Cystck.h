@@ -1028,6 +1028,14 @@ CYSTCK_INTERNAL int Cystck_CheckHandles(Cystck_State *S, Cystck_ssize_t n);
 /* The handle limit per call (CYSTCK_HANDLE_LIMIT at import time). */
 CYSTCK_INTERNAL Cystck_ssize_t Cystck_HandleLimit(void);
 
+/* The raises of CystckErr_SetString, ...SetObject, ...SetNone and
+ * ...SetFromErrno: as PyErr_*, except that a pending handle-limit
+ * MemoryError stays (see keeps_limit_error in cystck/src/objects.c). */
+CYSTCK_INTERNAL void _Cystck_ErrSetString(PyObject *type, const char *msg);
+CYSTCK_INTERNAL void _Cystck_ErrSetObject(PyObject *type, PyObject *value);
+CYSTCK_INTERNAL void _Cystck_ErrSetNone(PyObject *type);
+CYSTCK_INTERNAL PyObject *_Cystck_ErrSetFromErrno(PyObject *type);
+
 /* ------------------------------------------------------------------ */
 /* References that outlive the call                                    */
 /* ------------------------------------------------------------------ */

@@ -88,17 +88,49 @@ static Cystck_ssize_t live_handles(Cystck_State *S)
     return chunk_count_before(S) + (S->top - S->base);
 }
 
+/* The start of the handle limit's MemoryError message, by which
+ * _Cystck_LimitErrorPending knows it. */
+#define LIMIT_MESSAGE "Cystck handle limit exceeded"
+
 static int raise_overflow(Cystck_State *S, Cystck_ssize_t wanted)
 {
     (void)S;
     PyErr_Format(PyExc_MemoryError,
-                 "Cystck handle limit exceeded: a single call may hold at most "
+                 LIMIT_MESSAGE ": a single call may hold at most "
                  "%zd live handles (%zd requested).  Release handles early "
                  "(Cystck_Drop), or open a scope gate around the loop that "
                  "creates them (Cystck_OpenScope/Cystck_CloseScope), or raise "
                  "the limit with the CYSTCK_HANDLE_LIMIT environment variable.",
                  handle_limit, wanted);
     return -1;
+}
+
+/* Is the pending exception the handle limit's MemoryError (this runtime's
+ * or another extension's: each has its own copy of it)?  Known by its
+ * message, which PyErr_Format leaves unnormalized before Python 3.12 (the
+ * value is the message) and in the exception's args from 3.12 on. */
+int _Cystck_LimitErrorPending(void)
+{
+    PyObject *type, *value, *tb, *msg;
+    const char *text;
+    int found = 0;
+    if (PyErr_Occurred() != PyExc_MemoryError)
+        return 0;
+    PyErr_Fetch(&type, &value, &tb);
+    msg = value;
+    if (msg != NULL && PyExceptionInstance_Check(msg)) {
+        PyObject *args = ((PyBaseExceptionObject *)msg)->args;
+        msg = args != NULL && PyTuple_GET_SIZE(args) > 0 ? PyTuple_GET_ITEM(args, 0) : NULL;
+    }
+    if (msg != NULL && PyUnicode_Check(msg)) {
+        text = PyUnicode_AsUTF8(msg);
+        if (text == NULL)
+            PyErr_Clear();
+        else
+            found = strncmp(text, LIMIT_MESSAGE, sizeof(LIMIT_MESSAGE) - 1) == 0;
+    }
+    PyErr_Restore(type, value, tb);
+    return found;
 }
 
 /* Freed chunks kept for the next frame that overflows, one per size class
@@ -232,6 +264,23 @@ Cystck_Object _Cystck_OwnException(Cystck_State *S, PyObject *o)
     h = _Cystck_Own(S, o);
     reserve = 0;
     return h;
+}
+
+/* Can n exceptions taken out of the error indicator get their handles
+ * (_Cystck_OwnException, past the limit if need be)?  0, or -1 with the
+ * limit's MemoryError set, when the slots reserved past it are taken. */
+int _Cystck_ExceptionRoom(Cystck_State *S, Cystck_ssize_t n)
+{
+    Cystck_ssize_t used;
+    if (S->end - S->top >= n)
+        return 0;
+    _Cystck_GoSlow(S);
+    used = live_handles(S);
+    if (S->frame->debug != NULL)
+        used -= _Cystck_DebugReleasedSlots(S);  /* as grow_handles counts */
+    if (used + n > handle_limit + EXCEPTION_RESERVE)
+        return raise_overflow(S, used + n);
+    return 0;
 }
 
 int Cystck_CheckHandles(Cystck_State *S, Cystck_ssize_t n)

@@ -52,6 +52,8 @@ CYSTCK_INTERNAL void _Cystck_DebugInit(void);
 CYSTCK_INTERNAL void _Cystck_UnicodeInit(void);     /* unicode.c: -X dev */
 /* frames.c: a handle for a taken exception, past the handle limit if need be */
 CYSTCK_INTERNAL Cystck_Object _Cystck_OwnException(Cystck_State *S, PyObject *o);
+CYSTCK_INTERNAL int _Cystck_LimitErrorPending(void);
+CYSTCK_INTERNAL int _Cystck_ExceptionRoom(Cystck_State *S, Cystck_ssize_t n);
 
 /* module.c: fill a module definition's slots (m_slots, m_traverse...)
  * from the slot defines of def; 0, or -1 with an exception. */

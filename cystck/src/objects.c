@@ -631,12 +631,50 @@ PyObject *_Cystck_ItemOf_Ool(Cystck_State *S, PyObject *o, Cystck_ssize_t i, int
 
 /* ---- Errors ---- */
 
+/* Does a raise through the API leave the pending exception, the handle
+ * limit's MemoryError, in place?  Stock code translated reads the null
+ * handle of a call that hit the limit as "missing" (PyDict_GetItem) or "no
+ * int" (a type check of a PyList_GET_ITEM) and raises its own error, which
+ * would hide the reason the call failed.  Only error paths ask: a raise
+ * with nothing pending pays one PyErr_Occurred. */
+static int keeps_limit_error(void)
+{
+    return PyErr_Occurred() != NULL && _Cystck_LimitErrorPending();
+}
+
+void _Cystck_ErrSetString(PyObject *type, const char *msg)
+{
+    if (!keeps_limit_error())
+        PyErr_SetString(type, msg);
+}
+
+void _Cystck_ErrSetObject(PyObject *type, PyObject *value)
+{
+    if (!keeps_limit_error())
+        PyErr_SetObject(type, value);
+}
+
+void _Cystck_ErrSetNone(PyObject *type)
+{
+    if (!keeps_limit_error())
+        PyErr_SetNone(type);
+}
+
+PyObject *_Cystck_ErrSetFromErrno(PyObject *type)
+{
+    if (!keeps_limit_error())
+        PyErr_SetFromErrno(type);
+    return NULL;
+}
+
 CYSTCK_NOINLINE Cystck_Object _CystckErr_Format_Ool(Cystck_State *S, Cystck_Object type, const char *fmt, ...)
 {
     PyObject *t = _Cystck_Get(type), *msg;
     va_list va;
     if (t == NULL)
         return _Cystck_BadArgAt(S, "CystckErr_Format", type, _CYSTCK_CALLER());
+    if (keeps_limit_error())
+        return Cystck_NULL;
     /* as PyErr_FormatV: the formatter may run Python code (repr), so no
      * exception may be set while it runs; if it fails, its error stays. */
     PyErr_Clear();
@@ -653,15 +691,46 @@ CYSTCK_NOINLINE Cystck_Object _CystckErr_Format_Ool(Cystck_State *S, Cystck_Obje
 int CystckErr_NoMemory(Cystck_State *S)
 {
     (void)S;
-    PyErr_NoMemory();
+    if (!keeps_limit_error())
+        PyErr_NoMemory();
     return -1;
 }
 
 int CystckErr_BadArgument(Cystck_State *S)
 {
     (void)S;
-    PyErr_BadArgument();
+    if (!keeps_limit_error())
+        PyErr_BadArgument();
     return -1;
+}
+
+/* Normalize PyErr_Fetch's three into the exception (new reference). */
+static PyObject *normalized(PyObject *type, PyObject *value, PyObject *tb)
+{
+    PyErr_NormalizeException(&type, &value, &tb);
+    if (tb != NULL)
+        PyException_SetTraceback(value, tb);
+    Py_XDECREF(type);
+    Py_XDECREF(tb);
+    return value;
+}
+
+/* An exception taken out of the indicator (PyErr_Fetch's three, stolen)
+ * that no handle can hold, the limit and the slots reserved past it being
+ * taken: it becomes the __context__ of the limit's MemoryError, which
+ * _Cystck_ExceptionRoom has set and the caller gets with its null
+ * handles, so it is reported with that error rather than lost. */
+static void keep_as_context(PyObject *type, PyObject *value, PyObject *tb)
+{
+    PyObject *limit_type, *limit_value, *limit_tb;
+    PyErr_Fetch(&limit_type, &limit_value, &limit_tb);
+    value = normalized(type, value, tb);
+    PyErr_NormalizeException(&limit_type, &limit_value, &limit_tb);
+    if (limit_value != NULL && value != NULL)
+        PyException_SetContext(limit_value, value);
+    else
+        Py_XDECREF(value);
+    PyErr_Restore(limit_type, limit_value, limit_tb);
 }
 
 Cystck_Object CystckErr_GetRaisedException(Cystck_State *S)
@@ -670,12 +739,11 @@ Cystck_Object CystckErr_GetRaisedException(Cystck_State *S)
     PyErr_Fetch(&type, &value, &tb);
     if (type == NULL)
         return Cystck_NULL;
-    PyErr_NormalizeException(&type, &value, &tb);
-    if (tb != NULL)
-        PyException_SetTraceback(value, tb);
-    Py_XDECREF(type);
-    Py_XDECREF(tb);
-    return _Cystck_OwnException(S, value);
+    if (_Cystck_ExceptionRoom(S, 1) < 0) {
+        keep_as_context(type, value, tb);
+        return Cystck_NULL;
+    }
+    return _Cystck_OwnException(S, normalized(type, value, tb));
 }
 
 /* PyErr_Fetch's three new references, each owned by a handle of the
@@ -684,16 +752,25 @@ void CystckErr_Fetch(Cystck_State *S, Cystck_Object *type, Cystck_Object *value,
 {
     PyObject *t, *v, *tb;
     PyErr_Fetch(&t, &v, &tb);
+    if (t != NULL && _Cystck_ExceptionRoom(S, 1 + (v != NULL) + (tb != NULL)) < 0) {
+        keep_as_context(t, v, tb);
+        *type = *value = *traceback = Cystck_NULL;
+        return;
+    }
     *type = _Cystck_OwnException(S, t);
     *value = _Cystck_OwnException(S, v);
     *traceback = _Cystck_OwnException(S, tb);
 }
 
 /* PyErr_Restore steals its arguments; the handles stay the caller's
-   (released with the frame), so it is given references of its own. */
+   (released with the frame), so it is given references of its own.  The
+   null handles of an exception CystckErr_Fetch could not hold leave the
+   limit's MemoryError in place (keep_as_context), as a raise does. */
 void CystckErr_Restore(Cystck_State *S, Cystck_Object type, Cystck_Object value, Cystck_Object traceback)
 {
     (void)S;
+    if (_Cystck_Get(type) == NULL && keeps_limit_error())
+        return;
     PyErr_Restore(Py_XNewRef(_Cystck_Get(type)), Py_XNewRef(_Cystck_Get(value)),
                   Py_XNewRef(_Cystck_Get(traceback)));
 }

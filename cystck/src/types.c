@@ -253,16 +253,69 @@ PyObject *_Cystck_PlainAlloc(PyTypeObject *tp, Py_ssize_t nitems)
     return PyType_GenericAlloc(tp, nitems);
 }
 
-static void mark_plain(PyTypeObject *tp)
+/* Every Cystck extension has a runtime of its own, so a _Cystck_PlainAlloc
+ * of its own, and a type inherits its base's, of whichever extension made
+ * the base: each copy is recorded in a set in the interpreter's dict for
+ * extensions, so that mark_plain knows them all.  The set (borrowed), with
+ * this copy in it, or NULL [e]. */
+#define PLAIN_ALLOCATORS_KEY "cystck.plain_allocators"
+
+static PyObject *plain_allocators(void)
 {
-    int generic = tp->tp_alloc == PyType_GenericAlloc || tp->tp_alloc == _Cystck_PlainAlloc;
+    PyObject *dict = PyInterpreterState_GetDict(PyInterpreterState_Get());
+    PyObject *known, *ours;
+    int r;
+    if (dict == NULL) {
+        PyErr_SetString(PyExc_RuntimeError, "CystckType_FromSpec: the interpreter has no dict for extensions");
+        return NULL;
+    }
+    known = PyDict_GetItemString(dict, PLAIN_ALLOCATORS_KEY);
+    if (known == NULL) {
+        known = PySet_New(NULL);
+        r = known == NULL ? -1 : PyDict_SetItemString(dict, PLAIN_ALLOCATORS_KEY, known);
+        Py_XDECREF(known);      /* the dict holds it */
+        if (r < 0)
+            return NULL;
+    }
+    ours = PyLong_FromVoidPtr((void *)(uintptr_t)_Cystck_PlainAlloc);
+    r = ours == NULL ? -1 : PySet_Add(known, ours);
+    Py_XDECREF(ours);
+    return r < 0 ? NULL : known;
+}
+
+/* Is f some Cystck extension's _Cystck_PlainAlloc?  1, 0, or -1 [e]. */
+static int is_plain_alloc(allocfunc f, PyObject *known)
+{
+    PyObject *key;
+    int r;
+    if (f == _Cystck_PlainAlloc)
+        return 1;
+    key = PyLong_FromVoidPtr((void *)(uintptr_t)f);
+    if (key == NULL)
+        return -1;
+    r = PySet_Contains(known, key);
+    Py_DECREF(key);
+    return r;
+}
+
+/* Give a new type this copy's plain allocator if it is plain, and take a
+ * plain allocator it inherited (of any extension: the base extension's
+ * Cystck_New would allocate its instances inline) away if not. */
+static int mark_plain(PyTypeObject *tp)
+{
+    PyObject *known = plain_allocators();
+    int plain = known == NULL ? -1 : is_plain_alloc(tp->tp_alloc, known);
+    if (plain < 0)
+        return -1;
     /* A weak-reference list must start empty: only tp_alloc zeroes it. */
-    if (generic && tp->tp_itemsize == 0 && !PyType_IS_GC(tp) && tp->tp_weaklistoffset == 0)
+    if ((plain || tp->tp_alloc == PyType_GenericAlloc) && tp->tp_itemsize == 0 &&
+        !PyType_IS_GC(tp) && tp->tp_weaklistoffset == 0)
         tp->tp_alloc = _Cystck_PlainAlloc;
-    else if (tp->tp_alloc == _Cystck_PlainAlloc)   /* inherited by a subtype that is not plain */
+    else if (plain)             /* inherited by a subtype that is not plain */
         tp->tp_alloc = PyType_GenericAlloc;
     if (tp->tp_dealloc == plain_dealloc && tp->tp_weaklistoffset != 0)
         tp->tp_dealloc = generic_dealloc;     /* which clears weak references */
+    return 0;
 }
 
 /* The module of the types this extension makes: the one it is made for
@@ -385,8 +438,8 @@ static Cystck_Object type_from_spec(Cystck_State *S, Cystck_Object module, Cystc
     pyspec.flags = (unsigned int)(Py_TPFLAGS_DEFAULT | spec->flags | (gc ? Py_TPFLAGS_HAVE_GC : 0));
     pyspec.slots = slots;
     type = pytype_from_spec(&pyspec, _Cystck_Get(module), _Cystck_Get(bases));
-    if (type != NULL)
-        mark_plain((PyTypeObject *)type);
+    if (type != NULL && mark_plain((PyTypeObject *)type) < 0)
+        Py_CLEAR(type);
     if (type != NULL && _Cystck_PublishTypedSignatures(type, spec->defines) < 0)
         Py_CLEAR(type);
     PyMem_Free(slots);     /* copied by CPython */

@@ -2537,18 +2537,18 @@ static inline int CystckSlice_Unpack(Cystck_State *S, Cystck_Object s, Cystck_ss
 
 /* ---- Errors ---- */
 
-/* raise type(msg) */
+/* raise type(msg), unless a handle-limit MemoryError is pending */
 static inline void CystckErr_SetString(Cystck_State *S, Cystck_Object type, const char* msg)
 {
 #define FN "CystckErr_SetString"
     PyObject *type_ = _Cystck_Get(type);
     if (Cystck_unlikely(!type_))
         { _Cystck_BadArgInt(S, FN, type); return; }
-    PyErr_SetString(type_, msg);
+    _Cystck_ErrSetString(type_, msg);
 #undef FN
 }
 
-/* raise type(value) */
+/* raise type(value), unless a handle-limit MemoryError is pending */
 static inline void CystckErr_SetObject(Cystck_State *S, Cystck_Object type, Cystck_Object value)
 {
 #define FN "CystckErr_SetObject"
@@ -2556,18 +2556,18 @@ static inline void CystckErr_SetObject(Cystck_State *S, Cystck_Object type, Cyst
     PyObject *value_ = _Cystck_Get(value);
     if (Cystck_unlikely(!type_))
         { _Cystck_BadArgInt(S, FN, type); return; }
-    PyErr_SetObject(type_, value_);
+    _Cystck_ErrSetObject(type_, value_);
 #undef FN
 }
 
-/* raise type */
+/* raise type, unless a handle-limit MemoryError is pending */
 static inline void CystckErr_SetNone(Cystck_State *S, Cystck_Object type)
 {
 #define FN "CystckErr_SetNone"
     PyObject *type_ = _Cystck_Get(type);
     if (Cystck_unlikely(!type_))
         { _Cystck_BadArgInt(S, FN, type); return; }
-    PyErr_SetNone(type_);
+    _Cystck_ErrSetNone(type_);
 #undef FN
 }
 
@@ -2654,14 +2654,14 @@ static inline int CystckErr_CheckSignals(Cystck_State *S)
 #undef FN
 }
 
-/* raise type(errno, strerror); returns null */
+/* raise type(errno, strerror), unless a handle-limit MemoryError is pending; returns null */
 static inline Cystck_Object CystckErr_SetFromErrno(Cystck_State *S, Cystck_Object type)
 {
 #define FN "CystckErr_SetFromErrno"
     PyObject *type_ = _Cystck_Get(type);
     if (Cystck_unlikely(!type_))
         return (_Cystck_BadArg(S, FN, type), Cystck_NULL);
-    return _Cystck_Own(S, PyErr_SetFromErrno(type_));
+    return _Cystck_Own(S, _Cystck_ErrSetFromErrno(type_));
 #undef FN
 }
 

@@ -455,11 +455,11 @@ RESTORE_HELPER = "cystck_migrate_restore"
 RESTORE_HELPER_DEFINITION = f"""
 /* cystck-migrate: PyErr_Restore of what PyErr_Fetch took, as the raised
  * exception: none clears the error indicator, as PyErr_Restore(NULL...)
- * does. */
+ * does (but for the handle limit's MemoryError, docs/runtime.md). */
 static inline void {RESTORE_HELPER}(Cystck_State *S, Cystck_Object exc)
 {{
     if (Cystck_IsNull(exc))
-        CystckErr_Clear(S);
+        CystckErr_Restore(S, Cystck_NULL, Cystck_NULL, Cystck_NULL);
     else
         CystckErr_SetRaisedException(S, exc);
 }}

@@ -121,7 +121,122 @@ static PyObject *error_type_read(PyObject *self, PyObject *args)
     return NULL;
 }
 
+/* Reads the first k items of a list as keys_after does, then d[key]
+ * (PyDict_GetItem), d["a"] (PyDict_GetItemString: NULL is "missing") and
+ * l2[0] (PyList_GET_ITEM, which stock code never tests), each with its own
+ * error: with k near the handle limit, one of the reads is what finds the
+ * frame full, its null handle reads as missing or as no int, and the
+ * error raised for that must not replace the MemoryError. */
+static PyObject *items_after(PyObject *self, PyObject *args)
+{
+    Py_ssize_t k;
+    PyObject *l, *d, *key, *l2, *v, *a, *first;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "O!nO!OO!", &PyList_Type, &l, &k, &PyDict_Type, &d, &key,
+                          &PyList_Type, &l2))
+        return NULL;
+    if (fill(l, k) < 0)
+        return NULL;
+    v = PyDict_GetItem(d, key);
+    if (v == NULL)
+        return PyErr_Format(PyExc_KeyError, "%R", key);
+    a = PyDict_GetItemString(d, "a");
+    if (a == NULL) {
+        PyErr_SetString(PyExc_KeyError, "a");
+        return NULL;
+    }
+    first = PyList_GET_ITEM(l2, 0);
+    if (!PyLong_Check(first)) {
+        PyErr_SetObject(PyExc_TypeError, key);
+        return NULL;
+    }
+    return PyLong_FromLong(PyLong_AsLong(v) + PyLong_AsLong(a) + PyLong_AsLong(first));
+}
+
+/* A raise over a MemoryError that is not the handle limit's replaces it,
+ * as in stock. */
+static PyObject *memory_error_replaced(PyObject *self, PyObject *arg)
+{
+    (void)self;
+    (void)arg;
+    PyErr_SetString(PyExc_MemoryError, "out of memory");
+    PyErr_SetString(PyExc_ValueError, "replaced");
+    return NULL;
+}
+
+/* Reads the first k items of a list as keys_after does, then calls cb n
+ * times, each error kept aside around a cleanup call and reported
+ * (sys.unraisablehook), as a loop over callbacks does: the translation
+ * keeps each exception's handles to the end of the call (Restore steals
+ * nothing), so with k near the handle limit the exceptions taken fill the
+ * slots reserved for them past it.  The exception passed through (one
+ * handle, CystckErr_GetRaisedException). */
+static PyObject *errors_reported(PyObject *self, PyObject *args)
+{
+    Py_ssize_t k, n, i;
+    PyObject *l, *cb, *r, *t, *v, *tb;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "O!nOn", &PyList_Type, &l, &k, &cb, &n) || fill(l, k) < 0)
+        return NULL;
+    for (i = 0; i < n; i++) {
+        r = PyObject_CallNoArgs(cb);
+        if (r != NULL) {
+            Py_DECREF(r);
+            continue;
+        }
+        PyErr_Fetch(&t, &v, &tb);
+        PyList_Reverse(l);
+        PyErr_Restore(t, v, tb);
+        PyErr_WriteUnraisable(cb);
+    }
+    Py_RETURN_NONE;
+}
+
+/* The same with the type read (three handles, CystckErr_Fetch): returns
+ * how many were ValueErrors. */
+static PyObject *error_types_counted(PyObject *self, PyObject *args)
+{
+    Py_ssize_t k, n, i;
+    PyObject *l, *cb, *r, *t, *v, *tb;
+    long value_errors = 0;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "O!nOn", &PyList_Type, &l, &k, &cb, &n) || fill(l, k) < 0)
+        return NULL;
+    for (i = 0; i < n; i++) {
+        r = PyObject_CallNoArgs(cb);
+        if (r != NULL) {
+            Py_DECREF(r);
+            continue;
+        }
+        PyErr_Fetch(&t, &v, &tb);
+        if (t != NULL && PyErr_GivenExceptionMatches(t, PyExc_ValueError) == 1)
+            value_errors++;
+        PyList_Reverse(l);
+        PyErr_Restore(t, v, tb);
+        PyErr_WriteUnraisable(cb);
+    }
+    return PyLong_FromLong(value_errors);
+}
+
+/* Restoring what PyErr_Fetch took when nothing was raised clears an
+ * error raised since (not the handle limit's), as in stock. */
+static PyObject *restore_nothing_clears(PyObject *self, PyObject *arg)
+{
+    PyObject *t, *v, *tb;
+    (void)self;
+    (void)arg;
+    PyErr_Fetch(&t, &v, &tb);
+    PyErr_SetString(PyExc_ValueError, "cleared");
+    PyErr_Restore(t, v, tb);
+    Py_RETURN_NONE;
+}
+
 static PyMethodDef methods[] = {
+    {"restore_nothing_clears", restore_nothing_clears, METH_O, NULL},
+    {"errors_reported", errors_reported, METH_VARARGS, NULL},
+    {"error_types_counted", error_types_counted, METH_VARARGS, NULL},
+    {"items_after", items_after, METH_VARARGS, NULL},
+    {"memory_error_replaced", memory_error_replaced, METH_O, NULL},
     {"error_kept_aside", error_kept_aside, METH_VARARGS, NULL},
     {"error_type_read", error_type_read, METH_VARARGS, NULL},
     {"longer_keys", longer_keys, METH_O, NULL},

@@ -132,7 +132,7 @@ h Cystck_New(h type, void** data) : hand ~ PyObject_New    ; [h+1, e] a new inst
 const char* CystckType_GetName(h type) : hand ~ -          ; the type's tp_name
 h CystckType_GetNameObject(h type) : hand ~ PyType_GetName ; [h+1, e] `type.__name__`: for a heap type the str stock code reads as `((PyHeapTypeObject *)type)->ht_name`
 h CystckType_GetQualName(h type) : hand ~ PyType_GetQualName ; [h+1, e] `type.__qualname__`: for a heap type the str stock code reads as `((PyHeapTypeObject *)type)->ht_qualname`
-int CystckType_HasFeature(h type, unsigned long feature) : hand ~ PyType_HasFeature ; [e] is flag `feature` (a Py_TPFLAGS_ value) set in the type's tp_flags; TypeError for an object that is no type
+int CystckType_HasFeature(h type, unsigned long feature) : hand ~ PyType_HasFeature ; [e] is flag `feature` (a Py_TPFLAGS_ value) set in the type's tp_flags; 0 with a TypeError for an object that is no type (so that a truth test, stock code's reading, reads "not set")
 unsigned long CystckType_GetFlags(h type) : hand ~ PyType_GetFlags ; [e] the type's tp_flags (its Py_TPFLAGS_ bits, what stock code reads as `type->tp_flags`); 0 and TypeError for an object that is no type
 h Cystck_NewVar(h type, Cystck_ssize_t n, void** data) : hand ~ PyObject_NewVar ; [h+1, e] a new instance of a variable-size type with n items, zeroed; *data = its native struct (NULL on failure)
 Cystck_ssize_t CystckVar_Size(h o) : hand ~ Py_SIZE        ; the item count of a variable-size object (ob_size)
@@ -410,6 +410,7 @@ int CystckModule_HasDef(h m, const CystckModuleDef* def) : hand ~ - ; was module
 const char* CystckModule_GetName(h m) = PyModule_GetName   ; [e]
 int CystckModule_Check(h o) = PyModule_Check               ; is a module
 int CystckCFunction_Check(h o) = PyCFunction_Check         ; is a builtin function or method (or a subclass's instance)
+int CystckCFunction_IsDef(h f, const CystckDef* def) : hand ~ - ; was builtin function f made from the method definition def (stock: `PyCFunction_GetFunction(f) == impl`, impl def's implementation; f's C function is def's trampoline)? 0 for another function; for an object that is no builtin function, 0 with PyCFunction_GetFunction's SystemError set
 
 ## Arguments
 int CystckArg_ParseTuple(const Cystck_Object* args, Cystck_ssize_t nargs, const char* fmt, ...) : hand ~ PyArg_ParseTuple ; [e] parse positional arguments; O gives handles

@@ -274,6 +274,9 @@ class Project:
     globals: set = field(default_factory=set)            # PyObject* globals -> Cystck_Ref
     handle_fields: set = field(default_factory=set)      # PyObject* members of plain structs
     ref_fields: set = field(default_factory=set)         # PyObject* members of module state
+    ref_arrays: set = field(default_factory=set)         # PyObject *g[N] globals -> Cystck_Ref g[N]
+    ref_array_fields: set = field(default_factory=set)   # PyObject *m[N] members of what a global holds
+    handle_array_fields: set = field(default_factory=set)  # PyObject *m[N] members of other plain structs
     module_state_structs: set = field(default_factory=set)
     state_typedefs: set = field(default_factory=set)     # fn-pointer types that get S
     state_fields: set = field(default_factory=set)       # members of those types
@@ -290,6 +293,7 @@ class Project:
     includers: dict = field(default_factory=dict)        # path -> paths that #include it
     classes: dict = field(default_factory=dict)          # C++ class -> CppClass
     member_handles: dict = field(default_factory=dict)   # plain struct or class -> its handle members
+    member_handle_arrays: dict = field(default_factory=dict)  # plain struct -> its PyObject *m[N] members
     state_classes: set = field(default_factory=set)      # classes whose methods read S from a member
     destructor_splits: dict = field(default_factory=dict)  # destructor -> the finalizer split from it
     null_error_helpers: set = field(default_factory=set)  # void * error helpers returning a handle
@@ -626,6 +630,12 @@ def _collect_includes(p, files):
         p.includers.setdefault(target, set()).update(paths)
 
 
+def _is_object_array(base, d):
+    """Is the declarator ``d`` of type ``base`` a one-dimension array of
+    objects (``PyObject *items[4]``), not a class static?"""
+    return _handle_type(base, d.pointer, ()) and d.array.count("[") == 1 and not regex.match(r"static\b", base)
+
+
 def _handle_type(base, ptr, project_types):
     """Is ``base`` with pointer stars ``ptr`` an object handle type?"""
     base = regex.sub(r"\b(?:const|struct|static|extern|volatile)\b", "", base).strip()
@@ -689,6 +699,10 @@ def _collect_structs(p, code, text):
                     p.handle_fields.add(d.name)
                     for n in names:
                         p.member_handles.setdefault(n, set()).add(d.name)
+                elif _is_object_array(base, d):
+                    p.handle_array_fields.add(d.name)
+                    for n in names:
+                        p.member_handle_arrays.setdefault(n, set()).add(d.name)
 
 
 def _base_struct_member(p, members):
@@ -953,6 +967,10 @@ def _slot(p, slot, value):
         p.roles.setdefault(func, role)
 
 
+# = {NULL}, = {0, 0}: an array of references starts empty as well
+NULL_ARRAY_INIT = regex.compile(r"\]\s*=\s*\{[\s,]*(?:(?:NULL|0|nullptr)[\s,]*)*\}\s*;?\s*$")
+
+
 def _collect_globals(p, code, text):
     for start, end in source.top_level_items(code):
         item = code[start:end]
@@ -963,7 +981,7 @@ def _collect_globals(p, code, text):
         structs = "".join("|" + regex.escape(t) for t in sorted(p.types))
         m = regex.match(r"\s*(?:(?:static|extern)\s+)*(?:const\s+)?(?:struct\s+)?(?P<base>" + OBJECT_TYPES + structs
                         + r")\s*\*", item)
-        if not m or "{" in item:
+        if not m or ("{" in item and not NULL_ARRAY_INIT.search(item)):
             continue
         parsed = cstruct.split_declaration(code, start, end - 1)
         if parsed is None:
@@ -971,6 +989,8 @@ def _collect_globals(p, code, text):
         for d in parsed[1]:
             if d.pointer == "*" and not d.array and "(" not in code[d.span[0]:d.span[1]].split("=")[0]:
                 p.globals.add(d.name)
+            elif _is_object_array(m.group("base"), d) and "(" not in code[d.span[0]:d.span[1]]:
+                p.ref_arrays.add(d.name)        # static PyObject *cache[N]: an array of references
     for m in regex.finditer(r"\bPyTypeObject\s+(\w+)\s*;", code):
         p.type_objects.setdefault(m.group(1), None)
     # C++ type objects kept as static members: PyTypeObject* Foo::TypeObject = ...;
@@ -1012,6 +1032,9 @@ def _collect_global_structs(p, masks):
         for name in p.member_handles.get(struct, ()):
             p.ref_fields.add(name)
             p.handle_fields.discard(name)
+        for name in p.member_handle_arrays.get(struct, ()):
+            p.ref_array_fields.add(name)
+            p.handle_array_fields.discard(name)
         for held in inner.get(struct, set()) - seen:
             as_references(held, seen)
     for code in masks:
@@ -1026,6 +1049,9 @@ def _collect_global_structs(p, masks):
                     if _handle_type(base, d.pointer, ()) and not d.array:
                         p.ref_fields.add(d.name)
                         p.handle_fields.discard(d.name)
+                    elif _is_object_array(base, d):
+                        p.ref_array_fields.add(d.name)
+                        p.handle_array_fields.discard(d.name)
                     elif not d.pointer:
                         as_references(regex.sub(r"\b(?:const|struct|union|volatile)\b", "", base).strip(), set())
 
@@ -1285,7 +1311,7 @@ def _collect_stock_internals(p):
     port (no object result, no call of the extension's functions, no
     global reference, no custom type) stay stock (``STOCK_INTERNALS``)."""
     own = {n for _, n in p.functions}
-    refs = p.globals | set(p.type_objects) | p.ref_fields | set(p.types)
+    refs = p.globals | p.ref_arrays | set(p.type_objects) | p.ref_fields | p.ref_array_fields | set(p.types)
     for info in p.functions.values():
         if info.role is not None or not info.body or info.returns_handle or not _INTERNALS.search(info.body):
             continue
@@ -1381,7 +1407,7 @@ def _infer_state(p):
     """Which functions take ``Cystck_State *S``: entry points, functions
     with handle parameters or results, and functions whose body uses the
     API or calls such functions (a fixpoint over the call graph)."""
-    refs = p.globals | set(p.type_objects) | p.api_macros | p.state_fields
+    refs = p.globals | p.ref_arrays | set(p.type_objects) | p.api_macros | p.state_fields
     ref_re = regex.compile(r"\b(?:" + "|".join(map(regex.escape, sorted(refs))) + r")\b") if refs else None
     typed = regex.compile(r"\b(?:" + "|".join(map(regex.escape, sorted(p.types))) + r")\s*\*") if p.types else None
     for info in p.functions.values():

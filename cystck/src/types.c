@@ -575,8 +575,10 @@ Cystck_Object CystckType_GetQualName(Cystck_State *S, Cystck_Object type)
 
 int CystckType_HasFeature(Cystck_State *S, Cystck_Object type, unsigned long feature)
 {
+    /* 0 with the TypeError for no type (not -1): stock code reads the
+     * answer as a truth test, which would read -1 as "set" */
     PyTypeObject *tp = as_type(S, type, "CystckType_HasFeature", _CYSTCK_CALLER());
-    return tp ? (PyType_GetFlags(tp) & feature) != 0 : -1;
+    return tp != NULL && (PyType_GetFlags(tp) & feature) != 0;
 }
 
 /* 0 (no flag) for an object that is no type: the TypeError says why. */

@@ -586,6 +586,18 @@ static inline int CystckModule_HasDef(Cystck_State *S, Cystck_Object m, const Cy
     got = PyModule_GetDef(m_);
     return got != NULL && got == Cystck_AsPyModuleDef(def);
 }
+/* Was builtin function f made from the method definition def (stock code
+ * compares PyCFunction_GetFunction(f) with def's implementation, which the
+ * port calls from def's trampoline, the C function f holds)?  0 for
+ * another function; for an object that is no builtin function, 0 with
+ * PyCFunction_GetFunction's SystemError set; 0 after an invalid handle. */
+static inline int CystckCFunction_IsDef(Cystck_State *S, Cystck_Object f, const CystckDef *def)
+{
+    PyObject *f_ = _Cystck_Get(f);
+    if (Cystck_unlikely(!f_))
+        return (_Cystck_BadArgInt(S, "CystckCFunction_IsDef", f), 0);
+    return PyCFunction_GetFunction(f_) == def->meth.ml_meth && def->kind == CystckDef_Meth;
+}
 /* The state of the module created from def, no handle: stock's
  * PyModule_GetState(PyState_FindModule(&def)).  Inline for the definition
  * looked up last (per-object lookups); SystemError when not loaded. */

@@ -370,14 +370,27 @@ def names_re(names):
     return rf"(?<![\w.>]|->|::)(?:{alts})\b"
 
 
+def is_ref_element(expr, project):
+    """Is the expression text ``expr`` an element of an array of
+    references: ``cache[i]`` of a global ``PyObject *cache[N]``, or
+    ``H.items[i]`` of a member ``PyObject *items[N]`` of a plain struct a
+    global holds (Cystck_Ref arrays once translated)?"""
+    m = regex.fullmatch(r"\s*(?:(?P<g>\w+)|.*?(?:->|\.)\s*(?P<f>\w+))\s*\[.*\]\s*", expr, regex.S)
+    if not m:
+        return False
+    return m.group("g") in project.ref_arrays if m.group("g") else m.group("f") in project.ref_array_fields
+
+
 #: A candidate handle expression: a name, ``a[i]``, or a member chain
-#: ``a->b.c`` (not a call).  ``is_handle`` decides.
+#: ``a->b.c``, its last member maybe subscripted, ``a->b[i]`` (not a
+#: call).  ``is_handle`` decides.
 HX = (r"(?<![\w.>])(?:(?:[A-Za-z_]\w*|\(\s*[A-Za-z_]\w*\s*\))(?:\s*\[[^\]\[;]+\])?"
-      r"(?:\s*(?:->|\.)\s*[A-Za-z_]\w*)*)(?!\s*[\w(\[])")
+      r"(?:\s*(?:->|\.)\s*[A-Za-z_]\w*(?:\s*\[[^\]\[;]+\])?)*)(?!\s*[\w(\[])")
 HANDLE_CONSTANTS = {"Py_None", "Py_True", "Py_False", "Py_NotImplemented", "Py_Ellipsis", "Cystck_None",
                     "Cystck_True", "Cystck_False", "Cystck_NotImplemented", "Cystck_Ellipsis"}
 _MEMBER = regex.compile(r"(?:->|\.)\s*(\w+)\s*$")
 _INDEXED = regex.compile(r"^(\w+)\s*\[")
+_MEMBER_ELEMENT = regex.compile(r"(?:->|\.)\s*(\w+)\s*\[[^\]\[;]+\]$")     # sp.parts[i]
 
 
 def is_handle(expr, ctx, project):
@@ -389,6 +402,9 @@ def is_handle(expr, ctx, project):
     m = _MEMBER.search(expr)
     if m:
         return m.group(1) in project.handle_fields
+    m = _MEMBER_ELEMENT.search(expr)
+    if m:
+        return m.group(1) in project.handle_array_fields
     m = _INDEXED.match(expr)
     return bool(m) and m.group(1) in ctx.arrays and expr.endswith("]")
 

@@ -2,7 +2,7 @@
 inserted (paper rule 8) and values that escape into globals."""
 import regex
 
-from .. import api, source
+from .. import api, project as proj, source
 from ..engine import Rule
 from . import _common, escape
 
@@ -669,7 +669,7 @@ class ApiCalls(Rule):
 
     def apply(self, unit):
         mapping = api.stock_map()
-        masked, text = unit.masked, unit.text
+        masked = unit.masked
         edits = source.Edits()
         # functions that stay stock, and destructors and traverse functions,
         # which have no S to pass (what CPython lets a destructor call, such
@@ -854,8 +854,30 @@ _TYPE_HELPERS_LINES = regex.compile(r"(?:\s*CYSTCK_TYPE_HELPERS\s*\(\s*\w+\s*\)[
 
 
 def _is_local_ref(text, m, local):
-    """Is the reference matched by ``m`` a local of the same name?"""
-    return text[m.start("r"):m.end("r")].strip() in local
+    """Is the reference matched by ``m`` a local of the same name (for an
+    element, ``cache[i]``, a local array ``cache``)?"""
+    return _SUBSCRIPT_END.sub("", text[m.start("r"):m.end("r")].strip()) in local
+
+
+# one subscript, which may hold another: [i], [idx[i]]
+SUBSCRIPT = r"\[(?:[^\[\];]|\[[^\[\];]*\])*\]"
+_SUBSCRIPT_END = regex.compile(r"\s*" + SUBSCRIPT + r"$")
+
+
+def _ref_elements(p):
+    """The pattern of an element of an array of references, ``cache[i]``
+    of a global ``static PyObject *cache[N]`` or ``H.items[i]`` of a member
+    ``PyObject *items[N]`` of a plain struct a global holds (the
+    ref-arrays part of the global-refs rule), or None.  The array itself,
+    not subscripted, is no reference."""
+    alts = []
+    if p.ref_arrays:
+        alts.append(_common.names_re(p.ref_arrays) + r"\s*" + SUBSCRIPT)
+    if p.ref_array_fields:
+        alts.append(r"\b(?!\w+_AsStruct\s*\()\w+(?:\s*\([^()]*\))?(?:\s*" + SUBSCRIPT + r")*"
+                    r"(?:\s*(?:->|\.)\s*\w+(?:\s*" + SUBSCRIPT + r")*)*?\s*(?:->|\.)\s*"
+                    + "(?:" + "|".join(map(regex.escape, sorted(p.ref_array_fields))) + r")\s*" + SUBSCRIPT)
+    return "(?:" + "|".join(alts) + ")" if alts else None
 
 
 def _store_use(masked, start, end):
@@ -894,7 +916,11 @@ class GlobalRefs(Rule):
     test.  A local taken from a reference that the code releases later
     (``old = g; g = v; Py_XDECREF(old);``) gets a handle of its own.  Static
     type objects are references too: ``&FooType`` becomes ``Cystck_deref(S,
-    FooType)``."""
+    FooType)``.  An array of objects that outlives the call, ``static
+    PyObject *cache[N];`` or the member ``PyObject *items[N];`` of a plain
+    struct a global holds, is an array of references, each element
+    ``cache[i]`` stored, read and released as such a global; the array
+    used whole (``PyObject **p = cache;``) is reported."""
     name = "global-refs"
     precedence = 700
     needs = ("include-header",)    # the helper of a store whose value is used goes after the include
@@ -905,13 +931,35 @@ class GlobalRefs(Rule):
     def apply(self, unit):
         p = unit.project
         names = set(p.globals)
-        if not names and not p.ref_fields and not p.type_objects:
+        if not names and not p.ref_fields and not p.type_objects and not p.ref_arrays and not p.ref_array_fields:
             return 0
         n = 0
-        if names:
-            n += self._declarations(unit, names)
-        n += self._uses(unit, names, p.ref_fields, {t for t in p.type_objects})
+        if names or p.ref_arrays:
+            n += self._declarations(unit, names | p.ref_arrays)
+        n += self._uses(unit, names, p.ref_fields, {t for t in p.type_objects}, _ref_elements(p))
+        self._whole_arrays(unit)
         return n
+
+    def _whole_arrays(self, unit):
+        """An array of references used whole (``PyObject **p = cache;``,
+        ``f(H.items)``) hands out ``Cystck_Ref *`` where stock code had
+        ``PyObject **``: reported, for a human (``sizeof`` and
+        ``Py_ARRAY_LENGTH`` of it are fine)."""
+        p = unit.project
+        alts = ([_common.names_re(p.ref_arrays)] if p.ref_arrays else []) + \
+            ([r"(?:->|\.)\s*(?:" + "|".join(map(regex.escape, sorted(p.ref_array_fields))) + r")\b"]
+             if p.ref_array_fields else [])
+        if not alts:
+            return
+        whole = regex.compile("(?:" + "|".join(alts) + r")(?!\s*\[)")
+        for ctx in _common.function_contexts(unit):
+            for m in whole.finditer(unit.masked, *ctx.body):
+                name = regex.search(r"\w+$", m.group()).group()
+                if name in ctx.arrays or regex.search(r"\b(?:sizeof|Py_ARRAY_LENGTH)\s*\(?[\w\s.>-]*$",
+                                                      unit.masked[max(0, m.start() - 60):m.start()]):
+                    continue
+                unit.leftover(m.start(), f"the array of references {name} is used whole: its items are "
+                              "Cystck_Ref, not PyObject *; read and store them one by one", self.name)
 
     def _declarations(self, unit, names):
         code = unit.structure
@@ -923,9 +971,10 @@ class GlobalRefs(Rule):
             s += _TYPE_HELPERS_LINES.match(code, s, e).end() - s
             item = code[s:e]
             m = regex.match(rf"\s*(?:(?:static|extern)\s+)*(?:const\s+)?(?P<t>(?:struct\s+)?(?:{types})\s*\*)", item)
-            if not m or "{" in item or regex.search(r"\)\s*;\s*$", item):
+            if not m or ("{" in item and not proj.NULL_ARRAY_INIT.search(item)) or regex.search(r"\)\s*;\s*$", item):
                 continue
-            decl = regex.match(rf"(?P<t>(?:struct\s+)?(?:{types})\s*\*\s*)(?P<rest>[\w\s,\*=]*);",
+            # (static PyObject *cache[N] = {NULL}; an array of references too)
+            decl = regex.match(rf"(?P<t>(?:struct\s+)?(?:{types})\s*\*\s*)(?P<rest>(?:[\w\s,\*=\[\]]|\{{[\w\s,]*\}})*);",
                                code[s + m.start("t"):e])
             if not decl or not set(regex.findall(r"\b\w+\b", decl.group("rest"))) & names:
                 continue
@@ -937,10 +986,10 @@ class GlobalRefs(Rule):
             unit.apply(edits)
         return edits.applied
 
-    def _uses(self, unit, names, ref_fields, type_vars):
+    def _uses(self, unit, names, ref_fields, type_vars, elements=None):
         masked = unit.masked
         edits = source.Edits()
-        alts = []
+        alts = [elements] if elements else []
         if names:
             alts.append(_common.names_re(names))
         if ref_fields:
@@ -1084,7 +1133,7 @@ class GlobalRefs(Rule):
         text = unit.text
 
         def is_local(m):
-            return text[m.start("r"):m.end("r")].strip() in local
+            return _is_local_ref(text, m, local)
         for m in read.finditer(masked, b0, b1):
             if is_local(m) or any(a <= m.start() < e for a, e in skip):
                 continue

@@ -346,3 +346,88 @@ class ModuleDefTests(Rule):
 
 
 _MODULE_DEF_NAME = regex.compile(r"\bCystckModuleDef\s+(\w+)\s*[=;]")
+
+
+# the casts stock code puts on a method's implementation to compare it:
+# (PyCFunction), (void *), (PyCFunction)(void (*)(void))
+_FUNCTION_CASTS = r"(?:\(\s*(?:\w+\s*\**|void\s*\(\s*\*\s*\)\s*\(\s*void\s*\))\s*\)\s*)*"
+_GET_FUNCTION = r"\bPyCFunction_(?:GetFunction|GET_FUNCTION)\s*" + _common.PAREN
+_METHOD_DEF_LINE = regex.compile(r"\bCYSTCK_DEF_(?:METH(?:_EXTERN|_FLAGS)?|TYPED(?:_POSONLY)?)\s*\(\s*(?P<sym>\w+)\s*,"
+                                 r"[^,]*,\s*(?P<impl>\w+)\s*,")
+
+
+class MethodDefTests(Rule):
+    """A builtin function's C function compared with one of the
+    extension's method implementations, ``PyCFunction_GetFunction(f) ==
+    (PyCFunction)impl`` (or ``!=``, ``PyCFunction_GET_FUNCTION``, the
+    operands the other way round), becomes ``CystckCFunction_IsDef(S, f,
+    &impl_def)``, ``impl_def`` being the definition the method-table rule
+    made for ``impl`` (several are or-ed; ``!`` before it for ``!=``):
+    after the port a function object holds the definition's trampoline,
+    never ``impl``, so the stock comparison would always be false.  A
+    definition that comes later in the file is declared ahead of the
+    function (``static CystckDef impl_def;``, a tentative definition).
+    Where the file has no definition of ``impl`` (its table is in another
+    file) or, in C++, only a later one, the comparison stays stock and is
+    reported.  A comparison with a function that is no method of the
+    extension is left to the escape hatch (it holds what stock held)."""
+    name = "method-def-tests"
+    precedence = 842
+    needs = ("method-table",)
+    patterns = (_GET_FUNCTION + r"\s*(?P<op>[!=]=)\s*" + _FUNCTION_CASTS + r"&?\s*(?P<f>\w+)\b(?!\s*[(\[.]|\s*->)",
+                r"(?:(?<=\breturn\s*)|(?<![\w)\]]\s*))" + _FUNCTION_CASTS + r"&?\s*(?P<f>\w+)\s*(?P<op>[!=]=)\s*"
+                + _GET_FUNCTION)
+    before = ("static PyObject *twice(PyObject *self, PyObject *o) { return PyNumber_Add(o, o); }\n"
+              "static int is_twice(PyObject *f)\n{\n"
+              "    return PyCFunction_GetFunction(f) == (PyCFunction)twice;\n}\n"
+              "static PyMethodDef methods[] = {\n    {\"twice\", twice, METH_O, NULL},\n    {NULL}\n};\n")
+    after = ("static PyObject *twice(PyObject *self, PyObject *o) { return PyNumber_Add(o, o); }\n"
+             "static CystckDef twice_def;\n"
+             "static int is_twice(PyObject *f)\n{\n"
+             "    return CystckCFunction_IsDef(S, f, &twice_def);\n}\n"
+             "CYSTCK_DEF_METH(twice_def, \"twice\", twice, CYSTCK_O, NULL)\n"
+             "static CystckDef *methods[] = {\n    &twice_def,\n    NULL\n};\n")
+
+    def apply(self, unit):
+        code = unit.masked
+        if not regex.search(_GET_FUNCTION, code):
+            return 0
+        defs = {}
+        for d in _METHOD_DEF_LINE.finditer(code):
+            defs.setdefault(d.group("impl"), []).append((d.group("sym"), d.start()))
+        methods = {cstruct.strip_cast(e[3]) for e in unit.project.method_entries} | set(defs)
+        edits, ahead = source.Edits(), {}
+        for pattern in self.patterns:
+            for ctx, m in _common.matches_in_state_bodies(unit, pattern, code):
+                impl = m.group("f")
+                if impl not in methods:
+                    continue          # another C function: stock's comparison holds
+                syms = defs.get(impl, [])
+                if not syms or (unit.is_cpp and any(at > m.start() for _, at in syms)):
+                    unit.leftover(m.start(), f"error: a function object's C function is compared with the method "
+                                  f"{impl}, which after the port it never is (it holds the trampoline of {impl}'s "
+                                  "definition, which this file does not give before the comparison): use "
+                                  "CystckCFunction_IsDef(S, f, &def)", self.name)
+                    continue
+                f = unit.text[m.start("p") + 1:m.end("p") - 1].strip()
+                test = " || ".join(f"CystckCFunction_IsDef(S, {f}, &{sym})" for sym, _ in syms)
+                negate = m.group("op") == "!="
+                if len(syms) > 1 and (negate or not _parenthesized(code, m.start(), m.end())):
+                    test = f"({test})"
+                edits.add(m.start(), m.end(), ("!" if negate else "") + test)
+                for sym, at in syms:
+                    if at > m.start():
+                        ahead[sym, at] = min(ahead.get((sym, at), ctx.func.start), ctx.func.start)
+        by_position = {}
+        for (sym, _), at in sorted(ahead.items(), key=lambda item: item[0][1]):     # in the file's order
+            by_position.setdefault(at, []).append(f"static CystckDef {sym};\n")
+        for at, lines in by_position.items():
+            edits.add(at, at, "".join(lines))
+        if edits:
+            unit.apply(edits)
+        return edits.applied
+
+
+def _parenthesized(code, start, end):
+    """Is ``code[start:end]`` the whole of a parenthesized expression?"""
+    return bool(regex.search(r"\(\s*$", code[max(0, start - 20):start]) and regex.match(r"\s*\)", code[end:]))

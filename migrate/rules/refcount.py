@@ -22,6 +22,9 @@ def _is_global_ref(unit, open_at, ctx):
     an object (a Cystck_Ref once translated), not shadowed by a local, or
     a member of the module state (``st->cache``, a Cystck_Ref too)?
     Releasing it is the global-refs rule's (``Cystck_unref``)."""
+    arg = unit.masked[open_at + 1:source.matching(unit.masked, open_at) - 1]
+    if _common.is_ref_element(arg, unit.project):
+        return regex.match(r"\s*\w+", arg).group().strip() not in ctx.arrays
     member = regex.match(r"\(\s*\w+(?:\s*(?:->|\.)\s*\w+)*?\s*(?:->|\.)\s*(\w+)\s*\)", unit.masked[open_at:])
     if member:
         return member.group(1) in unit.project.ref_fields
@@ -456,7 +459,7 @@ def _native_store(code, start, end, x, project):
     for m in pat.finditer(code, start, end):
         target = m.group("t").strip()
         member = regex.search(r"(?:->|\.)\s*(\w+)\s*$", target)
-        if member and member.group(1) in project.ref_fields:
+        if member and member.group(1) in project.ref_fields or _common.is_ref_element(target, project):
             continue
         if not member and not target.startswith("*") and regex.match(r"\w+\s*\[", target):
             # an element of a local array of handles lives for the call

@@ -130,7 +130,8 @@ class StructMembers(Rule):
     a module-state struct, or of a plain struct that a global holds
     (``static holder H;``, an array of them, a pointer to one), become
     ``Cystck_Ref`` because they outlive the call (the global-refs rule
-    stores and reads them)."""
+    stores and reads them).  An array member, ``PyObject *items[N];``, is
+    an array of the one or the other."""
     name = "struct-members"
     precedence = 210
     patterns = (r"\bstruct\s*\w*\s*\{",)
@@ -139,7 +140,7 @@ class StructMembers(Rule):
 
     def apply(self, unit):
         p = unit.project
-        if not p.handle_fields and not p.ref_fields:
+        if not p.handle_fields and not p.ref_fields and not p.ref_array_fields and not p.handle_array_fields:
             return 0
         code = unit.structure
         edits = source.Edits()
@@ -151,6 +152,9 @@ class StructMembers(Rule):
             if m.start() > 0 and regex.search(r"\b(?:struct|union|class)\s*\w*\s*\{[^{}]*$", code[:m.start()]):
                 continue   # nested: handled with its parent
             for base, d, span in cstruct.struct_members(code, open_at, close):
+                if d.array:
+                    self._array(p, code, base, d, span, edits)
+                    continue
                 if d.name not in p.handle_fields and d.name not in p.ref_fields:
                     continue
                 if not regex.fullmatch(r"\s*(?:const\s+)?" + proj.OBJECT_TYPES, base) or d.pointer != "*":
@@ -162,6 +166,22 @@ class StructMembers(Rule):
         if edits:
             unit.apply(edits)
         return edits.applied
+
+
+    @staticmethod
+    def _array(p, code, base, d, span, edits):
+        """``PyObject *items[N];``: ``Cystck_Ref items[N];`` where a global
+        holds the struct, ``Cystck_Object items[N];`` where it lives for
+        the call."""
+        if d.name in p.ref_array_fields:
+            new = "Cystck_Ref "
+        elif d.name in p.handle_array_fields:
+            new = "Cystck_Object "
+        else:
+            return
+        decl = regex.match(r"\s*(?:const\s+)?" + proj.OBJECT_TYPES + r"\s*\*\s*", code[span[0]:span[1]])
+        if decl and d.pointer == "*" and "," not in code[span[0]:span[1]]:
+            edits.add(span[0] + len(decl.group()) - len(decl.group().lstrip()), span[0] + decl.end(), new)
 
 
 _GENERIC_SLOTS = {("tp_iter", "PyObject_SelfIter"): "CYSTCK_DEF_SELFITER",

@@ -483,6 +483,12 @@ LEAVE_ALONE = {
         "    ((PyTypeObject *)t)->tp_flags |= Py_TPFLAGS_BASETYPE;\n"
         "    Py_TYPE(o)->tp_flags = *p;\n"
         "    return PyObject_IsTrue(o) ? c->tp_flags : PyLong_Type.tp_flags;\n}\n"),
+    # A function object's C function compared with a pointer passed in, no method of the file.
+    "method-def-tests": (
+        "static PyObject *twice(PyObject *self, PyObject *o);\n"
+        "CYSTCK_DEF_METH(twice_def, \"twice\", twice, CYSTCK_O, NULL)\n"
+        "static int is_other(PyObject *f, PyCFunction other)\n{\n"
+        "    return PyCFunction_GetFunction(f) == other;\n}\n"),
     # A macro naming a cast to a plain struct, not a custom type's.
     "cast-alias-macros": (
         "typedef struct { long n; } Dump;\n"
@@ -580,6 +586,7 @@ POSITIVE_TWINS = {
     "type-name-reads": ("c->tp_name", "((PyTypeObject *)o)->tp_name"),
     "err-occurred-tests": ("p != NULL", "PyErr_Occurred() != NULL"),
     "type-flags-reads": ("c->tp_flags :", "((PyTypeObject *)t)->tp_flags :"),
+    "method-def-tests": ("== other;", "== (PyCFunction)twice;"),
     "cast-alias-macros": ("typedef struct { long n; } Dump;", "typedef struct { PyObject_HEAD long n; } Dump;"),
     "identity-name-macros": ("name##_v2", "name"),
 }

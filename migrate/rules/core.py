@@ -878,6 +878,21 @@ def _store_use(masked, start, end):
     return "value"
 
 
+def references_re(names, ref_fields):
+    """A regex matching a reference: one of the globals ``names`` or a
+    member chain ending in one of ``ref_fields``; None if there are none."""
+    alts = []
+    if names:
+        alts.append(_common.names_re(names))
+    if ref_fields:
+        # st->name, H.cb, table[i].value; not Foo_AsStruct(S, h)->name,
+        # an object field of a custom type named like a reference
+        alts.append(r"\b(?!\w+_AsStruct\s*\()\w+(?:\s*\([^()]*\))?(?:\s*\[[^\[\];]*\])*"
+                    r"(?:\s*(?:->|\.)\s*\w+(?:\s*\[[^\[\];]*\])*)*?\s*(?:->|\.)\s*(?:"
+                    + "|".join(map(regex.escape, sorted(ref_fields))) + r")\b")
+    return "(?:" + "|".join(alts) + ")" if alts else None
+
+
 class GlobalRefs(Rule):
     """Values that escape into globals (and into module-state members) are
     held through references: ``static PyObject *g;`` becomes ``static
@@ -885,8 +900,9 @@ class GlobalRefs(Rule):
     other uses read ``Cystck_deref(S, g)`` (a ``static Foo *g;`` holding an
     instance of a custom type is such a global too).  ``Py_CLEAR(g)`` becomes
     ``Cystck_unref(S, g); g = NULL;``; ``Py_DECREF(g)`` of a global is
-    dropped (the reference is released by the clear), and ``Py_SETREF(g,
-    v)`` releases the old reference after storing the new one.  A store
+    dropped (the reference is released by the clear, or by the store that
+    follows it: the ref-release-store rule), and ``Py_SETREF(g, v)``
+    releases the old reference after storing the new one.  A store
     whose value is used, ``if (!(g = f(x)))``, stores
     ``cystck_migrate_xref(S, f(x))`` (defined once after the Cystck.h
     include: NULL for the null handle, as the stock global held), tested as
@@ -940,16 +956,7 @@ class GlobalRefs(Rule):
     def _uses(self, unit, names, ref_fields, type_vars):
         masked = unit.masked
         edits = source.Edits()
-        alts = []
-        if names:
-            alts.append(_common.names_re(names))
-        if ref_fields:
-            # st->name, H.cb, table[i].value; not Foo_AsStruct(S, h)->name,
-            # an object field of a custom type named like a reference
-            alts.append(r"\b(?!\w+_AsStruct\s*\()\w+(?:\s*\([^()]*\))?(?:\s*\[[^\[\];]*\])*"
-                        r"(?:\s*(?:->|\.)\s*\w+(?:\s*\[[^\[\];]*\])*)*?\s*(?:->|\.)\s*(?:"
-                        + "|".join(map(regex.escape, sorted(ref_fields))) + r")\b")
-        ref = "(?:" + "|".join(alts) + ")" if alts else None
+        ref = references_re(names, ref_fields)
         tre = _common.names_re(type_vars) if type_vars else None
         type_pat = regex.compile(rf"(?:\(\s*(?:PyObject|PyTypeObject)\s*\*\s*\)\s*)?(?:\(\s*&\s*(?P<a>{tre})\s*\)"
                                  rf"|&\s*(?P<b>{tre}))") if tre else None

@@ -20,9 +20,11 @@ def _global_aware_bodies(unit):
 def _is_global_ref(unit, open_at, ctx):
     """Is the argument in the parentheses at ``open_at`` a global that holds
     an object (a Cystck_Ref once translated), not shadowed by a local, or
-    a member of the module state (``st->cache``, a Cystck_Ref too)?
+    a member of the module state (``st->cache``, a Cystck_Ref too) or
+    of a struct a global holds (``table[i].value``)?
     Releasing it is the global-refs rule's (``Cystck_unref``)."""
-    member = regex.match(r"\(\s*\w+(?:\s*(?:->|\.)\s*\w+)*?\s*(?:->|\.)\s*(\w+)\s*\)", unit.masked[open_at:])
+    member = regex.match(r"\(\s*\w+(?:\s*\[[^\[\];]*\])*(?:\s*(?:->|\.)\s*\w+(?:\s*\[[^\[\];]*\])*)*?"
+                         r"\s*(?:->|\.)\s*(\w+)\s*\)", unit.masked[open_at:])
     if member:
         return member.group(1) in unit.project.ref_fields
     m = regex.match(r"\(\s*(\w+)\s*\)", unit.masked[open_at:])
@@ -558,6 +560,106 @@ class Clear(Rule):
         if edits:
             unit.apply(edits)
         return edits.applied
+
+
+class RefReleaseStore(Rule):
+    """A reference released and then stored into, ``Py_XDECREF(g); ...; g
+    = v;`` (g a global or a member that becomes a ``Cystck_Ref``), replaces
+    its object: the pair becomes ``Py_XSETREF(g, v);`` where the store is,
+    which the newref and global-refs rules port to a store that releases
+    the old reference (``Py_CLEAR(g);`` for ``g = NULL;``).  Alone, the
+    release of a reference is dropped (the store would keep the old object
+    alive forever).  The statements between may do anything but read or
+    store ``g`` or change what its spelling names (``table[i].value`` and
+    ``i++``): the old object is released once the new one is stored.  A
+    store whose value is used, ``Py_XDECREF(g); if (!(g = f(x)))``, or in a
+    nested block, ``if (v) { g = v; } else g = NULL;``, has the release
+    stay where it is, ``Py_CLEAR(g);``, where nothing between calls a
+    function (which might read ``g``; stock would read it released too).
+    Otherwise (a read of ``g`` before the store, a call before a store
+    that is no statement of the release's block) the release stays
+    dropped, as before: the object leaks, nothing misbehaves."""
+    name = "ref-release-store"
+    precedence = 598
+    patterns = (r"\bPy_X?DECREF\s*\(",)
+    before = ("static PyObject *cache;\nstatic PyObject *f(PyObject *v)\n{\n"
+              "    Py_XDECREF(cache);\n    Py_INCREF(v);\n    cache = v;\n    Py_RETURN_NONE;\n}\n")
+    after = ("static PyObject *cache;\nstatic PyObject *f(PyObject *v)\n{\n"
+             "    Py_INCREF(v);\n    Py_XSETREF(cache, v);\n    Py_RETURN_NONE;\n}\n")
+
+    def apply(self, unit):
+        from .core import references_re
+        p = unit.project
+        ref = references_re(p.globals, p.ref_fields)
+        if ref is None:
+            return 0
+        release = regex.compile(rf"\bPy_X?DECREF\s*\(\s*(?P<r>{ref})\s*\)\s*;")
+        masked, text = unit.masked, unit.text
+        edits = source.Edits()
+        for ctx in _common.function_contexts(unit):
+            if not ctx.has_state:
+                continue
+            b0, b1 = ctx.body
+            local = ctx.handles | ctx.arrays
+            for m in release.finditer(masked, b0, b1):
+                r = text[m.start("r"):m.end("r")].strip()
+                if r in local or _common.in_unbraced_body(masked, m.start()):
+                    continue
+                self._pair(unit, m, r, b0, b1, edits)
+        if edits:
+            unit.apply(edits)
+        return edits.applied
+
+    @staticmethod
+    def _pair(unit, m, r, b0, b1, edits):
+        """The edits that pair the release ``m`` of ``r`` with the store
+        that follows it in its block, if there is one to pair with."""
+        masked, text = unit.masked, unit.text
+        opening = _enclosing_brace(masked, m.start(), b0)
+        end = source.matching(masked, opening) - 1 if opening is not None else b1
+        spelled = r"\s*".join(regex.escape(t) for t in regex.findall(r"\w+|->|\S", r))
+        use = regex.compile(rf"(?<![\w.>]){spelled}(?!\w)(?P<store>\s*=(?!=))?").search(masked, m.end(), end)
+        if use is None or not use.group("store"):
+            return                # never stored again here, or read first
+        between = masked[m.end():use.start()]
+        if regex.search(r"^[ \t]*#", between, regex.M) or _changes_names(between, r):
+            return
+        value_end = _common.expression_end(masked, use.end(), end)
+        statement = masked[:use.start()].rstrip()[-1:] in ("{", ";", "}", ":") and \
+            _enclosing_brace(masked, use.start(), b0) == opening and \
+            not _common.in_unbraced_body(masked, use.start()) and masked[value_end:value_end + 1] == ";"
+        if statement:
+            value = text[use.end():value_end].strip()
+            new = f"Py_CLEAR({r})" if value in ("NULL", "0", "nullptr") else f"Py_XSETREF({r}, {value})"
+            _remove_statement(text, masked, m.start(), m.end(), edits)
+            edits.add(use.start(), value_end, new)
+        elif not _calls(between):
+            # if (!(g = f(x))), or a store in a nested block: nothing between
+            # can read g, released early and null as stock has it dangle
+            edits.add(m.start(), m.end(), f"Py_CLEAR({r});")
+
+
+# what may stand between a release and the store it pairs with when the
+# release stays where it is: calls that read no global
+_PURE_CALLS = {"Py_INCREF", "Py_XINCREF", "Cystck_Is", "Cystck_IsNull", "Py_Is", "Py_IsNone"}
+_KEYWORDS = {"if", "while", "for", "switch", "return", "sizeof", "else", "do"}
+
+
+def _calls(code):
+    """Does ``code`` call a function (or a function-like macro) that might
+    read a global, anything but _PURE_CALLS?"""
+    return any(c not in _PURE_CALLS and c not in _KEYWORDS for c in regex.findall(r"\b(\w+)\s*\(", code))
+
+
+def _changes_names(code, expr):
+    """Does ``code`` assign, increment or take the address of a name that
+    ``expr`` (a reference's spelling: ``table[i].value``) reads, other
+    than its member names?"""
+    names = {t for t in regex.findall(r"(?<![.>]\s*)\b[A-Za-z_]\w*", expr)}
+    if not names:
+        return False
+    n = _common.names_re(names)
+    return bool(regex.search(rf"{n}\s*(?:[-+*/%&|^]|<<|>>)?=(?!=)|{n}\s*(?:\+\+|--)|(?:\+\+|--|(?<!&)&(?!&))\s*{n}", code))
 
 
 class NewRef(Rule):

@@ -270,6 +270,10 @@ class Project:
     globals: set = field(default_factory=set)            # PyObject* globals -> Cystck_Ref
     handle_fields: set = field(default_factory=set)      # PyObject* members of plain structs
     ref_fields: set = field(default_factory=set)         # PyObject* members of module state
+    ref_structs: set = field(default_factory=set)        # plain structs (every name) whose members are refs
+    struct_names: dict = field(default_factory=dict)     # plain struct name -> all its names (tag, typedef)
+    member_structs: dict = field(default_factory=dict)   # plain struct -> {member: struct it holds or points to}
+    struct_globals: dict = field(default_factory=dict)   # global variable -> its plain struct
     module_state_structs: set = field(default_factory=set)
     state_typedefs: set = field(default_factory=set)     # fn-pointer types that get S
     state_fields: set = field(default_factory=set)       # members of those types
@@ -290,6 +294,21 @@ class Project:
     destructor_splits: dict = field(default_factory=dict)  # destructor -> the finalizer split from it
 
     # ---- lookups used by the rules ----
+    @functools.cached_property
+    def ambiguous_refs(self):
+        """Reference member names that a plain struct no global holds has
+        too (as a handle): an access by such a name is a reference or not
+        by its struct (``member_is_ref``)."""
+        return {n for struct, members in self.member_handles.items() if struct not in self.ref_structs
+                for n in members} & self.ref_fields
+
+    def member_is_ref(self, member, struct):
+        """Is ``member`` of plain struct ``struct`` a reference (None: a
+        struct not known, judged by the member's name)?"""
+        if struct is None or struct not in self.struct_names:
+            return member in self.ref_fields
+        return struct in self.ref_structs and member in self.member_handles.get(struct, ())
+
     def function(self, path, name):
         """The definition of ``name`` visible from ``path``: a function of
         the same file first, then a non-static one of another file."""
@@ -663,11 +682,17 @@ def _collect_structs(p, code, text):
             for n in names:
                 p.types[n] = info
         else:
+            for n in names:
+                p.struct_names[n] = frozenset(names)
             for base, d, _ in members:
                 if _handle_type(base, d.pointer, ()) and not d.array and not regex.match(r"static\b", base):
                     p.handle_fields.add(d.name)
                     for n in names:
                         p.member_handles.setdefault(n, set()).add(d.name)
+                elif d.pointer in ("", "*"):
+                    held = regex.sub(r"\b(?:const|struct|union|volatile)\b", "", base).strip()
+                    for n in names:
+                        p.member_structs.setdefault(n, {})[d.name] = held
 
 
 def _base_struct_member(p, members):
@@ -964,16 +989,17 @@ def _collect_globals(p, code, text):
             tag = regex.match(r"(?:typedef\s+)?struct\s*(\w+)", code[m.start():m.end()])
             names = {after.group(1) if after else None, tag.group(1) if tag else None}
             if struct in names:
+                p.ref_structs.update(names - {None})
                 for base, d, _ in cstruct.struct_members(code, m.end() - 1, close):
                     if _handle_type(base, d.pointer, ()):
                         p.ref_fields.add(d.name)
                         p.handle_fields.discard(d.name)
 
 
-_GLOBAL_OF_STRUCT = regex.compile(r"\s*(?:(?:static|extern)\s+)*(?:const\s+)?(?:struct\s+)?(?P<t>\w+)\s*\**\s*\w+\s*"
+_GLOBAL_OF_STRUCT = regex.compile(r"\s*(?:(?:static|extern)\s+)*(?:const\s+)?(?:struct\s+)?(?P<t>\w+)\s*\**\s*(?P<v>\w+)\s*"
                                r"(?:\[[^\]]*\]\s*)*[=;,]")
 # static struct { PyObject *cb; } H; (no typedef: a struct with its variable)
-_STRUCT_WITH_GLOBAL = regex.compile(r"^[ \t]*(?:(?:static|extern)\s+)*(?:struct|union)\s*\w*\s*\{", regex.M)
+_STRUCT_WITH_GLOBAL = regex.compile(r"^[ \t]*(?:(?:static|extern)\s+)*(?:struct|union)\s*(?P<tag>\w*)\s*\{", regex.M)
 
 
 def _collect_global_structs(p, masks):
@@ -988,6 +1014,7 @@ def _collect_global_structs(p, masks):
         if struct in p.types:
             return          # an instance struct: its own fields
         seen.add(struct)
+        p.ref_structs.update(p.struct_names.get(struct, ()))
         for name in p.member_handles.get(struct, ()):
             p.ref_fields.add(name)
             p.handle_fields.discard(name)
@@ -998,9 +1025,14 @@ def _collect_global_structs(p, masks):
             m = _GLOBAL_OF_STRUCT.match(code, start, end)
             if m and "(" not in code[start:m.end()]:
                 as_references(m.group("t"), set())
+                if m.group("t") in p.struct_names:
+                    p.struct_globals[m.group("v")] = m.group("t")
         for m in _STRUCT_WITH_GLOBAL.finditer(code):
             close = source.matching(code, m.end() - 1)
             if regex.match(r"\s*\**\s*\w+", code[close:]):
+                p.ref_structs.update(p.struct_names.get(m.group("tag"), ()))
+                if m.group("tag") in p.struct_names:
+                    p.struct_globals[regex.match(r"\s*\**\s*(\w+)", code[close:]).group(1)] = m.group("tag")
                 for base, d, _ in cstruct.struct_members(code, m.end() - 1, close):
                     if _handle_type(base, d.pointer, ()) and not d.array:
                         p.ref_fields.add(d.name)

@@ -878,6 +878,22 @@ def _store_use(masked, start, end):
     return "value"
 
 
+class NotReferences(set):
+    """What a function spells like a reference but is none: its local
+    handles and arrays (a name shadowing a global), and accesses of a
+    member named like a reference of a plain struct no global holds
+    (``job.cb`` of a local ``job_t job``: _common.is_reference)."""
+
+    def __init__(self, ctx, project):
+        super().__init__(ctx.handles | ctx.arrays)
+        self.ctx, self.project = ctx, project
+
+    def __contains__(self, expr):
+        member = regex.search(r"(?:->|\.)\s*\w+$", expr)
+        return set.__contains__(self, expr) or (
+            member is not None and not _common.is_reference(expr, self.ctx, self.project))
+
+
 def references_re(names, ref_fields):
     """A regex matching a reference: one of the globals ``names`` or a
     member chain ending in one of ``ref_fields``; None if there are none."""
@@ -967,7 +983,7 @@ class GlobalRefs(Rule):
             if not ctx.has_state:
                 continue
             b0, b1 = ctx.body
-            local = ctx.handles | ctx.arrays
+            local = NotReferences(ctx, unit.project)
             assigned = []
             if pats:
                 assigned = self._rewrite_refs(unit, masked, b0, b1, pats, local, edits, type_pat)

@@ -26,7 +26,7 @@ def _is_global_ref(unit, open_at, ctx):
     member = regex.match(r"\(\s*\w+(?:\s*\[[^\[\];]*\])*(?:\s*(?:->|\.)\s*\w+(?:\s*\[[^\[\];]*\])*)*?"
                          r"\s*(?:->|\.)\s*(\w+)\s*\)", unit.masked[open_at:])
     if member:
-        return member.group(1) in unit.project.ref_fields
+        return _common.is_reference(member.group().strip("() \t\n"), ctx, unit.project)
     m = regex.match(r"\(\s*(\w+)\s*\)", unit.masked[open_at:])
     return bool(m) and m.group(1) in unit.project.globals and \
         m.group(1) not in ctx.handles and m.group(1) not in ctx.arrays
@@ -588,7 +588,7 @@ class RefReleaseStore(Rule):
              "    Py_INCREF(v);\n    Py_XSETREF(cache, v);\n    Py_RETURN_NONE;\n}\n")
 
     def apply(self, unit):
-        from .core import references_re
+        from .core import NotReferences, references_re
         p = unit.project
         ref = references_re(p.globals, p.ref_fields)
         if ref is None:
@@ -600,7 +600,7 @@ class RefReleaseStore(Rule):
             if not ctx.has_state:
                 continue
             b0, b1 = ctx.body
-            local = ctx.handles | ctx.arrays
+            local = NotReferences(ctx, p)
             for m in release.finditer(masked, b0, b1):
                 r = text[m.start("r"):m.end("r")].strip()
                 if r in local or _common.in_unbraced_body(masked, m.start()):

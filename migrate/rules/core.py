@@ -923,7 +923,7 @@ class GlobalRefs(Rule):
     ``cystck_migrate_xref(S, f(x))`` (defined once after the Cystck.h
     include: NULL for the null handle, as the stock global held), tested as
     the pointer it is, or read back as a handle where the value is not a
-    test.  A local taken from a reference that the code releases later
+    test: so is one inside a stored value, ``g1 = (g2 = f(x))``.  A local taken from a reference that the code releases later
     (``old = g; g = v; Py_XDECREF(old);``) gets a handle of its own.  Static
     type objects are references too: ``&FooType`` becomes ``Cystck_deref(S,
     FooType)``."""
@@ -1034,7 +1034,7 @@ class GlobalRefs(Rule):
             if _is_local_ref(text, m, local):
                 continue
             r = text[m.start("r"):m.end("r")]
-            b = self._value_reading_refs(unit, masked, m.span("b"), read, local)
+            b = self._value_reading_refs(unit, masked, m.span("b"), read, local, assign)
             edits.add(m.start(), m.end(), f"{{ Cystck_Object new_ = {b}; Cystck_Ref old_ = {r}; "
                                           f"{r} = {XREF_HELPER}(S, new_); Cystck_unref(S, old_); }}")
             done.append(m.span())
@@ -1074,7 +1074,7 @@ class GlobalRefs(Rule):
             e = text[e0:e1].strip()
             if e in ("NULL", "0", "nullptr") or e.startswith(("Cystck_ref(", XREF_HELPER)) or not e:
                 continue
-            e = self._value_reading_refs(unit, masked, (e0, e1), read, local)
+            e = self._value_reading_refs(unit, masked, (e0, e1), read, local, assign)
             if type_pat:          # st->Type = (PyObject *)&FooType; FooType is a reference too
                 e = type_pat.sub(lambda t: f"Cystck_deref(S, {t.group('a') or t.group('b')})", e)
             r = text[m.start("r"):m.end("r")]
@@ -1092,14 +1092,39 @@ class GlobalRefs(Rule):
         self._read_refs(unit, masked, b0, b1, read, local, edits, skip=done)
         return assigned
 
-    def _value_reading_refs(self, unit, masked, span, read, local):
+    def _value_reading_refs(self, unit, masked, span, read, local, assign=None):
         """The stored value's text with the references it reads (``g2 =
-        PyObject_GetAttrString(g1, "x")``) read through Cystck_deref: the
-        edit wrapping the value in Cystck_ref covers them."""
+        PyObject_GetAttrString(g1, "x")``) read through Cystck_deref, and
+        the stores into references it makes translated (_nested_stores):
+        the edit wrapping the value in Cystck_ref covers them."""
         inner = source.Edits()
-        self._read_refs(unit, masked, span[0], span[1], read, local, inner)
+        stores = self._nested_stores(unit, masked, span, read, local, assign, inner) if assign else []
+        self._read_refs(unit, masked, span[0], span[1], read, local, inner, skip=stores)
         result = inner.apply(unit.text)
         return result[span[0]:span[1] + len(result) - len(unit.text)].strip()
+
+    def _nested_stores(self, unit, masked, span, read, local, assign, edits):
+        """Edits for the stores into references inside a stored value, ``g1
+        = (g2 = f(x))``: each a store whose value is used, ``(g2 =
+        cystck_migrate_xref(S, f(x)), g2 ? Cystck_deref(S, g2) :
+        Cystck_NULL)``, so that both references hold the object.  Returns
+        their spans."""
+        text, spans = unit.text, []
+        for m in assign.finditer(masked, span[0], span[1]):
+            if _is_local_ref(text, m, local) or any(a <= m.start() < e for a, e in spans):
+                continue
+            v1 = _common.expression_end(masked, m.end(), span[1])
+            if masked[m.end():v1].strip() in ("", "NULL", "0", "nullptr"):
+                continue
+            value = self._value_reading_refs(unit, masked, (m.end(), v1), read, local, assign)
+            r = text[m.start("r"):m.end("r")].strip()
+            s0, s1 = m.start(), v1
+            opening = masked.rfind("(", span[0], s0)
+            if opening >= 0 and not masked[opening + 1:s0].strip() and masked[v1:].lstrip().startswith(")"):
+                s0, s1 = opening, masked.index(")", v1) + 1      # (g2 = f(x)): its own parentheses
+            edits.add(s0, s1, f"({r} = {XREF_HELPER}(S, {value}), {r} ? Cystck_deref(S, {r}) : Cystck_NULL)")
+            spans.append((s0, s1))
+        return spans
 
     @staticmethod
     def _read_refs(unit, masked, b0, b1, read, local, edits, skip=()):

@@ -923,8 +923,9 @@ class GlobalRefs(Rule):
     ``cystck_migrate_xref(S, f(x))`` (defined once after the Cystck.h
     include: NULL for the null handle, as the stock global held), tested as
     the pointer it is, or read back as a handle where the value is not a
-    test: so is one inside a stored value, ``g1 = (g2 = f(x))``.  A local taken from a reference that the code releases later
-    (``old = g; g = v; Py_XDECREF(old);``) gets a handle of its own.  Static
+    test: so is one inside a stored value, ``g1 = (g2 = f(x))``.  A local
+    taken from a reference that the code releases later (``old = g; g = v;
+    Py_XDECREF(old);``) gets a handle of its own.  Static
     type objects are references too: ``&FooType`` becomes ``Cystck_deref(S,
     FooType)``."""
     name = "global-refs"

@@ -662,6 +662,101 @@ def _changes_names(code, expr):
     return bool(regex.search(rf"{n}\s*(?:[-+*/%&|^]|<<|>>)?=(?!=)|{n}\s*(?:\+\+|--)|(?:\+\+|--|(?<!&)&(?!&))\s*{n}", code))
 
 
+class CommaIncRef(Rule):
+    """An increment in an expression, ``r = (Py_INCREF(x), x);`` or
+    ``return Py_INCREF(x), x;`` (a new reference to ``x``, the spelling of
+    ``Py_NewRef(x)`` older code uses), goes before its statement:
+    ``Py_INCREF(x); r = x;``, which the incref rule ports as any increment
+    (a handle of its own where the reference is consumed, returned by a
+    helper or released later).  Left in the expression it would be kept
+    through the escape hatch, a reference nothing releases.  Only where
+    ``x`` is the whole second operand, in an expression statement, a
+    declaration or a ``return`` (braced when the body of an ``if``) that
+    does not change what ``x`` names before it; elsewhere (a loop's
+    header, a condition) it stays and is reported."""
+    name = "comma-incref"
+    precedence = 120
+    patterns = (r"\bPy_X?INCREF\s*" + _common.PAREN + r"\s*,",)
+    before = ("static PyObject *f(PyObject *o)\n{\n    PyObject *r;\n"
+              "    r = (Py_INCREF(o), o);\n    return r;\n}\n")
+    after = ("static PyObject *f(PyObject *o)\n{\n    PyObject *r;\n"
+             "    Py_INCREF(o);\n    r = o;\n    return r;\n}\n")
+
+    def apply(self, unit):
+        masked, text = unit.masked, unit.text
+        edits = source.Edits()
+        braced = set()
+        for f, _ in _common.state_functions(unit):
+            b0, b1 = f.body
+            for m in regex.finditer(self.patterns[0], masked, pos=b0, endpos=b1):
+                x = text[m.start("p") + 1:m.end("p") - 1].strip()
+                group = self._idiom(masked, m, x)
+                statement = group and self._statement(masked, b0, group, x)
+                if not statement:
+                    continue
+                s0, s1 = statement
+                increment = text[m.start():m.end("p")] + ";"
+                line = text.rfind("\n", 0, s0) + 1
+                indent = text[line:s0]
+                lead = increment + ("\n" + indent if not indent.strip() else " ")
+                if _common.in_unbraced_body(masked, s0) and s0 not in braced:
+                    braced.add(s0)
+                    lead, edits_after = "{ " + increment + " ", " }"
+                    edits.add(s1, s1, edits_after)
+                edits.add(s0, s0, lead)
+                edits.add(*group, x)
+        if edits:
+            unit.apply(edits)
+        return edits.applied
+
+    @staticmethod
+    def _idiom(masked, m, x):
+        """The span of ``(Py_INCREF(x), x)`` (or of ``Py_INCREF(x), x`` after
+        ``return``) whose increment ``m`` is, or None."""
+        spelled = r"\s*".join(regex.escape(t) for t in regex.findall(r"\w+|->|\S", x))
+        second = regex.compile(rf"\s*{spelled}(?![\w(\[]|\s*(?:->|\.|\[|\())").match(masked, m.end())
+        if not x or second is None:
+            return None
+        before = masked[:m.start()].rstrip()
+        after = masked[second.end():].lstrip()[:1]
+        called = regex.search(r"(?:(?<!\w)(?!return\b)\w+|[)\]])\s*\($", before)   # f(...): a call's
+        if after == ")" and before.endswith("(") and not called:
+            close = source.matching(masked, len(before) - 1)
+            if not masked[second.end():close - 1].strip():
+                return len(before) - 1, close
+        if after == ";" and regex.search(r"\breturn$", before):
+            return m.start(), second.end()
+        return None
+
+    @staticmethod
+    def _statement(masked, b0, group, x):
+        """(start, end) of the statement holding ``group``, a plain one the
+        increment can go before, or None."""
+        s0 = max(masked.rfind(c, b0, group[0]) for c in ";{}") + 1
+        while True:           # past the headers whose unbraced body it is
+            s0 += len(masked[s0:group[0]]) - len(masked[s0:group[0]].lstrip())
+            header = regex.match(r"(?:if|while|for|switch)\s*\(|else\b", masked, pos=s0, endpos=group[0])
+            if header is None:
+                break
+            s0 = source.matching(masked, header.end() - 1) if header.group().endswith("(") else header.end()
+            if s0 > group[0]:
+                return None   # in the header itself: a condition
+        head = masked[s0:group[0]]
+        depth = 0
+        for c in head:
+            depth += {"(": 1, ")": -1}.get(c, 0)
+            if depth < 0:
+                return None          # inside a header: for (...; ...; ...)
+        if regex.match(r"(?:if|while|for|switch|do|else|case|default|goto)\b|#", head) or \
+                _changes_names(head, x):
+            return None
+        end = masked.find(";", group[1])
+        tail = masked[group[1]:end]
+        if end < 0 or "{" in tail or tail.count(")") - tail.count("(") != depth:
+            return None
+        return s0, end + 1
+
+
 class NewRef(Rule):
     """``Py_NewRef(x)`` and ``Py_XNewRef(x)`` become ``x``; where the new
     reference is handed to a function that consumes it (``PyTuple_SET_ITEM``,

@@ -314,6 +314,12 @@ LEAVE_ALONE = {
     "decref": in_capsule_destructor("Py_DECREF(o);"),
     "clear": in_capsule_destructor("Py_CLEAR(o);"),
     "newref": in_capsule_destructor("keep(Py_NewRef(o));"),
+    # Increments in a condition (no statement to go before) and with another
+    # second operand.
+    "comma-incref": (
+        "static PyObject *f(PyObject *a, PyObject *b)\n{\n"
+        "    while ((Py_INCREF(a), a) != b)\n        b = g(b);\n"
+        "    return (Py_INCREF(a), b);\n}\n"),
     # A reference released with no store after it (taken for a call), and
     # one whose index changes before the store (another element is stored).
     "ref-release-store": (
@@ -531,6 +537,7 @@ POSITIVE_TWINS = {
     "clear": (STOCK_DESTRUCTOR, "PyCapsule_New(o, NULL, NULL)"),
     "newref": (STOCK_DESTRUCTOR, "PyCapsule_New(o, NULL, NULL)"),
     "ref-release-store": ("    i++;\n", "    n++;\n"),
+    "comma-incref": ("(Py_INCREF(a), b)", "(Py_INCREF(a), a)"),
     "object-new": ("PyMem_New(Box, 1)", "PyObject_New(Box, &BoxType)"),
     "type-ready": ("PyType_Ready(type)", "PyType_Ready(&BoxType)"),
     "class-type-refs": ("Box::Count )", "Box::TypeObject )"),

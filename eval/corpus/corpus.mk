@@ -1,10 +1,10 @@
-# The porting corpus: ten pinned PyPI extensions built stock, translated by
+# The porting corpus: pinned PyPI extensions built stock, translated by
 # cystck-migrate, built untouched with Cystck and run through their own
 # tests (release and CYSTCK_DEBUG=1).  See eval/README.md, "The porting corpus".
 #
 #   make corpus                   every recipe, full suites: eval/results/corpus.json,
 #                                 eval/report/corpus.md (lz4's 19,804 tests included)
-#   make corpus QUICK=1           the quick run (recipes.QUICK: all ten, lz4's quick_tests): build/corpus/corpus-quick.*
+#   make corpus QUICK=1           the quick run (recipes.QUICK: every recipe, lz4's quick_tests): build/corpus/corpus-quick.*
 #   make corpus CORPUS=lz4,wrapt  these recipes only: build/corpus/corpus-partial.*
 #   make corpus-report-only       rewrite eval/report/corpus.md from the JSON
 #

@@ -1,4 +1,4 @@
-"""The porting corpus: ten pinned PyPI extensions, one recipe each.
+"""The porting corpus: pinned PyPI extensions, one recipe each.
 
 A recipe is data only; run.py is the one pipeline every recipe goes
 through.  Fields:

@@ -1,4 +1,4 @@
-"""The porting corpus: ten pinned PyPI extensions, each built and tested as
+"""The porting corpus: pinned PyPI extensions, each built and tested as
 released (stock), translated by cystck-migrate, built untouched with
 Cystck and tested again, in release and in debug mode.
 

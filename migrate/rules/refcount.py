@@ -696,14 +696,13 @@ class CommaIncRef(Rule):
                     continue
                 s0, s1 = statement
                 increment = text[m.start():m.end("p")] + ";"
-                line = text.rfind("\n", 0, s0) + 1
-                indent = text[line:s0]
-                lead = increment + ("\n" + indent if not indent.strip() else " ")
+                indent = text[text.rfind("\n", 0, s0) + 1:s0]
                 if _common.in_unbraced_body(masked, s0) and s0 not in braced:
-                    braced.add(s0)
-                    lead, edits_after = "{ " + increment + " ", " }"
-                    edits.add(s1, s1, edits_after)
-                edits.add(s0, s0, lead)
+                    braced.add(s0)            # the body of an if: a block
+                    edits.add(s0, s0, "{ " + increment + " ")
+                    edits.add(s1, s1, " }")
+                else:
+                    edits.add(s0, s0, increment + ("\n" + indent if not indent.strip() else " "))
                 edits.add(*group, x)
         if edits:
             unit.apply(edits)

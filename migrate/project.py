@@ -292,6 +292,7 @@ class Project:
     member_handles: dict = field(default_factory=dict)   # plain struct or class -> its handle members
     state_classes: set = field(default_factory=set)      # classes whose methods read S from a member
     destructor_splits: dict = field(default_factory=dict)  # destructor -> the finalizer split from it
+    null_error_helpers: set = field(default_factory=set)  # void * error helpers returning a handle
 
     # ---- lookups used by the rules ----
     @functools.cached_property
@@ -587,6 +588,7 @@ def build(files, kept_stock=frozenset(), split_destructors=True):
         code = masks[path]
         if code is not None:
             _collect_functions(p, path, code, text)
+    _collect_null_error_helpers(p, masks)
     _collect_converters(p, masks)
     _keep_called_clears(p)
     _collect_base_stores(p, masks)
@@ -1313,6 +1315,64 @@ def _collect_kept_stock(p, names):
         if info.name in names and info.role is None and not info.body:
             info.role = STOCK_KEPT
             p.roles.setdefault(info.name, STOCK_KEPT)
+
+
+_VOID_POINTER_RESULT = regex.compile(r"\bvoid\s*\*\s*$")
+_RETURN_STATEMENT = regex.compile(r"\breturn\b(?P<value>[^;]*);")
+_RETURN_BEFORE = regex.compile(r"\breturn\s*$")
+
+
+def _collect_null_error_helpers(p, masks):
+    """A ``void *`` function that sets an exception and returns NULL, only
+    ever called as ``return helper(...)`` by functions returning an object
+    (or in a macro), is an object's error return spelt generically:
+    ``return raise_bad_char(c);``.  It returns a handle, as a ``PyObject *``
+    helper would (null_error_helpers; HelperSignature gives it the
+    ``Cystck_Object`` result).  A ``void *`` with any other return or use
+    stays a C pointer."""
+    candidates = {}
+    for path, code in masks.items():
+        if code is None:
+            continue
+        for f in source.find_functions(code):
+            if not f.body or not _VOID_POINTER_RESULT.search(code[f.start:f.name_start]):
+                continue
+            body = code[f.body[0]:f.body[1]]
+            values = [m.group("value").strip() for m in _RETURN_STATEMENT.finditer(body)]
+            if values and all(v == "NULL" for v in values) and API_TOKEN.search(body):
+                candidates.setdefault(f.name, []).append((path, f))
+    for name, defs in candidates.items():
+        if _called_only_as_error_return(p, masks, name):
+            p.null_error_helpers.add(name)
+            for path, _ in defs:
+                p.functions[(path, name)].returns_handle = True
+
+
+def _called_only_as_error_return(p, masks, name):
+    """Is every use of ``name`` in the project a prototype, its definition
+    or a ``return name(...)`` in a macro or in a function returning an
+    object or pushing its result?"""
+    word = regex.compile(rf"\b{regex.escape(name)}\b")
+    for path, code in masks.items():
+        if code is None:
+            continue
+        text = source.mask(p.files[path])
+        functions = source.find_functions(code)
+        heads = {f.name_start for f in functions if f.name == name}
+        for m in word.finditer(text):
+            if m.start() in heads:
+                continue
+            if not regex.match(r"\s*\(", text[m.end():]) or not _RETURN_BEFORE.search(
+                    text[:m.start()].replace("\\\n", " ")[-200:]):
+                return False
+            caller = next((f for f in functions if f.body and f.body[0] <= m.start() < f.body[1]), None)
+            if caller is None:
+                continue          # a macro's body: its users are the callers
+            info = p.functions.get((path, caller.name))
+            role = p.role(caller.name)
+            if not ((info is not None and info.returns_handle) or (role is not None and role.pushes)):
+                return False
+    return True
 
 
 def _collect_converters(p, masks):

@@ -3,7 +3,7 @@ released (stock), translated by cystck-migrate, built untouched with
 Cystck and tested again, in release and in debug mode.
 
     python eval/corpus/run.py                       every recipe, full test suites
-    python eval/corpus/run.py --quick               the quick run (recipes.QUICK: all, lz4's quick_tests)
+    python eval/corpus/run.py --quick               the quick run (recipes.QUICK, lz4's quick_tests)
     python eval/corpus/run.py --only crc32c,lz4     these recipes
     python eval/corpus/run.py --only lz4 --update   measure these again in the results
     python eval/corpus/run.py --report-only         rewrite the Markdown from the JSON
@@ -57,6 +57,7 @@ SCHEMA = "cystck-corpus/1"
 BUILD_ROOT = REPO_ROOT / "build" / "corpus"
 CACHE_ROOT = REPO_ROOT / ".cache" / "corpus"
 PATCHES_DIR = HERE / "patches"
+PYPROJECT_SETUP = HERE / "pyproject" / "setup.py"
 RESULTS_FILE = REPO_ROOT / "eval" / "results" / "corpus.json"
 REPORT_FILE = REPO_ROOT / "eval" / "report" / "corpus.md"
 # A handle lent to stock code or a stock result given a handle; a file the
@@ -223,6 +224,12 @@ def built_modules(recipe, tree: Path) -> dict[str, str | None]:
     return found
 
 
+def setup_script(tree: Path):
+    """The tree's setup.py, or for an sdist without one (its extensions in
+    pyproject.toml) the stand-in that only calls setup()."""
+    return "setup.py" if (tree / "setup.py").is_file() else PYPROJECT_SETUP
+
+
 def build(recipe, tree: Path, deps: Path, logs: Path, *, cystck: bool, label: str = "") -> dict:
     """Build the tree's extensions in place: stock with its own setup.py,
     Cystck through cystck_setup.py.  The build counts as done only if every
@@ -232,7 +239,7 @@ def build(recipe, tree: Path, deps: Path, logs: Path, *, cystck: bool, label: st
     if cystck:
         command.append(HERE / "cystck_setup.py")
         extra["CORPUS_CYSTCK_EXTENSIONS"] = ",".join(recipe.extensions)
-    command += ["setup.py", "build_ext", "--inplace"]
+    command += [setup_script(tree), "build_ext", "--inplace"]
     log_file = logs / f"build-{label or ('cystck' if cystck else 'stock')}.log"
     status, output, seconds = run_logged(
         command, cwd=tree, env=environment(recipe, tree, deps, extra),

@@ -249,7 +249,8 @@ class HelperSignature(Rule):
             if not inner.strip() or not all(pad):
                 pad = ("", "")
             edits.add(f.params[0], f.params[1], pad[0] + ", ".join(state + new_params) + pad[1])
-            if returns_object(split_scope(code[f.start:f.name_start])[0], structs):
+            if returns_object(split_scope(code[f.start:f.name_start])[0], structs) \
+                    or f.name in p.null_error_helpers:
                 edits.add(f.start, f.name_start - len(scope), _replace_return_type(head, "Cystck_Object"))
             n += 1
         for m in regex.finditer(self.patterns[1], code):
@@ -728,7 +729,9 @@ class MacroReturns(Rule):
     too."""
     name = "macro-returns"
     precedence = 545
-    patterns = (r"\breturn\s*(?:\(\s*)?NULL\b(?:\s*\))?(?P<semi>\s*;)?",)
+    # A closing parenthesis only after an opening one: in ``M(v, return
+    # NULL)`` it ends the call.
+    patterns = (r"\breturn\s*(?P<paren>\(\s*)?NULL\b(?(paren)\s*\))(?P<semi>\s*;)?",)
     before = ("#define CHECK(v) do { if ((v) < 0) return NULL; } while (0)\n"
               "static PyObject *f(PyObject *self, PyObject *arg)\n{\n    CHECK(PyLong_AsLong(arg));\n"
               "    Py_RETURN_NONE;\n}\n"

@@ -256,6 +256,10 @@ class TypeInfo:
     base: tuple = None        # (member, struct) when the struct starts with a base type's struct
 
 
+#: The files a compiler compiles (a header is compiled as part of them).
+_COMPILED_SUFFIXES = (".c", ".cc", ".cpp", ".cxx")
+
+
 @dataclass
 class Project:
     files: dict = field(default_factory=dict)            # path -> stock text
@@ -293,6 +297,7 @@ class Project:
     state_classes: set = field(default_factory=set)      # classes whose methods read S from a member
     destructor_splits: dict = field(default_factory=dict)  # destructor -> the finalizer split from it
     null_error_helpers: set = field(default_factory=set)  # void * error helpers returning a handle
+    _compiled_with: dict = field(default_factory=dict, repr=False)  # path -> compiled_with(path)
 
     # ---- lookups used by the rules ----
     @functools.cached_property
@@ -316,10 +321,10 @@ class Project:
         info = self.functions.get((path, name))
         if info is not None:
             return info
-        # a file #included by another is compiled as part of it and sees
-        # its static functions
-        for includer in self.includers.get(path, ()):
-            info = self.functions.get((includer, name))
+        # a file #included by another is compiled as part of it: each
+        # sees the other's static functions
+        for neighbour in self.compiled_with(path):
+            info = self.functions.get((neighbour, name))
             if info is not None:
                 return info
         for (p, n), info in self.functions.items():
@@ -332,14 +337,28 @@ class Project:
         chooses it for each name: two files' static functions of one name
         (one ``void``, one returning an object) are not one function."""
         visible = {n: info for (q, n), info in self.functions.items() if q == path}
-        for includer in self.includers.get(path, ()):
+        for neighbour in self.compiled_with(path):
             for (q, n), info in self.functions.items():
-                if q == includer:
+                if q == neighbour:
                     visible.setdefault(n, info)
         for (_, n), info in self.functions.items():
             if not info.static:
                 visible.setdefault(n, info)
         return visible
+
+    def compiled_with(self, path):
+        """The files compiled in one unit with ``path``: those that include
+        it, those it includes and, where a source file includes it, the
+        other files that one includes (a unity build's ``#include "x.c"``
+        lines: each sees the others' static functions)."""
+        found = self._compiled_with.get(path)
+        if found is None:
+            includers = sorted(self.includers.get(path, ()))
+            units = {i for i in includers if i.endswith(_COMPILED_SUFFIXES)}
+            included = sorted(t for t, paths in self.includers.items() if path in paths)
+            siblings = sorted(t for t, paths in self.includers.items() if t != path and units & paths)
+            found = self._compiled_with[path] = list(dict.fromkeys([*includers, *included, *siblings]))
+        return found
 
     def handle_makers(self, path):
         """The names of the extension's functions visible from ``path``
@@ -1420,6 +1439,7 @@ def _infer_state(p):
             # declaration of a function, or of a C++ member defined in a
             # .cpp file as Class::name).
             if not info.body and any(d.static is False or d.path == info.path
+                                     or d.path in p.compiled_with(info.path)
                                      for d in defined_with_state.get(info.name, ())):
                 info.needs_state = True
                 changed = True

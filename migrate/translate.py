@@ -98,19 +98,90 @@ def translate_files(files, rules=None):
     if any(r.name == "function-macros" for r in rules):
         # The project sees the functions those macros generate.
         python_files = {p: macros.expand_function_macros(t)[0] for p, t in python_files.items()}
-    project = proj.build(python_files, kept_stock=_defined_functions({p: files[p] for p in kept}),
-                         split_destructors=any(r.name == "destructor-split" for r in rules))
+    kept_functions = _defined_functions({p: files[p] for p in kept})
+    split = any(r.name == "destructor-split" for r in rules)
+    project = proj.build(python_files, kept_stock=kept_functions, split_destructors=split)
+    # Files without the API that declare or call a function taking S now
+    # are translated too, until none is left (each may pass S further on).
+    pulled_in = set()
+    while True:
+        extra = state_users(files, python_files, kept, project)
+        if not extra:
+            break
+        pulled_in |= set(extra)
+        python_files = {**python_files, **extra}
+        project = proj.build(python_files, kept_stock=kept_functions, split_destructors=split)
     units = {}
     for path, text in files.items():
         unit = engine.Unit(path, text, project, libraries=libraries(path, text))
         if path in python_files:
             engine.translate(unit, rules)
+            if path in pulled_in:
+                _include_cystck(unit)
         elif path in kept:
             _keep_stock(unit, *kept[path])
         units[path] = unit
     # What Python calls into the kept files becomes Cystck (bridge.py).
     bridge.bridge({p: units[p] for p in kept})
     return units
+
+
+_CALLED = regex.compile(r"\b(\w+)\s*\(")
+_INCLUDE = regex.compile(r"^[ \t]*#[ \t]*include\b", regex.M)
+
+
+def state_users(files, python_files, kept, project):
+    """The files that use no Python API but declare or call a function of
+    ``python_files`` that takes ``Cystck_State *S`` (a header's prototype
+    of it, a plain C file compiled into the same unit calling it): path ->
+    text.  Left stock, their prototypes and calls would miss S."""
+    # (compiled_with over every file, not only the translated ones)
+    compiled_with = proj.Project(includers=proj.includers(files)).compiled_with
+    names = sorted({n for (_, n), info in project.functions.items() if info.body and info.needs_state})
+    if not names:
+        return {}
+    # (a file naming none of them is not masked at all)
+    named = regex.compile(r"\b(?:" + "|".join(map(regex.escape, names)) + r")\b")
+    found = {}
+    for path, text in files.items():
+        if path in python_files or path in kept or not named.search(text) \
+                or "Py" in text and uses_python(text):
+            continue
+        try:
+            code = source.structure_mask(text)
+        except source.BraceError:
+            continue
+        own = {f.name for f in source.find_functions(code) if f.is_definition}
+        for name in set(_CALLED.findall(code)) - own:
+            info = _visible_definition(project, path, name, compiled_with(path))
+            if info is not None and info.needs_state:
+                found[path] = text
+                break
+    return found
+
+
+def _visible_definition(project, path, name, compiled_with):
+    """The definition of ``name`` in the translated files that ``path``
+    sees: an external one, or a static one of a file compiled with it
+    (Project.compiled_with)."""
+    for (other, n), info in project.functions.items():
+        if n == name and info.body and (not info.static or other in compiled_with):
+            return info
+    return None
+
+
+def _include_cystck(unit):
+    """A file translated only for the state it now passes on (state_users)
+    includes no Python header of its own: Cystck.h goes before its first
+    #include (inside its include guard), else at its start, so that
+    ``Cystck_State`` is declared however it is included."""
+    if "Cystck_State" not in unit.masked or '"Cystck.h"' in unit.text:
+        return
+    first = next((m.start() for m in _INCLUDE.finditer(unit.text)
+                  if unit.masked[m.start():m.end()].strip()), 0)
+    edits = source.Edits()
+    edits.add(first, first, '#include "Cystck.h"\n')
+    unit.apply(edits)
 
 
 def _defined_functions(files):

@@ -270,6 +270,33 @@ RECIPES = (
         in_quick_run=False,  # its Cystck build fails (docs/gaps.md)
         stock_reference=(8, 0, 0),
     ),
+    Recipe(
+        name="pyahocorasick",
+        requirement="pyahocorasick==2.3.1",
+        sha256="9d0f6bb522237ed7f111ed59c9e8baea7d1e75813587b6773babd43bda35db9f",
+        language="C",
+        exercises="static types, iterators, pickling, buffers",
+        # One translation unit: src/pyahocorasick.c includes every other .c.
+        translate=("src",),
+        extensions=("ahocorasick",),
+        tests=("tests",),
+        in_quick_run=False,  # its Cystck build fails (docs/gaps.md T18)
+        stock_reference=(150, 0, 7),
+    ),
+    Recipe(
+        name="setproctitle",
+        requirement="setproctitle==1.3.8",
+        sha256="cafe209d064a6efb88cb45a03e97981ff8832802b2b5d009dde0197a3b7b41c8",
+        language="C",
+        exercises="module functions, argv and environ of the process",
+        translate=("src",),
+        extensions=("setproctitle._setproctitle",),
+        import_root="pkg",
+        # The tests also run the module in child processes and in an
+        # embedded interpreter (tests/pyrun.c), with PYTHONPATH inherited.
+        tests=("tests",),
+        stock_reference=(25, 0, 3),
+    ),
 )
 
 # The quick run (`make corpus QUICK=1`, and eval/corpus/test_porting_corpus.py,

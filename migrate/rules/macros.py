@@ -186,3 +186,86 @@ class MacroHandleValues(Rule):
         if edits:
             unit.apply(edits)
         return edits.applied
+
+
+class CastAliasMacros(Rule):
+    """An object-like macro that names a handle cast to a custom type's
+    struct, ``#define box ((Box *)self)`` (a method's shorthand for its
+    own instance, often ``#undef``'d at the function's end), is written
+    out at each use up to its ``#undef`` or its next ``#define`` (else to
+    the end of the file): the casts and struct-access rules cannot see
+    through the name, and see ``((Box *)self)->n`` (which becomes
+    ``Box_AsStruct(S, self)->n``) and ``f(((Box *)self))`` (which passes
+    the handle).  Member names (``p->box``), the name in directives and
+    casts to other structs stay."""
+    name = "cast-alias-macros"
+    precedence = 120
+    patterns = (r"^[ \t]*#[ \t]*define[ \t]+(?P<name>\w+)[ \t]+\(\s*\(\s*(?:struct\s+)?(?P<t>\w+)"
+                r"\s*\*\s*\)\s*(?:\w+|\(\s*\w+\s*\))\s*\)[ \t]*$",)
+    before = ("typedef struct { PyObject_HEAD long n; } Box;\n"
+              "static PyObject *get(PyObject *self) {\n#define box ((Box *)self)\n"
+              "    return PyLong_FromLong(box->n);\n#undef box\n}\n"
+              "#define data ((char *)buf)\n")
+    after = ("typedef struct { PyObject_HEAD long n; } Box;\n"
+             "static PyObject *get(PyObject *self) {\n#define box ((Box *)self)\n"
+             "    return PyLong_FromLong(((Box *)self)->n);\n#undef box\n}\n"
+             "#define data ((char *)buf)\n")
+
+    def apply(self, unit):
+        types = set(unit.project.custom_structs)
+        code, text = unit.masked, unit.text
+        edits = source.Edits()
+        for m in regex.finditer(self.patterns[0], code, regex.M):
+            if m.group("t") not in types:
+                continue
+            name, body = m.group("name"), text[m.end("name"):m.end()].strip()
+            # its scope: up to its #undef or its next #define
+            end = regex.compile(r"^[ \t]*#[ \t]*(?:undef|define)[ \t]+" + regex.escape(name) + r"\b",
+                                regex.M).search(code, m.end())
+            use = regex.compile(r"(?<!(?:\.|->|#[ \t]*\w+|\bdefined)\s*\(?\s*)\b" + regex.escape(name) + r"\b")
+            for u in use.finditer(code, m.end(), end.start() if end else len(code)):
+                edits.add(u.start(), u.end(), body)
+        if edits:
+            unit.apply(edits)
+        return edits.applied
+
+
+#: ``#define F(name) name``: a macro that is its argument.
+_IDENTITY_MACRO = regex.compile(r"^[ \t]*#[ \t]*define[ \t]+(?P<name>\w+)\(\s*(?P<p>\w+)\s*\)[ \t]*(?P=p)[ \t]*$",
+                                regex.M)
+
+
+class IdentityNameMacros(Rule):
+    """A macro that is its argument, ``#define F(name) name``, wrapped
+    around an API name (``F(PyTuple_GetItem)(t, 0)``, a hook for another
+    build to substitute its own functions) hides the call from every
+    rule: the use becomes the name itself, ``PyTuple_GetItem(t, 0)``,
+    which the API rules translate.  Another definition of the macro
+    (``#define F(name) name##_custom``, a fault-injection build's) no
+    longer applies to those calls: it is reported where it is defined.
+    Uses around other names stay."""
+    name = "identity-name-macros"
+    precedence = 115
+    patterns = (_IDENTITY_MACRO.pattern,)
+    before = ("#define F(name) name\n"
+              "static PyObject *first(PyObject *t) { return F(PyTuple_GetItem)(t, 0); }\n"
+              "static int twice(int n) { return F(helper)(n); }\n")
+    after = ("#define F(name) name\n"
+             "static PyObject *first(PyObject *t) { return PyTuple_GetItem(t, 0); }\n"
+             "static int twice(int n) { return F(helper)(n); }\n")
+
+    def apply(self, unit):
+        names = set()
+        for text in unit.project.files.values():
+            names |= {m.group("name") for m in _IDENTITY_MACRO.finditer(text)}
+        if not names:
+            return 0
+        alternative = regex.compile(r"^[ \t]*#[ \t]*define[ \t]+(?P<name>" + "|".join(sorted(names))
+                                    + r")\(\s*\w+\s*\)", regex.M)
+        for m in alternative.finditer(unit.masked):
+            if not _IDENTITY_MACRO.match(unit.masked, m.start()):
+                unit.leftover(m.start(), f"macro '{m.group('name')}' is its argument in another "
+                              f"definition: its uses around API names were written out as the "
+                              f"names, so this definition no longer applies to them", rule=self.name)
+        use = r"\b(?:" + "|".join(sorted(names)) + r")\(\s*(?P<api>_?Py\w+)\s*\)"
+        return unit.sub(use, lambda m, text: m.group("api"))

@@ -675,7 +675,7 @@ class CommaIncRef(Rule):
     does not change what ``x`` names before it; elsewhere (a loop's
     header, a condition) it stays and is reported."""
     name = "comma-incref"
-    precedence = 120
+    precedence = 125
     patterns = (r"\bPy_X?INCREF\s*" + _common.PAREN + r"\s*,",)
     before = ("static PyObject *f(PyObject *o)\n{\n    PyObject *r;\n"
               "    r = (Py_INCREF(o), o);\n    return r;\n}\n")

@@ -481,6 +481,15 @@ LEAVE_ALONE = {
         "struct cfg { const char *tp_name; };\n"
         "static int f(struct cfg *c, PyObject *o)\n{\n"
         "    return PyObject_IsTrue(o) && c->tp_name != NULL && PyLong_Type.tp_name != NULL;\n}\n"),
+    # A macro naming a cast to a plain struct, not a custom type's.
+    "cast-alias-macros": (
+        "typedef struct { long n; } Dump;\n"
+        "static long f(void *extra) {\n#define dump ((Dump *)extra)\n    return dump->n;\n#undef dump\n}\n"
+        "static PyObject *g(PyObject *o) { return o; }\n"),
+    # A macro around an API name that is not its argument (it pastes).
+    "identity-name-macros": (
+        "#define F(name) name##_v2\n"
+        "static PyObject *f(PyObject *t) { return F(PyTuple_GetItem)(t, 0); }\n"),
 }
 
 # rule -> (near miss, real construct): replacing the first by the second in
@@ -570,6 +579,8 @@ POSITIVE_TWINS = {
     "module-def-tests": ("== def;", "== &moduledef;"),
     "type-name-reads": ("c->tp_name", "((PyTypeObject *)o)->tp_name"),
     "err-occurred-tests": ("p != NULL", "PyErr_Occurred() != NULL"),
+    "cast-alias-macros": ("typedef struct { long n; } Dump;", "typedef struct { PyObject_HEAD long n; } Dump;"),
+    "identity-name-macros": ("name##_v2", "name"),
 }
 
 

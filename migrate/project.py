@@ -277,6 +277,10 @@ class Project:
     ref_arrays: set = field(default_factory=set)         # PyObject *g[N] globals -> Cystck_Ref g[N]
     ref_array_fields: set = field(default_factory=set)   # PyObject *m[N] members of what a global holds
     handle_array_fields: set = field(default_factory=set)  # PyObject *m[N] members of other plain structs
+    ref_structs: set = field(default_factory=set)        # plain structs (every name) whose members are refs
+    struct_names: dict = field(default_factory=dict)     # plain struct name -> all its names (tag, typedef)
+    member_structs: dict = field(default_factory=dict)   # plain struct -> {member: struct it holds or points to}
+    struct_globals: dict = field(default_factory=dict)   # global variable -> its plain struct
     module_state_structs: set = field(default_factory=set)
     state_typedefs: set = field(default_factory=set)     # fn-pointer types that get S
     state_fields: set = field(default_factory=set)       # members of those types
@@ -300,6 +304,21 @@ class Project:
     _compiled_with: dict = field(default_factory=dict, repr=False)  # path -> compiled_with(path)
 
     # ---- lookups used by the rules ----
+    @functools.cached_property
+    def ambiguous_refs(self):
+        """Reference member names that a plain struct no global holds has
+        too (as a handle): an access by such a name is a reference or not
+        by its struct (``member_is_ref``)."""
+        return {n for struct, members in self.member_handles.items() if struct not in self.ref_structs
+                for n in members} & self.ref_fields
+
+    def member_is_ref(self, member, struct):
+        """Is ``member`` of plain struct ``struct`` a reference (None: a
+        struct not known, judged by the member's name)?"""
+        if struct is None or struct not in self.struct_names:
+            return member in self.ref_fields
+        return struct in self.ref_structs and member in self.member_handles.get(struct, ())
+
     def function(self, path, name):
         """The definition of ``name`` visible from ``path``: a function of
         the same file first, then a non-static one of another file."""
@@ -694,6 +713,8 @@ def _collect_structs(p, code, text):
             for n in names:
                 p.types[n] = info
         else:
+            for n in names:
+                p.struct_names[n] = frozenset(names)
             for base, d, _ in members:
                 if _handle_type(base, d.pointer, ()) and not d.array and not regex.match(r"static\b", base):
                     p.handle_fields.add(d.name)
@@ -703,6 +724,10 @@ def _collect_structs(p, code, text):
                     p.handle_array_fields.add(d.name)
                     for n in names:
                         p.member_handle_arrays.setdefault(n, set()).add(d.name)
+                elif d.pointer in ("", "*"):
+                    held = regex.sub(r"\b(?:const|struct|union|volatile)\b", "", base).strip()
+                    for n in names:
+                        p.member_structs.setdefault(n, {})[d.name] = held
 
 
 def _base_struct_member(p, members):
@@ -1005,16 +1030,17 @@ def _collect_globals(p, code, text):
             tag = regex.match(r"(?:typedef\s+)?struct\s*(\w+)", code[m.start():m.end()])
             names = {after.group(1) if after else None, tag.group(1) if tag else None}
             if struct in names:
+                p.ref_structs.update(names - {None})
                 for base, d, _ in cstruct.struct_members(code, m.end() - 1, close):
                     if _handle_type(base, d.pointer, ()):
                         p.ref_fields.add(d.name)
                         p.handle_fields.discard(d.name)
 
 
-_GLOBAL_OF_STRUCT = regex.compile(r"\s*(?:(?:static|extern)\s+)*(?:const\s+)?(?:struct\s+)?(?P<t>\w+)\s*\**\s*\w+\s*"
+_GLOBAL_OF_STRUCT = regex.compile(r"\s*(?:(?:static|extern)\s+)*(?:const\s+)?(?:struct\s+)?(?P<t>\w+)\s*\**\s*(?P<v>\w+)\s*"
                                r"(?:\[[^\]]*\]\s*)*[=;,]")
 # static struct { PyObject *cb; } H; (no typedef: a struct with its variable)
-_STRUCT_WITH_GLOBAL = regex.compile(r"^[ \t]*(?:(?:static|extern)\s+)*(?:struct|union)\s*\w*\s*\{", regex.M)
+_STRUCT_WITH_GLOBAL = regex.compile(r"^[ \t]*(?:(?:static|extern)\s+)*(?:struct|union)\s*(?P<tag>\w*)\s*\{", regex.M)
 
 
 def _collect_global_structs(p, masks):
@@ -1029,6 +1055,7 @@ def _collect_global_structs(p, masks):
         if struct in p.types:
             return          # an instance struct: its own fields
         seen.add(struct)
+        p.ref_structs.update(p.struct_names.get(struct, ()))
         for name in p.member_handles.get(struct, ()):
             p.ref_fields.add(name)
             p.handle_fields.discard(name)
@@ -1042,9 +1069,14 @@ def _collect_global_structs(p, masks):
             m = _GLOBAL_OF_STRUCT.match(code, start, end)
             if m and "(" not in code[start:m.end()]:
                 as_references(m.group("t"), set())
+                if m.group("t") in p.struct_names:
+                    p.struct_globals[m.group("v")] = m.group("t")
         for m in _STRUCT_WITH_GLOBAL.finditer(code):
             close = source.matching(code, m.end() - 1)
             if regex.match(r"\s*\**\s*\w+", code[close:]):
+                p.ref_structs.update(p.struct_names.get(m.group("tag"), ()))
+                if m.group("tag") in p.struct_names:
+                    p.struct_globals[regex.match(r"\s*\**\s*(\w+)", code[close:]).group(1)] = m.group("tag")
                 for base, d, _ in cstruct.struct_members(code, m.end() - 1, close):
                     if _handle_type(base, d.pointer, ()) and not d.array:
                         p.ref_fields.add(d.name)

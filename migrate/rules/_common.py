@@ -38,6 +38,7 @@ class FunctionContext:
     # local handle -> [(declared at, end of its block, custom struct or None)]:
     # blocks may declare one name with different types
     scoped: dict = field(default_factory=dict)
+    plain: dict = field(default_factory=dict)        # local or parameter of a plain struct (or pointer) -> struct
 
     def struct_at(self, name, pos):
         """The custom struct of handle ``name`` where it is used at ``pos``:
@@ -251,6 +252,7 @@ def _contexts(unit, with_locals, previous):
             ctx = _moved(old, f, f.start - old.func.start)
         else:
             ctx = _context(code, f, role, structs, dpat, with_locals, members)
+            _plain_structs(code, ctx, unit.project)
         out.append((key, ctx))
     return snapshot, out
 
@@ -260,7 +262,8 @@ def _moved(ctx, func, delta):
     return FunctionContext(
         func, ctx.role, [Param(p.name, p.base, p.ptr, (p.span[0] + delta, p.span[1] + delta)) for p in ctx.params],
         set(ctx.handles), set(ctx.arrays), dict(ctx.typed), dict(ctx.data_ptrs), set(ctx.kwlists),
-        {name: [(at + delta, end + delta, s) for at, end, s in scopes] for name, scopes in ctx.scoped.items()})
+        {name: [(at + delta, end + delta, s) for at, end, s in scopes] for name, scopes in ctx.scoped.items()},
+        dict(ctx.plain))
 
 
 def _member_handles(project, classes, f):
@@ -305,6 +308,26 @@ def _context(code, f, role, structs, dpat, with_locals, members=()):
         for m in _KWLIST.finditer(code, b0, b1):
             ctx.kwlists.add(m.group(1))
     return ctx
+
+
+def _plain_structs(code, ctx, project):
+    """Record in ctx.plain the parameters and locals declared as a plain
+    struct of the project, or a pointer to one (``job_t job;``, ``struct
+    job_s *j``): what an access's first name is (member_owner)."""
+    names = project.struct_names
+    if not names:
+        return
+    for p in ctx.params:
+        base = _QUALIFIERS.sub("", p.base).strip()
+        if base in names and p.ptr in ("", "*"):
+            ctx.plain[p.name] = base
+    b0, b1 = ctx.body
+    alts = "|".join(regex.escape(n) for n in sorted(names, key=len, reverse=True))
+    for m in regex.finditer(STMT_START + rf"\s*(?:(?:static|const|register|struct)\s+)*(?P<t>{alts})\b"
+                            r"(?P<d>\s*\**\s*\w+[^;{}()]*(?:\([^;{}]*)?);", code, pos=b0, endpos=b1):
+        for d in regex.finditer(r"(?:^|,)\s*(?P<p>\**)\s*(?P<n>\w+)", regex.sub(r"=[^,]*", "", m.group("d"))):
+            if len(d.group("p")) <= 1:
+                ctx.plain.setdefault(d.group("n"), m.group("t"))
 
 
 _BRACES = regex.compile(r"[{}]")
@@ -401,12 +424,41 @@ def is_handle(expr, ctx, project):
         return True
     m = _MEMBER.search(expr)
     if m:
+        if m.group(1) in project.ambiguous_refs:
+            owner = member_owner(expr, ctx, project)
+            if owner is not None:
+                return not project.member_is_ref(m.group(1), owner)
         return m.group(1) in project.handle_fields
     m = _MEMBER_ELEMENT.search(expr)
     if m:
         return m.group(1) in project.handle_array_fields
     m = _INDEXED.match(expr)
     return bool(m) and m.group(1) in ctx.arrays and expr.endswith("]")
+
+
+def member_owner(expr, ctx, project):
+    """The plain struct whose member the access ``expr`` (``a.b[i]->c``)
+    reads, from the declaration of its first name (ctx.plain, else a
+    global of the project) and the types of the members it goes through;
+    None where unknown."""
+    parts = regex.split(r"\s*(?:->|\.)\s*", regex.sub(r"\[[^\[\]]*\]", "", expr).strip())
+    if len(parts) < 2 or not all(regex.fullmatch(r"[A-Za-z_]\w*", x) for x in parts):
+        return None
+    head = parts[0]
+    struct = ctx.plain.get(head) if ctx is not None and head in ctx.plain else \
+        None if ctx is not None and head in ctx.handles else project.struct_globals.get(head)
+    for member in parts[1:-1]:
+        struct = project.member_structs.get(struct, {}).get(member) if struct else None
+    return struct
+
+
+def is_reference(expr, ctx, project):
+    """Is the access ``expr`` of a member named like a reference one
+    (project.ref_fields) a reference, by its struct where that is known?"""
+    m = _MEMBER.search(expr)
+    if not m or m.group(1) not in project.ambiguous_refs:
+        return bool(m) and m.group(1) in project.ref_fields
+    return project.member_is_ref(m.group(1), member_owner(expr, ctx, project))
 
 
 # where a value is tested for truth: what stands before it and what after

@@ -900,6 +900,37 @@ def _store_use(masked, start, end):
     return "value"
 
 
+class NotReferences(set):
+    """What a function spells like a reference but is none: its local
+    handles and arrays (a name shadowing a global), and accesses of a
+    member named like a reference of a plain struct no global holds
+    (``job.cb`` of a local ``job_t job``: _common.is_reference)."""
+
+    def __init__(self, ctx, project):
+        super().__init__(ctx.handles | ctx.arrays)
+        self.ctx, self.project = ctx, project
+
+    def __contains__(self, expr):
+        member = regex.search(r"(?:->|\.)\s*\w+$", expr)
+        return set.__contains__(self, expr) or (
+            member is not None and not _common.is_reference(expr, self.ctx, self.project))
+
+
+def references_re(names, ref_fields):
+    """A regex matching a reference: one of the globals ``names`` or a
+    member chain ending in one of ``ref_fields``; None if there are none."""
+    alts = []
+    if names:
+        alts.append(_common.names_re(names))
+    if ref_fields:
+        # st->name, H.cb, table[i].value; not Foo_AsStruct(S, h)->name,
+        # an object field of a custom type named like a reference
+        alts.append(r"\b(?!\w+_AsStruct\s*\()\w+(?:\s*\([^()]*\))?(?:\s*\[[^\[\];]*\])*"
+                    r"(?:\s*(?:->|\.)\s*\w+(?:\s*\[[^\[\];]*\])*)*?\s*(?:->|\.)\s*(?:"
+                    + "|".join(map(regex.escape, sorted(ref_fields))) + r")\b")
+    return "(?:" + "|".join(alts) + ")" if alts else None
+
+
 class GlobalRefs(Rule):
     """Values that escape into globals (and into module-state members) are
     held through references: ``static PyObject *g;`` becomes ``static
@@ -907,14 +938,16 @@ class GlobalRefs(Rule):
     other uses read ``Cystck_deref(S, g)`` (a ``static Foo *g;`` holding an
     instance of a custom type is such a global too).  ``Py_CLEAR(g)`` becomes
     ``Cystck_unref(S, g); g = NULL;``; ``Py_DECREF(g)`` of a global is
-    dropped (the reference is released by the clear), and ``Py_SETREF(g,
-    v)`` releases the old reference after storing the new one.  A store
+    dropped (the reference is released by the clear, or by the store that
+    follows it: the ref-release-store rule), and ``Py_SETREF(g, v)``
+    releases the old reference after storing the new one.  A store
     whose value is used, ``if (!(g = f(x)))``, stores
     ``cystck_migrate_xref(S, f(x))`` (defined once after the Cystck.h
     include: NULL for the null handle, as the stock global held), tested as
     the pointer it is, or read back as a handle where the value is not a
-    test.  A local taken from a reference that the code releases later
-    (``old = g; g = v; Py_XDECREF(old);``) gets a handle of its own.  Static
+    test: so is one inside a stored value, ``g1 = (g2 = f(x))``.  A local
+    taken from a reference that the code releases later (``old = g; g = v;
+    Py_XDECREF(old);``) gets a handle of its own.  Static
     type objects are references too: ``&FooType`` becomes ``Cystck_deref(S,
     FooType)``.  An array of objects that outlives the call, ``static
     PyObject *cache[N];`` or the member ``PyObject *items[N];`` of a plain
@@ -989,16 +1022,9 @@ class GlobalRefs(Rule):
     def _uses(self, unit, names, ref_fields, type_vars, elements=None):
         masked = unit.masked
         edits = source.Edits()
-        alts = [elements] if elements else []
-        if names:
-            alts.append(_common.names_re(names))
-        if ref_fields:
-            # st->name, H.cb, table[i].value; not Foo_AsStruct(S, h)->name,
-            # an object field of a custom type named like a reference
-            alts.append(r"\b(?!\w+_AsStruct\s*\()\w+(?:\s*\([^()]*\))?(?:\s*\[[^\[\];]*\])*"
-                        r"(?:\s*(?:->|\.)\s*\w+(?:\s*\[[^\[\];]*\])*)*?\s*(?:->|\.)\s*(?:"
-                        + "|".join(map(regex.escape, sorted(ref_fields))) + r")\b")
-        ref = "(?:" + "|".join(alts) + ")" if alts else None
+        ref = references_re(names, ref_fields)
+        if elements:
+            ref = f"(?:{elements}|{ref})" if ref else elements
         tre = _common.names_re(type_vars) if type_vars else None
         type_pat = regex.compile(rf"(?:\(\s*(?:PyObject|PyTypeObject)\s*\*\s*\)\s*)?(?:\(\s*&\s*(?P<a>{tre})\s*\)"
                                  rf"|&\s*(?P<b>{tre}))") if tre else None
@@ -1009,7 +1035,7 @@ class GlobalRefs(Rule):
             if not ctx.has_state:
                 continue
             b0, b1 = ctx.body
-            local = ctx.handles | ctx.arrays
+            local = NotReferences(ctx, unit.project)
             assigned = []
             if pats:
                 assigned = self._rewrite_refs(unit, masked, b0, b1, pats, local, edits, type_pat)
@@ -1060,7 +1086,7 @@ class GlobalRefs(Rule):
             if _is_local_ref(text, m, local):
                 continue
             r = text[m.start("r"):m.end("r")]
-            b = self._value_reading_refs(unit, masked, m.span("b"), read, local)
+            b = self._value_reading_refs(unit, masked, m.span("b"), read, local, assign)
             edits.add(m.start(), m.end(), f"{{ Cystck_Object new_ = {b}; Cystck_Ref old_ = {r}; "
                                           f"{r} = {XREF_HELPER}(S, new_); Cystck_unref(S, old_); }}")
             done.append(m.span())
@@ -1100,7 +1126,7 @@ class GlobalRefs(Rule):
             e = text[e0:e1].strip()
             if e in ("NULL", "0", "nullptr") or e.startswith(("Cystck_ref(", XREF_HELPER)) or not e:
                 continue
-            e = self._value_reading_refs(unit, masked, (e0, e1), read, local)
+            e = self._value_reading_refs(unit, masked, (e0, e1), read, local, assign)
             if type_pat:          # st->Type = (PyObject *)&FooType; FooType is a reference too
                 e = type_pat.sub(lambda t: f"Cystck_deref(S, {t.group('a') or t.group('b')})", e)
             r = text[m.start("r"):m.end("r")]
@@ -1118,14 +1144,39 @@ class GlobalRefs(Rule):
         self._read_refs(unit, masked, b0, b1, read, local, edits, skip=done)
         return assigned
 
-    def _value_reading_refs(self, unit, masked, span, read, local):
+    def _value_reading_refs(self, unit, masked, span, read, local, assign=None):
         """The stored value's text with the references it reads (``g2 =
-        PyObject_GetAttrString(g1, "x")``) read through Cystck_deref: the
-        edit wrapping the value in Cystck_ref covers them."""
+        PyObject_GetAttrString(g1, "x")``) read through Cystck_deref, and
+        the stores into references it makes translated (_nested_stores):
+        the edit wrapping the value in Cystck_ref covers them."""
         inner = source.Edits()
-        self._read_refs(unit, masked, span[0], span[1], read, local, inner)
+        stores = self._nested_stores(unit, masked, span, read, local, assign, inner) if assign else []
+        self._read_refs(unit, masked, span[0], span[1], read, local, inner, skip=stores)
         result = inner.apply(unit.text)
         return result[span[0]:span[1] + len(result) - len(unit.text)].strip()
+
+    def _nested_stores(self, unit, masked, span, read, local, assign, edits):
+        """Edits for the stores into references inside a stored value, ``g1
+        = (g2 = f(x))``: each a store whose value is used, ``(g2 =
+        cystck_migrate_xref(S, f(x)), g2 ? Cystck_deref(S, g2) :
+        Cystck_NULL)``, so that both references hold the object.  Returns
+        their spans."""
+        text, spans = unit.text, []
+        for m in assign.finditer(masked, span[0], span[1]):
+            if _is_local_ref(text, m, local) or any(a <= m.start() < e for a, e in spans):
+                continue
+            v1 = _common.expression_end(masked, m.end(), span[1])
+            if masked[m.end():v1].strip() in ("", "NULL", "0", "nullptr"):
+                continue
+            value = self._value_reading_refs(unit, masked, (m.end(), v1), read, local, assign)
+            r = text[m.start("r"):m.end("r")].strip()
+            s0, s1 = m.start(), v1
+            opening = masked.rfind("(", span[0], s0)
+            if opening >= 0 and not masked[opening + 1:s0].strip() and masked[v1:].lstrip().startswith(")"):
+                s0, s1 = opening, masked.index(")", v1) + 1      # (g2 = f(x)): its own parentheses
+            edits.add(s0, s1, f"({r} = {XREF_HELPER}(S, {value}), {r} ? Cystck_deref(S, {r}) : Cystck_NULL)")
+            spans.append((s0, s1))
+        return spans
 
     @staticmethod
     def _read_refs(unit, masked, b0, b1, read, local, edits, skip=()):

@@ -20,14 +20,16 @@ def _global_aware_bodies(unit):
 def _is_global_ref(unit, open_at, ctx):
     """Is the argument in the parentheses at ``open_at`` a global that holds
     an object (a Cystck_Ref once translated), not shadowed by a local, or
-    a member of the module state (``st->cache``, a Cystck_Ref too)?
+    a member of the module state (``st->cache``, a Cystck_Ref too) or
+    of a struct a global holds (``table[i].value``)?
     Releasing it is the global-refs rule's (``Cystck_unref``)."""
     arg = unit.masked[open_at + 1:source.matching(unit.masked, open_at) - 1]
     if _common.is_ref_element(arg, unit.project):
         return regex.match(r"\s*\w+", arg).group().strip() not in ctx.arrays
-    member = regex.match(r"\(\s*\w+(?:\s*(?:->|\.)\s*\w+)*?\s*(?:->|\.)\s*(\w+)\s*\)", unit.masked[open_at:])
+    member = regex.match(r"\(\s*\w+(?:\s*\[[^\[\];]*\])*(?:\s*(?:->|\.)\s*\w+(?:\s*\[[^\[\];]*\])*)*?"
+                         r"\s*(?:->|\.)\s*(\w+)\s*\)", unit.masked[open_at:])
     if member:
-        return member.group(1) in unit.project.ref_fields
+        return _common.is_reference(member.group().strip("() \t\n"), ctx, unit.project)
     m = regex.match(r"\(\s*(\w+)\s*\)", unit.masked[open_at:])
     return bool(m) and m.group(1) in unit.project.globals and \
         m.group(1) not in ctx.handles and m.group(1) not in ctx.arrays
@@ -561,6 +563,200 @@ class Clear(Rule):
         if edits:
             unit.apply(edits)
         return edits.applied
+
+
+class RefReleaseStore(Rule):
+    """A reference released and then stored into, ``Py_XDECREF(g); ...; g
+    = v;`` (g a global or a member that becomes a ``Cystck_Ref``), replaces
+    its object: the pair becomes ``Py_XSETREF(g, v);`` where the store is,
+    which the newref and global-refs rules port to a store that releases
+    the old reference (``Py_CLEAR(g);`` for ``g = NULL;``).  Alone, the
+    release of a reference is dropped (the store would keep the old object
+    alive forever).  The statements between may do anything but read or
+    store ``g`` or change what its spelling names (``table[i].value`` and
+    ``i++``): the old object is released once the new one is stored.  A
+    store whose value is used, ``Py_XDECREF(g); if (!(g = f(x)))``, or in a
+    nested block, ``if (v) { g = v; } else g = NULL;``, has the release
+    stay where it is, ``Py_CLEAR(g);``, where nothing between calls a
+    function (which might read ``g``; stock would read it released too).
+    Otherwise (a read of ``g`` before the store, a call before a store
+    that is no statement of the release's block) the release stays
+    dropped, as before: the object leaks, nothing misbehaves."""
+    name = "ref-release-store"
+    precedence = 598
+    patterns = (r"\bPy_X?DECREF\s*\(",)
+    before = ("static PyObject *cache;\nstatic PyObject *f(PyObject *v)\n{\n"
+              "    Py_XDECREF(cache);\n    Py_INCREF(v);\n    cache = v;\n    Py_RETURN_NONE;\n}\n")
+    after = ("static PyObject *cache;\nstatic PyObject *f(PyObject *v)\n{\n"
+             "    Py_INCREF(v);\n    Py_XSETREF(cache, v);\n    Py_RETURN_NONE;\n}\n")
+
+    def apply(self, unit):
+        from .core import NotReferences, references_re
+        p = unit.project
+        ref = references_re(p.globals, p.ref_fields)
+        if ref is None:
+            return 0
+        release = regex.compile(rf"\bPy_X?DECREF\s*\(\s*(?P<r>{ref})\s*\)\s*;")
+        masked, text = unit.masked, unit.text
+        edits = source.Edits()
+        for ctx in _common.function_contexts(unit):
+            if not ctx.has_state:
+                continue
+            b0, b1 = ctx.body
+            local = NotReferences(ctx, p)
+            for m in release.finditer(masked, b0, b1):
+                r = text[m.start("r"):m.end("r")].strip()
+                if r in local or _common.in_unbraced_body(masked, m.start()):
+                    continue
+                self._pair(unit, m, r, b0, b1, edits)
+        if edits:
+            unit.apply(edits)
+        return edits.applied
+
+    @staticmethod
+    def _pair(unit, m, r, b0, b1, edits):
+        """The edits that pair the release ``m`` of ``r`` with the store
+        that follows it in its block, if there is one to pair with."""
+        masked, text = unit.masked, unit.text
+        opening = _enclosing_brace(masked, m.start(), b0)
+        end = source.matching(masked, opening) - 1 if opening is not None else b1
+        spelled = r"\s*".join(regex.escape(t) for t in regex.findall(r"\w+|->|\S", r))
+        use = regex.compile(rf"(?<![\w.>]){spelled}(?!\w)(?P<store>\s*=(?!=))?").search(masked, m.end(), end)
+        if use is None or not use.group("store"):
+            return                # never stored again here, or read first
+        between = masked[m.end():use.start()]
+        if regex.search(r"^[ \t]*#", between, regex.M) or _changes_names(between, r):
+            return
+        value_end = _common.expression_end(masked, use.end(), end)
+        statement = masked[:use.start()].rstrip()[-1:] in ("{", ";", "}", ":") and \
+            _enclosing_brace(masked, use.start(), b0) == opening and \
+            not _common.in_unbraced_body(masked, use.start()) and masked[value_end:value_end + 1] == ";"
+        if statement:
+            value = text[use.end():value_end].strip()
+            new = f"Py_CLEAR({r})" if value in ("NULL", "0", "nullptr") else f"Py_XSETREF({r}, {value})"
+            _remove_statement(text, masked, m.start(), m.end(), edits)
+            edits.add(use.start(), value_end, new)
+        elif not _calls(between):
+            # if (!(g = f(x))), or a store in a nested block: nothing between
+            # can read g, released early and null as stock has it dangle
+            edits.add(m.start(), m.end(), f"Py_CLEAR({r});")
+
+
+# what may stand between a release and the store it pairs with when the
+# release stays where it is: calls that read no global
+_PURE_CALLS = {"Py_INCREF", "Py_XINCREF", "Cystck_Is", "Cystck_IsNull", "Py_Is", "Py_IsNone"}
+_KEYWORDS = {"if", "while", "for", "switch", "return", "sizeof", "else", "do"}
+
+
+def _calls(code):
+    """Does ``code`` call a function (or a function-like macro) that might
+    read a global, anything but _PURE_CALLS?"""
+    return any(c not in _PURE_CALLS and c not in _KEYWORDS for c in regex.findall(r"\b(\w+)\s*\(", code))
+
+
+def _changes_names(code, expr):
+    """Does ``code`` assign, increment or take the address of a name that
+    ``expr`` (a reference's spelling: ``table[i].value``) reads, other
+    than its member names?"""
+    names = {t for t in regex.findall(r"(?<![.>]\s*)\b[A-Za-z_]\w*", expr)}
+    if not names:
+        return False
+    n = _common.names_re(names)
+    return bool(regex.search(rf"{n}\s*(?:[-+*/%&|^]|<<|>>)?=(?!=)|{n}\s*(?:\+\+|--)|(?:\+\+|--|(?<!&)&(?!&))\s*{n}", code))
+
+
+class CommaIncRef(Rule):
+    """An increment in an expression, ``r = (Py_INCREF(x), x);`` or
+    ``return Py_INCREF(x), x;`` (a new reference to ``x``, the spelling of
+    ``Py_NewRef(x)`` older code uses), goes before its statement:
+    ``Py_INCREF(x); r = x;``, which the incref rule ports as any increment
+    (a handle of its own where the reference is consumed, returned by a
+    helper or released later).  Left in the expression it would be kept
+    through the escape hatch, a reference nothing releases.  Only where
+    ``x`` is the whole second operand, in an expression statement, a
+    declaration or a ``return`` (braced when the body of an ``if``) that
+    does not change what ``x`` names before it; elsewhere (a loop's
+    header, a condition) it stays and is reported."""
+    name = "comma-incref"
+    precedence = 125
+    patterns = (r"\bPy_X?INCREF\s*" + _common.PAREN + r"\s*,",)
+    before = ("static PyObject *f(PyObject *o)\n{\n    PyObject *r;\n"
+              "    r = (Py_INCREF(o), o);\n    return r;\n}\n")
+    after = ("static PyObject *f(PyObject *o)\n{\n    PyObject *r;\n"
+             "    Py_INCREF(o);\n    r = o;\n    return r;\n}\n")
+
+    def apply(self, unit):
+        masked, text = unit.masked, unit.text
+        edits = source.Edits()
+        braced = set()
+        for f, _ in _common.state_functions(unit):
+            b0, b1 = f.body
+            for m in regex.finditer(self.patterns[0], masked, pos=b0, endpos=b1):
+                x = text[m.start("p") + 1:m.end("p") - 1].strip()
+                group = self._idiom(masked, m, x)
+                statement = group and self._statement(masked, b0, group, x)
+                if not statement:
+                    continue
+                s0, s1 = statement
+                increment = text[m.start():m.end("p")] + ";"
+                indent = text[text.rfind("\n", 0, s0) + 1:s0]
+                if _common.in_unbraced_body(masked, s0) and s0 not in braced:
+                    braced.add(s0)            # the body of an if: a block
+                    edits.add(s0, s0, "{ " + increment + " ")
+                    edits.add(s1, s1, " }")
+                else:
+                    edits.add(s0, s0, increment + ("\n" + indent if not indent.strip() else " "))
+                edits.add(*group, x)
+        if edits:
+            unit.apply(edits)
+        return edits.applied
+
+    @staticmethod
+    def _idiom(masked, m, x):
+        """The span of ``(Py_INCREF(x), x)`` (or of ``Py_INCREF(x), x`` after
+        ``return``) whose increment ``m`` is, or None."""
+        spelled = r"\s*".join(regex.escape(t) for t in regex.findall(r"\w+|->|\S", x))
+        second = regex.compile(rf"\s*{spelled}(?![\w(\[]|\s*(?:->|\.|\[|\())").match(masked, m.end())
+        if not x or second is None:
+            return None
+        before = masked[:m.start()].rstrip()
+        after = masked[second.end():].lstrip()[:1]
+        called = regex.search(r"(?:(?<!\w)(?!return\b)\w+|[)\]])\s*\($", before)   # f(...): a call's
+        if after == ")" and before.endswith("(") and not called:
+            close = source.matching(masked, len(before) - 1)
+            if not masked[second.end():close - 1].strip():
+                return len(before) - 1, close
+        if after == ";" and regex.search(r"\breturn$", before):
+            return m.start(), second.end()
+        return None
+
+    @staticmethod
+    def _statement(masked, b0, group, x):
+        """(start, end) of the statement holding ``group``, a plain one the
+        increment can go before, or None."""
+        s0 = max(masked.rfind(c, b0, group[0]) for c in ";{}") + 1
+        while True:           # past the headers whose unbraced body it is
+            s0 += len(masked[s0:group[0]]) - len(masked[s0:group[0]].lstrip())
+            header = regex.match(r"(?:if|while|for|switch)\s*\(|else\b", masked, pos=s0, endpos=group[0])
+            if header is None:
+                break
+            s0 = source.matching(masked, header.end() - 1) if header.group().endswith("(") else header.end()
+            if s0 > group[0]:
+                return None   # in the header itself: a condition
+        head = masked[s0:group[0]]
+        depth = 0
+        for c in head:
+            depth += {"(": 1, ")": -1}.get(c, 0)
+            if depth < 0:
+                return None          # inside a header: for (...; ...; ...)
+        if regex.match(r"(?:if|while|for|switch|do|else|case|default|goto)\b|#", head) or \
+                _changes_names(head, x):
+            return None
+        end = masked.find(";", group[1])
+        tail = masked[group[1]:end]
+        if end < 0 or "{" in tail or tail.count(")") - tail.count("(") != depth:
+            return None
+        return s0, end + 1
 
 
 class NewRef(Rule):

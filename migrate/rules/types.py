@@ -131,7 +131,11 @@ class StructMembers(Rule):
     (``static holder H;``, an array of them, a pointer to one), become
     ``Cystck_Ref`` because they outlive the call (the global-refs rule
     stores and reads them).  An array member, ``PyObject *items[N];``, is
-    an array of the one or the other."""
+    an array of the one or the other.  That goes by struct: a member of
+    another plain struct named like one of those stays a handle (and so
+    do its accesses, by the declaration of their first name:
+    _common.member_owner).  An unnamed struct, ``static struct { PyObject
+    *last; } memo;``, goes by its members' names."""
     name = "struct-members"
     precedence = 210
     patterns = (r"\bstruct\s*\w*\s*\{",)
@@ -151,6 +155,7 @@ class StructMembers(Rule):
                 continue
             if m.start() > 0 and regex.search(r"\b(?:struct|union|class)\s*\w*\s*\{[^{}]*$", code[:m.start()]):
                 continue   # nested: handled with its parent
+            struct = self._named(code, m, close)
             for base, d, span in cstruct.struct_members(code, open_at, close):
                 if d.array:
                     self._array(p, code, base, d, span, edits)
@@ -161,11 +166,22 @@ class StructMembers(Rule):
                     continue
                 decl = regex.match(r"\s*(?:const\s+)?" + proj.OBJECT_TYPES + r"\s*\*\s*", code[span[0]:span[1]])
                 if decl and "," not in code[span[0]:span[1]]:
-                    new = "Cystck_Ref " if d.name in p.ref_fields else "Cystck_Object "
+                    new = "Cystck_Ref " if p.member_is_ref(d.name, struct) else "Cystck_Object "
                     edits.add(span[0] + len(decl.group()) - len(decl.group().lstrip()), span[0] + decl.end(), new)
         if edits:
             unit.apply(edits)
         return edits.applied
+
+    @staticmethod
+    def _named(code, m, close):
+        """The name of the struct whose definition ``m`` opens (its tag, or
+        its typedef name), or None for an unnamed one: which of its members
+        are references goes by the struct where it has a name (a plain
+        struct a global holds), by the member's name otherwise."""
+        if m.group("tag"):
+            return m.group("tag")
+        after = regex.match(r"\s*(\w+)\s*;", code[close:])
+        return after.group(1) if after and m.group().startswith("typedef") else None
 
 
     @staticmethod

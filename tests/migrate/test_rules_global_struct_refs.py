@@ -223,7 +223,8 @@ def test_members_of_a_struct_a_global_holds_are_references():
     assert "static struct { Cystck_Ref last; int calls; } memo;" in out
     assert "typedef struct { Cystck_Ref tag; } tagbox;" in out      # held by value in one
     assert "O.box.tag = Cystck_ref(S, o);" in out
-    assert "H.cb = Cystck_ref(S, cb);" in out
+    # Py_XDECREF(H.cb); ... H.cb = cb; releases the old reference (ref-release-store)
+    assert "Cystck_Ref old_ = H.cb; H.cb = cystck_migrate_xref(S, new_); Cystck_unref(S, old_); }" in out
     assert "CystckObject_CallOneArg(S, Cystck_deref(S, H.cb), arg)" in out
     assert "return Cystck_Return(S, Cystck_deref(S, table[i].value));" in out
     # Py_XSETREF of a reference releases the old one after storing the new
@@ -242,7 +243,8 @@ def test_stores_into_references_whose_value_is_used():
             in out)
     assert out.count("static inline Cystck_Ref cystck_migrate_xref(") == 1
     # x = g_attr = ...: one store a statement
-    assert ("g_attr = Cystck_ref(S, CystckObject_GetAttr(S, Cystck_deref(S, g_mod), Cystck_deref(S, g_str))); "
+    assert ("{ Cystck_Object new_ = CystckObject_GetAttr(S, Cystck_deref(S, g_mod), Cystck_deref(S, g_str)); "
+            "Cystck_Ref old_ = g_attr; g_attr = cystck_migrate_xref(S, new_); Cystck_unref(S, old_); } "
             "x = Cystck_deref(S, g_attr);") in out
 
 

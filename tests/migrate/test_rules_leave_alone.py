@@ -314,6 +314,20 @@ LEAVE_ALONE = {
     "decref": in_capsule_destructor("Py_DECREF(o);"),
     "clear": in_capsule_destructor("Py_CLEAR(o);"),
     "newref": in_capsule_destructor("keep(Py_NewRef(o));"),
+    # Increments in a condition (no statement to go before) and with another
+    # second operand.
+    "comma-incref": (
+        "static PyObject *f(PyObject *a, PyObject *b)\n{\n"
+        "    while ((Py_INCREF(a), a) != b)\n        b = g(b);\n"
+        "    return (Py_INCREF(a), b);\n}\n"),
+    # A reference released with no store after it (taken for a call), and
+    # one whose index changes before the store (another element is stored).
+    "ref-release-store": (
+        "typedef struct { PyObject *value; } slot_t;\nstatic slot_t table[4];\nstatic PyObject *cache;\n"
+        "static PyObject *f(PyObject *v, int i, int n)\n{\n    PyObject *r;\n"
+        "    Py_INCREF(cache);\n    r = PyObject_CallOneArg(cache, v);\n    Py_DECREF(cache);\n"
+        "    Py_XDECREF(table[i].value);\n    i++;\n    Py_INCREF(v);\n    table[i].value = v;\n"
+        "    return r;\n}\n"),
     # Native memory, not an object.
     "object-new": (
         "static PyObject *f(PyTypeObject *type) { Box *b = PyMem_New(Box, 1); return type->tp_free(b), NULL; }\n"),
@@ -553,6 +567,8 @@ POSITIVE_TWINS = {
     "decref": (STOCK_DESTRUCTOR, "PyCapsule_New(o, NULL, NULL)"),
     "clear": (STOCK_DESTRUCTOR, "PyCapsule_New(o, NULL, NULL)"),
     "newref": (STOCK_DESTRUCTOR, "PyCapsule_New(o, NULL, NULL)"),
+    "ref-release-store": ("    i++;\n", "    n++;\n"),
+    "comma-incref": ("(Py_INCREF(a), b)", "(Py_INCREF(a), a)"),
     "object-new": ("PyMem_New(Box, 1)", "PyObject_New(Box, &BoxType)"),
     "type-ready": ("PyType_Ready(type)", "PyType_Ready(&BoxType)"),
     "class-type-refs": ("Box::Count )", "Box::TypeObject )"),

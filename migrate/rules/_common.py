@@ -454,10 +454,12 @@ def member_owner(expr, ctx, project):
 
 def is_reference(expr, ctx, project):
     """Is the access ``expr`` of a member named like a reference one
-    (project.ref_fields) a reference, by its struct where that is known?"""
+    (project.ref_fields) a reference, by its struct where that is known?
+    An array of references (project.ref_array_fields, ``H.items`` of an
+    element ``H.items[i]``) goes by its name."""
     m = _MEMBER.search(expr)
     if not m or m.group(1) not in project.ambiguous_refs:
-        return bool(m) and m.group(1) in project.ref_fields
+        return bool(m) and (m.group(1) in project.ref_fields or m.group(1) in project.ref_array_fields)
     return project.member_is_ref(m.group(1), member_owner(expr, ctx, project))
 
 

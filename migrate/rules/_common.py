@@ -448,7 +448,12 @@ def member_owner(expr, ctx, project):
     struct = ctx.plain.get(head) if ctx is not None and head in ctx.plain else \
         None if ctx is not None and head in ctx.handles else project.struct_globals.get(head)
     for member in parts[1:-1]:
-        struct = project.member_structs.get(struct, {}).get(member) if struct else None
+        if not struct:
+            break
+        held = project.member_structs.get(struct, {}).get(member)
+        if held is None and parts[-1] in project.member_handles.get(struct, ()):
+            continue    # an inline union or struct: its members count as the struct's own
+        struct = held
     return struct
 
 

@@ -580,13 +580,14 @@ def run_all(selected, *, quick: bool, build_root: Path = BUILD_ROOT,
 
 def updated(old: dict, new: dict) -> dict:
     """`old` results with the extensions measured in `new` replaced, in the
-    recipes' order; each entry keeps the date and commit it was measured at."""
+    recipes' order (entries of recipes this checkout does not know last);
+    each entry keeps the date and commit it was measured at."""
     merged = {**new, "extensions": {**old["extensions"], **new["extensions"]},
               "date": old["date"], "commit": old["commit"],
               "updated": sorted(set(old.get("updated", [])) | set(new["extensions"]))}
-    order = list(recipes.by_name())
+    order = {name: i for i, name in enumerate(recipes.by_name())}
     merged["extensions"] = dict(sorted(merged["extensions"].items(),
-                                       key=lambda item: order.index(item[0])))
+                                       key=lambda item: order.get(item[0], len(order))))
     return merged
 
 

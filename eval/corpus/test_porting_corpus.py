@@ -101,6 +101,16 @@ def test_update_replaces_only_the_measured_entries_in_recipe_order():
                                                                     ["crc32c", "lru-dict"])
 
 
+def test_update_keeps_entries_of_recipes_it_does_not_know_after_the_others():
+    # A results file written by a newer checkout (a recipe added since this
+    # run started): its entry is kept, not lost to a crash.
+    old = {"date": "d0", "commit": "c0", "extensions": {"no-such-recipe": {"v": 1}, "lz4": {"v": 1}}}
+    new = {"date": "d1", "commit": "c1", "quick": False, "extensions": {"lz4": {"v": 2}}}
+    merged = corpus_run.updated(old, new)
+    assert list(merged["extensions"]) == ["lz4", "no-such-recipe"]
+    assert merged["extensions"]["no-such-recipe"] == {"v": 1}
+
+
 def test_error_kinds_group_by_cause_and_keep_api_names():
     errors = ["a.c:10:5: error: ‘foo’ undeclared (first use in this function)",
               "b.c:20:1: error: ‘bar’ undeclared (first use in this function)",

@@ -41,6 +41,12 @@ ERROR_VALUE = {
     "CystckDict_NextInto": "0",
     # An address: 0 is no object's (as Cystck_AsPyObject's NULL), -1 could be one.
     "CystckObject_Id": "0",
+    # Read as truth values or bit sets by stock code, whose counterparts
+    # cannot fail: 0 ("not set", "no flags", "another function"), the
+    # exception tells an error.
+    "CystckType_HasFeature": "0",
+    "CystckType_GetFlags": "0",
+    "CystckCFunction_IsDef": "0",
 }
 
 WARNINGS = ["-Wall", "-Wextra", "-Werror", "-Wno-unused-variable"]

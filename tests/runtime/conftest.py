@@ -38,6 +38,26 @@ def stock_and_ported(build, tmp_path_factory):
 
 
 @pytest.fixture(scope="session")
+def run_all_in_debug_mode():
+    """run_all_in_debug_mode(test_module, paths): a differential test
+    module's ``run_all(paths)`` (the stock and the ported extension, as
+    (name, path) pairs) run again in a child interpreter with
+    CYSTCK_DEBUG=1, which must pass and report no reference never released."""
+    import os
+    import subprocess
+    import sys
+
+    def _run(test_module, paths):
+        code = (f"import sys; sys.path.insert(0, {str(EXT.parent)!r}); import {test_module} as t; "
+                f"t.run_all({paths!r})")
+        out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                             env=dict(os.environ, CYSTCK_DEBUG="1"))
+        assert out.returncode == 0, out.stderr[-3000:]
+        assert "never released" not in out.stderr
+    return _run
+
+
+@pytest.fixture(scope="session")
 def rt_path(build):
     return build("rt_basic", [EXT / "rt_basic.c", EXT / "rt_extern.c"], extra_compile_args=WARNINGS)
 

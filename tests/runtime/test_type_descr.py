@@ -9,9 +9,7 @@ code would crash (a descriptor slot missing), the API raises what Python's
 ``d.__get__``/``d.__set__``/``d.__delete__`` raise.  Every check runs in
 release and in debug mode (a child interpreter with CYSTCK_DEBUG=1)."""
 import collections
-import os
 import pathlib
-import subprocess
 import sys
 
 import pytest
@@ -196,13 +194,8 @@ def test_api(modules, check):
     check(modules[1])
 
 
-def test_the_same_in_debug_mode(paths):
-    here = pathlib.Path(__file__).resolve().parent
-    code = f"import sys; sys.path.insert(0, {str(here)!r}); import test_type_descr as t; t.run_all({paths!r})"
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         env=dict(os.environ, CYSTCK_DEBUG="1"))
-    assert out.returncode == 0, out.stderr[-3000:]
-    assert "never released" not in out.stderr
+def test_the_same_in_debug_mode(paths, run_all_in_debug_mode):
+    run_all_in_debug_mode("test_type_descr", paths)
 
 
 def test_the_translation_uses_the_api_not_the_escape_hatch(ext_dir):

@@ -9,10 +9,6 @@ alike, in release and in debug mode (a child interpreter with
 CYSTCK_DEBUG=1)."""
 import array
 import collections
-import os
-import pathlib
-import subprocess
-import sys
 
 from cystck.build import load_extension
 
@@ -62,14 +58,8 @@ def test_stock_and_ported_agree(stock_and_ported):
     run_all(_paths(stock_and_ported))
 
 
-def test_the_same_in_debug_mode(stock_and_ported):
-    here = pathlib.Path(__file__).resolve().parent
-    code = (f"import sys; sys.path.insert(0, {str(here)!r}); import test_type_names as t; "
-            f"t.run_all({_paths(stock_and_ported)!r})")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         env=dict(os.environ, CYSTCK_DEBUG="1"))
-    assert out.returncode == 0, out.stderr[-3000:]
-    assert "never released" not in out.stderr
+def test_the_same_in_debug_mode(stock_and_ported, run_all_in_debug_mode):
+    run_all_in_debug_mode("test_type_names", _paths(stock_and_ported))
 
 
 def test_the_translation_uses_the_api_not_the_escape_hatch(ext_dir):

@@ -59,7 +59,7 @@ class DescrSlotCalls(Rule):
              "    return CystckDescr_Get(S, d, o, CystckObject_Type(S, o));\n}\n")
 
     def apply(self, unit):
-        code, text = unit.masked, unit.text
+        code = unit.masked
         if "tp_descr_" not in code:
             return 0
         edits, n, end = source.Edits(), 0, -1
@@ -205,6 +205,22 @@ _HEAP_TYPE_NAME = (r"\(\s*\(\s*PyHeapTypeObject\s*\*\s*\)\s*(?P<x>\w+|\bCystckOb
 _STORE = regex.compile(r"\s*=(?!=)")
 
 
+def _type_slot_reads(unit, slot, written, address_taken=False):
+    """(match, the type handle's text) for each read of ``slot`` through a
+    handle to a type (TypeSlotReads' pattern) in a function with the state:
+    not a static type's own slot, not a store (``written`` matches after
+    it) and, with ``address_taken``, not its address (``&tp->tp_flags``)."""
+    code, text = unit.masked, unit.text
+    for ctx, m in _common.matches_in_state_bodies(unit, TypeSlotReads.patterns[0], code):
+        if m.group("slot") != slot or m.group("st") is not None or written.match(code, m.end()):
+            continue
+        if address_taken and regex.search(r"(?<!&)&\s*$", code[max(0, m.start() - 8):m.start()]):
+            continue
+        if m.group("a") is None and (m.group("v") or m.group("h")) not in ctx.handles:
+            continue
+        yield m, m.group("v") or text[m.start("h"):m.end("h")]
+
+
 class TypeNameReads(Rule):
     """A type's name read through a handle to the type: ``type->tp_name``
     becomes ``CystckType_GetName(S, type)`` (the same C string); a heap
@@ -232,12 +248,7 @@ class TypeNameReads(Rule):
         if not regex.search(r"->\s*(?:tp_name|ht_(?:qual)?name)\b", code):
             return 0
         edits, n = source.Edits(), 0
-        for ctx, m in _common.matches_in_state_bodies(unit, self.patterns[0], code):
-            if m.group("slot") != "tp_name" or m.group("st") is not None or _STORE.match(code, m.end()):
-                continue
-            if m.group("a") is None and (m.group("v") or m.group("h")) not in ctx.handles:
-                continue
-            handle = m.group("v") or text[m.start("h"):m.end("h")]
+        for m, handle in _type_slot_reads(unit, "tp_name", _STORE):
             edits.add(m.start(), m.end(), f"CystckType_GetName(S, {handle})")
             n += 1
         for ctx, m in _common.matches_in_state_bodies(unit, self.patterns[1], code):
@@ -278,18 +289,11 @@ class TypeFlagsReads(Rule):
              "    return (CystckType_GetFlags(S, t) & Py_TPFLAGS_BASETYPE) != 0;\n}\n")
 
     def apply(self, unit):
-        code, text = unit.masked, unit.text
+        code = unit.masked
         if not regex.search(r"->\s*tp_flags\b", code):
             return 0
         edits, n = source.Edits(), 0
-        for ctx, m in _common.matches_in_state_bodies(unit, self.patterns[0], code):
-            address = regex.search(r"(?<!&)&\s*$", code[max(0, m.start() - 8):m.start()])
-            if m.group("slot") != "tp_flags" or m.group("st") is not None \
-                    or _FLAGS_WRITTEN.match(code, m.end()) or address:
-                continue
-            if m.group("a") is None and (m.group("v") or m.group("h")) not in ctx.handles:
-                continue
-            handle = m.group("v") or text[m.start("h"):m.end("h")]
+        for m, handle in _type_slot_reads(unit, "tp_flags", _FLAGS_WRITTEN, address_taken=True):
             edits.add(m.start(), m.end(), f"CystckType_GetFlags(S, {handle})")
             n += 1
         if edits:

@@ -229,7 +229,7 @@ Cystck_Object CystckObject_CallMethodObjArgs(Cystck_State *S, Cystck_Object o, C
 }
 
 /* CystckObject_Vectorcall's and _VectorcallMethod's array for more than
- * CYSTCK_CALL_INLINE_ARGS values; the caller has checked the handles. */
+ * _CYSTCK_CALL_INLINE_ARGS values; the caller has checked the handles. */
 CYSTCK_NOINLINE PyObject *_Cystck_VectorcallHeap(PyObject *callable, PyObject *name, const Cystck_Object *args,
                                                  Cystck_ssize_t nargs, Cystck_ssize_t total, PyObject *kwnames)
 {

@@ -43,8 +43,8 @@ CYSTCK_INTERNAL Cystck_Object Cystck_BuildValue(Cystck_State *S, const char *fmt
  * reference changes hands: where Cystck_Call's stack owns what is pushed
  * (an incref per push, a decref per value after the call), these copy
  * the objects into a vectorcall array on the C stack.  Up to
- * CYSTCK_CALL_INLINE_ARGS values inline; more go through a heap array. */
-#define CYSTCK_CALL_INLINE_ARGS 8
+ * _CYSTCK_CALL_INLINE_ARGS values inline; more go through a heap array. */
+#define _CYSTCK_CALL_INLINE_ARGS 8
 CYSTCK_INTERNAL CYSTCK_NOINLINE PyObject *_Cystck_VectorcallHeap(PyObject *callable, PyObject *name,
                                                                 const Cystck_Object *args,
                                                                 Cystck_ssize_t nargs, Cystck_ssize_t total,
@@ -54,7 +54,7 @@ static inline Cystck_Object _Cystck_CallHandles(Cystck_State *S, const char *fun
                                                 PyObject *name, const Cystck_Object *args, size_t nargsf,
                                                 Cystck_Object kwnames)
 {
-    PyObject *buf[1 + CYSTCK_CALL_INLINE_ARGS], *kw = _Cystck_Get(kwnames), *r;
+    PyObject *buf[1 + _CYSTCK_CALL_INLINE_ARGS], *kw = _Cystck_Get(kwnames), *r;
     Cystck_ssize_t n = PyVectorcall_NARGS(nargsf), total = n, i;
     if (kw != NULL) {
         /* PyObject_Vectorcall reads kwnames as a tuple unchecked */
@@ -75,10 +75,10 @@ static inline Cystck_Object _Cystck_CallHandles(Cystck_State *S, const char *fun
         PyObject *o = _Cystck_Get(args[i]);
         if (Cystck_unlikely(o == NULL))
             return (_Cystck_BadArg(S, func, args[i]), Cystck_NULL);
-        if (i < CYSTCK_CALL_INLINE_ARGS)
+        if (i < _CYSTCK_CALL_INLINE_ARGS)
             buf[1 + i] = o;
     }
-    if (Cystck_unlikely(total > CYSTCK_CALL_INLINE_ARGS))
+    if (Cystck_unlikely(total > _CYSTCK_CALL_INLINE_ARGS))
         r = _Cystck_VectorcallHeap(callable, name, args, n, total, kw);
     else if (name != NULL)
         r = PyObject_VectorcallMethod(name, buf + 1, (size_t)n | PY_VECTORCALL_ARGUMENTS_OFFSET, kw);

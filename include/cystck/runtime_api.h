@@ -106,6 +106,12 @@ static inline Cystck_Object CystckObject_VectorcallMethod(Cystck_State *S, Cystc
     PyObject *name_ = _Cystck_Get(name);
     if (Cystck_unlikely(name_ == NULL))
         return (_Cystck_BadArg(S, "CystckObject_VectorcallMethod", name), Cystck_NULL);
+    if (Cystck_unlikely(PyVectorcall_NARGS(nargsf) < 1)) {
+        /* PyObject_VectorcallMethod would read args[0] regardless */
+        PyErr_SetString(PyExc_SystemError, "CystckObject_VectorcallMethod: no object to call the method on "
+                        "(args[0], counted in nargsf)");
+        return Cystck_NULL;
+    }
     return _Cystck_CallHandles(S, "CystckObject_VectorcallMethod", NULL, name_, args, nargsf, kwnames);
 }
 

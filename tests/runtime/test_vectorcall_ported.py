@@ -58,6 +58,8 @@ def _cases(ext):
         _outcome(ext.call_one, echo, 5),
         _outcome(ext.call_one, boom, 5),
         _outcome(ext.call_one, echo),
+        _outcome(ext.call_names, echo, ("a", "b"), 1, 2),
+        _outcome(ext.call_names, echo, ()),
     ]
 
 
@@ -88,6 +90,17 @@ def test_same_as_stock(exts):
     assert _cases(ported)[1] == ((1, "a"), {})      # not two errors alike
 
 
+def test_what_stock_reads_unchecked_raises(exts):
+    """Where CPython would read memory that is not there (a method call
+    with no object, keyword names that are not a tuple), the translation
+    raises SystemError."""
+    _, ported = exts
+    assert _outcome(ported.method_of_nothing, "m") == (
+        SystemError, "CystckObject_VectorcallMethod: no object to call the method on (args[0], counted in nargsf)")
+    assert _outcome(ported.call_names, echo, ["a"], 1) == (
+        SystemError, "CystckObject_Vectorcall: kwnames must be a tuple of keyword names, not list")
+
+
 def test_release_and_debug_mode(exts, run_all_in_debug_mode):
     paths = [(m.__name__, m.__file__) for m in exts]
     run_all(paths)
@@ -99,8 +112,9 @@ def test_the_translation_calls_with_handles(ext_dir):
     from cystck.migrate.rules.escape import MARK
     ported = translate.translate_source((ext_dir / "st_vectorcall.c").read_text())
     assert MARK not in ported and "PyObject" not in ported.split("#include", 1)[1]
-    assert ported.count("CystckObject_Vectorcall(S, ") == 3
+    assert ported.count("CystckObject_Vectorcall(S, ") == 4
     assert "CystckObject_VectorcallMethod(S, args[0], args + 1, nargs - 1, Cystck_NULL)" in ported
+    assert "Cystck_Object none[1] = {Cystck_NULL};" in ported
     assert "CystckObject_CallOneArg(S, args[0], args[1])" in ported
     # the local array: handles, its free first slot the null handle
     assert "Cystck_Object stack[3] = {Cystck_NULL, b, a};" in ported

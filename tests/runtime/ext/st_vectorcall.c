@@ -62,12 +62,36 @@ call_one(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
     return PyObject_CallOneArg(args[0], args[1]);
 }
 
+/* call_names(f, kwnames, *values): f(**dict(zip(kwnames, values))); stock
+ * CPython reads kwnames as a tuple unchecked, so the test passes anything
+ * else to the translation only */
+static PyObject *
+call_names(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs < 2) {
+        PyErr_SetString(PyExc_TypeError, "call_names() needs a callable and names");
+        return NULL;
+    }
+    return PyObject_Vectorcall(args[0], args + 2, 0, args[1]);
+}
+
+/* method_of_nothing(name): a method call with no object (stock CPython
+ * reads args[0] regardless: the test calls the translation only) */
+static PyObject *
+method_of_nothing(PyObject *self, PyObject *name)
+{
+    PyObject *none[1] = {NULL};
+    return PyObject_VectorcallMethod(name, none, 0, NULL);
+}
+
 static PyMethodDef methods[] = {
     {"call", (PyCFunction)(void (*)(void))call, METH_FASTCALL, NULL},
     {"call_kw", (PyCFunction)(void (*)(void))call_kw, METH_FASTCALL | METH_KEYWORDS, NULL},
     {"call_pair", call_pair, METH_VARARGS, NULL},
     {"call_method", (PyCFunction)(void (*)(void))call_method, METH_FASTCALL, NULL},
     {"call_one", (PyCFunction)(void (*)(void))call_one, METH_FASTCALL, NULL},
+    {"call_names", (PyCFunction)(void (*)(void))call_names, METH_FASTCALL, NULL},
+    {"method_of_nothing", method_of_nothing, METH_O, NULL},
     {NULL, NULL, 0, NULL}
 };
 

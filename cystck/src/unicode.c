@@ -10,6 +10,7 @@
 #include "internal.h"
 
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 #if defined(__SSE2__)
 #include <emmintrin.h>
@@ -287,7 +288,7 @@ CystckStrWriter *CystckStrWriter_Create(Cystck_State *S, Cystck_ssize_t length)
         PyErr_SetString(PyExc_ValueError, "CystckStrWriter_Create: length must be positive");
         return NULL;
     }
-    w = PyMem_Malloc(sizeof *w);
+    w = malloc(sizeof *w);      /* C's allocator, as the debug quarantine's blocks (release_writer) */
     if (w == NULL) {
         PyErr_NoMemory();
         return NULL;
@@ -296,7 +297,7 @@ CystckStrWriter *CystckStrWriter_Create(Cystck_State *S, Cystck_ssize_t length)
      * and the finishing cut gives back what was not written */
     w->str = PyUnicode_New(length, length > 0 ? 0x7F : 0);
     if (w->str == NULL) {
-        PyMem_Free(w);
+        free(w);
         return NULL;
     }
     w->w._str = _Cystck_H(&w->str);
@@ -417,6 +418,19 @@ int CystckStrWriter_WriteWideChar(Cystck_State *S, CystckStrWriter *w, const wch
     return write_new_str(S, w, PyUnicode_FromWideChar(s, n), "CystckStrWriter_WriteWideChar");
 }
 
+/* Frees w, whose str is gone.  In debug mode w is quarantined instead,
+ * marked finished, so that a call with it after Finish or Discard raises
+ * SystemError (until a thousand newer blocks push it out). */
+static void release_writer(CystckStrWriter *w, const char *func)
+{
+    w->str = NULL;
+    w->w._str = Cystck_NULL;
+    if (_Cystck_debug)
+        _Cystck_DebugQuarantine(NULL, NULL, w, func);
+    else
+        free(w);
+}
+
 /* The str, with a handle of the calling frame; w is freed, even on error. */
 Cystck_Object CystckStrWriter_Finish(Cystck_State *S, CystckStrWriter *w)
 {
@@ -426,18 +440,17 @@ Cystck_Object CystckStrWriter_Finish(Cystck_State *S, CystckStrWriter *w)
         return Cystck_NULL;
     str = writer_cut(&w->w, slot) < 0 ? NULL : w->str;
     if (str == NULL)
-        Py_CLEAR(w->str);
-    PyMem_Free(w);
+        Py_DECREF(w->str);
+    release_writer(w, "CystckStrWriter_Finish");
     return _Cystck_Own(S, str);
 }
 
 void CystckStrWriter_Discard(Cystck_State *S, CystckStrWriter *w)
 {
-    (void)S;
-    if (w == NULL)
-        return;
-    Py_XDECREF(w->str);
-    PyMem_Free(w);
+    if (w == NULL || writer_slot(S, &w->w, "CystckStrWriter_Discard") == NULL)
+        return;                 /* a writer already ended (debug mode): SystemError */
+    Py_DECREF(w->str);
+    release_writer(w, "CystckStrWriter_Discard");
 }
 
 /* Copy s[0:n] to dst while checking it is ASCII, 64 bytes a step (SSE2

@@ -4,6 +4,7 @@ side, so each result is compared with the str the same Python string
 operations build (str(), repr(), slicing, chr, decoding), down to its size
 in memory (the narrowest PEP 393 kind, no spare room).  The checks run
 again in a child interpreter under CYSTCK_DEBUG=1 (run_all)."""
+import os
 import sys
 import tracemalloc
 
@@ -102,6 +103,16 @@ def check_no_writer_raises(m):
         m.add(["x"])
 
 
+def check_use_after_the_end_raises_in_debug_mode(m):
+    # in release mode the writer is freed memory, as CPython's; in debug
+    # mode it is kept (quarantined), marked ended
+    if not os.environ.get("CYSTCK_DEBUG"):
+        return
+    for how in range(4):
+        with pytest.raises(SystemError, match="not initialized, or already finished"):
+            m.use_after_end(how)
+
+
 def check_nothing_leaks(m):
     big = ["x" * 10_000, "\u1234" * 5_000]
     for _ in range(10):
@@ -123,7 +134,8 @@ def check_nothing_leaks(m):
 
 
 CHECKS = [check_built_in_one_call, check_kept_across_calls, check_errors,
-          check_a_failed_write_leaves_the_writer_usable, check_no_writer_raises, check_nothing_leaks]
+          check_a_failed_write_leaves_the_writer_usable, check_no_writer_raises,
+          check_use_after_the_end_raises_in_debug_mode, check_nothing_leaks]
 
 
 def run_all(paths):

@@ -148,7 +148,31 @@ static int discard(Cystck_State *S, Cystck_Object self)
     return 0;
 }
 
-static CystckDef *str_writer_defines[] = {&build_def, &start_def, &add_def, &finish_def, &discard_def, NULL};
+CYSTCK_DEF_METH(use_after_end_def, "use_after_end", use_after_end, CYSTCK_O,
+                "use_after_end(k): the writer used after it ended (debug mode only: else freed memory): "
+                "0 write after Finish, 1 Finish twice, 2 Finish after Discard, 3 Discard twice")
+static int use_after_end(Cystck_State *S, Cystck_Object self, Cystck_Object k)
+{
+    long how = CystckLong_AsLong(S, k);
+    CystckStrWriter *w = CystckStrWriter_Create(S, 0);
+    (void)self;
+    if (w == NULL || CystckStrWriter_WriteChar(S, w, 'x') < 0)
+        return -1;
+    if (how < 2 && Cystck_IsNull(CystckStrWriter_Finish(S, w)))
+        return -1;
+    if (how >= 2)
+        CystckStrWriter_Discard(S, w);
+    if (how == 0)
+        return CystckStrWriter_WriteChar(S, w, 'y');
+    if (how == 3) {
+        CystckStrWriter_Discard(S, w);
+        return CystckErr_Occurred(S) ? -1 : 0;
+    }
+    return Cystck_Return(S, CystckStrWriter_Finish(S, w));
+}
+
+static CystckDef *str_writer_defines[] = {&build_def, &start_def, &add_def, &finish_def, &discard_def,
+                                          &use_after_end_def, NULL};
 
 static CystckModuleDef str_writer_def = {"rt_str_writer", "the pointer str writer", 0, str_writer_defines};
 

@@ -98,7 +98,8 @@ def kept_stock(files):
 # (PyObject and PyVarObject are the plain object head, spelled out).
 _BUILTIN_LAYOUT_SUBTYPE = regex.compile(
     r"\b(?P<td>typedef\s+)?struct\s*(?P<tag>\w+)?\s*\{\s*(?:struct\s+)?"
-    r"(?P<base>(?!Py(?:Var)?Object\b)_?Py\w*Object|PyDateTime_\w+)\s+\w+\s*;")
+    r"(?P<base>(?!Py(?:Var)?Object\b)_?Py\w*Object|PyDateTime_(?:Date|DateTime|Time|Delta|TZInfo))"
+    r"\s+\w+\s*;")
 
 
 def builtin_layout_subtypes(masked):

@@ -1678,7 +1678,8 @@ _COUNT = r"(?:[^(),]|\((?:[^()])*\))*"
 class ObjectNew(Rule):
     """Instance allocation goes through the runtime: ``PyObject_New(Foo,
     &FooType)`` (its macro spelling ``PyObject_NEW`` too), ``PyObject_GC_New`` and ``type->tp_alloc(type, 0)`` (also
-    ``Py_TYPE(self)->tp_alloc(Py_TYPE(self), 0)``) become ``Cystck_New(S,
+    ``Py_TYPE(self)->tp_alloc(Py_TYPE(self), 0)``, and a static type's
+    ``FooType.tp_alloc(&FooType, 0)``) become ``Cystck_New(S,
     type, NULL)``; ``PyType_GenericNew(type, args, kw)``
     becomes ``CystckType_GenericNew(S, type)``; ``PyObject_GC_Track`` is
     dropped (the runtime tracks GC instances).  A variable-size instance
@@ -1693,7 +1694,8 @@ class ObjectNew(Rule):
                 r"\(\s*(?P<a>\w+|Py_TYPE\s*\(\s*\w+\s*\))\s*,(?P<n>" + _COUNT + r")\)",
                 r"\bPyType_GenericAlloc\s*\(\s*(?P<t>[^,()]+?)\s*,(?P<n>" + _COUNT + r")\)",
                 r"\bPyType_GenericNew\s*\(\s*(?P<t>\w+(?:\s*::\s*\w+)*)\s*,[^()]*\)",
-                r"^[ \t]*PyObject_GC_Track\s*" + _common.PAREN + r"\s*;[ \t]*\n?")
+                r"^[ \t]*PyObject_GC_Track\s*" + _common.PAREN + r"\s*;[ \t]*\n?",
+                r"\b(?P<s>\w+)\s*\.\s*tp_alloc\s*\(\s*&\s*(?P<t>\w+)\s*,(?P<n>" + _COUNT + r")\)")
     before = "static PyObject *f(PyTypeObject *type) { Box *b = PyObject_New(Box, &BoxType); return type->tp_alloc(type, 0); }\n"
     after = "static PyObject *f(PyTypeObject *type) { Box *b = Cystck_New(S, &BoxType, NULL); return Cystck_New(S, type, NULL); }\n"
 
@@ -1703,6 +1705,9 @@ class ObjectNew(Rule):
             n += unit.sub(pat, self._new)
         n += unit.sub(self.patterns[3], lambda m, t: f"CystckType_GenericNew(S, {m.group('t')})")
         n += unit.sub(self.patterns[4], lambda m, t: "", regex.M)
+        # FooType.tp_alloc(&FooType, 0): a static type's own slot
+        n += unit.sub(self.patterns[5], lambda m, t: None if m.group("s") != m.group("t") else
+                      self._new(m, t).replace(f"S, {m.group('t')},", f"S, &{m.group('t')},", 1))
         return n
 
 

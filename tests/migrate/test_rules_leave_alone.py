@@ -519,6 +519,11 @@ LEAVE_ALONE = {
     "stock-struct-pointers": (
         "static PyObject *f(PyObject *o) { PyTupleObject *t = (PyTupleObject *)o; "
         "return PyTuple_GetItem((PyObject *)t, 0); }\n"),
+    # A constant without a permanent handle, and the call in a string.
+    "constant-getters": (
+        "static PyObject *f(PyObject *o) {\n"
+        "    puts(\"Py_GetConstant(Py_CONSTANT_NONE)\");\n"
+        "    return Py_GetConstant(Py_CONSTANT_ZERO);\n}\n"),
 }
 
 # rule -> (near miss, real construct): replacing the first by the second in
@@ -614,6 +619,7 @@ POSITIVE_TWINS = {
     "identity-name-macros": ("name##_v2", "name"),
     "stock-object-values": ('"PyDateTime_TimeZone_UTC"', "PyDateTime_TimeZone_UTC"),
     "stock-struct-pointers": ("(PyTupleObject *)o", "(PyDateTime_Date *)o"),
+    "constant-getters": ("Py_CONSTANT_ZERO", "Py_CONSTANT_NOT_IMPLEMENTED"),
 }
 
 

@@ -278,11 +278,15 @@ static CYSTCK_ALWAYS_INLINE PyObject **_Cystck_OwnSlow(Cystck_State *S, PyObject
      * stack is untouched, so sp is not copied back, and the slot is the
      * first of a fresh area (a heap chunk or the debug record's slots:
      * grow_handles), so top and base are the slot, as they are on the
-     * fast path for a frame's first handle. */
+     * fast path for a frame's first handle.  And the frame is slow now
+     * (grow_handles starts with _Cystck_GoSlow): its state bit set again
+     * here, where GCC sees it, lets GCC drop the inline frame's tests of
+     * Cystck_Return after the join (tuple3 -3 instructions in debug-capable
+     * builds; docs/gaps.md, R1). */
     S->top = slot;
     S->base = slot;
     S->end = c_.end;
-    S->sp_limit = c_.sp_limit;
+    S->sp_limit = c_.sp_limit | _CYSTCK_SLOW;
     return slot;
 }
 /* Error paths for invalid handle arguments: keep the exception of the call

@@ -170,17 +170,31 @@ typedef struct _CYSTCK_MAY_ALIAS _Cystck_HeadCopy {
 #else
 #define _CYSTCK_GPR(x) ((void)0)
 #endif
+/* dst = the frame's address, for a copy.  A frame is a local of its
+ * trampoline, so the address is an offset from the stack pointer; taken by
+ * an x86 `lea` of the frame as a memory operand, it is computed where the
+ * copy is made.  Passed as a value, GCC computes it once at the open and
+ * keeps it in a callee-saved register until the last slow path that copies
+ * the header (after the function's CPython calls), and every such
+ * register is saved and restored on every call, slow path taken or not
+ * (x86 GCC has no separate shrink-wrapping): Point.__add__ -2, long_inc,
+ * tuple3 and call_callback -2 without debug mode (docs/gaps.md, R1). */
+#if (defined(__GNUC__) || defined(__clang__)) && (defined(__x86_64__) || defined(__i386__))
+#define _CYSTCK_FRAME_ADDRESS(dst, f) __asm__("lea {%1, %0|%0, %1}" : "=r"(dst) : "m"(*(f)))
+#else
+#define _CYSTCK_FRAME_ADDRESS(dst, f) ((dst) = (f), _CYSTCK_GPR(dst))
+#endif
 static inline void _Cystck_HeadIn(_Cystck_HeadCopy *copy, const Cystck_State *S)
 {
     PyObject **top = S->top, **base = S->base, **end = S->end, **sp = S->sp;
     uintptr_t sp_limit = S->sp_limit;
-    struct _Cystck_Frame *frame = S->frame;
+    struct _Cystck_Frame *frame;
+    _CYSTCK_FRAME_ADDRESS(frame, S->frame);
     _CYSTCK_GPR(top);
     _CYSTCK_GPR(base);
     _CYSTCK_GPR(end);
     _CYSTCK_GPR(sp);
     _CYSTCK_GPR(sp_limit);
-    _CYSTCK_GPR(frame);
     copy->top = top;
     copy->base = base;
     copy->end = end;

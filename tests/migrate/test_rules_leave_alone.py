@@ -512,6 +512,11 @@ LEAVE_ALONE = {
     "identity-name-macros": (
         "#define F(name) name##_v2\n"
         "static PyObject *f(PyObject *t) { return F(PyTuple_GetItem)(t, 0); }\n"),
+    # A constant without a permanent handle, and the call in a string.
+    "constant-getters": (
+        "static PyObject *f(PyObject *o) {\n"
+        "    puts(\"Py_GetConstant(Py_CONSTANT_NONE)\");\n"
+        "    return Py_GetConstant(Py_CONSTANT_ZERO);\n}\n"),
 }
 
 # rule -> (near miss, real construct): replacing the first by the second in
@@ -605,6 +610,7 @@ POSITIVE_TWINS = {
     "method-def-tests": ("== other;", "== (PyCFunction)twice;"),
     "cast-alias-macros": ("typedef struct { long n; } Dump;", "typedef struct { PyObject_HEAD long n; } Dump;"),
     "identity-name-macros": ("name##_v2", "name"),
+    "constant-getters": ("Py_CONSTANT_ZERO", "Py_CONSTANT_NOT_IMPLEMENTED"),
 }
 
 

@@ -552,6 +552,7 @@ int CystckDateTime_TIME_GET_MICROSECOND(h o) : hand ~ PyDateTime_TIME_GET_MICROS
 h CystckDate_FromDate(int year, int month, int day) : hand ~ PyDate_FromDate ; [h+1, e] datetime.date(year, month, day)
 h CystckDateTime_FromDateAndTime(int year, int month, int day, int hour, int minute, int second, int usecond) : hand ~ PyDateTime_FromDateAndTime ; [h+1, e] a naive datetime.datetime
 h CystckTime_FromTime(int hour, int minute, int second, int usecond) : hand ~ PyTime_FromTime ; [h+1, e] a naive datetime.time
+h CystckDelta_FromDSU(int days, int seconds, int useconds) : hand ~ PyDelta_FromDSU ; [h+1, e] datetime.timedelta(days, seconds, microseconds), normalized (OverflowError out of range)
 
 ## Handles and the return stack (hand-written, see Cystck.h)
 h Cystck_FromNewPyObject(PyObject* o) : hand ~ -           ; [h+1] escape hatch: a handle that takes over a new reference (null o: the null handle)

@@ -170,17 +170,31 @@ typedef struct _CYSTCK_MAY_ALIAS _Cystck_HeadCopy {
 #else
 #define _CYSTCK_GPR(x) ((void)0)
 #endif
+/* dst = the frame's address, for a copy.  A frame is a local of its
+ * trampoline, so the address is an offset from the stack pointer; taken by
+ * an x86 `lea` of the frame as a memory operand, it is computed where the
+ * copy is made.  Passed as a value, GCC computes it once at the open and
+ * keeps it in a callee-saved register until the last slow path that copies
+ * the header (after the function's CPython calls), and every such
+ * register is saved and restored on every call, slow path taken or not
+ * (x86 GCC has no separate shrink-wrapping): Point.__add__ -2, long_inc,
+ * tuple3 and call_callback -2 without debug mode (docs/gaps.md, R1). */
+#if (defined(__GNUC__) || defined(__clang__)) && (defined(__x86_64__) || defined(__i386__))
+#define _CYSTCK_FRAME_ADDRESS(dst, f) __asm__("lea {%1, %0|%0, %1}" : "=r"(dst) : "m"(*(f)))
+#else
+#define _CYSTCK_FRAME_ADDRESS(dst, f) ((dst) = (f), _CYSTCK_GPR(dst))
+#endif
 static inline void _Cystck_HeadIn(_Cystck_HeadCopy *copy, const Cystck_State *S)
 {
     PyObject **top = S->top, **base = S->base, **end = S->end, **sp = S->sp;
     uintptr_t sp_limit = S->sp_limit;
-    struct _Cystck_Frame *frame = S->frame;
+    struct _Cystck_Frame *frame;
+    _CYSTCK_FRAME_ADDRESS(frame, S->frame);
     _CYSTCK_GPR(top);
     _CYSTCK_GPR(base);
     _CYSTCK_GPR(end);
     _CYSTCK_GPR(sp);
     _CYSTCK_GPR(sp_limit);
-    _CYSTCK_GPR(frame);
     copy->top = top;
     copy->base = base;
     copy->end = end;
@@ -278,11 +292,15 @@ static CYSTCK_ALWAYS_INLINE PyObject **_Cystck_OwnSlow(Cystck_State *S, PyObject
      * stack is untouched, so sp is not copied back, and the slot is the
      * first of a fresh area (a heap chunk or the debug record's slots:
      * grow_handles), so top and base are the slot, as they are on the
-     * fast path for a frame's first handle. */
+     * fast path for a frame's first handle.  And the frame is slow now
+     * (grow_handles starts with _Cystck_GoSlow): its state bit set again
+     * here, where GCC sees it, lets GCC drop the inline frame's tests of
+     * Cystck_Return after the join (tuple3 -3 instructions in debug-capable
+     * builds; docs/gaps.md, R1). */
     S->top = slot;
     S->base = slot;
     S->end = c_.end;
-    S->sp_limit = c_.sp_limit;
+    S->sp_limit = c_.sp_limit | _CYSTCK_SLOW;
     return slot;
 }
 /* Error paths for invalid handle arguments: keep the exception of the call

@@ -95,6 +95,27 @@ def stock_returns():
 
 
 @functools.lru_cache(maxsize=None)
+def stock_object_values():
+    """Names of the headers of the running CPython that are macros reading
+    an object member of a C API exported in a capsule (datetime.h's
+    ``#define PyDateTime_TimeZone_UTC PyDateTimeAPI->TimeZone_UTC``, the
+    struct's member declared ``PyObject *TimeZone_UTC;``): a borrowed
+    object that is no call, which the escape hatch gives a handle."""
+    include = pathlib.Path(sysconfig.get_paths()["include"])
+    member = regex.compile(r"^[ \t]*PyObject\s*\*\s*(?P<member>\w+)\s*;", regex.M)
+    reading = regex.compile(r"^[ \t]*#[ \t]*define[ \t]+(?P<name>_?Py\w+)[ \t]+_?Py\w*API\s*->\s*(?P<member>\w+)"
+                            r"[ \t]*$", regex.M)
+    out = set()
+    for header in sorted(include.rglob("*.h")):
+        text = header.read_text(errors="replace")
+        if "API->" not in text:
+            continue
+        members = set(member.findall(text))
+        out |= {m.group("name") for m in reading.finditer(text) if m.group("member") in members}
+    return frozenset(out)
+
+
+@functools.lru_cache(maxsize=None)
 def stock_type_params():
     """Stock function name -> the positions of its ``PyTypeObject *``
     parameters, read from the headers of the running CPython as

@@ -546,6 +546,7 @@ CYSTCK_INTERNAL Cystck_Object CystckDate_FromDate(Cystck_State *S, int year, int
 CYSTCK_INTERNAL Cystck_Object CystckDateTime_FromDateAndTime(Cystck_State *S, int year, int month, int day, int hour,
                                                              int minute, int second, int usecond);
 CYSTCK_INTERNAL Cystck_Object CystckTime_FromTime(Cystck_State *S, int hour, int minute, int second, int usecond);
+CYSTCK_INTERNAL Cystck_Object CystckDelta_FromDSU(Cystck_State *S, int days, int seconds, int useconds);
 
 /* ---- Frames for C code that Python did not call ----
  * A callback that a C library runs on its own thread has no frame: it

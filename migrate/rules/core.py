@@ -961,6 +961,10 @@ def references_re(names, ref_fields):
     return "(?:" + "|".join(alts) + ")" if alts else None
 
 
+# ``(x = `` right before a read: a store into a local whose value is used.
+_VALUE_USED_STORE = regex.compile(r"\(\s*[A-Za-z_]\w*\s*=\s*$")
+
+
 class GlobalRefs(Rule):
     """Values that escape into globals (and into module-state members) are
     held through references: ``static PyObject *g;`` becomes ``static
@@ -977,7 +981,10 @@ class GlobalRefs(Rule):
     the pointer it is, or read back as a handle where the value is not a
     test: so is one inside a stored value, ``g1 = (g2 = f(x))``.  A local
     taken from a reference that the code releases later (``old = g; g = v;
-    Py_XDECREF(old);``) gets a handle of its own.  Static
+    Py_XDECREF(old);``) gets a handle of its own; one whose store's value
+    is used, ``if ((x = g) == NULL)`` (a cache filled on first use), reads
+    an empty reference as the null handle, ``(g ? Cystck_deref(S, g) :
+    Cystck_NULL)``.  Static
     type objects are references too: ``&FooType`` becomes ``Cystck_deref(S,
     FooType)``.  An array of objects that outlives the call, ``static
     PyObject *cache[N];`` or the member ``PyObject *items[N];`` of a plain
@@ -1232,7 +1239,13 @@ class GlobalRefs(Rule):
                 continue
             if regex.match(r"\s*\?", after) or regex.search(r"\bCystck_Ref\s+\w+\s*=\s*$", before):
                 continue          # g ? a : b tests the reference; a copy of it is one
-            edits.add(m.start(), m.end(), f"Cystck_deref(S, {text[m.start('r'):m.end('r')]})")
+            r = text[m.start('r'):m.end('r')]
+            if _VALUE_USED_STORE.search(before) and regex.match(r"\s*\)", after):
+                # (x = g) == NULL: the stock test of a global that may be
+                # empty; the empty reference reads as the null handle
+                edits.add(m.start(), m.end(), f"({r} ? Cystck_deref(S, {r}) : Cystck_NULL)")
+                continue
+            edits.add(m.start(), m.end(), f"Cystck_deref(S, {r})")
 
 
 class CriticalSections(Rule):

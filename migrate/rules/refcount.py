@@ -507,7 +507,9 @@ class DecRef(Rule):
     ``Py_DECREF(x);`` where its block is entered only when ``x`` is ``None``
     (``if (x == Py_None) {...}``, the ``else`` of ``if (x != Py_None)``): the
     constant is no handle of the call either (whatever handle took the
-    reference is released with the call)."""
+    reference is released with the call).  In the body of a macro only
+    functions with the state expand, a release of a name that is a handle
+    in each of them (or a local the macro declares) is rewritten too."""
     name = "decref"
     precedence = 610
     patterns = (r"\bPy_X?DECREF\s*\(",)
@@ -517,8 +519,12 @@ class DecRef(Rule):
     def apply(self, unit):
         edits = source.Edits()
         masked = unit.masked
-        for b0, b1, ctx in _global_aware_bodies(unit):
+        bodies = [(b0, b1, ctx, False) for b0, b1, ctx in _global_aware_bodies(unit)]
+        bodies += [(b0, b1, ctx, True) for b0, b1, ctx in functions.macro_contexts(unit)]
+        for b0, b1, ctx, in_macro in bodies:
             for m in regex.finditer(self.patterns[0], masked, pos=b0, endpos=b1):
+                if in_macro and _released_name(masked, m.end() - 1) not in ctx.handles:
+                    continue          # in a macro, only what is a handle where it expands
                 if _is_global_ref(unit, m.end() - 1, ctx):
                     continue          # the global-refs rule drops it
                 end = _static_object_statement_end(masked, m.end() - 1)
@@ -533,6 +539,12 @@ class DecRef(Rule):
         if edits:
             unit.apply(edits)
         return edits.applied
+
+
+def _released_name(code, open_at):
+    """The variable a release's parentheses at ``open_at`` hold, or None."""
+    m = regex.match(r"\(\s*(\w+)\s*\)", code[open_at:source.matching(code, open_at)])
+    return m.group(1) if m else None
 
 
 class Clear(Rule):

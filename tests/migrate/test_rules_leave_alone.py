@@ -512,6 +512,13 @@ LEAVE_ALONE = {
     "identity-name-macros": (
         "#define F(name) name##_v2\n"
         "static PyObject *f(PyObject *t) { return F(PyTuple_GetItem)(t, 0); }\n"),
+    # A capsule object's name in a string, not the object.
+    "stock-object-values": (
+        "static PyObject *f(PyObject *o) { return PyObject_GetAttrString(o, \"PyDateTime_TimeZone_UTC\"); }\n"),
+    # A cast to a struct that is a handle type (the casts rule's).
+    "stock-struct-pointers": (
+        "static PyObject *f(PyObject *o) { PyTupleObject *t = (PyTupleObject *)o; "
+        "return PyTuple_GetItem((PyObject *)t, 0); }\n"),
     # A constant without a permanent handle, and the call in a string.
     "constant-getters": (
         "static PyObject *f(PyObject *o) {\n"
@@ -610,6 +617,8 @@ POSITIVE_TWINS = {
     "method-def-tests": ("== other;", "== (PyCFunction)twice;"),
     "cast-alias-macros": ("typedef struct { long n; } Dump;", "typedef struct { PyObject_HEAD long n; } Dump;"),
     "identity-name-macros": ("name##_v2", "name"),
+    "stock-object-values": ('"PyDateTime_TimeZone_UTC"', "PyDateTime_TimeZone_UTC"),
+    "stock-struct-pointers": ("(PyTupleObject *)o", "(PyDateTime_Date *)o"),
     "constant-getters": ("Py_CONSTANT_ZERO", "Py_CONSTANT_NOT_IMPLEMENTED"),
 }
 

@@ -484,9 +484,21 @@ int CystckUnicodeWriter_WriteChar(CystckUnicodeWriter* w, Py_UCS4 c) : hand ~ _P
 int CystckUnicodeWriter_WriteStr(CystckUnicodeWriter* w, h s) : hand ~ _PyUnicodeWriter_WriteStr ; [e] append str s
 int CystckUnicodeWriter_WriteSubstring(CystckUnicodeWriter* w, h s, Cystck_ssize_t start, Cystck_ssize_t end) : hand ~ _PyUnicodeWriter_WriteSubstring ; [e] append s[start:end]
 int CystckUnicodeWriter_WriteASCIIString(CystckUnicodeWriter* w, const char* s, Cystck_ssize_t n) : hand ~ _PyUnicodeWriter_WriteASCIIString ; [e] append n ASCII bytes (n = -1: up to the NUL); ValueError for a byte past 0x7F
-int CystckUnicodeWriter_WriteUTF8(CystckUnicodeWriter* w, const char* s, Cystck_ssize_t n) : hand ~ PyUnicodeWriter_WriteUTF8 ; [e] append n bytes of UTF-8 (n = -1: up to the NUL): ASCII straight into the str, other UTF-8 decoded into a temporary str, then copied (CystckBytesWriter_InitStr writes UTF-8 in place)
+int CystckUnicodeWriter_WriteUTF8(CystckUnicodeWriter* w, const char* s, Cystck_ssize_t n) : hand ~ - ; [e] append n bytes of UTF-8 (n = -1: up to the NUL): ASCII straight into the str, other UTF-8 decoded into a temporary str, then copied (CystckBytesWriter_InitStr writes UTF-8 in place)
 h CystckUnicodeWriter_Finish(CystckUnicodeWriter* w) : hand ~ _PyUnicodeWriter_Finish ; [e] the str built: w's own handle, cut to length (no copy); w is finished
 void CystckUnicodeWriter_Dealloc(CystckUnicodeWriter* w) : hand ~ _PyUnicodeWriter_Dealloc ; [h-1] drop the str early (else the frame releases it)
+## Pointer str writer (hand-written: cystck/src/unicode.c; CPython 3.14's PyUnicodeWriter)
+CystckStrWriter* CystckStrWriter_Create(Cystck_ssize_t length) : hand ~ PyUnicodeWriter_Create ; [e] a writer of its own (the str is held by the writer, not by the frame: it may be finished in another call), room for length code points; ValueError for a negative length; end it with Finish or Discard
+int CystckStrWriter_WriteChar(CystckStrWriter* w, Py_UCS4 c) : hand ~ PyUnicodeWriter_WriteChar ; [e] append code point c; ValueError past U+10FFFF
+int CystckStrWriter_WriteStr(CystckStrWriter* w, h o) : hand ~ PyUnicodeWriter_WriteStr ; [e] append str(o)
+int CystckStrWriter_WriteRepr(CystckStrWriter* w, h? o) : hand ~ PyUnicodeWriter_WriteRepr ; [e] append repr(o) ("<NULL>" for the null handle)
+int CystckStrWriter_WriteSubstring(CystckStrWriter* w, h s, Cystck_ssize_t start, Cystck_ssize_t end) : hand ~ PyUnicodeWriter_WriteSubstring ; [e] append s[start:end]; ValueError unless 0 <= start <= end <= len(s)
+int CystckStrWriter_WriteUTF8(CystckStrWriter* w, const char* s, Cystck_ssize_t n) : hand ~ PyUnicodeWriter_WriteUTF8 ; [e] append n bytes of UTF-8 (n = -1: up to the NUL)
+int CystckStrWriter_WriteASCII(CystckStrWriter* w, const char* s, Cystck_ssize_t n) : hand ~ PyUnicodeWriter_WriteASCII ; [e] append n ASCII bytes (n = -1: up to the NUL); ValueError for a byte past 0x7F
+int CystckStrWriter_WriteUCS4(CystckStrWriter* w, const Py_UCS4* s, Cystck_ssize_t n) : hand ~ PyUnicodeWriter_WriteUCS4 ; [e] append n code points; ValueError for a negative n or a code point past U+10FFFF
+int CystckStrWriter_WriteWideChar(CystckStrWriter* w, const wchar_t* s, Cystck_ssize_t n) : hand ~ PyUnicodeWriter_WriteWideChar ; [e] append n wide characters (n = -1: up to the NUL)
+h CystckStrWriter_Finish(CystckStrWriter* w) : hand ~ PyUnicodeWriter_Finish ; [h+1, e] the str built, cut to length (no copy), with a handle of the calling frame; frees w (also on error)
+void CystckStrWriter_Discard(CystckStrWriter* w) : hand ~ PyUnicodeWriter_Discard ; free w and its str (w NULL: nothing)
 ## Bytes writer (hand-written: cystck/src/byteswriter.c; like CPython 3.15's PyBytesWriter)
 char* CystckBytesWriter_Init(CystckBytesWriter* w, char* buf, Cystck_ssize_t size) : hand ~ - ; [h+1, e] start building a bytes in w, in the caller's buffer buf of size bytes (moved into the bytes at the first Grow) or, buf NULL, in the storage of a bytes of size bytes held by a handle of the frame; the start of the storage (NULL on error)
 char* CystckBytesWriter_InitStr(CystckBytesWriter* w, char* buf, Cystck_ssize_t size, const char* errors) : hand ~ - ; [h+1, e] the same for a str of UTF-8 bytes: its storage is a compact ASCII str's, the result itself when every byte is ASCII; errors: the UTF-8 error handler otherwise (NULL: strict)
@@ -662,6 +674,7 @@ type CystckArg_Converter ~ -                  ; `int (*)(Cystck_State *S, Cystck
 type CystckMem_Finalizer ~ -                  ; `void (*)(void *p)`: run just before a native block is released
 type Cystck_WeakList ~ -                      ; the weak-reference list of an instance, a member of its native struct named by CYSTCK_DEF_WEAKLIST (the extension never touches it)
 type CystckUnicodeWriter ~ _PyUnicodeWriter   ; builds a str in place (CystckUnicodeWriter_Init ... _Finish): its str is held by the frame
+type CystckStrWriter ~ PyUnicodeWriter        ; builds a str in place (CystckStrWriter_Create ... _Finish), through a pointer: its str is held by the writer
 type CystckBytesWriter ~ -                     ; builds a bytes, or a str of UTF-8 bytes, in the storage of the object returned (CystckBytesWriter_Init ... _Finish): the object is held by the frame
 
 ## Defining functions, methods and attributes

@@ -142,12 +142,23 @@ def by_name():
 
 @functools.lru_cache(maxsize=None)
 def private_struct_types():
-    """Stock private struct types (``_PyUnicodeWriter``) -> their Cystck
-    counterparts (``CystckUnicodeWriter``), from the table's type lines: C
-    code declares such a struct and hands its address to the API, so the
-    declaration must name the struct the Cystck functions take."""
+    """Stock private struct types (``_PyUnicodeWriter``), and public ones
+    that head a family of functions (``PyUnicodeWriter``), -> their Cystck
+    counterparts (``CystckUnicodeWriter``, ``CystckStrWriter``), from the
+    table's type lines: C code declares such a struct (or a pointer to it)
+    and hands it to the API, so the declaration must name the struct the
+    Cystck functions take."""
     return {d.stock: d.name for d in gen_api.parse_definitions()
-            if d.kind == "type" and regex.fullmatch(r"_Py\w+", d.stock)}
+            if d.kind == "type" and (regex.fullmatch(r"_Py\w+", d.stock) or _created_by_the_api(d))}
+
+
+def _created_by_the_api(d):
+    """Is the public type ``d.stock`` an opaque struct that a function of
+    the table creates, C code holding only a pointer to it
+    (``PyUnicodeWriter *``, made by ``PyUnicodeWriter_Create``, whose
+    counterpart returns a ``CystckStrWriter*``)?"""
+    return regex.fullmatch(r"Py\w+", d.stock) is not None and any(
+        f.stock.startswith(d.stock + "_") and f.ret.replace(" ", "") == d.name + "*" for f in table())
 
 
 @functools.lru_cache(maxsize=None)

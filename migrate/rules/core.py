@@ -653,10 +653,12 @@ class PrivateStructTypes(Rule):
     address (``_PyUnicodeWriter writer;``, ``_PyUnicodeWriter *w``) is
     declared as its Cystck counterpart (``CystckUnicodeWriter``), the
     struct the translated calls take: passing the stock struct to them
-    would compile (with a warning) and corrupt memory."""
+    would compile (with a warning) and corrupt memory.  So is a public
+    struct behind a family of functions (``PyUnicodeWriter *w`` becomes
+    ``CystckStrWriter *w``, see api.private_struct_types)."""
     name = "private-struct-types"
     precedence = 849
-    patterns = (r"\b(?P<t>_Py\w+)\b(?!\s*\()",)
+    patterns = (r"\b(?P<t>_?Py\w+)\b(?!\s*\()",)
     before = ("static int f(_PyUnicodeWriter *w) { return _PyUnicodeWriter_WriteChar(w, 'x'); }\n"
               "static void g(void) { _PyUnicodeWriter writer; _PyUnicodeWriter_Init(&writer); }\n")
     after = ("static int f(CystckUnicodeWriter *w) { return _PyUnicodeWriter_WriteChar(w, 'x'); }\n"

@@ -249,6 +249,10 @@ Py_UCS1* CystckUnicode_1BYTE_DATA(h o) = PyUnicode_1BYTE_DATA [macro] ; latin-1 
 int CystckUnicode_IS_ASCII(h o) = PyUnicode_IS_ASCII [macro] ; pure ASCII?
 int CystckUnicode_IS_COMPACT_ASCII(h o) = PyUnicode_IS_COMPACT_ASCII [macro] ; compact ASCII?
 int CystckUnicode_READY(h o) = PyUnicode_READY [macro]     ; legacy: always 0 on 3.12+
+h CystckUnicode_FromWideChar(const wchar_t* w, Cystck_ssize_t size) = PyUnicode_FromWideChar ; [h+1, e] str from size wchar_t units of w (size -1: up to the NUL)
+Cystck_ssize_t CystckUnicode_AsWideChar(h o, wchar_t* w, Cystck_ssize_t size) = PyUnicode_AsWideChar ; [e] copy o into w, at most size wchar_t units (NUL-terminated if room); the number copied
+wchar_t* CystckUnicode_AsWideCharString(h o, Cystck_ssize_t* size) = PyUnicode_AsWideCharString ; [e] o as a new NUL-terminated wchar_t string (its length in *size if size is not NULL): CPython's memory, free it with PyMem_Free
+const char* CystckUnicode_GetDefaultEncoding() = PyUnicode_GetDefaultEncoding ; the default encoding's name, "utf-8"
 
 ## Bytes and bytearray
 h CystckBytes_FromString(const char* s) = PyBytes_FromString ; [h+1, e]
@@ -624,7 +628,7 @@ const CystckExc_LookupError ~ PyExc_LookupError ; LookupError
 const CystckExc_MemoryError ~ PyExc_MemoryError ; MemoryError
 const CystckExc_NameError ~ PyExc_NameError   ; NameError
 const CystckExc_NotImplementedError ~ PyExc_NotImplementedError ; NotImplementedError
-const CystckExc_OSError ~ PyExc_OSError       ; OSError
+const CystckExc_OSError ~ PyExc_OSError, PyExc_IOError, PyExc_EnvironmentError ; OSError (IOError and EnvironmentError are its aliases: the translator maps them here)
 const CystckExc_OverflowError ~ PyExc_OverflowError ; OverflowError
 const CystckExc_RecursionError ~ PyExc_RecursionError ; RecursionError
 const CystckExc_ReferenceError ~ PyExc_ReferenceError ; ReferenceError
@@ -641,6 +645,38 @@ const CystckExc_Warning ~ PyExc_Warning       ; Warning
 const CystckExc_DeprecationWarning ~ PyExc_DeprecationWarning ; DeprecationWarning
 const CystckExc_RuntimeWarning ~ PyExc_RuntimeWarning ; RuntimeWarning
 const CystckExc_UserWarning ~ PyExc_UserWarning ; UserWarning
+const CystckExc_BlockingIOError ~ PyExc_BlockingIOError ; BlockingIOError
+const CystckExc_BrokenPipeError ~ PyExc_BrokenPipeError ; BrokenPipeError
+const CystckExc_BytesWarning ~ PyExc_BytesWarning ; BytesWarning
+const CystckExc_ChildProcessError ~ PyExc_ChildProcessError ; ChildProcessError
+const CystckExc_ConnectionAbortedError ~ PyExc_ConnectionAbortedError ; ConnectionAbortedError
+const CystckExc_ConnectionError ~ PyExc_ConnectionError ; ConnectionError
+const CystckExc_ConnectionRefusedError ~ PyExc_ConnectionRefusedError ; ConnectionRefusedError
+const CystckExc_ConnectionResetError ~ PyExc_ConnectionResetError ; ConnectionResetError
+const CystckExc_EncodingWarning ~ PyExc_EncodingWarning ; EncodingWarning
+const CystckExc_FileExistsError ~ PyExc_FileExistsError ; FileExistsError
+const CystckExc_FileNotFoundError ~ PyExc_FileNotFoundError ; FileNotFoundError
+const CystckExc_FutureWarning ~ PyExc_FutureWarning ; FutureWarning
+const CystckExc_GeneratorExit ~ PyExc_GeneratorExit ; GeneratorExit
+const CystckExc_ImportWarning ~ PyExc_ImportWarning ; ImportWarning
+const CystckExc_IndentationError ~ PyExc_IndentationError ; IndentationError
+const CystckExc_InterruptedError ~ PyExc_InterruptedError ; InterruptedError
+const CystckExc_IsADirectoryError ~ PyExc_IsADirectoryError ; IsADirectoryError
+const CystckExc_ModuleNotFoundError ~ PyExc_ModuleNotFoundError ; ModuleNotFoundError
+const CystckExc_NotADirectoryError ~ PyExc_NotADirectoryError ; NotADirectoryError
+const CystckExc_PendingDeprecationWarning ~ PyExc_PendingDeprecationWarning ; PendingDeprecationWarning
+const CystckExc_PermissionError ~ PyExc_PermissionError ; PermissionError
+const CystckExc_ProcessLookupError ~ PyExc_ProcessLookupError ; ProcessLookupError
+const CystckExc_ResourceWarning ~ PyExc_ResourceWarning ; ResourceWarning
+const CystckExc_StopAsyncIteration ~ PyExc_StopAsyncIteration ; StopAsyncIteration
+const CystckExc_SyntaxError ~ PyExc_SyntaxError ; SyntaxError
+const CystckExc_SyntaxWarning ~ PyExc_SyntaxWarning ; SyntaxWarning
+const CystckExc_SystemExit ~ PyExc_SystemExit ; SystemExit
+const CystckExc_TabError ~ PyExc_TabError ; TabError
+const CystckExc_TimeoutError ~ PyExc_TimeoutError ; TimeoutError
+const CystckExc_UnboundLocalError ~ PyExc_UnboundLocalError ; UnboundLocalError
+const CystckExc_UnicodeTranslateError ~ PyExc_UnicodeTranslateError ; UnicodeTranslateError
+const CystckExc_UnicodeWarning ~ PyExc_UnicodeWarning ; UnicodeWarning
 
 ## C types
 type Cystck_Object ~ PyObject*                ; a handle: the address of a slot of the call's handle array (compare with Cystck_IsNull, never with ==)

@@ -131,6 +131,16 @@ def private_struct_types():
 
 
 @functools.lru_cache(maxsize=None)
+def constant_aliases():
+    """Stock constants that name the object of another one (``PyExc_IOError``
+    is ``PyExc_OSError``) -> the handle constant for it, from the table's
+    const lines that list several stock names (``~ PyExc_OSError,
+    PyExc_IOError``)."""
+    return {alias.strip(): d.name for d in gen_api.parse_definitions() if d.kind == "const"
+            for alias in d.stock.split(",")[1:]}
+
+
+@functools.lru_cache(maxsize=None)
 def creating():
     """Cystck functions that create owned handles ([h+N] in the table)."""
     owned = regex.compile(r"\[h\+\d")

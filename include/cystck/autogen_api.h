@@ -1517,6 +1517,46 @@ static inline int CystckUnicode_READY(Cystck_State *S, Cystck_Object o)
 #undef FN
 }
 
+/* [h+1, e] str from size wchar_t units of w (size -1: up to the NUL) */
+static inline Cystck_Object CystckUnicode_FromWideChar(Cystck_State *S, const wchar_t* w, Cystck_ssize_t size)
+{
+#define FN "CystckUnicode_FromWideChar"
+    (void)S;
+    return _Cystck_Own(S, PyUnicode_FromWideChar(w, size));
+#undef FN
+}
+
+/* [e] copy o into w, at most size wchar_t units (NUL-terminated if room); the number copied */
+static inline Cystck_ssize_t CystckUnicode_AsWideChar(Cystck_State *S, Cystck_Object o, wchar_t* w, Cystck_ssize_t size)
+{
+#define FN "CystckUnicode_AsWideChar"
+    PyObject *o_ = _Cystck_Get(o);
+    if (Cystck_unlikely(!o_))
+        return (_Cystck_BadArgInt(S, FN, o), (Cystck_ssize_t)-1);
+    return (Cystck_ssize_t)(PyUnicode_AsWideChar(o_, w, size));
+#undef FN
+}
+
+/* [e] o as a new NUL-terminated wchar_t string (its length in *size if size is not NULL): CPython's memory, free it with PyMem_Free */
+static inline wchar_t* CystckUnicode_AsWideCharString(Cystck_State *S, Cystck_Object o, Cystck_ssize_t* size)
+{
+#define FN "CystckUnicode_AsWideCharString"
+    PyObject *o_ = _Cystck_Get(o);
+    if (Cystck_unlikely(!o_))
+        return (_Cystck_BadArgInt(S, FN, o), (wchar_t*)NULL);
+    return (wchar_t*)(PyUnicode_AsWideCharString(o_, size));
+#undef FN
+}
+
+/* the default encoding's name, "utf-8" */
+static inline const char* CystckUnicode_GetDefaultEncoding(Cystck_State *S)
+{
+#define FN "CystckUnicode_GetDefaultEncoding"
+    (void)S;
+    return (const char*)(PyUnicode_GetDefaultEncoding());
+#undef FN
+}
+
 /* ---- Bytes and bytearray ---- */
 
 /* [h+1, e] */

@@ -122,6 +122,8 @@ int CystckObject_GenericSetAttr(h o, h name, h? v) = PyObject_GenericSetAttr ; [
 h Cystck_BuildValue(const char* fmt, ...) : hand ~ Py_BuildValue ; [h+1, e] build a value; O/N/S take handles
 int Cystck_EnterRecursiveCall(const char* where) = Py_EnterRecursiveCall ; [e] guard deep C recursion
 void Cystck_LeaveRecursiveCall() = Py_LeaveRecursiveCall   ; end of a guarded recursion
+int Cystck_ReprEnter(h o) = Py_ReprEnter                   ; [e] guard a recursive repr of container o: 0 the first time, 1 if o's repr is under way already (write `[...]`), -1 on error
+void Cystck_ReprLeave(h o) = Py_ReprLeave                  ; end the guard Cystck_ReprEnter returned 0 for
 
 ## Types
 int CystckType_Check(h o) = PyType_Check                   ; isinstance(o, type)
@@ -249,6 +251,9 @@ Py_UCS1* CystckUnicode_1BYTE_DATA(h o) = PyUnicode_1BYTE_DATA [macro] ; latin-1 
 int CystckUnicode_IS_ASCII(h o) = PyUnicode_IS_ASCII [macro] ; pure ASCII?
 int CystckUnicode_IS_COMPACT_ASCII(h o) = PyUnicode_IS_COMPACT_ASCII [macro] ; compact ASCII?
 int CystckUnicode_READY(h o) = PyUnicode_READY [macro]     ; legacy: always 0 on 3.12+
+h CystckUnicode_Decode(const char* s, Cystck_ssize_t n, const char* encoding, const char* errors) = PyUnicode_Decode ; [h+1, e] str from n bytes of s in encoding (NULL: UTF-8)
+Py_UCS4* CystckUnicode_AsUCS4(h o, Py_UCS4* buf, Cystck_ssize_t buflen, int copy_null) = PyUnicode_AsUCS4 [check=PyUnicode_Check] ; [e] copy o's code points into buf (buflen of them at most, then a NUL if copy_null); buf, or NULL with SystemError when it is too short or o is no str (where the stock function crashes)
+Py_UCS4* CystckUnicode_AsUCS4Copy(h o) = PyUnicode_AsUCS4Copy [check=PyUnicode_Check] ; [e] o's code points in a new NUL-terminated buffer: CPython's memory, free it with PyMem_Free; SystemError for an object that is no str (where the stock function crashes)
 h CystckUnicode_FromWideChar(const wchar_t* w, Cystck_ssize_t size) = PyUnicode_FromWideChar ; [h+1, e] str from size wchar_t units of w (size -1: up to the NUL)
 Cystck_ssize_t CystckUnicode_AsWideChar(h o, wchar_t* w, Cystck_ssize_t size) = PyUnicode_AsWideChar ; [e] copy o into w, at most size wchar_t units (NUL-terminated if room); the number copied
 wchar_t* CystckUnicode_AsWideCharString(h o, Cystck_ssize_t* size) = PyUnicode_AsWideCharString ; [e] o as a new NUL-terminated wchar_t string (its length in *size if size is not NULL): CPython's memory, free it with PyMem_Free
@@ -610,6 +615,7 @@ const CystckMethod_Type ~ PyMethod_Type       ; bound methods
 const CystckClassMethod_Type ~ PyClassMethod_Type ; classmethod
 const CystckStaticMethod_Type ~ PyStaticMethod_Type ; staticmethod
 const CystckReversed_Type ~ PyReversed_Type   ; reversed
+const CystckSuper_Type ~ PySuper_Type         ; super
 
 ## Exceptions
 const CystckExc_BaseException ~ PyExc_BaseException ; BaseException

@@ -700,6 +700,7 @@ enum {
     _CYSTCK_C_MemoryViewType, _CYSTCK_C_CapsuleType,
     _CYSTCK_C_FunctionType, _CYSTCK_C_CFunctionType, _CYSTCK_C_MethodType,
     _CYSTCK_C_ClassMethodType, _CYSTCK_C_StaticMethodType, _CYSTCK_C_ReversedType,
+    _CYSTCK_C_SuperType,
     _CYSTCK_C_COUNT
 };
 
@@ -732,6 +733,7 @@ enum {
 #define CystckClassMethod_Type _CYSTCK_CONST(ClassMethodType)
 #define CystckStaticMethod_Type _CYSTCK_CONST(StaticMethodType)
 #define CystckReversed_Type    _CYSTCK_CONST(ReversedType)
+#define CystckSuper_Type       _CYSTCK_CONST(SuperType)
 
 /* Builtin exception types: handles on CPython's own PyExc_* variables. */
 #define _CYSTCK_EXC(name) (_Cystck_H(&PyExc_##name))

@@ -50,7 +50,11 @@ KEEP_STOCK = regex.compile(
     r"|Py_BEGIN_ALLOW_THREADS|Py_END_ALLOW_THREADS|PyGILState_\w+|PyMODINIT_FUNC|Py_(?:MAJOR|MINOR)\w*"
     # thread locks and their types (no object), the argument count of a
     # vectorcall (arithmetic on nargsf)
-    r"|PyThread_\w+|PyMutex(?:_\w+)?|PyVectorcall_NARGS)$")
+    r"|PyThread_\w+|PyMutex(?:_\w+)?|PyVectorcall_NARGS"
+    # integer types for pointers, taking the GIL back inside a
+    # Py_BEGIN_ALLOW_THREADS block, the recursion limit, code point tests
+    # (Py_UNICODE_IS_SURROGATE(ch)): no object either
+    r"|Py_u?intptr_t|Py_(?:UN)?BLOCK_THREADS|Py_GetRecursionLimit|Py_UNICODE_\w+)$")
 
 
 @functools.lru_cache(maxsize=None)

@@ -470,6 +470,28 @@ static inline void Cystck_LeaveRecursiveCall(Cystck_State *S)
 #undef FN
 }
 
+/* [e] guard a recursive repr of container o: 0 the first time, 1 if o's repr is under way already (write `[...]`), -1 on error */
+static inline int Cystck_ReprEnter(Cystck_State *S, Cystck_Object o)
+{
+#define FN "Cystck_ReprEnter"
+    PyObject *o_ = _Cystck_Get(o);
+    if (Cystck_unlikely(!o_))
+        return (_Cystck_BadArgInt(S, FN, o), (int)-1);
+    return (int)(Py_ReprEnter(o_));
+#undef FN
+}
+
+/* end the guard Cystck_ReprEnter returned 0 for */
+static inline void Cystck_ReprLeave(Cystck_State *S, Cystck_Object o)
+{
+#define FN "Cystck_ReprLeave"
+    PyObject *o_ = _Cystck_Get(o);
+    if (Cystck_unlikely(!o_))
+        { _Cystck_BadArgInt(S, FN, o); return; }
+    Py_ReprLeave(o_);
+#undef FN
+}
+
 /* ---- Types ---- */
 
 /* isinstance(o, type) */
@@ -1514,6 +1536,41 @@ static inline int CystckUnicode_READY(Cystck_State *S, Cystck_Object o)
     if (Cystck_unlikely(!o_))
         return (_Cystck_BadArgInt(S, FN, o), (int)-1);
     return (int)(PyUnicode_READY(o_));
+#undef FN
+}
+
+/* [h+1, e] str from n bytes of s in encoding (NULL: UTF-8) */
+static inline Cystck_Object CystckUnicode_Decode(Cystck_State *S, const char* s, Cystck_ssize_t n, const char* encoding, const char* errors)
+{
+#define FN "CystckUnicode_Decode"
+    (void)S;
+    return _Cystck_Own(S, PyUnicode_Decode(s, n, encoding, errors));
+#undef FN
+}
+
+/* [e] copy o's code points into buf (buflen of them at most, then a NUL if copy_null); buf, or NULL with SystemError when it is too short or o is no str (where the stock function crashes) */
+static inline Py_UCS4* CystckUnicode_AsUCS4(Cystck_State *S, Cystck_Object o, Py_UCS4* buf, Cystck_ssize_t buflen, int copy_null)
+{
+#define FN "CystckUnicode_AsUCS4"
+    PyObject *o_ = _Cystck_Get(o);
+    if (Cystck_unlikely(!o_))
+        return (_Cystck_BadArgInt(S, FN, o), (Py_UCS4*)NULL);
+    if (Cystck_unlikely(!PyUnicode_Check(o_)))
+        return (PyErr_Format(PyExc_SystemError, "%s: argument of the wrong type (%s)", FN, Py_TYPE(o_)->tp_name), (Py_UCS4*)NULL);
+    return (Py_UCS4*)(PyUnicode_AsUCS4(o_, buf, buflen, copy_null));
+#undef FN
+}
+
+/* [e] o's code points in a new NUL-terminated buffer: CPython's memory, free it with PyMem_Free; SystemError for an object that is no str (where the stock function crashes) */
+static inline Py_UCS4* CystckUnicode_AsUCS4Copy(Cystck_State *S, Cystck_Object o)
+{
+#define FN "CystckUnicode_AsUCS4Copy"
+    PyObject *o_ = _Cystck_Get(o);
+    if (Cystck_unlikely(!o_))
+        return (_Cystck_BadArgInt(S, FN, o), (Py_UCS4*)NULL);
+    if (Cystck_unlikely(!PyUnicode_Check(o_)))
+        return (PyErr_Format(PyExc_SystemError, "%s: argument of the wrong type (%s)", FN, Py_TYPE(o_)->tp_name), (Py_UCS4*)NULL);
+    return (Py_UCS4*)(PyUnicode_AsUCS4Copy(o_));
 #undef FN
 }
 

@@ -1,7 +1,10 @@
-/* Stock calls the translator maps to Cystck counterparts: wchar_t strings
- * both ways, the default encoding, and exception constants, among them
- * the aliases of OSError (tests/runtime/test_api_counterparts_ported.py
- * translates it and compares it with itself built stock). */
+/* Stock calls the translator maps to Cystck counterparts: wchar_t and
+ * UCS-4 strings, decoding, the default encoding, recursive-repr guards,
+ * super, exception constants (among them the aliases of OSError), and
+ * names it keeps (no object: code point tests, taking the GIL back)
+ * (tests/runtime/test_api_counterparts_ported.py translates it and
+ * compares it with itself built stock). */
+#define PY_SSIZE_T_CLEAN
 #include <Python.h>
 
 /* o to wchar_t and back: the wide string's length and the str it makes */
@@ -81,6 +84,99 @@ exceptions(PyObject *self, PyObject *unused)
                         PyExc_UnicodeWarning);
 }
 
+static PyObject *
+decode(PyObject *self, PyObject *args)
+{
+    const char *s, *encoding, *errors = NULL;
+    Py_ssize_t n;
+    if (!PyArg_ParseTuple(args, "y#s|z", &s, &n, &encoding, &errors))
+        return NULL;
+    return PyUnicode_Decode(s, n, encoding, errors);
+}
+
+/* o's code points through a copy, and through a buffer of `size` (at
+ * most 8) with a NUL after them */
+static PyObject *
+ucs4(PyObject *self, PyObject *args)
+{
+    PyObject *o, *whole, *part;
+    Py_ssize_t size;
+    Py_UCS4 buf[8];
+    if (!PyArg_ParseTuple(args, "On", &o, &size))
+        return NULL;
+    if (size > 8)
+        size = 8;
+    Py_UCS4 *copy = PyUnicode_AsUCS4Copy(o);
+    if (copy == NULL)
+        return NULL;
+    whole = PyUnicode_FromKindAndData(PyUnicode_4BYTE_KIND, copy, PyUnicode_GetLength(o));
+    PyMem_Free(copy);
+    if (whole == NULL)
+        return NULL;
+    if (PyUnicode_AsUCS4(o, buf, size, 1) == NULL) {
+        Py_DECREF(whole);
+        return NULL;
+    }
+    part = PyUnicode_FromKindAndData(PyUnicode_4BYTE_KIND, buf, PyUnicode_GetLength(o));
+    if (part == NULL) {
+        Py_DECREF(whole);
+        return NULL;
+    }
+    return Py_BuildValue("NN", whole, part);
+}
+
+/* repr(o), or "..." inside a repr of o already under way */
+static PyObject *
+guarded_repr(PyObject *self, PyObject *o)
+{
+    int r = Py_ReprEnter(o);
+    if (r != 0)
+        return r > 0 ? PyUnicode_FromString("...") : NULL;
+    PyObject *s = PyObject_Repr(o);
+    Py_ReprLeave(o);
+    return s;
+}
+
+/* super(type, obj) */
+static PyObject *
+make_super(PyObject *self, PyObject *args)
+{
+    PyObject *type, *obj;
+    if (!PyArg_ParseTuple(args, "OO", &type, &obj))
+        return NULL;
+    return PyObject_CallFunctionObjArgs((PyObject *)&PySuper_Type, type, obj, NULL);
+}
+
+static PyObject *
+is_surrogate(PyObject *self, PyObject *o)
+{
+    long c = PyLong_AsLong(o);
+    if (c == -1 && PyErr_Occurred())
+        return NULL;
+    return Py_BuildValue("(iii)", Py_UNICODE_IS_SURROGATE(c) != 0, Py_UNICODE_IS_HIGH_SURROGATE(c) != 0,
+                         Py_UNICODE_IS_LOW_SURROGATE(c) != 0);
+}
+
+/* 0 + 1 + ... + (n - 1) without the GIL; a negative n raises, the GIL
+ * taken back first */
+static PyObject *
+sum_below(PyObject *self, PyObject *o)
+{
+    long n = PyLong_AsLong(o), total = 0;
+    if (n == -1 && PyErr_Occurred())
+        return NULL;
+    Py_BEGIN_ALLOW_THREADS
+    if (n < 0) {
+        Py_BLOCK_THREADS
+        PyErr_SetString(PyExc_ValueError, "negative");
+        return NULL;
+    }
+    for (long i = 0; i < n; i++)
+        total += i;
+    Py_END_ALLOW_THREADS
+    return PyLong_FromLong(total);
+}
+
 static PyMethodDef methods[] = {
     {"wide_round_trip", wide_round_trip, METH_O, NULL},
     {"wide_into_buffer", wide_into_buffer, METH_VARARGS, NULL},
@@ -89,6 +185,12 @@ static PyMethodDef methods[] = {
     {"raise_io_error", raise_io_error, METH_O, NULL},
     {"is_environment_error", is_environment_error, METH_O, NULL},
     {"exceptions", exceptions, METH_NOARGS, NULL},
+    {"decode", decode, METH_VARARGS, NULL},
+    {"ucs4", ucs4, METH_VARARGS, NULL},
+    {"guarded_repr", guarded_repr, METH_O, NULL},
+    {"make_super", make_super, METH_VARARGS, NULL},
+    {"is_surrogate", is_surrogate, METH_O, NULL},
+    {"sum_below", sum_below, METH_O, NULL},
     {NULL, NULL}
 };
 

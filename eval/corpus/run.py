@@ -60,11 +60,10 @@ PATCHES_DIR = HERE / "patches"
 PYPROJECT_SETUP = HERE / "pyproject" / "setup.py"
 RESULTS_FILE = REPO_ROOT / "eval" / "results" / "corpus.json"
 REPORT_FILE = REPO_ROOT / "eval" / "report" / "corpus.md"
-# A handle lent to stock code or a stock result given a handle (a borrowed
-# or a new reference); a file the translator kept stock as a whole counts
-# once (its first line's mark).
+# A handle lent to stock code or a stock result given a handle; a file the
+# translator kept stock as a whole counts once (its first line's mark).
 KEPT_STOCK_MARK = "/* cystck-migrate: kept stock */"
-ESCAPE_HATCH = re.compile(r"\bCystck_(?:AsPyObject|From(?:New)?PyObject)\s*\(|" + re.escape(KEPT_STOCK_MARK))
+ESCAPE_HATCH = re.compile(r"\bCystck_(?:AsPyObject|FromPyObject)\s*\(|" + re.escape(KEPT_STOCK_MARK))
 # A compiler's diagnostic ("file.c:12:5: error: ..."), counted; other lines
 # naming an error (setup.py's, the linker's) are kept to show, not counted.
 DIAGNOSTIC = re.compile(r":\d+(?::\d+)?: (?:fatal )?error:")

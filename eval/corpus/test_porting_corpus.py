@@ -398,12 +398,3 @@ def test_check_compiles_with_the_generated_header(tmp_path):
     assert result["generated"]["missing"] == []
     unbuilt = corpus_run.translate(recipe, upstream, tmp_path / "unbuilt", built=upstream)
     assert unbuilt["check_errors"] >= 1 and unbuilt["generated"]["missing"] == ["src/version.hh"]
-
-
-def test_a_stock_result_given_a_new_reference_handle_counts_as_an_escape_hatch(tmp_path):
-    """Cystck_FromNewPyObject (a stock function's new reference given a
-    handle) is an escape hatch as Cystck_FromPyObject is; a Cystck
-    function named alike is not."""
-    (tmp_path / "new.c").write_text("ua = Cystck_FromNewPyObject(S, PyUnicode_FromWideChar(w, -1));\n"
-                                    "b = Cystck_FromPyObject(S, o); c = CystckLong_FromLong(S, 1);\n")
-    assert corpus_run.escape_hatches(tmp_path, {"new.c": 2}) == ["new.c:1", "new.c:2"]

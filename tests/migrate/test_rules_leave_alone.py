@@ -512,6 +512,10 @@ LEAVE_ALONE = {
     "identity-name-macros": (
         "#define F(name) name##_v2\n"
         "static PyObject *f(PyObject *t) { return F(PyTuple_GetItem)(t, 0); }\n"),
+    # A macro that calls something on its argument before it, not an increment.
+    "newref-macros": (
+        "#define NEWREF(o) (Py_Touch(o), (o))\n"
+        "static PyObject *f(PyObject *o) { return NEWREF(o); }\n"),
 }
 
 # rule -> (near miss, real construct): replacing the first by the second in
@@ -605,6 +609,7 @@ POSITIVE_TWINS = {
     "method-def-tests": ("== other;", "== (PyCFunction)twice;"),
     "cast-alias-macros": ("typedef struct { long n; } Dump;", "typedef struct { PyObject_HEAD long n; } Dump;"),
     "identity-name-macros": ("name##_v2", "name"),
+    "newref-macros": ("(Py_Touch(o), (o))", "(Py_INCREF(o), (o))"),
 }
 
 

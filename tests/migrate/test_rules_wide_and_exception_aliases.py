@@ -88,3 +88,16 @@ def test_a_function_kept_stock_keeps_the_super_type():
            "    return PyCapsule_New(NULL, \"n\", destroy);\n}\n")
     out = translate.translate_source(src, "m.c")
     assert "PyObject_TypeCheck(capsule, &PySuper_Type)" in out
+
+
+def test_keyword_validation_of_a_tp_init():
+    src = ("#include <Python.h>\n"
+           "typedef struct { PyObject_HEAD long n; } Box;\n"
+           "static int Box_init(PyObject *self, PyObject *args, PyObject *kwds)\n{\n"
+           "    if (kwds != NULL && !PyArg_ValidateKeywordArguments(kwds))\n        return -1;\n"
+           "    return 0;\n}\n"
+           "static PyTypeObject BoxType = {\n    PyVarObject_HEAD_INIT(NULL, 0)\n    .tp_name = \"m.Box\",\n"
+           "    .tp_basicsize = sizeof(Box),\n    .tp_init = Box_init,\n};\n")
+    out = translate.translate_source(src, "m.c")
+    assert "if (!Cystck_IsNull(kwds) && !CystckArg_ValidateKeywordArguments(S, kwds))" in out
+    assert "escape hatch" not in out

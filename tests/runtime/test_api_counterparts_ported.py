@@ -1,6 +1,7 @@
 """Differential: PyUnicode_FromWideChar, PyUnicode_AsWideChar,
 PyUnicode_AsWideCharString, PyUnicode_GetDefaultEncoding, PyUnicode_Decode,
-PyUnicode_AsUCS4(Copy), Py_ReprEnter/Py_ReprLeave, PySuper_Type and
+PyUnicode_AsUCS4(Copy), Py_ReprEnter/Py_ReprLeave, PySuper_Type,
+PyArg_ValidateKeywordArguments and
 exception constants (OSError's aliases PyExc_IOError and
 PyExc_EnvironmentError, the less common builtin exceptions), and stock
 names without objects the translator keeps (Py_UNICODE_IS_SURROGATE,
@@ -134,3 +135,9 @@ def test_code_point_tests(exts, c):
 def test_gil_taken_back_to_raise(exts, n):
     stock, ported = exts
     assert _outcome(ported.sum_below, n) == _outcome(stock.sum_below, n)
+
+
+@pytest.mark.parametrize("d", [{}, {"a": 1, "b": 2}, {"a": 1, 2: 3}, {b"a": 1}, [("a", 1)], None])
+def test_valid_keywords(exts, d):
+    stock, ported = exts
+    assert _outcome(ported.valid_keywords, d) == _outcome(stock.valid_keywords, d)

@@ -177,6 +177,15 @@ sum_below(PyObject *self, PyObject *o)
     return PyLong_FromLong(total);
 }
 
+/* are d's keys all strings (d as a tp_init's keywords) */
+static PyObject *
+valid_keywords(PyObject *self, PyObject *d)
+{
+    if (!PyArg_ValidateKeywordArguments(d))
+        return NULL;
+    Py_RETURN_TRUE;
+}
+
 static PyMethodDef methods[] = {
     {"wide_round_trip", wide_round_trip, METH_O, NULL},
     {"wide_into_buffer", wide_into_buffer, METH_VARARGS, NULL},
@@ -191,6 +200,7 @@ static PyMethodDef methods[] = {
     {"make_super", make_super, METH_VARARGS, NULL},
     {"is_surrogate", is_surrogate, METH_O, NULL},
     {"sum_below", sum_below, METH_O, NULL},
+    {"valid_keywords", valid_keywords, METH_O, NULL},
     {NULL, NULL}
 };
 

@@ -101,3 +101,21 @@ def test_keyword_validation_of_a_tp_init():
     out = translate.translate_source(src, "m.c")
     assert "if (!Cystck_IsNull(kwds) && !CystckArg_ValidateKeywordArguments(S, kwds))" in out
     assert "escape hatch" not in out
+
+
+def test_keyword_validation_of_a_keywords_method_makes_the_dict():
+    src = ("#include <Python.h>\n"
+           "static PyObject *f(PyObject *self, PyObject *args, PyObject *kw)\n{\n"
+           "    if (kw != NULL && !PyArg_ValidateKeywordArguments(kw))\n        return NULL;\n"
+           "    return PyLong_FromSsize_t(kw == NULL ? 0 : PyDict_Size(kw));\n}\n"
+           "static PyObject *g(PyObject *self, PyObject *args, PyObject *kw)\n{\n"
+           "    static char *names[] = {\"a\", NULL};\n    PyObject *a;\n"
+           "    if (!PyArg_ParseTupleAndKeywords(args, kw, \"O\", names, &a))\n        return NULL;\n"
+           "    return Py_NewRef(a);\n}\n"
+           'static PyMethodDef m[] = {{"f", (PyCFunction)f, METH_VARARGS | METH_KEYWORDS, NULL},\n'
+           '    {"g", (PyCFunction)g, METH_VARARGS | METH_KEYWORDS, NULL}, {NULL}};\n')
+    out = translate.translate_source(src, "m.c")
+    assert ("{\n    kw = cystck_migrate_kwargs_dict(S, args, nargs, kw);\n"
+            "    if (!Cystck_IsNull(kw) && !CystckArg_ValidateKeywordArguments(S, kw))") in out
+    # negative: g passes kw on to its parser, as before
+    assert out.count("cystck_migrate_kwargs_dict(S, args, nargs, kw);") == 1

@@ -141,3 +141,12 @@ def test_gil_taken_back_to_raise(exts, n):
 def test_valid_keywords(exts, d):
     stock, ported = exts
     assert _outcome(ported.valid_keywords, d) == _outcome(stock.valid_keywords, d)
+
+
+@pytest.mark.parametrize("kw", [{}, {"a": 1}, {"a": 1, "b": 2}])
+def test_keywords_of_a_keywords_method_validated(exts, kw):
+    # (a METH_KEYWORDS method's dict, made from the names and values of a
+    # CYSTCK_KEYWORDS call once translated)
+    stock, ported = exts
+    assert _outcome(lambda: ported.count_keywords(1, 2, **kw)) == \
+        _outcome(lambda: stock.count_keywords(1, 2, **kw)) == len(kw)

@@ -186,6 +186,17 @@ valid_keywords(PyObject *self, PyObject *d)
     Py_RETURN_TRUE;
 }
 
+/* the number of keyword arguments, checked as a tp_init would */
+static PyObject *
+count_keywords(PyObject *self, PyObject *args, PyObject *kwds)
+{
+    if (kwds == NULL)
+        return PyLong_FromLong(0);
+    if (!PyArg_ValidateKeywordArguments(kwds))
+        return NULL;
+    return PyLong_FromSsize_t(PyDict_Size(kwds));
+}
+
 static PyMethodDef methods[] = {
     {"wide_round_trip", wide_round_trip, METH_O, NULL},
     {"wide_into_buffer", wide_into_buffer, METH_VARARGS, NULL},
@@ -201,6 +212,7 @@ static PyMethodDef methods[] = {
     {"is_surrogate", is_surrogate, METH_O, NULL},
     {"sum_below", sum_below, METH_O, NULL},
     {"valid_keywords", valid_keywords, METH_O, NULL},
+    {"count_keywords", (PyCFunction)(void (*)(void))count_keywords, METH_VARARGS | METH_KEYWORDS, NULL},
     {NULL, NULL}
 };
 

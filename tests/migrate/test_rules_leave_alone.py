@@ -516,6 +516,11 @@ LEAVE_ALONE = {
     "newref-macros": (
         "#define NEWREF(o) (Py_Touch(o), (o))\n"
         "static PyObject *f(PyObject *o) { return NEWREF(o); }\n"),
+    # A constant without a permanent handle, and the call in a string.
+    "constant-getters": (
+        "static PyObject *f(PyObject *o) {\n"
+        "    puts(\"Py_GetConstant(Py_CONSTANT_NONE)\");\n"
+        "    return Py_GetConstant(Py_CONSTANT_ZERO);\n}\n"),
 }
 
 # rule -> (near miss, real construct): replacing the first by the second in
@@ -610,6 +615,7 @@ POSITIVE_TWINS = {
     "cast-alias-macros": ("typedef struct { long n; } Dump;", "typedef struct { PyObject_HEAD long n; } Dump;"),
     "identity-name-macros": ("name##_v2", "name"),
     "newref-macros": ("(Py_Touch(o), (o))", "(Py_INCREF(o), (o))"),
+    "constant-getters": ("Py_CONSTANT_ZERO", "Py_CONSTANT_NOT_IMPLEMENTED"),
 }
 
 

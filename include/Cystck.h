@@ -718,6 +718,7 @@ enum {
     _CYSTCK_C_MemoryViewType, _CYSTCK_C_CapsuleType,
     _CYSTCK_C_FunctionType, _CYSTCK_C_CFunctionType, _CYSTCK_C_MethodType,
     _CYSTCK_C_ClassMethodType, _CYSTCK_C_StaticMethodType, _CYSTCK_C_ReversedType,
+    _CYSTCK_C_SuperType,
     _CYSTCK_C_COUNT
 };
 
@@ -750,6 +751,7 @@ enum {
 #define CystckClassMethod_Type _CYSTCK_CONST(ClassMethodType)
 #define CystckStaticMethod_Type _CYSTCK_CONST(StaticMethodType)
 #define CystckReversed_Type    _CYSTCK_CONST(ReversedType)
+#define CystckSuper_Type       _CYSTCK_CONST(SuperType)
 
 /* Builtin exception types: handles on CPython's own PyExc_* variables. */
 #define _CYSTCK_EXC(name) (_Cystck_H(&PyExc_##name))
@@ -786,6 +788,38 @@ enum {
 #define CystckExc_DeprecationWarning   _CYSTCK_EXC(DeprecationWarning)
 #define CystckExc_RuntimeWarning       _CYSTCK_EXC(RuntimeWarning)
 #define CystckExc_UserWarning          _CYSTCK_EXC(UserWarning)
+#define CystckExc_BlockingIOError      _CYSTCK_EXC(BlockingIOError)
+#define CystckExc_BrokenPipeError      _CYSTCK_EXC(BrokenPipeError)
+#define CystckExc_BytesWarning         _CYSTCK_EXC(BytesWarning)
+#define CystckExc_ChildProcessError    _CYSTCK_EXC(ChildProcessError)
+#define CystckExc_ConnectionAbortedError _CYSTCK_EXC(ConnectionAbortedError)
+#define CystckExc_ConnectionError      _CYSTCK_EXC(ConnectionError)
+#define CystckExc_ConnectionRefusedError _CYSTCK_EXC(ConnectionRefusedError)
+#define CystckExc_ConnectionResetError _CYSTCK_EXC(ConnectionResetError)
+#define CystckExc_EncodingWarning      _CYSTCK_EXC(EncodingWarning)
+#define CystckExc_FileExistsError      _CYSTCK_EXC(FileExistsError)
+#define CystckExc_FileNotFoundError    _CYSTCK_EXC(FileNotFoundError)
+#define CystckExc_FutureWarning        _CYSTCK_EXC(FutureWarning)
+#define CystckExc_GeneratorExit        _CYSTCK_EXC(GeneratorExit)
+#define CystckExc_ImportWarning        _CYSTCK_EXC(ImportWarning)
+#define CystckExc_IndentationError     _CYSTCK_EXC(IndentationError)
+#define CystckExc_InterruptedError     _CYSTCK_EXC(InterruptedError)
+#define CystckExc_IsADirectoryError    _CYSTCK_EXC(IsADirectoryError)
+#define CystckExc_ModuleNotFoundError  _CYSTCK_EXC(ModuleNotFoundError)
+#define CystckExc_NotADirectoryError   _CYSTCK_EXC(NotADirectoryError)
+#define CystckExc_PendingDeprecationWarning _CYSTCK_EXC(PendingDeprecationWarning)
+#define CystckExc_PermissionError      _CYSTCK_EXC(PermissionError)
+#define CystckExc_ProcessLookupError   _CYSTCK_EXC(ProcessLookupError)
+#define CystckExc_ResourceWarning      _CYSTCK_EXC(ResourceWarning)
+#define CystckExc_StopAsyncIteration   _CYSTCK_EXC(StopAsyncIteration)
+#define CystckExc_SyntaxError          _CYSTCK_EXC(SyntaxError)
+#define CystckExc_SyntaxWarning        _CYSTCK_EXC(SyntaxWarning)
+#define CystckExc_SystemExit           _CYSTCK_EXC(SystemExit)
+#define CystckExc_TabError             _CYSTCK_EXC(TabError)
+#define CystckExc_TimeoutError         _CYSTCK_EXC(TimeoutError)
+#define CystckExc_UnboundLocalError    _CYSTCK_EXC(UnboundLocalError)
+#define CystckExc_UnicodeTranslateError _CYSTCK_EXC(UnicodeTranslateError)
+#define CystckExc_UnicodeWarning       _CYSTCK_EXC(UnicodeWarning)
 
 /* ------------------------------------------------------------------ */
 /* The return stack                                                    */

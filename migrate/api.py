@@ -49,7 +49,11 @@ KEEP_STOCK = regex.compile(
     r"|Py_BEGIN_ALLOW_THREADS|Py_END_ALLOW_THREADS|PyGILState_\w+|PyMODINIT_FUNC|Py_(?:MAJOR|MINOR)\w*"
     # thread locks and their types (no object), the argument count of a
     # vectorcall (arithmetic on nargsf)
-    r"|PyThread_\w+|PyMutex(?:_\w+)?|PyVectorcall_NARGS)$")
+    r"|PyThread_\w+|PyMutex(?:_\w+)?|PyVectorcall_NARGS"
+    # integer types for pointers, taking the GIL back inside a
+    # Py_BEGIN_ALLOW_THREADS block, the recursion limit, code point tests
+    # (Py_UNICODE_IS_SURROGATE(ch)): no object either
+    r"|Py_u?intptr_t|Py_(?:UN)?BLOCK_THREADS|Py_GetRecursionLimit|Py_UNICODE_\w+)$")
 
 
 @functools.lru_cache(maxsize=None)
@@ -159,6 +163,16 @@ def _created_by_the_api(d):
     counterpart returns a ``CystckStrWriter*``)?"""
     return regex.fullmatch(r"Py\w+", d.stock) is not None and any(
         f.stock.startswith(d.stock + "_") and f.ret.replace(" ", "") == d.name + "*" for f in table())
+
+
+@functools.lru_cache(maxsize=None)
+def constant_aliases():
+    """Stock constants that name the object of another one (``PyExc_IOError``
+    is ``PyExc_OSError``) -> the handle constant for it, from the table's
+    const lines that list several stock names (``~ PyExc_OSError,
+    PyExc_IOError``)."""
+    return {alias.strip(): d.name for d in gen_api.parse_definitions() if d.kind == "const"
+            for alias in d.stock.split(",")[1:]}
 
 
 @functools.lru_cache(maxsize=None)

@@ -760,6 +760,7 @@ CYSTCK_INTERNAL int _CystckArg_ParseTupleAndKeywordsAt(_CystckArg_Site *site, Cy
 CYSTCK_INTERNAL int CystckArg_UnpackTuple(Cystck_State *S, const Cystck_Object *args, Cystck_ssize_t nargs,
                                           const char *name, Cystck_ssize_t min, Cystck_ssize_t max, ...);
 CYSTCK_INTERNAL int CystckArg_NoKeywords(Cystck_State *S, const char *name, Cystck_Object kw);
+CYSTCK_INTERNAL int CystckArg_ValidateKeywordArguments(Cystck_State *S, Cystck_Object kw);
 
 /* ---- Native memory with lifetime policies (paper section 4.3) ----
  * A block from CystckMem_Malloc carries an explicit-free policy, dropped by

@@ -48,7 +48,9 @@ class Constants(Rule):
     """``Py_None``, ``Py_True``, ``Py_False``, ``Py_NotImplemented`` and
     ``Py_Ellipsis`` become the permanent handles ``Cystck_None``...; the
     builtin types (``&PyLong_Type``, ``(PyObject *)&PyFloat_Type``) become
-    ``CystckLong_Type``...; ``PyExc_X`` becomes ``CystckExc_X``.  Only
+    ``CystckLong_Type``...; ``PyExc_X`` becomes ``CystckExc_X`` (an alias,
+    ``PyExc_IOError``, the constant of the exception it names,
+    ``CystckExc_OSError``).  Only
     constants that Cystck.h defines are rewritten; others are left-overs,
     except a builtin type without a handle used in a function that has the
     state: it gets one through the escape hatch,
@@ -91,7 +93,7 @@ class Constants(Rule):
             return None
 
         def exc(m, text):
-            new = "CystckExc_" + m.group(1)
+            new = api.constant_aliases().get(m.group(0), "CystckExc_" + m.group(1))
             if new not in consts:
                 unit.leftover(m.start(), f"no Cystck handle for PyExc_{m.group(1)}", self.name)
                 return None

@@ -519,6 +519,12 @@ LEAVE_ALONE = {
     "stock-struct-pointers": (
         "static PyObject *f(PyObject *o) { PyTupleObject *t = (PyTupleObject *)o; "
         "return PyTuple_GetItem((PyObject *)t, 0); }\n"),
+
+
+    # A macro that calls something on its argument before it, not an increment.
+    "newref-macros": (
+        "#define NEWREF(o) (Py_Touch(o), (o))\n"
+        "static PyObject *f(PyObject *o) { return NEWREF(o); }\n"),
     # A constant without a permanent handle, and the call in a string.
     "constant-getters": (
         "static PyObject *f(PyObject *o) {\n"
@@ -619,6 +625,9 @@ POSITIVE_TWINS = {
     "identity-name-macros": ("name##_v2", "name"),
     "stock-object-values": ('"PyDateTime_TimeZone_UTC"', "PyDateTime_TimeZone_UTC"),
     "stock-struct-pointers": ("(PyTupleObject *)o", "(PyDateTime_Date *)o"),
+
+
+    "newref-macros": ("(Py_Touch(o), (o))", "(Py_INCREF(o), (o))"),
     "constant-getters": ("Py_CONSTANT_ZERO", "Py_CONSTANT_NOT_IMPLEMENTED"),
 }
 

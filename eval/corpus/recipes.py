@@ -297,6 +297,19 @@ RECIPES = (
         tests=("tests",),
         stock_reference=(25, 0, 3),
     ),
+    Recipe(
+        name="bitarray",
+        requirement="bitarray==3.12.3",
+        sha256="919e35a951c0a551631b94bf568f3f5e38d004e0c60866cb2ca51bd8c4778fec",
+        language="C",
+        exercises="buffer export and import, sequence/number/mapping slots, a type shared by two modules",
+        translate=("bitarray/_bitarray.c", "bitarray/_util.c", "bitarray/bitarray.h",
+                   "bitarray/pythoncapi_compat.h"),
+        extensions=("bitarray._bitarray", "bitarray._util"),
+        # test_free_threading.py asserts a free-threaded build at import.
+        tests=("bitarray/test_bitarray.py", "bitarray/test_util.py", "bitarray/test_bitfields.py"),
+        stock_reference=(0, 0, 0),
+    ),
 )
 
 # The quick run (`make corpus QUICK=1`, and eval/corpus/test_porting_corpus.py,

@@ -767,6 +767,71 @@ class MacroReturns(Rule):
         return edits.applied
 
 
+class MacroReturnArguments(Rule):
+    """A macro that returns one of its parameters, ``#define
+    RAISE_IF(self, ret) if (...) { ...; return ret; }``, returns from the
+    function expanding it whatever that function passes: ``RAISE_IF(self,
+    NULL)`` in an entry point (a push count now) passes its error value,
+    ``-1``, and in a helper returning a handle ``Cystck_NULL``.  Other
+    arguments (``-1`` from an int slot) and uses in functions whose
+    convention did not change are left alone."""
+    name = "macro-return-arguments"
+    precedence = 546
+    patterns = (r"\breturn\s+(?P<p>\w+)\s*;",)
+    before = ("#define CHECK(v, ret) do { if ((v) < 0) return ret; } while (0)\n"
+              "static PyObject *f(PyObject *self, PyObject *arg)\n{\n    CHECK(PyLong_AsLong(arg), NULL);\n"
+              "    Py_RETURN_NONE;\n}\n"
+              "static PyMethodDef m[] = {{\"f\", f, METH_O, NULL}, {NULL}};\n")
+    after = ("#define CHECK(v, ret) do { if ((v) < 0) return ret; } while (0)\n"
+             "static PyObject *f(PyObject *self, PyObject *arg)\n{\n    CHECK(PyLong_AsLong(arg), -1);\n"
+             "    Py_RETURN_NONE;\n}\n"
+             "static PyMethodDef m[] = {{\"f\", f, METH_O, NULL}, {NULL}};\n")
+
+    def apply(self, unit):
+        code = unit.masked
+        returned = self._returned_parameters(unit.project)
+        if not returned:
+            return 0
+        edits = source.Edits()
+        for f in unit.functions():
+            if not f.is_definition or not f.body:
+                continue
+            value = _error_value(unit.project, f.name)
+            if value == "NULL":
+                continue
+            b0, b1 = f.body
+            for name, positions in returned.items():
+                for use in regex.finditer(rf"(?<![\w.>]){name}\s*\(", code, pos=b0, endpos=b1):
+                    close = source.matching(code, use.end() - 1)
+                    args = source.split_top(code, use.end(), close - 1)
+                    for i in positions:
+                        if i < len(args) and code[args[i][0]:args[i][1]].strip() in NULLS_RETURNED:
+                            s, e = args[i]
+                            lead = len(code[s:e]) - len(code[s:e].lstrip())
+                            edits.add(s + lead, s + lead + len(code[s:e].strip()), value)
+        if edits:
+            unit.apply(edits)
+        return edits.applied
+
+    def _returned_parameters(self, project):
+        """Macro name -> positions of the parameters its body returns."""
+        found = {}
+        for text in project.files.values():
+            for m in MACRO_DEFINITION.finditer(source.mask(text)):
+                if not m.group("args"):
+                    continue
+                params = [a.strip() for a in m.group("args")[1:-1].split(",")]
+                positions = {params.index(r.group("p"))
+                             for r in regex.finditer(self.patterns[0], m.group("body")) if r.group("p") in params}
+                if positions:
+                    found[m.group("name")] = positions
+        return found
+
+
+#: what a stock function returns for its error, passed to a macro that returns it
+NULLS_RETURNED = ("NULL", "nullptr", "(PyObject *)NULL", "(PyObject *) NULL")
+
+
 MACRO_DEFINITION = regex.compile(r"^[ \t]*#[ \t]*define[ \t]+(?P<name>\w+)(?P<args>\([^)]*\))?"
                                  r"(?P<body>(?:[^\n\\]|\\.|\\\n)*)", regex.M | regex.S)
 
@@ -1081,18 +1146,25 @@ class Returns(Rule):
                 unit.leftover(m.start(), "Py_RETURN_RICHCOMPARE: write the comparison and return "
                               "Cystck_Return(S, Cystck_True or Cystck_False)", self.name)
             for m in regex.finditer(self.patterns[0], code, pos=b0, endpos=b1):
+                in_macro = source.directive_end(text, m.start())
+                if in_macro is not None and in_macro < m.end():
+                    # a macro's body with the `;` at its uses: the
+                    # expression ends with the directive
+                    m = regex.match(r"\breturn\b(?P<e>.*)", code, pos=m.start(), endpos=in_macro,
+                                    flags=regex.S)
                 e = text[m.start("e"):m.end("e")].strip()
                 # a branch of a conditional result that is NULL is the null handle
                 e = regex.sub(r"(?<=:\s*)(?:NULL|nullptr)\s*$|(?:NULL|nullptr)(?=\s*:)", "Cystck_NULL", e) \
                     if _CONDITIONAL_EXPRESSION.search(e) else e
+                end = ";" if code[m.end() - 1] == ";" else ""
                 if mode == "handle":
                     if e in ("NULL", "0", "nullptr", "(PyObject *)NULL"):
-                        edits.add(m.start(), m.end(), "return Cystck_NULL;")
+                        edits.add(m.start(), m.end(), "return Cystck_NULL" + end)
                     elif e != text[m.start("e"):m.end("e")].strip():
                         edits.add(m.start("e"), m.end("e"), f" {e}")
                     continue
                 if e in ("NULL", "0", "nullptr", "(PyObject *)NULL", "-1"):
-                    edits.add(m.start(), m.end(), "return -1;")
+                    edits.add(m.start(), m.end(), "return -1" + end)
                 elif not e or regex.match(r"(?:Cystck_Return\w*|CystckErr_NoMemory|PyErr_NoMemory)\s*\(", e) \
                         or _calls_pushing_entry(unit.project, e):
                     continue

@@ -750,7 +750,7 @@ class MacroReturns(Rule):
             if not returns:
                 continue
             if users is None:
-                users = _macro_users(unit.project)
+                users = macro_users(unit.project)
             name = m.group("name")
             errors = {f: _error_value(unit.project, f) for f in sorted(users.get(name, ()))}
             values = set(errors.values())
@@ -836,7 +836,7 @@ MACRO_DEFINITION = regex.compile(r"^[ \t]*#[ \t]*define[ \t]+(?P<name>\w+)(?P<ar
                                  r"(?P<body>(?:[^\n\\]|\\.|\\\n)*)", regex.M | regex.S)
 
 
-def _macro_users(project):
+def macro_users(project):
     """Macro name -> names of the functions whose bodies expand it,
     directly or through other macros."""
     bodies = {}
@@ -865,7 +865,7 @@ def macro_contexts(unit):
     state: the context's handles are the names that are handles in every
     user (the macro reads the locals of the function that expands it),
     minus the macro's own parameters."""
-    users = _macro_users(unit.project)
+    users = macro_users(unit.project)
     contexts = {}
     for ctx in _common.function_contexts(unit):
         contexts.setdefault(ctx.func.name, []).append((ctx, unit.masked))
@@ -1108,7 +1108,9 @@ class Returns(Rule):
     """Paper rules 9/10: an entry point returns how many values it pushed:
     ``return NULL;`` becomes ``return -1;``, ``return x;`` becomes ``return
     Cystck_Return(S, x);``, ``Py_RETURN_NONE;`` becomes ``return 0;`` and
-    ``Py_RETURN_TRUE;`` ``return Cystck_Return(S, Cystck_True);``.  A helper
+    ``Py_RETURN_TRUE;`` ``return Cystck_Return(S, Cystck_True);``,
+    ``Py_RETURN_RICHCOMPARE(a, b, op);`` ``return Cystck_ReturnBool(S,
+    CYSTCK_RICHCOMPARE(a, b, op));``.  A helper
     returning a handle returns ``Cystck_NULL`` instead of NULL, and
     ``Cystck_Dup(S, Cystck_True)`` for ``Py_RETURN_TRUE``: stock returns a
     new reference that the caller releases, and releasing a constant handle
@@ -1127,6 +1129,21 @@ class Returns(Rule):
              "    return Cystck_Return(S, PyNumber_Negative(arg));\n}\n"
              "static PyMethodDef m[] = {{\"f\", f, METH_O, NULL}, {NULL}};\n")
 
+    @staticmethod
+    def _richcompare(unit, m, mode, edits):
+        """``Py_RETURN_RICHCOMPARE(a, b, op)`` returns the test's bool
+        (``CYSTCK_RICHCOMPARE``, Cystck.h), pushed or as a new handle."""
+        call = regex.match(r"\s*\(", unit.masked[m.end():])
+        if call is None:
+            unit.leftover(m.start(), "Py_RETURN_RICHCOMPARE without its arguments: write the comparison "
+                          "and return Cystck_ReturnBool(S, ...)", "returns")
+            return
+        close = source.matching(unit.masked, m.end() + call.end() - 1)
+        args = unit.text[m.end() + call.end():close - 1]
+        test = f"CYSTCK_RICHCOMPARE({args})"
+        edits.add(m.start(), close, f"return Cystck_ReturnBool(S, {test})" if mode == "push"
+                  else f"return CystckBool_FromLong(S, {test})")
+
     CONST = {"TRUE": "Cystck_True", "FALSE": "Cystck_False", "NOTIMPLEMENTED": "Cystck_NotImplemented",
              "NONE": "Cystck_None"}
 
@@ -1143,8 +1160,7 @@ class Returns(Rule):
                     new = f"return Cystck_Dup(S, {self.CONST[k]});"
                 edits.add(m.start(), m.end(), new)
             for m in regex.finditer(self.patterns[2], code, pos=b0, endpos=b1):
-                unit.leftover(m.start(), "Py_RETURN_RICHCOMPARE: write the comparison and return "
-                              "Cystck_Return(S, Cystck_True or Cystck_False)", self.name)
+                self._richcompare(unit, m, mode, edits)
             for m in regex.finditer(self.patterns[0], code, pos=b0, endpos=b1):
                 in_macro = source.directive_end(text, m.start())
                 if in_macro is not None and in_macro < m.end():

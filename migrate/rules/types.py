@@ -1231,6 +1231,62 @@ class StockFunctionPointers(Rule):
         return unit.sub(self.patterns[0], declarator)
 
 
+class MacroParamStructCasts(Rule):
+    """A macro that casts one of its parameters to a custom struct,
+    ``#define RO(self) (((Foo *) self)->readonly)``, and that every
+    function expanding it (all of this file, all with the state) passes a
+    handle there, reaches the struct through the typed accessor:
+    ``(Foo_AsStruct(S, self)->readonly)``.  A macro some use of which passes
+    anything else (a struct pointer, an expression) is left alone."""
+    name = "macro-param-struct-casts"
+    precedence = 379
+    patterns = (r"\(\s*\(\s*(?:struct\s+)?(?P<t>\w+)\s*\*\s*\)\s*(?P<h>\w+)\s*\)\s*->",)
+    before = ("typedef struct { PyObject_HEAD int ro; } Box;\n#define RO(o) (((Box *) o)->ro)\n"
+              "static PyObject *f(Box *self, PyObject *x)\n{\n    if (RO(self))\n        return NULL;\n"
+              "    return PyNumber_Negative(x);\n}\n")
+    after = ("typedef struct { PyObject_HEAD int ro; } Box;\n#define RO(o) (Box_AsStruct(S, o)->ro)\n"
+             "static PyObject *f(Box *self, PyObject *x)\n{\n    if (RO(self))\n        return NULL;\n"
+             "    return PyNumber_Negative(x);\n}\n")
+
+    def apply(self, unit):
+        p = unit.project
+        if not p.types:
+            return 0
+        code = unit.masked
+        contexts = {c.func.name: c for c in _common.function_contexts(unit) if c.has_state}
+        users = functions.macro_users(p)
+        edits = source.Edits()
+        for m in functions.MACRO_DEFINITION.finditer(code):
+            if not m.group("args"):
+                continue
+            names = users.get(m.group("name")) or set()
+            if not names or not names <= set(contexts):
+                continue
+            params = [a.strip() for a in m.group("args")[1:-1].split(",")]
+            for c in regex.finditer(self.patterns[0], code, pos=m.start("body"), endpos=m.end("body")):
+                if c.group("t") in p.types and c.group("h") in params \
+                        and self._always_handle(code, m.group("name"), params.index(c.group("h")),
+                                                [contexts[n] for n in names], p):
+                    edits.add(c.start(), c.end(), f"{p.types[c.group('t')].struct}_AsStruct(S, {c.group('h')})->")
+        if edits:
+            unit.apply(edits)
+        return edits.applied
+
+    @staticmethod
+    def _always_handle(code, macro, position, contexts, p):
+        """Does every use of ``macro`` in these functions pass a handle at
+        ``position``?"""
+        uses = 0
+        for ctx in contexts:
+            b0, b1 = ctx.body
+            for use in regex.finditer(rf"(?<![\w.>]){macro}\s*\(", code, pos=b0, endpos=b1):
+                args = source.split_top(code, use.end(), source.matching(code, use.end() - 1) - 1)
+                if position >= len(args) or not _common.is_handle(code[slice(*args[position])], ctx, p):
+                    return False
+                uses += 1
+        return uses > 0
+
+
 class StructAccess(Rule):
     """Access to the native struct of a custom-type handle goes through the
     typed accessor: ``self->n`` (``self`` a ``Foo *``) and ``((Foo *)o)->n``

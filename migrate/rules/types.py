@@ -1815,6 +1815,30 @@ class TypeReady(Rule):
         return n
 
 
+class SetTypeOfTypeObjects(Rule):
+    """``Py_SET_TYPE(&FooType, &PyType_Type);`` (or ``Py_TYPE(&FooType) =
+    &PyType_Type;``) of a static type that becomes a spec goes: compilers
+    that cannot take ``&PyType_Type`` in a static initialiser needed it,
+    while a type made from a spec is an instance of ``type`` already.  A
+    statement naming another metatype, or a type object that stays, is
+    left alone."""
+    name = "set-type-of-type-objects"
+    precedence = 646
+    patterns = (r"^[ \t]*(?:Py_SET_TYPE\s*\(\s*(?:\(\s*PyObject\s*\*\s*\)\s*)?&\s*(?P<t>\w+)\s*,"
+                r"|Py_TYPE\s*\(\s*(?:\(\s*PyObject\s*\*\s*\)\s*)?&\s*(?P<t>\w+)\s*\)\s*=)"
+                r"\s*&\s*PyType_Type\s*\)?\s*;[ \t]*\n",)
+    before = ("static PyTypeObject BoxType = {PyVarObject_HEAD_INIT(NULL, 0) \"m.Box\"};\n"
+              "static int init(PyObject *m)\n{\n    if (PyType_Ready(&BoxType) < 0)\n        return -1;\n"
+              "    Py_SET_TYPE(&BoxType, &PyType_Type);\n    return 0;\n}\n")
+    after = ("static PyTypeObject BoxType = {PyVarObject_HEAD_INIT(NULL, 0) \"m.Box\"};\n"
+             "static int init(PyObject *m)\n{\n    if (PyType_Ready(&BoxType) < 0)\n        return -1;\n"
+             "    return 0;\n}\n")
+
+    def apply(self, unit):
+        types = unit.project.type_objects
+        return unit.sub(self.patterns[0], lambda m, t: "" if m.group("t") in types else None, flags=regex.M)
+
+
 def _spec_has_new(project, spec):
     """Does the PyType_Spec ``spec`` (in the stock sources) list a
     Py_tp_new slot, so that calling its type creates instances?"""

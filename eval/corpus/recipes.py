@@ -308,6 +308,7 @@ RECIPES = (
         extensions=("bitarray._bitarray", "bitarray._util"),
         # test_free_threading.py asserts a free-threaded build at import.
         tests=("bitarray/test_bitarray.py", "bitarray/test_util.py", "bitarray/test_bitfields.py"),
+        in_quick_run=False,  # its Cystck build fails (docs/gaps.md T19)
         stock_reference=(713, 0, 10),
     ),
 )

@@ -1275,28 +1275,43 @@ class MacroParamStructCasts(Rule):
             if not names or not names <= set(contexts):
                 continue
             params = [a.strip() for a in m.group("args")[1:-1].split(",")]
+            ctxs = [contexts[n] for n in names]
             for c in regex.finditer(self.patterns[0], code, pos=m.start("body"), endpos=m.end("body")):
                 if c.group("t") in p.types and c.group("h") in params \
-                        and self._always_handle(code, m.group("name"), params.index(c.group("h")),
-                                                [contexts[n] for n in names], p):
+                        and self._arg_structs(code, m.group("name"), params.index(c.group("h")), ctxs, p) is not None:
                     edits.add(c.start(), c.end(), f"{p.types[c.group('t')].struct}_AsStruct(S, {c.group('h')})->")
+            # no cast, a->n: the struct of the handles every use passes
+            for c in regex.finditer(self._UNCAST, code, pos=m.start("body"), endpos=m.end("body")):
+                if c.group("h") not in params:
+                    continue
+                structs = self._arg_structs(code, m.group("name"), params.index(c.group("h")), ctxs, p)
+                if structs and len(structs) == 1 and None not in structs:
+                    t = p.types[next(iter(structs))]
+                    if c.group("f") in t.fields and c.group("f") not in t.object_fields:
+                        edits.add(c.start(), c.end("f") - len(c.group("f")), f"{t.struct}_AsStruct(S, {c.group('h')})->")
         if edits:
             unit.apply(edits)
         return edits.applied
 
+    _UNCAST = r"(?<![\w.>)])(?:(?P<h>[A-Za-z_]\w*)|\(\s*(?P<h>[A-Za-z_]\w*)\s*\))\s*->\s*(?P<f>\w+)"
+
     @staticmethod
-    def _always_handle(code, macro, position, contexts, p):
-        """Does every use of ``macro`` in these functions pass a handle at
-        ``position``?"""
-        uses = 0
+    def _arg_structs(code, macro, position, contexts, p):
+        """The custom structs (None for a handle of no known one) of what
+        the uses of ``macro`` in these functions pass at ``position``; None
+        if one of them passes no handle, or there is no use."""
+        structs = set()
         for ctx in contexts:
             b0, b1 = ctx.body
             for use in regex.finditer(rf"(?<![\w.>]){macro}\s*\(", code, pos=b0, endpos=b1):
+                if source.directive_end(code, use.start()) is not None:
+                    continue          # its own #define (or #undef) in the body
                 args = source.split_top(code, use.end(), source.matching(code, use.end() - 1) - 1)
-                if position >= len(args) or not _common.is_handle(code[slice(*args[position])], ctx, p):
-                    return False
-                uses += 1
-        return uses > 0
+                arg = code[slice(*args[position])].strip() if position < len(args) else ""
+                if not arg or not _common.is_handle(arg, ctx, p):
+                    return None
+                structs.add(ctx.struct_at(arg, use.start()))
+        return structs or None
 
 
 class StructAccess(Rule):

@@ -529,6 +529,11 @@ LEAVE_ALONE = {
         "static PyTypeObject BoxType = {PyVarObject_HEAD_INIT(NULL, 0) \"m.Box\"};\n"
         "static int init(PyObject *m)\n{\n    if (PyType_Ready(&BoxType) < 0)\n        return -1;\n"
         "    Py_SET_TYPE(&BoxType, &MetaType);\n    return 0;\n}\n"),
+    # A constant without a permanent handle, and the call in a string.
+    "constant-getters": (
+        "static PyObject *f(PyObject *o) {\n"
+        "    puts(\"Py_GetConstant(Py_CONSTANT_NONE)\");\n"
+        "    return Py_GetConstant(Py_CONSTANT_ZERO);\n}\n"),
 }
 
 # rule -> (near miss, real construct): replacing the first by the second in
@@ -622,6 +627,7 @@ POSITIVE_TWINS = {
     "method-def-tests": ("== other;", "== (PyCFunction)twice;"),
     "cast-alias-macros": ("typedef struct { long n; } Dump;", "typedef struct { PyObject_HEAD long n; } Dump;"),
     "identity-name-macros": ("name##_v2", "name"),
+    "constant-getters": ("Py_CONSTANT_ZERO", "Py_CONSTANT_NOT_IMPLEMENTED"),
 }
 
 

@@ -63,9 +63,9 @@ int Cystck_ReturnBool(long v) : hand ~ -                   ; [s+1] push bool(v) 
 int Cystck_ReturnString(const char* utf8) : hand ~ -       ; [s+1] push str(utf8) as the result; returns 1
 int Cystck_ReturnStringAndSize(const char* utf8, Cystck_ssize_t n) : hand ~ - ; [s+1] push str(utf8[:n]) as the result; returns 1
 h Cystck_Pop() : hand ~ -                                  ; [s-1, h+1] pop the stack top
-h Cystck_Call(Cystck_ssize_t nargs) : hand ~ PyObject_Vectorcall ; [s-(n+1), h+1] call pushed f(a1..an)
-h Cystck_CallKw(Cystck_ssize_t nargs, h kwnames) : hand ~ PyObject_Vectorcall ; [s-(n+k+1), h+1] call with keywords
-h Cystck_CallMethod(h name, Cystck_ssize_t nargs) : hand ~ PyObject_VectorcallMethod ; [s-(n+1), h+1] pushed obj.name(a1..an)
+h Cystck_Call(Cystck_ssize_t nargs) : hand ~ - ; [s-(n+1), h+1] call pushed f(a1..an): PyObject_Vectorcall on the stack's slice (the stack owns what is pushed; CystckObject_Vectorcall calls with handles as they are)
+h Cystck_CallKw(Cystck_ssize_t nargs, h kwnames) : hand ~ - ; [s-(n+k+1), h+1] call with keywords (the stack form of PyObject_Vectorcall with kwnames)
+h Cystck_CallMethod(h name, Cystck_ssize_t nargs) : hand ~ - ; [s-(n+1), h+1] pushed obj.name(a1..an) (the stack form of PyObject_VectorcallMethod)
 Cystck_Scope Cystck_OpenScope() : hand ~ -                 ; mark the handle array
 void Cystck_CloseScope(Cystck_Scope sc) : hand ~ -         ; [h-k] release handles since the mark
 h Cystck_CloseScopeKeep(Cystck_Scope sc, h keep) : hand ~ - ; [h-k, h+1] same, keeping one
@@ -111,6 +111,8 @@ h CystckObject_Call(h f, h args, h? kw) = PyObject_Call    ; [h+1, e] f(*args, *
 h CystckObject_CallObject(h f, h? args) = PyObject_CallObject ; [h+1, e] f(*args)
 h CystckObject_CallNoArgs(h f) = PyObject_CallNoArgs       ; [h+1, e] f()
 h CystckObject_CallOneArg(h f, h arg) = PyObject_CallOneArg ; [h+1, e] f(arg)
+h CystckObject_Vectorcall(h f, const Cystck_Object* args, size_t nargsf, h? kwnames) : hand ~ PyObject_Vectorcall ; [h+1, e] f(*args[:n], **dict(zip(kwnames, args[n:]))), n = PyVectorcall_NARGS(nargsf): the handles are read, not consumed (each is alive for the call: no refcount pair per argument, unlike pushing them for Cystck_Call), HPy_Call's counterpart
+h CystckObject_VectorcallMethod(h name, const Cystck_Object* args, size_t nargsf, h? kwnames) : hand ~ PyObject_VectorcallMethod ; [h+1, e] args[0].name(*args[1:n], **kw) with handles, as CystckObject_Vectorcall (n counts args[0])
 h CystckObject_CallMethodNoArgs(h o, h name) = PyObject_CallMethodNoArgs ; [h+1, e] o.name()
 h CystckObject_CallMethodOneArg(h o, h name, h arg) = PyObject_CallMethodOneArg ; [h+1, e] o.name(arg)
 h CystckObject_CallFunctionObjArgs(h f, ...) : hand ~ PyObject_CallFunctionObjArgs ; [h+1, e] f(a, b, ...); end the list with Cystck_NULL

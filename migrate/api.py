@@ -16,7 +16,6 @@ from cystck import gen_api
 # inserted; rules of their own translate them (see the rule named here).
 SPECIAL = {
     "Py_NewRef": "refcount", "Py_DECREF": "refcount", "Py_Is": "identity",
-    "PyObject_Vectorcall": "left-over", "PyObject_VectorcallMethod": "left-over",
     "PyObject_New": "object-new", "PyType_FromSpecWithBases": "type-ready",
     "PyArg_ParseTuple": "parse-args", "PyArg_ParseTupleAndKeywords": "parse-args",
     "PyArg_UnpackTuple": "parse-args", "_PyArg_NoKeywords": "parse-args",

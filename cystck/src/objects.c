@@ -228,6 +228,28 @@ Cystck_Object CystckObject_CallMethodObjArgs(Cystck_State *S, Cystck_Object o, C
     return _Cystck_Own(S, PyObject_VectorcallMethod(name_, buf, (size_t)(n + 1), NULL));
 }
 
+/* CystckObject_Vectorcall's and _VectorcallMethod's array for more than
+ * _CYSTCK_CALL_INLINE_ARGS values; the caller has checked the handles. */
+CYSTCK_NOINLINE PyObject *_Cystck_VectorcallHeap(PyObject *callable, PyObject *name, const Cystck_Object *args,
+                                                 Cystck_ssize_t nargs, Cystck_ssize_t total, PyObject *kwnames)
+{
+    PyObject **buf, *r;
+    Cystck_ssize_t i;
+    if ((size_t)total >= PY_SSIZE_T_MAX / sizeof(PyObject *))
+        return PyErr_NoMemory();
+    buf = (PyObject **)PyMem_Malloc((size_t)(total + 1) * sizeof(PyObject *));
+    if (buf == NULL)
+        return PyErr_NoMemory();
+    for (i = 0; i < total; i++)
+        buf[1 + i] = *args[i]._p;
+    if (name != NULL)
+        r = PyObject_VectorcallMethod(name, buf + 1, (size_t)nargs | PY_VECTORCALL_ARGUMENTS_OFFSET, kwnames);
+    else
+        r = PyObject_Vectorcall(callable, buf + 1, (size_t)nargs | PY_VECTORCALL_ARGUMENTS_OFFSET, kwnames);
+    PyMem_Free(buf);
+    return r;
+}
+
 /* Arguments built from a format: a tuple (a single non-tuple value is
  * wrapped, as PyObject_CallFunction does). */
 static PyObject *build_args(Cystck_State *S, const char *fmt, va_list *va)

@@ -60,10 +60,14 @@ PATCHES_DIR = HERE / "patches"
 PYPROJECT_SETUP = HERE / "pyproject" / "setup.py"
 RESULTS_FILE = REPO_ROOT / "eval" / "results" / "corpus.json"
 REPORT_FILE = REPO_ROOT / "eval" / "report" / "corpus.md"
-# A handle lent to stock code or a stock result given a handle; a file the
-# translator kept stock as a whole counts once (its first line's mark).
+# The translator's marks (migrate/rules/escape.py's MARK and KEPT_MARK; the
+# installed translator is not importable from here, a test keeps them equal).
+# Each marked spot, a stock call kept with its handles lent and its result
+# given a handle, counts once however many handles it lends; a file kept
+# stock as a whole counts once (its first line's mark).
+ESCAPE_MARK = "/* cystck-migrate: escape hatch */"
 KEPT_STOCK_MARK = "/* cystck-migrate: kept stock */"
-ESCAPE_HATCH = re.compile(r"\bCystck_(?:AsPyObject|FromPyObject)\s*\(|" + re.escape(KEPT_STOCK_MARK))
+ESCAPE_HATCH = re.compile(re.escape(ESCAPE_MARK) + "|" + re.escape(KEPT_STOCK_MARK))
 # A compiler's diagnostic ("file.c:12:5: error: ..."), counted; other lines
 # naming an error (setup.py's, the linker's) are kept to show, not counted.
 DIAGNOSTIC = re.compile(r":\d+(?::\d+)?: (?:fatal )?error:")

@@ -346,13 +346,18 @@ def test_quick_untouched_cystck_build_passes_like_stock(quick_results, name):
 
 def test_a_file_kept_stock_counts_as_one_escape_hatch(tmp_path):
     """A file the translator kept stock as a whole (its first line's mark)
-    is one use of the escape hatch, listed at that line, beside the
-    handles lent one by one; a file without either counts nothing."""
+    is one use of the escape hatch, listed at that line, and so is each
+    marked call, however many handles it lends and whether or not its
+    result gets a handle; a handle lent without a mark (a marked call's
+    next line) and a file without either count nothing."""
     (tmp_path / "kept.cc").write_text("/* cystck-migrate: kept stock */ // stock\nint f(void);\n")
-    (tmp_path / "lent.c").write_text("x = Cystck_AsPyObject(S, h);\n")
+    (tmp_path / "lent.c").write_text(
+        "x = Cystck_FromNewPyObject(S, /* cystck-migrate: escape hatch */ PyX_Y(Cystck_AsPyObject(S, a),\n"
+        "    Cystck_AsPyObject(S, b)));\n"
+        "/* cystck-migrate: escape hatch */ PyX_Z();\n")
     (tmp_path / "plain.c").write_text("int g(void);\n")
-    found = corpus_run.escape_hatches(tmp_path, {"kept.cc": 2, "lent.c": 1, "plain.c": 1})
-    assert found == ["kept.cc:1", "lent.c:1"]
+    found = corpus_run.escape_hatches(tmp_path, {"kept.cc": 2, "lent.c": 3, "plain.c": 1})
+    assert found == ["kept.cc:1", "lent.c:1", "lent.c:3"]
     assert corpus_run.kept_stock_lines(tmp_path, {"kept.cc": 2, "lent.c": 1, "plain.c": 1}) == 2
     cell = corpus_run.corpus_report.escape_cell
     assert cell({"escape_hatches": 2, "escape_hatches_per_kloc": 500.0, "kept_stock_lines": 2}) == \
@@ -398,3 +403,9 @@ def test_check_compiles_with_the_generated_header(tmp_path):
     assert result["generated"]["missing"] == []
     unbuilt = corpus_run.translate(recipe, upstream, tmp_path / "unbuilt", built=upstream)
     assert unbuilt["check_errors"] >= 1 and unbuilt["generated"]["missing"] == ["src/version.hh"]
+
+
+def test_the_escape_hatch_marks_are_the_translators():
+    """The corpus counts the marks the installed translator writes."""
+    from cystck.migrate.rules import escape
+    assert (corpus_run.ESCAPE_MARK, corpus_run.KEPT_STOCK_MARK) == (escape.MARK, escape.KEPT_MARK)

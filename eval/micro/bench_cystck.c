@@ -144,10 +144,9 @@ static int call_callback(Cystck_State *S, Cystck_Object mod, const Cystck_Object
     (void)mod;
     if (check_nargs(S, "call_callback", nargs, 2) < 0)
         return -1;
-    /* Through the stack: the pushed slice goes to vectorcall as is. */
-    if (Cystck_Push(S, args[0]) < 0 || Cystck_Push(S, args[1]) < 0)
-        return -1;
-    return Cystck_Return(S, Cystck_Call(S, 1));
+    /* What cystck-migrate makes of the stock variant's PyObject_CallOneArg:
+     * the handles go to the call as they are (no push, no refcount pair). */
+    return Cystck_Return(S, CystckObject_CallOneArg(S, args[0], args[1]));
 }
 
 CYSTCK_DEF_METH(sum_list_def, "sum_list", sum_list, CYSTCK_O,

@@ -37,6 +37,84 @@ CYSTCK_INTERNAL Cystck_Object CystckObject_CallFunction(Cystck_State *S, Cystck_
 CYSTCK_INTERNAL Cystck_Object CystckObject_CallMethod(Cystck_State *S, Cystck_Object o, const char *name, const char *fmt, ...);
 CYSTCK_INTERNAL Cystck_Object Cystck_BuildValue(Cystck_State *S, const char *fmt, ...);
 
+/* Calls with handles as the arguments (HPy_Call's counterpart): the
+ * callee reads args[0..n+k) as they are.  Each handle is alive for the
+ * whole call (the frame owns it, or the caller's caller does), so no
+ * reference changes hands: where Cystck_Call's stack owns what is pushed
+ * (an incref per push, a decref per value after the call), these copy
+ * the objects into a vectorcall array on the C stack.  Up to
+ * _CYSTCK_CALL_INLINE_ARGS values inline; more go through a heap array. */
+#define _CYSTCK_CALL_INLINE_ARGS 8
+CYSTCK_INTERNAL CYSTCK_NOINLINE PyObject *_Cystck_VectorcallHeap(PyObject *callable, PyObject *name,
+                                                                const Cystck_Object *args,
+                                                                Cystck_ssize_t nargs, Cystck_ssize_t total,
+                                                                PyObject *kwnames);
+/* callable(*args) when name is NULL, else args[0].name(*args[1:]). */
+static inline Cystck_Object _Cystck_CallHandles(Cystck_State *S, const char *func, PyObject *callable,
+                                                PyObject *name, const Cystck_Object *args, size_t nargsf,
+                                                Cystck_Object kwnames)
+{
+    PyObject *buf[1 + _CYSTCK_CALL_INLINE_ARGS], *kw = _Cystck_Get(kwnames), *r;
+    Cystck_ssize_t n = PyVectorcall_NARGS(nargsf), total = n, i;
+    if (kw != NULL) {
+        /* PyObject_Vectorcall reads kwnames as a tuple unchecked */
+        if (Cystck_unlikely(!PyTuple_Check(kw))) {
+            PyErr_Format(PyExc_SystemError, "%s: kwnames must be a tuple of keyword names, not %.100s",
+                         func, Py_TYPE(kw)->tp_name);
+            return Cystck_NULL;
+        }
+        total += PyTuple_GET_SIZE(kw);
+    }
+    /* straight-line code for the usual small constant count */
+#if defined(__clang__)
+#pragma unroll 4
+#elif defined(__GNUC__) && __GNUC__ >= 8
+#pragma GCC unroll 4
+#endif
+    for (i = 0; i < total; i++) {
+        PyObject *o = _Cystck_Get(args[i]);
+        if (Cystck_unlikely(o == NULL))
+            return (_Cystck_BadArg(S, func, args[i]), Cystck_NULL);
+        if (i < _CYSTCK_CALL_INLINE_ARGS)
+            buf[1 + i] = o;
+    }
+    if (Cystck_unlikely(total > _CYSTCK_CALL_INLINE_ARGS))
+        r = _Cystck_VectorcallHeap(callable, name, args, n, total, kw);
+    else if (name != NULL)
+        r = PyObject_VectorcallMethod(name, buf + 1, (size_t)n | PY_VECTORCALL_ARGUMENTS_OFFSET, kw);
+    else
+        r = PyObject_Vectorcall(callable, buf + 1, (size_t)n | PY_VECTORCALL_ARGUMENTS_OFFSET, kw);
+    return _Cystck_Own(S, r);
+}
+/* [h+1, e] f(*args[:n], **dict(zip(kwnames, args[n:]))), n =
+ * PyVectorcall_NARGS(nargsf): PyObject_Vectorcall with handles.  The
+ * handles are read, not consumed; PY_VECTORCALL_ARGUMENTS_OFFSET in nargsf
+ * is allowed and ignored (args[-1] is never written). */
+static inline Cystck_Object CystckObject_Vectorcall(Cystck_State *S, Cystck_Object f, const Cystck_Object *args,
+                                                    size_t nargsf, Cystck_Object kwnames)
+{
+    PyObject *f_ = _Cystck_Get(f);
+    if (Cystck_unlikely(f_ == NULL))
+        return (_Cystck_BadArg(S, "CystckObject_Vectorcall", f), Cystck_NULL);
+    return _Cystck_CallHandles(S, "CystckObject_Vectorcall", f_, NULL, args, nargsf, kwnames);
+}
+/* [h+1, e] args[0].name(*args[1:n], **dict(zip(kwnames, args[n:]))):
+ * PyObject_VectorcallMethod with handles (n counts args[0]). */
+static inline Cystck_Object CystckObject_VectorcallMethod(Cystck_State *S, Cystck_Object name, const Cystck_Object *args,
+                                                          size_t nargsf, Cystck_Object kwnames)
+{
+    PyObject *name_ = _Cystck_Get(name);
+    if (Cystck_unlikely(name_ == NULL))
+        return (_Cystck_BadArg(S, "CystckObject_VectorcallMethod", name), Cystck_NULL);
+    if (Cystck_unlikely(PyVectorcall_NARGS(nargsf) < 1)) {
+        /* PyObject_VectorcallMethod would read args[0] regardless */
+        PyErr_SetString(PyExc_SystemError, "CystckObject_VectorcallMethod: no object to call the method on "
+                        "(args[0], counted in nargsf)");
+        return Cystck_NULL;
+    }
+    return _Cystck_CallHandles(S, "CystckObject_VectorcallMethod", NULL, name_, args, nargsf, kwnames);
+}
+
 /* ---- Types ---- */
 CYSTCK_INTERNAL int CystckType_IsSubtype(Cystck_State *S, Cystck_Object a, Cystck_Object b);
 CYSTCK_INTERNAL Cystck_Object CystckType_FromSpec(Cystck_State *S, CystckType_Spec *spec, Cystck_Object bases);

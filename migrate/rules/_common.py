@@ -188,12 +188,18 @@ def struct_name(base, structs):
     return b if b in structs else None
 
 
+# An array's brace initializer, ``PyObject *args[] = {NULL, a, b}``: its
+# items are expressions, so one level of braces with no statement in it.
+_ARRAY_INIT = r"\]\s*=\s*\{[^;{}]*\}"
+
+
 def decl_pattern(structs):
-    """A declaration statement whose base type is an object type."""
+    """A declaration statement whose base type is an object type (an
+    array's brace initializer included)."""
     names = [OBJECT_TYPES, r"Cystck_Object\b"] + [regex.escape(s) + r"\b" for s in sorted(structs)]
     return regex.compile(
         STMT_START + r"(?P<lead>[ \t]*)(?P<decl>(?:(?:static|const|register|struct)\s+)*(?P<base>(?:"
-        + "|".join(names) + r"))(?!\s*[(\[.]|->|\s*[=;,)])[^;{}]*);", regex.M)
+        + "|".join(names) + r"))(?!\s*[(\[.]|->|\s*[=;,)])(?:[^;{}]|" + _ARRAY_INIT + r")*);", regex.M)
 
 
 def stock_bodies(unit):

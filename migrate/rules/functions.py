@@ -275,13 +275,16 @@ class Declarations(Rule):
     """Paper rules 4/5: local declarations ``PyObject *a, *b = NULL;``
     become ``Cystck_Object a, b = Cystck_NULL;`` (``PyObject **p`` becomes
     ``Cystck_Object *p``; a pointer to a custom type's struct is a handle
-    too).  Function-level ``static PyObject *`` caches escape the call and
-    are reported."""
+    too; an array's null items, ``PyObject *argv[] = {NULL, x}``, are
+    ``Cystck_NULL``).  Function-level ``static PyObject *`` caches escape
+    the call and are reported."""
     name = "declarations"
     precedence = 500
     patterns = (_common.decl_pattern(()).pattern,)
-    before = "static void f(void)\n{\n    PyObject *a, *b = NULL;\n    PyObject **items;\n}\n"
-    after = "static void f(void)\n{\n    Cystck_Object a, b = Cystck_NULL;\n    Cystck_Object *items;\n}\n"
+    before = ("static void f(PyObject *x)\n{\n    PyObject *a, *b = NULL;\n    PyObject **items;\n"
+              "    PyObject *argv[] = {NULL, x};\n}\n")
+    after = ("static void f(PyObject *x)\n{\n    Cystck_Object a, b = Cystck_NULL;\n    Cystck_Object *items;\n"
+             "    Cystck_Object argv[] = {Cystck_NULL, x};\n}\n")
 
     def apply(self, unit):
         from .. import cstruct
@@ -320,13 +323,29 @@ class Declarations(Rule):
                     else:
                         edits.add(star, after, repl if d.pointer == "*" else "*")
                     # a handle starts as the null handle; a pointer to handles stays NULL
-                    if d.pointer == "*" and d.init is not None \
+                    if d.pointer == "*" and d.init is not None and d.array:
+                        _null_items(code, d.init, edits)
+                    elif d.pointer == "*" and d.init is not None \
                             and code[d.init[0]:d.init[1]].strip() in ("NULL", "0", "nullptr"):
                         edits.add(d.init[0], d.init[1], "Cystck_NULL")
                 n += 1
         if edits:
             unit.apply(edits)
         return n
+
+
+def _null_items(code, init, edits):
+    """The null items of an array of handles' brace initializer,
+    ``{NULL, a}`` (a vectorcall array's free first slot), become
+    ``Cystck_NULL``."""
+    s, e = init
+    if not code[s:e].startswith("{"):
+        return
+    for i0, i1 in source.split_top(code, s + 1, e - 1):
+        item = code[i0:i1].strip()
+        if item in ("NULL", "0", "nullptr"):
+            at = code.index(item, i0)
+            edits.add(at, at + len(item), "Cystck_NULL")
 
 
 def _functor_argument(code, pos, start):

@@ -65,6 +65,11 @@ def kept_stock(files):
     round."""
     reasons = {}
     for path, text in files.items():
+        for pos, name, base in builtin_layout_subtypes(source.mask(text)):
+            reasons.setdefault(path, (pos, f"struct '{name}' extends the instance struct of a builtin "
+                                           f"type ({base}): Cystck reaches no builtin's instance "
+                                           "layout, so no rule ports it, and this file and every "
+                                           "file compiled with it stay stock"))
         if "c++" not in libraries(path, text):
             continue
         for pos, name in cpp.templated_type_objects(source.mask(text)):
@@ -86,6 +91,36 @@ def kept_stock(files):
                                      "this file stays stock with it")
                 todo.append(other)
     return reasons
+
+
+# ``typedef struct { PyUnicodeObject str; PyObject *extra; } istr;``: a
+# struct whose first member, by value, is a builtin type's instance struct
+# (PyObject and PyVarObject are the plain object head, spelled out).
+_BUILTIN_LAYOUT_SUBTYPE = regex.compile(
+    r"\b(?P<td>typedef\s+)?struct\s*(?P<tag>\w+)?\s*\{\s*(?:struct\s+)?"
+    r"(?P<base>(?!Py(?:Var)?Object\b)_?Py\w*Object|PyDateTime_(?:Date|DateTime|Time|Delta|TZInfo))"
+    r"\s+\w+\s*;")
+
+
+def builtin_layout_subtypes(masked):
+    """(position, name, builtin struct) of each struct in ``masked`` that
+    extends a builtin type's instance struct by value: the instances of a
+    subtype of str, int, an exception... with fields of its own.  Cystck
+    makes a type's instances through its spec and reaches only the struct
+    it declares, never a builtin's part of the object, so no rule ports
+    such a type: its files stay stock as a whole (kept_stock)."""
+    found = []
+    for m in _BUILTIN_LAYOUT_SUBTYPE.finditer(masked):
+        name = m.group("tag")
+        if m.group("td"):
+            try:
+                close = source.matching(masked, masked.index("{", m.start()))
+            except source.BraceError:
+                continue
+            after = regex.match(r"\s*(?P<name>\w+)", masked[close:])
+            name = after.group("name") if after else name
+        found.append((m.start(), name or "(anonymous)", m.group("base")))
+    return found
 
 
 def translate_files(files, rules=None):

@@ -108,12 +108,12 @@ static int is_parameter(const _Cystck_TypedSig *sig, PyObject *key)
 
 /* Remember where each value of this call came from, for the next call with
  * the same keyword names (see _Cystck_TypedCache). */
-static void remember(_Cystck_TypedCache *cache, const _Cystck_TypedSig *sig, Py_ssize_t nargs,
-                     PyObject *kwnames, const signed char *src, unsigned present)
+static void remember(_Cystck_TypedCache *cache, Py_ssize_t nargs, PyObject *kwnames,
+                     const signed char *src, unsigned present)
 {
-    int i;
-    for (i = 0; i < sig->nparams; i++)
-        cache->src[i] = src[i];
+    /* The whole array (bind_keywords fills it all): a loop bounded by
+       sig->nparams makes GCC -O3 warn that it may write past the array. */
+    memcpy(cache->src, src, sizeof cache->src);
     Py_INCREF(kwnames);
     Py_XSETREF(cache->kwnames, kwnames);
     cache->nargs = nargs;
@@ -181,7 +181,7 @@ static int bind_keywords(const _Cystck_TypedSig *sig, _Cystck_TypedCache *cache,
         }
     }
     if (kwnames != NULL)
-        remember(cache, sig, nargs, kwnames, src, *present);
+        remember(cache, nargs, kwnames, src, *present);
     return 0;
 }
 

@@ -297,6 +297,32 @@ RECIPES = (
         tests=("tests",),
         stock_reference=(25, 0, 3),
     ),
+    Recipe(
+        name="multidict",
+        requirement="multidict==6.7.1",
+        sha256="ec6652a1bee61c53a3e5776b6049172c53b6aaba34f18c9ad04f82712bac623d",
+        language="C",
+        exercises="7 heap types, mapping and sequence protocols, iterators, module state",
+        # _multidict.c includes every header of _multilib/.
+        translate=("multidict/_multidict.c", "multidict/_multilib"),
+        extensions=("multidict._multidict",),
+        # The benchmarks run each once without --codspeed; the leak tests
+        # measure the process's memory with psutil and objgraph (--doctest-modules
+        # imports their scripts too).
+        requirements=(SETUPTOOLS, "pytest-codspeed==4.2.0", "cffi==2.1.1", "pycparser==3.12",
+                      "rich==15.0.0", "markdown-it-py==4.3.0", "mdurl==0.1.2",
+                      "pygments==2.21.0", "psutil==7.2.1", "objgraph==3.6.2"),
+        # Not tests/test_circular_imports.py: it imports multidict in
+        # `python -I`, which ignores PYTHONPATH (the tree under test).
+        tests=("tests", "--ignore=tests/test_circular_imports.py"),
+        # pytest.ini's addopts load pytest-cov and measure coverage; the
+        # options that change what runs stay.
+        pytest_args=("-o", "addopts=--doctest-modules --strict-markers"),
+        # Kept stock as a whole (its str subclass; docs/gaps.md T20), the
+        # init bridged; 4 min on a loaded machine.
+        in_quick_run=False,
+        stock_reference=(1634, 0, 0),
+    ),
 )
 
 # The quick run (`make corpus QUICK=1`, and eval/corpus/test_porting_corpus.py,

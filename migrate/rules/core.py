@@ -107,6 +107,34 @@ class Constants(Rule):
         return n + unit.sub(self.patterns[2], outside_stock(exc))
 
 
+class ConstantGetters(Rule):
+    """``Py_GetConstant(Py_CONSTANT_NONE)`` (CPython 3.13, polyfilled for
+    older versions by pythoncapi_compat.h) becomes ``Py_NewRef(Py_None)``
+    and ``Py_GetConstantBorrowed(Py_CONSTANT_NONE)`` becomes ``Py_None``,
+    their stock meaning, for ``None``, ``True``, ``False``, ``Ellipsis``
+    and ``NotImplemented``: the rules after it then give them their
+    permanent handle (``Cystck_None``...) as they do the stock spelling.
+    The other constants (``Py_CONSTANT_ZERO``, the empty string...) have no
+    permanent handle and stay stock."""
+    name = "constant-getters"
+    precedence = 70
+    patterns = (r"\bPy_GetConstant(?P<borrowed>Borrowed)?\s*\(\s*Py_CONSTANT_(?P<c>\w+)\s*\)",)
+    before = ("static PyObject *f(PyObject *o) { if (o == Py_GetConstantBorrowed(Py_CONSTANT_TRUE)) "
+              "return PyLong_FromLong(1); return Py_GetConstant(Py_CONSTANT_NONE); }\n")
+    after = ("static PyObject *f(PyObject *o) { if (o == Py_True) "
+             "return PyLong_FromLong(1); return Py_NewRef(Py_None); }\n")
+    STOCK = {"NONE": "Py_None", "TRUE": "Py_True", "FALSE": "Py_False",
+             "ELLIPSIS": "Py_Ellipsis", "NOT_IMPLEMENTED": "Py_NotImplemented"}
+
+    def apply(self, unit):
+        def constant(m, text):
+            name = self.STOCK.get(m.group("c"))
+            if name is None or m.group("borrowed"):
+                return name
+            return f"Py_NewRef({name})"
+        return unit.sub(self.patterns[0], constant)
+
+
 class _SlotReuse:
     """What the rules that reuse one handle's slot from item to item
     (``dict-next-into``, ``get-item-into``) check before rewriting: the

@@ -57,11 +57,20 @@ class ModuleDef(Rule):
             edits.add(m.start(), close, head + "{\n" + ",\n".join("    " + v for v in vals) + "\n}")
             defined.add(m.group("name"))
         for m in regex.finditer(self.patterns[1], code):
-            if m.group("name") in defined:
+            if m.group("name") in defined or self._defined_with(unit, m.group("name")):
                 edits.add(m.start(), m.start("name"), "CystckModuleDef ")
         if edits:
             unit.apply(edits)
         return edits.applied
+
+    def _defined_with(self, unit, name):
+        """Is the module definition ``name`` given (``PyModuleDef name =
+        {...}``) in a file compiled with this one?  A header declares it
+        ahead of the source file that includes the header and defines it;
+        the two must agree on its type."""
+        given = regex.compile(rf"\b(?:struct\s+)?PyModuleDef\s+{regex.escape(name)}\s*=\s*\{{")
+        return any(given.search(source.mask(unit.project.files[p]))
+                   for p in unit.project.compiled_with(unit.path) if p in unit.project.files)
 
 
 class MultiPhaseInit(Rule):

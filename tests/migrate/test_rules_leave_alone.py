@@ -522,6 +522,11 @@ LEAVE_ALONE = {
     "identity-name-macros": (
         "#define F(name) name##_v2\n"
         "static PyObject *f(PyObject *t) { return F(PyTuple_GetItem)(t, 0); }\n"),
+    # A constant without a permanent handle, and the call in a string.
+    "constant-getters": (
+        "static PyObject *f(PyObject *o) {\n"
+        "    puts(\"Py_GetConstant(Py_CONSTANT_NONE)\");\n"
+        "    return Py_GetConstant(Py_CONSTANT_ZERO);\n}\n"),
 }
 
 # rule -> (near miss, real construct): replacing the first by the second in
@@ -617,6 +622,7 @@ POSITIVE_TWINS = {
     "identity-name-macros": ("name##_v2", "name"),
     "table-element-macros": ("static struct pair pairs[]", "static PyMethodDef pairs[]"),
     "iso646-null-handles": ("not p)", "not o)"),
+    "constant-getters": ("Py_CONSTANT_ZERO", "Py_CONSTANT_NOT_IMPLEMENTED"),
 }
 
 

@@ -124,6 +124,8 @@ int CystckObject_GenericSetAttr(h o, h name, h? v) = PyObject_GenericSetAttr ; [
 h Cystck_BuildValue(const char* fmt, ...) : hand ~ Py_BuildValue ; [h+1, e] build a value; O/N/S take handles
 int Cystck_EnterRecursiveCall(const char* where) = Py_EnterRecursiveCall ; [e] guard deep C recursion
 void Cystck_LeaveRecursiveCall() = Py_LeaveRecursiveCall   ; end of a guarded recursion
+int Cystck_ReprEnter(h o) = Py_ReprEnter                   ; [e] guard a recursive repr of container o: 0 the first time, 1 if o's repr is under way already (write `[...]`), -1 on error
+void Cystck_ReprLeave(h o) = Py_ReprLeave                  ; end the guard Cystck_ReprEnter returned 0 for
 
 ## Types
 int CystckType_Check(h o) = PyType_Check                   ; isinstance(o, type)
@@ -251,6 +253,13 @@ Py_UCS1* CystckUnicode_1BYTE_DATA(h o) = PyUnicode_1BYTE_DATA [macro] ; latin-1 
 int CystckUnicode_IS_ASCII(h o) = PyUnicode_IS_ASCII [macro] ; pure ASCII?
 int CystckUnicode_IS_COMPACT_ASCII(h o) = PyUnicode_IS_COMPACT_ASCII [macro] ; compact ASCII?
 int CystckUnicode_READY(h o) = PyUnicode_READY [macro]     ; legacy: always 0 on 3.12+
+h CystckUnicode_Decode(const char* s, Cystck_ssize_t n, const char* encoding, const char* errors) = PyUnicode_Decode ; [h+1, e] str from n bytes of s in encoding (NULL: UTF-8)
+Py_UCS4* CystckUnicode_AsUCS4(h o, Py_UCS4* buf, Cystck_ssize_t buflen, int copy_null) = PyUnicode_AsUCS4 [check=PyUnicode_Check] ; [e] copy o's code points into buf (buflen of them at most, then a NUL if copy_null); buf, or NULL with SystemError when it is too short or o is no str (where the stock function crashes)
+Py_UCS4* CystckUnicode_AsUCS4Copy(h o) = PyUnicode_AsUCS4Copy [check=PyUnicode_Check] ; [e] o's code points in a new NUL-terminated buffer: CPython's memory, free it with PyMem_Free; SystemError for an object that is no str (where the stock function crashes)
+h CystckUnicode_FromWideChar(const wchar_t* w, Cystck_ssize_t size) = PyUnicode_FromWideChar ; [h+1, e] str from size wchar_t units of w (size -1: up to the NUL)
+Cystck_ssize_t CystckUnicode_AsWideChar(h o, wchar_t* w, Cystck_ssize_t size) = PyUnicode_AsWideChar ; [e] copy o into w, at most size wchar_t units (NUL-terminated if room); the number copied
+wchar_t* CystckUnicode_AsWideCharString(h o, Cystck_ssize_t* size) = PyUnicode_AsWideCharString ; [e] o as a new NUL-terminated wchar_t string (its length in *size if size is not NULL): CPython's memory, free it with PyMem_Free
+const char* CystckUnicode_GetDefaultEncoding() = PyUnicode_GetDefaultEncoding ; the default encoding's name, "utf-8"
 
 ## Bytes and bytearray
 h CystckBytes_FromString(const char* s) = PyBytes_FromString ; [h+1, e]
@@ -419,6 +428,7 @@ int CystckArg_ParseTuple(const Cystck_Object* args, Cystck_ssize_t nargs, const 
 int CystckArg_ParseTupleAndKeywords(const Cystck_Object* args, Cystck_ssize_t nargs, h? kw, const char* fmt, const char** kwlist, ...) : hand ~ PyArg_ParseTupleAndKeywords ; [e] parse positional and keyword arguments (with GCC and Clang a macro that keeps one parser per call site)
 int CystckArg_UnpackTuple(const Cystck_Object* args, Cystck_ssize_t nargs, const char* name, Cystck_ssize_t min, Cystck_ssize_t max, ...) : hand ~ PyArg_UnpackTuple ; [e] bind min..max handles
 int CystckArg_NoKeywords(const char* name, h? kw) : hand ~ _PyArg_NoKeywords ; [e] reject keywords
+int CystckArg_ValidateKeywordArguments(h kw) : hand ~ PyArg_ValidateKeywordArguments ; [e] 1 if every key of dict kw (a tp_init's or tp_new's keywords) is a str; else 0 with TypeError (0 too after an invalid handle: stock code tests it for truth)
 
 ## Weak references
 h CystckWeakref_NewRef(h o, h? callback) = PyWeakref_NewRef ; [h+1, e] weakref.ref(o, callback)
@@ -484,9 +494,21 @@ int CystckUnicodeWriter_WriteChar(CystckUnicodeWriter* w, Py_UCS4 c) : hand ~ _P
 int CystckUnicodeWriter_WriteStr(CystckUnicodeWriter* w, h s) : hand ~ _PyUnicodeWriter_WriteStr ; [e] append str s
 int CystckUnicodeWriter_WriteSubstring(CystckUnicodeWriter* w, h s, Cystck_ssize_t start, Cystck_ssize_t end) : hand ~ _PyUnicodeWriter_WriteSubstring ; [e] append s[start:end]
 int CystckUnicodeWriter_WriteASCIIString(CystckUnicodeWriter* w, const char* s, Cystck_ssize_t n) : hand ~ _PyUnicodeWriter_WriteASCIIString ; [e] append n ASCII bytes (n = -1: up to the NUL); ValueError for a byte past 0x7F
-int CystckUnicodeWriter_WriteUTF8(CystckUnicodeWriter* w, const char* s, Cystck_ssize_t n) : hand ~ PyUnicodeWriter_WriteUTF8 ; [e] append n bytes of UTF-8 (n = -1: up to the NUL): ASCII straight into the str, other UTF-8 decoded into a temporary str, then copied (CystckBytesWriter_InitStr writes UTF-8 in place)
+int CystckUnicodeWriter_WriteUTF8(CystckUnicodeWriter* w, const char* s, Cystck_ssize_t n) : hand ~ - ; [e] append n bytes of UTF-8 (n = -1: up to the NUL): ASCII straight into the str, other UTF-8 decoded into a temporary str, then copied (CystckBytesWriter_InitStr writes UTF-8 in place)
 h CystckUnicodeWriter_Finish(CystckUnicodeWriter* w) : hand ~ _PyUnicodeWriter_Finish ; [e] the str built: w's own handle, cut to length (no copy); w is finished
 void CystckUnicodeWriter_Dealloc(CystckUnicodeWriter* w) : hand ~ _PyUnicodeWriter_Dealloc ; [h-1] drop the str early (else the frame releases it)
+## Pointer str writer (hand-written: cystck/src/unicode.c; CPython 3.14's PyUnicodeWriter)
+CystckStrWriter* CystckStrWriter_Create(Cystck_ssize_t length) : hand ~ PyUnicodeWriter_Create ; [e] a writer of its own (the str is held by the writer, not by the frame: it may be finished in another call), room for length code points; ValueError for a negative length; end it with Finish or Discard
+int CystckStrWriter_WriteChar(CystckStrWriter* w, Py_UCS4 c) : hand ~ PyUnicodeWriter_WriteChar ; [e] append code point c; ValueError past U+10FFFF
+int CystckStrWriter_WriteStr(CystckStrWriter* w, h o) : hand ~ PyUnicodeWriter_WriteStr ; [e] append str(o)
+int CystckStrWriter_WriteRepr(CystckStrWriter* w, h? o) : hand ~ PyUnicodeWriter_WriteRepr ; [e] append repr(o) ("<NULL>" for the null handle)
+int CystckStrWriter_WriteSubstring(CystckStrWriter* w, h s, Cystck_ssize_t start, Cystck_ssize_t end) : hand ~ PyUnicodeWriter_WriteSubstring ; [e] append s[start:end]; ValueError unless 0 <= start <= end <= len(s)
+int CystckStrWriter_WriteUTF8(CystckStrWriter* w, const char* s, Cystck_ssize_t n) : hand ~ PyUnicodeWriter_WriteUTF8 ; [e] append n bytes of UTF-8 (n = -1: up to the NUL)
+int CystckStrWriter_WriteASCII(CystckStrWriter* w, const char* s, Cystck_ssize_t n) : hand ~ PyUnicodeWriter_WriteASCII ; [e] append n ASCII bytes (n = -1: up to the NUL); ValueError for a byte past 0x7F
+int CystckStrWriter_WriteUCS4(CystckStrWriter* w, const Py_UCS4* s, Cystck_ssize_t n) : hand ~ PyUnicodeWriter_WriteUCS4 ; [e] append n code points; ValueError for a negative n or a code point past U+10FFFF
+int CystckStrWriter_WriteWideChar(CystckStrWriter* w, const wchar_t* s, Cystck_ssize_t n) : hand ~ PyUnicodeWriter_WriteWideChar ; [e] append n wide characters (n = -1: up to the NUL)
+h CystckStrWriter_Finish(CystckStrWriter* w) : hand ~ PyUnicodeWriter_Finish ; [h+1, e] the str built, cut to length (no copy), with a handle of the calling frame; frees w (also on error)
+void CystckStrWriter_Discard(CystckStrWriter* w) : hand ~ PyUnicodeWriter_Discard ; free w and its str (w NULL: nothing)
 ## Bytes writer (hand-written: cystck/src/byteswriter.c; like CPython 3.15's PyBytesWriter)
 char* CystckBytesWriter_Init(CystckBytesWriter* w, char* buf, Cystck_ssize_t size) : hand ~ - ; [h+1, e] start building a bytes in w, in the caller's buffer buf of size bytes (moved into the bytes at the first Grow) or, buf NULL, in the storage of a bytes of size bytes held by a handle of the frame; the start of the storage (NULL on error)
 char* CystckBytesWriter_InitStr(CystckBytesWriter* w, char* buf, Cystck_ssize_t size, const char* errors) : hand ~ - ; [h+1, e] the same for a str of UTF-8 bytes: its storage is a compact ASCII str's, the result itself when every byte is ASCII; errors: the UTF-8 error handler otherwise (NULL: strict)
@@ -540,6 +562,7 @@ int CystckDateTime_TIME_GET_MICROSECOND(h o) : hand ~ PyDateTime_TIME_GET_MICROS
 h CystckDate_FromDate(int year, int month, int day) : hand ~ PyDate_FromDate ; [h+1, e] datetime.date(year, month, day)
 h CystckDateTime_FromDateAndTime(int year, int month, int day, int hour, int minute, int second, int usecond) : hand ~ PyDateTime_FromDateAndTime ; [h+1, e] a naive datetime.datetime
 h CystckTime_FromTime(int hour, int minute, int second, int usecond) : hand ~ PyTime_FromTime ; [h+1, e] a naive datetime.time
+h CystckDelta_FromDSU(int days, int seconds, int useconds) : hand ~ PyDelta_FromDSU ; [h+1, e] datetime.timedelta(days, seconds, microseconds), normalized (OverflowError out of range)
 
 ## Handles and the return stack (hand-written, see Cystck.h)
 h Cystck_FromNewPyObject(PyObject* o) : hand ~ -           ; [h+1] escape hatch: a handle that takes over a new reference (null o: the null handle)
@@ -608,6 +631,7 @@ const CystckMethod_Type ~ PyMethod_Type       ; bound methods
 const CystckClassMethod_Type ~ PyClassMethod_Type ; classmethod
 const CystckStaticMethod_Type ~ PyStaticMethod_Type ; staticmethod
 const CystckReversed_Type ~ PyReversed_Type   ; reversed
+const CystckSuper_Type ~ PySuper_Type         ; super
 
 ## Exceptions
 const CystckExc_BaseException ~ PyExc_BaseException ; BaseException
@@ -626,7 +650,7 @@ const CystckExc_LookupError ~ PyExc_LookupError ; LookupError
 const CystckExc_MemoryError ~ PyExc_MemoryError ; MemoryError
 const CystckExc_NameError ~ PyExc_NameError   ; NameError
 const CystckExc_NotImplementedError ~ PyExc_NotImplementedError ; NotImplementedError
-const CystckExc_OSError ~ PyExc_OSError       ; OSError
+const CystckExc_OSError ~ PyExc_OSError, PyExc_IOError, PyExc_EnvironmentError ; OSError (IOError and EnvironmentError are its aliases: the translator maps them here)
 const CystckExc_OverflowError ~ PyExc_OverflowError ; OverflowError
 const CystckExc_RecursionError ~ PyExc_RecursionError ; RecursionError
 const CystckExc_ReferenceError ~ PyExc_ReferenceError ; ReferenceError
@@ -643,6 +667,38 @@ const CystckExc_Warning ~ PyExc_Warning       ; Warning
 const CystckExc_DeprecationWarning ~ PyExc_DeprecationWarning ; DeprecationWarning
 const CystckExc_RuntimeWarning ~ PyExc_RuntimeWarning ; RuntimeWarning
 const CystckExc_UserWarning ~ PyExc_UserWarning ; UserWarning
+const CystckExc_BlockingIOError ~ PyExc_BlockingIOError ; BlockingIOError
+const CystckExc_BrokenPipeError ~ PyExc_BrokenPipeError ; BrokenPipeError
+const CystckExc_BytesWarning ~ PyExc_BytesWarning ; BytesWarning
+const CystckExc_ChildProcessError ~ PyExc_ChildProcessError ; ChildProcessError
+const CystckExc_ConnectionAbortedError ~ PyExc_ConnectionAbortedError ; ConnectionAbortedError
+const CystckExc_ConnectionError ~ PyExc_ConnectionError ; ConnectionError
+const CystckExc_ConnectionRefusedError ~ PyExc_ConnectionRefusedError ; ConnectionRefusedError
+const CystckExc_ConnectionResetError ~ PyExc_ConnectionResetError ; ConnectionResetError
+const CystckExc_EncodingWarning ~ PyExc_EncodingWarning ; EncodingWarning
+const CystckExc_FileExistsError ~ PyExc_FileExistsError ; FileExistsError
+const CystckExc_FileNotFoundError ~ PyExc_FileNotFoundError ; FileNotFoundError
+const CystckExc_FutureWarning ~ PyExc_FutureWarning ; FutureWarning
+const CystckExc_GeneratorExit ~ PyExc_GeneratorExit ; GeneratorExit
+const CystckExc_ImportWarning ~ PyExc_ImportWarning ; ImportWarning
+const CystckExc_IndentationError ~ PyExc_IndentationError ; IndentationError
+const CystckExc_InterruptedError ~ PyExc_InterruptedError ; InterruptedError
+const CystckExc_IsADirectoryError ~ PyExc_IsADirectoryError ; IsADirectoryError
+const CystckExc_ModuleNotFoundError ~ PyExc_ModuleNotFoundError ; ModuleNotFoundError
+const CystckExc_NotADirectoryError ~ PyExc_NotADirectoryError ; NotADirectoryError
+const CystckExc_PendingDeprecationWarning ~ PyExc_PendingDeprecationWarning ; PendingDeprecationWarning
+const CystckExc_PermissionError ~ PyExc_PermissionError ; PermissionError
+const CystckExc_ProcessLookupError ~ PyExc_ProcessLookupError ; ProcessLookupError
+const CystckExc_ResourceWarning ~ PyExc_ResourceWarning ; ResourceWarning
+const CystckExc_StopAsyncIteration ~ PyExc_StopAsyncIteration ; StopAsyncIteration
+const CystckExc_SyntaxError ~ PyExc_SyntaxError ; SyntaxError
+const CystckExc_SyntaxWarning ~ PyExc_SyntaxWarning ; SyntaxWarning
+const CystckExc_SystemExit ~ PyExc_SystemExit ; SystemExit
+const CystckExc_TabError ~ PyExc_TabError ; TabError
+const CystckExc_TimeoutError ~ PyExc_TimeoutError ; TimeoutError
+const CystckExc_UnboundLocalError ~ PyExc_UnboundLocalError ; UnboundLocalError
+const CystckExc_UnicodeTranslateError ~ PyExc_UnicodeTranslateError ; UnicodeTranslateError
+const CystckExc_UnicodeWarning ~ PyExc_UnicodeWarning ; UnicodeWarning
 
 ## C types
 type Cystck_Object ~ PyObject*                ; a handle: the address of a slot of the call's handle array (compare with Cystck_IsNull, never with ==)
@@ -661,6 +717,7 @@ type CystckArg_Converter ~ -                  ; `int (*)(Cystck_State *S, Cystck
 type CystckMem_Finalizer ~ -                  ; `void (*)(void *p)`: run just before a native block is released
 type Cystck_WeakList ~ -                      ; the weak-reference list of an instance, a member of its native struct named by CYSTCK_DEF_WEAKLIST (the extension never touches it)
 type CystckUnicodeWriter ~ _PyUnicodeWriter   ; builds a str in place (CystckUnicodeWriter_Init ... _Finish): its str is held by the frame
+type CystckStrWriter ~ PyUnicodeWriter        ; builds a str in place (CystckStrWriter_Create ... _Finish), through a pointer: its str is held by the writer
 type CystckBytesWriter ~ -                     ; builds a bytes, or a str of UTF-8 bytes, in the storage of the object returned (CystckBytesWriter_Init ... _Finish): the object is held by the frame
 
 ## Defining functions, methods and attributes

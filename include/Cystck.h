@@ -170,17 +170,31 @@ typedef struct _CYSTCK_MAY_ALIAS _Cystck_HeadCopy {
 #else
 #define _CYSTCK_GPR(x) ((void)0)
 #endif
+/* dst = the frame's address, for a copy.  A frame is a local of its
+ * trampoline, so the address is an offset from the stack pointer; taken by
+ * an x86 `lea` of the frame as a memory operand, it is computed where the
+ * copy is made.  Passed as a value, GCC computes it once at the open and
+ * keeps it in a callee-saved register until the last slow path that copies
+ * the header (after the function's CPython calls), and every such
+ * register is saved and restored on every call, slow path taken or not
+ * (x86 GCC has no separate shrink-wrapping): Point.__add__ -2, long_inc,
+ * tuple3 and call_callback -2 without debug mode (docs/gaps.md, R1). */
+#if (defined(__GNUC__) || defined(__clang__)) && (defined(__x86_64__) || defined(__i386__))
+#define _CYSTCK_FRAME_ADDRESS(dst, f) __asm__("lea {%1, %0|%0, %1}" : "=r"(dst) : "m"(*(f)))
+#else
+#define _CYSTCK_FRAME_ADDRESS(dst, f) ((dst) = (f), _CYSTCK_GPR(dst))
+#endif
 static inline void _Cystck_HeadIn(_Cystck_HeadCopy *copy, const Cystck_State *S)
 {
     PyObject **top = S->top, **base = S->base, **end = S->end, **sp = S->sp;
     uintptr_t sp_limit = S->sp_limit;
-    struct _Cystck_Frame *frame = S->frame;
+    struct _Cystck_Frame *frame;
+    _CYSTCK_FRAME_ADDRESS(frame, S->frame);
     _CYSTCK_GPR(top);
     _CYSTCK_GPR(base);
     _CYSTCK_GPR(end);
     _CYSTCK_GPR(sp);
     _CYSTCK_GPR(sp_limit);
-    _CYSTCK_GPR(frame);
     copy->top = top;
     copy->base = base;
     copy->end = end;
@@ -278,11 +292,15 @@ static CYSTCK_ALWAYS_INLINE PyObject **_Cystck_OwnSlow(Cystck_State *S, PyObject
      * stack is untouched, so sp is not copied back, and the slot is the
      * first of a fresh area (a heap chunk or the debug record's slots:
      * grow_handles), so top and base are the slot, as they are on the
-     * fast path for a frame's first handle. */
+     * fast path for a frame's first handle.  And the frame is slow now
+     * (grow_handles starts with _Cystck_GoSlow): its state bit set again
+     * here, where GCC sees it, lets GCC drop the inline frame's tests of
+     * Cystck_Return after the join (tuple3 -3 instructions in debug-capable
+     * builds; docs/gaps.md, R1). */
     S->top = slot;
     S->base = slot;
     S->end = c_.end;
-    S->sp_limit = c_.sp_limit;
+    S->sp_limit = c_.sp_limit | _CYSTCK_SLOW;
     return slot;
 }
 /* Error paths for invalid handle arguments: keep the exception of the call
@@ -700,6 +718,7 @@ enum {
     _CYSTCK_C_MemoryViewType, _CYSTCK_C_CapsuleType,
     _CYSTCK_C_FunctionType, _CYSTCK_C_CFunctionType, _CYSTCK_C_MethodType,
     _CYSTCK_C_ClassMethodType, _CYSTCK_C_StaticMethodType, _CYSTCK_C_ReversedType,
+    _CYSTCK_C_SuperType,
     _CYSTCK_C_COUNT
 };
 
@@ -732,6 +751,7 @@ enum {
 #define CystckClassMethod_Type _CYSTCK_CONST(ClassMethodType)
 #define CystckStaticMethod_Type _CYSTCK_CONST(StaticMethodType)
 #define CystckReversed_Type    _CYSTCK_CONST(ReversedType)
+#define CystckSuper_Type       _CYSTCK_CONST(SuperType)
 
 /* Builtin exception types: handles on CPython's own PyExc_* variables. */
 #define _CYSTCK_EXC(name) (_Cystck_H(&PyExc_##name))
@@ -768,6 +788,38 @@ enum {
 #define CystckExc_DeprecationWarning   _CYSTCK_EXC(DeprecationWarning)
 #define CystckExc_RuntimeWarning       _CYSTCK_EXC(RuntimeWarning)
 #define CystckExc_UserWarning          _CYSTCK_EXC(UserWarning)
+#define CystckExc_BlockingIOError      _CYSTCK_EXC(BlockingIOError)
+#define CystckExc_BrokenPipeError      _CYSTCK_EXC(BrokenPipeError)
+#define CystckExc_BytesWarning         _CYSTCK_EXC(BytesWarning)
+#define CystckExc_ChildProcessError    _CYSTCK_EXC(ChildProcessError)
+#define CystckExc_ConnectionAbortedError _CYSTCK_EXC(ConnectionAbortedError)
+#define CystckExc_ConnectionError      _CYSTCK_EXC(ConnectionError)
+#define CystckExc_ConnectionRefusedError _CYSTCK_EXC(ConnectionRefusedError)
+#define CystckExc_ConnectionResetError _CYSTCK_EXC(ConnectionResetError)
+#define CystckExc_EncodingWarning      _CYSTCK_EXC(EncodingWarning)
+#define CystckExc_FileExistsError      _CYSTCK_EXC(FileExistsError)
+#define CystckExc_FileNotFoundError    _CYSTCK_EXC(FileNotFoundError)
+#define CystckExc_FutureWarning        _CYSTCK_EXC(FutureWarning)
+#define CystckExc_GeneratorExit        _CYSTCK_EXC(GeneratorExit)
+#define CystckExc_ImportWarning        _CYSTCK_EXC(ImportWarning)
+#define CystckExc_IndentationError     _CYSTCK_EXC(IndentationError)
+#define CystckExc_InterruptedError     _CYSTCK_EXC(InterruptedError)
+#define CystckExc_IsADirectoryError    _CYSTCK_EXC(IsADirectoryError)
+#define CystckExc_ModuleNotFoundError  _CYSTCK_EXC(ModuleNotFoundError)
+#define CystckExc_NotADirectoryError   _CYSTCK_EXC(NotADirectoryError)
+#define CystckExc_PendingDeprecationWarning _CYSTCK_EXC(PendingDeprecationWarning)
+#define CystckExc_PermissionError      _CYSTCK_EXC(PermissionError)
+#define CystckExc_ProcessLookupError   _CYSTCK_EXC(ProcessLookupError)
+#define CystckExc_ResourceWarning      _CYSTCK_EXC(ResourceWarning)
+#define CystckExc_StopAsyncIteration   _CYSTCK_EXC(StopAsyncIteration)
+#define CystckExc_SyntaxError          _CYSTCK_EXC(SyntaxError)
+#define CystckExc_SyntaxWarning        _CYSTCK_EXC(SyntaxWarning)
+#define CystckExc_SystemExit           _CYSTCK_EXC(SystemExit)
+#define CystckExc_TabError             _CYSTCK_EXC(TabError)
+#define CystckExc_TimeoutError         _CYSTCK_EXC(TimeoutError)
+#define CystckExc_UnboundLocalError    _CYSTCK_EXC(UnboundLocalError)
+#define CystckExc_UnicodeTranslateError _CYSTCK_EXC(UnicodeTranslateError)
+#define CystckExc_UnicodeWarning       _CYSTCK_EXC(UnicodeWarning)
 
 /* ------------------------------------------------------------------ */
 /* The return stack                                                    */

@@ -49,7 +49,11 @@ KEEP_STOCK = regex.compile(
     r"|Py_BEGIN_ALLOW_THREADS|Py_END_ALLOW_THREADS|PyGILState_\w+|PyMODINIT_FUNC|Py_(?:MAJOR|MINOR)\w*"
     # thread locks and their types (no object), the argument count of a
     # vectorcall (arithmetic on nargsf)
-    r"|PyThread_\w+|PyMutex(?:_\w+)?|PyVectorcall_NARGS)$")
+    r"|PyThread_\w+|PyMutex(?:_\w+)?|PyVectorcall_NARGS"
+    # integer types for pointers, taking the GIL back inside a
+    # Py_BEGIN_ALLOW_THREADS block, the recursion limit, code point tests
+    # (Py_UNICODE_IS_SURROGATE(ch)): no object either
+    r"|Py_u?intptr_t|Py_(?:UN)?BLOCK_THREADS|Py_GetRecursionLimit|Py_UNICODE_\w+)$")
 
 
 @functools.lru_cache(maxsize=None)
@@ -95,6 +99,27 @@ def stock_returns():
 
 
 @functools.lru_cache(maxsize=None)
+def stock_object_values():
+    """Names of the headers of the running CPython that are macros reading
+    an object member of a C API exported in a capsule (datetime.h's
+    ``#define PyDateTime_TimeZone_UTC PyDateTimeAPI->TimeZone_UTC``, the
+    struct's member declared ``PyObject *TimeZone_UTC;``): a borrowed
+    object that is no call, which the escape hatch gives a handle."""
+    include = pathlib.Path(sysconfig.get_paths()["include"])
+    member = regex.compile(r"^[ \t]*PyObject\s*\*\s*(?P<member>\w+)\s*;", regex.M)
+    reading = regex.compile(r"^[ \t]*#[ \t]*define[ \t]+(?P<name>_?Py\w+)[ \t]+_?Py\w*API\s*->\s*(?P<member>\w+)"
+                            r"[ \t]*$", regex.M)
+    out = set()
+    for header in sorted(include.rglob("*.h")):
+        text = header.read_text(errors="replace")
+        if "API->" not in text:
+            continue
+        members = set(member.findall(text))
+        out |= {m.group("name") for m in reading.finditer(text) if m.group("member") in members}
+    return frozenset(out)
+
+
+@functools.lru_cache(maxsize=None)
 def stock_type_params():
     """Stock function name -> the positions of its ``PyTypeObject *``
     parameters, read from the headers of the running CPython as
@@ -121,12 +146,33 @@ def by_name():
 
 @functools.lru_cache(maxsize=None)
 def private_struct_types():
-    """Stock private struct types (``_PyUnicodeWriter``) -> their Cystck
-    counterparts (``CystckUnicodeWriter``), from the table's type lines: C
-    code declares such a struct and hands its address to the API, so the
-    declaration must name the struct the Cystck functions take."""
+    """Stock private struct types (``_PyUnicodeWriter``), and public ones
+    that head a family of functions (``PyUnicodeWriter``), -> their Cystck
+    counterparts (``CystckUnicodeWriter``, ``CystckStrWriter``), from the
+    table's type lines: C code declares such a struct (or a pointer to it)
+    and hands it to the API, so the declaration must name the struct the
+    Cystck functions take."""
     return {d.stock: d.name for d in gen_api.parse_definitions()
-            if d.kind == "type" and regex.fullmatch(r"_Py\w+", d.stock)}
+            if d.kind == "type" and (regex.fullmatch(r"_Py\w+", d.stock) or _created_by_the_api(d))}
+
+
+def _created_by_the_api(d):
+    """Is the public type ``d.stock`` an opaque struct that a function of
+    the table creates, C code holding only a pointer to it
+    (``PyUnicodeWriter *``, made by ``PyUnicodeWriter_Create``, whose
+    counterpart returns a ``CystckStrWriter*``)?"""
+    return regex.fullmatch(r"Py\w+", d.stock) is not None and any(
+        f.stock.startswith(d.stock + "_") and f.ret.replace(" ", "") == d.name + "*" for f in table())
+
+
+@functools.lru_cache(maxsize=None)
+def constant_aliases():
+    """Stock constants that name the object of another one (``PyExc_IOError``
+    is ``PyExc_OSError``) -> the handle constant for it, from the table's
+    const lines that list several stock names (``~ PyExc_OSError,
+    PyExc_IOError``)."""
+    return {alias.strip(): d.name for d in gen_api.parse_definitions() if d.kind == "const"
+            for alias in d.stock.split(",")[1:]}
 
 
 @functools.lru_cache(maxsize=None)

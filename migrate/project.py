@@ -288,6 +288,8 @@ class Project:
     converters: set = field(default_factory=set)         # O& converter functions
     type_tables: set = field(default_factory=set)        # method/member/getset tables of types
     type_bases: dict = field(default_factory=dict)       # type variable -> base type variable
+    stock_type_bases: dict = field(default_factory=dict)  # type variable -> stock base stored in code
+    type_slot_stores: dict = field(default_factory=dict)  # type variable -> {slot: value stored before ready}
     types_with_new: set = field(default_factory=set)     # static types whose initialiser sets tp_new
     sealed_types: set = field(default_factory=set)       # static types Python cannot instantiate
     kept_clears: set = field(default_factory=set)        # tp_clear functions other code calls
@@ -716,6 +718,7 @@ def build(files, kept_stock=frozenset(), split_destructors=True, includes=None):
     _collect_converters(p, masks)
     _keep_called_clears(p)
     _collect_base_stores(p, masks)
+    _collect_slot_stores(p, masks)
     _collect_sealed_types(p, masks)
     _collect_stock_internals(p)
     _collect_kept_stock(p, kept_stock)
@@ -1025,6 +1028,12 @@ _TYPE_FIELD_STORE = regex.compile(r"\b(?P<t>\w+)\s*\.\s*(?P<f>tp_new|tp_base)\s*
 BASE_STORE = regex.compile(r"^[ \t]*(?P<t>\w+)\s*\.\s*tp_base\s*=\s*(?P<v>[^;]+);[ \t]*\n?", regex.M)
 
 
+def _ready_follows(code, t, pos):
+    """Is the type object ``t`` made ready (``PyType_Ready(&t)``) after ``pos``?"""
+    return regex.compile(r"\bPyType_Ready\s*\(\s*(?:\(\s*PyTypeObject\s*\*\s*\)\s*)?&\s*" + regex.escape(t)
+                         + r"\s*\)").search(code, pos) is not None
+
+
 def stored_base(code, text, m, type_objects):
     """The base a ``BASE_STORE`` match gives a type before its
     ``PyType_Ready``: another type object of the project, ``""`` for
@@ -1032,9 +1041,7 @@ def stored_base(code, text, m, type_objects):
     that (a type not the project's, another base, or after the type is
     ready)."""
     t = m.group("t")
-    if t not in type_objects or not regex.compile(
-            r"\bPyType_Ready\s*\(\s*(?:\(\s*PyTypeObject\s*\*\s*\)\s*)?&\s*" + regex.escape(t) + r"\s*\)"
-    ).search(code, m.end()):
+    if t not in type_objects or not _ready_follows(code, t, m.end()):
         return None
     base = regex.fullmatch(r"&\s*(\w+)", cstruct.strip_cast(text[m.start("v"):m.end("v")].strip()))
     if base is None:
@@ -1055,6 +1062,60 @@ def _collect_base_stores(p, masks):
             base = stored_base(code, p.files[path], m, p.type_objects)
             if base:
                 p.type_bases[m.group("t")] = base
+
+
+#: ``FooType.tp_methods = Foo_methods;`` (a statement of its own).
+SLOT_STORE = regex.compile(r"^[ \t]*(?P<t>\w+)\s*\.\s*(?P<f>tp_\w+)\s*=(?!=)\s*(?P<v>[^;]+);[ \t]*\n?", regex.M)
+#: The tables a type lists in its spec's defines.
+_TABLE_SLOTS = ("tp_methods", "tp_members", "tp_getset")
+#: Functions a type from a spec inherits or gets from the runtime anyway.
+DEFAULT_SLOT_FUNCTIONS = ("PyType_GenericNew", "PyType_GenericAlloc", "PyObject_Del", "PyObject_GC_Del",
+                          "PyObject_Free", "PyObject_GenericGetAttr", "PyObject_GenericSetAttr")
+
+
+def folded_slot_store(p, code, text, m):
+    """The (slot, value) a ``SLOT_STORE`` match gives the spec of a type
+    the project defines, stored before its ``PyType_Ready`` (a static type
+    filled in the init function): a method/member/getset table, a slot
+    function, or a base that is not the project's (``tp_base``, kept
+    stock); None for a store that stays (another field, after the type is
+    ready, a base ``stored_base`` handles)."""
+    t, slot = m.group("t"), m.group("f")
+    if t not in p.defined_type_objects or not _ready_follows(code, t, m.end()):
+        return None
+    value = cstruct.strip_cast(text[m.start("v"):m.end("v")].strip())
+    if not regex.fullmatch(r"[A-Za-z_]\w*", value) and slot != "tp_base":
+        return None
+    if slot in _TABLE_SLOTS or (slot != "tp_base" and (slot_role(slot) or value in DEFAULT_SLOT_FUNCTIONS)):
+        return slot, value
+    if slot == "tp_base" and stored_base(code, text, m, p.type_objects) is None \
+            and not regex.fullmatch(r"&\s*\w+", value):
+        return slot, text[m.start("v"):m.end("v")].strip()
+    return None
+
+
+def _collect_slot_stores(p, masks):
+    """A static type whose slots are stored in the init function before
+    its ``PyType_Ready`` (``FooType.tp_methods = Foo_methods;``) has them
+    as if its initialiser listed them; a stock base stored so
+    (``FooType.tp_base = SomeAPI->Type;``) is its spec's base, through
+    the escape hatch."""
+    for path, code in masks.items():
+        if code is None:
+            continue
+        for m in SLOT_STORE.finditer(code):
+            folded = folded_slot_store(p, code, p.files[path], m)
+            if folded is None:
+                continue
+            t, (slot, value) = m.group("t"), folded
+            if slot == "tp_base":
+                p.stock_type_bases[t] = value
+                continue
+            p.type_slot_stores.setdefault(t, {})[slot] = value
+            if slot in _TABLE_SLOTS:
+                p.type_tables.add(value)
+            else:
+                _slot(p, slot, value)
 
 
 def _collect_sealed_types(p, masks):

@@ -1207,3 +1207,15 @@ int CystckArg_NoKeywords(Cystck_State *S, const char *name, Cystck_Object kw)
     PyErr_Format(PyExc_TypeError, "%s() takes no keyword arguments", name);
     return 0;
 }
+
+/* 0 after an invalid handle, as after keys that are not all strings:
+ * stock code tests the result for truth. */
+int CystckArg_ValidateKeywordArguments(Cystck_State *S, Cystck_Object kw)
+{
+    PyObject *k = _Cystck_Get(kw);
+    if (k == NULL) {
+        _Cystck_BadArgInt(S, "CystckArg_ValidateKeywordArguments", kw);
+        return 0;
+    }
+    return PyArg_ValidateKeywordArguments(k);
+}

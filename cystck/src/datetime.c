@@ -109,3 +109,11 @@ Cystck_Object CystckTime_FromTime(Cystck_State *S, int hour, int minute, int sec
     return api ? _Cystck_Own(S, api->Time_FromTime(hour, minute, second, usecond, Py_None, api->TimeType))
                : Cystck_NULL;
 }
+
+/* PyDelta_FromDSU: the days, seconds and microseconds normalized, as
+ * timedelta(days, seconds, microseconds) does. */
+Cystck_Object CystckDelta_FromDSU(Cystck_State *S, int days, int seconds, int useconds)
+{
+    PyDateTime_CAPI *api = datetime_api();
+    return api ? _Cystck_Own(S, api->Delta_FromDelta(days, seconds, useconds, 1, api->DeltaType)) : Cystck_NULL;
+}

@@ -180,8 +180,9 @@ static void recycle_chunk(struct _Cystck_Chunk *c)
 
 /* Move to a fresh heap chunk with room for at least `need` handles (or, in
  * a frame opened in debug mode, to its debug record's slots): on success
- * top == base, the first slot of the fresh area, and sp is unchanged, which
- * _Cystck_OwnSlow's wrapper relies on (include/Cystck.h). */
+ * top == base, the first slot of the fresh area, and sp is unchanged; and
+ * whatever the outcome the frame is slow.  _Cystck_OwnSlow's wrapper relies
+ * on all three (include/Cystck.h). */
 static int grow_handles(Cystck_State *S, Cystck_ssize_t need)
 {
     Cystck_ssize_t used, prev_cap, cap;

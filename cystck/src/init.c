@@ -49,6 +49,7 @@ void _Cystck_RuntimeInit(void)
     _Cystck_Consts[_CYSTCK_C_ClassMethodType] = (PyObject *)&PyClassMethod_Type;
     _Cystck_Consts[_CYSTCK_C_StaticMethodType] = (PyObject *)&PyStaticMethod_Type;
     _Cystck_Consts[_CYSTCK_C_ReversedType] = (PyObject *)&PyReversed_Type;
+    _Cystck_Consts[_CYSTCK_C_SuperType] = (PyObject *)&PySuper_Type;
 
     _Cystck_DebugInit();
     _Cystck_UnicodeInit();

@@ -10,6 +10,7 @@
 #include "internal.h"
 
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 #if defined(__SSE2__)
 #include <emmintrin.h>
@@ -71,20 +72,30 @@ int CystckUnicodeWriter_Init(Cystck_State *S, CystckUnicodeWriter *w)
     return Cystck_IsNull(w->_str) ? -1 : 0;
 }
 
-int CystckUnicodeWriter_WriteChar(Cystck_State *S, CystckUnicodeWriter *w, Py_UCS4 c)
+/* Is c a code point?  ValueError if not. */
+static int is_code_point(Py_UCS4 c)
 {
-    PyObject **slot = writer_slot(S, w, "CystckUnicodeWriter_WriteChar");
+    if (c <= 0x10FFFF)
+        return 1;
+    PyErr_Format(PyExc_ValueError, "character U+%x is not in range [U+0000; U+10ffff]", c);
+    return 0;
+}
+
+static int write_char(Cystck_State *S, CystckUnicodeWriter *w, Py_UCS4 c, const char *func)
+{
+    PyObject **slot = writer_slot(S, w, func);
     if (slot == NULL)
         return -1;
-    if (c > 0x10FFFF) {
-        PyErr_Format(PyExc_ValueError, "character U+%x is not in range [U+0000; U+10ffff]", c);
-        return -1;
-    }
-    if (writer_prepare(w, slot, 1, c) < 0)
+    if (!is_code_point(c) || writer_prepare(w, slot, 1, c) < 0)
         return -1;
     PyUnicode_WRITE(PyUnicode_KIND(*slot), PyUnicode_DATA(*slot), w->_pos, c);
     w->_pos++;
     return 0;
+}
+
+int CystckUnicodeWriter_WriteChar(Cystck_State *S, CystckUnicodeWriter *w, Py_UCS4 c)
+{
+    return write_char(S, w, c, "CystckUnicodeWriter_WriteChar");
 }
 
 /* Copy n code points known to fit to's kind.  Same kinds are copied here:
@@ -174,10 +185,10 @@ static int write_ascii(CystckUnicodeWriter *w, PyObject **slot, const char *s, C
     return 0;
 }
 
-int CystckUnicodeWriter_WriteASCIIString(Cystck_State *S, CystckUnicodeWriter *w, const char *s,
-                                         Cystck_ssize_t n)
+static int write_ascii_checked(Cystck_State *S, CystckUnicodeWriter *w, const char *s, Cystck_ssize_t n,
+                               const char *func)
 {
-    PyObject **slot = writer_slot(S, w, "CystckUnicodeWriter_WriteASCIIString");
+    PyObject **slot = writer_slot(S, w, func);
     Cystck_ssize_t i;
     if (slot == NULL)
         return -1;
@@ -186,19 +197,23 @@ int CystckUnicodeWriter_WriteASCIIString(Cystck_State *S, CystckUnicodeWriter *w
     if (!_Cystck_AllASCII(s, (size_t)n)) {
         for (i = 0; (unsigned char)s[i] <= 0x7F; i++)
             ;
-        PyErr_Format(PyExc_ValueError,
-                     "CystckUnicodeWriter_WriteASCIIString: byte 0x%02x at %zd is not ASCII",
-                     (unsigned char)s[i], i);
+        PyErr_Format(PyExc_ValueError, "%s: byte 0x%02x at %zd is not ASCII", func, (unsigned char)s[i], i);
         return -1;
     }
     return write_ascii(w, slot, s, n);
 }
 
+int CystckUnicodeWriter_WriteASCIIString(Cystck_State *S, CystckUnicodeWriter *w, const char *s,
+                                         Cystck_ssize_t n)
+{
+    return write_ascii_checked(S, w, s, n, "CystckUnicodeWriter_WriteASCIIString");
+}
+
 /* ASCII (the common case) goes straight into the str; other UTF-8 is
  * decoded into a temporary str first, then copied. */
-int CystckUnicodeWriter_WriteUTF8(Cystck_State *S, CystckUnicodeWriter *w, const char *s, Cystck_ssize_t n)
+static int write_utf8(Cystck_State *S, CystckUnicodeWriter *w, const char *s, Cystck_ssize_t n, const char *func)
 {
-    PyObject **slot = writer_slot(S, w, "CystckUnicodeWriter_WriteUTF8");
+    PyObject **slot = writer_slot(S, w, func);
     PyObject *decoded;
     int r;
     if (slot == NULL)
@@ -210,9 +225,20 @@ int CystckUnicodeWriter_WriteUTF8(Cystck_State *S, CystckUnicodeWriter *w, const
     decoded = PyUnicode_DecodeUTF8(s, n, "strict");
     if (decoded == NULL)
         return -1;
-    r = write_substring(S, w, _Cystck_H(&decoded), 0, PY_SSIZE_T_MAX, "CystckUnicodeWriter_WriteUTF8");
+    r = write_substring(S, w, _Cystck_H(&decoded), 0, PY_SSIZE_T_MAX, func);
     Py_DECREF(decoded);
     return r;
+}
+
+int CystckUnicodeWriter_WriteUTF8(Cystck_State *S, CystckUnicodeWriter *w, const char *s, Cystck_ssize_t n)
+{
+    return write_utf8(S, w, s, n, "CystckUnicodeWriter_WriteUTF8");
+}
+
+/* The str in *slot cut to the w->_pos code points written: a realloc, no copy. */
+static int writer_cut(CystckUnicodeWriter *w, PyObject **slot)
+{
+    return PyUnicode_GET_LENGTH(*slot) == w->_pos ? 0 : PyUnicode_Resize(slot, w->_pos);
 }
 
 Cystck_Object CystckUnicodeWriter_Finish(Cystck_State *S, CystckUnicodeWriter *w)
@@ -223,7 +249,7 @@ Cystck_Object CystckUnicodeWriter_Finish(Cystck_State *S, CystckUnicodeWriter *w
         return Cystck_NULL;
     h = w->_str;
     w->_str = Cystck_NULL;
-    if (PyUnicode_GET_LENGTH(*slot) != w->_pos && PyUnicode_Resize(slot, w->_pos) < 0) {
+    if (writer_cut(w, slot) < 0) {
         Cystck_Drop(S, h);
         return Cystck_NULL;
     }
@@ -236,6 +262,195 @@ void CystckUnicodeWriter_Dealloc(Cystck_State *S, CystckUnicodeWriter *w)
         Cystck_Drop(S, w->_str);
         w->_str = Cystck_NULL;
     }
+}
+
+/* ---- The pointer writer (CPython 3.14's PyUnicodeWriter) ----
+ * A CystckUnicodeWriter on the heap whose "handle" is the address of the
+ * writer's own reference to the str, not a slot of a frame: the writer
+ * outlives the call that created it (C code keeps it in a struct and
+ * finishes it in another call), and the functions above work on it
+ * unchanged.  Finish gives the str a handle of the calling frame. */
+struct CystckStrWriter_s {
+    CystckUnicodeWriter w;
+    PyObject *str;              /* owned by the writer; w._str points here */
+};
+
+static CystckUnicodeWriter *inner(CystckStrWriter *w)
+{
+    return w != NULL ? &w->w : NULL;
+}
+
+CystckStrWriter *CystckStrWriter_Create(Cystck_State *S, Cystck_ssize_t length)
+{
+    CystckStrWriter *w;
+    (void)S;
+    if (length < 0) {
+        PyErr_SetString(PyExc_ValueError, "CystckStrWriter_Create: length must be positive");
+        return NULL;
+    }
+    w = malloc(sizeof *w);      /* C's allocator, as the debug quarantine's blocks (release_writer) */
+    if (w == NULL) {
+        PyErr_NoMemory();
+        return NULL;
+    }
+    /* length ASCII code points of room: writer_prepare widens on demand,
+     * and the finishing cut gives back what was not written */
+    w->str = PyUnicode_New(length, length > 0 ? 0x7F : 0);
+    if (w->str == NULL) {
+        free(w);
+        return NULL;
+    }
+    w->w._str = _Cystck_H(&w->str);
+    w->w._pos = 0;
+    return w;
+}
+
+int CystckStrWriter_WriteChar(Cystck_State *S, CystckStrWriter *w, Py_UCS4 c)
+{
+    return write_char(S, inner(w), c, "CystckStrWriter_WriteChar");
+}
+
+/* Writes the str that str(o) or repr(o) made, then drops it. */
+static int write_new_str(Cystck_State *S, CystckStrWriter *w, PyObject *s, const char *func)
+{
+    int r;
+    if (s == NULL)
+        return -1;
+    r = write_substring(S, inner(w), _Cystck_H(&s), 0, PY_SSIZE_T_MAX, func);
+    Py_DECREF(s);
+    return r;
+}
+
+/* str(o), as PyUnicodeWriter_WriteStr: a str subclass's __str__ counts. */
+int CystckStrWriter_WriteStr(Cystck_State *S, CystckStrWriter *w, Cystck_Object o)
+{
+    PyObject *obj = _Cystck_Get(o);
+    if (writer_slot(S, inner(w), "CystckStrWriter_WriteStr") == NULL)
+        return -1;
+    if (obj == NULL)
+        return _Cystck_BadArgInt(S, "CystckStrWriter_WriteStr", o);
+    if (PyUnicode_CheckExact(obj))
+        return write_substring(S, inner(w), o, 0, PY_SSIZE_T_MAX, "CystckStrWriter_WriteStr");
+    return write_new_str(S, w, PyObject_Str(obj), "CystckStrWriter_WriteStr");
+}
+
+/* repr(o); "<NULL>" for the null handle, as PyUnicodeWriter_WriteRepr(w, NULL). */
+int CystckStrWriter_WriteRepr(Cystck_State *S, CystckStrWriter *w, Cystck_Object o)
+{
+    PyObject *obj = _Cystck_Get(o);
+    if (writer_slot(S, inner(w), "CystckStrWriter_WriteRepr") == NULL)
+        return -1;
+    if (obj == NULL)
+        return write_ascii_checked(S, inner(w), "<NULL>", 6, "CystckStrWriter_WriteRepr");
+    return write_new_str(S, w, PyObject_Repr(obj), "CystckStrWriter_WriteRepr");
+}
+
+/* s[start:end], the bounds checked as PyUnicodeWriter_WriteSubstring checks
+ * them (CystckUnicodeWriter_WriteSubstring clips them as slicing does). */
+int CystckStrWriter_WriteSubstring(Cystck_State *S, CystckStrWriter *w, Cystck_Object s,
+                                   Cystck_ssize_t start, Cystck_ssize_t end)
+{
+    static const char func[] = "CystckStrWriter_WriteSubstring";
+    PyObject *o = _Cystck_Get(s);
+    if (writer_slot(S, inner(w), func) == NULL)
+        return -1;
+    if (o == NULL)
+        return _Cystck_BadArgInt(S, func, s);
+    if (!PyUnicode_Check(o)) {
+        PyErr_Format(PyExc_TypeError, "%s: expected a str, got %.200s", func, Py_TYPE(o)->tp_name);
+        return -1;
+    }
+    if (start < 0 || start > end) {
+        PyErr_Format(PyExc_ValueError, "%s: invalid start argument", func);
+        return -1;
+    }
+    if (end > PyUnicode_GET_LENGTH(o)) {
+        PyErr_Format(PyExc_ValueError, "%s: invalid end argument", func);
+        return -1;
+    }
+    return write_substring(S, inner(w), s, start, end, func);
+}
+
+int CystckStrWriter_WriteUTF8(Cystck_State *S, CystckStrWriter *w, const char *s, Cystck_ssize_t n)
+{
+    return write_utf8(S, inner(w), s, n, "CystckStrWriter_WriteUTF8");
+}
+
+int CystckStrWriter_WriteASCII(Cystck_State *S, CystckStrWriter *w, const char *s, Cystck_ssize_t n)
+{
+    return write_ascii_checked(S, inner(w), s, n, "CystckStrWriter_WriteASCII");
+}
+
+/* Each code point checked first (CPython 3.11's PyUnicode_FromKindAndData
+ * would build a str holding one past U+10FFFF). */
+int CystckStrWriter_WriteUCS4(Cystck_State *S, CystckStrWriter *w, const Py_UCS4 *s, Cystck_ssize_t n)
+{
+    PyObject **slot = writer_slot(S, inner(w), "CystckStrWriter_WriteUCS4");
+    Py_UCS4 maxchar = 0;
+    Cystck_ssize_t i;
+    int kind;
+    void *data;
+    if (slot == NULL)
+        return -1;
+    if (n < 0) {
+        PyErr_SetString(PyExc_ValueError, "CystckStrWriter_WriteUCS4: size must be positive");
+        return -1;
+    }
+    for (i = 0; i < n; i++) {
+        if (!is_code_point(s[i]))
+            return -1;
+        maxchar = s[i] > maxchar ? s[i] : maxchar;
+    }
+    if (writer_prepare(&w->w, slot, n, maxchar) < 0)
+        return -1;
+    kind = PyUnicode_KIND(*slot);
+    data = PyUnicode_DATA(*slot);
+    for (i = 0; i < n; i++)
+        PyUnicode_WRITE(kind, data, w->w._pos + i, s[i]);
+    w->w._pos += n;
+    return 0;
+}
+
+int CystckStrWriter_WriteWideChar(Cystck_State *S, CystckStrWriter *w, const wchar_t *s, Cystck_ssize_t n)
+{
+    if (writer_slot(S, inner(w), "CystckStrWriter_WriteWideChar") == NULL)
+        return -1;
+    return write_new_str(S, w, PyUnicode_FromWideChar(s, n), "CystckStrWriter_WriteWideChar");
+}
+
+/* Frees w, whose str is gone.  In debug mode w is quarantined instead,
+ * marked finished, so that a call with it after Finish or Discard raises
+ * SystemError (until a thousand newer blocks push it out). */
+static void release_writer(CystckStrWriter *w, const char *func)
+{
+    w->str = NULL;
+    w->w._str = Cystck_NULL;
+    if (_Cystck_debug)
+        _Cystck_DebugQuarantine(NULL, NULL, w, func);
+    else
+        free(w);
+}
+
+/* The str, with a handle of the calling frame; w is freed, even on error. */
+Cystck_Object CystckStrWriter_Finish(Cystck_State *S, CystckStrWriter *w)
+{
+    PyObject **slot = writer_slot(S, inner(w), "CystckStrWriter_Finish");
+    PyObject *str;
+    if (slot == NULL)
+        return Cystck_NULL;
+    str = writer_cut(&w->w, slot) < 0 ? NULL : w->str;
+    if (str == NULL)
+        Py_DECREF(w->str);
+    release_writer(w, "CystckStrWriter_Finish");
+    return _Cystck_Own(S, str);
+}
+
+void CystckStrWriter_Discard(Cystck_State *S, CystckStrWriter *w)
+{
+    if (w == NULL || writer_slot(S, &w->w, "CystckStrWriter_Discard") == NULL)
+        return;                 /* a writer already ended (debug mode): SystemError */
+    Py_DECREF(w->str);
+    release_writer(w, "CystckStrWriter_Discard");
 }
 
 /* Copy s[0:n] to dst while checking it is ASCII, 64 bytes a step (SSE2

@@ -267,7 +267,7 @@ RECIPES = (
         # sdist does not ship: the timezone tests run.
         tests=("tests/test_timezone.py",),
         cflags="-DCISO8601_VERSION=2.4.1 -DCISO8601_CACHING_ENABLED=1",
-        in_quick_run=False,  # its Cystck build fails (docs/gaps.md)
+        in_quick_run=False,  # 80 s, 44 of them the Cystck build (docs/gaps.md T17)
         stock_reference=(8, 0, 0),
     ),
     Recipe(

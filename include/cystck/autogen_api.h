@@ -470,6 +470,28 @@ static inline void Cystck_LeaveRecursiveCall(Cystck_State *S)
 #undef FN
 }
 
+/* [e] guard a recursive repr of container o: 0 the first time, 1 if o's repr is under way already (write `[...]`), -1 on error */
+static inline int Cystck_ReprEnter(Cystck_State *S, Cystck_Object o)
+{
+#define FN "Cystck_ReprEnter"
+    PyObject *o_ = _Cystck_Get(o);
+    if (Cystck_unlikely(!o_))
+        return (_Cystck_BadArgInt(S, FN, o), (int)-1);
+    return (int)(Py_ReprEnter(o_));
+#undef FN
+}
+
+/* end the guard Cystck_ReprEnter returned 0 for */
+static inline void Cystck_ReprLeave(Cystck_State *S, Cystck_Object o)
+{
+#define FN "Cystck_ReprLeave"
+    PyObject *o_ = _Cystck_Get(o);
+    if (Cystck_unlikely(!o_))
+        { _Cystck_BadArgInt(S, FN, o); return; }
+    Py_ReprLeave(o_);
+#undef FN
+}
+
 /* ---- Types ---- */
 
 /* isinstance(o, type) */
@@ -1514,6 +1536,81 @@ static inline int CystckUnicode_READY(Cystck_State *S, Cystck_Object o)
     if (Cystck_unlikely(!o_))
         return (_Cystck_BadArgInt(S, FN, o), (int)-1);
     return (int)(PyUnicode_READY(o_));
+#undef FN
+}
+
+/* [h+1, e] str from n bytes of s in encoding (NULL: UTF-8) */
+static inline Cystck_Object CystckUnicode_Decode(Cystck_State *S, const char* s, Cystck_ssize_t n, const char* encoding, const char* errors)
+{
+#define FN "CystckUnicode_Decode"
+    (void)S;
+    return _Cystck_Own(S, PyUnicode_Decode(s, n, encoding, errors));
+#undef FN
+}
+
+/* [e] copy o's code points into buf (buflen of them at most, then a NUL if copy_null); buf, or NULL with SystemError when it is too short or o is no str (where the stock function crashes) */
+static inline Py_UCS4* CystckUnicode_AsUCS4(Cystck_State *S, Cystck_Object o, Py_UCS4* buf, Cystck_ssize_t buflen, int copy_null)
+{
+#define FN "CystckUnicode_AsUCS4"
+    PyObject *o_ = _Cystck_Get(o);
+    if (Cystck_unlikely(!o_))
+        return (_Cystck_BadArgInt(S, FN, o), (Py_UCS4*)NULL);
+    if (Cystck_unlikely(!PyUnicode_Check(o_)))
+        return (PyErr_Format(PyExc_SystemError, "%s: argument of the wrong type (%s)", FN, Py_TYPE(o_)->tp_name), (Py_UCS4*)NULL);
+    return (Py_UCS4*)(PyUnicode_AsUCS4(o_, buf, buflen, copy_null));
+#undef FN
+}
+
+/* [e] o's code points in a new NUL-terminated buffer: CPython's memory, free it with PyMem_Free; SystemError for an object that is no str (where the stock function crashes) */
+static inline Py_UCS4* CystckUnicode_AsUCS4Copy(Cystck_State *S, Cystck_Object o)
+{
+#define FN "CystckUnicode_AsUCS4Copy"
+    PyObject *o_ = _Cystck_Get(o);
+    if (Cystck_unlikely(!o_))
+        return (_Cystck_BadArgInt(S, FN, o), (Py_UCS4*)NULL);
+    if (Cystck_unlikely(!PyUnicode_Check(o_)))
+        return (PyErr_Format(PyExc_SystemError, "%s: argument of the wrong type (%s)", FN, Py_TYPE(o_)->tp_name), (Py_UCS4*)NULL);
+    return (Py_UCS4*)(PyUnicode_AsUCS4Copy(o_));
+#undef FN
+}
+
+/* [h+1, e] str from size wchar_t units of w (size -1: up to the NUL) */
+static inline Cystck_Object CystckUnicode_FromWideChar(Cystck_State *S, const wchar_t* w, Cystck_ssize_t size)
+{
+#define FN "CystckUnicode_FromWideChar"
+    (void)S;
+    return _Cystck_Own(S, PyUnicode_FromWideChar(w, size));
+#undef FN
+}
+
+/* [e] copy o into w, at most size wchar_t units (NUL-terminated if room); the number copied */
+static inline Cystck_ssize_t CystckUnicode_AsWideChar(Cystck_State *S, Cystck_Object o, wchar_t* w, Cystck_ssize_t size)
+{
+#define FN "CystckUnicode_AsWideChar"
+    PyObject *o_ = _Cystck_Get(o);
+    if (Cystck_unlikely(!o_))
+        return (_Cystck_BadArgInt(S, FN, o), (Cystck_ssize_t)-1);
+    return (Cystck_ssize_t)(PyUnicode_AsWideChar(o_, w, size));
+#undef FN
+}
+
+/* [e] o as a new NUL-terminated wchar_t string (its length in *size if size is not NULL): CPython's memory, free it with PyMem_Free */
+static inline wchar_t* CystckUnicode_AsWideCharString(Cystck_State *S, Cystck_Object o, Cystck_ssize_t* size)
+{
+#define FN "CystckUnicode_AsWideCharString"
+    PyObject *o_ = _Cystck_Get(o);
+    if (Cystck_unlikely(!o_))
+        return (_Cystck_BadArgInt(S, FN, o), (wchar_t*)NULL);
+    return (wchar_t*)(PyUnicode_AsWideCharString(o_, size));
+#undef FN
+}
+
+/* the default encoding's name, "utf-8" */
+static inline const char* CystckUnicode_GetDefaultEncoding(Cystck_State *S)
+{
+#define FN "CystckUnicode_GetDefaultEncoding"
+    (void)S;
+    return (const char*)(PyUnicode_GetDefaultEncoding());
 #undef FN
 }
 

@@ -546,6 +546,7 @@ CYSTCK_INTERNAL Cystck_Object CystckDate_FromDate(Cystck_State *S, int year, int
 CYSTCK_INTERNAL Cystck_Object CystckDateTime_FromDateAndTime(Cystck_State *S, int year, int month, int day, int hour,
                                                              int minute, int second, int usecond);
 CYSTCK_INTERNAL Cystck_Object CystckTime_FromTime(Cystck_State *S, int hour, int minute, int second, int usecond);
+CYSTCK_INTERNAL Cystck_Object CystckDelta_FromDSU(Cystck_State *S, int days, int seconds, int useconds);
 
 /* ---- Frames for C code that Python did not call ----
  * A callback that a C library runs on its own thread has no frame: it
@@ -598,6 +599,34 @@ CYSTCK_INTERNAL int CystckUnicodeWriter_WriteUTF8(Cystck_State *S, CystckUnicode
                                                   const char *s, Cystck_ssize_t n);
 CYSTCK_INTERNAL Cystck_Object CystckUnicodeWriter_Finish(Cystck_State *S, CystckUnicodeWriter *w);
 CYSTCK_INTERNAL void CystckUnicodeWriter_Dealloc(Cystck_State *S, CystckUnicodeWriter *w);
+
+/* ---- The pointer str writer (cystck/src/unicode.c) ----
+ * The counterpart of CPython 3.14's PyUnicodeWriter: the same builder as
+ * CystckUnicodeWriter (which stands for the private _PyUnicodeWriter), but
+ * created on the heap and holding its str itself, not through a handle of
+ * the frame, so C code may keep it in a struct and finish it in another
+ * call.  Like PyUnicodeWriter, it must end in Finish (the str, a handle of
+ * the calling frame) or Discard; both free it.
+ *
+ *     CystckStrWriter *w = CystckStrWriter_Create(S, 0);
+ *     if (w == NULL) return -1;
+ *     if (CystckStrWriter_WriteChar(S, w, c) < 0) { CystckStrWriter_Discard(S, w); return -1; }
+ *     return Cystck_Return(S, CystckStrWriter_Finish(S, w));
+ */
+typedef struct CystckStrWriter_s CystckStrWriter;
+CYSTCK_INTERNAL CystckStrWriter *CystckStrWriter_Create(Cystck_State *S, Cystck_ssize_t length);
+CYSTCK_INTERNAL int CystckStrWriter_WriteChar(Cystck_State *S, CystckStrWriter *w, Py_UCS4 c);
+CYSTCK_INTERNAL int CystckStrWriter_WriteStr(Cystck_State *S, CystckStrWriter *w, Cystck_Object o);
+CYSTCK_INTERNAL int CystckStrWriter_WriteRepr(Cystck_State *S, CystckStrWriter *w, Cystck_Object o);
+CYSTCK_INTERNAL int CystckStrWriter_WriteSubstring(Cystck_State *S, CystckStrWriter *w, Cystck_Object s,
+                                                   Cystck_ssize_t start, Cystck_ssize_t end);
+CYSTCK_INTERNAL int CystckStrWriter_WriteUTF8(Cystck_State *S, CystckStrWriter *w, const char *s, Cystck_ssize_t n);
+CYSTCK_INTERNAL int CystckStrWriter_WriteASCII(Cystck_State *S, CystckStrWriter *w, const char *s, Cystck_ssize_t n);
+CYSTCK_INTERNAL int CystckStrWriter_WriteUCS4(Cystck_State *S, CystckStrWriter *w, const Py_UCS4 *s, Cystck_ssize_t n);
+CYSTCK_INTERNAL int CystckStrWriter_WriteWideChar(Cystck_State *S, CystckStrWriter *w, const wchar_t *s,
+                                                  Cystck_ssize_t n);
+CYSTCK_INTERNAL Cystck_Object CystckStrWriter_Finish(Cystck_State *S, CystckStrWriter *w);
+CYSTCK_INTERNAL void CystckStrWriter_Discard(Cystck_State *S, CystckStrWriter *w);
 
 /* ---- The bytes writer (cystck/src/byteswriter.c) ----
  * C code writes bytes straight into the storage of the object it returns:
@@ -731,6 +760,7 @@ CYSTCK_INTERNAL int _CystckArg_ParseTupleAndKeywordsAt(_CystckArg_Site *site, Cy
 CYSTCK_INTERNAL int CystckArg_UnpackTuple(Cystck_State *S, const Cystck_Object *args, Cystck_ssize_t nargs,
                                           const char *name, Cystck_ssize_t min, Cystck_ssize_t max, ...);
 CYSTCK_INTERNAL int CystckArg_NoKeywords(Cystck_State *S, const char *name, Cystck_Object kw);
+CYSTCK_INTERNAL int CystckArg_ValidateKeywordArguments(Cystck_State *S, Cystck_Object kw);
 
 /* ---- Native memory with lifetime policies (paper section 4.3) ----
  * A block from CystckMem_Malloc carries an explicit-free policy, dropped by

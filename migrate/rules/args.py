@@ -430,7 +430,8 @@ class KwargsDict(Rule):
     """A keywords method receives the names of its keyword arguments (a
     tuple, their values after the positional ones), not the dict of
     ``METH_KEYWORDS``: a method that only reads ``kw`` as a dict
-    (``PyDict_Next(kw, ...)``, ``PyDict_Check(kw)``, null tests) first makes
+    (``PyDict_Next(kw, ...)``, ``PyDict_Check(kw)``,
+    ``PyArg_ValidateKeywordArguments(kw)``, null tests) first makes
     the dict, ``kw = cystck_migrate_kwargs_dict(S, args, nargs, kw);``,
     defined once after the Cystck.h include.  A method that passes ``kw``
     on (to ``CystckArg_ParseTupleAndKeywords``, to another method) is left
@@ -490,7 +491,9 @@ class KwargsDict(Rule):
         test?  (Passed on to a parser or another method, it must stay the
         names.)"""
         uses = list(regex.finditer(rf"(?<![\w.>]){kw}\b", body))
-        dict_arg = regex.compile(r"(?:Dict_\w+\s*\(\s*(?:S\s*,\s*)?|\bCystck_IsNull\s*\(\s*"
+        # (a dict call, or the check of a dict's keys, ValidateKeywordArguments)
+        dict_arg = regex.compile(r"(?:(?:Dict_\w+|Arg_ValidateKeywordArguments)\s*\(\s*(?:S\s*,\s*)?"
+                                 r"|\bCystck_IsNull\s*\(\s*"
                                  + (r"|\bCystck_AsPyObject\s*\(\s*S\s*,\s*" if gives_dict else "") +
                                  r"|[!(]\s*|&&\s*|\|\|\s*)$")
         null_test = regex.compile(r"\s*(?:[!=]=\s*(?:NULL|0|Cystck_NULL)\b|&&|\|\||\))")

@@ -48,7 +48,9 @@ class Constants(Rule):
     """``Py_None``, ``Py_True``, ``Py_False``, ``Py_NotImplemented`` and
     ``Py_Ellipsis`` become the permanent handles ``Cystck_None``...; the
     builtin types (``&PyLong_Type``, ``(PyObject *)&PyFloat_Type``) become
-    ``CystckLong_Type``...; ``PyExc_X`` becomes ``CystckExc_X``.  Only
+    ``CystckLong_Type``...; ``PyExc_X`` becomes ``CystckExc_X`` (an alias,
+    ``PyExc_IOError``, the constant of the exception it names,
+    ``CystckExc_OSError``).  Only
     constants that Cystck.h defines are rewritten; others are left-overs,
     except a builtin type without a handle used in a function that has the
     state: it gets one through the escape hatch,
@@ -91,7 +93,7 @@ class Constants(Rule):
             return None
 
         def exc(m, text):
-            new = "CystckExc_" + m.group(1)
+            new = api.constant_aliases().get(m.group(0), "CystckExc_" + m.group(1))
             if new not in consts:
                 unit.leftover(m.start(), f"no Cystck handle for PyExc_{m.group(1)}", self.name)
                 return None
@@ -653,10 +655,12 @@ class PrivateStructTypes(Rule):
     address (``_PyUnicodeWriter writer;``, ``_PyUnicodeWriter *w``) is
     declared as its Cystck counterpart (``CystckUnicodeWriter``), the
     struct the translated calls take: passing the stock struct to them
-    would compile (with a warning) and corrupt memory."""
+    would compile (with a warning) and corrupt memory.  So is a public
+    struct behind a family of functions (``PyUnicodeWriter *w`` becomes
+    ``CystckStrWriter *w``, see api.private_struct_types)."""
     name = "private-struct-types"
     precedence = 849
-    patterns = (r"\b(?P<t>_Py\w+)\b(?!\s*\()",)
+    patterns = (r"\b(?P<t>_?Py\w+)\b(?!\s*\()",)
     before = ("static int f(_PyUnicodeWriter *w) { return _PyUnicodeWriter_WriteChar(w, 'x'); }\n"
               "static void g(void) { _PyUnicodeWriter writer; _PyUnicodeWriter_Init(&writer); }\n")
     after = ("static int f(CystckUnicodeWriter *w) { return _PyUnicodeWriter_WriteChar(w, 'x'); }\n"
@@ -959,6 +963,10 @@ def references_re(names, ref_fields):
     return "(?:" + "|".join(alts) + ")" if alts else None
 
 
+# ``(x = `` right before a read: a store into a local whose value is used.
+_VALUE_USED_STORE = regex.compile(r"\(\s*[A-Za-z_]\w*\s*=\s*$")
+
+
 class GlobalRefs(Rule):
     """Values that escape into globals (and into module-state members) are
     held through references: ``static PyObject *g;`` becomes ``static
@@ -975,7 +983,10 @@ class GlobalRefs(Rule):
     the pointer it is, or read back as a handle where the value is not a
     test: so is one inside a stored value, ``g1 = (g2 = f(x))``.  A local
     taken from a reference that the code releases later (``old = g; g = v;
-    Py_XDECREF(old);``) gets a handle of its own.  Static
+    Py_XDECREF(old);``) gets a handle of its own; one whose store's value
+    is used, ``if ((x = g) == NULL)`` (a cache filled on first use), reads
+    an empty reference as the null handle, ``(g ? Cystck_deref(S, g) :
+    Cystck_NULL)``.  Static
     type objects are references too: ``&FooType`` becomes ``Cystck_deref(S,
     FooType)``.  An array of objects that outlives the call, ``static
     PyObject *cache[N];`` or the member ``PyObject *items[N];`` of a plain
@@ -1230,7 +1241,13 @@ class GlobalRefs(Rule):
                 continue
             if regex.match(r"\s*\?", after) or regex.search(r"\bCystck_Ref\s+\w+\s*=\s*$", before):
                 continue          # g ? a : b tests the reference; a copy of it is one
-            edits.add(m.start(), m.end(), f"Cystck_deref(S, {text[m.start('r'):m.end('r')]})")
+            r = text[m.start('r'):m.end('r')]
+            if _VALUE_USED_STORE.search(before) and regex.match(r"\s*\)", after):
+                # (x = g) == NULL: the stock test of a global that may be
+                # empty; the empty reference reads as the null handle
+                edits.add(m.start(), m.end(), f"({r} ? Cystck_deref(S, {r}) : Cystck_NULL)")
+                continue
+            edits.add(m.start(), m.end(), f"Cystck_deref(S, {r})")
 
 
 class CriticalSections(Rule):

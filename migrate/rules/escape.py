@@ -51,11 +51,13 @@ def marked(text, pos):
 
 
 def escaped_spans(text, code):
-    """Spans (start, end) of the calls kept through the escape hatch: from
+    """Spans (start, end) of the calls kept through the escape hatch
+    (``f(...)``, or ``SomeAPI->f(...)`` through a capsule's table): from
     the mark to the call's closing parenthesis."""
     spans = []
     for m in regex.finditer(regex.escape(MARK), text):
-        call = regex.compile(r"\s*(?:Cystck_From(?:New)?PyObject\s*\(\s*S\s*,\s*)?\w+\s*\(").match(code, m.end())
+        call = regex.compile(r"\s*(?:Cystck_From(?:New)?PyObject\s*\(\s*S\s*,\s*)?(?:\w+\s*->\s*)?\w+\s*\(").match(
+            code, m.end())
         if call:
             spans.append((m.start(), source.matching(code, call.end() - 1)))
     return spans
@@ -526,3 +528,95 @@ class StockModuleDefs(Rule):
         call = r"\bPyModule_GetDef\s*" + source.paren("a")
         return bool(regex.search(call + r"\s*[!=]=\s*$", code[max(b0, m.start() - 300):m.start()])
                     or regex.match(r"\s*[!=]=\s*(?:/\*[^*]*\*/\s*)?" + call, code[m.end():b1]))
+
+
+class StockObjectValues(Rule):
+    """A stock macro that reads an object from a C API exported in a
+    capsule, ``PyDateTime_TimeZone_UTC`` (``PyDateTimeAPI->TimeZone_UTC``,
+    read from CPython's headers: :func:`..api.stock_object_values`), gets
+    a handle where a function with the state uses it as a value:
+    ``Cystck_FromPyObject(S, PyDateTime_TimeZone_UTC)`` (the capsule owns
+    the object: a borrowed reference), marked and reported.  Inside the
+    arguments of a call kept stock it stays the stock pointer."""
+    name = "stock-object-values"
+    precedence = 866
+    patterns = (r"(?<![\w.>]|->)(?P<name>_?Py\w+)\b(?!\s*\()",)
+    before = "static PyObject *utc(PyObject *self, PyObject *unused) { return Py_NewRef(PyDateTime_TimeZone_UTC); }\n"
+    after = ("static PyObject *utc(PyObject *self, PyObject *unused) { return Py_NewRef("
+             "Cystck_FromPyObject(S, " + MARK + " PyDateTime_TimeZone_UTC)); }\n")
+
+    def apply(self, unit):
+        values = api.stock_object_values()
+        if not any(v in unit.text for v in values):
+            return 0
+        code, text = unit.masked, unit.text
+        stock = escaped_spans(text, code)
+        edits = source.Edits()
+        for ctx, m in _common.matches_in_state_bodies(unit, self.patterns[0], code):
+            name = m.group("name")
+            if name not in values or marked(text, m.start()) or any(s <= m.start() < e for s, e in stock):
+                continue
+            edits.add(m.start(), m.end(), f"Cystck_FromPyObject(S, {MARK} {name})")
+            unit.leftover(m.start(), f"escape hatch: {name} (an object of a C API exported in a capsule) "
+                          "has no Cystck counterpart: given a handle with Cystck_FromPyObject", self.name)
+        unit.apply(edits)
+        return edits.applied
+
+
+# A cast of a handle to a pointer to a stock object struct that has no
+# handle type (``(PyDateTime_DateTime *)o``): the object's fields are read
+# through it.
+_STOCK_STRUCT_CAST = regex.compile(r"\(\s*(?P<t>_?Py\w+)\s*\*\s*\)\s*(?P<h>[A-Za-z_]\w*)\b(?!\s*(?:->|\.|\[|\())")
+_MEMBER_COMPARED = regex.compile(r"(?<![\w.>])(?P<p>[A-Za-z_]\w*)\s*->\s*\w+\s*[!=]=\s*(?P<h>[A-Za-z_]\w*)\b"
+                                 r"(?!\s*(?:->|\.|\[|\())")
+
+
+class StockStructPointers(Rule):
+    """A handle cast to a pointer to a stock object struct with no Cystck
+    counterpart, ``PyDateTime_DateTime *dt = (PyDateTime_DateTime *)o;``
+    (to read the object's fields), is kept stock: the handle is lent,
+    ``(PyDateTime_DateTime *)Cystck_AsPyObject(S, o)`` (valid as long as
+    the handle), marked and reported.  A field read through such a
+    pointer and compared with a handle, ``dt->tzinfo != self``, compares
+    the object the handle lends: ``dt->tzinfo !=
+    Cystck_AsPyObject(S, self)``.  Casts to the structs that are handles
+    (``PyTupleObject *``, a custom type's struct) are the casts rule's."""
+    name = "stock-struct-pointers"
+    precedence = 867
+    patterns = (_STOCK_STRUCT_CAST.pattern, _MEMBER_COMPARED.pattern)
+    before = ("static PyObject *f(PyObject *self, PyObject *o)\n{\n"
+              "    PyDateTime_DateTime *dt = (PyDateTime_DateTime *)o;\n"
+              "    return PyBool_FromLong(dt->hastzinfo && dt->tzinfo == self);\n}\n")
+    after = ("static PyObject *f(PyObject *self, PyObject *o)\n{\n"
+             "    PyDateTime_DateTime *dt = " + MARK + " (PyDateTime_DateTime *)Cystck_AsPyObject(S, o);\n"
+             "    return PyBool_FromLong(dt->hastzinfo && dt->tzinfo == Cystck_AsPyObject(S, self));\n}\n")
+
+    def apply(self, unit):
+        code, text = unit.masked, unit.text
+        handle_types = regex.compile(OBJECT_TYPES + "$")
+        edits = source.Edits()
+        n = 0
+        for ctx, m in _common.matches_in_state_bodies(unit, _STOCK_STRUCT_CAST, code):
+            t, h = m.group("t"), m.group("h")
+            if handle_types.match(t) or t in unit.project.custom_structs or h not in ctx.handles \
+                    or marked(text, m.start()):
+                continue
+            edits.add(m.start(), m.start(), f"{MARK} ")
+            edits.add(m.start("h"), m.end("h"), f"Cystck_AsPyObject(S, {h})")
+            unit.leftover(m.start(), f"escape hatch: {t} has no Cystck counterpart: its fields are read "
+                          f"through a stock pointer that {h} lends", self.name)
+            n += 1
+        for ctx, m in _common.matches_in_state_bodies(unit, _MEMBER_COMPARED, code):
+            if m.group("h") in ctx.handles and self._stock_pointer(code, ctx, m.group("p"), handle_types):
+                edits.add(m.start("h"), m.end("h"), f"Cystck_AsPyObject(S, {m.group('h')})")
+                n += 1
+        unit.apply(edits)
+        return n
+
+    @staticmethod
+    def _stock_pointer(code, ctx, name, handle_types):
+        """Is ``name`` declared, in the function ``ctx``, as a pointer to a
+        stock object struct that is no handle?"""
+        d = regex.search(r"\b(?P<t>_?Py\w+)\s*\*\s*" + regex.escape(name) + r"\s*[=;,)]",
+                         code, pos=ctx.func.params[0], endpos=ctx.body[1])
+        return d is not None and not handle_types.match(d.group("t"))

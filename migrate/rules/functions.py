@@ -276,8 +276,10 @@ class Declarations(Rule):
     become ``Cystck_Object a, b = Cystck_NULL;`` (``PyObject **p`` becomes
     ``Cystck_Object *p``; a pointer to a custom type's struct is a handle
     too; an array's null items, ``PyObject *argv[] = {NULL, x}``, are
-    ``Cystck_NULL``).  Function-level ``static PyObject *`` caches escape
-    the call and are reported."""
+    ``Cystck_NULL``), also in the body of a macro that only functions with
+    the state expand (``#define FAIL(c) { PyObject *s =
+    PyUnicode_FromString(c); ... }``).  Function-level ``static PyObject
+    *`` caches escape the call and are reported."""
     name = "declarations"
     precedence = 500
     patterns = (_common.decl_pattern(()).pattern,)
@@ -293,8 +295,11 @@ class Declarations(Rule):
         dpat = _common.decl_pattern(structs)
         edits = source.Edits()
         n = 0
-        for f, _ in _common.state_functions(unit):
-            b0, b1 = f.body
+        # the bodies of the functions with the state, and of the macros
+        # only they expand (their locals: macro_contexts)
+        bodies = [(code, *f.body) for f, _ in _common.state_functions(unit)]
+        bodies += [(unit.masked, b0, b1) for b0, b1, _ in macro_contexts(unit)]
+        for code, b0, b1 in bodies:
             for m in dpat.finditer(code, b0, b1):
                 base = m.group("base")
                 if base.startswith("Cystck_Object"):
@@ -818,7 +823,8 @@ def macro_contexts(unit):
     (the functions expanding it) are all functions of ``unit`` with the
     state: the context's handles are the names that are handles in every
     user (the macro reads the locals of the function that expands it),
-    minus the macro's own parameters."""
+    minus the macro's own parameters, plus the object locals the macro's
+    body declares (which the declarations rule makes handles)."""
     users = _macro_users(unit.project)
     contexts = {}
     for ctx in _common.function_contexts(unit):
@@ -839,7 +845,8 @@ def macro_contexts(unit):
         ctxs = [c for c, _ in expanding] or [c for c, _ in pairs]
         params = regex.findall(r"\w+", m.group("args") or "")
         ctx = _common.FunctionContext(None, None, [])
-        ctx.handles = set.intersection(*(c.handles for c in ctxs)) - set(params)
+        ctx.handles = (set.intersection(*(c.handles for c in ctxs)) - set(params)) | \
+            _declared_objects(unit, m.start(), m.end())
         if {c.func.name for c, _ in expanding} >= names:    # (else some expand it through a macro)
             ctx.handles |= _handle_params(m.group("name"), params, expanding, unit.project)
         ctx.typed = {h: t for h, t in ctxs[0].typed.items() if h not in params and all(c.typed.get(h) == t for c in ctxs)}
@@ -868,6 +875,20 @@ def _handle_params(name, params, users, project):
                 return set()
             found &= {p for p, a in zip(params, args) if _common.is_handle(a, ctx, project)}
     return found
+
+
+def _declared_objects(unit, start, end):
+    """The names that declarations between ``start`` and ``end`` of
+    ``unit`` declare as objects (``PyObject *x``, or ``Cystck_Object x``
+    once translated)."""
+    from .. import cstruct
+    code, names = unit.masked, set()
+    for m in _common.decl_pattern(unit.project.custom_structs).finditer(code, start, end):
+        parsed = cstruct.split_declaration(code, m.start("decl"), m.end("decl"))
+        if parsed and not regex.match(r"\s*static\b", m.group("decl")):
+            base_is_handle = m.group("base").startswith("Cystck_Object")
+            names |= {d.name for d in parsed[1] if d.pointer == ("" if base_is_handle else "*") and not d.array}
+    return names
 
 
 def _stock_contexts(unit, name, contexts):

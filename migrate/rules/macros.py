@@ -4,6 +4,7 @@ like the state, a global named by pasting tokens."""
 import regex
 
 from .. import api, project as proj, source
+from . import _common
 from ..engine import Rule
 
 #: ``#define NAME(params) body`` (continuation lines included), on masked text
@@ -269,3 +270,47 @@ class IdentityNameMacros(Rule):
                               f"names, so this definition no longer applies to them", rule=self.name)
         use = r"\b(?:" + "|".join(sorted(names)) + r")\(\s*(?P<api>_?Py\w+)\s*\)"
         return unit.sub(use, lambda m, text: m.group("api"))
+
+
+#: ``#define NEWREF(o) (Py_INCREF(o), (o))``: a macro that is a new
+#: reference to its argument (``Py_NewRef`` as older code spells it).
+_NEWREF_MACRO = regex.compile(
+    r"^[ \t]*#[ \t]*define[ \t]+(?P<name>\w+)\(\s*(?P<p>\w+)\s*\)[ \t]*\(\s*(?P<inc>Py_X?INCREF)\s*\("
+    r"\s*(?:(?P=p)|\(\s*(?P=p)\s*\))\s*\)\s*,\s*(?:(?P=p)|\(\s*(?P=p)\s*\))\s*\)[ \t]*$", regex.M)
+
+
+class NewRefMacros(Rule):
+    """A macro that is a new reference to its argument, ``#define
+    NEWREF(o) (Py_INCREF(o), (o))``, is written out at its uses in the
+    functions that get the state, ``r = NEWREF(x);`` as ``r =
+    (Py_INCREF(x), x);``, the idiom the comma-incref rule ports (a handle
+    of its own where the reference is released, consumed or returned by a
+    helper).  Left as it is, the increment in the macro's body would take
+    a handle (it does not compile).  The definition stays, for the
+    functions that stay stock; other macros' uses stay."""
+    name = "newref-macros"
+    precedence = 117
+    patterns = (_NEWREF_MACRO.pattern,)
+    before = ("#define NEWREF(o) (Py_INCREF(o), (o))\n#define TWICE(o) (f(o), (o))\n"
+              "static PyObject *first(PyObject *t) { PyObject *r = NEWREF(t); return TWICE(r); }\n")
+    after = ("#define NEWREF(o) (Py_INCREF(o), (o))\n#define TWICE(o) (f(o), (o))\n"
+             "static PyObject *first(PyObject *t) { PyObject *r = (Py_INCREF(t), t); return TWICE(r); }\n")
+
+    def apply(self, unit):
+        increments = {}
+        for text in unit.project.files.values():
+            increments.update((m.group("name"), m.group("inc")) for m in _NEWREF_MACRO.finditer(text))
+        if not increments:
+            return 0
+        use = regex.compile(r"(?<![\w.>])(?P<name>" + "|".join(map(regex.escape, sorted(increments)))
+                            + r")\s*" + source.paren("a"))
+        code, text = unit.masked, unit.text
+        edits = source.Edits()
+        for f, _ in _common.state_functions(unit):
+            for m in use.finditer(code, *f.body):
+                arg = text[m.start("a") + 1:m.end("a") - 1].strip()
+                if arg:
+                    edits.add(m.start(), m.end(), f"({increments[m.group('name')]}({arg}), {arg})")
+        if edits:
+            unit.apply(edits)
+        return edits.applied

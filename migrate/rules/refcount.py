@@ -148,8 +148,10 @@ class IncRef(Rule):
     arg);``.  A reference taken through an alias that the code releases
     (``Py_SETREF(y, z)``) or returns later is a handle of its own wherever
     the alias gets it: ``Py_INCREF(x); y = x;`` (later in the block),
-    ``y = x; Py_INCREF(y);`` (``y = x`` a name or a member such as
-    ``st->empty``) and ``y = x; ...; Py_INCREF(x);`` (earlier in the block)
+    ``y = x; Py_INCREF(y);`` (``x`` a name or a member such as
+    ``st->empty``; ``y`` a name or a plain struct's handle member,
+    ``job.cb = arg; Py_INCREF(job.cb);``; handle declarations may stand
+    between) and ``y = x; ...; Py_INCREF(x);`` (earlier in the block)
     all become ``y = Cystck_Dup(S, x);``.  An increment of the caller's
     handle through a pointer, ``Py_INCREF(*op);`` (an in-out parameter
     whose caller releases what it gets back), becomes ``*op =
@@ -175,6 +177,7 @@ class IncRef(Rule):
         contexts = _common.function_contexts(unit)
         arrays = {c.func.start: c.arrays for c in contexts}
         handles = {c.func.start: c.handles for c in contexts}
+        by_start = {c.func.start: c for c in contexts}
         for f, role in _common.state_functions(unit):
             helper = role is None and returns_object(masked[f.start:f.name_start], structs)
             b0, b1 = f.body
@@ -227,7 +230,11 @@ class IncRef(Rule):
                     edits.add(taken.start("y"), taken.end("y"), f"Cystck_Dup(S, {x})")
                     _remove_statement(text, masked, m.start(), m.end(), edits)
                     continue
-                alias = self._alias(masked, b0, m, x)
+                # a member: only where it is released or returned later (a
+                # handle never released needs no handle of its own)
+                alias = self._alias(masked, b0, m, x) if regex.fullmatch(r"\w+", x) or (
+                    _handle_member(x, by_start.get(f.start), unit.project)
+                    and _owned_later(masked[m.end():b1], _spelled(x))) else None
                 if alias is not None:
                     # x = y; Py_INCREF(x);  x is released later on its own
                     y = masked[alias.start("y"):alias.end("y")]
@@ -272,11 +279,11 @@ class IncRef(Rule):
         increment ``Py_INCREF(x);`` at ``m``: the idiom that takes a
         reference of its own through an alias, which the code releases
         with ``Py_DECREF(x)``; as handles, ``x`` must be a handle of its
-        own, or the release would drop ``y``'s."""
-        if not regex.fullmatch(r"\w+", x):
-            return None
-        a = regex.search(rf"(?<![\w.>*]){x}\s*=\s*(?P<y>[A-Za-z_]\w*(?:\s*(?:->|\.)\s*\w+)*)\s*;\s*$",
-                         masked, pos=b0, endpos=m.start())
+        own, or the release would drop ``y``'s.  ``x`` may be a handle
+        member of a plain struct, ``job.cb = arg; Py_INCREF(job.cb);``, and
+        declarations of handles may stand between the two."""
+        a = regex.search(rf"(?<![\w.>*]){_spelled(x)}\s*=\s*(?P<y>[A-Za-z_]\w*(?:\s*(?:->|\.)\s*\w+)*)\s*;"
+                         rf"(?:\s*{_HANDLE_DECLARATION})*\s*$", masked, pos=b0, endpos=m.start())
         return a if a is not None and a.group("y") not in ("NULL", "nullptr", x) else None
 
     @staticmethod
@@ -302,6 +309,24 @@ class IncRef(Rule):
         unit.leftover(m.start(), f"error: {x} is stored into {store}, which C keeps beyond the call, and a "
                       "handle is valid only during the call: the increment is kept through the escape hatch; "
                       f"store Cystck_AsPyObject(S, {x}) in a PyObject * (or hold a Cystck_Ref)", self.name)
+
+
+#: ``Cystck_Object r, t;`` or ``PyObject *r;``: declarations only, no value
+_HANDLE_DECLARATION = r"(?:Cystck_Object\s+|PyObject\s*\*\s*)\w+(?:\s*,\s*\*?\s*\w+)*\s*;"
+
+
+def _spelled(x):
+    """A pattern for the expression text ``x`` (``job.cb``) with any
+    spacing between its tokens."""
+    return r"\s*".join(regex.escape(t) for t in regex.findall(r"\w+|->|\S", x))
+
+
+def _handle_member(x, ctx, project):
+    """Is ``x`` (``job.cb``, ``b.jobs[0].cb``) a member of a plain struct
+    that holds a handle (not a reference, nor an object's field)?"""
+    return ctx is not None and bool(regex.fullmatch(_common.HX, x)) and (
+        "." in x or "->" in x) and _common.is_handle(x, ctx, project) and \
+        not _common.is_reference(x, ctx, project)
 
 
 def _object_params(code, f):
@@ -507,7 +532,9 @@ class DecRef(Rule):
     ``Py_DECREF(x);`` where its block is entered only when ``x`` is ``None``
     (``if (x == Py_None) {...}``, the ``else`` of ``if (x != Py_None)``): the
     constant is no handle of the call either (whatever handle took the
-    reference is released with the call)."""
+    reference is released with the call).  In the body of a macro only
+    functions with the state expand, a release of a name that is a handle
+    in each of them (or a local the macro declares) is rewritten too."""
     name = "decref"
     precedence = 610
     patterns = (r"\bPy_X?DECREF\s*\(",)
@@ -517,8 +544,12 @@ class DecRef(Rule):
     def apply(self, unit):
         edits = source.Edits()
         masked = unit.masked
-        for b0, b1, ctx in _global_aware_bodies(unit):
+        bodies = [(b0, b1, ctx, False) for b0, b1, ctx in _global_aware_bodies(unit)]
+        bodies += [(b0, b1, ctx, True) for b0, b1, ctx in functions.macro_contexts(unit)]
+        for b0, b1, ctx, in_macro in bodies:
             for m in regex.finditer(self.patterns[0], masked, pos=b0, endpos=b1):
+                if in_macro and _released_name(masked, m.end() - 1) not in ctx.handles:
+                    continue          # in a macro, only what is a handle where it expands
                 if _is_global_ref(unit, m.end() - 1, ctx):
                     continue          # the global-refs rule drops it
                 end = _static_object_statement_end(masked, m.end() - 1)
@@ -545,6 +576,12 @@ class DecRef(Rule):
             for m in release.finditer(unit.masked, b0, b1):
                 if m.group("x") in ctx.handles:
                     edits.add(m.start(), m.start("x"), "Cystck_Drop(S, ")
+
+
+def _released_name(code, open_at):
+    """The variable a release's parentheses at ``open_at`` hold, or None."""
+    m = regex.match(r"\(\s*(\w+)\s*\)", code[open_at:source.matching(code, open_at)])
+    return m.group(1) if m else None
 
 
 class Clear(Rule):
@@ -727,8 +764,7 @@ class CommaIncRef(Rule):
     def _idiom(masked, m, x):
         """The span of ``(Py_INCREF(x), x)`` (or of ``Py_INCREF(x), x`` after
         ``return``) whose increment ``m`` is, or None."""
-        spelled = r"\s*".join(regex.escape(t) for t in regex.findall(r"\w+|->|\S", x))
-        second = regex.compile(rf"\s*{spelled}(?![\w(\[]|\s*(?:->|\.|\[|\())").match(masked, m.end())
+        second = regex.compile(rf"\s*{_spelled(x)}(?![\w(\[]|\s*(?:->|\.|\[|\())").match(masked, m.end())
         if not x or second is None:
             return None
         before = masked[:m.start()].rstrip()

@@ -6,6 +6,7 @@ import regex
 from .. import cstruct, destructors, libraries, project as proj, source
 from ..engine import Rule
 from . import _common, functions, tables
+from .escape import MARK
 
 # Compiled once (the regex module's cache lookup per call is slow).
 _STRUCT_DEFINITION = regex.compile(r"\s*(?:typedef\s+)?(?:struct|class)\b[^;(]*\{")
@@ -211,8 +212,7 @@ def _slot_defs(unit, owner, slot_values, where):
         func = cstruct.strip_cast(value)
         if func in ("NULL", "0", ""):
             continue
-        if func in ("PyType_GenericNew", "PyType_GenericAlloc", "PyObject_Del", "PyObject_GC_Del",
-                    "PyObject_Free", "PyObject_GenericGetAttr", "PyObject_GenericSetAttr"):
+        if func in proj.DEFAULT_SLOT_FUNCTIONS:
             continue      # the runtime's defaults do the same
         sym = f"{owner}_{slot}"
         if (slot, func) in _GENERIC_SLOTS:    # CPython's own, touching no handle
@@ -442,7 +442,10 @@ class TypeObject(Rule):
     variable itself becomes a ``static Cystck_Ref`` filled by the init
     function (see the ``type-ready`` rule).  ``tp_clear``, ``tp_alloc`` and
     ``tp_free`` are dropped: the runtime clears fields through traverse and
-    allocates and frees instances itself."""
+    allocates and frees instances itself.  Slots and tables stored in code
+    before the type's ``PyType_Ready`` (``FooType.tp_methods =
+    Foo_methods;`` in the init function) are the type's as if its
+    initialiser listed them (the ``type-ready`` rule removes the stores)."""
     name = "type-object"
     precedence = 300
     patterns = (r"\bPyTypeObject\s+(?P<name>\w+)\s*=\s*\{", r"\bPyTypeObject\s+(?P<name>\w+)\s*;")
@@ -475,6 +478,8 @@ class TypeObject(Rule):
             name = m.group("name")
             span = next(((s, e) for s, e in items if s <= m.start() < e), None)
             f = cstruct.fields_of(proj.table_items(code, text, m), proj.TYPE_FIELDS)
+            for key, value in unit.project.type_slot_stores.get(name, {}).items():
+                f[key] = cstruct.Item(key, value, (m.start(), m.start()))    # stored in the init
             slot_values, symbols, removed, weaklist = [], [], [], []
             for key, it in f.items():
                 if key.startswith("tp_as_") and it.text:
@@ -1693,7 +1698,8 @@ _COUNT = r"(?:[^(),]|\((?:[^()])*\))*"
 class ObjectNew(Rule):
     """Instance allocation goes through the runtime: ``PyObject_New(Foo,
     &FooType)`` (its macro spelling ``PyObject_NEW`` too), ``PyObject_GC_New`` and ``type->tp_alloc(type, 0)`` (also
-    ``Py_TYPE(self)->tp_alloc(Py_TYPE(self), 0)``) become ``Cystck_New(S,
+    ``Py_TYPE(self)->tp_alloc(Py_TYPE(self), 0)``, and a static type's
+    ``FooType.tp_alloc(&FooType, 0)``) become ``Cystck_New(S,
     type, NULL)``; ``PyType_GenericNew(type, args, kw)``
     becomes ``CystckType_GenericNew(S, type)``; ``PyObject_GC_Track`` is
     dropped (the runtime tracks GC instances).  A variable-size instance
@@ -1708,7 +1714,8 @@ class ObjectNew(Rule):
                 r"\(\s*(?P<a>\w+|Py_TYPE\s*\(\s*\w+\s*\))\s*,(?P<n>" + _COUNT + r")\)",
                 r"\bPyType_GenericAlloc\s*\(\s*(?P<t>[^,()]+?)\s*,(?P<n>" + _COUNT + r")\)",
                 r"\bPyType_GenericNew\s*\(\s*(?P<t>\w+(?:\s*::\s*\w+)*)\s*,[^()]*\)",
-                r"^[ \t]*PyObject_GC_Track\s*" + _common.PAREN + r"\s*;[ \t]*\n?")
+                r"^[ \t]*PyObject_GC_Track\s*" + _common.PAREN + r"\s*;[ \t]*\n?",
+                r"\b(?P<s>\w+)\s*\.\s*tp_alloc\s*\(\s*&\s*(?P<t>\w+)\s*,(?P<n>" + _COUNT + r")\)")
     before = "static PyObject *f(PyTypeObject *type) { Box *b = PyObject_New(Box, &BoxType); return type->tp_alloc(type, 0); }\n"
     after = "static PyObject *f(PyTypeObject *type) { Box *b = Cystck_New(S, &BoxType, NULL); return Cystck_New(S, type, NULL); }\n"
 
@@ -1718,6 +1725,9 @@ class ObjectNew(Rule):
             n += unit.sub(pat, self._new)
         n += unit.sub(self.patterns[3], lambda m, t: f"CystckType_GenericNew(S, {m.group('t')})")
         n += unit.sub(self.patterns[4], lambda m, t: "", regex.M)
+        # FooType.tp_alloc(&FooType, 0): a static type's own slot
+        n += unit.sub(self.patterns[5], lambda m, t: None if m.group("s") != m.group("t") else
+                      self._new(m, t).replace(f"S, {m.group('t')},", f"S, &{m.group('t')},", 1))
         return n
 
 
@@ -1745,7 +1755,10 @@ class TypeReady(Rule):
     ``PyModule_AddType(m, &FooType)`` adds ``Cystck_deref(S, FooType)``.
     ``FooType.tp_base = &BarType;`` before ``PyType_Ready(&FooType)`` goes:
     ``BarType`` is the spec's base (``&PyBaseObject_Type``, the default,
-    none); a base from elsewhere stays and fails to build."""
+    none); a stock base stored so (``FooType.tp_base =
+    SomeAPI->BaseType;``) is lent to ``CystckType_FromSpec`` through the
+    escape hatch, reported.  The other slots stored before ``PyType_Ready``
+    are in the spec (``type-object``) and their stores go."""
     name = "type-ready"
     precedence = 645
     patterns = (r"\bPyType_Ready\s*\(\s*(?:\(\s*PyTypeObject\s*\*\s*\)\s*)?&\s*(?P<t>\w+)\s*\)(?P<cmp>\s*<\s*0)?",
@@ -1762,10 +1775,17 @@ class TypeReady(Rule):
         # a base stored before PyType_Ready is the spec's base (project.stored_base)
         n = unit.sub(proj.BASE_STORE.pattern, lambda m, t: None if proj.stored_base(
             unit.masked, t, m, unit.project.type_objects) is None else "", flags=regex.M)
+        # the slots stored before PyType_Ready are in the spec (type-object)
+        n += unit.sub(proj.SLOT_STORE.pattern, lambda m, t: None if proj.folded_slot_store(
+            unit.project, unit.masked, t, m) is None else "", flags=regex.M)
 
         def ready(m, text):
             t = m.group("t")
             base = f"Cystck_deref(S, {bases[t]})" if t in bases else "Cystck_NULL"
+            if t in unit.project.stock_type_bases:
+                base = f"Cystck_FromPyObject(S, {MARK} (PyObject *)({unit.project.stock_type_bases[t]}))"
+                unit.leftover(m.start(), f"escape hatch: the base of {t}, "
+                              f"{unit.project.stock_type_bases[t]}, is a stock type: lent as it is", self.name)
             assign = f"({t} = Cystck_ref(S, CystckType_FromSpec(S, &{t}_spec, {base})))"
             return f"{assign} == NULL" if m.group("cmp") else f"({assign} == NULL ? -1 : 0)"
         n += unit.sub(self.patterns[0], ready)

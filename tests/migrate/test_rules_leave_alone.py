@@ -522,6 +522,19 @@ LEAVE_ALONE = {
     "identity-name-macros": (
         "#define F(name) name##_v2\n"
         "static PyObject *f(PyObject *t) { return F(PyTuple_GetItem)(t, 0); }\n"),
+    # A capsule object's name in a string, not the object.
+    "stock-object-values": (
+        "static PyObject *f(PyObject *o) { return PyObject_GetAttrString(o, \"PyDateTime_TimeZone_UTC\"); }\n"),
+    # A cast to a struct that is a handle type (the casts rule's).
+    "stock-struct-pointers": (
+        "static PyObject *f(PyObject *o) { PyTupleObject *t = (PyTupleObject *)o; "
+        "return PyTuple_GetItem((PyObject *)t, 0); }\n"),
+
+
+    # A macro that calls something on its argument before it, not an increment.
+    "newref-macros": (
+        "#define NEWREF(o) (Py_Touch(o), (o))\n"
+        "static PyObject *f(PyObject *o) { return NEWREF(o); }\n"),
     # A constant without a permanent handle, and the call in a string.
     "constant-getters": (
         "static PyObject *f(PyObject *o) {\n"
@@ -622,6 +635,11 @@ POSITIVE_TWINS = {
     "identity-name-macros": ("name##_v2", "name"),
     "table-element-macros": ("static struct pair pairs[]", "static PyMethodDef pairs[]"),
     "iso646-null-handles": ("not p)", "not o)"),
+    "stock-object-values": ('"PyDateTime_TimeZone_UTC"', "PyDateTime_TimeZone_UTC"),
+    "stock-struct-pointers": ("(PyTupleObject *)o", "(PyDateTime_Date *)o"),
+
+
+    "newref-macros": ("(Py_Touch(o), (o))", "(Py_INCREF(o), (o))"),
     "constant-getters": ("Py_CONSTANT_ZERO", "Py_CONSTANT_NOT_IMPLEMENTED"),
 }
 

@@ -47,6 +47,7 @@ ERROR_VALUE = {
     "CystckType_HasFeature": "0",
     "CystckType_GetFlags": "0",
     "CystckCFunction_IsDef": "0",
+    "CystckArg_ValidateKeywordArguments": "0",
 }
 
 WARNINGS = ["-Wall", "-Wextra", "-Werror", "-Wno-unused-variable"]

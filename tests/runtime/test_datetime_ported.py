@@ -40,3 +40,23 @@ def test_make_same_as_stock(exts, args):
     stock, ported = exts
     assert _outcome(ported.make, *args) == _outcome(stock.make, *args)
 
+
+
+@pytest.mark.parametrize("args", [
+    (0, 0, 0), (1, 2, 3), (0, 86400, 0), (0, -1, 0), (0, 0, 1_000_001), (-5, 3600, -7),
+    (999999999, 86399, 999999), (999999999, 86400, 0), (-999999999, -1, 0)])
+def test_delta_same_as_stock(exts, args):
+    """PyDelta_FromDSU -> CystckDelta_FromDSU: normalized the same way,
+    the same OverflowError out of range."""
+    stock, ported = exts
+    assert _outcome(ported.delta, *args) == _outcome(stock.delta, *args)
+
+
+def test_delta_is_translated_without_the_escape_hatch():
+    from cystck.migrate import translate
+    src = ("#include <Python.h>\n#include <datetime.h>\n"
+           "static PyObject *f(PyObject *self, PyObject *o) { return PyDelta_FromDSU(1, 2, 3); }\n"
+           "static PyMethodDef m[] = {{\"f\", f, METH_O, NULL}, {NULL}};\n")
+    out = translate.translate_source(src, "m.c")
+    assert "return Cystck_Return(S, CystckDelta_FromDSU(S, 1, 2, 3));" in out
+    assert "escape hatch" not in out

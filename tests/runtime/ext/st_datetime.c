@@ -35,9 +35,20 @@ make(PyObject *self, PyObject *args)
     return PyDateTime_FromDateAndTime(a[0], a[1], a[2], a[3], a[4], a[5], a[6]);
 }
 
+/* timedelta(days, seconds, microseconds) */
+static PyObject *
+delta(PyObject *self, PyObject *args)
+{
+    int d, s, us;
+    if (!PyArg_ParseTuple(args, "iii", &d, &s, &us))
+        return NULL;
+    return PyDelta_FromDSU(d, s, us);
+}
+
 static PyMethodDef methods[] = {
     {"fields", fields, METH_O, NULL},
     {"make", make, METH_VARARGS, NULL},
+    {"delta", delta, METH_VARARGS, NULL},
     {NULL, NULL}
 };
 

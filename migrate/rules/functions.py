@@ -873,8 +873,18 @@ def _handle_params(name, params, users, project):
             args = [code[s:e].strip() for s, e in source.split_top(code, c.start("a") + 1, c.end("a") - 1)]
             if len(args) != len(params):
                 return set()
-            found &= {p for p, a in zip(params, args) if _common.is_handle(a, ctx, project)}
+            found &= {p for p, a in zip(params, args) if _common.is_handle(a, ctx, project)
+                      and not _global_alias(a, ctx, code, project)}
     return found
+
+
+def _global_alias(arg, ctx, code, project):
+    """Is ``arg`` a local that the function sets from a global object
+    (``PyObject *o = cache;``)?  Released in a macro, it releases the
+    global's reference, which dropping a handle would not: it stays."""
+    return bool(regex.fullmatch(r"\w+", arg)) and any(
+        m.group(1) in project.globals
+        for m in regex.compile(rf"(?<![\w.>]){arg}\s*=\s*(\w+)\s*;").finditer(code, *ctx.body))
 
 
 def _declared_objects(unit, start, end):

@@ -561,21 +561,9 @@ class DecRef(Rule):
                     _remove_statement(unit.text, masked, m.start(), end, edits)
                     continue
                 edits.add(m.start(), m.end(), "Cystck_Drop(S, ")
-        self._in_macros(unit, edits)
         if edits:
             unit.apply(edits)
         return edits.applied
-
-    def _in_macros(self, unit, edits):
-        """In a macro, a release of what is a handle wherever the macro
-        expands (a parameter given a handle at every use,
-        ``#define maybe_release(flag, o) if (o && flag) { Py_DECREF(o); }``)
-        is a handle's release too."""
-        release = regex.compile(r"\bPy_X?DECREF\s*\(\s*(?P<x>\w+)\s*\)")
-        for b0, b1, ctx in functions.macro_contexts(unit):
-            for m in release.finditer(unit.masked, b0, b1):
-                if m.group("x") in ctx.handles:
-                    edits.add(m.start(), m.start("x"), "Cystck_Drop(S, ")
 
 
 def _released_name(code, open_at):

@@ -917,6 +917,16 @@ static inline int Cystck_ReturnStringAndSize(Cystck_State *S, const char *utf8, 
     return Cystck_PushStringAndSize(S, utf8, n) < 0 ? -1 : 1;
 }
 
+/* Py_RETURN_RICHCOMPARE's test as an int: is `a op b` true for the
+ * comparison op (Py_LT, Py_LE, Py_EQ, Py_NE, Py_GT, Py_GE)?  The translator
+ * writes `Py_RETURN_RICHCOMPARE(a, b, op);` as `return Cystck_ReturnBool(S,
+ * CYSTCK_RICHCOMPARE(a, b, op));`.  Like the stock macro it evaluates a and
+ * b more than once; an op outside the six (stock: Py_UNREACHABLE) is Py_GE. */
+#define CYSTCK_RICHCOMPARE(a, b, op)                                           \
+    ((op) == Py_EQ ? (a) == (b) : (op) == Py_NE ? (a) != (b) :                 \
+     (op) == Py_LT ? (a) < (b) : (op) == Py_LE ? (a) <= (b) :                  \
+     (op) == Py_GT ? (a) > (b) : (a) >= (b))
+
 /* Number of entries on the return stack. */
 static inline Cystck_ssize_t Cystck_StackSize(Cystck_State *S) { return S->sp - _Cystck_StackBase(S); }
 

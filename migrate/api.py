@@ -23,6 +23,9 @@ SPECIAL = {
     "PyObject_TypeCheck": "py-type", "Py_IS_TYPE": "py-type",
     "PyLong_FromVoidPtr": "object-id",
 }
+# Of those, the ones whose rule ports some calls only (PyLong_FromVoidPtr of
+# a handle): the calls it leaves are kept through the escape hatch.
+SPECIAL_ELSE_ESCAPED = frozenset({"PyLong_FromVoidPtr"})
 
 # CPython's allocator is kept, not mapped to its table counterparts: a
 # CystckMem_Malloc block carries a policy header that CystckMem_Free reads,

@@ -241,6 +241,7 @@ class FunctionInfo:
     state_member: bool = False  # a method of a state class: S is a member (see state_classes)
     stolen: frozenset = frozenset()  # indexes of parameters the stock body releases (it steals them)
     nparams: int = 0          # the stock parameter count
+    params: str = ""          # the definition's parameter list (masked)
 
 
 @dataclass
@@ -1365,6 +1366,8 @@ def _collect_functions(p, path, code, text):
             info.handle_params |= handle_params
             if body:
                 info.body += body
+        if body:
+            info.params = params
         if body and not info.stolen:
             info.stolen, info.nparams = _stolen_params(code, f, body)
         if body and "namespace" in code:
@@ -1501,6 +1504,22 @@ _INTERNALS = regex.compile(r"(?<![\w)])\w+\s*->\s*(?!tp_(?:mro|dict)\b|" + _NAME
                            r"|\(\s*PyHeapTypeObject\s*\*\s*\)(?!\s*\w+\s*\)\s*->\s*" + _NAME_READ + ")")
 
 
+def _reads_internals(p, info):
+    """Does the function read a member of CPython's object structs?  A
+    member of the extension's own struct named like one (``self->ob_item``
+    with ``self`` a pointer to a struct that declares ``ob_item``) is the
+    extension's data, which its typed accessor reaches."""
+    own = {}                   # variable -> the members of its custom struct
+    for struct, t in p.types.items():
+        for m in regex.finditer(rf"\b{regex.escape(struct)}\s*\*\s*(\w+)", info.params + info.body):
+            own[m.group(1)] = t.fields
+    for m in _INTERNALS.finditer(info.body):
+        read = regex.fullmatch(r"(\w+)\s*->\s*(\w+)", m.group())
+        if read is None or read.group(2) not in own.get(read.group(1), ()):
+            return True
+    return False
+
+
 def _collect_stock_internals(p):
     """Helpers that read object internals and need nothing else of the
     port (no object result, no call of the extension's functions, no
@@ -1508,7 +1527,8 @@ def _collect_stock_internals(p):
     own = {n for _, n in p.functions}
     refs = p.globals | p.ref_arrays | set(p.type_objects) | p.ref_fields | p.ref_array_fields | set(p.types)
     for info in p.functions.values():
-        if info.role is not None or not info.body or info.returns_handle or not _INTERNALS.search(info.body):
+        if info.role is not None or not info.body or info.returns_handle \
+                or not _reads_internals(p, info):
             continue
         words = set(regex.findall(r"\b\w+\b", info.body))
         if (words & refs) or any(c != info.name for c in set(regex.findall(r"\b(\w+)\s*\(", info.body)) & own):

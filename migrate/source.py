@@ -54,6 +54,17 @@ def _in_directive(text, pos):
     return text[start:pos].lstrip(" \t").startswith("#")
 
 
+def directive_end(text, pos):
+    """The end of the preprocessor directive whose logical line holds
+    ``pos`` (before its last newline), or None outside directives."""
+    if not _in_directive(text, pos):
+        return None
+    end = text.find("\n", pos)
+    while end > 0 and text[end - 1] == "\\":
+        end = text.find("\n", end + 1)
+    return len(text) if end < 0 else end
+
+
 def _blanked(text, m):
     """The mask of the comment or literal ``m`` (a match of _LEXEME)."""
     tok = m.group()

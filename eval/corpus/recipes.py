@@ -298,6 +298,20 @@ RECIPES = (
         stock_reference=(25, 0, 3),
     ),
     Recipe(
+        name="bitarray",
+        requirement="bitarray==3.12.3",
+        sha256="919e35a951c0a551631b94bf568f3f5e38d004e0c60866cb2ca51bd8c4778fec",
+        language="C",
+        exercises="buffer export and import, sequence/number/mapping slots, a type shared by two modules",
+        translate=("bitarray/_bitarray.c", "bitarray/_util.c", "bitarray/bitarray.h",
+                   "bitarray/pythoncapi_compat.h"),
+        extensions=("bitarray._bitarray", "bitarray._util"),
+        # test_free_threading.py asserts a free-threaded build at import.
+        tests=("bitarray/test_bitarray.py", "bitarray/test_util.py", "bitarray/test_bitfields.py"),
+        in_quick_run=False,  # its Cystck build fails (docs/gaps.md T19)
+        stock_reference=(713, 0, 10),
+    ),
+    Recipe(
         name="multidict",
         requirement="multidict==6.7.1",
         sha256="ec6652a1bee61c53a3e5776b6049172c53b6aaba34f18c9ad04f82712bac623d",

@@ -431,7 +431,8 @@ class KwargsDict(Rule):
     tuple, their values after the positional ones), not the dict of
     ``METH_KEYWORDS``: a method that only reads ``kw`` as a dict
     (``PyDict_Next(kw, ...)``, ``PyDict_Check(kw)``,
-    ``PyArg_ValidateKeywordArguments(kw)``, null tests) first makes
+    ``PyArg_ValidateKeywordArguments(kw)``, the keyword arguments of
+    ``PyObject_Call(f, a, kw)``, null tests) first makes
     the dict, ``kw = cystck_migrate_kwargs_dict(S, args, nargs, kw);``,
     defined once after the Cystck.h include.  A method that passes ``kw``
     on (to ``CystckArg_ParseTupleAndKeywords``, to another method) is left
@@ -491,8 +492,10 @@ class KwargsDict(Rule):
         test?  (Passed on to a parser or another method, it must stay the
         names.)"""
         uses = list(regex.finditer(rf"(?<![\w.>]){kw}\b", body))
-        # (a dict call, or the check of a dict's keys, ValidateKeywordArguments)
+        # (a dict call, or the check of a dict's keys, ValidateKeywordArguments,
+        # or the keyword arguments of a call, CystckObject_Call's fourth)
         dict_arg = regex.compile(r"(?:(?:Dict_\w+|Arg_ValidateKeywordArguments)\s*\(\s*(?:S\s*,\s*)?"
+                                 r"|\bCystckObject_Call\s*\(\s*S\s*(?:,(?:[^,;(){}]|\([^;(){}]*\))*){2},\s*"
                                  r"|\bCystck_IsNull\s*\(\s*"
                                  + (r"|\bCystck_AsPyObject\s*\(\s*S\s*,\s*" if gives_dict else "") +
                                  r"|[!(]\s*|&&\s*|\|\|\s*)$")
@@ -505,6 +508,6 @@ class KwargsDict(Rule):
             return call is not None and call[0] in helpers and \
                 regex.match(r"\w+\s*\(\s*S\s*,", body[call[1]:]) is not None
 
-        return bool(uses) and all((dict_arg.search(body[max(0, u.start() - 40):u.start()]) or helper_arg(u.start())) and
+        return bool(uses) and all((dict_arg.search(body[max(0, u.start() - 160):u.start()]) or helper_arg(u.start())) and
                                   (regex.match(r"\s*[,)]", body[u.end():]) or null_test.match(body[u.end():]))
                                   for u in uses)

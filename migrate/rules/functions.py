@@ -774,7 +774,7 @@ class MacroReturns(Rule):
             if not returns:
                 continue
             if users is None:
-                users = _macro_users(unit.project)
+                users = macro_users(unit.project)
             name = m.group("name")
             errors = {f: _error_value(unit.project, f) for f in sorted(users.get(name, ()))}
             values = set(errors.values())
@@ -791,11 +791,76 @@ class MacroReturns(Rule):
         return edits.applied
 
 
+class MacroReturnArguments(Rule):
+    """A macro that returns one of its parameters, ``#define
+    RAISE_IF(self, ret) if (...) { ...; return ret; }``, returns from the
+    function expanding it whatever that function passes: ``RAISE_IF(self,
+    NULL)`` in an entry point (a push count now) passes its error value,
+    ``-1``, and in a helper returning a handle ``Cystck_NULL``.  Other
+    arguments (``-1`` from an int slot) and uses in functions whose
+    convention did not change are left alone."""
+    name = "macro-return-arguments"
+    precedence = 546
+    patterns = (r"\breturn\s+(?P<p>\w+)\s*;",)
+    before = ("#define CHECK(v, ret) do { if ((v) < 0) return ret; } while (0)\n"
+              "static PyObject *f(PyObject *self, PyObject *arg)\n{\n    CHECK(PyLong_AsLong(arg), NULL);\n"
+              "    Py_RETURN_NONE;\n}\n"
+              "static PyMethodDef m[] = {{\"f\", f, METH_O, NULL}, {NULL}};\n")
+    after = ("#define CHECK(v, ret) do { if ((v) < 0) return ret; } while (0)\n"
+             "static PyObject *f(PyObject *self, PyObject *arg)\n{\n    CHECK(PyLong_AsLong(arg), -1);\n"
+             "    Py_RETURN_NONE;\n}\n"
+             "static PyMethodDef m[] = {{\"f\", f, METH_O, NULL}, {NULL}};\n")
+
+    def apply(self, unit):
+        code = unit.masked
+        returned = self._returned_parameters(unit.project)
+        if not returned:
+            return 0
+        edits = source.Edits()
+        for f in unit.functions():
+            if not f.is_definition or not f.body:
+                continue
+            value = _error_value(unit.project, f.name)
+            if value == "NULL":
+                continue
+            b0, b1 = f.body
+            for name, positions in returned.items():
+                for use in regex.finditer(rf"(?<![\w.>]){name}\s*\(", code, pos=b0, endpos=b1):
+                    close = source.matching(code, use.end() - 1)
+                    args = source.split_top(code, use.end(), close - 1)
+                    for i in positions:
+                        if i < len(args) and code[args[i][0]:args[i][1]].strip() in NULLS_RETURNED:
+                            s, e = args[i]
+                            lead = len(code[s:e]) - len(code[s:e].lstrip())
+                            edits.add(s + lead, s + lead + len(code[s:e].strip()), value)
+        if edits:
+            unit.apply(edits)
+        return edits.applied
+
+    def _returned_parameters(self, project):
+        """Macro name -> positions of the parameters its body returns."""
+        found = {}
+        for text in project.files.values():
+            for m in MACRO_DEFINITION.finditer(source.mask(text)):
+                if not m.group("args"):
+                    continue
+                params = [a.strip() for a in m.group("args")[1:-1].split(",")]
+                positions = {params.index(r.group("p"))
+                             for r in regex.finditer(self.patterns[0], m.group("body")) if r.group("p") in params}
+                if positions:
+                    found[m.group("name")] = positions
+        return found
+
+
+#: what a stock function returns for its error, passed to a macro that returns it
+NULLS_RETURNED = ("NULL", "nullptr", "(PyObject *)NULL", "(PyObject *) NULL")
+
+
 MACRO_DEFINITION = regex.compile(r"^[ \t]*#[ \t]*define[ \t]+(?P<name>\w+)(?P<args>\([^)]*\))?"
                                  r"(?P<body>(?:[^\n\\]|\\.|\\\n)*)", regex.M | regex.S)
 
 
-def _macro_users(project):
+def macro_users(project):
     """Macro name -> names of the functions whose bodies expand it,
     directly or through other macros."""
     bodies = {}
@@ -825,7 +890,7 @@ def macro_contexts(unit):
     user (the macro reads the locals of the function that expands it),
     minus the macro's own parameters, plus the object locals the macro's
     body declares (which the declarations rule makes handles)."""
-    users = _macro_users(unit.project)
+    users = macro_users(unit.project)
     contexts = {}
     for ctx in _common.function_contexts(unit):
         contexts.setdefault(ctx.func.name, []).append((ctx, unit.masked))
@@ -1119,7 +1184,9 @@ class Returns(Rule):
     """Paper rules 9/10: an entry point returns how many values it pushed:
     ``return NULL;`` becomes ``return -1;``, ``return x;`` becomes ``return
     Cystck_Return(S, x);``, ``Py_RETURN_NONE;`` becomes ``return 0;`` and
-    ``Py_RETURN_TRUE;`` ``return Cystck_Return(S, Cystck_True);``.  A helper
+    ``Py_RETURN_TRUE;`` ``return Cystck_Return(S, Cystck_True);``,
+    ``Py_RETURN_RICHCOMPARE(a, b, op);`` ``return Cystck_ReturnBool(S,
+    CYSTCK_RICHCOMPARE(a, b, op));``.  A helper
     returning a handle returns ``Cystck_NULL`` instead of NULL, and
     ``Cystck_Dup(S, Cystck_True)`` for ``Py_RETURN_TRUE``: stock returns a
     new reference that the caller releases, and releasing a constant handle
@@ -1138,6 +1205,21 @@ class Returns(Rule):
              "    return Cystck_Return(S, PyNumber_Negative(arg));\n}\n"
              "static PyMethodDef m[] = {{\"f\", f, METH_O, NULL}, {NULL}};\n")
 
+    @staticmethod
+    def _richcompare(unit, m, mode, edits):
+        """``Py_RETURN_RICHCOMPARE(a, b, op)`` returns the test's bool
+        (``CYSTCK_RICHCOMPARE``, Cystck.h), pushed or as a new handle."""
+        call = regex.match(r"\s*\(", unit.masked[m.end():])
+        if call is None:
+            unit.leftover(m.start(), "Py_RETURN_RICHCOMPARE without its arguments: write the comparison "
+                          "and return Cystck_ReturnBool(S, ...)", "returns")
+            return
+        close = source.matching(unit.masked, m.end() + call.end() - 1)
+        args = unit.text[m.end() + call.end():close - 1]
+        test = f"CYSTCK_RICHCOMPARE({args})"
+        edits.add(m.start(), close, f"return Cystck_ReturnBool(S, {test})" if mode == "push"
+                  else f"return CystckBool_FromLong(S, {test})")
+
     CONST = {"TRUE": "Cystck_True", "FALSE": "Cystck_False", "NOTIMPLEMENTED": "Cystck_NotImplemented",
              "NONE": "Cystck_None"}
 
@@ -1154,21 +1236,27 @@ class Returns(Rule):
                     new = f"return Cystck_Dup(S, {self.CONST[k]});"
                 edits.add(m.start(), m.end(), new)
             for m in regex.finditer(self.patterns[2], code, pos=b0, endpos=b1):
-                unit.leftover(m.start(), "Py_RETURN_RICHCOMPARE: write the comparison and return "
-                              "Cystck_Return(S, Cystck_True or Cystck_False)", self.name)
+                self._richcompare(unit, m, mode, edits)
             for m in regex.finditer(self.patterns[0], code, pos=b0, endpos=b1):
+                in_macro = source.directive_end(text, m.start())
+                if in_macro is not None and in_macro < m.end():
+                    # a macro's body with the `;` at its uses: the
+                    # expression ends with the directive
+                    m = regex.match(r"\breturn\b(?P<e>.*)", code, pos=m.start(), endpos=in_macro,
+                                    flags=regex.S)
                 e = text[m.start("e"):m.end("e")].strip()
                 # a branch of a conditional result that is NULL is the null handle
                 e = regex.sub(r"(?<=:\s*)(?:NULL|nullptr)\s*$|(?:NULL|nullptr)(?=\s*:)", "Cystck_NULL", e) \
                     if _CONDITIONAL_EXPRESSION.search(e) else e
+                end = ";" if code[m.end() - 1] == ";" else ""
                 if mode == "handle":
                     if e in ("NULL", "0", "nullptr", "(PyObject *)NULL"):
-                        edits.add(m.start(), m.end(), "return Cystck_NULL;")
+                        edits.add(m.start(), m.end(), "return Cystck_NULL" + end)
                     elif e != text[m.start("e"):m.end("e")].strip():
                         edits.add(m.start("e"), m.end("e"), f" {e}")
                     continue
                 if e in ("NULL", "0", "nullptr", "(PyObject *)NULL", "-1"):
-                    edits.add(m.start(), m.end(), "return -1;")
+                    edits.add(m.start(), m.end(), "return -1" + end)
                 elif not e or regex.match(r"(?:Cystck_Return\w*|CystckErr_NoMemory|PyErr_NoMemory)\s*\(", e) \
                         or _calls_pushing_entry(unit.project, e):
                     continue

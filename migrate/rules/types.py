@@ -1256,6 +1256,89 @@ class StockFunctionPointers(Rule):
         return unit.sub(self.patterns[0], declarator)
 
 
+def _conditional_nulls(code, start, end):
+    """Spans of the NULLs in [start, end) of ``code`` that are a branch of
+    a conditional expression (``c ? h : NULL``, ``c ? NULL : h``), stored
+    where a handle is wanted: the null handle there."""
+    value = code[start:end]
+    if not regex.search(r"\?[^;]*:", value):
+        return []
+    return [(start + m.start(), start + m.end())
+            for m in regex.finditer(r"(?<=:\s*)(?:NULL|nullptr)\b(?=\s*$)|(?<=\?\s*)(?:NULL|nullptr)\b(?=\s*:)",
+                                    value)]
+
+
+class MacroParamStructCasts(Rule):
+    """A macro that casts one of its parameters to a custom struct,
+    ``#define RO(self) (((Foo *) self)->readonly)``, and that every
+    function expanding it (all of this file, all with the state) passes a
+    handle there, reaches the struct through the typed accessor:
+    ``(Foo_AsStruct(S, self)->readonly)``.  A macro some use of which passes
+    anything else (a struct pointer, an expression) is left alone."""
+    name = "macro-param-struct-casts"
+    precedence = 379
+    patterns = (r"\(\s*\(\s*(?:struct\s+)?(?P<t>\w+)\s*\*\s*\)\s*(?P<h>\w+)\s*\)\s*->",)
+    before = ("typedef struct { PyObject_HEAD int ro; } Box;\n#define RO(o) (((Box *) o)->ro)\n"
+              "static PyObject *f(Box *self, PyObject *x)\n{\n    if (RO(self))\n        return NULL;\n"
+              "    return PyNumber_Negative(x);\n}\n")
+    after = ("typedef struct { PyObject_HEAD int ro; } Box;\n#define RO(o) (Box_AsStruct(S, o)->ro)\n"
+             "static PyObject *f(Box *self, PyObject *x)\n{\n    if (RO(self))\n        return NULL;\n"
+             "    return PyNumber_Negative(x);\n}\n")
+
+    def apply(self, unit):
+        p = unit.project
+        if not p.types:
+            return 0
+        code = unit.masked
+        contexts = {c.func.name: c for c in _common.function_contexts(unit) if c.has_state}
+        users = functions.macro_users(p)
+        edits = source.Edits()
+        for m in functions.MACRO_DEFINITION.finditer(code):
+            if not m.group("args"):
+                continue
+            names = users.get(m.group("name")) or set()
+            if not names or not names <= set(contexts):
+                continue
+            params = [a.strip() for a in m.group("args")[1:-1].split(",")]
+            ctxs = [contexts[n] for n in names]
+            for c in regex.finditer(self.patterns[0], code, pos=m.start("body"), endpos=m.end("body")):
+                if c.group("t") in p.types and c.group("h") in params \
+                        and self._arg_structs(code, m.group("name"), params.index(c.group("h")), ctxs, p) is not None:
+                    edits.add(c.start(), c.end(), f"{p.types[c.group('t')].struct}_AsStruct(S, {c.group('h')})->")
+            # no cast, a->n: the struct of the handles every use passes
+            for c in regex.finditer(self._UNCAST, code, pos=m.start("body"), endpos=m.end("body")):
+                if c.group("h") not in params:
+                    continue
+                structs = self._arg_structs(code, m.group("name"), params.index(c.group("h")), ctxs, p)
+                if structs and len(structs) == 1 and None not in structs:
+                    t = p.types[next(iter(structs))]
+                    if c.group("f") in t.fields and c.group("f") not in t.object_fields:
+                        edits.add(c.start(), c.end("f") - len(c.group("f")), f"{t.struct}_AsStruct(S, {c.group('h')})->")
+        if edits:
+            unit.apply(edits)
+        return edits.applied
+
+    _UNCAST = r"(?<![\w.>)])(?:(?P<h>[A-Za-z_]\w*)|\(\s*(?P<h>[A-Za-z_]\w*)\s*\))\s*->\s*(?P<f>\w+)"
+
+    @staticmethod
+    def _arg_structs(code, macro, position, contexts, p):
+        """The custom structs (None for a handle of no known one) of what
+        the uses of ``macro`` in these functions pass at ``position``; None
+        if one of them passes no handle, or there is no use."""
+        structs = set()
+        for ctx in contexts:
+            b0, b1 = ctx.body
+            for use in regex.finditer(rf"(?<![\w.>]){macro}\s*\(", code, pos=b0, endpos=b1):
+                if source.directive_end(code, use.start()) is not None:
+                    continue          # its own #define (or #undef) in the body
+                args = source.split_top(code, use.end(), source.matching(code, use.end() - 1) - 1)
+                arg = code[slice(*args[position])].strip() if position < len(args) else ""
+                if not arg or not _common.is_handle(arg, ctx, p):
+                    return None
+                structs.add(ctx.struct_at(arg, use.start()))
+        return structs or None
+
+
 class StructAccess(Rule):
     """Access to the native struct of a custom-type handle goes through the
     typed accessor: ``self->n`` (``self`` a ``Foo *``) and ``((Foo *)o)->n``
@@ -1398,6 +1481,9 @@ class StructAccess(Rule):
                 edits.add(start, e0, f"(CystckField_Store(S, {h}, &{field_expr}, ")
             if text[e0:e1].strip() in ("NULL", "0", "nullptr"):
                 edits.add(e0, e1, "Cystck_NULL")
+            else:
+                for null in _conditional_nulls(code, e0, e1):   # c ? h : NULL
+                    edits.add(*null, "Cystck_NULL")
             if statement:
                 # up to the `;`: after the tail of a store in the value, at e1 too
                 semi = code.index(";", e1) + 1
@@ -1797,6 +1883,30 @@ class TypeReady(Rule):
         n += unit.sub(self.patterns[4], lambda m, t: f"CystckModule_AddType(S, {t[m.start('m'):m.end('m')]}, "
                       f"Cystck_deref(S, {m.group('t')}))")
         return n
+
+
+class SetTypeOfTypeObjects(Rule):
+    """``Py_SET_TYPE(&FooType, &PyType_Type);`` (or ``Py_TYPE(&FooType) =
+    &PyType_Type;``) of a static type that becomes a spec goes: compilers
+    that cannot take ``&PyType_Type`` in a static initialiser needed it,
+    while a type made from a spec is an instance of ``type`` already.  A
+    statement naming another metatype, or a type object that stays, is
+    left alone."""
+    name = "set-type-of-type-objects"
+    precedence = 646
+    patterns = (r"^[ \t]*(?:Py_SET_TYPE\s*\(\s*(?:\(\s*PyObject\s*\*\s*\)\s*)?&\s*(?P<t>\w+)\s*,"
+                r"|Py_TYPE\s*\(\s*(?:\(\s*PyObject\s*\*\s*\)\s*)?&\s*(?P<t>\w+)\s*\)\s*=)"
+                r"\s*&\s*PyType_Type\s*\)?\s*;[ \t]*\n",)
+    before = ("static PyTypeObject BoxType = {PyVarObject_HEAD_INIT(NULL, 0) \"m.Box\"};\n"
+              "static int init(PyObject *m)\n{\n    if (PyType_Ready(&BoxType) < 0)\n        return -1;\n"
+              "    Py_SET_TYPE(&BoxType, &PyType_Type);\n    return 0;\n}\n")
+    after = ("static PyTypeObject BoxType = {PyVarObject_HEAD_INIT(NULL, 0) \"m.Box\"};\n"
+             "static int init(PyObject *m)\n{\n    if (PyType_Ready(&BoxType) < 0)\n        return -1;\n"
+             "    return 0;\n}\n")
+
+    def apply(self, unit):
+        types = unit.project.type_objects
+        return unit.sub(self.patterns[0], lambda m, t: "" if m.group("t") in types else None, flags=regex.M)
 
 
 def _spec_has_new(project, spec):

@@ -535,6 +535,25 @@ LEAVE_ALONE = {
     "newref-macros": (
         "#define NEWREF(o) (Py_Touch(o), (o))\n"
         "static PyObject *f(PyObject *o) { return NEWREF(o); }\n"),
+
+
+    # A returning macro given an entry point's error value already, not NULL.
+    "macro-return-arguments": (
+        "#define CHECK(v, ret) do { if ((v) < 0) return ret; } while (0)\n"
+        "static PyObject *f(PyObject *self, PyObject *arg)\n{\n    CHECK(PyLong_AsLong(arg), -1);\n"
+        "    Py_RETURN_NONE;\n}\n"
+        "static PyMethodDef m[] = {{\"f\", f, METH_O, NULL}, {NULL}};\n"),
+    # A macro casting its parameter to a struct that is no object type.
+    "macro-param-struct-casts": (
+        "typedef struct { PyObject_HEAD int ro; } Box;\ntypedef struct { int ro; } Flags;\n"
+        "#define RO(o) (((Flags *) o)->ro)\n"
+        "static PyObject *f(Box *self, PyObject *x)\n{\n    if (RO(self))\n        return NULL;\n"
+        "    return PyNumber_Negative(x);\n}\n"),
+    # The type set is a metatype of the extension's own.
+    "set-type-of-type-objects": (
+        "static PyTypeObject BoxType = {PyVarObject_HEAD_INIT(NULL, 0) \"m.Box\"};\n"
+        "static int init(PyObject *m)\n{\n    if (PyType_Ready(&BoxType) < 0)\n        return -1;\n"
+        "    Py_SET_TYPE(&BoxType, &MetaType);\n    return 0;\n}\n"),
     # A constant without a permanent handle, and the call in a string.
     "constant-getters": (
         "static PyObject *f(PyObject *o) {\n"

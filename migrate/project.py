@@ -315,6 +315,18 @@ class Project:
         return {n for struct, members in self.member_handles.items() if struct not in self.ref_structs
                 for n in members} & self.ref_fields
 
+    @functools.cached_property
+    def ambiguous_handles(self):
+        """Handle member names (handle_fields) that a plain struct has as
+        a member of another type (``fail``: an object of one struct, a
+        node pointer of another): an access by such a name is a handle or
+        not by its struct (``member_is_handle``)."""
+        return self.handle_fields & {n for members in self.member_structs.values() for n in members}
+
+    def member_is_handle(self, member, struct):
+        """Is ``member`` of plain struct ``struct`` a handle?"""
+        return member in self.member_handles.get(struct, ())
+
     def member_is_ref(self, member, struct):
         """Is ``member`` of plain struct ``struct`` a reference (None: a
         struct not known, judged by the member's name)?"""
@@ -355,17 +367,34 @@ class Project:
 
     def compiled_with(self, path):
         """The files compiled in one unit with ``path``: those that include
-        it, those it includes and, where a source file includes it, the
-        other files that one includes (a unity build's ``#include "x.c"``
-        lines: each sees the others' static functions)."""
+        it, those it includes and, where a source file includes it (at any
+        depth), the other files that one includes at any depth (a unity
+        build's ``#include "x.c"`` lines, some in a file itself included:
+        each sees the others' static functions)."""
         found = self._compiled_with.get(path)
         if found is None:
             includers = sorted(self.includers.get(path, ()))
-            units = {i for i in includers if i.endswith(_COMPILED_SUFFIXES)}
             included = sorted(t for t, paths in self.includers.items() if path in paths)
-            siblings = sorted(t for t, paths in self.includers.items() if t != path and units & paths)
-            found = self._compiled_with[path] = list(dict.fromkeys([*includers, *included, *siblings]))
+            ancestors = sorted(self._reached(path, lambda f: self.includers.get(f, ())))
+            units = [a for a in ancestors if a.endswith(_COMPILED_SUFFIXES)]
+            siblings = sorted(set().union(*(self._reached(u, self._included_by) for u in units)) - {path})
+            found = self._compiled_with[path] = list(dict.fromkeys([*includers, *included, *ancestors, *siblings]))
         return found
+
+    def _included_by(self, path):
+        return [t for t, paths in self.includers.items() if path in paths]
+
+    @staticmethod
+    def _reached(path, step):
+        """The files reached from ``path`` (itself not) by repeating ``step``
+        (a file -> the files next to it)."""
+        seen, todo = set(), [path]
+        while todo:
+            for nxt in step(todo.pop()):
+                if nxt not in seen and nxt != path:
+                    seen.add(nxt)
+                    todo.append(nxt)
+        return seen
 
     def handle_makers(self, path):
         """The names of the extension's functions visible from ``path``
@@ -524,8 +553,10 @@ def unused_definitions(text, names):
     edits = source.Edits()
     for name in names:
         d = regex.search(rf"^[ \t]*#[ \t]*define[ \t]+{name}\b(?:[^\n\\]|\\.|\\\n)*\n?", masked, regex.M | regex.S)
-        if d and len(regex.findall(rf"\b{name}\b", masked)) == 1:
-            edits.add(d.start(), d.end(), "")
+        undefs = list(regex.finditer(rf"^[ \t]*#[ \t]*undef[ \t]+{name}\b[ \t]*\n?", masked, regex.M))
+        if d and len(regex.findall(rf"\b{name}\b", masked)) == 1 + len(undefs):
+            for m in [d, *undefs]:      # an #undef of a macro that is gone goes too
+                edits.add(m.start(), m.end(), "")
     return edits
 
 
@@ -579,13 +610,83 @@ def member_macro_uses(text):
     return edits, inlined
 
 
-def build(files, kept_stock=frozenset(), split_destructors=True):
+# A function-like macro whose body is one braced element of a method,
+# member or getset table (``#define METHOD(n, k) {#n, (PyCFunction)obj_##n,
+# k, obj_##n##_doc}``), used as the table's elements (``METHOD(get, METH_O),``).
+_ELEMENT_MACRO = regex.compile(r"^[ \t]*#[ \t]*define[ \t]+(?P<name>\w+)\((?P<params>[\w\s,]*)\)[ \t]*"
+                               r"(?P<body>\{(?:[^\n\\]|\\.|\\\n)*\})[ \t]*$", regex.M)
+_TABLE_KINDS = ("methods", "members", "getsets")
+
+
+def inline_table_element_macros(text):
+    """``text`` with every use of an element macro (see _ELEMENT_MACRO) as
+    an element of a method, member or getset table replaced by its
+    expansion (``#n`` made a string, ``##`` pasted), and the macro's
+    definition (and ``#undef``) removed once no use is left: the table's
+    entries are then read (and rewritten) like any other.  Returns (new
+    text, number of uses inlined)."""
+    return _inline_macro_uses(text, table_element_macro_uses)
+
+
+def table_element_macro_uses(text):
+    """The edits inlining each use of an element macro in a table, and
+    the names of the macros inlined."""
+    masked = source.mask(text)
+    macros = {m.group("name"): m for m in _ELEMENT_MACRO.finditer(masked)}
+    edits, inlined = source.Edits(), set()
+    if not macros:
+        return edits, inlined
+    code = source.mask_directives(masked)
+    use = regex.compile(r"(?P<name>" + "|".join(map(regex.escape, macros)) + r")\s*(?P<args>\((?:[^()]++|(?&args))*\))")
+    for kind in _TABLE_KINDS:
+        for m in _DEF_PATTERNS[kind].finditer(code):
+            open_at = m.end() - 1
+            for s, e in source.split_top(code, open_at + 1, source.matching(code, open_at) - 1):
+                at = s + len(code[s:e]) - len(code[s:e].lstrip())
+                u = use.fullmatch(code, at, at + len(code[at:e].rstrip()))
+                if u is None:
+                    continue
+                d = macros[u.group("name")]
+                params = [x.strip() for x in d.group("params").split(",") if x.strip()]
+                args = [text[a:b].strip() for a, b in source.split_top(code, u.start("args") + 1, u.end("args") - 1)]
+                if len(params) != len(args):
+                    continue
+                body = _expand_macro_body(text[d.start("body"):d.end("body")], masked[d.start("body"):d.end("body")],
+                                          dict(zip(params, args)))
+                edits.add(u.start(), u.end(), body)
+                inlined.add(u.group("name"))
+    return edits, inlined
+
+
+def _expand_macro_body(body, masked_body, args):
+    """``body`` of a function-like macro with its parameters replaced by
+    ``args`` (name -> text) as the preprocessor does: ``#p`` is the
+    argument as a string literal, ``a ## p`` pastes; literals in the body
+    (blanked in ``masked_body``) are left alone; line continuations go."""
+    edits = source.Edits()
+    for m in regex.finditer(r"(?P<hash>(?<!#)#\s*)?\b(?P<p>\w+)\b", masked_body):
+        if m.group("p") in args:
+            arg = args[m.group("p")]
+            if m.group("hash"):
+                arg = '"' + arg.replace("\\", "\\\\").replace('"', '\\"') + '"'
+            edits.add(m.start(), m.end(), arg)
+    expanded, masked = edits.apply(body), edits.apply(masked_body)
+    pastes = source.Edits()
+    for m in regex.finditer(r"\s*##\s*|\\\n", masked):
+        pastes.add(m.start(), m.end(), "" if "#" in m.group() else " ")
+    return pastes.apply(expanded)
+
+
+def build(files, kept_stock=frozenset(), split_destructors=True, includes=None):
     """Build the Project for ``files``: a dict path -> stock source text.
     ``kept_stock``: names of the functions defined in files kept stock as
     a whole (translate.kept_stock), which ``files`` may declare and call.
-    ``split_destructors``: whether the destructor-split rule runs."""
+    ``split_destructors``: whether the destructor-split rule runs.
+    ``includes``: the files whose ``#include`` lines tell which files are
+    compiled together (default ``files``; also those without the API, such
+    as a list of ``#include "x.c"`` lines)."""
     p = Project(files=dict(files))
-    _collect_includes(p, files)
+    _collect_includes(p, files if includes is None else includes)
     masks = {}
     for path, text in files.items():
         try:
@@ -798,7 +899,8 @@ def _same_member(base, other, name):
 
 def _collect_tables(p, path, code, text):
     inlined, n = inline_type_slot_macros(text)
-    if n:       # the slots a macro gives a type are the type's slots
+    inlined, m = inline_table_element_macros(inlined)
+    if n or m:  # the slots or entries a macro gives are the type's or table's own
         text, code = inlined, source.structure_mask(inlined)
     for m in _DEF_PATTERNS["methods"].finditer(code):
         for f, _ in table_elements(code, text, m, METHOD_FIELDS):

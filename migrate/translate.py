@@ -135,7 +135,8 @@ def translate_files(files, rules=None):
         python_files = {p: macros.expand_function_macros(t)[0] for p, t in python_files.items()}
     kept_functions = _defined_functions({p: files[p] for p in kept})
     split = any(r.name == "destructor-split" for r in rules)
-    project = proj.build(python_files, kept_stock=kept_functions, split_destructors=split)
+    project = proj.build(python_files, kept_stock=kept_functions, split_destructors=split,
+                         includes=files)
     # Files without the API that declare or call a function taking S now
     # are translated too, until none is left (each may pass S further on).
     pulled_in = set()
@@ -145,7 +146,8 @@ def translate_files(files, rules=None):
             break
         pulled_in |= set(extra)
         python_files = {**python_files, **extra}
-        project = proj.build(python_files, kept_stock=kept_functions, split_destructors=split)
+        project = proj.build(python_files, kept_stock=kept_functions, split_destructors=split,
+                             includes=files)
     units = {}
     for path, text in files.items():
         unit = engine.Unit(path, text, project, libraries=libraries(path, text))

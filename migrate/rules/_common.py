@@ -434,6 +434,10 @@ def is_handle(expr, ctx, project):
             owner = member_owner(expr, ctx, project)
             if owner is not None:
                 return not project.member_is_ref(m.group(1), owner)
+        if m.group(1) in project.ambiguous_handles:
+            owner = member_owner(expr, ctx, project)
+            if owner is not None and owner in project.struct_names:
+                return project.member_is_handle(m.group(1), owner)
         return m.group(1) in project.handle_fields
     m = _MEMBER_ELEMENT.search(expr)
     if m:
@@ -568,7 +572,18 @@ def declaration_start(code, span, at):
     the ``CYSTCK_TYPE_HELPERS(Foo)`` the object-struct rule writes after a
     struct, which a rule rewriting the declaration must leave in place."""
     first = span[0] + len(code[span[0]:span[1]]) - len(code[span[0]:span[1]].lstrip())
-    return max(first, code.rfind("\n", 0, at) + 1)
+    line = code.rfind("\n", 0, at) + 1
+    # specifiers alone on the lines before (``static\nPyMethodDef t[] =``)
+    # are the declaration's
+    while line > first:
+        previous = max(first, code.rfind("\n", 0, line - 1) + 1)
+        if not _SPECIFIERS_ONLY.fullmatch(code[previous:line].strip()):
+            break
+        line = previous
+    return max(first, line)
+
+
+_SPECIFIERS_ONLY = regex.compile(r"(?:(?:static|extern|const|inline)\s*)+")
 
 
 def statement_line_span(text, start, end):

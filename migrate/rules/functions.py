@@ -516,7 +516,7 @@ def _handle_returning_call(unit):
 
 
 class NullHandles(Rule):
-    """NULL on handles: ``h = NULL`` (and ``*out = NULL`` through a
+    """NULL on handles: ``h = NULL`` (or ``h = 0``; and ``*out = NULL`` through a
     pointer to a handle) becomes ``h = Cystck_NULL``; ``h ==
     NULL``, ``!h`` and ``(h = f(...)) == NULL`` become ``Cystck_IsNull(...)``;
     ``h != NULL`` and a bare ``if (h)`` (or ``assert(h)``) become
@@ -530,7 +530,7 @@ class NullHandles(Rule):
     is a handle where ``out`` points at handles (``PyObject **out``)."""
     name = "null-handles"
     precedence = 520
-    patterns = (r"(?P<h>H)\s*=(?!=)\s*(?:NULL|nullptr)\b", r"(?P<h>H)\s*(?P<op>==|!=)\s*(?:NULL|nullptr|0(?![\w.]))",
+    patterns = (r"(?P<h>H)\s*=(?!=)\s*(?:NULL|nullptr|0(?![\w.]))", r"(?P<h>H)\s*(?P<op>==|!=)\s*(?:NULL|nullptr|0(?![\w.]))",
                 r"!\s*(?P<h>H)(?!\s*(?:->|\[|\(|\.|=))", r"(?<=(?:\bif|\bwhile|\bassert)\s*\(\s*|&&\s*|\|\|\s*)(?P<h>H)(?=\s*(?:\)|&&|\|\||\?))",
                 r"(?<=\(\s*)(?P<h>H)(?=\s*(?:&&|\|\|))",
                 r"(?<=(?<![=!<>])=\s*|[(,]\s*|\breturn\s+)(?P<h>H)(?=\s*\?)")
@@ -903,17 +903,53 @@ def macro_contexts(unit):
             _stock_contexts(unit, n, contexts)
         if not all(n in contexts and all(c.has_state for c, _ in contexts[n]) for n in names):
             continue
-        ctxs = [c for n in names for c in contexts[n]]
+        pairs = [c for n in names for c in contexts[n]]
         # of a function defined once per branch, the versions that expand it
         word = regex.compile(rf"\b{m.group('name')}\b")
-        ctxs = [c for c, code in ctxs if word.search(code, *c.body)] or [c for c, _ in ctxs]
-        params = set(regex.findall(r"\w+", m.group("args") or ""))
+        expanding = [(c, code) for c, code in pairs if word.search(code, *c.body)]
+        ctxs = [c for c, _ in expanding] or [c for c, _ in pairs]
+        params = regex.findall(r"\w+", m.group("args") or "")
         ctx = _common.FunctionContext(None, None, [])
-        ctx.handles = (set.intersection(*(c.handles for c in ctxs)) - params) | \
+        ctx.handles = (set.intersection(*(c.handles for c in ctxs)) - set(params)) | \
             _declared_objects(unit, m.start(), m.end())
+        if {c.func.name for c, _ in expanding} >= names:    # (else some expand it through a macro)
+            ctx.handles |= _handle_params(m.group("name"), params, expanding, unit.project)
         ctx.typed = {h: t for h, t in ctxs[0].typed.items() if h not in params and all(c.typed.get(h) == t for c in ctxs)}
         out.append((m.start(), m.end(), ctx))
     return out
+
+
+def _handle_params(name, params, users, project):
+    """The parameters of function-like macro ``name`` that every use in
+    ``users`` ((context, masked code) of the functions expanding it)
+    gives a handle (``maybe_release(flag, obj)`` with ``obj`` an object
+    each time): in the body they are handles too, tested with
+    ``Cystck_IsNull`` and released like one.  A use through another
+    macro, or with another count of arguments, makes it none."""
+    if not params or not users:
+        return set()
+    call = regex.compile(rf"(?<![\w.>]){name}\s*" + source.paren("a"))
+    found = set(params)
+    for ctx, code in users:
+        uses = list(call.finditer(code, *ctx.body))
+        if not uses:
+            return set()
+        for c in uses:
+            args = [code[s:e].strip() for s, e in source.split_top(code, c.start("a") + 1, c.end("a") - 1)]
+            if len(args) != len(params):
+                return set()
+            found &= {p for p, a in zip(params, args) if _common.is_handle(a, ctx, project)
+                      and not _global_alias(a, ctx, code, project)}
+    return found
+
+
+def _global_alias(arg, ctx, code, project):
+    """Is ``arg`` a local that the function sets from a global object
+    (``PyObject *o = cache;``)?  Released in a macro, it releases the
+    global's reference, which dropping a handle would not: it stays."""
+    return bool(regex.fullmatch(r"\w+", arg)) and any(
+        m.group(1) in project.globals
+        for m in regex.compile(rf"(?<![\w.>]){arg}\s*=\s*(\w+)\s*;").finditer(code, *ctx.body))
 
 
 def _declared_objects(unit, start, end):
@@ -1502,3 +1538,41 @@ class ChainedStores(Rule):
         names = [set(regex.findall(r"\b[A-Za-z_]\w*\b", regex.sub(r"(?:->|\.)\s*\w+", "", t))) for t in targets]
         whole = [t.strip("* ") for t in targets]
         return any(whole[j] in names[i] for i in range(len(targets)) for j in range(len(targets)) if i != j)
+
+
+class Iso646NullHandles(Rule):
+    """The null tests of the null-handles rule spelled with the operators
+    of ``<iso646.h>`` (and C++): ``not h`` becomes ``Cystck_IsNull(h)``, a
+    bare handle beside ``and``/``or`` (``if (x and h)``, ``(h or y)``)
+    ``!Cystck_IsNull(h)``.  Only names known as handles are touched: ``not
+    done`` on an ``int`` stays."""
+    name = "iso646-null-handles"
+    precedence = 521
+    patterns = (r"\bnot\s+(?P<h>H)(?=\s*(?:\band\b|\bor\b|[)?;,]|&&|\|\|))",
+                r"(?<=\band\s+|\bor\s+|&&\s*|\|\|\s*|(?:\bif|\bwhile)\s*\(\s*|\(\s*)(?P<h>H)"
+                r"(?=\s*(?:\band\b|\bor\b))",
+                r"(?<=\band\s+|\bor\s+)(?P<h>H)(?=\s*(?:[)?;,]|&&|\|\|))")
+    before = ("#include <iso646.h>\nstatic int f(PyObject *o, PyObject *r, int done)\n{\n"
+              "    if (not o or not done)\n        return 0;\n    return (r and done) or (done and r);\n}\n")
+    after = ("#include <iso646.h>\nstatic int f(PyObject *o, PyObject *r, int done)\n{\n"
+             "    if (Cystck_IsNull(o) or not done)\n        return 0;\n"
+             "    return (!Cystck_IsNull(r) and done) or (done and !Cystck_IsNull(r));\n}\n")
+
+    def apply(self, unit):
+        code, text, p = unit.masked, unit.text, unit.project
+        # HX without its end, which refuses a word after the handle (`o or`)
+        hx = _common.HX.removesuffix(r"(?!\s*[\w(\[])")
+        pats = [regex.compile(pat.replace("H", hx)) for pat in self.patterns]
+        edits = source.Edits()
+        for ctx in _common.function_contexts(unit):
+            if not ctx.has_state:
+                continue
+            for i, pat in enumerate(pats):
+                for m in pat.finditer(code, *ctx.body):
+                    h = text[m.start("h"):m.end("h")]
+                    if ctx.out_of_scope(h.strip(), m.start("h")) or not _common.is_handle(h, ctx, p):
+                        continue
+                    edits.add(m.start(), m.end(), f"Cystck_IsNull({h})" if i == 0 else f"!Cystck_IsNull({h})")
+        if edits:
+            unit.apply(edits)
+        return edits.applied

@@ -315,6 +315,26 @@ class TypeSlotMacros(Rule):
         return _inline_macro_uses(unit, proj.slot_macro_uses)
 
 
+class TableElementMacros(Rule):
+    """A function-like macro whose body is one braced table element
+    (``#define METHOD(n, k) {#n, (PyCFunction)obj_##n, k, obj_##n##_doc}``,
+    used as the elements of a ``PyMethodDef``, ``PyMemberDef`` or
+    ``PyGetSetDef`` array) is expanded at each use, ``#n`` made a string
+    and ``##`` pasted as the preprocessor does, and its definition (and
+    ``#undef``) goes once no use is left: the table rules then read (and
+    rewrite) the entries, and the project pass knows the functions as
+    methods with their calling conventions (it expands them too)."""
+    name = "table-element-macros"
+    precedence = 286
+    patterns = (r"\b(?:PyMethodDef|PyMemberDef|PyGetSetDef)\s+\w+\s*\[",)
+    before = ('#define METHOD(n, k) {#n, (PyCFunction)box_##n, k, NULL}\n'
+              'static PyMethodDef box_methods[] = {\n    METHOD(get, METH_O),\n    {NULL}\n};\n#undef METHOD\n')
+    after = ('static PyMethodDef box_methods[] = {\n    {"get", (PyCFunction)box_get, METH_O, NULL},\n    {NULL}\n};\n')
+
+    def apply(self, unit):
+        return _inline_macro_uses(unit, proj.table_element_macro_uses)
+
+
 class DisallowInstantiation(Rule):
     """A static type that Python code cannot instantiate says so with
     ``Py_TPFLAGS_DISALLOW_INSTANTIATION``, which the type-object rule

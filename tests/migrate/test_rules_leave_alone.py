@@ -95,6 +95,16 @@ LEAVE_ALONE = {
         "#define PREFIX \"m.\"\n\n"
         "static PyTypeObject KeysType = {\n    PyVarObject_HEAD_INIT(NULL, 0)\n    PREFIX \"keys\",\n};\n"
         "static PyTypeObject ItemsType = {\n    PyVarObject_HEAD_INIT(NULL, 0)\n    PREFIX \"items\",\n};\n"),
+    # iso646 operators on what is no handle: an int, a char pointer.
+    "iso646-null-handles": (
+        "#include <iso646.h>\nstatic int f(PyObject *o, int done, char *p)\n{\n"
+        "    if (not done or not p)\n        return 0;\n    return (p and done) or o == NULL;\n}\n"),
+    # A braced-body macro used as the element of an array of another struct.
+    "table-element-macros": (
+        "#define ENTRY(n, v) {#n, v}\n"
+        "static PyObject *get(PyObject *self, PyObject *o) { return o; }\n"
+        "static struct pair pairs[] = {\n    ENTRY(get, 1),\n    {NULL, 0}\n};\n#undef ENTRY\n"
+        "static PyMethodDef methods[] = {\n    {\"get\", (PyCFunction)get, METH_O, NULL},\n    {NULL}\n};\n"),
     # tp_new given a function after PyType_Ready: instances can be made.
     "disallow-instantiation": (
         "static PyTypeObject CursorType = {\n    PyVarObject_HEAD_INIT(NULL, 0)\n    .tp_name = \"m.Cursor\",\n"
@@ -642,6 +652,8 @@ POSITIVE_TWINS = {
     "method-def-tests": ("== other;", "== (PyCFunction)twice;"),
     "cast-alias-macros": ("typedef struct { long n; } Dump;", "typedef struct { PyObject_HEAD long n; } Dump;"),
     "identity-name-macros": ("name##_v2", "name"),
+    "table-element-macros": ("static struct pair pairs[]", "static PyMethodDef pairs[]"),
+    "iso646-null-handles": ("not p)", "not o)"),
     "stock-object-values": ('"PyDateTime_TimeZone_UTC"', "PyDateTime_TimeZone_UTC"),
     "stock-struct-pointers": ("(PyTupleObject *)o", "(PyDateTime_Date *)o"),
 

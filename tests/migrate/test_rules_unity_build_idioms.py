@@ -1,0 +1,145 @@
+"""Idioms of an extension compiled as one unit (one .c file includes the
+others): tables written through element macros, statics of files included
+at several levels, iso646 operators, and the like (docs/gaps.md T18)."""
+from cystck.migrate import translate
+
+TABLE_C = """#include <Python.h>
+static PyObject *box_get(PyObject *self, PyObject *args) { return PyLong_FromLong(1); }
+static PyObject *box_find(PyObject *self, PyObject *args, PyObject *kw) { Py_RETURN_NONE; }
+#define method(name, kind) {#name, (PyCFunction)box_##name, kind, box_##name##_doc}
+static PyMethodDef box_methods[] = {
+    method(get,  METH_VARARGS),
+    method(find, METH_VARARGS|METH_KEYWORDS),
+    {NULL, NULL, 0, NULL}
+};
+#undef method
+"""
+
+
+def test_table_entries_written_through_an_element_macro_are_methods():
+    out = translate.translate_files({"box.c": TABLE_C})["box.c"].text
+    assert 'CYSTCK_DEF_METH(box_get_def, "get", box_get, CYSTCK_VARARGS, box_get_doc)' in out
+    assert 'CYSTCK_DEF_METH(box_find_def, "find", box_find, CYSTCK_KEYWORDS, box_find_doc)' in out
+    # the functions got the conventions' signatures: the project pass knew them
+    assert "box_find(Cystck_State *S, Cystck_Object self, const Cystck_Object *args, " \
+           "Cystck_ssize_t nargs, Cystck_Object kw)" in out
+    # the macro and its #undef are gone with its last use
+    assert "#define method" not in out and "#undef method" not in out
+
+
+def test_an_element_macro_also_used_elsewhere_stays_defined():
+    text = TABLE_C.replace("#undef method", "static const char *names[][4] = {method(x, 0)};")
+    out = translate.translate_files({"box.c": text})["box.c"].text
+    assert 'CYSTCK_DEF_METH(box_get_def, "get", box_get, CYSTCK_VARARGS, box_get_doc)' in out
+    assert "#define method(name, kind)" in out and "{method(x, 0)}" in out
+
+
+STATIC_ALONE_C = """#include <Python.h>
+#include <structmember.h>
+typedef struct { PyObject_HEAD int kind; } Box;
+static PyObject *box_get(PyObject *self, PyObject *args) { return PyLong_FromLong(1); }
+static
+PyMethodDef box_methods[] = {
+    {"get", (PyCFunction)box_get, METH_VARARGS, NULL},
+    {NULL, NULL, 0, NULL}
+};
+static const
+PyMemberDef box_members[] = {
+    {"kind", T_INT, offsetof(Box, kind), READONLY, NULL},
+    {NULL}
+};
+"""
+
+
+def test_static_alone_on_the_line_before_a_table_goes_with_the_table():
+    out = translate.translate_files({"box.c": STATIC_ALONE_C})["box.c"].text
+    # before: `static\nCYSTCK_DEF_METH(...)`, a duplicate 'static'
+    assert "static\n" not in out and "static const\n" not in out
+    assert "\nCYSTCK_DEF_METH(box_get_def" in out and "\nCYSTCK_DEF_MEMBER(" in out
+
+
+UNIT_C = """#include <Python.h>
+#include "helpers.c"
+#include "all.c"
+static PyObject *mod_get(PyObject *self, PyObject *args) { return check(args) ? args : NULL; }
+static PyMethodDef methods[] = {{"get", mod_get, METH_VARARGS, NULL}, {NULL}};
+"""
+HELPERS_C = """static int check(PyObject *o) { return PyTuple_Check(o); }
+"""
+ALL_C = """#include "nested/user.c"
+"""
+USER_C = """static int user(PyObject *o) { return check(o); }
+"""
+
+
+def test_a_file_included_by_an_included_file_calls_the_units_statics_with_the_state():
+    units = translate.translate_files({"unit.c": UNIT_C, "helpers.c": HELPERS_C, "all.c": ALL_C,
+                                       "nested/user.c": USER_C})
+    # before: check(o), a static of a file one level up the includes
+    assert "return check(S, o);" in units["nested/user.c"].text
+
+
+def test_a_static_of_a_file_compiled_apart_is_not_the_callers():
+    units = translate.translate_files({"unit.c": UNIT_C.replace('#include "all.c"\n', ""),
+                                       "helpers.c": HELPERS_C, "all.c": ALL_C, "nested/user.c": USER_C})
+    assert "return check(o);" in units["nested/user.c"].text
+
+
+MACRO_PARAM_C = """#include <Python.h>
+#define maybe_release(flag, ref) if (ref && !flag) { Py_DECREF(ref); }
+#define ASSERT_SET(x) if (!(x)) abort();
+static int f(PyObject *o, int copy)
+{
+    PyObject *s = PyObject_Str(o);
+    maybe_release(copy, s)
+    ASSERT_SET(copy)
+    return 0;
+}
+static int g(PyObject *o, int copy)
+{
+    PyObject *r = PyObject_Repr(o);
+    maybe_release(copy, r)
+    ASSERT_SET(r)
+    return 0;
+}
+"""
+
+
+def test_a_macro_parameter_given_a_handle_at_every_use_is_tested_and_released_as_one():
+    out = translate.translate_files({"m.c": MACRO_PARAM_C})["m.c"].text
+    assert "#define maybe_release(flag, ref) if (!Cystck_IsNull(ref) && !flag) { Cystck_Drop(S, ref); }" in out
+    # given an int at one use: no handle
+    assert "#define ASSERT_SET(x) if (!(x)) abort();" in out
+
+
+NODES_C = """#include <Python.h>
+typedef struct Node { struct Node *fail; long n; } Node;
+typedef struct { PyObject *nodes; PyObject *fail; } Dump;
+static int walk(Node *node, PyObject *o)
+{
+    Dump dump;
+    dump.nodes = 0;
+    dump.fail = NULL;
+    node->fail = NULL;
+    if (node->fail == NULL && dump.fail == NULL)
+        return PyObject_IsTrue(o);
+    return 0;
+}
+"""
+
+
+def test_a_member_name_of_a_handle_and_of_a_pointer_goes_by_its_struct():
+    out = translate.translate_files({"n.c": NODES_C})["n.c"].text
+    # Dump's members are handles (0 as NULL too), Node's `fail` a node pointer
+    assert "dump.nodes = Cystck_NULL;" in out and "dump.fail = Cystck_NULL;" in out
+    assert "node->fail = NULL;" in out
+    assert "if (node->fail == NULL && Cystck_IsNull(dump.fail))" in out
+
+
+def test_iso646_tests_of_handles_are_null_tests():
+    text = ("#include <Python.h>\n#include <iso646.h>\n"
+            "static int f(PyObject *o, int flag)\n{\n    PyObject *r = PyObject_Str(o);\n"
+            "    if (not r)\n        return -1;\n    return flag and r and not flag;\n}\n")
+    out = translate.translate_files({"i.c": text})["i.c"].text
+    assert "if (Cystck_IsNull(r))" in out
+    assert "return flag and !Cystck_IsNull(r) and not flag;" in out

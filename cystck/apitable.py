@@ -821,6 +821,7 @@ slot mp_ass_subscript ~ objobjargproc : int f(Cystck_State *S, Cystck_Object sel
 slot bf_getbuffer ~ getbufferproc : int f(Cystck_State *S, Cystck_Object self, Py_buffer *view, int flags) ; 0, or -1: fill view (CystckBuffer_FillInfo, or by hand); a view->obj left NULL is set to self
 slot bf_releasebuffer ~ releasebufferproc : void f(Cystck_State *S, Cystck_Object self, Py_buffer *view) ; a view is released (errors are reported as unraisable)
 slot tp_finalize ~ destructor : void f(Cystck_State *S, Cystck_Object self) ; once, before the object dies, still alive (PEP 442): may call the API; errors are reported as unraisable
+macro CYSTCK_RICHCOMPARE(a, b, op) ~ Py_RETURN_RICHCOMPARE ; in a tp_richcompare: the result of comparing two C values a and b with the rich-comparison op (Py_EQ ... Py_GE), 0 or 1, for `return Cystck_ReturnBool(S, CYSTCK_RICHCOMPARE(a, b, op));`; evaluates a and b more than once
 
 ## Member types (the type of CYSTCK_DEF_MEMBER)
 const CYSTCK_MEMBER_SHORT ~ T_SHORT           ; short

@@ -350,7 +350,7 @@ RECIPES = (
         # (hypothesis_vector_test.py) is the test environment's own.
         tests=("tests",),
         # Kept stock as a whole (objects in its trie nodes' void * slots,
-        # docs/gaps.md T21), the init bridged; 4 min on a loaded machine.
+        # docs/gaps.md T21), the init bridged; 9 min on a loaded machine.
         in_quick_run=False,
         stock_reference=(637, 0, 1),
     ),

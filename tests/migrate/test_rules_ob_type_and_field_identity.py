@@ -93,10 +93,6 @@ PyMODINIT_FUNC PyInit_obtype(void)
 '''
 
 SCRIPT = r"""
-import importlib.util, sys
-spec = importlib.util.spec_from_file_location("obtype", sys.argv[1])
-m = importlib.util.module_from_spec(spec)
-spec.loader.exec_module(m)
 p = m.Pair()
 out = [p.same()]
 for a, b in (("x", 1), (1, 2.5), (1, "y")):
@@ -131,11 +127,8 @@ def test_translating_the_translation_changes_nothing():
 
 
 @pytest.fixture(scope="module")
-def built(tmp_path_factory, stock_and_translated_tree):
-    stock = tmp_path_factory.mktemp("obtype") / "stock"
-    stock.mkdir()
-    (stock / "obtype.c").write_text(SRC)
-    return stock_and_translated_tree("obtype", stock)
+def built(stock_and_translated):
+    return stock_and_translated("obtype", SRC)
 
 
 def test_stock_build(built, run_script):

@@ -6,7 +6,7 @@ from .. import cstruct, project as proj, source
 from ..engine import Rule
 from . import _common
 from .escape import MARK
-from .functions import _replace_return_type
+from .functions import _error_value, _replace_return_type
 
 
 class ParseArgs(Rule):
@@ -663,21 +663,24 @@ KWARGS_DICT_HELPER = "cystck_migrate_kwargs_dict"
 #: function was given, defined once in each file that needs it.
 KWARGS_DICT_HELPER_DEFINITION = f"""
 /* cystck-migrate: the keyword arguments of a CYSTCK_KEYWORDS call as a dict
- * (kw holds their names, their values follow the nargs positional ones in
- * args), as a stock METH_KEYWORDS function gets them; null without any,
- * or with an exception if the dict cannot be made. */
-static inline Cystck_Object {KWARGS_DICT_HELPER}(Cystck_State *S, const Cystck_Object *args, Cystck_ssize_t nargs,
-                                                 Cystck_Object kw)
+ * (*kw holds their names, their values follow the nargs positional ones in
+ * args), as a stock METH_KEYWORDS function gets them, into *kw: null
+ * without any.  0, or -1 with an exception if the dict cannot be made. */
+static inline int {KWARGS_DICT_HELPER}(Cystck_State *S, const Cystck_Object *args, Cystck_ssize_t nargs,
+                                       Cystck_Object *kw)
 {{
-    Cystck_ssize_t i, n = Cystck_IsNull(kw) ? 0 : CystckTuple_Size(S, kw);
+    Cystck_ssize_t i, n = Cystck_IsNull(*kw) ? 0 : CystckTuple_Size(S, *kw);
     Cystck_Object d;
-    if (n <= 0)
-        return Cystck_NULL;
+    if (n <= 0) {{
+        *kw = Cystck_NULL;
+        return n < 0 ? -1 : 0;
+    }}
     d = CystckDict_New(S);
     for (i = 0; !Cystck_IsNull(d) && i < n; i++)
-        if (CystckDict_SetItem(S, d, CystckTuple_GetItem(S, kw, i), args[nargs + i]) < 0)
+        if (CystckDict_SetItem(S, d, CystckTuple_GetItem(S, *kw, i), args[nargs + i]) < 0)
             d = Cystck_NULL;
-    return d;
+    *kw = d;
+    return Cystck_IsNull(d) ? -1 : 0;
 }}
 """
 
@@ -689,8 +692,9 @@ class KwargsDict(Rule):
     (``PyDict_Next(kw, ...)``, ``PyDict_Check(kw)``,
     ``PyArg_ValidateKeywordArguments(kw)``, the keyword arguments of
     ``PyObject_Call(f, a, kw)``, null tests) first makes
-    the dict, ``kw = cystck_migrate_kwargs_dict(S, args, nargs, kw);``,
-    defined once after the Cystck.h include.  A method that passes ``kw``
+    the dict, ``if (cystck_migrate_kwargs_dict(S, args, nargs, &kw) < 0)
+    return -1;`` (the helper, defined once after the Cystck.h include,
+    fails with an exception if the dict cannot be made).  A method that passes ``kw``
     on (to ``CystckArg_ParseTupleAndKeywords``, to another method) is left
     alone; one that gives it to a stock function (through the escape hatch)
     or to a helper of the extension gives the dict, unless it was a stock
@@ -707,7 +711,7 @@ class KwargsDict(Rule):
               'static PyMethodDef m[] = {{"f", (PyCFunction)f, METH_VARARGS | METH_KEYWORDS, NULL}, {NULL}};\n')
     after = ('#include "Cystck.h"\n' + KWARGS_DICT_HELPER_DEFINITION +
              "static int f(Cystck_State *S, Cystck_Object self, const Cystck_Object *args, Cystck_ssize_t nargs, "
-             "Cystck_Object kw)\n{\n    kw = cystck_migrate_kwargs_dict(S, args, nargs, kw);\n"
+             "Cystck_Object kw)\n{\n    if (cystck_migrate_kwargs_dict(S, args, nargs, &kw) < 0)\n        return -1;\n"
              "    return PyLong_FromLong(PyDict_Size(kw));\n}\n"
              'static PyMethodDef m[] = {{"f", (PyCFunction)f, METH_VARARGS | METH_KEYWORDS, NULL}, {NULL}};\n')
 
@@ -729,8 +733,10 @@ class KwargsDict(Rule):
             if not kw or KWARGS_DICT_HELPER in body or not self._read_as_dict(body, kw, helpers, gives_dict):
                 continue
             indent = regex.search(r"\n([ \t]*)\S", text[b0:b1])
-            edits.add(b0 + 1, b0 + 1, f"\n{indent.group(1) if indent else '    '}"
-                      f"{kw} = {KWARGS_DICT_HELPER}(S, {args}, {nargs}, {kw});")
+            indent = indent.group(1) if indent else "    "
+            step = "\t" if indent.startswith("\t") else "    "
+            edits.add(b0 + 1, b0 + 1, f"\n{indent}if ({KWARGS_DICT_HELPER}(S, {args}, {nargs}, &{kw}) < 0)\n"
+                      f"{indent}{step}return {_error_value(unit.project, ctx.func.name)};")
         if edits:
             # or after the last include (a header of the extension that
             # includes Cystck.h)

@@ -174,11 +174,6 @@ PyMODINIT_FUNC PyInit_argreads(void) { return PyModule_Create(&moddef); }
 '''
 
 SCRIPT = r"""
-import importlib.util, sys
-spec = importlib.util.spec_from_file_location("argreads", sys.argv[1])
-m = importlib.util.module_from_spec(spec)
-spec.loader.exec_module(m)
-
 def attempt(call):
     try:
         return call()

@@ -8,9 +8,6 @@ many keywords (the dict takes a handle per name): the method does not
 count a call without keywords, as it did before; otherwise the
 translation answers as the stock build, in release and with
 CYSTCK_DEBUG=1."""
-import subprocess
-import sys
-
 import pytest
 
 from cystck.migrate import translate
@@ -46,11 +43,6 @@ PyMODINIT_FUNC PyInit_kwfail(void) { return PyModule_Create(&moddef); }
 '''
 
 SCRIPT = r"""
-import importlib.util, sys
-spec = importlib.util.spec_from_file_location("kwfail", sys.argv[1])
-m = importlib.util.module_from_spec(spec)
-spec.loader.exec_module(m)
-
 def attempt(call):
     try:
         return call()
@@ -76,21 +68,13 @@ def built(tmp_path_factory, stock_and_translated_tree):
     return stock_and_translated_tree("kwfail", root / "stock")
 
 
-def _run(module_path, **env):
-    out = subprocess.run([sys.executable, "-c", SCRIPT, str(module_path)], capture_output=True, text=True,
-                         env={"PATH": "", **env})
-    assert out.returncode == 0, out.stderr
-    return eval(out.stdout)
-
-
 @pytest.mark.parametrize("debug", [False, True], ids=["release", "debug"])
-def test_the_dict_or_its_failure(built, debug):
+def test_the_dict_or_its_failure(built, run_script, debug):
     stock, ported = built
-    expected = _run(stock)
+    expected = run_script(SCRIPT, stock)
     assert expected == [-1, 2, 200, 1]
-    flags = {"CYSTCK_DEBUG": "1"} if debug else {}
-    assert _run(ported, **flags) == expected
+    assert run_script(SCRIPT, ported, debug=debug) == expected
     # the dict's 201 handles pass the limit: its MemoryError, and the
     # method does not go on without keywords
-    assert _run(ported, CYSTCK_HANDLE_LIMIT="17", **flags) == \
+    assert run_script(SCRIPT, ported, debug=debug, env={"CYSTCK_HANDLE_LIMIT": "17"}) == \
         [-1, 2, ("MemoryError", "Cystck handle limit exceeded"), 1]

@@ -427,6 +427,7 @@ int CystckCFunction_IsDef(h f, const CystckDef* def) : hand ~ - ; was builtin fu
 int CystckArg_ParseTuple(const Cystck_Object* args, Cystck_ssize_t nargs, const char* fmt, ...) : hand ~ PyArg_ParseTuple ; [e] parse positional arguments; O gives handles
 int CystckArg_ParseTupleAndKeywords(const Cystck_Object* args, Cystck_ssize_t nargs, h? kw, const char* fmt, const char** kwlist, ...) : hand ~ PyArg_ParseTupleAndKeywords ; [e] parse positional and keyword arguments (with GCC and Clang a macro that keeps one parser per call site)
 int CystckArg_UnpackTuple(const Cystck_Object* args, Cystck_ssize_t nargs, const char* name, Cystck_ssize_t min, Cystck_ssize_t max, ...) : hand ~ PyArg_UnpackTuple ; [e] bind min..max handles
+h CystckArg_GetItem(const Cystck_Object* args, Cystck_ssize_t nargs, Cystck_ssize_t i) : hand ~ PyTuple_GetItem ; [e] args[i] (no new handle), or the null handle with IndexError("tuple index out of range") out of range: PyTuple_GetItem on a METH_VARARGS function's argument tuple
 int CystckArg_NoKeywords(const char* name, h? kw) : hand ~ _PyArg_NoKeywords ; [e] reject keywords
 int CystckArg_ValidateKeywordArguments(h kw) : hand ~ PyArg_ValidateKeywordArguments ; [e] 1 if every key of dict kw (a tp_init's or tp_new's keywords) is a str; else 0 with TypeError (0 too after an invalid handle: stock code tests it for truth)
 

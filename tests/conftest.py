@@ -57,14 +57,15 @@ def run_script():
     prints (a Python literal), run in a fresh interpreter with CYSTCK_DEBUG=1
     or without.  The script starts with the extension at module_path
     loaded as ``m`` (its module name the file name up to the first dot) and
-    ``sys`` imported; sys.argv[1] is the module's path.  (A fixture, not a
+    ``sys`` imported; sys.argv[1] is the module's path.  ``env`` adds
+    environment variables (CYSTCK_HANDLE_LIMIT...).  (A fixture, not a
     function to import: see tests/runtime/conftest.py's build_rt.)"""
     import pathlib
     import subprocess
     import sys
 
-    def _run(script, module_path, debug=False):
-        env = {"PATH": "", **({"CYSTCK_DEBUG": "1"} if debug else {})}
+    def _run(script, module_path, debug=False, env=None):
+        env = {"PATH": "", **({"CYSTCK_DEBUG": "1"} if debug else {}), **(env or {})}
         name = pathlib.Path(module_path).name.split(".")[0]
         load = ("import importlib.util, sys\n"
                 f"spec = importlib.util.spec_from_file_location({name!r}, sys.argv[1])\n"

@@ -751,6 +751,20 @@ CYSTCK_INTERNAL int _CystckArg_ParseTupleAndKeywordsAt(_CystckArg_Site *site, Cy
 #endif
 CYSTCK_INTERNAL int CystckArg_UnpackTuple(Cystck_State *S, const Cystck_Object *args, Cystck_ssize_t nargs,
                                           const char *name, Cystck_ssize_t min, Cystck_ssize_t max, ...);
+/* [e] Item i of the argument array, as PyTuple_GetItem reads the argument
+ * tuple of a stock METH_VARARGS function: args[i], or the null handle with
+ * IndexError("tuple index out of range") when i is not in 0..nargs-1.  The
+ * translator writes it for PyTuple_GetItem(args, i) where no test of the
+ * count guards the read; inline, one comparison on the hot path. */
+static inline Cystck_Object CystckArg_GetItem(Cystck_State *S, const Cystck_Object *args, Cystck_ssize_t nargs,
+                                              Cystck_ssize_t i)
+{
+    (void)S;
+    if (Cystck_likely((size_t)i < (size_t)nargs))
+        return args[i];
+    _Cystck_ErrSetString(PyExc_IndexError, "tuple index out of range");
+    return Cystck_NULL;
+}
 CYSTCK_INTERNAL int CystckArg_NoKeywords(Cystck_State *S, const char *name, Cystck_Object kw);
 CYSTCK_INTERNAL int CystckArg_ValidateKeywordArguments(Cystck_State *S, Cystck_Object kw);
 

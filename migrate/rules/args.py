@@ -6,7 +6,7 @@ from .. import cstruct, project as proj, source
 from ..engine import Rule
 from . import _common
 from .escape import MARK
-from .functions import _replace_return_type
+from .functions import _error_value, _replace_return_type
 
 
 class ParseArgs(Rule):
@@ -136,10 +136,15 @@ _NUMBER_UNITS = "bBhHiIlkLKncCfdDp"
 class ArgsAccess(Rule):
     """Inside an entry point the argument tuple is an array:
     ``PyTuple_GET_SIZE(args)``/``PyTuple_Size(args)`` become ``nargs``,
-    ``PyTuple_GET_ITEM(args, i)``/``PyTuple_GetItem(args, i)`` become
-    ``args[i]``, and any other use of ``args`` as an object is given a real
-    tuple with ``CystckTuple_FromArray(S, args, nargs)`` (reported: it costs
-    an allocation).  A ``METH_FASTCALL`` method's ``args`` is an array in
+    ``PyTuple_GET_ITEM(args, i)`` becomes ``args[i]`` (unchecked in stock
+    code too), ``PyTuple_GetItem(args, i)`` the checked read
+    ``CystckArg_GetItem(S, args, nargs, i)`` (IndexError "tuple index out
+    of range" and the null handle out of range, as stock), or ``args[i]``
+    where a test of the count guards it (an exit on too few before it, a
+    test of enough around it, a loop up to the count), and any other use
+    of ``args`` as an object is given a real tuple with
+    ``CystckTuple_FromArray(S, args, nargs)`` (reported: it costs an
+    allocation).  A ``METH_FASTCALL`` method's ``args`` is an array in
     stock code too, so it stays one (passed to a macro or a helper).  A
     function that assigns to ``args`` uses one tuple, made at its start,
     for every use."""
@@ -148,12 +153,12 @@ class ArgsAccess(Rule):
     patterns = (r"\bPy(?:Tuple_GET_SIZE|Tuple_Size|Object_Length|Object_Size)\s*\(\s*(?P<a>\w+)\s*\)",
                 r"\bPyTuple_(?:GET_ITEM|GetItem)\s*\(\s*(?P<a>\w+)\s*,\s*(?P<i>[^()]+?(?:\([^()]*\))?[^()]*?)\s*\)")
     before = ("static PyObject *f(PyObject *self, PyObject *args)\n{\n"
-              "    if (PyTuple_GET_SIZE(args) != 1)\n        return NULL;\n"
-              "    return g(PyTuple_GET_ITEM(args, 0), args);\n}\n"
+              "    if (PyTuple_GetItem(args, 0) == NULL || PyTuple_GET_SIZE(args) != 2)\n        return NULL;\n"
+              "    return g(PyTuple_GET_ITEM(args, 0), PyTuple_GetItem(args, 1), args);\n}\n"
               "static PyMethodDef m[] = {{\"f\", f, METH_VARARGS, NULL}, {NULL}};\n")
     after = ("static PyObject *f(PyObject *self, PyObject *args)\n{\n"
-             "    if (nargs != 1)\n        return NULL;\n"
-             "    return g(args[0], CystckTuple_FromArray(S, args, nargs));\n}\n"
+             "    if (CystckArg_GetItem(S, args, nargs, 0) == NULL || nargs != 2)\n        return NULL;\n"
+             "    return g(args[0], args[1], CystckTuple_FromArray(S, args, nargs));\n}\n"
              "static PyMethodDef m[] = {{\"f\", f, METH_VARARGS, NULL}, {NULL}};\n")
 
     def apply(self, unit):
@@ -172,7 +177,14 @@ class ArgsAccess(Rule):
                     edits.add(m.start(), m.end(), nargs)
             for m in regex.finditer(self.patterns[1], code, pos=b0, endpos=b1):
                 if m.group("a") == args:
-                    edits.add(m.start(), m.end(), f"{args}[{text[m.start('i'):m.end('i')].strip()}]")
+                    # (a count in the index is nargs too: this edit covers it)
+                    index = regex.sub(self.patterns[0], lambda c: nargs if c.group("a") == args else c.group(),
+                                      text[m.start('i'):m.end('i')].strip())
+                    if m.group().startswith("PyTuple_GetItem") and not fastcall \
+                            and not _count_guarded(code, b0, b1, m.start(), args, code[m.start('i'):m.end('i')]):
+                        edits.add(m.start(), m.end(), f"CystckArg_GetItem(S, {args}, {nargs}, {index})")
+                    else:
+                        edits.add(m.start(), m.end(), f"{args}[{index}]")
             for m in regex.finditer(rf"(?<![\w.>])\b{regex.escape(args)}\b(?!\s*\[)", code, pos=b0, endpos=b1):
                 before = code[max(b0, m.start() - 60):m.start()]
                 after = code[m.end():m.end() + 20]
@@ -218,6 +230,250 @@ class ArgsAccess(Rule):
             edits.add(m.start(), m.end(), tuple_name)
         unit.note("cost", b0, f"{args} is assigned: used as a tuple, built with CystckTuple_FromArray", self.name)
         return True
+
+
+# ---- Is a read of the argument tuple guarded by a test of its count? ----
+# Conservative: a guard is recognised only where the read cannot be reached
+# without passing the test; anything else (a jump or a directive between
+# them, a count that changes, an index that is no literal or loop counter)
+# keeps the checked read.
+
+# The count of the argument tuple ``{a}`` in stock code (what args-access
+# makes nargs).
+_COUNT = r"\bPy(?:Tuple_GET_SIZE|Tuple_Size|Object_Length|Object_Size)\s*\(\s*{a}\s*\)"
+# A write to the variable ``{v}``: an assignment, an increment, its address.
+_WRITE = (r"(?<![\w.>]){v}\s*(?:[-+*/%&|^]|<<|>>)?=(?!=)|(?:\+\+|--)\s*{v}\b|(?<![\w.>]){v}\s*(?:\+\+|--)"
+          r"|(?<![&\w)\]])&\s*{v}\b")
+_INT_DECL = r"\b(?:Py_ssize_t|Cystck_ssize_t|ssize_t|size_t|int|long|unsigned|short)\b[^;{{}}()]*(?<![\w.>]){v}\b"
+# A label or a case between a test and the read: another way in.
+_LABEL = regex.compile(r"(?:^|(?<=[;{}:]))\s*(?:case\b[^;:]*|default|(?!else\b)[A-Za-z_]\w*)\s*:(?!:)")
+_DIRECTIVE = regex.compile(r"^[ \t]*#", regex.M)
+# A statement that leaves the function: a test whose branch is one guards
+# what follows it.
+_EXIT = r"(?:return\b[^;{}]*|goto\s+\w+\s*|Py_RETURN_\w+\s*(?:\(\s*\))?\s*);"
+_EXIT_BLOCK = regex.compile(r"(?:^|(?<=[;{}]))\s*" + _EXIT + r"\s*$")
+_EXIT_STATEMENT = regex.compile(r"\s*" + _EXIT + r"\s*")
+_COMPARISON = regex.compile(r"(?P<l>[^<>=!]+?)\s*(?P<op><=|>=|==|!=|<(?!<)|>(?!>))\s*(?P<r>[^<>=!]+)")
+_FLIP = {"<": ">", ">": "<", "<=": ">=", ">=": "<=", "==": "==", "!=": "!="}
+
+
+def _count_guarded(code, b0, b1, at, args, index):
+    """Does a test of the count of the argument tuple ``args`` guard the
+    read ``PyTuple_GetItem(args, index)`` at ``at`` (masked ``code``, the
+    function's body ``b0``..``b1``), so that it cannot be out of range?
+    With ``index`` a literal k, the count is known to be above k:
+
+    * after ``if (C) exit`` in the same block or one around it, where C
+      false says so (``n < 2``, ``n != 2``, ``!n`` in C or one of its
+      ``||`` terms) and exit is ``return``, ``goto`` or a block that ends
+      with one (the test a statement of its own: no ``else if``);
+    * inside ``if (C) ...`` where C says so (``n > 1``, ``n == 2``, ``n``,
+      in one of its ``&&`` terms), or in the ``else`` of a C that denies it;
+
+    with ``index`` a variable i: inside ``for (i = k; i < n; i++)`` whose
+    body does not write i.  n is the count (``PyTuple_GET_SIZE(args)``,
+    ``PyTuple_Size``...) or a local integer set to it once and never
+    written again.  No label, case or preprocessor directive may lie
+    between the test and the read."""
+    index = index.strip()
+    k = int(index) if regex.fullmatch(r"\d+", index) else None
+    var = index if regex.fullmatch(r"[A-Za-z_]\w*", index) else None
+    if k is None and var is None:
+        return False
+    count = _COUNT.format(a=regex.escape(args))
+    aliases = []         # (position, name): locals set to the count once
+    for m in regex.finditer(rf"(?<![\w.>])([A-Za-z_]\w*)\s*=\s*(?:\(\s*\w+\s*\)\s*)?(?:{count})\s*[;,]",
+                            code, pos=b0, endpos=b1):
+        v = regex.escape(m.group(1))
+        if len(regex.findall(_WRITE.format(v=v), code[b0:b1])) == 1 \
+                and regex.search(_INT_DECL.format(v=v), code[b0:b1]):
+            aliases.append((m.start(), m.group(1)))
+
+    def size(before):
+        return "(?:" + "|".join([count] + [rf"(?<![\w.>]){regex.escape(n)}\b" for p, n in aliases
+                                           if p < before]) + ")"
+
+    def clean(start):
+        between = code[start:at]
+        return not _LABEL.search(between) and not _DIRECTIVE.search(between)
+
+    for m in regex.finditer(r"(?<![\w.>])(if|for)\s*\(", code, pos=b0, endpos=at):
+        close = source.matching(code, m.end() - 1)
+        if m.group(1) == "for":
+            if var is not None and _loop_guards(code, m.end(), close, at, b1, size(m.start()), var) \
+                    and clean(close):
+                return True
+            continue
+        if k is None:
+            continue
+        then = _statement_span(code, close, b1)
+        if then is None:
+            continue
+        other = regex.compile(r"\s*else\b").match(code, then[1])
+        orelse = _statement_span(code, other.end(), b1) if other else None
+        if other and orelse is None:
+            continue
+        cond = code[m.end():close - 1]
+        if then[0] <= at < then[1]:
+            bound = _bound(cond, size(m.start()), True)
+            start = then[0]
+        elif orelse and orelse[0] <= at < orelse[1]:
+            bound = _bound(cond, size(m.start()), False)
+            start = orelse[0]
+        elif (orelse or then)[1] <= at and _exits(code, then) and _statement_of_block(code, b0, m.start(), at):
+            bound = _bound(cond, size(m.start()), False)
+            start = then[1]
+        else:
+            continue
+        if bound is not None and k < bound and clean(start):
+            return True
+    return False
+
+
+def _loop_guards(code, open_end, close, at, b1, size, var):
+    """Is ``at`` in the body of the ``for`` loop whose header is
+    ``code[open_end:close - 1]``, ``for (var = k; var < n; var++)`` with k
+    a literal, n matching ``size``, a body that does not write var?"""
+    parts = source.split_top(code, open_end, close - 1, ";")
+    if len(parts) != 3:
+        return False
+    init, cond, step = (code[s:e].strip() for s, e in parts)
+    v = regex.escape(var)
+    if not regex.fullmatch(rf"(?:[A-Za-z_][\w\s]*\s)?{v}\s*=\s*\d+", init) \
+            or not regex.fullmatch(rf"\+\+\s*{v}|{v}\s*\+\+|{v}\s*\+=\s*1", step):
+        return False
+    if not any(regex.fullmatch(rf"{v}\s*<\s*{size}|{size}\s*>\s*{v}", _unparen(term))
+               for term in _split_op(cond, "&&")):
+        return False
+    body = _statement_span(code, close, b1)
+    return body is not None and body[0] <= at < body[1] \
+        and not regex.search(_WRITE.format(v=v), code[body[0]:body[1]])
+
+
+def _statement_span(code, pos, limit):
+    """(start, end) of the statement at ``pos`` (blanks skipped): a block,
+    an ``if``/``for``/``while``/``switch`` with its body (and ``else``), or
+    a simple statement to its ``;``; None for another (``do``) or one past
+    ``limit``."""
+    s = regex.compile(r"\s*").match(code, pos).end()
+    if s >= limit:
+        return None
+    if code[s] == "{":
+        e = source.matching(code, s)
+        return (s, e) if e <= limit else None
+    head = regex.compile(r"(if|for|while|switch)\s*\(").match(code, s)
+    if head:
+        body = _statement_span(code, source.matching(code, head.end() - 1), limit)
+        if body is None:
+            return None
+        if head.group(1) == "if":
+            other = regex.compile(r"\s*else\b").match(code, body[1])
+            if other:
+                body = _statement_span(code, other.end(), limit)
+                if body is None:
+                    return None
+        return (s, body[1])
+    if regex.compile(r"(?:do|else)\b").match(code, s):
+        return None
+    depth = 0
+    for i in range(s, limit):
+        c = code[i]
+        if c in "([{":
+            depth += 1
+        elif c in ")]}":
+            depth -= 1
+            if depth < 0:
+                return None
+        elif c == ";" and depth == 0:
+            return (s, i + 1)
+    return None
+
+
+def _exits(code, span):
+    """Does the statement ``code[span]`` always leave the function (a
+    ``return``/``goto``, or a block whose last statement is one)?"""
+    s, e = span
+    if code[s] == "{":
+        return bool(_EXIT_BLOCK.search(code[s:e - 1]))
+    return bool(_EXIT_STATEMENT.fullmatch(code[s:e]))
+
+
+def _statement_of_block(code, b0, start, at):
+    """Is the ``if`` at ``start`` a statement of its own (after ``;``, a
+    brace or a label: no ``else if``, no loop's body) in a block that holds
+    ``at`` too?"""
+    before = code[b0:start].rstrip()
+    if not before or before[-1] not in ";{}:":
+        return False
+    depth, opened = 0, b0
+    for i in range(start - 1, b0 - 1, -1):        # the block around the if
+        c = code[i]
+        if c == "}":
+            depth += 1
+        elif c == "{":
+            if depth == 0:
+                opened = i
+                break
+            depth -= 1
+    return source.matching(code, opened) > at
+
+
+def _unparen(s):
+    s = s.strip()
+    while s.startswith("(") and source.matching(s, 0) == len(s):
+        s = s[1:-1].strip()
+    return s
+
+
+def _split_op(s, op):
+    """The terms of ``s`` joined by ``op`` (``&&``, ``||``) at depth zero."""
+    parts, depth, last, i = [], 0, 0, 0
+    while i < len(s):
+        c = s[i]
+        if c in "([{":
+            depth += 1
+        elif c in ")]}":
+            depth -= 1
+        elif depth == 0 and s.startswith(op, i):
+            parts.append(s[last:i])
+            i += len(op)
+            last = i
+            continue
+        i += 1
+    parts.append(s[last:])
+    return parts
+
+
+def _bound(cond, size, truth):
+    """A k such that the count (``size``, a pattern) is at least k when the
+    condition ``cond`` is ``truth``, or None if it does not say."""
+    cond = _unparen(cond)
+    for op, join in (("||", min if truth else max), ("&&", max if truth else min)):
+        terms = _split_op(cond, op)
+        if len(terms) > 1:
+            bounds = [_bound(t, size, truth) for t in terms]
+            if join is min:            # every term must say it
+                return None if None in bounds else min(bounds)
+            known = [b for b in bounds if b is not None]
+            return max(known) if known else None
+    if "?" in cond:
+        return None
+    if cond.startswith("!") and not cond.startswith("!="):
+        return _bound(cond[1:], size, not truth)
+    if regex.fullmatch(size, cond):
+        return 1 if truth else None
+    m = _COMPARISON.fullmatch(cond)
+    if m is None:
+        return None
+    left, op, right = _unparen(m.group("l")), m.group("op"), _unparen(m.group("r"))
+    if regex.fullmatch(size, right) and regex.fullmatch(r"\d+", left):
+        left, op, right = right, _FLIP[op], left
+    if not (regex.fullmatch(size, left) and regex.fullmatch(r"\d+", right)):
+        return None
+    c = int(right)
+    if not truth:
+        op = {"<": ">=", "<=": ">", ">": "<=", ">=": "<", "==": "!=", "!=": "=="}[op]
+    return {">": c + 1, ">=": c, "==": c, "!=": 1 if c == 0 else None}.get(op)
 
 
 # Format units a typed definition takes (docs/typed.md): the C type the
@@ -407,21 +663,24 @@ KWARGS_DICT_HELPER = "cystck_migrate_kwargs_dict"
 #: function was given, defined once in each file that needs it.
 KWARGS_DICT_HELPER_DEFINITION = f"""
 /* cystck-migrate: the keyword arguments of a CYSTCK_KEYWORDS call as a dict
- * (kw holds their names, their values follow the nargs positional ones in
- * args), as a stock METH_KEYWORDS function gets them; null without any,
- * or with an exception if the dict cannot be made. */
-static inline Cystck_Object {KWARGS_DICT_HELPER}(Cystck_State *S, const Cystck_Object *args, Cystck_ssize_t nargs,
-                                                 Cystck_Object kw)
+ * (*kw holds their names, their values follow the nargs positional ones in
+ * args), as a stock METH_KEYWORDS function gets them, into *kw: null
+ * without any.  0, or -1 with an exception if the dict cannot be made. */
+static inline int {KWARGS_DICT_HELPER}(Cystck_State *S, const Cystck_Object *args, Cystck_ssize_t nargs,
+                                       Cystck_Object *kw)
 {{
-    Cystck_ssize_t i, n = Cystck_IsNull(kw) ? 0 : CystckTuple_Size(S, kw);
+    Cystck_ssize_t i, n = Cystck_IsNull(*kw) ? 0 : CystckTuple_Size(S, *kw);
     Cystck_Object d;
-    if (n <= 0)
-        return Cystck_NULL;
+    if (n <= 0) {{
+        *kw = Cystck_NULL;
+        return n < 0 ? -1 : 0;
+    }}
     d = CystckDict_New(S);
     for (i = 0; !Cystck_IsNull(d) && i < n; i++)
-        if (CystckDict_SetItem(S, d, CystckTuple_GetItem(S, kw, i), args[nargs + i]) < 0)
+        if (CystckDict_SetItem(S, d, CystckTuple_GetItem(S, *kw, i), args[nargs + i]) < 0)
             d = Cystck_NULL;
-    return d;
+    *kw = d;
+    return Cystck_IsNull(d) ? -1 : 0;
 }}
 """
 
@@ -433,8 +692,9 @@ class KwargsDict(Rule):
     (``PyDict_Next(kw, ...)``, ``PyDict_Check(kw)``,
     ``PyArg_ValidateKeywordArguments(kw)``, the keyword arguments of
     ``PyObject_Call(f, a, kw)``, null tests) first makes
-    the dict, ``kw = cystck_migrate_kwargs_dict(S, args, nargs, kw);``,
-    defined once after the Cystck.h include.  A method that passes ``kw``
+    the dict, ``if (cystck_migrate_kwargs_dict(S, args, nargs, &kw) < 0)
+    return -1;`` (the helper, defined once after the Cystck.h include,
+    fails with an exception if the dict cannot be made).  A method that passes ``kw``
     on (to ``CystckArg_ParseTupleAndKeywords``, to another method) is left
     alone; one that gives it to a stock function (through the escape hatch)
     or to a helper of the extension gives the dict, unless it was a stock
@@ -451,7 +711,7 @@ class KwargsDict(Rule):
               'static PyMethodDef m[] = {{"f", (PyCFunction)f, METH_VARARGS | METH_KEYWORDS, NULL}, {NULL}};\n')
     after = ('#include "Cystck.h"\n' + KWARGS_DICT_HELPER_DEFINITION +
              "static int f(Cystck_State *S, Cystck_Object self, const Cystck_Object *args, Cystck_ssize_t nargs, "
-             "Cystck_Object kw)\n{\n    kw = cystck_migrate_kwargs_dict(S, args, nargs, kw);\n"
+             "Cystck_Object kw)\n{\n    if (cystck_migrate_kwargs_dict(S, args, nargs, &kw) < 0)\n        return -1;\n"
              "    return PyLong_FromLong(PyDict_Size(kw));\n}\n"
              'static PyMethodDef m[] = {{"f", (PyCFunction)f, METH_VARARGS | METH_KEYWORDS, NULL}, {NULL}};\n')
 
@@ -473,8 +733,10 @@ class KwargsDict(Rule):
             if not kw or KWARGS_DICT_HELPER in body or not self._read_as_dict(body, kw, helpers, gives_dict):
                 continue
             indent = regex.search(r"\n([ \t]*)\S", text[b0:b1])
-            edits.add(b0 + 1, b0 + 1, f"\n{indent.group(1) if indent else '    '}"
-                      f"{kw} = {KWARGS_DICT_HELPER}(S, {args}, {nargs}, {kw});")
+            indent = indent.group(1) if indent else "    "
+            step = "\t" if indent.startswith("\t") else "    "
+            edits.add(b0 + 1, b0 + 1, f"\n{indent}if ({KWARGS_DICT_HELPER}(S, {args}, {nargs}, &{kw}) < 0)\n"
+                      f"{indent}{step}return {_error_value(unit.project, ctx.func.name)};")
         if edits:
             # or after the last include (a header of the extension that
             # includes Cystck.h)

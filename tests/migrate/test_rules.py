@@ -1040,8 +1040,8 @@ def test_keywords_method_reading_its_kwargs_gets_the_dict():
     upd = out[out.index("upd(Cystck_State"):out.index("get(Cystck_State")]
     assert upd.startswith("upd(Cystck_State *S, Cystck_Object self, const Cystck_Object *args, "
                           "Cystck_ssize_t nargs, Cystck_Object kwargs)\n{\n"
-                          "    kwargs = cystck_migrate_kwargs_dict(S, args, nargs, kwargs);\n")
-    assert out.count("static inline Cystck_Object cystck_migrate_kwargs_dict(") == 1
+                          "    if (cystck_migrate_kwargs_dict(S, args, nargs, &kwargs) < 0)\n        return -1;\n")
+    assert out.count("static inline int cystck_migrate_kwargs_dict(") == 1
     assert out.count("cystck_migrate_kwargs_dict(S, ") == 1
     assert translate.translate_source(out, "m.c") == out
 

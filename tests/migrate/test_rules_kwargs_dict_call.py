@@ -62,7 +62,7 @@ print([m.forward(f, 1, 2, x=3, y=4), m.forward(f), m.forward(f, 1), m.again(f, 5
 def test_the_keywords_given_to_a_call_are_a_dict():
     out = translate.translate_source(SRC)
     forward = out[out.index("forward(Cystck_State"):out.index("again(Cystck_State")]
-    assert "kw = cystck_migrate_kwargs_dict(S, args, nargs, kw);" in forward
+    assert "if (cystck_migrate_kwargs_dict(S, args, nargs, &kw) < 0)\n        return -1;" in forward
     assert "CystckObject_Call(S, f, rest, kw)" in forward
     # negative: passed on to a keywords method, kw stays the names
     again = out[out.index("again(Cystck_State"):]

@@ -17,7 +17,7 @@ def _method(call):
 
 def _starts_with_the_dict(out):
     body = out[out.index("upd(Cystck_State"):]
-    return body.split("{", 1)[1].lstrip().startswith("kwds = cystck_migrate_kwargs_dict(S, args, nargs, kwds);")
+    return body.split("{", 1)[1].lstrip().startswith("if (cystck_migrate_kwargs_dict(S, args, nargs, &kwds) < 0)")
 
 
 def test_keywords_given_to_a_helper_after_a_field_read_are_the_dict():

@@ -115,7 +115,7 @@ def test_keyword_validation_of_a_keywords_method_makes_the_dict():
            'static PyMethodDef m[] = {{"f", (PyCFunction)f, METH_VARARGS | METH_KEYWORDS, NULL},\n'
            '    {"g", (PyCFunction)g, METH_VARARGS | METH_KEYWORDS, NULL}, {NULL}};\n')
     out = translate.translate_source(src, "m.c")
-    assert ("{\n    kw = cystck_migrate_kwargs_dict(S, args, nargs, kw);\n"
+    assert ("{\n    if (cystck_migrate_kwargs_dict(S, args, nargs, &kw) < 0)\n        return -1;\n"
             "    if (!Cystck_IsNull(kw) && !CystckArg_ValidateKeywordArguments(S, kw))") in out
     # negative: g passes kw on to its parser, as before
-    assert out.count("cystck_migrate_kwargs_dict(S, args, nargs, kw);") == 1
+    assert out.count("cystck_migrate_kwargs_dict(S, args, nargs, &kw)") == 1

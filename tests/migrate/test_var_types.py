@@ -455,7 +455,7 @@ def test_keywords_given_to_a_helper_or_a_stock_function_are_the_dict():
             "    {\"other\", (PyCFunction)other, METH_VARARGS | METH_KEYWORDS, NULL}, {NULL}};\n")
     out = translate.translate_source(text)
     body = out[out.index("upd(Cystck_State"):]
-    assert body.split("{", 1)[1].lstrip().startswith("kwds = cystck_migrate_kwargs_dict(S, args, nargs, kwds);")
+    assert body.split("{", 1)[1].lstrip().startswith("if (cystck_migrate_kwargs_dict(S, args, nargs, &kwds) < 0)")
     # negative: passed on to another method, the names stay
     other = out[out.index("other(Cystck_State"):]
     assert "cystck_migrate_kwargs_dict" not in other.split("}")[0]
@@ -492,7 +492,7 @@ def test_fastcall_keywords_given_to_a_helper_stay_the_names():
     assert "cystck_migrate_kwargs_dict" not in fast
     # negative: the stock METH_KEYWORDS method got a dict, and gives one
     slow = out[out.index("slow(Cystck_State"):]
-    assert slow.split("{", 1)[1].lstrip().startswith("kwds = cystck_migrate_kwargs_dict(S, args, nargs, kwds);")
+    assert slow.split("{", 1)[1].lstrip().startswith("if (cystck_migrate_kwargs_dict(S, args, nargs, &kwds) < 0)")
 
 
 def test_a_clear_call_in_a_destructor_taking_an_object_pointer_goes():

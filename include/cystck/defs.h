@@ -161,14 +161,18 @@ static inline Cystck_Object *_Cystck_BindArgs(Cystck_State *S, Cystck_Object *in
  * one call the compiler sees, the release trampoline's, or it is no longer
  * inlined there ("called once"): the twin is `flatten`, which inlines the
  * implementation (and what it calls) into the twin before that decision.
- * The twin is cold code, compiled for size.  Without GCC's or clang's
- * attributes, or with CYSTCK_NO_DEBUG_MODE, there is no twin and the
- * release trampoline opens its frame with _CYSTCK_INLINE_ROOM(), debug
- * mode's run-time room, as every other frame does (CYSTCK_MODINIT, module
- * exec and create, typed methods, Cystck_OpenFrame): those run once or
- * call their implementation through a pointer anyway. */
+ * The twin is cold code, compiled for size, but it is a second copy of the
+ * implementation and of every helper it calls: more code and compile time.
+ * Without GCC's or clang's attributes, with CYSTCK_NO_DEBUG_TWINS (an
+ * extension that prefers the smaller build) or with CYSTCK_NO_DEBUG_MODE,
+ * there is no twin and the release trampoline opens its frame with
+ * _CYSTCK_INLINE_ROOM(), debug mode's run-time room, as every other frame
+ * does (CYSTCK_MODINIT, module exec and create, typed methods,
+ * Cystck_OpenFrame): those run once or call their implementation through a
+ * pointer anyway. */
 #define _CYSTCK_TRAMP_DEBUG(SYM) SYM##__cystck_trampoline_debug
-#if !defined(CYSTCK_NO_DEBUG_MODE) && (defined(__GNUC__) || defined(__clang__))
+#if !defined(CYSTCK_NO_DEBUG_MODE) && !defined(CYSTCK_NO_DEBUG_TWINS) && \
+    (defined(__GNUC__) || defined(__clang__))
 #define _CYSTCK_HAVE_TWINS 1
 #define _CYSTCK_RELEASE_ROOM CYSTCK_INLINE_HANDLES
 #define _CYSTCK_DEBUG_TWIN(KIND, SYM, IMPL) \

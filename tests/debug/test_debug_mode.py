@@ -8,7 +8,7 @@ import re
 
 import pytest
 
-from debug_harness import DEBUG_TAG, HAVE_ADDR2LINE, location, run
+from debug_harness import DEBUG_TAG, HAVE_ADDR2LINE, build_one, location, run
 
 # Fresh int objects, not cached small ints or code constants; MEDIUM
 # squared still fits a long long.
@@ -383,3 +383,21 @@ def test_misuse_in_a_helper_inlined_by_the_debug_twin_is_located_in_the_helper(e
     r = run(ext["dbg_every_trampoline"], "b = m.Box.__new__(m.Box)\noutcome(len, b)\n", debug=True)
     assert_reported(r.outcome, "CystckObject_IsTrue: " + USED_AFTER_RELEASE,
                     "dbg_every_trampoline", "use", "stale_truth")
+
+
+@pytest.fixture(scope="module")
+def every_trampoline_without_twins(tmp_path_factory):
+    # CYSTCK_NO_DEBUG_TWINS: no twins; the release trampolines read debug
+    # mode's run-time room at the open instead (defs.h, _CYSTCK_TWINS).
+    return build_one("dbg_every_trampoline", tmp_path_factory.mktemp("no-twins"),
+                     [("CYSTCK_NO_DEBUG_TWINS", None)])
+
+
+def test_every_kind_of_trampoline_is_checked_without_twins(every_trampoline_without_twins):
+    r = run(every_trampoline_without_twins, EVERY_TRAMPOLINE_SCENARIO, debug=True)
+    assert len(r.outcomes) == len(EVERY_TRAMPOLINE), r.describe()
+    for call, outcome in zip(EVERY_TRAMPOLINE, r.outcomes):
+        assert re.match("CystckObject_IsTrue: " + USED_AFTER_RELEASE, outcome.get("message", "")), \
+            (call, outcome)
+    r = run(every_trampoline_without_twins, EVERY_TRAMPOLINE_SCENARIO, debug=False)
+    assert [o.get("value") for o in r.outcomes] == list(EVERY_TRAMPOLINE.values()), r.describe()

@@ -258,14 +258,40 @@ void _Cystck_DebugDropNotOwned(Cystck_State *S, Cystck_Object h, const void *whe
 /* ---- Naming code addresses ---- */
 
 #if defined(__unix__) || defined(__APPLE__)
+/* Is this addr2line place ("path:42", maybe with a discriminator) in one
+ * of Cystck's own headers, whose inline API functions make the innermost
+ * entries of a chain? */
+static int in_cystck_header(const char *place)
+{
+    static const char *const headers[] = {
+        "/Cystck.h:", "/cystck/defs.h:", "/cystck/runtime_api.h:", "/cystck/autogen_api.h:",
+        "/cystck/typed.h:", NULL
+    };
+    const char *const *h;
+    for (h = headers; *h != NULL; h++)
+        if (strstr(place, *h) != NULL)
+            return 1;
+    return 0;
+}
+
+static int is_entry_point(const char *func)
+{
+    return strstr(func, "__cystck_trampoline") != NULL || strncmp(func, "PyInit_", 7) == 0;
+}
+
 /* "file.c:42 (function)" from addr2line, or 0 if it cannot tell.  With -i
  * addr2line lists the chain of inlined calls innermost first: the API
- * wrapper, the extension's function, then (when the compiler inlined it)
- * the generated trampoline (or PyInit_ for a CYSTCK_MODINIT body).  The
- * extension's line is the outermost entry that is neither. */
+ * wrappers (in Cystck's headers), the extension's functions, then (when the
+ * compiler inlined them) the generated trampoline (or PyInit_ for a
+ * CYSTCK_MODINIT body).  The extension's line is the innermost entry that
+ * is none of these: the call of the API function, also where the extension's
+ * own helpers were inlined into their caller (a debug twin inlines them
+ * all: defs.h, _CYSTCK_TWINS).  Without such an entry, the outermost one
+ * that is not an entry point. */
 static int addr2line(const char *object, unsigned long offset, char *buf, size_t size)
 {
     char cmd[1200], func[256], line[512], last_func[256] = "", last_line[512] = "";
+    int found = 0;
     FILE *p;
     if (strchr(object, '\'') != NULL)
         return 0;
@@ -276,13 +302,13 @@ static int addr2line(const char *object, unsigned long offset, char *buf, size_t
     while (fgets(func, sizeof(func), p) != NULL && fgets(line, sizeof(line), p) != NULL) {
         func[strcspn(func, "\n")] = '\0';
         line[strcspn(line, "\n")] = '\0';
-        if (line[0] == '?' || strstr(line, ":?") != NULL)
+        if (found || line[0] == '?' || strstr(line, ":?") != NULL)
             continue;
-        if (last_line[0] != '\0' && (strstr(func, "__cystck_trampoline") != NULL ||
-                                       strncmp(func, "PyInit_", 7) == 0))
+        if (last_line[0] != '\0' && is_entry_point(func))
             continue;
         memcpy(last_func, func, sizeof(func));
         memcpy(last_line, line, sizeof(line));
+        found = !in_cystck_header(line) && !is_entry_point(func);
     }
     pclose(p);
     if (last_line[0] == '\0')

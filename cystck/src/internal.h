@@ -58,6 +58,14 @@ CYSTCK_INTERNAL int _Cystck_ExceptionRoom(Cystck_State *S, Cystck_ssize_t n);
 /* module.c: fill a module definition's slots (m_slots, m_traverse...)
  * from the slot defines of def; 0, or -1 with an exception. */
 CYSTCK_INTERNAL int _Cystck_SetModuleSlots(PyModuleDef *pydef, const CystckModuleDef *def);
+/* The trampoline to put into a table for a definition whose release
+ * trampoline is f and debug twin twin (defs.h, _CYSTCK_TWINS): the twin in
+ * debug mode, where there is one.  Read when a module or type is made,
+ * after _Cystck_RuntimeInit has read CYSTCK_DEBUG. */
+static inline void *_Cystck_Twin(void *f, void *twin)
+{
+    return _Cystck_debug && twin != NULL ? twin : f;
+}
 
 /* refs.c */
 CYSTCK_INTERNAL void _Cystck_RefsAtExit(void);

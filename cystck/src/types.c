@@ -411,10 +411,21 @@ static Cystck_Object type_from_spec(Cystck_State *S, Cystck_Object module, Cystc
     }
     for (d = spec->defines; d != NULL && *d != NULL; d++) {
         switch ((*d)->kind) {
-        case CystckDef_Meth: methods[im++] = (*d)->meth; break;
+        case CystckDef_Meth:
+            methods[im] = (*d)->meth;
+            methods[im++].ml_meth = (PyCFunction)(void (*)(void))
+                _Cystck_Twin((void *)(*d)->meth.ml_meth, (*d)->debug_twin);
+            break;
         case CystckDef_Member: members[imem++] = (*d)->member; break;
-        case CystckDef_GetSet: getsets[igs++] = (*d)->getset; break;
-        case CystckDef_Slot: slots[isl++] = (*d)->slot; break;
+        case CystckDef_GetSet:
+            getsets[igs] = (*d)->getset;
+            getsets[igs].get = (getter)_Cystck_Twin((void *)(*d)->getset.get, (*d)->debug_twin);
+            getsets[igs++].set = (setter)_Cystck_Twin((void *)(*d)->getset.set, (*d)->debug_twin_set);
+            break;
+        case CystckDef_Slot:
+            slots[isl] = (*d)->slot;
+            slots[isl++].pfunc = _Cystck_Twin((*d)->slot.pfunc, (*d)->debug_twin);
+            break;
         }
     }
     if (im) { slots[isl].slot = Py_tp_methods; slots[isl++].pfunc = methods; }
@@ -714,8 +725,11 @@ static PyModuleDef *pydef_for(CystckModuleDef *def)
         return NULL;
     }
     for (d = def->defines; d != NULL && *d != NULL; d++)
-        if ((*d)->kind == CystckDef_Meth)
-            e->pydef.m_methods[i++] = (*d)->meth;
+        if ((*d)->kind == CystckDef_Meth) {
+            e->pydef.m_methods[i] = (*d)->meth;
+            e->pydef.m_methods[i++].ml_meth = (PyCFunction)(void (*)(void))
+                _Cystck_Twin((void *)(*d)->meth.ml_meth, (*d)->debug_twin);
+        }
     e->pydef.m_base = head.m_base;
     e->pydef.m_name = def->name;
     e->pydef.m_doc = def->doc;

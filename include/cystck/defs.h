@@ -27,14 +27,18 @@ extern "C" {
  * same first (_Cystck_GoSlow).  A branch here, or a call, would leave the
  * compiler unsure of every field where the paths join, and the release
  * path would pay for debug mode on each handle operation. */
+static inline void _Cystck_OpenFrameRoom(Cystck_State *S, struct _Cystck_Frame *F, Cystck_ssize_t room)
+{
+    S->frame = F;
+    S->top = S->base = F->slots;
+    S->end = F->slots + room;
+    S->sp = F->stack;
+    S->sp_limit = (uintptr_t)(F->stack + CYSTCK_INLINE_STACK);   /* inline */
+}
 static inline void _Cystck_OpenFrame(Cystck_State *S, struct _Cystck_Frame *F, const char *func)
 {
     (void)func;     /* named at close, by _Cystck_Finish */
-    S->frame = F;
-    S->top = S->base = F->slots;
-    S->end = F->slots + _CYSTCK_INLINE_ROOM();
-    S->sp = F->stack;
-    S->sp_limit = (uintptr_t)(F->stack + CYSTCK_INLINE_STACK);   /* inline */
+    _Cystck_OpenFrameRoom(S, F, _CYSTCK_INLINE_ROOM());
 }
 /* A trampoline's frame: the header S_ (whose address only goes to inline
  * functions) and the data F_. */
@@ -144,6 +148,53 @@ static inline Cystck_Object *_Cystck_BindArgs(Cystck_State *S, Cystck_Object *in
 #error "_Cystck_BindArgs binds up to 8 arguments inline: keep it in step with CYSTCK_INLINE_ARGS"
 #endif
 
+/* Debug twins.  Each trampoline kind below is a macro KIND_FN(ATTR, FN,
+ * IMPL, ROOM) that defines one function FN; _CYSTCK_TWINS defines two of
+ * them for each implementation.  The release trampoline, _CYSTCK_TRAMP(SYM),
+ * opens its frame with the constant CYSTCK_INLINE_HANDLES inline slots, so
+ * that the compiler folds every test of the frame's first handles, as in a
+ * build without debug mode.  Its debug twin, _CYSTCK_TRAMP_DEBUG(SYM), opens
+ * it with none, so that the first handle makes the frame checked
+ * (_Cystck_OwnSlow); the definition (CystckDef) carries both, and the
+ * runtime puts the twin into the method, getset and slot tables it builds
+ * when debug mode is on (_Cystck_Twin).  The implementation must still have
+ * one call the compiler sees, the release trampoline's, or it is no longer
+ * inlined there ("called once"): the twin is `flatten`, which inlines the
+ * implementation (and what it calls) into the twin before that decision.
+ * The twin is cold code, compiled for size, but it is a second copy of the
+ * implementation and of every helper it calls: more code and compile time.
+ * Without GCC's or clang's attributes, with CYSTCK_NO_DEBUG_TWINS (an
+ * extension that prefers the smaller build) or with CYSTCK_NO_DEBUG_MODE,
+ * there is no twin and the release trampoline opens its frame with
+ * _CYSTCK_INLINE_ROOM(), debug mode's run-time room, as every other frame
+ * does (CYSTCK_MODINIT, module exec and create, typed methods,
+ * Cystck_OpenFrame): those run once or call their implementation through a
+ * pointer anyway. */
+#define _CYSTCK_TRAMP_DEBUG(SYM) SYM##__cystck_trampoline_debug
+#if !defined(CYSTCK_NO_DEBUG_MODE) && !defined(CYSTCK_NO_DEBUG_TWINS) && \
+    (defined(__GNUC__) || defined(__clang__))
+#define _CYSTCK_HAVE_TWINS 1
+#define _CYSTCK_RELEASE_ROOM CYSTCK_INLINE_HANDLES
+#define _CYSTCK_DEBUG_TWIN(KIND, SYM, IMPL) \
+    KIND(__attribute__((flatten, cold)), _CYSTCK_TRAMP_DEBUG(SYM), IMPL, 0)
+#define _CYSTCK_DEBUG_TWIN_R(KIND, SYM, IMPL, RTYPE) \
+    KIND(__attribute__((flatten, cold)), _CYSTCK_TRAMP_DEBUG(SYM), IMPL, 0, RTYPE)
+#define _CYSTCK_TWIN_OF(SYM) ((void *)_CYSTCK_TRAMP_DEBUG(SYM))
+#define _CYSTCK_IF_TWINS(...) __VA_ARGS__
+#else
+#define _CYSTCK_RELEASE_ROOM _CYSTCK_INLINE_ROOM()
+#define _CYSTCK_DEBUG_TWIN(KIND, SYM, IMPL)
+#define _CYSTCK_DEBUG_TWIN_R(KIND, SYM, IMPL, RTYPE)
+#define _CYSTCK_TWIN_OF(SYM) NULL
+#define _CYSTCK_IF_TWINS(...)
+#endif
+#define _CYSTCK_TWINS(KIND, SYM, IMPL)                                        \
+    KIND(, _CYSTCK_TRAMP(SYM), IMPL, _CYSTCK_RELEASE_ROOM)                    \
+    _CYSTCK_DEBUG_TWIN(KIND, SYM, IMPL)
+#define _CYSTCK_TWINS_R(KIND, SYM, IMPL, RTYPE)                               \
+    KIND(, _CYSTCK_TRAMP(SYM), IMPL, _CYSTCK_RELEASE_ROOM, RTYPE)             \
+    _CYSTCK_DEBUG_TWIN_R(KIND, SYM, IMPL, RTYPE)
+
 /* ------------------------------------------------------------------ */
 /* Method trampolines, one macro per calling convention                */
 /* ------------------------------------------------------------------ */
@@ -174,49 +225,57 @@ static inline Cystck_Object *_Cystck_BindArgs(Cystck_State *S, Cystck_Object *in
 #define _CYSTCK_FLAGS_CYSTCK_VARARGS  METH_FASTCALL
 #define _CYSTCK_FLAGS_CYSTCK_KEYWORDS (METH_FASTCALL | METH_KEYWORDS)
 
-#define _CYSTCK_TRAMPOLINE_CYSTCK_NOARGS(SYM, IMPL)                                \
-    static PyObject *_CYSTCK_TRAMP(SYM)(PyObject *self, PyObject *unused_)   \
+#define _CYSTCK_TRAMPOLINE_CYSTCK_NOARGS_FN(ATTR, FN, IMPL, ROOM) \
+    ATTR static PyObject *FN(PyObject *self, PyObject *unused_)   \
     {                                                                         \
         _CYSTCK_FRAME_LOCALS;                                                 \
         (void)unused_;                                                        \
-        _Cystck_OpenFrame(&S_, &F_, #IMPL);                                        \
+        _Cystck_OpenFrameRoom(&S_, &F_, ROOM);                                        \
         return _Cystck_Finish(&S_, IMPL(&S_, _Cystck_H(&self)), #IMPL);       \
     }
-#define _CYSTCK_TRAMPOLINE_CYSTCK_O(SYM, IMPL)                                     \
-    static PyObject *_CYSTCK_TRAMP(SYM)(PyObject *self, PyObject *arg)       \
+#define _CYSTCK_TRAMPOLINE_CYSTCK_NOARGS(SYM, IMPL) \
+    _CYSTCK_TWINS(_CYSTCK_TRAMPOLINE_CYSTCK_NOARGS_FN, SYM, IMPL)
+#define _CYSTCK_TRAMPOLINE_CYSTCK_O_FN(ATTR, FN, IMPL, ROOM) \
+    ATTR static PyObject *FN(PyObject *self, PyObject *arg)       \
     {                                                                         \
         _CYSTCK_FRAME_LOCALS;                                                 \
-        _Cystck_OpenFrame(&S_, &F_, #IMPL);                                        \
+        _Cystck_OpenFrameRoom(&S_, &F_, ROOM);                                        \
         return _Cystck_Finish(&S_, IMPL(&S_, _Cystck_H(&self), _Cystck_HArg(&arg)), #IMPL); \
     }
-#define _CYSTCK_TRAMPOLINE_CYSTCK_VARARGS(SYM, IMPL)                               \
-    static PyObject *_CYSTCK_TRAMP(SYM)(PyObject *self, PyObject *const *args, \
+#define _CYSTCK_TRAMPOLINE_CYSTCK_O(SYM, IMPL) \
+    _CYSTCK_TWINS(_CYSTCK_TRAMPOLINE_CYSTCK_O_FN, SYM, IMPL)
+#define _CYSTCK_TRAMPOLINE_CYSTCK_VARARGS_FN(ATTR, FN, IMPL, ROOM) \
+    ATTR static PyObject *FN(PyObject *self, PyObject *const *args, \
                                          Py_ssize_t nargs)                    \
     {                                                                         \
         _CYSTCK_FRAME_LOCALS;                                                 \
         Cystck_Object argv_[CYSTCK_INLINE_ARGS];                              \
         const Cystck_Object *hargs_;                                          \
-        _Cystck_OpenFrame(&S_, &F_, #IMPL);                                        \
+        _Cystck_OpenFrameRoom(&S_, &F_, ROOM);                                        \
         hargs_ = _Cystck_BindArgs(&S_, argv_, args, nargs);                   \
         if (Cystck_unlikely(hargs_ == NULL))                                  \
             return _Cystck_Finish(&S_, -1, #IMPL);                            \
         return _Cystck_Finish(&S_, IMPL(&S_, _Cystck_H(&self), hargs_, nargs), #IMPL); \
     }
-#define _CYSTCK_TRAMPOLINE_CYSTCK_KEYWORDS(SYM, IMPL)                              \
-    static PyObject *_CYSTCK_TRAMP(SYM)(PyObject *self, PyObject *const *args, \
+#define _CYSTCK_TRAMPOLINE_CYSTCK_VARARGS(SYM, IMPL) \
+    _CYSTCK_TWINS(_CYSTCK_TRAMPOLINE_CYSTCK_VARARGS_FN, SYM, IMPL)
+#define _CYSTCK_TRAMPOLINE_CYSTCK_KEYWORDS_FN(ATTR, FN, IMPL, ROOM) \
+    ATTR static PyObject *FN(PyObject *self, PyObject *const *args, \
                                          Py_ssize_t nargs, PyObject *kwnames) \
     {                                                                         \
         _CYSTCK_FRAME_LOCALS;                                                 \
         Cystck_Object argv_[CYSTCK_INLINE_ARGS];                              \
         const Cystck_Object *hargs_;                                          \
         Py_ssize_t ntotal_ = nargs + (kwnames ? PyTuple_GET_SIZE(kwnames) : 0); \
-        _Cystck_OpenFrame(&S_, &F_, #IMPL);                                        \
+        _Cystck_OpenFrameRoom(&S_, &F_, ROOM);                                        \
         hargs_ = _Cystck_BindArgs(&S_, argv_, args, ntotal_);                 \
         if (Cystck_unlikely(hargs_ == NULL))                                  \
             return _Cystck_Finish(&S_, -1, #IMPL);                            \
         return _Cystck_Finish(&S_, IMPL(&S_, _Cystck_H(&self), hargs_, nargs, \
                               kwnames ? _Cystck_H(&kwnames) : Cystck_NULL), #IMPL); \
     }
+#define _CYSTCK_TRAMPOLINE_CYSTCK_KEYWORDS(SYM, IMPL) \
+    _CYSTCK_TWINS(_CYSTCK_TRAMPOLINE_CYSTCK_KEYWORDS_FN, SYM, IMPL)
 
 /* ------------------------------------------------------------------ */
 /* Definitions                                                         */
@@ -238,6 +297,10 @@ typedef struct {
     PyMemberDef member;
     PyGetSetDef getset;
     const struct _Cystck_TypedSig *typed;   /* a typed method's signature (typed.h), or NULL */
+    /* The debug twins of the trampolines above (see _CYSTCK_TWINS): of
+     * meth, slot or getset.get, and of getset.set; NULL where there is none. */
+    void *debug_twin;
+    void *debug_twin_set;
 } CystckDef;
 
 #define _CYSTCK_NO_METH   {NULL, NULL, 0, NULL}
@@ -254,7 +317,8 @@ typedef struct {
     static CystckDef SYM = { CystckDef_Meth,                                  \
         { NAME, (PyCFunction)(void (*)(void))_CYSTCK_TRAMP(SYM),              \
           _CYSTCK_FLAGS_##CONV | (FLAGS), DOC },                              \
-        _CYSTCK_NO_SLOT, _CYSTCK_NO_MEMBER, _CYSTCK_NO_GETSET, NULL };
+        _CYSTCK_NO_SLOT, _CYSTCK_NO_MEMBER, _CYSTCK_NO_GETSET, NULL,          \
+        _CYSTCK_TWIN_OF(SYM), NULL };
 #define CYSTCK_DEF_METH(SYM, NAME, IMPL, CONV, DOC) \
     _CYSTCK_DEF_METH(static, SYM, NAME, IMPL, CONV, 0, DOC)
 /* The same for an implementation with external linkage, defined in another
@@ -295,7 +359,7 @@ typedef struct {
     static CystckDef SYM = { CystckDef_Member, _CYSTCK_NO_METH, _CYSTCK_NO_SLOT, \
         { NAME, TYPE, (Py_ssize_t)(CYSTCK_DATA_OFFSET + offsetof(STRUCT, FIELD)), \
           FLAGS, DOC },                                                       \
-        _CYSTCK_NO_GETSET, NULL };
+        _CYSTCK_NO_GETSET, NULL, NULL, NULL };
 
 /* Weak references to instances: the native struct holds a Cystck_WeakList
  * (the extension never touches it) and the type's defines list
@@ -307,40 +371,46 @@ typedef struct { PyObject *_list; } Cystck_WeakList;
     static CystckDef SYM = { CystckDef_Member, _CYSTCK_NO_METH, _CYSTCK_NO_SLOT, \
         { "__weaklistoffset__", T_PYSSIZET,                                   \
           (Py_ssize_t)(CYSTCK_DATA_OFFSET + offsetof(STRUCT, FIELD)), READONLY, NULL }, \
-        _CYSTCK_NO_GETSET, NULL };
+        _CYSTCK_NO_GETSET, NULL, NULL, NULL };
 
 /* Getters and setters:
  *   int get(Cystck_State *S, Cystck_Object self, void *closure)   push count
  *   int set(Cystck_State *S, Cystck_Object self, Cystck_Object value,
  *           void *closure)       0 / -1; value is null for `del obj.attr` */
-#define _CYSTCK_GETTER(SYM, IMPL)                                                  \
-    static int IMPL(Cystck_State *S, Cystck_Object self, void *closure);      \
-    static PyObject *_CYSTCK_TRAMP(SYM)(PyObject *self, void *closure)       \
+#define _CYSTCK_GETTER_FN(ATTR, FN, IMPL, ROOM) \
+    ATTR static PyObject *FN(PyObject *self, void *closure)       \
     {                                                                         \
         _CYSTCK_FRAME_LOCALS;                                                 \
-        _Cystck_OpenFrame(&S_, &F_, #IMPL);                                        \
+        _Cystck_OpenFrameRoom(&S_, &F_, ROOM);                                        \
         return _Cystck_Finish(&S_, IMPL(&S_, _Cystck_HArg(&self), closure), #IMPL); \
     }
-#define _CYSTCK_SETTER(SYM, IMPL)                                                  \
-    static int IMPL(Cystck_State *S, Cystck_Object self, Cystck_Object value, void *closure); \
-    static int _CYSTCK_TRAMP(SYM)(PyObject *self, PyObject *value, void *closure) \
+#define _CYSTCK_GETTER(SYM, IMPL) \
+    static int IMPL(Cystck_State *S, Cystck_Object self, void *closure);      \
+    _CYSTCK_TWINS(_CYSTCK_GETTER_FN, SYM, IMPL)
+#define _CYSTCK_SETTER_FN(ATTR, FN, IMPL, ROOM) \
+    ATTR static int FN(PyObject *self, PyObject *value, void *closure) \
     {                                                                         \
         _CYSTCK_FRAME_LOCALS;                                                 \
-        _Cystck_OpenFrame(&S_, &F_, #IMPL);                                        \
+        _Cystck_OpenFrameRoom(&S_, &F_, ROOM);                                        \
         return _Cystck_FinishInt(&S_, IMPL(&S_, _Cystck_HArg(&self),         \
                                  value ? _Cystck_H(&value) : Cystck_NULL, closure), #IMPL); \
     }
+#define _CYSTCK_SETTER(SYM, IMPL) \
+    static int IMPL(Cystck_State *S, Cystck_Object self, Cystck_Object value, void *closure); \
+    _CYSTCK_TWINS(_CYSTCK_SETTER_FN, SYM, IMPL)
 #define CYSTCK_DEF_GET(SYM, NAME, GETTER, DOC, CLOSURE)                       \
     _CYSTCK_GETTER(SYM##_get, GETTER)                                         \
     static CystckDef SYM = { CystckDef_GetSet, _CYSTCK_NO_METH, _CYSTCK_NO_SLOT, \
         _CYSTCK_NO_MEMBER,                                                    \
-        { NAME, _CYSTCK_TRAMP(SYM##_get), NULL, DOC, CLOSURE }, NULL };
+        { NAME, _CYSTCK_TRAMP(SYM##_get), NULL, DOC, CLOSURE }, NULL,        \
+        _CYSTCK_TWIN_OF(SYM##_get), NULL };
 #define CYSTCK_DEF_GETSET(SYM, NAME, GETTER, SETTER, DOC, CLOSURE)            \
     _CYSTCK_GETTER(SYM##_get, GETTER)                                         \
     _CYSTCK_SETTER(SYM##_set, SETTER)                                         \
     static CystckDef SYM = { CystckDef_GetSet, _CYSTCK_NO_METH, _CYSTCK_NO_SLOT, \
         _CYSTCK_NO_MEMBER,                                                    \
-        { NAME, _CYSTCK_TRAMP(SYM##_get), _CYSTCK_TRAMP(SYM##_set), DOC, CLOSURE }, NULL };
+        { NAME, _CYSTCK_TRAMP(SYM##_get), _CYSTCK_TRAMP(SYM##_set), DOC, CLOSURE }, NULL, \
+        _CYSTCK_TWIN_OF(SYM##_get), _CYSTCK_TWIN_OF(SYM##_set) };
 
 /* ------------------------------------------------------------------ */
 /* Slots                                                               */
@@ -374,21 +444,22 @@ typedef struct { PyObject *_list; } Cystck_WeakList;
  *   bf_getbuffer:             int f(S, self, Py_buffer *view, int flags)  0/-1
  *   bf_releasebuffer:         void f(S, self, Py_buffer *view)
  */
-#define _CYSTCK_UNARY(SYM, IMPL)                                                   \
-    static int IMPL(Cystck_State *S, Cystck_Object self);                     \
-    static PyObject *_CYSTCK_TRAMP(SYM)(PyObject *self)                      \
+#define _CYSTCK_UNARY_FN(ATTR, FN, IMPL, ROOM) \
+    ATTR static PyObject *FN(PyObject *self)                      \
     {                                                                         \
         _CYSTCK_FRAME_LOCALS;                                                 \
-        _Cystck_OpenFrame(&S_, &F_, #IMPL);                                        \
+        _Cystck_OpenFrameRoom(&S_, &F_, ROOM);                                        \
         return _Cystck_Finish(&S_, IMPL(&S_, _Cystck_HArg(&self)), #IMPL);       \
     }
-#define _CYSTCK_ITERNEXT(SYM, IMPL)                                                \
+#define _CYSTCK_UNARY(SYM, IMPL) \
     static int IMPL(Cystck_State *S, Cystck_Object self);                     \
-    static PyObject *_CYSTCK_TRAMP(SYM)(PyObject *self)                      \
+    _CYSTCK_TWINS(_CYSTCK_UNARY_FN, SYM, IMPL)
+#define _CYSTCK_ITERNEXT_FN(ATTR, FN, IMPL, ROOM) \
+    ATTR static PyObject *FN(PyObject *self)                      \
     {                                                                         \
         _CYSTCK_FRAME_LOCALS;                                                 \
         int n_;                                                               \
-        _Cystck_OpenFrame(&S_, &F_, #IMPL);                                        \
+        _Cystck_OpenFrameRoom(&S_, &F_, ROOM);                                        \
         n_ = IMPL(&S_, _Cystck_HArg(&self));                                     \
         if (n_ < 0 && !PyErr_Occurred()) {                                    \
             _Cystck_FinishInt(&S_, -1, #IMPL);   /* like an error */          \
@@ -396,121 +467,148 @@ typedef struct { PyObject *_list; } Cystck_WeakList;
         }                                                                     \
         return _Cystck_Finish(&S_, n_, #IMPL);                                \
     }
-#define _CYSTCK_BINARY(SYM, IMPL)                                                  \
-    static int IMPL(Cystck_State *S, Cystck_Object a, Cystck_Object b);       \
-    static PyObject *_CYSTCK_TRAMP(SYM)(PyObject *a, PyObject *b)            \
+#define _CYSTCK_ITERNEXT(SYM, IMPL) \
+    static int IMPL(Cystck_State *S, Cystck_Object self);                     \
+    _CYSTCK_TWINS(_CYSTCK_ITERNEXT_FN, SYM, IMPL)
+#define _CYSTCK_BINARY_FN(ATTR, FN, IMPL, ROOM) \
+    ATTR static PyObject *FN(PyObject *a, PyObject *b)            \
     {                                                                         \
         _CYSTCK_FRAME_LOCALS;                                                 \
-        _Cystck_OpenFrame(&S_, &F_, #IMPL);                                        \
+        _Cystck_OpenFrameRoom(&S_, &F_, ROOM);                                        \
         return _Cystck_Finish(&S_, IMPL(&S_, _Cystck_HArg(&a), _Cystck_HArg(&b)), #IMPL); \
     }
-#define _CYSTCK_TERNARY(SYM, IMPL)                                                 \
-    static int IMPL(Cystck_State *S, Cystck_Object a, Cystck_Object b, Cystck_Object c); \
-    static PyObject *_CYSTCK_TRAMP(SYM)(PyObject *a, PyObject *b, PyObject *c) \
+#define _CYSTCK_BINARY(SYM, IMPL) \
+    static int IMPL(Cystck_State *S, Cystck_Object a, Cystck_Object b);       \
+    _CYSTCK_TWINS(_CYSTCK_BINARY_FN, SYM, IMPL)
+#define _CYSTCK_TERNARY_FN(ATTR, FN, IMPL, ROOM) \
+    ATTR static PyObject *FN(PyObject *a, PyObject *b, PyObject *c) \
     {                                                                         \
         _CYSTCK_FRAME_LOCALS;                                                 \
-        _Cystck_OpenFrame(&S_, &F_, #IMPL);                                        \
+        _Cystck_OpenFrameRoom(&S_, &F_, ROOM);                                        \
         return _Cystck_Finish(&S_, IMPL(&S_, _Cystck_HArg(&a), _Cystck_HArg(&b),    \
                                         _Cystck_H(&c)), #IMPL);               \
     }
-#define _CYSTCK_DESCRGET(SYM, IMPL)                                                \
-    static int IMPL(Cystck_State *S, Cystck_Object self, Cystck_Object obj, Cystck_Object type); \
-    static PyObject *_CYSTCK_TRAMP(SYM)(PyObject *self, PyObject *obj, PyObject *type) \
+#define _CYSTCK_TERNARY(SYM, IMPL) \
+    static int IMPL(Cystck_State *S, Cystck_Object a, Cystck_Object b, Cystck_Object c); \
+    _CYSTCK_TWINS(_CYSTCK_TERNARY_FN, SYM, IMPL)
+#define _CYSTCK_DESCRGET_FN(ATTR, FN, IMPL, ROOM) \
+    ATTR static PyObject *FN(PyObject *self, PyObject *obj, PyObject *type) \
     {                                                                         \
         _CYSTCK_FRAME_LOCALS;                                                 \
-        _Cystck_OpenFrame(&S_, &F_, #IMPL);                                        \
+        _Cystck_OpenFrameRoom(&S_, &F_, ROOM);                                        \
         return _Cystck_Finish(&S_, IMPL(&S_, _Cystck_HArg(&self), _Cystck_H(&obj), \
                                         _Cystck_H(&type)), #IMPL);            \
     }
-#define _CYSTCK_RICHCMP(SYM, IMPL)                                                 \
-    static int IMPL(Cystck_State *S, Cystck_Object a, Cystck_Object b, int op); \
-    static PyObject *_CYSTCK_TRAMP(SYM)(PyObject *a, PyObject *b, int op)    \
+#define _CYSTCK_DESCRGET(SYM, IMPL) \
+    static int IMPL(Cystck_State *S, Cystck_Object self, Cystck_Object obj, Cystck_Object type); \
+    _CYSTCK_TWINS(_CYSTCK_DESCRGET_FN, SYM, IMPL)
+#define _CYSTCK_RICHCMP_FN(ATTR, FN, IMPL, ROOM) \
+    ATTR static PyObject *FN(PyObject *a, PyObject *b, int op)    \
     {                                                                         \
         _CYSTCK_FRAME_LOCALS;                                                 \
-        _Cystck_OpenFrame(&S_, &F_, #IMPL);                                        \
+        _Cystck_OpenFrameRoom(&S_, &F_, ROOM);                                        \
         return _Cystck_Finish(&S_, IMPL(&S_, _Cystck_HArg(&a), _Cystck_HArg(&b), op), #IMPL); \
     }
-#define _CYSTCK_VALUE_OF_SELF(SYM, IMPL, RTYPE)                                    \
-    static RTYPE IMPL(Cystck_State *S, Cystck_Object self);                   \
-    static RTYPE _CYSTCK_TRAMP(SYM)(PyObject *self)                          \
+#define _CYSTCK_RICHCMP(SYM, IMPL) \
+    static int IMPL(Cystck_State *S, Cystck_Object a, Cystck_Object b, int op); \
+    _CYSTCK_TWINS(_CYSTCK_RICHCMP_FN, SYM, IMPL)
+#define _CYSTCK_VALUE_OF_SELF_FN(ATTR, FN, IMPL, ROOM, RTYPE) \
+    ATTR static RTYPE FN(PyObject *self)                          \
     {                                                                         \
         _CYSTCK_FRAME_LOCALS;                                                 \
         RTYPE r_;                                                             \
-        _Cystck_OpenFrame(&S_, &F_, #IMPL);                                        \
+        _Cystck_OpenFrameRoom(&S_, &F_, ROOM);                                        \
         r_ = IMPL(&S_, _Cystck_HArg(&self));                                     \
         return _CYSTCK_FINISH_VALUE(&S_, r_, #IMPL);                          \
     }
-#define _CYSTCK_SSIZEARG(SYM, IMPL)                                                \
-    static int IMPL(Cystck_State *S, Cystck_Object self, Cystck_ssize_t i);   \
-    static PyObject *_CYSTCK_TRAMP(SYM)(PyObject *self, Py_ssize_t i)        \
+#define _CYSTCK_VALUE_OF_SELF(SYM, IMPL, RTYPE) \
+    static RTYPE IMPL(Cystck_State *S, Cystck_Object self);                   \
+    _CYSTCK_TWINS_R(_CYSTCK_VALUE_OF_SELF_FN, SYM, IMPL, RTYPE)
+#define _CYSTCK_SSIZEARG_FN(ATTR, FN, IMPL, ROOM) \
+    ATTR static PyObject *FN(PyObject *self, Py_ssize_t i)        \
     {                                                                         \
         _CYSTCK_FRAME_LOCALS;                                                 \
-        _Cystck_OpenFrame(&S_, &F_, #IMPL);                                        \
+        _Cystck_OpenFrameRoom(&S_, &F_, ROOM);                                        \
         return _Cystck_Finish(&S_, IMPL(&S_, _Cystck_HArg(&self), i), #IMPL);    \
     }
-#define _CYSTCK_SSIZEOBJARG(SYM, IMPL)                                             \
-    static int IMPL(Cystck_State *S, Cystck_Object self, Cystck_ssize_t i, Cystck_Object v); \
-    static int _CYSTCK_TRAMP(SYM)(PyObject *self, Py_ssize_t i, PyObject *v) \
+#define _CYSTCK_SSIZEARG(SYM, IMPL) \
+    static int IMPL(Cystck_State *S, Cystck_Object self, Cystck_ssize_t i);   \
+    _CYSTCK_TWINS(_CYSTCK_SSIZEARG_FN, SYM, IMPL)
+#define _CYSTCK_SSIZEOBJARG_FN(ATTR, FN, IMPL, ROOM) \
+    ATTR static int FN(PyObject *self, Py_ssize_t i, PyObject *v) \
     {                                                                         \
         _CYSTCK_FRAME_LOCALS;                                                 \
-        _Cystck_OpenFrame(&S_, &F_, #IMPL);                                        \
+        _Cystck_OpenFrameRoom(&S_, &F_, ROOM);                                        \
         return _Cystck_FinishInt(&S_, IMPL(&S_, _Cystck_HArg(&self), i,          \
                                  v ? _Cystck_H(&v) : Cystck_NULL), #IMPL);   \
     }
-#define _CYSTCK_OBJOBJARG(SYM, IMPL)                                               \
-    static int IMPL(Cystck_State *S, Cystck_Object self, Cystck_Object k, Cystck_Object v); \
-    static int _CYSTCK_TRAMP(SYM)(PyObject *self, PyObject *k, PyObject *v)  \
+#define _CYSTCK_SSIZEOBJARG(SYM, IMPL) \
+    static int IMPL(Cystck_State *S, Cystck_Object self, Cystck_ssize_t i, Cystck_Object v); \
+    _CYSTCK_TWINS(_CYSTCK_SSIZEOBJARG_FN, SYM, IMPL)
+#define _CYSTCK_OBJOBJARG_FN(ATTR, FN, IMPL, ROOM) \
+    ATTR static int FN(PyObject *self, PyObject *k, PyObject *v)  \
     {                                                                         \
         _CYSTCK_FRAME_LOCALS;                                                 \
-        _Cystck_OpenFrame(&S_, &F_, #IMPL);                                        \
+        _Cystck_OpenFrameRoom(&S_, &F_, ROOM);                                        \
         return _Cystck_FinishInt(&S_, IMPL(&S_, _Cystck_HArg(&self), _Cystck_HArg(&k), \
                                  v ? _Cystck_H(&v) : Cystck_NULL), #IMPL);   \
     }
-#define _CYSTCK_OBJOBJ(SYM, IMPL)                                                  \
-    static int IMPL(Cystck_State *S, Cystck_Object self, Cystck_Object v);    \
-    static int _CYSTCK_TRAMP(SYM)(PyObject *self, PyObject *v)               \
+#define _CYSTCK_OBJOBJARG(SYM, IMPL) \
+    static int IMPL(Cystck_State *S, Cystck_Object self, Cystck_Object k, Cystck_Object v); \
+    _CYSTCK_TWINS(_CYSTCK_OBJOBJARG_FN, SYM, IMPL)
+#define _CYSTCK_OBJOBJ_FN(ATTR, FN, IMPL, ROOM) \
+    ATTR static int FN(PyObject *self, PyObject *v)               \
     {                                                                         \
         _CYSTCK_FRAME_LOCALS;                                                 \
-        _Cystck_OpenFrame(&S_, &F_, #IMPL);                                        \
+        _Cystck_OpenFrameRoom(&S_, &F_, ROOM);                                        \
         return _Cystck_FinishInt(&S_, IMPL(&S_, _Cystck_HArg(&self), _Cystck_HArg(&v)), #IMPL); \
     }
+#define _CYSTCK_OBJOBJ(SYM, IMPL) \
+    static int IMPL(Cystck_State *S, Cystck_Object self, Cystck_Object v);    \
+    _CYSTCK_TWINS(_CYSTCK_OBJOBJ_FN, SYM, IMPL)
 /* tp_new, tp_init and tp_call receive a tuple and a dict: the argument
  * handles point into the tuple's items (always a tuple, so not read
  * through PySequence_Fast_ITEMS, which tests for a list), kw is the dict
  * or null. */
-#define _CYSTCK_ARGS_KW_BODY(IMPL, FIRST, FINISH)                             \
+#define _CYSTCK_ARGS_KW_BODY(IMPL, FIRST, FINISH, ROOM)                           \
         _CYSTCK_FRAME_LOCALS;                                                 \
         Cystck_Object argv_[CYSTCK_INLINE_ARGS];                              \
         const Cystck_Object *hargs_;                                          \
         Py_ssize_t n_ = PyTuple_GET_SIZE(args);                               \
-        _Cystck_OpenFrame(&S_, &F_, #IMPL);                                        \
+        _Cystck_OpenFrameRoom(&S_, &F_, ROOM);                                \
         hargs_ = _Cystck_BindArgs(&S_, argv_, ((PyTupleObject *)args)->ob_item, n_); \
         if (Cystck_unlikely(hargs_ == NULL))                                  \
             return FINISH(&S_, -1, #IMPL);                                    \
         return FINISH(&S_, IMPL(&S_, _Cystck_HArg(&FIRST), hargs_, n_,           \
                                 kw ? _Cystck_H(&kw) : Cystck_NULL), #IMPL);
-#define _CYSTCK_NEW(SYM, IMPL)                                                     \
-    static int IMPL(Cystck_State *S, Cystck_Object type, const Cystck_Object *args, \
-                    Cystck_ssize_t nargs, Cystck_Object kw);                  \
-    static PyObject *_CYSTCK_TRAMP(SYM)(PyTypeObject *type_, PyObject *args, PyObject *kw) \
+#define _CYSTCK_NEW_FN(ATTR, FN, IMPL, ROOM) \
+    ATTR static PyObject *FN(PyTypeObject *type_, PyObject *args, PyObject *kw) \
     {                                                                         \
         PyObject *type = (PyObject *)type_;                                   \
-        _CYSTCK_ARGS_KW_BODY(IMPL, type, _Cystck_Finish)                      \
+        _CYSTCK_ARGS_KW_BODY(IMPL, type, _Cystck_Finish, ROOM)                      \
     }
-#define _CYSTCK_INIT(SYM, IMPL)                                                    \
+#define _CYSTCK_NEW(SYM, IMPL) \
+    static int IMPL(Cystck_State *S, Cystck_Object type, const Cystck_Object *args, \
+                    Cystck_ssize_t nargs, Cystck_Object kw);                  \
+    _CYSTCK_TWINS(_CYSTCK_NEW_FN, SYM, IMPL)
+#define _CYSTCK_INIT_FN(ATTR, FN, IMPL, ROOM) \
+    ATTR static int FN(PyObject *self, PyObject *args, PyObject *kw) \
+    {                                                                         \
+        _CYSTCK_ARGS_KW_BODY(IMPL, self, _Cystck_FinishInt, ROOM)                   \
+    }
+#define _CYSTCK_INIT(SYM, IMPL) \
     static int IMPL(Cystck_State *S, Cystck_Object self, const Cystck_Object *args, \
                     Cystck_ssize_t nargs, Cystck_Object kw);                  \
-    static int _CYSTCK_TRAMP(SYM)(PyObject *self, PyObject *args, PyObject *kw) \
+    _CYSTCK_TWINS(_CYSTCK_INIT_FN, SYM, IMPL)
+#define _CYSTCK_CALL_FN(ATTR, FN, IMPL, ROOM) \
+    ATTR static PyObject *FN(PyObject *self, PyObject *args, PyObject *kw) \
     {                                                                         \
-        _CYSTCK_ARGS_KW_BODY(IMPL, self, _Cystck_FinishInt)                   \
+        _CYSTCK_ARGS_KW_BODY(IMPL, self, _Cystck_Finish, ROOM)                      \
     }
-#define _CYSTCK_CALL(SYM, IMPL)                                                    \
+#define _CYSTCK_CALL(SYM, IMPL) \
     static int IMPL(Cystck_State *S, Cystck_Object self, const Cystck_Object *args, \
                     Cystck_ssize_t nargs, Cystck_Object kw);                  \
-    static PyObject *_CYSTCK_TRAMP(SYM)(PyObject *self, PyObject *args, PyObject *kw) \
-    {                                                                         \
-        _CYSTCK_ARGS_KW_BODY(IMPL, self, _Cystck_Finish)                      \
-    }
+    _CYSTCK_TWINS(_CYSTCK_CALL_FN, SYM, IMPL)
 
 /* The buffer protocol.  getbuffer fills the view (CystckBuffer_FillInfo,
  * or by hand); its view->obj starts NULL and, if left so, the trampoline
@@ -520,44 +618,50 @@ typedef struct { PyObject *_list; } Cystck_WeakList;
 CYSTCK_INTERNAL int _Cystck_BufferFilled(PyObject *self, Py_buffer *view, int r);
 CYSTCK_INTERNAL void _Cystck_StashError(PyObject *saved[3]);
 CYSTCK_INTERNAL void _Cystck_BufferReleased(PyObject *self, int r, PyObject *saved[3]);
-#define _CYSTCK_GETBUFFER(SYM, IMPL)                                               \
-    static int IMPL(Cystck_State *S, Cystck_Object self, Py_buffer *view, int flags); \
-    static int _CYSTCK_TRAMP(SYM)(PyObject *self, Py_buffer *view, int flags) \
+#define _CYSTCK_GETBUFFER_FN(ATTR, FN, IMPL, ROOM) \
+    ATTR static int FN(PyObject *self, Py_buffer *view, int flags) \
     {                                                                         \
         _CYSTCK_FRAME_LOCALS;                                                 \
         int r_;                                                               \
         view->obj = NULL;                                                     \
-        _Cystck_OpenFrame(&S_, &F_, #IMPL);                                        \
+        _Cystck_OpenFrameRoom(&S_, &F_, ROOM);                                        \
         r_ = _Cystck_FinishInt(&S_, IMPL(&S_, _Cystck_HArg(&self), view, flags), #IMPL); \
         return _Cystck_BufferFilled(self, view, r_);                          \
     }
-#define _CYSTCK_RELEASEBUFFER(SYM, IMPL)                                           \
-    static void IMPL(Cystck_State *S, Cystck_Object self, Py_buffer *view);   \
-    static void _CYSTCK_TRAMP(SYM)(PyObject *self, Py_buffer *view)          \
+#define _CYSTCK_GETBUFFER(SYM, IMPL) \
+    static int IMPL(Cystck_State *S, Cystck_Object self, Py_buffer *view, int flags); \
+    _CYSTCK_TWINS(_CYSTCK_GETBUFFER_FN, SYM, IMPL)
+#define _CYSTCK_RELEASEBUFFER_FN(ATTR, FN, IMPL, ROOM) \
+    ATTR static void FN(PyObject *self, Py_buffer *view)          \
     {                                                                         \
         _CYSTCK_FRAME_LOCALS;                                                 \
         PyObject *saved_[3];                                                  \
         _Cystck_StashError(saved_);                                           \
-        _Cystck_OpenFrame(&S_, &F_, #IMPL);                                        \
+        _Cystck_OpenFrameRoom(&S_, &F_, ROOM);                                        \
         IMPL(&S_, _Cystck_HArg(&self), view);                                 \
         _Cystck_BufferReleased(self, _Cystck_FinishInt(&S_, 0, #IMPL), saved_); \
     }
+#define _CYSTCK_RELEASEBUFFER(SYM, IMPL) \
+    static void IMPL(Cystck_State *S, Cystck_Object self, Py_buffer *view);   \
+    _CYSTCK_TWINS(_CYSTCK_RELEASEBUFFER_FN, SYM, IMPL)
 
 /* A finalizer (PEP 442) runs once before the object dies, the object alive
  * again for the call, so it may use the API (a destructor has no state).
  * Like releasebuffer it cannot report a failure: the pending exception is
  * kept aside, and an error it raises is reported as unraisable. */
-#define _CYSTCK_FINALIZE(SYM, IMPL)                                                \
-    static void IMPL(Cystck_State *S, Cystck_Object self);                    \
-    static void _CYSTCK_TRAMP(SYM)(PyObject *self)                           \
+#define _CYSTCK_FINALIZE_FN(ATTR, FN, IMPL, ROOM) \
+    ATTR static void FN(PyObject *self)                           \
     {                                                                         \
         _CYSTCK_FRAME_LOCALS;                                                 \
         PyObject *saved_[3];                                                  \
         _Cystck_StashError(saved_);                                           \
-        _Cystck_OpenFrame(&S_, &F_, #IMPL);                                   \
+        _Cystck_OpenFrameRoom(&S_, &F_, ROOM);                                   \
         IMPL(&S_, _Cystck_HArg(&self));                                       \
         _Cystck_BufferReleased(self, _Cystck_FinishInt(&S_, 0, #IMPL), saved_); \
     }
+#define _CYSTCK_FINALIZE(SYM, IMPL) \
+    static void IMPL(Cystck_State *S, Cystck_Object self);                    \
+    _CYSTCK_TWINS(_CYSTCK_FINALIZE_FN, SYM, IMPL)
 
 /* Traverse: the runtime's generic tp_clear/tp_dealloc call the traverse
  * trampoline with _Cystck_ClearVisitMarker to release every visited field
@@ -579,7 +683,13 @@ typedef struct { visitproc visit; void *arg; } _Cystck_VisitCtx;
         ctx_.arg = arg;                                                       \
         Py_VISIT(Py_TYPE(self));                                              \
         return IMPL(data_, _Cystck_VisitAdapter, &ctx_);                      \
-    }
+    }                                                                         \
+    /* no frame: its "twin" is itself */                                      \
+    _CYSTCK_IF_TWINS(                                                         \
+    static int _CYSTCK_TRAMP_DEBUG(SYM)(PyObject *self, visitproc visit, void *arg) \
+    {                                                                         \
+        return _CYSTCK_TRAMP(SYM)(self, visit, arg);                          \
+    })
 CYSTCK_INTERNAL void _Cystck_DeallocWith(PyObject *self, void (*destroy)(void *), destructor own);
 CYSTCK_INTERNAL void _Cystck_DeallocTrash(PyObject *self, void (*destroy)(void *), destructor own);
 /* The memory of a dead instance of tp (its type, read before anything ran
@@ -718,12 +828,12 @@ _CYSTCK_STATIC_ASSERT(offsetof(Cystck_State, frame) == offsetof(_Cystck_HeadCopy
     _CYSTCK_SLOT_KIND(_CYSTCK_SLOTKIND_##SLOT, SYM, IMPL)                     \
     static CystckDef SYM = { CystckDef_Slot, _CYSTCK_NO_METH,                 \
         { Py_##SLOT, (void *)_CYSTCK_TRAMP(SYM) },                            \
-        _CYSTCK_NO_MEMBER, _CYSTCK_NO_GETSET, NULL };
+        _CYSTCK_NO_MEMBER, _CYSTCK_NO_GETSET, NULL, _CYSTCK_TWIN_OF(SYM), NULL };
 #define _CYSTCK_DEF_SLOT_0(SYM, SLOT, IMPL)                                   \
     _CYSTCK_STATIC_ASSERT(0, "CYSTCK_DEF_SLOT: " #SLOT " is not a slot "      \
                           "CYSTCK_DEF_SLOT supports (see docs/api.md)");      \
     static CystckDef SYM = { CystckDef_Slot, _CYSTCK_NO_METH, _CYSTCK_NO_SLOT, \
-        _CYSTCK_NO_MEMBER, _CYSTCK_NO_GETSET, NULL };
+        _CYSTCK_NO_MEMBER, _CYSTCK_NO_GETSET, NULL, NULL, NULL };
 #define _CYSTCK_DEF_SLOT_IF(KNOWN, SYM, SLOT, IMPL) _CYSTCK_DEF_SLOT_IF_(KNOWN, SYM, SLOT, IMPL)
 #define _CYSTCK_DEF_SLOT_IF_(KNOWN, SYM, SLOT, IMPL) _CYSTCK_DEF_SLOT_##KNOWN(SYM, SLOT, IMPL)
 
@@ -737,7 +847,7 @@ _CYSTCK_STATIC_ASSERT(offsetof(Cystck_State, frame) == offsetof(_Cystck_HeadCopy
     _CYSTCK_DESTROY(SYM, IMPL)                                                \
     static CystckDef SYM = { CystckDef_Slot, _CYSTCK_NO_METH,                 \
         { Py_tp_dealloc, (void *)_CYSTCK_TRAMP(SYM) },                        \
-        _CYSTCK_NO_MEMBER, _CYSTCK_NO_GETSET, NULL };
+        _CYSTCK_NO_MEMBER, _CYSTCK_NO_GETSET, NULL, NULL, NULL };
 
 /* tp_dealloc in two parts: RELEASE, void RELEASE(Cystck_State *S,
  * Cystck_Object self), uses the API where a stock deallocator did, in
@@ -757,20 +867,26 @@ CYSTCK_INTERNAL void _Cystck_DeallocRelease(PyObject *self, destructor release, 
         _Cystck_DeallocRelease(self, _CYSTCK_TRAMP(SYM##_release), IMPL,      \
                                _CYSTCK_TRAMP(SYM));                           \
     }                                                                         \
+    _CYSTCK_IF_TWINS(                                                         \
+    static void _CYSTCK_TRAMP_DEBUG(SYM)(PyObject *self)                     \
+    {                                                                         \
+        _Cystck_DeallocRelease(self, _CYSTCK_TRAMP_DEBUG(SYM##_release), IMPL, \
+                               _CYSTCK_TRAMP_DEBUG(SYM));                     \
+    })                                                                        \
     static CystckDef SYM = { CystckDef_Slot, _CYSTCK_NO_METH,                 \
         { Py_tp_dealloc, (void *)_CYSTCK_TRAMP(SYM) },                        \
-        _CYSTCK_NO_MEMBER, _CYSTCK_NO_GETSET, NULL };
+        _CYSTCK_NO_MEMBER, _CYSTCK_NO_GETSET, NULL, _CYSTCK_TWIN_OF(SYM), NULL };
 
 /* Slots filled with CPython's own generic functions, which touch no handle:
  * `return self` for tp_iter and "unhashable" for tp_hash. */
 #define CYSTCK_DEF_SELFITER(SYM)                                              \
     static CystckDef SYM = { CystckDef_Slot, _CYSTCK_NO_METH,                 \
         { Py_tp_iter, (void *)PyObject_SelfIter },                            \
-        _CYSTCK_NO_MEMBER, _CYSTCK_NO_GETSET, NULL };
+        _CYSTCK_NO_MEMBER, _CYSTCK_NO_GETSET, NULL, NULL, NULL };
 #define CYSTCK_DEF_HASH_NOT_IMPLEMENTED(SYM)                                  \
     static CystckDef SYM = { CystckDef_Slot, _CYSTCK_NO_METH,                 \
         { Py_tp_hash, (void *)PyObject_HashNotImplemented },                  \
-        _CYSTCK_NO_MEMBER, _CYSTCK_NO_GETSET, NULL };
+        _CYSTCK_NO_MEMBER, _CYSTCK_NO_GETSET, NULL, NULL, NULL };
 
 /* ------------------------------------------------------------------ */
 /* Types and modules                                                   */
@@ -865,7 +981,7 @@ CYSTCK_INTERNAL CystckModuleDef *_Cystck_ModuleDefOf(PyModuleDef *pydef);
     }
 #define _CYSTCK_DEF_MOD_SLOT_OF(SYM, ID, FUNC)                                \
     static CystckDef SYM = { CystckDef_Slot, _CYSTCK_NO_METH,                 \
-        { ID, (void *)FUNC }, _CYSTCK_NO_MEMBER, _CYSTCK_NO_GETSET, NULL };
+        { ID, (void *)FUNC }, _CYSTCK_NO_MEMBER, _CYSTCK_NO_GETSET, NULL, NULL, NULL };
 #define CYSTCK_DEF_MOD_EXEC(SYM, IMPL)                                        \
     _CYSTCK_MOD_EXEC(SYM, IMPL)                                               \
     _CYSTCK_DEF_MOD_SLOT_OF(SYM, Py_mod_exec, _CYSTCK_TRAMP(SYM))

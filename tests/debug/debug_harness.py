@@ -109,17 +109,28 @@ def _build_one(job):
     return name, str(path)
 
 
-def build_all(build_dir):
-    """Build every corpus and stock extension; {module name: path}."""
-    build_dir = pathlib.Path(build_dir)
-    settings = cystck_settings()
-    cystck_kwargs = {
+def _cystck_kwargs(build_dir, settings):
+    return {
         "include_dirs": list(settings.include_dirs),
         "define_macros": list(settings.define_macros),
         "extra_compile_args": list(settings.extra_compile_args),
         "extra_link_args": list(settings.extra_link_args),
         "extra_objects": build_runtime(build_dir, settings),
     }
+
+
+def build_one(name, build_dir, define_macros=()):
+    """Build the corpus extension ``name`` alone, with more macros; its path."""
+    build_dir = pathlib.Path(build_dir)
+    cystck_kwargs = _cystck_kwargs(build_dir, cystck_settings())
+    cystck_kwargs["define_macros"] += list(define_macros)
+    return pathlib.Path(_build_one((name, str(CORPUS / f"{name}.c"), str(build_dir), cystck_kwargs))[1])
+
+
+def build_all(build_dir):
+    """Build every corpus and stock extension; {module name: path}."""
+    build_dir = pathlib.Path(build_dir)
+    cystck_kwargs = _cystck_kwargs(build_dir, cystck_settings())
     jobs = [(p.stem, str(p), str(build_dir), cystck_kwargs) for p in sorted(CORPUS.glob("*.c"))]
     jobs += [(p.stem, str(p), str(build_dir), None) for p in sorted(STOCK.glob("*.c"))]
     workers = max(1, min(len(jobs), os.cpu_count() or 1))

@@ -8,7 +8,7 @@ import re
 
 import pytest
 
-from debug_harness import DEBUG_TAG, HAVE_ADDR2LINE, location, run
+from debug_harness import DEBUG_TAG, HAVE_ADDR2LINE, build_one, location, run
 
 # Fresh int objects, not cached small ints or code constants; MEDIUM
 # squared still fits a long long.
@@ -342,3 +342,62 @@ def test_the_variable_switches_an_extension_without_rebuilding_it(ext, value, ch
         assert r.outcome.get("message", "").startswith("Cystck_Drop: "), r.outcome
     else:
         assert r.outcome == {"value": "3"}
+
+
+# ---- every kind of entry point runs checked (its trampoline's debug twin) ----
+
+# Each call reaches one kind of trampoline; in release mode each returns this.
+EVERY_TRAMPOLINE = {
+    "m.noargs()": "True", "m.one(5)": "True", "m.varargs(5)": "True", "m.keywords(5)": "True",
+    "m.Box.__new__(m.Box, 5)": "Box", "m.Box.__init__(b)": "None", "b()": "True",
+    "repr(b)": "'Box'", "next(b)": "True", "b + 5": "True", "pow(b, 5, 7)": "True",
+    "b == 5": "True", "hash(b)": "7", "len(b)": "3", "bool(b)": "True", "b[0]": "True",
+    "b.__setitem__(0, 1)": "None", "b.__setitem__('k', 1)": "None", "5 in b": "True",
+    "b.value": "True", "setattr(b, 'value', 5)": "None",
+}
+EVERY_TRAMPOLINE_SCENARIO = "b = m.Box.__new__(m.Box)\n" + "".join(
+    f"outcome(lambda: {call})\n" for call in EVERY_TRAMPOLINE)
+
+
+def test_every_kind_of_trampoline_is_checked(ext):
+    # Debug mode replaces each trampoline in the method, getset and slot
+    # tables by its debug twin when it makes the module or type; one missed
+    # kind would run unchecked, its misuse unreported.
+    r = run(ext["dbg_every_trampoline"], EVERY_TRAMPOLINE_SCENARIO, debug=True)
+    assert len(r.outcomes) == len(EVERY_TRAMPOLINE), r.describe()
+    for call, outcome in zip(EVERY_TRAMPOLINE, r.outcomes):
+        assert outcome.get("error") == "SystemError", (call, outcome)
+        assert re.match("CystckObject_IsTrue: " + USED_AFTER_RELEASE, outcome["message"]), (call, outcome)
+        assert outcome["message"].endswith(DEBUG_TAG), (call, outcome)
+
+
+def test_every_kind_of_trampoline_runs_unchecked_in_release_mode(ext):
+    r = run(ext["dbg_every_trampoline"], EVERY_TRAMPOLINE_SCENARIO, debug=False)
+    assert [o.get("value") for o in r.outcomes] == list(EVERY_TRAMPOLINE.values()), r.describe()
+
+
+def test_misuse_in_a_helper_inlined_by_the_debug_twin_is_located_in_the_helper(ext):
+    # The twin inlines the implementation and the helpers it calls: the
+    # location is the innermost line of the extension's code in the chain of
+    # inlined calls (the helper's), not the implementation's call of it.
+    r = run(ext["dbg_every_trampoline"], "b = m.Box.__new__(m.Box)\noutcome(len, b)\n", debug=True)
+    assert_reported(r.outcome, "CystckObject_IsTrue: " + USED_AFTER_RELEASE,
+                    "dbg_every_trampoline", "use", "stale_truth")
+
+
+@pytest.fixture(scope="module")
+def every_trampoline_without_twins(tmp_path_factory):
+    # CYSTCK_NO_DEBUG_TWINS: no twins; the release trampolines read debug
+    # mode's run-time room at the open instead (defs.h, _CYSTCK_TWINS).
+    return build_one("dbg_every_trampoline", tmp_path_factory.mktemp("no-twins"),
+                     [("CYSTCK_NO_DEBUG_TWINS", None)])
+
+
+def test_every_kind_of_trampoline_is_checked_without_twins(every_trampoline_without_twins):
+    r = run(every_trampoline_without_twins, EVERY_TRAMPOLINE_SCENARIO, debug=True)
+    assert len(r.outcomes) == len(EVERY_TRAMPOLINE), r.describe()
+    for call, outcome in zip(EVERY_TRAMPOLINE, r.outcomes):
+        assert re.match("CystckObject_IsTrue: " + USED_AFTER_RELEASE, outcome.get("message", "")), \
+            (call, outcome)
+    r = run(every_trampoline_without_twins, EVERY_TRAMPOLINE_SCENARIO, debug=False)
+    assert [o.get("value") for o in r.outcomes] == list(EVERY_TRAMPOLINE.values()), r.describe()

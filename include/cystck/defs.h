@@ -125,11 +125,26 @@ static inline Cystck_Object _Cystck_HArg(PyObject **p)
  * Unrolled (a jump on n, then n stores): calls pass few arguments, and a
  * loop's set-up costs more than binding them.  CPython never passes a NULL
  * argument; saying so lets the compiler drop the null tests of an API
- * function that reads an argument (CystckTuple_FromArray's copy, a push). */
+ * function that reads an argument (CystckTuple_FromArray's copy, a push).
+ * Two forms of the same binding:
+ *   _Cystck_BindArgs, the cases falling through (case n binds argument
+ *   n - 1, then falls into case n - 1): the smallest code where the stores
+ *   stay, that is where the array goes out of line (a keyword parser: the
+ *   KEYWORDS and tp_new/tp_init/tp_call trampolines);
+ *   _Cystck_BindArgsEach, every case binding all of its n arguments and
+ *   returning: for VARARGS, whose implementation mostly tests the count
+ *   and reads its arguments itself.  There the compiler threads the
+ *   count's test into the case it came from, so it keeps every argument's
+ *   "not NULL" (the falling-through form kept only the first two's: the
+ *   case blocks it passed were shared with larger counts) and drops the
+ *   count test and the dead stores (tuple3 -4, add_doubles -4,
+ *   call_callback -1 instructions per call; docs/gaps.md, R1).  Each case
+ *   then ends with a jump to the join, one instruction more where the
+ *   stores stay (kwargs +1 in this form), hence the two. */
+#define _CYSTCK_BIND(i) _CYSTCK_ASSUME(args[i] != NULL); inl[i] = _Cystck_H((PyObject **)&args[i])
 static inline Cystck_Object *_Cystck_BindArgs(Cystck_State *S, Cystck_Object *inl,
                                               PyObject *const *args, Cystck_ssize_t n)
 {
-#define _CYSTCK_BIND(i) _CYSTCK_ASSUME(args[i] != NULL); inl[i] = _Cystck_H((PyObject **)&args[i])
     switch (n) {
     case 8: _CYSTCK_BIND(7); /* fall through */
     case 7: _CYSTCK_BIND(6); /* fall through */
@@ -142,10 +157,31 @@ static inline Cystck_Object *_Cystck_BindArgs(Cystck_State *S, Cystck_Object *in
     case 0: return inl;
     default: return n > CYSTCK_INLINE_ARGS ? _Cystck_HeapArgs(S, args, n) : inl;
     }
-#undef _CYSTCK_BIND
 }
+#define _CYSTCK_BIND_2(i) _CYSTCK_BIND(i); _CYSTCK_BIND((i) + 1)
+#define _CYSTCK_BIND_4(i) _CYSTCK_BIND_2(i); _CYSTCK_BIND_2((i) + 2)
+/* Always inlined: GCC otherwise calls it, its 36 stores looking big. */
+static CYSTCK_ALWAYS_INLINE Cystck_Object *_Cystck_BindArgsEach(Cystck_State *S, Cystck_Object *inl,
+                                                                 PyObject *const *args, Cystck_ssize_t n)
+{
+    switch (n) {
+    case 8: _CYSTCK_BIND_4(0); _CYSTCK_BIND_4(4); return inl;
+    case 7: _CYSTCK_BIND_4(0); _CYSTCK_BIND_2(4); _CYSTCK_BIND(6); return inl;
+    case 6: _CYSTCK_BIND_4(0); _CYSTCK_BIND_2(4); return inl;
+    case 5: _CYSTCK_BIND_4(0); _CYSTCK_BIND(4); return inl;
+    case 4: _CYSTCK_BIND_4(0); return inl;
+    case 3: _CYSTCK_BIND_2(0); _CYSTCK_BIND(2); return inl;
+    case 2: _CYSTCK_BIND_2(0); return inl;
+    case 1: _CYSTCK_BIND(0); return inl;
+    case 0: return inl;
+    default: return n > CYSTCK_INLINE_ARGS ? _Cystck_HeapArgs(S, args, n) : inl;
+    }
+}
+#undef _CYSTCK_BIND_4
+#undef _CYSTCK_BIND_2
+#undef _CYSTCK_BIND
 #if CYSTCK_INLINE_ARGS != 8
-#error "_Cystck_BindArgs binds up to 8 arguments inline: keep it in step with CYSTCK_INLINE_ARGS"
+#error "_Cystck_BindArgs and _Cystck_BindArgsEach bind up to 8 arguments inline: keep them in step with CYSTCK_INLINE_ARGS"
 #endif
 
 /* Debug twins.  Each trampoline kind below is a macro KIND_FN(ATTR, FN,
@@ -252,7 +288,7 @@ static inline Cystck_Object *_Cystck_BindArgs(Cystck_State *S, Cystck_Object *in
         Cystck_Object argv_[CYSTCK_INLINE_ARGS];                              \
         const Cystck_Object *hargs_;                                          \
         _Cystck_OpenFrameRoom(&S_, &F_, ROOM);                                        \
-        hargs_ = _Cystck_BindArgs(&S_, argv_, args, nargs);                   \
+        hargs_ = _Cystck_BindArgsEach(&S_, argv_, args, nargs);                   \
         if (Cystck_unlikely(hargs_ == NULL))                                  \
             return _Cystck_Finish(&S_, -1, #IMPL);                            \
         return _Cystck_Finish(&S_, IMPL(&S_, _Cystck_H(&self), hargs_, nargs), #IMPL); \

@@ -403,6 +403,14 @@ def test_calls_through_the_stack(rt):
         rt.call(lambda: 1 / 0)
 
 
+@pytest.mark.parametrize("n", range(13))   # every case of _Cystck_BindArgsEach, then heap arguments
+def test_varargs_bind_every_count(rt, n):
+    args = tuple(object() for _ in range(n))
+    before = [sys.getrefcount(a) for a in args]
+    assert rt.call(lambda *a: a, *args) == args
+    assert [sys.getrefcount(a) for a in args] == before
+
+
 @pytest.mark.parametrize("handles", [0, 3, 40])        # inline slots, heap chunks
 @pytest.mark.parametrize("pushes", [0, 1, 2, 8, 9, 30])  # inline stack, grown stack
 def test_frames_of_every_shape_close_and_release(rt, handles, pushes):

@@ -42,15 +42,17 @@ def stock_and_translated_tree(tmp_path_factory):
 def run_script():
     """run_script(script, module_path, debug=False) -> the value the script
     prints (a Python literal), run in a fresh interpreter with the module's
-    path as its argument, with CYSTCK_DEBUG=1 or without.  (A fixture, not
+    path as its argument, with CYSTCK_DEBUG=1 or without (``stderr=True``:
+    (value, what it wrote to stderr), where debug mode reports references
+    never released).  (A fixture, not
     a function to import: see tests/runtime/conftest.py's build_rt.)"""
     import subprocess
     import sys
 
-    def _run(script, module_path, debug=False):
+    def _run(script, module_path, debug=False, stderr=False):
         env = {"PATH": "", **({"CYSTCK_DEBUG": "1"} if debug else {})}
         out = subprocess.run([sys.executable, "-c", script, str(module_path)], capture_output=True, text=True,
                              env=env)
         assert out.returncode == 0, out.stderr
-        return eval(out.stdout)
+        return (eval(out.stdout), out.stderr) if stderr else eval(out.stdout)
     return _run

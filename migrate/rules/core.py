@@ -881,6 +881,36 @@ static inline Cystck_Ref {XREF_HELPER}(Cystck_State *S, Cystck_Object h)
 """
 
 
+STEAL_HELPER = "cystck_migrate_steal"
+STEAL_HELPER_DEFINITION = f"""
+/* cystck-migrate: a local that takes over the object of a reference in
+ * allocated memory (old = e->v; e->v = v; Py_DECREF(old);, or the block
+ * freed and the local returned): a handle of the call for it, the
+ * reference released and emptied (the null handle for an empty one). */
+static inline Cystck_Object {STEAL_HELPER}(Cystck_State *S, Cystck_Ref *r)
+{{
+    Cystck_Object h = Cystck_NULL;
+    if (*r != NULL) {{
+        h = Cystck_Dup(S, Cystck_deref(S, *r));
+        Cystck_unref(S, *r);
+        *r = NULL;
+    }}
+    return h;
+}}
+"""
+
+
+def _is_heap_ref(expr, local, project):
+    """Is the reference ``expr`` a member of a plain struct in memory the
+    extension allocates (project.heap_structs), by its struct where that
+    is known, by the member's name otherwise?"""
+    m = regex.search(r"(?:->|\.)\s*(\w+)\s*$", expr)
+    if not m or m.group(1) not in project.heap_ref_fields:
+        return False
+    owner = _common.member_owner(expr.strip(), getattr(local, "ctx", None), project)
+    return owner is None or owner in project.heap_structs
+
+
 # the CYSTCK_TYPE_HELPERS lines the object-struct rule writes after a struct
 _TYPE_HELPERS_LINES = regex.compile(r"(?:\s*CYSTCK_TYPE_HELPERS\s*\(\s*\w+\s*\)[ \t]*(?=\n))*")
 
@@ -960,6 +990,11 @@ def references_re(names, ref_fields):
         alts.append(r"\b(?!\w+_AsStruct\s*\()\w+(?:\s*\([^()]*\))?(?:\s*\[[^\[\];]*\])*"
                     r"(?:\s*(?:->|\.)\s*\w+(?:\s*\[[^\[\];]*\])*)*?\s*(?:->|\.)\s*(?:"
                     + "|".join(map(regex.escape, sorted(ref_fields))) + r")\b")
+        # Foo_AsStruct(S, h)->items[i].first: a member of a plain struct an
+        # instance points to or holds (one access deeper than its own
+        # fields, which are Cystck_Fields)
+        alts.append(r"\b\w+_AsStruct\s*\([^()]*\)(?:\s*(?:->|\.)\s*\w+(?:\s*\[[^\[\];]*\])*)+?"
+                    r"\s*(?:->|\.)\s*(?:" + "|".join(map(regex.escape, sorted(ref_fields))) + r")\b")
     return "(?:" + "|".join(alts) + ")" if alts else None
 
 
@@ -1094,6 +1129,8 @@ class GlobalRefs(Rule):
                 self._read_refs(unit, masked, m.start(), m.end(), self._cast_read(ref), set(), edits)
         if any(XREF_HELPER in new for _, _, new in edits.items):
             _common.define_after_include(unit.text, edits, XREF_HELPER_DEFINITION)
+        if any(STEAL_HELPER in new for _, _, new in edits.items) and STEAL_HELPER not in unit.text:
+            _common.define_after_include(unit.text, edits, STEAL_HELPER_DEFINITION)
         if edits:
             unit.apply(edits)
         return edits.applied
@@ -1134,8 +1171,22 @@ class GlobalRefs(Rule):
             # (a reference's handle is not the call's to release): a handle
             # of its own, the null handle for an empty reference
             r = text[m.start("r"):m.end("r")]
-            if m.group("x") in local and not _is_local_ref(text, m, local) and regex.search(
-                    rf"\bCystck_Drop\s*\(\s*S\s*,\s*{m.group('x')}\s*\)", masked[m.end():b1]):
+            x = m.group("x")
+            if x not in local or _is_local_ref(text, m, local):
+                continue
+            later = masked[m.end():b1]
+            released = regex.search(rf"\bCystck_Drop\s*\(\s*S\s*,\s*{x}\s*\)", later)
+            if _is_heap_ref(r, local, unit.project) and not regex.search(
+                    rf"\bPy_X?INCREF\s*\(\s*{x}\s*\)|\bCystck_Dup\s*\(\s*S\s*,\s*{x}\s*\)", later) and \
+                    (released or regex.search(rf"\breturn\s+(?:Cystck_Return\s*\(\s*S\s*,\s*)?{x}\s*\)?\s*;",
+                                              later)):
+                # the local takes the member's object over (the member is
+                # overwritten or its block freed, the local released or
+                # returned): the reference's object becomes a handle of
+                # the call and the reference is released
+                edits.add(m.start("r"), m.end("r"), f"{STEAL_HELPER}(S, &{r})")
+                done.append(m.span("r"))
+            elif released:
                 edits.add(m.start("r"), m.end("r"), f"({r} ? Cystck_Dup(S, Cystck_deref(S, {r})) : Cystck_NULL)")
                 done.append(m.span("r"))
 
@@ -1152,6 +1203,15 @@ class GlobalRefs(Rule):
             edits.add(m.start(), m.end(), new)
         for m in refcount.finditer(masked, b0, b1):
             if is_local(m):
+                continue
+            r = text[m.start("r"):m.end("r")]
+            if "DECREF" in masked[m.start():m.start("r")] and _is_heap_ref(r, local, unit.project):
+                # a member of allocated memory released (the block is about
+                # to be freed, or the member overwritten): its reference goes
+                new = f"Cystck_unref(S, {r}); {r} = NULL;"
+                if _common.in_unbraced_body(masked, m.start()):
+                    new = "{ " + new + " }"
+                edits.add(m.start(), m.end(), new)
                 continue
             if _common.in_unbraced_body(masked, m.start()):
                 edits.add(m.start(), m.end(), ";")

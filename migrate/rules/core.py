@@ -1027,7 +1027,15 @@ class GlobalRefs(Rule):
     PyObject *cache[N];`` or the member ``PyObject *items[N];`` of a plain
     struct a global holds, is an array of references, each element
     ``cache[i]`` stored, read and released as such a global; the array
-    used whole (``PyObject **p = cache;``) is reported."""
+    used whole (``PyObject **p = cache;``) is reported.  A member of a
+    plain struct in memory the extension allocates (a node, an entry of an
+    allocated array: project.heap_structs) is such a reference too; there
+    ``Py_DECREF``/``Py_XDECREF`` of it (its block about to be freed)
+    releases it, ``Cystck_unref(S, n->key); n->key = NULL;``, and a local
+    that takes its object over and is later released or returned (``old =
+    n->value; n->value = v; Py_DECREF(old);``, ``v = n->value; free(n);
+    return v;``) steals it: ``cystck_migrate_steal(S, &n->value)`` (a
+    handle of the call, the reference released and emptied)."""
     name = "global-refs"
     precedence = 700
     needs = ("include-header",)    # the helper of a store whose value is used goes after the include

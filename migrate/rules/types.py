@@ -131,7 +131,10 @@ class StructMembers(Rule):
     a module-state struct, or of a plain struct that a global holds
     (``static holder H;``, an array of them, a pointer to one), become
     ``Cystck_Ref`` because they outlive the call (the global-refs rule
-    stores and reads them).  An array member, ``PyObject *items[N];``, is
+    stores and reads them); so do those of a plain struct in memory the
+    extension allocates and keeps beyond the allocating call (a list node
+    ``PyMem_Malloc(sizeof(node))``'d, an array of structs ``PyMem_New``'d:
+    project._collect_heap_structs).  An array member, ``PyObject *items[N];``, is
     an array of the one or the other.  That goes by struct: a member of
     another plain struct named like one of those stays a handle (and so
     do its accesses, by the declaration of their first name:
@@ -728,13 +731,18 @@ _DROPPED_CALL = regex.compile(r"(?:\(\s*void\s*\)\s*)?(?:\b(\w+)\s*\(\s*\(\s*PyO
 class DestroyTraverse(Rule):
     """Deallocators become Cystck destructors ``void f(void *data)`` and
     traverse functions take the native struct: ``Py_VISIT(self->x)`` becomes
-    ``Cystck_VISIT(&self->x)``.  In destructors the freeing of the object
+    ``Cystck_VISIT(&self->x)``, and ``Py_VISIT(n->key)`` of a reference
+    (a member of a plain struct in memory the instance owns, a node of its
+    table) ``Cystck_VISIT_REF(&n->key)``.  In destructors the freeing of the object
     (``tp_free``, ``PyObject_Del``), GC untracking, the clearing of weak
     references (the runtime clears them before the destructor runs), the trashcan
     (``Py_TRASHCAN_BEGIN``...``Py_TRASHCAN_END``, both ends), the releasing of
     object members and of a heap type's reference to its type are removed: the runtime does them after the destructor
     has released native resources; a free of other memory
-    (``PyObject_Free(self->buf)``) stays.  So does the call of the
+    (``PyObject_Free(self->buf)``) stays.  The release of a reference in
+    memory the instance owns, ``Py_DECREF(n->key)``, becomes
+    ``Cystck_unref(NULL, n->key); n->key = NULL;`` (no state in a
+    destructor; traverse may have released it already).  So does the call of the
     finalizer (``if (PyObject_CallFinalizerFromDealloc(self) < 0)
     return;``): the runtime calls it before the destructor, which is then
     never called for an object brought back to life (any other use of the

@@ -1303,12 +1303,15 @@ def _collect_heap_structs(p, masks):
     if not structs or not any(p.member_handles.get(t) or p.member_handle_arrays.get(t) for t in structs):
         return
     inner = _structs_held_by_value(masks)
+    wrappers = _allocator_wrappers(masks)
+    call = regex.compile(r"\b" + _ALLOCATORS[:-1] + "".join("|" + regex.escape(w) for w in sorted(wrappers))
+                         + r")\s*(?P<args>" + source.paren("a") + ")") if wrappers else _ALLOC_CALL
     for code in masks:
         for start, end in source.top_level_items(code):
             body = code.find("{", start, end)
             if body < 0 or not regex.search(r"\)\s*$", code[start:body]):
                 continue          # a function definition's body only
-            for struct, target in _allocations(code, body, end, structs):
+            for struct, target in _allocations(code, body, end, structs, call):
                 if not _freed_in_call(code, body, end, target):
                     seen = _as_references(p, struct, inner, set())
                     p.heap_structs.update(n for t in seen for n in p.struct_names.get(t, ()))
@@ -1316,7 +1319,25 @@ def _collect_heap_structs(p, masks):
         p.heap_ref_fields.update(p.member_handles.get(t, ()))
 
 
-def _allocations(code, b0, b1, structs):
+# void *memory_alloc(Py_ssize_t size) { ... return PyMem_Malloc(size); }
+_VOID_POINTER_FUNCTION = regex.compile(r"(?:^|(?<=[;}]))\s*(?:(?:static|inline|extern)\s+)*void\s*\*\s*(?P<f>\w+)\s*\(")
+
+
+def _allocator_wrappers(masks):
+    """The extension's functions returning ``void *`` whose body calls an
+    allocator (``void *memory_alloc(Py_ssize_t size) { return
+    PyMem_Malloc(size); }``): their calls allocate too."""
+    found = set()
+    for code in masks:
+        for start, end in source.top_level_items(code):
+            m = _VOID_POINTER_FUNCTION.match(code, start, end)
+            body = code.find("{", start, end)
+            if m and body > 0 and _ALLOC_CALL.search(code, body, end):
+                found.add(m.group("f"))
+    return found
+
+
+def _allocations(code, b0, b1, structs, call=_ALLOC_CALL):
     """(struct, target) for each allocation in code[b0:b1] whose size names
     a plain struct of ``structs``; ``target`` is what the block is stored
     into (``n``, ``self->items``), or None where it is not stored."""
@@ -1326,18 +1347,17 @@ def _allocations(code, b0, b1, structs):
     for m in _ALLOC_RESIZE.finditer(code, b0, b1):
         if m.group("t") in structs:
             yield m.group("t"), m.group("p").strip()
-    for m in _ALLOC_CALL.finditer(code, b0, b1):
+    for m in call.finditer(code, b0, b1):
         args = m.group("args")
-        struct = None
-        for s in _SIZEOF_TYPE.finditer(args):
-            if s.group("t") in structs:
-                struct = s.group("t")
-        if struct is None:
-            for s in _SIZEOF_TARGET.finditer(args):
-                name = regex.split(r"->|\.", s.group("a") or s.group("b"))[-1].strip()
-                struct = _pointer_struct(code, name, m.start(), structs) or struct
-        if struct is not None:
-            yield struct, _store_target(code, b0, m.start())
+        # every struct the size names: a header and the entries after it,
+        # sizeof(keys_t) + n * sizeof(entry_t), are one block
+        named = {s.group("t") for s in _SIZEOF_TYPE.finditer(args)} & structs
+        for s in _SIZEOF_TARGET.finditer(args):
+            name = regex.split(r"->|\.", s.group("a") or s.group("b"))[-1].strip()
+            named.add(_pointer_struct(code, name, m.start(), structs))
+        target = _store_target(code, b0, m.start())
+        for struct in sorted(named - {None}):
+            yield struct, target
 
 
 def _store_target(code, b0, at):

@@ -1185,7 +1185,8 @@ class GlobalRefs(Rule):
             later = masked[m.end():b1]
             released = regex.search(rf"\bCystck_Drop\s*\(\s*S\s*,\s*{x}\s*\)", later)
             if _is_heap_ref(r, local, unit.project) and not regex.search(
-                    rf"\bPy_X?INCREF\s*\(\s*{x}\s*\)|\bCystck_Dup\s*\(\s*S\s*,\s*{x}\s*\)", later) and \
+                    rf"\bPy_X?INCREF\s*\(\s*(?:Cystck_AsPyObject\s*\(\s*S\s*,\s*)?{x}\s*\)"
+                    rf"|\bCystck_Dup\s*\(\s*S\s*,\s*{x}\s*\)", later) and \
                     (released or regex.search(rf"\breturn\s+(?:Cystck_Return\s*\(\s*S\s*,\s*)?{x}\s*\)?\s*;",
                                               later)):
                 # the local takes the member's object over (the member is

@@ -325,6 +325,11 @@ class Project:
         not by its struct (``member_is_handle``)."""
         return self.handle_fields & {n for members in self.member_structs.values() for n in members}
 
+    @functools.cached_property
+    def object_field_names(self):
+        """The names of custom types' object fields (Cystck_Fields)."""
+        return {n for info in self.types.values() for n in info.object_fields}
+
     def member_is_handle(self, member, struct):
         """Is ``member`` of plain struct ``struct`` a handle?"""
         return member in self.member_handles.get(struct, ())

@@ -473,6 +473,11 @@ def is_reference(expr, ctx, project):
     An array of references (project.ref_array_fields, ``H.items`` of an
     element ``H.items[i]``) goes by its name."""
     m = _MEMBER.search(expr)
+    if m and m.group(1) in project.heap_ref_fields and m.group(1) in project.object_field_names and \
+            member_owner(expr, ctx, project) is None:
+        # a reference of allocated memory named like a custom type's object
+        # field: without its struct, the field (as before such references)
+        return False
     if not m or m.group(1) not in project.ambiguous_refs:
         return bool(m) and (m.group(1) in project.ref_fields or m.group(1) in project.ref_array_fields)
     return project.member_is_ref(m.group(1), member_owner(expr, ctx, project))

@@ -900,6 +900,22 @@ static inline Cystck_Object {STEAL_HELPER}(Cystck_State *S, Cystck_Ref *r)
 """
 
 
+def _gives_up(masked, r, start, end):
+    """Does masked[start:end] give up the reference ``r`` (``n->value``)
+    that a local took: store into it, or free the block it lives in
+    (``free(n)``, ``PyMem_Free(n)``, an allocator's own free function)?
+    Only then does the local take its object over: a local that stock
+    code increments (an increment other rules may have removed by now)
+    leaves the reference as it is."""
+    spelled = r"\s*".join(regex.escape(t) for t in regex.findall(r"\w+|->|\S", r))
+    if regex.search(rf"(?<![\w.>]){spelled}\s*=(?!=)", masked[start:end]):
+        return True
+    head = regex.match(r"\s*(\w+)", r)
+    return bool(head) and bool(regex.search(
+        rf"\b\w*(?:free|Free|FREE|_[Dd]el|_DEL)\s*\(\s*(?:\(\s*\w+\s*\*\s*\)\s*)?{head.group(1)}\s*\)",
+        masked[start:end]))
+
+
 def _is_heap_ref(expr, local, project):
     """Is the reference ``expr`` a member of a plain struct in memory the
     extension allocates (project.heap_structs), by its struct where that
@@ -908,7 +924,9 @@ def _is_heap_ref(expr, local, project):
     if not m or m.group(1) not in project.heap_ref_fields:
         return False
     owner = _common.member_owner(expr.strip(), getattr(local, "ctx", None), project)
-    return owner is None or owner in project.heap_structs
+    if owner is None:
+        return m.group(1) not in project.object_field_names
+    return owner in project.heap_structs
 
 
 # the CYSTCK_TYPE_HELPERS lines the object-struct rule writes after a struct
@@ -1184,11 +1202,12 @@ class GlobalRefs(Rule):
                 continue
             later = masked[m.end():b1]
             released = regex.search(rf"\bCystck_Drop\s*\(\s*S\s*,\s*{x}\s*\)", later)
-            if _is_heap_ref(r, local, unit.project) and not regex.search(
+            handed = released or regex.search(rf"\breturn\s+(?:Cystck_Return\s*\(\s*S\s*,\s*)?{x}\s*\)?\s*;",
+                                              later)
+            if _is_heap_ref(r, local, unit.project) and handed and not regex.search(
                     rf"\bPy_X?INCREF\s*\(\s*(?:Cystck_AsPyObject\s*\(\s*S\s*,\s*)?{x}\s*\)"
                     rf"|\bCystck_Dup\s*\(\s*S\s*,\s*{x}\s*\)", later) and \
-                    (released or regex.search(rf"\breturn\s+(?:Cystck_Return\s*\(\s*S\s*,\s*)?{x}\s*\)?\s*;",
-                                              later)):
+                    _gives_up(masked, text[m.start("r"):m.end("r")], m.end(), m.end() + handed.start()):
                 # the local takes the member's object over (the member is
                 # overwritten or its block freed, the local released or
                 # returned): the reference's object becomes a handle of

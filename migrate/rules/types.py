@@ -858,8 +858,8 @@ class DestroyTraverse(Rule):
             return False
         ctx = next((c for c in _common.function_contexts(unit) if c.func.name == f.name), None)
         owner = _common.member_owner(inner, ctx, p)
-        if owner is None:
-            return m.group(1) in p.heap_ref_fields
+        if owner is None:     # by name, unless a custom type has an object field so named
+            return m.group(1) in p.heap_ref_fields and m.group(1) not in p.object_field_names
         return p.member_is_ref(m.group(1), owner)
 
     @classmethod

@@ -1050,10 +1050,11 @@ class GlobalRefs(Rule):
     allocated array: project.heap_structs) is such a reference too; there
     ``Py_DECREF``/``Py_XDECREF`` of it (its block about to be freed)
     releases it, ``Cystck_unref(S, n->key); n->key = NULL;``, and a local
-    that takes its object over and is later released or returned (``old =
-    n->value; n->value = v; Py_DECREF(old);``, ``v = n->value; free(n);
-    return v;``) steals it: ``cystck_migrate_steal(S, &n->value)`` (a
-    handle of the call, the reference released and emptied)."""
+    that takes its object over (the code stores into the member or frees
+    its block before it releases or returns the local: ``old = n->value;
+    n->value = v; Py_DECREF(old);``, ``v = n->value; free(n); return v;``)
+    steals it: ``cystck_migrate_steal(S, &n->value)`` (a handle of the
+    call, the reference released and emptied)."""
     name = "global-refs"
     precedence = 700
     needs = ("include-header",)    # the helper of a store whose value is used goes after the include

@@ -1759,6 +1759,11 @@ def _infer_state(p):
     API or calls such functions (a fixpoint over the call graph)."""
     refs = p.globals | p.ref_arrays | set(p.type_objects) | p.api_macros | p.state_fields
     ref_re = regex.compile(r"\b(?:" + "|".join(map(regex.escape, sorted(refs))) + r")\b") if refs else None
+    # a member access of a reference in allocated memory (n->key) reads it
+    # through Cystck_deref(S, ...)
+    if p.heap_ref_fields:
+        heap = r"(?:->|\.)\s*(?:" + "|".join(map(regex.escape, sorted(p.heap_ref_fields))) + r")\b"
+        ref_re = regex.compile((ref_re.pattern + "|" if ref_re else "") + heap)
     typed = regex.compile(r"\b(?:" + "|".join(map(regex.escape, sorted(p.types))) + r")\s*\*") if p.types else None
     for info in p.functions.values():
         role = info.role

@@ -925,7 +925,7 @@ def _is_heap_ref(expr, local, project):
         return False
     owner = _common.member_owner(expr.strip(), getattr(local, "ctx", None), project)
     if owner is None:
-        return m.group(1) not in project.object_field_names
+        return m.group(1) not in project.object_field_names or _common.deep_access(expr)
     return owner in project.heap_structs
 
 

@@ -859,7 +859,8 @@ class DestroyTraverse(Rule):
         ctx = next((c for c in _common.function_contexts(unit) if c.func.name == f.name), None)
         owner = _common.member_owner(inner, ctx, p)
         if owner is None:     # by name, unless a custom type has an object field so named
-            return m.group(1) in p.heap_ref_fields and m.group(1) not in p.object_field_names
+            return m.group(1) in p.heap_ref_fields and (m.group(1) not in p.object_field_names
+                                                        or _common.deep_access(inner))
         return p.member_is_ref(m.group(1), owner)
 
     @classmethod

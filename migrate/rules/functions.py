@@ -9,7 +9,6 @@ from . import _common, escape
 
 # Compiled once (the regex module's cache lookup per call is slow).
 _WORD = regex.compile(r"\b\w+\b")
-_CONDITIONAL_EXPRESSION = regex.compile(r"\?[^;]*:")
 
 _QUALIFIERS = (r"(?:(?:(?:static|inline|extern|__inline__|__inline|FASTCALL_ATTR|Py_LOCAL_INLINE"
                r"|CYSTCK_UNUSED|constexpr)\b|template\s*<[^<>]*>)\s*)*")
@@ -348,7 +347,7 @@ def _null_items(code, init, edits):
         return
     for i0, i1 in source.split_top(code, s + 1, e - 1):
         item = code[i0:i1].strip()
-        if item in ("NULL", "0", "nullptr"):
+        if item in proj.NULLS:
             at = code.index(item, i0)
             edits.add(at, at + len(item), "Cystck_NULL")
 
@@ -1246,8 +1245,8 @@ class Returns(Rule):
                                     flags=regex.S)
                 e = text[m.start("e"):m.end("e")].strip()
                 # a branch of a conditional result that is NULL is the null handle
-                e = regex.sub(r"(?<=:\s*)(?:NULL|nullptr)\s*$|(?:NULL|nullptr)(?=\s*:)", "Cystck_NULL", e) \
-                    if _CONDITIONAL_EXPRESSION.search(e) else e
+                for s0, s1 in reversed(_common.conditional_nulls(e, 0, len(e))):
+                    e = e[:s0] + "Cystck_NULL" + e[s1:]
                 end = ";" if code[m.end() - 1] == ";" else ""
                 if mode == "handle":
                     if e in ("NULL", "0", "nullptr", "(PyObject *)NULL"):
@@ -1561,8 +1560,7 @@ class Iso646NullHandles(Rule):
     def apply(self, unit):
         code, text, p = unit.masked, unit.text, unit.project
         # HX without its end, which refuses a word after the handle (`o or`)
-        hx = _common.HX.removesuffix(r"(?!\s*[\w(\[])")
-        pats = [regex.compile(pat.replace("H", hx)) for pat in self.patterns]
+        pats = [regex.compile(pat.replace("H", _common.HX_OPEN)) for pat in self.patterns]
         edits = source.Edits()
         for ctx in _common.function_contexts(unit):
             if not ctx.has_state:

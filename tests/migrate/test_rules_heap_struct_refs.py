@@ -595,10 +595,7 @@ PyInit_heapstructs(void)
 
 # Frames come and go between a store and its reads (churn).
 SCRIPT = r"""
-import gc, importlib.util, sys
-spec = importlib.util.spec_from_file_location("heapstructs", sys.argv[1])
-m = importlib.util.module_from_spec(spec)
-spec.loader.exec_module(m)
+import gc
 
 def churn():
     return [str(i) * 3 for i in range(2000)]
@@ -741,11 +738,8 @@ def test_translating_the_translation_changes_nothing():
 
 
 @pytest.fixture(scope="module")
-def built(tmp_path_factory, stock_and_translated_tree):
-    stock = tmp_path_factory.mktemp("heapstructs") / "stock"
-    stock.mkdir()
-    (stock / "heapstructs.c").write_text(SRC)
-    return stock_and_translated_tree("heapstructs", stock)
+def built(stock_and_translated):
+    return stock_and_translated("heapstructs", SRC)
 
 
 def test_stock_build(built, run_script):

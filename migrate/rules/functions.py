@@ -663,19 +663,23 @@ class NullHandles(Rule):
 
 class HandleIdentity(Rule):
     """``a == b`` on two handles (``o == Py_None``, ``key == Py_True``,
-    ``o != (PyObject *)&PyFloat_Type``) becomes ``Cystck_Is(S, a, b)``;
-    ``!=`` becomes ``!Cystck_Is(...)``."""
+    ``o != (PyObject *)&PyFloat_Type``, two object fields ``self->a ==
+    self->b``) becomes ``Cystck_Is(S, a, b)``; ``!=`` becomes
+    ``!Cystck_Is(...)``."""
     name = "handle-identity"
     precedence = 530
     needs = ("struct-access",)     # a field's value is a CystckField_Load
     patterns = (r"(?P<a>H)\s*(?P<op>==|!=)\s*(?P<b>H)",
                 r"(?P<a>H)\s*(?P<op>==|!=)\s*(?P<b>CystckField_Load\s*" + _common.PAREN + ")")
-    before = ("typedef struct { PyObject_HEAD PyObject *v; } Box;\n"
-              "static int f(PyObject *o, Box *b) { return o == Py_None || o != b->v || b->v == Py_None; }\n")
-    after = ("typedef struct { PyObject_HEAD PyObject *v; } Box;\n"
+    before = ("typedef struct { PyObject_HEAD PyObject *v; PyObject *w; } Box;\n"
+              "static int f(PyObject *o, Box *b) { return o == Py_None || o != b->v || b->v == Py_None"
+              " || b->v != b->w; }\n")
+    after = ("typedef struct { PyObject_HEAD PyObject *v; PyObject *w; } Box;\n"
              "static int f(PyObject *o, Box *b) { return Cystck_Is(S, o, Py_None) || "
              "!Cystck_Is(S, o, CystckField_Load(S, b, Box_AsStruct(S, b)->v))"
-             " || Cystck_Is(S, CystckField_Load(S, b, Box_AsStruct(S, b)->v), Py_None); }\n")
+             " || Cystck_Is(S, CystckField_Load(S, b, Box_AsStruct(S, b)->v), Py_None)"
+             " || !Cystck_Is(S, CystckField_Load(S, b, Box_AsStruct(S, b)->v), "
+             "CystckField_Load(S, b, Box_AsStruct(S, b)->w)); }\n")
 
     def apply(self, unit):
         code, text = unit.masked, unit.text
@@ -686,10 +690,17 @@ class HandleIdentity(Rule):
                                      r"(?P<op>==|!=)\s*(?P<b>(?:\(\s*PyObject\s*\*\s*\)\s*)?&\s*Py\w+_Type\b)")
         field_first = regex.compile(r"(?P<a>CystckField_Load\s*" + _common.PAREN + r")\s*(?P<op>==|!=)\s*"
                                     r"(?P<b>" + _common.HX + ")")
+        both_fields = regex.compile(r"(?P<a>CystckField_Load\s*" + _common.PAREN + r")\s*(?P<op>==|!=)\s*"
+                                    r"(?P<b>CystckField_Load\s*" + source.paren("q") + ")")
         for ctx in _common.function_contexts(unit):
             if not ctx.has_state:
                 continue
             b0, b1 = ctx.body
+            # two fields' values: self->a != self->b
+            for m in both_fields.finditer(code, b0, b1):
+                a, b = text[m.start("a"):m.end("a")], text[m.start("b"):m.end("b")]
+                neg = "!" if m.group("op") == "!=" else ""
+                edits.add(m.start(), m.end(), f"{neg}Cystck_Is(S, {a.strip()}, {b.strip()})")
             for m in pat.finditer(code, b0, b1):
                 a, b = text[m.start("a"):m.end("a")], text[m.start("b"):m.end("b")]
                 if not (_common.is_handle(a, ctx, unit.project) and _common.is_handle(b, ctx, unit.project)):

@@ -73,7 +73,7 @@ Cystck_Scope Cystck_Mark() : hand ~ -                      ; mark the handle arr
 void Cystck_ReleaseSince(Cystck_Scope* mark) : hand ~ -    ; [h-k] release handles since the mark (each iteration; never closed)
 Cystck_Ref Cystck_ref(h o) : hand ~ -                      ; a reference that outlives the call
 h Cystck_deref(Cystck_Ref r) : hand ~ -                    ; the reference's object (no new slot)
-void Cystck_unref(Cystck_Ref r) : hand ~ -                 ; release a reference
+void Cystck_unref(Cystck_Ref r) : hand ~ -                 ; release a reference (NULL: nothing; S may be NULL, in a destructor)
 
 ## Object
 h CystckObject_GetAttr(h o, h name) = PyObject_GetAttr     ; [h+1, e] o.name
@@ -747,7 +747,7 @@ macro CYSTCK_MODINIT(name) ~ PyMODINIT_FUNC ; starts the module's init function:
 macro CYSTCK_VAR_HEAD ~ PyObject_VAR_HEAD    ; the first member of the native struct of a variable-size type (a spec with an itemsize): room for CPython's item count; the items are the struct's last member, a flexible array
 macro CYSTCK_TYPE_HELPERS(STRUCT) ~ -        ; defines `STRUCT *STRUCT_AsStruct(Cystck_State *S, Cystck_Object h)`, the typed accessor of the native struct (valid for the call)
 macro Cystck_VISIT(f) ~ Py_VISIT             ; in a traverse function: visit the Cystck_Field at f (returns what visit returns if not 0)
-macro Cystck_VISIT_REF(r) ~ Py_VISIT         ; in a module state's traverse (CYSTCK_DEF_MOD_TRAVERSE): visit the Cystck_Ref at r that the state holds; the cyclic GC sees its object, and the runtime releases it (Cystck_unref, *r = NULL) when the module is cleared or freed
+macro Cystck_VISIT_REF(r) ~ Py_VISIT         ; in a module state's traverse (CYSTCK_DEF_MOD_TRAVERSE): visit the Cystck_Ref at r that the state holds; the cyclic GC sees its object, and the runtime releases it (Cystck_unref, *r = NULL) when the module is cleared or freed; in a type's traverse, a Cystck_Ref in native memory the instance owns (a node of its table), released so when the instance is cleared or freed
 
 ## Calling conventions (the conv of CYSTCK_DEF_METH)
 conv CYSTCK_NOARGS ~ METH_NOARGS : int f(Cystck_State *S, Cystck_Object self) ; returns its push count, or -1 with an exception

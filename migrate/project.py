@@ -279,6 +279,8 @@ class Project:
     ref_array_fields: set = field(default_factory=set)   # PyObject *m[N] members of what a global holds
     handle_array_fields: set = field(default_factory=set)  # PyObject *m[N] members of other plain structs
     ref_structs: set = field(default_factory=set)        # plain structs (every name) whose members are refs
+    heap_structs: set = field(default_factory=set)       # those of them in memory the extension allocates
+    heap_ref_fields: set = field(default_factory=set)    # their reference members (released by Py_DECREF)
     struct_names: dict = field(default_factory=dict)     # plain struct name -> all its names (tag, typedef)
     member_structs: dict = field(default_factory=dict)   # plain struct -> {member: struct it holds or points to}
     struct_globals: dict = field(default_factory=dict)   # global variable -> its plain struct
@@ -322,6 +324,11 @@ class Project:
         node pointer of another): an access by such a name is a handle or
         not by its struct (``member_is_handle``)."""
         return self.handle_fields & {n for members in self.member_structs.values() for n in members}
+
+    @functools.cached_property
+    def object_field_names(self):
+        """The names of custom types' object fields (Cystck_Fields)."""
+        return {n for info in self.types.values() for n in info.object_fields}
 
     def member_is_handle(self, member, struct):
         """Is ``member`` of plain struct ``struct`` a handle?"""
@@ -687,6 +694,7 @@ def build(files, kept_stock=frozenset(), split_destructors=True, includes=None):
             _collect_typedefs(p, code)
             _collect_macros(p, source.mask(text))
     _collect_global_structs(p, [code for code in masks.values() if code is not None])
+    _collect_heap_structs(p, [code for code in masks.values() if code is not None])
     for code in masks.values():
         if code is not None:
             _collect_visited_members(p, code)
@@ -1189,6 +1197,25 @@ _GLOBAL_OF_STRUCT = regex.compile(r"\s*(?:(?:static|extern)\s+)*(?:const\s+)?(?:
 _STRUCT_WITH_GLOBAL = regex.compile(r"^[ \t]*(?:(?:static|extern)\s+)*(?:struct|union)\s*(?P<tag>\w*)\s*\{", regex.M)
 
 
+def _as_references(p, struct, inner, seen):
+    """Make the object members of plain struct ``struct`` (and of the
+    structs it holds by value, ``inner``) references; returns the names
+    of the structs made so."""
+    if struct in p.types:
+        return seen         # an instance struct: its own fields
+    seen.add(struct)
+    p.ref_structs.update(p.struct_names.get(struct, ()))
+    for name in p.member_handles.get(struct, ()):
+        p.ref_fields.add(name)
+        p.handle_fields.discard(name)
+    for name in p.member_handle_arrays.get(struct, ()):
+        p.ref_array_fields.add(name)
+        p.handle_array_fields.discard(name)
+    for held in inner.get(struct, set()) - seen:
+        _as_references(p, held, inner, seen)
+    return seen
+
+
 def _collect_global_structs(p, masks):
     """A plain struct holding objects that a global holds (``static holder
     H;``, an array of them, a pointer to one, ``static struct { PyObject
@@ -1198,18 +1225,7 @@ def _collect_global_structs(p, masks):
     inner = _structs_held_by_value(masks)
 
     def as_references(struct, seen):
-        if struct in p.types:
-            return          # an instance struct: its own fields
-        seen.add(struct)
-        p.ref_structs.update(p.struct_names.get(struct, ()))
-        for name in p.member_handles.get(struct, ()):
-            p.ref_fields.add(name)
-            p.handle_fields.discard(name)
-        for name in p.member_handle_arrays.get(struct, ()):
-            p.ref_array_fields.add(name)
-            p.handle_array_fields.discard(name)
-        for held in inner.get(struct, set()) - seen:
-            as_references(held, seen)
+        _as_references(p, struct, inner, seen)
     for code in masks:
         for start, end in source.top_level_items(code):
             m = _GLOBAL_OF_STRUCT.match(code, start, end)
@@ -1232,6 +1248,125 @@ def _collect_global_structs(p, masks):
                         p.handle_array_fields.discard(d.name)
                     elif not d.pointer:
                         as_references(regex.sub(r"\b(?:const|struct|union|volatile)\b", "", base).strip(), set())
+
+
+# An allocation whose size names a struct: malloc(sizeof(T)), PyMem_Calloc(n,
+# sizeof(struct T)), PyMem_Realloc(p, n * sizeof(T)), sizeof(*p) or
+# sizeof p[0] of a pointer p to T; PyMem_New(T, n); PyMem_Resize(p, T, n).
+_ALLOCATORS = (r"(?:PyMem_(?:Raw)?(?:Malloc|Calloc|Realloc)|PyObject_(?:Malloc|Calloc|Realloc)"
+               r"|malloc|calloc|realloc)")
+_ALLOC_CALL = regex.compile(r"\b" + _ALLOCATORS + r"\s*(?P<args>" + source.paren("a") + ")")
+_ALLOC_NEW = regex.compile(r"\bPyMem_(?:New|NEW)\s*\(\s*(?:struct\s+)?(?P<t>\w+)\s*,")
+_ALLOC_RESIZE = regex.compile(r"\bPyMem_(?:Resize|RESIZE)\s*\(\s*(?P<p>[^,()]+?)\s*,\s*(?:struct\s+)?(?P<t>\w+)\s*,")
+_SIZEOF_TYPE = regex.compile(r"\bsizeof\s*\(\s*(?:const\s+)?(?:struct\s+)?(?P<t>\w+)\s*\)")
+_SIZEOF_TARGET = regex.compile(r"\bsizeof\s*\(?\s*(?:\*\s*(?P<a>[\w.>-]+)|(?P<b>[\w.>-]+)\s*\[[^\]]*\])")
+# the target of a store ``lhs = (T *)`` right before an allocation
+_ALLOC_TARGET = regex.compile(r"(?P<lhs>(?<![\w.>])[A-Za-z_][\w.>\[\]\s-]*?)\s*=\s*(?:\(\s*[\w\s]+\*+\s*\)\s*)?$")
+_FREES = r"\b(?:PyMem_(?:Raw)?Free|PyMem_(?:Del|DEL|FREE)|PyObject_Free|free)\s*\(\s*(?:\(\s*void\s*\*\s*\)\s*)?"
+
+
+def _pointer_struct(code, name, before, structs):
+    """The plain struct ``name`` (a variable or a member) points to, from
+    the last declaration ``T *name`` before position ``before``, or None."""
+    found = None
+    for m in regex.finditer(r"\b(?:struct\s+)?(?P<t>\w+)\s*\*+\s*(?:const\s+)?" + regex.escape(name) + r"\b",
+                            code, endpos=before):
+        if m.group("t") in structs:
+            found = m.group("t")
+    return found
+
+
+def _collect_heap_structs(p, masks):
+    """A plain struct in memory the extension allocates (``PyMem_Malloc(
+    sizeof(T))``, ``calloc``, ``realloc``, ``PyMem_New(T, n)``,
+    ``PyMem_Resize(p, T, n)``: a list node, a hash table's entries, an
+    array of such structs) whose block outlives the call that allocates it
+    (stored into a member or a global, returned, or a local that function
+    never frees) keeps its objects beyond the call: its object members are
+    references, as those of a struct a global holds (the global-refs rule
+    stores, reads and releases them).  A block freed in the call that
+    allocates it (a parser state) lives for the call: its handles stay."""
+    structs = set(p.struct_names) - set(p.types)
+    if not structs or not any(p.member_handles.get(t) or p.member_handle_arrays.get(t) for t in structs):
+        return
+    inner = _structs_held_by_value(masks)
+    wrappers = _allocator_wrappers(masks)
+    call = regex.compile(r"\b" + _ALLOCATORS[:-1] + "".join("|" + regex.escape(w) for w in sorted(wrappers))
+                         + r")\s*(?P<args>" + source.paren("a") + ")") if wrappers else _ALLOC_CALL
+    for code in masks:
+        for start, end in source.top_level_items(code):
+            body = code.find("{", start, end)
+            if body < 0 or not regex.search(r"\)\s*$", code[start:body]):
+                continue          # a function definition's body only
+            for struct, target in _allocations(code, body, end, structs, call):
+                if not _freed_in_call(code, body, end, target):
+                    seen = _as_references(p, struct, inner, set())
+                    p.heap_structs.update(n for t in seen for n in p.struct_names.get(t, ()))
+    for t in p.heap_structs:
+        p.heap_ref_fields.update(p.member_handles.get(t, ()))
+
+
+# void *memory_alloc(Py_ssize_t size) { ... return PyMem_Malloc(size); }
+_VOID_POINTER_FUNCTION = regex.compile(r"(?:^|(?<=[;}]))\s*(?:(?:static|inline|extern)\s+)*void\s*\*\s*(?P<f>\w+)\s*\(")
+
+
+def _allocator_wrappers(masks):
+    """The extension's functions returning ``void *`` whose body calls an
+    allocator (``void *memory_alloc(Py_ssize_t size) { return
+    PyMem_Malloc(size); }``): their calls allocate too."""
+    found = set()
+    for code in masks:
+        for start, end in source.top_level_items(code):
+            m = _VOID_POINTER_FUNCTION.match(code, start, end)
+            body = code.find("{", start, end)
+            if m and body > 0 and _ALLOC_CALL.search(code, body, end):
+                found.add(m.group("f"))
+    return found
+
+
+def _allocations(code, b0, b1, structs, call=_ALLOC_CALL):
+    """(struct, target) for each allocation in code[b0:b1] whose size names
+    a plain struct of ``structs``; ``target`` is what the block is stored
+    into (``n``, ``self->items``), or None where it is not stored."""
+    for m in _ALLOC_NEW.finditer(code, b0, b1):
+        if m.group("t") in structs:
+            yield m.group("t"), _store_target(code, b0, m.start())
+    for m in _ALLOC_RESIZE.finditer(code, b0, b1):
+        if m.group("t") in structs:
+            yield m.group("t"), m.group("p").strip()
+    for m in call.finditer(code, b0, b1):
+        args = m.group("args")
+        # every struct the size names: a header and the entries after it,
+        # sizeof(keys_t) + n * sizeof(entry_t), are one block
+        named = {s.group("t") for s in _SIZEOF_TYPE.finditer(args)} & structs
+        for s in _SIZEOF_TARGET.finditer(args):
+            name = regex.split(r"->|\.", s.group("a") or s.group("b"))[-1].strip()
+            named.add(_pointer_struct(code, name, m.start(), structs))
+        target = _store_target(code, b0, m.start())
+        for struct in sorted(named - {None}):
+            yield struct, target
+
+
+def _store_target(code, b0, at):
+    line = code[max(b0, at - 200):at]
+    line = regex.split(r"[;{}]", line)[-1]
+    m = _ALLOC_TARGET.search(line)
+    return regex.sub(r"\s+", "", m.group("lhs")) if m else None
+
+
+def _freed_in_call(code, b0, b1, target):
+    """Is the block stored into local ``target`` freed in the same function
+    body (and neither returned nor stored elsewhere)?  A member or an
+    element as the target, or no target, outlives the call."""
+    if target is None or not regex.fullmatch(r"[A-Za-z_]\w*", target):
+        return False
+    name = regex.escape(target)
+    body = code[b0:b1]
+    if not regex.search(_FREES + name + r"\s*\)", body):
+        return False
+    return not regex.search(rf"\breturn\s+(?:\(\s*\w+\s*\*\s*\)\s*)?{name}\s*;"
+                            rf"|(?:->|\.|\])\s*\w*\s*(?:\[[^\]]*\]\s*)*=\s*(?:\(\s*\w+\s*\*\s*\)\s*)?{name}\s*;"
+                            rf"|(?:->\s*\w+|\.\s*\w+|\])\s*=\s*{name}\s*;", body)
 
 
 def _structs_held_by_value(masks):
@@ -1606,6 +1741,11 @@ def _infer_state(p):
     API or calls such functions (a fixpoint over the call graph)."""
     refs = p.globals | p.ref_arrays | set(p.type_objects) | p.api_macros | p.state_fields
     ref_re = regex.compile(r"\b(?:" + "|".join(map(regex.escape, sorted(refs))) + r")\b") if refs else None
+    # a member access of a reference in allocated memory (n->key) reads it
+    # through Cystck_deref(S, ...)
+    if p.heap_ref_fields:
+        heap = r"(?:->|\.)\s*(?:" + "|".join(map(regex.escape, sorted(p.heap_ref_fields))) + r")\b"
+        ref_re = regex.compile((ref_re.pattern + "|" if ref_re else "") + heap)
     typed = regex.compile(r"\b(?:" + "|".join(map(regex.escape, sorted(p.types))) + r")\s*\*") if p.types else None
     for info in p.functions.values():
         role = info.role

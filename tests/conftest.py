@@ -58,13 +58,15 @@ def run_script():
     or without.  The script starts with the extension at module_path
     loaded as ``m`` (its module name the file name up to the first dot) and
     ``sys`` imported; sys.argv[1] is the module's path.  ``env`` adds
-    environment variables (CYSTCK_HANDLE_LIMIT...).  (A fixture, not a
+    environment variables (CYSTCK_HANDLE_LIMIT...).  ``stderr=True``:
+    (value, what it wrote to stderr), where debug mode reports references
+    never released.  (A fixture, not a
     function to import: see tests/runtime/conftest.py's build_rt.)"""
     import pathlib
     import subprocess
     import sys
 
-    def _run(script, module_path, debug=False, env=None):
+    def _run(script, module_path, debug=False, env=None, stderr=False):
         env = {"PATH": "", **({"CYSTCK_DEBUG": "1"} if debug else {}), **(env or {})}
         name = pathlib.Path(module_path).name.split(".")[0]
         load = ("import importlib.util, sys\n"
@@ -73,5 +75,5 @@ def run_script():
         out = subprocess.run([sys.executable, "-c", load + script, str(module_path)], capture_output=True,
                              text=True, env=env)
         assert out.returncode == 0, out.stderr
-        return eval(out.stdout)
+        return (eval(out.stdout), out.stderr) if stderr else eval(out.stdout)
     return _run

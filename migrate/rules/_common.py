@@ -469,12 +469,25 @@ def member_owner(expr, ctx, project):
     return struct
 
 
+def deep_access(expr):
+    """Does ``expr`` go through two member accesses or more
+    (``it->state->output.object``), as a member of a struct an instance
+    points to does, where a custom type's own field takes one
+    (``self->object``)?"""
+    return len(regex.findall(r"->|(?<![\d\s])\.(?!\d)", regex.sub(r"\[[^\[\]]*\]", "", expr))) >= 2
+
+
 def is_reference(expr, ctx, project):
     """Is the access ``expr`` of a member named like a reference one
     (project.ref_fields) a reference, by its struct where that is known?
     An array of references (project.ref_array_fields, ``H.items`` of an
     element ``H.items[i]``) goes by its name."""
     m = _MEMBER.search(expr)
+    if m and m.group(1) in project.heap_ref_fields and m.group(1) in project.object_field_names and \
+            member_owner(expr, ctx, project) is None and not deep_access(expr):
+        # a reference of allocated memory named like a custom type's object
+        # field: without its struct, one access (x->object) is the field
+        return False
     if not m or m.group(1) not in project.ambiguous_refs:
         return bool(m) and (m.group(1) in project.ref_fields or m.group(1) in project.ref_array_fields)
     return project.member_is_ref(m.group(1), member_owner(expr, ctx, project))

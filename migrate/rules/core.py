@@ -925,6 +925,54 @@ static inline Cystck_Ref {XREF_HELPER}(Cystck_State *S, Cystck_Object h)
 """
 
 
+STEAL_HELPER = "cystck_migrate_steal"
+STEAL_HELPER_DEFINITION = f"""
+/* cystck-migrate: a local that takes over the object of a reference in
+ * allocated memory (old = e->v; e->v = v; Py_DECREF(old);, or the block
+ * freed and the local returned): a handle of the call for it, the
+ * reference released and emptied (the null handle for an empty one). */
+static inline Cystck_Object {STEAL_HELPER}(Cystck_State *S, Cystck_Ref *r)
+{{
+    Cystck_Object h = Cystck_NULL;
+    if (*r != NULL) {{
+        h = Cystck_Dup(S, Cystck_deref(S, *r));
+        Cystck_unref(S, *r);
+        *r = NULL;
+    }}
+    return h;
+}}
+"""
+
+
+def _gives_up(masked, r, start, end):
+    """Does masked[start:end] give up the reference ``r`` (``n->value``)
+    that a local took: store into it, or free the block it lives in
+    (``free(n)``, ``PyMem_Free(n)``, an allocator's own free function)?
+    Only then does the local take its object over: a local that stock
+    code increments (an increment other rules may have removed by now)
+    leaves the reference as it is."""
+    spelled = r"\s*".join(regex.escape(t) for t in regex.findall(r"\w+|->|\S", r))
+    if regex.search(rf"(?<![\w.>]){spelled}\s*=(?!=)", masked[start:end]):
+        return True
+    head = regex.match(r"\s*(\w+)", r)
+    return bool(head) and bool(regex.search(
+        rf"\b\w*(?:free|Free|FREE|_[Dd]el|_DEL)\s*\(\s*(?:\(\s*\w+\s*\*\s*\)\s*)?{head.group(1)}\s*\)",
+        masked[start:end]))
+
+
+def _is_heap_ref(expr, local, project):
+    """Is the reference ``expr`` a member of a plain struct in memory the
+    extension allocates (project.heap_structs), by its struct where that
+    is known, by the member's name otherwise?"""
+    m = regex.search(r"(?:->|\.)\s*(\w+)\s*$", expr)
+    if not m or m.group(1) not in project.heap_ref_fields:
+        return False
+    owner = _common.member_owner(expr.strip(), getattr(local, "ctx", None), project)
+    if owner is None:
+        return m.group(1) not in project.object_field_names or _common.deep_access(expr)
+    return owner in project.heap_structs
+
+
 # the CYSTCK_TYPE_HELPERS lines the object-struct rule writes after a struct
 _TYPE_HELPERS_LINES = regex.compile(r"(?:\s*CYSTCK_TYPE_HELPERS\s*\(\s*\w+\s*\)[ \t]*(?=\n))*")
 
@@ -1004,6 +1052,11 @@ def references_re(names, ref_fields):
         alts.append(r"\b(?!\w+_AsStruct\s*\()\w+(?:\s*\([^()]*\))?(?:\s*\[[^\[\];]*\])*"
                     r"(?:\s*(?:->|\.)\s*\w+(?:\s*\[[^\[\];]*\])*)*?\s*(?:->|\.)\s*(?:"
                     + "|".join(map(regex.escape, sorted(ref_fields))) + r")\b")
+        # Foo_AsStruct(S, h)->items[i].first: a member of a plain struct an
+        # instance points to or holds (one access deeper than its own
+        # fields, which are Cystck_Fields)
+        alts.append(r"\b\w+_AsStruct\s*\([^()]*\)(?:\s*(?:->|\.)\s*\w+(?:\s*\[[^\[\];]*\])*)+?"
+                    r"\s*(?:->|\.)\s*(?:" + "|".join(map(regex.escape, sorted(ref_fields))) + r")\b")
     return "(?:" + "|".join(alts) + ")" if alts else None
 
 
@@ -1036,7 +1089,16 @@ class GlobalRefs(Rule):
     PyObject *cache[N];`` or the member ``PyObject *items[N];`` of a plain
     struct a global holds, is an array of references, each element
     ``cache[i]`` stored, read and released as such a global; the array
-    used whole (``PyObject **p = cache;``) is reported."""
+    used whole (``PyObject **p = cache;``) is reported.  A member of a
+    plain struct in memory the extension allocates (a node, an entry of an
+    allocated array: project.heap_structs) is such a reference too; there
+    ``Py_DECREF``/``Py_XDECREF`` of it (its block about to be freed)
+    releases it, ``Cystck_unref(S, n->key); n->key = NULL;``, and a local
+    that takes its object over (the code stores into the member or frees
+    its block before it releases or returns the local: ``old = n->value;
+    n->value = v; Py_DECREF(old);``, ``v = n->value; free(n); return v;``)
+    steals it: ``cystck_migrate_steal(S, &n->value)`` (a handle of the
+    call, the reference released and emptied)."""
     name = "global-refs"
     precedence = 700
     needs = ("include-header",)    # the helper of a store whose value is used goes after the include
@@ -1138,6 +1200,8 @@ class GlobalRefs(Rule):
                 self._read_refs(unit, masked, m.start(), m.end(), self._cast_read(ref), set(), edits)
         if any(XREF_HELPER in new for _, _, new in edits.items):
             _common.define_after_include(unit.text, edits, XREF_HELPER_DEFINITION)
+        if any(STEAL_HELPER in new for _, _, new in edits.items) and STEAL_HELPER not in unit.text:
+            _common.define_after_include(unit.text, edits, STEAL_HELPER_DEFINITION)
         if edits:
             unit.apply(edits)
         return edits.applied
@@ -1178,8 +1242,24 @@ class GlobalRefs(Rule):
             # (a reference's handle is not the call's to release): a handle
             # of its own, the null handle for an empty reference
             r = text[m.start("r"):m.end("r")]
-            if m.group("x") in local and not _is_local_ref(text, m, local) and regex.search(
-                    rf"\bCystck_Drop\s*\(\s*S\s*,\s*{m.group('x')}\s*\)", masked[m.end():b1]):
+            x = m.group("x")
+            if x not in local or _is_local_ref(text, m, local):
+                continue
+            later = masked[m.end():b1]
+            released = regex.search(rf"\bCystck_Drop\s*\(\s*S\s*,\s*{x}\s*\)", later)
+            handed = released or regex.search(rf"\breturn\s+(?:Cystck_Return\s*\(\s*S\s*,\s*)?{x}\s*\)?\s*;",
+                                              later)
+            if _is_heap_ref(r, local, unit.project) and handed and not regex.search(
+                    rf"\bPy_X?INCREF\s*\(\s*(?:Cystck_AsPyObject\s*\(\s*S\s*,\s*)?{x}\s*\)"
+                    rf"|\bCystck_Dup\s*\(\s*S\s*,\s*{x}\s*\)", later) and \
+                    _gives_up(masked, text[m.start("r"):m.end("r")], m.end(), m.end() + handed.start()):
+                # the local takes the member's object over (the member is
+                # overwritten or its block freed, the local released or
+                # returned): the reference's object becomes a handle of
+                # the call and the reference is released
+                edits.add(m.start("r"), m.end("r"), f"{STEAL_HELPER}(S, &{r})")
+                done.append(m.span("r"))
+            elif released:
                 edits.add(m.start("r"), m.end("r"), f"({r} ? Cystck_Dup(S, Cystck_deref(S, {r})) : Cystck_NULL)")
                 done.append(m.span("r"))
 
@@ -1196,6 +1276,15 @@ class GlobalRefs(Rule):
             edits.add(m.start(), m.end(), new)
         for m in refcount.finditer(masked, b0, b1):
             if is_local(m):
+                continue
+            r = text[m.start("r"):m.end("r")]
+            if "DECREF" in masked[m.start():m.start("r")] and _is_heap_ref(r, local, unit.project):
+                # a member of allocated memory released (the block is about
+                # to be freed, or the member overwritten): its reference goes
+                new = f"Cystck_unref(S, {r}); {r} = NULL;"
+                if _common.in_unbraced_body(masked, m.start()):
+                    new = "{ " + new + " }"
+                edits.add(m.start(), m.end(), new)
                 continue
             if _common.in_unbraced_body(masked, m.start()):
                 edits.add(m.start(), m.end(), ";")

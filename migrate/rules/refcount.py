@@ -28,6 +28,10 @@ def _is_global_ref(unit, open_at, ctx):
         return regex.match(r"\s*\w+", arg).group().strip() not in ctx.arrays
     member = regex.match(r"\(\s*\w+(?:\s*\[[^\[\];]*\])*(?:\s*(?:->|\.)\s*\w+(?:\s*\[[^\[\];]*\])*)*?"
                          r"\s*(?:->|\.)\s*(\w+)\s*\)", unit.masked[open_at:])
+    deeper = regex.match(r"\(\s*\w+_AsStruct\s*\([^()]*\)(?:\s*(?:->|\.)\s*\w+(?:\s*\[[^\[\];]*\])*)+?"
+                         r"\s*(?:->|\.)\s*(\w+)\s*\)", unit.masked[open_at:])
+    if deeper:     # Foo_AsStruct(S, h)->items[i].first: by the member's name
+        return deeper.group(1) in unit.project.ref_fields
     if member:
         return _common.is_reference(member.group().strip("() \t\n"), ctx, unit.project)
     m = regex.match(r"\(\s*(\w+)\s*\)", unit.masked[open_at:])

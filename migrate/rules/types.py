@@ -131,7 +131,10 @@ class StructMembers(Rule):
     a module-state struct, or of a plain struct that a global holds
     (``static holder H;``, an array of them, a pointer to one), become
     ``Cystck_Ref`` because they outlive the call (the global-refs rule
-    stores and reads them).  An array member, ``PyObject *items[N];``, is
+    stores and reads them); so do those of a plain struct in memory the
+    extension allocates and keeps beyond the allocating call (a list node
+    ``PyMem_Malloc(sizeof(node))``'d, an array of structs ``PyMem_New``'d:
+    project._collect_heap_structs).  An array member, ``PyObject *items[N];``, is
     an array of the one or the other.  That goes by struct: a member of
     another plain struct named like one of those stays a handle (and so
     do its accesses, by the declaration of their first name:
@@ -728,13 +731,18 @@ _DROPPED_CALL = regex.compile(r"(?:\(\s*void\s*\)\s*)?(?:\b(\w+)\s*\(\s*\(\s*PyO
 class DestroyTraverse(Rule):
     """Deallocators become Cystck destructors ``void f(void *data)`` and
     traverse functions take the native struct: ``Py_VISIT(self->x)`` becomes
-    ``Cystck_VISIT(&self->x)``.  In destructors the freeing of the object
+    ``Cystck_VISIT(&self->x)``, and ``Py_VISIT(n->key)`` of a reference
+    (a member of a plain struct in memory the instance owns, a node of its
+    table) ``Cystck_VISIT_REF(&n->key)``.  In destructors the freeing of the object
     (``tp_free``, ``PyObject_Del``), GC untracking, the clearing of weak
     references (the runtime clears them before the destructor runs), the trashcan
     (``Py_TRASHCAN_BEGIN``...``Py_TRASHCAN_END``, both ends), the releasing of
     object members and of a heap type's reference to its type are removed: the runtime does them after the destructor
     has released native resources; a free of other memory
-    (``PyObject_Free(self->buf)``) stays.  So does the call of the
+    (``PyObject_Free(self->buf)``) stays.  The release of a reference in
+    memory the instance owns, ``Py_DECREF(n->key)``, becomes
+    ``Cystck_unref(NULL, n->key); n->key = NULL;`` (no state in a
+    destructor; traverse may have released it already).  So does the call of the
     finalizer (``if (PyObject_CallFinalizerFromDealloc(self) < 0)
     return;``): the runtime calls it before the destructor, which is then
     never called for an object brought back to life (any other use of the
@@ -814,10 +822,15 @@ class DestroyTraverse(Rule):
                 inner = text[m.start("p") + 1:m.end("p") - 1].strip()
                 if regex.match(r"Py_TYPE\b", inner):
                     edits.add(*_common.statement_line_span(text, m.start(), m.end()), "")
+                elif self._visits_ref(unit, f, inner):
+                    # a reference in memory the instance owns (a node of its
+                    # table): the GC sees its object, clearing releases it
+                    edits.add(m.start(), m.end(), f"Cystck_VISIT_REF(&{inner});")
                 else:
                     edits.add(m.start(), m.end(), f"Cystck_VISIT(&{inner});")
             if role.kind == "destroy":
-                self.drop_runtime_releases(code, text, b0, b1, edits, first.name)
+                self.drop_runtime_releases(code, text, b0, b1, edits, first.name,
+                                           heap_ref=lambda inner, f=f: self._heap_ref(unit, f, inner))
             if struct:
                 self._item_counts(code, first.name, b0, b1, edits)
                 self._field_null_tests(p, code, first.name, struct, b0, b1, edits)
@@ -834,17 +847,51 @@ class DestroyTraverse(Rule):
             self._drop_unused_locals(unit)
         return n
 
+    @staticmethod
+    def _visits_ref(unit, f, inner):
+        """Is the visited ``inner`` (``n->key``) a reference: a member of a
+        plain struct whose members are references (one in allocated
+        memory, or one a global holds), by its struct where known?"""
+        p = unit.project
+        m = regex.search(r"(?:->|\.)\s*(\w+)\s*$", inner)
+        if not m or m.group(1) not in p.ref_fields:
+            return False
+        ctx = next((c for c in _common.function_contexts(unit) if c.func.name == f.name), None)
+        owner = _common.member_owner(inner, ctx, p)
+        if owner is None:     # by name, unless a custom type has an object field so named
+            return m.group(1) in p.heap_ref_fields and (m.group(1) not in p.object_field_names
+                                                        or _common.deep_access(inner))
+        return p.member_is_ref(m.group(1), owner)
+
     @classmethod
-    def drop_runtime_releases(cls, code, text, b0, b1, edits, param=None):
+    def _heap_ref(cls, unit, f, inner):
+        """Is the released ``inner`` a reference in memory the extension
+        allocates (``n->key`` of a node)?"""
+        m = regex.search(r"(?:->|\.)\s*(\w+)\s*$", inner.strip())
+        return bool(m) and m.group(1) in unit.project.heap_ref_fields and cls._visits_ref(unit, f, inner.strip())
+
+    @classmethod
+    def drop_runtime_releases(cls, code, text, b0, b1, edits, param=None, heap_ref=None, state="NULL"):
         """What the runtime does after a destructor goes from its body:
         freeing the object, releasing its members and its type, untracking
         it, clearing its weak references, the trashcan.  A free of other
-        memory (``PyObject_Free(self->buf)``) stays."""
+        memory (``PyObject_Free(self->buf)``) stays.  So does the release
+        of a reference in memory the instance owns (``heap_ref(inner)``:
+        ``Py_DECREF(n->key)`` of a node of its table), which becomes
+        ``Cystck_unref(state, n->key); n->key = NULL;`` (a destructor has
+        no state: NULL; the type's traverse, which visits such references,
+        may have released it already, leaving NULL, which unref ignores)."""
         members = {m.start() for m in destructors.member_frees(code, b0, b1, b0, b1, param)}
         for m in regex.finditer(cls.patterns[1], code, pos=b0, endpos=b1):
             if m.start() in members:
                 continue
             inner = text[m.start("p") + 1:m.end("p") - 1]
+            if heap_ref is not None and regex.match(r"\s*Py_(?:X?DECREF|CLEAR)\b", code[m.start():m.end()]) \
+                    and heap_ref(inner):
+                r = inner.strip()
+                new = f"Cystck_unref({state}, {r}); {r} = NULL;"
+                edits.add(m.start(), m.end(), "{ " + new + " }" if _common.in_unbraced_body(code, m.start()) else new)
+                continue
             if regex.match(r"\s*Py_X?DECREF|\s*Py_CLEAR", code[m.start():m.end()]) and \
                     "->" not in inner and "." not in inner:
                 continue      # a local, not a member: leave it for a human
@@ -1033,7 +1080,9 @@ class FinalizerReleases(Rule):
             if not f.is_definition or unit.project.role(f.name) is not proj.FINALIZER:
                 continue
             b0, b1 = f.body
-            DestroyTraverse.drop_runtime_releases(code, text, b0, b1, edits, destructors.param_name(code, f))
+            DestroyTraverse.drop_runtime_releases(code, text, b0, b1, edits, destructors.param_name(code, f),
+                                                  heap_ref=lambda inner, f=f: DestroyTraverse._heap_ref(unit, f, inner),
+                                                  state="S")
         if edits:
             unit.apply(edits)
         return edits.applied

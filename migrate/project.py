@@ -272,6 +272,7 @@ class Project:
     type_objects: dict = field(default_factory=dict)     # PyTypeObject var -> struct or None
     defined_type_objects: set = field(default_factory=set)  # those with an initialiser in some file
     type_traverse: dict = field(default_factory=dict)   # PyTypeObject var -> its tp_traverse function
+    type_dealloc: dict = field(default_factory=dict)    # PyTypeObject var -> its tp_dealloc function
     globals: set = field(default_factory=set)            # PyObject* globals -> Cystck_Ref
     handle_fields: set = field(default_factory=set)      # PyObject* members of plain structs
     ref_fields: set = field(default_factory=set)         # PyObject* members of module state
@@ -705,9 +706,10 @@ def build(files, kept_stock=frozenset(), split_destructors=True, includes=None):
             _collect_typedefs(p, code)
             _collect_macros(p, source.mask(text))
     _collect_global_structs(p, [code for code in masks.values() if code is not None])
-    for code in masks.values():
+    for path, code in masks.items():
         if code is not None:
             _collect_visited_members(p, code)
+            _collect_released_members(p, code, files[path])
     for code in masks.values():
         if code is not None:
             _collect_stock_callbacks(p, code)
@@ -884,6 +886,50 @@ def _collect_visited_members(p, code):
                         other.object_arrays.add(member)
 
 
+_RELEASED = regex.compile(r"\bPy_(?:X?DECREF|CLEAR)\s*\(\s*(?:\(\s*\w+\s*\*\s*\)\s*)?(?P<o>\w+|\(\s*\(\s*"
+                          r"(?:struct\s+)?\w+\s*\*\s*\)\s*\w+\s*\))\s*->\s*(?P<f>\w+)\s*\)")
+
+
+def _collect_released_members(p, code, text):
+    """A member pointing at another custom type's struct (``Tree *tree``)
+    that the type's ``tp_dealloc`` releases (``Py_DECREF(self->tree)``) is
+    an object the instance owns, as a member its traverse visits is
+    (_collect_visited_members): it becomes a field, which keeps the object
+    alive (the runtime releases it with the instance).  The owner is the
+    dealloc's parameter, a cast of it, or a local or object-like macro
+    naming that cast.  A pointer the dealloc does not release (borrowed)
+    stays a native pointer."""
+    deallocs = set(p.type_dealloc.values())
+    if not any(name in code for name in deallocs):
+        return
+    directives = source.mask(text)
+    for f in source.find_functions(code):
+        if not f.is_definition or f.name not in deallocs:
+            continue
+        served = [p.types[t] for var, t in p.type_objects.items()
+                  if p.type_dealloc.get(var) == f.name and t in p.types]
+        params = code[f.params[0]:f.params[1]].split(",")
+        param = regex.search(r"(\w+)\s*$", params[0])
+        if not served or not param:
+            continue
+        param = param.group(1)
+        body = code[f.body[0]:f.body[1]]
+        for m in _RELEASED.finditer(body):
+            owner = m.group("o")
+            if owner != param and not regex.fullmatch(r"\(\s*\(\s*(?:struct\s+)?\w+\s*\*\s*\)\s*"
+                                                      + param + r"\s*\)", owner):
+                alias = regex.escape(owner)
+                cast = r"\(\s*(?:struct\s+)?\w+\s*\*\s*\)\s*" + param + r"\b"
+                if not (regex.search(r"\b" + alias + r"\s*=\s*" + cast, body)
+                        or regex.search(r"^[ \t]*#[ \t]*define[ \t]+" + alias + r"[ \t]+\(\s*" + cast,
+                                        directives, regex.M)):
+                    continue
+            for info in served:
+                target = info.struct_pointers.get(m.group("f"))
+                if target is not None and target[0] in p.types and not target[1]:
+                    info.object_fields.add(m.group("f"))
+
+
 def _same_member(base, other, name):
     """The member of ``other`` at the place of ``base``'s member ``name``
     when ``other`` starts with the same member types as ``base`` up to it
@@ -940,6 +986,8 @@ def _collect_tables(p, path, code, text):
         p.defined_type_objects.add(m.group("name"))
         if "tp_traverse" in f and f["tp_traverse"].text:
             p.type_traverse[m.group("name")] = cstruct.strip_cast(f["tp_traverse"].text)
+        if "tp_dealloc" in f and f["tp_dealloc"].text:
+            p.type_dealloc[m.group("name")] = cstruct.strip_cast(f["tp_dealloc"].text)
         for key in ("tp_methods", "tp_members", "tp_getset"):
             if key in f and f[key].text:
                 p.type_tables.add(cstruct.strip_cast(f[key].text))

@@ -292,6 +292,8 @@ class Project:
     type_bases: dict = field(default_factory=dict)       # type variable -> base type variable
     stock_type_bases: dict = field(default_factory=dict)  # type variable -> stock base stored in code
     type_slot_stores: dict = field(default_factory=dict)  # type variable -> {slot: value stored before ready}
+    subtable_stores: dict = field(default_factory=dict)   # table variable -> {slot: function stored before ready}
+    init_macros: dict = None    # macro naming the init function -> module name (init_name_macros)
     types_with_new: set = field(default_factory=set)     # static types whose initialiser sets tp_new
     sealed_types: set = field(default_factory=set)       # static types Python cannot instantiate
     kept_clears: set = field(default_factory=set)        # tp_clear functions other code calls
@@ -1068,6 +1070,10 @@ def _collect_tables(p, path, code, text):
         p.module_state_structs.add(m.group(1))
     for m in regex.finditer(r"\bPyMODINIT_FUNC\s+PyInit_(\w+)\s*\(", code):
         p.roles["PyInit_" + m.group(1)] = MODINIT
+    named = init_name_macros(p)
+    for m in regex.finditer(r"\bPyMODINIT_FUNC\s+(\w+)\s*\(", code):
+        if m.group(1) in named:
+            p.roles[m.group(1)] = MODINIT
 
 
 _TYPE_FIELD_STORE = regex.compile(r"\b(?P<t>\w+)\s*\.\s*(?P<f>tp_new|tp_base)\s*=\s*(?P<v>[^;]+);")
@@ -1133,6 +1139,9 @@ def folded_slot_store(p, code, text, m):
     if t not in p.defined_type_objects or not _ready_follows(code, t, m.end()):
         return None
     value = cstruct.strip_cast(text[m.start("v"):m.end("v")].strip())
+    if slot in SUBTABLE_SLOTS and regex.fullmatch(r"&\s*\w+", value) \
+            and value.lstrip("& \t") in _stored_subtables(p, code):
+        return slot, value          # a table filled in code (folded_subtable_store)
     if not regex.fullmatch(r"[A-Za-z_]\w*", value) and slot != "tp_base":
         return None
     if slot in _TABLE_SLOTS or (slot != "tp_base" and (slot_role(slot) or value in DEFAULT_SLOT_FUNCTIONS)):
@@ -1141,6 +1150,52 @@ def folded_slot_store(p, code, text, m):
             and not regex.fullmatch(r"&\s*\w+", value):
         return slot, text[m.start("v"):m.end("v")].strip()
     return None
+
+
+#: A type's number/sequence/mapping table and the declaration of one
+#: without an initialiser (filled in code)
+SUBTABLE_SLOTS = {"tp_as_number": "PyNumberMethods", "tp_as_sequence": "PySequenceMethods",
+                  "tp_as_mapping": "PyMappingMethods"}
+_BLANK_SUBTABLE = regex.compile(r"\b(?:PyNumberMethods|PySequenceMethods|PyMappingMethods)\s+(?P<name>\w+)\s*;")
+#: ``table.sq_length = f;`` (a statement of its own)
+SUBTABLE_STORE = regex.compile(r"^[ \t]*(?P<t>\w+)\s*\.\s*(?P<f>(?:nb|sq|mp)_\w+)\s*=(?!=)\s*(?P<v>[^;]+);[ \t]*\n?",
+                               regex.M)
+
+
+def _stored_subtables(p, code):
+    """The number/sequence/mapping tables that the project declares
+    without an initialiser (``static PySequenceMethods seq;``) and that
+    ``code`` fills with functions (``seq.sq_length = f;``) before a
+    ``PyType_Ready``: {table: {slot: function}}."""
+    declared = {m.group("name") for text in p.files.values() for m in _BLANK_SUBTABLE.finditer(text)}
+    found = {}
+    for m in SUBTABLE_STORE.finditer(code):
+        value = cstruct.strip_cast(m.group("v").strip())
+        if m.group("t") in declared and regex.fullmatch(r"[A-Za-z_]\w*", value) \
+                and regex.search(r"\bPyType_Ready\s*\(", code[m.end():]):
+            found.setdefault(m.group("t"), {})[m.group("f")] = value
+    return found
+
+
+def folded_subtable_store(p, m):
+    """Is the ``SUBTABLE_STORE`` match a slot of a table a type's spec
+    takes (_collect_slot_stores)?"""
+    value = cstruct.strip_cast(m.group("v").strip())
+    return p.subtable_stores.get(m.group("t"), {}).get(m.group("f")) == value
+
+
+#: ``#define init_function PyInit_spam``: a macro naming the module's init
+#: function (one of the branches of a Python 2/3 switch, say)
+_INIT_NAME_MACRO = regex.compile(r"^[ \t]*#[ \t]*define[ \t]+(?P<macro>\w+)[ \t]+PyInit_(?P<n>\w+)[ \t]*$", regex.M)
+
+
+def init_name_macros(p):
+    """{macro: module name} of the object-like macros of the project that
+    name an init function, ``#define init_function PyInit_spam``."""
+    if p.init_macros is None:
+        p.init_macros = {m.group("macro"): m.group("n") for text in p.files.values() if "PyInit_" in text
+                         for m in _INIT_NAME_MACRO.finditer(source.mask(text))}
+    return p.init_macros
 
 
 def _collect_slot_stores(p, masks):
@@ -1163,6 +1218,12 @@ def _collect_slot_stores(p, masks):
             p.type_slot_stores.setdefault(t, {})[slot] = value
             if slot in _TABLE_SLOTS:
                 p.type_tables.add(value)
+            elif slot in SUBTABLE_SLOTS:
+                # a table filled in code: its functions are the type's slots
+                table = value.lstrip("& \t")
+                for f, func in _stored_subtables(p, code).get(table, {}).items():
+                    p.subtable_stores.setdefault(table, {})[f] = func
+                    _slot(p, f, func)
             else:
                 _slot(p, slot, value)
 

@@ -801,7 +801,7 @@ class MacroReturnArguments(Rule):
     convention did not change are left alone."""
     name = "macro-return-arguments"
     precedence = 546
-    patterns = (r"\breturn\s+(?P<p>\w+)\s*;",)
+    patterns = (r"\breturn(?:\s+(?P<p>\w+)|\s*\(\s*(?P<p>\w+)\s*\))\s*(?:;|$)",)
     before = ("#define CHECK(v, ret) do { if ((v) < 0) return ret; } while (0)\n"
               "static PyObject *f(PyObject *self, PyObject *arg)\n{\n    CHECK(PyLong_AsLong(arg), NULL);\n"
               "    Py_RETURN_NONE;\n}\n"
@@ -817,22 +817,32 @@ class MacroReturnArguments(Rule):
         if not returned:
             return 0
         edits = source.Edits()
+        contexts = {ctx.func.start: ctx for ctx in _common.function_contexts(unit)}
         for f in unit.functions():
             if not f.is_definition or not f.body:
                 continue
             value = _error_value(unit.project, f.name)
             if value == "NULL":
                 continue
+            role = unit.project.role(f.name)
+            ctx = contexts.get(f.start)
             b0, b1 = f.body
             for name, positions in returned.items():
                 for use in regex.finditer(rf"(?<![\w.>]){name}\s*\(", code, pos=b0, endpos=b1):
                     close = source.matching(code, use.end() - 1)
                     args = source.split_top(code, use.end(), close - 1)
                     for i in positions:
-                        if i < len(args) and code[args[i][0]:args[i][1]].strip() in NULLS_RETURNED:
-                            s, e = args[i]
-                            lead = len(code[s:e]) - len(code[s:e].lstrip())
-                            edits.add(s + lead, s + lead + len(code[s:e].strip()), value)
+                        if i >= len(args):
+                            continue
+                        s, e = args[i]
+                        arg = code[s:e].strip()
+                        lead = len(code[s:e]) - len(code[s:e].lstrip())
+                        if arg in NULLS_RETURNED:
+                            edits.add(s + lead, s + lead + len(arg), value)
+                        elif role is not None and role.pushes and ctx is not None and ctx.has_state \
+                                and regex.fullmatch(r"[A-Za-z_]\w*", arg) and _common.is_handle(arg, ctx, unit.project):
+                            # an entry point returns its push count: the object is pushed
+                            edits.add(s + lead, s + lead + len(arg), f"Cystck_Return(S, {arg})")
         if edits:
             unit.apply(edits)
         return edits.applied

@@ -488,6 +488,9 @@ class TypeObject(Rule):
                         sspan, sf = subtables[sub]
                         slot_values += [(k, v.text) for k, v in sf.items() if v.text]
                         removed.append(sspan)
+                    elif sub in unit.project.subtable_stores:
+                        # a table filled in the init function (type-ready removes the stores)
+                        slot_values += list(unit.project.subtable_stores[sub].items())
                     elif it.text not in ("NULL", "0", "nullptr"):
                         unit.leftover(m.start(), f"{key} = {it.text}: table not found", self.name)
                 elif key in ("tp_methods", "tp_members", "tp_getset") and it.text not in (None, "NULL", "0", "nullptr"):
@@ -1864,6 +1867,9 @@ class TypeReady(Rule):
         # the slots stored before PyType_Ready are in the spec (type-object)
         n += unit.sub(proj.SLOT_STORE.pattern, lambda m, t: None if proj.folded_slot_store(
             unit.project, unit.masked, t, m) is None else "", flags=regex.M)
+        # and so are the functions stored in a table the type takes
+        n += unit.sub(proj.SUBTABLE_STORE.pattern, lambda m, t: "" if proj.folded_subtable_store(
+            unit.project, m) else None, flags=regex.M)
 
         def ready(m, text):
             t = m.group("t")

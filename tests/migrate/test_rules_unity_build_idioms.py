@@ -274,3 +274,63 @@ def test_a_handle_given_to_a_macro_that_tests_its_truth():
     # before: `ASSERT(data->items)`, whose `!(expr)` applied `!` to a handle
     assert "ASSERT(!Cystck_IsNull(data->items));" in out
     assert "ASSERT(data->n >= 0);" in out
+
+
+INIT_C = """#include <Python.h>
+typedef struct { PyObject_HEAD long n; } Box;
+static Py_ssize_t box_len(PyObject *self) { return ((Box *)self)->n; }
+static int box_contains(PyObject *self, PyObject *o) { return 0; }
+static PySequenceMethods box_as_sequence;
+static PyTypeObject BoxType = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    "m.Box", sizeof(Box), 0,
+    .tp_flags = Py_TPFLAGS_DEFAULT, .tp_new = PyType_GenericNew,
+};
+static PyModuleDef box_module = {PyModuleDef_HEAD_INIT, "m", NULL, -1, NULL};
+#ifdef PY3K
+#define init_function PyInit_m
+#define init_return(value) return (value)
+#else
+#define init_function initm
+#define init_return(unused) return
+#endif
+PyMODINIT_FUNC
+init_function(void) {
+    PyObject *module;
+    box_as_sequence.sq_length = box_len;
+    box_as_sequence.sq_contains = box_contains;
+    BoxType.tp_as_sequence = &box_as_sequence;
+    module = PyModule_Create(&box_module);
+    if (module == NULL)
+        init_return(NULL);
+    if (PyType_Ready(&BoxType) < 0)
+        init_return(NULL);
+    init_return(module);
+}
+"""
+
+
+def test_an_init_function_named_through_a_macro_returning_through_one():
+    out = translate.translate_files({"m.c": INIT_C})["m.c"].text
+    # before: `init_function(Cystck_State *S)` returning a PyObject *, and
+    # `init_return(module)` returning a handle from it
+    assert "CYSTCK_MODINIT(m) {" in out
+    assert out.count("init_return(-1);") == 2 and "init_return(Cystck_Return(S, module));" in out
+    assert "#define init_return(value) return (value)" in out
+
+
+def test_a_sequence_table_filled_in_the_init_is_the_types():
+    out = translate.translate_files({"m.c": INIT_C})["m.c"].text
+    # before: the stores stayed (`BoxType` is a reference now) and the
+    # type had neither slot
+    assert "CYSTCK_DEF_SLOT(BoxType_sq_length, sq_length, box_len)" in out
+    assert "CYSTCK_DEF_SLOT(BoxType_sq_contains, sq_contains, box_contains)" in out
+    assert "box_as_sequence.sq_" not in out and "BoxType.tp_as_sequence" not in out
+
+
+def test_a_table_filled_after_the_type_is_ready_stays():
+    text = INIT_C.replace("    box_as_sequence.sq_length = box_len;\n", "").replace(
+        "    init_return(module);", "    box_as_sequence.sq_length = box_len;\n    init_return(module);")
+    out = translate.translate_files({"m.c": text})["m.c"].text
+    assert "box_as_sequence.sq_length = box_len;" in out
+    assert "CYSTCK_DEF_SLOT(BoxType_sq_length" not in out

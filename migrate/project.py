@@ -294,6 +294,7 @@ class Project:
     type_slot_stores: dict = field(default_factory=dict)  # type variable -> {slot: value stored before ready}
     subtable_stores: dict = field(default_factory=dict)   # table variable -> {slot: function stored before ready}
     init_macros: dict = None    # macro naming the init function -> module name (init_name_macros)
+    head_macros: set = None     # macros standing for a type object's head (head_init_macros)
     types_with_new: set = field(default_factory=set)     # static types whose initialiser sets tp_new
     sealed_types: set = field(default_factory=set)       # static types Python cannot instantiate
     kept_clears: set = field(default_factory=set)        # tp_clear functions other code calls
@@ -1196,6 +1197,21 @@ def init_name_macros(p):
         p.init_macros = {m.group("macro"): m.group("n") for text in p.files.values() if "PyInit_" in text
                          for m in _INIT_NAME_MACRO.finditer(source.mask(text))}
     return p.init_macros
+
+
+#: ``#define HEAD PyVarObject_HEAD_INIT(NULL, 0)``: a macro standing for a
+#: type object's head (whose comma it hides)
+_HEAD_INIT_MACRO = regex.compile(r"^[ \t]*#[ \t]*define[ \t]+(?P<macro>\w+)[ \t]+Py(?:Var)?Object_HEAD_INIT\b", regex.M)
+
+
+def head_init_macros(p):
+    """The object-like macros of the project that stand for a type
+    object's head, ``#define HEAD PyVarObject_HEAD_INIT(NULL, 0)``: the
+    first element of a type object written with one is ``HEAD "m.Box"``."""
+    if p.head_macros is None:
+        p.head_macros = {m.group("macro") for text in p.files.values() if "_HEAD_INIT" in text
+                         for m in _HEAD_INIT_MACRO.finditer(source.mask(text))}
+    return p.head_macros
 
 
 def _collect_slot_stores(p, masks):

@@ -334,3 +334,63 @@ def test_a_table_filled_after_the_type_is_ready_stays():
     out = translate.translate_files({"m.c": text})["m.c"].text
     assert "box_as_sequence.sq_length = box_len;" in out
     assert "CYSTCK_DEF_SLOT(BoxType_sq_length" not in out
+
+
+UNREADY_C = """#include <Python.h>
+#define HEAD PyVarObject_HEAD_INIT(NULL, 0)
+typedef struct { PyObject_HEAD long n; } Box;
+typedef struct { PyObject_HEAD long i; } BoxIter;
+static PyTypeObject BoxIterType = {
+    HEAD
+    "BoxIter", sizeof(BoxIter), 0,
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+};
+static PyObject *box_iter(PyObject *self) {
+    BoxIter *it = PyObject_New(BoxIter, &BoxIterType);
+    if (it == NULL)
+        return NULL;
+    it->i = 0;
+    return (PyObject *)it;
+}
+static PyTypeObject BoxType = {
+    HEAD
+    "m.Box", sizeof(Box), 0,
+    .tp_flags = Py_TPFLAGS_DEFAULT, .tp_iter = box_iter, .tp_new = PyType_GenericNew,
+};
+static PyModuleDef box_module = {PyModuleDef_HEAD_INIT, "m", NULL, -1, NULL};
+PyMODINIT_FUNC PyInit_m(void) {
+    PyObject *m = PyModule_Create(&box_module);
+    if (m == NULL || PyType_Ready(&BoxType) < 0)
+        return NULL;
+    PyModule_AddObject(m, "Box", (PyObject *)&BoxType);
+    return m;
+}
+"""
+
+
+def test_a_head_written_through_a_macro_is_not_in_the_spec():
+    out = translate.translate_files({"m.c": UNREADY_C})["m.c"].text
+    # before: `HEAD\n    "m.Box",` stayed the spec's first element, which
+    # expands to the head's braces (a spec with garbage for its name)
+    assert 'CystckType_Spec BoxType_spec = {\n    "m.Box",' in out
+    assert 'CystckType_Spec BoxIterType_spec = {\n    "BoxIter",' in out
+
+
+def test_a_type_never_readied_is_made_by_the_init():
+    out = translate.translate_files({"m.c": UNREADY_C})["m.c"].text
+    # before: BoxIterType's reference stayed empty (the stock code never
+    # readies it), and Cystck_New got a null type
+    assert ("CYSTCK_MODINIT(m) {\n    /* cystck-migrate: BoxIterType is never readied"
+            in out)
+    assert "if ((BoxIterType = Cystck_ref(S, CystckType_FromSpec(S, &BoxIterType_spec, Cystck_NULL))) == NULL)\n" \
+           "        return -1;" in out
+    # a type the init readies is made where it was readied, once
+    assert out.count("CystckType_FromSpec(S, &BoxType_spec") == 1
+
+
+def test_a_type_defined_after_the_init_is_not_made_by_it():
+    text = UNREADY_C + 'static PyTypeObject Late = {\n    HEAD\n    "Late", sizeof(Box), 0,\n};\n'
+    out = translate.translate_files({"m.c": text})["m.c"].text
+    # its spec comes after the init, which cannot name it
+    assert "&BoxIterType_spec, Cystck_NULL))) == NULL)" in out
+    assert "Late = Cystck_ref" not in out

@@ -272,6 +272,7 @@ class Project:
     type_objects: dict = field(default_factory=dict)     # PyTypeObject var -> struct or None
     defined_type_objects: set = field(default_factory=set)  # those with an initialiser in some file
     type_traverse: dict = field(default_factory=dict)   # PyTypeObject var -> its tp_traverse function
+    type_dealloc: dict = field(default_factory=dict)    # PyTypeObject var -> its tp_dealloc function
     globals: set = field(default_factory=set)            # PyObject* globals -> Cystck_Ref
     handle_fields: set = field(default_factory=set)      # PyObject* members of plain structs
     ref_fields: set = field(default_factory=set)         # PyObject* members of module state
@@ -293,6 +294,9 @@ class Project:
     type_bases: dict = field(default_factory=dict)       # type variable -> base type variable
     stock_type_bases: dict = field(default_factory=dict)  # type variable -> stock base stored in code
     type_slot_stores: dict = field(default_factory=dict)  # type variable -> {slot: value stored before ready}
+    subtable_stores: dict = field(default_factory=dict)   # table variable -> {slot: function stored before ready}
+    init_macros: dict = None    # macro naming the init function -> module name (init_name_macros)
+    head_macros: set = None     # macros standing for a type object's head (head_init_macros)
     types_with_new: set = field(default_factory=set)     # static types whose initialiser sets tp_new
     sealed_types: set = field(default_factory=set)       # static types Python cannot instantiate
     kept_clears: set = field(default_factory=set)        # tp_clear functions other code calls
@@ -695,9 +699,10 @@ def build(files, kept_stock=frozenset(), split_destructors=True, includes=None):
             _collect_macros(p, source.mask(text))
     _collect_global_structs(p, [code for code in masks.values() if code is not None])
     _collect_heap_structs(p, [code for code in masks.values() if code is not None])
-    for code in masks.values():
+    for path, code in masks.items():
         if code is not None:
             _collect_visited_members(p, code)
+            _collect_released_members(p, code, files[path])
     for code in masks.values():
         if code is not None:
             _collect_stock_callbacks(p, code)
@@ -874,6 +879,50 @@ def _collect_visited_members(p, code):
                         other.object_arrays.add(member)
 
 
+_RELEASED = regex.compile(r"\bPy_(?:X?DECREF|CLEAR)\s*\(\s*(?:\(\s*\w+\s*\*\s*\)\s*)?(?P<o>\w+|\(\s*\(\s*"
+                          r"(?:struct\s+)?\w+\s*\*\s*\)\s*\w+\s*\))\s*->\s*(?P<f>\w+)\s*\)")
+
+
+def _collect_released_members(p, code, text):
+    """A member pointing at another custom type's struct (``Tree *tree``)
+    that the type's ``tp_dealloc`` releases (``Py_DECREF(self->tree)``) is
+    an object the instance owns, as a member its traverse visits is
+    (_collect_visited_members): it becomes a field, which keeps the object
+    alive (the runtime releases it with the instance).  The owner is the
+    dealloc's parameter, a cast of it, or a local or object-like macro
+    naming that cast.  A pointer the dealloc does not release (borrowed)
+    stays a native pointer."""
+    deallocs = set(p.type_dealloc.values())
+    if not any(name in code for name in deallocs):
+        return
+    directives = source.mask(text)
+    for f in source.find_functions(code):
+        if not f.is_definition or f.name not in deallocs:
+            continue
+        served = [p.types[t] for var, t in p.type_objects.items()
+                  if p.type_dealloc.get(var) == f.name and t in p.types]
+        params = code[f.params[0]:f.params[1]].split(",")
+        param = regex.search(r"(\w+)\s*$", params[0])
+        if not served or not param:
+            continue
+        param = param.group(1)
+        body = code[f.body[0]:f.body[1]]
+        for m in _RELEASED.finditer(body):
+            owner = m.group("o")
+            if owner != param and not regex.fullmatch(r"\(\s*\(\s*(?:struct\s+)?\w+\s*\*\s*\)\s*"
+                                                      + param + r"\s*\)", owner):
+                alias = regex.escape(owner)
+                cast = r"\(\s*(?:struct\s+)?\w+\s*\*\s*\)\s*" + param + r"\b"
+                if not (regex.search(r"\b" + alias + r"\s*=\s*" + cast, body)
+                        or regex.search(r"^[ \t]*#[ \t]*define[ \t]+" + alias + r"[ \t]+\(\s*" + cast,
+                                        directives, regex.M)):
+                    continue
+            for info in served:
+                target = info.struct_pointers.get(m.group("f"))
+                if target is not None and target[0] in p.types and not target[1]:
+                    info.object_fields.add(m.group("f"))
+
+
 def _same_member(base, other, name):
     """The member of ``other`` at the place of ``base``'s member ``name``
     when ``other`` starts with the same member types as ``base`` up to it
@@ -930,6 +979,8 @@ def _collect_tables(p, path, code, text):
         p.defined_type_objects.add(m.group("name"))
         if "tp_traverse" in f and f["tp_traverse"].text:
             p.type_traverse[m.group("name")] = cstruct.strip_cast(f["tp_traverse"].text)
+        if "tp_dealloc" in f and f["tp_dealloc"].text:
+            p.type_dealloc[m.group("name")] = cstruct.strip_cast(f["tp_dealloc"].text)
         for key in ("tp_methods", "tp_members", "tp_getset"):
             if key in f and f[key].text:
                 p.type_tables.add(cstruct.strip_cast(f[key].text))
@@ -1010,6 +1061,10 @@ def _collect_tables(p, path, code, text):
         p.module_state_structs.add(m.group(1))
     for m in regex.finditer(r"\bPyMODINIT_FUNC\s+PyInit_(\w+)\s*\(", code):
         p.roles["PyInit_" + m.group(1)] = MODINIT
+    named = init_name_macros(p)
+    for m in regex.finditer(r"\bPyMODINIT_FUNC\s+(\w+)\s*\(", code):
+        if m.group(1) in named:
+            p.roles[m.group(1)] = MODINIT
 
 
 _TYPE_FIELD_STORE = regex.compile(r"\b(?P<t>\w+)\s*\.\s*(?P<f>tp_new|tp_base)\s*=\s*(?P<v>[^;]+);")
@@ -1075,6 +1130,9 @@ def folded_slot_store(p, code, text, m):
     if t not in p.defined_type_objects or not _ready_follows(code, t, m.end()):
         return None
     value = cstruct.strip_cast(text[m.start("v"):m.end("v")].strip())
+    if slot in SUBTABLE_SLOTS and regex.fullmatch(r"&\s*\w+", value) \
+            and value.lstrip("& \t") in _stored_subtables(p, code):
+        return slot, value          # a table filled in code (folded_subtable_store)
     if not regex.fullmatch(r"[A-Za-z_]\w*", value) and slot != "tp_base":
         return None
     if slot in _TABLE_SLOTS or (slot != "tp_base" and (slot_role(slot) or value in DEFAULT_SLOT_FUNCTIONS)):
@@ -1083,6 +1141,67 @@ def folded_slot_store(p, code, text, m):
             and not regex.fullmatch(r"&\s*\w+", value):
         return slot, text[m.start("v"):m.end("v")].strip()
     return None
+
+
+#: A type's number/sequence/mapping table and the declaration of one
+#: without an initialiser (filled in code)
+SUBTABLE_SLOTS = {"tp_as_number": "PyNumberMethods", "tp_as_sequence": "PySequenceMethods",
+                  "tp_as_mapping": "PyMappingMethods"}
+_BLANK_SUBTABLE = regex.compile(r"\b(?:PyNumberMethods|PySequenceMethods|PyMappingMethods)\s+(?P<name>\w+)\s*;")
+#: ``table.sq_length = f;`` (a statement of its own)
+SUBTABLE_STORE = regex.compile(r"^[ \t]*(?P<t>\w+)\s*\.\s*(?P<f>(?:nb|sq|mp)_\w+)\s*=(?!=)\s*(?P<v>[^;]+);[ \t]*\n?",
+                               regex.M)
+
+
+def _stored_subtables(p, code):
+    """The number/sequence/mapping tables that the project declares
+    without an initialiser (``static PySequenceMethods seq;``) and that
+    ``code`` fills with functions (``seq.sq_length = f;``) before a
+    ``PyType_Ready``: {table: {slot: function}}."""
+    declared = {m.group("name") for text in p.files.values() for m in _BLANK_SUBTABLE.finditer(text)}
+    found = {}
+    for m in SUBTABLE_STORE.finditer(code):
+        value = cstruct.strip_cast(m.group("v").strip())
+        if m.group("t") in declared and regex.fullmatch(r"[A-Za-z_]\w*", value) \
+                and regex.search(r"\bPyType_Ready\s*\(", code[m.end():]):
+            found.setdefault(m.group("t"), {})[m.group("f")] = value
+    return found
+
+
+def folded_subtable_store(p, m):
+    """Is the ``SUBTABLE_STORE`` match a slot of a table a type's spec
+    takes (_collect_slot_stores)?"""
+    value = cstruct.strip_cast(m.group("v").strip())
+    return p.subtable_stores.get(m.group("t"), {}).get(m.group("f")) == value
+
+
+#: ``#define init_function PyInit_spam``: a macro naming the module's init
+#: function (one of the branches of a Python 2/3 switch, say)
+_INIT_NAME_MACRO = regex.compile(r"^[ \t]*#[ \t]*define[ \t]+(?P<macro>\w+)[ \t]+PyInit_(?P<n>\w+)[ \t]*$", regex.M)
+
+
+def init_name_macros(p):
+    """{macro: module name} of the object-like macros of the project that
+    name an init function, ``#define init_function PyInit_spam``."""
+    if p.init_macros is None:
+        p.init_macros = {m.group("macro"): m.group("n") for text in p.files.values() if "PyInit_" in text
+                         for m in _INIT_NAME_MACRO.finditer(source.mask(text))}
+    return p.init_macros
+
+
+#: ``#define HEAD PyVarObject_HEAD_INIT(NULL, 0)``: a macro standing for a
+#: type object's head (whose comma it hides)
+_HEAD_INIT_MACRO = regex.compile(r"^[ \t]*#[ \t]*define[ \t]+(?P<macro>\w+)[ \t]+Py(?:Var)?Object_HEAD_INIT\b", regex.M)
+
+
+def head_init_macros(p):
+    """The object-like macros of the project that stand for a type
+    object's head, ``#define HEAD PyVarObject_HEAD_INIT(NULL, 0)``: the
+    first element of a type object written with one is ``HEAD "m.Box"``."""
+    if p.head_macros is None:
+        p.head_macros = {m.group("macro") for text in p.files.values() if "_HEAD_INIT" in text
+                         for m in _HEAD_INIT_MACRO.finditer(source.mask(text))}
+    return p.head_macros
 
 
 def _collect_slot_stores(p, masks):
@@ -1105,6 +1224,12 @@ def _collect_slot_stores(p, masks):
             p.type_slot_stores.setdefault(t, {})[slot] = value
             if slot in _TABLE_SLOTS:
                 p.type_tables.add(value)
+            elif slot in SUBTABLE_SLOTS:
+                # a table filled in code: its functions are the type's slots
+                table = value.lstrip("& \t")
+                for f, func in _stored_subtables(p, code).get(table, {}).items():
+                    p.subtable_stores.setdefault(table, {})[f] = func
+                    _slot(p, f, func)
             else:
                 _slot(p, slot, value)
 

@@ -811,7 +811,7 @@ class MacroReturnArguments(Rule):
     convention did not change are left alone."""
     name = "macro-return-arguments"
     precedence = 546
-    patterns = (r"\breturn\s+(?P<p>\w+)\s*;",)
+    patterns = (r"\breturn(?:\s+(?P<p>\w+)|\s*\(\s*(?P<p>\w+)\s*\))\s*(?:;|$)",)
     before = ("#define CHECK(v, ret) do { if ((v) < 0) return ret; } while (0)\n"
               "static PyObject *f(PyObject *self, PyObject *arg)\n{\n    CHECK(PyLong_AsLong(arg), NULL);\n"
               "    Py_RETURN_NONE;\n}\n"
@@ -827,22 +827,32 @@ class MacroReturnArguments(Rule):
         if not returned:
             return 0
         edits = source.Edits()
+        contexts = {ctx.func.start: ctx for ctx in _common.function_contexts(unit)}
         for f in unit.functions():
             if not f.is_definition or not f.body:
                 continue
             value = _error_value(unit.project, f.name)
             if value == "NULL":
                 continue
+            role = unit.project.role(f.name)
+            ctx = contexts.get(f.start)
             b0, b1 = f.body
             for name, positions in returned.items():
                 for use in regex.finditer(rf"(?<![\w.>]){name}\s*\(", code, pos=b0, endpos=b1):
                     close = source.matching(code, use.end() - 1)
                     args = source.split_top(code, use.end(), close - 1)
                     for i in positions:
-                        if i < len(args) and code[args[i][0]:args[i][1]].strip() in NULLS_RETURNED:
-                            s, e = args[i]
-                            lead = len(code[s:e]) - len(code[s:e].lstrip())
-                            edits.add(s + lead, s + lead + len(code[s:e].strip()), value)
+                        if i >= len(args):
+                            continue
+                        s, e = args[i]
+                        arg = code[s:e].strip()
+                        lead = len(code[s:e]) - len(code[s:e].lstrip())
+                        if arg in NULLS_RETURNED:
+                            edits.add(s + lead, s + lead + len(arg), value)
+                        elif role is not None and role.pushes and ctx is not None and ctx.has_state \
+                                and regex.fullmatch(r"[A-Za-z_]\w*", arg) and _common.is_handle(arg, ctx, unit.project):
+                            # an entry point returns its push count: the object is pushed
+                            edits.add(s + lead, s + lead + len(arg), f"Cystck_Return(S, {arg})")
         if edits:
             unit.apply(edits)
         return edits.applied
@@ -1380,6 +1390,8 @@ class StateCalls(Rule):
             return False
         open_at = m.end() - 1
         close = source.matching(code, open_at)
+        if not self._drop_unused_nulls(code, open_at, close, role, edits):
+            return False
         ret = regex.search(r"\bCystck_Return\s*\(\s*S\s*,\s*$", code[:m.start()])
         if ret and ctx.role is not None and ctx.role.pushes and regex.match(r"\s*\)\s*;", code[close:]):
             edits.add(ret.start(), m.start(), "")
@@ -1391,7 +1403,33 @@ class StateCalls(Rule):
             edits.add(m.start(), m.start(), f"{RESULT_HELPER}(S, ")
             edits.add(close, close, ")")
             return True
+        if regex.search(r"(?:^|[;{}]|\belse|(?m:^[ \t]*#[^\n]*))\s*$", code[max(0, m.start() - 200):m.start()]) \
+                and regex.match(r"\s*;", code[close:]):
+            # a statement, its result discarded: the value it pushed
+            # becomes a handle, released with the frame
+            edits.add(m.start(), m.start(), f"{RESULT_HELPER}(S, ")
+            edits.add(close, close, ")")
+            return True
         return False
+
+    @staticmethod
+    def _drop_unused_nulls(code, open_at, close, role, edits):
+        """The arguments of a direct call at the stock positions the
+        entry point no longer has (a METH_NOARGS method's unused ``args``,
+        ``f(self, NULL)``) go when they are null constants, the value the
+        convention passes.  False if such an argument is something else."""
+        args = source.split_top(code, open_at + 1, close - 1)
+        kept = {stock for _, stock, _ in role.params if stock is not None}
+        if len(args) <= len(role.params):
+            return True
+        drop = [i for i in range(len(args)) if i not in kept]
+        if any(code[args[i][0]:args[i][1]].strip() not in proj.NULLS for i in drop):
+            return False
+        for i in drop:
+            start = args[i - 1][1] if i else args[i][0]
+            end = args[i][1] if i else args[i + 1][0]
+            edits.add(start, end, "")
+        return True
 
     @staticmethod
     def _returned_as_handle(unit, ctx, code, m, close):
@@ -1412,7 +1450,12 @@ class StateCalls(Rule):
     @staticmethod
     def _define_result_helper(unit, edits):
         if RESULT_HELPER not in unit.text:
-            _common.define_after_include(unit.text, edits, RESULT_HELPER_DEFINITION)
+            # or after the last include (a file of a unity build, whose
+            # headers include Cystck.h)
+            first_use = min(start for start, _, new in edits.items if new.startswith(RESULT_HELPER + "("))
+            last = next(reversed(list(regex.finditer(r'^[ \t]*#[ \t]*include\b[^\n]*\n', unit.masked[:first_use],
+                                                     regex.M))), None)
+            _common.define_after_include(unit.text, edits, RESULT_HELPER_DEFINITION, last and last.end())
 
     @staticmethod
     def _insert(code, m, edits):
@@ -1582,6 +1625,75 @@ class Iso646NullHandles(Rule):
                     if ctx.out_of_scope(h.strip(), m.start("h")) or not _common.is_handle(h, ctx, p):
                         continue
                     edits.add(m.start(), m.end(), f"Cystck_IsNull({h})" if i == 0 else f"!Cystck_IsNull({h})")
+        if edits:
+            unit.apply(edits)
+        return edits.applied
+
+
+#: ``#define NAME(params) body`` (continuation lines included), on masked text
+_FUNCTION_MACRO = regex.compile(r"^[ \t]*#[ \t]*define[ \t]+(?P<name>\w+)\((?P<params>[^)]*)\)"
+                                r"(?P<body>(?:[^\n\\]|\\.|\\\n)*)", regex.M)
+
+
+def _truth_tested_params(text):
+    """{macro: positions} of the function-like macros of ``text`` whose
+    body uses a parameter only as a truth value, ``!(p)`` or ``!p`` (its
+    stringification ``#p`` aside), in one of its definitions at least."""
+    found = {}
+    for m in _FUNCTION_MACRO.finditer(source.mask(text)):
+        params = [p.strip() for p in m.group("params").split(",")]
+        body = m.group("body")
+        for i, p in enumerate(params):
+            if not regex.fullmatch(r"[A-Za-z_]\w*", p):
+                continue
+            uses = list(regex.finditer(rf"(?<![\w#])#?\s*\b{p}\b", body))
+            tested = [u for u in uses if regex.search(rf"!\s*(?:\(\s*{p}\s*\)|{p})", body[max(0, u.start() - 4):u.end() + 2])]
+            if tested and all(u in tested or u.group().startswith("#") for u in uses):
+                found.setdefault(m.group("name"), set()).add(i)
+    return found
+
+
+class TruthMacroHandleArgs(Rule):
+    """A handle passed to a function-like macro that uses that parameter
+    only as a truth value, ``#define ASSERT(e) if (!(e)) abort()`` (its
+    other uses give ints, ``ASSERT(n > 0)``), becomes the truth value
+    ``ASSERT(!Cystck_IsNull(h))``: the body's ``!(h)`` would apply ``!``
+    to the handle struct.  The macro stays; arguments that are not handles
+    (a pointer, a comparison) stay."""
+    name = "truth-macro-handle-args"
+    precedence = 522
+    before = ("#define CHECK(e) do { if (!(e)) abort(); } while (0)\n"
+              "static PyObject *f(PyObject *o, char *p) { CHECK(o); CHECK(p); CHECK(p != NULL); return o; }\n")
+    after = ("#define CHECK(e) do { if (!(e)) abort(); } while (0)\n"
+             "static PyObject *f(PyObject *o, char *p) { CHECK(!Cystck_IsNull(o)); CHECK(p); CHECK(p != NULL);"
+             " return o; }\n")
+
+    def apply(self, unit):
+        macros = {}
+        for text in unit.project.files.values():
+            if "#" in text and "define" in text:
+                for name, positions in _truth_tested_params(text).items():
+                    macros.setdefault(name, set()).update(positions)
+        if not macros:
+            return 0
+        code, text, p = unit.masked, unit.text, unit.project
+        use = regex.compile(r"(?<![\w.>#])(?P<name>" + "|".join(map(regex.escape, sorted(macros)))
+                            + r")\s*(?=\()")
+        edits = source.Edits()
+        for ctx in _common.function_contexts(unit):
+            if not ctx.has_state:
+                continue
+            for m in use.finditer(code, *ctx.body):
+                open_at = m.end()
+                close = source.matching(code, open_at)
+                for i, (s, e) in enumerate(source.split_top(code, open_at + 1, close - 1)):
+                    arg = text[s:e].strip()
+                    if i not in macros[m.group("name")] or not regex.fullmatch(_common.HX, arg):
+                        continue
+                    if ctx.out_of_scope(arg, s) or not _common.is_handle(arg, ctx, p):
+                        continue
+                    lead = s + len(text[s:e]) - len(text[s:e].lstrip())
+                    edits.add(lead, lead + len(arg), f"!Cystck_IsNull({arg})")
         if edits:
             unit.apply(edits)
         return edits.applied

@@ -223,7 +223,8 @@ class CastAliasMacros(Rule):
             # its scope: up to its #undef or its next #define
             end = regex.compile(r"^[ \t]*#[ \t]*(?:undef|define)[ \t]+" + regex.escape(name) + r"\b",
                                 regex.M).search(code, m.end())
-            use = regex.compile(r"(?<!(?:\.|->|#[ \t]*\w+|\bdefined)\s*\(?\s*)\b" + regex.escape(name) + r"\b")
+            use = regex.compile(r"(?<!(?:\.|->|\bdefined)\s*\(?\s*|^[ \t]*#[ \t]*\w+[ \t]*\(?[ \t]*)\b"
+                                + regex.escape(name) + r"\b", regex.M)
             for u in use.finditer(code, m.end(), end.start() if end else len(code)):
                 edits.add(u.start(), u.end(), body)
         if edits:

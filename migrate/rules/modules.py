@@ -184,6 +184,16 @@ class ModInit(Rule):
                 edits.add(*_common.statement_line_span(unit.text, m.start(), m.end()), "")
             else:
                 edits.add(m.start(), m.end(), f"CYSTCK_MODINIT({m.group('n')})")
+        # PyMODINIT_FUNC init_function(void), with #define init_function PyInit_spam
+        named = proj.init_name_macros(unit.project)
+        if named:
+            pattern = (r"\bPyMODINIT_FUNC\s+(?P<macro>" + "|".join(map(regex.escape, sorted(named)))
+                       + r")\s*\(\s*(?:void)?\s*\)(?P<proto>\s*;)?")
+            for m in regex.finditer(pattern, unit.masked):
+                if m.group("proto"):
+                    edits.add(*_common.statement_line_span(unit.text, m.start(), m.end()), "")
+                else:
+                    edits.add(m.start(), m.end(), f"CYSTCK_MODINIT({named[m.group('macro')]})")
         if edits:
             unit.apply(edits)
         return edits.applied

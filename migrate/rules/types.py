@@ -491,6 +491,9 @@ class TypeObject(Rule):
                         sspan, sf = subtables[sub]
                         slot_values += [(k, v.text) for k, v in sf.items() if v.text]
                         removed.append(sspan)
+                    elif sub in unit.project.subtable_stores:
+                        # a table filled in the init function (type-ready removes the stores)
+                        slot_values += list(unit.project.subtable_stores[sub].items())
                     elif it.text not in ("NULL", "0", "nullptr"):
                         unit.leftover(m.start(), f"{key} = {it.text}: table not found", self.name)
                 elif key in ("tp_methods", "tp_members", "tp_getset") and it.text not in (None, "NULL", "0", "nullptr"):
@@ -518,6 +521,10 @@ class TypeObject(Rule):
                 out.append(f"{static}Cystck_Ref {name};")
             fields = [f[k].text if k in f and f[k].text else d for k, d in
                       (("tp_name", '""'), ("tp_basicsize", "0"), ("tp_itemsize", "0"))]
+            # `HEAD "m.Box"`, a macro for the head before the name: the spec has no head
+            head = regex.match(r"(?P<macro>[A-Za-z_]\w*)\s+(?=\")", fields[0])
+            if head and head.group("macro") in proj.head_init_macros(unit.project):
+                fields[0] = fields[0][head.end():]
             fields.append(_flags(unit, f["tp_flags"].text if "tp_flags" in f else "0", m.start()))
             fields.append(f"{name}_defines")
             fields.append(f["tp_doc"].text if "tp_doc" in f and f["tp_doc"].text else "NULL")
@@ -1901,6 +1908,9 @@ class TypeReady(Rule):
         # the slots stored before PyType_Ready are in the spec (type-object)
         n += unit.sub(proj.SLOT_STORE.pattern, lambda m, t: None if proj.folded_slot_store(
             unit.project, unit.masked, t, m) is None else "", flags=regex.M)
+        # and so are the functions stored in a table the type takes
+        n += unit.sub(proj.SUBTABLE_STORE.pattern, lambda m, t: "" if proj.folded_subtable_store(
+            unit.project, m) else None, flags=regex.M)
 
         def ready(m, text):
             t = m.group("t")
@@ -1919,7 +1929,49 @@ class TypeReady(Rule):
                       + ("Cystck_NULL" if m.group("b").strip() in ("NULL", "0", "nullptr") else t[m.start('b'):m.end('b')]) + ")")
         n += unit.sub(self.patterns[4], lambda m, t: f"CystckModule_AddType(S, {t[m.start('m'):m.end('m')]}, "
                       f"Cystck_deref(S, {m.group('t')}))")
+        n += self._never_readied(unit)
         return n
+
+    def _never_readied(self, unit):
+        """A type object no file readies (stock code may make instances of
+        a static type with ``PyObject_New`` alone, an iterator's) still
+        needs its reference: the module's init makes it from its spec
+        first, when the type's file is compiled with the init's (defined
+        before the init, in it or in a file it includes)."""
+        init = regex.search(r"\bCYSTCK_MODINIT\s*\(\s*\w+\s*\)\s*\{", unit.masked)
+        if init is None:
+            return 0
+        p = unit.project
+        readied = set()
+        for text in p.files.values():
+            readied |= set(regex.findall(r"\bPyType_Ready\s*\(\s*(?:\(\s*PyTypeObject\s*\*\s*\)\s*)?&\s*(\w+)",
+                                         text))
+        made = []
+        for path in [unit.path] + sorted(p.compiled_with(unit.path)):
+            code = source.mask(p.files.get(path, ""))
+            for m in regex.finditer(r"\bPyTypeObject\s+(?P<t>\w+)\s*=\s*\{", code):
+                t = m.group("t")
+                if t in readied or t in made:
+                    continue
+                spec = regex.search(r"\bCystckType_Spec\s+" + regex.escape(t) + r"_spec\s*=", unit.masked)
+                if path == unit.path and (spec is None or spec.start() > init.start()):
+                    continue
+                if path != unit.path and not regex.search(r'^[ \t]*#[ \t]*include[ \t]*"(?:[^"]*/)?'
+                                                          + regex.escape(path.rsplit("/", 1)[-1]) + '"',
+                                                          unit.text[:init.start()], regex.M):
+                    continue
+                made.append(t)
+        if not made:
+            return 0
+        lines = "".join(
+            f"\n    /* cystck-migrate: {t} is never readied (its instances are made with PyObject_New): "
+            f"its type is made here */\n"
+            f"    if (({t} = Cystck_ref(S, CystckType_FromSpec(S, &{t}_spec, Cystck_NULL))) == NULL)\n"
+            f"        return -1;" for t in made)
+        edits = source.Edits()
+        edits.add(init.end(), init.end(), lines)
+        unit.apply(edits)
+        return len(made)
 
 
 class SetTypeOfTypeObjects(Rule):

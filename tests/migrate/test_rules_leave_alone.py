@@ -99,6 +99,12 @@ LEAVE_ALONE = {
     "iso646-null-handles": (
         "#include <iso646.h>\nstatic int f(PyObject *o, int done, char *p)\n{\n"
         "    if (not done or not p)\n        return 0;\n    return (p and done) or o == NULL;\n}\n"),
+    # A handle passed to a macro that also uses the parameter as a value
+    # (`keep(e)`), and a char pointer passed to one that only tests it.
+    "truth-macro-handle-args": (
+        "#define KEEP(e) do { if (!(e)) keep(e); } while (0)\n"
+        "#define CHECK(e) do { if (!(e)) abort(); } while (0)\n"
+        "static PyObject *f(PyObject *o, char *p) { KEEP(o); CHECK(p); return o; }\n"),
     # A braced-body macro used as the element of an array of another struct.
     "table-element-macros": (
         "#define ENTRY(n, v) {#n, v}\n"
@@ -664,6 +670,7 @@ POSITIVE_TWINS = {
     "identity-name-macros": ("name##_v2", "name"),
     "table-element-macros": ("static struct pair pairs[]", "static PyMethodDef pairs[]"),
     "iso646-null-handles": ("not p)", "not o)"),
+    "truth-macro-handle-args": ("CHECK(p);", "CHECK(o);"),
     "stock-object-values": ('"PyDateTime_TimeZone_UTC"', "PyDateTime_TimeZone_UTC"),
     "stock-struct-pointers": ("(PyTupleObject *)o", "(PyDateTime_Date *)o"),
 

@@ -116,8 +116,13 @@ class ConstantGetters(Rule):
     their stock meaning, for ``None``, ``True``, ``False``, ``Ellipsis``
     and ``NotImplemented``: the rules after it then give them their
     permanent handle (``Cystck_None``...) as they do the stock spelling.
-    The other constants (``Py_CONSTANT_ZERO``, the empty string...) have no
-    permanent handle and stay stock."""
+    ``Py_GetConstant`` of ``Py_CONSTANT_ZERO``, ``_ONE``,
+    ``_EMPTY_STR``, ``_EMPTY_BYTES`` and ``_EMPTY_TUPLE`` (a new
+    reference) becomes the stock call that makes that value
+    (``PyLong_FromLong(0)``, ``PyUnicode_FromStringAndSize("", 0)``...),
+    which the rules after it port.  ``Py_GetConstantBorrowed`` of those
+    has no stock spelling that does not leak a reference and stays
+    stock."""
     name = "constant-getters"
     precedence = 70
     patterns = (r"\bPy_GetConstant(?P<borrowed>Borrowed)?\s*\(\s*Py_CONSTANT_(?P<c>\w+)\s*\)",)
@@ -128,10 +133,16 @@ class ConstantGetters(Rule):
     STOCK = {"NONE": "Py_None", "TRUE": "Py_True", "FALSE": "Py_False",
              "ELLIPSIS": "Py_Ellipsis", "NOT_IMPLEMENTED": "Py_NotImplemented"}
 
+    NEW = {"ZERO": "PyLong_FromLong(0)", "ONE": "PyLong_FromLong(1)",
+           "EMPTY_STR": 'PyUnicode_FromStringAndSize("", 0)',
+           "EMPTY_BYTES": 'PyBytes_FromStringAndSize("", 0)', "EMPTY_TUPLE": "PyTuple_New(0)"}
+
     def apply(self, unit):
         def constant(m, text):
             name = self.STOCK.get(m.group("c"))
-            if name is None or m.group("borrowed"):
+            if name is None:
+                return None if m.group("borrowed") else self.NEW.get(m.group("c"))
+            if m.group("borrowed"):
                 return name
             return f"Py_NewRef({name})"
         return unit.sub(self.patterns[0], constant)

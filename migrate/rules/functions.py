@@ -524,13 +524,15 @@ class NullHandles(Rule):
     (``!(h = f(x))``, ``while ((h = f(x)))``, ``for (; (h = f(x)); )``)
     tests the handle it stores,
     ``Cystck_IsNull(h = f(x))``; in a chain ``a = h = NULL`` every target is a
-    handle.  Only
+    handle.  A ``0`` that only starts the value (``h = 0 ? a : b``, a
+    macro's flag expanded into a condition) is no NULL.  Only
     names declared as handles in the function (or members known to hold
     handles) are touched, so ``char *p == NULL`` stays as it is; ``*out``
     is a handle where ``out`` points at handles (``PyObject **out``)."""
     name = "null-handles"
     precedence = 520
-    patterns = (r"(?P<h>H)\s*=(?!=)\s*(?:NULL|nullptr|0(?![\w.]))", r"(?P<h>H)\s*(?P<op>==|!=)\s*(?:NULL|nullptr|0(?![\w.]))",
+    patterns = (r"(?P<h>H)\s*=(?!=)\s*(?:NULL|nullptr|0(?![\w.]))(?!\s*(?:[?+\-*/%^<>|&]|[=!]=))",
+                r"(?P<h>H)\s*(?P<op>==|!=)\s*(?:NULL|nullptr|0(?![\w.]))",
                 r"!\s*(?P<h>H)(?!\s*(?:->|\[|\(|\.|=))", r"(?<=(?:\bif|\bwhile|\bassert)\s*\(\s*|&&\s*|\|\|\s*)(?P<h>H)(?=\s*(?:\)|&&|\|\||\?))",
                 r"(?<=\(\s*)(?P<h>H)(?=\s*(?:&&|\|\|))",
                 r"(?<=(?<![=!<>])=\s*|[(,]\s*|\breturn\s+)(?P<h>H)(?=\s*\?)")

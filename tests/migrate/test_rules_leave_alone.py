@@ -559,6 +559,12 @@ LEAVE_ALONE = {
         "static PyObject *f(PyObject *o) {\n"
         "    puts(\"Py_GetConstant(Py_CONSTANT_NONE)\");\n"
         "    return Py_NewRef(Py_GetConstantBorrowed(Py_CONSTANT_ZERO));\n}\n"),
+    # A C pointer that is no object cast to void *, and memory from an
+    # allocator cast to an object pointer (no object yet).
+    "void-pointer-objects": (
+        "static PyObject *f(PyObject *self, PyObject *o)\n{\n    char *p = \"x\";\n"
+        "    PyObject *m = (PyObject *) PyObject_Malloc(16);\n"
+        "    memset((void *) p, 0, 1);\n    return o;\n}\n"),
 }
 
 # rule -> (near miss, real construct): replacing the first by the second in
@@ -659,6 +665,7 @@ POSITIVE_TWINS = {
 
 
     "newref-macros": ("(Py_Touch(o), (o))", "(Py_INCREF(o), (o))"),
+    "void-pointer-objects": ("memset((void *) p,", "memset((void *) o,"),
     "constant-getters": ("Py_NewRef(Py_GetConstantBorrowed(Py_CONSTANT_ZERO))",
                          "Py_GetConstant(Py_CONSTANT_ZERO)"),
 }

@@ -425,6 +425,7 @@ int CystckCFunction_IsDef(h f, const CystckDef* def) : hand ~ - ; was builtin fu
 
 ## Arguments
 int CystckArg_ParseTuple(const Cystck_Object* args, Cystck_ssize_t nargs, const char* fmt, ...) : hand ~ PyArg_ParseTuple ; [e] parse positional arguments; O gives handles
+int CystckArg_ParseTupleObject(h t, const char* fmt, ...) : hand ~ - ; [e] PyArg_ParseTuple(t, fmt, ...) of a tuple object t that is no argument array (a helper given its caller's tuple, a format known at run time only): O gives handles of this call; SystemError for a t that is no tuple, as the stock function
 int CystckArg_ParseTupleAndKeywords(const Cystck_Object* args, Cystck_ssize_t nargs, h? kw, const char* fmt, const char** kwlist, ...) : hand ~ PyArg_ParseTupleAndKeywords ; [e] parse positional and keyword arguments (with GCC and Clang a macro that keeps one parser per call site)
 int CystckArg_UnpackTuple(const Cystck_Object* args, Cystck_ssize_t nargs, const char* name, Cystck_ssize_t min, Cystck_ssize_t max, ...) : hand ~ PyArg_UnpackTuple ; [e] bind min..max handles
 int CystckArg_NoKeywords(const char* name, h? kw) : hand ~ _PyArg_NoKeywords ; [e] reject keywords

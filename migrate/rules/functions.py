@@ -1419,7 +1419,8 @@ class StateCalls(Rule):
 
 
 class FunctionMacros(Rule):
-    """A macro whose body is one function definition using the API, used
+    """A macro whose body is one function definition using the API (maybe
+    followed by its docstring, ``PyDoc_STRVAR(name##_doc, "...")``), used
     only as whole top-level lines (``DEFINE_GET(Foo)``), is expanded at
     each use into an ordinary function, and its ``#define`` goes.
 

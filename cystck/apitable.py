@@ -264,6 +264,7 @@ const char* CystckUnicode_GetDefaultEncoding() = PyUnicode_GetDefaultEncoding ; 
 ## Bytes and bytearray
 h CystckBytes_FromString(const char* s) = PyBytes_FromString ; [h+1, e]
 h CystckBytes_FromStringAndSize(const char* s, Cystck_ssize_t n) = PyBytes_FromStringAndSize ; [h+1, e]
+int CystckBytes_Resize(Cystck_Object* b, Cystck_ssize_t n) : hand ~ _PyBytes_Resize ; [e] *b becomes a bytes object of n bytes starting with *b's (a new object: the old handle is released); on error *b is the null handle, as the stock function leaves NULL
 char* CystckBytes_AsString(h o) = PyBytes_AsString         ; [e] buffer, valid while o lives
 int CystckBytes_AsStringAndSize(h o, char** s, Cystck_ssize_t* n) = PyBytes_AsStringAndSize ; [e]
 Cystck_ssize_t CystckBytes_Size(h o) = PyBytes_Size        ; [e]

@@ -70,6 +70,15 @@ extern "C" {
 #  define _CYSTCK_ASSUME(x)  ((void)0)
 #  define _CYSTCK_CALLER()   NULL
 #endif
+/* Before a loop over a count that is usually a small constant where it is
+ * inlined: straight-line code for it. */
+#if defined(__clang__)
+#  define _CYSTCK_UNROLL4    _Pragma("unroll 4")
+#elif defined(__GNUC__) && __GNUC__ >= 8
+#  define _CYSTCK_UNROLL4    _Pragma("GCC unroll 4")
+#else
+#  define _CYSTCK_UNROLL4
+#endif
 
 /* Inline handle slots and return-stack entries in every call's frame; past
  * these the runtime moves to heap chunks (slower, still correct). */
@@ -951,11 +960,7 @@ static inline void _Cystck_PopN(Cystck_State *S, Cystck_ssize_t n)
     PyObject **base = S->sp - n;
     Cystck_ssize_t i;
     S->sp = base;
-#if defined(__clang__)
-#pragma unroll 4
-#elif defined(__GNUC__) && __GNUC__ >= 8
-#pragma GCC unroll 4
-#endif
+    _CYSTCK_UNROLL4
     for (i = n - 1; i >= 0; i--)
         Py_DECREF(base[i]);
 }

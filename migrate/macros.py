@@ -74,7 +74,7 @@ def _depth(code, at):
     return code.count("{", 0, at) - code.count("}", 0, at)
 
 
-def _expansion(text, masked, define, params, args):
+def expansion(text, masked, define, params, args):
     """The body of ``define`` with ``args`` for ``params``: ``#p`` becomes
     a string, ``##`` pastes, and continuation lines become plain lines."""
     start, end = define.span("body")
@@ -136,6 +136,6 @@ def expand_function_macros(text):
             args = [text[s:e].strip() for s, e in arg_spans]
             call = " ".join(text[start:end].rstrip(";").split()).replace("*/", "* /")
             edits.add(start, end, f"/* {call}, expanded by cystck-migrate */\n"
-                      + _expansion(text, masked, define, params, args))
+                      + expansion(text, masked, define, params, args))
             count += 1
     return (edits.apply(text), count) if count else (text, 0)

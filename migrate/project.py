@@ -634,13 +634,14 @@ def inline_table_element_macros(text):
 def table_element_macro_uses(text):
     """The edits inlining each use of an element macro in a table, and
     the names of the macros inlined."""
+    from . import macros    # (macros imports this module)
     masked = source.mask(text)
-    macros = {m.group("name"): m for m in _ELEMENT_MACRO.finditer(masked)}
+    defined = {m.group("name"): m for m in _ELEMENT_MACRO.finditer(masked)}
     edits, inlined = source.Edits(), set()
-    if not macros:
+    if not defined:
         return edits, inlined
     code = source.mask_directives(masked)
-    use = regex.compile(r"(?P<name>" + "|".join(map(regex.escape, macros)) + r")\s*(?P<args>\((?:[^()]++|(?&args))*\))")
+    use = regex.compile(r"(?P<name>" + "|".join(map(regex.escape, defined)) + r")\s*(?P<args>\((?:[^()]++|(?&args))*\))")
     for kind in _TABLE_KINDS:
         for m in _DEF_PATTERNS[kind].finditer(code):
             open_at = m.end() - 1
@@ -649,35 +650,16 @@ def table_element_macro_uses(text):
                 u = use.fullmatch(code, at, at + len(code[at:e].rstrip()))
                 if u is None:
                     continue
-                d = macros[u.group("name")]
+                d = defined[u.group("name")]
                 params = [x.strip() for x in d.group("params").split(",") if x.strip()]
                 args = [text[a:b].strip() for a, b in source.split_top(code, u.start("args") + 1, u.end("args") - 1)]
                 if len(params) != len(args):
                     continue
-                body = _expand_macro_body(text[d.start("body"):d.end("body")], masked[d.start("body"):d.end("body")],
-                                          dict(zip(params, args)))
+                # (one line: the element stands in a table)
+                body = " ".join(macros.expansion(text, masked, d, params, args).split("\n"))
                 edits.add(u.start(), u.end(), body)
                 inlined.add(u.group("name"))
     return edits, inlined
-
-
-def _expand_macro_body(body, masked_body, args):
-    """``body`` of a function-like macro with its parameters replaced by
-    ``args`` (name -> text) as the preprocessor does: ``#p`` is the
-    argument as a string literal, ``a ## p`` pastes; literals in the body
-    (blanked in ``masked_body``) are left alone; line continuations go."""
-    edits = source.Edits()
-    for m in regex.finditer(r"(?P<hash>(?<!#)#\s*)?\b(?P<p>\w+)\b", masked_body):
-        if m.group("p") in args:
-            arg = args[m.group("p")]
-            if m.group("hash"):
-                arg = '"' + arg.replace("\\", "\\\\").replace('"', '\\"') + '"'
-            edits.add(m.start(), m.end(), arg)
-    expanded, masked = edits.apply(body), edits.apply(masked_body)
-    pastes = source.Edits()
-    for m in regex.finditer(r"\s*##\s*|\\\n", masked):
-        pastes.add(m.start(), m.end(), "" if "#" in m.group() else " ")
-    return pastes.apply(expanded)
 
 
 def build(files, kept_stock=frozenset(), split_destructors=True, includes=None):

@@ -5,7 +5,7 @@ import pathlib
 
 import regex
 
-from . import bridge, engine, libraries as helpers, macros, project as proj, source
+from . import bridge, cstruct, engine, libraries as helpers, macros, project as proj, source
 from .rules import cpp, escape
 
 CPP_SUFFIXES = {".cc", ".cpp", ".cxx", ".hpp", ".hh", ".hxx"}
@@ -70,6 +70,12 @@ def kept_stock(files):
                                            f"type ({base}): Cystck reaches no builtin's instance "
                                            "layout, so no rule ports it, and this file and every "
                                            "file compiled with it stay stock"))
+        for pos, name, member, call in untyped_object_members(source.mask(text)):
+            reasons.setdefault(path, (pos, f"struct '{name}' holds Python objects in its untyped member "
+                                           f"'{member}' (void *; {call} at line "
+                                           f"{source.line_of(text, pos)}): a handle dies with its call "
+                                           "and no rule gives the member a type to hold a Cystck_Ref, "
+                                           "so this file and every file compiled with it stay stock"))
         if "c++" not in libraries(path, text):
             continue
         for pos, name in cpp.templated_type_objects(source.mask(text)):
@@ -120,6 +126,50 @@ def builtin_layout_subtypes(masked):
             after = regex.match(r"\s*(?P<name>\w+)", masked[close:])
             name = after.group("name") if after else name
         found.append((m.start(), name or "(anonymous)", m.group("base")))
+    return found
+
+
+_STRUCT_OR_UNION = regex.compile(r"(?P<td>typedef\s+)?\b(?:struct|union)\s*(?P<tag>\w+)?\s*\{")
+_VOID_BASE = regex.compile(r"(?:(?:const|volatile)\s+)*void(?:\s+const)?")
+_REFCOUNT_CALL = regex.compile(r"\b(?P<call>Py_(?:X?INCREF|X?DECREF|CLEAR|X?NewRef|X?SETREF))\s*(?=\()")
+# ``node->slots[i + 1]``: the member an lvalue ends in, past its indices.
+_MEMBER_LVALUE = regex.compile(r"(?s).*?(?:->|\.)\s*(?P<member>\w+)\s*(?P<ix>\[(?:[^\[\]]++|(?&ix))*\]\s*)*")
+
+
+def untyped_object_members(masked):
+    """(position, struct, member, call) of each reference-count operation
+    in ``masked`` applied to a ``void *`` member of a struct or union the
+    text defines (``Py_XDECREF(node->slots[i])``, a cast around it
+    included): Python objects owned by untyped native memory.  A handle
+    is valid for one call only, and the member's type says nothing a rule
+    could turn into a ``Cystck_Ref``, so no rule ports such storage: its
+    files stay stock as a whole (kept_stock).  A ``PyObject *`` member is
+    not one (the rules make it a handle or a reference field), nor a
+    ``void *`` member that no reference count touches."""
+    untyped = {}
+    for m in _STRUCT_OR_UNION.finditer(masked):
+        open_at = m.end() - 1
+        try:
+            close = source.matching(masked, open_at)
+        except source.BraceError:
+            continue
+        after = regex.match(r"\s*(?P<name>\w+)", masked[close:]) if m.group("td") else None
+        name = (after.group("name") if after else None) or m.group("tag") or "(anonymous)"
+        for base, d, _ in cstruct.struct_members(masked, open_at, close):
+            if _VOID_BASE.fullmatch(base) and regex.sub(r"\s|const", "", d.pointer) == "*":
+                untyped.setdefault(d.name, name)
+    found = []
+    if not untyped:
+        return found
+    for m in _REFCOUNT_CALL.finditer(masked):
+        args = regex.match(source.paren("a"), masked[m.end():])
+        if not args:
+            continue
+        first = source.split_top(args.group("a"), 1, len(args.group("a")) - 1)[0]
+        lvalue = _MEMBER_LVALUE.fullmatch(cstruct.strip_cast(args.group("a")[first[0]:first[1]]))
+        if lvalue and lvalue.group("member") in untyped:
+            member = lvalue.group("member")
+            found.append((m.start(), untyped[member], member, m.group("call")))
     return found
 
 

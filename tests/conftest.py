@@ -39,18 +39,38 @@ def stock_and_translated_tree(tmp_path_factory):
 
 
 @pytest.fixture(scope="session")
+def stock_and_translated(tmp_path_factory, stock_and_translated_tree):
+    """stock_and_translated(name, source) -> (stock module path, translated
+    module path): ``source``, the text of NAME.c, written into a folder of
+    its own and given to stock_and_translated_tree."""
+    def _build(name, source):
+        stock = tmp_path_factory.mktemp(name) / "stock"
+        stock.mkdir()
+        (stock / f"{name}.c").write_text(source)
+        return stock_and_translated_tree(name, stock)
+    return _build
+
+
+@pytest.fixture(scope="session")
 def run_script():
     """run_script(script, module_path, debug=False) -> the value the script
-    prints (a Python literal), run in a fresh interpreter with the module's
-    path as its argument, with CYSTCK_DEBUG=1 or without.  (A fixture, not
-    a function to import: see tests/runtime/conftest.py's build_rt.)"""
+    prints (a Python literal), run in a fresh interpreter with CYSTCK_DEBUG=1
+    or without.  The script starts with the extension at module_path
+    loaded as ``m`` (its module name the file name up to the first dot) and
+    ``sys`` imported; sys.argv[1] is the module's path.  (A fixture, not a
+    function to import: see tests/runtime/conftest.py's build_rt.)"""
+    import pathlib
     import subprocess
     import sys
 
     def _run(script, module_path, debug=False):
         env = {"PATH": "", **({"CYSTCK_DEBUG": "1"} if debug else {})}
-        out = subprocess.run([sys.executable, "-c", script, str(module_path)], capture_output=True, text=True,
-                             env=env)
+        name = pathlib.Path(module_path).name.split(".")[0]
+        load = ("import importlib.util, sys\n"
+                f"spec = importlib.util.spec_from_file_location({name!r}, sys.argv[1])\n"
+                "m = importlib.util.module_from_spec(spec)\nspec.loader.exec_module(m)\n")
+        out = subprocess.run([sys.executable, "-c", load + script, str(module_path)], capture_output=True,
+                             text=True, env=env)
         assert out.returncode == 0, out.stderr
         return eval(out.stdout)
     return _run

@@ -113,24 +113,34 @@ static int copy_chars(PyObject *to, Cystck_ssize_t to_start, PyObject *from, Cys
     return 0;
 }
 
+/* The str s is, or NULL with an exception set (a bad handle, or another
+ * type: TypeError). */
+static PyObject *str_argument(Cystck_State *S, Cystck_Object s, const char *func)
+{
+    PyObject *o = _Cystck_Get(s);
+    if (o == NULL) {
+        _Cystck_BadArg(S, func, s);
+        return NULL;
+    }
+    if (!PyUnicode_Check(o)) {
+        PyErr_Format(PyExc_TypeError, "%s: expected a str, got %.200s", func, Py_TYPE(o)->tp_name);
+        return NULL;
+    }
+    return o;
+}
+
 /* s[start:end], clipped as str slicing clips. */
 static int write_substring(Cystck_State *S, CystckUnicodeWriter *w, Cystck_Object s,
                            Cystck_ssize_t start, Cystck_ssize_t end, const char *func)
 {
     PyObject **slot = writer_slot(S, w, func);
-    PyObject *o = _Cystck_Get(s);
+    PyObject *o;
     Cystck_ssize_t len, i;
     Py_UCS4 maxchar = 0;
     int kind;
     const void *data;
-    if (slot == NULL)
+    if (slot == NULL || (o = str_argument(S, s, func)) == NULL)
         return -1;
-    if (o == NULL)
-        return _Cystck_BadArgInt(S, func, s);
-    if (!PyUnicode_Check(o)) {
-        PyErr_Format(PyExc_TypeError, "%s: expected a str, got %.200s", func, Py_TYPE(o)->tp_name);
-        return -1;
-    }
     len = PyUnicode_GET_LENGTH(o);
     start = start < 0 ? 0 : start > len ? len : start;
     end = end < start ? start : end > len ? len : end;
@@ -351,15 +361,9 @@ int CystckStrWriter_WriteSubstring(Cystck_State *S, CystckStrWriter *w, Cystck_O
                                    Cystck_ssize_t start, Cystck_ssize_t end)
 {
     static const char func[] = "CystckStrWriter_WriteSubstring";
-    PyObject *o = _Cystck_Get(s);
-    if (writer_slot(S, inner(w), func) == NULL)
+    PyObject *o;
+    if (writer_slot(S, inner(w), func) == NULL || (o = str_argument(S, s, func)) == NULL)
         return -1;
-    if (o == NULL)
-        return _Cystck_BadArgInt(S, func, s);
-    if (!PyUnicode_Check(o)) {
-        PyErr_Format(PyExc_TypeError, "%s: expected a str, got %.200s", func, Py_TYPE(o)->tp_name);
-        return -1;
-    }
     if (start < 0 || start > end) {
         PyErr_Format(PyExc_ValueError, "%s: invalid start argument", func);
         return -1;

@@ -337,6 +337,38 @@ RECIPES = (
         in_quick_run=False,
         stock_reference=(1634, 0, 0),
     ),
+    Recipe(
+        name="pyrsistent",
+        requirement="pyrsistent==0.20.0",
+        sha256="4c48f78f62ab596c679086084d0dd13254ae4f3d6c72a83ffdf5ebdef8f265a4",
+        language="C",
+        exercises="static types, sequence and mapping slots, GC, weak references, iterators, pickling",
+        translate=("pvectorcmodule.c",),
+        extensions=("pvectorc",),
+        # The package falls back to pure Python when pvectorc does not
+        # import; the probe shows it was imported.  hypothesis
+        # (hypothesis_vector_test.py) is the test environment's own.
+        tests=("tests",),
+        # Kept stock as a whole (objects in its trie nodes' void * slots,
+        # docs/gaps.md T21), the init bridged; 9 min on a loaded machine.
+        in_quick_run=False,
+        stock_reference=(637, 0, 1),
+    ),
+    Recipe(
+        name="crcmod",
+        requirement="crcmod==1.7",
+        sha256="dc7051a0db5f2bd48665a990d3ec1cc305a466a77358ca4492826f41f283601e",
+        language="C",
+        exercises="module functions, buffers, PyArg_ParseTuple formats",
+        # setup.py picks python3/ on Python 3 (package_dir).
+        translate=("python3/src/_crcfunext.c",),
+        extensions=("crcmod._crcfunext",),
+        import_root="python3",
+        # test/test_crcmod.py calls unittest.main() on crcmod.test at import.
+        tests=("python3/crcmod/test.py",),
+        in_quick_run=False,  # 97 s, 40 of them the Cystck build
+        stock_reference=(12, 0, 0),
+    ),
 )
 
 # The quick run (`make corpus QUICK=1`, and eval/corpus/test_porting_corpus.py,

@@ -66,11 +66,7 @@ static inline Cystck_Object _Cystck_CallHandles(Cystck_State *S, const char *fun
         total += PyTuple_GET_SIZE(kw);
     }
     /* straight-line code for the usual small constant count */
-#if defined(__clang__)
-#pragma unroll 4
-#elif defined(__GNUC__) && __GNUC__ >= 8
-#pragma GCC unroll 4
-#endif
+    _CYSTCK_UNROLL4
     for (i = 0; i < total; i++) {
         PyObject *o = _Cystck_Get(args[i]);
         if (Cystck_unlikely(o == NULL))
@@ -359,11 +355,7 @@ static inline Cystck_Object CystckTuple_FromArray(Cystck_State *S, const Cystck_
     if (Cystck_unlikely(t == NULL))
         return Cystck_NULL;
     /* straight-line code for the usual small constant n */
-#if defined(__clang__)
-#pragma unroll 4
-#elif defined(__GNUC__) && __GNUC__ >= 8
-#pragma GCC unroll 4
-#endif
+    _CYSTCK_UNROLL4
     for (i = 0; i < n; i++) {
         PyObject *o = _Cystck_Get(items[i]);
         if (Cystck_unlikely(o == NULL)) {

@@ -412,9 +412,11 @@ def is_ref_element(expr, project):
 
 #: A candidate handle expression: a name, ``a[i]``, or a member chain
 #: ``a->b.c``, its last member maybe subscripted, ``a->b[i]`` (not a
-#: call).  ``is_handle`` decides.
-HX = (r"(?<![\w.>])(?:(?:[A-Za-z_]\w*|\(\s*[A-Za-z_]\w*\s*\))(?:\s*\[[^\]\[;]+\])?"
-      r"(?:\s*(?:->|\.)\s*[A-Za-z_]\w*(?:\s*\[[^\]\[;]+\])?)*)(?!\s*[\w(\[])")
+#: call).  ``is_handle`` decides.  HX_OPEN is it without HX's end, which
+#: refuses a word, a call or a subscript right after it.
+HX_OPEN = (r"(?<![\w.>])(?:(?:[A-Za-z_]\w*|\(\s*[A-Za-z_]\w*\s*\))(?:\s*\[[^\]\[;]+\])?"
+           r"(?:\s*(?:->|\.)\s*[A-Za-z_]\w*(?:\s*\[[^\]\[;]+\])?)*)")
+HX = HX_OPEN + r"(?!\s*[\w(\[])"
 HANDLE_CONSTANTS = {"Py_None", "Py_True", "Py_False", "Py_NotImplemented", "Py_Ellipsis", "Cystck_None",
                     "Cystck_True", "Cystck_False", "Cystck_NotImplemented", "Cystck_Ellipsis"}
 _MEMBER = regex.compile(r"(?:->|\.)\s*(\w+)\s*$")
@@ -494,6 +496,20 @@ def tested_for_truth(code, start, end):
     before = code[max(0, start - 12):start]
     return any(b.search(before) and a.match(code, end) for b, a in _TRUTH_CONTEXTS) or \
         for_condition(code, start, end)
+
+
+_CONDITIONAL = regex.compile(r"\?[^;]*:")
+_CONDITIONAL_NULL = regex.compile(r"(?<=:\s*)(?:NULL|nullptr)\b(?=\s*$)|(?<=\?\s*)(?:NULL|nullptr)\b(?=\s*:)")
+
+
+def conditional_nulls(code, start, end):
+    """Spans of the NULLs in [start, end) of ``code`` that are a branch of
+    a conditional expression (``c ? h : NULL``, ``c ? NULL : h``), stored
+    or returned where a handle is wanted: the null handle there."""
+    value = code[start:end]
+    if not _CONDITIONAL.search(value):
+        return []
+    return [(start + m.start(), start + m.end()) for m in _CONDITIONAL_NULL.finditer(value)]
 
 
 _STATEMENT_BEFORE = regex.compile(r"(?:[{};:)]|\belse|\bfor\s*\()$")

@@ -796,6 +796,50 @@ _TYPE_OPERAND = (r"(?:&\s*)?(?:\(\s*\w+\s*\*\s*\)\s*)?[A-Za-z_]\w*(?:\s*(?:->|\.
                  + source.paren("targs") + ")?")
 
 
+# ``o->ob_type``, ``(o)->ob_type``, ``((PyObject *)o)->ob_type``: the
+# object head's type member read on a name.
+_OB_TYPE = regex.compile(r"(?<![\w.>)])(?:(?P<n>[A-Za-z_]\w*)|\(\s*(?:\(\s*(?:struct\s+)?\w+\s*\*\s*\)\s*)?"
+                         r"(?P<c>[A-Za-z_]\w*)\s*\))\s*->\s*ob_type\b(?!\s*=[^=])")
+
+
+class ObTypeMember(Rule):
+    """``o->ob_type``, the object head's member that ``Py_TYPE(o)`` reads
+    (an older spelling, mostly in ``o->ob_type->tp_name``), on a handle or
+    an instance struct pointer (a cast of one included) becomes
+    ``Py_TYPE(o)`` (its cast kept), which the py-type rule ports.  A
+    member named ``ob_type`` of a struct that is no object, and a store
+    into it, are left alone."""
+    name = "ob-type-member"
+    precedence = 368        # before struct-access (380) reads self->... as a field
+    patterns = (_OB_TYPE.pattern,)
+    before = ('static PyObject *f(PyObject *o)\n{\n'
+              '    PyErr_Format(PyExc_TypeError, "not %.200s", o->ob_type->tp_name);\n'
+              '    return NULL;\n}\n')
+    after = ('static PyObject *f(PyObject *o)\n{\n'
+             '    PyErr_Format(PyExc_TypeError, "not %.200s", Py_TYPE(o)->tp_name);\n'
+             '    return NULL;\n}\n')
+
+    def apply(self, unit):
+        code, text = unit.masked, unit.text
+        if "ob_type" not in code:
+            return 0
+        edits = source.Edits()
+        for ctx in _common.function_contexts(unit):
+            b0, b1 = ctx.body
+            for m in _OB_TYPE.finditer(code, b0, b1):
+                name = m.group("n") or m.group("c")
+                if not _common.is_handle(name, ctx, unit.project):
+                    continue
+                inner = text[m.start():m.end()]
+                inner = inner[:inner.rindex("->")].rstrip()
+                if m.group("c"):
+                    inner = inner[1:-1].strip()       # the parentheses around the cast
+                edits.add(m.start(), m.end(), f"Py_TYPE({inner})")
+        if edits:
+            unit.apply(edits)
+        return edits.applied
+
+
 class PyType(Rule):
     """``Py_TYPE(o)->tp_name`` becomes ``CystckType_GetName(S,
     CystckObject_Type(S, o))``; ``Py_TYPE(o) == T`` and ``Py_IS_TYPE(o, T)``

@@ -97,9 +97,8 @@ class EscapeHatch(Rule):
             b0, b1 = ctx.body
             for m in _CALL.finditer(code, b0, b1):
                 name = m.group("name")
-                if name in own or (name in mapping and name not in api.SPECIAL_ELSE_ESCAPED) \
-                        or (name in api.SPECIAL and name not in api.SPECIAL_ELSE_ESCAPED) or api.KEEP_STOCK.match(name) \
-                        or marked(text, m.start()):
+                if name in own or ((name in mapping or name in api.SPECIAL) and name not in api.SPECIAL_ELSE_ESCAPED) \
+                        or api.KEEP_STOCK.match(name) or marked(text, m.start()):
                     continue
                 # an argument of a kept call stays a PyObject *
                 inner = self._enclosing_escape(code, b0, m.start(), mapping, own)

@@ -9,7 +9,6 @@ from . import _common, escape
 
 # Compiled once (the regex module's cache lookup per call is slow).
 _WORD = regex.compile(r"\b\w+\b")
-_CONDITIONAL_EXPRESSION = regex.compile(r"\?[^;]*:")
 # a conditional one of whose branches is the null handle (after the returns
 # rule spelled it so): c ? Cystck_NULL : v, or c ? v : Cystck_NULL
 _NULL_BRANCH = regex.compile(r"(?P<c>[^?:]+)\?\s*(?:(?P<n1>Cystck_NULL)\s*:(?P<v>[^?:]+)"
@@ -352,7 +351,7 @@ def _null_items(code, init, edits):
         return
     for i0, i1 in source.split_top(code, s + 1, e - 1):
         item = code[i0:i1].strip()
-        if item in ("NULL", "0", "nullptr"):
+        if item in proj.NULLS:
             at = code.index(item, i0)
             edits.add(at, at + len(item), "Cystck_NULL")
 
@@ -670,19 +669,23 @@ class NullHandles(Rule):
 
 class HandleIdentity(Rule):
     """``a == b`` on two handles (``o == Py_None``, ``key == Py_True``,
-    ``o != (PyObject *)&PyFloat_Type``) becomes ``Cystck_Is(S, a, b)``;
-    ``!=`` becomes ``!Cystck_Is(...)``."""
+    ``o != (PyObject *)&PyFloat_Type``, two object fields ``self->a ==
+    self->b``) becomes ``Cystck_Is(S, a, b)``; ``!=`` becomes
+    ``!Cystck_Is(...)``."""
     name = "handle-identity"
     precedence = 530
     needs = ("struct-access",)     # a field's value is a CystckField_Load
     patterns = (r"(?P<a>H)\s*(?P<op>==|!=)\s*(?P<b>H)",
                 r"(?P<a>H)\s*(?P<op>==|!=)\s*(?P<b>CystckField_Load\s*" + _common.PAREN + ")")
-    before = ("typedef struct { PyObject_HEAD PyObject *v; } Box;\n"
-              "static int f(PyObject *o, Box *b) { return o == Py_None || o != b->v || b->v == Py_None; }\n")
-    after = ("typedef struct { PyObject_HEAD PyObject *v; } Box;\n"
+    before = ("typedef struct { PyObject_HEAD PyObject *v; PyObject *w; } Box;\n"
+              "static int f(PyObject *o, Box *b) { return o == Py_None || o != b->v || b->v == Py_None"
+              " || b->v != b->w; }\n")
+    after = ("typedef struct { PyObject_HEAD PyObject *v; PyObject *w; } Box;\n"
              "static int f(PyObject *o, Box *b) { return Cystck_Is(S, o, Py_None) || "
              "!Cystck_Is(S, o, CystckField_Load(S, b, Box_AsStruct(S, b)->v))"
-             " || Cystck_Is(S, CystckField_Load(S, b, Box_AsStruct(S, b)->v), Py_None); }\n")
+             " || Cystck_Is(S, CystckField_Load(S, b, Box_AsStruct(S, b)->v), Py_None)"
+             " || !Cystck_Is(S, CystckField_Load(S, b, Box_AsStruct(S, b)->v), "
+             "CystckField_Load(S, b, Box_AsStruct(S, b)->w)); }\n")
 
     def apply(self, unit):
         code, text = unit.masked, unit.text
@@ -693,10 +696,17 @@ class HandleIdentity(Rule):
                                      r"(?P<op>==|!=)\s*(?P<b>(?:\(\s*PyObject\s*\*\s*\)\s*)?&\s*Py\w+_Type\b)")
         field_first = regex.compile(r"(?P<a>CystckField_Load\s*" + _common.PAREN + r")\s*(?P<op>==|!=)\s*"
                                     r"(?P<b>" + _common.HX + ")")
+        both_fields = regex.compile(r"(?P<a>CystckField_Load\s*" + _common.PAREN + r")\s*(?P<op>==|!=)\s*"
+                                    r"(?P<b>CystckField_Load\s*" + source.paren("q") + ")")
         for ctx in _common.function_contexts(unit):
             if not ctx.has_state:
                 continue
             b0, b1 = ctx.body
+            # two fields' values: self->a != self->b
+            for m in both_fields.finditer(code, b0, b1):
+                a, b = text[m.start("a"):m.end("a")], text[m.start("b"):m.end("b")]
+                neg = "!" if m.group("op") == "!=" else ""
+                edits.add(m.start(), m.end(), f"{neg}Cystck_Is(S, {a.strip()}, {b.strip()})")
             for m in pat.finditer(code, b0, b1):
                 a, b = text[m.start("a"):m.end("a")], text[m.start("b"):m.end("b")]
                 if not (_common.is_handle(a, ctx, unit.project) and _common.is_handle(b, ctx, unit.project)):
@@ -1253,8 +1263,8 @@ class Returns(Rule):
                                     flags=regex.S)
                 e = text[m.start("e"):m.end("e")].strip()
                 # a branch of a conditional result that is NULL is the null handle
-                e = regex.sub(r"(?<=:\s*)(?:NULL|nullptr)\s*$|(?:NULL|nullptr)(?=\s*:)", "Cystck_NULL", e) \
-                    if _CONDITIONAL_EXPRESSION.search(e) else e
+                for s0, s1 in reversed(_common.conditional_nulls(e, 0, len(e))):
+                    e = e[:s0] + "Cystck_NULL" + e[s1:]
                 end = ";" if code[m.end() - 1] == ";" else ""
                 if mode == "handle":
                     if e in ("NULL", "0", "nullptr", "(PyObject *)NULL"):
@@ -1577,8 +1587,7 @@ class Iso646NullHandles(Rule):
     def apply(self, unit):
         code, text, p = unit.masked, unit.text, unit.project
         # HX without its end, which refuses a word after the handle (`o or`)
-        hx = _common.HX.removesuffix(r"(?!\s*[\w(\[])")
-        pats = [regex.compile(pat.replace("H", hx)) for pat in self.patterns]
+        pats = [regex.compile(pat.replace("H", _common.HX_OPEN)) for pat in self.patterns]
         edits = source.Edits()
         for ctx in _common.function_contexts(unit):
             if not ctx.has_state:

@@ -1256,18 +1256,6 @@ class StockFunctionPointers(Rule):
         return unit.sub(self.patterns[0], declarator)
 
 
-def _conditional_nulls(code, start, end):
-    """Spans of the NULLs in [start, end) of ``code`` that are a branch of
-    a conditional expression (``c ? h : NULL``, ``c ? NULL : h``), stored
-    where a handle is wanted: the null handle there."""
-    value = code[start:end]
-    if not regex.search(r"\?[^;]*:", value):
-        return []
-    return [(start + m.start(), start + m.end())
-            for m in regex.finditer(r"(?<=:\s*)(?:NULL|nullptr)\b(?=\s*$)|(?<=\?\s*)(?:NULL|nullptr)\b(?=\s*:)",
-                                    value)]
-
-
 class MacroParamStructCasts(Rule):
     """A macro that casts one of its parameters to a custom struct,
     ``#define RO(self) (((Foo *) self)->readonly)``, and that every
@@ -1482,7 +1470,7 @@ class StructAccess(Rule):
             if text[e0:e1].strip() in ("NULL", "0", "nullptr"):
                 edits.add(e0, e1, "Cystck_NULL")
             else:
-                for null in _conditional_nulls(code, e0, e1):   # c ? h : NULL
+                for null in _common.conditional_nulls(code, e0, e1):   # c ? h : NULL
                     edits.add(*null, "Cystck_NULL")
             if statement:
                 # up to the `;`: after the tail of a store in the value, at e1 too

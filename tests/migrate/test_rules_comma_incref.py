@@ -108,10 +108,6 @@ PyMODINIT_FUNC PyInit_commainc(void)
 '''
 
 SCRIPT = r"""
-import importlib.util, sys
-spec = importlib.util.spec_from_file_location("commainc", sys.argv[1])
-m = importlib.util.module_from_spec(spec)
-spec.loader.exec_module(m)
 o = object()
 k = "k" * 30
 base = sys.getrefcount(o), sys.getrefcount(k)
@@ -157,11 +153,8 @@ def test_translating_the_translation_changes_nothing():
 
 
 @pytest.fixture(scope="module")
-def built(tmp_path_factory, stock_and_translated_tree):
-    stock = tmp_path_factory.mktemp("commainc") / "stock"
-    stock.mkdir()
-    (stock / "commainc.c").write_text(SRC)
-    return stock_and_translated_tree("commainc", stock)
+def built(stock_and_translated):
+    return stock_and_translated("commainc", SRC)
 
 
 def test_stock_build(built, run_script):

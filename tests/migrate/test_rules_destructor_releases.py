@@ -73,10 +73,7 @@ def test_a_member_free_after_an_api_call_stays_in_the_destructor():
 # same script in both, in release and with CYSTCK_DEBUG=1.
 CORPUS = pathlib.Path(__file__).resolve().parent / "corpus" / "releases"
 SCRIPT = """
-import gc, importlib.util, sys, tracemalloc
-spec = importlib.util.spec_from_file_location("releases", sys.argv[1])
-m = importlib.util.module_from_spec(spec)
-spec.loader.exec_module(m)
+import gc, tracemalloc
 log, out = [], []
 def step(*objects):
     out.append((list(log), m.live()))

@@ -120,10 +120,7 @@ PyInit_sharedif(void)
 """
 
 SCRIPT = """
-import importlib.util, sys, tracemalloc
-spec = importlib.util.spec_from_file_location("sharedif", sys.argv[1])
-m = importlib.util.module_from_spec(spec)
-spec.loader.exec_module(m)
+import tracemalloc
 log, out = [], []
 def step():
     out.append((list(log), m.live()))
@@ -149,11 +146,9 @@ EXPECTED = [([], 1), (["dealloc", "release"], 0), (["dealloc"], 0), (["dealloc"]
 
 
 @pytest.fixture(scope="module")
-def built(tmp_path_factory, stock_and_translated_tree):
-    stock = tmp_path_factory.mktemp("sharedif") / "stock"
-    stock.mkdir()
-    (stock / "sharedif.c").write_text(STOCK.replace("#include <Python.h>", "#include <Python.h>\n#include <string.h>"))
-    return stock_and_translated_tree("sharedif", stock)
+def built(stock_and_translated):
+    return stock_and_translated("sharedif", STOCK.replace("#include <Python.h>",
+                                                           "#include <Python.h>\n#include <string.h>"))
 
 
 def test_stock(built, run_script):

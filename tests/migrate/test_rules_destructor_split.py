@@ -10,13 +10,10 @@ reported, as before.  Then a small extension whose deallocator does both
 and with CYSTCK_DEBUG=1."""
 import pathlib
 import shutil
-import subprocess
-import sys
 
 import pytest
 
-from cystck.build import build_extension
-from cystck.migrate import cli, engine, translate
+from cystck.migrate import engine, translate
 
 HEAD = ("#include <Python.h>\n#include <stdlib.h>\n"
         "typedef struct { PyObject_HEAD PyObject *items; double *buf; void (*release)(double *); } Bag;\n"
@@ -152,10 +149,7 @@ CORPUS = pathlib.Path(__file__).resolve().parent / "corpus" / "buffers"
 # too; and a buffer brought back to life by a finalizer in its cycle keeps
 # its native memory.
 SCRIPT = """
-import gc, importlib.util, sys, weakref
-spec = importlib.util.spec_from_file_location("buffers", sys.argv[1])
-m = importlib.util.module_from_spec(spec)
-spec.loader.exec_module(m)
+import gc, weakref
 class Item:
     pass
 log = []
@@ -197,38 +191,27 @@ EXPECTED = [20.0, 1, 0, 0, [3]]
 
 
 @pytest.fixture(scope="module")
-def built(tmp_path_factory):
+def built(tmp_path_factory, stock_and_translated_tree):
     """(stock module path, translated module path)."""
     root = tmp_path_factory.mktemp("buffers")
     shutil.copytree(CORPUS, root / "stock", ignore=shutil.ignore_patterns("check.py", "__pycache__"))
-    assert cli.main([str(root / "stock"), "-o", str(root / "cystck"), "-q", "--no-cppcheck", "--check"]) == 0
+    paths = stock_and_translated_tree("buffers", root / "stock")
     out = (root / "cystck" / "buffers.c").read_text()
     assert "CYSTCK_DEF_DEALLOC(BufferType_tp_dealloc, Buffer_dealloc_finalize, Buffer_dealloc)" in out
     finalizer = out[out.index("Buffer_dealloc_finalize(Cystck_State"):out.index("Buffer_dealloc(void")]
     assert "free(" not in finalizer and "Buffer_release_items(S, self)" in finalizer
-    stock = build_extension("buffers", [root / "stock" / "buffers.c"], root / "build-stock", use_cystck=False)
-    cystck = build_extension("buffers", [root / "cystck" / "buffers.c"], root / "build-cystck")
-    return stock, cystck
+    return paths
 
 
-def _run(path, kind, debug=False):
-    env = {"PATH": ""}
-    if debug:
-        env["CYSTCK_DEBUG"] = "1"
-    out = subprocess.run([sys.executable, "-c", SCRIPT, str(path), kind], capture_output=True, text=True, env=env)
-    assert out.returncode == 0, out.stderr
-    return eval(out.stdout)
-
-
-def test_stock_extension_frees_objects_and_memory(built):
+def test_stock_extension_frees_objects_and_memory(built, run_script):
     # in a cycle the stock deallocator runs after tp_clear emptied the list
-    assert _run(built[0], "stock") == EXPECTED + [True, 0, [3], 1, 1, 6.0, 0, [3]]
+    assert run_script(SCRIPT, built[0]) == EXPECTED + [True, 0, [3], 1, 1, 6.0, 0, [3]]
 
 
 @pytest.mark.parametrize("debug", [False, True], ids=["release", "debug"])
-def test_split_extension_frees_objects_and_memory_and_keeps_a_resurrected_buffer(built, debug):
+def test_split_extension_frees_objects_and_memory_and_keeps_a_resurrected_buffer(built, run_script, debug):
     """As stock, in a cycle too: the part calling the API runs in
     tp_dealloc, after the collector cleared the list (it ran in a
     finalizer, before, so it reported the item); a buffer brought back to
     life by another finalizer keeps its memory (freed once, when it dies)."""
-    assert _run(built[1], "cystck", debug) == EXPECTED + [True, 0, [3], 1, 1, 6.0, 0, [3]]
+    assert run_script(SCRIPT, built[1], debug) == EXPECTED + [True, 0, [3], 1, 1, 6.0, 0, [3]]

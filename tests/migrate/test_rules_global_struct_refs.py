@@ -176,11 +176,6 @@ PyMODINIT_FUNC PyInit_gstructs(void) { return PyModule_Create(&moddef); }
 # Frames come and go between a store and its use: a handle kept past its
 # call reads whatever its slot holds by then.
 SCRIPT = r"""
-import importlib.util, sys
-spec = importlib.util.spec_from_file_location("gstructs", sys.argv[1])
-m = importlib.util.module_from_spec(spec)
-spec.loader.exec_module(m)
-
 def churn():
     return [str(i) for i in range(1000)]
 
@@ -263,11 +258,8 @@ def test_a_struct_no_global_holds_keeps_handles():
 
 
 @pytest.fixture(scope="module")
-def built(tmp_path_factory, stock_and_translated_tree):
-    stock = tmp_path_factory.mktemp("gstructs") / "stock"
-    stock.mkdir()
-    (stock / "gstructs.c").write_text(SRC)
-    return stock_and_translated_tree("gstructs", stock)
+def built(stock_and_translated):
+    return stock_and_translated("gstructs", SRC)
 
 
 def test_stock_build(built, run_script):

@@ -124,11 +124,6 @@ PyMODINIT_FUNC PyInit_aliasref(void) { return PyModule_Create(&moddef); }
 '''
 
 SCRIPT = r"""
-import importlib.util, sys
-spec = importlib.util.spec_from_file_location("aliasref", sys.argv[1])
-m = importlib.util.module_from_spec(spec)
-spec.loader.exec_module(m)
-
 class F:
     def __call__(self):
         return 7
@@ -191,11 +186,8 @@ def test_translating_the_translation_changes_nothing():
 
 
 @pytest.fixture(scope="module")
-def built(tmp_path_factory, stock_and_translated_tree):
-    stock = tmp_path_factory.mktemp("aliasref") / "stock"
-    stock.mkdir()
-    (stock / "aliasref.c").write_text(SRC)
-    return stock_and_translated_tree("aliasref", stock)
+def built(stock_and_translated):
+    return stock_and_translated("aliasref", SRC)
 
 
 def test_stock_build(built, run_script):

@@ -44,11 +44,6 @@ PyMODINIT_FUNC PyInit_kwcall(void) { return PyModule_Create(&moddef); }
 '''
 
 SCRIPT = r"""
-import importlib.util, sys
-spec = importlib.util.spec_from_file_location("kwcall", sys.argv[1])
-m = importlib.util.module_from_spec(spec)
-spec.loader.exec_module(m)
-
 def f(*a, **k):
     return (a, sorted(k.items()))
 
@@ -75,11 +70,8 @@ def test_the_keywords_given_to_a_call_are_a_dict():
 
 
 @pytest.fixture(scope="module")
-def built(tmp_path_factory, stock_and_translated_tree):
-    root = tmp_path_factory.mktemp("kwcall")
-    (root / "stock").mkdir()
-    (root / "stock" / "kwcall.c").write_text(SRC)
-    return stock_and_translated_tree("kwcall", root / "stock")
+def built(stock_and_translated):
+    return stock_and_translated("kwcall", SRC)
 
 
 @pytest.mark.parametrize("debug", [False, True], ids=["release", "debug"])

@@ -251,6 +251,12 @@ LEAVE_ALONE = {
     # Comparisons of C pointers and of a handle with NULL.
     "handle-identity": (
         "static int f(PyObject *o, char *a, char *b) { return a == b || o == NULL || a != NULL; }\n"),
+    # A member named ob_type of a struct that is no object, and a store.
+    "ob-type-member": (
+        "struct rec { const char *ob_type; };\n"
+        "static PyObject *f(struct rec *r, PyObject *o)\n{\n"
+        "    r->ob_type = \"x\";\n"
+        "    return PyUnicode_FromString(r->ob_type);\n}\n"),
     # The address of memory that is no object.
     "object-id": (
         "static PyObject *key(void *p, PyObject *o) { return PyLong_FromVoidPtr(p); }\n"),
@@ -653,6 +659,7 @@ POSITIVE_TWINS = {
     "type-mro-dict": ("if (type->tp_mro == NULL)", "if (PyTuple_Size(type->tp_mro) == 0)"),
     "module-def-tests": ("== def;", "== &moduledef;"),
     "type-name-reads": ("c->tp_name", "((PyTypeObject *)o)->tp_name"),
+    "ob-type-member": ("PyUnicode_FromString(r->ob_type)", "PyUnicode_FromString(o->ob_type->tp_name)"),
     "err-occurred-tests": ("p != NULL", "PyErr_Occurred() != NULL"),
     "type-flags-reads": ("c->tp_flags :", "((PyTypeObject *)t)->tp_flags :"),
     "method-def-tests": ("== other;", "== (PyCFunction)twice;"),

@@ -171,10 +171,6 @@ PyMODINIT_FUNC PyInit_loopstores(void)
 '''
 
 SCRIPT = r"""
-import importlib.util, sys
-spec = importlib.util.spec_from_file_location("loopstores", sys.argv[1])
-m = importlib.util.module_from_spec(spec)
-spec.loader.exec_module(m)
 b = m.Box()
 out = [m.count_for([1, 2, 3]), b.drain(range(4)), b.get()]
 b.nested("n"); out.append(b.get())
@@ -230,13 +226,10 @@ def test_chains_of_plain_values_stay():
 
 
 @pytest.fixture(scope="module")
-def built(tmp_path_factory, stock_and_translated_tree):
-    stock = tmp_path_factory.mktemp("loopstores") / "stock"
-    stock.mkdir()
-    (stock / "loopstores.c").write_text(SRC)
+def built(stock_and_translated):
     # before: `for (; (x = ...); )` tested a handle as a scalar, `x =
     # CystckField_Store(...)` used a void value: neither compiled
-    return stock_and_translated_tree("loopstores", stock)
+    return stock_and_translated("loopstores", SRC)
 
 
 def test_stock_build(built, run_script):

@@ -70,10 +70,6 @@ PyMODINIT_FUNC PyInit_cfuncs(void) { return PyModule_Create(&moddef); }
 '''
 
 SCRIPT = r"""
-import importlib.util, sys
-spec = importlib.util.spec_from_file_location("cfuncs", sys.argv[1])
-m = importlib.util.module_from_spec(spec)
-spec.loader.exec_module(m)
 fs = [m.twice, m.double, m.self_, m.which, len, repr, 3, lambda x: x]
 print([m.which(f) for f in fs] + [m.is_twice(f) for f in fs])
 """
@@ -115,11 +111,8 @@ def test_a_method_this_file_does_not_define_is_reported():
 
 
 @pytest.fixture(scope="module")
-def built(tmp_path_factory, stock_and_translated_tree):
-    stock = tmp_path_factory.mktemp("cfuncs") / "stock"
-    stock.mkdir()
-    (stock / "cfuncs.c").write_text(SRC)
-    return stock_and_translated_tree("cfuncs", stock)
+def built(stock_and_translated):
+    return stock_and_translated("cfuncs", SRC)
 
 
 def test_stock_build(built, run_script):

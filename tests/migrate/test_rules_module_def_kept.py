@@ -65,10 +65,7 @@ PyInit_defkept(void)
 """
 
 SCRIPT = """
-import importlib.util, json, math, sys
-spec = importlib.util.spec_from_file_location("defkept", sys.argv[1])
-m = importlib.util.module_from_spec(spec)
-spec.loader.exec_module(m)
+import json, math
 out = [m.kind(m), m.last_was_ours(), m.kind(math), m.last_was_ours(), m.kind(json), m.same_def(m, m),
        m.same_def(m, math), m.same_def(math, math)]
 try:
@@ -81,11 +78,8 @@ EXPECTED = [2, (1, 0), "math", (0, 1), 0, True, False, True, "TypeError"]
 
 
 @pytest.fixture(scope="module")
-def built(tmp_path_factory, stock_and_translated_tree):
-    stock = tmp_path_factory.mktemp("defkept") / "stock"
-    stock.mkdir()
-    (stock / "defkept.c").write_text(STOCK)
-    return stock_and_translated_tree("defkept", stock)
+def built(stock_and_translated):
+    return stock_and_translated("defkept", STOCK)
 
 
 def test_stock(built, run_script):

@@ -89,11 +89,6 @@ PyMODINIT_FUNC PyInit_nestedrefs(void) { return PyModule_Create(&moddef); }
 '''
 
 SCRIPT = r"""
-import importlib.util, sys
-spec = importlib.util.spec_from_file_location("nestedrefs", sys.argv[1])
-m = importlib.util.module_from_spec(spec)
-spec.loader.exec_module(m)
-
 def churn():
     return [str(i) for i in range(1000)]
 
@@ -151,12 +146,9 @@ def test_translating_the_translation_changes_nothing():
 
 
 @pytest.fixture(scope="module")
-def built(tmp_path_factory, stock_and_translated_tree):
-    stock = tmp_path_factory.mktemp("nestedrefs") / "stock"
-    stock.mkdir()
-    (stock / "nestedrefs.c").write_text(SRC)
+def built(stock_and_translated):
     # before: Cystck_ref(S, (g2 = ...)) stored a handle into a Cystck_Ref
-    return stock_and_translated_tree("nestedrefs", stock)
+    return stock_and_translated("nestedrefs", SRC)
 
 
 def test_stock_build(built, run_script):

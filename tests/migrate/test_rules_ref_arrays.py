@@ -156,11 +156,6 @@ PyMODINIT_FUNC PyInit_refarrays(void) { return PyModule_Create(&moddef); }
 # Frames come and go between a store and its use: a handle kept past its
 # call reads whatever its slot holds by then.
 SCRIPT = r"""
-import importlib.util, sys
-spec = importlib.util.spec_from_file_location("refarrays", sys.argv[1])
-m = importlib.util.module_from_spec(spec)
-spec.loader.exec_module(m)
-
 def churn():
     return [str(i) for i in range(1000)]
 
@@ -227,11 +222,8 @@ def test_translating_the_translation_changes_nothing():
 
 
 @pytest.fixture(scope="module")
-def built(tmp_path_factory, stock_and_translated_tree):
-    stock = tmp_path_factory.mktemp("refarrays") / "stock"
-    stock.mkdir()
-    (stock / "refarrays.c").write_text(SRC)
-    return stock_and_translated_tree("refarrays", stock)
+def built(stock_and_translated):
+    return stock_and_translated("refarrays", SRC)
 
 
 def test_stock_build(built, run_script):

@@ -106,11 +106,6 @@ PyMODINIT_FUNC PyInit_bystruct(void) { return PyModule_Create(&moddef); }
 '''
 
 SCRIPT = r"""
-import importlib.util, sys
-spec = importlib.util.spec_from_file_location("bystruct", sys.argv[1])
-m = importlib.util.module_from_spec(spec)
-spec.loader.exec_module(m)
-
 def churn():
     return [str(i) for i in range(1000)]
 
@@ -155,11 +150,8 @@ def test_translating_the_translation_changes_nothing():
 
 
 @pytest.fixture(scope="module")
-def built(tmp_path_factory, stock_and_translated_tree):
-    stock = tmp_path_factory.mktemp("bystruct") / "stock"
-    stock.mkdir()
-    (stock / "bystruct.c").write_text(SRC)
-    return stock_and_translated_tree("bystruct", stock)
+def built(stock_and_translated):
+    return stock_and_translated("bystruct", SRC)
 
 
 def test_stock_build(built, run_script):

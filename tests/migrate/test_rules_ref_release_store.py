@@ -145,10 +145,6 @@ PyMODINIT_FUNC PyInit_relstore(void) { return PyModule_Create(&moddef); }
 # Each store of o replaces o itself or another object: whatever the count,
 # o holds one reference from the extension at most, none once dropped.
 SCRIPT = r"""
-import importlib.util, sys
-spec = importlib.util.spec_from_file_location("relstore", sys.argv[1])
-m = importlib.util.module_from_spec(spec)
-spec.loader.exec_module(m)
 out = []
 o, p, k = object(), object(), "k" * 30
 
@@ -234,11 +230,8 @@ def test_releases_it_cannot_pair_stay_dropped(src, what):
 
 
 @pytest.fixture(scope="module")
-def built(tmp_path_factory, stock_and_translated_tree):
-    stock = tmp_path_factory.mktemp("relstore") / "stock"
-    stock.mkdir()
-    (stock / "relstore.c").write_text(SRC)
-    return stock_and_translated_tree("relstore", stock)
+def built(stock_and_translated):
+    return stock_and_translated("relstore", SRC)
 
 
 def test_stock_build(built, run_script):

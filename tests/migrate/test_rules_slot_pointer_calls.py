@@ -61,10 +61,6 @@ PyInit_slotptr(void)
 """
 
 SCRIPT = """
-import importlib.util, sys
-spec = importlib.util.spec_from_file_location("slotptr", sys.argv[1])
-m = importlib.util.module_from_spec(spec)
-spec.loader.exec_module(m)
 class Holder:
     def __init__(self):
         self.log = []
@@ -90,11 +86,8 @@ EXPECTED = ["method", ("prop", 0), True, 7, True, True, True, [("set", 3), "del"
 
 
 @pytest.fixture(scope="module")
-def built(tmp_path_factory, stock_and_translated_tree):
-    stock = tmp_path_factory.mktemp("slotptr") / "stock"
-    stock.mkdir()
-    (stock / "slotptr.c").write_text(STOCK)
-    return stock_and_translated_tree("slotptr", stock)
+def built(stock_and_translated):
+    return stock_and_translated("slotptr", STOCK)
 
 
 def test_stock(built, run_script):

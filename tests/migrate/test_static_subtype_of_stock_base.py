@@ -131,10 +131,7 @@ PyInit_stz(void)
 '''
 
 SCRIPT = r'''
-import datetime, importlib.util, pickle, sys
-spec = importlib.util.spec_from_file_location("stz", sys.argv[1])
-m = importlib.util.module_from_spec(spec)
-spec.loader.exec_module(m)
+import datetime, pickle
 out = []
 def attempt(f, *a):
     try:
@@ -155,11 +152,8 @@ print(out)
 
 
 @pytest.fixture(scope="module")
-def built(tmp_path_factory, stock_and_translated_tree):
-    stock = tmp_path_factory.mktemp("stz") / "stock"
-    stock.mkdir()
-    (stock / "stz.c").write_text(SRC)
-    return stock_and_translated_tree("stz", stock)
+def built(stock_and_translated):
+    return stock_and_translated("stz", SRC)
 
 
 @pytest.mark.parametrize("debug", [False, True], ids=["release", "debug"])

@@ -1,6 +1,8 @@
 """CPython 3.14's public str writer (PyUnicodeWriter, held through a pointer,
 often in a struct) becomes CystckStrWriter: the pointer's type and every
 call, from the API table's ``~ PyUnicodeWriter_*`` entries."""
+import pytest
+
 from cystck.migrate import translate
 
 # An accumulator whose writer is created, fed and finished in different functions.
@@ -24,24 +26,23 @@ QUOTE = ("#include <Python.h>\n"
          "static PyMethodDef m[] = {{\"quote\", quote, METH_O, NULL}, {NULL}};\n")
 
 
-def test_a_writer_kept_in_a_struct_is_a_cystck_str_writer():
-    out = translate.translate_source(ACCU)
-    assert "typedef struct { CystckStrWriter *writer; } Accu;" in out
-    assert "acc->writer = CystckStrWriter_Create(S, 0);" in out
-    assert "return CystckStrWriter_WriteStr(S, acc->writer, s);" in out
-    assert "Cystck_Object str = CystckStrWriter_Finish(S, acc->writer);" in out
-    assert "CystckStrWriter_Discard(S, acc->writer);" in out
-    assert "PyUnicodeWriter" not in out and "escape hatch" not in out
-
-
-def test_a_writer_of_one_call_is_a_cystck_str_writer():
-    out = translate.translate_source(QUOTE)
-    assert "    CystckStrWriter *writer = CystckStrWriter_Create(S, " in out
-    assert "CystckStrWriter_WriteChar(S, writer, '\"') < 0" in out
-    assert "CystckStrWriter_WriteSubstring(S, writer, s, 0, " in out
-    # the pointer writer's WriteUTF8, not the by-value CystckUnicodeWriter's
-    assert "CystckStrWriter_WriteUTF8(S, writer, \"\\\"\", 1) < 0" in out
-    assert "return Cystck_Return(S, CystckStrWriter_Finish(S, writer));" in out
+@pytest.mark.parametrize("source, expected", [
+    (ACCU, ["typedef struct { CystckStrWriter *writer; } Accu;",
+            "acc->writer = CystckStrWriter_Create(S, 0);",
+            "return CystckStrWriter_WriteStr(S, acc->writer, s);",
+            "Cystck_Object str = CystckStrWriter_Finish(S, acc->writer);",
+            "CystckStrWriter_Discard(S, acc->writer);"]),
+    (QUOTE, ["    CystckStrWriter *writer = CystckStrWriter_Create(S, ",
+             "CystckStrWriter_WriteChar(S, writer, '\"') < 0",
+             "CystckStrWriter_WriteSubstring(S, writer, s, 0, ",
+             # the pointer writer's WriteUTF8, not the by-value CystckUnicodeWriter's
+             "CystckStrWriter_WriteUTF8(S, writer, \"\\\"\", 1) < 0",
+             "return Cystck_Return(S, CystckStrWriter_Finish(S, writer));"]),
+], ids=["kept-in-a-struct", "of-one-call"])
+def test_the_writer_is_a_cystck_str_writer(source, expected):
+    out = translate.translate_source(source)
+    for line in expected:
+        assert line in out
     assert "PyUnicodeWriter" not in out and "escape hatch" not in out
 
 

@@ -14,7 +14,7 @@ import builtins
 import pytest
 
 from cystck.migrate import translate
-from conftest import EXT
+from differential import outcome
 
 
 @pytest.fixture(scope="module")
@@ -22,15 +22,8 @@ def exts(stock_and_ported):
     return stock_and_ported("api_counterparts")
 
 
-def _outcome(f, *args):
-    try:
-        return f(*args)
-    except Exception as e:       # the exception is part of the outcome
-        return type(e), str(e)
-
-
-def test_the_translation_maps_every_call_and_constant():
-    out = translate.translate_source((EXT / "st_api_counterparts.c").read_text())
+def test_the_translation_maps_every_call_and_constant(ext_dir):
+    out = translate.translate_source((ext_dir / "st_api_counterparts.c").read_text())
     assert "escape hatch" not in out and "PyExc_" not in out and "PyUnicode_" not in out.replace(
         "PyUnicode_4BYTE_KIND", "")
     assert "Py_ReprEnter" not in out and "&PySuper_Type" not in out
@@ -40,14 +33,14 @@ def test_the_translation_maps_every_call_and_constant():
 @pytest.mark.parametrize("s", ["", "abc", "h\u00e9llo", "\u20ac\U0001F600x", "a\0b", 42, b"abc"])
 def test_wide_round_trip(exts, s):
     stock, ported = exts
-    assert _outcome(ported.wide_round_trip, s) == _outcome(stock.wide_round_trip, s)
+    assert outcome(ported.wide_round_trip, s) == outcome(stock.wide_round_trip, s)
 
 
 @pytest.mark.parametrize("s, size", [("abc", 8), ("abcdefghij", 4), ("\U0001F600\u20ac", 8),
                                      ("abc", 0), (None, 3), (b"abc", 3)])
 def test_wide_into_buffer(exts, s, size):
     stock, ported = exts
-    assert _outcome(ported.wide_into_buffer, s, size) == _outcome(stock.wide_into_buffer, s, size)
+    assert outcome(ported.wide_into_buffer, s, size) == outcome(stock.wide_into_buffer, s, size)
 
 
 def test_wide_literal_and_default_encoding(exts):
@@ -79,14 +72,14 @@ def test_exception_constants_are_the_builtin_types(exts):
                                   (b"\xff", "utf-8", "no-such-handler")])
 def test_decode(exts, args):
     stock, ported = exts
-    assert _outcome(ported.decode, *args) == _outcome(stock.decode, *args)
+    assert outcome(ported.decode, *args) == outcome(stock.decode, *args)
 
 
 @pytest.mark.parametrize("s, size", [("abc", 8), ("", 1), ("h\u00e9\U0001F600", 4), ("abc", 3),
                                      ("abcdefghij", 8)])
 def test_ucs4(exts, s, size):
     stock, ported = exts
-    assert _outcome(ported.ucs4, s, size) == _outcome(stock.ucs4, s, size)
+    assert outcome(ported.ucs4, s, size) == outcome(stock.ucs4, s, size)
 
 
 @pytest.mark.parametrize("o", [b"abc", 3, None])
@@ -106,7 +99,7 @@ def test_guarded_repr(exts):
     stock, ported = exts
     # list's repr guards itself with Py_ReprEnter too: the same guard
     assert ported.guarded_repr([1, 2]) == stock.guarded_repr([1, 2]) == "[...]"
-    assert _outcome(ported.guarded_repr, None) == _outcome(stock.guarded_repr, None)
+    assert outcome(ported.guarded_repr, None) == outcome(stock.guarded_repr, None)
 
 
 def test_super(exts):
@@ -122,7 +115,7 @@ def test_super(exts):
         s = ext.make_super(B, b)
         assert type(s) is super and s.f() == "A" and s.__self__ is b
     stock, ported = exts
-    assert _outcome(ported.make_super, B, 1) == _outcome(stock.make_super, B, 1)
+    assert outcome(ported.make_super, B, 1) == outcome(stock.make_super, B, 1)
 
 
 @pytest.mark.parametrize("c", [0x41, 0xD800, 0xDBFF, 0xDC00, 0xDFFF, 0xE000, 0x1F600])
@@ -134,13 +127,13 @@ def test_code_point_tests(exts, c):
 @pytest.mark.parametrize("n", [0, 10, 1000, -1, "x"])
 def test_gil_taken_back_to_raise(exts, n):
     stock, ported = exts
-    assert _outcome(ported.sum_below, n) == _outcome(stock.sum_below, n)
+    assert outcome(ported.sum_below, n) == outcome(stock.sum_below, n)
 
 
 @pytest.mark.parametrize("d", [{}, {"a": 1, "b": 2}, {"a": 1, 2: 3}, {b"a": 1}, [("a", 1)], None])
 def test_valid_keywords(exts, d):
     stock, ported = exts
-    assert _outcome(ported.valid_keywords, d) == _outcome(stock.valid_keywords, d)
+    assert outcome(ported.valid_keywords, d) == outcome(stock.valid_keywords, d)
 
 
 @pytest.mark.parametrize("kw", [{}, {"a": 1}, {"a": 1, "b": 2}])
@@ -148,5 +141,5 @@ def test_keywords_of_a_keywords_method_validated(exts, kw):
     # (a METH_KEYWORDS method's dict, made from the names and values of a
     # CYSTCK_KEYWORDS call once translated)
     stock, ported = exts
-    assert _outcome(lambda: ported.count_keywords(1, 2, **kw)) == \
-        _outcome(lambda: stock.count_keywords(1, 2, **kw)) == len(kw)
+    assert outcome(lambda: ported.count_keywords(1, 2, **kw)) == \
+        outcome(lambda: stock.count_keywords(1, 2, **kw)) == len(kw)

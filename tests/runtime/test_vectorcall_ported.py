@@ -10,6 +10,8 @@ import sys
 
 import pytest
 
+from differential import outcome
+
 
 @pytest.fixture(scope="module")
 def exts(stock_and_ported):
@@ -29,37 +31,30 @@ def boom(*args):
     raise ValueError(args)
 
 
-def _outcome(f, *args, **kw):
-    try:
-        return f(*args, **kw)
-    except Exception as e:       # the exception is part of the outcome
-        return type(e), str(e)
-
-
 def _cases(ext):
     o = Obj()
     many = tuple(range(12))     # past the inline array (8) on the ported side
     return [
-        _outcome(ext.call, echo),
-        _outcome(ext.call, echo, 1, "a"),
-        _outcome(ext.call, echo, *many),
-        _outcome(ext.call, boom, 1),
-        _outcome(ext.call, 42),
-        _outcome(ext.call),
-        _outcome(ext.call_kw, echo, 1, x=2, y=3),
-        _outcome(ext.call_kw, echo, *many, **{f"k{i}": i for i in range(3)}),
-        _outcome(ext.call_kw, echo),
-        _outcome(ext.call_pair, echo, 1, 2),
-        _outcome(ext.call_pair, boom, 1, 2),
-        _outcome(ext.call_method, "m", o, 1, 2) == (o, (1, 2), {}),
-        _outcome(ext.call_method, "m", o, *many) == (o, many, {}),
-        _outcome(ext.call_method, "nope", o),
-        _outcome(ext.call_method, "upper", "abc"),
-        _outcome(ext.call_one, echo, 5),
-        _outcome(ext.call_one, boom, 5),
-        _outcome(ext.call_one, echo),
-        _outcome(ext.call_names, echo, ("a", "b"), 1, 2),
-        _outcome(ext.call_names, echo, ()),
+        outcome(ext.call, echo),
+        outcome(ext.call, echo, 1, "a"),
+        outcome(ext.call, echo, *many),
+        outcome(ext.call, boom, 1),
+        outcome(ext.call, 42),
+        outcome(ext.call),
+        outcome(ext.call_kw, echo, 1, x=2, y=3),
+        outcome(ext.call_kw, echo, *many, **{f"k{i}": i for i in range(3)}),
+        outcome(ext.call_kw, echo),
+        outcome(ext.call_pair, echo, 1, 2),
+        outcome(ext.call_pair, boom, 1, 2),
+        outcome(ext.call_method, "m", o, 1, 2) == (o, (1, 2), {}),
+        outcome(ext.call_method, "m", o, *many) == (o, many, {}),
+        outcome(ext.call_method, "nope", o),
+        outcome(ext.call_method, "upper", "abc"),
+        outcome(ext.call_one, echo, 5),
+        outcome(ext.call_one, boom, 5),
+        outcome(ext.call_one, echo),
+        outcome(ext.call_names, echo, ("a", "b"), 1, 2),
+        outcome(ext.call_names, echo, ()),
     ]
 
 
@@ -80,7 +75,7 @@ def run_all(paths):
         ported.call_pair(echo, arg, kwval)
         ported.call_method("m", o, arg)
         ported.call_one(echo, arg)
-        _outcome(ported.call, boom, arg)
+        outcome(ported.call, boom, arg)
     assert [sys.getrefcount(x) for x in watched] == before
 
 
@@ -95,9 +90,9 @@ def test_what_stock_reads_unchecked_raises(exts):
     with no object, keyword names that are not a tuple), the translation
     raises SystemError."""
     _, ported = exts
-    assert _outcome(ported.method_of_nothing, "m") == (
+    assert outcome(ported.method_of_nothing, "m") == (
         SystemError, "CystckObject_VectorcallMethod: no object to call the method on (args[0], counted in nargsf)")
-    assert _outcome(ported.call_names, echo, ["a"], 1) == (
+    assert outcome(ported.call_names, echo, ["a"], 1) == (
         SystemError, "CystckObject_Vectorcall: kwnames must be a tuple of keyword names, not list")
 
 

@@ -264,6 +264,7 @@ const char* CystckUnicode_GetDefaultEncoding() = PyUnicode_GetDefaultEncoding ; 
 ## Bytes and bytearray
 h CystckBytes_FromString(const char* s) = PyBytes_FromString ; [h+1, e]
 h CystckBytes_FromStringAndSize(const char* s, Cystck_ssize_t n) = PyBytes_FromStringAndSize ; [h+1, e]
+int CystckBytes_Resize(Cystck_Object* b, Cystck_ssize_t n) : hand ~ _PyBytes_Resize ; [e] *b becomes a bytes object of n bytes starting with *b's (a new object: the old handle is released); on error *b is the null handle, as the stock function leaves NULL
 char* CystckBytes_AsString(h o) = PyBytes_AsString         ; [e] buffer, valid while o lives
 int CystckBytes_AsStringAndSize(h o, char** s, Cystck_ssize_t* n) = PyBytes_AsStringAndSize ; [e]
 Cystck_ssize_t CystckBytes_Size(h o) = PyBytes_Size        ; [e]
@@ -425,6 +426,7 @@ int CystckCFunction_IsDef(h f, const CystckDef* def) : hand ~ - ; was builtin fu
 
 ## Arguments
 int CystckArg_ParseTuple(const Cystck_Object* args, Cystck_ssize_t nargs, const char* fmt, ...) : hand ~ PyArg_ParseTuple ; [e] parse positional arguments; O gives handles
+int CystckArg_ParseTupleObject(h t, const char* fmt, ...) : hand ~ - ; [e] PyArg_ParseTuple(t, fmt, ...) of a tuple object t that is no argument array (a helper given its caller's tuple, a format known at run time only): O gives handles of this call; SystemError for a t that is no tuple, as the stock function
 int CystckArg_ParseTupleAndKeywords(const Cystck_Object* args, Cystck_ssize_t nargs, h? kw, const char* fmt, const char** kwlist, ...) : hand ~ PyArg_ParseTupleAndKeywords ; [e] parse positional and keyword arguments (with GCC and Clang a macro that keeps one parser per call site)
 int CystckArg_UnpackTuple(const Cystck_Object* args, Cystck_ssize_t nargs, const char* name, Cystck_ssize_t min, Cystck_ssize_t max, ...) : hand ~ PyArg_UnpackTuple ; [e] bind min..max handles
 h CystckArg_GetItem(const Cystck_Object* args, Cystck_ssize_t nargs, Cystck_ssize_t i) : hand ~ PyTuple_GetItem ; [e] args[i] (no new handle), or the null handle with IndexError("tuple index out of range") out of range: PyTuple_GetItem on a METH_VARARGS function's argument tuple

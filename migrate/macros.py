@@ -14,7 +14,8 @@ state ``S`` are unknown, and the rules cannot rewrite a signature or a
 struct access written with ``type##Object``.  The translator therefore
 writes each expansion out as an ordinary function, where every other rule
 applies, and removes the macro.  It does so only for a macro whose body is
-one function definition that uses the Python API and whose every use is a
+one function definition that uses the Python API (and, after it, maybe
+its docstring, ``PyDoc_STRVAR(name##_doc, "...")``) and whose every use is a
 whole top-level line ``NAME(args)`` of the same file; other macros are left
 as they are.
 """
@@ -29,8 +30,11 @@ _DEFINE = regex.compile(
 _CONTINUATION = regex.compile(r"[ \t]*\\\n")
 # One function definition: a head ending in a declarator and its parameter
 # list, then one braced body reaching the end of the macro.
+# Its docstring may follow, PyDoc_STRVAR(name##_doc, "..."), the ';' at
+# the macro's uses.
 _DEFINITION = regex.compile(r"\s*[A-Za-z_][\w\s*#]*?\b[\w#]+\s*" + source.paren("p") + r"\s*"
-                            + source.brace("b") + r"\s*", regex.S)
+                            + source.brace("b") + r"\s*(?:PyDoc_STRVAR\s*" + source.paren("d") + r"\s*;?\s*)?",
+                            regex.S)
 # Where a body is rewritten: pasting operators and identifiers.
 _BODY_TOKEN = regex.compile(r"\s*##\s*|#\s*(?=[A-Za-z_])|\b[A-Za-z_]\w*\b")
 
@@ -94,8 +98,21 @@ def expansion(text, masked, define, params, args):
         stringize = False
         pos = tok.end()
     out.append(body[pos:])
-    expanded = _CONTINUATION.sub("\n", "".join(out)).strip("\n")
-    return "\n".join(line.rstrip() for line in expanded.split("\n")).lstrip()
+    expanded = _join_lines("".join(out)).strip("\n")
+    expanded = "\n".join(line.rstrip() for line in expanded.split("\n")).lstrip()
+    # a trailing declaration (PyDoc_STRVAR) takes the ';' its use had
+    return expanded if expanded.endswith(("}", ";")) else expanded + ";"
+
+
+_LITERAL_OR_CONTINUATION = regex.compile(r'"(?:[^"\\\n]|\\.|\\\n)*"|\'(?:[^\'\\\n]|\\.)*\'|[ \t]*\\\n',
+                                         regex.S)
+
+
+def _join_lines(body):
+    """``body`` with its continuation lines made plain lines; a line
+    continued inside a string literal (a docstring's ``\\n\\``) stays
+    continued, as it must outside a macro too."""
+    return _LITERAL_OR_CONTINUATION.sub(lambda m: m.group() if m.group()[:1] in "\"'" else "\n", body)
 
 
 def expand_function_macros(text):

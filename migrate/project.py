@@ -84,6 +84,8 @@ SLOT_SIGNATURES = {
     "tp_new": dict(params=((H, 0, "type"),) + _ARGS_KW, pushes=True),
     "tp_init": dict(params=(SELF,) + _ARGS_KW),
     "tp_call": dict(params=(SELF,) + _ARGS_KW, pushes=True),
+    "bf_getbuffer": dict(params=(SELF, ("Py_buffer *", 1, "view"), ("int", 2, "flags"))),
+    "bf_releasebuffer": dict(params=(SELF, ("Py_buffer *", 1, "view")), ret="void"),
 }
 # Slots the runtime implements itself or that have no Cystck counterpart:
 # (role kind, reason reported when the tool drops or keeps them).
@@ -120,8 +122,9 @@ GETSET_FIELDS = "name get set doc closure".split()
 MODULE_FIELDS = "m_name m_doc m_size m_methods m_slots m_traverse m_clear m_free".split()
 SPEC_FIELDS = "name basicsize itemsize flags slots".split()
 SLOT_FIELDS = "slot pfunc".split()
+BUFFER_FIELDS = "bf_getbuffer bf_releasebuffer".split()
 SUBTABLES = {"PyNumberMethods": NUMBER_FIELDS, "PySequenceMethods": SEQUENCE_FIELDS,
-             "PyMappingMethods": MAPPING_FIELDS}
+             "PyMappingMethods": MAPPING_FIELDS, "PyBufferProcs": BUFFER_FIELDS}
 
 
 BINDING_FLAGS = ("METH_CLASS", "METH_STATIC")
@@ -436,7 +439,7 @@ _DEF_PATTERNS = {
     "members": regex.compile(r"\b(?:PyMemberDef|struct\s+PyMemberDef)\s+(?P<name>\w+)\s*\[[^\]]*\]\s*=\s*\{"),
     "getsets": regex.compile(r"\bPyGetSetDef\s+(?P<name>\w+)\s*\[[^\]]*\]\s*=\s*\{"),
     "type": regex.compile(r"\bPyTypeObject\s+(?P<name>\w+)\s*=\s*\{"),
-    "subtable": regex.compile(r"\b(?P<kind>PyNumberMethods|PySequenceMethods|PyMappingMethods)\s+(?P<name>\w+)\s*=\s*\{"),
+    "subtable": regex.compile(r"\b(?P<kind>PyNumberMethods|PySequenceMethods|PyMappingMethods|PyBufferProcs)\s+(?P<name>\w+)\s*=\s*\{"),
     "slots": regex.compile(r"\bPyType_Slot\s+(?P<name>\w+)\s*\[[^\]]*\]\s*=\s*\{"),
     "spec": regex.compile(r"\bPyType_Spec\s+(?P<name>\w+)\s*=\s*\{"),
     "module": regex.compile(r"\b(?:struct\s+)?PyModuleDef\s+(?P<name>\w+)\s*=\s*\{"),

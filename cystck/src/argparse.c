@@ -1107,6 +1107,49 @@ int CystckArg_ParseTuple(Cystck_State *S, const Cystck_Object *args, Cystck_ssiz
     return r;
 }
 
+/* PyArg_ParseTuple of a tuple object rather than an argument array (a
+ * helper handed its caller's tuple; a format known at run time only): each
+ * item gets a handle of the current frame, which O outputs then are. */
+int CystckArg_ParseTupleObject(Cystck_State *S, Cystck_Object t, const char *fmt, ...)
+{
+    PyObject *o = _Cystck_Get(t);
+    Cystck_Object small[16], *items = small;
+    Py_ssize_t i, n;
+    va_list va;
+    int r;
+    if (o == NULL) {
+        _Cystck_BadArg(S, "CystckArg_ParseTupleObject", t);
+        return 0;
+    }
+    if (!PyTuple_Check(o)) {
+        /* CPython's message for a non-tuple */
+        PyErr_SetString(PyExc_SystemError, "new style getargs format but argument is not a tuple");
+        return 0;
+    }
+    n = PyTuple_GET_SIZE(o);
+    if (n > (Py_ssize_t)(sizeof(small) / sizeof(small[0]))) {
+        items = (Cystck_Object *)PyMem_Malloc((size_t)n * sizeof(Cystck_Object));
+        if (items == NULL) {
+            PyErr_NoMemory();
+            return 0;
+        }
+    }
+    for (i = 0; i < n; i++) {
+        items[i] = _Cystck_OwnBorrowed(S, PyTuple_GET_ITEM(o, i));
+        if (Cystck_IsNull(items[i])) {
+            if (items != small)
+                PyMem_Free(items);
+            return 0;
+        }
+    }
+    va_start(va, fmt);
+    r = parse_positional_text(S, items, n, NULL, fmt, &va);
+    va_end(va);
+    if (items != small)
+        PyMem_Free(items);
+    return r;
+}
+
 /* The keyword arguments as parse_fast and parse take them: an empty dict or
  * tuple of keywords is the same as none. */
 static inline PyObject *given_keywords(Cystck_Object *kw)

@@ -806,3 +806,34 @@ void CystckErr_SetRaisedException(Cystck_State *S, Cystck_Object exc)
     }
     PyErr_Restore(Py_NewRef((PyObject *)Py_TYPE(e)), Py_NewRef(e), PyException_GetTraceback(e));
 }
+
+/* _PyBytes_Resize(&b, n): b's handle afterwards holds a bytes object of n
+ * bytes that starts with b's old bytes.  The stock function reallocates in
+ * place, for which the bytes object must have no other reference (else
+ * SystemError); a handle cannot tell its slot from an argument's the caller
+ * owns, so the bytes are copied into a new object, which b's handle now
+ * holds, and the old handle is released.  On error, as the stock function,
+ * b becomes the null handle and its object is released. */
+int CystckBytes_Resize(Cystck_State *S, Cystck_Object *b, Cystck_ssize_t n)
+{
+    PyObject *o = _Cystck_Get(*b), *r;
+    Cystck_Object old = *b;
+    if (o == NULL) {
+        _Cystck_BadArg(S, "CystckBytes_Resize", *b);
+        return -1;
+    }
+    if (!PyBytes_Check(o) || n < 0) {
+        *b = Cystck_NULL;
+        Cystck_Drop(S, old);
+        PyErr_BadInternalCall();
+        return -1;
+    }
+    if (PyBytes_GET_SIZE(o) == n)
+        return 0;
+    r = PyBytes_FromStringAndSize(NULL, n);
+    if (r != NULL)
+        memcpy(PyBytes_AS_STRING(r), PyBytes_AS_STRING(o), (size_t)Py_MIN(n, PyBytes_GET_SIZE(o)));
+    *b = _Cystck_Own(S, r);
+    Cystck_Drop(S, old);
+    return Cystck_IsNull(*b) ? -1 : 0;
+}

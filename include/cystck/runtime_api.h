@@ -727,6 +727,13 @@ static inline void *CystckModule_FindState(Cystck_State *S, CystckModuleDef *def
 typedef int (*CystckArg_Converter)(Cystck_State *S, Cystck_Object o, void *out);
 CYSTCK_INTERNAL int CystckArg_ParseTuple(Cystck_State *S, const Cystck_Object *args, Cystck_ssize_t nargs,
                                          const char *fmt, ...);
+/* _PyBytes_Resize(&b, n): *b becomes a new bytes object of n bytes that
+ * starts with the old one's (the old handle is released); on error the
+ * null handle, as the stock function leaves NULL. */
+CYSTCK_INTERNAL int CystckBytes_Resize(Cystck_State *S, Cystck_Object *b, Cystck_ssize_t n);
+/* PyArg_ParseTuple of a tuple object t (no argument array): the same
+ * units, the format read at run time; O outputs are handles of this call. */
+CYSTCK_INTERNAL int CystckArg_ParseTupleObject(Cystck_State *S, Cystck_Object t, const char *fmt, ...);
 CYSTCK_INTERNAL int CystckArg_ParseTupleAndKeywords(Cystck_State *S, const Cystck_Object *args,
                                                     Cystck_ssize_t nargs, Cystck_Object kw,
                                                     const char *fmt, const char **kwlist, ...);

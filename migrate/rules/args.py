@@ -18,7 +18,12 @@ class ParseArgs(Rule):
     go, C++'s ``const_cast<char**>( kwlist )`` too; a line break after the
     opening parenthesis is kept), ``PyArg_UnpackTuple`` and
     ``_PyArg_NoKeywords`` likewise.  ``O``
-    outputs are handles because their variables were declared as objects."""
+    outputs are handles because their variables were declared as objects.
+    ``PyArg_ParseTuple(t, fmt, ...)`` of a tuple handle ``t`` that is no
+    argument array (a helper given its caller's tuple), whose format the
+    escape hatch cannot keep (object outputs other than ``O``, a format
+    known at run time only), becomes ``CystckArg_ParseTupleObject(S, t,
+    fmt, ...)``."""
     name = "parse-args"
     precedence = 650
     patterns = (r"\bPyArg_(?P<k>ParseTupleAndKeywords|ParseTuple|UnpackTuple)\s*\((?P<ws>\s*)(?P<a>\w+)\s*,",
@@ -44,6 +49,12 @@ class ParseArgs(Rule):
             for m in regex.finditer(self.patterns[0], code, pos=b0, endpos=b1):
                 if args is None or m.group("a") != args:
                     if m.group("k") == "ParseTuple" and self._keep_on_tuple(unit, ctx, m, edits):
+                        continue
+                    if m.group("k") == "ParseTuple" and ctx.has_state \
+                            and _common.is_handle(m.group("a"), ctx, unit.project):
+                        # any other format, one known at run time only
+                        ws = m.group("ws") if "\n" in m.group("ws") else " "
+                        edits.add(m.start(), m.start("a"), f"CystckArg_ParseTupleObject(S,{ws}")
                         continue
                     unit.leftover(m.start(), f"PyArg_{m.group('k')} on {m.group('a')}, which is not the "
                                   "argument array of an entry point: unpack the tuple by hand", self.name)

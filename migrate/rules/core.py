@@ -116,8 +116,13 @@ class ConstantGetters(Rule):
     their stock meaning, for ``None``, ``True``, ``False``, ``Ellipsis``
     and ``NotImplemented``: the rules after it then give them their
     permanent handle (``Cystck_None``...) as they do the stock spelling.
-    The other constants (``Py_CONSTANT_ZERO``, the empty string...) have no
-    permanent handle and stay stock."""
+    ``Py_GetConstant`` of ``Py_CONSTANT_ZERO``, ``_ONE``,
+    ``_EMPTY_STR``, ``_EMPTY_BYTES`` and ``_EMPTY_TUPLE`` (a new
+    reference) becomes the stock call that makes that value
+    (``PyLong_FromLong(0)``, ``PyUnicode_FromStringAndSize("", 0)``...),
+    which the rules after it port.  ``Py_GetConstantBorrowed`` of those
+    has no stock spelling that does not leak a reference and stays
+    stock."""
     name = "constant-getters"
     precedence = 70
     patterns = (r"\bPy_GetConstant(?P<borrowed>Borrowed)?\s*\(\s*Py_CONSTANT_(?P<c>\w+)\s*\)",)
@@ -128,10 +133,16 @@ class ConstantGetters(Rule):
     STOCK = {"NONE": "Py_None", "TRUE": "Py_True", "FALSE": "Py_False",
              "ELLIPSIS": "Py_Ellipsis", "NOT_IMPLEMENTED": "Py_NotImplemented"}
 
+    NEW = {"ZERO": "PyLong_FromLong(0)", "ONE": "PyLong_FromLong(1)",
+           "EMPTY_STR": 'PyUnicode_FromStringAndSize("", 0)',
+           "EMPTY_BYTES": 'PyBytes_FromStringAndSize("", 0)', "EMPTY_TUPLE": "PyTuple_New(0)"}
+
     def apply(self, unit):
         def constant(m, text):
             name = self.STOCK.get(m.group("c"))
-            if name is None or m.group("borrowed"):
+            if name is None:
+                return None if m.group("borrowed") else self.NEW.get(m.group("c"))
+            if m.group("borrowed"):
                 return name
             return f"Py_NewRef({name})"
         return unit.sub(self.patterns[0], constant)
@@ -1040,6 +1051,10 @@ class NotReferences(set):
             member is not None and not _common.is_reference(expr, self.ctx, self.project))
 
 
+# a stock API call (which the api-calls rule gives S) in a macro's body
+_MACRO_API_CALL = regex.compile(r"(?<![\w.>])(?P<f>_?Py[A-Z][A-Za-z]*_\w+)\s*\(")
+
+
 def references_re(names, ref_fields):
     """A regex matching a reference: one of the globals ``names`` or a
     member chain ending in one of ``ref_fields``; None if there are none."""
@@ -1085,7 +1100,9 @@ class GlobalRefs(Rule):
     an empty reference as the null handle, ``(g ? Cystck_deref(S, g) :
     Cystck_NULL)``.  Static
     type objects are references too: ``&FooType`` becomes ``Cystck_deref(S,
-    FooType)``.  An array of objects that outlives the call, ``static
+    FooType)``.  In a macro whose body calls the API (and so gets ``S``
+    where its calls do), a global read is ``Cystck_deref(S, g)`` too:
+    ``#define Foo_Check(o) PyObject_TypeCheck(o, foo_type)``.  An array of objects that outlives the call, ``static
     PyObject *cache[N];`` or the member ``PyObject *items[N];`` of a plain
     struct a global holds, is an array of references, each element
     ``cache[i]`` stored, read and released as such a global; the array
@@ -1198,6 +1215,14 @@ class GlobalRefs(Rule):
                 # a module-state member read in a macro, under a cast the
                 # casts rule does not see there: (PyTypeObject *)st.Type
                 self._read_refs(unit, masked, m.start(), m.end(), self._cast_read(ref), set(), edits)
+            elif names and any(not api.KEEP_STOCK.match(c.group("f"))
+                               for c in _MACRO_API_CALL.finditer(masked, m.start(), m.end())):
+                # a global read in a macro over the API, which gets S where
+                # its calls do: #define Foo_Check(o) PyObject_TypeCheck(o, foo_type)
+                params = regex.match(r"[ \t]*#[ \t]*define[ \t]+\w+(?:\((?P<p>[^)]*)\))?", masked[m.start():])
+                own = set(regex.findall(r"\w+", params.group("p") or ""))
+                self._read_refs(unit, masked, params.end() + m.start(), m.end(),
+                                self._cast_read(references_re(names, set())), own, edits)
         if any(XREF_HELPER in new for _, _, new in edits.items):
             _common.define_after_include(unit.text, edits, XREF_HELPER_DEFINITION)
         if any(STEAL_HELPER in new for _, _, new in edits.items) and STEAL_HELPER not in unit.text:

@@ -620,3 +620,71 @@ class StockStructPointers(Rule):
         d = regex.search(r"\b(?P<t>_?Py\w+)\s*\*\s*" + regex.escape(name) + r"\s*[=;,)]",
                          code, pos=ctx.func.params[0], endpos=ctx.body[1])
         return d is not None and not handle_types.match(d.group("t"))
+
+
+_VOID_CAST = regex.compile(r"\(\s*void\s*\*\s*\)\s*(?P<x>&\s*[A-Za-z_]\w*|[A-Za-z_]\w*)\b(?!\s*(?:->|\.|\[|\())")
+_OBJECT_CAST_OF_CALL = regex.compile(r"(?<!sizeof\s*)\(\s*(?:const\s+)?(?:struct\s+)?(?P<t>\w+)\s*\*\s*\)\s*"
+                                     r"(?P<name>_?Py[A-Z]\w*)\s*\(")
+
+
+# memory for an object to be made (PyObject_Malloc, then PyObject_Init):
+# no object yet
+_ALLOCATOR = regex.compile(r"(?i)alloc")
+
+
+class VoidPointerObjects(Rule):
+    """An object passed as a bare C pointer, ``PyCapsule_New((void *)
+    &Foo_Type, ...)`` (a type shared with another module through a
+    capsule) or ``(void *) o`` of a handle, is the object's address:
+    ``(void *) Cystck_AsPyObject(S, o)`` (valid as long as the object,
+    which a type's reference or the module keeps); and where a stock call
+    returning ``void *`` is cast to an object pointer, ``(PyTypeObject *)
+    PyCapsule_Import(name, 0)``, that pointer gets a handle,
+    ``Cystck_FromPyObject(S, (PyObject *) PyCapsule_Import(name, 0))`` (a
+    borrowed reference: the capsule's owner keeps the object; memory from
+    an allocator, ``(PyObject *) PyObject_Malloc(n)``, is no object yet
+    and stays).  Both marked and reported.  Before, the cast of a handle to ``void *`` did
+    not compile and the capsule's pointer was stored as a handle."""
+    name = "void-pointer-objects"
+    precedence = 507
+    patterns = (_VOID_CAST.pattern, _OBJECT_CAST_OF_CALL.pattern)
+    before = ("static PyTypeObject *other;\n"
+              "static PyObject *f(PyObject *self, PyObject *o)\n{\n"
+              "    other = (PyTypeObject *) PyCapsule_Import(\"m._C_API\", 0);\n"
+              "    return PyCapsule_New((void *) o, \"m.o\", NULL);\n}\n")
+    after = ("static PyTypeObject *other;\n"
+             "static PyObject *f(PyObject *self, PyObject *o)\n{\n"
+             "    other = Cystck_FromPyObject(S, " + MARK + " (PyObject *) PyCapsule_Import(\"m._C_API\", 0));\n"
+             "    return PyCapsule_New((void *) " + MARK + " Cystck_AsPyObject(S, o), \"m.o\", NULL);\n}\n")
+
+    def apply(self, unit):
+        code, text = unit.masked, unit.text
+        types = set(unit.project.custom_structs) | {"PyObject", "PyTypeObject"}
+        type_objects = unit.project.type_objects
+        returns = api.stock_returns()
+        edits = source.Edits()
+        n = 0
+        for ctx, m in _common.matches_in_state_bodies(unit, _VOID_CAST, code):
+            x = m.group("x")
+            if marked(text, m.start("x")):
+                continue
+            if x.startswith("&"):
+                if x[1:].strip() not in type_objects:
+                    continue
+            elif not _common.is_handle(x, ctx, unit.project):
+                continue
+            edits.add(m.start("x"), m.end("x"), f"{MARK} Cystck_AsPyObject(S, {text[m.start('x'):m.end('x')]})")
+            unit.leftover(m.start(), f"escape hatch: the object's address, {x}, passed as a C pointer", self.name)
+            n += 1
+        for ctx, m in _common.matches_in_state_bodies(unit, _OBJECT_CAST_OF_CALL, code):
+            if m.group("t") not in types or returns.get(m.group("name"), "").replace(" ", "") != "void*" \
+                    or _ALLOCATOR.search(m.group("name")) or marked(text, m.start()):
+                continue
+            close = source.matching(code, m.end() - 1)
+            edits.add(m.start(), m.start("name"), f"Cystck_FromPyObject(S, {MARK} (PyObject *) ")
+            edits.add(close, close, ")")
+            unit.leftover(m.start(), f"escape hatch: the object pointer {m.group('name')} returns "
+                          f"(a void *) given a handle", self.name)
+            n += 1
+        unit.apply(edits)
+        return n

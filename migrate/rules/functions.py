@@ -9,6 +9,10 @@ from . import _common, escape
 
 # Compiled once (the regex module's cache lookup per call is slow).
 _WORD = regex.compile(r"\b\w+\b")
+# a conditional one of whose branches is the null handle (after the returns
+# rule spelled it so): c ? Cystck_NULL : v, or c ? v : Cystck_NULL
+_NULL_BRANCH = regex.compile(r"(?P<c>[^?:]+)\?\s*(?:(?P<n1>Cystck_NULL)\s*:(?P<v>[^?:]+)"
+                             r"|(?P<v>[^?:]+):\s*Cystck_NULL\s*)", regex.S)
 
 _QUALIFIERS = (r"(?:(?:(?:static|inline|extern|__inline__|__inline|FASTCALL_ATTR|Py_LOCAL_INLINE"
                r"|CYSTCK_UNUSED|constexpr)\b|template\s*<[^<>]*>)\s*)*")
@@ -523,13 +527,15 @@ class NullHandles(Rule):
     (``!(h = f(x))``, ``while ((h = f(x)))``, ``for (; (h = f(x)); )``)
     tests the handle it stores,
     ``Cystck_IsNull(h = f(x))``; in a chain ``a = h = NULL`` every target is a
-    handle.  Only
+    handle.  A ``0`` that only starts the value (``h = 0 ? a : b``, a
+    macro's flag expanded into a condition) is no NULL.  Only
     names declared as handles in the function (or members known to hold
     handles) are touched, so ``char *p == NULL`` stays as it is; ``*out``
     is a handle where ``out`` points at handles (``PyObject **out``)."""
     name = "null-handles"
     precedence = 520
-    patterns = (r"(?P<h>H)\s*=(?!=)\s*(?:NULL|nullptr|0(?![\w.]))", r"(?P<h>H)\s*(?P<op>==|!=)\s*(?:NULL|nullptr|0(?![\w.]))",
+    patterns = (r"(?P<h>H)\s*=(?!=)\s*(?:NULL|nullptr|0(?![\w.]))(?!\s*(?:[?+\-*/%^<>|&]|[=!]=))",
+                r"(?P<h>H)\s*(?P<op>==|!=)\s*(?:NULL|nullptr|0(?![\w.]))",
                 r"!\s*(?P<h>H)(?!\s*(?:->|\[|\(|\.|=))", r"(?<=(?:\bif|\bwhile|\bassert)\s*\(\s*|&&\s*|\|\|\s*)(?P<h>H)(?=\s*(?:\)|&&|\|\||\?))",
                 r"(?<=\(\s*)(?P<h>H)(?=\s*(?:&&|\|\|))",
                 r"(?<=(?<![=!<>])=\s*|[(,]\s*|\breturn\s+)(?P<h>H)(?=\s*\?)")
@@ -1204,7 +1210,8 @@ class Returns(Rule):
     """Paper rules 9/10: an entry point returns how many values it pushed:
     ``return NULL;`` becomes ``return -1;``, ``return x;`` becomes ``return
     Cystck_Return(S, x);``, ``Py_RETURN_NONE;`` becomes ``return 0;`` and
-    ``Py_RETURN_TRUE;`` ``return Cystck_Return(S, Cystck_True);``,
+    ``Py_RETURN_TRUE;`` ``return Cystck_Return(S, Cystck_True);``, ``return
+    c ? NULL : x;`` ``return (c) ? -1 : Cystck_Return(S, x);``,
     ``Py_RETURN_RICHCOMPARE(a, b, op);`` ``return Cystck_ReturnBool(S,
     CYSTCK_RICHCOMPARE(a, b, op));``.  A helper
     returning a handle returns ``Cystck_NULL`` instead of NULL, and
@@ -1275,8 +1282,16 @@ class Returns(Rule):
                     elif e != text[m.start("e"):m.end("e")].strip():
                         edits.add(m.start("e"), m.end("e"), f" {e}")
                     continue
+                branch = _NULL_BRANCH.fullmatch(e)
                 if e in ("NULL", "0", "nullptr", "(PyObject *)NULL", "-1"):
                     edits.add(m.start(), m.end(), "return -1" + end)
+                elif branch and branch.group("v").strip() not in ("Cystck_NULL", ""):
+                    # c ? NULL : v: the null branch is the error (or the end
+                    # of an iteration), the other the value pushed
+                    c, v = branch.group("c").strip(), branch.group("v").strip()
+                    new = (f"({c}) ? -1 : Cystck_Return(S, {v})" if branch.group("n1")
+                           else f"({c}) ? Cystck_Return(S, {v}) : -1")
+                    edits.add(m.start("e"), m.end("e"), f" {new}")
                 elif not e or regex.match(r"(?:Cystck_Return\w*|CystckErr_NoMemory|PyErr_NoMemory)\s*\(", e) \
                         or _calls_pushing_entry(unit.project, e):
                     continue
@@ -1470,7 +1485,8 @@ class StateCalls(Rule):
 
 
 class FunctionMacros(Rule):
-    """A macro whose body is one function definition using the API, used
+    """A macro whose body is one function definition using the API (maybe
+    followed by its docstring, ``PyDoc_STRVAR(name##_doc, "...")``), used
     only as whole top-level lines (``DEFINE_GET(Foo)``), is expanded at
     each use into an ordinary function, and its ``#define`` goes.
 

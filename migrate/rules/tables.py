@@ -83,7 +83,7 @@ def plan(unit):
             if "ml_meth" not in f or proj.is_null_function(f["ml_meth"].text):
                 continue
             t.entries.append(_method_entry(f, statics, used_impls, unit.project.typed_methods,
-                                           _extern_definitions(unit, m.start())))
+                                           _extern_definitions(unit, m.start()), unit.project.roles))
             t.entries[-1].levels = levels
         tables[t.name] = t
     def add_named_tables(kind, fields, entry):
@@ -121,7 +121,27 @@ def _extern_definitions(unit, table_at):
     return check
 
 
-def _method_entry(f, statics, used_impls, typed, is_extern):
+# What a function defined for one calling convention is given when a table
+# also lists it under another: a parameter the other convention lacks is
+# what CPython passes there (NULL for METH_NOARGS's argument); a parameter
+# it has beyond the function's own is ignored, as the stock function, called
+# with more arguments than it declares, ignores it.
+_ABSENT = {"arg": "Cystck_NULL"}
+
+
+def _other_convention_call(func, own, conv, names):
+    """The call, in a forwarder for an entry of convention ``conv``, of
+    ``func`` defined for the convention ``own``; None if the stock call
+    has no counterpart (an argument CPython passes that the function does
+    not take in the same place)."""
+    own_names = [p.rsplit(None, 1)[-1].lstrip("*") for p in CONV_PARAMS[own]]
+    if own_names != names[:len(own_names)] and not (own_names == names + ["arg"]):
+        return None
+    args = [n if n in names else _ABSENT[n] for n in own_names]
+    return f"{func}({', '.join(['S'] + args)})"
+
+
+def _method_entry(f, statics, used_impls, typed, is_extern, roles=None):
     func = cstruct.strip_cast(f["ml_meth"].text)
     flags = f["ml_flags"].text if "ml_flags" in f else "0"
     pyname = f["ml_name"].text if "ml_name" in f else '""'
@@ -140,6 +160,19 @@ def _method_entry(f, statics, used_impls, typed, is_extern):
     # One trampoline per entry: an implementation registered under two
     # names gets a definition per name, the second one named after both.
     sym = f"{func}_def" if func not in used_impls else f"{func}__{_ident(pyname)}_def"
+    own = (roles or {}).get(func)
+    own = own.detail if own is not None and own.kind == "meth" else conv
+    if func in statics and own != conv and own in CONV_PARAMS and func not in typed:
+        # one function, two conventions (__copy__ METH_NOARGS and
+        # __deepcopy__ METH_O): the function keeps the first entry's
+        # signature, the other entries call it through a forwarder
+        impl = f"{func}__{_ident(pyname)}"
+        params = CONV_PARAMS[conv]
+        call = _other_convention_call(func, own, conv, [p.rsplit(None, 1)[-1].lstrip("*") for p in params])
+        if call is not None:
+            return Entry(f"{impl}_def", f"{_def_meth(impl + '_def', pyname, impl, conv, binding, doc)}\n"
+                                        f"static int {impl}(Cystck_State *S, {', '.join(params)})\n"
+                                        f"{{\n    return {call};\n}}")
     if func in statics and (func not in used_impls or func not in typed):
         used_impls.add(func)
         return Entry(sym, _def_meth(sym, pyname, func, conv, binding, doc))

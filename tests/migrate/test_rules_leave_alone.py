@@ -569,11 +569,17 @@ LEAVE_ALONE = {
         "static PyTypeObject BoxType = {PyVarObject_HEAD_INIT(NULL, 0) \"m.Box\"};\n"
         "static int init(PyObject *m)\n{\n    if (PyType_Ready(&BoxType) < 0)\n        return -1;\n"
         "    Py_SET_TYPE(&BoxType, &MetaType);\n    return 0;\n}\n"),
-    # A constant without a permanent handle, and the call in a string.
+    # A borrowed constant without a permanent handle, and the call in a string.
     "constant-getters": (
         "static PyObject *f(PyObject *o) {\n"
         "    puts(\"Py_GetConstant(Py_CONSTANT_NONE)\");\n"
-        "    return Py_GetConstant(Py_CONSTANT_ZERO);\n}\n"),
+        "    return Py_NewRef(Py_GetConstantBorrowed(Py_CONSTANT_ZERO));\n}\n"),
+    # A C pointer that is no object cast to void *, and memory from an
+    # allocator cast to an object pointer (no object yet).
+    "void-pointer-objects": (
+        "static PyObject *f(PyObject *self, PyObject *o)\n{\n    char *p = \"x\";\n"
+        "    PyObject *m = (PyObject *) PyObject_Malloc(16);\n"
+        "    memset((void *) p, 0, 1);\n    return o;\n}\n"),
 }
 
 # rule -> (near miss, real construct): replacing the first by the second in
@@ -676,7 +682,9 @@ POSITIVE_TWINS = {
 
 
     "newref-macros": ("(Py_Touch(o), (o))", "(Py_INCREF(o), (o))"),
-    "constant-getters": ("Py_CONSTANT_ZERO", "Py_CONSTANT_NOT_IMPLEMENTED"),
+    "void-pointer-objects": ("memset((void *) p,", "memset((void *) o,"),
+    "constant-getters": ("Py_NewRef(Py_GetConstantBorrowed(Py_CONSTANT_ZERO))",
+                         "Py_GetConstant(Py_CONSTANT_ZERO)"),
 }
 
 

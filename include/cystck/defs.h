@@ -199,17 +199,18 @@ static CYSTCK_ALWAYS_INLINE Cystck_Object *_Cystck_BindArgsEach(Cystck_State *S,
  * implementation (and what it calls) into the twin before that decision.
  * The twin is cold code, compiled for size, but it is a second copy of the
  * implementation and of every helper it calls: more code and compile time.
- * In C++ there are no twins: `flatten` inlines whole template call trees
- * (a Kiwi source took more than 8 minutes to compile instead of seconds).
- * Without GCC's or clang's attributes, in C++, with CYSTCK_NO_DEBUG_TWINS
- * (an extension that prefers the smaller build) or with CYSTCK_NO_DEBUG_MODE,
+ * Twins are opt-in (an extension defines CYSTCK_DEBUG_TWINS) and C only:
+ * `flatten` inlines whole call trees, and compile time can explode (a Kiwi
+ * C++ source and immutables' _map.c each compiled for more than 8 minutes
+ * instead of 5 seconds).  Without CYSTCK_DEBUG_TWINS, without GCC's or
+ * clang's attributes, in C++ or with CYSTCK_NO_DEBUG_MODE,
  * there is no twin and the release trampoline opens its frame with
  * _CYSTCK_INLINE_ROOM(), debug mode's run-time room, as every other frame
  * does (CYSTCK_MODINIT, module exec and create, typed methods,
  * Cystck_OpenFrame): those run once or call their implementation through a
  * pointer anyway. */
 #define _CYSTCK_TRAMP_DEBUG(SYM) SYM##__cystck_trampoline_debug
-#if !defined(CYSTCK_NO_DEBUG_MODE) && !defined(CYSTCK_NO_DEBUG_TWINS) && \
+#if defined(CYSTCK_DEBUG_TWINS) && !defined(CYSTCK_NO_DEBUG_MODE) && \
     !defined(__cplusplus) && (defined(__GNUC__) || defined(__clang__))
 #define _CYSTCK_HAVE_TWINS 1
 #define _CYSTCK_RELEASE_ROOM CYSTCK_INLINE_HANDLES

@@ -359,45 +359,35 @@ EVERY_TRAMPOLINE_SCENARIO = "b = m.Box.__new__(m.Box)\n" + "".join(
     f"outcome(lambda: {call})\n" for call in EVERY_TRAMPOLINE)
 
 
-def test_every_kind_of_trampoline_is_checked(ext):
-    # Debug mode replaces each trampoline in the method, getset and slot
-    # tables by its debug twin when it makes the module or type; one missed
-    # kind would run unchecked, its misuse unreported.
-    r = run(ext["dbg_every_trampoline"], EVERY_TRAMPOLINE_SCENARIO, debug=True)
+@pytest.fixture(scope="module")
+def every_trampoline_with_twins(tmp_path_factory):
+    # CYSTCK_DEBUG_TWINS: each entry point gets a release trampoline with
+    # the constant inline room and a debug twin (defs.h, _CYSTCK_TWINS).
+    return build_one("dbg_every_trampoline", tmp_path_factory.mktemp("twins"),
+                     [("CYSTCK_DEBUG_TWINS", None)])
+
+
+@pytest.mark.parametrize("twins", [False, True], ids=["run-time room", "twins"])
+def test_every_kind_of_trampoline_is_checked(ext, every_trampoline_with_twins, twins):
+    # With twins, debug mode replaces each trampoline in the method, getset
+    # and slot tables by its debug twin when it makes the module or type:
+    # one missed kind would run unchecked, its misuse unreported.  Without,
+    # each trampoline reads debug mode's run-time room when it opens.
+    path = every_trampoline_with_twins if twins else ext["dbg_every_trampoline"]
+    r = run(path, EVERY_TRAMPOLINE_SCENARIO, debug=True)
     assert len(r.outcomes) == len(EVERY_TRAMPOLINE), r.describe()
     for call, outcome in zip(EVERY_TRAMPOLINE, r.outcomes):
         assert outcome.get("error") == "SystemError", (call, outcome)
         assert re.match("CystckObject_IsTrue: " + USED_AFTER_RELEASE, outcome["message"]), (call, outcome)
         assert outcome["message"].endswith(DEBUG_TAG), (call, outcome)
-
-
-def test_every_kind_of_trampoline_runs_unchecked_in_release_mode(ext):
-    r = run(ext["dbg_every_trampoline"], EVERY_TRAMPOLINE_SCENARIO, debug=False)
+    r = run(path, EVERY_TRAMPOLINE_SCENARIO, debug=False)
     assert [o.get("value") for o in r.outcomes] == list(EVERY_TRAMPOLINE.values()), r.describe()
 
 
-def test_misuse_in_a_helper_inlined_by_the_debug_twin_is_located_in_the_helper(ext):
+def test_misuse_in_a_helper_inlined_by_the_debug_twin_is_located_in_the_helper(every_trampoline_with_twins):
     # The twin inlines the implementation and the helpers it calls: the
     # location is the innermost line of the extension's code in the chain of
     # inlined calls (the helper's), not the implementation's call of it.
-    r = run(ext["dbg_every_trampoline"], "b = m.Box.__new__(m.Box)\noutcome(len, b)\n", debug=True)
+    r = run(every_trampoline_with_twins, "b = m.Box.__new__(m.Box)\noutcome(len, b)\n", debug=True)
     assert_reported(r.outcome, "CystckObject_IsTrue: " + USED_AFTER_RELEASE,
                     "dbg_every_trampoline", "use", "stale_truth")
-
-
-@pytest.fixture(scope="module")
-def every_trampoline_without_twins(tmp_path_factory):
-    # CYSTCK_NO_DEBUG_TWINS: no twins; the release trampolines read debug
-    # mode's run-time room at the open instead (defs.h, _CYSTCK_TWINS).
-    return build_one("dbg_every_trampoline", tmp_path_factory.mktemp("no-twins"),
-                     [("CYSTCK_NO_DEBUG_TWINS", None)])
-
-
-def test_every_kind_of_trampoline_is_checked_without_twins(every_trampoline_without_twins):
-    r = run(every_trampoline_without_twins, EVERY_TRAMPOLINE_SCENARIO, debug=True)
-    assert len(r.outcomes) == len(EVERY_TRAMPOLINE), r.describe()
-    for call, outcome in zip(EVERY_TRAMPOLINE, r.outcomes):
-        assert re.match("CystckObject_IsTrue: " + USED_AFTER_RELEASE, outcome.get("message", "")), \
-            (call, outcome)
-    r = run(every_trampoline_without_twins, EVERY_TRAMPOLINE_SCENARIO, debug=False)
-    assert [o.get("value") for o in r.outcomes] == list(EVERY_TRAMPOLINE.values()), r.describe()

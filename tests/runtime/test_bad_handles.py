@@ -48,6 +48,8 @@ ERROR_VALUE = {
     "CystckType_GetFlags": "0",
     "CystckCFunction_IsDef": "0",
     "CystckArg_ValidateKeywordArguments": "0",
+    # As PyArg_ParseTuple: 0 on failure.
+    "CystckArg_ParseTupleObject": "0",
 }
 
 WARNINGS = ["-Wall", "-Wextra", "-Werror", "-Wno-unused-variable"]

@@ -384,7 +384,7 @@ _BRACKETS = regex.compile(r"[()\[\]{}]")
 def check_balance(code):
     """Raise BraceError naming the line of the first imbalance in ``code``
     (a mask with directives blanked)."""
-    if _balanced(code):
+    if balanced(code):
         return          # the common case, checked without positions
     stack = []
     pairs = {")": "(", "]": "[", "}": "{"}
@@ -470,7 +470,7 @@ def _check_conditionals(masked):
         raise ScanError("unterminated #if", opened[-1])
 
 
-def _balanced(code):
+def balanced(code):
     """Do the brackets of ``code`` close what they open, in order?  (Taking
     out adjacent pairs until none is left empties exactly the balanced
     sequences; str.replace does it much faster than a loop per bracket.)"""
@@ -504,7 +504,7 @@ def mask_split_branches(masked):
             elif groups:
                 bounds = groups.pop() + [offset]
                 branches = list(zip(bounds[0::2], bounds[1::2]))
-                if not all(_balanced("".join(out[a:b])) for a, b in branches):
+                if not all(balanced("".join(out[a:b])) for a, b in branches):
                     for a, b in branches[1:]:
                         out[a:b] = [c if c == "\n" else " " for c in out[a:b]]
         offset += len(line) + 1

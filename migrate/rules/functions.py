@@ -14,17 +14,6 @@ _WORD = regex.compile(r"\b\w+\b")
 _NULL_BRANCH = regex.compile(r"(?P<c>[^?:]+)\?\s*(?:(?P<n1>Cystck_NULL)\s*:(?P<v>[^?:]+)"
                              r"|(?P<v>[^?:]+):\s*Cystck_NULL\s*)", regex.S)
 
-def _balanced(text):
-    """Are the parentheses of ``text`` balanced?  (A conditional inside a
-    call's arguments is no conditional of the whole returned expression.)"""
-    depth = 0
-    for ch in text:
-        depth += {"(": 1, ")": -1}.get(ch, 0)
-        if depth < 0:
-            return False
-    return depth == 0
-
-
 _QUALIFIERS = (r"(?:(?:(?:static|inline|extern|__inline__|__inline|FASTCALL_ATTR|Py_LOCAL_INLINE"
                r"|CYSTCK_UNUSED|constexpr)\b|template\s*<[^<>]*>)\s*)*")
 
@@ -1297,7 +1286,7 @@ class Returns(Rule):
                 if e in ("NULL", "0", "nullptr", "(PyObject *)NULL", "-1"):
                     edits.add(m.start(), m.end(), "return -1" + end)
                 elif branch and branch.group("v").strip() not in ("Cystck_NULL", "") \
-                        and all(_balanced(branch.group(g)) for g in ("c", "v")):
+                        and all(source.balanced(branch.group(g)) for g in ("c", "v")):
                     # c ? NULL : v: the null branch is the error (or the end
                     # of an iteration), the other the value pushed
                     c, v = branch.group("c").strip(), branch.group("v").strip()

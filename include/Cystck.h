@@ -169,6 +169,13 @@ typedef struct _CYSTCK_MAY_ALIAS _Cystck_HeadCopy {
 } _Cystck_HeadCopy;
 #define _CYSTCK_COPY_STATE(c) ((Cystck_State *)(void *)(c))
 
+/* State bits of sp_limit: gone slow (heap chunks, stack or arguments), and
+ * checked by debug mode (set with _CYSTCK_SLOW). */
+#define _CYSTCK_SLOW 1u
+#define _CYSTCK_SLOW_DEBUG 2u
+#define _CYSTCK_STATE_BITS (sizeof(PyObject *) - 1)   /* free in an aligned pointer */
+#define _CYSTCK_IS_SLOW(S) ((S)->sp_limit & _CYSTCK_SLOW)
+
 /* Copy the header in and out of the copy.  Each value goes through
  * _CYSTCK_GPR, an empty asm that keeps it in a general register: without
  * it GCC's SLP vectorizer packs pairs of fields into vector registers for
@@ -193,12 +200,14 @@ typedef struct _CYSTCK_MAY_ALIAS _Cystck_HeadCopy {
 #else
 #define _CYSTCK_FRAME_ADDRESS(dst, f) ((dst) = (f), _CYSTCK_GPR(dst))
 #endif
-static inline void _Cystck_HeadIn(_Cystck_HeadCopy *copy, const Cystck_State *S)
+static CYSTCK_ALWAYS_INLINE void _Cystck_HeadIn(_Cystck_HeadCopy *copy, const Cystck_State *S)
 {
     PyObject **top = S->top, **base = S->base, **end = S->end, **sp = S->sp;
     uintptr_t sp_limit = S->sp_limit;
     struct _Cystck_Frame *frame;
     _CYSTCK_FRAME_ADDRESS(frame, S->frame);
+    if (!(sp_limit & _CYSTCK_SLOW))
+        sp_limit = sp_limit - (uintptr_t)S->frame + (uintptr_t)frame;
     _CYSTCK_GPR(top);
     _CYSTCK_GPR(base);
     _CYSTCK_GPR(end);
@@ -211,7 +220,7 @@ static inline void _Cystck_HeadIn(_Cystck_HeadCopy *copy, const Cystck_State *S)
     copy->sp_limit = sp_limit;
     copy->frame = frame;
 }
-static inline void _Cystck_HeadOut(Cystck_State *S, const _Cystck_HeadCopy *copy)
+static CYSTCK_ALWAYS_INLINE void _Cystck_HeadOut(Cystck_State *S, const _Cystck_HeadCopy *copy)
 {
     S->top = copy->top;
     S->base = copy->base;
@@ -233,12 +242,6 @@ static inline void _Cystck_HeadOut(Cystck_State *S, const _Cystck_HeadCopy *copy
     _Cystck_HeadIn(&c_, S);                                                   \
     CALL;                                                                     \
     _Cystck_HeadOut(S, &c_);
-/* State bits of sp_limit: gone slow (heap chunks, stack or arguments), and
- * checked by debug mode (set with _CYSTCK_SLOW). */
-#define _CYSTCK_SLOW 1u
-#define _CYSTCK_SLOW_DEBUG 2u
-#define _CYSTCK_STATE_BITS (sizeof(PyObject *) - 1)   /* free in an aligned pointer */
-#define _CYSTCK_IS_SLOW(S) ((S)->sp_limit & _CYSTCK_SLOW)
 
 /* A saved position of the handle array: see Cystck_OpenScope.  `end`
  * tells the chunk it is in (each chunk has its own end). */
@@ -280,7 +283,7 @@ CYSTCK_INTERNAL CYSTCK_NOINLINE void _Cystck_ReleaseSinceSlow_Ool(Cystck_State *
 CYSTCK_INTERNAL CYSTCK_NOINLINE CYSTCK_COLD void _Cystck_BadRef_Ool(Cystck_State *S, const char *func, Cystck_Ref r);
 CYSTCK_INTERNAL CYSTCK_NOINLINE PyObject *_Cystck_FinishSlow_Ool(Cystck_State *S, int n, const char *func);
 CYSTCK_INTERNAL CYSTCK_NOINLINE int _Cystck_FinishIntSlow_Ool(Cystck_State *S, int r, const char *func);
-CYSTCK_INTERNAL CYSTCK_NOINLINE Cystck_Object *_Cystck_HeapArgs_Ool(Cystck_State *S, PyObject *const *args,
+CYSTCK_INTERNAL CYSTCK_NOINLINE CYSTCK_COLD Cystck_Object *_Cystck_HeapArgs_Ool(Cystck_State *S, PyObject *const *args,
                                                     Cystck_ssize_t n);
 
 /* Make room for one more handle (a heap chunk; in debug mode the first
@@ -386,7 +389,14 @@ static CYSTCK_ALWAYS_INLINE int _Cystck_FinishIntSlow(Cystck_State *S, int r, co
 static CYSTCK_ALWAYS_INLINE Cystck_Object *_Cystck_HeapArgs(Cystck_State *S, PyObject *const *args,
                                                             Cystck_ssize_t n)
 {
-    _CYSTCK_ON_COPY(Cystck_Object *, _Cystck_HeapArgs_Ool(_CYSTCK_COPY_STATE(&c_), args, n))
+    _Cystck_HeadCopy c_;
+    Cystck_Object *r;
+    _Cystck_HeadIn(&c_, S);
+    r = _Cystck_HeapArgs_Ool(_CYSTCK_COPY_STATE(&c_), args, n);
+    _Cystck_HeadOut(S, &c_);
+    if (r != NULL)
+        S->sp_limit |= _CYSTCK_SLOW;
+    return r;
 }
 CYSTCK_INTERNAL void _Cystck_RuntimeInit(void);
 

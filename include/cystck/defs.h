@@ -161,7 +161,7 @@ static inline Cystck_Object *_Cystck_BindArgs(Cystck_State *S, Cystck_Object *in
 #define _CYSTCK_BIND_2(i) _CYSTCK_BIND(i); _CYSTCK_BIND((i) + 1)
 #define _CYSTCK_BIND_4(i) _CYSTCK_BIND_2(i); _CYSTCK_BIND_2((i) + 2)
 /* Always inlined: GCC otherwise calls it, its 36 stores looking big. */
-static CYSTCK_ALWAYS_INLINE Cystck_Object *_Cystck_BindArgsEach(Cystck_State *S, Cystck_Object *inl,
+static CYSTCK_ALWAYS_INLINE Cystck_Object *_Cystck_BindArgsMore(Cystck_State *S, Cystck_Object *inl,
                                                                  PyObject *const *args, Cystck_ssize_t n)
 {
     switch (n) {
@@ -170,11 +170,18 @@ static CYSTCK_ALWAYS_INLINE Cystck_Object *_Cystck_BindArgsEach(Cystck_State *S,
     case 6: _CYSTCK_BIND_4(0); _CYSTCK_BIND_2(4); return inl;
     case 5: _CYSTCK_BIND_4(0); _CYSTCK_BIND(4); return inl;
     case 4: _CYSTCK_BIND_4(0); return inl;
+    case 0: return inl;
+    default: return _Cystck_HeapArgs(S, args, n);
+    }
+}
+static CYSTCK_ALWAYS_INLINE Cystck_Object *_Cystck_BindArgsEach(Cystck_State *S, Cystck_Object *inl,
+                                                                 PyObject *const *args, Cystck_ssize_t n)
+{
+    switch (n) {
     case 3: _CYSTCK_BIND_2(0); _CYSTCK_BIND(2); return inl;
     case 2: _CYSTCK_BIND_2(0); return inl;
     case 1: _CYSTCK_BIND(0); return inl;
-    case 0: return inl;
-    default: return n > CYSTCK_INLINE_ARGS ? _Cystck_HeapArgs(S, args, n) : inl;
+    default: return _Cystck_BindArgsMore(S, inl, args, n);
     }
 }
 #undef _CYSTCK_BIND_4

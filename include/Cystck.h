@@ -200,7 +200,7 @@ typedef struct _CYSTCK_MAY_ALIAS _Cystck_HeadCopy {
 #else
 #define _CYSTCK_FRAME_ADDRESS(dst, f) ((dst) = (f), _CYSTCK_GPR(dst))
 #endif
-static CYSTCK_ALWAYS_INLINE void _Cystck_HeadIn(_Cystck_HeadCopy *copy, const Cystck_State *S)
+static CYSTCK_ALWAYS_INLINE void _Cystck_HeadInCold(_Cystck_HeadCopy *copy, const Cystck_State *S)
 {
     PyObject **top = S->top, **base = S->base, **end = S->end, **sp = S->sp;
     uintptr_t sp_limit = S->sp_limit;
@@ -220,7 +220,11 @@ static CYSTCK_ALWAYS_INLINE void _Cystck_HeadIn(_Cystck_HeadCopy *copy, const Cy
     copy->sp_limit = sp_limit;
     copy->frame = frame;
 }
-static CYSTCK_ALWAYS_INLINE void _Cystck_HeadOut(Cystck_State *S, const _Cystck_HeadCopy *copy)
+static inline void _Cystck_HeadIn(_Cystck_HeadCopy *copy, const Cystck_State *S)
+{
+    _Cystck_HeadInCold(copy, S);
+}
+static inline void _Cystck_HeadOut(Cystck_State *S, const _Cystck_HeadCopy *copy)
 {
     S->top = copy->top;
     S->base = copy->base;
@@ -391,7 +395,7 @@ static CYSTCK_ALWAYS_INLINE Cystck_Object *_Cystck_HeapArgs(Cystck_State *S, PyO
 {
     _Cystck_HeadCopy c_;
     Cystck_Object *r;
-    _Cystck_HeadIn(&c_, S);
+    _Cystck_HeadInCold(&c_, S);
     r = _Cystck_HeapArgs_Ool(_CYSTCK_COPY_STATE(&c_), args, n);
     _Cystck_HeadOut(S, &c_);
     if (r != NULL)

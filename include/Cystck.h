@@ -207,7 +207,7 @@ static CYSTCK_ALWAYS_INLINE void _Cystck_HeadInCold(_Cystck_HeadCopy *copy, cons
     struct _Cystck_Frame *frame;
     _CYSTCK_FRAME_ADDRESS(frame, S->frame);
     if (!(sp_limit & _CYSTCK_SLOW))
-        sp_limit = sp_limit - (uintptr_t)S->frame + (uintptr_t)frame;
+        sp_limit = (uintptr_t)(frame->stack + CYSTCK_INLINE_STACK);
     _CYSTCK_GPR(top);
     _CYSTCK_GPR(base);
     _CYSTCK_GPR(end);

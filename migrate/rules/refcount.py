@@ -868,12 +868,12 @@ class NewRef(Rule):
                 return False  # in the header itself: a condition
         head = code[start:m.start()]
         end = code.find(";", m.end(), b1)
-        if end < 0 or not source.balanced(head + code[m.start():end]):
-            return False
+        if end < 0 or not source.balanced(head):
+            return False      # an argument of a call: what the call makes is another object
         if helper and regex.fullmatch(r"\s*return\s*(?:\(\s*\w+\s*\*\s*\)\s*)*", head) and \
                 not code[m.end():end].strip():
             return True
-        y = regex.match(r"\s*(?:(?:const\s+)?\w+\s*\*\s*)?(?P<y>[A-Za-z_]\w*)\s*=(?!=)", head)
+        y = regex.match(r"\s*(?:(?:const\s+)?(?:\w+\s*\*|Cystck_Object\s)\s*)?(?P<y>[A-Za-z_]\w*)\s*=(?!=)", head)
         if y is None or y.group("y") in ("return", "S"):
             return False
         name = regex.escape(y.group("y"))

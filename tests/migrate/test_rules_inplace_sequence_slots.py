@@ -7,7 +7,8 @@ cystck/apitable.py), binary and ssizearg like ``sq_concat`` and
 ``sq_repeat``, and the translator ports them.  Compared with the stock
 build: ``+=`` and ``*=`` mutate the object and give back the same one, in
 release and with CYSTCK_DEBUG=1."""
-from cystck.migrate import translate
+from cystck import gen_api
+from cystck.migrate import project, translate
 
 SRC = r'''#define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -238,6 +239,16 @@ PyInit_inplaceseq(void)
     return m;
 }
 '''
+
+
+def test_the_translator_knows_the_slots_the_table_lists():
+    """The slots CYSTCK_DEF_SLOT takes are listed in cystck/apitable.py
+    (checked against the header by tests/runtime/test_apitable.py); the
+    translator's signatures for them (project.SLOT_SIGNATURES, and the
+    traverse and destructor kinds of SPECIAL_SLOTS) cover the same list."""
+    table = {d.name for d in gen_api.parse_definitions() if d.kind == "slot"}
+    special = {s for s, kind in project.SPECIAL_SLOTS.items() if kind == "traverse"}
+    assert table == set(project.SLOT_SIGNATURES) | special
 
 
 def test_the_in_place_slots_are_ported():

@@ -756,13 +756,16 @@ def test_a_released_local_that_does_not_hold_the_new_reference_gets_no_handle_of
     """``newref`` gives a new reference a handle of its own where the local
     it is stored in is released later (test_rules_released_new_references.py);
     a new reference passed to a call whose result the local holds, or
-    stored in a local never released, stays the handle itself."""
+    stored in a local never released, stays the handle itself; so does a
+    new reference to a call's result (a handle of the call's own already)."""
     before = ("static PyObject *f(PyObject *self, PyObject *o)\n{\n"
               "    PyObject *y = g(Py_NewRef(o));\n    PyObject *z;\n"
-              "    z = Py_NewRef(o);\n    h(z);\n    Py_DECREF(y);\n    return z;\n}\n"
+              "    PyObject *w = Py_NewRef(PyTuple_GetItem(o, 0));\n"
+              "    z = Py_NewRef(o);\n    h(z, w);\n    Py_DECREF(y);\n    Py_DECREF(w);\n    return z;\n}\n"
               "static PyMethodDef m[] = {{\"f\", f, METH_O, NULL}, {NULL}};\n")
     out = translate.translate_source(before, "example.c", [RULES["newref"]()])
-    assert "g(o)" in out and "z = o;" in out and "Cystck_Dup" not in out
+    assert "g(o)" in out and "z = o;" in out and "w = PyTuple_GetItem(o, 0);" in out
+    assert "Cystck_Dup" not in out
 
 
 def test_an_iterator_slot_returning_a_variable_is_no_iteration_end():

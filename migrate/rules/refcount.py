@@ -799,13 +799,15 @@ class CommaIncRef(Rule):
         return s0, end + 1
 
 
-def _fresh_handle(x):
-    """Is the expression ``x`` a call (``CystckField_Load(S, self, ...)``,
-    ``Cystck_deref(S, r)``, under casts), whose handle is the call's own
-    already, so that a later release drops that handle and nothing else?"""
+def _named_handle(x):
+    """Is the expression ``x`` (under casts) a name or a member path
+    (``other``, ``job.cb``), a handle another owner may hold?  Not a call
+    (``CystckField_Load(S, o, f)``, ``Cystck_deref(S, r)``), whose handle
+    is the call's own, which a later release may drop, nor a member read
+    through a cast (``((PyTypeObject *)t)->tp_bases``), a ``PyObject *``
+    the escape hatch keeps."""
     x = _LEADING_CASTS.sub("", x, count=1).strip()
-    call = regex.match(r"\w+\s*\(", x)
-    return bool(call) and source.matching(x, call.end() - 1) == len(x)
+    return bool(regex.fullmatch(r"[A-Za-z_]\w*(?:\s*(?:->|\.)\s*[A-Za-z_]\w*)*", x))
 
 
 class NewRef(Rule):
@@ -821,9 +823,10 @@ class NewRef(Rule):
     Py_NewRef(x);``), or that a helper returns to a caller which releases
     it, ``return Py_NewRef(x);``, is a handle of its own, ``Cystck_Dup(S,
     x)``: the release would otherwise drop ``x``'s handle (the caller's,
-    for an argument), which the code or its caller goes on using.  Not
-    where ``x`` is a call (``Py_NewRef(CystckField_Load(S, o, f))``): its
-    handle is the call's own, which the release may drop."""
+    for an argument), which the code or its caller goes on using.  Only
+    where ``x`` is a name or a member path: a call's result
+    (``Py_NewRef(CystckField_Load(S, o, f))``) is the call's own handle,
+    which the release may drop."""
     name = "newref"
     precedence = 630
     patterns = (r"\bPy_X?NewRef\s*" + _common.PAREN, r"\bPy_X?SETREF\s*" + _common.PAREN + r"\s*;")
@@ -848,7 +851,7 @@ class NewRef(Rule):
                     continue          # a PyObject * lent by the escape hatch: a real reference
                 consumed = regex.search(rf"\b(?:{cons})\s*\([^;]*$", code[b0:m.start()])
                 if consumed and self._is_last_arg(code, b0 + consumed.start(), m.start(), m.end()) or \
-                        not _fresh_handle(x) and self._owned_later(code, b0, b1, m, helper):
+                        _named_handle(x) and self._owned_later(code, b0, b1, m, helper):
                     edits.add(m.start(), m.end(), _dup(x, "Py_XINCREF" if "XNewRef" in m.group() else ""))
                 else:
                     edits.add(m.start(), m.end(), x)

@@ -140,7 +140,16 @@ static inline Cystck_Object _Cystck_HArg(PyObject **p)
  *   count test and the dead stores (tuple3 -4, add_doubles -4,
  *   call_callback -1 instructions per call; docs/gaps.md, R1).  Each case
  *   then ends with a jump to the join, one instruction more where the
- *   stores stay (kwargs +1 in this form), hence the two. */
+ *   stores stay (kwargs +1 in this form), hence the two.
+ *   _Cystck_BindArgsEach switches on counts 0 to 3 only, and hands larger
+ *   ones to _Cystck_BindArgsMore's switch.  GCC lowers a switch of nine
+ *   cases to a jump table before the count test it threads into them
+ *   makes most of the cases alike (their "not NULL" tests go only in the
+ *   last VRP pass), so every count paid the table (cmp, ja, lea, movslq,
+ *   add, jmp); four cases are lowered to compares, the middle one first:
+ *   2 arguments cost 2 instructions, 0 and 3 cost 5, 1 costs 7, 4 to 8 cost
+ *   11 (all 6 or 7 with the one table; call_callback -4, tuple3 -1 per call;
+ *   docs/gaps.md, R1). */
 #define _CYSTCK_BIND(i) _CYSTCK_ASSUME(args[i] != NULL); inl[i] = _Cystck_H((PyObject **)&args[i])
 static inline Cystck_Object *_Cystck_BindArgs(Cystck_State *S, Cystck_Object *inl,
                                               PyObject *const *args, Cystck_ssize_t n)
@@ -160,8 +169,8 @@ static inline Cystck_Object *_Cystck_BindArgs(Cystck_State *S, Cystck_Object *in
 }
 #define _CYSTCK_BIND_2(i) _CYSTCK_BIND(i); _CYSTCK_BIND((i) + 1)
 #define _CYSTCK_BIND_4(i) _CYSTCK_BIND_2(i); _CYSTCK_BIND_2((i) + 2)
-/* Always inlined: GCC otherwise calls it, its 36 stores looking big. */
-static CYSTCK_ALWAYS_INLINE Cystck_Object *_Cystck_BindArgsEach(Cystck_State *S, Cystck_Object *inl,
+/* Always inlined (both): GCC otherwise calls them, their stores looking big. */
+static CYSTCK_ALWAYS_INLINE Cystck_Object *_Cystck_BindArgsMore(Cystck_State *S, Cystck_Object *inl,
                                                                  PyObject *const *args, Cystck_ssize_t n)
 {
     switch (n) {
@@ -170,11 +179,18 @@ static CYSTCK_ALWAYS_INLINE Cystck_Object *_Cystck_BindArgsEach(Cystck_State *S,
     case 6: _CYSTCK_BIND_4(0); _CYSTCK_BIND_2(4); return inl;
     case 5: _CYSTCK_BIND_4(0); _CYSTCK_BIND(4); return inl;
     case 4: _CYSTCK_BIND_4(0); return inl;
+    default: return n > CYSTCK_INLINE_ARGS ? _Cystck_HeapArgs(S, args, n) : inl;
+    }
+}
+static CYSTCK_ALWAYS_INLINE Cystck_Object *_Cystck_BindArgsEach(Cystck_State *S, Cystck_Object *inl,
+                                                                 PyObject *const *args, Cystck_ssize_t n)
+{
+    switch (n) {
     case 3: _CYSTCK_BIND_2(0); _CYSTCK_BIND(2); return inl;
     case 2: _CYSTCK_BIND_2(0); return inl;
     case 1: _CYSTCK_BIND(0); return inl;
     case 0: return inl;
-    default: return n > CYSTCK_INLINE_ARGS ? _Cystck_HeapArgs(S, args, n) : inl;
+    default: return _Cystck_BindArgsMore(S, inl, args, n);
     }
 }
 #undef _CYSTCK_BIND_4

@@ -285,8 +285,8 @@ static int is_entry_point(const char *func)
  * compiler inlined them) the generated trampoline (or PyInit_ for a
  * CYSTCK_MODINIT body).  The extension's line is the innermost entry that
  * is none of these: the call of the API function, also where the extension's
- * own helpers were inlined into their caller (a debug twin inlines the
- * implementation: defs.h, _CYSTCK_TWINS).  Without such an entry, the outermost one
+ * own helpers were inlined into their caller (a debug twin inlines them
+ * all: defs.h, _CYSTCK_TWINS).  Without such an entry, the outermost one
  * that is not an entry point. */
 static int addr2line(const char *object, unsigned long offset, char *buf, size_t size)
 {

@@ -193,62 +193,40 @@ static CYSTCK_ALWAYS_INLINE Cystck_Object *_Cystck_BindArgsEach(Cystck_State *S,
  * it with none, so that the first handle makes the frame checked
  * (_Cystck_OwnSlow); the definition (CystckDef) carries both, and the
  * runtime puts the twin into the method, getset and slot tables it builds
- * when debug mode is on (_Cystck_Twin).
- *
- * The implementation is declared always_inline (_CYSTCK_IMPL), so it is
- * inlined into both trampolines, and only it: what it calls is not forced
- * (the twins once inlined whole call trees with `flatten`, and a Kiwi C++
- * source and immutables' _map.c then compiled for minutes).  It must be
- * inlined into the release trampoline, or the frame's fields live in
- * memory and the constant room buys nothing; and a second call that is
- * not inlined would end GCC's "called once" inlining of a large
- * implementation into it.  The twin is cold and, with GCC, compiled
- * without optimisation (optimize("O0")): debug mode is slow anyway, and
- * the second copy of each implementation then adds little compile time
- * (docs/debug.md, Cost).  The price: more code, and a static function the
- * implementation calls once is now called from the twin too, so the
- * compiler inlines it into the release trampoline only where it would
- * inline a function called twice.
- *
- * always_inline fails to compile where an implementation cannot be
- * inlined: one that calls setjmp, or one that calls itself in a build at
- * -O1 or -Og (GCC: "inlining failed in call to 'always_inline'").  Such an
- * extension defines CYSTCK_NO_DEBUG_TWINS (before including Cystck.h).
- * Without twins (so also without GCC's or clang's attributes, at -O0,
- * where nothing is inlined, or with CYSTCK_NO_DEBUG_MODE) the trampoline
- * opens its frame with _CYSTCK_INLINE_ROOM(), debug mode's run-time room,
- * as every other frame does (CYSTCK_MODINIT, module exec and create, typed
- * methods, Cystck_OpenFrame): those run once or call their implementation
- * through a pointer anyway. */
+ * when debug mode is on (_Cystck_Twin).  The implementation must still have
+ * one call the compiler sees, the release trampoline's, or it is no longer
+ * inlined there ("called once"): the twin is `flatten`, which inlines the
+ * implementation (and what it calls) into the twin before that decision.
+ * The twin is cold code, compiled for size, but it is a second copy of the
+ * implementation and of every helper it calls: more code and compile time.
+ * Twins are opt-in (an extension defines CYSTCK_DEBUG_TWINS) and C only:
+ * `flatten` inlines whole call trees, and compile time can explode (a Kiwi
+ * C++ source and immutables' _map.c each compiled for more than 8 minutes
+ * instead of 5 seconds).  Without CYSTCK_DEBUG_TWINS, without GCC's or
+ * clang's attributes, in C++ or with CYSTCK_NO_DEBUG_MODE,
+ * there is no twin and the release trampoline opens its frame with
+ * _CYSTCK_INLINE_ROOM(), debug mode's run-time room, as every other frame
+ * does (CYSTCK_MODINIT, module exec and create, typed methods,
+ * Cystck_OpenFrame): those run once or call their implementation through a
+ * pointer anyway. */
 #define _CYSTCK_TRAMP_DEBUG(SYM) SYM##__cystck_trampoline_debug
-#if !defined(CYSTCK_NO_DEBUG_TWINS) && !defined(CYSTCK_NO_DEBUG_MODE) && \
-    defined(__OPTIMIZE__) && (defined(__GNUC__) || defined(__clang__))
+#if defined(CYSTCK_DEBUG_TWINS) && !defined(CYSTCK_NO_DEBUG_MODE) && \
+    !defined(__cplusplus) && (defined(__GNUC__) || defined(__clang__))
 #define _CYSTCK_HAVE_TWINS 1
 #define _CYSTCK_RELEASE_ROOM CYSTCK_INLINE_HANDLES
-#define _CYSTCK_IMPL static inline __attribute__((always_inline))
-#if defined(__clang__)
-#define _CYSTCK_TWIN_ATTR __attribute__((cold))
-#else
-#define _CYSTCK_TWIN_ATTR __attribute__((cold, optimize("O0")))
-#endif
 #define _CYSTCK_DEBUG_TWIN(KIND, SYM, IMPL) \
-    KIND(_CYSTCK_TWIN_ATTR, _CYSTCK_TRAMP_DEBUG(SYM), IMPL, 0)
+    KIND(__attribute__((flatten, cold)), _CYSTCK_TRAMP_DEBUG(SYM), IMPL, 0)
 #define _CYSTCK_DEBUG_TWIN_R(KIND, SYM, IMPL, RTYPE) \
-    KIND(_CYSTCK_TWIN_ATTR, _CYSTCK_TRAMP_DEBUG(SYM), IMPL, 0, RTYPE)
+    KIND(__attribute__((flatten, cold)), _CYSTCK_TRAMP_DEBUG(SYM), IMPL, 0, RTYPE)
 #define _CYSTCK_TWIN_OF(SYM) ((void *)_CYSTCK_TRAMP_DEBUG(SYM))
 #define _CYSTCK_IF_TWINS(...) __VA_ARGS__
 #else
 #define _CYSTCK_RELEASE_ROOM _CYSTCK_INLINE_ROOM()
-#define _CYSTCK_IMPL static
 #define _CYSTCK_DEBUG_TWIN(KIND, SYM, IMPL)
 #define _CYSTCK_DEBUG_TWIN_R(KIND, SYM, IMPL, RTYPE)
 #define _CYSTCK_TWIN_OF(SYM) NULL
 #define _CYSTCK_IF_TWINS(...)
 #endif
-/* The declaration of a CYSTCK_DEF_METH implementation, by its linkage: one
- * defined in another file (CYSTCK_DEF_METH_EXTERN) cannot be inlined. */
-#define _CYSTCK_LINKAGE_static _CYSTCK_IMPL
-#define _CYSTCK_LINKAGE_extern extern
 #define _CYSTCK_TWINS(KIND, SYM, IMPL)                                        \
     KIND(, _CYSTCK_TRAMP(SYM), IMPL, _CYSTCK_RELEASE_ROOM)                    \
     _CYSTCK_DEBUG_TWIN(KIND, SYM, IMPL)
@@ -373,7 +351,7 @@ typedef struct {
  * declares impl with the convention's signature, generates its trampoline
  * and defines `static CystckDef sym`.  Define impl after (or before) it. */
 #define _CYSTCK_DEF_METH(LINKAGE, SYM, NAME, IMPL, CONV, FLAGS, DOC)          \
-    _CYSTCK_LINKAGE_##LINKAGE _CYSTCK_PROTO_##CONV(IMPL);                     \
+    LINKAGE _CYSTCK_PROTO_##CONV(IMPL);                                       \
     _CYSTCK_TRAMPOLINE_##CONV(SYM, IMPL)                                      \
     static CystckDef SYM = { CystckDef_Meth,                                  \
         { NAME, (PyCFunction)(void (*)(void))_CYSTCK_TRAMP(SYM),              \
@@ -446,7 +424,7 @@ typedef struct { PyObject *_list; } Cystck_WeakList;
         return _Cystck_Finish(&S_, IMPL(&S_, _Cystck_HArg(&self), closure), #IMPL); \
     }
 #define _CYSTCK_GETTER(SYM, IMPL) \
-    _CYSTCK_IMPL int IMPL(Cystck_State *S, Cystck_Object self, void *closure); \
+    static int IMPL(Cystck_State *S, Cystck_Object self, void *closure);      \
     _CYSTCK_TWINS(_CYSTCK_GETTER_FN, SYM, IMPL)
 #define _CYSTCK_SETTER_FN(ATTR, FN, IMPL, ROOM) \
     ATTR static int FN(PyObject *self, PyObject *value, void *closure) \
@@ -457,7 +435,7 @@ typedef struct { PyObject *_list; } Cystck_WeakList;
                                  value ? _Cystck_H(&value) : Cystck_NULL, closure), #IMPL); \
     }
 #define _CYSTCK_SETTER(SYM, IMPL) \
-    _CYSTCK_IMPL int IMPL(Cystck_State *S, Cystck_Object self, Cystck_Object value, void *closure); \
+    static int IMPL(Cystck_State *S, Cystck_Object self, Cystck_Object value, void *closure); \
     _CYSTCK_TWINS(_CYSTCK_SETTER_FN, SYM, IMPL)
 #define CYSTCK_DEF_GET(SYM, NAME, GETTER, DOC, CLOSURE)                       \
     _CYSTCK_GETTER(SYM##_get, GETTER)                                         \
@@ -513,7 +491,7 @@ typedef struct { PyObject *_list; } Cystck_WeakList;
         return _Cystck_Finish(&S_, IMPL(&S_, _Cystck_HArg(&self)), #IMPL);       \
     }
 #define _CYSTCK_UNARY(SYM, IMPL) \
-    _CYSTCK_IMPL int IMPL(Cystck_State *S, Cystck_Object self);               \
+    static int IMPL(Cystck_State *S, Cystck_Object self);                     \
     _CYSTCK_TWINS(_CYSTCK_UNARY_FN, SYM, IMPL)
 #define _CYSTCK_ITERNEXT_FN(ATTR, FN, IMPL, ROOM) \
     ATTR static PyObject *FN(PyObject *self)                      \
@@ -529,7 +507,7 @@ typedef struct { PyObject *_list; } Cystck_WeakList;
         return _Cystck_Finish(&S_, n_, #IMPL);                                \
     }
 #define _CYSTCK_ITERNEXT(SYM, IMPL) \
-    _CYSTCK_IMPL int IMPL(Cystck_State *S, Cystck_Object self);               \
+    static int IMPL(Cystck_State *S, Cystck_Object self);                     \
     _CYSTCK_TWINS(_CYSTCK_ITERNEXT_FN, SYM, IMPL)
 #define _CYSTCK_BINARY_FN(ATTR, FN, IMPL, ROOM) \
     ATTR static PyObject *FN(PyObject *a, PyObject *b)            \
@@ -539,7 +517,7 @@ typedef struct { PyObject *_list; } Cystck_WeakList;
         return _Cystck_Finish(&S_, IMPL(&S_, _Cystck_HArg(&a), _Cystck_HArg(&b)), #IMPL); \
     }
 #define _CYSTCK_BINARY(SYM, IMPL) \
-    _CYSTCK_IMPL int IMPL(Cystck_State *S, Cystck_Object a, Cystck_Object b); \
+    static int IMPL(Cystck_State *S, Cystck_Object a, Cystck_Object b);       \
     _CYSTCK_TWINS(_CYSTCK_BINARY_FN, SYM, IMPL)
 #define _CYSTCK_TERNARY_FN(ATTR, FN, IMPL, ROOM) \
     ATTR static PyObject *FN(PyObject *a, PyObject *b, PyObject *c) \
@@ -550,7 +528,7 @@ typedef struct { PyObject *_list; } Cystck_WeakList;
                                         _Cystck_H(&c)), #IMPL);               \
     }
 #define _CYSTCK_TERNARY(SYM, IMPL) \
-    _CYSTCK_IMPL int IMPL(Cystck_State *S, Cystck_Object a, Cystck_Object b, Cystck_Object c); \
+    static int IMPL(Cystck_State *S, Cystck_Object a, Cystck_Object b, Cystck_Object c); \
     _CYSTCK_TWINS(_CYSTCK_TERNARY_FN, SYM, IMPL)
 #define _CYSTCK_DESCRGET_FN(ATTR, FN, IMPL, ROOM) \
     ATTR static PyObject *FN(PyObject *self, PyObject *obj, PyObject *type) \
@@ -561,7 +539,7 @@ typedef struct { PyObject *_list; } Cystck_WeakList;
                                         _Cystck_H(&type)), #IMPL);            \
     }
 #define _CYSTCK_DESCRGET(SYM, IMPL) \
-    _CYSTCK_IMPL int IMPL(Cystck_State *S, Cystck_Object self, Cystck_Object obj, Cystck_Object type); \
+    static int IMPL(Cystck_State *S, Cystck_Object self, Cystck_Object obj, Cystck_Object type); \
     _CYSTCK_TWINS(_CYSTCK_DESCRGET_FN, SYM, IMPL)
 #define _CYSTCK_RICHCMP_FN(ATTR, FN, IMPL, ROOM) \
     ATTR static PyObject *FN(PyObject *a, PyObject *b, int op)    \
@@ -571,7 +549,7 @@ typedef struct { PyObject *_list; } Cystck_WeakList;
         return _Cystck_Finish(&S_, IMPL(&S_, _Cystck_HArg(&a), _Cystck_HArg(&b), op), #IMPL); \
     }
 #define _CYSTCK_RICHCMP(SYM, IMPL) \
-    _CYSTCK_IMPL int IMPL(Cystck_State *S, Cystck_Object a, Cystck_Object b, int op); \
+    static int IMPL(Cystck_State *S, Cystck_Object a, Cystck_Object b, int op); \
     _CYSTCK_TWINS(_CYSTCK_RICHCMP_FN, SYM, IMPL)
 #define _CYSTCK_VALUE_OF_SELF_FN(ATTR, FN, IMPL, ROOM, RTYPE) \
     ATTR static RTYPE FN(PyObject *self)                          \
@@ -583,7 +561,7 @@ typedef struct { PyObject *_list; } Cystck_WeakList;
         return _CYSTCK_FINISH_VALUE(&S_, r_, #IMPL);                          \
     }
 #define _CYSTCK_VALUE_OF_SELF(SYM, IMPL, RTYPE) \
-    _CYSTCK_IMPL RTYPE IMPL(Cystck_State *S, Cystck_Object self);             \
+    static RTYPE IMPL(Cystck_State *S, Cystck_Object self);                   \
     _CYSTCK_TWINS_R(_CYSTCK_VALUE_OF_SELF_FN, SYM, IMPL, RTYPE)
 #define _CYSTCK_SSIZEARG_FN(ATTR, FN, IMPL, ROOM) \
     ATTR static PyObject *FN(PyObject *self, Py_ssize_t i)        \
@@ -593,7 +571,7 @@ typedef struct { PyObject *_list; } Cystck_WeakList;
         return _Cystck_Finish(&S_, IMPL(&S_, _Cystck_HArg(&self), i), #IMPL);    \
     }
 #define _CYSTCK_SSIZEARG(SYM, IMPL) \
-    _CYSTCK_IMPL int IMPL(Cystck_State *S, Cystck_Object self, Cystck_ssize_t i); \
+    static int IMPL(Cystck_State *S, Cystck_Object self, Cystck_ssize_t i);   \
     _CYSTCK_TWINS(_CYSTCK_SSIZEARG_FN, SYM, IMPL)
 #define _CYSTCK_SSIZEOBJARG_FN(ATTR, FN, IMPL, ROOM) \
     ATTR static int FN(PyObject *self, Py_ssize_t i, PyObject *v) \
@@ -604,7 +582,7 @@ typedef struct { PyObject *_list; } Cystck_WeakList;
                                  v ? _Cystck_H(&v) : Cystck_NULL), #IMPL);   \
     }
 #define _CYSTCK_SSIZEOBJARG(SYM, IMPL) \
-    _CYSTCK_IMPL int IMPL(Cystck_State *S, Cystck_Object self, Cystck_ssize_t i, Cystck_Object v); \
+    static int IMPL(Cystck_State *S, Cystck_Object self, Cystck_ssize_t i, Cystck_Object v); \
     _CYSTCK_TWINS(_CYSTCK_SSIZEOBJARG_FN, SYM, IMPL)
 #define _CYSTCK_OBJOBJARG_FN(ATTR, FN, IMPL, ROOM) \
     ATTR static int FN(PyObject *self, PyObject *k, PyObject *v)  \
@@ -615,7 +593,7 @@ typedef struct { PyObject *_list; } Cystck_WeakList;
                                  v ? _Cystck_H(&v) : Cystck_NULL), #IMPL);   \
     }
 #define _CYSTCK_OBJOBJARG(SYM, IMPL) \
-    _CYSTCK_IMPL int IMPL(Cystck_State *S, Cystck_Object self, Cystck_Object k, Cystck_Object v); \
+    static int IMPL(Cystck_State *S, Cystck_Object self, Cystck_Object k, Cystck_Object v); \
     _CYSTCK_TWINS(_CYSTCK_OBJOBJARG_FN, SYM, IMPL)
 #define _CYSTCK_OBJOBJ_FN(ATTR, FN, IMPL, ROOM) \
     ATTR static int FN(PyObject *self, PyObject *v)               \
@@ -625,7 +603,7 @@ typedef struct { PyObject *_list; } Cystck_WeakList;
         return _Cystck_FinishInt(&S_, IMPL(&S_, _Cystck_HArg(&self), _Cystck_HArg(&v)), #IMPL); \
     }
 #define _CYSTCK_OBJOBJ(SYM, IMPL) \
-    _CYSTCK_IMPL int IMPL(Cystck_State *S, Cystck_Object self, Cystck_Object v); \
+    static int IMPL(Cystck_State *S, Cystck_Object self, Cystck_Object v);    \
     _CYSTCK_TWINS(_CYSTCK_OBJOBJ_FN, SYM, IMPL)
 /* tp_new, tp_init and tp_call receive a tuple and a dict: the argument
  * handles point into the tuple's items (always a tuple, so not read
@@ -649,7 +627,7 @@ typedef struct { PyObject *_list; } Cystck_WeakList;
         _CYSTCK_ARGS_KW_BODY(IMPL, type, _Cystck_Finish, ROOM)                      \
     }
 #define _CYSTCK_NEW(SYM, IMPL) \
-    _CYSTCK_IMPL int IMPL(Cystck_State *S, Cystck_Object type, const Cystck_Object *args, \
+    static int IMPL(Cystck_State *S, Cystck_Object type, const Cystck_Object *args, \
                     Cystck_ssize_t nargs, Cystck_Object kw);                  \
     _CYSTCK_TWINS(_CYSTCK_NEW_FN, SYM, IMPL)
 #define _CYSTCK_INIT_FN(ATTR, FN, IMPL, ROOM) \
@@ -658,7 +636,7 @@ typedef struct { PyObject *_list; } Cystck_WeakList;
         _CYSTCK_ARGS_KW_BODY(IMPL, self, _Cystck_FinishInt, ROOM)                   \
     }
 #define _CYSTCK_INIT(SYM, IMPL) \
-    _CYSTCK_IMPL int IMPL(Cystck_State *S, Cystck_Object self, const Cystck_Object *args, \
+    static int IMPL(Cystck_State *S, Cystck_Object self, const Cystck_Object *args, \
                     Cystck_ssize_t nargs, Cystck_Object kw);                  \
     _CYSTCK_TWINS(_CYSTCK_INIT_FN, SYM, IMPL)
 #define _CYSTCK_CALL_FN(ATTR, FN, IMPL, ROOM) \
@@ -667,7 +645,7 @@ typedef struct { PyObject *_list; } Cystck_WeakList;
         _CYSTCK_ARGS_KW_BODY(IMPL, self, _Cystck_Finish, ROOM)                      \
     }
 #define _CYSTCK_CALL(SYM, IMPL) \
-    _CYSTCK_IMPL int IMPL(Cystck_State *S, Cystck_Object self, const Cystck_Object *args, \
+    static int IMPL(Cystck_State *S, Cystck_Object self, const Cystck_Object *args, \
                     Cystck_ssize_t nargs, Cystck_Object kw);                  \
     _CYSTCK_TWINS(_CYSTCK_CALL_FN, SYM, IMPL)
 
@@ -690,7 +668,7 @@ CYSTCK_INTERNAL void _Cystck_BufferReleased(PyObject *self, int r, PyObject *sav
         return _Cystck_BufferFilled(self, view, r_);                          \
     }
 #define _CYSTCK_GETBUFFER(SYM, IMPL) \
-    _CYSTCK_IMPL int IMPL(Cystck_State *S, Cystck_Object self, Py_buffer *view, int flags); \
+    static int IMPL(Cystck_State *S, Cystck_Object self, Py_buffer *view, int flags); \
     _CYSTCK_TWINS(_CYSTCK_GETBUFFER_FN, SYM, IMPL)
 #define _CYSTCK_RELEASEBUFFER_FN(ATTR, FN, IMPL, ROOM) \
     ATTR static void FN(PyObject *self, Py_buffer *view)          \
@@ -703,7 +681,7 @@ CYSTCK_INTERNAL void _Cystck_BufferReleased(PyObject *self, int r, PyObject *sav
         _Cystck_BufferReleased(self, _Cystck_FinishInt(&S_, 0, #IMPL), saved_); \
     }
 #define _CYSTCK_RELEASEBUFFER(SYM, IMPL) \
-    _CYSTCK_IMPL void IMPL(Cystck_State *S, Cystck_Object self, Py_buffer *view); \
+    static void IMPL(Cystck_State *S, Cystck_Object self, Py_buffer *view);   \
     _CYSTCK_TWINS(_CYSTCK_RELEASEBUFFER_FN, SYM, IMPL)
 
 /* A finalizer (PEP 442) runs once before the object dies, the object alive
@@ -721,7 +699,7 @@ CYSTCK_INTERNAL void _Cystck_BufferReleased(PyObject *self, int r, PyObject *sav
         _Cystck_BufferReleased(self, _Cystck_FinishInt(&S_, 0, #IMPL), saved_); \
     }
 #define _CYSTCK_FINALIZE(SYM, IMPL) \
-    _CYSTCK_IMPL void IMPL(Cystck_State *S, Cystck_Object self);              \
+    static void IMPL(Cystck_State *S, Cystck_Object self);                    \
     _CYSTCK_TWINS(_CYSTCK_FINALIZE_FN, SYM, IMPL)
 
 /* Traverse: the runtime's generic tp_clear/tp_dealloc call the traverse

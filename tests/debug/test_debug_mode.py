@@ -360,21 +360,20 @@ EVERY_TRAMPOLINE_SCENARIO = "b = m.Box.__new__(m.Box)\n" + "".join(
 
 
 @pytest.fixture(scope="module")
-def every_trampoline_without_twins(tmp_path_factory):
-    # CYSTCK_NO_DEBUG_TWINS: one trampoline per entry point, which reads
-    # debug mode's run-time room when it opens its frame (defs.h,
-    # _CYSTCK_TWINS); by default each gets a release trampoline and a twin.
-    return build_one("dbg_every_trampoline", tmp_path_factory.mktemp("no_twins"),
-                     [("CYSTCK_NO_DEBUG_TWINS", None)])
+def every_trampoline_with_twins(tmp_path_factory):
+    # CYSTCK_DEBUG_TWINS: each entry point gets a release trampoline with
+    # the constant inline room and a debug twin (defs.h, _CYSTCK_TWINS).
+    return build_one("dbg_every_trampoline", tmp_path_factory.mktemp("twins"),
+                     [("CYSTCK_DEBUG_TWINS", None)])
 
 
 @pytest.mark.parametrize("twins", [False, True], ids=["run-time room", "twins"])
-def test_every_kind_of_trampoline_is_checked(ext, every_trampoline_without_twins, twins):
+def test_every_kind_of_trampoline_is_checked(ext, every_trampoline_with_twins, twins):
     # With twins, debug mode replaces each trampoline in the method, getset
     # and slot tables by its debug twin when it makes the module or type:
     # one missed kind would run unchecked, its misuse unreported.  Without,
     # each trampoline reads debug mode's run-time room when it opens.
-    path = ext["dbg_every_trampoline"] if twins else every_trampoline_without_twins
+    path = every_trampoline_with_twins if twins else ext["dbg_every_trampoline"]
     r = run(path, EVERY_TRAMPOLINE_SCENARIO, debug=True)
     assert len(r.outcomes) == len(EVERY_TRAMPOLINE), r.describe()
     for call, outcome in zip(EVERY_TRAMPOLINE, r.outcomes):
@@ -385,14 +384,10 @@ def test_every_kind_of_trampoline_is_checked(ext, every_trampoline_without_twins
     assert [o.get("value") for o in r.outcomes] == list(EVERY_TRAMPOLINE.values()), r.describe()
 
 
-@pytest.mark.parametrize("twins", [False, True], ids=["run-time room", "twins"])
-def test_misuse_in_a_helper_of_an_entry_point_is_located_in_the_helper(ext, every_trampoline_without_twins,
-                                                                       twins):
-    # The location is the innermost line of the extension's code in the
-    # chain of inlined calls (the helper's), not the implementation's call
-    # of it, whether the helper was inlined (into the release trampoline,
-    # or into the twin's copy of the implementation) or not.
-    path = ext["dbg_every_trampoline"] if twins else every_trampoline_without_twins
-    r = run(path, "b = m.Box.__new__(m.Box)\noutcome(len, b)\n", debug=True)
+def test_misuse_in_a_helper_inlined_by_the_debug_twin_is_located_in_the_helper(every_trampoline_with_twins):
+    # The twin inlines the implementation and the helpers it calls: the
+    # location is the innermost line of the extension's code in the chain of
+    # inlined calls (the helper's), not the implementation's call of it.
+    r = run(every_trampoline_with_twins, "b = m.Box.__new__(m.Box)\noutcome(len, b)\n", debug=True)
     assert_reported(r.outcome, "CystckObject_IsTrue: " + USED_AFTER_RELEASE,
                     "dbg_every_trampoline", "use", "stale_truth")

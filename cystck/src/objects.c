@@ -8,8 +8,10 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
+#include <wchar.h>
 
 /* ---- Cystck_BuildValue: Py_BuildValue with handles for O, S and N ---- */
+/* (The units of Py_BuildValue but O& and D; p as 3.14 has it.) */
 
 static PyObject *build_one(Cystck_State *S, const char **fmt, va_list *va);
 
@@ -84,6 +86,22 @@ static PyObject *build_string(const char **fmt, va_list *va, int bytes)
     return bytes ? PyBytes_FromStringAndSize(s, n) : PyUnicode_FromStringAndSize(s, n);
 }
 
+/* u, u#: a wchar_t buffer (null-terminated, or with its length) as a str. */
+static PyObject *build_wide(const char **fmt, va_list *va)
+{
+    const wchar_t *s = va_arg(*va, const wchar_t *);
+    Py_ssize_t n = -1;
+    if (**fmt == '#') {
+        (*fmt)++;
+        n = va_arg(*va, Py_ssize_t);
+    }
+    if (s == NULL)
+        Py_RETURN_NONE;
+    if (n < 0)
+        n = (Py_ssize_t)wcslen(s);
+    return PyUnicode_FromWideChar(s, n);
+}
+
 static PyObject *build_one(Cystck_State *S, const char **fmt, va_list *va)
 {
     char c = *(*fmt)++;
@@ -105,6 +123,7 @@ static PyObject *build_one(Cystck_State *S, const char **fmt, va_list *va)
     case 'C': return PyUnicode_FromOrdinal(va_arg(*va, int));
     case 's': case 'z': case 'U': return build_string(fmt, va, 0);
     case 'y': return build_string(fmt, va, 1);
+    case 'u': return build_wide(fmt, va);
     case 'O': case 'S': case 'N': {
         Cystck_Object h = va_arg(*va, Cystck_Object);
         PyObject *o = _Cystck_Get(h);

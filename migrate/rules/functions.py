@@ -1374,10 +1374,20 @@ class StateCalls(Rule):
             for m in regex.finditer(r"(?:->|\.)\s*(?P<f>\w+)\s*(?:\)\s*)+\((?!\s*S\s*[,)])", code, pos=b0, endpos=b1):
                 if m.group("f") in p.state_fields:
                     self._insert(code, m, edits)
-        # calls through a function-pointer parameter whose functions take S
+        # calls through a function-pointer parameter whose functions take
+        # S, or through a parameter or local of a type that takes S
+        typed = regex.compile(r"\b(?:" + "|".join(map(regex.escape, sorted(p.state_typedefs)))
+                              + r")\s+(?:const\s+)?(\w+)\s*[,;)=\[]") if p.state_typedefs else None
         for ctx in _common.function_contexts(unit, with_locals=False):
             fnptrs = {f.group("n") for f in STATE_FNPTR_PARAM.finditer(code, *ctx.func.params)}
+            if typed is not None:
+                fnptrs |= set(typed.findall(code[ctx.func.params[0]:ctx.func.params[1]] + ")"))
+                fnptrs |= set(typed.findall(code, *ctx.body))
             for m in regex.finditer(self.patterns[0], code, pos=ctx.body[0], endpos=ctx.body[1]):
+                if m.group("f") in fnptrs:
+                    self._insert(code, m, edits)
+            for m in regex.finditer(r"\(\s*\*\s*(?P<f>\w+)\s*\)\s*\((?!\s*S\s*[,)])", code,
+                                    pos=ctx.body[0], endpos=ctx.body[1]):
                 if m.group("f") in fnptrs:
                     self._insert(code, m, edits)
         # macros calling helpers: a macro uses the S of the function that

@@ -1225,9 +1225,9 @@ class GlobalRefs(Rule):
                 self._read_refs(unit, masked, params.end() + m.start(), m.end(),
                                 self._cast_read(references_re(names, set())), own, edits)
         if any(XREF_HELPER in new for _, _, new in edits.items):
-            _common.define_after_include(unit.text, edits, XREF_HELPER_DEFINITION)
-        if any(STEAL_HELPER in new for _, _, new in edits.items) and STEAL_HELPER not in unit.text:
-            _common.define_after_include(unit.text, edits, STEAL_HELPER_DEFINITION)
+            _common.define_before_first_use(unit, edits, XREF_HELPER, XREF_HELPER_DEFINITION)
+        if any(STEAL_HELPER in new for _, _, new in edits.items):
+            _common.define_before_first_use(unit, edits, STEAL_HELPER, STEAL_HELPER_DEFINITION)
         if edits:
             unit.apply(edits)
         return edits.applied

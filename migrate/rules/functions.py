@@ -1475,13 +1475,7 @@ class StateCalls(Rule):
 
     @staticmethod
     def _define_result_helper(unit, edits):
-        if RESULT_HELPER not in unit.text:
-            # or after the last include (a file of a unity build, whose
-            # headers include Cystck.h)
-            first_use = min(start for start, _, new in edits.items if new.startswith(RESULT_HELPER + "("))
-            last = next(reversed(list(regex.finditer(r'^[ \t]*#[ \t]*include\b[^\n]*\n', unit.masked[:first_use],
-                                                     regex.M))), None)
-            _common.define_after_include(unit.text, edits, RESULT_HELPER_DEFINITION, last and last.end())
+        _common.define_before_first_use(unit, edits, RESULT_HELPER, RESULT_HELPER_DEFINITION)
 
     @staticmethod
     def _insert(code, m, edits):

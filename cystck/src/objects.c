@@ -71,14 +71,19 @@ static PyObject *build_dict(Cystck_State *S, const char **fmt, va_list *va)
     return d;
 }
 
+/* The length after a buffer's unit: its # argument, or -1 (none). */
+static Py_ssize_t build_length(const char **fmt, va_list *va)
+{
+    if (**fmt != '#')
+        return -1;
+    (*fmt)++;
+    return va_arg(*va, Py_ssize_t);
+}
+
 static PyObject *build_string(const char **fmt, va_list *va, int bytes)
 {
     const char *s = va_arg(*va, const char *);
-    Py_ssize_t n = -1;
-    if (**fmt == '#') {
-        (*fmt)++;
-        n = va_arg(*va, Py_ssize_t);
-    }
+    Py_ssize_t n = build_length(fmt, va);
     if (s == NULL)
         Py_RETURN_NONE;
     if (n < 0)
@@ -90,16 +95,10 @@ static PyObject *build_string(const char **fmt, va_list *va, int bytes)
 static PyObject *build_wide(const char **fmt, va_list *va)
 {
     const wchar_t *s = va_arg(*va, const wchar_t *);
-    Py_ssize_t n = -1;
-    if (**fmt == '#') {
-        (*fmt)++;
-        n = va_arg(*va, Py_ssize_t);
-    }
+    Py_ssize_t n = build_length(fmt, va);
     if (s == NULL)
         Py_RETURN_NONE;
-    if (n < 0)
-        n = (Py_ssize_t)wcslen(s);
-    return PyUnicode_FromWideChar(s, n);
+    return PyUnicode_FromWideChar(s, n < 0 ? (Py_ssize_t)wcslen(s) : n);
 }
 
 static PyObject *build_one(Cystck_State *S, const char **fmt, va_list *va)

@@ -121,7 +121,7 @@ h CystckObject_CallFunction(h f, const char* fmt, ...) : hand ~ PyObject_CallFun
 h CystckObject_CallMethod(h o, const char* name, const char* fmt, ...) : hand ~ PyObject_CallMethod ; [h+1, e] o.name(*BuildValue(fmt, ...))
 h CystckObject_GenericGetAttr(h o, h name) = PyObject_GenericGetAttr ; [h+1, e] default attribute lookup
 int CystckObject_GenericSetAttr(h o, h name, h? v) = PyObject_GenericSetAttr ; [e] default attribute store
-h Cystck_BuildValue(const char* fmt, ...) : hand ~ Py_BuildValue ; [h+1, e] build a value; O/N/S take handles
+h Cystck_BuildValue(const char* fmt, ...) : hand ~ Py_BuildValue ; [h+1, e] build a value; O/N/S take handles, u/u# a wchar_t buffer
 int Cystck_EnterRecursiveCall(const char* where) = Py_EnterRecursiveCall ; [e] guard deep C recursion
 void Cystck_LeaveRecursiveCall() = Py_LeaveRecursiveCall   ; end of a guarded recursion
 int Cystck_ReprEnter(h o) = Py_ReprEnter                   ; [e] guard a recursive repr of container o: 0 the first time, 1 if o's repr is under way already (write `[...]`), -1 on error

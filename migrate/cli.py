@@ -14,6 +14,7 @@ import time
 import regex
 
 from . import analysis, cppcheck, engine, report, source, translate
+from .project import includers
 
 SOURCE_SUFFIXES = translate.SOURCE_SUFFIXES
 EXIT_INPUT = 2
@@ -131,16 +132,40 @@ CURRENT_C_ERRORS = ("-Werror=incompatible-pointer-types", "-Werror=int-conversio
                     "-Werror=implicit-function-declaration")
 
 
-def compile_check(out_root, rels, cflags):
+def compiled_units(rels, included_by=None):
+    """The files to compile for the translated ``rels``: each source file,
+    but one that another file ``#include``s (``included_by``: path -> the
+    paths that include it, project.includers), which a unity build compiles
+    only as part of it: then the files that include it and are included by
+    none (in order, once each)."""
+    included_by = included_by or {}
+    units = []
+    for rel in rels:
+        if pathlib.PurePath(rel).suffix.lower() in translate.HEADER_SUFFIXES:
+            continue
+        roots, seen, todo = [], {rel}, [rel]
+        while todo:
+            path = todo.pop()
+            above = sorted(included_by.get(path, ()))
+            if not above:
+                roots.append(path)
+            todo += [q for q in above if q not in seen]
+            seen.update(above)
+        units += [r for r in sorted(roots) if r not in units
+                  and pathlib.PurePath(r).suffix.lower() not in translate.HEADER_SUFFIXES]
+    return units
+
+
+def compile_check(out_root, rels, cflags, included_by=None):
     """Compile each translated file against Cystck.h (syntax and types
-    only).  Returns the check section of the report."""
+    only), a file another includes as part of that one (compiled_units).
+    Returns the check section of the report."""
     import cystck
     failures = []
     includes = [cystck.get_include(), sysconfig.get_paths()["include"]]
-    for rel in rels:
+    units = compiled_units(rels, included_by)
+    for rel in units:
         f = out_root / rel
-        if f.suffix.lower() in translate.HEADER_SUFFIXES:
-            continue
         cpp = f.suffix.lower() in translate.CPP_SUFFIXES
         compiler = os.environ.get("CXX", "c++") if cpp else os.environ.get("CC", "cc")
         cmd = [compiler, "-fsyntax-only", "-std=c++17" if cpp else "-std=c11", f"-I{f.parent}", f"-I{out_root}"]
@@ -150,8 +175,7 @@ def compile_check(out_root, rels, cflags):
         if proc.returncode != 0:
             errors = [ln for ln in proc.stderr.splitlines() if _COMPILER_ERROR.search(ln)]
             failures.append({"file": rel, "errors": errors or proc.stderr.strip().splitlines()[-1:]})
-    total = len([r for r in rels if pathlib.PurePath(r).suffix.lower() not in translate.HEADER_SUFFIXES])
-    return {"total": total, "passed": total - len(failures), "failures": failures}
+    return {"total": len(units), "passed": len(units) - len(failures), "failures": failures}
 
 
 def main(argv=None):
@@ -252,7 +276,9 @@ def run(args):
                                                if pathlib.PurePath(r).suffix.lower() not in translate.HEADER_SUFFIXES],
                                               include_dirs + [str(out_root)], out_root)
         notes += found
-    check = compile_check(out_root, translated, args.cflags) if args.check else None
+    check = compile_check(out_root, translated, args.cflags,
+                          includers({**sources, **{u.path: u.text for u in units.values()}})) \
+        if args.check else None
     rep = report.build(units, notes, input_path=path, output_path=out_root, elapsed=elapsed,
                        cppcheck_status=cppcheck_status, check=check)
     if args.report:

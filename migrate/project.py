@@ -291,6 +291,7 @@ class Project:
     struct_globals: dict = field(default_factory=dict)   # global variable -> its plain struct
     module_state_structs: set = field(default_factory=set)
     state_typedefs: set = field(default_factory=set)     # fn-pointer types that get S
+    fnptr_typedefs: set = field(default_factory=set)     # every fn-pointer typedef (see _state_callback_types)
     state_fields: set = field(default_factory=set)       # members of those types
     api_macros: set = field(default_factory=set)         # macros expanding to API use
     converters: set = field(default_factory=set)         # O& converter functions
@@ -725,7 +726,7 @@ def build(files, kept_stock=frozenset(), split_destructors=True, includes=None):
     for path, code in masks.items():
         if code is not None and "c++" in _languages(path, code):
             _collect_classes(p, code)
-    _infer_state(p)
+    _infer_state(p, masks)
     _finalize_destructors_calling_api(p)
     if split_destructors:
         _split_destructors(p, files, masks)
@@ -1528,10 +1529,17 @@ def _collect_typedefs(p, code):
     for m in regex.finditer(rf"\b(?:{stock})\s+(\w+)\s*;", code):
         p.state_fields.add(m.group(1))
     for m in _FNPTR_TYPEDEF.finditer(code):
+        p.fnptr_typedefs.add(m.group("name"))
         sig = m.group("ret") + m.group("params")
         if regex.search(OBJECT_TYPES + r"\s*\*", sig) or any(
                 regex.search(rf"\b{regex.escape(t)}\s*\*", sig) for t in p.types):
             p.state_typedefs.add(m.group("name"))
+    _add_state_fields(p, code)
+
+
+def _add_state_fields(p, code):
+    """The members and globals declared with a type of ``state_typedefs``
+    (``visit_fn fn;``): calls through them take S."""
     if p.state_typedefs:
         names = "|".join(map(regex.escape, sorted(p.state_typedefs)))
         for m in regex.finditer(rf"\b(?:{names})\s+(\w+)\s*;", code):
@@ -1864,10 +1872,12 @@ def _collect_converters(p, masks):
                                 if (path, n) in p.functions)
 
 
-def _infer_state(p):
+def _infer_state(p, masks=None):
     """Which functions take ``Cystck_State *S``: entry points, functions
     with handle parameters or results, and functions whose body uses the
-    API or calls such functions (a fixpoint over the call graph)."""
+    API or calls such functions (a fixpoint over the call graph, with the
+    function-pointer types their functions make take S:
+    _state_callback_types)."""
     refs = p.globals | p.ref_arrays | set(p.type_objects) | p.api_macros | p.state_fields
     ref_re = regex.compile(r"\b(?:" + "|".join(map(regex.escape, sorted(refs))) + r")\b") if refs else None
     # a member access of a reference in allocated memory (n->key) reads it
@@ -1919,7 +1929,81 @@ def _infer_state(p):
                        for c in candidates if c.name != info.name):
                     info.needs_state = True
                     changed = True
+        changed |= _state_callback_types(p, masks)
     _state_members(p, candidates)
+
+
+def _state_callback_types(p, masks):
+    """A function-pointer type without objects (``typedef int
+    (*visit_fn)(Node *, int, void *)``) takes S once a function that takes
+    it is bound to the type: passed where a parameter of the type is
+    declared (``walk(root, collect, &c)``), or the initialiser of a local
+    of the type (``visit_fn f = collect;``).  Every function bound to it
+    then takes S (one without the API too: the calls through the type pass
+    S), and so does every function calling through a parameter, local or
+    member of a type that takes S.  Returns whether anything changed."""
+    changed = False
+    plain = p.fnptr_typedefs - p.state_typedefs
+    if plain:
+        alt = "|".join(map(regex.escape, sorted(plain)))
+        typed_param = regex.compile(rf"\s*(?:const\s+)?(?P<t>{alt})\s+(?:const\s+)?\w+\s*")
+        positions = {}          # (path, function) -> {parameter index: type}
+        for key, info in p.functions.items():
+            if info.body and regex.search(rf"\b(?:{alt})\b", info.params):
+                for i, (a, b) in enumerate(source.split_top(info.params, 0, len(info.params))):
+                    m = typed_param.fullmatch(info.params, a, b)
+                    if m:
+                        positions.setdefault(key, {})[i] = m.group("t")
+        bound = {}              # type -> {(path, function) bound to it}
+        fn_arg = regex.compile(r"\s*(?:\(\s*\w+\s*\)\s*)?&?\s*(\w+)\s*")
+        for info in p.functions.values():
+            if not info.body:
+                continue
+            for m in regex.finditer(r"(?<![\w.>])(?P<f>\w+)\s*" + source.paren("a"), info.body, overlapped=True):
+                callee = p.function(info.path, m.group("f"))
+                pos = positions.get((callee.path, callee.name)) if callee is not None else None
+                if not pos:
+                    continue
+                a = m.group("a")
+                args = source.split_top(a, 1, len(a) - 1)
+                for i, t in pos.items():
+                    arg = fn_arg.fullmatch(a, *args[i]) if i < len(args) else None
+                    f = arg and p.function(info.path, arg.group(1))
+                    if f:
+                        bound.setdefault(t, set()).add((f.path, f.name))
+            for m in regex.finditer(rf"\b(?P<t>{alt})\s+\w+\s*=\s*(?:\(\s*\w+\s*\)\s*)?&?\s*(?P<f>\w+)\s*[;,]",
+                                    info.body):
+                f = p.function(info.path, m.group("f"))
+                if f is not None:
+                    bound.setdefault(m.group("t"), set()).add((f.path, f.name))
+        for t, keys in sorted(bound.items()):
+            infos = [p.functions[k] for k in sorted(keys)]
+            if not any(i.needs_state for i in infos):
+                continue
+            p.state_typedefs.add(t)
+            changed = True
+            for info in infos:
+                if info.role is None:
+                    info.needs_state = True
+        if changed:
+            for code in (masks or {}).values():
+                if code is not None:
+                    _add_state_fields(p, code)
+    if not p.state_typedefs:
+        return changed
+    alt = "|".join(map(regex.escape, sorted(p.state_typedefs)))
+    declared = regex.compile(rf"\b(?:{alt})\s+(?:const\s+)?(\w+)\s*[,;)=\[]")
+    members = "|".join(map(regex.escape, sorted(p.state_fields)))
+    for info in p.functions.values():
+        if info.needs_state or not info.body or (info.role is not None and not info.role.state):
+            continue
+        names = "|".join(map(regex.escape, sorted(set(declared.findall(info.params + ")"))
+                                                   | set(declared.findall(info.body)))))
+        if (names and regex.search(rf"(?<![\w.>])(?:{names})\s*\(|\(\s*\*\s*(?:{names})\s*\)\s*\(", info.body)) \
+                or (members and regex.search(rf"(?:->|\.)\s*(?:{members})\s*(?:\)\s*)*\(", info.body)):
+            info.needs_state = True
+            changed = True
+    return changed
 
 
 # ---- C++ classes whose methods read S from a member ----

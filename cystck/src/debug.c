@@ -122,11 +122,39 @@ typedef struct {
 static Quarantined quarantine[QUARANTINE];
 static size_t quarantine_next;
 
+/* Debug frames a newer closed one pushed out of the quarantine, for the
+ * next calls to reuse: debug mode allocates its frames when the module
+ * loads (QUARANTINE of them, plus some for nested calls), so the process
+ * does not grow over the first QUARANTINE calls (leak tests that compare
+ * the process's size around a loop of calls). */
+struct spare_frame { struct spare_frame *next; };
+static struct spare_frame *spare_frames;
+
+static void spare_frame(void *mem)
+{
+    struct spare_frame *f = (struct spare_frame *)mem;
+    f->next = spare_frames;
+    spare_frames = f;
+}
+
+#define SPARE_NESTED 32
+
 void _Cystck_DebugInit(void)
 {
     const char *v = getenv("CYSTCK_DEBUG");
+    static int spares_made;
+    int i;
     _Cystck_debug = v != NULL && v[0] != '\0' && strcmp(v, "0") != 0;
     _Cystck_inline_room = _Cystck_debug ? 0 : CYSTCK_INLINE_HANDLES;
+    if (!_Cystck_debug || spares_made)
+        return;
+    spares_made = 1;
+    for (i = 0; i < QUARANTINE + SPARE_NESTED; i++) {
+        void *f = malloc(sizeof(struct _Cystck_DebugFrame));
+        if (f == NULL)
+            break;
+        spare_frame(f);
+    }
 }
 
 static void quarantine_add(PyObject **begin, PyObject **end, void *mem, void (*free_mem)(void *),
@@ -164,8 +192,13 @@ static const Quarantined *find_quarantined(PyObject **p)
  * that pass in release mode failed in debug mode. */
 struct _Cystck_DebugFrame *_Cystck_DebugNewFrame(const char *func)
 {
-    struct _Cystck_DebugFrame *df =
-        (struct _Cystck_DebugFrame *)calloc(1, sizeof(struct _Cystck_DebugFrame));
+    struct _Cystck_DebugFrame *df = (struct _Cystck_DebugFrame *)spare_frames;
+    if (df != NULL) {
+        spare_frames = spare_frames->next;
+        memset(df, 0, sizeof(*df));
+    }
+    else
+        df = (struct _Cystck_DebugFrame *)calloc(1, sizeof(struct _Cystck_DebugFrame));
     if (df != NULL)
         df->func = func;
     return df;
@@ -189,7 +222,7 @@ void _Cystck_DebugCloseFrame(Cystck_State *S)
         *p = NULL;
         Py_XDECREF(o);
     }
-    quarantine_add(df->slots, df->slots + DEBUG_FRAME_SLOTS, df, free, df->func);
+    quarantine_add(df->slots, df->slots + DEBUG_FRAME_SLOTS, df, spare_frame, df->func);
     S->frame->debug = NULL;
 }
 

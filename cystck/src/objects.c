@@ -8,8 +8,10 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
+#include <wchar.h>
 
 /* ---- Cystck_BuildValue: Py_BuildValue with handles for O, S and N ---- */
+/* (The units of Py_BuildValue but O& and D; p as 3.14 has it.) */
 
 static PyObject *build_one(Cystck_State *S, const char **fmt, va_list *va);
 
@@ -69,19 +71,34 @@ static PyObject *build_dict(Cystck_State *S, const char **fmt, va_list *va)
     return d;
 }
 
+/* The length after a buffer's unit: its # argument, or -1 (none). */
+static Py_ssize_t build_length(const char **fmt, va_list *va)
+{
+    if (**fmt != '#')
+        return -1;
+    (*fmt)++;
+    return va_arg(*va, Py_ssize_t);
+}
+
 static PyObject *build_string(const char **fmt, va_list *va, int bytes)
 {
     const char *s = va_arg(*va, const char *);
-    Py_ssize_t n = -1;
-    if (**fmt == '#') {
-        (*fmt)++;
-        n = va_arg(*va, Py_ssize_t);
-    }
+    Py_ssize_t n = build_length(fmt, va);
     if (s == NULL)
         Py_RETURN_NONE;
     if (n < 0)
         n = (Py_ssize_t)strlen(s);
     return bytes ? PyBytes_FromStringAndSize(s, n) : PyUnicode_FromStringAndSize(s, n);
+}
+
+/* u, u#: a wchar_t buffer (null-terminated, or with its length) as a str. */
+static PyObject *build_wide(const char **fmt, va_list *va)
+{
+    const wchar_t *s = va_arg(*va, const wchar_t *);
+    Py_ssize_t n = build_length(fmt, va);
+    if (s == NULL)
+        Py_RETURN_NONE;
+    return PyUnicode_FromWideChar(s, n < 0 ? (Py_ssize_t)wcslen(s) : n);
 }
 
 static PyObject *build_one(Cystck_State *S, const char **fmt, va_list *va)
@@ -105,6 +122,7 @@ static PyObject *build_one(Cystck_State *S, const char **fmt, va_list *va)
     case 'C': return PyUnicode_FromOrdinal(va_arg(*va, int));
     case 's': case 'z': case 'U': return build_string(fmt, va, 0);
     case 'y': return build_string(fmt, va, 1);
+    case 'u': return build_wide(fmt, va);
     case 'O': case 'S': case 'N': {
         Cystck_Object h = va_arg(*va, Cystck_Object);
         PyObject *o = _Cystck_Get(h);

@@ -674,6 +674,19 @@ def call_of_argument(code, at):
 _CYSTCK_INCLUDE = regex.compile(r'^[ \t]*#[ \t]*include[ \t]*"Cystck\.h"[^\n]*\n', regex.M)
 
 
+def define_before_first_use(unit, edits, name, definition):
+    """Add the helper ``name``'s ``definition`` once, after the Cystck.h
+    include, or after the last include before the first of ``edits`` that
+    calls it where the file has none (a file of a unity build, whose
+    headers include Cystck.h)."""
+    if name in unit.text:
+        return
+    first_use = min(start for start, _, new in edits.items if regex.search(rf"\b{name}\s*\(", new))
+    last = next(reversed(list(regex.finditer(r'^[ \t]*#[ \t]*include\b[^\n]*\n', unit.masked[:first_use],
+                                             regex.M))), None)
+    define_after_include(unit.text, edits, definition, last and last.end())
+
+
 def define_after_include(text, edits, definition, fallback=None):
     """Add ``definition`` (a helper the rule's output calls) once, after the
     ``#include "Cystck.h"`` the include-header rule wrote (which such a

@@ -960,7 +960,8 @@ static inline Cystck_Object {STEAL_HELPER}(Cystck_State *S, Cystck_Ref *r)
 def _gives_up(masked, r, start, end):
     """Does masked[start:end] give up the reference ``r`` (``n->value``)
     that a local took: store into it, or free the block it lives in
-    (``free(n)``, ``PyMem_Free(n)``, an allocator's own free function)?
+    (``free(n)``, ``PyMem_Free(n)``, an allocator's own free function,
+    also one that takes S by now: ``node_free(S, n)``)?
     Only then does the local take its object over: a local that stock
     code increments (an increment other rules may have removed by now)
     leaves the reference as it is."""
@@ -969,7 +970,7 @@ def _gives_up(masked, r, start, end):
         return True
     head = regex.match(r"\s*(\w+)", r)
     return bool(head) and bool(regex.search(
-        rf"\b\w*(?:free|Free|FREE|_[Dd]el|_DEL)\s*\(\s*(?:\(\s*\w+\s*\*\s*\)\s*)?{head.group(1)}\s*\)",
+        rf"\b\w*(?:free|Free|FREE|_[Dd]el|_DEL)\s*\(\s*(?:S\s*,\s*)?(?:\(\s*\w+\s*\*\s*\)\s*)?{head.group(1)}\s*\)",
         masked[start:end]))
 
 
@@ -1226,9 +1227,9 @@ class GlobalRefs(Rule):
                 self._read_refs(unit, masked, params.end() + m.start(), m.end(),
                                 self._cast_read(references_re(names, set())), own, edits)
         if any(XREF_HELPER in new for _, _, new in edits.items):
-            _common.define_after_include(unit.text, edits, XREF_HELPER_DEFINITION)
-        if any(STEAL_HELPER in new for _, _, new in edits.items) and STEAL_HELPER not in unit.text:
-            _common.define_after_include(unit.text, edits, STEAL_HELPER_DEFINITION)
+            _common.define_before_first_use(unit, edits, XREF_HELPER, XREF_HELPER_DEFINITION)
+        if any(STEAL_HELPER in new for _, _, new in edits.items):
+            _common.define_before_first_use(unit, edits, STEAL_HELPER, STEAL_HELPER_DEFINITION)
         if edits:
             unit.apply(edits)
         return edits.applied

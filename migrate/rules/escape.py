@@ -450,6 +450,62 @@ class ObjectAddresses(Rule):
         return edits.applied
 
 
+# printf-like functions of C and of CPython, with the index of their format
+_PRINTF_FORMAT_AT = {"printf": 0, "fprintf": 1, "sprintf": 1, "snprintf": 2, "dprintf": 1,
+                     "PySys_WriteStdout": 0, "PySys_WriteStderr": 0, "PyOS_snprintf": 2}
+# one conversion of a printf format (or %%), with its width and precision
+_CONVERSION = regex.compile(r"%(?:%|[-+ #0']*(?P<w>\*|\d+)?(?:\.(?P<p>\*|\d+))?(?:hh|h|ll|l|j|z|t|L)?(?P<c>[a-zA-Z]))")
+
+
+class PrintedObjectAddresses(Rule):
+    """An object printed with ``%p`` (``fprintf(f, "[%p]", o)``, a debug
+    print) would print a handle, which is a struct, not a pointer (a
+    warning, and garbage): its identity is printed, ``(void
+    *)CystckObject_Id(S, o)``, the same for every handle to the object.
+    The argument is a handle variable or a call returning a handle
+    (``Cystck_deref(S, n->value)``); the format a string literal."""
+    name = "printed-object-addresses"
+    precedence = 862
+    patterns = (r"(?<![\w.>])(?P<f>" + "|".join(_PRINTF_FORMAT_AT) + r")\s*" + source.paren("a"),)
+    before = ("static void show(FILE *f, PyObject *o)\n{\n"
+              "    fprintf(f, \"%s at %p\\n\", Py_TYPE(o)->tp_name, o);\n}\n")
+    after = ("static void show(FILE *f, PyObject *o)\n{\n"
+             "    fprintf(f, \"%s at %p\\n\", Py_TYPE(o)->tp_name, (void *)CystckObject_Id(S, o));\n}\n")
+
+    def apply(self, unit):
+        code, text = unit.masked, unit.text
+        if not regex.search(self.patterns[0], code):
+            return 0
+        makers = {f.name for f in api.table() if f.ret == "h"} | unit.project.handle_makers(unit.path)
+        edits = source.Edits()
+        for ctx, m in _common.matches_in_state_bodies(unit, self.patterns[0], code):
+            a0, a1 = m.span("a")
+            args = source.split_top(code, a0 + 1, a1 - 1)
+            at = _PRINTF_FORMAT_AT[m.group("f")]
+            if len(args) <= at:
+                continue
+            fmt = regex.fullmatch(r'\s*"((?:[^"\\\n]|\\.)*)"\s*', text[args[at][0]:args[at][1]])
+            if fmt is None:
+                continue
+            i = at + 1
+            for c in _CONVERSION.finditer(fmt.group(1)):
+                if c.group() == "%%":
+                    continue
+                i += (c.group("w") == "*") + (c.group("p") == "*")
+                if c.group("c") == "p" and i < len(args):
+                    s, e = args[i]
+                    arg = code[s:e].strip()
+                    call = regex.fullmatch(r"(\w+)\s*\(.*\)", arg, regex.S)
+                    if arg in ctx.handles or (call and call.group(1) in makers):
+                        lead = len(code[s:e]) - len(code[s:e].lstrip())
+                        start = s + lead
+                        edits.add(start, start + len(arg), f"(void *)CystckObject_Id(S, {text[start:start + len(arg)]})")
+                i += 1
+        if edits:
+            unit.apply(edits)
+        return edits.applied
+
+
 # a stock module definition's pointer declared: ``PyModuleDef *def``, ``struct PyModuleDef *const d``
 _STOCK_DEF_POINTER = regex.compile(r"(?<![\w.>])(?:struct\s+)?PyModuleDef\s*\*\s*(?:const\s+)?(\w+)\s*[;=,)\[]")
 

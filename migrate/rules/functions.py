@@ -1391,10 +1391,20 @@ class StateCalls(Rule):
             for m in regex.finditer(r"(?:->|\.)\s*(?P<f>\w+)\s*(?:\)\s*)+\((?!\s*S\s*[,)])", code, pos=b0, endpos=b1):
                 if m.group("f") in p.state_fields:
                     self._insert(code, m, edits)
-        # calls through a function-pointer parameter whose functions take S
+        # calls through a function-pointer parameter whose functions take
+        # S, or through a parameter or local of a type that takes S
+        typed = regex.compile(r"\b(?:" + "|".join(map(regex.escape, sorted(p.state_typedefs)))
+                              + r")\s+(?:const\s+)?(\w+)\s*[,;)=\[]") if p.state_typedefs else None
         for ctx in _common.function_contexts(unit, with_locals=False):
             fnptrs = {f.group("n") for f in STATE_FNPTR_PARAM.finditer(code, *ctx.func.params)}
+            if typed is not None:
+                fnptrs |= set(typed.findall(code[ctx.func.params[0]:ctx.func.params[1]] + ")"))
+                fnptrs |= set(typed.findall(code, *ctx.body))
             for m in regex.finditer(self.patterns[0], code, pos=ctx.body[0], endpos=ctx.body[1]):
+                if m.group("f") in fnptrs:
+                    self._insert(code, m, edits)
+            for m in regex.finditer(r"\(\s*\*\s*(?P<f>\w+)\s*\)\s*\((?!\s*S\s*[,)])", code,
+                                    pos=ctx.body[0], endpos=ctx.body[1]):
                 if m.group("f") in fnptrs:
                     self._insert(code, m, edits)
         # macros calling helpers: a macro uses the S of the function that
@@ -1482,13 +1492,7 @@ class StateCalls(Rule):
 
     @staticmethod
     def _define_result_helper(unit, edits):
-        if RESULT_HELPER not in unit.text:
-            # or after the last include (a file of a unity build, whose
-            # headers include Cystck.h)
-            first_use = min(start for start, _, new in edits.items if new.startswith(RESULT_HELPER + "("))
-            last = next(reversed(list(regex.finditer(r'^[ \t]*#[ \t]*include\b[^\n]*\n', unit.masked[:first_use],
-                                                     regex.M))), None)
-            _common.define_after_include(unit.text, edits, RESULT_HELPER_DEFINITION, last and last.end())
+        _common.define_before_first_use(unit, edits, RESULT_HELPER, RESULT_HELPER_DEFINITION)
 
     @staticmethod
     def _insert(code, m, edits):

@@ -401,3 +401,25 @@ def test_rules_bring_what_they_need_and_say_so(tmp_path, capsys):
     assert cli.main(["--list-rules"]) == 0
     out = capsys.readouterr().out
     assert "Needs: api-calls." in " ".join(out[out.index("handle-conditions ["):].split()[:60])
+
+
+def test_check_compiles_a_file_included_by_another_as_part_of_it(tmp_path, capsys):
+    """A unity build: part.c is compiled only through main.c, which
+    includes it after what it uses; alone it does not compile (not in stock
+    either), so --check compiles main.c for both."""
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "main.c").write_text(STOCK + '#include "part.c"\n')
+    (src / "part.c").write_text("static PyObject *g(PyObject *self, PyObject *o)\n{\n    return f(self, o);\n}\n")
+    assert cli.main([str(src), "-o", str(tmp_path / "o"), "--no-cppcheck", "--check",
+                     "--report", str(tmp_path / "r.json")]) == 0
+    check = json.loads((tmp_path / "r.json").read_text())["check"]
+    assert check["total"] == 1 and not check["failures"]
+    # an error in the included file is found through its includer
+    (src / "part.c").write_text("static PyObject *g(PyObject *self, PyObject *o)\n{\n"
+                                "    undeclared_one = 1;\n    return f(self, o);\n}\n")
+    assert cli.main([str(src), "-o", str(tmp_path / "o"), "--force", "--no-cppcheck", "--check",
+                     "--report", str(tmp_path / "r.json")]) == 1
+    failure, = json.loads((tmp_path / "r.json").read_text())["check"]["failures"]
+    assert failure["file"] == "main.c" and "part.c" in failure["errors"][0]
+    assert "undeclared_one" in capsys.readouterr().out

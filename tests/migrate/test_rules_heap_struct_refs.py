@@ -751,3 +751,49 @@ def test_translation_behaves_like_the_stock_build(built, run_script, debug):
     value, stderr = run_script(SCRIPT, built[1], debug, stderr=True)
     assert value == EXPECTED
     assert "CYSTCK_DEBUG" not in stderr and "Error" not in stderr, stderr
+
+
+FREED_BY_A_HELPER_C = """#include <Python.h>
+typedef struct item { struct item *next; PyObject *value; } item;
+static void item_free(item *it) { PyMem_Free(it); }
+static item *item_new(PyObject *v) {
+    item *it = (item *)PyMem_Malloc(sizeof(item));
+    if (it == NULL) return NULL;
+    Py_INCREF(v);
+    it->value = v;
+    it->next = NULL;
+    return it;
+}
+static PyObject *item_take(item *it) {
+    PyObject *v = it->value;
+    item_free(it);
+    return v;
+}
+static PyObject *item_peek(item *it) {
+    PyObject *v = it->value;
+    item_count(it);
+    return v;
+}
+"""
+
+
+def test_a_block_freed_by_a_function_that_takes_the_state_gives_its_reference_up():
+    # v = n->value; item_free(n); return v; with item_free(S, n) once
+    # state-calls ran: the local takes the reference over
+    out = translate.translate_source(FREED_BY_A_HELPER_C)
+    assert "    Cystck_Object v = cystck_migrate_steal(S, &it->value);\n    item_free(S, it);" in out
+    # a function that is no free function leaves the reference to the block
+    assert "    Cystck_Object v = Cystck_deref(S, it->value);\n    item_count(it);" in out
+
+
+def test_the_steal_helper_of_a_file_without_the_cystck_include_follows_its_includes():
+    # a unity build: item.c has no Python.h include of its own (its header
+    # has), the helper goes after its last include, before its first use
+    head, body = FREED_BY_A_HELPER_C.split("typedef", 1)
+    files = {"item.h": head + "typedef" + body.split("static void item_free")[0],
+             "item.c": '#include "item.h"\nstatic void item_free' + body.split("static void item_free")[1],
+             "mod.c": '#include <Python.h>\n#include "item.c"\n'}
+    out = translate.translate_files(files)["item.c"].text
+    assert out.startswith('#include "item.h"\n\n/* cystck-migrate: a local that takes over')
+    assert out.index("static inline Cystck_Object cystck_migrate_steal(") < out.index("item_take")
+    assert "Cystck_Object v = cystck_migrate_steal(S, &it->value);" in out

@@ -433,6 +433,12 @@ LEAVE_ALONE = {
         "static PyObject *f(PyObject *self, char *buf, long n)\n{\n"
         "    sprintf(buf, \"%zx %zx\", (size_t)(Py_uintptr_t)n, (Py_uintptr_t)buf);\n"
         "    return PyUnicode_FromString(buf);\n}\n"),
+    # A native pointer printed with %p; an object printed with %s's
+    # argument position (the conversions are counted, * widths too).
+    "printed-object-addresses": (
+        "static void show(FILE *f, PyObject *o, char *buf, int w)\n{\n"
+        "    fprintf(f, \"%%p %*s at %p\\n\", w, buf, (void *)buf);\n"
+        "    fprintf(f, \"%s\\n\", PyUnicode_AsUTF8(o));\n}\n"),
     # A stock function without a counterpart where the code stays stock.
     "escape-hatch": in_capsule_destructor("keep(PyFile_GetLine(o, 2));"),
     # A function without the state (a capsule destructor) stays stock: its
@@ -654,6 +660,7 @@ POSITIVE_TWINS = {
     "handle-conditions": ("CystckDict_Size(S, d)", "CystckDict_GetItemString(S, d, \"k\")"),
     "type-slot-reads": ("Native *n", "PyTypeObject *n"),
     "object-addresses": ("(Py_uintptr_t)n", "(Py_uintptr_t)self"),
+    "printed-object-addresses": ("(void *)buf);", "o);"),
     "escape-hatch": (STOCK_DESTRUCTOR, "PyCapsule_New(o, NULL, NULL)"),
     "module-state-refs": ("Cystck_Field cache", "Cystck_Ref cache"),
     "critical-sections": (STOCK_DESTRUCTOR, "PyCapsule_New(o, NULL, NULL)"),

@@ -1062,8 +1062,8 @@ def _collect_tables(p, path, code, text):
             p.roles.setdefault(m.group("s"), SETTER)
     for m in regex.finditer(r"\(\s*(?:struct\s+)?(\w+)\s*\*\s*\)\s*PyModule_GetState\b", code):
         p.module_state_structs.add(m.group(1))
-    for m in regex.finditer(r"\bPyMODINIT_FUNC\s+PyInit_(\w+)\s*\(", code):
-        p.roles["PyInit_" + m.group(1)] = MODINIT
+    for m in INIT_FUNCTION.finditer(code):
+        p.roles["PyInit_" + m.group("n")] = MODINIT
     named = init_name_macros(p)
     for m in regex.finditer(r"\bPyMODINIT_FUNC\s+(\w+)\s*\(", code):
         if m.group(1) in named:
@@ -1176,6 +1176,15 @@ def folded_subtable_store(p, m):
     takes (_collect_slot_stores)?"""
     value = cstruct.strip_cast(m.group("v").strip())
     return p.subtable_stores.get(m.group("t"), {}).get(m.group("f")) == value
+
+
+#: A module's init function, defined or declared: ``PyMODINIT_FUNC
+#: PyInit_spam(void)``, or with the plain return type ``PyObject *`` at the
+#: start of a line (CPython finds the function by its name; older Python 3
+#: templates spell it so).  ``proto``: a prototype.  Not a call, a cast of
+#: another init's result or a ``static`` function named like one.
+INIT_FUNCTION = regex.compile(r"(?m)(?:\bPyMODINIT_FUNC\s+|(?<=^[ \t]*)PyObject\s*\*\s*)PyInit_(?P<n>\w+)"
+                              r"\s*\(\s*(?:void)?\s*\)(?P<proto>\s*;)?")
 
 
 #: ``#define init_function PyInit_spam``: a macro naming the module's init

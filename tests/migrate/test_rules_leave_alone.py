@@ -145,10 +145,14 @@ LEAVE_ALONE = {
     # A module's definition read back through a pointer, none defined.
     "module-def": (
         "static const char *name(PyObject *m) { PyModuleDef *def = PyModule_GetDef(m); return def->m_name; }\n"),
-    # An init function in a comment; a helper named like one.
+    # An init function in a comment; a helper named like one; a static
+    # function named like an init (CPython cannot find it); another
+    # module's init called, its result cast.
     "modinit": (
         "/* PyMODINIT_FUNC PyInit_spam(void); */\n"
-        "static PyObject *\ninit_spam(void)\n{\n    return PyModule_Create(&mod);\n}\n"),
+        "static PyObject *\ninit_spam(void)\n{\n    return PyModule_Create(&mod);\n}\n"
+        "static PyObject *PyInit_helper(void) { return PyModule_Create(&other); }\n"
+        "static PyObject *load(void) { return (PyObject *)PyInit_helper(); }\n"),
     # The first member is a native struct, not a base type's.
     "base-struct-upcast": (
         "typedef struct { long a; } Base;\n"

@@ -300,6 +300,7 @@ class Project:
     subtable_stores: dict = field(default_factory=dict)   # table variable -> {slot: function stored before ready}
     init_macros: dict = None    # macro naming the init function -> module name (init_name_macros)
     head_macros: set = None     # macros standing for a type object's head (head_init_macros)
+    discard_macros: set = None  # function-like macros that only discard their argument (discard_macros)
     types_with_new: set = field(default_factory=set)     # static types whose initialiser sets tp_new
     sealed_types: set = field(default_factory=set)       # static types Python cannot instantiate
     kept_clears: set = field(default_factory=set)        # tp_clear functions other code calls
@@ -1214,6 +1215,22 @@ def head_init_macros(p):
         p.head_macros = {m.group("macro") for text in p.files.values() if "_HEAD_INIT" in text
                          for m in _HEAD_INIT_MACRO.finditer(source.mask(text))}
     return p.head_macros
+
+
+#: ``#define UNUSED(x) (void)(x)``: a function-like macro of one parameter
+#: whose expansion only discards its argument (to silence a warning)
+_DISCARD_MACRO = regex.compile(r"^[ \t]*#[ \t]*define[ \t]+(?P<macro>\w+)\([ \t]*(?P<p>\w+)[ \t]*\)[ \t]*"
+                               r"(?P<o>\()?[ \t]*\([ \t]*void[ \t]*\)[ \t]*(?:\([ \t]*(?P=p)[ \t]*\)|(?P=p))"
+                               r"[ \t]*(?(o)\))[ \t]*$", regex.M)
+
+
+def discard_macros(p):
+    """The function-like macros of the project that only discard their one
+    argument, ``#define UNUSED(x) (void)(x)`` or ``((void)(x))``."""
+    if p.discard_macros is None:
+        p.discard_macros = {m.group("macro") for text in p.files.values() if "void" in text
+                            for m in _DISCARD_MACRO.finditer(source.mask(text))}
+    return p.discard_macros
 
 
 def _collect_slot_stores(p, masks):

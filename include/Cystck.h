@@ -169,6 +169,13 @@ typedef struct _CYSTCK_MAY_ALIAS _Cystck_HeadCopy {
 } _Cystck_HeadCopy;
 #define _CYSTCK_COPY_STATE(c) ((Cystck_State *)(void *)(c))
 
+/* State bits of sp_limit: gone slow (heap chunks, stack or arguments), and
+ * checked by debug mode (set with _CYSTCK_SLOW). */
+#define _CYSTCK_SLOW 1u
+#define _CYSTCK_SLOW_DEBUG 2u
+#define _CYSTCK_STATE_BITS (sizeof(PyObject *) - 1)   /* free in an aligned pointer */
+#define _CYSTCK_IS_SLOW(S) ((S)->sp_limit & _CYSTCK_SLOW)
+
 /* Copy the header in and out of the copy.  Each value goes through
  * _CYSTCK_GPR, an empty asm that keeps it in a general register: without
  * it GCC's SLP vectorizer packs pairs of fields into vector registers for
@@ -176,8 +183,10 @@ typedef struct _CYSTCK_MAY_ALIAS _Cystck_HeadCopy {
  * call clobbers it (spilled and reloaded around each). */
 #if defined(__GNUC__) || defined(__clang__)
 #define _CYSTCK_GPR(x) __asm__("" : "+r"(x))
+#define _CYSTCK_INITIALIZED(x) __asm__("" : "=m"(x))
 #else
 #define _CYSTCK_GPR(x) ((void)0)
+#define _CYSTCK_INITIALIZED(x) ((void)0)
 #endif
 /* dst = the frame's address, for a copy.  A frame is a local of its
  * trampoline, so the address is an offset from the stack pointer; taken by
@@ -193,12 +202,22 @@ typedef struct _CYSTCK_MAY_ALIAS _Cystck_HeadCopy {
 #else
 #define _CYSTCK_FRAME_ADDRESS(dst, f) ((dst) = (f), _CYSTCK_GPR(dst))
 #endif
-static inline void _Cystck_HeadIn(_Cystck_HeadCopy *copy, const Cystck_State *S)
+/* The copy's sp_limit: an inline frame's (no state bit) is always its own
+ * stack's end, so it is taken from the frame's address, which the copy
+ * computes where it is made, rather than from the header.  On the fast path
+ * the header's value is a constant address in the trampoline's stack frame
+ * that GCC does not rematerialize: it kept it in a callee-saved register
+ * from the open to every slow path after a CPython call (call_callback,
+ * Point.__add__, tuple3, add_doubles: one register fewer; docs/gaps.md, R1).
+ * Where the state is unknown this costs a bit test and a lea. */
+static CYSTCK_ALWAYS_INLINE void _Cystck_HeadInAlways(_Cystck_HeadCopy *copy, const Cystck_State *S)
 {
     PyObject **top = S->top, **base = S->base, **end = S->end, **sp = S->sp;
     uintptr_t sp_limit = S->sp_limit;
     struct _Cystck_Frame *frame;
     _CYSTCK_FRAME_ADDRESS(frame, S->frame);
+    if (!(sp_limit & _CYSTCK_SLOW))
+        sp_limit = (uintptr_t)(frame->stack + CYSTCK_INLINE_STACK);
     _CYSTCK_GPR(top);
     _CYSTCK_GPR(base);
     _CYSTCK_GPR(end);
@@ -210,6 +229,14 @@ static inline void _Cystck_HeadIn(_Cystck_HeadCopy *copy, const Cystck_State *S)
     copy->sp = sp;
     copy->sp_limit = sp_limit;
     copy->frame = frame;
+}
+/* Inline as GCC sees fit: made always-inline, the copies grow every
+ * function that has slow paths in GCC's estimates, and it stops inlining
+ * some (Point.__add__'s Point_make, +70 instructions per call).  Cold
+ * callers use _Cystck_HeadInAlways, which GCC would otherwise call. */
+static inline void _Cystck_HeadIn(_Cystck_HeadCopy *copy, const Cystck_State *S)
+{
+    _Cystck_HeadInAlways(copy, S);
 }
 static inline void _Cystck_HeadOut(Cystck_State *S, const _Cystck_HeadCopy *copy)
 {
@@ -233,12 +260,6 @@ static inline void _Cystck_HeadOut(Cystck_State *S, const _Cystck_HeadCopy *copy
     _Cystck_HeadIn(&c_, S);                                                   \
     CALL;                                                                     \
     _Cystck_HeadOut(S, &c_);
-/* State bits of sp_limit: gone slow (heap chunks, stack or arguments), and
- * checked by debug mode (set with _CYSTCK_SLOW). */
-#define _CYSTCK_SLOW 1u
-#define _CYSTCK_SLOW_DEBUG 2u
-#define _CYSTCK_STATE_BITS (sizeof(PyObject *) - 1)   /* free in an aligned pointer */
-#define _CYSTCK_IS_SLOW(S) ((S)->sp_limit & _CYSTCK_SLOW)
 
 /* A saved position of the handle array: see Cystck_OpenScope.  `end`
  * tells the chunk it is in (each chunk has its own end). */
@@ -280,7 +301,7 @@ CYSTCK_INTERNAL CYSTCK_NOINLINE void _Cystck_ReleaseSinceSlow_Ool(Cystck_State *
 CYSTCK_INTERNAL CYSTCK_NOINLINE CYSTCK_COLD void _Cystck_BadRef_Ool(Cystck_State *S, const char *func, Cystck_Ref r);
 CYSTCK_INTERNAL CYSTCK_NOINLINE PyObject *_Cystck_FinishSlow_Ool(Cystck_State *S, int n, const char *func);
 CYSTCK_INTERNAL CYSTCK_NOINLINE int _Cystck_FinishIntSlow_Ool(Cystck_State *S, int r, const char *func);
-CYSTCK_INTERNAL CYSTCK_NOINLINE Cystck_Object *_Cystck_HeapArgs_Ool(Cystck_State *S, PyObject *const *args,
+CYSTCK_INTERNAL CYSTCK_NOINLINE CYSTCK_COLD Cystck_Object *_Cystck_HeapArgs_Ool(Cystck_State *S, PyObject *const *args,
                                                     Cystck_ssize_t n);
 
 /* Make room for one more handle (a heap chunk; in debug mode the first
@@ -386,7 +407,18 @@ static CYSTCK_ALWAYS_INLINE int _Cystck_FinishIntSlow(Cystck_State *S, int r, co
 static CYSTCK_ALWAYS_INLINE Cystck_Object *_Cystck_HeapArgs(Cystck_State *S, PyObject *const *args,
                                                             Cystck_ssize_t n)
 {
-    _CYSTCK_ON_COPY(Cystck_Object *, _Cystck_HeapArgs_Ool(_CYSTCK_COPY_STATE(&c_), args, n))
+    /* Cold: GCC then keeps no value for this path in a callee-saved
+     * register (the count and the frame's address for the copies after
+     * it), and the frame gone slow, which the state bit set here tells GCC,
+     * needs no frame address in later copies (_Cystck_HeadInAlways). */
+    _Cystck_HeadCopy c_;
+    Cystck_Object *r;
+    _Cystck_HeadInAlways(&c_, S);
+    r = _Cystck_HeapArgs_Ool(_CYSTCK_COPY_STATE(&c_), args, n);
+    _Cystck_HeadOut(S, &c_);
+    if (r != NULL)
+        S->sp_limit |= _CYSTCK_SLOW;   /* already set by _Cystck_GoSlow */
+    return r;
 }
 CYSTCK_INTERNAL void _Cystck_RuntimeInit(void);
 

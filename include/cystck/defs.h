@@ -140,7 +140,16 @@ static inline Cystck_Object _Cystck_HArg(PyObject **p)
  *   count test and the dead stores (tuple3 -4, add_doubles -4,
  *   call_callback -1 instructions per call; docs/gaps.md, R1).  Each case
  *   then ends with a jump to the join, one instruction more where the
- *   stores stay (kwargs +1 in this form), hence the two. */
+ *   stores stay (kwargs +1 in this form), hence the two.
+ *   _Cystck_BindArgsEach switches on counts 0 to 3 only, and hands larger
+ *   ones to _Cystck_BindArgsMore's switch.  GCC lowers a switch of nine
+ *   cases to a jump table before the count test it threads into them
+ *   makes most of the cases alike (their "not NULL" tests go only in the
+ *   last VRP pass), so every count paid the table (cmp, ja, lea, movslq,
+ *   add, jmp); four cases are lowered to compares, the middle one first:
+ *   2 arguments cost 2 instructions, 0 and 3 cost 5, 1 costs 7, 4 to 8 cost
+ *   11 (all 6 or 7 with the one table; call_callback -4, tuple3 -1 per call;
+ *   docs/gaps.md, R1). */
 #define _CYSTCK_BIND(i) _CYSTCK_ASSUME(args[i] != NULL); inl[i] = _Cystck_H((PyObject **)&args[i])
 static inline Cystck_Object *_Cystck_BindArgs(Cystck_State *S, Cystck_Object *inl,
                                               PyObject *const *args, Cystck_ssize_t n)
@@ -160,8 +169,8 @@ static inline Cystck_Object *_Cystck_BindArgs(Cystck_State *S, Cystck_Object *in
 }
 #define _CYSTCK_BIND_2(i) _CYSTCK_BIND(i); _CYSTCK_BIND((i) + 1)
 #define _CYSTCK_BIND_4(i) _CYSTCK_BIND_2(i); _CYSTCK_BIND_2((i) + 2)
-/* Always inlined: GCC otherwise calls it, its 36 stores looking big. */
-static CYSTCK_ALWAYS_INLINE Cystck_Object *_Cystck_BindArgsEach(Cystck_State *S, Cystck_Object *inl,
+/* Always inlined (both): GCC otherwise calls them, their stores looking big. */
+static CYSTCK_ALWAYS_INLINE Cystck_Object *_Cystck_BindArgsMore(Cystck_State *S, Cystck_Object *inl,
                                                                  PyObject *const *args, Cystck_ssize_t n)
 {
     switch (n) {
@@ -170,11 +179,18 @@ static CYSTCK_ALWAYS_INLINE Cystck_Object *_Cystck_BindArgsEach(Cystck_State *S,
     case 6: _CYSTCK_BIND_4(0); _CYSTCK_BIND_2(4); return inl;
     case 5: _CYSTCK_BIND_4(0); _CYSTCK_BIND(4); return inl;
     case 4: _CYSTCK_BIND_4(0); return inl;
+    default: return n > CYSTCK_INLINE_ARGS ? _Cystck_HeapArgs(S, args, n) : inl;
+    }
+}
+static CYSTCK_ALWAYS_INLINE Cystck_Object *_Cystck_BindArgsEach(Cystck_State *S, Cystck_Object *inl,
+                                                                 PyObject *const *args, Cystck_ssize_t n)
+{
+    switch (n) {
     case 3: _CYSTCK_BIND_2(0); _CYSTCK_BIND(2); return inl;
     case 2: _CYSTCK_BIND_2(0); return inl;
     case 1: _CYSTCK_BIND(0); return inl;
     case 0: return inl;
-    default: return n > CYSTCK_INLINE_ARGS ? _Cystck_HeapArgs(S, args, n) : inl;
+    default: return _Cystck_BindArgsMore(S, inl, args, n);
     }
 }
 #undef _CYSTCK_BIND_4
@@ -462,7 +478,8 @@ typedef struct { PyObject *_list; } Cystck_WeakList;
  *   binary (nb_add, nb_subtract, nb_multiply, nb_true_divide, nb_floor_divide,
  *           nb_remainder, nb_lshift, nb_rshift, nb_and, nb_or, nb_xor,
  *           nb_matrix_multiply, nb_inplace_* but nb_inplace_power, mp_subscript, sq_concat,
- *           tp_getattro):     int f(S, a, b)             push count
+ *           sq_inplace_concat, tp_getattro):
+ *                             int f(S, a, b)             push count
  *   nb_power, nb_inplace_power: int f(S, a, b, c)        push count
  *   tp_richcompare:           int f(S, a, b, int op)     push count
  *   tp_descr_get:             int f(S, self, obj, type)  push count
@@ -470,7 +487,8 @@ typedef struct { PyObject *_list; } Cystck_WeakList;
  *   tp_hash:                  Cystck_hash_t f(S, self)   -1 on error
  *   sq_length, mp_length:     Cystck_ssize_t f(S, self)  -1 on error
  *   nb_bool:                  int f(S, self)             0/1, -1 on error
- *   sq_item, sq_repeat:       int f(S, self, Cystck_ssize_t i)  push count
+ *   sq_item, sq_repeat, sq_inplace_repeat:
+ *                             int f(S, self, Cystck_ssize_t i)  push count
  *   sq_ass_item:              int f(S, self, i, value)   0/-1 (value null: del)
  *   mp_ass_subscript, tp_setattro:
  *                             int f(S, self, key, value) 0/-1 (value null: del)
@@ -818,6 +836,7 @@ static inline void _Cystck_FreeInstance(PyObject *self, PyTypeObject *tp)
 #define _CYSTCK_SLOTKIND_nb_power       (_CYSTCK_TERNARY)
 #define _CYSTCK_SLOTKIND_mp_subscript   (_CYSTCK_BINARY)
 #define _CYSTCK_SLOTKIND_sq_concat      (_CYSTCK_BINARY)
+#define _CYSTCK_SLOTKIND_sq_inplace_concat (_CYSTCK_BINARY)
 #define _CYSTCK_SLOTKIND_tp_getattro    (_CYSTCK_BINARY)
 #define _CYSTCK_SLOTKIND_tp_richcompare (_CYSTCK_RICHCMP)
 #define _CYSTCK_SLOTKIND_tp_descr_get  (_CYSTCK_DESCRGET)
@@ -827,6 +846,7 @@ static inline void _Cystck_FreeInstance(PyObject *self, PyTypeObject *tp)
 #define _CYSTCK_SLOTKIND_nb_bool        (_CYSTCK_INQUIRY)
 #define _CYSTCK_SLOTKIND_sq_item        (_CYSTCK_SSIZEARG)
 #define _CYSTCK_SLOTKIND_sq_repeat      (_CYSTCK_SSIZEARG)
+#define _CYSTCK_SLOTKIND_sq_inplace_repeat (_CYSTCK_SSIZEARG)
 #define _CYSTCK_SLOTKIND_sq_ass_item    (_CYSTCK_SSIZEOBJARG)
 #define _CYSTCK_SLOTKIND_mp_ass_subscript (_CYSTCK_OBJOBJARG)
 #define _CYSTCK_SLOTKIND_tp_setattro    (_CYSTCK_OBJOBJARG)

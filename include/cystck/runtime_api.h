@@ -65,6 +65,11 @@ static inline Cystck_Object _Cystck_CallHandles(Cystck_State *S, const char *fun
         }
         total += PyTuple_GET_SIZE(kw);
     }
+    /* An empty asm that "writes" buf: where GCC calls this function rather
+     * than inlining it, it may not see that the call reads no more entries
+     * than the loop stored, and warns (-Wmaybe-uninitialized, an error with
+     * -Werror: tests/runtime/test_bad_handles.py's sweeps).  No code. */
+    _CYSTCK_INITIALIZED(buf);
     /* straight-line code for the usual small constant count */
     _CYSTCK_UNROLL4
     for (i = 0; i < total; i++) {

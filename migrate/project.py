@@ -302,6 +302,7 @@ class Project:
     subtable_stores: dict = field(default_factory=dict)   # table variable -> {slot: function stored before ready}
     init_macros: dict = None    # macro naming the init function -> module name (init_name_macros)
     head_macros: set = None     # macros standing for a type object's head (head_init_macros)
+    discard_macros: set = None  # function-like macros that only discard their argument (discard_macros)
     types_with_new: set = field(default_factory=set)     # static types whose initialiser sets tp_new
     sealed_types: set = field(default_factory=set)       # static types Python cannot instantiate
     kept_clears: set = field(default_factory=set)        # tp_clear functions other code calls
@@ -1064,8 +1065,8 @@ def _collect_tables(p, path, code, text):
             p.roles.setdefault(m.group("s"), SETTER)
     for m in regex.finditer(r"\(\s*(?:struct\s+)?(\w+)\s*\*\s*\)\s*PyModule_GetState\b", code):
         p.module_state_structs.add(m.group(1))
-    for m in regex.finditer(r"\bPyMODINIT_FUNC\s+PyInit_(\w+)\s*\(", code):
-        p.roles["PyInit_" + m.group(1)] = MODINIT
+    for m in INIT_FUNCTION.finditer(code):
+        p.roles["PyInit_" + m.group("n")] = MODINIT
     named = init_name_macros(p)
     for m in regex.finditer(r"\bPyMODINIT_FUNC\s+(\w+)\s*\(", code):
         if m.group(1) in named:
@@ -1180,6 +1181,15 @@ def folded_subtable_store(p, m):
     return p.subtable_stores.get(m.group("t"), {}).get(m.group("f")) == value
 
 
+#: A module's init function, defined or declared: ``PyMODINIT_FUNC
+#: PyInit_spam(void)``, or with the plain return type ``PyObject *`` at the
+#: start of a line (CPython finds the function by its name; older Python 3
+#: templates spell it so).  ``proto``: a prototype.  Not a call, a cast of
+#: another init's result or a ``static`` function named like one.
+INIT_FUNCTION = regex.compile(r"(?m)(?:\bPyMODINIT_FUNC\s+|(?<=^[ \t]*)PyObject\s*\*\s*)PyInit_(?P<n>\w+)"
+                              r"\s*\(\s*(?:void)?\s*\)(?P<proto>\s*;)?")
+
+
 #: ``#define init_function PyInit_spam``: a macro naming the module's init
 #: function (one of the branches of a Python 2/3 switch, say)
 _INIT_NAME_MACRO = regex.compile(r"^[ \t]*#[ \t]*define[ \t]+(?P<macro>\w+)[ \t]+PyInit_(?P<n>\w+)[ \t]*$", regex.M)
@@ -1207,6 +1217,22 @@ def head_init_macros(p):
         p.head_macros = {m.group("macro") for text in p.files.values() if "_HEAD_INIT" in text
                          for m in _HEAD_INIT_MACRO.finditer(source.mask(text))}
     return p.head_macros
+
+
+#: ``#define UNUSED(x) (void)(x)``: a function-like macro of one parameter
+#: whose expansion only discards its argument (to silence a warning)
+_DISCARD_MACRO = regex.compile(r"^[ \t]*#[ \t]*define[ \t]+(?P<macro>\w+)\([ \t]*(?P<p>\w+)[ \t]*\)[ \t]*"
+                               r"(?P<o>\()?[ \t]*\([ \t]*void[ \t]*\)[ \t]*(?:\([ \t]*(?P=p)[ \t]*\)|(?P=p))"
+                               r"[ \t]*(?(o)\))[ \t]*$", regex.M)
+
+
+def discard_macros(p):
+    """The function-like macros of the project that only discard their one
+    argument, ``#define UNUSED(x) (void)(x)`` or ``((void)(x))``."""
+    if p.discard_macros is None:
+        p.discard_macros = {m.group("macro") for text in p.files.values() if "void" in text
+                            for m in _DISCARD_MACRO.finditer(source.mask(text))}
+    return p.discard_macros
 
 
 def _collect_slot_stores(p, masks):

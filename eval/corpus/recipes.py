@@ -369,6 +369,39 @@ RECIPES = (
         in_quick_run=False,  # 97 s, 40 of them the Cystck build
         stock_reference=(12, 0, 0),
     ),
+    Recipe(
+        name="ed25519",
+        requirement="ed25519==1.5",
+        sha256="02053ee019ceef0df97294be2d4d5a8fc120fc86e81e08bec1245fc0f9403358",
+        language="C",
+        exercises="module functions, PyArg_ParseTuple s#/y#, bytes results, module exceptions",
+        # The glue only: the bundled SUPERCOP reference code uses no Python API.
+        translate=("src/ed25519-glue/ed25519module.c",),
+        extensions=("ed25519._ed25519",),
+        import_root="src",  # package_dir={"ed25519": "src/ed25519"}
+        cflags="-I{upstream}/src/ed25519-supercop-ref",
+        # test_ed25519_kat.py reads kat-ed25519.txt from the sdist's root.
+        tests=("src/ed25519/test_ed25519.py", "test_ed25519_kat.py"),
+        in_quick_run=False,  # 369 s at load 13 (three sessions of a 1,024-signature known-answer test)
+        stock_reference=(11, 0, 0),
+    ),
+    Recipe(
+        name="zstd",
+        requirement="zstd==1.5.7.2",
+        sha256="6d8684c69009be49e1b18ec251a5eb0d7e24f93624990a8a124a1da66a92fc8a",
+        language="C",
+        exercises="module functions, buffers, bytes resized in place, GIL release, pythoncapi_compat.h",
+        # The bundled libzstd (zstd/lib) uses no Python API; src/ holds the
+        # binding, its helpers and pythoncapi_compat.h.
+        translate=("src",),
+        extensions=("zstd",),
+        import_root="src",  # package_dir={"": "src"}: build_ext --inplace puts zstd*.so there
+        cflags="-I{upstream}/zstd/lib -DZSTD_MULTITHREAD=1 -DZSTD_DISABLE_ASM=1",
+        # tests/test_speed.py runs each of its tests for 30 s (a benchmark).
+        tests=("tests", "--ignore=tests/test_speed.py"),
+        in_quick_run=False,  # 18 min at load 13: two builds of the bundled libzstd at -O3
+        stock_reference=(32, 0, 0),
+    ),
 )
 
 # The quick run (`make corpus QUICK=1`, and eval/corpus/test_porting_corpus.py,

@@ -86,6 +86,57 @@ def returns_object(head, structs):
     return bool(regex.search(r"(?:\b(?:" + types + r")\s*\*|\bCystck_Object)\s*(?:FASTCALL_MSVC\s*)?$", head.strip()))
 
 
+class DroppedParamDiscards(Rule):
+    """An entry point's stock parameter that its Cystck signature drops (a
+    METH_NOARGS method's second one, always NULL) is often named once, only
+    to silence an unused-parameter warning: ``(void)args;``, or a project
+    macro that expands to that, ``UNUSED(args);`` (proj.discard_macros).
+    Such a statement goes with the parameter, and so does one discarding a
+    METH_VARARGS argument tuple, which becomes an array (the statement would
+    build a tuple for nothing); any other use of a dropped parameter is left
+    for the compiler to show.  Runs before entry-signature, which drops the
+    parameter."""
+    name = "dropped-param-discards"
+    precedence = 398
+    patterns = (r"^[ \t]*(?:\(\s*void\s*\)\s*\(?\s*(?P<p>\w+)\s*\)?|(?P<m>\w+)\s*\(\s*(?P<q>\w+)\s*\))\s*;",)
+    before = ("#define UNUSED(x) (void)(x)\n"
+              "static PyObject *f(PyObject *self, PyObject *args)\n{\n    UNUSED(args);\n    (void)args;\n"
+              "    return PyLong_FromLong(1);\n}\n"
+              "static PyMethodDef m[] = {{\"f\", f, METH_NOARGS, NULL}, {NULL}};\n")
+    after = ("#define UNUSED(x) (void)(x)\n"
+             "static PyObject *f(PyObject *self, PyObject *args)\n{\n"
+             "    return PyLong_FromLong(1);\n}\n"
+             "static PyMethodDef m[] = {{\"f\", f, METH_NOARGS, NULL}, {NULL}};\n")
+
+    def apply(self, unit):
+        code, text = unit.masked, unit.text
+        discards = proj.discard_macros(unit.project)
+        pattern = regex.compile(self.patterns[0], regex.M)
+        edits = source.Edits()
+        for f in unit.functions():
+            if f.body is None:
+                continue
+            role = unit.project.role(f.name)
+            if role is None or role.kind not in ("meth", "slot", "get", "set"):
+                continue
+            params = _common.parse_params(code, *f.params)
+            if params and params[0].base.endswith("Cystck_State"):
+                continue
+            # an argument tuple that becomes an array is no object to discard
+            # either: the statement would build a tuple for nothing
+            kept = {idx for ctype, idx, _ in role.params if idx is not None and ctype != proj.ARGS}
+            dropped = {p.name for i, p in enumerate(params) if i not in kept and p.name}
+            if not dropped:
+                continue
+            for m in pattern.finditer(code, f.body[0] + 1, f.body[1] - 1):
+                name = m.group("p") or m.group("q")
+                if name in dropped and (m.group("p") or m.group("m") in discards):
+                    edits.add(*_common.statement_line_span(text, m.start(), m.end()), "")
+        if edits:
+            unit.apply(edits)
+        return edits.applied
+
+
 class EntrySignature(Rule):
     """Paper rules 6/7 for entry points: a function listed in a method
     table, type slot or getset gets the Cystck signature of its role, e.g. a

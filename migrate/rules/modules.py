@@ -170,16 +170,18 @@ class MultiPhaseInit(Rule):
 class ModInit(Rule):
     """``PyMODINIT_FUNC PyInit_name(void)`` becomes ``CYSTCK_MODINIT(name)``,
     whose body has the state ``S`` and returns ``Cystck_Return(S, m)`` or -1
-    (the returns rule does that); prototypes of the init function go."""
+    (the returns rule does that); prototypes of the init function go.  An
+    init spelled with the plain return type, ``PyObject *PyInit_name(void)``
+    at the start of a line, is one too (proj.INIT_FUNCTION)."""
     name = "modinit"
     precedence = 340
-    patterns = (r"\bPyMODINIT_FUNC\s+PyInit_(?P<n>\w+)\s*\(\s*(?:void)?\s*\)(?P<proto>\s*;)?",)
+    patterns = (proj.INIT_FUNCTION.pattern,)
     before = "PyMODINIT_FUNC PyInit_spam(void);\nPyMODINIT_FUNC\nPyInit_spam(void)\n{\n    return PyModule_Create(&mod);\n}\n"
     after = "CYSTCK_MODINIT(spam)\n{\n    return PyModule_Create(&mod);\n}\n"
 
     def apply(self, unit):
         edits = source.Edits()
-        for m in regex.finditer(self.patterns[0], unit.masked):
+        for m in proj.INIT_FUNCTION.finditer(unit.masked):
             if m.group("proto"):
                 edits.add(*_common.statement_line_span(unit.text, m.start(), m.end()), "")
             else:

@@ -145,10 +145,22 @@ LEAVE_ALONE = {
     # A module's definition read back through a pointer, none defined.
     "module-def": (
         "static const char *name(PyObject *m) { PyModuleDef *def = PyModule_GetDef(m); return def->m_name; }\n"),
-    # An init function in a comment; a helper named like one.
+    # A METH_O method's argument and a self discarded: both stay in the
+    # Cystck signature; a discard in a helper, not an entry point.
+    "dropped-param-discards": (
+        "#define UNUSED(x) (void)(x)\n"
+        "static PyObject *f(PyObject *self, PyObject *arg)\n{\n    UNUSED(arg);\n    (void)self;\n"
+        "    Py_RETURN_NONE;\n}\n"
+        "static long g(PyObject *a, long b)\n{\n    (void)a;\n    return b;\n}\n"
+        "static PyMethodDef m[] = {{\"f\", f, METH_O, NULL}, {NULL}};\n"),
+    # An init function in a comment; a helper named like one; a static
+    # function named like an init (CPython cannot find it); another
+    # module's init called, its result cast.
     "modinit": (
         "/* PyMODINIT_FUNC PyInit_spam(void); */\n"
-        "static PyObject *\ninit_spam(void)\n{\n    return PyModule_Create(&mod);\n}\n"),
+        "static PyObject *\ninit_spam(void)\n{\n    return PyModule_Create(&mod);\n}\n"
+        "static PyObject *PyInit_helper(void) { return PyModule_Create(&other); }\n"
+        "static PyObject *load(void) { return (PyObject *)PyInit_helper(); }\n"),
     # The first member is a native struct, not a base type's.
     "base-struct-upcast": (
         "typedef struct { long a; } Base;\n"
@@ -605,6 +617,7 @@ POSITIVE_TWINS = {
     "runtime-vectorcall": ("self->vectorcall = Foo_vectorcall;", "type->tp_vectorcall = Foo_vectorcall;"),
     "class-type-statics": ("PyTypeObject* kind;", "static PyTypeObject* kind;"),
     "modinit": ("static PyObject *\ninit_spam(void)", "PyMODINIT_FUNC\nPyInit_spam(void)"),
+    "dropped-param-discards": ("f, METH_O, NULL", "f, METH_NOARGS, NULL"),
     "base-struct-upcast": ("{ long a; } Base;", "{ PyObject_HEAD long a; } Base;"),
     "weak-lists": (" .tp_new = Box_new};", " .tp_weaklistoffset = offsetof(Box, weakreflist), .tp_new = Box_new};"),
     "destroy-traverse": ("(destructor)Other_dealloc", "(destructor)Box_dealloc"),

@@ -427,8 +427,8 @@ def test_tp_alloc_through_a_parenthesised_or_own_type():
            "    PyObject *c = other->tp_alloc(&PyLong_Type, 0);\n"
            "    return PyTuple_Pack(3, a, b, c);\n}\n")
     out, _ = _translate_with_notes(src)
-    assert "Cystck_Object a = Cystck_New(S, type, NULL);" in out
-    assert "Cystck_Object b = Cystck_New(S, CystckObject_Type(S, self), NULL);" in out
+    assert "Cystck_Object a = Cystck_NewZeroed(S, type, NULL);" in out
+    assert "Cystck_Object b = Cystck_NewZeroed(S, CystckObject_Type(S, self), NULL);" in out
     assert "other->tp_alloc(" in out
 
 

@@ -376,14 +376,14 @@ _SLOT_CALLS = {
 ASS_SUBSCRIPT_HELPER = "cystck_migrate_ass_subscript"
 #: mp_ass_subscript's protocol (a NULL value deletes) over the abstract
 #: calls, defined once in each file that needs it, after the Cystck.h include.
-ASS_SUBSCRIPT_HELPER_DEFINITION = f"""
+ASS_SUBSCRIPT_HELPER_DEFINITION = _common.helper_definition(ASS_SUBSCRIPT_HELPER, f"""
 /* cystck-migrate: a call of a type's mp_ass_subscript slot: a null value
  * deletes the key. */
 static inline int {ASS_SUBSCRIPT_HELPER}(Cystck_State *S, Cystck_Object o, Cystck_Object key, Cystck_Object v)
 {{
     return Cystck_IsNull(v) ? CystckObject_DelItem(S, o, key) : CystckObject_SetItem(S, o, key, v);
 }}
-"""
+""")
 _NULL = ("NULL", "0", "nullptr")
 _OBJECT_RESULTS = {"PyObject_GetItem", "PyObject_Repr", "PyObject_Str", "PyObject_GetIter", "PyObject_Call",
                    "PyObject_GetAttr"}
@@ -493,7 +493,7 @@ class SlotCalls(Rule):
 
 
 RESTORE_HELPER = "cystck_migrate_restore"
-RESTORE_HELPER_DEFINITION = f"""
+RESTORE_HELPER_DEFINITION = _common.helper_definition(RESTORE_HELPER, f"""
 /* cystck-migrate: PyErr_Restore of what PyErr_Fetch took, as the raised
  * exception: none clears the error indicator, as PyErr_Restore(NULL...)
  * does (but for the handle limit's MemoryError, docs/runtime.md). */
@@ -504,7 +504,7 @@ static inline void {RESTORE_HELPER}(Cystck_State *S, Cystck_Object exc)
     else
         CystckErr_SetRaisedException(S, exc);
 }}
-"""
+""")
 
 
 class ErrFetchRestore(Rule):
@@ -925,7 +925,7 @@ class HandleConditions(Rule):
 
 
 XREF_HELPER = "cystck_migrate_xref"
-XREF_HELPER_DEFINITION = f"""
+XREF_HELPER_DEFINITION = _common.helper_definition(XREF_HELPER, f"""
 /* cystck-migrate: a store into a reference whose value is used, if (!(g =
  * f(x))): a reference to h's object, or NULL for the null handle (as the
  * stock global held NULL). */
@@ -933,11 +933,11 @@ static inline Cystck_Ref {XREF_HELPER}(Cystck_State *S, Cystck_Object h)
 {{
     return Cystck_IsNull(h) ? NULL : Cystck_ref(S, h);
 }}
-"""
+""")
 
 
 STEAL_HELPER = "cystck_migrate_steal"
-STEAL_HELPER_DEFINITION = f"""
+STEAL_HELPER_DEFINITION = _common.helper_definition(STEAL_HELPER, f"""
 /* cystck-migrate: a local that takes over the object of a reference in
  * allocated memory (old = e->v; e->v = v; Py_DECREF(old);, or the block
  * freed and the local returned): a handle of the call for it, the
@@ -952,13 +952,14 @@ static inline Cystck_Object {STEAL_HELPER}(Cystck_State *S, Cystck_Ref *r)
     }}
     return h;
 }}
-"""
+""")
 
 
 def _gives_up(masked, r, start, end):
     """Does masked[start:end] give up the reference ``r`` (``n->value``)
     that a local took: store into it, or free the block it lives in
-    (``free(n)``, ``PyMem_Free(n)``, an allocator's own free function)?
+    (``free(n)``, ``PyMem_Free(n)``, an allocator's own free function,
+    ``node_free(S, n)`` once it takes the state)?
     Only then does the local take its object over: a local that stock
     code increments (an increment other rules may have removed by now)
     leaves the reference as it is."""
@@ -967,7 +968,7 @@ def _gives_up(masked, r, start, end):
         return True
     head = regex.match(r"\s*(\w+)", r)
     return bool(head) and bool(regex.search(
-        rf"\b\w*(?:free|Free|FREE|_[Dd]el|_DEL)\s*\(\s*(?:\(\s*\w+\s*\*\s*\)\s*)?{head.group(1)}\s*\)",
+        rf"\b\w*(?:free|Free|FREE|_[Dd]el|_DEL)\s*\(\s*(?:S\s*,\s*)?(?:\(\s*\w+\s*\*\s*\)\s*)?{head.group(1)}\s*\)",
         masked[start:end]))
 
 

@@ -1137,7 +1137,7 @@ def _own_params(ctx):
 RESULT_HELPER = "cystck_migrate_result"
 #: The result of a direct call of an entry point as a handle (defined
 #: once in each file that needs it, after the Cystck.h include).
-RESULT_HELPER_DEFINITION = f"""
+RESULT_HELPER_DEFINITION = _common.helper_definition(RESULT_HELPER, f"""
 /* cystck-migrate: the push count of an entry point called directly, as a
  * handle: -1 is an error, 0 None, 1 the value pushed. */
 static inline Cystck_Object {RESULT_HELPER}(Cystck_State *S, int pushed)
@@ -1152,7 +1152,7 @@ static inline Cystck_Object {RESULT_HELPER}(Cystck_State *S, int pushed)
     }}
     return Cystck_Pop(S);
 }}
-"""
+""")
 
 
 class EntryValueCalls(Rule):
@@ -1466,12 +1466,7 @@ class StateCalls(Rule):
     @staticmethod
     def _define_result_helper(unit, edits):
         if RESULT_HELPER not in unit.text:
-            # or after the last include (a file of a unity build, whose
-            # headers include Cystck.h)
-            first_use = min(start for start, _, new in edits.items if new.startswith(RESULT_HELPER + "("))
-            last = next(reversed(list(regex.finditer(r'^[ \t]*#[ \t]*include\b[^\n]*\n', unit.masked[:first_use],
-                                                     regex.M))), None)
-            _common.define_after_include(unit.text, edits, RESULT_HELPER_DEFINITION, last and last.end())
+            _common.define_after_include(unit.text, edits, RESULT_HELPER_DEFINITION)
 
     @staticmethod
     def _insert(code, m, edits):

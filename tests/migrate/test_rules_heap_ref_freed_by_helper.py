@@ -110,7 +110,7 @@ def test_a_free_function_taking_the_state_gives_the_block_up():
     assert "v = cystck_migrate_steal(S, &n->value);" in out
     assert "node_free(S, n);" in out
     # near miss: the block stays, the read is a read
-    assert "v = Cystck_deref(S, head->value);" in out
+    assert "v = Cystck_Dup(S, Cystck_deref(S, head->value));" in out
 
 
 @pytest.mark.parametrize("debug", [False, True])

@@ -818,6 +818,8 @@ slot sq_item ~ ssizeargfunc : int f(Cystck_State *S, Cystck_Object self, Cystck_
 slot sq_repeat ~ ssizeargfunc : int f(Cystck_State *S, Cystck_Object self, Cystck_ssize_t i) ; push count: self * i
 slot sq_ass_item ~ ssizeobjargproc : int f(Cystck_State *S, Cystck_Object self, Cystck_ssize_t i, Cystck_Object v) ; 0, or -1: self[i] = v (v null: del)
 slot sq_concat ~ binaryfunc : int f(Cystck_State *S, Cystck_Object a, Cystck_Object b) ; push count: a + b for sequences
+slot sq_inplace_concat ~ binaryfunc : int f(Cystck_State *S, Cystck_Object a, Cystck_Object b) ; push count: a += b for sequences (extend a, push a itself)
+slot sq_inplace_repeat ~ ssizeargfunc : int f(Cystck_State *S, Cystck_Object self, Cystck_ssize_t i) ; push count: self *= i (repeat self in place, push self itself)
 slot sq_contains ~ objobjproc : int f(Cystck_State *S, Cystck_Object self, Cystck_Object v) ; v in self: 0 or 1, -1 on error
 slot mp_length ~ lenfunc : Cystck_ssize_t f(Cystck_State *S, Cystck_Object self) ; len(self); -1 on error
 slot mp_subscript ~ binaryfunc : int f(Cystck_State *S, Cystck_Object a, Cystck_Object b) ; push count: a[b]

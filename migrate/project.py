@@ -65,7 +65,7 @@ SLOT_SIGNATURES = {
         "nb_inplace_true_divide", "nb_inplace_floor_divide", "nb_inplace_remainder",
         "nb_inplace_lshift", "nb_inplace_rshift", "nb_inplace_and", "nb_inplace_or",
         "nb_inplace_xor", "nb_inplace_matrix_multiply", "mp_subscript", "sq_concat",
-        "tp_getattro")},
+        "sq_inplace_concat", "tp_getattro")},
     **{s: dict(params=((H, 0, "a"), (H, 1, "b"), (H, 2, "c")), pushes=True)
        for s in ("nb_power", "nb_inplace_power")},
     "tp_richcompare": dict(params=((H, 0, "a"), (H, 1, "b"), ("int", 2, "op")), pushes=True),
@@ -77,6 +77,7 @@ SLOT_SIGNATURES = {
     "nb_bool": dict(params=(SELF,)),
     "sq_item": dict(params=(SELF, (SSIZE, 1, "i")), pushes=True),
     "sq_repeat": dict(params=(SELF, (SSIZE, 1, "n")), pushes=True),
+    "sq_inplace_repeat": dict(params=(SELF, (SSIZE, 1, "n")), pushes=True),
     "sq_ass_item": dict(params=(SELF, (SSIZE, 1, "i"), (H, 2, "value"))),
     "mp_ass_subscript": dict(params=(SELF, (H, 1, "key"), (H, 2, "value"))),
     "tp_setattro": dict(params=(SELF, (H, 1, "name"), (H, 2, "value"))),

@@ -462,7 +462,8 @@ typedef struct { PyObject *_list; } Cystck_WeakList;
  *   binary (nb_add, nb_subtract, nb_multiply, nb_true_divide, nb_floor_divide,
  *           nb_remainder, nb_lshift, nb_rshift, nb_and, nb_or, nb_xor,
  *           nb_matrix_multiply, nb_inplace_* but nb_inplace_power, mp_subscript, sq_concat,
- *           tp_getattro):     int f(S, a, b)             push count
+ *           sq_inplace_concat, tp_getattro):
+ *                             int f(S, a, b)             push count
  *   nb_power, nb_inplace_power: int f(S, a, b, c)        push count
  *   tp_richcompare:           int f(S, a, b, int op)     push count
  *   tp_descr_get:             int f(S, self, obj, type)  push count
@@ -470,7 +471,8 @@ typedef struct { PyObject *_list; } Cystck_WeakList;
  *   tp_hash:                  Cystck_hash_t f(S, self)   -1 on error
  *   sq_length, mp_length:     Cystck_ssize_t f(S, self)  -1 on error
  *   nb_bool:                  int f(S, self)             0/1, -1 on error
- *   sq_item, sq_repeat:       int f(S, self, Cystck_ssize_t i)  push count
+ *   sq_item, sq_repeat, sq_inplace_repeat:
+ *                             int f(S, self, Cystck_ssize_t i)  push count
  *   sq_ass_item:              int f(S, self, i, value)   0/-1 (value null: del)
  *   mp_ass_subscript, tp_setattro:
  *                             int f(S, self, key, value) 0/-1 (value null: del)
@@ -818,6 +820,7 @@ static inline void _Cystck_FreeInstance(PyObject *self, PyTypeObject *tp)
 #define _CYSTCK_SLOTKIND_nb_power       (_CYSTCK_TERNARY)
 #define _CYSTCK_SLOTKIND_mp_subscript   (_CYSTCK_BINARY)
 #define _CYSTCK_SLOTKIND_sq_concat      (_CYSTCK_BINARY)
+#define _CYSTCK_SLOTKIND_sq_inplace_concat (_CYSTCK_BINARY)
 #define _CYSTCK_SLOTKIND_tp_getattro    (_CYSTCK_BINARY)
 #define _CYSTCK_SLOTKIND_tp_richcompare (_CYSTCK_RICHCMP)
 #define _CYSTCK_SLOTKIND_tp_descr_get  (_CYSTCK_DESCRGET)
@@ -827,6 +830,7 @@ static inline void _Cystck_FreeInstance(PyObject *self, PyTypeObject *tp)
 #define _CYSTCK_SLOTKIND_nb_bool        (_CYSTCK_INQUIRY)
 #define _CYSTCK_SLOTKIND_sq_item        (_CYSTCK_SSIZEARG)
 #define _CYSTCK_SLOTKIND_sq_repeat      (_CYSTCK_SSIZEARG)
+#define _CYSTCK_SLOTKIND_sq_inplace_repeat (_CYSTCK_SSIZEARG)
 #define _CYSTCK_SLOTKIND_sq_ass_item    (_CYSTCK_SSIZEOBJARG)
 #define _CYSTCK_SLOTKIND_mp_ass_subscript (_CYSTCK_OBJOBJARG)
 #define _CYSTCK_SLOTKIND_tp_setattro    (_CYSTCK_OBJOBJARG)

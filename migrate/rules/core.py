@@ -157,8 +157,10 @@ class _SlotReuse:
     CLEARs or drops it, nor passes it to a function that steals a
     reference."""
     NULLS = ("NULL", "0", "nullptr", "Cystck_NULL")
+    # (the decref rule, which runs first, has made Py_DECREF(key) a
+    # Cystck_Drop(S, key) by now: the state argument stands before the name)
     REFCOUNT = regex.compile(r"\b(?:Py_X?(?:INC|DEC)REF|Py_CLEAR|Py_X?NewRef|Py_X?SETREF|Cystck_Drop"
-                             r"|Cystck_Dup)\s*\(\s*$")
+                             r"|Cystck_Dup)\s*\(\s*(?:S\s*,\s*)?$")
     LVALUE = r"[A-Za-z_]\w*(?:\s*(?:->|\.)\s*[A-Za-z_]\w*)*"
 
     def __init__(self, unit, func):

@@ -1206,12 +1206,25 @@ def _calls_pushing_entry(project, expr):
     return bool(role is not None and role.pushes)
 
 
+def _ends_iteration(unit, f, e):
+    """Is ``e``, returned by ``f``, a local variable that may hold NULL in
+    a ``tp_iternext`` slot, where stock returns NULL with no exception set
+    to end the iteration (``item = next_item(it); return item;``)?"""
+    role = unit.project.role(f.name)
+    return role is not None and role.kind == "slot" and role.detail == "tp_iternext" and \
+        bool(regex.fullmatch(r"[A-Za-z_]\w*", e)) and e not in ("NULL", "self", "S") and \
+        not e.startswith(("Cystck_", "Py_"))
+
+
 class Returns(Rule):
     """Paper rules 9/10: an entry point returns how many values it pushed:
     ``return NULL;`` becomes ``return -1;``, ``return x;`` becomes ``return
     Cystck_Return(S, x);``, ``Py_RETURN_NONE;`` becomes ``return 0;`` and
     ``Py_RETURN_TRUE;`` ``return Cystck_Return(S, Cystck_True);``, ``return
-    c ? NULL : x;`` ``return (c) ? -1 : Cystck_Return(S, x);``,
+    c ? NULL : x;`` ``return (c) ? -1 : Cystck_Return(S, x);``, and in
+    a ``tp_iternext`` slot, whose NULL returned with no exception set ends
+    the iteration, ``return item;`` ``return Cystck_IsNull(item) ? -1 :
+    Cystck_Return(S, item);`` (-1 with no exception set is the end there),
     ``Py_RETURN_RICHCOMPARE(a, b, op);`` ``return Cystck_ReturnBool(S,
     CYSTCK_RICHCOMPARE(a, b, op));``.  A helper
     returning a handle returns ``Cystck_NULL`` instead of NULL, and
@@ -1296,6 +1309,10 @@ class Returns(Rule):
                 elif not e or regex.match(r"(?:Cystck_Return\w*|CystckErr_NoMemory|PyErr_NoMemory)\s*\(", e) \
                         or _calls_pushing_entry(unit.project, e):
                     continue
+                elif _ends_iteration(unit, f, e):
+                    # tp_iternext's `return item;` with item NULL and no
+                    # exception set ends the iteration: -1, not a push
+                    edits.add(m.start("e"), m.end("e"), f" Cystck_IsNull({e}) ? -1 : Cystck_Return(S, {e})")
                 else:
                     edits.add(m.start("e"), m.end("e"), f" Cystck_Return(S, {e})")
         if edits:

@@ -799,6 +799,17 @@ class CommaIncRef(Rule):
         return s0, end + 1
 
 
+def _named_handle(x):
+    """Is the expression ``x`` (under casts) a name or a member path
+    (``other``, ``job.cb``), a handle another owner may hold?  Not a call
+    (``CystckField_Load(S, o, f)``, ``Cystck_deref(S, r)``), whose handle
+    is the call's own, which a later release may drop, nor a member read
+    through a cast (``((PyTypeObject *)t)->tp_bases``), a ``PyObject *``
+    the escape hatch keeps."""
+    x = _LEADING_CASTS.sub("", x, count=1).strip()
+    return bool(regex.fullmatch(r"[A-Za-z_]\w*(?:\s*(?:->|\.)\s*[A-Za-z_]\w*)*", x))
+
+
 class NewRef(Rule):
     """``Py_NewRef(x)`` and ``Py_XNewRef(x)`` become ``x``; where the new
     reference is handed to a function that consumes it (``PyTuple_SET_ITEM``,
@@ -806,7 +817,16 @@ class NewRef(Rule):
     stays usable.  ``Py_SETREF(a, b)`` releases the old handle after
     computing the new one.  ``Py_NewRef`` of a ``PyObject *`` lent by
     the escape hatch, ``Py_NewRef(Cystck_AsPyObject(S, x))``, stays: it
-    is a reference C code keeps (buffer-owner)."""
+    is a reference C code keeps (buffer-owner).  A new reference that the
+    code releases later, ``y = (T *) Py_NewRef(x); ... Py_DECREF(y);``
+    (also as a branch of a conditional, ``y = c ? copy(x) :
+    Py_NewRef(x);``), or that a helper returns to a caller which releases
+    it, ``return Py_NewRef(x);``, is a handle of its own, ``Cystck_Dup(S,
+    x)``: the release would otherwise drop ``x``'s handle (the caller's,
+    for an argument), which the code or its caller goes on using.  Only
+    where ``x`` is a name or a member path: a call's result
+    (``Py_NewRef(CystckField_Load(S, o, f))``) is the call's own handle,
+    which the release may drop."""
     name = "newref"
     precedence = 630
     patterns = (r"\bPy_X?NewRef\s*" + _common.PAREN, r"\bPy_X?SETREF\s*" + _common.PAREN + r"\s*;")
@@ -819,8 +839,10 @@ class NewRef(Rule):
         cons = "|".join(map(regex.escape, sorted(consumers)))
         edits = source.Edits()
         code, text = unit.masked, unit.text
-        for f, _ in _common.state_functions(unit):
+        structs = unit.project.custom_structs
+        for f, role in _common.state_functions(unit):
             b0, b1 = f.body
+            helper = role is None and functions.returns_object(code[f.start:f.name_start], structs)
             for m in regex.finditer(self.patterns[0], code, pos=b0, endpos=b1):
                 if escape.marked(text, m.start()):
                     continue      # kept stock through the escape hatch
@@ -828,8 +850,9 @@ class NewRef(Rule):
                 if x.startswith("Cystck_AsPyObject("):
                     continue          # a PyObject * lent by the escape hatch: a real reference
                 consumed = regex.search(rf"\b(?:{cons})\s*\([^;]*$", code[b0:m.start()])
-                if consumed and self._is_last_arg(code, b0 + consumed.start(), m.start(), m.end()):
-                    edits.add(m.start(), m.end(), f"Cystck_Dup(S, {x})")
+                if consumed and self._is_last_arg(code, b0 + consumed.start(), m.start(), m.end()) or \
+                        _named_handle(x) and self._owned_later(code, b0, b1, m, helper):
+                    edits.add(m.start(), m.end(), _dup(x, "Py_XINCREF" if "XNewRef" in m.group() else ""))
                 else:
                     edits.add(m.start(), m.end(), x)
             for m in regex.finditer(self.patterns[1], code, pos=b0, endpos=b1):
@@ -841,6 +864,35 @@ class NewRef(Rule):
         if edits:
             unit.apply(edits)
         return edits.applied
+
+    @staticmethod
+    def _owned_later(code, b0, b1, m, helper):
+        """Is the new reference ``m`` the value of a statement ``y = ...;``
+        (or of a declaration) whose local ``y`` the rest of the function
+        releases (``Py_DECREF(y)``, by now ``Cystck_Drop(S, y)``), or, in a
+        helper returning an object, the value of ``return``?"""
+        start = max(max(code.rfind(c, b0, m.start()) for c in ";{}") + 1, b0)
+        while True:           # past the headers whose unbraced body it is
+            start += len(code[start:m.start()]) - len(code[start:m.start()].lstrip())
+            header = regex.match(r"(?:if|while|for)\s*\(|else\b", code, pos=start, endpos=m.start())
+            if header is None:
+                break
+            start = source.matching(code, header.end() - 1) if header.group().endswith("(") else header.end()
+            if start > m.start():
+                return False  # in the header itself: a condition
+        head = code[start:m.start()]
+        end = code.find(";", m.end(), b1)
+        if end < 0 or not source.balanced(head):
+            return False      # an argument of a call: what the call makes is another object
+        if helper and regex.fullmatch(r"\s*return\s*(?:\(\s*\w+\s*\*\s*\)\s*)*", head) and \
+                not code[m.end():end].strip():
+            return True
+        y = regex.match(r"\s*(?:(?:const\s+)?(?:\w+\s*\*|Cystck_Object\s)\s*)?(?P<y>[A-Za-z_]\w*)\s*=(?!=)", head)
+        if y is None or y.group("y") in ("return", "S"):
+            return False
+        name = regex.escape(y.group("y"))
+        return bool(regex.search(rf"\b(?:Cystck_Drop\s*\(\s*S\s*,|Py_X?DECREF\s*\(|Py_CLEAR\s*\()\s*"
+                                 rf"(?:\(\s*\w+\s*\*\s*\)\s*)?{name}\s*\)", code[end:b1]))
 
     @staticmethod
     def _is_last_arg(code, call_start, s, e):

@@ -750,3 +750,46 @@ def test_a_local_named_like_a_global_object_is_the_local():
         "static Cystck_Ref cache;\n"
         "static void f(PyObject *v) { PyObject *cache = v; g(cache); }\n"
         "static void h(PyObject *v) { cache = Cystck_ref(S, v); g(Cystck_deref(S, cache)); }\n")
+
+
+def test_a_released_local_that_does_not_hold_the_new_reference_gets_no_handle_of_its_own():
+    """``newref`` gives a new reference a handle of its own where the local
+    it is stored in is released later (test_rules_released_new_references.py);
+    a new reference passed to a call whose result the local holds, or
+    stored in a local never released, stays the handle itself; so does a
+    new reference to a call's result (a handle of the call's own already)."""
+    before = ("static PyObject *f(PyObject *self, PyObject *o)\n{\n"
+              "    PyObject *y = g(Py_NewRef(o));\n    PyObject *z;\n"
+              "    PyObject *w = Py_NewRef(PyTuple_GetItem(o, 0));\n"
+              "    z = Py_NewRef(o);\n    h(z, w);\n    Py_DECREF(y);\n    Py_DECREF(w);\n    return z;\n}\n"
+              "static PyMethodDef m[] = {{\"f\", f, METH_O, NULL}, {NULL}};\n")
+    out = translate.translate_source(before, "example.c", [RULES["newref"]()])
+    assert "g(o)" in out and "z = o;" in out and "w = PyTuple_GetItem(o, 0);" in out
+    assert "Cystck_Dup" not in out
+
+
+def test_an_iterator_slot_returning_a_variable_is_no_iteration_end():
+    """``returns`` returns -1 for a null variable only in ``tp_iternext``
+    (test_rules_iternext_returned_variable.py); ``tp_iter`` returning a
+    variable pushes it."""
+    before = ("typedef struct { PyObject_HEAD PyObject *seq; } It;\n"
+              "static PyObject *it_iter(PyObject *self)\n{\n    PyObject *r = PyObject_GetIter(self);\n"
+              "    return r;\n}\n"
+              "static PyTypeObject ItType = { PyVarObject_HEAD_INIT(NULL, 0) .tp_name = \"It\",\n"
+              "    .tp_basicsize = sizeof(It), .tp_iter = it_iter };\n")
+    out = translate.translate_source(before, "example.c", [RULES["returns"]()])
+    assert "return Cystck_Return(S, r);" in out and "Cystck_IsNull" not in out
+
+
+def test_a_dict_loop_dropping_another_handle_still_reuses_the_item_slots():
+    """``dict-next-into`` leaves a loop that releases its key or value
+    (``Cystck_Drop(S, key)``, the decref rule's spelling) to a handle per
+    item (test_rules_released_new_references.py); a release of another
+    handle in the body is no reason to."""
+    before = ("static int f(PyObject *d)\n{\n    PyObject *key, *value;\n    Py_ssize_t pos = 0;\n"
+              "    while (PyDict_Next(d, &pos, &key, &value)) {\n        PyObject *t = g(key, value);\n"
+              "        Cystck_Drop(S, t);\n    }\n    return 0;\n}\n")
+    out = translate.translate_source(before, "example.c", [RULES["dict-next-into"]()])
+    assert "CystckDict_NextInto(S, d, &pos, &key, &value)" in out
+    dropped = before.replace("Cystck_Drop(S, t);", "Cystck_Drop(S, key);")
+    assert "NextInto" not in translate.translate_source(dropped, "example.c", [RULES["dict-next-into"]()])

@@ -529,7 +529,7 @@ class ErrFetchRestore(Rule):
     patterns = (r"\bPyErr_Fetch\s*\(\s*&\s*(?P<t>\w+)\s*,\s*&\s*(?P<v>\w+)\s*,\s*&\s*(?P<tb>\w+)\s*\)\s*;",)
     before = ("static void f(PyObject *d, PyObject *k)\n{\n    PyObject *t, *v, *tb;\n    PyErr_Fetch(&t, &v, &tb);\n"
               "    if (PyDict_DelItem(d, k) < 0)\n        PyErr_Clear();\n    PyErr_Restore(t, v, tb);\n}\n")
-    after = ("static void f(PyObject *d, PyObject *k)\n{\n    PyObject *v;\n    v = CystckErr_GetRaisedException(S);\n"
+    after = (RESTORE_HELPER_DEFINITION + "static void f(PyObject *d, PyObject *k)\n{\n    PyObject *v;\n    v = CystckErr_GetRaisedException(S);\n"
              "    if (PyDict_DelItem(d, k) < 0)\n        PyErr_Clear();\n    cystck_migrate_restore(S, v);\n}\n")
 
     def apply(self, unit):

@@ -1475,7 +1475,8 @@ def test_fetch_restore_with_the_type_used_is_left_for_a_human():
     assert "    CystckErr_Fetch(S, &t, &v, &tb);\n" in out and "GetRaisedException" not in out
     done = translate.translate_source(keep.replace("int r = PyErr_GivenExceptionMatches(t, PyExc_KeyError);",
                                                    "int r = PyDict_Size(d);"))
-    assert done.startswith('#include "Cystck.h"\n\n/* cystck-migrate: PyErr_Restore of what PyErr_Fetch took')
+    assert done.startswith('#include "Cystck.h"\n\n#ifndef CYSTCK_MIGRATE_RESTORE_DEFINED\n#define CYSTCK_MIGRATE_RESTORE_DEFINED\n'
+                           '/* cystck-migrate: PyErr_Restore of what PyErr_Fetch took')
     assert "    v = CystckErr_GetRaisedException(S);\n" in done and "    cystck_migrate_restore(S, v);\n" in done
     assert translate.translate_source(done) == done
 

@@ -132,7 +132,8 @@ int CystckType_Check(h o) = PyType_Check                   ; isinstance(o, type)
 int CystckType_IsSubtype(h a, h b) : hand ~ PyType_IsSubtype ; issubclass for types
 h CystckType_FromSpec(CystckType_Spec* spec, h? bases) : hand ~ PyType_FromSpecWithBases ; [h+1, e] a new heap type
 h CystckType_GenericNew(h type) : hand ~ PyType_GenericNew ; [h+1, e] a zeroed instance of type
-h Cystck_New(h type, void** data) : hand ~ PyObject_New    ; [h+1, e] a new instance; *data = its native struct (NULL on failure)
+h Cystck_New(h type, void** data) : hand ~ PyObject_New    ; [h+1, e] a new instance (a plain type's native struct not zeroed, as stock's PyObject_New); *data = its native struct (NULL on failure)
+h Cystck_NewZeroed(h type, void** data) : hand ~ PyType_GenericAlloc ; [h+1, e] a new instance, its native struct zeroed (stock: `type->tp_alloc(type, 0)`, `PyType_GenericAlloc(type, 0)`); *data = its native struct (NULL on failure)
 const char* CystckType_GetName(h type) : hand ~ -          ; the type's tp_name
 h CystckType_GetNameObject(h type) : hand ~ PyType_GetName ; [h+1, e] `type.__name__`: for a heap type the str stock code reads as `((PyHeapTypeObject *)type)->ht_name`
 h CystckType_GetQualName(h type) : hand ~ PyType_GetQualName ; [h+1, e] `type.__qualname__`: for a heap type the str stock code reads as `((PyHeapTypeObject *)type)->ht_qualname`

@@ -22,10 +22,13 @@ SPECIAL = {
     "PyMemoryView_FromMemory": "left-over",
     "PyObject_TypeCheck": "py-type", "Py_IS_TYPE": "py-type",
     "PyLong_FromVoidPtr": "object-id",
+    # in the table as Cystck_NewZeroed's counterpart, which takes no item
+    # count: the object-new rule writes the calls it can port
+    "PyType_GenericAlloc": "object-new",
 }
 # Of those, the ones whose rule ports some calls only (PyLong_FromVoidPtr of
 # a handle): the calls it leaves are kept through the escape hatch.
-SPECIAL_ELSE_ESCAPED = frozenset({"PyLong_FromVoidPtr"})
+SPECIAL_ELSE_ESCAPED = frozenset({"PyLong_FromVoidPtr", "PyType_GenericAlloc"})
 
 # CPython's allocator is kept, not mapped to its table counterparts: a
 # CystckMem_Malloc block carries a policy header that CystckMem_Free reads,

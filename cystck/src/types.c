@@ -543,7 +543,7 @@ Cystck_Object Cystck_NewVar(Cystck_State *S, Cystck_Object type, Cystck_ssize_t 
 
 Cystck_Object CystckType_GenericNew(Cystck_State *S, Cystck_Object type)
 {
-    return Cystck_New(S, type, NULL);
+    return Cystck_NewZeroed(S, type, NULL);     /* as PyType_GenericNew's tp_alloc */
 }
 
 const char *CystckType_GetName(Cystck_State *S, Cystck_Object type)

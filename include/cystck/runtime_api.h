@@ -154,22 +154,27 @@ static inline PyObject *_Cystck_PlainNew(PyTypeObject *tp)
 #endif
 }
 
-/* [h+1, e] A new instance of type; *data (if not NULL) = its native struct
- * (NULL on failure).
+/* Cystck_New and Cystck_NewZeroed: a new instance of type; *data (if not
+ * NULL) = its native struct (NULL on failure).
  * Inline for the common case, a plain type of fixed size without GC (which
  * CystckType_FromSpec marks with _Cystck_PlainAlloc), needing only
- * PyObject_New's work: the struct is not zeroed (only types with
- * Cystck_Fields, GC types, need that; their tp_alloc, which
- * _Cystck_NewObjectSlow calls, does it). */
-static inline Cystck_Object Cystck_New(Cystck_State *S, Cystck_Object type, void **data)
+ * PyObject_New's work, and, when zero is set (a constant), the native
+ * struct cleared as stock's tp_alloc (PyType_GenericAlloc) clears it.  The
+ * other types go through their tp_alloc, which zeroes (GC types, types with
+ * Cystck_Fields, variable-size types), as stock's would. */
+static CYSTCK_ALWAYS_INLINE Cystck_Object _Cystck_NewInstance(Cystck_State *S, Cystck_Object type, void **data,
+                                                              int zero)
 {
     PyTypeObject *tp = (PyTypeObject *)_Cystck_Get(type);
     PyObject *o;
     if (Cystck_unlikely(tp == NULL))
         o = _Cystck_NewObjectSlow(S, type);
     /* What stock's PyObject_New does (MemoryError when out of memory). */
-    else if (Cystck_likely(PyType_Check(tp) && tp->tp_alloc == _Cystck_PlainAlloc))
+    else if (Cystck_likely(PyType_Check(tp) && tp->tp_alloc == _Cystck_PlainAlloc)) {
         o = _Cystck_PlainNew(tp);
+        if (zero && Cystck_likely(o != NULL))
+            memset((char *)o + sizeof(PyObject), 0, (size_t)tp->tp_basicsize - sizeof(PyObject));
+    }
     else
         o = _Cystck_NewObjectOf((PyObject *)tp);
     if (data != NULL)
@@ -177,6 +182,18 @@ static inline Cystck_Object Cystck_New(Cystck_State *S, Cystck_Object type, void
     /* Both paths join before the handle is made, so the compiler knows
      * which slot it is (and Cystck_Return can move it without a check). */
     return _Cystck_Own(S, o);
+}
+/* [h+1, e] A new instance of type, as stock's PyObject_New: a plain type's
+ * native struct is not zeroed (the code sets what it reads). */
+static inline Cystck_Object Cystck_New(Cystck_State *S, Cystck_Object type, void **data)
+{
+    return _Cystck_NewInstance(S, type, data, 0);
+}
+/* [h+1, e] A new instance of type, its native struct zeroed, as stock's
+ * type->tp_alloc(type, 0) (PyType_GenericAlloc). */
+static inline Cystck_Object Cystck_NewZeroed(Cystck_State *S, Cystck_Object type, void **data)
+{
+    return _Cystck_NewInstance(S, type, data, 1);
 }
 /* [h+1, e] A new instance of a variable-size type with n items, zeroed
  * (its item fields empty); *data (if not NULL) = its native struct. */

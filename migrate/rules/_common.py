@@ -674,26 +674,36 @@ def call_of_argument(code, at):
 _CYSTCK_INCLUDE = regex.compile(r'^[ \t]*#[ \t]*include[ \t]*"Cystck\.h"[^\n]*\n', regex.M)
 
 
-def define_before_first_use(unit, edits, name, definition):
-    """Add the helper ``name``'s ``definition`` once, after the Cystck.h
-    include, or after the last include before the first of ``edits`` that
-    calls it where the file has none (a file of a unity build, whose
-    headers include Cystck.h)."""
-    if name in unit.text:
-        return
-    first_use = min(start for start, _, new in edits.items if regex.search(rf"\b{name}\s*\(", new))
-    last = next(reversed(list(regex.finditer(r'^[ \t]*#[ \t]*include\b[^\n]*\n', unit.masked[:first_use],
-                                             regex.M))), None)
-    define_after_include(unit.text, edits, definition, last and last.end())
+def helper_definition(name, text):
+    """The definition ``text`` of the translator's helper ``name`` (a
+    static inline function its rules' output calls) under a guard: the
+    files of a unity build (one .c file including others) each define it
+    where they need it, and the compiler sees one definition."""
+    guard = f"{name.upper()}_DEFINED"
+    return f"\n#ifndef {guard}\n#define {guard}{text.rstrip()}\n#endif\n"
 
 
-def define_after_include(text, edits, definition, fallback=None):
-    """Add ``definition`` (a helper the rule's output calls) once, after the
-    ``#include "Cystck.h"`` the include-header rule wrote (which such a
-    rule needs), or at ``fallback`` if there is none."""
+_ANY_INCLUDE = regex.compile(r'^[ \t]*#[ \t]*include\b[^\n]*\n', regex.M)
+
+
+def define_after_include(text, edits, definition):
+    """Add ``definition`` (a helper the rule's output calls, made by
+    helper_definition) once, after the ``#include "Cystck.h"`` the
+    include-header rule wrote (which such a rule needs); in a file without
+    it, after the last include before the first of the edits that call
+    the helper (a header of the extension includes Cystck.h), or at the
+    top of a file without one before it (a file a unity build includes,
+    after the including file's Cystck.h)."""
     if definition in text:
         return
     include = _CYSTCK_INCLUDE.search(text)
-    at = include.end() if include else fallback
-    if at is not None:
-        edits.add(at, at, definition)
+    if include:
+        at = include.end()
+    else:
+        name = regex.search(r"#define (\w+)_DEFINED", definition)
+        uses = [start for start, _, new in edits.items if name and name.group(1).lower() in new.lower()]
+        last = None
+        for last in _ANY_INCLUDE.finditer(text, 0, min(uses, default=len(text))):
+            pass
+        at = last.end() if last else 0
+    edits.add(at, at, definition)

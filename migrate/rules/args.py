@@ -672,7 +672,7 @@ class TypedEntry(Rule):
 KWARGS_DICT_HELPER = "cystck_migrate_kwargs_dict"
 #: The keywords of a CYSTCK_KEYWORDS call as the dict a stock METH_KEYWORDS
 #: function was given, defined once in each file that needs it.
-KWARGS_DICT_HELPER_DEFINITION = f"""
+KWARGS_DICT_HELPER_DEFINITION = _common.helper_definition(KWARGS_DICT_HELPER, f"""
 /* cystck-migrate: the keyword arguments of a CYSTCK_KEYWORDS call as a dict
  * (*kw holds their names, their values follow the nargs positional ones in
  * args), as a stock METH_KEYWORDS function gets them, into *kw: null
@@ -693,7 +693,7 @@ static inline int {KWARGS_DICT_HELPER}(Cystck_State *S, const Cystck_Object *arg
     *kw = d;
     return Cystck_IsNull(d) ? -1 : 0;
 }}
-"""
+""")
 
 
 class KwargsDict(Rule):
@@ -749,10 +749,7 @@ class KwargsDict(Rule):
             edits.add(b0 + 1, b0 + 1, f"\n{indent}if ({KWARGS_DICT_HELPER}(S, {args}, {nargs}, &{kw}) < 0)\n"
                       f"{indent}{step}return {_error_value(unit.project, ctx.func.name)};")
         if edits:
-            # or after the last include (a header of the extension that
-            # includes Cystck.h)
-            last = next(reversed(list(regex.finditer(r'^[ \t]*#[ \t]*include\b[^\n]*\n', code, regex.M))), None)
-            _common.define_after_include(text, edits, KWARGS_DICT_HELPER_DEFINITION, last and last.end())
+            _common.define_after_include(text, edits, KWARGS_DICT_HELPER_DEFINITION)
         if edits:
             unit.apply(edits)
         return edits.applied

@@ -378,14 +378,14 @@ _SLOT_CALLS = {
 ASS_SUBSCRIPT_HELPER = "cystck_migrate_ass_subscript"
 #: mp_ass_subscript's protocol (a NULL value deletes) over the abstract
 #: calls, defined once in each file that needs it, after the Cystck.h include.
-ASS_SUBSCRIPT_HELPER_DEFINITION = f"""
+ASS_SUBSCRIPT_HELPER_DEFINITION = _common.helper_definition(ASS_SUBSCRIPT_HELPER, f"""
 /* cystck-migrate: a call of a type's mp_ass_subscript slot: a null value
  * deletes the key. */
 static inline int {ASS_SUBSCRIPT_HELPER}(Cystck_State *S, Cystck_Object o, Cystck_Object key, Cystck_Object v)
 {{
     return Cystck_IsNull(v) ? CystckObject_DelItem(S, o, key) : CystckObject_SetItem(S, o, key, v);
 }}
-"""
+""")
 _NULL = ("NULL", "0", "nullptr")
 _OBJECT_RESULTS = {"PyObject_GetItem", "PyObject_Repr", "PyObject_Str", "PyObject_GetIter", "PyObject_Call",
                    "PyObject_GetAttr"}
@@ -495,7 +495,7 @@ class SlotCalls(Rule):
 
 
 RESTORE_HELPER = "cystck_migrate_restore"
-RESTORE_HELPER_DEFINITION = f"""
+RESTORE_HELPER_DEFINITION = _common.helper_definition(RESTORE_HELPER, f"""
 /* cystck-migrate: PyErr_Restore of what PyErr_Fetch took, as the raised
  * exception: none clears the error indicator, as PyErr_Restore(NULL...)
  * does (but for the handle limit's MemoryError, docs/runtime.md). */
@@ -506,7 +506,7 @@ static inline void {RESTORE_HELPER}(Cystck_State *S, Cystck_Object exc)
     else
         CystckErr_SetRaisedException(S, exc);
 }}
-"""
+""")
 
 
 class ErrFetchRestore(Rule):
@@ -529,7 +529,7 @@ class ErrFetchRestore(Rule):
     patterns = (r"\bPyErr_Fetch\s*\(\s*&\s*(?P<t>\w+)\s*,\s*&\s*(?P<v>\w+)\s*,\s*&\s*(?P<tb>\w+)\s*\)\s*;",)
     before = ("static void f(PyObject *d, PyObject *k)\n{\n    PyObject *t, *v, *tb;\n    PyErr_Fetch(&t, &v, &tb);\n"
               "    if (PyDict_DelItem(d, k) < 0)\n        PyErr_Clear();\n    PyErr_Restore(t, v, tb);\n}\n")
-    after = ("static void f(PyObject *d, PyObject *k)\n{\n    PyObject *v;\n    v = CystckErr_GetRaisedException(S);\n"
+    after = (RESTORE_HELPER_DEFINITION + "static void f(PyObject *d, PyObject *k)\n{\n    PyObject *v;\n    v = CystckErr_GetRaisedException(S);\n"
              "    if (PyDict_DelItem(d, k) < 0)\n        PyErr_Clear();\n    cystck_migrate_restore(S, v);\n}\n")
 
     def apply(self, unit):
@@ -927,7 +927,7 @@ class HandleConditions(Rule):
 
 
 XREF_HELPER = "cystck_migrate_xref"
-XREF_HELPER_DEFINITION = f"""
+XREF_HELPER_DEFINITION = _common.helper_definition(XREF_HELPER, f"""
 /* cystck-migrate: a store into a reference whose value is used, if (!(g =
  * f(x))): a reference to h's object, or NULL for the null handle (as the
  * stock global held NULL). */
@@ -935,11 +935,11 @@ static inline Cystck_Ref {XREF_HELPER}(Cystck_State *S, Cystck_Object h)
 {{
     return Cystck_IsNull(h) ? NULL : Cystck_ref(S, h);
 }}
-"""
+""")
 
 
 STEAL_HELPER = "cystck_migrate_steal"
-STEAL_HELPER_DEFINITION = f"""
+STEAL_HELPER_DEFINITION = _common.helper_definition(STEAL_HELPER, f"""
 /* cystck-migrate: a local that takes over the object of a reference in
  * allocated memory (old = e->v; e->v = v; Py_DECREF(old);, or the block
  * freed and the local returned): a handle of the call for it, the
@@ -954,14 +954,14 @@ static inline Cystck_Object {STEAL_HELPER}(Cystck_State *S, Cystck_Ref *r)
     }}
     return h;
 }}
-"""
+""")
 
 
 def _gives_up(masked, r, start, end):
     """Does masked[start:end] give up the reference ``r`` (``n->value``)
     that a local took: store into it, or free the block it lives in
     (``free(n)``, ``PyMem_Free(n)``, an allocator's own free function,
-    also one that takes S by now: ``node_free(S, n)``)?
+    ``node_free(S, n)`` once it takes the state)?
     Only then does the local take its object over: a local that stock
     code increments (an increment other rules may have removed by now)
     leaves the reference as it is."""
@@ -1227,9 +1227,9 @@ class GlobalRefs(Rule):
                 self._read_refs(unit, masked, params.end() + m.start(), m.end(),
                                 self._cast_read(references_re(names, set())), own, edits)
         if any(XREF_HELPER in new for _, _, new in edits.items):
-            _common.define_before_first_use(unit, edits, XREF_HELPER, XREF_HELPER_DEFINITION)
-        if any(STEAL_HELPER in new for _, _, new in edits.items):
-            _common.define_before_first_use(unit, edits, STEAL_HELPER, STEAL_HELPER_DEFINITION)
+            _common.define_after_include(unit.text, edits, XREF_HELPER_DEFINITION)
+        if any(STEAL_HELPER in new for _, _, new in edits.items) and STEAL_HELPER not in unit.text:
+            _common.define_after_include(unit.text, edits, STEAL_HELPER_DEFINITION)
         if edits:
             unit.apply(edits)
         return edits.applied

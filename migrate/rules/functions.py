@@ -1188,7 +1188,7 @@ def _own_params(ctx):
 RESULT_HELPER = "cystck_migrate_result"
 #: The result of a direct call of an entry point as a handle (defined
 #: once in each file that needs it, after the Cystck.h include).
-RESULT_HELPER_DEFINITION = f"""
+RESULT_HELPER_DEFINITION = _common.helper_definition(RESULT_HELPER, f"""
 /* cystck-migrate: the push count of an entry point called directly, as a
  * handle: -1 is an error, 0 None, 1 the value pushed. */
 static inline Cystck_Object {RESULT_HELPER}(Cystck_State *S, int pushed)
@@ -1203,7 +1203,7 @@ static inline Cystck_Object {RESULT_HELPER}(Cystck_State *S, int pushed)
     }}
     return Cystck_Pop(S);
 }}
-"""
+""")
 
 
 class EntryValueCalls(Rule):
@@ -1543,7 +1543,8 @@ class StateCalls(Rule):
 
     @staticmethod
     def _define_result_helper(unit, edits):
-        _common.define_before_first_use(unit, edits, RESULT_HELPER, RESULT_HELPER_DEFINITION)
+        if RESULT_HELPER not in unit.text:
+            _common.define_after_include(unit.text, edits, RESULT_HELPER_DEFINITION)
 
     @staticmethod
     def _insert(code, m, edits):

@@ -1827,15 +1827,19 @@ _COUNT = r"(?:[^(),]|\((?:[^()])*\))*"
 
 class ObjectNew(Rule):
     """Instance allocation goes through the runtime: ``PyObject_New(Foo,
-    &FooType)`` (its macro spelling ``PyObject_NEW`` too), ``PyObject_GC_New`` and ``type->tp_alloc(type, 0)`` (also
-    ``Py_TYPE(self)->tp_alloc(Py_TYPE(self), 0)``, and a static type's
-    ``FooType.tp_alloc(&FooType, 0)``) become ``Cystck_New(S,
-    type, NULL)``; ``PyType_GenericNew(type, args, kw)``
-    becomes ``CystckType_GenericNew(S, type)``; ``PyObject_GC_Track`` is
-    dropped (the runtime tracks GC instances).  A variable-size instance
-    keeps its item count: ``PyObject_GC_NewVar(Foo, &FooType, n)`` and
-    ``type->tp_alloc(type, n)`` become ``Cystck_NewVar(S, type, n,
-    NULL)``."""
+    &FooType)`` (its macro spelling ``PyObject_NEW`` too) and
+    ``PyObject_GC_New`` become ``Cystck_New(S, type, NULL)``, which, as
+    they, need not zero the native struct; ``type->tp_alloc(type, 0)``
+    (also ``Py_TYPE(self)->tp_alloc(Py_TYPE(self), 0)``, a static type's
+    ``FooType.tp_alloc(&FooType, 0)`` and ``PyType_GenericAlloc(type,
+    0)``) become ``Cystck_NewZeroed(S, type, NULL)``, which zeroes it as
+    stock's generic tp_alloc does (code reads fields its tp_new never
+    sets); ``PyType_GenericNew(type, args, kw)`` becomes
+    ``CystckType_GenericNew(S, type)`` (zeroed too); ``PyObject_GC_Track``
+    is dropped (the runtime tracks GC instances).  A variable-size
+    instance keeps its item count: ``PyObject_GC_NewVar(Foo, &FooType,
+    n)`` and ``type->tp_alloc(type, n)`` become ``Cystck_NewVar(S, type,
+    n, NULL)`` (which zeroes)."""
     name = "object-new"
     precedence = 640
     patterns = (r"\bPyObject_(?:GC_)?(?:New(?:Var)?|NEW(?:_VAR)?)\s*\(\s*(?:struct\s+)?\w+\s*,\s*(?P<t>[^,()]+(?:\([^()]*\))?)\s*"
@@ -1843,15 +1847,15 @@ class ObjectNew(Rule):
                 r"(?P<t>\w+|\(\s*\w+\s*\)|Py_TYPE\s*\(\s*\w+\s*\))\s*->\s*tp_alloc\s*"
                 r"\(\s*(?P<a>\w+|Py_TYPE\s*\(\s*\w+\s*\))\s*,(?P<n>" + _COUNT + r")\)",
                 r"\bPyType_GenericAlloc\s*\(\s*(?P<t>[^,()]+?)\s*,(?P<n>" + _COUNT + r")\)",
-                r"\bPyType_GenericNew\s*\(\s*(?P<t>\w+(?:\s*::\s*\w+)*)\s*,[^()]*\)",
+                r"\bPyType_GenericNew\s*\(\s*(?P<t>(?:&\s*)?\w+(?:\s*::\s*\w+)*)\s*,[^()]*\)",
                 r"^[ \t]*PyObject_GC_Track\s*" + _common.PAREN + r"\s*;[ \t]*\n?",
                 r"\b(?P<s>\w+)\s*\.\s*tp_alloc\s*\(\s*&\s*(?P<t>\w+)\s*,(?P<n>" + _COUNT + r")\)")
     before = "static PyObject *f(PyTypeObject *type) { Box *b = PyObject_New(Box, &BoxType); return type->tp_alloc(type, 0); }\n"
-    after = "static PyObject *f(PyTypeObject *type) { Box *b = Cystck_New(S, &BoxType, NULL); return Cystck_New(S, type, NULL); }\n"
+    after = "static PyObject *f(PyTypeObject *type) { Box *b = Cystck_New(S, &BoxType, NULL); return Cystck_NewZeroed(S, type, NULL); }\n"
 
     def apply(self, unit):
-        n = 0
-        for pat in self.patterns[:3]:
+        n = unit.sub(self.patterns[0], lambda m, t: self._new(m, t, zero=False))
+        for pat in self.patterns[1:3]:
             n += unit.sub(pat, self._new)
         n += unit.sub(self.patterns[3], lambda m, t: f"CystckType_GenericNew(S, {m.group('t')})")
         n += unit.sub(self.patterns[4], lambda m, t: "", regex.M)
@@ -1862,7 +1866,9 @@ class ObjectNew(Rule):
 
 
     @staticmethod
-    def _new(m, text):
+    def _new(m, text, zero=True):
+        """The runtime's allocation for the match: zero for a tp_alloc
+        (stock's zeroes), not for PyObject_New (stock's does not)."""
         t = text[m.start("t"):m.end("t")].strip()
         bare = regex.sub(r"^\(\s*(\w+)\s*\)$", r"\1", t)
         if "a" in m.groupdict() and m.group("a") is not None and \
@@ -1871,7 +1877,7 @@ class ObjectNew(Rule):
         count = text[m.start("n"):m.end("n")].strip() if m.group("n") is not None else "0"
         if count not in ("0", ""):
             return f"Cystck_NewVar(S, {bare}, {count}, NULL)"
-        return f"Cystck_New(S, {bare}, NULL)"
+        return f"Cystck_New{'Zeroed' if zero else ''}(S, {bare}, NULL)"
 
 
 class TypeReady(Rule):

@@ -427,8 +427,8 @@ def test_tp_alloc_through_a_parenthesised_or_own_type():
            "    PyObject *c = other->tp_alloc(&PyLong_Type, 0);\n"
            "    return PyTuple_Pack(3, a, b, c);\n}\n")
     out, _ = _translate_with_notes(src)
-    assert "Cystck_Object a = Cystck_New(S, type, NULL);" in out
-    assert "Cystck_Object b = Cystck_New(S, CystckObject_Type(S, self), NULL);" in out
+    assert "Cystck_Object a = Cystck_NewZeroed(S, type, NULL);" in out
+    assert "Cystck_Object b = Cystck_NewZeroed(S, CystckObject_Type(S, self), NULL);" in out
     assert "other->tp_alloc(" in out
 
 
@@ -1475,7 +1475,8 @@ def test_fetch_restore_with_the_type_used_is_left_for_a_human():
     assert "    CystckErr_Fetch(S, &t, &v, &tb);\n" in out and "GetRaisedException" not in out
     done = translate.translate_source(keep.replace("int r = PyErr_GivenExceptionMatches(t, PyExc_KeyError);",
                                                    "int r = PyDict_Size(d);"))
-    assert done.startswith('#include "Cystck.h"\n\n/* cystck-migrate: PyErr_Restore of what PyErr_Fetch took')
+    assert done.startswith('#include "Cystck.h"\n\n#ifndef CYSTCK_MIGRATE_RESTORE_DEFINED\n#define CYSTCK_MIGRATE_RESTORE_DEFINED\n'
+                           '/* cystck-migrate: PyErr_Restore of what PyErr_Fetch took')
     assert "    v = CystckErr_GetRaisedException(S);\n" in done and "    cystck_migrate_restore(S, v);\n" in done
     assert translate.translate_source(done) == done
 

@@ -14,7 +14,7 @@ SRC = ("#include <Python.h>\ntypedef struct { PyObject_HEAD int n; } Box;\n"
 
 def test_a_static_types_own_alloc_slot_is_the_runtimes():
     out = translate.translate_source(SRC % "&BoxType", "m.c")
-    assert "Cystck_Object b = Cystck_New(S, Cystck_deref(S, BoxType), NULL);" in out
+    assert "Cystck_Object b = Cystck_NewZeroed(S, Cystck_deref(S, BoxType), NULL);" in out
 
 
 def test_another_types_slot_called_on_a_type_stays():

@@ -145,7 +145,7 @@ def test_var_allocation_keeps_its_item_count():
     assert "Cystck_Object a = Cystck_NewVar(S, Cystck_deref(S, NodeType), n + 2, NULL);" in out
     assert "Cystck_Object b = Cystck_NewVar(S, type, CystckVar_Size(S, a), NULL);" in out
     # negative: no item count, no variable-size allocation
-    assert "Cystck_Object c = Cystck_New(S, type, NULL);" in out
+    assert "Cystck_Object c = Cystck_NewZeroed(S, type, NULL);" in out
 
 
 def test_item_count_in_traverse_and_destructor_is_read_from_the_struct():

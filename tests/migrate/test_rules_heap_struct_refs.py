@@ -794,6 +794,7 @@ def test_the_steal_helper_of_a_file_without_the_cystck_include_follows_its_inclu
              "item.c": '#include "item.h"\nstatic void item_free' + body.split("static void item_free")[1],
              "mod.c": '#include <Python.h>\n#include "item.c"\n'}
     out = translate.translate_files(files)["item.c"].text
-    assert out.startswith('#include "item.h"\n\n/* cystck-migrate: a local that takes over')
+    assert out.startswith('#include "item.h"\n\n#ifndef CYSTCK_MIGRATE_STEAL_DEFINED\n'
+                          '#define CYSTCK_MIGRATE_STEAL_DEFINED\n/* cystck-migrate: a local that takes over')
     assert out.index("static inline Cystck_Object cystck_migrate_steal(") < out.index("item_take")
     assert "Cystck_Object v = cystck_migrate_steal(S, &it->value);" in out

@@ -667,6 +667,57 @@ def split_top(code, start, end, sep=","):
     return spans
 
 
+_COMPOUND = regex.compile(r"(if|while|for|switch)\b\s*(?=\()")
+_DO = regex.compile(r"do\b")
+_ELSE = regex.compile(r"\s*else\b")
+_WHILE_TAIL = regex.compile(r"\s*while\s*" + paren("c") + r"\s*;")
+
+
+def skip_blank(code, i, end):
+    """The first position from ``i`` (at most ``end``) that is no white
+    space."""
+    while i < end and code[i].isspace():
+        i += 1
+    return i
+
+
+def statement_end(code, i, end):
+    """Where the statement starting at ``code[i]`` ends: a block, an ``if``
+    (with its ``else``), ``for``/``while``/``switch`` with its body, a
+    ``do ... while (...);``, or a simple statement after its ``;``.  None
+    when it does not end before ``end`` or a closing bracket it did not
+    open comes first."""
+    if i >= end:
+        return None
+    if code[i] == "{":
+        j = matching(code, i)
+        return j if j <= end else None
+    m = _COMPOUND.match(code, i, end)
+    if m:
+        j = statement_end(code, skip_blank(code, matching(code, m.end()), end), end)
+        if j is not None and m.group(1) == "if":
+            k = _ELSE.match(code, j, end)
+            if k:
+                return statement_end(code, skip_blank(code, k.end(), end), end)
+        return j
+    if _DO.match(code, i, end):
+        j = statement_end(code, skip_blank(code, i + 2, end), end)
+        k = _WHILE_TAIL.match(code, j, end) if j is not None else None
+        return k.end() if k else None
+    depth = 0
+    for k in range(i, end):
+        c = code[k]
+        if c in "([{":
+            depth += 1
+        elif c in ")]}":
+            depth -= 1
+            if depth < 0:
+                return None
+        elif c == ";" and depth == 0:
+            return k + 1
+    return None
+
+
 def line_of(text, pos):
     return text.count("\n", 0, pos) + 1
 

@@ -651,18 +651,18 @@ def matching(code, i):
 
 
 def split_top(code, start, end, sep=","):
-    """Spans of the pieces of ``code[start:end]`` separated by ``sep`` at
-    nesting depth zero."""
-    spans, depth, last = [], 0, start
+    """Spans of the pieces of ``code[start:end]`` separated by ``sep`` (a
+    character, or an operator such as ``&&``) at nesting depth zero."""
+    spans, depth, last, first = [], 0, start, sep[0]
     for i in range(start, end):
         c = code[i]
         if c in "([{":
             depth += 1
         elif c in ")]}":
             depth -= 1
-        elif c == sep and depth == 0:
+        elif c == first and depth == 0 and i >= last and code.startswith(sep, i, end):
             spans.append((last, i))
-            last = i + 1
+            last = i + len(sep)
     spans.append((last, end))
     return spans
 
@@ -704,17 +704,25 @@ def statement_end(code, i, end):
         j = statement_end(code, skip_blank(code, i + 2, end), end)
         k = _WHILE_TAIL.match(code, j, end) if j is not None else None
         return k.end() if k else None
+    k = top_level_find(code, i, end, ";")
+    return k + 1 if k is not None and code[k] == ";" else None
+
+
+def top_level_find(code, start, end, chars):
+    """The first position in ``code[start:end]`` that holds, at nesting
+    depth zero, one of ``chars`` or a closing bracket opened before
+    ``start``; None if there is none."""
     depth = 0
-    for k in range(i, end):
-        c = code[k]
+    for i in range(start, end):
+        c = code[i]
         if c in "([{":
             depth += 1
         elif c in ")]}":
+            if depth == 0:
+                return i
             depth -= 1
-            if depth < 0:
-                return None
-        elif c == ";" and depth == 0:
-            return k + 1
+        elif c in chars and depth == 0:
+            return i
     return None
 
 

@@ -408,21 +408,7 @@ def _unparen(s):
 
 def _split_op(s, op):
     """The terms of ``s`` joined by ``op`` (``&&``, ``||``) at depth zero."""
-    parts, depth, last, i = [], 0, 0, 0
-    while i < len(s):
-        c = s[i]
-        if c in "([{":
-            depth += 1
-        elif c in ")]}":
-            depth -= 1
-        elif depth == 0 and s.startswith(op, i):
-            parts.append(s[last:i])
-            i += len(op)
-            last = i
-            continue
-        i += 1
-    parts.append(s[last:])
-    return parts
+    return [s[a:b] for a, b in source.split_top(s, 0, len(s), op)]
 
 
 def _bound(cond, size, truth):

@@ -68,10 +68,6 @@ OBJECT_FREES = regex.compile(r"(?<![\w.>])PyObject_(?:GC_Del|Del|Free)\s*" + sou
 # a call through a member (a function pointer the object holds), tp_free aside
 _MEMBER_CALL = regex.compile(r"(?:->|\.)\s*(?!tp_free\b)\w+\s*\(")
 _OBJECT_RELEASE = regex.compile(r"\bPy_(?:X?DECREF|CLEAR)\s*" + source.paren("a"))
-_COMPOUND = regex.compile(r"(if|while|for|switch)\b\s*(?=\()")
-_DO = regex.compile(r"do\b")
-_ELSE = regex.compile(r"\s*else\b")
-_WHILE_TAIL = regex.compile(r"\s*while\s*" + source.paren("c") + r"\s*;")
 # a declaration: type words then the declared name, before its initialiser
 _DECLARATION = regex.compile(r"(?!(?:return|else|goto|case|do)\b)(?:[A-Za-z_]\w*[\s*]+)+[A-Za-z_]\w*\s*[=;,\[]")
 # a macro ending the body without a semicolon (Py_TRASHCAN_END)
@@ -190,53 +186,18 @@ def _lets_go_of_members(project, code, s, e):
                for name in _CALL.findall(code, s, e))
 
 
-def _skip_space(code, i, end):
-    while i < end and code[i].isspace():
-        i += 1
-    return i
-
-
-def _statement_end(code, i, end):
-    """Where the statement starting at ``code[i]`` ends (None: no end
-    before ``end``)."""
-    if code[i] == "{":
-        return source.matching(code, i)
-    m = _COMPOUND.match(code, i, end)
-    if m:
-        j = _statement_end(code, _skip_space(code, source.matching(code, m.end()), end), end)
-        if j is not None and m.group(1) == "if":
-            k = _ELSE.match(code, j, end)
-            if k:
-                return _statement_end(code, _skip_space(code, k.end(), end), end)
-        return j
-    if _DO.match(code, i, end):
-        j = _statement_end(code, _skip_space(code, i + 2, end), end)
-        k = _WHILE_TAIL.match(code, j, end) if j is not None else None
-        return k.end() if k else None
-    depth = 0
-    for k in range(i, end):
-        c = code[k]
-        if c in "([{":
-            depth += 1
-        elif c in ")]}":
-            depth -= 1
-        elif c == ";" and depth == 0:
-            return k + 1
-    return None
-
-
 def statements(code, b0, b1):
     """Spans of the top-level statements of the body ``code[b0:b1]``
     (braces included), or None if one has no end."""
-    spans, i, end = [], _skip_space(code, b0 + 1, b1 - 1), b1 - 1
+    spans, i, end = [], source.skip_blank(code, b0 + 1, b1 - 1), b1 - 1
     while i < end:
-        j = _statement_end(code, i, end)
+        j = source.statement_end(code, i, end)
         if j is None and _LAST_MACRO.fullmatch(code, i, end):
             j = len(code[:end].rstrip())
         if j is None:
             return None
         spans.append((i, j))
-        i = _skip_space(code, j, end)
+        i = source.skip_blank(code, j, end)
     return spans
 
 

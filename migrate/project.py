@@ -442,7 +442,7 @@ _DEF_PATTERNS = {
     "members": regex.compile(r"\b(?:PyMemberDef|struct\s+PyMemberDef)\s+(?P<name>\w+)\s*\[[^\]]*\]\s*=\s*\{"),
     "getsets": regex.compile(r"\bPyGetSetDef\s+(?P<name>\w+)\s*\[[^\]]*\]\s*=\s*\{"),
     "type": regex.compile(r"\bPyTypeObject\s+(?P<name>\w+)\s*=\s*\{"),
-    "subtable": regex.compile(r"\b(?P<kind>PyNumberMethods|PySequenceMethods|PyMappingMethods|PyBufferProcs)\s+(?P<name>\w+)\s*=\s*\{"),
+    "subtable": regex.compile(r"\b(?P<kind>" + "|".join(SUBTABLES) + r")\s+(?P<name>\w+)\s*=\s*\{"),
     "slots": regex.compile(r"\bPyType_Slot\s+(?P<name>\w+)\s*\[[^\]]*\]\s*=\s*\{"),
     "spec": regex.compile(r"\bPyType_Spec\s+(?P<name>\w+)\s*=\s*\{"),
     "module": regex.compile(r"\b(?:struct\s+)?PyModuleDef\s+(?P<name>\w+)\s*=\s*\{"),
@@ -1153,7 +1153,7 @@ def folded_slot_store(p, code, text, m):
 #: without an initialiser (filled in code)
 SUBTABLE_SLOTS = {"tp_as_number": "PyNumberMethods", "tp_as_sequence": "PySequenceMethods",
                   "tp_as_mapping": "PyMappingMethods"}
-_BLANK_SUBTABLE = regex.compile(r"\b(?:PyNumberMethods|PySequenceMethods|PyMappingMethods)\s+(?P<name>\w+)\s*;")
+_BLANK_SUBTABLE = regex.compile(r"\b(?:" + "|".join(SUBTABLE_SLOTS.values()) + r")\s+(?P<name>\w+)\s*;")
 #: ``table.sq_length = f;`` (a statement of its own)
 SUBTABLE_STORE = regex.compile(r"^[ \t]*(?P<t>\w+)\s*\.\s*(?P<f>(?:nb|sq|mp)_\w+)\s*=(?!=)\s*(?P<v>[^;]+);[ \t]*\n?",
                                regex.M)

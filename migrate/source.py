@@ -651,20 +651,79 @@ def matching(code, i):
 
 
 def split_top(code, start, end, sep=","):
-    """Spans of the pieces of ``code[start:end]`` separated by ``sep`` at
-    nesting depth zero."""
-    spans, depth, last = [], 0, start
+    """Spans of the pieces of ``code[start:end]`` separated by ``sep`` (a
+    character, or an operator such as ``&&``) at nesting depth zero."""
+    spans, depth, last, first = [], 0, start, sep[0]
     for i in range(start, end):
         c = code[i]
         if c in "([{":
             depth += 1
         elif c in ")]}":
             depth -= 1
-        elif c == sep and depth == 0:
+        elif c == first and depth == 0 and i >= last and code.startswith(sep, i, end):
             spans.append((last, i))
-            last = i + 1
+            last = i + len(sep)
     spans.append((last, end))
     return spans
+
+
+_COMPOUND = regex.compile(r"(if|while|for|switch)\b\s*(?=\()")
+_DO = regex.compile(r"do\b")
+_ELSE = regex.compile(r"\s*else\b")
+_WHILE_TAIL = regex.compile(r"\s*while\s*" + paren("c") + r"\s*;")
+
+
+def skip_blank(code, i, end):
+    """The first position from ``i`` (at most ``end``) that is no white
+    space."""
+    while i < end and code[i].isspace():
+        i += 1
+    return i
+
+
+def statement_end(code, i, end):
+    """Where the statement starting at ``code[i]`` ends: a block, an ``if``
+    (with its ``else``), ``for``/``while``/``switch`` with its body, a
+    ``do ... while (...);``, or a simple statement after its ``;``.  None
+    when it does not end before ``end`` or a closing bracket it did not
+    open comes first."""
+    if i >= end:
+        return None
+    if code[i] == "{":
+        j = matching(code, i)
+        return j if j <= end else None
+    m = _COMPOUND.match(code, i, end)
+    if m:
+        j = statement_end(code, skip_blank(code, matching(code, m.end()), end), end)
+        if j is not None and m.group(1) == "if":
+            k = _ELSE.match(code, j, end)
+            if k:
+                return statement_end(code, skip_blank(code, k.end(), end), end)
+        return j
+    if _DO.match(code, i, end):
+        j = statement_end(code, skip_blank(code, i + 2, end), end)
+        k = _WHILE_TAIL.match(code, j, end) if j is not None else None
+        return k.end() if k else None
+    k = top_level_find(code, i, end, ";")
+    return k + 1 if k is not None and code[k] == ";" else None
+
+
+def top_level_find(code, start, end, chars):
+    """The first position in ``code[start:end]`` that holds, at nesting
+    depth zero, one of ``chars`` or a closing bracket opened before
+    ``start``; None if there is none."""
+    depth = 0
+    for i in range(start, end):
+        c = code[i]
+        if c in "([{":
+            depth += 1
+        elif c in ")]}":
+            if depth == 0:
+                return i
+            depth -= 1
+        elif c in chars and depth == 0:
+            return i
+    return None
 
 
 def line_of(text, pos):

@@ -56,8 +56,10 @@ def run_script():
     """run_script(script, module_path, debug=False) -> the value the script
     prints (a Python literal), run in a fresh interpreter with CYSTCK_DEBUG=1
     or without.  The script starts with the extension at module_path
-    loaded as ``m`` (its module name the file name up to the first dot) and
-    ``sys`` imported; sys.argv[1] is the module's path.  ``env`` adds
+    loaded as ``m`` (its module name the file name up to the first dot),
+    ``sys`` imported and ``outcome(f, *args, **kw)``, the value of the call
+    or the name and message of the exception it raised, defined;
+    sys.argv[1] is the module's path.  ``env`` adds
     environment variables (CYSTCK_HANDLE_LIMIT...).  ``stderr=True``:
     (value, what it wrote to stderr), where debug mode reports references
     never released.  (A fixture, not a
@@ -71,9 +73,26 @@ def run_script():
         name = pathlib.Path(module_path).name.split(".")[0]
         load = ("import importlib.util, sys\n"
                 f"spec = importlib.util.spec_from_file_location({name!r}, sys.argv[1])\n"
-                "m = importlib.util.module_from_spec(spec)\nspec.loader.exec_module(m)\n")
+                "m = importlib.util.module_from_spec(spec)\nspec.loader.exec_module(m)\n"
+                "def outcome(f, *args, **kw):\n    try:\n        return f(*args, **kw)\n"
+                "    except Exception as e:\n        return type(e).__name__, str(e)\n")
         out = subprocess.run([sys.executable, "-c", load + script, str(module_path)], capture_output=True,
                              text=True, env=env)
         assert out.returncode == 0, out.stderr
         return (eval(out.stdout), out.stderr) if stderr else eval(out.stdout)
     return _run
+
+
+@pytest.fixture(scope="session")
+def same_as_stock(stock_and_translated, run_script):
+    """same_as_stock(name, source, script) -> what ``script`` prints (see
+    run_script) with the stock build of ``source`` (the text of NAME.c),
+    once the build of its translation has printed the same, in release and
+    with CYSTCK_DEBUG=1."""
+    def _check(name, source, script):
+        stock, ported = stock_and_translated(name, source)
+        want = run_script(script, stock)
+        assert run_script(script, ported) == want
+        assert run_script(script, ported, debug=True) == want
+        return want
+    return _check

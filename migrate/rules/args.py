@@ -362,42 +362,12 @@ def _loop_guards(code, open_end, close, at, b1, size, var):
 
 
 def _statement_span(code, pos, limit):
-    """(start, end) of the statement at ``pos`` (blanks skipped): a block,
-    an ``if``/``for``/``while``/``switch`` with its body (and ``else``), or
-    a simple statement to its ``;``; None for another (``do``) or one past
+    """(start, end) of the statement at ``pos`` (blanks skipped), as
+    ``source.statement_end`` reads it; None for one not ended before
     ``limit``."""
-    s = regex.compile(r"\s*").match(code, pos).end()
-    if s >= limit:
-        return None
-    if code[s] == "{":
-        e = source.matching(code, s)
-        return (s, e) if e <= limit else None
-    head = regex.compile(r"(if|for|while|switch)\s*\(").match(code, s)
-    if head:
-        body = _statement_span(code, source.matching(code, head.end() - 1), limit)
-        if body is None:
-            return None
-        if head.group(1) == "if":
-            other = regex.compile(r"\s*else\b").match(code, body[1])
-            if other:
-                body = _statement_span(code, other.end(), limit)
-                if body is None:
-                    return None
-        return (s, body[1])
-    if regex.compile(r"(?:do|else)\b").match(code, s):
-        return None
-    depth = 0
-    for i in range(s, limit):
-        c = code[i]
-        if c in "([{":
-            depth += 1
-        elif c in ")]}":
-            depth -= 1
-            if depth < 0:
-                return None
-        elif c == ";" and depth == 0:
-            return (s, i + 1)
-    return None
+    s = source.skip_blank(code, pos, limit)
+    e = source.statement_end(code, s, limit)
+    return None if e is None else (s, e)
 
 
 def _exits(code, span):
@@ -438,21 +408,7 @@ def _unparen(s):
 
 def _split_op(s, op):
     """The terms of ``s`` joined by ``op`` (``&&``, ``||``) at depth zero."""
-    parts, depth, last, i = [], 0, 0, 0
-    while i < len(s):
-        c = s[i]
-        if c in "([{":
-            depth += 1
-        elif c in ")]}":
-            depth -= 1
-        elif depth == 0 and s.startswith(op, i):
-            parts.append(s[last:i])
-            i += len(op)
-            last = i
-            continue
-        i += 1
-    parts.append(s[last:])
-    return parts
+    return [s[a:b] for a, b in source.split_top(s, 0, len(s), op)]
 
 
 def _bound(cond, size, truth):

@@ -1265,43 +1265,18 @@ class GlobalRefs(Rule):
             edits.add(m.start(), m.end(), f"{{ Cystck_Object new_ = {b}; Cystck_Ref old_ = {r}; "
                                           f"{r} = {XREF_HELPER}(S, new_); Cystck_unref(S, old_); }}")
             done.append(m.span())
-        for m in taken.finditer(masked, b0, b1):
-            # PyObject *old = g; g = v; Py_XDECREF(old); the local is released
-            # (a reference's handle is not the call's to release): a handle
-            # of its own, the null handle for an empty reference
-            r = text[m.start("r"):m.end("r")]
-            x = m.group("x")
-            if x not in local or _is_local_ref(text, m, local):
-                continue
-            later = masked[m.end():b1]
-            released = regex.search(rf"\bCystck_Drop\s*\(\s*S\s*,\s*{x}\s*\)", later)
-            handed = released or regex.search(rf"\breturn\s+(?:Cystck_Return\s*\(\s*S\s*,\s*)?{x}\s*\)?\s*;",
-                                              later)
-            if _is_heap_ref(r, local, unit.project) and handed and not regex.search(
-                    rf"\bPy_X?INCREF\s*\(\s*(?:Cystck_AsPyObject\s*\(\s*S\s*,\s*)?{x}\s*\)"
-                    rf"|\bCystck_Dup\s*\(\s*S\s*,\s*{x}\s*\)", later) and \
-                    _gives_up(masked, text[m.start("r"):m.end("r")], m.end(), m.end() + handed.start()):
-                # the local takes the member's object over (the member is
-                # overwritten or its block freed, the local released or
-                # returned): the reference's object becomes a handle of
-                # the call and the reference is released
-                edits.add(m.start("r"), m.end("r"), f"{STEAL_HELPER}(S, &{r})")
-                done.append(m.span("r"))
-            elif released:
-                edits.add(m.start("r"), m.end("r"), f"({r} ? Cystck_Dup(S, Cystck_deref(S, {r})) : Cystck_NULL)")
-                done.append(m.span("r"))
+        done += self._rewrite_taken(unit, masked, b0, b1, taken, local, edits)
 
         def is_local(m):
             return _is_local_ref(text, m, local)
+
+        def release(m, r):
+            new = f"Cystck_unref(S, {r}); {r} = NULL;"
+            edits.add(m.start(), m.end(), "{ " + new + " }" if _common.in_unbraced_body(masked, m.start()) else new)
         # Py_CLEAR(g) -> unref; Py_(X)DECREF(g) / Py_(X)INCREF(g) -> dropped
         for m in clear.finditer(masked, b0, b1):
-            if is_local(m):
-                continue
-            r = text[m.start("r"):m.end("r")]
-            new = f"Cystck_unref(S, {r}); {r} = NULL;"
-            if _common.in_unbraced_body(masked, m.start()):
-                new = "{ " + new + " }"
-            edits.add(m.start(), m.end(), new)
+            if not is_local(m):
+                release(m, text[m.start("r"):m.end("r")])
         for m in refcount.finditer(masked, b0, b1):
             if is_local(m):
                 continue
@@ -1309,10 +1284,7 @@ class GlobalRefs(Rule):
             if "DECREF" in masked[m.start():m.start("r")] and _is_heap_ref(r, local, unit.project):
                 # a member of allocated memory released (the block is about
                 # to be freed, or the member overwritten): its reference goes
-                new = f"Cystck_unref(S, {r}); {r} = NULL;"
-                if _common.in_unbraced_body(masked, m.start()):
-                    new = "{ " + new + " }"
-                edits.add(m.start(), m.end(), new)
+                release(m, r)
                 continue
             if _common.in_unbraced_body(masked, m.start()):
                 edits.add(m.start(), m.end(), ";")
@@ -1343,6 +1315,38 @@ class GlobalRefs(Rule):
             assigned.append((e0, e1))
         self._read_refs(unit, masked, b0, b1, read, local, edits, skip=done)
         return assigned
+
+    @staticmethod
+    def _rewrite_taken(unit, masked, b0, b1, taken, local, edits):
+        """``PyObject *old = g; g = v; Py_XDECREF(old);``: the local is
+        released (a reference's handle is not the call's to release), so it
+        gets a handle of its own, the null handle for an empty reference; a
+        local that takes a heap struct member's object over steals it.
+        Returns the spans rewritten."""
+        text, done = unit.text, []
+        for m in taken.finditer(masked, b0, b1):
+            r = text[m.start("r"):m.end("r")]
+            x = m.group("x")
+            if x not in local or _is_local_ref(text, m, local):
+                continue
+            later = masked[m.end():b1]
+            released = regex.search(rf"\bCystck_Drop\s*\(\s*S\s*,\s*{x}\s*\)", later)
+            handed = released or regex.search(rf"\breturn\s+(?:Cystck_Return\s*\(\s*S\s*,\s*)?{x}\s*\)?\s*;",
+                                              later)
+            if _is_heap_ref(r, local, unit.project) and handed and not regex.search(
+                    rf"\bPy_X?INCREF\s*\(\s*(?:Cystck_AsPyObject\s*\(\s*S\s*,\s*)?{x}\s*\)"
+                    rf"|\bCystck_Dup\s*\(\s*S\s*,\s*{x}\s*\)", later) and \
+                    _gives_up(masked, r, m.end(), m.end() + handed.start()):
+                # the local takes the member's object over (the member is
+                # overwritten or its block freed, the local released or
+                # returned): the reference's object becomes a handle of
+                # the call and the reference is released
+                edits.add(m.start("r"), m.end("r"), f"{STEAL_HELPER}(S, &{r})")
+                done.append(m.span("r"))
+            elif released:
+                edits.add(m.start("r"), m.end("r"), f"({r} ? Cystck_Dup(S, Cystck_deref(S, {r})) : Cystck_NULL)")
+                done.append(m.span("r"))
+        return done
 
     def _value_reading_refs(self, unit, masked, span, read, local, assign=None):
         """The stored value's text with the references it reads (``g2 =

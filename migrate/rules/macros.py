@@ -57,18 +57,8 @@ def _expression_end(code, start, end, stop=",;"):
     """Where the expression starting at ``start`` ends: at a ``)`` or a
     character of ``stop`` of its own depth, or at the end of the macro body
     (before a trailing line continuation)."""
-    depth = 0
-    for i in range(start, end):
-        c = code[i]
-        if c in "([{":
-            depth += 1
-        elif c in ")]}":
-            if depth == 0:
-                return i
-            depth -= 1
-        elif c in stop and depth == 0:
-            return i
-    return len(code[:end].rstrip(" \t\n\\"))
+    i = source.top_level_find(code, start, end, stop)
+    return i if i is not None else len(code[:end].rstrip(" \t\n\\"))
 
 
 def _macro_arguments(code, name, index):

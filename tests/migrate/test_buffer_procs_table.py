@@ -82,18 +82,7 @@ def test_the_buffer_table_becomes_slots():
     assert "PyBufferProcs" not in out
 
 
-def test_translation_compiles_and_behaves_like_the_stock_build(tmp_path, stock_and_translated_tree,
-                                                               run_script):
-    stock_dir = tmp_path / "stock"
-    stock_dir.mkdir()
-    (stock_dir / "bufprocs.c").write_text(SRC)
-    stock, ported = stock_and_translated_tree("bufprocs", stock_dir)
-    script = ("import importlib.util, sys\n"
-              "spec = importlib.util.spec_from_file_location('bufprocs', sys.argv[1])\n"
-              "m = importlib.util.module_from_spec(spec); spec.loader.exec_module(m)\n"
-              "b = m.Buf()\nv = memoryview(b)\nout = [bytes(v), b.exports()]\n"
+def test_translation_compiles_and_behaves_like_the_stock_build(same_as_stock):
+    script = ("b = m.Buf()\nv = memoryview(b)\nout = [bytes(v), b.exports()]\n"
               "v.release()\nout += [b.exports(), bytes(b)]\nprint(repr(out))\n")
-    want = run_script(script, stock)
-    assert want == [b"abcd", 1, 0, b"abcd"]
-    assert run_script(script, ported) == want
-    assert run_script(script, ported, debug=True) == want
+    assert same_as_stock("bufprocs", SRC, script) == [b"abcd", 1, 0, b"abcd"]

@@ -7,7 +7,6 @@ struct whose object members are handles, and its casts of handles did not
 compile (multidict: 8 of its 66 --check errors)."""
 import pytest
 
-from cystck.build import load_extension
 from cystck.migrate import translate
 from cystck.migrate.rules import escape
 
@@ -69,12 +68,6 @@ def kept(build, tmp_path_factory):
 CALLS = "assert m.upper('a') == 'A' and m.answer == 42 and m.__doc__ == 'The module.'\n"
 
 
-def test_the_kept_module_with_multi_phase_init_builds_and_behaves(kept):
-    name, path = kept
-    m = load_extension(name, path)
-    exec(CALLS, {"m": m})
-
-
-def test_the_kept_module_behaves_with_debug_checks(kept, run_script):
-    _, path = kept
-    assert run_script(CALLS + "print(True)\n", path, debug=True) is True
+@pytest.mark.parametrize("debug", [False, True], ids=["release", "debug"])
+def test_the_kept_module_with_multi_phase_init_builds_and_behaves(kept, run_script, debug):
+    assert run_script(CALLS + "print(True)\n", kept[1], debug=debug) is True

@@ -11,7 +11,6 @@ stored, and the output did not compile (pyrsistent 0.20.0's pvectorc: 48
 --check errors)."""
 import pytest
 
-from cystck.build import load_extension
 from cystck.migrate import translate
 from cystck.migrate.rules import escape
 
@@ -88,12 +87,6 @@ CALLS = ("import pytest\n"
          "with pytest.raises(IndexError): m.get(0)\n")
 
 
-def test_the_kept_module_with_single_phase_init_builds_and_behaves(kept):
-    name, path = kept
-    m = load_extension(name, path)
-    exec(CALLS, {"m": m})
-
-
-def test_the_kept_module_behaves_with_debug_checks(kept, run_script):
-    _, path = kept
-    assert run_script(CALLS + "print(True)\n", path, debug=True) is True
+@pytest.mark.parametrize("debug", [False, True], ids=["release", "debug"])
+def test_the_kept_module_with_single_phase_init_builds_and_behaves(kept, run_script, debug):
+    assert run_script(CALLS + "print(True)\n", kept[1], debug=debug) is True

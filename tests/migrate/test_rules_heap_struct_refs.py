@@ -694,8 +694,12 @@ EXPECTED = [20, [[0], [7], [19]], 'seven', [3], "KeyError('k3')", 19, [('k0', [0
             0, None, 0, 'pop from an empty stack', ('abcd', 3), None, (6.5, 3), (4950, 100), 'TypeError']
 
 
-def test_members_of_allocated_structs_are_references():
-    out = translate.translate_source(SRC)
+@pytest.fixture(scope="module")
+def out():
+    return translate.translate_source(SRC)
+
+
+def test_members_of_allocated_structs_are_references(out):
     assert "    Cystck_Ref key;\n    Cystck_Ref value;\n    Py_hash_t hash;" in out       # table_alloc(sizeof(hnode))
     assert "    struct snode *below;\n    Cystck_Ref item;" in out                       # calloc(1, sizeof(*n))
     assert "    Cystck_Ref first;\n    Cystck_Ref second;" in out                        # PyMem_Resize(items, pair_t, cap)
@@ -705,8 +709,7 @@ def test_members_of_allocated_structs_are_references():
     assert "Cystck_deref(S, Pairs_AsStruct(S, self)->items[i].first)" in out
 
 
-def test_releases_and_takeovers():
-    out = translate.translate_source(SRC)
+def test_releases_and_takeovers(out):
     assert "Cystck_unref(S, n->key); n->key = NULL;" in out
     assert ("Cystck_unref(S, Pairs_AsStruct(S, self)->items[i].second); "
             "Pairs_AsStruct(S, self)->items[i].second = NULL;") in out
@@ -717,23 +720,20 @@ def test_releases_and_takeovers():
     assert out.count("static inline Cystck_Object cystck_migrate_steal(") == 1
 
 
-def test_traverse_and_destructors():
-    out = translate.translate_source(SRC)
+def test_traverse_and_destructors(out):
     assert "Cystck_VISIT_REF(&n->key);" in out and "Cystck_VISIT_REF(&self->items[i].first);" in out
     # a destructor has no state; traverse may have released them already
     assert "Cystck_unref(NULL, n->value); n->value = NULL;" in out
     assert "Cystck_unref(NULL, self->items[i].first); self->items[i].first = NULL;" in out
 
 
-def test_structs_living_for_one_call_keep_handles():
-    out = translate.translate_source(SRC)
+def test_structs_living_for_one_call_keep_handles(out):
     assert "    Cystck_Object best;\n    Cystck_Object key;\n    long count;" in out     # on the stack
     assert "    Cystck_Object acc;\n    Py_ssize_t n;" in out                           # allocated and freed
     assert "Cystck_Drop(S, st->acc);" in out
 
 
-def test_translating_the_translation_changes_nothing():
-    out = translate.translate_source(SRC)
+def test_translating_the_translation_changes_nothing(out):
     assert translate.translate_source(out) == out
 
 

@@ -47,15 +47,8 @@ SCRIPT = r"""
 def f(*a, **k):
     return (a, sorted(k.items()))
 
-def attempt(call):
-    try:
-        return call()
-    except Exception as e:
-        return (type(e).__name__, str(e))
-
 print([m.forward(f, 1, 2, x=3, y=4), m.forward(f), m.forward(f, 1), m.again(f, 5, z=6),
-       attempt(lambda: m.forward(f, 1, **{"x": 1, "y": 2})), attempt(lambda: m.forward(len, [1], key=1)),
-       attempt(lambda: m.forward())])
+       outcome(m.forward, f, 1, **{"x": 1, "y": 2}), outcome(m.forward, len, [1], key=1), outcome(m.forward)])
 """
 
 

@@ -50,21 +50,7 @@ def test_a_conditional_without_a_null_branch_is_one_value():
     assert "return Cystck_Return(S, (v < 0) ? o : CystckLong_FromLong(S, 2 * v));" in out
 
 
-def test_translation_compiles_and_behaves_like_the_stock_build(tmp_path, stock_and_translated_tree,
-                                                               run_script):
-    stock_dir = tmp_path / "stock"
-    stock_dir.mkdir()
-    (stock_dir / "condret.c").write_text(SRC)
-    stock, ported = stock_and_translated_tree("condret", stock_dir)
-    script = ("import importlib.util, sys\n"
-              "spec = importlib.util.spec_from_file_location('condret', sys.argv[1])\n"
-              "m = importlib.util.module_from_spec(spec); spec.loader.exec_module(m)\n"
-              "out = []\n"
-              "for f, a in ((m.doubled, 4), (m.halved, 9), (m.doubled, -1), (m.halved, -3), (m.halved, 'x')):\n"
-              "    try:\n        out.append(f(a))\n"
-              "    except Exception as e:\n        out.append((type(e).__name__, str(e)))\n"
-              "print(repr(out))\n")
-    want = run_script(script, stock)
+def test_translation_compiles_and_behaves_like_the_stock_build(same_as_stock):
+    want = same_as_stock("condret", SRC, "print(repr([outcome(f, a) for f, a in ((m.doubled, 4), (m.halved, 9),"
+                                         " (m.doubled, -1), (m.halved, -3), (m.halved, 'x'))]))\n")
     assert want[:4] == [8, 4, ("ValueError", "negative"), ("ValueError", "negative")]
-    assert run_script(script, ported) == want
-    assert run_script(script, ported, debug=True) == want

@@ -69,11 +69,6 @@ class Holder:
     prop = property(lambda self: ("prop", len(self.log)),
                     lambda self, v: self.log.append(("set", v)),
                     lambda self: self.log.append("del"))
-def outcome(f, *args):
-    try:
-        return f(*args)
-    except Exception as e:
-        return type(e).__name__, str(e)
 h = Holder()
 out = [m.get(Holder.__dict__["method"], h)(), outcome(m.get, Holder.prop, h),
        m.get(Holder.prop, None) is Holder.prop, outcome(m.get, 7, h), m.get(classmethod(len), h).__self__ is Holder,

@@ -7,6 +7,7 @@ build, in release and with CYSTCK_DEBUG=1."""
 import pytest
 
 from cystck.build import load_extension
+from differential import outcome
 
 CASES = [
     ("add", (1, 2)), ("add", (1,)), ("add", (1, 2, 3)), ("add", (1, "x")), ("add", ()),
@@ -19,13 +20,6 @@ CASES = [
 ]
 
 
-def _outcome(ext, name, args):
-    try:
-        return getattr(ext, name)(*args)
-    except Exception as e:       # the exception is part of the outcome
-        return type(e), str(e)
-
-
 @pytest.fixture(scope="module")
 def exts(stock_and_ported):
     return stock_and_ported("argtuple")
@@ -34,7 +28,7 @@ def exts(stock_and_ported):
 @pytest.mark.parametrize("name, args", CASES)
 def test_same_as_stock(exts, name, args):
     stock, ported = exts
-    assert _outcome(ported, name, args) == _outcome(stock, name, args)
+    assert outcome(getattr(ported, name), *args) == outcome(getattr(stock, name), *args)
 
 
 def test_translated_to_the_tuple_parser():
@@ -48,7 +42,7 @@ def test_translated_to_the_tuple_parser():
 def run_all(paths):
     stock, ported = (load_extension(name, path) for name, path in paths)
     for name, args in CASES:
-        assert _outcome(ported, name, args) == _outcome(stock, name, args), (name, args)
+        assert outcome(getattr(ported, name), *args) == outcome(getattr(stock, name), *args), (name, args)
 
 
 def test_same_in_debug_mode(exts, run_all_in_debug_mode):

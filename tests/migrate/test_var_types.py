@@ -469,7 +469,8 @@ def test_the_kwargs_helper_follows_the_last_include_when_a_header_brings_cystck(
             "    if (kwds != NULL && PyDict_Check(kwds))\n        return PyDict_Copy(kwds);\n    Py_RETURN_NONE;\n}\n"
             "static PyMethodDef m[] = {{\"upd\", (PyCFunction)upd, METH_VARARGS | METH_KEYWORDS, NULL}, {NULL}};\n")
     out = translate.translate_files({"ext.h": header, "ext.c": body})["ext.c"].text
-    assert out.startswith('#include <stddef.h>\n#include "ext.h"\n\n/* cystck-migrate: the keyword arguments')
+    assert out.startswith('#include <stddef.h>\n#include "ext.h"\n\n#ifndef CYSTCK_MIGRATE_KWARGS_DICT_DEFINED\n'
+                          '#define CYSTCK_MIGRATE_KWARGS_DICT_DEFINED\n/* cystck-migrate: the keyword arguments')
 
 
 def test_fastcall_keywords_given_to_a_helper_stay_the_names():

@@ -1213,10 +1213,16 @@ def head_init_macros(p):
     """The object-like macros of the project that stand for a type
     object's head, ``#define HEAD PyVarObject_HEAD_INIT(NULL, 0)``: the
     first element of a type object written with one is ``HEAD "m.Box"``."""
-    if p.head_macros is None:
-        p.head_macros = {m.group("macro") for text in p.files.values() if "_HEAD_INIT" in text
-                         for m in _HEAD_INIT_MACRO.finditer(source.mask(text))}
-    return p.head_macros
+    return _project_macros(p, "head_macros", "_HEAD_INIT", _HEAD_INIT_MACRO)
+
+
+def _project_macros(p, attr, hint, pattern):
+    """The macros (group ``macro``) that ``pattern`` finds in the masked
+    files of the project holding ``hint``: found once, kept in ``p.<attr>``."""
+    if getattr(p, attr) is None:
+        setattr(p, attr, {m.group("macro") for text in p.files.values() if hint in text
+                          for m in pattern.finditer(source.mask(text))})
+    return getattr(p, attr)
 
 
 #: ``#define UNUSED(x) (void)(x)``: a function-like macro of one parameter
@@ -1229,10 +1235,7 @@ _DISCARD_MACRO = regex.compile(r"^[ \t]*#[ \t]*define[ \t]+(?P<macro>\w+)\([ \t]
 def discard_macros(p):
     """The function-like macros of the project that only discard their one
     argument, ``#define UNUSED(x) (void)(x)`` or ``((void)(x))``."""
-    if p.discard_macros is None:
-        p.discard_macros = {m.group("macro") for text in p.files.values() if "void" in text
-                            for m in _DISCARD_MACRO.finditer(source.mask(text))}
-    return p.discard_macros
+    return _project_macros(p, "discard_macros", "void", _DISCARD_MACRO)
 
 
 def _collect_slot_stores(p, masks):

@@ -684,6 +684,7 @@ def helper_definition(name, text):
 
 
 _ANY_INCLUDE = regex.compile(r'^[ \t]*#[ \t]*include\b[^\n]*\n', regex.M)
+_HELPER_GUARD = regex.compile(r"^#define (?P<name>\w+)_DEFINED$", regex.M)
 
 
 def define_after_include(text, edits, definition):
@@ -693,15 +694,18 @@ def define_after_include(text, edits, definition):
     it, after the last include before the first of the edits that call
     the helper (a header of the extension includes Cystck.h), or at the
     top of a file without one before it (a file a unity build includes,
-    after the including file's Cystck.h)."""
-    if definition in text:
+    after the including file's Cystck.h).  Nothing is added where the
+    definition's guard is defined already: an earlier rule wrote it (and
+    later ones may have rewritten the definition since)."""
+    guard = _HELPER_GUARD.search(definition)
+    if regex.search("^" + regex.escape(guard.group()) + "$", text, regex.M):
         return
+    name = guard.group("name").lower()
     include = _CYSTCK_INCLUDE.search(text)
     if include:
         at = include.end()
     else:
-        name = regex.search(r"#define (\w+)_DEFINED", definition)
-        uses = [start for start, _, new in edits.items if name and name.group(1).lower() in new.lower()]
+        uses = [start for start, _, new in edits.items if name in new.lower()]
         last = None
         for last in _ANY_INCLUDE.finditer(text, 0, min(uses, default=len(text))):
             pass

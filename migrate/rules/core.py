@@ -1228,7 +1228,7 @@ class GlobalRefs(Rule):
                                 self._cast_read(references_re(names, set())), own, edits)
         if any(XREF_HELPER in new for _, _, new in edits.items):
             _common.define_after_include(unit.text, edits, XREF_HELPER_DEFINITION)
-        if any(STEAL_HELPER in new for _, _, new in edits.items) and STEAL_HELPER not in unit.text:
+        if any(STEAL_HELPER in new for _, _, new in edits.items):
             _common.define_after_include(unit.text, edits, STEAL_HELPER_DEFINITION)
         if edits:
             unit.apply(edits)

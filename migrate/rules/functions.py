@@ -86,6 +86,21 @@ def returns_object(head, structs):
     return bool(regex.search(r"(?:\b(?:" + types + r")\s*\*|\bCystck_Object)\s*(?:FASTCALL_MSVC\s*)?$", head.strip()))
 
 
+def _stock_entry_points(unit, code):
+    """(function, role, parameters) of each function (definition or
+    prototype) listed as a method, slot, getter or setter whose signature
+    is still the stock one (no ``Cystck_State *S`` first); the parameters
+    are _common.parse_params of ``code``."""
+    for f in unit.functions():
+        role = unit.project.role(f.name)
+        if role is None or role.kind not in ("meth", "slot", "get", "set"):
+            continue
+        params = _common.parse_params(code, *f.params)
+        if params and params[0].base.endswith("Cystck_State"):
+            continue
+        yield f, role, params
+
+
 class DroppedParamDiscards(Rule):
     """An entry point's stock parameter that its Cystck signature drops (a
     METH_NOARGS method's second one, always NULL) is often named once, only
@@ -113,14 +128,8 @@ class DroppedParamDiscards(Rule):
         discards = proj.discard_macros(unit.project)
         pattern = regex.compile(self.patterns[0], regex.M)
         edits = source.Edits()
-        for f in unit.functions():
+        for f, role, params in _stock_entry_points(unit, code):
             if f.body is None:
-                continue
-            role = unit.project.role(f.name)
-            if role is None or role.kind not in ("meth", "slot", "get", "set"):
-                continue
-            params = _common.parse_params(code, *f.params)
-            if params and params[0].base.endswith("Cystck_State"):
                 continue
             # an argument tuple that becomes an array is no object to discard
             # either: the statement would build a tuple for nothing
@@ -159,13 +168,7 @@ class EntrySignature(Rule):
         code, text = unit.structure, unit.text
         edits = source.Edits()
         n = 0
-        for f in unit.functions():
-            role = unit.project.role(f.name)
-            if role is None or role.kind not in ("meth", "slot", "get", "set"):
-                continue
-            params = _common.parse_params(code, *f.params)
-            if params and params[0].base.endswith("Cystck_State"):
-                continue
+        for f, role, params in _stock_entry_points(unit, code):
             used = {p.name for p in params}
             new = ["Cystck_State *S"]
             for ctype, idx, default in role.params:
@@ -1543,8 +1546,7 @@ class StateCalls(Rule):
 
     @staticmethod
     def _define_result_helper(unit, edits):
-        if RESULT_HELPER not in unit.text:
-            _common.define_after_include(unit.text, edits, RESULT_HELPER_DEFINITION)
+        _common.define_after_include(unit.text, edits, RESULT_HELPER_DEFINITION)
 
     @staticmethod
     def _insert(code, m, edits):

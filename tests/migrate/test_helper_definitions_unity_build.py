@@ -8,12 +8,9 @@ guard (``#ifndef CYSTCK_MIGRATE_STEAL_DEFINED``) and a file without the
 Cystck.h include gets it after its last include before the first call, or
 at its top.  Both builds compile and behave as the stock build, reference
 counts included, in release and with CYSTCK_DEBUG=1."""
-import pathlib
-
 import pytest
 
-from cystck.build import build_extension
-from cystck.migrate import cli, translate
+from cystck.migrate import translate
 
 STORE_C = r'''/* a file of the unity build: unitysteal.c includes it after Python.h */
 %s
@@ -131,17 +128,14 @@ def test_each_file_that_calls_the_helper_defines_it_under_its_guard(case):
 
 
 @pytest.fixture(scope="module")
-def builds(tmp_path_factory):
+def builds(tmp_path_factory, stock_and_translated_tree):
     out = {}
     for case, (store, main) in CASES.items():
-        root = tmp_path_factory.mktemp(case)
-        (root / "stock").mkdir()
-        (root / "stock" / "store.c").write_text(store)
-        (root / "stock" / "unitysteal.c").write_text(main)
-        # no --check: it compiles store.c alone, which a unity build never does
-        assert cli.main([str(root / "stock"), "-o", str(root / "cystck"), "-q", "--no-cppcheck"]) == 0
-        out[case] = tuple(build_extension("unitysteal", [root / kind / "unitysteal.c"], root / f"build-{kind}",
-                                          use_cystck=kind == "cystck") for kind in ("stock", "cystck"))
+        stock = tmp_path_factory.mktemp(case) / "stock"
+        stock.mkdir()
+        (stock / "store.c").write_text(store)
+        (stock / "unitysteal.c").write_text(main)
+        out[case] = stock_and_translated_tree("unitysteal", stock, check=False)
     return out
 
 

@@ -187,16 +187,8 @@ def test_the_reads_of_the_example():
     assert "args[1], args[0]" in out and "args[i]" in out
 
 
-@pytest.fixture(scope="module")
-def built(stock_and_translated):
-    return stock_and_translated("argreads", SRC)
-
-
-@pytest.mark.parametrize("debug", [False, True], ids=["release", "debug"])
-def test_too_few_arguments_raise_as_in_the_stock_build(built, run_script, debug):
-    stock, ported = built
-    expected = run_script(SCRIPT, stock)
+def test_too_few_arguments_raise_as_in_the_stock_build(same_as_stock):
+    expected = same_as_stock("argreads", SRC, SCRIPT)
     assert expected[0] == ("IndexError", "tuple index out of range")
     assert expected[2] == ("IndexError", "tuple index out of range")
     assert expected[4] is None and expected[6][0] == "TypeError"
-    assert run_script(SCRIPT, ported, debug=debug) == expected

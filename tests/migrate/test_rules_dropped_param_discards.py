@@ -11,8 +11,6 @@ python-zstd.c: 16 of its 18 --check errors at first contact,
 docs/gaps.md T24).  The module builds and behaves as the stock build, in
 release and with CYSTCK_DEBUG=1."""
 
-import pytest
-
 from cystck.migrate import translate
 
 SRC = r'''#define PY_SSIZE_T_CLEAN
@@ -89,15 +87,5 @@ def test_translating_the_translation_changes_nothing():
     assert translate.translate_source(out) == out
 
 
-@pytest.fixture(scope="module")
-def built(stock_and_translated):
-    return stock_and_translated("discards", SRC.replace("NAME", "discards"))
-
-
-def test_stock_build(built, run_script):
-    assert run_script(SCRIPT, built[0]) == EXPECTED
-
-
-@pytest.mark.parametrize("debug", [False, True], ids=["release", "debug"])
-def test_translation_behaves_like_the_stock_build(built, run_script, debug):
-    assert run_script(SCRIPT, built[1], debug) == EXPECTED
+def test_translation_behaves_like_the_stock_build(same_as_stock):
+    assert same_as_stock("discards", SRC.replace("NAME", "discards"), SCRIPT) == EXPECTED

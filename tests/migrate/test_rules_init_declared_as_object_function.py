@@ -11,8 +11,6 @@ Only a definition or prototype at the start of a line is one: a call, a
 cast of another module's init, a ``static`` function named like one
 (CPython cannot find it) are not (tests/migrate/test_rules_leave_alone.py)."""
 
-import pytest
-
 from cystck.migrate import translate
 
 SRC = r'''#define PY_SSIZE_T_CLEAN
@@ -91,15 +89,5 @@ def test_translating_the_translation_changes_nothing():
     assert translate.translate_source(out) == out
 
 
-@pytest.fixture(scope="module")
-def built(stock_and_translated):
-    return stock_and_translated("objinit", SRC.replace("NAME", "objinit"))
-
-
-def test_stock_build(built, run_script):
-    assert run_script(SCRIPT, built[0]) == EXPECTED
-
-
-@pytest.mark.parametrize("debug", [False, True], ids=["release", "debug"])
-def test_translation_behaves_like_the_stock_build(built, run_script, debug):
-    assert run_script(SCRIPT, built[1], debug) == EXPECTED
+def test_translation_behaves_like_the_stock_build(same_as_stock):
+    assert same_as_stock("objinit", SRC.replace("NAME", "objinit"), SCRIPT) == EXPECTED

@@ -4,8 +4,6 @@ dict of its keyword arguments, as stock ``METH_KEYWORDS`` code does (its
 that tuple as its keyword arguments); one that passes ``kw`` on to another
 keywords method still passes the names.  Both builds behave alike, in
 release and with CYSTCK_DEBUG=1."""
-import pytest
-
 from cystck.migrate import translate
 
 SRC = r'''#define PY_SSIZE_T_CLEAN
@@ -62,14 +60,6 @@ def test_the_keywords_given_to_a_call_are_a_dict():
     assert "cystck_migrate_kwargs_dict" not in again
 
 
-@pytest.fixture(scope="module")
-def built(stock_and_translated):
-    return stock_and_translated("kwcall", SRC)
-
-
-@pytest.mark.parametrize("debug", [False, True], ids=["release", "debug"])
-def test_the_translation_calls_as_the_stock_build(built, run_script, debug):
-    stock, ported = built
-    expected = run_script(SCRIPT, stock)
+def test_the_translation_calls_as_the_stock_build(same_as_stock):
+    expected = same_as_stock("kwcall", SRC, SCRIPT)
     assert expected[0] == ((1, 2), [("x", 3), ("y", 4)])
-    assert run_script(SCRIPT, ported, debug=debug) == expected

@@ -12,8 +12,6 @@ translation (before its file was kept stock, docs/gaps.md T21):
 Both build and behave as the stock build, the messages included, in
 release and with CYSTCK_DEBUG=1."""
 
-import pytest
-
 from cystck.migrate import translate
 
 SRC = r'''#define PY_SSIZE_T_CLEAN
@@ -126,15 +124,5 @@ def test_translating_the_translation_changes_nothing():
     assert translate.translate_source(out) == out
 
 
-@pytest.fixture(scope="module")
-def built(stock_and_translated):
-    return stock_and_translated("obtype", SRC)
-
-
-def test_stock_build(built, run_script):
-    assert run_script(SCRIPT, built[0]) == EXPECTED
-
-
-@pytest.mark.parametrize("debug", [False, True], ids=["release", "debug"])
-def test_translation_behaves_like_the_stock_build(built, run_script, debug):
-    assert run_script(SCRIPT, built[1], debug) == EXPECTED
+def test_translation_behaves_like_the_stock_build(same_as_stock):
+    assert same_as_stock("obtype", SRC, SCRIPT) == EXPECTED

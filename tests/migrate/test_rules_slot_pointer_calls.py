@@ -5,8 +5,6 @@ slot-pointer-calls rule, does the call: before, the call passed handles
 where the stock function takes ``PyObject *`` and the output did not
 build.  Built stock and translated, run the same, in release and with
 CYSTCK_DEBUG=1."""
-import pytest
-
 from cystck.migrate import translate
 from cystck.migrate.rules.escape import MARK
 
@@ -80,18 +78,8 @@ EXPECTED = ["method", ("prop", 0), True, 7, True, True, True, [("set", 3), "del"
             ("AttributeError", "property of 'Holder' object has no setter")]
 
 
-@pytest.fixture(scope="module")
-def built(stock_and_translated):
-    return stock_and_translated("slotptr", STOCK)
-
-
-def test_stock(built, run_script):
-    assert run_script(SCRIPT, built[0]) == EXPECTED
-
-
-@pytest.mark.parametrize("debug", [False, True], ids=["release", "debug"])
-def test_translated_as_stock(built, run_script, debug):
-    assert run_script(SCRIPT, built[1], debug) == run_script(SCRIPT, built[0])
+def test_translated_as_stock(same_as_stock):
+    assert same_as_stock("slotptr", STOCK, SCRIPT) == EXPECTED
 
 
 def test_the_calls_are_kept_and_reported():

@@ -157,9 +157,5 @@ print(repr(out))
 '''
 
 
-def test_fields_tp_new_never_sets_read_zero_as_in_stock(stock_and_translated, run_script):
-    stock, ported = stock_and_translated("zeroed", SRC)
-    want = run_script(SCRIPT, stock)
-    assert want == [[(0, 0, 1, b"\0" * 8)]] * 5
-    assert run_script(SCRIPT, ported) == want
-    assert run_script(SCRIPT, ported, debug=True) == want
+def test_fields_tp_new_never_sets_read_zero_as_in_stock(same_as_stock):
+    assert same_as_stock("zeroed", SRC, SCRIPT) == [[(0, 0, 1, b"\0" * 8)]] * 5

@@ -1,7 +1,7 @@
 /* Cystck_BuildValue side by side with Py_BuildValue: every case of
  * BUILD_CASES runs through both, the Cystck one with handles, the stock
  * one with the same objects. */
-#include "Cystck.h"
+#include "side_by_side.h"
 
 #include <wchar.h>
 
@@ -25,34 +25,8 @@ static const wchar_t wide[] = L"h\u00e9llo \u20ac\U0001F600";
     CASE("(sO)", "s", O(0))                                                    \
     CASE("q", 1)
 
-/* The result of one case: the value, or (exception type, str(exception)). */
-static PyObject *outcome(PyObject *r)
-{
-    PyObject *type, *value, *tb, *pair;
-    if (r != NULL)
-        return r;
-    PyErr_Fetch(&type, &value, &tb);
-    PyErr_NormalizeException(&type, &value, &tb);
-    pair = Py_BuildValue("(sN)", ((PyTypeObject *)type)->tp_name,
-                         value != NULL ? PyObject_Str(value) : Py_NewRef(Py_None));
-    Py_XDECREF(type);
-    Py_XDECREF(value);
-    Py_XDECREF(tb);
-    return pair;
-}
-
-/* A new reference to h's object, or NULL (keeping the exception). */
-static PyObject *new_ref(Cystck_State *S, Cystck_Object h)
-{
-    return Cystck_IsNull(h) ? NULL : Py_NewRef(Cystck_AsPyObject(S, h));
-}
-
-#define APPEND(list, o) do { PyObject *o_ = (o); PyList_Append((list), o_); Py_XDECREF(o_); } while (0)
-
 #define CYSTCK_CASE(...) APPEND(out, outcome(new_ref(S, Cystck_BuildValue(S, __VA_ARGS__))));
 #define STOCK_CASE(...) APPEND(out, outcome(Py_BuildValue(__VA_ARGS__)));
-#define HANDLE(i) h[i]
-#define OBJECT(i) p[i]
 
 /* cases(a) -> (Cystck outcomes, stock outcomes), with O(0) = a. */
 CYSTCK_DEF_METH(cases_def, "cases", cases, CYSTCK_O, "run every case both ways")
@@ -64,14 +38,8 @@ static int cases(Cystck_State *S, Cystck_Object self, Cystck_Object a)
     h[0] = a;
     p[0] = Cystck_AsPyObject(S, a);
 
-    out = PyList_New(0);
-    BUILD_CASES(CYSTCK_CASE, HANDLE)
-    if (Cystck_Push(S, Cystck_FromNewPyObject(S, out)) < 0)
-        return -1;
-    out = PyList_New(0);
-    BUILD_CASES(STOCK_CASE, OBJECT)
-    if (Cystck_Push(S, Cystck_FromNewPyObject(S, out)) < 0)
-        return -1;
+    PUSH_OUTCOMES(BUILD_CASES, CYSTCK_CASE, HANDLE);
+    PUSH_OUTCOMES(BUILD_CASES, STOCK_CASE, OBJECT);
     return 2;
 }
 

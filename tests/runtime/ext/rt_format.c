@@ -1,7 +1,7 @@
 /* CystckUnicode_FromFormat and CystckErr_Format side by side with their
  * stock counterparts: every case of FORMAT_CASES runs through both, the
  * Cystck one with handles, the stock one with the same objects. */
-#include "Cystck.h"
+#include "side_by_side.h"
 
 /* The cases.  O(i) is object i of the argument list (a handle or a
  * PyObject*); O(3) is null, for %V's fallback string. */
@@ -21,35 +21,11 @@
     CASE("%R raises", O(2))                                                       \
     CASE("%c out of range %S", 0x110000, O(1))
 
-/* The result of one case: the string, or (exception type, str(exception)). */
-static PyObject *outcome(PyObject *r)
-{
-    PyObject *type, *value, *tb, *pair;
-    if (r != NULL)
-        return r;
-    PyErr_Fetch(&type, &value, &tb);
-    PyErr_NormalizeException(&type, &value, &tb);
-    pair = Py_BuildValue("(sN)", ((PyTypeObject *)type)->tp_name,
-                         value != NULL ? PyObject_Str(value) : Py_NewRef(Py_None));
-    Py_XDECREF(type);
-    Py_XDECREF(value);
-    Py_XDECREF(tb);
-    return pair;
-}
-
-/* A new reference to h's object, or NULL (keeping the exception). */
-static PyObject *new_ref(Cystck_State *S, Cystck_Object h)
-{
-    return Cystck_IsNull(h) ? NULL : Py_NewRef(Cystck_AsPyObject(S, h));
-}
-
 /* The outcome of raising with CystckErr_Format or PyErr_Format. */
 static PyObject *raised(void)
 {
     return outcome(NULL);
 }
-
-#define APPEND(list, o) do { PyObject *o_ = (o); PyList_Append((list), o_); Py_XDECREF(o_); } while (0)
 
 #define CYSTCK_CASE(...) \
     APPEND(out, outcome(new_ref(S, CystckUnicode_FromFormat(S, __VA_ARGS__))));
@@ -57,8 +33,6 @@ static PyObject *raised(void)
     CystckErr_Format(S, CystckExc_ValueError, __VA_ARGS__); APPEND(out, raised());
 #define STOCK_CASE(...) APPEND(out, outcome(PyUnicode_FromFormat(__VA_ARGS__)));
 #define STOCK_RAISE(...) PyErr_Format(PyExc_ValueError, __VA_ARGS__); APPEND(out, raised());
-#define HANDLE(i) h[i]
-#define OBJECT(i) p[i]
 
 /* cases(a, b, c) -> (Cystck outcomes, stock outcomes) for FromFormat and
  * for Err_Format, with O(0) = a, O(1) = b, O(2) = c. */
@@ -76,22 +50,10 @@ static int cases(Cystck_State *S, Cystck_Object self, const Cystck_Object *args,
         p[i] = Cystck_AsPyObject(S, h[i]);
     p[3] = NULL;
 
-    out = PyList_New(0);
-    FORMAT_CASES(CYSTCK_CASE, HANDLE)
-    if (Cystck_Push(S, Cystck_FromNewPyObject(S, out)) < 0)
-        return -1;
-    out = PyList_New(0);
-    FORMAT_CASES(STOCK_CASE, OBJECT)
-    if (Cystck_Push(S, Cystck_FromNewPyObject(S, out)) < 0)
-        return -1;
-    out = PyList_New(0);
-    FORMAT_CASES(CYSTCK_RAISE, HANDLE)
-    if (Cystck_Push(S, Cystck_FromNewPyObject(S, out)) < 0)
-        return -1;
-    out = PyList_New(0);
-    FORMAT_CASES(STOCK_RAISE, OBJECT)
-    if (Cystck_Push(S, Cystck_FromNewPyObject(S, out)) < 0)
-        return -1;
+    PUSH_OUTCOMES(FORMAT_CASES, CYSTCK_CASE, HANDLE);
+    PUSH_OUTCOMES(FORMAT_CASES, STOCK_CASE, OBJECT);
+    PUSH_OUTCOMES(FORMAT_CASES, CYSTCK_RAISE, HANDLE);
+    PUSH_OUTCOMES(FORMAT_CASES, STOCK_RAISE, OBJECT);
     return 4;
 }
 

@@ -367,6 +367,7 @@ _ITEMS = regex.compile(r"(?<![\w.>]|->)PySequence_Fast_ITEMS\s*" + _common.PAREN
 _UNBOXED = {"PyFloat_AsDouble": "CystckSequence_Fast_GetItemAsDouble",
             "PyLong_AsLong": "CystckSequence_Fast_GetItemAsLong"}
 _UNBOX_CALL = regex.compile(r"(?<![\w.>]|->)(?P<f>" + "|".join(_UNBOXED) + r")\s*\(\s*$")
+_CLOSE = regex.compile(r"\s*\)")
 _ASSIGN_AFTER = regex.compile(r"\s*(?:[-+*/%&|^]|<<|>>)?=(?!=)|\s*(?:\+\+|--)")
 
 
@@ -424,8 +425,8 @@ class SequenceFastItems(Rule):
                 alias = self._alias(code, m, b0, b1)
                 if alias is None:
                     continue
-                name, decl = alias
-                if regex.fullmatch(r"\w+", seq) and self._only_indexed(code, name, seq, m, decl, b0, b1):
+                name, decl, plain = alias
+                if plain and regex.fullmatch(r"\w+", seq) and self._only_indexed(code, name, seq, m, decl, b0, b1):
                     self._drop(unit, edits, name, m, decl)
                     for u in regex.finditer(rf"(?<![\w.>]|->){name}\s*\[", code[:b1], pos=m.end()):
                         n += self._index(unit, edits, u.start(), u.end() - 1, seq)
@@ -439,18 +440,30 @@ class SequenceFastItems(Rule):
 
     @staticmethod
     def _alias(code, m, b0, b1):
-        """(p, span of p's declaration statement) when the call is the value
-        of ``p = `` (a statement, or a declarator's initializer) and ``p``
-        is a ``PyObject **`` local of this function; else None."""
-        lhs = regex.search(r"(?<![\w.>]|->)(?P<v>[A-Za-z_]\w*)\s*=\s*$", code[b0:m.start()])
+        """(p, span of p's declaration statement, plain) when the call is
+        the value of ``p = `` and ``p`` is a ``PyObject **`` local of this
+        function, else None; ``plain``: the call is the whole value of a
+        statement ``p = ...;`` of its own (after ``{``, ``}``, ``;`` or a
+        label: dropping it leaves no ``if`` without a body, no comma
+        expression cut) or of a declarator's initializer."""
+        lhs = regex.search(r"(?<![\w.>]|->)(?P<v>[A-Za-z_]\w*)\s*=\s*$", code[max(b0, m.start() - 200):m.start()])
         if not lhs:
             return None
         name = lhs.group("v")
+        lhs_at = max(b0, m.start() - 200) + lhs.start()
         d = regex.search(rf"(?:^|[{{;}}])\s*((?:const\s+)?PyObject\b[^;{{}}()]*?(?<![\w*])\*\s*\*\s*{name}\b[^;{{}}]*;)",
                          code[b0:b1])
         if not d or code[b0 + d.start(1):b0 + d.end(1)].count("(") != code[b0 + d.start(1):b0 + d.end(1)].count(")"):
             return None
-        return name, (b0 + d.start(1), b0 + d.end(1))
+        decl = (b0 + d.start(1), b0 + d.end(1))
+        ends = regex.compile(r"\s*[;,]" if decl[0] <= m.start() < decl[1] else r"\s*;").match(code, m.end())
+        if decl[0] <= m.start() < decl[1]:
+            plain = bool(ends) and regex.search(r"\*\s*$", code[max(b0, lhs_at - 8):lhs_at]) is not None
+        else:
+            plain = bool(ends) and regex.search(r"(?:^|[{};:])\s*$", code[max(b0, lhs_at - 64):lhs_at]) is not None \
+                and not regex.search(r"\b(?:else|do)\s*$", code[max(b0, lhs_at - 64):lhs_at]) \
+                and not regex.search(r"\?[^;{}]*:\s*$", code[max(b0, lhs_at - 200):lhs_at])
+        return name, decl, plain
 
     @staticmethod
     def _only_indexed(code, name, seq, m, decl, b0, b1):
@@ -518,7 +531,7 @@ class SequenceFastItems(Rule):
         close = source.matching(code, open_at)
         index = text[open_at + 1:close - 1].strip()
         call = _UNBOX_CALL.search(code, max(0, start - 64), start)
-        if call and regex.match(r"\s*\)", code[close:]):
+        if call and _CLOSE.match(code, close):
             end = code.index(")", close) + 1
             edits.add(call.start(), end, f"{_UNBOXED[call.group('f')]}(S, {seq}, {index})")
         else:
@@ -548,9 +561,9 @@ class SequenceFastItems(Rule):
                 s, e = u.start(), source.matching(code, open_at)
             elif deref:
                 s, e = w0 + deref.start(), u.end()
-                post = regex.match(r"\s*(?:\+\+|--)", code[e:])
+                post = regex.compile(r"\s*(?:\+\+|--)").match(code, e)
                 if post:
-                    e += post.end()
+                    e = post.end()
             else:
                 continue      # the pointer itself: compared, moved, stays stock
             if _ASSIGN_AFTER.match(code, e) and not code[e:].lstrip().startswith(("++", "--")) \

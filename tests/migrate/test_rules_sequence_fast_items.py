@@ -157,13 +157,20 @@ def test_near_misses_keep_the_item_pointer_stock():
         "seq again": fsum.replace("for (i = 0;", "seq = arg;\n    for (i = 0;"),
         # the pointer assigned again
         "items again": fsum.replace("for (i = 0;", "items = PySequence_Fast_ITEMS(arg);\n    for (i = 0;"),
+        # set in an if without braces: dropping it would leave the if no body
+        "if body": fsum.replace("    items = PySequence_Fast_ITEMS(seq);",
+                                "    if (n)\n        items = PySequence_Fast_ITEMS(seq);"),
+        # set in a comma expression
+        "comma": fsum.replace("    n = PySequence_Fast_GET_SIZE(seq);\n    items = PySequence_Fast_ITEMS(seq);",
+                              "    n = PySequence_Fast_GET_SIZE(seq), items = PySequence_Fast_ITEMS(seq);"),
         # passed on
         "passed": fsum.replace("total += v;", "total += v + (double)(items == NULL);"),
     }
     for what, src in cases.items():
         out = _translated("#include <Python.h>\n" + src)
-        assert "PyObject **items;" in out, what
+        assert "/* cystck-migrate: escape hatch */ PyObject **items;" in out, what
         assert "CystckSequence_Fast_GetItemAsDouble" not in out, what
+        assert "PySequence_Fast_ITEMS(Cystck_AsPyObject(S, seq))" in out, what
 
 
 def test_translation_compiles_and_behaves_like_the_stock_build(same_as_stock, stock_and_translated, run_script):

@@ -361,11 +361,17 @@ class GetItemInto(Rule):
         return n
 
 
-_ITEMS = regex.compile(r"(?<![\w.>]|->)PySequence_Fast_ITEMS\s*" + _common.PAREN)
-# What reads one item as a C value without a handle: the runtime's getters
-# for a PySequence_Fast result.
-_UNBOXED = {"PyFloat_AsDouble": "CystckSequence_Fast_GetItemAsDouble",
-            "PyLong_AsLong": "CystckSequence_Fast_GetItemAsLong"}
+# An item array: PySequence_Fast_ITEMS(s), _PyTuple_ITEMS(t) (CPython's
+# own spelling for a tuple), &PyList_GET_ITEM(l, 0), &PyTuple_GET_ITEM(t, 0).
+_ITEMS = regex.compile(r"(?<![\w.>]|->)(?:(?P<f>PySequence_Fast_ITEMS|_PyTuple_ITEMS)\s*" + _common.PAREN
+                       + r"|&\s*(?P<g>PyList_GET_ITEM|PyTuple_GET_ITEM)\s*" + source.paren("q") + ")")
+# What reads item i of each kind of array: the stock macro (a handle per
+# use once ported) and the runtime's getters that make no handle.
+_ITEM_READS = {"PySequence_Fast_ITEMS": ("PySequence_Fast_GET_ITEM", "CystckSequence_Fast_GetItemAs"),
+               "_PyTuple_ITEMS": ("PyTuple_GET_ITEM", "CystckTuple_GetItemAs"),
+               "PyList_GET_ITEM": ("PyList_GET_ITEM", "CystckList_GetItemAs"),
+               "PyTuple_GET_ITEM": ("PyTuple_GET_ITEM", "CystckTuple_GetItemAs")}
+_UNBOXED = {"PyFloat_AsDouble": "Double", "PyLong_AsLong": "Long"}
 _UNBOX_CALL = regex.compile(r"(?<![\w.>]|->)(?P<f>" + "|".join(_UNBOXED) + r")\s*\(\s*$")
 _CLOSE = regex.compile(r"\s*\)")
 _ASSIGN_AFTER = regex.compile(r"\s*(?:[-+*/%&|^]|<<|>>)?=(?!=)|\s*(?:\+\+|--)")
@@ -380,13 +386,17 @@ class SequenceFastItems(Rule):
     it is the argument of ``PyFloat_AsDouble`` (``PyLong_AsLong``), which
     makes no handle, else ``PySequence_Fast_GET_ITEM(s, i)``, a handle per
     use that the api-calls rule ports (and that loop-release releases per
-    iteration).
+    iteration).  A list's or tuple's own item array,
+    ``&PyList_GET_ITEM(l, 0)``, ``&PyTuple_GET_ITEM(t, 0)`` or
+    ``_PyTuple_ITEMS(t)``, is read the same way through the list's
+    (tuple's) macro and getters, ``CystckList_GetItemAsDouble``...
 
     Only where the alias holds: ``p`` is assigned once and ``s`` never
     after it, and ``p`` appears only as ``p[i]`` read (not written, not
     its address taken).  Any other item pointer from
     ``PySequence_Fast_ITEMS`` (walked with ``p++``, passed on, written
-    through) stays a stock ``PyObject **`` (its declaration marked with
+    through; a list's or tuple's array is spelled ``PySequence_Fast_ITEMS``
+    there) stays a stock ``PyObject **`` (its declaration marked with
     the escape-hatch comment, which the declarations rule leaves alone,
     the call kept by escape-hatch): its items read as ``p[i]`` or ``*p``
     get a handle, ``Cystck_FromPyObject(S, p[i])`` (borrowed: the
@@ -415,25 +425,40 @@ class SequenceFastItems(Rule):
             b0, b1 = ctx.body
             kept = set()
             for m in _ITEMS.finditer(code, b0, b1):
-                seq = text[m.start("p") + 1:m.end("p") - 1].strip()
+                if m.group("f"):
+                    seq, kind = text[m.start("p") + 1:m.end("p") - 1].strip(), m.group("f")
+                else:
+                    args = source.split_top(code, m.start("q") + 1, m.end("q") - 1)
+                    if len(args) != 2 or code[args[1][0]:args[1][1]].strip() != "0":
+                        continue      # &PyList_GET_ITEM(l, k): the array from item k on
+                    seq, kind = text[args[0][0]:args[0][1]].strip(), m.group("g")
                 after = code[m.end():b1]
                 if after.lstrip().startswith("[") and regex.fullmatch(r"\w+", seq):
                     # PySequence_Fast_ITEMS(s)[i]
                     open_at = m.end() + len(after) - len(after.lstrip())
-                    n += self._index(unit, edits, m.start(), open_at, seq)
+                    n += self._index(unit, edits, m.start(), open_at, seq, kind)
                     continue
                 alias = self._alias(code, m, b0, b1)
                 if alias is None:
+                    if kind != "PySequence_Fast_ITEMS":
+                        # kept by escape-hatch, which reports it
+                        edits.add(m.start(), m.end(), f"PySequence_Fast_ITEMS({seq})")
+                        n += 1
                     continue
                 name, decl, plain = alias
                 if plain and regex.fullmatch(r"\w+", seq) and self._only_indexed(code, name, seq, m, decl, b0, b1):
                     self._drop(unit, edits, name, m, decl)
                     for u in regex.finditer(rf"(?<![\w.>]|->){name}\s*\[", code[:b1], pos=m.end()):
-                        n += self._index(unit, edits, u.start(), u.end() - 1, seq)
+                        n += self._index(unit, edits, u.start(), u.end() - 1, seq, kind)
                     n += 1
-                elif name not in kept:
-                    kept.add(name)
-                    n += self._keep_stock(unit, edits, name, decl, m, b1)
+                else:
+                    if kind != "PySequence_Fast_ITEMS":
+                        # a list's or tuple's item array is its PySequence_Fast_ITEMS
+                        edits.add(m.start(), m.end(), f"PySequence_Fast_ITEMS({seq})")
+                        n += 1
+                    if name not in kept:
+                        kept.add(name)
+                        n += self._keep_stock(unit, edits, name, decl, m, b1)
         if edits:
             unit.apply(edits)
         return n
@@ -524,18 +549,18 @@ class SequenceFastItems(Rule):
             edits.add(s, e, "")
 
     @staticmethod
-    def _index(unit, edits, start, open_at, seq):
+    def _index(unit, edits, start, open_at, seq, kind):
         """Rewrite ``<start..>[i]`` (the bracket at ``open_at``) as a read of
-        item i of ``seq``."""
+        item i of ``seq``, an array of ``kind`` (a key of _ITEM_READS)."""
         code, text = unit.masked, unit.text
         close = source.matching(code, open_at)
         index = text[open_at + 1:close - 1].strip()
         call = _UNBOX_CALL.search(code, max(0, start - 64), start)
         if call and _CLOSE.match(code, close):
             end = code.index(")", close) + 1
-            edits.add(call.start(), end, f"{_UNBOXED[call.group('f')]}(S, {seq}, {index})")
+            edits.add(call.start(), end, f"{_ITEM_READS[kind][1]}{_UNBOXED[call.group('f')]}(S, {seq}, {index})")
         else:
-            edits.add(start, close, f"PySequence_Fast_GET_ITEM({seq}, {index})")
+            edits.add(start, close, f"{_ITEM_READS[kind][0]}({seq}, {index})")
         return 1
 
     def _keep_stock(self, unit, edits, name, decl, m, b1):

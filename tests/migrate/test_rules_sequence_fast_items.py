@@ -101,11 +101,50 @@ walk(PyObject *self, PyObject *arg)
     return PyLong_FromSsize_t(total);
 }
 
+static PyObject *
+listsum(PyObject *self, PyObject *l)
+{
+    if (!PyList_Check(l)) {
+        PyErr_SetString(PyExc_TypeError, "listsum needs a list");
+        return NULL;
+    }
+    PyObject **items = &PyList_GET_ITEM(l, 0);
+    long total = 0;
+    for (Py_ssize_t i = 0; i < PyList_GET_SIZE(l); i++) {
+        long v = PyLong_AsLong(items[i]);
+        if (v == -1 && PyErr_Occurred())
+            return NULL;
+        total += v + (long)PyObject_Length(items[i]) * 0;
+        PyErr_Clear();
+    }
+    return PyLong_FromLong(total);
+}
+
+static PyObject *
+tuplewalk(PyObject *self, PyObject *t)
+{
+    if (!PyTuple_Check(t)) {
+        PyErr_SetString(PyExc_TypeError, "tuplewalk needs a tuple");
+        return NULL;
+    }
+    PyObject **p = &PyTuple_GET_ITEM(t, 0), **e = p + PyTuple_GET_SIZE(t);
+    Py_hash_t total = 0;
+    while (p < e) {
+        Py_hash_t h = PyObject_Hash(*p++);
+        if (h == -1)
+            return NULL;
+        total = (total * 31 + h) % 1000003;
+    }
+    return PyLong_FromSsize_t(total);
+}
+
 static PyMethodDef methods[] = {
     {"fsum", fsum, METH_O, NULL},
     {"lsum", lsum, METH_O, NULL},
     {"hashes", hashes, METH_O, NULL},
     {"walk", walk, METH_O, NULL},
+    {"listsum", listsum, METH_O, NULL},
+    {"tuplewalk", tuplewalk, METH_O, NULL},
     {NULL, NULL, 0, NULL}
 };
 
@@ -134,6 +173,10 @@ def test_an_indexed_item_array_is_the_sequence():
     assert "CystckObject_Hash(S, CystckSequence_Fast_GET_ITEM(S, seq, i))" in hashes
     assert "Cystck_ReleaseSince" in hashes      # a handle per item, released per iteration
     assert "escape hatch" not in fsum + lsum + hashes
+    listsum = _body(out, "listsum")
+    assert "items" not in listsum
+    assert "long v = CystckList_GetItemAsLong(S, l, i);" in listsum
+    assert "CystckObject_Length(S, CystckList_GET_ITEM(S, l, i))" in listsum
 
 
 def test_a_walked_item_pointer_stays_stock_and_is_reported():
@@ -142,6 +185,10 @@ def test_a_walked_item_pointer_stays_stock_and_is_reported():
     assert ("/* cystck-migrate: escape hatch */ PyObject **p = /* cystck-migrate: escape hatch */ "
             "PySequence_Fast_ITEMS(Cystck_AsPyObject(S, seq)), **e = p + n;") in walk
     assert "CystckObject_Hash(S, Cystck_FromPyObject(S, /* cystck-migrate: escape hatch */ *p))" in walk
+    tuplewalk = _body(out, "tuplewalk")
+    assert ("/* cystck-migrate: escape hatch */ PyObject **p = /* cystck-migrate: escape hatch */ "
+            "PySequence_Fast_ITEMS(Cystck_AsPyObject(S, t))") in tuplewalk
+    assert "CystckObject_Hash(S, Cystck_FromPyObject(S, /* cystck-migrate: escape hatch */ *p++))" in tuplewalk
 
 
 def _translated(src):
@@ -179,11 +226,16 @@ def test_translation_compiles_and_behaves_like_the_stock_build(same_as_stock, st
               " outcome(m.hashes, [7, 1, (2, 3)]), outcome(m.hashes, [[]]),"
               " outcome(m.walk, [7, 1, (2, 3)]), outcome(m.walk, [{}]),"
               " m.hashes(list(range(5000))), m.walk(list(range(5000))), m.fsum([0.5] * 5000),"
-              " m.lsum(list(range(5000)))]))\n")
+              " m.lsum(list(range(5000))), outcome(m.listsum, [1, 2, 3]), outcome(m.listsum, (1,)),"
+              " outcome(m.listsum, [1, 'x']), m.listsum(list(range(5000))),"
+              " outcome(m.tuplewalk, (7, 1, (2, 3))), outcome(m.tuplewalk, ([],)), m.tuplewalk(tuple(range(5000))),"
+              " m.walk(list(range(5000))) == m.tuplewalk(tuple(range(5000)))]))\n")
     want = same_as_stock("fastitems", SRC, script)
     assert want[0] == 6.5 and want[3] == (15, 4) and want[4] == (0, None)
     assert want[2][0] == "TypeError" and want[5][0] == "OverflowError" and want[7][0] == "TypeError"
     assert want[6] == want[8] and want[10] == want[11]
+    assert want[14] == 6 and want[15][0] == "TypeError" and want[16][0] == "TypeError"
+    assert want[17] == sum(range(5000)) and want[18] == want[6] and want[19][0] == "TypeError" and want[21]
     # beyond the handle limit: each loop holds one iteration's handles
     stock, ported = stock_and_translated("fastitems", SRC)
     assert run_script(script, ported, env={"CYSTCK_HANDLE_LIMIT": "64"}) == want

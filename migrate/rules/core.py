@@ -374,6 +374,9 @@ _ITEM_READS = {"PySequence_Fast_ITEMS": ("PySequence_Fast_GET_ITEM", "CystckSequ
 _UNBOXED = {"PyFloat_AsDouble": "Double", "PyLong_AsLong": "Long"}
 _UNBOX_CALL = regex.compile(r"(?<![\w.>]|->)(?P<f>" + "|".join(_UNBOXED) + r")\s*\(\s*$")
 _CLOSE = regex.compile(r"\s*\)")
+_SPACE = regex.compile(r"\s*")
+# A dereference right before a name (not a multiplication): ``(*p``, ``= *p``.
+_DEREF = regex.compile(r"(?<![\w)\]*])\*\s*$")
 _ASSIGN_AFTER = regex.compile(r"\s*(?:[-+*/%&|^]|<<|>>)?=(?!=)|\s*(?:\+\+|--)")
 
 
@@ -386,14 +389,14 @@ class SequenceFastItems(Rule):
     it is the argument of ``PyFloat_AsDouble`` (``PyLong_AsLong``), which
     makes no handle, else ``PySequence_Fast_GET_ITEM(s, i)``, a handle per
     use that the api-calls rule ports (and that loop-release releases per
-    iteration).  A list's or tuple's own item array,
+    iteration); ``*p`` is ``p[0]``.  A list's or tuple's own item array,
     ``&PyList_GET_ITEM(l, 0)``, ``&PyTuple_GET_ITEM(t, 0)`` or
     ``_PyTuple_ITEMS(t)``, is read the same way through the list's
     (tuple's) macro and getters, ``CystckList_GetItemAsDouble``...
 
     Only where the alias holds: ``p`` is assigned once and ``s`` never
-    after it, and ``p`` appears only as ``p[i]`` read (not written, not
-    its address taken).  Any other item pointer from
+    after it, and ``p`` appears only as ``p[i]`` or ``*p`` read (not
+    written, not its address taken).  Any other item pointer from
     ``PySequence_Fast_ITEMS`` (walked with ``p++``, passed on, written
     through; a list's or tuple's array is spelled ``PySequence_Fast_ITEMS``
     there) stays a stock ``PyObject **`` (its declaration marked with
@@ -448,8 +451,13 @@ class SequenceFastItems(Rule):
                 name, decl, plain = alias
                 if plain and regex.fullmatch(r"\w+", seq) and self._only_indexed(code, name, seq, m, decl, b0, b1):
                     self._drop(unit, edits, name, m, decl)
-                    for u in regex.finditer(rf"(?<![\w.>]|->){name}\s*\[", code[:b1], pos=m.end()):
-                        n += self._index(unit, edits, u.start(), u.end() - 1, seq, kind)
+                    for u in regex.finditer(rf"(?<![\w.>]|->){name}\b", code[:b1], pos=m.end()):
+                        deref = _DEREF.search(code, max(b0, u.start() - 8), u.start())
+                        if deref:
+                            n += self._read(unit, edits, deref.start(), u.end(), seq, kind, "0")
+                        else:
+                            open_at = _SPACE.match(code, u.end()).end()
+                            n += self._index(unit, edits, u.start(), open_at, seq, kind)
                     n += 1
                 else:
                     if kind != "PySequence_Fast_ITEMS":
@@ -476,7 +484,7 @@ class SequenceFastItems(Rule):
             return None
         name = lhs.group("v")
         lhs_at = max(b0, m.start() - 200) + lhs.start()
-        d = regex.search(rf"(?:^|[{{;}}])\s*((?:const\s+)?PyObject\b[^;{{}}()]*?(?<![\w*])\*\s*\*\s*{name}\b[^;{{}}]*;)",
+        d = regex.search(rf"(?:^|[{{;}}])\s*((?:const\s+)?PyObject\b[^;{{}}()]*?(?<![\w*])\*\s*(?:const\s*)?\*\s*{name}\b[^;{{}}]*;)",
                          code[b0:b1])
         if not d or code[b0 + d.start(1):b0 + d.end(1)].count("(") != code[b0 + d.start(1):b0 + d.end(1)].count(")"):
             return None
@@ -499,7 +507,7 @@ class SequenceFastItems(Rule):
         if not parsed:
             return False
         mine = [d for d in parsed[1] if d.name == name]
-        if len(mine) != 1 or mine[0].pointer != "**" or mine[0].array:
+        if len(mine) != 1 or mine[0].pointer not in ("**", "*const*") or mine[0].array:
             return False
         declared_at = regex.compile(rf"(?<!\w){name}\b").search(code, mine[0].span[0]).start()
         for u in regex.finditer(rf"(?<![\w.>]|->){name}\b", code[:b1], pos=b0):
@@ -508,11 +516,15 @@ class SequenceFastItems(Rule):
                 continue       # the declaration, or the assignment of m
             if u.start() < m.start() or decl[0] <= u.start() < decl[1]:
                 return False   # used before it is set, or in another declarator
-            rest = code[u.end():b1]
-            if not rest.lstrip().startswith("["):
-                return False   # the pointer itself: moved, passed on, compared
-            open_at = u.end() + len(rest) - len(rest.lstrip())
-            close = source.matching(code, open_at)
+            deref = _DEREF.search(before)
+            if deref:
+                close = u.end()          # *p, item 0
+                before = before[:deref.start()]
+            else:
+                rest = _SPACE.match(code, u.end()).end()
+                if code[rest:rest + 1] != "[":
+                    return False   # the pointer itself: moved, passed on, compared
+                close = source.matching(code, rest)
             if _ASSIGN_AFTER.match(code, close) or regex.search(r"(?:&|\+\+|--)\s*$", before):
                 return False   # written through, or its address taken
         stmt_end = code.find(";", m.end())
@@ -554,7 +566,12 @@ class SequenceFastItems(Rule):
         item i of ``seq``, an array of ``kind`` (a key of _ITEM_READS)."""
         code, text = unit.masked, unit.text
         close = source.matching(code, open_at)
-        index = text[open_at + 1:close - 1].strip()
+        return SequenceFastItems._read(unit, edits, start, close, seq, kind, text[open_at + 1:close - 1].strip())
+
+    @staticmethod
+    def _read(unit, edits, start, close, seq, kind, index):
+        """Rewrite ``code[start:close]``, item ``index`` of ``seq``'s array."""
+        code = unit.masked
         call = _UNBOX_CALL.search(code, max(0, start - 64), start)
         if call and _CLOSE.match(code, close):
             end = code.index(")", close) + 1
@@ -569,7 +586,7 @@ class SequenceFastItems(Rule):
         from .. import cstruct
         code, text = unit.masked, unit.text
         parsed = cstruct.split_declaration(code, decl[0], decl[1] - 1)
-        if not parsed or any(d.pointer != "**" for d in parsed[1]):
+        if not parsed or any(d.pointer not in ("**", "*const*") for d in parsed[1]):
             unit.leftover(m.start(), f"{name} = PySequence_Fast_ITEMS(...) is declared with handles: "
                           "an array of PyObject * has no Cystck counterpart: rewrite by hand", self.name)
             return 0

@@ -53,7 +53,7 @@ lsum(PyObject *self, PyObject *arg)
         }
         total += v;
     }
-    first = n ? PySequence_Fast_ITEMS(seq)[0] : Py_None;
+    first = n ? *items : Py_None;
     Py_INCREF(first);
     Py_DECREF(seq);
     return Py_BuildValue("(lN)", total, first);
@@ -75,6 +75,10 @@ hashes(PyObject *self, PyObject *arg)
             return NULL;
         }
         total = (total * 31 + h) % 1000003;
+    }
+    if (n && PyObject_Hash(PySequence_Fast_ITEMS(seq)[n - 1]) == -1) {
+        Py_DECREF(seq);
+        return NULL;
     }
     Py_DECREF(seq);
     return PyLong_FromSsize_t(total);
@@ -167,11 +171,13 @@ def test_an_indexed_item_array_is_the_sequence():
     lsum = _body(out, "lsum")
     assert "Cystck_Object first;" in lsum and "items" not in lsum
     assert "long v = CystckSequence_Fast_GetItemAsLong(S, seq, i);" in lsum
-    assert "first = n ? CystckSequence_Fast_GET_ITEM(S, seq, 0) : Cystck_None;" in lsum
+    assert "first = n ? CystckSequence_Fast_GET_ITEM(S, seq, 0) : Cystck_None;" in lsum   # *items
+
     hashes = _body(out, "hashes")
     assert "items" not in hashes
     assert "CystckObject_Hash(S, CystckSequence_Fast_GET_ITEM(S, seq, i))" in hashes
     assert "Cystck_ReleaseSince" in hashes      # a handle per item, released per iteration
+    assert "CystckObject_Hash(S, CystckSequence_Fast_GET_ITEM(S, seq, n - 1)) == -1" in hashes
     assert "escape hatch" not in fsum + lsum + hashes
     listsum = _body(out, "listsum")
     assert "items" not in listsum

@@ -437,10 +437,12 @@ class SequenceFastItems(Rule):
                     seq, kind = text[args[0][0]:args[0][1]].strip(), m.group("g")
                 after = code[m.end():b1]
                 if after.lstrip().startswith("[") and regex.fullmatch(r"\w+", seq):
-                    # PySequence_Fast_ITEMS(s)[i]
+                    # PySequence_Fast_ITEMS(s)[i], read
                     open_at = m.end() + len(after) - len(after.lstrip())
-                    n += self._index(unit, edits, m.start(), open_at, seq, kind)
-                    continue
+                    if not _ASSIGN_AFTER.match(code, source.matching(code, open_at)) \
+                            and not regex.search(r"(?:&|\+\+|--)\s*$", code[max(b0, m.start() - 8):m.start()]):
+                        n += self._index(unit, edits, m.start(), open_at, seq, kind)
+                        continue
                 alias = self._alias(code, m, b0, b1)
                 if alias is None:
                     if kind != "PySequence_Fast_ITEMS":

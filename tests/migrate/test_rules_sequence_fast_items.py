@@ -201,6 +201,12 @@ def _translated(src):
     return translate.translate_source(src, "fastitems.c")
 
 
+def test_a_write_through_the_array_is_left_to_the_escape_hatch():
+    out = _translated("#include <Python.h>\nstatic PyObject *f(PyObject *self, PyObject *o)\n"
+                      "{\n    PySequence_Fast_ITEMS(o)[0] = o;\n    return o;\n}\n")
+    assert ("/* cystck-migrate: escape hatch */ PySequence_Fast_ITEMS(Cystck_AsPyObject(S, o))[0] = o;") in out
+
+
 def test_near_misses_keep_the_item_pointer_stock():
     fsum = SRC[SRC.index("static PyObject *\nfsum"):SRC.index("static PyObject *\nlsum")]
     cases = {

@@ -361,6 +361,269 @@ class GetItemInto(Rule):
         return n
 
 
+# An item array: PySequence_Fast_ITEMS(s), _PyTuple_ITEMS(t) (CPython's
+# own spelling for a tuple), &PyList_GET_ITEM(l, 0), &PyTuple_GET_ITEM(t, 0).
+_ITEMS = regex.compile(r"(?<![\w.>]|->)(?:(?P<f>PySequence_Fast_ITEMS|_PyTuple_ITEMS)\s*" + _common.PAREN
+                       + r"|&\s*(?P<g>PyList_GET_ITEM|PyTuple_GET_ITEM)\s*" + source.paren("q") + ")")
+# What reads item i of each kind of array: the stock macro (a handle per
+# use once ported) and the runtime's getters that make no handle.
+_ITEM_READS = {"PySequence_Fast_ITEMS": ("PySequence_Fast_GET_ITEM", "CystckSequence_Fast_GetItemAs"),
+               "_PyTuple_ITEMS": ("PyTuple_GET_ITEM", "CystckTuple_GetItemAs"),
+               "PyList_GET_ITEM": ("PyList_GET_ITEM", "CystckList_GetItemAs"),
+               "PyTuple_GET_ITEM": ("PyTuple_GET_ITEM", "CystckTuple_GetItemAs")}
+_UNBOXED = {"PyFloat_AsDouble": "Double", "PyLong_AsLong": "Long"}
+_UNBOX_CALL = regex.compile(r"(?<![\w.>]|->)(?P<f>" + "|".join(_UNBOXED) + r")\s*\(\s*$")
+_CLOSE = regex.compile(r"\s*\)")
+_SPACE = regex.compile(r"\s*")
+# A dereference right before a name (not a multiplication): ``(*p``, ``= *p``.
+_DEREF = regex.compile(r"(?<![\w)\]*])\*\s*$")
+_ASSIGN_AFTER = regex.compile(r"\s*(?:[-+*/%&|^]|<<|>>)?=(?!=)|\s*(?:\+\+|--)")
+
+
+class SequenceFastItems(Rule):
+    """The item array of a ``PySequence_Fast`` result read by index is the
+    sequence itself: a local ``PyObject **p = PySequence_Fast_ITEMS(s);``
+    (or ``p = ...;`` once, ``s`` a variable) that is only indexed goes, and
+    each ``p[i]`` (and ``PySequence_Fast_ITEMS(s)[i]``) becomes
+    ``CystckSequence_Fast_GetItemAsDouble(S, s, i)`` (``...AsLong``) where
+    it is the argument of ``PyFloat_AsDouble`` (``PyLong_AsLong``), which
+    makes no handle, else ``PySequence_Fast_GET_ITEM(s, i)``, a handle per
+    use that the api-calls rule ports (and that loop-release releases per
+    iteration); ``*p`` is ``p[0]``.  A list's or tuple's own item array,
+    ``&PyList_GET_ITEM(l, 0)``, ``&PyTuple_GET_ITEM(t, 0)`` or
+    ``_PyTuple_ITEMS(t)``, is read the same way through the list's
+    (tuple's) macro and getters, ``CystckList_GetItemAsDouble``...
+
+    Only where the alias holds: ``p`` is assigned once and ``s`` never
+    after it, and ``p`` appears only as ``p[i]`` or ``*p`` read (not
+    written, not its address taken).  Any other item pointer from
+    ``PySequence_Fast_ITEMS`` (walked with ``p++``, passed on, written
+    through; a list's or tuple's array is spelled ``PySequence_Fast_ITEMS``
+    there) stays a stock ``PyObject **`` (its declaration marked with
+    the escape-hatch comment, which the declarations rule leaves alone,
+    the call kept by escape-hatch): its items read as ``p[i]`` or ``*p``
+    get a handle, ``Cystck_FromPyObject(S, p[i])`` (borrowed: the
+    sequence keeps them), and the spot is reported; a write through it has
+    no counterpart and is reported as it is."""
+    name = "sequence-fast-items"
+    precedence = 495
+    patterns = (_ITEMS.pattern,)
+    before = ("static double f(PyObject *seq, Py_ssize_t n)\n{\n    PyObject **items = PySequence_Fast_ITEMS(seq);\n"
+              "    double t = 0;\n    for (Py_ssize_t i = 0; i < n; i++)\n"
+              "        t += PyFloat_AsDouble(items[i]) + PyObject_Hash(items[i]);\n    return t;\n}\n")
+    after = ("static double f(PyObject *seq, Py_ssize_t n)\n{\n"
+             "    double t = 0;\n    for (Py_ssize_t i = 0; i < n; i++)\n"
+             "        t += CystckSequence_Fast_GetItemAsDouble(S, seq, i) + "
+             "PyObject_Hash(PySequence_Fast_GET_ITEM(seq, i));\n    return t;\n}\n")
+
+    def apply(self, unit):
+        code, text = unit.masked, unit.text
+        if not _ITEMS.search(code):
+            return 0
+        edits = source.Edits()
+        n = 0
+        for ctx in _common.function_contexts(unit):
+            if not ctx.has_state:
+                continue
+            b0, b1 = ctx.body
+            kept = set()
+            for m in _ITEMS.finditer(code, b0, b1):
+                if m.group("f"):
+                    seq, kind = text[m.start("p") + 1:m.end("p") - 1].strip(), m.group("f")
+                else:
+                    args = source.split_top(code, m.start("q") + 1, m.end("q") - 1)
+                    if len(args) != 2 or code[args[1][0]:args[1][1]].strip() != "0":
+                        continue      # &PyList_GET_ITEM(l, k): the array from item k on
+                    seq, kind = text[args[0][0]:args[0][1]].strip(), m.group("g")
+                after = code[m.end():b1]
+                if after.lstrip().startswith("[") and regex.fullmatch(r"\w+", seq):
+                    # PySequence_Fast_ITEMS(s)[i], read
+                    open_at = m.end() + len(after) - len(after.lstrip())
+                    if not _ASSIGN_AFTER.match(code, source.matching(code, open_at)) \
+                            and not regex.search(r"(?:&|\+\+|--)\s*$", code[max(b0, m.start() - 8):m.start()]):
+                        n += self._index(unit, edits, m.start(), open_at, seq, kind)
+                        continue
+                alias = self._alias(code, m, b0, b1)
+                if alias is None:
+                    if kind != "PySequence_Fast_ITEMS":
+                        # kept by escape-hatch, which reports it
+                        edits.add(m.start(), m.end(), f"PySequence_Fast_ITEMS({seq})")
+                        n += 1
+                    continue
+                name, decl, plain = alias
+                if plain and regex.fullmatch(r"\w+", seq) and self._only_indexed(code, name, seq, m, decl, b0, b1):
+                    self._drop(unit, edits, name, m, decl)
+                    for u in regex.finditer(rf"(?<![\w.>]|->){name}\b", code[:b1], pos=m.end()):
+                        deref = _DEREF.search(code, max(b0, u.start() - 8), u.start())
+                        if deref:
+                            n += self._read(unit, edits, deref.start(), u.end(), seq, kind, "0")
+                        else:
+                            open_at = _SPACE.match(code, u.end()).end()
+                            n += self._index(unit, edits, u.start(), open_at, seq, kind)
+                    n += 1
+                else:
+                    if kind != "PySequence_Fast_ITEMS":
+                        # a list's or tuple's item array is its PySequence_Fast_ITEMS
+                        edits.add(m.start(), m.end(), f"PySequence_Fast_ITEMS({seq})")
+                        n += 1
+                    if name not in kept:
+                        kept.add(name)
+                        n += self._keep_stock(unit, edits, name, decl, m, b1)
+        if edits:
+            unit.apply(edits)
+        return n
+
+    @staticmethod
+    def _alias(code, m, b0, b1):
+        """(p, span of p's declaration statement, plain) when the call is
+        the value of ``p = `` and ``p`` is a ``PyObject **`` local of this
+        function, else None; ``plain``: the call is the whole value of a
+        statement ``p = ...;`` of its own (after ``{``, ``}``, ``;`` or a
+        label: dropping it leaves no ``if`` without a body, no comma
+        expression cut) or of a declarator's initializer."""
+        lhs = regex.search(r"(?<![\w.>]|->)(?P<v>[A-Za-z_]\w*)\s*=\s*$", code[max(b0, m.start() - 200):m.start()])
+        if not lhs:
+            return None
+        name = lhs.group("v")
+        lhs_at = max(b0, m.start() - 200) + lhs.start()
+        d = regex.search(rf"(?:^|[{{;}}])\s*((?:const\s+)?PyObject\b[^;{{}}()]*?(?<![\w*])\*\s*(?:const\s*)?\*\s*{name}\b[^;{{}}]*;)",
+                         code[b0:b1])
+        if not d or code[b0 + d.start(1):b0 + d.end(1)].count("(") != code[b0 + d.start(1):b0 + d.end(1)].count(")"):
+            return None
+        decl = (b0 + d.start(1), b0 + d.end(1))
+        ends = regex.compile(r"\s*[;,]" if decl[0] <= m.start() < decl[1] else r"\s*;").match(code, m.end())
+        if decl[0] <= m.start() < decl[1]:
+            plain = bool(ends) and regex.search(r"\*\s*$", code[max(b0, lhs_at - 8):lhs_at]) is not None
+        else:
+            plain = bool(ends) and regex.search(r"(?:^|[{};:])\s*$", code[max(b0, lhs_at - 64):lhs_at]) is not None \
+                and not regex.search(r"\b(?:else|do)\s*$", code[max(b0, lhs_at - 64):lhs_at]) \
+                and not regex.search(r"\?[^;{}]*:\s*$", code[max(b0, lhs_at - 200):lhs_at])
+        return name, decl, plain
+
+    @staticmethod
+    def _only_indexed(code, name, seq, m, decl, b0, b1):
+        """Is ``name`` set once (by ``m``) and only read as ``name[i]``
+        after it, and ``seq`` never assigned after ``m``?"""
+        from .. import cstruct
+        parsed = cstruct.split_declaration(code, decl[0], decl[1] - 1)
+        if not parsed:
+            return False
+        mine = [d for d in parsed[1] if d.name == name]
+        if len(mine) != 1 or mine[0].pointer not in ("**", "*const*") or mine[0].array:
+            return False
+        declared_at = regex.compile(rf"(?<!\w){name}\b").search(code, mine[0].span[0]).start()
+        for u in regex.finditer(rf"(?<![\w.>]|->){name}\b", code[:b1], pos=b0):
+            before = code[max(b0, u.start() - 8):u.start()]
+            if u.start() == declared_at or code[u.end():m.start()].strip() == "=":
+                continue       # the declaration, or the assignment of m
+            if u.start() < m.start() or decl[0] <= u.start() < decl[1]:
+                return False   # used before it is set, or in another declarator
+            deref = _DEREF.search(before)
+            if deref:
+                close = u.end()          # *p, item 0
+                before = before[:deref.start()]
+            else:
+                rest = _SPACE.match(code, u.end()).end()
+                if code[rest:rest + 1] != "[":
+                    return False   # the pointer itself: moved, passed on, compared
+                close = source.matching(code, rest)
+            if _ASSIGN_AFTER.match(code, close) or regex.search(r"(?:&|\+\+|--)\s*$", before):
+                return False   # written through, or its address taken
+        stmt_end = code.find(";", m.end())
+        for u in regex.finditer(rf"(?<![\w.>]|->){seq}\b", code[:b1], pos=stmt_end):
+            before = code[max(b0, u.start() - 24):u.start()]
+            if _ASSIGN_AFTER.match(code, u.end()) or regex.search(r"(?:&|\+\+|--)\s*$", before) \
+                    or regex.search(r"Py_(?:X?SETREF|CLEAR)\s*\(\s*$", before):
+                return False
+        return True
+
+    @staticmethod
+    def _drop(unit, edits, name, m, decl):
+        """Remove p's declarator (the whole declaration if it is the only
+        one) and the statement ``p = PySequence_Fast_ITEMS(s);``."""
+        from .. import cstruct
+        code, text = unit.masked, unit.text
+        base_end, decls = cstruct.split_declaration(code, decl[0], decl[1] - 1)
+        i = next(k for k, d in enumerate(decls) if d.name == name)
+        if len(decls) == 1:
+            spans = [decl]
+        elif i == 0:
+            spans = [(base_end, decls[1].span[0])]        # PyObject **p, *a;  ->  PyObject *a;
+        else:
+            spans = [(decls[i - 1].span[1], decls[i].span[1])]
+        if not decl[0] <= m.start() < decl[1]:
+            lhs = regex.search(rf"{name}\s*=\s*$", code[:m.start()])
+            spans.append((lhs.start(), code.find(";", m.end()) + 1))
+        for s, e in spans:
+            line0 = text.rfind("\n", 0, s) + 1
+            line1 = text.find("\n", e)
+            line1 = len(text) if line1 < 0 else line1
+            if not text[line0:s].strip() and not text[e:line1].strip():
+                s, e = line0, min(line1 + 1, len(text))   # the whole line
+            edits.add(s, e, "")
+
+    @staticmethod
+    def _index(unit, edits, start, open_at, seq, kind):
+        """Rewrite ``<start..>[i]`` (the bracket at ``open_at``) as a read of
+        item i of ``seq``, an array of ``kind`` (a key of _ITEM_READS)."""
+        code, text = unit.masked, unit.text
+        close = source.matching(code, open_at)
+        return SequenceFastItems._read(unit, edits, start, close, seq, kind, text[open_at + 1:close - 1].strip())
+
+    @staticmethod
+    def _read(unit, edits, start, close, seq, kind, index):
+        """Rewrite ``code[start:close]``, item ``index`` of ``seq``'s array."""
+        code = unit.masked
+        call = _UNBOX_CALL.search(code, max(0, start - 64), start)
+        if call and _CLOSE.match(code, close):
+            end = code.index(")", close) + 1
+            edits.add(call.start(), end, f"{_ITEM_READS[kind][1]}{_UNBOXED[call.group('f')]}(S, {seq}, {index})")
+        else:
+            edits.add(start, close, f"{_ITEM_READS[kind][0]}({seq}, {index})")
+        return 1
+
+    def _keep_stock(self, unit, edits, name, decl, m, b1):
+        """The fallback: ``name`` stays a stock ``PyObject **``, its item
+        reads get a handle.  Returns the count of changes."""
+        from .. import cstruct
+        code, text = unit.masked, unit.text
+        parsed = cstruct.split_declaration(code, decl[0], decl[1] - 1)
+        if not parsed or any(d.pointer not in ("**", "*const*") for d in parsed[1]):
+            unit.leftover(m.start(), f"{name} = PySequence_Fast_ITEMS(...) is declared with handles: "
+                          "an array of PyObject * has no Cystck counterpart: rewrite by hand", self.name)
+            return 0
+        stock = {d.name for d in parsed[1]}
+        edits.add(decl[0], decl[0], f"{escape.MARK} ")
+        n = 1
+        for u in regex.finditer(r"(?<![\w.>]|->)(?P<v>" + "|".join(sorted(stock)) + r")\b", code[:b1], pos=decl[1]):
+            v = u.group("v")
+            rest = code[u.end():b1]
+            w0 = max(decl[1], u.start() - 16)
+            deref = regex.search(r"(?<![\w)\]])\*\s*$", code[w0:u.start()])
+            if rest.lstrip().startswith("["):
+                open_at = u.end() + len(rest) - len(rest.lstrip())
+                s, e = u.start(), source.matching(code, open_at)
+            elif deref:
+                s, e = w0 + deref.start(), u.end()
+                post = regex.compile(r"\s*(?:\+\+|--)").match(code, e)
+                if post:
+                    e = post.end()
+            else:
+                continue      # the pointer itself: compared, moved, stays stock
+            if _ASSIGN_AFTER.match(code, e) and not code[e:].lstrip().startswith(("++", "--")) \
+                    or regex.search(r"&\s*$", code[max(decl[1], s - 8):s]):
+                unit.leftover(s, f"write through {v}, an item array of PySequence_Fast_ITEMS: "
+                              "no Cystck counterpart: rewrite by hand", self.name)
+                continue
+            edits.add(s, s, f"Cystck_FromPyObject(S, {escape.MARK} ")
+            edits.add(e, e, ")")
+            n += 1
+        unit.leftover(m.start(), f"escape hatch: {name} = PySequence_Fast_ITEMS(...) is not only indexed: kept "
+                      "as a stock PyObject ** (valid while the sequence lives unchanged), its items given "
+                      "handles with Cystck_FromPyObject", self.name)
+        return n
+
+
 # A slot called through the object's own type is the abstract call that
 # dispatches to it (which also checks that the slot is there).
 _SLOT_CALLS = {

@@ -361,6 +361,8 @@ class Declarations(Rule):
                 base = m.group("base")
                 if base.startswith("Cystck_Object"):
                     continue
+                if unit.text[max(0, m.start("decl") - 64):m.start("decl")].rstrip().endswith(escape.MARK):
+                    continue      # kept stock (sequence-fast-items' PyObject **)
                 parsed = cstruct.split_declaration(code, m.start("decl"), m.end("decl"))
                 if not parsed:
                     continue

@@ -50,7 +50,8 @@ def test_rule_selection_and_diff(tmp_path, capsys):
 
 def test_check_mode_fails_on_code_that_does_not_compile(tmp_path):
     f = tmp_path / "m.c"
-    f.write_text(STOCK.replace("return o;", "return PySequence_Fast_ITEMS(o)[0];"))
+    # a write through an item array: no counterpart, kept through the escape hatch
+    f.write_text(STOCK.replace("return o;", "PySequence_Fast_ITEMS(o)[0] = o; return o;"))
     assert cli.main([str(f), "-o", str(tmp_path / "o"), "-q", "--no-cppcheck", "--check"]) == 1
 
 

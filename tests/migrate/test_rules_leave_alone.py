@@ -598,11 +598,21 @@ LEAVE_ALONE = {
         "static PyObject *f(PyObject *self, PyObject *o)\n{\n    char *p = \"x\";\n"
         "    PyObject *m = (PyObject *) PyObject_Malloc(16);\n"
         "    memset((void *) p, 0, 1);\n    return o;\n}\n"),
+    # An array of objects the function allocates itself (the item-array
+    # call only in a comment): indexed like PySequence_Fast_ITEMS' array,
+    # but no alias of a sequence.
+    "sequence-fast-items": (
+        "static double f(PyObject *seq, Py_ssize_t n)\n{\n"
+        "    PyObject **items = PyMem_New(PyObject *, n);   /* not PySequence_Fast_ITEMS(seq) */\n"
+        "    double t = 0;\n"
+        "    for (Py_ssize_t i = 0; i < n; i++)\n        items[i] = PySequence_Fast_GET_ITEM(seq, i);\n"
+        "    t = PyFloat_AsDouble(items[0]);\n    PyMem_Free(items);\n    return t;\n}\n"),
 }
 
 # rule -> (near miss, real construct): replacing the first by the second in
 # the rule's LEAVE_ALONE entry makes the rule fire.
 POSITIVE_TWINS = {
+    "sequence-fast-items": ("PyMem_New(PyObject *, n)", "PySequence_Fast_ITEMS(seq)"),
     "function-macros": ("{ return v; }", "{ return PyLong_AsLong(NULL) + v; }"),
     "cppy-include": ("<cppy/defines.h>", "<cppy/cppy.h>"),
     "cppy-ptr": ("std::bitset<8> bits;", "cppy::ptr bits;"),

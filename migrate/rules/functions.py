@@ -1277,7 +1277,8 @@ class Returns(Rule):
     the iteration, ``return item;`` ``return Cystck_IsNull(item) ? -1 :
     Cystck_Return(S, item);`` (-1 with no exception set is the end there),
     ``Py_RETURN_RICHCOMPARE(a, b, op);`` ``return Cystck_ReturnBool(S,
-    CYSTCK_RICHCOMPARE(a, b, op));``.  A helper
+    CYSTCK_RICHCOMPARE(a, b, op));``; ``return (NULL);`` is ``return
+    NULL;``.  A helper
     returning a handle returns ``Cystck_NULL`` instead of NULL, and
     ``Cystck_Dup(S, Cystck_True)`` for ``Py_RETURN_TRUE``: stock returns a
     new reference that the caller releases, and releasing a constant handle
@@ -1311,6 +1312,7 @@ class Returns(Rule):
         edits.add(m.start(), close, f"return Cystck_ReturnBool(S, {test})" if mode == "push"
                   else f"return CystckBool_FromLong(S, {test})")
 
+    NULLS = ("NULL", "0", "nullptr", "(PyObject *)NULL")
     CONST = {"TRUE": "Cystck_True", "FALSE": "Cystck_False", "NOTIMPLEMENTED": "Cystck_NotImplemented",
              "NONE": "Cystck_None"}
 
@@ -1340,14 +1342,16 @@ class Returns(Rule):
                 for s0, s1 in reversed(_common.conditional_nulls(e, 0, len(e))):
                     e = e[:s0] + "Cystck_NULL" + e[s1:]
                 end = ";" if code[m.end() - 1] == ";" else ""
+                if e.startswith("(") and source.unparen(code[m.start("e"):m.end("e")]) in self.NULLS:
+                    e = source.unparen(e)  # return (NULL);
                 if mode == "handle":
-                    if e in ("NULL", "0", "nullptr", "(PyObject *)NULL"):
+                    if e in self.NULLS:
                         edits.add(m.start(), m.end(), "return Cystck_NULL" + end)
                     elif e != text[m.start("e"):m.end("e")].strip():
                         edits.add(m.start("e"), m.end("e"), f" {e}")
                     continue
                 branch = _NULL_BRANCH.fullmatch(e)
-                if e in ("NULL", "0", "nullptr", "(PyObject *)NULL", "-1"):
+                if e in self.NULLS + ("-1",):
                     edits.add(m.start(), m.end(), "return -1" + end)
                 elif branch and branch.group("v").strip() not in ("Cystck_NULL", "") \
                         and all(source.balanced(branch.group(g)) for g in ("c", "v")):

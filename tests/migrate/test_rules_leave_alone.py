@@ -299,7 +299,8 @@ LEAVE_ALONE = {
         "static PyMethodDef m[] = {{\"impl\", impl, METH_VARARGS, NULL}, {\"alias\", alias_impl, METH_VARARGS, NULL}, {NULL}};\n"),
     # NULL returned from a function that returns no object.
     "returns": (
-        "static const char *name(PyObject *o)\n{\n    if (o == NULL)\n        return NULL;\n    return \"x\";\n}\n"),
+        "static const char *name(PyObject *o)\n{\n    if (o == NULL)\n        return NULL;\n"
+        "    if (PyLong_Check(o))\n        return (NULL);\n    return \"x\";\n}\n"),
     # A returning macro used only in a function that is no entry point.
     "macro-returns": (
         "#define CHECK(v) do { if ((v) < 0) return NULL; } while (0)\n"

@@ -55,7 +55,8 @@ class Constants(Rule):
     except a builtin type without a handle used in a function that has the
     state: it gets one through the escape hatch,
     ``Cystck_FromPyObject(S, (PyObject *)&PyFunction_Type)`` (marked and
-    reported)."""
+    reported).  A function without the state (a destructor) keeps CPython's
+    constants: its calls of the API are stock calls."""
     name = "constants"
     precedence = 800
     patterns = (r"\bPy_(None|True|False|NotImplemented|Ellipsis)\b",
@@ -99,8 +100,11 @@ class Constants(Rule):
                 return None
             return new
         # functions that stay stock (helpers reading object internals,
-        # capsule destructors) keep CPython's constants: they have no S
-        stock = _common.stock_bodies(unit)
+        # capsule destructors) keep CPython's constants: they have no S;
+        # so do destructors (tp_dealloc without state), whose calls of the
+        # API that could not move to a finalizer stay stock calls
+        stock = _common.stock_bodies(unit) + [ctx.body for ctx in _common.function_contexts(unit, with_locals=False)
+                                              if not ctx.has_state]
 
         def outside_stock(repl):
             return lambda m, text: None if any(b0 <= m.start() < b1 for b0, b1 in stock) else repl(m, text)

@@ -577,12 +577,14 @@ LEAVE_ALONE = {
         "static PyObject *f(PyObject *self, PyObject *arg)\n{\n    CHECK(PyLong_AsLong(arg), -1);\n"
         "    Py_RETURN_NONE;\n}\n"
         "static PyMethodDef m[] = {{\"f\", f, METH_O, NULL}, {NULL}};\n"),
-    # A macro casting its parameter to a struct that is no object type.
+    # A macro casting its parameter to a struct that is no object type; a
+    # parameter only dereferenced (macro-struct-args gives its uses the struct).
     "macro-param-struct-casts": (
         "typedef struct { PyObject_HEAD int ro; } Box;\ntypedef struct { int ro; } Flags;\n"
         "#define RO(o) (((Flags *) o)->ro)\n"
+        "#define TAKE(o) take(&(o)->ro)\n"
         "static PyObject *f(Box *self, PyObject *x)\n{\n    if (RO(self))\n        return NULL;\n"
-        "    return PyNumber_Negative(x);\n}\n"),
+        "    TAKE(self);\n    return PyNumber_Negative(x);\n}\n"),
     # The type set is a metatype of the extension's own.
     "set-type-of-type-objects": (
         "static PyTypeObject BoxType = {PyVarObject_HEAD_INIT(NULL, 0) \"m.Box\"};\n"

@@ -264,10 +264,11 @@ class HelperSignature(Rule):
     **`` becomes ``Cystck_Object *``; pointers to a custom type's struct are
     handles too, as is a ``void *`` the body casts to one: see
     _object_void_params).  Function-pointer typedefs that carry objects
-    change the same way."""
+    change the same way (their parameter lists over several lines too)."""
     name = "helper-signature"
     precedence = 410
-    patterns = (r"(?P<name>\w+)\s*" + _common.PAREN, r"\btypedef\s+(?P<ret>[\w\s\*]+?)\s*\(\s*\*\s*(?P<name>\w+)\s*\)\s*(?P<p>\(.*?\))\s*;")
+    patterns = (r"(?P<name>\w+)\s*" + _common.PAREN, r"\btypedef\s+(?P<ret>[\w\s\*]+?)\s*\(\s*\*\s*(?P<name>\w+)\s*\)\s*"
+                + source.paren("p") + r"\s*;")
     before = "static PyObject *twice(PyObject *o, int n)\n{\n    return PyNumber_Add(o, o);\n}\n"
     after = "static Cystck_Object twice(Cystck_State *S, Cystck_Object o, int n)\n{\n    return PyNumber_Add(o, o);\n}\n"
 
@@ -318,7 +319,8 @@ class HelperSignature(Rule):
             new_params = [x for x in new_params if x and x != "void"]
             edits.add(m.start("p") + 1, m.end("p") - 1, ", ".join(["Cystck_State *S"] + new_params))
             if returns_object(code[m.start("ret"):m.end("ret")], structs):
-                edits.add(m.start("ret"), m.end("ret"), "Cystck_Object")
+                # PyObject *(*f)(...): the star went, a space keeps the words apart
+                edits.add(m.start("ret"), m.end("ret"), "Cystck_Object" + " " * (code[m.end("ret")] == "("))
             n += 1
         if edits:
             unit.apply(edits)

@@ -237,6 +237,7 @@ LEAVE_ALONE = {
     # function-pointer typedef.
     "helper-signature": (
         "typedef Py_ssize_t (*sizefunc)(Py_ssize_t);\n"
+        "typedef Py_ssize_t (*walkfunc)(Py_ssize_t n,\n                              void (*visit)(const char *));\n"
         "static Py_ssize_t twice(Py_ssize_t n)\n{\n    return 2 * n;\n}\n"),
     # A pointer to C values, and object pointers in a string and a sizeof.
     "declarations": (

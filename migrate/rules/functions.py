@@ -1436,7 +1436,9 @@ class StateCalls(Rule):
                                   "argument array and returns a push count (pop the result with "
                                   "Cystck_Pop)", self.name)
                 self._insert(code, m, edits)
-                if info is not None and info.handle_positions:
+                if info is not None and info.handle_positions and not (
+                        info.role is not None and info.role.is_entry
+                        and any(c == proj.ARGS for c, _, _ in info.role.params)):
                     _null_handle_args(code, m.end() - 1, info.handle_positions, edits)
             for m in regex.finditer(self.patterns[1], code, pos=b0, endpos=b1):
                 if m.group("f") in p.state_fields:
@@ -1486,11 +1488,14 @@ class StateCalls(Rule):
         point, or becomes a handle through RESULT_HELPER in ``h = f(...);``
         and in ``return f(...);`` from a helper returning an object.
         Returns whether the call was taken care of."""
-        if not role.pushes or any(c != proj.H for c, _, _ in role.params):
+        if not role.pushes:
             return False
         open_at = m.end() - 1
         close = source.matching(code, open_at)
-        if not self._drop_unused_nulls(code, open_at, close, role, edits):
+        if any(c != proj.H for c, _, _ in role.params):
+            if not self._no_arguments(code, open_at, close, role, edits):
+                return False
+        elif not self._drop_unused_nulls(code, open_at, close, role, edits):
             return False
         ret = regex.search(r"\bCystck_Return\s*\(\s*S\s*,\s*$", code[:m.start()])
         if ret and ctx.role is not None and ctx.role.pushes and regex.match(r"\s*\)\s*;", code[close:]):
@@ -1511,6 +1516,27 @@ class StateCalls(Rule):
             edits.add(close, close, ")")
             return True
         return False
+
+    @staticmethod
+    def _no_arguments(code, open_at, close, role, edits):
+        """A direct call of an entry point taking an argument tuple and
+        keywords (``tp_new``, ``tp_call``) with NULL for both,
+        ``Foo_new(type, NULL, NULL)`` (no arguments), passes an empty
+        argument array and no keywords: ``Foo_new(S, type, NULL, 0,
+        Cystck_NULL)``.  False for any other arguments."""
+        args = source.split_top(code, open_at + 1, close - 1)
+        stock = [(c, idx) for c, idx, _ in role.params if idx is not None]
+        if len(args) != len(stock) or not any(c == proj.ARGS for c, _ in stock):
+            return False
+        nulls = [i for c, i in stock if c != proj.H or i != 0]
+        if any(code[args[i][0]:args[i][1]].strip() not in proj.NULLS for i in nulls):
+            return False
+        for c, i in stock:
+            if i in nulls:
+                lead = len(code[args[i][0]:args[i][1]]) - len(code[args[i][0]:args[i][1]].lstrip())
+                new = "NULL, 0" if c == proj.ARGS else "Cystck_NULL"
+                edits.add(args[i][0] + lead, args[i][0] + lead + len(code[args[i][0]:args[i][1]].strip()), new)
+        return True
 
     @staticmethod
     def _drop_unused_nulls(code, open_at, close, role, edits):

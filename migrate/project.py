@@ -1741,8 +1741,9 @@ def _collect_native_callbacks(p, codes):
 
 
 def _keep_called_clears(p):
-    """A ``tp_clear`` function goes with its slot (the runtime clears fields
-    through traverse), unless code other than a destructor calls it
+    """A ``tp_clear`` function (or a module's ``m_clear``) goes with its
+    slot (the runtime clears fields through traverse, and a module's
+    references with the module), unless code other than a destructor calls it
     (``Foo_clear(self)`` in ``__init__`` to reset the fields): then it is
     kept as a helper, and only the slot and the destructors' calls go (a
     clear it calls in turn is kept too)."""

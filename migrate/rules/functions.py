@@ -1280,7 +1280,7 @@ class Returns(Rule):
     Cystck_Return(S, item);`` (-1 with no exception set is the end there),
     ``Py_RETURN_RICHCOMPARE(a, b, op);`` ``return Cystck_ReturnBool(S,
     CYSTCK_RICHCOMPARE(a, b, op));``; ``return (NULL);`` is ``return
-    NULL;``.  A helper
+    NULL;``, ``return (f(self));`` (f an entry point) ``return f(self);``.  A helper
     returning a handle returns ``Cystck_NULL`` instead of NULL, and
     ``Cystck_Dup(S, Cystck_True)`` for ``Py_RETURN_TRUE``: stock returns a
     new reference that the caller releases, and releasing a constant handle
@@ -1315,6 +1315,14 @@ class Returns(Rule):
                   else f"return CystckBool_FromLong(S, {test})")
 
     NULLS = ("NULL", "0", "nullptr", "(PyObject *)NULL")
+
+    @staticmethod
+    def _entry_call(project, expr):
+        """Is ``expr`` (masked) one call of an entry point, ``f(...)``?"""
+        m = regex.match(r"(\w+)\s*\(", expr)
+        role = project.role(m.group(1)) if m else None
+        return bool(role is not None and role.is_entry and source.matching(expr, m.end() - 1) == len(expr))
+
     CONST = {"TRUE": "Cystck_True", "FALSE": "Cystck_False", "NOTIMPLEMENTED": "Cystck_NotImplemented",
              "NONE": "Cystck_None"}
 
@@ -1344,8 +1352,12 @@ class Returns(Rule):
                 for s0, s1 in reversed(_common.conditional_nulls(e, 0, len(e))):
                     e = e[:s0] + "Cystck_NULL" + e[s1:]
                 end = ";" if code[m.end() - 1] == ";" else ""
-                if e.startswith("(") and source.unparen(code[m.start("e"):m.end("e")]) in self.NULLS:
-                    e = source.unparen(e)  # return (NULL);
+                bare = source.unparen(code[m.start("e"):m.end("e")])
+                if e.startswith("(") and (bare in self.NULLS or self._entry_call(unit.project, bare)):
+                    # return (NULL); return (other_entry(self)); as without the parentheses
+                    whole = code[m.start("e"):m.end("e")]
+                    at = whole.index(bare)
+                    e = text[m.start("e") + at:m.start("e") + at + len(bare)]
                 if mode == "handle":
                     if e in self.NULLS:
                         edits.add(m.start(), m.end(), "return Cystck_NULL" + end)

@@ -757,8 +757,9 @@ class DestroyTraverse(Rule):
     (``if (self->v)``) becomes ``!CystckField_IsNull(self->v)``, and
     ``Py_SIZE(self)`` there and in traverse ``CystckVar_DataSize(self)``.  ``tp_clear`` functions and module
     traverse/clear/free hooks are removed; the runtime clears fields through
-    traverse.  A ``tp_clear`` function that code other than destructors
-    calls (``Foo_clear(self)`` in ``__init__``) stays, as a helper."""
+    traverse.  A ``tp_clear`` function or module hook that code other than
+    destructors calls (``Foo_clear(self)`` in ``__init__``, ``mod_clear(NULL)``
+    on a failed init) stays, as a helper."""
     name = "destroy-traverse"
     precedence = 370
     patterns = (r"\bPy_VISIT\s*" + _common.PAREN + r"\s*;",

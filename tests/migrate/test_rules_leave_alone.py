@@ -298,6 +298,16 @@ LEAVE_ALONE = {
         "static PyObject *impl(PyObject *self, PyObject *args) { return PyLong_FromSsize_t(PyTuple_GET_SIZE(args)); }\n"
         "static PyObject *alias(PyObject *self, PyObject *args)\n{\n    return impl(self, args);\n}\n"
         "static PyMethodDef m[] = {{\"impl\", impl, METH_VARARGS, NULL}, {\"alias\", alias_impl, METH_VARARGS, NULL}, {NULL}};\n"),
+    # A native block freed, not the object; the object freed in its destructor.
+    "object-frees": (
+        "typedef struct { PyObject_HEAD double *buf; } Box;\n"
+        "static int fill(Box *self, PyObject *n)\n{\n    if (PyLong_AsLong(n) < 0) {\n"
+        "        PyObject_Free(self->buf);\n        return -1;\n    }\n    return 0;\n}\n"),
+    # The consumed local is assigned again before it is read.
+    "read-after-consume": (
+        "static PyObject *f(Py_ssize_t n)\n{\n    PyObject *l = PyList_New(1), *b;\n"
+        "    b = PyBytes_FromStringAndSize(NULL, n);\n    PyList_SET_ITEM(l, 0, b);\n"
+        "    b = NULL;\n    return b == NULL ? l : NULL;\n}\n"),
     # NULL returned from a function that returns no object.
     "returns": (
         "static const char *name(PyObject *o)\n{\n    if (o == NULL)\n        return NULL;\n"
@@ -636,6 +646,8 @@ POSITIVE_TWINS = {
     "entry-signature": ("add_impl", "add"),
     "entry-linkage": ("Box_count(", "Box_repr("),
     "helper-signature": ("return 2 * n;", "return PyNumber_Check(NULL) * n;"),
+    "object-frees": ("PyObject_Free(self->buf);", "PyObject_Free(self);"),
+    "read-after-consume": ("    b = NULL;\n", "    memset(PyBytes_AS_STRING(b), 0, n);\n"),
     "declarations": ("Py_ssize_t *sizes", "PyObject *sizes"),
     "template-casts": ("reinterpret_cast<T*>( buf )", "reinterpret_cast<T*>( o )"),
     "casts": ("(long)(char *)p", "(long)(Box *)p"),

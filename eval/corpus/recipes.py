@@ -413,15 +413,16 @@ RECIPES = (
         extensions=("bitstruct.c",),
         import_root="src",
         tests=("tests",),
+        # 50/1/0 as Cystck: a kwlist shorter than its format (docs/gaps.md T25)
         in_quick_run=False,
-        stock_reference=(0, 0, 0),
+        stock_reference=(51, 0, 0),
     ),
     Recipe(
         name="inflate64",
         requirement="inflate64==1.0.4",
         sha256="b398c686960c029777afc0ed281a86f66adb956cfc3fbf6667cc6453f7b407ce",
         language="C",
-        exercises="heap types, module state, bytes resized in place, GIL release, thread locks",
+        exercises="heap types, module state, GIL release, thread locks, an output buffer of bytes blocks",
         # The binding and its output-buffer header; the bundled deflate64
         # code (src/lib) uses no Python API.
         translate=("src/ext",),
@@ -430,8 +431,8 @@ RECIPES = (
         requirements=(SETUPTOOLS, "setuptools-scm==8.1.0"),
         cflags="-I{upstream}/src/lib",
         tests=("tests",),
-        in_quick_run=False,
-        stock_reference=(0, 0, 0),
+        in_quick_run=False,  # 5-10 min on a loaded machine (the bundled deflate64 built twice)
+        stock_reference=(42, 0, 0),
     ),
 )
 

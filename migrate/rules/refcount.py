@@ -1030,8 +1030,10 @@ class ReadAfterConsume(Rule):
     borrows it from the container), gives the call a handle of its own,
     ``PyList_SET_ITEM(list, 0, Cystck_Dup(S, b))``: the Cystck function
     consumes the handle, so ``b`` would be a released handle where it is
-    read next.  ``b``'s own handle is released with the frame.  A local
-    assigned again before any read, or not read at all, is left alone."""
+    read next.  ``b``'s own handle is released with the frame.  Only reads
+    later in the call's own block count (not one in another branch of an
+    ``if``); a local assigned again before any read, or not read at all,
+    is left alone."""
     name = "read-after-consume"
     precedence = 605
     patterns = (r"(?<![\w.>])(?P<f>Py\w+)\s*" + source.paren("a") + r"\s*;",)
@@ -1056,8 +1058,11 @@ class ReadAfterConsume(Rule):
             x = code[args[index][0]:args[index][1]].strip()
             if x not in ctx.handles or not regex.fullmatch(r"[A-Za-z_]\w*", x):
                 continue
+            # read later in the call's own block (not in another branch)
+            block_end = min(((s, e) for s, e in _common._blocks(code, *ctx.body) if s <= m.start() < e),
+                            key=lambda b: b[1] - b[0], default=ctx.body)[1]
             after = regex.search(rf"(?<![\w.>]){regex.escape(x)}\b(?P<set>\s*=(?!=))?", code, pos=m.end(),
-                                 endpos=ctx.body[1])
+                                 endpos=block_end)
             if after is None or after.group("set"):
                 continue          # not read again, or holds another object first
             lead = len(code[args[index][0]:args[index][1]]) - len(code[args[index][0]:args[index][1]].lstrip())

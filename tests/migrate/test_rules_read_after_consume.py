@@ -73,6 +73,18 @@ def test_a_consumed_local_assigned_again_is_left_alone():
     assert "CystckTuple_SET_ITEM(S, t, 0, v);" in out
 
 
+def test_a_read_in_another_branch_is_no_read_after_the_call():
+    """Negative: the local is read after the call only in the other branch
+    of an ``if``, which never runs after it."""
+    src = ("#include <Python.h>\n"
+           "static PyObject *put(PyObject *list, PyObject *root, PyObject *v)\n{\n"
+           "    PyObject *r = PyNumber_Negative(v);\n    if (r == NULL)\n        return NULL;\n"
+           "    if (list != NULL) {\n        if (PyList_SetItem(list, 0, r) < 0)\n            return NULL;\n    }\n"
+           "    else {\n        Py_DECREF(root);\n        root = r;\n    }\n    return root;\n}\n")
+    out = translate.translate_source(src, "m.c")
+    assert "CystckList_SetItem(S, list, 0, r)" in out
+
+
 def test_translation_compiles_and_behaves_like_the_stock_build(same_as_stock):
     want = same_as_stock("readconsumed", SRC, "print(repr([m.blocks(3), m.blocks(0), m.pair(4)]))\n")
     assert want[:3] == [[b"aaa", b"bbb"], [b"", b""], (5,)]

@@ -1035,7 +1035,7 @@ class ReadAfterConsume(Rule):
     ``if``); a local assigned again before any read, or not read at all,
     is left alone."""
     name = "read-after-consume"
-    precedence = 605
+    precedence = 612
     patterns = (r"(?<![\w.>])(?P<f>Py\w+)\s*" + source.paren("a") + r"\s*;",)
     before = ("static PyObject *f(Py_ssize_t n)\n{\n    PyObject *l = PyList_New(1), *b;\n"
               "    b = PyBytes_FromStringAndSize(NULL, n);\n    PyList_SET_ITEM(l, 0, b);\n"

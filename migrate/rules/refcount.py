@@ -994,8 +994,10 @@ class ObjectFrees(Rule):
     handle, the statement goes, with a comment, and is reported: the
     runtime releases the object with its last handle, running its
     destructor (stock would free memory that references may still point
-    to).  Frees of native memory (``PyObject_Free(self->buf)``) and those
-    in destructors (the destroy-traverse rule's) are left alone."""
+    to).  Only a parameter's object (one the function did not make) is
+    handled so; frees of native memory (``PyObject_Free(self->buf)``), of
+    an object the function made itself (the escape hatch) and those in
+    destructors (the destroy-traverse rule's) are left alone."""
     name = "object-frees"
     precedence = 615
     patterns = (r"\bPyObject_(?:Free|Del)\s*\(\s*(?:\(\s*(?:PyObject|void)\s*\*\s*\)\s*)?(?P<h>\w+)\s*\)\s*;",)
@@ -1012,8 +1014,8 @@ class ObjectFrees(Rule):
         edits = source.Edits()
         for ctx, m in _common.matches_in_state_bodies(unit, self.patterns[0], unit.masked):
             h = m.group("h")
-            if not _common.is_handle(h, ctx, p):
-                continue
+            if not ctx._is_param(h) or not _common.is_handle(h, ctx, p):
+                continue          # a local the function made: the escape hatch frees it, as stock
             call = regex.match(r"\w+", unit.masked[m.start():]).group()
             edits.add(m.start(), m.end(), f"/* cystck-migrate: {call}({h}) went: the runtime releases the "
                                           "object with its last handle */")

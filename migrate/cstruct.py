@@ -131,10 +131,7 @@ def strip_cast(expr):
         if inner == expr:
             break
         expr = inner
-    expr = expr.strip()
-    while expr.startswith("(") and expr.endswith(")") and source.matching(expr, 0) == len(expr):
-        expr = expr[1:-1].strip()
-    return expr
+    return source.unparen(expr)
 
 
 @dataclass

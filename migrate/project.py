@@ -202,6 +202,11 @@ FINALIZER = Role("slot", "tp_finalize", (SELF,), ret="void")
 #: destructor): Cystck hands the stock pointer through unchanged, so its
 #: signature and body stay stock; there is no ``S`` to pass it.
 STOCK_CALLBACK = Role("stock", "capsule destructor", state=False)
+#: A function the extension hands to a native library through a member of
+#: one of the library's structs (``strm.zalloc = my_alloc;``), using the API
+#: only through the raw allocator: the library calls it with no state, so
+#: its signature and body stay stock (_collect_native_callbacks).
+NATIVE_CALLBACK = Role("stock", "native callback", state=False)
 # A function the extension defines under the name of a stock API function
 # that Cystck has (a polyfill for older Pythons, PyType_GetModuleByDef under
 # #if PY_VERSION_HEX < ...).  Polyfills of functions Cystck lacks are
@@ -716,6 +721,7 @@ def build(files, kept_stock=frozenset(), split_destructors=True, includes=None):
         code = masks[path]
         if code is not None:
             _collect_functions(p, path, code, text)
+    _collect_native_callbacks(p, [code for code in masks.values() if code is not None])
     _collect_null_error_helpers(p, masks)
     _collect_converters(p, masks)
     _keep_called_clears(p)
@@ -1695,9 +1701,52 @@ def _collect_stock_callbacks(p, code):
             p.roles.setdefault(last, STOCK_CALLBACK)
 
 
+#: a function stored in a struct member: ``x.m = f;``, ``x->m = (cast)&f;``
+_MEMBER_STORE = regex.compile(r"(?:\.|->)\s*(?P<m>\w+)\s*=(?!=)\s*(?:\(\s*[\w\s*]+\)\s*)?&?\s*(?P<f>\w+)\s*;")
+#: the API calls a native callback may make: the raw allocator needs
+#: neither the GIL nor an interpreter
+_RAW_ALLOCATOR = regex.compile(r"PyMem_Raw(?:Malloc|Calloc|Realloc|Free)")
+
+
+def _collect_native_callbacks(p, codes):
+    """``NATIVE_CALLBACK``: a function stored in a member that no file of
+    the project declares (every use of the member's name follows ``.`` or
+    ``->``: a struct of a library's header), whose definition takes no
+    object and calls no API function but the raw allocator."""
+    stored = {}
+    for code in codes:
+        for m in _MEMBER_STORE.finditer(code):
+            stored.setdefault(m.group("f"), set()).add(m.group("m"))
+    if not stored:
+        return
+
+    def foreign(member):
+        return all(regex.search(r"(?:\.|->)\s*$", code[max(0, u.start() - 8):u.start()])
+                   for code in codes for u in regex.finditer(rf"(?<!\w){regex.escape(member)}\b", code))
+    for code in codes:
+        for f in source.find_functions(code):
+            if f.name not in stored or not f.is_definition or f.member or f.name in p.roles:
+                continue
+            params, body = code[f.params[0]:f.params[1]], code[f.body[0]:f.body[1]]
+            calls = set(regex.findall(r"(?<![\w.>])(\w+)\s*\(", body))
+            api = {c for c in calls if c.startswith(("Py", "_Py"))}
+            if any(n in calls for _, n in p.functions):
+                continue          # it calls the extension's own functions
+            if regex.search(OBJECT_TYPES, params) or any(regex.search(rf"\b{regex.escape(t)}\b", params)
+                                                       for t in p.types) \
+                    or any(not _RAW_ALLOCATOR.fullmatch(c) for c in api) or not api:
+                continue
+            if all(foreign(m) for m in stored[f.name]):
+                p.roles[f.name] = NATIVE_CALLBACK
+                for info in p.functions.values():
+                    if info.name == f.name:
+                        info.role = NATIVE_CALLBACK
+
+
 def _keep_called_clears(p):
-    """A ``tp_clear`` function goes with its slot (the runtime clears fields
-    through traverse), unless code other than a destructor calls it
+    """A ``tp_clear`` function (or a module's ``m_clear``) goes with its
+    slot (the runtime clears fields through traverse, and a module's
+    references with the module), unless code other than a destructor calls it
     (``Foo_clear(self)`` in ``__init__`` to reset the fields): then it is
     kept as a helper, and only the slot and the destructors' calls go (a
     clear it calls in turn is kept too)."""
@@ -1705,7 +1754,7 @@ def _keep_called_clears(p):
     while changed:
         changed = False
         for name, role in list(p.roles.items()):
-            if role.kind != "dropped" or role.detail != "tp_clear":
+            if role.kind != "dropped" or role.detail not in ("tp_clear", MODULE_HOOK.detail):
                 continue
             call = regex.compile(rf"(?<![\w.>]){regex.escape(name)}\s*\(")
             if any(info.name != name and info.body and call.search(info.body)

@@ -650,6 +650,16 @@ def matching(code, i):
     raise BraceError(f"unclosed '{opener}' at line {code.count(chr(10), 0, i) + 1}")
 
 
+def unparen(expr):
+    """``expr`` without the parentheses that enclose all of it (``((x))``
+    is ``x``), stripped; on masked text, so that brackets in literals do
+    not count."""
+    expr = expr.strip()
+    while expr.startswith("(") and matching(expr, 0) == len(expr):
+        expr = expr[1:-1].strip()
+    return expr
+
+
 def split_top(code, start, end, sep=","):
     """Spans of the pieces of ``code[start:end]`` separated by ``sep`` (a
     character, or an operator such as ``&&``) at nesting depth zero."""

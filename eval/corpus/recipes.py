@@ -402,6 +402,38 @@ RECIPES = (
         in_quick_run=False,  # 18 min at load 13: two builds of the bundled libzstd at -O3
         stock_reference=(32, 0, 0),
     ),
+    Recipe(
+        name="bitstruct",
+        requirement="bitstruct==8.24.0",
+        sha256="c72d8bd3b1762a5bcc9fde16bfa4d52800a4bc8d79f81bc7ee0e0bca5b5e901e",
+        language="C",
+        exercises="static types, PyArg_ParseTupleAndKeywords, integers of any width, bytes and bytearray",
+        # c.c is the binding; bitstream.c uses no Python API.
+        translate=("src/bitstruct/c.c", "src/bitstruct/bitstream.c", "src/bitstruct/bitstream.h"),
+        extensions=("bitstruct.c",),
+        import_root="src",
+        tests=("tests",),
+        # 50/1/0 as Cystck: a kwlist shorter than its format (docs/gaps.md T25)
+        in_quick_run=False,
+        stock_reference=(51, 0, 0),
+    ),
+    Recipe(
+        name="inflate64",
+        requirement="inflate64==1.0.4",
+        sha256="b398c686960c029777afc0ed281a86f66adb956cfc3fbf6667cc6453f7b407ce",
+        language="C",
+        exercises="heap types, module state, GIL release, thread locks, an output buffer of bytes blocks",
+        # The binding and its output-buffer header; the bundled deflate64
+        # code (src/lib) uses no Python API.
+        translate=("src/ext",),
+        extensions=("inflate64._inflate64",),
+        import_root="src",
+        requirements=(SETUPTOOLS, "setuptools-scm==8.1.0"),
+        cflags="-I{upstream}/src/lib",
+        tests=("tests",),
+        in_quick_run=False,  # 5-10 min on a loaded machine (the bundled deflate64 built twice)
+        stock_reference=(42, 0, 0),
+    ),
 )
 
 # The quick run (`make corpus QUICK=1`, and eval/corpus/test_porting_corpus.py,

@@ -353,7 +353,7 @@ def _loop_guards(code, open_end, close, at, b1, size, var):
     if not regex.fullmatch(rf"(?:[A-Za-z_][\w\s]*\s)?{v}\s*=\s*\d+", init) \
             or not regex.fullmatch(rf"\+\+\s*{v}|{v}\s*\+\+|{v}\s*\+=\s*1", step):
         return False
-    if not any(regex.fullmatch(rf"{v}\s*<\s*{size}|{size}\s*>\s*{v}", _unparen(term))
+    if not any(regex.fullmatch(rf"{v}\s*<\s*{size}|{size}\s*>\s*{v}", source.unparen(term))
                for term in _split_op(cond, "&&")):
         return False
     body = _statement_span(code, close, b1)
@@ -399,12 +399,6 @@ def _statement_of_block(code, b0, start, at):
     return source.matching(code, opened) > at
 
 
-def _unparen(s):
-    s = s.strip()
-    while s.startswith("(") and source.matching(s, 0) == len(s):
-        s = s[1:-1].strip()
-    return s
-
 
 def _split_op(s, op):
     """The terms of ``s`` joined by ``op`` (``&&``, ``||``) at depth zero."""
@@ -414,7 +408,7 @@ def _split_op(s, op):
 def _bound(cond, size, truth):
     """A k such that the count (``size``, a pattern) is at least k when the
     condition ``cond`` is ``truth``, or None if it does not say."""
-    cond = _unparen(cond)
+    cond = source.unparen(cond)
     for op, join in (("||", min if truth else max), ("&&", max if truth else min)):
         terms = _split_op(cond, op)
         if len(terms) > 1:
@@ -432,7 +426,7 @@ def _bound(cond, size, truth):
     m = _COMPARISON.fullmatch(cond)
     if m is None:
         return None
-    left, op, right = _unparen(m.group("l")), m.group("op"), _unparen(m.group("r"))
+    left, op, right = source.unparen(m.group("l")), m.group("op"), source.unparen(m.group("r"))
     if regex.fullmatch(size, right) and regex.fullmatch(r"\d+", left):
         left, op, right = right, _FLIP[op], left
     if not (regex.fullmatch(size, left) and regex.fullmatch(r"\d+", right)):

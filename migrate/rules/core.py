@@ -55,7 +55,8 @@ class Constants(Rule):
     except a builtin type without a handle used in a function that has the
     state: it gets one through the escape hatch,
     ``Cystck_FromPyObject(S, (PyObject *)&PyFunction_Type)`` (marked and
-    reported)."""
+    reported).  A function without the state (a destructor) keeps CPython's
+    constants: its calls of the API are stock calls."""
     name = "constants"
     precedence = 800
     patterns = (r"\bPy_(None|True|False|NotImplemented|Ellipsis)\b",
@@ -99,8 +100,11 @@ class Constants(Rule):
                 return None
             return new
         # functions that stay stock (helpers reading object internals,
-        # capsule destructors) keep CPython's constants: they have no S
-        stock = _common.stock_bodies(unit)
+        # capsule destructors) keep CPython's constants: they have no S;
+        # so do destructors (tp_dealloc without state), whose calls of the
+        # API that could not move to a finalizer stay stock calls
+        stock = _common.stock_bodies(unit) + [ctx.body for ctx in _common.function_contexts(unit, with_locals=False)
+                                              if not ctx.has_state]
 
         def outside_stock(repl):
             return lambda m, text: None if any(b0 <= m.start() < b1 for b0, b1 in stock) else repl(m, text)
@@ -690,10 +694,10 @@ class SlotCalls(Rule):
                 continue          # the object-new rule makes it Cystck_New
             a0, a1 = m.start("a") + 1, m.end("a") - 1
             args = source.split_top(code, a0, a1) if code[a0:a1].strip() else []
-            owner = self._unparen(text[m.start("o") + 1:m.end("o") - 1])
+            owner = source.unparen(text[m.start("o") + 1:m.end("o") - 1])
             target = _SLOT_CALLS.get((table, slot))
             assign = (table, slot) == ("tp_as_mapping", "mp_ass_subscript") and len(args) == 3
-            if not args or self._unparen(text[args[0][0]:args[0][1]]) != owner or not (target or assign):
+            if not args or source.unparen(text[args[0][0]:args[0][1]]) != owner or not (target or assign):
                 unit.leftover(m.start(), f"{slot} called through Py_TYPE({owner}): call the abstract "
                               "function that dispatches to it", self.name)
                 continue
@@ -730,7 +734,7 @@ class SlotCalls(Rule):
         if define is None:
             return
         params = [q.strip() for q in define.group("ps").split(",")]
-        positions = {params.index(self._unparen(a)) for a in parts if self._unparen(a) in params}
+        positions = {params.index(source.unparen(a)) for a in parts if source.unparen(a) in params}
         if not positions:
             return
         for use in regex.finditer(r"(?<![\w.>])" + define.group("n") + r"\s*\(", code):
@@ -741,14 +745,6 @@ class SlotCalls(Rule):
                 if i in positions and code[s:e].strip() in _NULL:
                     lead = s + len(code[s:e]) - len(code[s:e].lstrip())
                     edits.add(lead, lead + len(code[s:e].strip()), "Cystck_NULL")
-
-    @staticmethod
-    def _unparen(expr):
-        """``(d)`` (a macro parameter) is ``d``."""
-        expr = expr.strip()
-        while expr.startswith("(") and source.matching(expr, 0) == len(expr):
-            expr = expr[1:-1].strip()
-        return expr
 
     @staticmethod
     def _uncast(arg):

@@ -267,10 +267,11 @@ class HelperSignature(Rule):
     **`` becomes ``Cystck_Object *``; pointers to a custom type's struct are
     handles too, as is a ``void *`` the body casts to one: see
     _object_void_params).  Function-pointer typedefs that carry objects
-    change the same way."""
+    change the same way (their parameter lists over several lines too)."""
     name = "helper-signature"
     precedence = 410
-    patterns = (r"(?P<name>\w+)\s*" + _common.PAREN, r"\btypedef\s+(?P<ret>[\w\s\*]+?)\s*\(\s*\*\s*(?P<name>\w+)\s*\)\s*(?P<p>\(.*?\))\s*;")
+    patterns = (r"(?P<name>\w+)\s*" + _common.PAREN, r"\btypedef\s+(?P<ret>[\w\s\*]+?)\s*\(\s*\*\s*(?P<name>\w+)\s*\)\s*"
+                + source.paren("p") + r"\s*;")
     before = "static PyObject *twice(PyObject *o, int n)\n{\n    return PyNumber_Add(o, o);\n}\n"
     after = "static Cystck_Object twice(Cystck_State *S, Cystck_Object o, int n)\n{\n    return PyNumber_Add(o, o);\n}\n"
 
@@ -321,7 +322,8 @@ class HelperSignature(Rule):
             new_params = [x for x in new_params if x and x != "void"]
             edits.add(m.start("p") + 1, m.end("p") - 1, ", ".join(["Cystck_State *S"] + new_params))
             if returns_object(code[m.start("ret"):m.end("ret")], structs):
-                edits.add(m.start("ret"), m.end("ret"), "Cystck_Object")
+                # PyObject *(*f)(...): the star went, a space keeps the words apart
+                edits.add(m.start("ret"), m.end("ret"), "Cystck_Object" + " " * (code[m.end("ret")] == "("))
             n += 1
         if edits:
             unit.apply(edits)
@@ -1282,7 +1284,8 @@ class Returns(Rule):
     the iteration, ``return item;`` ``return Cystck_IsNull(item) ? -1 :
     Cystck_Return(S, item);`` (-1 with no exception set is the end there),
     ``Py_RETURN_RICHCOMPARE(a, b, op);`` ``return Cystck_ReturnBool(S,
-    CYSTCK_RICHCOMPARE(a, b, op));``.  A helper
+    CYSTCK_RICHCOMPARE(a, b, op));``; ``return (NULL);`` is ``return
+    NULL;``, ``return (f(self));`` (f an entry point) ``return f(self);``.  A helper
     returning a handle returns ``Cystck_NULL`` instead of NULL, and
     ``Cystck_Dup(S, Cystck_True)`` for ``Py_RETURN_TRUE``: stock returns a
     new reference that the caller releases, and releasing a constant handle
@@ -1316,6 +1319,15 @@ class Returns(Rule):
         edits.add(m.start(), close, f"return Cystck_ReturnBool(S, {test})" if mode == "push"
                   else f"return CystckBool_FromLong(S, {test})")
 
+    NULLS = ("NULL", "0", "nullptr", "(PyObject *)NULL")
+
+    @staticmethod
+    def _entry_call(project, expr):
+        """Is ``expr`` (masked) one call of an entry point, ``f(...)``?"""
+        m = regex.match(r"(\w+)\s*\(", expr)
+        role = project.role(m.group(1)) if m else None
+        return bool(role is not None and role.is_entry and source.matching(expr, m.end() - 1) == len(expr))
+
     CONST = {"TRUE": "Cystck_True", "FALSE": "Cystck_False", "NOTIMPLEMENTED": "Cystck_NotImplemented",
              "NONE": "Cystck_None"}
 
@@ -1345,14 +1357,20 @@ class Returns(Rule):
                 for s0, s1 in reversed(_common.conditional_nulls(e, 0, len(e))):
                     e = e[:s0] + "Cystck_NULL" + e[s1:]
                 end = ";" if code[m.end() - 1] == ";" else ""
+                bare = source.unparen(code[m.start("e"):m.end("e")])
+                if e.startswith("(") and (bare in self.NULLS or self._entry_call(unit.project, bare)):
+                    # return (NULL); return (other_entry(self)); as without the parentheses
+                    whole = code[m.start("e"):m.end("e")]
+                    at = whole.index(bare)
+                    e = text[m.start("e") + at:m.start("e") + at + len(bare)]
                 if mode == "handle":
-                    if e in ("NULL", "0", "nullptr", "(PyObject *)NULL"):
+                    if e in self.NULLS:
                         edits.add(m.start(), m.end(), "return Cystck_NULL" + end)
                     elif e != text[m.start("e"):m.end("e")].strip():
                         edits.add(m.start("e"), m.end("e"), f" {e}")
                     continue
                 branch = _NULL_BRANCH.fullmatch(e)
-                if e in ("NULL", "0", "nullptr", "(PyObject *)NULL", "-1"):
+                if e in self.NULLS + ("-1",):
                     edits.add(m.start(), m.end(), "return -1" + end)
                 elif branch and branch.group("v").strip() not in ("Cystck_NULL", "") \
                         and all(source.balanced(branch.group(g)) for g in ("c", "v")):
@@ -1435,7 +1453,9 @@ class StateCalls(Rule):
                                   "argument array and returns a push count (pop the result with "
                                   "Cystck_Pop)", self.name)
                 self._insert(code, m, edits)
-                if info is not None and info.handle_positions:
+                if info is not None and info.handle_positions and not (
+                        info.role is not None and info.role.is_entry
+                        and any(c == proj.ARGS for c, _, _ in info.role.params)):
                     _null_handle_args(code, m.end() - 1, info.handle_positions, edits)
             for m in regex.finditer(self.patterns[1], code, pos=b0, endpos=b1):
                 if m.group("f") in p.state_fields:
@@ -1485,11 +1505,14 @@ class StateCalls(Rule):
         point, or becomes a handle through RESULT_HELPER in ``h = f(...);``
         and in ``return f(...);`` from a helper returning an object.
         Returns whether the call was taken care of."""
-        if not role.pushes or any(c != proj.H for c, _, _ in role.params):
+        if not role.pushes:
             return False
         open_at = m.end() - 1
         close = source.matching(code, open_at)
-        if not self._drop_unused_nulls(code, open_at, close, role, edits):
+        if any(c != proj.H for c, _, _ in role.params):
+            if not self._no_arguments(code, open_at, close, role, edits):
+                return False
+        elif not self._drop_unused_nulls(code, open_at, close, role, edits):
             return False
         ret = regex.search(r"\bCystck_Return\s*\(\s*S\s*,\s*$", code[:m.start()])
         if ret and ctx.role is not None and ctx.role.pushes and regex.match(r"\s*\)\s*;", code[close:]):
@@ -1510,6 +1533,27 @@ class StateCalls(Rule):
             edits.add(close, close, ")")
             return True
         return False
+
+    @staticmethod
+    def _no_arguments(code, open_at, close, role, edits):
+        """A direct call of an entry point taking an argument tuple and
+        keywords (``tp_new``, ``tp_call``) with NULL for both,
+        ``Foo_new(type, NULL, NULL)`` (no arguments), passes an empty
+        argument array and no keywords: ``Foo_new(S, type, NULL, 0,
+        Cystck_NULL)``.  False for any other arguments."""
+        args = source.split_top(code, open_at + 1, close - 1)
+        stock = [(c, idx) for c, idx, _ in role.params if idx is not None]
+        if len(args) != len(stock) or not any(c == proj.ARGS for c, _ in stock):
+            return False
+        nulls = [i for c, i in stock if c != proj.H or i != 0]
+        if any(code[args[i][0]:args[i][1]].strip() not in proj.NULLS for i in nulls):
+            return False
+        for c, i in stock:
+            if i in nulls:
+                lead = len(code[args[i][0]:args[i][1]]) - len(code[args[i][0]:args[i][1]].lstrip())
+                new = "NULL, 0" if c == proj.ARGS else "Cystck_NULL"
+                edits.add(args[i][0] + lead, args[i][0] + lead + len(code[args[i][0]:args[i][1]].strip()), new)
+        return True
 
     @staticmethod
     def _drop_unused_nulls(code, open_at, close, role, edits):

@@ -984,3 +984,91 @@ class BufferOwner(Rule):
         if edits:
             unit.apply(edits)
         return edits.applied
+
+
+class ObjectFrees(Rule):
+    """``PyObject_Free(h);`` or ``PyObject_Del(h);`` of an object outside a
+    destructor (a half-made instance freed on an error path, ``if
+    (init(self) < 0) { PyObject_Free(self); return NULL; }``) releases the
+    object's memory behind the interpreter's back: where ``h`` is a
+    handle, the statement goes, with a comment, and is reported: the
+    runtime releases the object with its last handle, running its
+    destructor (stock would free memory that references may still point
+    to).  Only a parameter's object (one the function did not make) is
+    handled so; frees of native memory (``PyObject_Free(self->buf)``), of
+    an object the function made itself (the escape hatch) and those in
+    destructors (the destroy-traverse rule's) are left alone."""
+    name = "object-frees"
+    precedence = 615
+    patterns = (r"\bPyObject_(?:Free|Del)\s*\(\s*(?:\(\s*(?:PyObject|void)\s*\*\s*\)\s*)?(?P<h>\w+)\s*\)\s*;",)
+    before = ("typedef struct { PyObject_HEAD double *buf; } Box;\n"
+              "static int fill(Box *self, PyObject *n)\n{\n    if (PyLong_AsLong(n) < 0) {\n"
+              "        PyObject_Free(self);\n        return -1;\n    }\n    PyObject_Free(self->buf);\n    return 0;\n}\n")
+    after = ("typedef struct { PyObject_HEAD double *buf; } Box;\n"
+             "static int fill(Box *self, PyObject *n)\n{\n    if (PyLong_AsLong(n) < 0) {\n"
+             "        /* cystck-migrate: PyObject_Free(self) went: the runtime releases the object "
+             "with its last handle */\n        return -1;\n    }\n    PyObject_Free(self->buf);\n    return 0;\n}\n")
+
+    def apply(self, unit):
+        p = unit.project
+        edits = source.Edits()
+        for ctx, m in _common.matches_in_state_bodies(unit, self.patterns[0], unit.masked):
+            h = m.group("h")
+            if not ctx._is_param(h) or not _common.is_handle(h, ctx, p):
+                continue          # a local the function made: the escape hatch frees it, as stock
+            call = regex.match(r"\w+", unit.masked[m.start():]).group()
+            edits.add(m.start(), m.end(), f"/* cystck-migrate: {call}({h}) went: the runtime releases the "
+                                          "object with its last handle */")
+            unit.leftover(m.start(), f"{call}({h}) of an object outside a destructor removed: the runtime "
+                          "releases the object with its last handle (stock freed its memory)", self.name)
+        if edits:
+            unit.apply(edits)
+        return edits.applied
+
+
+class ReadAfterConsume(Rule):
+    """A local handed to a function that steals it and read afterwards,
+    ``PyList_SET_ITEM(list, 0, b); p = PyBytes_AS_STRING(b);`` (stock
+    borrows it from the container), gives the call a handle of its own,
+    ``PyList_SET_ITEM(list, 0, Cystck_Dup(S, b))``: the Cystck function
+    consumes the handle, so ``b`` would be a released handle where it is
+    read next.  ``b``'s own handle is released with the frame.  Only reads
+    later in the call's own block count (not one in another branch of an
+    ``if``); a local assigned again before any read, or not read at all,
+    is left alone."""
+    name = "read-after-consume"
+    precedence = 612
+    patterns = (r"(?<![\w.>])(?P<f>Py\w+)\s*" + source.paren("a") + r"\s*;",)
+    before = ("static PyObject *f(Py_ssize_t n)\n{\n    PyObject *l = PyList_New(1), *b;\n"
+              "    b = PyBytes_FromStringAndSize(NULL, n);\n    PyList_SET_ITEM(l, 0, b);\n"
+              "    memset(PyBytes_AS_STRING(b), 0, n);\n    return l;\n}\n")
+    after = ("static PyObject *f(Py_ssize_t n)\n{\n    PyObject *l = PyList_New(1), *b;\n"
+             "    b = PyBytes_FromStringAndSize(NULL, n);\n    PyList_SET_ITEM(l, 0, Cystck_Dup(S, b));\n"
+             "    memset(PyBytes_AS_STRING(b), 0, n);\n    return l;\n}\n")
+
+    def apply(self, unit):
+        code = unit.masked
+        consumed = _consumed_index()
+        edits = source.Edits()
+        for ctx, m in _common.matches_in_state_bodies(unit, self.patterns[0], code):
+            index = consumed.get(m.group("f"))
+            if index is None:
+                continue
+            args = source.split_top(code, m.start("a") + 1, m.end("a") - 1)
+            if index >= len(args):
+                continue
+            x = code[args[index][0]:args[index][1]].strip()
+            if x not in ctx.handles or not regex.fullmatch(r"[A-Za-z_]\w*", x):
+                continue
+            # read later in the call's own block (not in another branch)
+            block_end = min(((s, e) for s, e in _common._blocks(code, *ctx.body) if s <= m.start() < e),
+                            key=lambda b: b[1] - b[0], default=ctx.body)[1]
+            after = regex.search(rf"(?<![\w.>]){regex.escape(x)}\b(?P<set>\s*=(?!=))?", code, pos=m.end(),
+                                 endpos=block_end)
+            if after is None or after.group("set"):
+                continue          # not read again, or holds another object first
+            lead = len(code[args[index][0]:args[index][1]]) - len(code[args[index][0]:args[index][1]].lstrip())
+            edits.add(args[index][0] + lead, args[index][0] + lead + len(x), f"Cystck_Dup(S, {x})")
+        if edits:
+            unit.apply(edits)
+        return edits.applied

@@ -757,8 +757,9 @@ class DestroyTraverse(Rule):
     (``if (self->v)``) becomes ``!CystckField_IsNull(self->v)``, and
     ``Py_SIZE(self)`` there and in traverse ``CystckVar_DataSize(self)``.  ``tp_clear`` functions and module
     traverse/clear/free hooks are removed; the runtime clears fields through
-    traverse.  A ``tp_clear`` function that code other than destructors
-    calls (``Foo_clear(self)`` in ``__init__``) stays, as a helper."""
+    traverse.  A ``tp_clear`` function or module hook that code other than
+    destructors calls (``Foo_clear(self)`` in ``__init__``, ``mod_clear(NULL)``
+    on a failed init) stays, as a helper."""
     name = "destroy-traverse"
     precedence = 370
     patterns = (r"\bPy_VISIT\s*" + _common.PAREN + r"\s*;",
@@ -1318,7 +1319,9 @@ class MacroParamStructCasts(Rule):
     function expanding it (all of this file, all with the state) passes a
     handle there, reaches the struct through the typed accessor:
     ``(Foo_AsStruct(S, self)->readonly)``.  A macro some use of which passes
-    anything else (a struct pointer, an expression) is left alone."""
+    anything else (a struct pointer, an expression) is left alone, and so
+    is a parameter the body only dereferences (``(o)->lock``): the
+    macro-struct-args rule passes the struct at its uses instead."""
     name = "macro-param-struct-casts"
     precedence = 379
     patterns = (r"\(\s*\(\s*(?:struct\s+)?(?P<t>\w+)\s*\*\s*\)\s*(?P<h>\w+)\s*\)\s*->",)
@@ -1336,6 +1339,7 @@ class MacroParamStructCasts(Rule):
         code = unit.masked
         contexts = {c.func.name: c for c in _common.function_contexts(unit) if c.has_state}
         users = functions.macro_users(p)
+        struct_only = _struct_only_macro_params(p)
         edits = source.Edits()
         for m in functions.MACRO_DEFINITION.finditer(code):
             if not m.group("args"):
@@ -1351,8 +1355,9 @@ class MacroParamStructCasts(Rule):
                     edits.add(c.start(), c.end(), f"{p.types[c.group('t')].struct}_AsStruct(S, {c.group('h')})->")
             # no cast, a->n: the struct of the handles every use passes
             for c in regex.finditer(self._UNCAST, code, pos=m.start("body"), endpos=m.end("body")):
-                if c.group("h") not in params:
-                    continue
+                if c.group("h") not in params \
+                        or params.index(c.group("h")) in struct_only.get(m.group("name"), ()):
+                    continue      # only reaches a struct: macro-struct-args gives its uses the struct
                 structs = self._arg_structs(code, m.group("name"), params.index(c.group("h")), ctxs, p)
                 if structs and len(structs) == 1 and None not in structs:
                     t = p.types[next(iter(structs))]

@@ -237,6 +237,7 @@ LEAVE_ALONE = {
     # function-pointer typedef.
     "helper-signature": (
         "typedef Py_ssize_t (*sizefunc)(Py_ssize_t);\n"
+        "typedef Py_ssize_t (*walkfunc)(Py_ssize_t n,\n                              void (*visit)(const char *));\n"
         "static Py_ssize_t twice(Py_ssize_t n)\n{\n    return 2 * n;\n}\n"),
     # A pointer to C values, and object pointers in a string and a sizeof.
     "declarations": (
@@ -297,9 +298,20 @@ LEAVE_ALONE = {
         "static PyObject *impl(PyObject *self, PyObject *args) { return PyLong_FromSsize_t(PyTuple_GET_SIZE(args)); }\n"
         "static PyObject *alias(PyObject *self, PyObject *args)\n{\n    return impl(self, args);\n}\n"
         "static PyMethodDef m[] = {{\"impl\", impl, METH_VARARGS, NULL}, {\"alias\", alias_impl, METH_VARARGS, NULL}, {NULL}};\n"),
+    # A native block freed, not the object; the object freed in its destructor.
+    "object-frees": (
+        "typedef struct { PyObject_HEAD double *buf; } Box;\n"
+        "static int fill(Box *self, PyObject *n)\n{\n    if (PyLong_AsLong(n) < 0) {\n"
+        "        PyObject_Free(self->buf);\n        return -1;\n    }\n    return 0;\n}\n"),
+    # The consumed local is assigned again before it is read.
+    "read-after-consume": (
+        "static PyObject *f(Py_ssize_t n)\n{\n    PyObject *l = PyList_New(1), *b;\n"
+        "    b = PyBytes_FromStringAndSize(NULL, n);\n    PyList_SET_ITEM(l, 0, b);\n"
+        "    b = NULL;\n    return b == NULL ? l : NULL;\n}\n"),
     # NULL returned from a function that returns no object.
     "returns": (
-        "static const char *name(PyObject *o)\n{\n    if (o == NULL)\n        return NULL;\n    return \"x\";\n}\n"),
+        "static const char *name(PyObject *o)\n{\n    if (o == NULL)\n        return NULL;\n"
+        "    if (PyLong_Check(o))\n        return (NULL);\n    return \"x\";\n}\n"),
     # A returning macro used only in a function that is no entry point.
     "macro-returns": (
         "#define CHECK(v) do { if ((v) < 0) return NULL; } while (0)\n"
@@ -576,12 +588,14 @@ LEAVE_ALONE = {
         "static PyObject *f(PyObject *self, PyObject *arg)\n{\n    CHECK(PyLong_AsLong(arg), -1);\n"
         "    Py_RETURN_NONE;\n}\n"
         "static PyMethodDef m[] = {{\"f\", f, METH_O, NULL}, {NULL}};\n"),
-    # A macro casting its parameter to a struct that is no object type.
+    # A macro casting its parameter to a struct that is no object type; a
+    # parameter only dereferenced (macro-struct-args gives its uses the struct).
     "macro-param-struct-casts": (
         "typedef struct { PyObject_HEAD int ro; } Box;\ntypedef struct { int ro; } Flags;\n"
         "#define RO(o) (((Flags *) o)->ro)\n"
+        "#define TAKE(o) take(&(o)->ro)\n"
         "static PyObject *f(Box *self, PyObject *x)\n{\n    if (RO(self))\n        return NULL;\n"
-        "    return PyNumber_Negative(x);\n}\n"),
+        "    TAKE(self);\n    return PyNumber_Negative(x);\n}\n"),
     # The type set is a metatype of the extension's own.
     "set-type-of-type-objects": (
         "static PyTypeObject BoxType = {PyVarObject_HEAD_INIT(NULL, 0) \"m.Box\"};\n"
@@ -642,6 +656,8 @@ POSITIVE_TWINS = {
     "entry-signature": ("add_impl", "add"),
     "entry-linkage": ("Box_count(", "Box_repr("),
     "helper-signature": ("return 2 * n;", "return PyNumber_Check(NULL) * n;"),
+    "object-frees": ("PyObject_Free(self->buf);", "PyObject_Free(self);"),
+    "read-after-consume": ("    b = NULL;\n", "    memset(PyBytes_AS_STRING(b), 0, n);\n"),
     "declarations": ("Py_ssize_t *sizes", "PyObject *sizes"),
     "template-casts": ("reinterpret_cast<T*>( buf )", "reinterpret_cast<T*>( o )"),
     "casts": ("(long)(char *)p", "(long)(Box *)p"),

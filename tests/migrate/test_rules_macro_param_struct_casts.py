@@ -50,3 +50,100 @@ def test_an_uncast_member_read_given_a_plain_pointer_stays():
                          "    return IN(cp, other->buf) || IN(self, other->buf)")
     out = translate.translate_source(src, "m.c")
     assert "(a->buf <= p && p < (a)->buf + " in out
+
+
+# A macro that only reaches the struct of its parameter, as a lock helper
+# does: macro-struct-args gives it the struct at each use.
+LOCKED = r'''#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include "pythread.h"
+
+typedef struct { PyObject_HEAD PyThread_type_lock lock; long n; } Counter;
+
+#define ACQUIRE(obj) do {                          \
+    if (!PyThread_acquire_lock((obj)->lock, 0)) {  \
+        Py_BEGIN_ALLOW_THREADS                     \
+        PyThread_acquire_lock((obj)->lock, 1);     \
+        Py_END_ALLOW_THREADS                       \
+    } } while (0)
+#define RELEASE(obj) PyThread_release_lock((obj)->lock)
+
+static PyObject *
+Counter_new(PyTypeObject *type, PyObject *args, PyObject *kw)
+{
+    Counter *self = (Counter *)type->tp_alloc(type, 0);
+    if (self == NULL)
+        return NULL;
+    self->lock = PyThread_allocate_lock();
+    if (self->lock == NULL) {
+        Py_DECREF(self);
+        return PyErr_NoMemory();
+    }
+    return (PyObject *)self;
+}
+
+static void
+Counter_dealloc(Counter *self)
+{
+    if (self->lock)
+        PyThread_free_lock(self->lock);
+    Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+static PyObject *
+Counter_bump(Counter *self, PyObject *unused)
+{
+    long n;
+    ACQUIRE(self);
+    n = ++self->n;
+    RELEASE(self);
+    return PyLong_FromLong(n);
+}
+
+static PyMethodDef Counter_methods[] = {
+    {"bump", (PyCFunction)Counter_bump, METH_NOARGS, NULL},
+    {NULL, NULL, 0, NULL}
+};
+
+static PyTypeObject CounterType = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "lockmacro.Counter",
+    .tp_basicsize = sizeof(Counter),
+    .tp_dealloc = (destructor)Counter_dealloc,
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_methods = Counter_methods,
+    .tp_new = Counter_new,
+};
+
+static struct PyModuleDef moddef = {PyModuleDef_HEAD_INIT, "lockmacro", NULL, -1, NULL};
+
+PyMODINIT_FUNC
+PyInit_lockmacro(void)
+{
+    if (PyType_Ready(&CounterType) < 0)
+        return NULL;
+    PyObject *m = PyModule_Create(&moddef);
+    if (m == NULL)
+        return NULL;
+    Py_INCREF(&CounterType);
+    if (PyModule_AddObject(m, "Counter", (PyObject *)&CounterType) < 0)
+        return NULL;
+    return m;
+}
+'''
+
+
+def test_a_struct_only_parameter_gets_the_struct_once():
+    """Before: both the macro's body (Counter_AsStruct(S, obj)->lock) and
+    its uses (ACQUIRE(Counter_AsStruct(S, self))) were given the accessor:
+    a struct pointer where the body expected a handle, a build error.  Now
+    only the uses are (macro-struct-args), and the body reads a struct."""
+    out = translate.translate_source(LOCKED, "lockmacro.c")
+    assert "PyThread_acquire_lock((obj)->lock, 0)" in out
+    assert "#define RELEASE(obj) PyThread_release_lock((obj)->lock)" in out
+    assert "    ACQUIRE(Counter_AsStruct(S, self));" in out
+
+
+def test_the_locking_macro_behaves_like_the_stock_build(same_as_stock):
+    want = same_as_stock("lockmacro", LOCKED, "c = m.Counter()\nprint(repr([c.bump() for _ in range(3)]))\n")
+    assert want == [1, 2, 3]

@@ -105,6 +105,27 @@ def stock_returns():
 
 
 @functools.lru_cache(maxsize=None)
+def stock_typedef_returns():
+    """Stock function-pointer typedef -> its C return type, read from the
+    headers of the running CPython (``typedef PyObject *(*binaryfunc)(...)``
+    gives ``binaryfunc: PyObject *``): the slot types of the API table."""
+    include = pathlib.Path(sysconfig.get_paths()["include"])
+    typedef = regex.compile(r"\btypedef\s+(?P<ret>[\w\s*]+?)\s*\(\s*\*\s*(?P<name>\w+)\s*\)\s*\(")
+    out = {}
+    for header in sorted(include.rglob("*.h")):
+        for m in typedef.finditer(header.read_text(errors="replace")):
+            out.setdefault(m.group("name"), " ".join(m.group("ret").replace("*", " * ").split()))
+    return out
+
+
+@functools.lru_cache(maxsize=None)
+def slots():
+    """The slots CYSTCK_DEF_SLOT accepts: name -> the API table's line
+    (``gen_api.Definition``: stock typedef, implementation signature)."""
+    return {d.name: d for d in gen_api.slots()}
+
+
+@functools.lru_cache(maxsize=None)
 def stock_object_values():
     """Names of the headers of the running CPython that are macros reading
     an object member of a C API exported in a capsule (datetime.h's

@@ -141,6 +141,7 @@ h CystckType_GetQualName(h type) : hand ~ PyType_GetQualName ; [h+1, e] `type.__
 int CystckType_HasFeature(h type, unsigned long feature) : hand ~ PyType_HasFeature ; [e] is flag `feature` (a Py_TPFLAGS_ value) set in the type's tp_flags; 0 with a TypeError for an object that is no type (so that a truth test, stock code's reading, reads "not set")
 unsigned long CystckType_GetFlags(h type) : hand ~ PyType_GetFlags ; [e] the type's tp_flags (its Py_TPFLAGS_ bits, what stock code reads as `type->tp_flags`); 0 and TypeError for an object that is no type
 h Cystck_NewVar(h type, Cystck_ssize_t n, void** data) : hand ~ PyObject_NewVar ; [h+1, e] a new instance of a variable-size type with n items, zeroed; *data = its native struct (NULL on failure)
+h CystckType_GenericAlloc(h type, Cystck_ssize_t n) : hand ~ PyType_GenericAlloc ; [h+1, e] what stock's `type->tp_alloc(type, n)` and `PyType_GenericAlloc(type, n)` make: n items of a variable-size type, zeroed (SystemError for a negative n); a type without items ignores n, as stock's does (a zeroed instance)
 Cystck_ssize_t CystckVar_Size(h o) : hand ~ Py_SIZE        ; the item count of a variable-size object (ob_size)
 Cystck_ssize_t CystckVar_DataSize(const void* data) : hand ~ - [nostate] ; the item count of the variable-size instance whose native struct is data (for traverse functions and destructors, which have no state)
 int Cystck_TypeIs(h o, h type) : hand ~ Py_IS_TYPE         ; type(o) is type, no error

@@ -23,7 +23,8 @@ SPECIAL = {
     "PyObject_TypeCheck": "py-type", "Py_IS_TYPE": "py-type",
     "PyLong_FromVoidPtr": "object-id",
     # in the table as Cystck_NewZeroed's counterpart, which takes no item
-    # count: the object-new rule writes the calls it can port
+    # count, and CystckType_GenericAlloc's, which does: the object-new rule
+    # writes the calls it can port
     "PyType_GenericAlloc": "object-new",
 }
 # Of those, the ones whose rule ports some calls only (PyLong_FromVoidPtr of

@@ -79,8 +79,8 @@ def _slot_signature(line):
 @functools.lru_cache(maxsize=None)
 def slot_signatures():
     """Slot name -> the Role fields of its implementation, for the slots the
-    API table lists but SPECIAL_SLOTS (tp_traverse, whose implementation
-    takes the native struct)."""
+    API table lists, except those in SPECIAL_SLOTS (tp_traverse, whose
+    implementation takes the native struct)."""
     return {name: _slot_signature(line) for name, line in api.slots().items()
             if name not in SPECIAL_SLOTS}
 

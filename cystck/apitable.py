@@ -1,8 +1,9 @@
 """The one table of Cystck API functions.
 
-The header's wrappers (``include/cystck/autogen_api.h``), the API reference
-(``docs/api.md``) and the translator's name mapping all read this table, so
-they cannot disagree.  ``python -m cystck.gen_api`` regenerates the files;
+The header's wrappers (``include/cystck/autogen_api.h``), the header's list
+of slots (``include/cystck/autogen_slots.h``), the API reference
+(``docs/api.md``), the translator's name mapping and its slot signatures all
+read this table, so they cannot disagree.  ``python -m cystck.gen_api`` regenerates the files;
 a test checks they are up to date.
 
 Each line of ``TABLE`` is one function::
@@ -140,6 +141,7 @@ h CystckType_GetQualName(h type) : hand ~ PyType_GetQualName ; [h+1, e] `type.__
 int CystckType_HasFeature(h type, unsigned long feature) : hand ~ PyType_HasFeature ; [e] is flag `feature` (a Py_TPFLAGS_ value) set in the type's tp_flags; 0 with a TypeError for an object that is no type (so that a truth test, stock code's reading, reads "not set")
 unsigned long CystckType_GetFlags(h type) : hand ~ PyType_GetFlags ; [e] the type's tp_flags (its Py_TPFLAGS_ bits, what stock code reads as `type->tp_flags`); 0 and TypeError for an object that is no type
 h Cystck_NewVar(h type, Cystck_ssize_t n, void** data) : hand ~ PyObject_NewVar ; [h+1, e] a new instance of a variable-size type with n items, zeroed; *data = its native struct (NULL on failure)
+h CystckType_GenericAlloc(h type, Cystck_ssize_t n) : hand ~ PyType_GenericAlloc ; [h+1, e] what stock's `type->tp_alloc(type, n)` and `PyType_GenericAlloc(type, n)` make: n items of a variable-size type, zeroed (SystemError for a negative n); a type without items ignores n, as stock's does (a zeroed instance)
 Cystck_ssize_t CystckVar_Size(h o) : hand ~ Py_SIZE        ; the item count of a variable-size object (ob_size)
 Cystck_ssize_t CystckVar_DataSize(const void* data) : hand ~ - [nostate] ; the item count of the variable-size instance whose native struct is data (for traverse functions and destructors, which have no state)
 int Cystck_TypeIs(h o, h type) : hand ~ Py_IS_TYPE         ; type(o) is type, no error
@@ -598,7 +600,11 @@ h CystckMem_AsTypedMemoryView(void* p, const char* format, Cystck_ssize_t itemsi
 # * ``macro``: a macro (PARAMS as the macro takes them);
 # * ``conv``: a calling convention of CYSTCK_DEF_METH, SIGNATURE the C
 #   signature its implementation must have (``f`` stands for its name);
-# * ``slot``: a slot CYSTCK_DEF_SLOT accepts, SIGNATURE as for ``conv``;
+# * ``slot``: a slot CYSTCK_DEF_SLOT accepts, SIGNATURE as for ``conv``, with
+#   ``[KIND]`` after the stock type: the trampoline of include/cystck/defs.h
+#   (``_CYSTCK_KIND``) that calls it.  This list is the only one: gen_api
+#   writes include/cystck/autogen_slots.h (CYSTCK_DEF_SLOT's list) from it,
+#   and the translator reads its signatures (migrate/project.py);
 # * ``impl``: another definition macro's implementation, SIGNATURE as above.
 # ---------------------------------------------------------------------------
 
@@ -765,68 +771,68 @@ impl CYSTCK_DEF_DESTROY ~ destructor : void f(void *data) ; data is the native s
 impl CYSTCK_DEF_DEALLOC ~ destructor : void f(Cystck_State *S, Cystck_Object self) ; release: once, when the object dies, alive for the call; errors are reported as unraisable; the object stays if it was brought back to life
 
 ## Slots (CYSTCK_DEF_SLOT)
-slot tp_repr ~ reprfunc : int f(Cystck_State *S, Cystck_Object self) ; push count: repr(self)
-slot tp_str ~ reprfunc : int f(Cystck_State *S, Cystck_Object self) ; push count: str(self)
-slot tp_iter ~ getiterfunc : int f(Cystck_State *S, Cystck_Object self) ; push count: iter(self)
-slot tp_iternext ~ iternextfunc : int f(Cystck_State *S, Cystck_Object self) ; push count: next(self); -1 with no exception set when exhausted
-slot tp_hash ~ hashfunc : Cystck_hash_t f(Cystck_State *S, Cystck_Object self) ; hash(self); -1 on error
-slot tp_richcompare ~ richcmpfunc : int f(Cystck_State *S, Cystck_Object a, Cystck_Object b, int op) ; push count: a op b (op: Py_LT...); push Cystck_NotImplemented for other types
-slot tp_getattro ~ getattrofunc : int f(Cystck_State *S, Cystck_Object a, Cystck_Object b) ; push count: a.b
-slot tp_setattro ~ setattrofunc : int f(Cystck_State *S, Cystck_Object self, Cystck_Object k, Cystck_Object v) ; 0, or -1: self.k = v (v null: del)
-slot tp_descr_get ~ descrgetfunc : int f(Cystck_State *S, Cystck_Object self, Cystck_Object obj, Cystck_Object type) ; push count: self.__get__(obj, type); obj is null for access through the class, type may be null
-slot tp_call ~ ternaryfunc : int f(Cystck_State *S, Cystck_Object self, const Cystck_Object *args, Cystck_ssize_t nargs, Cystck_Object kw) ; push count: self(*args, **kw); kw is a dict or null
-slot tp_new ~ newfunc : int f(Cystck_State *S, Cystck_Object type, const Cystck_Object *args, Cystck_ssize_t nargs, Cystck_Object kw) ; push count: the new instance (Cystck_New); kw is a dict or null
-slot tp_init ~ initproc : int f(Cystck_State *S, Cystck_Object self, const Cystck_Object *args, Cystck_ssize_t nargs, Cystck_Object kw) ; 0, or -1; kw is a dict or null
-slot tp_traverse ~ traverseproc : int f(void *data, Cystck_visitproc visit, void *arg) ; visit every Cystck_Field of the native struct data with Cystck_VISIT (no state: makes no handle)
-slot nb_add ~ binaryfunc : int f(Cystck_State *S, Cystck_Object a, Cystck_Object b) ; push count: a + b; either operand may be the instance (`1 + x` calls it with x as b)
-slot nb_subtract ~ binaryfunc : int f(Cystck_State *S, Cystck_Object a, Cystck_Object b) ; a - b (both orders, as nb_add)
-slot nb_multiply ~ binaryfunc : int f(Cystck_State *S, Cystck_Object a, Cystck_Object b) ; a * b
-slot nb_true_divide ~ binaryfunc : int f(Cystck_State *S, Cystck_Object a, Cystck_Object b) ; a / b
-slot nb_floor_divide ~ binaryfunc : int f(Cystck_State *S, Cystck_Object a, Cystck_Object b) ; a // b
-slot nb_remainder ~ binaryfunc : int f(Cystck_State *S, Cystck_Object a, Cystck_Object b) ; a % b
-slot nb_divmod ~ binaryfunc : int f(Cystck_State *S, Cystck_Object a, Cystck_Object b) ; divmod(a, b)
-slot nb_lshift ~ binaryfunc : int f(Cystck_State *S, Cystck_Object a, Cystck_Object b) ; a << b
-slot nb_rshift ~ binaryfunc : int f(Cystck_State *S, Cystck_Object a, Cystck_Object b) ; a >> b
-slot nb_and ~ binaryfunc : int f(Cystck_State *S, Cystck_Object a, Cystck_Object b) ; a & b
-slot nb_or ~ binaryfunc : int f(Cystck_State *S, Cystck_Object a, Cystck_Object b) ; a | b
-slot nb_xor ~ binaryfunc : int f(Cystck_State *S, Cystck_Object a, Cystck_Object b) ; a ^ b
-slot nb_matrix_multiply ~ binaryfunc : int f(Cystck_State *S, Cystck_Object a, Cystck_Object b) ; a @ b
-slot nb_inplace_add ~ binaryfunc : int f(Cystck_State *S, Cystck_Object a, Cystck_Object b) ; a += b
-slot nb_inplace_subtract ~ binaryfunc : int f(Cystck_State *S, Cystck_Object a, Cystck_Object b) ; a -= b
-slot nb_inplace_multiply ~ binaryfunc : int f(Cystck_State *S, Cystck_Object a, Cystck_Object b) ; a *= b
-slot nb_inplace_true_divide ~ binaryfunc : int f(Cystck_State *S, Cystck_Object a, Cystck_Object b) ; a /= b
-slot nb_inplace_floor_divide ~ binaryfunc : int f(Cystck_State *S, Cystck_Object a, Cystck_Object b) ; a //= b
-slot nb_inplace_remainder ~ binaryfunc : int f(Cystck_State *S, Cystck_Object a, Cystck_Object b) ; a %= b
-slot nb_inplace_lshift ~ binaryfunc : int f(Cystck_State *S, Cystck_Object a, Cystck_Object b) ; a <<= b
-slot nb_inplace_rshift ~ binaryfunc : int f(Cystck_State *S, Cystck_Object a, Cystck_Object b) ; a >>= b
-slot nb_inplace_and ~ binaryfunc : int f(Cystck_State *S, Cystck_Object a, Cystck_Object b) ; a &= b
-slot nb_inplace_or ~ binaryfunc : int f(Cystck_State *S, Cystck_Object a, Cystck_Object b) ; a |= b
-slot nb_inplace_xor ~ binaryfunc : int f(Cystck_State *S, Cystck_Object a, Cystck_Object b) ; a ^= b
-slot nb_inplace_matrix_multiply ~ binaryfunc : int f(Cystck_State *S, Cystck_Object a, Cystck_Object b) ; a @= b
-slot nb_inplace_power ~ ternaryfunc : int f(Cystck_State *S, Cystck_Object a, Cystck_Object b, Cystck_Object c) ; a **= b; c is Cystck_None
-slot nb_power ~ ternaryfunc : int f(Cystck_State *S, Cystck_Object a, Cystck_Object b, Cystck_Object c) ; pow(a, b, c); c is Cystck_None for a ** b
-slot nb_negative ~ unaryfunc : int f(Cystck_State *S, Cystck_Object self) ; -self
-slot nb_positive ~ unaryfunc : int f(Cystck_State *S, Cystck_Object self) ; +self
-slot nb_absolute ~ unaryfunc : int f(Cystck_State *S, Cystck_Object self) ; abs(self)
-slot nb_invert ~ unaryfunc : int f(Cystck_State *S, Cystck_Object self) ; ~self
-slot nb_int ~ unaryfunc : int f(Cystck_State *S, Cystck_Object self) ; int(self)
-slot nb_float ~ unaryfunc : int f(Cystck_State *S, Cystck_Object self) ; float(self)
-slot nb_index ~ unaryfunc : int f(Cystck_State *S, Cystck_Object self) ; operator.index(self)
-slot nb_bool ~ inquiry : int f(Cystck_State *S, Cystck_Object self) ; bool(self): 0 or 1, -1 on error
-slot sq_length ~ lenfunc : Cystck_ssize_t f(Cystck_State *S, Cystck_Object self) ; len(self); -1 on error
-slot sq_item ~ ssizeargfunc : int f(Cystck_State *S, Cystck_Object self, Cystck_ssize_t i) ; push count: self[i]
-slot sq_repeat ~ ssizeargfunc : int f(Cystck_State *S, Cystck_Object self, Cystck_ssize_t i) ; push count: self * i
-slot sq_ass_item ~ ssizeobjargproc : int f(Cystck_State *S, Cystck_Object self, Cystck_ssize_t i, Cystck_Object v) ; 0, or -1: self[i] = v (v null: del)
-slot sq_concat ~ binaryfunc : int f(Cystck_State *S, Cystck_Object a, Cystck_Object b) ; push count: a + b for sequences
-slot sq_inplace_concat ~ binaryfunc : int f(Cystck_State *S, Cystck_Object a, Cystck_Object b) ; push count: a += b for sequences (extend a, push a itself)
-slot sq_inplace_repeat ~ ssizeargfunc : int f(Cystck_State *S, Cystck_Object self, Cystck_ssize_t i) ; push count: self *= i (repeat self in place, push self itself)
-slot sq_contains ~ objobjproc : int f(Cystck_State *S, Cystck_Object self, Cystck_Object v) ; v in self: 0 or 1, -1 on error
-slot mp_length ~ lenfunc : Cystck_ssize_t f(Cystck_State *S, Cystck_Object self) ; len(self); -1 on error
-slot mp_subscript ~ binaryfunc : int f(Cystck_State *S, Cystck_Object a, Cystck_Object b) ; push count: a[b]
-slot mp_ass_subscript ~ objobjargproc : int f(Cystck_State *S, Cystck_Object self, Cystck_Object k, Cystck_Object v) ; 0, or -1: self[k] = v (v null: del)
-slot bf_getbuffer ~ getbufferproc : int f(Cystck_State *S, Cystck_Object self, Py_buffer *view, int flags) ; 0, or -1: fill view (CystckBuffer_FillInfo, or by hand); a view->obj left NULL is set to self
-slot bf_releasebuffer ~ releasebufferproc : void f(Cystck_State *S, Cystck_Object self, Py_buffer *view) ; a view is released (errors are reported as unraisable)
-slot tp_finalize ~ destructor : void f(Cystck_State *S, Cystck_Object self) ; once, before the object dies, still alive (PEP 442): may call the API; errors are reported as unraisable
+slot tp_repr ~ reprfunc [UNARY] : int f(Cystck_State *S, Cystck_Object self) ; push count: repr(self)
+slot tp_str ~ reprfunc [UNARY] : int f(Cystck_State *S, Cystck_Object self) ; push count: str(self)
+slot tp_iter ~ getiterfunc [UNARY] : int f(Cystck_State *S, Cystck_Object self) ; push count: iter(self)
+slot tp_iternext ~ iternextfunc [ITERNEXT] : int f(Cystck_State *S, Cystck_Object self) ; push count: next(self); -1 with no exception set when exhausted
+slot tp_hash ~ hashfunc [HASHFUNC] : Cystck_hash_t f(Cystck_State *S, Cystck_Object self) ; hash(self); -1 on error
+slot tp_richcompare ~ richcmpfunc [RICHCMP] : int f(Cystck_State *S, Cystck_Object a, Cystck_Object b, int op) ; push count: a op b (op: Py_LT...); push Cystck_NotImplemented for other types
+slot tp_getattro ~ getattrofunc [BINARY] : int f(Cystck_State *S, Cystck_Object a, Cystck_Object b) ; push count: a.b
+slot tp_setattro ~ setattrofunc [OBJOBJARG] : int f(Cystck_State *S, Cystck_Object self, Cystck_Object name, Cystck_Object value) ; 0, or -1: self.name = value (value null: del)
+slot tp_descr_get ~ descrgetfunc [DESCRGET] : int f(Cystck_State *S, Cystck_Object self, Cystck_Object obj, Cystck_Object type) ; push count: self.__get__(obj, type); obj is null for access through the class, type may be null
+slot tp_call ~ ternaryfunc [CALL] : int f(Cystck_State *S, Cystck_Object self, const Cystck_Object *args, Cystck_ssize_t nargs, Cystck_Object kw) ; push count: self(*args, **kw); kw is a dict or null
+slot tp_new ~ newfunc [NEW] : int f(Cystck_State *S, Cystck_Object type, const Cystck_Object *args, Cystck_ssize_t nargs, Cystck_Object kw) ; push count: the new instance (Cystck_New); kw is a dict or null
+slot tp_init ~ initproc [INIT] : int f(Cystck_State *S, Cystck_Object self, const Cystck_Object *args, Cystck_ssize_t nargs, Cystck_Object kw) ; 0, or -1; kw is a dict or null
+slot tp_traverse ~ traverseproc [TRAVERSE] : int f(void *data, Cystck_visitproc visit, void *arg) ; visit every Cystck_Field of the native struct data with Cystck_VISIT (no state: makes no handle)
+slot nb_add ~ binaryfunc [BINARY] : int f(Cystck_State *S, Cystck_Object a, Cystck_Object b) ; push count: a + b; either operand may be the instance (`1 + x` calls it with x as b)
+slot nb_subtract ~ binaryfunc [BINARY] : int f(Cystck_State *S, Cystck_Object a, Cystck_Object b) ; a - b (both orders, as nb_add)
+slot nb_multiply ~ binaryfunc [BINARY] : int f(Cystck_State *S, Cystck_Object a, Cystck_Object b) ; a * b
+slot nb_true_divide ~ binaryfunc [BINARY] : int f(Cystck_State *S, Cystck_Object a, Cystck_Object b) ; a / b
+slot nb_floor_divide ~ binaryfunc [BINARY] : int f(Cystck_State *S, Cystck_Object a, Cystck_Object b) ; a // b
+slot nb_remainder ~ binaryfunc [BINARY] : int f(Cystck_State *S, Cystck_Object a, Cystck_Object b) ; a % b
+slot nb_divmod ~ binaryfunc [BINARY] : int f(Cystck_State *S, Cystck_Object a, Cystck_Object b) ; divmod(a, b)
+slot nb_lshift ~ binaryfunc [BINARY] : int f(Cystck_State *S, Cystck_Object a, Cystck_Object b) ; a << b
+slot nb_rshift ~ binaryfunc [BINARY] : int f(Cystck_State *S, Cystck_Object a, Cystck_Object b) ; a >> b
+slot nb_and ~ binaryfunc [BINARY] : int f(Cystck_State *S, Cystck_Object a, Cystck_Object b) ; a & b
+slot nb_or ~ binaryfunc [BINARY] : int f(Cystck_State *S, Cystck_Object a, Cystck_Object b) ; a | b
+slot nb_xor ~ binaryfunc [BINARY] : int f(Cystck_State *S, Cystck_Object a, Cystck_Object b) ; a ^ b
+slot nb_matrix_multiply ~ binaryfunc [BINARY] : int f(Cystck_State *S, Cystck_Object a, Cystck_Object b) ; a @ b
+slot nb_inplace_add ~ binaryfunc [BINARY] : int f(Cystck_State *S, Cystck_Object a, Cystck_Object b) ; a += b
+slot nb_inplace_subtract ~ binaryfunc [BINARY] : int f(Cystck_State *S, Cystck_Object a, Cystck_Object b) ; a -= b
+slot nb_inplace_multiply ~ binaryfunc [BINARY] : int f(Cystck_State *S, Cystck_Object a, Cystck_Object b) ; a *= b
+slot nb_inplace_true_divide ~ binaryfunc [BINARY] : int f(Cystck_State *S, Cystck_Object a, Cystck_Object b) ; a /= b
+slot nb_inplace_floor_divide ~ binaryfunc [BINARY] : int f(Cystck_State *S, Cystck_Object a, Cystck_Object b) ; a //= b
+slot nb_inplace_remainder ~ binaryfunc [BINARY] : int f(Cystck_State *S, Cystck_Object a, Cystck_Object b) ; a %= b
+slot nb_inplace_lshift ~ binaryfunc [BINARY] : int f(Cystck_State *S, Cystck_Object a, Cystck_Object b) ; a <<= b
+slot nb_inplace_rshift ~ binaryfunc [BINARY] : int f(Cystck_State *S, Cystck_Object a, Cystck_Object b) ; a >>= b
+slot nb_inplace_and ~ binaryfunc [BINARY] : int f(Cystck_State *S, Cystck_Object a, Cystck_Object b) ; a &= b
+slot nb_inplace_or ~ binaryfunc [BINARY] : int f(Cystck_State *S, Cystck_Object a, Cystck_Object b) ; a |= b
+slot nb_inplace_xor ~ binaryfunc [BINARY] : int f(Cystck_State *S, Cystck_Object a, Cystck_Object b) ; a ^= b
+slot nb_inplace_matrix_multiply ~ binaryfunc [BINARY] : int f(Cystck_State *S, Cystck_Object a, Cystck_Object b) ; a @= b
+slot nb_inplace_power ~ ternaryfunc [TERNARY] : int f(Cystck_State *S, Cystck_Object a, Cystck_Object b, Cystck_Object c) ; a **= b; c is Cystck_None
+slot nb_power ~ ternaryfunc [TERNARY] : int f(Cystck_State *S, Cystck_Object a, Cystck_Object b, Cystck_Object c) ; pow(a, b, c); c is Cystck_None for a ** b
+slot nb_negative ~ unaryfunc [UNARY] : int f(Cystck_State *S, Cystck_Object self) ; -self
+slot nb_positive ~ unaryfunc [UNARY] : int f(Cystck_State *S, Cystck_Object self) ; +self
+slot nb_absolute ~ unaryfunc [UNARY] : int f(Cystck_State *S, Cystck_Object self) ; abs(self)
+slot nb_invert ~ unaryfunc [UNARY] : int f(Cystck_State *S, Cystck_Object self) ; ~self
+slot nb_int ~ unaryfunc [UNARY] : int f(Cystck_State *S, Cystck_Object self) ; int(self)
+slot nb_float ~ unaryfunc [UNARY] : int f(Cystck_State *S, Cystck_Object self) ; float(self)
+slot nb_index ~ unaryfunc [UNARY] : int f(Cystck_State *S, Cystck_Object self) ; operator.index(self)
+slot nb_bool ~ inquiry [INQUIRY] : int f(Cystck_State *S, Cystck_Object self) ; bool(self): 0 or 1, -1 on error
+slot sq_length ~ lenfunc [LENFUNC] : Cystck_ssize_t f(Cystck_State *S, Cystck_Object self) ; len(self); -1 on error
+slot sq_item ~ ssizeargfunc [SSIZEARG] : int f(Cystck_State *S, Cystck_Object self, Cystck_ssize_t i) ; push count: self[i]
+slot sq_repeat ~ ssizeargfunc [SSIZEARG] : int f(Cystck_State *S, Cystck_Object self, Cystck_ssize_t n) ; push count: self * n
+slot sq_ass_item ~ ssizeobjargproc [SSIZEOBJARG] : int f(Cystck_State *S, Cystck_Object self, Cystck_ssize_t i, Cystck_Object value) ; 0, or -1: self[i] = value (value null: del)
+slot sq_concat ~ binaryfunc [BINARY] : int f(Cystck_State *S, Cystck_Object a, Cystck_Object b) ; push count: a + b for sequences
+slot sq_inplace_concat ~ binaryfunc [BINARY] : int f(Cystck_State *S, Cystck_Object a, Cystck_Object b) ; push count: a += b for sequences (extend a, push a itself)
+slot sq_inplace_repeat ~ ssizeargfunc [SSIZEARG] : int f(Cystck_State *S, Cystck_Object self, Cystck_ssize_t n) ; push count: self *= n (repeat self in place, push self itself)
+slot sq_contains ~ objobjproc [OBJOBJ] : int f(Cystck_State *S, Cystck_Object self, Cystck_Object value) ; value in self: 0 or 1, -1 on error
+slot mp_length ~ lenfunc [LENFUNC] : Cystck_ssize_t f(Cystck_State *S, Cystck_Object self) ; len(self); -1 on error
+slot mp_subscript ~ binaryfunc [BINARY] : int f(Cystck_State *S, Cystck_Object a, Cystck_Object b) ; push count: a[b]
+slot mp_ass_subscript ~ objobjargproc [OBJOBJARG] : int f(Cystck_State *S, Cystck_Object self, Cystck_Object key, Cystck_Object value) ; 0, or -1: self[key] = value (value null: del)
+slot bf_getbuffer ~ getbufferproc [GETBUFFER] : int f(Cystck_State *S, Cystck_Object self, Py_buffer *view, int flags) ; 0, or -1: fill view (CystckBuffer_FillInfo, or by hand); a view->obj left NULL is set to self
+slot bf_releasebuffer ~ releasebufferproc [RELEASEBUFFER] : void f(Cystck_State *S, Cystck_Object self, Py_buffer *view) ; a view is released (errors are reported as unraisable)
+slot tp_finalize ~ destructor [FINALIZE] : void f(Cystck_State *S, Cystck_Object self) ; once, before the object dies, still alive (PEP 442): may call the API; errors are reported as unraisable
 macro CYSTCK_RICHCOMPARE(a, b, op) ~ Py_RETURN_RICHCOMPARE ; in a tp_richcompare: the result of comparing two C values a and b with the rich-comparison op (Py_EQ ... Py_GE), 0 or 1, for `return Cystck_ReturnBool(S, CYSTCK_RICHCOMPARE(a, b, op));`; evaluates a and b more than once
 
 ## Member types (the type of CYSTCK_DEF_MEMBER)

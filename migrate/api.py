@@ -23,7 +23,8 @@ SPECIAL = {
     "PyObject_TypeCheck": "py-type", "Py_IS_TYPE": "py-type",
     "PyLong_FromVoidPtr": "object-id",
     # in the table as Cystck_NewZeroed's counterpart, which takes no item
-    # count: the object-new rule writes the calls it can port
+    # count, and CystckType_GenericAlloc's, which does: the object-new rule
+    # writes the calls it can port
     "PyType_GenericAlloc": "object-new",
 }
 # Of those, the ones whose rule ports some calls only (PyLong_FromVoidPtr of
@@ -102,6 +103,27 @@ def stock_returns():
             if "->" + m.group("member") in out:
                 out.setdefault(m.group("name"), out["->" + m.group("member")])
     return out
+
+
+@functools.lru_cache(maxsize=None)
+def stock_typedef_returns():
+    """Stock function-pointer typedef -> its C return type, read from the
+    headers of the running CPython (``typedef PyObject *(*binaryfunc)(...)``
+    gives ``binaryfunc: PyObject *``): the slot types of the API table."""
+    include = pathlib.Path(sysconfig.get_paths()["include"])
+    typedef = regex.compile(r"\btypedef\s+(?P<ret>[\w\s*]+?)\s*\(\s*\*\s*(?P<name>\w+)\s*\)\s*\(")
+    out = {}
+    for header in sorted(include.rglob("*.h")):
+        for m in typedef.finditer(header.read_text(errors="replace")):
+            out.setdefault(m.group("name"), " ".join(m.group("ret").replace("*", " * ").split()))
+    return out
+
+
+@functools.lru_cache(maxsize=None)
+def slots():
+    """The slots CYSTCK_DEF_SLOT accepts: name -> the API table's line
+    (``gen_api.Definition``: stock typedef, implementation signature)."""
+    return {d.name: d for d in gen_api.slots()}
 
 
 @functools.lru_cache(maxsize=None)

@@ -50,44 +50,41 @@ class Role:
 
 
 SELF = (H, 0, "self")
-_UNARY = dict(params=(SELF,), pushes=True)
-_BINARY = dict(params=((H, 0, "a"), (H, 1, "b")), pushes=True)
-_ARGS_KW = ((ARGS, 1, "args"), (SSIZE, None, "nargs"), (H, 2, "kw"))
 
-SLOT_SIGNATURES = {
-    **{s: _UNARY for s in ("tp_repr", "tp_str", "tp_iter", "tp_iternext", "nb_negative",
-                           "nb_positive", "nb_absolute", "nb_invert", "nb_int", "nb_float",
-                           "nb_index")},
-    **{s: _BINARY for s in (
-        "nb_add", "nb_subtract", "nb_multiply", "nb_true_divide", "nb_floor_divide",
-        "nb_remainder", "nb_divmod", "nb_lshift", "nb_rshift", "nb_and", "nb_or", "nb_xor",
-        "nb_matrix_multiply", "nb_inplace_add", "nb_inplace_subtract", "nb_inplace_multiply",
-        "nb_inplace_true_divide", "nb_inplace_floor_divide", "nb_inplace_remainder",
-        "nb_inplace_lshift", "nb_inplace_rshift", "nb_inplace_and", "nb_inplace_or",
-        "nb_inplace_xor", "nb_inplace_matrix_multiply", "mp_subscript", "sq_concat",
-        "sq_inplace_concat", "tp_getattro")},
-    **{s: dict(params=((H, 0, "a"), (H, 1, "b"), (H, 2, "c")), pushes=True)
-       for s in ("nb_power", "nb_inplace_power")},
-    "tp_richcompare": dict(params=((H, 0, "a"), (H, 1, "b"), ("int", 2, "op")), pushes=True),
-    "tp_descr_get": dict(params=(SELF, (H, 1, "obj"), (H, 2, "type")), pushes=True),
-    "tp_hash": dict(params=(SELF,), ret="Cystck_hash_t"),
-    "tp_finalize": dict(params=(SELF,), ret="void"),
-    "sq_length": dict(params=(SELF,), ret=SSIZE),
-    "mp_length": dict(params=(SELF,), ret=SSIZE),
-    "nb_bool": dict(params=(SELF,)),
-    "sq_item": dict(params=(SELF, (SSIZE, 1, "i")), pushes=True),
-    "sq_repeat": dict(params=(SELF, (SSIZE, 1, "n")), pushes=True),
-    "sq_inplace_repeat": dict(params=(SELF, (SSIZE, 1, "n")), pushes=True),
-    "sq_ass_item": dict(params=(SELF, (SSIZE, 1, "i"), (H, 2, "value"))),
-    "mp_ass_subscript": dict(params=(SELF, (H, 1, "key"), (H, 2, "value"))),
-    "tp_setattro": dict(params=(SELF, (H, 1, "name"), (H, 2, "value"))),
-    "sq_contains": dict(params=(SELF, (H, 1, "value"))),
-    "tp_new": dict(params=((H, 0, "type"),) + _ARGS_KW, pushes=True),
-    "tp_init": dict(params=(SELF,) + _ARGS_KW),
-    "tp_call": dict(params=(SELF,) + _ARGS_KW, pushes=True),
-    "bf_getbuffer": dict(params=(SELF, ("Py_buffer *", 1, "view"), ("int", 2, "flags"))),
-    "bf_releasebuffer": dict(params=(SELF, ("Py_buffer *", 1, "view")), ret="void"),
-}
+
+def _slot_signature(line):
+    """A Role's fields for a slot line of the API table (cystck/apitable.py,
+    read through ``api.slots()``): the implementation's parameters after
+    ``S``, each reusing the name of the stock parameter in its place (a
+    ``nargs`` after ``args`` has none: the trampoline counts the tuple); its
+    return type; and ``pushes`` where the stock slot returns an object (its
+    typedef in CPython's headers returns ``PyObject *``), which the
+    implementation pushes, returning a count."""
+    ret, params = line.implementation()
+    if params[:1] != [("Cystck_State *", "S")]:
+        raise ValueError(f"the API table's {line.name} takes no state: not a slot the translator ports")
+    out, stock = [], 0
+    for ctype, name in params[1:]:
+        if (ctype, name) == (SSIZE, "nargs") and out and out[-1][0] == ARGS:
+            out.append((ctype, None, name))
+            continue
+        out.append((ctype, stock, name))
+        stock += 1
+    stock_ret = api.stock_typedef_returns().get(line.stock)
+    if stock_ret is None:
+        raise ValueError(f"the stock type of {line.name}, {line.stock}, is not in CPython's headers")
+    return dict(params=tuple(out), ret=ret, pushes=stock_ret == "PyObject *")
+
+
+@functools.lru_cache(maxsize=None)
+def slot_signatures():
+    """Slot name -> the Role fields of its implementation, for the slots the
+    API table lists, except those in SPECIAL_SLOTS (tp_traverse, whose
+    implementation takes the native struct)."""
+    return {name: _slot_signature(line) for name, line in api.slots().items()
+            if name not in SPECIAL_SLOTS}
+
+
 # Slots the runtime implements itself or that have no Cystck counterpart:
 # (role kind, reason reported when the tool drops or keeps them).
 SPECIAL_SLOTS = {
@@ -171,7 +168,7 @@ def slot_role(slot):
             return Role("traverse", slot, (("void *", None, "data"), ("Cystck_visitproc", 1, "visit"),
                                            ("void *", 2, "arg")), state=False)
         return Role("dropped", slot)
-    sig = SLOT_SIGNATURES.get(slot)
+    sig = slot_signatures().get(slot)
     if sig is None:
         return None
     return Role("slot", slot, **sig)

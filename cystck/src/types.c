@@ -541,6 +541,21 @@ Cystck_Object Cystck_NewVar(Cystck_State *S, Cystck_Object type, Cystck_ssize_t 
     return _Cystck_Own(S, o);
 }
 
+/* type->tp_alloc(type, n) as stock code calls it: a variable-size type gets
+ * n items; a type without items ignores the count, as stock's generic
+ * tp_alloc does (it allocates basicsize + (n + 1) * itemsize bytes, zeroed),
+ * so the instance is a plain zeroed one. */
+Cystck_Object CystckType_GenericAlloc(Cystck_State *S, Cystck_Object type, Cystck_ssize_t n)
+{
+    PyTypeObject *tp = as_type(S, type, "CystckType_GenericAlloc", _CYSTCK_CALLER());
+    PyObject *o = NULL;
+    if (tp != NULL && tp->tp_itemsize != 0 && n < 0)
+        PyErr_Format(PyExc_SystemError, "CystckType_GenericAlloc: negative item count %zd", n);
+    else if (tp != NULL)
+        o = tp->tp_alloc(tp, n);
+    return _Cystck_Own(S, o);
+}
+
 Cystck_Object CystckType_GenericNew(Cystck_State *S, Cystck_Object type)
 {
     return Cystck_NewZeroed(S, type, NULL);     /* as PyType_GenericNew's tp_alloc */

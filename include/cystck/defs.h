@@ -470,37 +470,9 @@ typedef struct { PyObject *_list; } Cystck_WeakList;
 /* ------------------------------------------------------------------ */
 /* Slots                                                               */
 /* ------------------------------------------------------------------ */
-/* CYSTCK_DEF_SLOT(sym, slot, impl): impl's signature depends on the slot.
- *   unary  (tp_repr, tp_str, tp_iter, tp_iternext, nb_negative, nb_positive,
- *           nb_absolute, nb_invert, nb_int, nb_float, nb_index):
- *                  int f(S, self)                      push count
- *           tp_iternext: return -1 with no exception set when exhausted.
- *   binary (nb_add, nb_subtract, nb_multiply, nb_true_divide, nb_floor_divide,
- *           nb_remainder, nb_lshift, nb_rshift, nb_and, nb_or, nb_xor,
- *           nb_matrix_multiply, nb_inplace_* but nb_inplace_power, mp_subscript, sq_concat,
- *           sq_inplace_concat, tp_getattro):
- *                             int f(S, a, b)             push count
- *   nb_power, nb_inplace_power: int f(S, a, b, c)        push count
- *   tp_richcompare:           int f(S, a, b, int op)     push count
- *   tp_descr_get:             int f(S, self, obj, type)  push count
- *                             (obj null through the class, type may be null)
- *   tp_hash:                  Cystck_hash_t f(S, self)   -1 on error
- *   sq_length, mp_length:     Cystck_ssize_t f(S, self)  -1 on error
- *   nb_bool:                  int f(S, self)             0/1, -1 on error
- *   sq_item, sq_repeat, sq_inplace_repeat:
- *                             int f(S, self, Cystck_ssize_t i)  push count
- *   sq_ass_item:              int f(S, self, i, value)   0/-1 (value null: del)
- *   mp_ass_subscript, tp_setattro:
- *                             int f(S, self, key, value) 0/-1 (value null: del)
- *   sq_contains:              int f(S, self, value)      0/1, -1 on error
- *   tp_new:                   int f(S, type, args, nargs, kw)  push count
- *   tp_init:                  int f(S, self, args, nargs, kw)  0/-1
- *   tp_call:                  int f(S, self, args, nargs, kw)  push count
- *   tp_traverse:              int f(void *data, Cystck_visitproc visit, void *arg)
- *                             must visit every Cystck_Field of the struct.
- *   bf_getbuffer:             int f(S, self, Py_buffer *view, int flags)  0/-1
- *   bf_releasebuffer:         void f(S, self, Py_buffer *view)
- */
+/* CYSTCK_DEF_SLOT(sym, slot, impl): impl's signature depends on the slot;
+ * cystck/apitable.py lists the slots with their signatures (docs/api.md
+ * shows them) and the trampoline below that calls each. */
 #define _CYSTCK_UNARY_FN(ATTR, FN, IMPL, ROOM) \
     ATTR static PyObject *FN(PyObject *self)                      \
     {                                                                         \
@@ -794,70 +766,10 @@ static inline void _Cystck_FreeInstance(PyObject *self, PyTypeObject *tp)
     }
 
 /* The slots CYSTCK_DEF_SLOT accepts, each with its trampoline kind in
- * parentheses (the parentheses tell a listed slot from an unknown name).
- * Listed in cystck/apitable.py too, with the signatures, for docs/api.md. */
-#define _CYSTCK_SLOTKIND_tp_repr        (_CYSTCK_UNARY)
-#define _CYSTCK_SLOTKIND_tp_str         (_CYSTCK_UNARY)
-#define _CYSTCK_SLOTKIND_tp_iter        (_CYSTCK_UNARY)
-#define _CYSTCK_SLOTKIND_tp_iternext    (_CYSTCK_ITERNEXT)
-#define _CYSTCK_SLOTKIND_nb_negative    (_CYSTCK_UNARY)
-#define _CYSTCK_SLOTKIND_nb_positive    (_CYSTCK_UNARY)
-#define _CYSTCK_SLOTKIND_nb_absolute    (_CYSTCK_UNARY)
-#define _CYSTCK_SLOTKIND_nb_invert      (_CYSTCK_UNARY)
-#define _CYSTCK_SLOTKIND_nb_int         (_CYSTCK_UNARY)
-#define _CYSTCK_SLOTKIND_nb_float       (_CYSTCK_UNARY)
-#define _CYSTCK_SLOTKIND_nb_index       (_CYSTCK_UNARY)
-#define _CYSTCK_SLOTKIND_nb_add         (_CYSTCK_BINARY)
-#define _CYSTCK_SLOTKIND_nb_subtract    (_CYSTCK_BINARY)
-#define _CYSTCK_SLOTKIND_nb_multiply    (_CYSTCK_BINARY)
-#define _CYSTCK_SLOTKIND_nb_true_divide (_CYSTCK_BINARY)
-#define _CYSTCK_SLOTKIND_nb_floor_divide (_CYSTCK_BINARY)
-#define _CYSTCK_SLOTKIND_nb_remainder   (_CYSTCK_BINARY)
-#define _CYSTCK_SLOTKIND_nb_divmod      (_CYSTCK_BINARY)
-#define _CYSTCK_SLOTKIND_nb_lshift      (_CYSTCK_BINARY)
-#define _CYSTCK_SLOTKIND_nb_rshift      (_CYSTCK_BINARY)
-#define _CYSTCK_SLOTKIND_nb_and         (_CYSTCK_BINARY)
-#define _CYSTCK_SLOTKIND_nb_or          (_CYSTCK_BINARY)
-#define _CYSTCK_SLOTKIND_nb_xor         (_CYSTCK_BINARY)
-#define _CYSTCK_SLOTKIND_nb_matrix_multiply (_CYSTCK_BINARY)
-#define _CYSTCK_SLOTKIND_nb_inplace_add (_CYSTCK_BINARY)
-#define _CYSTCK_SLOTKIND_nb_inplace_subtract (_CYSTCK_BINARY)
-#define _CYSTCK_SLOTKIND_nb_inplace_multiply (_CYSTCK_BINARY)
-#define _CYSTCK_SLOTKIND_nb_inplace_true_divide (_CYSTCK_BINARY)
-#define _CYSTCK_SLOTKIND_nb_inplace_floor_divide (_CYSTCK_BINARY)
-#define _CYSTCK_SLOTKIND_nb_inplace_remainder (_CYSTCK_BINARY)
-#define _CYSTCK_SLOTKIND_nb_inplace_lshift (_CYSTCK_BINARY)
-#define _CYSTCK_SLOTKIND_nb_inplace_rshift (_CYSTCK_BINARY)
-#define _CYSTCK_SLOTKIND_nb_inplace_and (_CYSTCK_BINARY)
-#define _CYSTCK_SLOTKIND_nb_inplace_or (_CYSTCK_BINARY)
-#define _CYSTCK_SLOTKIND_nb_inplace_xor (_CYSTCK_BINARY)
-#define _CYSTCK_SLOTKIND_nb_inplace_matrix_multiply (_CYSTCK_BINARY)
-#define _CYSTCK_SLOTKIND_nb_inplace_power (_CYSTCK_TERNARY)
-#define _CYSTCK_SLOTKIND_nb_power       (_CYSTCK_TERNARY)
-#define _CYSTCK_SLOTKIND_mp_subscript   (_CYSTCK_BINARY)
-#define _CYSTCK_SLOTKIND_sq_concat      (_CYSTCK_BINARY)
-#define _CYSTCK_SLOTKIND_sq_inplace_concat (_CYSTCK_BINARY)
-#define _CYSTCK_SLOTKIND_tp_getattro    (_CYSTCK_BINARY)
-#define _CYSTCK_SLOTKIND_tp_richcompare (_CYSTCK_RICHCMP)
-#define _CYSTCK_SLOTKIND_tp_descr_get  (_CYSTCK_DESCRGET)
-#define _CYSTCK_SLOTKIND_tp_hash        (_CYSTCK_HASHFUNC)
-#define _CYSTCK_SLOTKIND_sq_length      (_CYSTCK_LENFUNC)
-#define _CYSTCK_SLOTKIND_mp_length      (_CYSTCK_LENFUNC)
-#define _CYSTCK_SLOTKIND_nb_bool        (_CYSTCK_INQUIRY)
-#define _CYSTCK_SLOTKIND_sq_item        (_CYSTCK_SSIZEARG)
-#define _CYSTCK_SLOTKIND_sq_repeat      (_CYSTCK_SSIZEARG)
-#define _CYSTCK_SLOTKIND_sq_inplace_repeat (_CYSTCK_SSIZEARG)
-#define _CYSTCK_SLOTKIND_sq_ass_item    (_CYSTCK_SSIZEOBJARG)
-#define _CYSTCK_SLOTKIND_mp_ass_subscript (_CYSTCK_OBJOBJARG)
-#define _CYSTCK_SLOTKIND_tp_setattro    (_CYSTCK_OBJOBJARG)
-#define _CYSTCK_SLOTKIND_sq_contains    (_CYSTCK_OBJOBJ)
-#define _CYSTCK_SLOTKIND_tp_new         (_CYSTCK_NEW)
-#define _CYSTCK_SLOTKIND_tp_init        (_CYSTCK_INIT)
-#define _CYSTCK_SLOTKIND_tp_call        (_CYSTCK_CALL)
-#define _CYSTCK_SLOTKIND_tp_traverse    (_CYSTCK_TRAVERSE)
-#define _CYSTCK_SLOTKIND_bf_getbuffer   (_CYSTCK_GETBUFFER)
-#define _CYSTCK_SLOTKIND_bf_releasebuffer (_CYSTCK_RELEASEBUFFER)
-#define _CYSTCK_SLOTKIND_tp_finalize    (_CYSTCK_FINALIZE)
+ * parentheses (the parentheses tell a listed slot from an unknown name):
+ * _CYSTCK_SLOTKIND_tp_repr is (_CYSTCK_UNARY), generated from the slot
+ * lines of cystck/apitable.py. */
+#include "autogen_slots.h"
 
 #define _CYSTCK_HASHFUNC(SYM, IMPL) _CYSTCK_VALUE_OF_SELF(SYM, IMPL, Py_hash_t)
 #define _CYSTCK_LENFUNC(SYM, IMPL)  _CYSTCK_VALUE_OF_SELF(SYM, IMPL, Py_ssize_t)

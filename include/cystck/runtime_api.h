@@ -198,6 +198,10 @@ static inline Cystck_Object Cystck_NewZeroed(Cystck_State *S, Cystck_Object type
 /* [h+1, e] A new instance of a variable-size type with n items, zeroed
  * (its item fields empty); *data (if not NULL) = its native struct. */
 CYSTCK_INTERNAL Cystck_Object Cystck_NewVar(Cystck_State *S, Cystck_Object type, Cystck_ssize_t n, void **data);
+/* [h+1, e] type->tp_alloc(type, n), as stock code calls it: n items of a
+ * variable-size type; a type without items ignores n, as stock's generic
+ * tp_alloc does (a zeroed instance). */
+CYSTCK_INTERNAL Cystck_Object CystckType_GenericAlloc(Cystck_State *S, Cystck_Object type, Cystck_ssize_t n);
 CYSTCK_INTERNAL const char *CystckType_GetName(Cystck_State *S, Cystck_Object type);
 CYSTCK_INTERNAL Cystck_Object CystckType_GetNameObject(Cystck_State *S, Cystck_Object type);
 CYSTCK_INTERNAL Cystck_Object CystckType_GetQualName(Cystck_State *S, Cystck_Object type);

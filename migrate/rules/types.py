@@ -1843,8 +1843,11 @@ class ObjectNew(Rule):
     ``CystckType_GenericNew(S, type)`` (zeroed too); ``PyObject_GC_Track``
     is dropped (the runtime tracks GC instances).  A variable-size
     instance keeps its item count: ``PyObject_GC_NewVar(Foo, &FooType,
-    n)`` and ``type->tp_alloc(type, n)`` become ``Cystck_NewVar(S, type,
-    n, NULL)`` (which zeroes)."""
+    n)`` becomes ``Cystck_NewVar(S, type, n, NULL)`` (which zeroes);
+    ``type->tp_alloc(type, n)`` and ``PyType_GenericAlloc(type, n)``, whose
+    type may have no items (stock's generic tp_alloc then ignores the
+    count), become ``CystckType_GenericAlloc(S, type, n)``, which does the
+    same."""
     name = "object-new"
     precedence = 640
     patterns = (r"\bPyObject_(?:GC_)?(?:New(?:Var)?|NEW(?:_VAR)?)\s*\(\s*(?:struct\s+)?\w+\s*,\s*(?P<t>[^,()]+(?:\([^()]*\))?)\s*"
@@ -1873,7 +1876,10 @@ class ObjectNew(Rule):
     @staticmethod
     def _new(m, text, zero=True):
         """The runtime's allocation for the match: zero for a tp_alloc
-        (stock's zeroes), not for PyObject_New (stock's does not)."""
+        (stock's zeroes), not for PyObject_New (stock's does not); a count
+        for a tp_alloc goes to its type's own (CystckType_GenericAlloc:
+        none is needed where the type has no items), PyObject_NewVar's is
+        the item count of a variable-size type (Cystck_NewVar)."""
         t = text[m.start("t"):m.end("t")].strip()
         bare = regex.sub(r"^\(\s*(\w+)\s*\)$", r"\1", t)
         if "a" in m.groupdict() and m.group("a") is not None and \
@@ -1881,7 +1887,8 @@ class ObjectNew(Rule):
             return None           # allocating another type than the one whose slot it calls
         count = text[m.start("n"):m.end("n")].strip() if m.group("n") is not None else "0"
         if count not in ("0", ""):
-            return f"Cystck_NewVar(S, {bare}, {count}, NULL)"
+            return f"CystckType_GenericAlloc(S, {bare}, {count})" if zero else \
+                f"Cystck_NewVar(S, {bare}, {count}, NULL)"
         return f"Cystck_New{'Zeroed' if zero else ''}(S, {bare}, NULL)"
 
 

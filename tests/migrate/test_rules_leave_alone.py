@@ -374,9 +374,11 @@ LEAVE_ALONE = {
         "    Py_INCREF(cache);\n    r = PyObject_CallOneArg(cache, v);\n    Py_DECREF(cache);\n"
         "    Py_XDECREF(table[i].value);\n    i++;\n    Py_INCREF(v);\n    table[i].value = v;\n"
         "    return r;\n}\n"),
-    # Native memory, not an object.
+    # Native memory, not an object; another type's tp_alloc with a count
+    # (the base's slot called for type: left for a human, as with 0).
     "object-new": (
-        "static PyObject *f(PyTypeObject *type) { Box *b = PyMem_New(Box, 1); return type->tp_free(b), NULL; }\n"),
+        "static PyObject *f(PyTypeObject *type, PyTypeObject *base, Py_ssize_t n)\n"
+        "{ Box *b = PyMem_New(Box, 1); PyObject *o = base->tp_alloc(type, n); return type->tp_free(b), o; }\n"),
     # A type received by pointer, readied by its owner.
     "type-ready": (
         "static int init(PyTypeObject *type) { return PyType_Ready(type); }\n"),

@@ -90,6 +90,26 @@ def test_newvar_refuses_types_without_items_and_negative_counts(rt_varobj_path):
     ]
 
 
+def test_generic_alloc_ignores_the_count_of_a_type_without_items(rt_varobj_path):
+    """CystckType_GenericAlloc is stock's type->tp_alloc(type, n): n items
+    of a variable-size type; for a type without items the count is ignored,
+    as PyType_GenericAlloc ignores it (basicsize + (n + 1) * 0 bytes)."""
+    out = run_python("""
+        import rt_varobj as ext
+        print(type(ext.generic_alloc_of(object, 3)).__name__, len(ext.generic_alloc_of(ext.row_type(), 4)),
+              len(ext.generic_alloc_of(ext.row_type(), 0)))
+        try:
+            ext.generic_alloc_of(ext.row_type(), -1)
+        except SystemError as e:
+            print("SystemError", e)
+    """, rt_varobj_path)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.splitlines() == [
+        "object 4 0",
+        "SystemError CystckType_GenericAlloc: negative item count -1",
+    ]
+
+
 def test_the_runtime_builds_with_c99(tmp_path, ext_dir):
     """The runtime is compiled with the extension's flags, and some
     extensions ask for C99 (-std=c99), which has no max_align_t."""

@@ -108,6 +108,18 @@ static int newvar_of(Cystck_State *S, Cystck_Object self, const Cystck_Object *a
     return Cystck_Return(S, Cystck_NewVar(S, type, n, NULL));
 }
 
+CYSTCK_DEF_METH(generic_alloc_of_def, "generic_alloc_of", generic_alloc_of, CYSTCK_VARARGS,
+                "CystckType_GenericAlloc(type, n)")
+static int generic_alloc_of(Cystck_State *S, Cystck_Object self, const Cystck_Object *args, Cystck_ssize_t nargs)
+{
+    Cystck_Object type;
+    Cystck_ssize_t n;
+    (void)self;
+    if (!CystckArg_ParseTuple(S, args, nargs, "On", &type, &n))
+        return -1;
+    return Cystck_Return(S, CystckType_GenericAlloc(S, type, n));
+}
+
 CYSTCK_DEF_METH(row_type_def, "row_type", row_type, CYSTCK_NOARGS, "the Row type")
 static int row_type(Cystck_State *S, Cystck_Object self)
 {
@@ -137,7 +149,7 @@ static int describe_fn(Cystck_State *S, Cystck_Object self, const Cystck_Object 
     return Cystck_Return(S, describe(S, "%S|%R|%d", args[0], args[1], 7));
 }
 
-static CystckDef *module_defines[] = {&bad_spec_def, &newvar_of_def, &row_type_def, &describe_def, NULL};
+static CystckDef *module_defines[] = {&bad_spec_def, &newvar_of_def, &generic_alloc_of_def, &row_type_def, &describe_def, NULL};
 static CystckModuleDef module_def = {"rt_varobj", "Variable-size Cystck types.", 0, module_defines};
 
 CYSTCK_MODINIT(rt_varobj)

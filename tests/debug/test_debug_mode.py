@@ -67,6 +67,20 @@ def test_handle_kept_past_a_call_with_many_handles_names_that_call(ext):
     assert "(a handle of keep_last kept past its frame)" in r.outcome.get("message", ""), r.outcome
 
 
+KEEP_AFTER_PUSHES = f"m.keep_after_pushes([{BIG}])\noutcome(m.negate_kept)\n"
+
+
+def test_handle_kept_past_its_call_made_after_the_frame_went_slow(ext):
+    # The frame is checked (its stack outgrew the inline one) before its
+    # first handle, which must still leave the inline slots for the debug
+    # record's (_CYSTCK_DEBUG_FIRST in Cystck.h).
+    r = run(ext["dbg_keep_handle"], KEEP_AFTER_PUSHES, debug=True)
+    assert_reported(r.outcome,
+                    r"CystckNumber_Negative: handle used after the call that created it "
+                    r"returned \(a handle of keep_after_pushes kept past its frame\)",
+                    "dbg_keep_handle", "use", "negate_kept")
+
+
 def test_handle_used_after_drop(ext):
     r = run(ext["dbg_use_after_drop"], f"outcome(m.square, {MEDIUM})\n", debug=True)
     assert_reported(r.outcome, "CystckLong_AsLongLong: " + USED_AFTER_RELEASE,
@@ -367,12 +381,12 @@ def every_trampoline_with_twins(tmp_path_factory):
                      [("CYSTCK_DEBUG_TWINS", None)])
 
 
-@pytest.mark.parametrize("twins", [False, True], ids=["run-time room", "twins"])
+@pytest.mark.parametrize("twins", [False, True], ids=["first-handle test", "twins"])
 def test_every_kind_of_trampoline_is_checked(ext, every_trampoline_with_twins, twins):
     # With twins, debug mode replaces each trampoline in the method, getset
     # and slot tables by its debug twin when it makes the module or type:
     # one missed kind would run unchecked, its misuse unreported.  Without,
-    # each trampoline reads debug mode's run-time room when it opens.
+    # each frame's first handle finds debug mode (_Cystck_Own's object test).
     path = every_trampoline_with_twins if twins else ext["dbg_every_trampoline"]
     r = run(path, EVERY_TRAMPOLINE_SCENARIO, debug=True)
     assert len(r.outcomes) == len(EVERY_TRAMPOLINE), r.describe()

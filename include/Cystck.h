@@ -278,8 +278,9 @@ typedef struct _Cystck_RefCell *Cystck_Ref;
 
 /* Runtime internals the inline functions below call into. */
 extern CYSTCK_INTERNAL int _Cystck_debug;
-/* CYSTCK_INLINE_HANDLES, or 0 in debug mode: see _Cystck_OpenFrame. */
-extern CYSTCK_INTERNAL Cystck_ssize_t _Cystck_inline_room;
+/* 0, or UINTPTR_MAX in debug mode: what _Cystck_Own compares its object
+ * with (_CYSTCK_OWN_TEST). */
+extern CYSTCK_INTERNAL uintptr_t _Cystck_own_limit;
 extern CYSTCK_INTERNAL PyObject *_Cystck_Consts[];
 /* The out-of-line slow paths.  Each works on a copy of the header (see
  * Cystck_State), through the inline wrapper of the same name without _Ool
@@ -287,7 +288,7 @@ extern CYSTCK_INTERNAL PyObject *_Cystck_Consts[];
  * smaller than the Cystck_State it is read as).  The wrappers are always
  * inlined, so that the slow paths that name the C line which called them
  * (_CYSTCK_CALLER) still see the extension's code as their caller. */
-CYSTCK_INTERNAL CYSTCK_NOINLINE PyObject **_Cystck_OwnSlow_Ool(Cystck_State *S, PyObject *o);
+CYSTCK_INTERNAL CYSTCK_NOINLINE CYSTCK_COLD PyObject **_Cystck_OwnSlow_Ool(Cystck_State *S, PyObject *o);
 CYSTCK_INTERNAL CYSTCK_NOINLINE CYSTCK_COLD Cystck_Object _Cystck_BadArg_Ool(Cystck_State *S, const char *func, Cystck_Object h);
 CYSTCK_INTERNAL CYSTCK_NOINLINE CYSTCK_COLD Cystck_Object _Cystck_NullArg_Ool(Cystck_State *S, const char *func);
 CYSTCK_INTERNAL CYSTCK_NOINLINE int _Cystck_GrowStack_Ool(Cystck_State *S, Cystck_ssize_t n);
@@ -306,7 +307,10 @@ CYSTCK_INTERNAL CYSTCK_NOINLINE CYSTCK_COLD Cystck_Object *_Cystck_HeapArgs_Ool(
 
 /* Make room for one more handle (a heap chunk; in debug mode the first
  * handle makes the frame checked): the slot to use, which is S->top, or NULL
- * with an exception set and o released. */
+ * with an exception set and o released.  _Cystck_OwnSlow_Ool is cold: GCC
+ * then keeps fewer of the values its continuation needs in callee-saved
+ * registers, which every call saves and restores (call_callback -4,
+ * Point.__add__ +2 instructions in debug-capable builds; docs/gaps.md, R1). */
 static CYSTCK_ALWAYS_INLINE PyObject **_Cystck_OwnSlow(Cystck_State *S, PyObject *o)
 {
     _Cystck_HeadCopy c_;
@@ -427,7 +431,7 @@ CYSTCK_INTERNAL void _Cystck_RuntimeInit(void);
  * debug mode.  Each fact about them is tested by one function below. */
 
 /* No handle slot yet: opened in debug mode, before its first handle.
- * Only debug mode opens a frame with no inline slot (_Cystck_OpenFrame:
+ * Only a debug twin opens a frame with no inline slot (_CYSTCK_TWINS:
  * end == base == slots), and every way out of that state gives it slots,
  * so end > base ever after: its first handle or scope gate moves it to its
  * debug record's slots (_Cystck_DebugFirstHandle), and with no memory for
@@ -436,6 +440,9 @@ CYSTCK_INTERNAL void _Cystck_RuntimeInit(void);
  * while the frame is inline (base is slots then) and "base == slots" once
  * it has a debug record (the record's slots are the first it gets). */
 static inline int _Cystck_NoSlotsYet(const Cystck_State *S) { return S->end == S->base; }
+/* Still on the frame's inline slots (a debug record's or a chunk's are
+ * never the inline ones). */
+static inline int _Cystck_OnInlineSlots(const Cystck_State *S) { return S->base == S->frame->slots; }
 
 /* Is this frame checked by debug mode?  Building with CYSTCK_NO_DEBUG_MODE
  * removes debug mode (and the tests for it) from the inline paths; it exists
@@ -443,13 +450,28 @@ static inline int _Cystck_NoSlotsYet(const Cystck_State *S) { return S->end == S
 #ifdef CYSTCK_NO_DEBUG_MODE
 #define _CYSTCK_CHECKED(S) 0
 #define _CYSTCK_DEBUG_PENDING(S) 0
-#define _CYSTCK_INLINE_ROOM() CYSTCK_INLINE_HANDLES
+#define _CYSTCK_OWN_TEST(o) ((o) == NULL)
+#define _CYSTCK_DEBUG_FIRST(S) 0
+#define _CYSTCK_DEBUG_UNCHECKED(S) 0
 #else
 #define _CYSTCK_CHECKED(S) ((S)->sp_limit & _CYSTCK_SLOW_DEBUG)
-/* Opened in debug mode, not checked yet: no slow path has run. */
-#define _CYSTCK_DEBUG_PENDING(S) (!_CYSTCK_IS_SLOW(S) && _Cystck_NoSlotsYet(S))
-#define _CYSTCK_INLINE_ROOM() _Cystck_inline_room
+/* Opened in debug mode, not checked yet: no slow path has run (and so no
+ * handle made: in debug mode every handle goes through _Cystck_OwnSlow). */
+#define _CYSTCK_DEBUG_PENDING(S) (!_CYSTCK_IS_SLOW(S) && (S)->top == (S)->base && _Cystck_own_limit != 0)
+#define _CYSTCK_OWN_TEST(o) ((uintptr_t)(o) <= _Cystck_own_limit)
+/* In debug mode (_CYSTCK_OWN_TEST true for every object): should this
+ * handle go to _Cystck_OwnSlow although its chunk has room?  Yes while the
+ * frame is not slow (its first handle makes it checked) or is checked but
+ * still on its inline slots (it went slow on the stack or the arguments
+ * first): grow_handles then moves it to its debug record's slots. */
+#define _CYSTCK_DEBUG_FIRST(S) \
+    (!_CYSTCK_IS_SLOW(S) || (_CYSTCK_CHECKED(S) && _Cystck_OnInlineSlots(S)))
+/* For _Cystck_GoSlow: debug mode, and no handle made yet (so the frame can
+ * become checked: its handles will all be in its record). */
+#define _CYSTCK_DEBUG_UNCHECKED(S) \
+    (_Cystck_own_limit != 0 && (S)->top == (S)->base && _Cystck_OnInlineSlots(S))
 #endif
+#define _CYSTCK_INLINE_ROOM() CYSTCK_INLINE_HANDLES
 
 /* The bottom of the return stack. */
 static inline PyObject **_Cystck_StackBase(Cystck_State *S) { return _CYSTCK_IS_SLOW(S) ? S->frame->sp_base : S->frame->stack; }
@@ -584,14 +606,35 @@ static inline int _Cystck_LongAsByteArray(PyObject *o, unsigned char *bytes, siz
 #endif
 }
 
-/* Give a new reference a slot; NULL (an API error) gives the null handle. */
+/* Give a new reference a slot; NULL (an API error) gives the null handle.
+ *
+ * Debug mode's hook.  Every frame opens with its CYSTCK_INLINE_HANDLES
+ * inline slots, in debug mode too, so the compiler knows the header until
+ * the first slow path and folds the tests of the first handles.  Debug mode
+ * is found in the object's null test instead: the object is compared with
+ * _Cystck_own_limit, 0 in release mode (the same as a null test: one
+ * compare with a memory operand instead of a register test, no register
+ * kept, no instruction more) and UINTPTR_MAX in debug mode, where every
+ * handle takes the cold branch and the first one of a frame goes to
+ * _Cystck_OwnSlow, which makes the frame checked (_Cystck_GoSlow) and moves
+ * it to its debug record's slots (grow_handles).  Before, the frame opened
+ * with a run-time room (0 in debug mode), and the test of the first handle
+ * against it, with the values it needed kept across the function's calls,
+ * cost release builds 9 to 18 instructions per call (docs/gaps.md, R1).
+ * Where the compiler knows the object is not null, the compare stays (2
+ * instructions the plain null test folded). */
 static inline Cystck_Object _Cystck_Own(Cystck_State *S, PyObject *o)
 {
     PyObject **slot;
-    if (Cystck_unlikely(o == NULL))
-        return _Cystck_H(NULL);
+    if (Cystck_unlikely(_CYSTCK_OWN_TEST(o))) {
+        if (o == NULL)
+            return _Cystck_H(NULL);
+        if (_CYSTCK_DEBUG_FIRST(S))
+            goto slow;
+    }
     slot = S->top;
     if (Cystck_unlikely(slot == S->end)) {
+    slow:
         slot = _Cystck_OwnSlow(S, o);
         if (slot == NULL)
             return _Cystck_H(NULL);
@@ -680,7 +723,7 @@ static inline void Cystck_Drop(Cystck_State *S, Cystck_Object h)
     }
     /* An argument, constant or reference handle of an inline frame (not
      * one opened in debug mode): nothing to release. */
-    if (Cystck_likely(!_CYSTCK_IS_SLOW(S) && !_Cystck_NoSlotsYet(S)))
+    if (Cystck_likely(!_CYSTCK_IS_SLOW(S) && !_CYSTCK_DEBUG_PENDING(S)))
         return;
     _Cystck_DropSlow(S, h);
 }

@@ -1,9 +1,10 @@
 /*
  * Debug mode: CYSTCK_DEBUG=1 in the environment when the extension is
- * imported switches every frame to checked paths.  Release mode pays one
- * load, of _Cystck_inline_room, the inline capacity of each frame (see
- * _Cystck_OpenFrame in defs.h); a frame opened without inline slots becomes
- * a checked one on its first slow path (_Cystck_GoSlow).
+ * imported switches every frame to checked paths.  Release mode pays a
+ * compare with _Cystck_own_limit where a null test of a new handle's object
+ * was (_Cystck_Own in Cystck.h), which in debug mode sends every new handle
+ * to the slow path; a frame with no handle yet becomes a checked one on its
+ * first slow path (_Cystck_GoSlow).
  *
  * In debug mode a frame's handle slots live on the heap.  Slots are never
  * reused within a frame, are poisoned (set to NULL) when a handle is
@@ -23,7 +24,7 @@
 #endif
 
 int _Cystck_debug = 0;
-Cystck_ssize_t _Cystck_inline_room = CYSTCK_INLINE_HANDLES;
+uintptr_t _Cystck_own_limit = 0;
 
 #define DEBUG_FRAME_SLOTS 64
 #define QUARANTINE 1024
@@ -68,7 +69,7 @@ Cystck_Scope _Cystck_DebugMark_Ool(Cystck_State *S)
 {
     Cystck_Scope sc;
     _Cystck_GoSlow(S);
-    if (S->frame->debug != NULL && _Cystck_NoSlotsYet(S))
+    if (S->frame->debug != NULL && _Cystck_OnInlineSlots(S))
         _Cystck_DebugFirstHandle(S);
     sc.top = S->top;
     sc.end = S->end;
@@ -145,7 +146,7 @@ void _Cystck_DebugInit(void)
     static int spares_made;
     int i;
     _Cystck_debug = v != NULL && v[0] != '\0' && strcmp(v, "0") != 0;
-    _Cystck_inline_room = _Cystck_debug ? 0 : CYSTCK_INLINE_HANDLES;
+    _Cystck_own_limit = _Cystck_debug ? UINTPTR_MAX : 0;
     if (!_Cystck_debug || spares_made)
         return;
     spares_made = 1;

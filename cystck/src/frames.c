@@ -57,9 +57,11 @@ void _Cystck_GoSlow(Cystck_State *S)
     S->frame->heap_args = NULL;
     S->frame->debug = NULL;
     set_stack_end(S, S->frame->stack + CYSTCK_INLINE_STACK, _CYSTCK_SLOW);
-    if (_Cystck_NoSlotsYet(S)) {
-        /* Opened in debug mode (see _Cystck_OpenFrame): checked from now
-         * on, or, out of memory for the record, unchecked with its slots. */
+    if (_CYSTCK_DEBUG_UNCHECKED(S)) {
+        /* In debug mode, no handle made yet (_Cystck_Own sends every handle
+         * of debug mode here first): checked from now on, or, out of memory
+         * for the record, unchecked with its slots (a debug twin's frame
+         * opens with none: it gets the inline ones). */
         S->frame->debug = _Cystck_DebugNewFrame(NULL);
         if (S->frame->debug != NULL)
             S->sp_limit |= _CYSTCK_SLOW_DEBUG;
@@ -188,7 +190,7 @@ static int grow_handles(Cystck_State *S, Cystck_ssize_t need)
     Cystck_ssize_t used, prev_cap, cap;
     struct _Cystck_Chunk *c;
     _Cystck_GoSlow(S);
-    if (S->frame->debug != NULL && _Cystck_NoSlotsYet(S)) {
+    if (S->frame->debug != NULL && _Cystck_OnInlineSlots(S)) {
         _Cystck_DebugFirstHandle(S);
         if (S->end - S->top >= need)
             return 0;

@@ -19,10 +19,10 @@ extern "C" {
 /* ------------------------------------------------------------------ */
 
 /* Open a frame: its header S and its data F (see Cystck_State).  Only the
- * header is set.  Debug mode changes one value (_Cystck_inline_room, 0
- * instead of CYSTCK_INLINE_HANDLES) and takes no branch: a frame
- * opened in debug mode has no inline slot (end == top), so its first handle
- * goes to _Cystck_OwnSlow, which makes it a checked frame with slots that
+ * header is set, to constants (room is CYSTCK_INLINE_HANDLES but in a debug
+ * twin), in debug mode too, and no branch is taken: debug mode is found at
+ * the first handle, whose object test sends it to _Cystck_OwnSlow
+ * (_Cystck_Own), which makes the frame a checked one with slots that
  * outlive the call and catch stale handles; every other slow path does the
  * same first (_Cystck_GoSlow).  A branch here, or a call, would leave the
  * compiler unsure of every field where the paths join, and the release
@@ -220,11 +220,12 @@ static CYSTCK_ALWAYS_INLINE Cystck_Object *_Cystck_BindArgsEach(Cystck_State *S,
  * C++ source and immutables' _map.c each compiled for more than 8 minutes
  * instead of 5 seconds).  Without CYSTCK_DEBUG_TWINS, without GCC's or
  * clang's attributes, in C++ or with CYSTCK_NO_DEBUG_MODE,
- * there is no twin and the release trampoline opens its frame with
- * _CYSTCK_INLINE_ROOM(), debug mode's run-time room, as every other frame
- * does (CYSTCK_MODINIT, module exec and create, typed methods,
- * Cystck_OpenFrame): those run once or call their implementation through a
- * pointer anyway. */
+ * there is no twin and the trampoline opens its frame with
+ * _CYSTCK_INLINE_ROOM(), as every other frame does (CYSTCK_MODINIT, module
+ * exec and create, typed methods, Cystck_OpenFrame): debug mode is then
+ * found at the frame's first handle (_Cystck_Own), which costs release
+ * builds 0 to 9 instructions per call where the twins cost none
+ * (docs/gaps.md, R1). */
 #define _CYSTCK_TRAMP_DEBUG(SYM) SYM##__cystck_trampoline_debug
 #if defined(CYSTCK_DEBUG_TWINS) && !defined(CYSTCK_NO_DEBUG_MODE) && \
     !defined(__cplusplus) && (defined(__GNUC__) || defined(__clang__))

@@ -43,11 +43,15 @@ NOT_OWNED = r"the handle is not owned by this call \(an argument, a constant or 
 KEEP_FIRST = f"m.keep_first([{BIG}])\noutcome(m.negate_kept)\n"
 
 
-def test_handle_kept_past_its_call(ext):
-    r = run(ext["dbg_keep_handle"], KEEP_FIRST, debug=True)
+# keep_after_pushes: the frame is checked (its stack outgrew the inline one)
+# before its first handle, which must still leave the inline slots for the
+# debug record's (_CYSTCK_DEBUG_FIRST in Cystck.h).
+@pytest.mark.parametrize("maker", ["keep_first", "keep_after_pushes"])
+def test_handle_kept_past_its_call(ext, maker):
+    r = run(ext["dbg_keep_handle"], KEEP_FIRST.replace("keep_first", maker), debug=True)
     assert_reported(r.outcome,
                     r"CystckNumber_Negative: handle used after the call that created it "
-                    r"returned \(a handle of keep_first kept past its frame\)",
+                    rf"returned \(a handle of {maker} kept past its frame\)",
                     "dbg_keep_handle", "use", "negate_kept")
 
 
@@ -367,12 +371,12 @@ def every_trampoline_with_twins(tmp_path_factory):
                      [("CYSTCK_DEBUG_TWINS", None)])
 
 
-@pytest.mark.parametrize("twins", [False, True], ids=["run-time room", "twins"])
+@pytest.mark.parametrize("twins", [False, True], ids=["first-handle test", "twins"])
 def test_every_kind_of_trampoline_is_checked(ext, every_trampoline_with_twins, twins):
     # With twins, debug mode replaces each trampoline in the method, getset
     # and slot tables by its debug twin when it makes the module or type:
     # one missed kind would run unchecked, its misuse unreported.  Without,
-    # each trampoline reads debug mode's run-time room when it opens.
+    # each frame's first handle finds debug mode (_Cystck_Own's object test).
     path = every_trampoline_with_twins if twins else ext["dbg_every_trampoline"]
     r = run(path, EVERY_TRAMPOLINE_SCENARIO, debug=True)
     assert len(r.outcomes) == len(EVERY_TRAMPOLINE), r.describe()

@@ -36,6 +36,22 @@ static int keep_last(Cystck_State *S, Cystck_Object self, Cystck_Object l)
     return 0;
 }
 
+CYSTCK_DEF_METH(keep_after_pushes_def, "keep_after_pushes", keep_after_pushes, CYSTCK_O,
+                "keep_after_pushes(l): push 0..9, then remember l[0] (buggy: keeps a handle)")
+static int keep_after_pushes(Cystck_State *S, Cystck_Object self, Cystck_Object l)
+{
+    /* Ten pushes fill the inline return stack, so the frame goes slow (and,
+     * in debug mode, checked) on the stack before it makes its first handle:
+     * that handle must still go to the debug record's slots. */
+    int i;
+    (void)self;
+    for (i = 0; i < 10; i++)
+        if (Cystck_PushLong(S, i) < 0)
+            return -1;
+    kept = CystckList_GetItem(S, l, 0);
+    return Cystck_IsNull(kept) ? -1 : 10;
+}
+
 CYSTCK_DEF_METH(negate_kept_def, "negate_kept", negate_kept, CYSTCK_NOARGS,
                 "-x for the remembered x")
 static int negate_kept(Cystck_State *S, Cystck_Object self)
@@ -44,7 +60,8 @@ static int negate_kept(Cystck_State *S, Cystck_Object self)
     return Cystck_Return(S, CystckNumber_Negative(S, kept));   /* @use */
 }
 
-static CystckDef *defines[] = {&keep_first_def, &keep_last_def, &negate_kept_def, NULL};
+static CystckDef *defines[] = {&keep_first_def, &keep_last_def, &keep_after_pushes_def,
+                               &negate_kept_def, NULL};
 static CystckModuleDef module_def = {"dbg_keep_handle", NULL, 0, defines};
 
 CYSTCK_MODINIT(dbg_keep_handle)

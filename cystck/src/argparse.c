@@ -625,6 +625,12 @@ typedef struct {
     PyObject *names[MAX_SPECS];       /* NULL for positional-only ("") */
     unsigned char op[MAX_SPECS];      /* OP_* of each value */
     unsigned char posonly;            /* leading positional-only values ("" names) */
+    /* A keyword list shorter than the format (its last values optional)
+     * parses as the format cut after the last named value, as CPython's
+     * does until a call gives that value: then, where no '|' or '$' follows
+     * it, CPython stops with a SystemError naming the rest of the format,
+     * at offset cut (-1: no such error). */
+    short cut;
     /* The keyword names tuple a call site passed last (vectorcall keeps
      * one tuple per call site, a constant of its code object), resolved:
      * kwslot[i] is the position in it of value i's name, or -1.  kwmin is
@@ -666,6 +672,19 @@ static const KwParser *kw_parser_fail(KwParser *e, int n, const char **kwlist)
     return NULL;
 }
 
+/* Cut format f after its first n values (a keyword list of n names):
+ * *cut is where CPython's rest of the format starts, past value n-1's unit,
+ * or -1 where a '|', '$' or the format's end follows that unit. */
+static void cut_format(Format *f, int n, short *cut)
+{
+    int end = n == 0 ? 0 : f->spec[n - 1] + unit_length(f->fmt + f->spec[n - 1]);
+    char c = f->fmt[end];
+    *cut = (short)(c == '|' || c == '$' || c == ':' || c == ';' || c == '\0' ? -1 : end);
+    f->nspecs = (unsigned char)n;
+    if (f->npositional > n)
+        f->npositional = (unsigned char)n;
+}
+
 static CYSTCK_NOINLINE const KwParser *kw_parser_make(KwParser *e, const char *fmt,
                                                       const char **kwlist)
 {
@@ -679,11 +698,16 @@ static CYSTCK_NOINLINE const KwParser *kw_parser_make(KwParser *e, const char *f
         return NULL;
     e->f.fmt = fmt;
     e->posonly = 0;
+    e->cut = -1;
     for (i = 0; i < e->f.nspecs; i++) {
         if (kwlist[i] == NULL) {
-            PyErr_SetString(PyExc_SystemError,
-                            "CystckArg: kwlist has fewer names than the format has units");
-            return kw_parser_fail(e, i, kwlist);
+            if (i < e->f.nrequired) {
+                PyErr_SetString(PyExc_SystemError,
+                                "CystckArg: kwlist has fewer names than the format has required units");
+                return kw_parser_fail(e, i, kwlist);
+            }
+            cut_format(&e->f, i, &e->cut);
+            break;
         }
         if (kwlist[i][0] == '\0') {        /* positional-only: first in the list */
             if (e->posonly != i) {
@@ -761,6 +785,8 @@ static int resolve_sources(KwParser *p, PyObject *kwobj, Cystck_ssize_t nargs)
 {
     int i;
     p->src_nargs = -1;
+    if (p->cut >= 0)            /* the general path raises CPython's SystemError */
+        return -1;
     if (kwobj != NULL && kwobj != p->kwnames &&
             (!PyTuple_CheckExact(kwobj) || resolve_kwnames(p, kwobj) < 0))
         return -1;
@@ -999,7 +1025,7 @@ static CYSTCK_ALWAYS_INLINE int parse_keywords(Cystck_State *S, const KwParser *
     /* Conversions may remake p: work from copies. */
     const Format fcopy = p->f, *f = &fcopy;
     const char **kwlist = p->kwlist;
-    int posonly = p->posonly;
+    int posonly = p->posonly, cut = p->cut;
     Cystck_Object bound[MAX_SPECS];
     Py_ssize_t pending = kwobj == NULL ? 0 : PyTuple_Check(kwobj) ? PyTuple_GET_SIZE(kwobj)
                                                                   : PyDict_GET_SIZE(kwobj);
@@ -1031,6 +1057,12 @@ static CYSTCK_ALWAYS_INLINE int parse_keywords(Cystck_State *S, const KwParser *
     }
     if (end < f->nspecs)
         return too_many_positional(f, nargs);
+    if (cut >= 0) {
+        PyErr_Format(PyExc_SystemError,
+                     "more argument specifiers than keyword list entries (remaining format:'%s')",
+                     f->fmt + cut);
+        return 0;
+    }
     return pending > 0 ? bad_keywords(f, posonly, kwlist, nargs, kwobj) : 1;
 }
 

@@ -9,13 +9,22 @@ from .escape import MARK
 from .functions import _error_value, _replace_return_type
 
 
+def _kwlist_name(arg):
+    """The array a keyword-list argument names: ``kwlist``, ``(char
+    **)kwlist``, ``const_cast<char**>(kwlist)`` or ``&kwlist[0]``."""
+    arg = regex.sub(r"^&\s*(\w+)\s*\[\s*0\s*\]$", r"\1", arg.strip())
+    return regex.sub(r"^(?:\(\s*char\s*\*\s*\*\s*\)|const_cast\s*<\s*char\s*\*\s*\*\s*>)"
+                     r"\s*\(?\s*(\w+)\s*\)?$", r"\1", arg)
+
+
 class ParseArgs(Rule):
     """``PyArg_ParseTuple(args, fmt, ...)`` becomes
     ``CystckArg_ParseTuple(S, args, nargs, fmt, ...)``,
     ``PyArg_ParseTupleAndKeywords(args, kw, fmt, kwlist, ...)`` becomes
     ``CystckArg_ParseTupleAndKeywords(S, args, nargs, kw, fmt, kwlist,
     ...)`` (the keyword list becomes ``const char *[]``, casts to ``char **``
-    go, C++'s ``const_cast<char**>( kwlist )`` too; a line break after the
+    go, C++'s ``const_cast<char**>( kwlist )`` too, and a list passed as
+    ``&kwlist[0]`` is found as well; a line break after the
     opening parenthesis is kept), ``PyArg_UnpackTuple`` and
     ``_PyArg_NoKeywords`` likewise.  ``O``
     outputs are handles because their variables were declared as objects.
@@ -66,8 +75,7 @@ class ParseArgs(Rule):
                     close = source.matching(code, open_at)
                     parts = source.split_top(code, open_at + 1, close - 1)
                     if len(parts) >= 4:
-                        kwlists.add(regex.sub(r"^(?:\(\s*char\s*\*\s*\*\s*\)|const_cast\s*<\s*char\s*\*\s*\*\s*>)"
-                                              r"\s*\(?\s*(\w+)\s*\)?$", r"\1", code[parts[3][0]:parts[3][1]].strip()))
+                        kwlists.add(_kwlist_name(code[parts[3][0]:parts[3][1]]))
             for m in regex.finditer(self.patterns[1], code, pos=b0, endpos=b1):
                 edits.add(m.start(), m.end(), "CystckArg_NoKeywords(S, ")
             for m in regex.finditer(r"\bPyArg_ParseTupleAndKeywords\s*" + _common.PAREN, code, pos=b0, endpos=b1):

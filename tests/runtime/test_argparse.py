@@ -69,6 +69,11 @@ KEYWORD = [
     ("O|i$i:f", ["a", "b", "c"]), ("|O$O", ["a", "b"]), ("i$i", ["a", "b"]),
     ("$O:f", ["a"]), ("OO|O:f", ["", "a", "b"]), ("O|O", ["", "b"]), ("|O", [""]),
     ("i|i;custom message", ["a", "b"]), ("s*|y*:f", ["a", "b"]), ("|ldO:f", ["a", "b", "c"]),
+    # Keyword lists shorter than the format, its last values optional: CPython
+    # parses until a call gives the last named value (then a SystemError
+    # where no '|' or '$' follows it).
+    ("O|OO", ["a", "b"]), ("O|iO:f", ["a", "b"]), ("OO|O:f", ["a", "b"]),
+    ("O|O$O:f", ["a", "b"]), ("|OO", ["a"]), ("|O", []),
 ]
 MULTI = ([Case(f"mpos_{i}", fmt) for i, fmt in enumerate(POSITIONAL)]
          + [Case(f"mkw_{i}", fmt, kw) for i, (fmt, kw) in enumerate(KEYWORD)])

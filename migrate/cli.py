@@ -168,7 +168,10 @@ def compile_check(out_root, rels, cflags, included_by=None):
         f = out_root / rel
         cpp = f.suffix.lower() in translate.CPP_SUFFIXES
         compiler = os.environ.get("CXX", "c++") if cpp else os.environ.get("CC", "cc")
-        cmd = [compiler, "-fsyntax-only", "-std=c++17" if cpp else "-std=c11", f"-I{f.parent}", f"-I{out_root}"]
+        # C in the GNU dialect, as setuptools builds it (no -std: the
+        # compiler's default): strict ISO C hides POSIX names such as
+        # SSIZE_MAX (PY_SSIZE_T_MAX) when a system header precedes Python.h.
+        cmd = [compiler, "-fsyntax-only", "-std=c++17" if cpp else "-std=gnu11", f"-I{f.parent}", f"-I{out_root}"]
         cmd += [] if cpp else list(CURRENT_C_ERRORS)
         cmd += [f"-I{d}" for d in includes] + shlex.split(cflags) + [str(f)]
         proc = subprocess.run(cmd, capture_output=True, text=True)

@@ -8,8 +8,10 @@ CORPUS_CYSTCK_EXTENSIONS (comma-separated full names, e.g.
 (``cystck.build.prepare``) just before it is compiled.  The sources are
 whatever the tree holds, i.e. the translator's output; setup.py itself, its
 flags, its other extensions and its own build_ext subclasses are left as
-they are.  The patch sits on the distutils ``build_ext.build_extension``
-that every setuptools build_ext (and subclass calling its parent) ends in.
+they are.  The patch sits on the distutils ``build_ext.build_extensions``,
+which every setuptools build_ext runs: it wraps the command's own
+``build_extension`` (a subclass's too, also one that compiles by itself
+without calling its parent's).
 
 An extension named but never built fails the run: setup.py files that
 catch build errors to fall back to pure Python would otherwise hide it.
@@ -26,21 +28,29 @@ from cystck.build import prepare
 
 WANTED = set(filter(None, os.environ.get("CORPUS_CYSTCK_EXTENSIONS", "").split(",")))
 _built = set()
-_original = distutils_build_ext.build_ext.build_extension
+_original = distutils_build_ext.build_ext.build_extensions
 
 
-def build_extension(self, ext):
-    if ext.name not in WANTED:
-        return _original(self, ext)
-    prepare(ext)
-    result = _original(self, ext)
-    _built.add(ext.name)  # only once it compiled and linked
-    return result
+def build_extensions(self):
+    own = self.build_extension     # the command's, maybe a subclass's
+
+    def build_extension(ext):
+        if ext.name not in WANTED:
+            return own(ext)
+        prepare(ext)
+        result = own(ext)
+        _built.add(ext.name)  # only once it compiled and linked
+        return result
+    self.build_extension = build_extension
+    try:
+        return _original(self)
+    finally:
+        del self.build_extension
 
 
 def main(argv):
     setup_py, *args = argv
-    distutils_build_ext.build_ext.build_extension = build_extension
+    distutils_build_ext.build_ext.build_extensions = build_extensions
     sys.argv = [setup_py, *args]
     # As `python setup.py` would: an sdist's setup.py may import its neighbours.
     sys.path.insert(0, os.path.dirname(os.path.abspath(setup_py)))

@@ -434,6 +434,21 @@ RECIPES = (
         in_quick_run=False,  # 5-10 min on a loaded machine (the bundled deflate64 built twice)
         stock_reference=(42, 0, 0),
     ),
+    Recipe(
+        name="brotli",
+        requirement="Brotli==1.2.1",
+        sha256="02b2f7b5a83485efe448a44ddf7983def05c3bb1dcf917d4f7154070260e13de",
+        language="C",
+        exercises="heap and static types, module state, buffers, GIL release, keywords",
+        # The binding only: the bundled Brotli library (c/) uses no Python API.
+        translate=("python/_brotli.c",),
+        extensions=("_brotli",),
+        import_root="python",  # package_dir={"": "python"}
+        cflags="-I{upstream}/c/include",
+        tests=("python/tests",),
+        in_quick_run=False,  # the bundled Brotli library built twice
+        stock_reference=(0, 0, 0),
+    ),
 )
 
 # The quick run (`make corpus QUICK=1`, and eval/corpus/test_porting_corpus.py,

@@ -409,3 +409,37 @@ def test_the_escape_hatch_marks_are_the_translators():
     """The corpus counts the marks the installed translator writes."""
     from cystck.migrate.rules import escape
     assert (corpus_run.ESCAPE_MARK, corpus_run.KEPT_STOCK_MARK) == (escape.MARK, escape.KEPT_MARK)
+
+
+OWN_BUILD_EXTENSION_SETUP = """from setuptools import setup, Extension
+from setuptools.command.build_ext import build_ext
+
+
+class BuildExt(build_ext):
+    # compiles and links by itself, never calling its parent's
+    def build_extension(self, ext):
+        objects = self.compiler.compile(ext.sources, output_dir=self.build_temp,
+                                        include_dirs=ext.include_dirs)
+        self.compiler.link_shared_object(objects, self.get_ext_fullpath(ext.name),
+                                         build_temp=self.build_temp)
+
+
+setup(name='fakeext', version='1', packages=['fakeext'], cmdclass={'build_ext': BuildExt},
+      ext_modules=[Extension('fakeext._fake', ['fakeext/_fake.c'])])
+"""
+
+
+def test_a_build_ext_compiling_by_itself_gets_the_cystck_plumbing(fake, tmp_path):
+    """A setup.py whose build_ext subclass compiles each extension itself
+    (without its parent's build_extension) still gets Cystck's include
+    directories and runtime sources for the recipe's extensions."""
+    recipe, _, _ = fake
+    tree = tmp_path / "tree"
+    files = {**FAKE_FILES, "setup.py": OWN_BUILD_EXTENSION_SETUP,
+             "fakeext/_fake.c": '#include "Cystck.h"\n' + FAKE_C.split("#endif", 1)[1]}
+    for rel, text in files.items():
+        (tree / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tree / rel).write_text(text)
+    result = corpus_run.build(recipe, tree, tmp_path / "deps", tmp_path / "logs", cystck=True)
+    assert result["ok"], result
+    assert result["modules"]["fakeext._fake"]

@@ -671,7 +671,8 @@ class SlotCalls(Rule):
     handle and sets otherwise.  A ``(PyObject *)`` cast of an argument goes
     (the argument is a handle now).  A slot of one object's type called on
     another object, or a slot not listed, is reported and left alone
-    (``tp_alloc`` is the object-new rule's)."""
+    (``tp_alloc`` is the object-new rule's, ``tp_free`` the
+    destroy-traverse and object-frees rules')."""
     name = "slot-calls"
     precedence = 395
     needs = ("include-header",)    # its helper goes after the Cystck.h include
@@ -692,6 +693,8 @@ class SlotCalls(Rule):
             table, slot = m.group("table") or "", m.group("slot")
             if slot == "tp_alloc":
                 continue          # the object-new rule makes it Cystck_New
+            if slot == "tp_free":
+                continue          # destroy-traverse's in destructors, object-frees' elsewhere
             a0, a1 = m.start("a") + 1, m.end("a") - 1
             args = source.split_top(code, a0, a1) if code[a0:a1].strip() else []
             owner = source.unparen(text[m.start("o") + 1:m.end("o") - 1])

@@ -305,3 +305,84 @@ class NewRefMacros(Rule):
         if edits:
             unit.apply(edits)
         return edits.applied
+
+
+#: ``#define NAME(a, b) (PyFoo_Bar(a, b))``: a macro that is one API call
+#: of its parameters, in order (each maybe parenthesised), maybe in
+#: parentheses itself.
+_API_CALL_MACRO = regex.compile(
+    r"^[ \t]*#[ \t]*define[ \t]+(?P<name>\w+)\((?P<params>[^)]*)\)[ \t]*"
+    r"(?P<body>\(?[ \t]*(?P<api>_?Py\w+)[ \t]*" + source.paren("a") + r"[ \t]*\)?)[ \t]*$", regex.M)
+
+
+def _api_call_macros(project):
+    """name -> API function of each macro of the project's files that is
+    one call of that API function on its parameters (``#define
+    TYPE_OF(o) (Py_TYPE(o))``); a name defined so for two functions is
+    none."""
+    found = {}
+    for text in project.files.values():
+        masked = source.mask(text)
+        for m in _API_CALL_MACRO.finditer(masked):
+            name, api_name = m.group("name"), m.group("api")
+            params = [p.strip() for p in m.group("params").split(",")]
+            inner = m.group("a")[1:-1]
+            args = [source.unparen(inner[s:e]).strip() for s, e in source.split_top(inner, 0, len(inner))] \
+                if inner.strip() else []
+            call = masked[m.start("api"):m.end("a")]
+            if (name.startswith(("Py", "_Py")) or not proj.API_TOKEN.fullmatch(api_name) or args != params
+                    or not all(regex.fullmatch(r"[A-Za-z_]\w*", p) for p in params)
+                    or source.unparen(m.group("body")) != call):
+                continue
+            if found.get(name, api_name) != api_name:
+                found[name] = None
+            else:
+                found[name] = api_name
+    return {n: f for n, f in found.items() if f}
+
+
+class ApiCallMacros(Rule):
+    """A macro that is one API call of its parameters, ``#define
+    TYPE_OF(o) (Py_TYPE(o))`` (a spelling kept for older Pythons), hides
+    the call from every rule: its translated body would need the state in
+    destructors, which have none, and ``TYPE_OF(self)->tp_free(self)``
+    would stay a slot call on a handle.  Its uses become the call,
+    ``Py_TYPE(self)->tp_free(self)``, which the other rules port where
+    it is.  The definition stays (unused); another definition of the
+    name (``#define TYPE_OF(o) ((o)->ob_type)`` for Python 2) no longer
+    applies to those uses: it is reported where it is.  Macros with more
+    in their body (``(Py_TYPE(o) == t)``), arguments in another order,
+    or defined as two different calls stay."""
+    name = "api-call-macros"
+    precedence = 116
+    patterns = (_API_CALL_MACRO.pattern,)
+    before = ("#define TYPE_OF(o) (Py_TYPE(o))\n#define IS(o, t) (Py_TYPE(o) == (t))\n"
+              "static int same(PyObject *a, PyObject *b) { return IS(a, TYPE_OF(b)); }\n")
+    after = ("#define TYPE_OF(o) (Py_TYPE(o))\n#define IS(o, t) (Py_TYPE(o) == (t))\n"
+             "static int same(PyObject *a, PyObject *b) { return IS(a, Py_TYPE(b)); }\n")
+
+    def apply(self, unit):
+        aliases = _api_call_macros(unit.project)
+        if not aliases:
+            return 0
+        names = "|".join(map(regex.escape, sorted(aliases)))
+        code = unit.masked
+        for m in regex.finditer(r"^[ \t]*#[ \t]*define[ \t]+(?P<name>" + names + r")\b", code, regex.M):
+            alias = _API_CALL_MACRO.match(code, m.start())
+            if not alias or alias.group("api") != aliases[m.group("name")]:
+                unit.leftover(m.start(), f"macro '{m.group('name')}' is a call of {aliases[m.group('name')]} "
+                              f"in another definition: its uses were written out as that call, so this "
+                              f"definition no longer applies to them", rule=self.name)
+        use = regex.compile(r"(?<![\w.>]|define[ \t]+)(?P<name>" + names + r")\s*" + source.paren("a"))
+        applied = 0
+        while True:       # outermost uses first, then those in their arguments
+            code, text, edits = unit.masked, unit.text, source.Edits()
+            for m in use.finditer(code):
+                inner = (m.start("a") + 1, m.end("a") - 1)
+                args = [text[s:e].strip() for s, e in source.split_top(code, *inner)] \
+                    if code[inner[0]:inner[1]].strip() else []
+                edits.add(m.start(), m.end(), f"{aliases[m.group('name')]}({', '.join(args)})")
+            if not edits:
+                return applied
+            unit.apply(edits)
+            applied += edits.applied

@@ -997,10 +997,17 @@ class ObjectFrees(Rule):
     to).  Only a parameter's object (one the function did not make) is
     handled so; frees of native memory (``PyObject_Free(self->buf)``), of
     an object the function made itself (the escape hatch) and those in
-    destructors (the destroy-traverse rule's) are left alone."""
+    destructors (the destroy-traverse rule's) are left alone.  The type's
+    own ``Py_TYPE(h)->tp_free((PyObject *)h);`` goes likewise, also of an
+    instance the function made (``tp_new`` freeing what ``tp_alloc`` gave
+    when its native part cannot be made): its handle is the object's only
+    reference, released with the frame; a ``tp_free`` of another object
+    or of no handle is reported and left as it is."""
     name = "object-frees"
     precedence = 615
-    patterns = (r"\bPyObject_(?:Free|Del)\s*\(\s*(?:\(\s*(?:PyObject|void)\s*\*\s*\)\s*)?(?P<h>\w+)\s*\)\s*;",)
+    patterns = (r"\bPyObject_(?:Free|Del)\s*\(\s*(?:\(\s*(?:PyObject|void)\s*\*\s*\)\s*)?(?P<h>\w+)\s*\)\s*;",
+                r"\bPy_TYPE\s*\(\s*(?:\(\s*PyObject\s*\*\s*\)\s*)?(?P<o>\w+)\s*\)\s*->\s*tp_free\s*"
+                r"\(\s*(?:\(\s*(?:PyObject|void)\s*\*\s*\)\s*)?(?P<h>\w+)\s*\)\s*;")
     before = ("typedef struct { PyObject_HEAD double *buf; } Box;\n"
               "static int fill(Box *self, PyObject *n)\n{\n    if (PyLong_AsLong(n) < 0) {\n"
               "        PyObject_Free(self);\n        return -1;\n    }\n    PyObject_Free(self->buf);\n    return 0;\n}\n")
@@ -1012,11 +1019,15 @@ class ObjectFrees(Rule):
     def apply(self, unit):
         p = unit.project
         edits = source.Edits()
-        for ctx, m in _common.matches_in_state_bodies(unit, self.patterns[0], unit.masked):
-            h = m.group("h")
-            if not ctx._is_param(h) or not _common.is_handle(h, ctx, p):
+        for ctx, m in _common.matches_in_state_bodies(unit, "|".join(self.patterns), unit.masked):
+            h, own_type = m.group("h"), m.group("o")
+            if own_type is not None and (own_type != h or not _common.is_handle(h, ctx, p)):
+                unit.leftover(m.start(), f"tp_free called through Py_TYPE({own_type}) on {h}: "
+                              "free it as its type does", self.name)
+                continue
+            if own_type is None and (not ctx._is_param(h) or not _common.is_handle(h, ctx, p)):
                 continue          # a local the function made: the escape hatch frees it, as stock
-            call = regex.match(r"\w+", unit.masked[m.start():]).group()
+            call = "tp_free" if own_type else regex.match(r"\w+", unit.masked[m.start():]).group()
             edits.add(m.start(), m.end(), f"/* cystck-migrate: {call}({h}) went: the runtime releases the "
                                           "object with its last handle */")
             unit.leftover(m.start(), f"{call}({h}) of an object outside a destructor removed: the runtime "

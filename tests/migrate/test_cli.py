@@ -299,6 +299,17 @@ def test_check_fails_on_what_current_compilers_reject(tmp_path, capsys):
     assert "incompatible-pointer-types" in capsys.readouterr().out
 
 
+def test_check_compiles_in_the_dialect_of_the_build(tmp_path, capsys):
+    """A system header included before Python.h fixes the feature macros
+    before pyconfig.h can: under strict ISO C (-std=c11) <limits.h> then
+    has no SSIZE_MAX, which PY_SSIZE_T_MAX names.  setuptools passes no
+    -std (the compiler's GNU dialect), so the stock and the translated
+    builds compile; --check compiles as they do."""
+    f = tmp_path / "m.c"
+    f.write_text("#include <stdio.h>\n" + STOCK.replace("return o;", "(void)(Py_ssize_t)PY_SSIZE_T_MAX;\n    return o;"))
+    assert cli.main([str(f), "-o", str(tmp_path / "o"), "--no-cppcheck", "--check"]) == 0, capsys.readouterr().out
+
+
 def test_check_passes_code_with_other_warnings(tmp_path):
     f = tmp_path / "m.c"
     f.write_text(STOCK.replace("return o;", "int unused_but_fine;\n    return o;"))

@@ -578,6 +578,11 @@ LEAVE_ALONE = {
         "return PyTuple_GetItem((PyObject *)t, 0); }\n"),
 
 
+    # A macro whose call takes its parameters in another order; one with
+    # more than a call in its body.
+    "api-call-macros": (
+        "#define SWAPPED(a, b) PyNumber_Add((b), (a))\n#define IS(o, t) (Py_TYPE(o) == (t))\n"
+        "static PyObject *f(PyObject *a, PyObject *b) { return IS(a, Py_TYPE(b)) ? SWAPPED(a, b) : NULL; }\n"),
     # A macro that calls something on its argument before it, not an increment.
     "newref-macros": (
         "#define NEWREF(o) (Py_Touch(o), (o))\n"
@@ -730,6 +735,7 @@ POSITIVE_TWINS = {
 
 
     "newref-macros": ("(Py_Touch(o), (o))", "(Py_INCREF(o), (o))"),
+    "api-call-macros": ("PyNumber_Add((b), (a))", "PyNumber_Add((a), (b))"),
     "void-pointer-objects": ("memset((void *) p,", "memset((void *) o,"),
     "constant-getters": ("Py_NewRef(Py_GetConstantBorrowed(Py_CONSTANT_ZERO))",
                          "Py_GetConstant(Py_CONSTANT_ZERO)"),

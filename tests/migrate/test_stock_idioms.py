@@ -141,17 +141,18 @@ def test_vectorcall_set_on_a_type_with_tp_new_is_dropped():
 def test_tp_alloc_through_the_type_is_not_reported_as_left():
     """``Py_TYPE(self)->tp_alloc(Py_TYPE(self), 0)`` becomes Cystck_NewZeroed
     (object-new): nothing is left of it to report.  (Negative: another
-    slot called through Py_TYPE that no rule ports is still reported.)"""
+    slot called through Py_TYPE that no rule ports is still reported;
+    ``tp_free`` is object-frees'.)"""
     from cystck.migrate import analysis
     src = (HEAD + TYPE +
            "static PyObject *copy(CountObject *self)\n{\n"
            "    CountObject *p = (CountObject *)Py_TYPE(self)->tp_alloc(Py_TYPE(self), 0);\n"
            "    if (p == NULL) return NULL;\n"
-           "    Py_TYPE(self)->tp_free((PyObject *)self);\n"
+           "    Py_TYPE(self)->tp_finalize((PyObject *)self);\n"
            "    return (PyObject *)p;\n}\n"
            "static PyMethodDef methods[] = {{\"copy\", (PyCFunction)copy, METH_NOARGS, NULL}, {NULL}};\n")
     unit = translate.translate_files({"m.c": src})["m.c"]
     notes = [n.message for n in unit.notes + analysis.analyse(unit) if n.kind == "leftover"]
     assert "    Cystck_Object p = Cystck_NewZeroed(S, CystckObject_Type(S, self), NULL);\n" in unit.text
     assert not [m for m in notes if m.startswith("tp_alloc")]
-    assert [m for m in notes if m.startswith("tp_free called through Py_TYPE(self)")]
+    assert [m for m in notes if m.startswith("tp_finalize called through Py_TYPE(self)")]

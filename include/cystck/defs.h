@@ -46,14 +46,11 @@ static inline void _Cystck_OpenFrame(Cystck_State *S, struct _Cystck_Frame *F, c
 
 /* Release the handles of an inline frame.  Laid out for none left (the
  * result moved to the stack, or no object made): the loop goes out of line. */
+CYSTCK_INTERNAL CYSTCK_NOINLINE void _Cystck_ReleaseSlots_Ool(PyObject **p, PyObject **top);
 static inline void _Cystck_ReleaseInline(Cystck_State *S)
 {
-    PyObject **p = S->base;
-    if (Cystck_unlikely(p < S->top)) {
-        do
-            Py_XDECREF(*p);
-        while (++p < S->top);
-    }
+    if (Cystck_unlikely(S->base != S->top))
+        _Cystck_ReleaseSlots_Ool(S->base, S->top);
 }
 
 /* Raise SystemError: func returned -1 without setting an exception.  NULL. */

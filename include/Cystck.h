@@ -673,6 +673,7 @@ static inline Cystck_Object _Cystck_Own(Cystck_State *S, PyObject *o)
         if (slot == NULL)
             return _Cystck_H(NULL);
         o = *slot;
+        _CYSTCK_ASSUME(o != NULL);
     }
     /* Both paths end in the same stores, so after them the compiler knows
      * the top and what the slot holds without reloading either. */

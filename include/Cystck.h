@@ -325,8 +325,8 @@ CYSTCK_INTERNAL CYSTCK_NOINLINE CYSTCK_COLD Cystck_Object *_Cystck_HeapArgs_Ool(
                                                     Cystck_ssize_t n);
 
 /* Make room for one more handle (a heap chunk; in debug mode the first
- * handle makes the frame checked): the slot to use, which is S->top, or NULL
- * with an exception set and o released.  _Cystck_OwnSlow_Ool is cold: GCC
+ * handle makes the frame checked) and store o there: the slot, which is
+ * S->top, or NULL with an exception set and o released.  _Cystck_OwnSlow_Ool is cold: GCC
  * then keeps fewer of the values its continuation needs in callee-saved
  * registers, which every call saves and restores (call_callback -4,
  * Point.__add__ +2 instructions in debug-capable builds; docs/gaps.md, R1). */
@@ -340,8 +340,6 @@ static CYSTCK_ALWAYS_INLINE PyObject **_Cystck_OwnSlow(Cystck_State *S, PyObject
         _Cystck_HeadOut(S, &c_);
         return NULL;
     }
-
-
     /* A slow path that the compiler can see through where it joins the
      * fast one (in debug mode every frame's first handle takes it): the
      * stack is untouched, so sp is not copied back, and the slot is the
@@ -384,6 +382,14 @@ static CYSTCK_ALWAYS_INLINE int _Cystck_GrowStack(Cystck_State *S, Cystck_ssize_
 {
     _CYSTCK_ON_COPY(int, _Cystck_GrowStack_Ool(_CYSTCK_COPY_STATE(&c_), n))
 }
+/* Cystck_Return in a frame that is not inline: out of line, so that
+ * nothing is kept in a callee-saved register across its slow path.  Its
+ * copy takes sp from the frame's address (the inline stack's address, a
+ * constant where the header is known, is then not kept across the slow path
+ * before it: debug mode's first handle).  After it the frame is slow (it
+ * was, or went slow growing its stack) and sp is aligned: said here, GCC's
+ * bit tracking proves the close's one-result test false on this path, so it
+ * does not join the fast path's close (docs/gaps.md, R1). */
 static CYSTCK_ALWAYS_INLINE int _Cystck_ReturnSlow(Cystck_State *S, PyObject **p, PyObject *o)
 {
     _Cystck_HeadCopy c_;
@@ -672,7 +678,7 @@ static inline Cystck_Object _Cystck_Own(Cystck_State *S, PyObject *o)
         slot = _Cystck_OwnSlow(S, o);
         if (slot == NULL)
             return _Cystck_H(NULL);
-        o = *slot;
+        o = *slot;      /* stored there by the slow path: not kept across it */
         _CYSTCK_ASSUME(o != NULL);
     }
     /* Both paths end in the same stores, so after them the compiler knows

@@ -45,7 +45,12 @@ static inline void _Cystck_OpenFrame(Cystck_State *S, struct _Cystck_Frame *F, c
 #define _CYSTCK_FRAME_LOCALS Cystck_State S_; struct _Cystck_Frame F_
 
 /* Release the handles of an inline frame.  Laid out for none left (the
- * result moved to the stack, or no object made): the loop goes out of line. */
+ * result moved to the stack, or no object made): the loop is out of line,
+ * a function of its own, so that its pointers (kept across _Py_Dealloc)
+ * take no callee-saved register in every function whose close can reach
+ * it, if only after a slow path (typed_long_inc -6 instructions per call;
+ * docs/gaps.md, R1).  An equality test: where a slow path joins the fast
+ * one GCC threads the fast path past it. */
 CYSTCK_INTERNAL CYSTCK_NOINLINE void _Cystck_ReleaseSlots_Ool(PyObject **p, PyObject **top);
 static inline void _Cystck_ReleaseInline(Cystck_State *S)
 {

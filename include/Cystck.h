@@ -199,7 +199,7 @@ typedef struct _CYSTCK_MAY_ALIAS _Cystck_HeadCopy {
 #if (defined(__GNUC__) || defined(__clang__)) && (defined(__x86_64__) || defined(__i386__))
 #define _CYSTCK_FRAME_ADDRESS(dst, f) __asm__("lea {%1, %0|%0, %1}" : "=r"(dst) : "m"(*(f)))
 #else
-#define _CYSTCK_FRAME_ADDRESS(dst, f) ((dst) = (f), _CYSTCK_GPR(dst))
+#define _CYSTCK_FRAME_ADDRESS(dst, f) do { (dst) = (f); _CYSTCK_GPR(dst); } while (0)
 #endif
 /* The copy's address, passed to the slow path: an x86 `lea` of the copy as
  * a memory operand too, for the same reason (the copies of one function
@@ -208,9 +208,9 @@ typedef struct _CYSTCK_MAY_ALIAS _Cystck_HeadCopy {
  * makes the copy escape, so GCC still assumes the slow path changes it. */
 static CYSTCK_ALWAYS_INLINE Cystck_State *_Cystck_CopyState(_Cystck_HeadCopy *c)
 {
-    Cystck_State *s;
-    _CYSTCK_FRAME_ADDRESS(s, c);
-    return s;
+    _Cystck_HeadCopy *p;
+    _CYSTCK_FRAME_ADDRESS(p, c);
+    return (Cystck_State *)(void *)p;
 }
 #define _CYSTCK_COPY_STATE(c) _Cystck_CopyState(c)
 /* The copy's sp_limit: an inline frame's (no state bit) is always its own

@@ -167,7 +167,6 @@ typedef struct _CYSTCK_MAY_ALIAS _Cystck_HeadCopy {
     uintptr_t sp_limit;
     struct _Cystck_Frame *frame;
 } _Cystck_HeadCopy;
-#define _CYSTCK_COPY_STATE(c) ((Cystck_State *)(void *)(c))
 
 /* State bits of sp_limit: gone slow (heap chunks, stack or arguments), and
  * checked by debug mode (set with _CYSTCK_SLOW). */
@@ -200,8 +199,20 @@ typedef struct _CYSTCK_MAY_ALIAS _Cystck_HeadCopy {
 #if (defined(__GNUC__) || defined(__clang__)) && (defined(__x86_64__) || defined(__i386__))
 #define _CYSTCK_FRAME_ADDRESS(dst, f) __asm__("lea {%1, %0|%0, %1}" : "=r"(dst) : "m"(*(f)))
 #else
-#define _CYSTCK_FRAME_ADDRESS(dst, f) ((dst) = (f), _CYSTCK_GPR(dst))
+#define _CYSTCK_FRAME_ADDRESS(dst, f) do { (dst) = (f); _CYSTCK_GPR(dst); } while (0)
 #endif
+/* The copy's address, passed to the slow path: an x86 `lea` of the copy as
+ * a memory operand too, for the same reason (the copies of one function
+ * share a stack slot, and GCC kept its address in a callee-saved register
+ * across every call between the first copy and the last).  A memory operand
+ * makes the copy escape, so GCC still assumes the slow path changes it. */
+static CYSTCK_ALWAYS_INLINE Cystck_State *_Cystck_CopyState(_Cystck_HeadCopy *c)
+{
+    _Cystck_HeadCopy *p;
+    _CYSTCK_FRAME_ADDRESS(p, c);
+    return (Cystck_State *)(void *)p;
+}
+#define _CYSTCK_COPY_STATE(c) _Cystck_CopyState(c)
 /* The copy's sp_limit: an inline frame's (no state bit) is always its own
  * stack's end, so it is taken from the frame's address, which the copy
  * computes where it is made, rather than from the header.  On the fast path
@@ -210,12 +221,15 @@ typedef struct _CYSTCK_MAY_ALIAS _Cystck_HeadCopy {
  * from the open to every slow path after a CPython call (call_callback,
  * Point.__add__, tuple3, add_doubles: one register fewer; docs/gaps.md, R1).
  * Where the state is unknown this costs a bit test and a lea. */
-static CYSTCK_ALWAYS_INLINE void _Cystck_HeadInAlways(_Cystck_HeadCopy *copy, const Cystck_State *S)
+static CYSTCK_ALWAYS_INLINE void _Cystck_HeadInSp(_Cystck_HeadCopy *copy, const Cystck_State *S,
+                                                 int sp_from_frame)
 {
     PyObject **top = S->top, **base = S->base, **end = S->end, **sp = S->sp;
     uintptr_t sp_limit = S->sp_limit;
     struct _Cystck_Frame *frame;
     _CYSTCK_FRAME_ADDRESS(frame, S->frame);
+    if (sp_from_frame)
+        sp = (PyObject **)((uintptr_t)frame + ((uintptr_t)S->sp - (uintptr_t)S->frame));
     if (!(sp_limit & _CYSTCK_SLOW))
         sp_limit = (uintptr_t)(frame->stack + CYSTCK_INLINE_STACK);
     _CYSTCK_GPR(top);
@@ -229,6 +243,10 @@ static CYSTCK_ALWAYS_INLINE void _Cystck_HeadInAlways(_Cystck_HeadCopy *copy, co
     copy->sp = sp;
     copy->sp_limit = sp_limit;
     copy->frame = frame;
+}
+static CYSTCK_ALWAYS_INLINE void _Cystck_HeadInAlways(_Cystck_HeadCopy *copy, const Cystck_State *S)
+{
+    _Cystck_HeadInSp(copy, S, 0);
 }
 /* Inline as GCC sees fit: made always-inline, the copies grow every
  * function that has slow paths in GCC's estimates, and it stops inlining
@@ -292,6 +310,7 @@ CYSTCK_INTERNAL CYSTCK_NOINLINE CYSTCK_COLD PyObject **_Cystck_OwnSlow_Ool(Cystc
 CYSTCK_INTERNAL CYSTCK_NOINLINE CYSTCK_COLD Cystck_Object _Cystck_BadArg_Ool(Cystck_State *S, const char *func, Cystck_Object h);
 CYSTCK_INTERNAL CYSTCK_NOINLINE CYSTCK_COLD Cystck_Object _Cystck_NullArg_Ool(Cystck_State *S, const char *func);
 CYSTCK_INTERNAL CYSTCK_NOINLINE int _Cystck_GrowStack_Ool(Cystck_State *S, Cystck_ssize_t n);
+CYSTCK_INTERNAL CYSTCK_NOINLINE int _Cystck_ReturnSlow_Ool(Cystck_State *S, PyObject **p, PyObject *o);
 CYSTCK_INTERNAL CYSTCK_NOINLINE void _Cystck_DropSlow_Ool(Cystck_State *S, Cystck_Object h);
 CYSTCK_INTERNAL CYSTCK_NOINLINE void _Cystck_PopChunk_Ool(Cystck_State *S);
 CYSTCK_INTERNAL CYSTCK_NOINLINE PyObject *_Cystck_ConsumeSlow_Ool(Cystck_State *S, Cystck_Object h);
@@ -306,8 +325,8 @@ CYSTCK_INTERNAL CYSTCK_NOINLINE CYSTCK_COLD Cystck_Object *_Cystck_HeapArgs_Ool(
                                                     Cystck_ssize_t n);
 
 /* Make room for one more handle (a heap chunk; in debug mode the first
- * handle makes the frame checked): the slot to use, which is S->top, or NULL
- * with an exception set and o released.  _Cystck_OwnSlow_Ool is cold: GCC
+ * handle makes the frame checked) and store o there: the slot, which is
+ * S->top, or NULL with an exception set and o released.  _Cystck_OwnSlow_Ool is cold: GCC
  * then keeps fewer of the values its continuation needs in callee-saved
  * registers, which every call saves and restores (call_callback -4,
  * Point.__add__ +2 instructions in debug-capable builds; docs/gaps.md, R1). */
@@ -362,6 +381,27 @@ static CYSTCK_ALWAYS_INLINE int _Cystck_NullArgInt(Cystck_State *S, const char *
 static CYSTCK_ALWAYS_INLINE int _Cystck_GrowStack(Cystck_State *S, Cystck_ssize_t n)
 {
     _CYSTCK_ON_COPY(int, _Cystck_GrowStack_Ool(_CYSTCK_COPY_STATE(&c_), n))
+}
+/* Cystck_Return in a frame that is not inline: out of line, so that
+ * nothing is kept in a callee-saved register across its slow path.  Its
+ * copy takes sp from the frame's address (the inline stack's address, a
+ * constant where the header is known, is then not kept across the slow path
+ * before it: debug mode's first handle).  After it the frame is slow (it
+ * was, or went slow growing its stack) and sp is aligned: said here, GCC's
+ * bit tracking proves the close's one-result test false on this path, so it
+ * does not join the fast path's close (docs/gaps.md, R1). */
+static CYSTCK_ALWAYS_INLINE int _Cystck_ReturnSlow(Cystck_State *S, PyObject **p, PyObject *o)
+{
+    _Cystck_HeadCopy c_;
+    int r_;
+    _Cystck_HeadInSp(&c_, S, 1);
+    r_ = _Cystck_ReturnSlow_Ool(_CYSTCK_COPY_STATE(&c_), p, o);
+    _Cystck_HeadOut(S, &c_);
+    S->sp_limit |= _CYSTCK_SLOW;
+#if defined(__GNUC__) || defined(__clang__)
+    S->sp = (PyObject **)__builtin_assume_aligned(S->sp, sizeof(PyObject *));
+#endif
+    return r_;
 }
 static CYSTCK_ALWAYS_INLINE void _Cystck_DropSlow(Cystck_State *S, Cystck_Object h)
 {
@@ -638,6 +678,8 @@ static inline Cystck_Object _Cystck_Own(Cystck_State *S, PyObject *o)
         slot = _Cystck_OwnSlow(S, o);
         if (slot == NULL)
             return _Cystck_H(NULL);
+        o = *slot;      /* stored there by the slow path: not kept across it */
+        _CYSTCK_ASSUME(o != NULL);
     }
     /* Both paths end in the same stores, so after them the compiler knows
      * the top and what the slot holds without reloading either. */
@@ -973,16 +1015,7 @@ static CYSTCK_ALWAYS_INLINE int Cystck_Return(Cystck_State *S, Cystck_Object h)
         *S->sp++ = o;
         return 1;
     }
-    if (Cystck_unlikely(_Cystck_StackFull(S)) && _Cystck_GrowStack(S, 1) < 0)
-        return -1;
-    /* top - 1 is the newest slot, or (when the chunk is empty) a field of the
-     * chunk's or the state's header, which no handle points to. */
-    if (Cystck_likely(h._p == S->top - 1 && !_CYSTCK_CHECKED(S)))
-        --S->top;             /* the newest handle: move it, no refcount traffic */
-    else
-        Py_INCREF(o);
-    *S->sp++ = o;
-    return 1;
+    return _Cystck_ReturnSlow(S, h._p, o);
 }
 
 /* [s+1] Push a C value as the call's single result, the stack's way of

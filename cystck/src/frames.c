@@ -251,6 +251,7 @@ PyObject **_Cystck_OwnSlow_Ool(Cystck_State *S, PyObject *o)
         Py_DECREF(o);
         return NULL;
     }
+    *S->top = o;    /* the caller reads it back (_Cystck_OwnSlow) */
     return S->top;
 }
 
@@ -321,6 +322,21 @@ int _Cystck_GrowStack_Ool(Cystck_State *S, Cystck_ssize_t n)
     S->sp = mem + used;
     set_stack_end(S, mem + want, S->sp_limit & _CYSTCK_STATE_BITS);
     return 0;
+}
+
+/* Cystck_Return in a frame that is not inline (slow or checked). */
+int _Cystck_ReturnSlow_Ool(Cystck_State *S, PyObject **p, PyObject *o)
+{
+    if (_Cystck_StackFull(S) && _Cystck_GrowStack_Ool(S, 1) < 0)
+        return -1;
+    /* top - 1 is the newest slot, or (when the chunk is empty) a field of the
+     * chunk's or the state's header, which no handle points to. */
+    if (p == S->top - 1 && !_CYSTCK_CHECKED(S))
+        --S->top;             /* the newest handle: move it, no refcount traffic */
+    else
+        Py_INCREF(o);
+    *S->sp++ = o;
+    return 1;
 }
 
 Cystck_Object *_Cystck_HeapArgs_Ool(Cystck_State *S, PyObject *const *args, Cystck_ssize_t n)
@@ -462,6 +478,13 @@ static void release_stack(Cystck_State *S)
     if (S->frame->sp_base != S->frame->stack)
         PyMem_Free(S->frame->sp_base);
     S->sp = S->frame->sp_base = S->frame->stack;
+}
+
+void _Cystck_ReleaseSlots_Ool(PyObject **p, PyObject **top)
+{
+    do
+        Py_XDECREF(*p);
+    while (++p < top);
 }
 
 PyObject *_Cystck_NoErrorSet(const char *func)

@@ -45,15 +45,17 @@ static inline void _Cystck_OpenFrame(Cystck_State *S, struct _Cystck_Frame *F, c
 #define _CYSTCK_FRAME_LOCALS Cystck_State S_; struct _Cystck_Frame F_
 
 /* Release the handles of an inline frame.  Laid out for none left (the
- * result moved to the stack, or no object made): the loop goes out of line. */
+ * result moved to the stack, or no object made): the loop is out of line,
+ * a function of its own, so that its pointers (kept across _Py_Dealloc)
+ * take no callee-saved register in every function whose close can reach
+ * it, if only after a slow path (typed_long_inc -6 instructions per call;
+ * docs/gaps.md, R1).  An equality test: where a slow path joins the fast
+ * one GCC threads the fast path past it. */
+CYSTCK_INTERNAL CYSTCK_NOINLINE void _Cystck_ReleaseSlots_Ool(PyObject **p, PyObject **top);
 static inline void _Cystck_ReleaseInline(Cystck_State *S)
 {
-    PyObject **p = S->base;
-    if (Cystck_unlikely(p < S->top)) {
-        do
-            Py_XDECREF(*p);
-        while (++p < S->top);
-    }
+    if (Cystck_unlikely(S->base != S->top))
+        _Cystck_ReleaseSlots_Ool(S->base, S->top);
 }
 
 /* Raise SystemError: func returned -1 without setting an exception.  NULL. */

@@ -167,6 +167,7 @@ static CYSTCK_ALWAYS_INLINE Cystck_Object _Cystck_NewInstance(Cystck_State *S, C
 {
     PyTypeObject *tp = (PyTypeObject *)_Cystck_Get(type);
     PyObject *o;
+    Cystck_Object h;
     if (Cystck_unlikely(tp == NULL))
         o = _Cystck_NewObjectSlow(S, type);
     /* What stock's PyObject_New does (MemoryError when out of memory). */
@@ -177,11 +178,16 @@ static CYSTCK_ALWAYS_INLINE Cystck_Object _Cystck_NewInstance(Cystck_State *S, C
     }
     else
         o = _Cystck_NewObjectOf((PyObject *)tp);
-    if (data != NULL)
-        *data = Cystck_likely(o != NULL) ? (char *)o + CYSTCK_DATA_OFFSET : NULL;
     /* Both paths join before the handle is made, so the compiler knows
      * which slot it is (and Cystck_Return can move it without a check). */
-    return _Cystck_Own(S, o);
+    h = _Cystck_Own(S, o);
+    /* The struct is found from the handle, not from o: o is then not kept
+     * across the handle's slow path (which reads it back from the slot). */
+    if (data != NULL) {
+        o = _Cystck_Get(h);
+        *data = Cystck_likely(o != NULL) ? (char *)o + CYSTCK_DATA_OFFSET : NULL;
+    }
+    return h;
 }
 /* [h+1, e] A new instance of type, as stock's PyObject_New: a plain type's
  * native struct is not zeroed (the code sets what it reads). */

@@ -84,3 +84,29 @@ def test_in_debug_mode(ext):
     out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
                          env={"CYSTCK_DEBUG": "1", "PATH": ""})
     assert out.stdout.strip() == "ok", out.stderr
+
+
+@pytest.mark.parametrize("debug", ["0", "1"])
+def test_new_at_the_handle_limit(ext, debug):
+    """Cystck_New whose handle cannot be made (the handle limit, made small
+    here): the null handle, MemoryError and *data NULL, in release and in
+    debug mode.  *data used to be set before the handle was made, and so
+    pointed into the object released on that failure."""
+    limit = 64
+    script = (f"import sys; sys.path.insert(0, {str(pathlib.Path(ext.__file__).parent)!r})\n"
+              "import rt_type_new as m\n"
+              "class P: pass\n"
+              "out = []\n"
+              f"for k in range({limit} - 8, {limit} + 8):\n"
+              "    try:\n"
+              "        r = m.new_after(P, k)\n"
+              "    except MemoryError:\n"
+              "        r = 'dup'\n"
+              "    out.append(r if isinstance(r, str) else type(r).__name__)\n"
+              "print(' '.join(out))\n")
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                         env={"CYSTCK_DEBUG": debug, "CYSTCK_HANDLE_LIMIT": str(limit), "PATH": ""})
+    assert out.returncode == 0, out.stderr
+    seen = out.stdout.split()
+    assert set(seen) <= {"P", "limit", "dup"}, seen    # not "data_set"
+    assert "P" in seen and "limit" in seen, seen

@@ -59,7 +59,40 @@ static int new_pair(Cystck_State *S, Cystck_Object self, Cystck_Object t)
     return Cystck_Return(S, CystckTuple_FromArray(S, items, 2));
 }
 
-static CystckDef *defines[] = {&new_if_type_is_def, &new_of_type_of_def, &new_pair_def, NULL};
+/* new_after(t, k): k handles made first (Cystck_Dup of t), then
+ * Cystck_New(t, &data).  Where the new object's handle cannot be made (the
+ * handle limit), Cystck_New gives the null handle and *data = NULL (not the
+ * address of the object it released): then "limit" with the MemoryError
+ * cleared ("data_set" if it was set); else the instance. */
+CYSTCK_DEF_METH(new_after_def, "new_after", new_after, CYSTCK_VARARGS,
+                "new_after(t, k): Cystck_New(t) after k handles")
+static int new_after(Cystck_State *S, Cystck_Object self, const Cystck_Object *args, Cystck_ssize_t nargs)
+{
+    Cystck_ssize_t i, k;
+    Cystck_Object h;
+    void *data = &data;
+    (void)self;
+    if (nargs != 2) {
+        CystckErr_SetString(S, CystckExc_TypeError, "new_after() takes 2 arguments");
+        return -1;
+    }
+    k = CystckLong_AsSsize_t(S, args[1]);
+    if (k == -1 && CystckErr_Occurred(S))
+        return -1;
+    for (i = 0; i < k; i++)
+        if (Cystck_IsNull(Cystck_Dup(S, args[0])))
+            return -1;
+    h = Cystck_New(S, args[0], &data);
+    if (!Cystck_IsNull(h))
+        return Cystck_Return(S, h);
+    /* at the limit: no handle for a message, but a pushed result needs none */
+    if (!CystckErr_ExceptionMatches(S, CystckExc_MemoryError))
+        return -1;
+    CystckErr_Clear(S);
+    return Cystck_ReturnString(S, data == NULL ? "limit" : "data_set");
+}
+
+static CystckDef *defines[] = {&new_if_type_is_def, &new_of_type_of_def, &new_pair_def, &new_after_def, NULL};
 static CystckModuleDef module_def = {"rt_type_new", "Cystck_New after a type test", 0, defines};
 
 CYSTCK_MODINIT(rt_type_new)

@@ -434,6 +434,50 @@ RECIPES = (
         in_quick_run=False,  # 5-10 min on a loaded machine (the bundled deflate64 built twice)
         stock_reference=(42, 0, 0),
     ),
+    Recipe(
+        name="cbor2",
+        requirement="cbor2==5.9.0",
+        sha256="85c7a46279ac8f226e1059275221e6b3d0e370d2bb6bd0500f9780781615bcea",
+        language="C",
+        exercises="static types with GC, module state, datetime/decimal/uuid via imports, recursion guards, buffers",
+        # source/ holds the whole extension (module, encoder, decoder, tags,
+        # half floats).
+        translate=("source",),
+        extensions=("_cbor2",),
+        # The C extension is optional unless asked for; the tests run each
+        # case against _cbor2 and against the pure-Python modules.
+        env={"CBOR2_BUILD_C_EXTENSION": "1"},
+        requirements=(SETUPTOOLS, "setuptools-scm==8.1.0"),
+        tests=("tests",),
+        in_quick_run=False,
+        stock_reference=(0, 0, 0),
+    ),
+    Recipe(
+        name="bsdiff4",
+        requirement="bsdiff4==1.3.2",
+        sha256="ed262caa697247e9af00af1076b5fce0b578a17b19d9bdbad30c110dd7660a8d",
+        language="C",
+        exercises="module functions, buffers, bytes built and resized, tuples of integers, GIL release",
+        translate=("bsdiff4/core.c",),
+        extensions=("bsdiff4.core",),
+        # The tests are a module of the package.
+        tests=("bsdiff4/test_all.py",),
+        in_quick_run=False,
+        stock_reference=(0, 0, 0),
+    ),
+    Recipe(
+        name="rjsmin",
+        requirement="rjsmin==1.3.0",
+        sha256="7c2ef57d55e2d76db0c0d0f7399c6c5efde995c677b190ba30fb94019f94a07e",
+        language="C",
+        exercises="module functions with keywords, str and bytes input, buffers, results built in place",
+        # cext.h is the author's compatibility header around Python.h.
+        translate=("rjsmin.c", "cext.h"),
+        extensions=("_rjsmin",),
+        tests=("tests",),
+        in_quick_run=False,
+        stock_reference=(0, 0, 0),
+    ),
 )
 
 # The quick run (`make corpus QUICK=1`, and eval/corpus/test_porting_corpus.py,

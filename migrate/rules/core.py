@@ -1450,7 +1450,10 @@ class GlobalRefs(Rule):
         if elements:
             ref = f"(?:{elements}|{ref})" if ref else elements
         tre = _common.names_re(type_vars) if type_vars else None
-        type_pat = regex.compile(rf"(?:\(\s*(?:PyObject|PyTypeObject)\s*\*\s*\)\s*)?(?:\(\s*&\s*(?P<a>{tre})\s*\)"
+        # (&FooType) in parentheses of its own, not a call's: f(&FooType)
+        # keeps f's parenthesis (a cast's closing one may precede)
+        type_pat = regex.compile(rf"(?:\(\s*(?:PyObject|PyTypeObject)\s*\*\s*\)\s*)?"
+                                 rf"(?:(?<![\w\]]\s*|(?<!\*\s*)\)\s*)\(\s*&\s*(?P<a>{tre})\s*\)"
                                  rf"|&\s*(?P<b>{tre}))") if tre else None
         pats = self._ref_patterns(ref) if ref else None
         # with the locals: a local handle named like a global (shadowing it)

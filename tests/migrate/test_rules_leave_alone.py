@@ -604,6 +604,10 @@ LEAVE_ALONE = {
         "static int init(PyObject *m)\n{\n    if (PyType_Ready(&BoxType) < 0)\n        return -1;\n"
         "    Py_SET_TYPE(&BoxType, &MetaType);\n    return 0;\n}\n"),
     # A borrowed constant without a permanent handle, and the call in a string.
+    # A given exception that is not the one set: a caught one.
+    "given-occurred-matches": (
+        "static int f(PyObject *caught) {\n"
+        "    return PyErr_GivenExceptionMatches(caught, PyExc_KeyError);\n}\n"),
     "constant-getters": (
         "static PyObject *f(PyObject *o) {\n"
         "    puts(\"Py_GetConstant(Py_CONSTANT_NONE)\");\n"
@@ -731,6 +735,8 @@ POSITIVE_TWINS = {
 
     "newref-macros": ("(Py_Touch(o), (o))", "(Py_INCREF(o), (o))"),
     "void-pointer-objects": ("memset((void *) p,", "memset((void *) o,"),
+    "given-occurred-matches": ("PyErr_GivenExceptionMatches(caught,",
+                               "PyErr_GivenExceptionMatches(PyErr_Occurred(),"),
     "constant-getters": ("Py_NewRef(Py_GetConstantBorrowed(Py_CONSTANT_ZERO))",
                          "Py_GetConstant(Py_CONSTANT_ZERO)"),
 }

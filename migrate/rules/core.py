@@ -161,7 +161,7 @@ class GivenOccurredMatches(Rule):
     A given exception other than ``PyErr_Occurred()`` (a caught one, a
     parameter) stays as it is."""
     name = "given-occurred-matches"
-    precedence = 70
+    precedence = 71
     patterns = (r"\bPyErr_GivenExceptionMatches\s*\(\s*PyErr_Occurred\s*\(\s*\)\s*,\s*",)
     before = ("static int f(void) { return PyErr_GivenExceptionMatches(PyErr_Occurred(), "
               "PyExc_KeyError); }\n")

@@ -182,10 +182,7 @@ class LocalStateName(Rule):
             found = list(regex.finditer(r"\bS\b", code, pos=f.params[0], endpos=f.body[1]))
             if not found or not any(self._declares(code, f, m.start()) for m in found):
                 continue
-            taken = set(regex.findall(r"\w+", code[f.params[0]:f.body[1]]))
-            fresh = "S_"
-            while fresh in taken:
-                fresh += "_"
+            fresh = _common.renamed_state(code, f.params[0], f.body[1])
             for m in found:
                 edits.add(m.start(), m.end(), fresh)
         if edits:

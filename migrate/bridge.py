@@ -96,9 +96,10 @@ def _bridge_init(units, name, unit, pos, exports):
     defining it; with the module's Cystck definition where the stock one
     can be read (_module_definition)."""
     definition, why_stock = _module_definition(units, unit, pos, exports)
-    if not _include_cystck(unit):
-        unit.leftover(pos, f"module init of '{name}' kept stock: its file does not include "
-                           "Python.h itself, where the bridge would include Cystck.h", rule=RULE)
+    if not _include_cystck(unit) and not any(_include_cystck(units[p]) for p in _included(units, unit)):
+        unit.leftover(pos, f"module init of '{name}' kept stock: neither its file nor a kept header "
+                           "it includes includes Python.h, where the bridge would include Cystck.h",
+                      rule=RULE)
         return
     stock = f"PyInit_{name}{STOCK_INIT_SUFFIX}"
     for other in units.values():
@@ -198,6 +199,15 @@ def _init_with_definition(init_unit, name, stock, definition):
             f"    Cystck_Object made = Cystck_FromNewPyObject(S, {MARK} {stock}());\n"
             f"    {name}__cystck_made = NULL;\n"
             "    return Cystck_Return(S, made);\n}\n")
+
+
+def _included(units, unit):
+    """The paths of the kept ``units`` that ``unit`` includes (``#include
+    "mod.h"``), in order of path: where Python.h is included for it when its
+    own file does not (all stay stock, so Cystck.h, which includes Python.h,
+    may stand in any of them)."""
+    found = proj.includers({p: u.original for p, u in units.items()})   # (the text has the kept mark)
+    return sorted(p for p, by in found.items() if unit.path in by)
 
 
 def _include_cystck(unit):

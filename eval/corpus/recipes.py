@@ -447,7 +447,71 @@ RECIPES = (
         cflags="-I{upstream}/c/include",
         tests=("python/tests",),
         in_quick_run=False,  # the bundled Brotli library built twice
-        stock_reference=(0, 0, 0),
+        stock_reference=(595, 0, 0),
+    ),
+    Recipe(
+        name="cbor2",
+        requirement="cbor2==5.9.0",
+        sha256="85c7a46279ac8f226e1059275221e6b3d0e370d2bb6bd0500f9780781615bcea",
+        language="C",
+        exercises="static types with GC, module state, datetime/decimal/uuid via imports, recursion guards, buffers",
+        # source/ holds the whole extension (module, encoder, decoder, tags,
+        # half floats).
+        translate=("source",),
+        extensions=("_cbor2",),
+        # The C extension is optional unless asked for; the tests run each
+        # case against _cbor2 and against the pure-Python modules.
+        env={"CBOR2_BUILD_C_EXTENSION": "1"},
+        requirements=(SETUPTOOLS, "setuptools-scm==8.1.0"),
+        tests=("tests",),
+        in_quick_run=False,  # its Cystck build fails (docs/gaps.md T27)
+        stock_reference=(762, 0, 0),
+    ),
+    Recipe(
+        name="bsdiff4",
+        requirement="bsdiff4==1.3.2",
+        sha256="ed262caa697247e9af00af1076b5fce0b578a17b19d9bdbad30c110dd7660a8d",
+        language="C",
+        exercises="module functions, buffers, bytes built and resized, tuples of integers, GIL release",
+        translate=("bsdiff4/core.c",),
+        extensions=("bsdiff4.core",),
+        # The tests are a module of the package.
+        tests=("bsdiff4/test_all.py",),
+        in_quick_run=False,
+        stock_reference=(30, 0, 0),
+    ),
+    Recipe(
+        name="rjsmin",
+        requirement="rjsmin==1.3.0",
+        sha256="7c2ef57d55e2d76db0c0d0f7399c6c5efde995c677b190ba30fb94019f94a07e",
+        language="C",
+        exercises="module functions with keywords, str and bytes input, buffers, results built in place",
+        # cext.h is the author's compatibility header around Python.h.
+        translate=("rjsmin.c", "cext.h"),
+        extensions=("_rjsmin",),
+        # setup.py falls back to the pure-Python module when the C build
+        # fails, unless told not to.
+        env={"SETUP_CEXT_REQUIRED": "1"},
+        # setup.py passes the module's name and version on the command line.
+        cflags="-DEXT_MODULE=_rjsmin -DEXT_VERSION=1.3.0 -UEXT_PACKAGE",
+        tests=("tests",),
+        in_quick_run=False,  # its Cystck build fails (docs/gaps.md T27)
+        stock_reference=(30, 0, 0),
+    ),
+    Recipe(
+        name="hiredis",
+        requirement="hiredis==3.5.0",
+        sha256="c227592cc56b7df247abe4755c26723965be68972be2149fa441ac33d82131ba",
+        language="C",
+        exercises="a static type fed by a C parser's callbacks, objects in the library's void * slots, module state, pack of command lists",
+        # src/ is the binding; the bundled hiredis library (vendor/hiredis)
+        # uses no Python API.  Its reader and pack tests need no server.
+        translate=("src",),
+        extensions=("hiredis.hiredis",),
+        cflags="-I{upstream}/vendor",
+        tests=("tests",),
+        in_quick_run=False,
+        stock_reference=(65, 0, 0),
     ),
 )
 

@@ -711,3 +711,14 @@ def define_after_include(text, edits, definition):
             pass
         at = last.end() if last else 0
     edits.add(at, at, definition)
+
+
+def renamed_state(code, start, end):
+    """The name a user's ``S`` in ``code[start:end]`` (a macro's parameter,
+    a function's local) takes so that the state keeps ``S``: ``S_``, with
+    more underscores while that name is taken there."""
+    taken = set(regex.findall(r"\w+", code[start:end]))
+    fresh = "S_"
+    while fresh in taken:
+        fresh += "_"
+    return fresh

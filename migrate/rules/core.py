@@ -152,6 +152,25 @@ class ConstantGetters(Rule):
         return unit.sub(self.patterns[0], constant)
 
 
+class GivenOccurredMatches(Rule):
+    """``PyErr_GivenExceptionMatches(PyErr_Occurred(), E)`` becomes
+    ``PyErr_ExceptionMatches(E)``, which CPython defines so.  Cystck's
+    ``CystckErr_Occurred`` answers whether an exception is set, with no
+    handle to its type, so the two-argument spelling has nothing to give
+    as the first argument; the rules after it port the one-argument call.
+    A given exception other than ``PyErr_Occurred()`` (a caught one, a
+    parameter) stays as it is."""
+    name = "given-occurred-matches"
+    precedence = 71
+    patterns = (r"\bPyErr_GivenExceptionMatches\s*\(\s*PyErr_Occurred\s*\(\s*\)\s*,\s*",)
+    before = ("static int f(void) { return PyErr_GivenExceptionMatches(PyErr_Occurred(), "
+              "PyExc_KeyError); }\n")
+    after = "static int f(void) { return PyErr_ExceptionMatches(PyExc_KeyError); }\n"
+
+    def apply(self, unit):
+        return unit.sub(self.patterns[0], lambda m, text: "PyErr_ExceptionMatches(")
+
+
 class _SlotReuse:
     """What the rules that reuse one handle's slot from item to item
     (``dict-next-into``, ``get-item-into``) check before rewriting: the
@@ -1453,7 +1472,10 @@ class GlobalRefs(Rule):
         if elements:
             ref = f"(?:{elements}|{ref})" if ref else elements
         tre = _common.names_re(type_vars) if type_vars else None
-        type_pat = regex.compile(rf"(?:\(\s*(?:PyObject|PyTypeObject)\s*\*\s*\)\s*)?(?:\(\s*&\s*(?P<a>{tre})\s*\)"
+        # (&FooType) in parentheses of its own, not a call's: f(&FooType)
+        # keeps f's parenthesis (a cast's closing one may precede)
+        type_pat = regex.compile(rf"(?:\(\s*(?:PyObject|PyTypeObject)\s*\*\s*\)\s*)?"
+                                 rf"(?:(?<![\w\]]\s*|(?<!\*\s*)\)\s*)\(\s*&\s*(?P<a>{tre})\s*\)"
                                  rf"|&\s*(?P<b>{tre}))") if tre else None
         pats = self._ref_patterns(ref) if ref else None
         # with the locals: a local handle named like a global (shadowing it)

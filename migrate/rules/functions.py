@@ -146,6 +146,61 @@ class DroppedParamDiscards(Rule):
         return edits.applied
 
 
+# The statement before a declarator: type words (and pointers), then the
+# declarators before it, each with an optional initializer without commas
+# or parentheses (``unsigned long H, M, `` before ``S``).
+_DECL_PREFIX = regex.compile(
+    r"\s*(?:\bfor\s*\(\s*)?(?:(?!(?:return|goto|case|else|do|sizeof)\b)[A-Za-z_]\w*[\s*]+)+"
+    r"(?:\**\s*[A-Za-z_]\w*(?:\s*\[[^\]]*\])*\s*(?:=[^,;()]*)?,\s*)*\**\s*")
+
+
+class LocalStateName(Rule):
+    """A parameter or local variable named ``S`` in a function that gets
+    the state would be redeclared by the translation's ``Cystck_State *S``
+    (``unsigned long H, M, S;`` in a time parser), and the API calls would
+    get it as their state: it is renamed ``S_`` (with more underscores if
+    that name is taken) everywhere in the function, as macro-state-param
+    does for a macro parameter.  Comments and strings keep their text; a
+    function where ``S`` is not declared (a global, a macro) keeps its
+    ``S``; so do a function that gets no state and one that has its
+    Cystck signature already (its ``S`` is the state)."""
+    name = "local-state-name"
+    precedence = 111
+    patterns = (r"\bS\b",)
+    before = ("static PyObject *hms(long H, long M, long S)\n"
+              "{ return PyLong_FromLong(H * 3600 + M * 60 + S); }\n")
+    after = ("static PyObject *hms(long H, long M, long S_)\n"
+             "{ return PyLong_FromLong(H * 3600 + M * 60 + S_); }\n")
+
+    def apply(self, unit):
+        code, edits = unit.masked, source.Edits()
+        for ctx in _common.function_contexts(unit, with_locals=False):
+            f = ctx.func
+            if not ctx.has_state or ctx.rewritten \
+                    or (ctx.role is None and not unit.project.needs_state(unit.path, f.name)):
+                continue         # (a Cystck signature's S is the state)
+            found = list(regex.finditer(r"\bS\b", code, pos=f.params[0], endpos=f.body[1]))
+            if not found or not any(self._declares(code, f, m.start()) for m in found):
+                continue
+            fresh = _common.renamed_state(code, f.params[0], f.body[1])
+            for m in found:
+                edits.add(m.start(), m.end(), fresh)
+        if edits:
+            unit.apply(edits)
+        return edits.applied
+
+    @staticmethod
+    def _declares(code, f, pos):
+        """Does the ``S`` at ``pos`` name a parameter or a variable being
+        declared (not a use)?"""
+        if pos < f.params[1]:
+            start = max(code.rfind(",", f.params[0], pos), code.rfind("(", f.params[0], pos), f.params[0] - 1) + 1
+        else:
+            start = max(code.rfind(c, f.body[0], pos) for c in ";{}") + 1
+        after = regex.match(r"\s*(?:\[[^\]]*\]\s*)*([,;=)])", code, pos=pos + 1)
+        return bool(after) and bool(_DECL_PREFIX.fullmatch(code[start:pos]))
+
+
 class EntrySignature(Rule):
     """Paper rules 6/7 for entry points: a function listed in a method
     table, type slot or getset gets the Cystck signature of its role, e.g. a

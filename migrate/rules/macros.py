@@ -41,10 +41,7 @@ class MacroStateParam(Rule):
             params = [p.strip() for p in m.group("params").split(",")]
             if "S" not in params or not _uses_state(unit.project, unit.path, m.group("body")):
                 continue
-            taken = set(regex.findall(r"\w+", m.group("params") + m.group("body")))
-            fresh = "S_"
-            while fresh in taken:
-                fresh += "_"
+            fresh = _common.renamed_state(code, m.start("params"), m.end("body"))
             for start, end in (m.span("params"), m.span("body")):
                 for t in regex.finditer(r"\bS\b", code, pos=start, endpos=end):
                     edits.add(t.start(), t.end(), fresh)

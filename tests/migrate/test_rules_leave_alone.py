@@ -609,6 +609,14 @@ LEAVE_ALONE = {
         "static int init(PyObject *m)\n{\n    if (PyType_Ready(&BoxType) < 0)\n        return -1;\n"
         "    Py_SET_TYPE(&BoxType, &MetaType);\n    return 0;\n}\n"),
     # A borrowed constant without a permanent handle, and the call in a string.
+    # An S the function does not declare: a global of the file.
+    "local-state-name": (
+        "static long S;\n"
+        "static PyObject *f(PyObject *o) { S++; return PyLong_FromLong(S); }\n"),
+    # A given exception that is not the one set: a caught one.
+    "given-occurred-matches": (
+        "static int f(PyObject *caught) {\n"
+        "    return PyErr_GivenExceptionMatches(caught, PyExc_KeyError);\n}\n"),
     "constant-getters": (
         "static PyObject *f(PyObject *o) {\n"
         "    puts(\"Py_GetConstant(Py_CONSTANT_NONE)\");\n"
@@ -737,6 +745,9 @@ POSITIVE_TWINS = {
     "newref-macros": ("(Py_Touch(o), (o))", "(Py_INCREF(o), (o))"),
     "api-call-macros": ("PyNumber_Add((b), (a))", "PyNumber_Add((a), (b))"),
     "void-pointer-objects": ("memset((void *) p,", "memset((void *) o,"),
+    "local-state-name": ("{ S++;", "{ long S = 0; S++;"),
+    "given-occurred-matches": ("PyErr_GivenExceptionMatches(caught,",
+                               "PyErr_GivenExceptionMatches(PyErr_Occurred(),"),
     "constant-getters": ("Py_NewRef(Py_GetConstantBorrowed(Py_CONSTANT_ZERO))",
                          "Py_GetConstant(Py_CONSTANT_ZERO)"),
 }

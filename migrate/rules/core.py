@@ -76,8 +76,7 @@ class Constants(Rule):
 
         def in_state_body(pos):
             if not state_bodies:
-                state_bodies.extend(ctx.body for ctx in _common.function_contexts(unit, with_locals=False)
-                                    if ctx.has_state)
+                state_bodies.extend(ctx.body for ctx in _common.stateful_contexts(unit, with_locals=False))
             return any(b0 <= pos < b1 for b0, b1 in state_bodies)
 
         def typ(m, text):
@@ -426,9 +425,7 @@ class SequenceFastItems(Rule):
             return 0
         edits = source.Edits()
         n = 0
-        for ctx in _common.function_contexts(unit):
-            if not ctx.has_state:
-                continue
+        for ctx in _common.stateful_contexts(unit):
             b0, b1 = ctx.body
             kept = set()
             for m in _ITEMS.finditer(code, b0, b1):
@@ -1455,9 +1452,7 @@ class GlobalRefs(Rule):
         pats = self._ref_patterns(ref) if ref else None
         # with the locals: a local handle named like a global (shadowing it)
         # is the local, not the reference
-        for ctx in _common.function_contexts(unit):
-            if not ctx.has_state:
-                continue
+        for ctx in _common.stateful_contexts(unit):
             b0, b1 = ctx.body
             local = NotReferences(ctx, unit.project)
             assigned = []
@@ -1698,9 +1693,7 @@ class CriticalSections(Rule):
             return 0
         edits = source.Edits()
         n = 0
-        for ctx in _common.function_contexts(unit):
-            if not ctx.has_state:
-                continue
+        for ctx in _common.stateful_contexts(unit):
             open_sections = []       # for each open section: is it translated?
             for m in regex.finditer(self.patterns[0], code, pos=ctx.body[0], endpos=ctx.body[1]):
                 close = source.matching(code, m.end() - 1)

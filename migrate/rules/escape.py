@@ -91,9 +91,7 @@ class EscapeHatch(Rule):
         own = own_names(unit, code) | {f"{s}_AsStruct" for s in p.custom_structs}
         edits = source.Edits()
         n = 0
-        for ctx in _common.function_contexts(unit):
-            if not ctx.has_state:
-                continue
+        for ctx in _common.stateful_contexts(unit):
             b0, b1 = ctx.body
             for m in _CALL.finditer(code, b0, b1):
                 name = m.group("name")
@@ -384,9 +382,7 @@ class SlotPointerCalls(Rule):
         if not regex.search(self.patterns[0], code):
             return 0
         edits, n = source.Edits(), 0
-        for ctx in _common.function_contexts(unit):
-            if not ctx.has_state:
-                continue
+        for ctx in _common.stateful_contexts(unit):
             b0, b1 = ctx.body
             for f, new_object in self._slot_pointers(code, text, b0, b1).items():
                 for m in regex.finditer(rf"(?<![\w.>]){regex.escape(f)}\s*\(", code[:b1], pos=b0):
@@ -542,7 +538,7 @@ class StockModuleDefs(Rule):
         address = regex.compile(r"(?<![\w)\]])&\s*(?P<d>" + "|".join(map(regex.escape, sorted(defs))) + r")\b")
         edits = source.Edits()
         stock = [(b, None) for b in _common.stock_bodies(unit)]
-        ported = [(ctx.body, ctx) for ctx in _common.function_contexts(unit) if ctx.has_state]
+        ported = [(ctx.body, ctx) for ctx in _common.stateful_contexts(unit)]
         for (b0, b1), ctx in stock + ported:
             for m in address.finditer(code, b0, b1):
                 if code[max(b0, m.start() - 40):m.start()].rstrip().endswith("Cystck_AsPyModuleDef("):

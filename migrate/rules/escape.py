@@ -4,11 +4,13 @@ code as a ``PyObject *``) and ``Cystck_FromNewPyObject``/
 ``Cystck_FromPyObject`` (a stock result given a handle).  Each such place
 carries the marker :data:`MARK` and is listed in the report, so that a
 human can find every half-ported spot with one grep."""
+import functools
+
 import regex
 
 from .. import api, source
 from ..engine import Rule
-from ..project import OBJECT_TYPES
+from ..project import OBJECT_TYPES, slot_signatures
 from . import _common
 
 #: The one spelling of the comment that marks an escape hatch.
@@ -212,12 +214,18 @@ class EscapeHatch(Rule):
         return False
 
 
-# Type slots: the ones holding objects, and the slot functions that return
-# a new reference (the others return C values).
+# Type slots holding objects.
 _OBJECT_SLOTS = frozenset("tp_mro tp_dict tp_bases tp_base tp_cache".split())
-_OBJECT_RESULT_SLOTS = frozenset(
-    "tp_descr_get tp_call tp_repr tp_str tp_getattro tp_getattr tp_iter tp_iternext tp_richcompare tp_new"
-    .split())
+
+
+@functools.lru_cache(maxsize=None)
+def _object_result_slots():
+    """The type slots whose functions return a new reference (the others
+    return C values): those of the API table whose stock type returns an
+    object (their implementations push it), and tp_getattr, which the table
+    lacks (CYSTCK_DEF_SLOT takes tp_getattro only)."""
+    return frozenset({name for name, sig in slot_signatures().items() if sig["pushes"] and name.startswith("tp_")}
+                     | {"tp_getattr"})
 # Allocation and deallocation belong to the object-new and destroy-traverse
 # rules (a slot of one type called for another is left for a human).
 _LIFECYCLE_SLOTS = frozenset("tp_alloc tp_free tp_dealloc".split())
@@ -297,7 +305,7 @@ class TypeSlotReads(Rule):
             close = source.matching(code, open_at)
             edits.add(start, m.end() + (1 if wrapped else 0), lent)
             self.lend_arguments(unit, ctx, open_at, close, edits)
-            if slot in _OBJECT_RESULT_SLOTS:
+            if slot in _object_result_slots():
                 edits.add(start, start, f"Cystck_FromNewPyObject(S, {MARK} ")
                 edits.add(close, close, ")")
             else:

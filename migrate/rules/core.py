@@ -770,7 +770,7 @@ class ErrFetchRestore(Rule):
     idiom that keeps the current exception aside, takes it as one object:
     ``v = CystckErr_GetRaisedException(S);`` ...
     ``cystck_migrate_restore(S, v);`` (defined once after the Cystck.h
-    include); ``PyErr_NormalizeException(&t, &v, &tb);`` goes (the
+    include, in a file that calls it); ``PyErr_NormalizeException(&t, &v, &tb);`` goes (the
     exception taken is an instance), and so do the type's and traceback's
     plain declarations (``PyObject *t, *v, *tb;`` becomes ``PyObject
     *v;``).  Only where the type and traceback
@@ -791,6 +791,7 @@ class ErrFetchRestore(Rule):
     def apply(self, unit):
         code, text = unit.masked, unit.text
         edits = source.Edits()
+        restores = False
         for ctx, m in _common.matches_in_state_bodies(unit, self.patterns[0], code):
             b0, b1 = ctx.body
             t, v, tb = m.group("t"), m.group("v"), m.group("tb")
@@ -810,10 +811,12 @@ class ErrFetchRestore(Rule):
                     edits.add(c.start(), c.end(), f"{v} = CystckErr_GetRaisedException(S);")
                 elif c.group("f") == "Restore":
                     edits.add(c.start(), c.end(), f"{RESTORE_HELPER}(S, {v});")
+                    restores = True
                 else:
                     edits.add(*_common.statement_line_span(text, c.start(), c.end()), "")
         if edits:
-            _common.define_after_include(text, edits, RESTORE_HELPER_DEFINITION)
+            if restores:      # else a static inline nothing calls
+                _common.define_after_include(text, edits, RESTORE_HELPER_DEFINITION)
             unit.apply(edits)
         return edits.applied
 

@@ -791,7 +791,6 @@ class ErrFetchRestore(Rule):
     def apply(self, unit):
         code, text = unit.masked, unit.text
         edits = source.Edits()
-        restores = False
         for ctx, m in _common.matches_in_state_bodies(unit, self.patterns[0], code):
             b0, b1 = ctx.body
             t, v, tb = m.group("t"), m.group("v"), m.group("tb")
@@ -811,12 +810,11 @@ class ErrFetchRestore(Rule):
                     edits.add(c.start(), c.end(), f"{v} = CystckErr_GetRaisedException(S);")
                 elif c.group("f") == "Restore":
                     edits.add(c.start(), c.end(), f"{RESTORE_HELPER}(S, {v});")
-                    restores = True
                 else:
                     edits.add(*_common.statement_line_span(text, c.start(), c.end()), "")
+        if any(RESTORE_HELPER in new for _, _, new in edits.items):
+            _common.define_after_include(text, edits, RESTORE_HELPER_DEFINITION)
         if edits:
-            if restores:      # else a static inline nothing calls
-                _common.define_after_include(text, edits, RESTORE_HELPER_DEFINITION)
             unit.apply(edits)
         return edits.applied
 

@@ -598,8 +598,10 @@ h CystckMem_AsTypedMemoryView(void* p, const char* format, Cystck_ssize_t itemsi
 # * ``const``: a handle constant, or another value macro;
 # * ``type``: a C type of the API;
 # * ``macro``: a macro (PARAMS as the macro takes them);
-# * ``conv``: a calling convention of CYSTCK_DEF_METH, SIGNATURE the C
-#   signature its implementation must have (``f`` stands for its name);
+# * ``conv``: a calling convention of CYSTCK_DEF_METH, STOCK the ml_flags it
+#   stands for, SIGNATURE the C signature its implementation must have
+#   (``f`` stands for its name).  The translator reads both
+#   (migrate/project.py: method_role);
 # * ``slot``: a slot CYSTCK_DEF_SLOT accepts, SIGNATURE as for ``conv``, with
 #   ``[KIND]`` after the stock type: the trampoline of include/cystck/defs.h
 #   (``_CYSTCK_KIND``) that calls it.  This list is the only one: gen_api

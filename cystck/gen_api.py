@@ -133,10 +133,19 @@ class Definition:
     def implementation(self):
         """The signature's return type and parameters, (C type, name) each,
         ``Cystck_State *S`` included."""
+        ret, params = self._split_signature()
+        return ret, [(p.ctype, p.name) for p in _parse_params(params)]
+
+    def declarations(self):
+        """The signature's parameter declarations as the table writes them
+        (``const Cystck_Object *args``), ``Cystck_State *S`` included."""
+        return [d.strip() for d in self._split_signature()[1].split(",")]
+
+    def _split_signature(self):
         m = re.match(r"^(?P<ret>.+?)\s*\bf\((?P<params>.*)\)$", self.signature)
         if not m:
             raise ValueError(f"{self.name}: the signature is malformed: {self.signature}")
-        return m.group("ret").strip(), [(p.ctype, p.name) for p in _parse_params(m.group("params"))]
+        return m.group("ret").strip(), m.group("params")
 
 
 def parse_definitions(table=apitable.DEFINITIONS):

@@ -127,6 +127,14 @@ def slots():
 
 
 @functools.lru_cache(maxsize=None)
+def conventions():
+    """The calling conventions CYSTCK_DEF_METH accepts, in the table's
+    order: name -> the API table's line (``gen_api.Definition``: the stock
+    ml_flags it stands for, implementation signature)."""
+    return {d.name: d for d in gen_api.parse_definitions() if d.kind == "conv"}
+
+
+@functools.lru_cache(maxsize=None)
 def stock_object_values():
     """Names of the headers of the running CPython that are macros reading
     an object member of a C API exported in a capsule (datetime.h's

@@ -60,20 +60,30 @@ def _slot_signature(line):
     return type; and ``pushes`` where the stock slot returns an object (its
     typedef in CPython's headers returns ``PyObject *``), which the
     implementation pushes, returning a count."""
+    ret, params = _implementation(line)
+    stock_ret = api.stock_typedef_returns().get(line.stock)
+    if stock_ret is None:
+        raise ValueError(f"the stock type of {line.name}, {line.stock}, is not in CPython's headers")
+    return dict(params=params, ret=ret, pushes=stock_ret == "PyObject *")
+
+
+def _implementation(line, counted_nargs=True):
+    """The return type and Role params of the implementation signature of a
+    slot or convention line of the API table: its parameters after ``S``,
+    each reusing the name of the stock parameter in its place; with
+    ``counted_nargs``, a ``nargs`` after ``args`` has none (the trampoline
+    counts the stock tuple)."""
     ret, params = line.implementation()
     if params[:1] != [("Cystck_State *", "S")]:
-        raise ValueError(f"the API table's {line.name} takes no state: not a slot the translator ports")
+        raise ValueError(f"the API table's {line.name} takes no state: not one the translator ports")
     out, stock = [], 0
     for ctype, name in params[1:]:
-        if (ctype, name) == (SSIZE, "nargs") and out and out[-1][0] == ARGS:
+        if counted_nargs and (ctype, name) == (SSIZE, "nargs") and out and out[-1][0] == ARGS:
             out.append((ctype, None, name))
             continue
         out.append((ctype, stock, name))
         stock += 1
-    stock_ret = api.stock_typedef_returns().get(line.stock)
-    if stock_ret is None:
-        raise ValueError(f"the stock type of {line.name}, {line.stock}, is not in CPython's headers")
-    return dict(params=tuple(out), ret=ret, pushes=stock_ret == "PyObject *")
+    return ret, tuple(out)
 
 
 @functools.lru_cache(maxsize=None)
@@ -136,27 +146,42 @@ def binding_flags(flags):
     return " | ".join(b for b in BINDING_FLAGS if _BINDING_FLAG[b].search(flags))
 
 
+def convention_flags(line):
+    """The stock ml_flags a calling convention of the API table stands for
+    (``METH_FASTCALL|METH_KEYWORDS``), METH_FASTCALL aside: it only says how
+    the stock function receives its arguments (with METH_VARARGS instead, in
+    a tuple), not which convention it has."""
+    return frozenset(line.stock.split("|")) - {"METH_FASTCALL"}
+
+
+@functools.lru_cache(maxsize=None)
+def _method_role(conv, fast):
+    """The Role of a method of the API table's convention ``conv`` whose
+    stock function is METH_FASTCALL (``fast``: its nargs is a parameter) or
+    takes a tuple (METH_VARARGS: nargs counted by the trampoline)."""
+    ret, params = _implementation(api.conventions()[conv], counted_nargs=not fast)
+    # a stock method returns its result (PyCFunction: PyObject *), which the
+    # implementation pushes, returning the count
+    return Role("meth", conv, params, ret=ret, pushes=True)
+
+
 def method_role(flags):
-    """The Role for a PyMethodDef's ml_flags text, or None if unsupported."""
+    """The Role for a PyMethodDef's ml_flags text, or None if unsupported:
+    that of the first calling convention of the API table whose stock flags
+    the method has, else of the one that has none but METH_FASTCALL (the
+    positional arguments)."""
     # METH_COEXIST only makes the method win over the slot wrapper of the
     # same name (``__contains__`` next to ``sq_contains``): without it the
     # wrapper serves the name, calling the same slot, so it is dropped.
     # METH_CLASS / METH_STATIC only change what self is (the class, or
     # NULL): the table rule keeps them (CYSTCK_DEF_METH_FLAGS).
     f = set(regex.findall(r"METH_\w+", flags)) - {"METH_COEXIST"} - set(BINDING_FLAGS)
-    extra = f - {"METH_NOARGS", "METH_O", "METH_VARARGS", "METH_KEYWORDS", "METH_FASTCALL"}
-    if extra:
+    convs = {name: convention_flags(line) for name, line in api.conventions().items()}
+    if f - set().union(*convs.values()) - {"METH_VARARGS", "METH_FASTCALL"}:
         return None
-    if "METH_NOARGS" in f:
-        return Role("meth", "CYSTCK_NOARGS", (SELF,), pushes=True)
-    if "METH_O" in f:
-        return Role("meth", "CYSTCK_O", (SELF, (H, 1, "arg")), pushes=True)
-    fast = "METH_FASTCALL" in f
-    nargs = (SSIZE, 2 if fast else None, "nargs")
-    if "METH_KEYWORDS" in f:
-        return Role("meth", "CYSTCK_KEYWORDS",
-                    (SELF, (ARGS, 1, "args"), nargs, (H, 3 if fast else 2, "kw")), pushes=True)
-    return Role("meth", "CYSTCK_VARARGS", (SELF, (ARGS, 1, "args"), nargs), pushes=True)
+    conv = next((name for name, need in convs.items() if need and need <= f), None) \
+        or next(name for name, need in convs.items() if not need)
+    return _method_role(conv, "METH_FASTCALL" in f)
 
 
 def slot_role(slot):
@@ -1047,10 +1072,9 @@ def _collect_tables(p, path, code, text):
     # translated code changes nothing.
     for m in regex.finditer(r"\bCYSTCK_DEF_METH(?:_FLAGS)?\s*\(\s*\w+\s*,[^,]*,\s*(?P<f>\w+)\s*,\s*(?P<c>CYSTCK_\w+)",
                             code):
-        conv = {"CYSTCK_NOARGS": "METH_NOARGS", "CYSTCK_O": "METH_O", "CYSTCK_VARARGS": "METH_FASTCALL",
-                "CYSTCK_KEYWORDS": "METH_FASTCALL|METH_KEYWORDS"}.get(m.group("c"))
+        conv = api.conventions().get(m.group("c"))
         if conv:
-            p.roles.setdefault(m.group("f"), method_role(conv))
+            p.roles.setdefault(m.group("f"), method_role(conv.stock))
     for m in regex.finditer(r"\bCYSTCK_DEF_SLOT\s*\(\s*\w+\s*,\s*(?P<s>\w+)\s*,\s*(?P<f>\w+)\s*\)", code):
         _slot(p, m.group("s"), m.group("f"))
     for m in regex.finditer(r"\bCYSTCK_DEF_DESTROY\s*\(\s*\w+\s*,\s*(?P<f>\w+)\s*\)", code):

@@ -362,15 +362,21 @@ def state_functions(unit):
             yield f, role
 
 
+def stateful_contexts(unit, with_locals=True):
+    """The FunctionContexts (function_contexts' copies) of the functions in
+    ``unit`` that have the state ``S``: those whose bodies the rules that
+    write calls taking ``S`` may rewrite."""
+    return [ctx for ctx in function_contexts(unit, with_locals) if ctx.has_state]
+
+
 def matches_in_state_bodies(unit, pattern, code):
     """(ctx, match) for each match of ``pattern`` on ``code`` (a mask of the
     unit's text) inside the body of a function that has the state ``S``:
     where the rules that rewrite handles may write calls that need it."""
-    for ctx in function_contexts(unit):
-        if ctx.has_state:
-            b0, b1 = ctx.body
-            for m in regex.finditer(pattern, code, pos=b0, endpos=b1):
-                yield ctx, m
+    for ctx in stateful_contexts(unit):
+        b0, b1 = ctx.body
+        for m in regex.finditer(pattern, code, pos=b0, endpos=b1):
+            yield ctx, m
 
 
 def _classify(ctx, name, base, ptr, structs, is_local=False, array=False):

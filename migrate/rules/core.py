@@ -76,8 +76,7 @@ class Constants(Rule):
 
         def in_state_body(pos):
             if not state_bodies:
-                state_bodies.extend(ctx.body for ctx in _common.function_contexts(unit, with_locals=False)
-                                    if ctx.has_state)
+                state_bodies.extend(ctx.body for ctx in _common.stateful_contexts(unit, with_locals=False))
             return any(b0 <= pos < b1 for b0, b1 in state_bodies)
 
         def typ(m, text):
@@ -445,9 +444,7 @@ class SequenceFastItems(Rule):
             return 0
         edits = source.Edits()
         n = 0
-        for ctx in _common.function_contexts(unit):
-            if not ctx.has_state:
-                continue
+        for ctx in _common.stateful_contexts(unit):
             b0, b1 = ctx.body
             kept = set()
             for m in _ITEMS.finditer(code, b0, b1):
@@ -795,7 +792,7 @@ class ErrFetchRestore(Rule):
     idiom that keeps the current exception aside, takes it as one object:
     ``v = CystckErr_GetRaisedException(S);`` ...
     ``cystck_migrate_restore(S, v);`` (defined once after the Cystck.h
-    include); ``PyErr_NormalizeException(&t, &v, &tb);`` goes (the
+    include, in a file that calls it); ``PyErr_NormalizeException(&t, &v, &tb);`` goes (the
     exception taken is an instance), and so do the type's and traceback's
     plain declarations (``PyObject *t, *v, *tb;`` becomes ``PyObject
     *v;``).  Only where the type and traceback
@@ -837,8 +834,9 @@ class ErrFetchRestore(Rule):
                     edits.add(c.start(), c.end(), f"{RESTORE_HELPER}(S, {v});")
                 else:
                     edits.add(*_common.statement_line_span(text, c.start(), c.end()), "")
-        if edits:
+        if any(RESTORE_HELPER in new for _, _, new in edits.items):
             _common.define_after_include(text, edits, RESTORE_HELPER_DEFINITION)
+        if edits:
             unit.apply(edits)
         return edits.applied
 
@@ -1480,9 +1478,7 @@ class GlobalRefs(Rule):
         pats = self._ref_patterns(ref) if ref else None
         # with the locals: a local handle named like a global (shadowing it)
         # is the local, not the reference
-        for ctx in _common.function_contexts(unit):
-            if not ctx.has_state:
-                continue
+        for ctx in _common.stateful_contexts(unit):
             b0, b1 = ctx.body
             local = NotReferences(ctx, unit.project)
             assigned = []
@@ -1723,9 +1719,7 @@ class CriticalSections(Rule):
             return 0
         edits = source.Edits()
         n = 0
-        for ctx in _common.function_contexts(unit):
-            if not ctx.has_state:
-                continue
+        for ctx in _common.stateful_contexts(unit):
             open_sections = []       # for each open section: is it translated?
             for m in regex.finditer(self.patterns[0], code, pos=ctx.body[0], endpos=ctx.body[1]):
                 close = source.matching(code, m.end() - 1)

@@ -4,11 +4,13 @@ code as a ``PyObject *``) and ``Cystck_FromNewPyObject``/
 ``Cystck_FromPyObject`` (a stock result given a handle).  Each such place
 carries the marker :data:`MARK` and is listed in the report, so that a
 human can find every half-ported spot with one grep."""
+import functools
+
 import regex
 
 from .. import api, source
 from ..engine import Rule
-from ..project import OBJECT_TYPES
+from ..project import OBJECT_TYPES, slot_signatures
 from . import _common
 
 #: The one spelling of the comment that marks an escape hatch.
@@ -93,9 +95,7 @@ class EscapeHatch(Rule):
         own = own_names(unit, code) | {f"{s}_AsStruct" for s in p.custom_structs}
         edits = source.Edits()
         n = 0
-        for ctx in _common.function_contexts(unit):
-            if not ctx.has_state:
-                continue
+        for ctx in _common.stateful_contexts(unit):
             b0, b1 = ctx.body
             for m in _CALL.finditer(code, b0, b1):
                 name = m.group("name")
@@ -216,12 +216,18 @@ class EscapeHatch(Rule):
         return False
 
 
-# Type slots: the ones holding objects, and the slot functions that return
-# a new reference (the others return C values).
+# Type slots holding objects.
 _OBJECT_SLOTS = frozenset("tp_mro tp_dict tp_bases tp_base tp_cache".split())
-_OBJECT_RESULT_SLOTS = frozenset(
-    "tp_descr_get tp_call tp_repr tp_str tp_getattro tp_getattr tp_iter tp_iternext tp_richcompare tp_new"
-    .split())
+
+
+@functools.lru_cache(maxsize=None)
+def _object_result_slots():
+    """The type slots whose functions return a new reference (the others
+    return C values): those of the API table whose stock type returns an
+    object (their implementations push it), and tp_getattr, which the table
+    lacks (CYSTCK_DEF_SLOT takes tp_getattro only)."""
+    return frozenset({name for name, sig in slot_signatures().items() if sig["pushes"] and name.startswith("tp_")}
+                     | {"tp_getattr"})
 # Allocation and deallocation belong to the object-new and destroy-traverse
 # rules (a slot of one type called for another is left for a human).
 _LIFECYCLE_SLOTS = frozenset("tp_alloc tp_free tp_dealloc".split())
@@ -301,7 +307,7 @@ class TypeSlotReads(Rule):
             close = source.matching(code, open_at)
             edits.add(start, m.end() + (1 if wrapped else 0), lent)
             self.lend_arguments(unit, ctx, open_at, close, edits)
-            if slot in _OBJECT_RESULT_SLOTS:
+            if slot in _object_result_slots():
                 edits.add(start, start, f"Cystck_FromNewPyObject(S, {MARK} ")
                 edits.add(close, close, ")")
             else:
@@ -386,9 +392,7 @@ class SlotPointerCalls(Rule):
         if not regex.search(self.patterns[0], code):
             return 0
         edits, n = source.Edits(), 0
-        for ctx in _common.function_contexts(unit):
-            if not ctx.has_state:
-                continue
+        for ctx in _common.stateful_contexts(unit):
             b0, b1 = ctx.body
             for f, new_object in self._slot_pointers(code, text, b0, b1).items():
                 for m in regex.finditer(rf"(?<![\w.>]){regex.escape(f)}\s*\(", code[:b1], pos=b0):
@@ -544,7 +548,7 @@ class StockModuleDefs(Rule):
         address = regex.compile(r"(?<![\w)\]])&\s*(?P<d>" + "|".join(map(regex.escape, sorted(defs))) + r")\b")
         edits = source.Edits()
         stock = [(b, None) for b in _common.stock_bodies(unit)]
-        ported = [(ctx.body, ctx) for ctx in _common.function_contexts(unit) if ctx.has_state]
+        ported = [(ctx.body, ctx) for ctx in _common.stateful_contexts(unit)]
         for (b0, b1), ctx in stock + ported:
             for m in address.finditer(code, b0, b1):
                 if code[max(b0, m.start() - 40):m.start()].rstrip().endswith("Cystck_AsPyModuleDef("):

@@ -609,9 +609,7 @@ class CastMacros(Rule):
         nested = False
         if not use.search(code):
             return 0, False
-        for ctx in _common.function_contexts(unit, with_locals=False):
-            if not ctx.has_state:
-                continue
+        for ctx in _common.stateful_contexts(unit, with_locals=False):
             for m in use.finditer(code, *ctx.body):
                 inner = text[m.start("a") + 1:m.end("a") - 1].strip()
                 simple = regex.fullmatch(r"[\w.>-]+(?:\s*\((?:[^()]|\((?:[^()])*\))*\))?", inner)
@@ -716,10 +714,9 @@ class NullHandles(Rule):
                     if handle(m) and not regex.search(r"!\s*$", code[max(0, m.start() - 3):m.start()]):
                         edits.add(m.start(), m.end(), f"!Cystck_IsNull({text[m.start('h'):m.end('h')]})")
 
-        for ctx in _common.function_contexts(unit):
-            if ctx.has_state:
-                scan(ctx, *ctx.body)
-                self._through_pointers(code, ctx, edits)
+        for ctx in _common.stateful_contexts(unit):
+            scan(ctx, *ctx.body)
+            self._through_pointers(code, ctx, edits)
         # macros: members known to hold handles, and the locals that are
         # handles in every function expanding the macro
         in_users = {start: ctx for start, _, ctx in macro_contexts(unit)}
@@ -811,9 +808,7 @@ class HandleIdentity(Rule):
                                     r"(?P<b>" + _common.HX + ")")
         both_fields = regex.compile(r"(?P<a>CystckField_Load\s*" + _common.PAREN + r")\s*(?P<op>==|!=)\s*"
                                     r"(?P<b>CystckField_Load\s*" + source.paren("q") + ")")
-        for ctx in _common.function_contexts(unit):
-            if not ctx.has_state:
-                continue
+        for ctx in _common.stateful_contexts(unit):
             b0, b1 = ctx.body
             # two fields' values: self->a != self->b
             for m in both_fields.finditer(code, b0, b1):
@@ -1493,9 +1488,7 @@ class StateCalls(Rule):
         p = unit.project
         code, text = unit.masked, unit.text
         edits = source.Edits()
-        for ctx in _common.function_contexts(unit, with_locals=False):
-            if not ctx.has_state:
-                continue
+        for ctx in _common.stateful_contexts(unit, with_locals=False):
             b0, b1 = ctx.body
             for m in regex.finditer(self.patterns[0], code, pos=b0, endpos=b1):
                 name = m.group("f")
@@ -1702,9 +1695,7 @@ class ObjectId(Rule):
         code, text = unit.masked, unit.text
         edits = source.Edits()
         pattern = regex.compile(self.patterns[0])
-        for ctx in _common.function_contexts(unit):
-            if not ctx.has_state:
-                continue
+        for ctx in _common.stateful_contexts(unit):
             for m in pattern.finditer(code, *ctx.body):
                 h = text[m.start("h"):m.end("h")].strip()
                 if _common.is_handle(h, ctx, unit.project):
@@ -1809,9 +1800,7 @@ class Iso646NullHandles(Rule):
         # HX without its end, which refuses a word after the handle (`o or`)
         pats = [regex.compile(pat.replace("H", _common.HX_OPEN)) for pat in self.patterns]
         edits = source.Edits()
-        for ctx in _common.function_contexts(unit):
-            if not ctx.has_state:
-                continue
+        for ctx in _common.stateful_contexts(unit):
             for i, pat in enumerate(pats):
                 for m in pat.finditer(code, *ctx.body):
                     h = text[m.start("h"):m.end("h")]
@@ -1873,9 +1862,7 @@ class TruthMacroHandleArgs(Rule):
         use = regex.compile(r"(?<![\w.>#])(?P<name>" + "|".join(map(regex.escape, sorted(macros)))
                             + r")\s*(?=\()")
         edits = source.Edits()
-        for ctx in _common.function_contexts(unit):
-            if not ctx.has_state:
-                continue
+        for ctx in _common.stateful_contexts(unit):
             for m in use.finditer(code, *ctx.body):
                 open_at = m.end()
                 close = source.matching(code, open_at)

@@ -83,9 +83,7 @@ class LoopRelease(Rule):
         self._own = own | self._macros_calling(text, own)
         edits = source.Edits()
         n = 0
-        for ctx in _common.function_contexts(unit):
-            if not ctx.has_state:
-                continue
+        for ctx in _common.stateful_contexts(unit):
             b0, b1 = ctx.body
             for m in _LOOP.finditer(code, b0, b1):
                 open_at = m.end()

@@ -11,9 +11,7 @@ from . import _common, escape, functions
 
 def _global_aware_bodies(unit):
     """(start, end, context) of the bodies of functions that have the state."""
-    for ctx in _common.function_contexts(unit):
-        if not ctx.has_state:
-            continue
+    for ctx in _common.stateful_contexts(unit):
         yield ctx.body[0], ctx.body[1], ctx
 
 
@@ -640,9 +638,7 @@ class RefReleaseStore(Rule):
         release = regex.compile(rf"\bPy_X?DECREF\s*\(\s*(?P<r>{ref})\s*\)\s*;")
         masked, text = unit.masked, unit.text
         edits = source.Edits()
-        for ctx in _common.function_contexts(unit):
-            if not ctx.has_state:
-                continue
+        for ctx in _common.stateful_contexts(unit):
             b0, b1 = ctx.body
             local = NotReferences(ctx, p)
             for m in release.finditer(masked, b0, b1):
@@ -968,9 +964,7 @@ class BufferOwner(Rule):
     def apply(self, unit):
         code, text = unit.masked, unit.text
         edits = source.Edits()
-        for ctx in _common.function_contexts(unit):
-            if not ctx.has_state:
-                continue
+        for ctx in _common.stateful_contexts(unit):
             f = ctx.func
             views = set(regex.findall(r"\bPy_buffer\s*\*?\s*(\w+)", code[f.params[0]:f.body[1]]))
             for m in regex.finditer(self.patterns[0], code, pos=f.body[0], endpos=f.body[1]):

@@ -19,13 +19,9 @@ MEMBER_TYPES = {
     "ULONGLONG": "ULONGLONG", "PYSSIZET": "SSIZET", "OBJECT_EX": "FIELD", "OBJECT": "FIELD",
 }
 
-CONV_PARAMS = {
-    "CYSTCK_NOARGS": ("Cystck_Object self",),
-    "CYSTCK_O": ("Cystck_Object self", "Cystck_Object arg"),
-    "CYSTCK_VARARGS": ("Cystck_Object self", "const Cystck_Object *args", "Cystck_ssize_t nargs"),
-    "CYSTCK_KEYWORDS": ("Cystck_Object self", "const Cystck_Object *args", "Cystck_ssize_t nargs",
-                        "Cystck_Object kw"),
-}
+#: Calling convention -> the declarations of its implementation's parameters
+#: after ``S``, as the API table writes them.
+CONV_PARAMS = {name: tuple(line.declarations()[1:]) for name, line in api.conventions().items()}
 
 
 @dataclass

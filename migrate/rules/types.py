@@ -1337,7 +1337,7 @@ class MacroParamStructCasts(Rule):
         if not p.types:
             return 0
         code = unit.masked
-        contexts = {c.func.name: c for c in _common.function_contexts(unit) if c.has_state}
+        contexts = {c.func.name: c for c in _common.stateful_contexts(unit)}
         users = functions.macro_users(p)
         struct_only = _struct_only_macro_params(p)
         edits = source.Edits()
@@ -1425,9 +1425,7 @@ class StructAccess(Rule):
             return 0
         code, text = unit.masked, unit.text
         edits = source.Edits()
-        for ctx in _common.function_contexts(unit):
-            if not ctx.has_state:
-                continue
+        for ctx in _common.stateful_contexts(unit):
             b0, b1 = ctx.body
             # ((Foo *)h)->  ->  Foo_AsStruct(S, h)->
             for m in regex.finditer(self.patterns[0], code, pos=b0, endpos=b1):
@@ -2238,8 +2236,8 @@ class RefPointerParams(Rule):
         if not (p.ref_fields or p.globals):
             return 0
         edits = source.Edits()
-        for ctx in _common.function_contexts(unit, with_locals=False):
-            if not ctx.func.is_definition or ctx.role is not None or not ctx.has_state:
+        for ctx in _common.stateful_contexts(unit, with_locals=False):
+            if not ctx.func.is_definition or ctx.role is not None:
                 continue
             for i, param in enumerate(ctx.params):
                 if param.base not in ("Cystck_Object", "PyObject") or param.ptr not in ("*", "**") \
@@ -2311,8 +2309,8 @@ class SpecPointers(Rule):
     def apply(self, unit):
         code = unit.masked
         edits = source.Edits()
-        for ctx in _common.function_contexts(unit, with_locals=False):
-            if not ctx.func.is_definition or not ctx.has_state:
+        for ctx in _common.stateful_contexts(unit, with_locals=False):
+            if not ctx.func.is_definition:
                 continue
             for m in regex.finditer(self.patterns[0], code, pos=ctx.func.name_start, endpos=ctx.body[1]):
                 edits.add(m.start(), m.end(), "CystckType_Spec")

@@ -1481,6 +1481,19 @@ def test_fetch_restore_with_the_type_used_is_left_for_a_human():
     assert translate.translate_source(done) == done
 
 
+def test_fetch_without_restore_defines_no_restoring_helper():
+    """An exception fetched, normalized and kept (``PyErr_Fetch``,
+    ``PyErr_NormalizeException``, the value returned: the error made a
+    result) is taken as one object too, with no ``PyErr_Restore`` to
+    become the helper's call: the file defines no helper nothing calls (an
+    unused static inline)."""
+    src = ("#include <Python.h>\nstatic PyObject *f(PyObject *self)\n{\n    PyObject *t, *v, *tb;\n"
+           "    PyErr_Fetch(&t, &v, &tb);\n    PyErr_NormalizeException(&t, &v, &tb);\n    return v;\n}\n")
+    out = translate.translate_source(src)
+    assert "    v = CystckErr_GetRaisedException(S);\n" in out and "Fetch(" not in out
+    assert "cystck_migrate_restore" not in out and "CYSTCK_MIGRATE_RESTORE_DEFINED" not in out
+
+
 def test_a_reference_taken_through_an_alias_is_a_handle_of_its_own():
     """``integer = obj; Py_INCREF(integer); ... Py_DECREF(integer);`` takes
     a reference of its own through the alias: ``integer =

@@ -174,9 +174,9 @@ class LocalStateName(Rule):
 
     def apply(self, unit):
         code, edits = unit.masked, source.Edits()
-        for ctx in _common.function_contexts(unit, with_locals=False):
+        for ctx in _common.stateful_contexts(unit, with_locals=False):
             f = ctx.func
-            if not ctx.has_state or ctx.rewritten \
+            if ctx.rewritten \
                     or (ctx.role is None and not unit.project.needs_state(unit.path, f.name)):
                 continue         # (a Cystck signature's S is the state)
             found = list(regex.finditer(r"\bS\b", code, pos=f.params[0], endpos=f.body[1]))

@@ -1268,7 +1268,7 @@ class EntryKeywordCalls(Rule):
                 if len(passed) != 3:
                     continue
                 own, tup, kw = (text[s:e].strip() for s, e in passed)
-                if tup in proj.NULLS or (tup == ctx.args_name and ctx.role is not None
+                if tup in proj.NULLS or (ctx.role is not None and [own, tup, kw] == _own_params(ctx)[1]
                                          and [c for c, _, _ in ctx.role.params] == [c for c, _, _ in role.params]):
                     continue        # no tuple; or the caller's own arguments, passed on as they are
                 own = "Cystck_NULL" if own in proj.NULLS else own

@@ -5,7 +5,8 @@ added: the entry point now takes an argument array, their count and the
 keyword names and returns a push count, so the output did not compile.
 The call now goes through ``Cystck_CallImplKw``, which unpacks the tuple,
 passes the keywords (the caller's own, a dict, or none) as a call from
-Python gives them and returns the result as a handle.  Stock and
+Python gives them (a dict's keys made a names tuple) and returns the
+result as a handle.  Stock and
 translated builds answer alike (values, error types and messages), in
 release and with CYSTCK_DEBUG=1."""
 from cystck.migrate import translate
@@ -73,6 +74,25 @@ wide(PyObject *self, PyObject *value)
     return r;
 }
 
+/* badkw(value): fmt(value, **{1: 2}), a keyword that is no string */
+static PyObject *
+badkw(PyObject *self, PyObject *value)
+{
+    PyObject *argtuple, *kw, *r;
+    argtuple = PyTuple_Pack(1, value);
+    if (argtuple == NULL)
+        return NULL;
+    kw = Py_BuildValue("{i:i}", 1, 2);
+    if (kw == NULL) {
+        Py_DECREF(argtuple);
+        return NULL;
+    }
+    r = fmt(self, argtuple, kw);
+    Py_DECREF(kw);
+    Py_DECREF(argtuple);
+    return r;
+}
+
 /* plain(*values): fmt(*values) without keywords, the result returned */
 static PyObject *
 plain(PyObject *self, PyObject *args)
@@ -102,6 +122,7 @@ static PyMethodDef methods[] = {
     {"fmt", (PyCFunction)(void (*)(void))fmt, METH_VARARGS | METH_KEYWORDS, NULL},
     {"fmt_into", (PyCFunction)(void (*)(void))fmt_into, METH_VARARGS | METH_KEYWORDS, NULL},
     {"wide", wide, METH_O, NULL},
+    {"badkw", badkw, METH_O, NULL},
     {"plain", plain, METH_VARARGS, NULL},
     {"again", (PyCFunction)(void (*)(void))again, METH_VARARGS | METH_KEYWORDS, NULL},
     {NULL, NULL, 0, NULL}
@@ -124,6 +145,8 @@ results = [
     m.wide(7), m.plain(8), m.plain(9, 10, "#"), m.again(10), m.again(11, fill="=", width=1),
     outcome(m.fmt_into, 1, sink, nope=1), outcome(m.fmt_into, 1, sink, width="x"),
     outcome(m.fmt_into, 1, None), outcome(m.plain), outcome(m.plain, 1, 2, 3, 4),
+    outcome(m.plain, *range(12)), outcome(m.fmt_into, 1, sink, k1=1, k2=2, k3=3, k4=4, k5=5, k6=6, k7=7, k8=8),
+    outcome(m.badkw, 1),
     outcome(m.again, 1, value=2), outcome(m.again, 1, **{"width": 2, "fill": 3}),
 ]
 print(repr([results, sink]))
@@ -151,3 +174,6 @@ def test_translation_calls_as_the_stock_build(same_as_stock):
     assert sink == [" |0|4", " |6|5", "+|7|6"]
     assert results[6:11] == ["*|8|7", " |0|8", "#|10|9", " |0|10", "=|1|11"]
     assert results[11][0] == "TypeError"
+    # more than the runtime's inline array (8): the heap one
+    assert results[16] == ("TypeError", "function takes at most 3 arguments (12 given)")
+    assert results[18] == ("TypeError", "keywords must be strings")

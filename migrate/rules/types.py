@@ -443,7 +443,8 @@ class TypeObject(Rule):
     ``defines`` array that also lists the type's methods, members and
     getsets, and a ``CystckType_Spec`` named ``<type>_spec``.  The type
     variable itself becomes a ``static Cystck_Ref`` filled by the init
-    function (see the ``type-ready`` rule).  ``tp_clear``, ``tp_alloc`` and
+    function (see the ``type-ready`` rule); so does each name of a
+    declaration ahead, ``static PyTypeObject BoxType, RowType;``.  ``tp_clear``, ``tp_alloc`` and
     ``tp_free`` are dropped: the runtime clears fields through traverse and
     allocates and frees instances itself.  Slots and tables stored in code
     before the type's ``PyType_Ready`` (``FooType.tp_methods =

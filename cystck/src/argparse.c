@@ -625,8 +625,9 @@ typedef struct {
     PyObject *names[MAX_SPECS];       /* NULL for positional-only ("") */
     unsigned char op[MAX_SPECS];      /* OP_* of each value */
     unsigned char posonly;            /* leading positional-only values ("" names) */
-    /* A keyword list shorter than the format (its last values optional)
-     * parses as the format cut after the last named value, as CPython's
+    /* A keyword list shorter than the format parses as the format cut
+     * after the last named value (all of them required if no '|' comes
+     * before the cut), as CPython's
      * does until a call gives that value: then, where no '|' or '$' follows
      * it, CPython stops with a SystemError naming the rest of the format,
      * at offset cut (-1: no such error). */
@@ -672,15 +673,19 @@ static const KwParser *kw_parser_fail(KwParser *e, int n, const char **kwlist)
     return NULL;
 }
 
-/* Cut format f after its first n values (a keyword list of n names):
- * *cut is where CPython's rest of the format starts, past value n-1's unit,
- * or -1 where a '|', '$' or the format's end follows that unit. */
+/* Cut format f after its first n values (a keyword list of n names), as
+ * CPython parses it: the n named values, then a SystemError if a call got
+ * that far and more units follow.  *cut is where CPython's rest of the
+ * format starts, past value n-1's unit, or -1 where a '|', '$' or the
+ * format's end follows that unit. */
 static void cut_format(Format *f, int n, short *cut)
 {
     int end = n == 0 ? 0 : f->spec[n - 1] + unit_length(f->fmt + f->spec[n - 1]);
     char c = f->fmt[end];
     *cut = (short)(c == '|' || c == '$' || c == ':' || c == ';' || c == '\0' ? -1 : end);
     f->nspecs = (unsigned char)n;
+    if (f->nrequired > n)       /* CPython: every named value before a '|' */
+        f->nrequired = (unsigned char)n;
     if (f->npositional > n)
         f->npositional = (unsigned char)n;
 }
@@ -701,11 +706,6 @@ static CYSTCK_NOINLINE const KwParser *kw_parser_make(KwParser *e, const char *f
     e->cut = -1;
     for (i = 0; i < e->f.nspecs; i++) {
         if (kwlist[i] == NULL) {
-            if (i < e->f.nrequired) {
-                PyErr_SetString(PyExc_SystemError,
-                                "CystckArg: kwlist has fewer names than the format has required units");
-                return kw_parser_fail(e, i, kwlist);
-            }
             cut_format(&e->f, i, &e->cut);
             break;
         }

@@ -73,9 +73,11 @@ class EscapeHatch(Rule):
     of a C API exported in a capsule, ``PyDateTimeAPI->Time_FromTime(...)``
     (and a macro of datetime.h that calls one), is kept the same way.  The call is marked with
     ``/* cystck-migrate: escape hatch */`` and reported.  A call that takes
-    the address of a handle (an output parameter), or that returns an array
-    of objects (``PySequence_Fast_ITEMS``), cannot be kept this way and is
-    reported as it is."""
+    the address of a handle (an output parameter) cannot be kept this way
+    and is reported as it is.  An array of objects (``PySequence_Fast_ITEMS``
+    the sequence-fast-items rule did not turn into reads) is kept as a
+    stock ``PyObject **``: its argument lent, its items given handles where
+    they are read (that rule's docstring)."""
     name = "escape-hatch"
     precedence = 860
     patterns = (_CALL.pattern,)

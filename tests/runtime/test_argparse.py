@@ -74,6 +74,8 @@ KEYWORD = [
     # where no '|' or '$' follows it).
     ("O|OO", ["a", "b"]), ("O|iO:f", ["a", "b"]), ("OO|O:f", ["a", "b"]),
     ("O|O$O:f", ["a", "b"]), ("|OO", ["a"]), ("|O", []),
+    # ... and shorter than its required units: every call fails in CPython.
+    ("OO", ["a"]), ("OO|O:f", ["a"]), ("OOO:f", ["a", "b"]),
 ]
 MULTI = ([Case(f"mpos_{i}", fmt) for i, fmt in enumerate(POSITIONAL)]
          + [Case(f"mkw_{i}", fmt, kw) for i, (fmt, kw) in enumerate(KEYWORD)])

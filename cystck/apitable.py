@@ -118,6 +118,7 @@ h CystckObject_CallMethodNoArgs(h o, h name) = PyObject_CallMethodNoArgs ; [h+1,
 h CystckObject_CallMethodOneArg(h o, h name, h arg) = PyObject_CallMethodOneArg ; [h+1, e] o.name(arg)
 h CystckObject_CallFunctionObjArgs(h f, ...) : hand ~ PyObject_CallFunctionObjArgs ; [h+1, e] f(a, b, ...); end the list with Cystck_NULL
 h CystckObject_CallMethodObjArgs(h o, h name, ...) : hand ~ PyObject_CallMethodObjArgs ; [h+1, e] o.name(a, ...); end with Cystck_NULL
+h Cystck_CallImplKw(Cystck_KeywordsImpl impl, h? self, h argtuple, const Cystck_Object* args, Cystck_ssize_t nargs, h? kw) : hand ~ - ; [h+1, e] impl(self, *argtuple, **keywords) for a CYSTCK_KEYWORDS implementation called from C (a stock METH_KEYWORDS function called directly with a tuple it built): kw null, a dict, or the caller's own keyword names whose values follow args[:nargs]; impl gets what a call from Python gives it; its result as a handle (None for 0 pushed)
 h CystckObject_CallFunction(h f, const char* fmt, ...) : hand ~ PyObject_CallFunction ; [h+1, e] f(*BuildValue(fmt, ...))
 h CystckObject_CallMethod(h o, const char* name, const char* fmt, ...) : hand ~ PyObject_CallMethod ; [h+1, e] o.name(*BuildValue(fmt, ...))
 h CystckObject_GenericGetAttr(h o, h name) = PyObject_GenericGetAttr ; [h+1, e] default attribute lookup
@@ -726,6 +727,7 @@ type CystckDef_Kind ~ -                       ; which of the four a CystckDef is
 type CystckType_Spec ~ PyType_Spec            ; `{name, basicsize, itemsize, flags, defines, doc}`: basicsize is sizeof the native struct (no object head); defines a NULL-terminated array of CystckDef pointers
 type CystckModuleDef ~ PyModuleDef            ; `{name, doc, size, defines}`: size of the module state (0: none); defines the module functions
 type CystckArg_Converter ~ -                  ; `int (*)(Cystck_State *S, Cystck_Object o, void *out)`: the converter of the O& argument format (1 success, 0 failure)
+type Cystck_KeywordsImpl ~ -                  ; `int (*)(Cystck_State *S, Cystck_Object self, const Cystck_Object *args, Cystck_ssize_t nargs, Cystck_Object kw)`: a CYSTCK_KEYWORDS implementation (Cystck_CallImplKw)
 type CystckMem_Finalizer ~ -                  ; `void (*)(void *p)`: run just before a native block is released
 type Cystck_WeakList ~ -                      ; the weak-reference list of an instance, a member of its native struct named by CYSTCK_DEF_WEAKLIST (the extension never touches it)
 type CystckUnicodeWriter ~ _PyUnicodeWriter   ; builds a str in place (CystckUnicodeWriter_Init ... _Finish): its str is held by the frame

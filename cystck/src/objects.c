@@ -246,6 +246,81 @@ Cystck_Object CystckObject_CallMethodObjArgs(Cystck_State *S, Cystck_Object o, C
     return _Cystck_Own(S, PyObject_VectorcallMethod(name_, buf, (size_t)(n + 1), NULL));
 }
 
+/* Cystck_CallImplKw: the argument array and keyword names a call from
+ * Python would give impl.  The positional handles point into the tuple's
+ * items and the keyword values' into the caller's array (both alive for
+ * the call); a dict's keys become a names tuple and its values an array of
+ * references held for the call (the dict may change while impl runs). */
+Cystck_Object Cystck_CallImplKw(Cystck_State *S, Cystck_KeywordsImpl impl, Cystck_Object self,
+                                Cystck_Object argtuple, const Cystck_Object *args, Cystck_ssize_t nargs,
+                                Cystck_Object kw)
+{
+    PyObject *t = _Cystck_Get(argtuple), *k = _Cystck_Get(kw), *names = NULL, **vals = NULL;
+    PyObject *key, *value;
+    Cystck_Object inl[CYSTCK_INLINE_ARGS], *argv = inl;
+    Cystck_ssize_t npos, nkw = 0, i, pos = 0;
+    int pushed = -1;
+    if (t == NULL)
+        return _Cystck_BadArgAt(S, "Cystck_CallImplKw", argtuple, _CYSTCK_CALLER());
+    if (impl == NULL || !PyTuple_Check(t) || (k != NULL && !PyTuple_Check(k) && !PyDict_Check(k))
+            || (k != NULL && PyTuple_Check(k) && PyTuple_GET_SIZE(k) > 0 && args == NULL)) {
+        PyErr_BadInternalCall();
+        return Cystck_NULL;
+    }
+    npos = PyTuple_GET_SIZE(t);
+    if (k != NULL)
+        nkw = PyTuple_Check(k) ? PyTuple_GET_SIZE(k) : PyDict_GET_SIZE(k);
+    if (npos + nkw > CYSTCK_INLINE_ARGS) {
+        argv = (Cystck_Object *)PyMem_Malloc((size_t)(npos + nkw) * sizeof(Cystck_Object));
+        if (argv == NULL)
+            return (PyErr_NoMemory(), Cystck_NULL);
+    }
+    for (i = 0; i < npos; i++)
+        argv[i] = _Cystck_H(&PyTuple_GET_ITEM(t, i));
+    if (nkw > 0 && PyTuple_Check(k)) {
+        for (i = 0; i < nkw; i++)
+            argv[npos + i] = args[nargs + i];
+        names = Py_NewRef(k);
+    }
+    else if (nkw > 0) {
+        names = PyTuple_New(nkw);
+        vals = (PyObject **)PyMem_Calloc((size_t)nkw, sizeof(PyObject *));
+        if (names == NULL || vals == NULL) {
+            if (vals == NULL)
+                PyErr_NoMemory();
+            goto done;
+        }
+        for (i = 0; i < nkw && PyDict_Next(k, &pos, &key, &value); i++) {
+            if (!PyUnicode_Check(key)) {
+                PyErr_SetString(PyExc_TypeError, "keywords must be strings");
+                goto done;
+            }
+            PyTuple_SET_ITEM(names, i, Py_NewRef(key));
+            vals[i] = Py_NewRef(value);
+            argv[npos + i] = _Cystck_H(&vals[i]);
+        }
+    }
+    pushed = impl(S, self, argv, npos, names != NULL ? _Cystck_H(&names) : Cystck_NULL);
+done:
+    if (vals != NULL) {
+        for (i = 0; i < nkw; i++)
+            Py_XDECREF(vals[i]);
+        PyMem_Free(vals);
+    }
+    Py_XDECREF(names);
+    if (argv != inl)
+        PyMem_Free(argv);
+    if (pushed < 0)
+        return Cystck_NULL;
+    if (pushed == 0)
+        return Cystck_Dup(S, Cystck_None);
+    if (pushed > 1) {
+        PyErr_SetString(PyExc_SystemError, "Cystck_CallImplKw: the implementation pushed several values");
+        return Cystck_NULL;
+    }
+    return Cystck_Pop(S);
+}
+
 /* CystckObject_Vectorcall's and _VectorcallMethod's array for more than
  * _CYSTCK_CALL_INLINE_ARGS values; the caller has checked the handles. */
 CYSTCK_NOINLINE PyObject *_Cystck_VectorcallHeap(PyObject *callable, PyObject *name, const Cystck_Object *args,

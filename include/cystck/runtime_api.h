@@ -37,6 +37,20 @@ CYSTCK_INTERNAL Cystck_Object CystckObject_CallFunction(Cystck_State *S, Cystck_
 CYSTCK_INTERNAL Cystck_Object CystckObject_CallMethod(Cystck_State *S, Cystck_Object o, const char *name, const char *fmt, ...);
 CYSTCK_INTERNAL Cystck_Object Cystck_BuildValue(Cystck_State *S, const char *fmt, ...);
 
+/* A CYSTCK_KEYWORDS implementation, as the type of a pointer to one. */
+typedef int (*Cystck_KeywordsImpl)(Cystck_State *S, Cystck_Object self, const Cystck_Object *args,
+                                   Cystck_ssize_t nargs, Cystck_Object kw);
+/* impl(self, *argtuple, **keywords) called directly from C, as Python would
+ * call it: the positional arguments are the items of the tuple argtuple;
+ * kw is null (none), a dict, or a tuple of names whose values follow the
+ * nargs positional ones in args (a CYSTCK_KEYWORDS caller's own keyword
+ * arguments, passed on).  impl gets them as a call from Python gives them
+ * (kw null or the names); its result as a new handle (None for a push
+ * count of 0), or the null handle with its exception. */
+CYSTCK_INTERNAL Cystck_Object Cystck_CallImplKw(Cystck_State *S, Cystck_KeywordsImpl impl, Cystck_Object self,
+                                                Cystck_Object argtuple, const Cystck_Object *args,
+                                                Cystck_ssize_t nargs, Cystck_Object kw);
+
 /* Calls with handles as the arguments (HPy_Call's counterpart): the
  * callee reads args[0..n+k) as they are.  Each handle is alive for the
  * whole call (the frame owns it, or the caller's caller does), so no

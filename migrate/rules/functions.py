@@ -1263,6 +1263,75 @@ static inline Cystck_Object {RESULT_HELPER}(Cystck_State *S, int pushed)
 """)
 
 
+class EntryKeywordCalls(Rule):
+    """A direct call of a ``METH_VARARGS | METH_KEYWORDS`` entry point with
+    a tuple the caller made, ``r = dumps(self, argtuple, kwargs);`` (a
+    writer passing a value and its own keyword arguments on to the function
+    that formats), goes through the runtime: ``r = Cystck_CallImplKw(S,
+    dumps, self, argtuple, args, nargs, kwargs);``, which unpacks the tuple
+    into the argument array, passes the keywords as a call from Python
+    would (the caller's own keyword names with their values, which follow
+    its ``nargs`` positional ones in ``args``; or a dict, or none: ``NULL,
+    0`` for the array) and returns the result as a handle.  A call passing
+    on the caller's own arguments to an entry point of its convention is
+    the entry-value-calls and entry-tail-calls rules'."""
+    name = "entry-keyword-calls"
+    precedence = 536
+    # the caller's Cystck parameters (args, nargs, kw) it passes on
+    needs = ("entry-signature",)
+    patterns = (r"(?<![\w.>]|->)(?P<f>\w+)\s*" + source.paren("a"),)
+    before = ("static PyObject *dumps(PyObject *self, PyObject *args, PyObject *kw);\n"
+              "static PyObject *dump(PyObject *self, PyObject *args, PyObject *kw)\n{\n"
+              "    PyObject *t = PyTuple_Pack(1, PyTuple_GET_ITEM(args, 0));\n"
+              "    PyObject *r = dumps(self, t, kw);\n    Py_DECREF(t);\n    return r;\n}\n"
+              'static PyMethodDef m[] = {{"dumps", (PyCFunction)dumps, METH_VARARGS | METH_KEYWORDS, NULL},\n'
+              '                          {"dump", (PyCFunction)dump, METH_VARARGS | METH_KEYWORDS, NULL}, {NULL}};\n')
+    after = ("static int dumps(Cystck_State *S, Cystck_Object self, const Cystck_Object *args, Cystck_ssize_t nargs, "
+             "Cystck_Object kw);\n"
+             "static int dump(Cystck_State *S, Cystck_Object self, const Cystck_Object *args, Cystck_ssize_t nargs, "
+             "Cystck_Object kw)\n{\n"
+             "    PyObject *t = PyTuple_Pack(1, PyTuple_GET_ITEM(args, 0));\n"
+             "    PyObject *r = Cystck_CallImplKw(S, dumps, self, t, args, nargs, kw);\n    Py_DECREF(t);\n"
+             "    return r;\n}\n"
+             'static PyMethodDef m[] = {{"dumps", (PyCFunction)dumps, METH_VARARGS | METH_KEYWORDS, NULL},\n'
+             '                          {"dump", (PyCFunction)dump, METH_VARARGS | METH_KEYWORDS, NULL}, {NULL}};\n')
+
+    def apply(self, unit):
+        p = unit.project
+        code, text = unit.masked, unit.text
+        edits = source.Edits()
+        for ctx in _common.function_contexts(unit, with_locals=False):
+            if not ctx.has_state:
+                continue
+            own_kw = ctx.kw_name if ctx.role is not None and ctx.role.detail == "CYSTCK_KEYWORDS" else None
+            b0, b1 = ctx.body
+            done = b0
+            # overlapped: a call in another call's arguments, f(g(self, t, kw))
+            for m in regex.finditer(self.patterns[0], code, pos=b0, endpos=b1, overlapped=True):
+                info = p.function(unit.path, m.group("f"))
+                role = info.role if info is not None else None
+                if m.start() < done or role is None or role.kind != "meth" or role.detail != "CYSTCK_KEYWORDS" \
+                        or role.stock_fastcall:
+                    continue
+                a0, a1 = m.span("a")
+                passed = source.split_top(code, a0 + 1, a1 - 1)
+                if len(passed) != 3:
+                    continue
+                own, tup, kw = (text[s:e].strip() for s, e in passed)
+                if tup in proj.NULLS or (ctx.role is not None and [own, tup, kw] == _own_params(ctx)[1]
+                                         and [c for c, _, _ in ctx.role.params] == [c for c, _, _ in role.params]):
+                    continue        # no tuple; or the caller's own arguments, passed on as they are
+                own = "Cystck_NULL" if own in proj.NULLS else own
+                array = f"{ctx.args_name}, {ctx.nargs_name}" if own_kw and kw == own_kw else "NULL, 0"
+                kw = "Cystck_NULL" if kw in proj.NULLS else kw
+                edits.add(m.start(), m.end(),
+                          f"Cystck_CallImplKw(S, {m.group('f')}, {own}, {tup}, {array}, {kw})")
+                done = m.end()      # (a call in its arguments stays as it is)
+        if edits:
+            unit.apply(edits)
+        return edits.applied
+
+
 class EntryValueCalls(Rule):
     """An entry point that calls another entry point of the same convention
     with its own arguments and uses the result as a value (a subtype's

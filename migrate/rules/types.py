@@ -443,7 +443,8 @@ class TypeObject(Rule):
     ``defines`` array that also lists the type's methods, members and
     getsets, and a ``CystckType_Spec`` named ``<type>_spec``.  The type
     variable itself becomes a ``static Cystck_Ref`` filled by the init
-    function (see the ``type-ready`` rule).  ``tp_clear``, ``tp_alloc`` and
+    function (see the ``type-ready`` rule); so does each name of a
+    declaration ahead, ``static PyTypeObject BoxType, RowType;``.  ``tp_clear``, ``tp_alloc`` and
     ``tp_free`` are dropped: the runtime clears fields through traverse and
     allocates and frees instances itself.  Slots and tables stored in code
     before the type's ``PyType_Ready`` (``FooType.tp_methods =
@@ -451,7 +452,8 @@ class TypeObject(Rule):
     initialiser listed them (the ``type-ready`` rule removes the stores)."""
     name = "type-object"
     precedence = 300
-    patterns = (r"\bPyTypeObject\s+(?P<name>\w+)\s*=\s*\{", r"\bPyTypeObject\s+(?P<name>\w+)\s*;")
+    # (a declaration may name several: ``static PyTypeObject BoxType, RowType;``)
+    patterns = (r"\bPyTypeObject\s+(?P<name>\w+)\s*=\s*\{", r"\bPyTypeObject\s+(?P<name>\w+(?:\s*,\s*\w+)*)\s*;")
     before = ('typedef struct { long n; } Box;\nstatic PyTypeObject BoxType;\n'
               'static PyTypeObject BoxType = {\n    PyVarObject_HEAD_INIT(NULL, 0)\n    .tp_name = "m.Box",\n'
               '    .tp_basicsize = sizeof(Box),\n    .tp_flags = Py_TPFLAGS_DEFAULT,\n    .tp_repr = Box_repr,\n};\n')
@@ -473,10 +475,12 @@ class TypeObject(Rule):
             span = next(((s, e) for s, e in items if s <= m.start() < e), None)
             order = proj.SUBTABLES[m.group("kind")]
             subtables[m.group("name")] = (span, cstruct.fields_of(proj.table_items(code, text, m), order))
-        forward = {m.group("name"): m for m in regex.finditer(self.patterns[1], code)}
+        forward = {}
         edits = source.Edits()
-        for name, m in forward.items():
-            edits.add(m.start(), m.end(), f"Cystck_Ref {name};")
+        for m in regex.finditer(self.patterns[1], code):
+            names = _declared_names(m)
+            forward.update(dict.fromkeys(names, m))
+            edits.add(m.start(), m.end(), f"Cystck_Ref {', '.join(names)};")
         for m in defs:
             name = m.group("name")
             span = next(((s, e) for s, e in items if s <= m.start() < e), None)
@@ -543,12 +547,28 @@ class TypeObject(Rule):
         ``Cystck_Ref FooType;`` (``extern`` stays).  A type object no file of
         the extension defines (another library's) is left alone."""
         defined = unit.project.defined_type_objects
+        code = unit.structure
         edits = source.Edits()
-        for m in regex.finditer(self.patterns[1], unit.structure):
-            if m.group("name") in defined:
-                edits.add(m.start(), m.end(), f"Cystck_Ref {m.group('name')};")
+        for m in regex.finditer(self.patterns[1], code):
+            names = _declared_names(m)
+            refs = [n for n in names if n in defined]
+            if not refs:
+                continue
+            new = f"Cystck_Ref {', '.join(refs)};"
+            others = [n for n in names if n not in defined]
+            if others:
+                # one declaration each: ``extern PyTypeObject Other;`` stays
+                lead = regex.search(r"(?:\b(?:static|extern|const)\s+)*$", code[:m.start()]).group()
+                new += f" {lead}PyTypeObject {', '.join(others)};"
+            edits.add(m.start(), m.end(), new)
         unit.apply(edits)
         return edits.applied
+
+
+def _declared_names(m):
+    """The names a ``PyTypeObject a, b;`` declaration (TypeObject's second
+    pattern) declares."""
+    return [n.strip() for n in m.group("name").split(",")]
 
 
 class TypeSpec(Rule):

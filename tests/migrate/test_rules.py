@@ -544,7 +544,10 @@ def test_incref_before_a_store_into_an_output_parameter_duplicates_the_handle():
 
 def test_entry_calls_that_are_not_tail_calls_with_own_arguments_are_reported():
     """Negative of entry-tail-calls: an entry point called with other
-    arguments, or one of another convention, is reported, not rewritten."""
+    arguments, or one of another convention, is not a tail call passing
+    its arguments on.  A keywords method given a tuple (the caller's
+    arguments with other keywords, a METH_O argument) is called through
+    Cystck_CallImplKw (entry-keyword-calls: before, both were reported)."""
     src = ("#include <Python.h>\n"
            "static PyObject *impl(PyObject *self, PyObject *args, PyObject *kw) { Py_RETURN_NONE; }\n"
            "static PyObject *one(PyObject *self, PyObject *arg) { Py_RETURN_NONE; }\n"
@@ -556,7 +559,10 @@ def test_entry_calls_that_are_not_tail_calls_with_own_arguments_are_reported():
            "    {\"b\", b, METH_O, NULL}, {\"c\", c, METH_O, NULL}, {NULL}};\n")
     out, notes = _translate_with_notes(src)
     assert "return one(S, self, arg);" in out
-    assert sum("direct call of entry point impl" in m for m in notes) == 2
+    assert "return Cystck_Return(S, Cystck_CallImplKw(S, impl, self, CystckTuple_FromArray(S, args, nargs), " \
+           "NULL, 0, Cystck_NULL));" in out
+    assert "return Cystck_Return(S, Cystck_CallImplKw(S, impl, self, arg, NULL, 0, Cystck_NULL));" in out
+    assert not any("direct call of entry point impl" in m for m in notes)
     assert not any("direct call of entry point one" in m for m in notes)
 
 

@@ -288,6 +288,15 @@ LEAVE_ALONE = {
         "    PyObject *self = make(type, args, kwds);\n    return self;\n}\n"
         "static PyTypeObject Base = {PyVarObject_HEAD_INIT(NULL, 0) .tp_new = other_new};\n"
         "static PyTypeObject Sub = {PyVarObject_HEAD_INIT(NULL, 0) .tp_new = sub_new};\n"),
+    # A keywords method passing on its own arguments (no tuple of its
+    # making) to another of its convention: the entry-value-calls rule's.
+    "entry-keyword-calls": (
+        "static PyObject *dumps(PyObject *self, PyObject *args, PyObject *kw);\n"
+        "static PyObject *dump(PyObject *self, PyObject *args, PyObject *kw)\n{\n"
+        "    PyObject *t = PyTuple_Pack(1, PyTuple_GET_ITEM(args, 0));\n"
+        "    PyObject *r = dumps(self, args, kw);\n    Py_DECREF(t);\n    return r;\n}\n"
+        'static PyMethodDef m[] = {{"dumps", (PyCFunction)dumps, METH_VARARGS | METH_KEYWORDS, NULL},\n'
+        '                          {"dump", (PyCFunction)dump, METH_VARARGS | METH_KEYWORDS, NULL}, {NULL}};\n'),
     # A C value returned as an object by a helper, not an entry point.
     "return-c-value": (
         "static PyObject *f(PyObject *self, PyObject *arg)\n{\n"
@@ -682,6 +691,7 @@ POSITIVE_TWINS = {
     "handle-identity": ("char *a, char *b", "PyObject *a, PyObject *b"),
     "object-id": ("PyLong_FromVoidPtr(p)", "PyLong_FromVoidPtr(o)"),
     "entry-value-calls": ("other_new", "make"),
+    "entry-keyword-calls": ("dumps(self, args, kw)", "dumps(self, t, kw)"),
     "return-c-value": ("f_impl", "f"),
     "entry-tail-calls": ("alias_impl", "alias"),
     "state-calls": ("{ return v + 1; }", "{ return PyLong_AsLong(NULL) + v; }"),

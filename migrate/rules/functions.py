@@ -1749,6 +1749,44 @@ class FunctionMacros(Rule):
         return count
 
 
+class DeclarationMacros(Rule):
+    """A file-scope use of a macro of the project (any file's ``#define``)
+    whose expansion declares a method table (a ``PyMethodDef`` array), a
+    module definition (a ``PyModuleDef``) or the module's init is written
+    out, its arguments substituted, so that the rules find the table, the
+    definition and the init.  Other macros in it stay for the compiler,
+    but for one that names the init, expanded to ``PyInit_<name>``: a
+    name pasted from a macro no file defines (``-DMOD=spam`` on the
+    command line) stays that macro, ``PyInit_MOD``, whose
+    ``CYSTCK_MODINIT(MOD)`` pastes its value as the stock macro did.  A
+    macro defined more than once (an ``#ifdef``'s branches) is written out
+    if every definition declares the same thing, and as its last one.
+    Other uses, and the ``#define`` lines, are left as they are
+    (``migrate/macros.py``)."""
+    name = "declaration-macros"
+    precedence = 51
+    before = ("#define PASTE(a, b) PASTE_(a, b)\n#define PASTE_(a, b) a##b\n"
+              "#define METHODS_VAR PASTE(MOD, _methods)\n"
+              "#define MOD_METHODS static PyMethodDef METHODS_VAR[]\n"
+              "#define MOD_INIT PyMODINIT_FUNC PASTE(PyInit_, MOD)(void)\n"
+              "MOD_METHODS = {{NULL}};\nMOD_INIT;\n")
+    after = ("#define PASTE(a, b) PASTE_(a, b)\n#define PASTE_(a, b) a##b\n"
+             "#define METHODS_VAR PASTE(MOD, _methods)\n"
+             "#define MOD_METHODS static PyMethodDef METHODS_VAR[]\n"
+             "#define MOD_INIT PyMODINIT_FUNC PASTE(PyInit_, MOD)(void)\n"
+             "/* MOD_METHODS, expanded by cystck-migrate */\n"
+             "static PyMethodDef METHODS_VAR[] = {{NULL}};\n"
+             "/* MOD_INIT, expanded by cystck-migrate */\n"
+             "PyMODINIT_FUNC PyInit_MOD(void);\n")
+
+    def apply(self, unit):
+        defined = macros.project_macros([unit.text] + [t for p, t in unit.project.files.items() if p != unit.path])
+        text, count = macros.expand_declaration_macros(unit.text, defined)
+        if count:
+            unit.set_text(text)
+        return count
+
+
 class ObjectId(Rule):
     """``PyLong_FromVoidPtr(h)`` of a handle is the object's identity as an
     int (``id(h)``, e.g. the key of an encoder's circular-reference

@@ -195,7 +195,7 @@ def project_macros(texts):
     return found
 
 
-def _substitute(body, params, raw, expanded=None):
+def substitute(body, params, raw, expanded=None):
     """``body`` (of a macro with ``params``) with the arguments: ``raw``
     where ``#`` or ``##`` takes a parameter, ``expanded`` (default ``raw``)
     elsewhere; ``##`` pastes."""
@@ -265,7 +265,7 @@ def _expand_fully(text, macros, hidden=frozenset(), seen=None, depth=0):
         if len(args) != len(params):
             raise _Unexpandable
         full = [_expand_fully(a, macros, hidden, seen, depth + 1) for a in args]
-        out.append(_expand_fully(_substitute(body, params, args, full), macros, hidden | {name}, seen, depth + 1))
+        out.append(_expand_fully(substitute(body, params, args, full), macros, hidden | {name}, seen, depth + 1))
     out.append(text[pos:])
     return "".join(out)
 
@@ -318,7 +318,7 @@ def _written_use(name, defs, args, macros):
     for params, body in defs:
         if (params is None) != (args is None) or params is not None and len(params) != len(args):
             return None
-        text = body if params is None else _substitute(body, params, args)
+        text = body if params is None else substitute(body, params, args)
         text = _init_name_expanded(text, macros)
         what.add(_declaration(text))
         written = text

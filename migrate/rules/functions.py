@@ -1787,6 +1787,31 @@ class DeclarationMacros(Rule):
         return count
 
 
+class TableCastMacros(Rule):
+    """The function of a method or getset table entry passed through a
+    macro of the project (any file's) that only casts its argument,
+    ``CFUNC(f)`` with ``#define CFUNC(f) ((PyCFunction)(void (*)(void))(f))``,
+    is written out as that cast, which the rules see through: the table's
+    function is found, and its entry and signature rewritten, as with the
+    cast written by hand.  A macro doing more than casting stays."""
+    name = "table-cast-macros"
+    precedence = 52
+    before = ("#define CFUNC(f) ((PyCFunction)(void (*)(void))(f))\n"
+              "static PyObject *f(PyObject *self, PyObject *args, PyObject *kw) { return PyTuple_New(0); }\n"
+              "static PyMethodDef methods[] = {{\"f\", CFUNC(f), METH_VARARGS | METH_KEYWORDS, NULL}, {NULL}};\n")
+    after = ("#define CFUNC(f) ((PyCFunction)(void (*)(void))(f))\n"
+             "static PyObject *f(PyObject *self, PyObject *args, PyObject *kw) { return PyTuple_New(0); }\n"
+             "static PyMethodDef methods[] = {{\"f\", (PyCFunction)(void (*)(void))(f), "
+             "METH_VARARGS | METH_KEYWORDS, NULL}, {NULL}};\n")
+
+    def apply(self, unit):
+        defined = macros.project_macros([unit.text] + [t for p, t in unit.project.files.items() if p != unit.path])
+        text, count = proj.expand_table_cast_macros(unit.text, defined)
+        if count:
+            unit.set_text(text)
+        return count
+
+
 class ObjectId(Rule):
     """``PyLong_FromVoidPtr(h)`` of a handle is the object's identity as an
     int (``id(h)``, e.g. the key of an encoder's circular-reference

@@ -7,7 +7,9 @@ a Python 2 twin in the ``#else``), its name pasted from ``MOD_NAME``,
 which the compiler's command line defines (``-DMOD_NAME=...``), as
 rjsmin 1.3.0's cext.h does.  The translator found neither the table nor
 the init: the function was taken for a helper and the init got no
-state.  The declaration-macros rule writes those uses out, and the init
+state.  The declaration-macros rule writes those uses out (and the
+table-cast-macros rule the table's ``MOD_CFUNC(twice)``, a macro that
+only casts the function), and the init
 becomes ``CYSTCK_MODINIT(MOD_NAME)``, which pastes the command line's
 value as the stock macro does.  Stock and translated builds answer alike,
 in release and with CYSTCK_DEBUG=1."""
@@ -35,6 +37,7 @@ HEADER = (
     "#define MOD_INIT void PASTE(init, MOD_NAME)(void)\n"
     "#endif\n"
     "#define MOD_CREATE(def) (PyModule_Create(def))\n"
+    "#define MOD_CFUNC(f) ((PyCFunction)(void (*)(void))(f))\n"
     "#endif\n")
 MODULE = (
     '#include "decl.h"\n'
@@ -44,7 +47,7 @@ MODULE = (
     "    if (!PyArg_ParseTupleAndKeywords(args, kwds, \"O\", kwlist, &o))\n        return NULL;\n"
     "    return PyNumber_Add(o, o);\n}\n"
     "MOD_METHODS = {\n"
-    "    {\"twice\", (PyCFunction)(void (*)(void))twice, METH_VARARGS | METH_KEYWORDS, NULL},\n"
+    "    {\"twice\", MOD_CFUNC(twice), METH_VARARGS | METH_KEYWORDS, NULL},\n"
     "    {NULL}\n};\n"
     "MOD_DEF(\"The module.\");\n"
     "MOD_INIT {\n"

@@ -171,7 +171,7 @@ _DECLARES = (("method table", regex.compile(r"\bPyMethodDef\s+(?P<name>\w+)\s*\[
              ("module definition", regex.compile(r"\bPyModuleDef\s+(?P<name>\w+)\s*=")))
 
 
-class _Unexpandable(Exception):
+class Unexpandable(Exception):
     """A macro the expansion cannot follow (ambiguous, recursive, its
     arguments not matching its parameters)."""
 
@@ -235,12 +235,12 @@ def _call(macros, masked, text, at, name):
     return call.end(), ([] if args == [""] else args)
 
 
-def _expand_fully(text, macros, hidden=frozenset(), seen=None, depth=0):
+def expand_fully(text, macros, hidden=frozenset(), seen=None, depth=0):
     """``text`` with every macro of ``macros`` expanded as a preprocessor
     does (arguments first, then the result again); a name no macro
     defines stays, and goes into ``seen``."""
     if depth > 64:
-        raise _Unexpandable
+        raise Unexpandable
     seen = set() if seen is None else seen
     masked = source.lex(text).blanked
     out, pos = [], 0
@@ -256,16 +256,16 @@ def _expand_fully(text, macros, hidden=frozenset(), seen=None, depth=0):
             out.append(name)
             continue
         if len(defs) != 1:
-            raise _Unexpandable
+            raise Unexpandable
         params, body = defs[0]
         if params is None:
-            out.append(_expand_fully(body, macros, hidden | {name}, seen, depth + 1))
+            out.append(expand_fully(body, macros, hidden | {name}, seen, depth + 1))
             continue
         pos, args = call
         if len(args) != len(params):
-            raise _Unexpandable
-        full = [_expand_fully(a, macros, hidden, seen, depth + 1) for a in args]
-        out.append(_expand_fully(substitute(body, params, args, full), macros, hidden | {name}, seen, depth + 1))
+            raise Unexpandable
+        full = [expand_fully(a, macros, hidden, seen, depth + 1) for a in args]
+        out.append(expand_fully(substitute(body, params, args, full), macros, hidden | {name}, seen, depth + 1))
     out.append(text[pos:])
     return "".join(out)
 
@@ -290,8 +290,8 @@ def _init_name_expanded(text, macros):
             continue
         seen = set()
         try:
-            name = _expand_fully(text[m.start():end], macros, seen=seen).strip()
-        except _Unexpandable:
+            name = expand_fully(text[m.start():end], macros, seen=seen).strip()
+        except Unexpandable:
             return text
         init = regex.fullmatch(r"PyInit_(\w+)", name)
         if init and init.group(1) in seen:

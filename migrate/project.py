@@ -328,6 +328,7 @@ class Project:
     type_slot_stores: dict = field(default_factory=dict)  # type variable -> {slot: value stored before ready}
     subtable_stores: dict = field(default_factory=dict)   # table variable -> {slot: function stored before ready}
     init_macros: dict = None    # macro naming the init function -> module name (init_name_macros)
+    macro_definitions: dict = None   # every #define of the files (macros.project_macros), found once
     head_macros: set = None     # macros standing for a type object's head (head_init_macros)
     discard_macros: set = None  # function-like macros that only discard their argument (discard_macros)
     types_with_new: set = field(default_factory=set)     # static types whose initialiser sets tp_new

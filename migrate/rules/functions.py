@@ -1047,7 +1047,8 @@ def macro_contexts(unit):
         ctx.handles = (set.intersection(*(c.handles for c in ctxs)) - set(params)) | \
             _declared_objects(unit, m.start(), m.end())
         if {c.func.name for c, _ in expanding} >= names:    # (else some expand it through a macro)
-            ctx.handles |= _handle_params(m.group("name"), params, expanding, unit.project)
+            handles, ctx.nullable = _handle_params(m.group("name"), params, expanding, unit.project)
+            ctx.handles |= handles
         ctx.typed = {h: t for h, t in ctxs[0].typed.items() if h not in params and all(c.typed.get(h) == t for c in ctxs)}
         out.append((m.start(), m.end(), ctx))
     return out
@@ -1059,22 +1060,48 @@ def _handle_params(name, params, users, project):
     gives a handle (``maybe_release(flag, obj)`` with ``obj`` an object
     each time): in the body they are handles too, tested with
     ``Cystck_IsNull`` and released like one.  A use through another
-    macro, or with another count of arguments, makes it none."""
+    macro, or with another count of arguments, makes it none.  Returns
+    (those parameters, the ones some use gives a null pointer instead,
+    ``FAIL(NULL)`` or through the project's macros ``FAIL(MARK(NULL))``,
+    and the others a handle: stock, the body's ``Py_XDECREF`` of them
+    takes either)."""
     if not params or not users:
-        return set()
+        return set(), set()
     call = regex.compile(rf"(?<![\w.>]){name}\s*" + source.paren("a"))
-    found = set(params)
+    found, nullable, null = set(params), set(params), set()
     for ctx, code in users:
         uses = list(call.finditer(code, *ctx.body))
         if not uses:
-            return set()
+            return set(), set()
         for c in uses:
             args = [code[s:e].strip() for s, e in source.split_top(code, c.start("a") + 1, c.end("a") - 1)]
             if len(args) != len(params):
-                return set()
-            found &= {p for p, a in zip(params, args) if _common.is_handle(a, ctx, project)
-                      and not _global_alias(a, ctx, code, project)}
-    return found
+                return set(), set()
+            handles = {p for p, a in zip(params, args) if _common.is_handle(a, ctx, project)
+                       and not _global_alias(a, ctx, code, project)}
+            nulls = {p for p, a in zip(params, args) if p not in handles and _is_null_pointer(a, project)}
+            found &= handles
+            nullable &= handles | nulls
+            null |= nulls
+    return found, nullable & null
+
+
+_NULL_POINTER = regex.compile(r"(?:\(\s*)*(?:NULL|0|nullptr|\(\s*void\s*\*\s*\)\s*0)(?:\s*\))*")
+
+
+def _is_null_pointer(arg, project):
+    """Is ``arg`` (masked) a null pointer constant, once the project's
+    macros are expanded (``MARK(NULL)`` with ``#define MARK(x) (x)``)?"""
+    if _NULL_POINTER.fullmatch(arg):
+        return True
+    if not regex.fullmatch(r"\w+\s*\(.*\)", arg, regex.S):
+        return False
+    if project.macro_definitions is None:
+        project.macro_definitions = macros.project_macros(project.files.values())
+    try:
+        return bool(_NULL_POINTER.fullmatch(macros.expand_fully(arg, project.macro_definitions).strip()))
+    except macros.Unexpandable:
+        return False
 
 
 def _global_alias(arg, ctx, code, project):

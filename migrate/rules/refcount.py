@@ -536,7 +536,10 @@ class DecRef(Rule):
     constant is no handle of the call either (whatever handle took the
     reference is released with the call).  In the body of a macro only
     functions with the state expand, a release of a name that is a handle
-    in each of them (or a local the macro declares) is rewritten too."""
+    in each of them (or a local the macro declares) is rewritten too; of
+    a parameter that some uses give a handle and the others a null
+    pointer (``FAIL(m)`` and ``FAIL(NULL)`` with ``#define FAIL(o) do {
+    Py_XDECREF(o); return NULL; } while (0)``), it goes."""
     name = "decref"
     precedence = 610
     patterns = (r"\bPy_X?DECREF\s*\(",)
@@ -550,6 +553,13 @@ class DecRef(Rule):
         bodies += [(b0, b1, ctx, True) for b0, b1, ctx in functions.macro_contexts(unit)]
         for b0, b1, ctx, in_macro in bodies:
             for m in regex.finditer(self.patterns[0], masked, pos=b0, endpos=b1):
+                if in_macro and _released_name(masked, m.end() - 1) in ctx.nullable:
+                    # a handle at some uses, a null pointer at others: the
+                    # release goes (the call releases the handle)
+                    semi = _SEMICOLON.match(masked, source.matching(masked, m.end() - 1))
+                    if semi:
+                        _remove_statement(unit.text, masked, m.start(), semi.end(), edits)
+                    continue
                 if in_macro and _released_name(masked, m.end() - 1) not in ctx.handles:
                     continue          # in a macro, only what is a handle where it expands
                 if _is_global_ref(unit, m.end() - 1, ctx):

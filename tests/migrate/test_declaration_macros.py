@@ -9,7 +9,9 @@ rjsmin 1.3.0's cext.h does.  The translator found neither the table nor
 the init: the function was taken for a helper and the init got no
 state.  The declaration-macros rule writes those uses out (and the
 table-cast-macros rule the table's ``MOD_CFUNC(twice)``, a macro that
-only casts the function), and the init
+only casts the function), the init's ``MOD_ERROR(MARK(NULL))`` and
+``MOD_ERROR(module)`` (through ``MOD_ADD_INT(m, ...)``) lose their
+``Py_XDECREF(module)`` (a handle or a null pointer; the decref rule), and the init
 becomes ``CYSTCK_MODINIT(MOD_NAME)``, which pastes the command line's
 value as the stock macro does.  Stock and translated builds answer alike,
 in release and with CYSTCK_DEBUG=1."""
@@ -38,6 +40,12 @@ HEADER = (
     "#endif\n"
     "#define MOD_CREATE(def) (PyModule_Create(def))\n"
     "#define MOD_CFUNC(f) ((PyCFunction)(void (*)(void))(f))\n"
+    "#define MARK(x) (x)\n"
+    "#define MOD_ERROR(module) do { Py_XDECREF(module); return NULL; } while (0)\n"
+    "#define MOD_ADD_INT(module, name, v) do { \\\n"
+    "    if (PyModule_AddIntConstant(module, name, v) < 0) \\\n"
+    "        MOD_ERROR(module); \\\n"
+    "} while (0)\n"
     "#endif\n")
 MODULE = (
     '#include "decl.h"\n'
@@ -52,7 +60,8 @@ MODULE = (
     "MOD_DEF(\"The module.\");\n"
     "MOD_INIT {\n"
     "    PyObject *m;\n"
-    "    if (!(m = MOD_CREATE(&MOD_DEF_VAR)))\n        return NULL;\n"
+    "    if (!(m = MOD_CREATE(&MOD_DEF_VAR)))\n        MOD_ERROR(MARK(NULL));\n"
+    "    MOD_ADD_INT(m, \"answer\", 42);\n"
     "    if (PyModule_AddStringConstant(m, \"name\", STR(MOD_NAME)) < 0) {\n"
     "        Py_DECREF(m);\n        return NULL;\n    }\n"
     "    return m;\n}\n")
@@ -90,9 +99,9 @@ def builds(tmp_path_factory):
 
 @pytest.mark.parametrize("debug", [False, True], ids=["release", "debug"])
 def test_stock_and_translated_behave_alike(builds, run_script, debug):
-    script = ("print((m.twice(21), m.twice(o='ab'), m.__doc__, m.name, m.__name__,"
+    script = ("print((m.twice(21), m.twice(o='ab'), m.__doc__, m.name, m.__name__, m.answer,"
               " outcome(m.twice), outcome(m.twice, 1, p=2)))\n")
     stock, ported = builds
     want = run_script(script, stock)
-    assert want[:5] == (42, "abab", "The module.", NAME, NAME)
+    assert want[:6] == (42, "abab", "The module.", NAME, NAME, 42)
     assert run_script(script, ported, debug=debug) == want

@@ -11,7 +11,10 @@ state.  The declaration-macros rule writes those uses out (and the
 table-cast-macros rule the table's ``MOD_CFUNC(twice)``, a macro that
 only casts the function), the init's ``MOD_ERROR(MARK(NULL))`` and
 ``MOD_ERROR(module)`` (through ``MOD_ADD_INT(m, ...)``) lose their
-``Py_XDECREF(module)`` (a handle or a null pointer; the decref rule), and the init
+``Py_XDECREF(module)`` (a handle or a null pointer; the decref rule),
+``twice``'s ``Py_INCREF(o)`` of its parsed argument, released later, is
+``o = Cystck_Dup(S, o)`` (the incref rule; dropping the argument itself
+is an error in debug mode), and the init
 becomes ``CYSTCK_MODINIT(MOD_NAME)``, which pastes the command line's
 value as the stock macro does.  Stock and translated builds answer alike,
 in release and with CYSTCK_DEBUG=1."""
@@ -51,9 +54,11 @@ MODULE = (
     '#include "decl.h"\n'
     "MOD_INIT;\n"
     "static PyObject *\ntwice(PyObject *self, PyObject *args, PyObject *kwds)\n{\n"
-    "    static char *kwlist[] = {\"o\", NULL};\n    PyObject *o;\n"
+    "    static char *kwlist[] = {\"o\", NULL};\n    PyObject *o, *r;\n"
     "    if (!PyArg_ParseTupleAndKeywords(args, kwds, \"O\", kwlist, &o))\n        return NULL;\n"
-    "    return PyNumber_Add(o, o);\n}\n"
+    "    if (PyFloat_Check(o)) {\n        if (!(o = PyNumber_Long(o)))\n            return NULL;\n    }\n"
+    "    else\n        Py_INCREF(o);\n"
+    "    r = PyNumber_Add(o, o);\n    Py_DECREF(o);\n    return r;\n}\n"
     "MOD_METHODS = {\n"
     "    {\"twice\", MOD_CFUNC(twice), METH_VARARGS | METH_KEYWORDS, NULL},\n"
     "    {NULL}\n};\n"
@@ -99,9 +104,9 @@ def builds(tmp_path_factory):
 
 @pytest.mark.parametrize("debug", [False, True], ids=["release", "debug"])
 def test_stock_and_translated_behave_alike(builds, run_script, debug):
-    script = ("print((m.twice(21), m.twice(o='ab'), m.__doc__, m.name, m.__name__, m.answer,"
+    script = ("print((m.twice(21), m.twice(o='ab'), m.twice(2.5), m.__doc__, m.name, m.__name__, m.answer,"
               " outcome(m.twice), outcome(m.twice, 1, p=2)))\n")
     stock, ported = builds
     want = run_script(script, stock)
-    assert want[:6] == (42, "abab", "The module.", NAME, NAME, 42)
+    assert want[:7] == (42, "abab", 4, "The module.", NAME, NAME, 42)
     assert run_script(script, ported, debug=debug) == want

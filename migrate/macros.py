@@ -1,4 +1,6 @@
-"""Function-generating macros, expanded where they are used.
+"""Macros of the project written out where they are used: those that
+generate functions (below), and those that declare a module's method
+table, definition or init (further down, "Declaration macros").
 
 Extensions often write one function for several types through a macro
 whose body is a whole function definition with a token-pasted name::

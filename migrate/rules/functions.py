@@ -1807,11 +1807,7 @@ class DeclarationMacros(Rule):
              "PyMODINIT_FUNC PyInit_MOD(void);\n")
 
     def apply(self, unit):
-        defined = macros.project_macros([unit.text] + [t for p, t in unit.project.files.items() if p != unit.path])
-        text, count = macros.expand_declaration_macros(unit.text, defined)
-        if count:
-            unit.set_text(text)
-        return count
+        return _write_out_project_macros(unit, macros.expand_declaration_macros)
 
 
 class TableCastMacros(Rule):
@@ -1832,11 +1828,17 @@ class TableCastMacros(Rule):
              "METH_VARARGS | METH_KEYWORDS, NULL}, {NULL}};\n")
 
     def apply(self, unit):
-        defined = macros.project_macros([unit.text] + [t for p, t in unit.project.files.items() if p != unit.path])
-        text, count = proj.expand_table_cast_macros(unit.text, defined)
-        if count:
-            unit.set_text(text)
-        return count
+        return _write_out_project_macros(unit, proj.expand_table_cast_macros)
+
+
+def _write_out_project_macros(unit, expand):
+    """Apply ``expand(text, macros)`` to ``unit``, with the macros of its
+    text and of the project's other files; returns its count."""
+    defined = macros.project_macros([unit.text] + [t for p, t in unit.project.files.items() if p != unit.path])
+    text, count = expand(unit.text, defined)
+    if count:
+        unit.set_text(text)
+    return count
 
 
 class ObjectId(Rule):

@@ -513,6 +513,22 @@ RECIPES = (
         in_quick_run=False,
         stock_reference=(65, 0, 0),
     ),
+    Recipe(
+        name="posix_ipc",
+        requirement="posix-ipc==1.3.2",
+        sha256="6923232111329954a8349f7d99f212b6e96b5206e77fbd39aaf1b3cb4a5e9260",
+        language="C",
+        exercises="three static types over POSIX semaphores, shared memory and message queues, "
+                  "the GIL released around blocking calls, module exceptions, a notification callback",
+        translate=("src",),
+        extensions=("posix_ipc",),
+        generated=("src/system_info.h",),  # setup.py's discover_system_info writes it
+        tests=("tests",),
+        # (a test reads sys.stdin.fileno() at import, which pytest's capture refuses)
+        pytest_args=("-s",),
+        in_quick_run=False,
+        stock_reference=(93, 0, 0),
+    ),
 )
 
 # The quick run (`make corpus QUICK=1`, and eval/corpus/test_porting_corpus.py,

@@ -328,6 +328,7 @@ class Project:
     type_slot_stores: dict = field(default_factory=dict)  # type variable -> {slot: value stored before ready}
     subtable_stores: dict = field(default_factory=dict)   # table variable -> {slot: function stored before ready}
     init_macros: dict = None    # macro naming the init function -> module name (init_name_macros)
+    macro_definitions: dict = None   # every #define of the files (macros.project_macros), found once
     head_macros: set = None     # macros standing for a type object's head (head_init_macros)
     discard_macros: set = None  # function-like macros that only discard their argument (discard_macros)
     types_with_new: set = field(default_factory=set)     # static types whose initialiser sets tp_new
@@ -602,6 +603,42 @@ def unused_definitions(text, names):
             for m in [d, *undefs]:      # an #undef of a macro that is gone goes too
                 edits.add(m.start(), m.end(), "")
     return edits
+
+
+def expand_table_cast_macros(text, defined):
+    """``text`` with each function of a method or getset table that is
+    passed through a macro of the project only casting it
+    (``#define CFUNC(f) ((PyCFunction)(void (*)(void))(f))``, any file's:
+    ``defined`` is macros.project_macros) written out as that cast, which
+    the rules see through (cstruct.strip_cast); returns (new text, number
+    of uses written out)."""
+    from . import macros    # (macros imports this module)
+    casts = {name: defs[0] for name, defs in defined.items()
+             if len(defs) == 1 and defs[0][0] is not None and len(defs[0][0]) == 1}
+    if not casts or not any(kind in text for kind in ("PyMethodDef", "PyGetSetDef")):
+        return text, 0
+    try:
+        code = source.mask_directives(source.mask(text))
+    except source.ScanError:
+        return text, 0
+    use = regex.compile(r"(?P<name>" + "|".join(map(regex.escape, casts)) + r")\s*" + source.paren("args"))
+    edits = source.Edits()
+    for kind in ("methods", "getsets"):
+        for m in _DEF_PATTERNS[kind].finditer(code):
+            open_at = m.end() - 1
+            for element in regex.finditer(r"\{", code, pos=open_at + 1, endpos=source.matching(code, open_at) - 1):
+                for s, e in source.split_top(code, element.end(), source.matching(code, element.start()) - 1):
+                    at = s + len(code[s:e]) - len(code[s:e].lstrip())
+                    u = use.fullmatch(code, at, at + len(code[at:e].rstrip()))
+                    if u is None:
+                        continue
+                    params, body = casts[u.group("name")]
+                    arg = text[u.start("args") + 1:u.end("args") - 1].strip()
+                    # (an element's field needs no parentheses around the cast)
+                    written = source.unparen(macros.substitute(body, params, [arg]))
+                    if regex.fullmatch(r"\w+", arg) and cstruct.strip_cast(written) == arg:
+                        edits.add(u.start(), u.end(), written)
+    return (edits.apply(text), len(edits.items)) if edits.items else (text, 0)
 
 
 # A function-like macro that declares the members of an instance struct,

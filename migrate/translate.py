@@ -183,6 +183,14 @@ def translate_files(files, rules=None):
     if any(r.name == "function-macros" for r in rules):
         # The project sees the functions those macros generate.
         python_files = {p: macros.expand_function_macros(t)[0] for p, t in python_files.items()}
+    if any(r.name == "declaration-macros" for r in rules):
+        # The project sees the method tables, module definitions and
+        # inits written with the project's own macros (of any file).
+        defined = macros.project_macros(files.values())
+        python_files = {p: macros.expand_declaration_macros(t, defined)[0] for p, t in python_files.items()}
+    if any(r.name == "table-cast-macros" for r in rules):
+        defined = macros.project_macros(files.values())
+        python_files = {p: proj.expand_table_cast_macros(t, defined)[0] for p, t in python_files.items()}
     kept_functions = _defined_functions({p: files[p] for p in kept})
     split = any(r.name == "destructor-split" for r in rules)
     project = proj.build(python_files, kept_stock=kept_functions, split_destructors=split,

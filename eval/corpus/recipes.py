@@ -495,7 +495,7 @@ RECIPES = (
         # setup.py passes the module's name and version on the command line.
         cflags="-DEXT_MODULE=_rjsmin -DEXT_VERSION=1.3.0 -UEXT_PACKAGE",
         tests=("tests",),
-        in_quick_run=False,  # its Cystck build fails (docs/gaps.md T27)
+        in_quick_run=False,  # (its Cystck build failed at first contact; passes since docs/gaps.md T27)
         stock_reference=(30, 0, 0),
     ),
     Recipe(
@@ -532,6 +532,22 @@ RECIPES = (
         tests=("tests/test_ppmd7.py", "tests/test_ppmd8.py", "tests/test_highlevel_api.py"),
         in_quick_run=False,
         stock_reference=(22, 0, 0),
+    ),
+    Recipe(
+        name="posix_ipc",
+        requirement="posix-ipc==1.3.2",
+        sha256="6923232111329954a8349f7d99f212b6e96b5206e77fbd39aaf1b3cb4a5e9260",
+        language="C",
+        exercises="three static types over POSIX semaphores, shared memory and message queues, "
+                  "the GIL released around blocking calls, module exceptions, a notification callback",
+        translate=("src",),
+        extensions=("posix_ipc",),
+        generated=("src/system_info.h",),  # setup.py's discover_system_info writes it
+        tests=("tests",),
+        # (a test reads sys.stdin.fileno() at import, which pytest's capture refuses)
+        pytest_args=("-s",),
+        in_quick_run=False,
+        stock_reference=(93, 0, 0),
     ),
 )
 

@@ -973,7 +973,11 @@ extern CYSTCK_INTERNAL int _Cystck_in_module_init;
  * before their module (see CystckType_FromSpec). */
 extern CYSTCK_INTERNAL const char *_Cystck_init_name;
 
-#define CYSTCK_MODINIT(NAME)                                                  \
+/* (through _CYSTCK_MODINIT, so that a macro standing for the name, such
+ * as one the command line defines, -DMOD=spam, is expanded first:
+ * CYSTCK_MODINIT(MOD) defines PyInit_spam) */
+#define CYSTCK_MODINIT(NAME) _CYSTCK_MODINIT(NAME)
+#define _CYSTCK_MODINIT(NAME)                                                 \
     static int NAME##__cystck_init(Cystck_State *S);                          \
     PyMODINIT_FUNC PyInit_##NAME(void);                                       \
     PyMODINIT_FUNC PyInit_##NAME(void)                                        \

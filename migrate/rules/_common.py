@@ -39,6 +39,9 @@ class FunctionContext:
     # blocks may declare one name with different types
     scoped: dict = field(default_factory=dict)
     plain: dict = field(default_factory=dict)        # local or parameter of a plain struct (or pointer) -> struct
+    # of a macro's context: parameters given a handle by some uses, a null
+    # pointer by the others (functions._handle_params)
+    nullable: set = field(default_factory=set)
 
     def struct_at(self, name, pos):
         """The custom struct of handle ``name`` where it is used at ``pos``:

@@ -1047,7 +1047,8 @@ def macro_contexts(unit):
         ctx.handles = (set.intersection(*(c.handles for c in ctxs)) - set(params)) | \
             _declared_objects(unit, m.start(), m.end())
         if {c.func.name for c, _ in expanding} >= names:    # (else some expand it through a macro)
-            ctx.handles |= _handle_params(m.group("name"), params, expanding, unit.project)
+            handles, ctx.nullable = _handle_params(m.group("name"), params, expanding, unit.project)
+            ctx.handles |= handles
         ctx.typed = {h: t for h, t in ctxs[0].typed.items() if h not in params and all(c.typed.get(h) == t for c in ctxs)}
         out.append((m.start(), m.end(), ctx))
     return out
@@ -1059,22 +1060,48 @@ def _handle_params(name, params, users, project):
     gives a handle (``maybe_release(flag, obj)`` with ``obj`` an object
     each time): in the body they are handles too, tested with
     ``Cystck_IsNull`` and released like one.  A use through another
-    macro, or with another count of arguments, makes it none."""
+    macro, or with another count of arguments, makes it none.  Returns
+    (those parameters, the ones some use gives a null pointer instead,
+    ``FAIL(NULL)`` or through the project's macros ``FAIL(MARK(NULL))``,
+    and the others a handle: stock, the body's ``Py_XDECREF`` of them
+    takes either)."""
     if not params or not users:
-        return set()
+        return set(), set()
     call = regex.compile(rf"(?<![\w.>]){name}\s*" + source.paren("a"))
-    found = set(params)
+    found, nullable, null = set(params), set(params), set()
     for ctx, code in users:
         uses = list(call.finditer(code, *ctx.body))
         if not uses:
-            return set()
+            return set(), set()
         for c in uses:
             args = [code[s:e].strip() for s, e in source.split_top(code, c.start("a") + 1, c.end("a") - 1)]
             if len(args) != len(params):
-                return set()
-            found &= {p for p, a in zip(params, args) if _common.is_handle(a, ctx, project)
-                      and not _global_alias(a, ctx, code, project)}
-    return found
+                return set(), set()
+            handles = {p for p, a in zip(params, args) if _common.is_handle(a, ctx, project)
+                       and not _global_alias(a, ctx, code, project)}
+            nulls = {p for p, a in zip(params, args) if p not in handles and _is_null_pointer(a, project)}
+            found &= handles
+            nullable &= handles | nulls
+            null |= nulls
+    return found, nullable & null
+
+
+_NULL_POINTER = regex.compile(r"(?:\(\s*)*(?:NULL|0|nullptr|\(\s*void\s*\*\s*\)\s*0)(?:\s*\))*")
+
+
+def _is_null_pointer(arg, project):
+    """Is ``arg`` (masked) a null pointer constant, once the project's
+    macros are expanded (``MARK(NULL)`` with ``#define MARK(x) (x)``)?"""
+    if _NULL_POINTER.fullmatch(arg):
+        return True
+    if not regex.fullmatch(r"\w+\s*\(.*\)", arg, regex.S):
+        return False
+    if project.macro_definitions is None:
+        project.macro_definitions = macros.project_macros(project.files.values())
+    try:
+        return bool(_NULL_POINTER.fullmatch(macros.expand_fully(arg, project.macro_definitions).strip()))
+    except macros.Unexpandable:
+        return False
 
 
 def _global_alias(arg, ctx, code, project):
@@ -1721,6 +1748,71 @@ class FunctionMacros(Rule):
         text, count = macros.expand_function_macros(unit.text)
         unit.set_text(text)
         return count
+
+
+class DeclarationMacros(Rule):
+    """A file-scope use of a macro of the project (any file's ``#define``)
+    whose expansion declares a method table (a ``PyMethodDef`` array), a
+    module definition (a ``PyModuleDef``) or the module's init is written
+    out, its arguments substituted, so that the rules find the table, the
+    definition and the init.  Other macros in it stay for the compiler,
+    but for one that names the init, expanded to ``PyInit_<name>``: a
+    name pasted from a macro no file defines (``-DMOD=spam`` on the
+    command line) stays that macro, ``PyInit_MOD``, whose
+    ``CYSTCK_MODINIT(MOD)`` pastes its value as the stock macro did.  A
+    macro defined more than once (an ``#ifdef``'s branches) is written out
+    if every definition declares the same thing, and as its last one.
+    Other uses, and the ``#define`` lines, are left as they are
+    (``migrate/macros.py``)."""
+    name = "declaration-macros"
+    precedence = 51
+    before = ("#define PASTE(a, b) PASTE_(a, b)\n#define PASTE_(a, b) a##b\n"
+              "#define METHODS_VAR PASTE(MOD, _methods)\n"
+              "#define MOD_METHODS static PyMethodDef METHODS_VAR[]\n"
+              "#define MOD_INIT PyMODINIT_FUNC PASTE(PyInit_, MOD)(void)\n"
+              "MOD_METHODS = {{NULL}};\nMOD_INIT;\n")
+    after = ("#define PASTE(a, b) PASTE_(a, b)\n#define PASTE_(a, b) a##b\n"
+             "#define METHODS_VAR PASTE(MOD, _methods)\n"
+             "#define MOD_METHODS static PyMethodDef METHODS_VAR[]\n"
+             "#define MOD_INIT PyMODINIT_FUNC PASTE(PyInit_, MOD)(void)\n"
+             "/* MOD_METHODS, expanded by cystck-migrate */\n"
+             "static PyMethodDef METHODS_VAR[] = {{NULL}};\n"
+             "/* MOD_INIT, expanded by cystck-migrate */\n"
+             "PyMODINIT_FUNC PyInit_MOD(void);\n")
+
+    def apply(self, unit):
+        return _write_out_project_macros(unit, macros.expand_declaration_macros)
+
+
+class TableCastMacros(Rule):
+    """The function of a method or getset table entry passed through a
+    macro of the project (any file's) that only casts its argument,
+    ``CFUNC(f)`` with ``#define CFUNC(f) ((PyCFunction)(void (*)(void))(f))``,
+    is written out as that cast, which the rules see through: the table's
+    function is found, and its entry and signature rewritten, as with the
+    cast written by hand.  A macro doing more than casting stays."""
+    name = "table-cast-macros"
+    precedence = 52
+    before = ("#define CFUNC(f) ((PyCFunction)(void (*)(void))(f))\n"
+              "static PyObject *f(PyObject *self, PyObject *args, PyObject *kw) { return PyTuple_New(0); }\n"
+              "static PyMethodDef methods[] = {{\"f\", CFUNC(f), METH_VARARGS | METH_KEYWORDS, NULL}, {NULL}};\n")
+    after = ("#define CFUNC(f) ((PyCFunction)(void (*)(void))(f))\n"
+             "static PyObject *f(PyObject *self, PyObject *args, PyObject *kw) { return PyTuple_New(0); }\n"
+             "static PyMethodDef methods[] = {{\"f\", (PyCFunction)(void (*)(void))(f), "
+             "METH_VARARGS | METH_KEYWORDS, NULL}, {NULL}};\n")
+
+    def apply(self, unit):
+        return _write_out_project_macros(unit, proj.expand_table_cast_macros)
+
+
+def _write_out_project_macros(unit, expand):
+    """Apply ``expand(text, macros)`` to ``unit``, with the macros of its
+    text and of the project's other files; returns its count."""
+    defined = macros.project_macros([unit.text] + [t for p, t in unit.project.files.items() if p != unit.path])
+    text, count = expand(unit.text, defined)
+    if count:
+        unit.set_text(text)
+    return count
 
 
 class ObjectId(Rule):

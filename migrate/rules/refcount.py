@@ -147,7 +147,9 @@ class IncRef(Rule):
     for an argument) still uses.  For the same reason a helper that takes
     a reference to a parameter it releases later (``Py_INCREF(arg); ...
     Py_DECREF(arg);``) takes a handle of its own: ``arg = Cystck_Dup(S,
-    arg);``.  A reference taken through an alias that the code releases
+    arg);``; so does any function for a local its argument parsing filled
+    (``PyArg_ParseTuple(args, "O", &o)``: the caller's handle), ``else
+    Py_INCREF(o); ... Py_DECREF(o);``.  A reference taken through an alias that the code releases
     (``Py_SETREF(y, z)``) or returns later is a handle of its own wherever
     the alias gets it: ``Py_INCREF(x); y = x;`` (later in the block),
     ``y = x; Py_INCREF(y);`` (``x`` a name or a member such as
@@ -191,7 +193,8 @@ class IncRef(Rule):
                     edits.add(m.start(), m.end() + r.end(),
                               f"return {_dup(text[m.start('p') + 1:m.end('p') - 1].strip(), m.group())};")
                     continue
-                if role is None and x in _object_params(masked, f) and _released(masked[m.end():b1], x):
+                if (role is None and x in _object_params(masked, f) or x in _parsed_objects(masked, b0, m.start())) \
+                        and _released(masked[m.end():b1], x):
                     edits.add(m.start(), m.end(), f"{x} = Cystck_Dup(S, {x});")
                     continue
                 through = regex.fullmatch(r"\*\s*(\w+)", x)
@@ -329,6 +332,16 @@ def _handle_member(x, ctx, project):
     return ctx is not None and bool(regex.fullmatch(_common.HX, x)) and (
         "." in x or "->" in x) and _common.is_handle(x, ctx, project) and \
         not _common.is_reference(x, ctx, project)
+
+
+def _parsed_objects(code, b0, at):
+    """The locals that a call parsing the arguments (``PyArg_Parse*``, by
+    its stock or Cystck name) between ``b0`` and ``at`` fills, ``&o``:
+    what they get for an object is the caller's (borrowed) handle."""
+    found = set()
+    for m in regex.finditer(r"\b(?:Py|Cystck)Arg_Parse\w*\s*" + source.paren("a"), code, pos=b0, endpos=at):
+        found.update(regex.findall(r"&\s*(\w+)\b(?!\s*[.\[-])", m.group("a")))
+    return found
 
 
 def _object_params(code, f):
@@ -536,7 +549,10 @@ class DecRef(Rule):
     constant is no handle of the call either (whatever handle took the
     reference is released with the call).  In the body of a macro only
     functions with the state expand, a release of a name that is a handle
-    in each of them (or a local the macro declares) is rewritten too."""
+    in each of them (or a local the macro declares) is rewritten too; of
+    a parameter that some uses give a handle and the others a null
+    pointer (``FAIL(m)`` and ``FAIL(NULL)`` with ``#define FAIL(o) do {
+    Py_XDECREF(o); return NULL; } while (0)``), it goes."""
     name = "decref"
     precedence = 610
     patterns = (r"\bPy_X?DECREF\s*\(",)
@@ -550,6 +566,13 @@ class DecRef(Rule):
         bodies += [(b0, b1, ctx, True) for b0, b1, ctx in functions.macro_contexts(unit)]
         for b0, b1, ctx, in_macro in bodies:
             for m in regex.finditer(self.patterns[0], masked, pos=b0, endpos=b1):
+                if in_macro and _released_name(masked, m.end() - 1) in ctx.nullable:
+                    # a handle at some uses, a null pointer at others: the
+                    # release goes (the call releases the handle)
+                    semi = _SEMICOLON.match(masked, source.matching(masked, m.end() - 1))
+                    if semi:
+                        _remove_statement(unit.text, masked, m.start(), semi.end(), edits)
+                    continue
                 if in_macro and _released_name(masked, m.end() - 1) not in ctx.handles:
                     continue          # in a macro, only what is a handle where it expands
                 if _is_global_ref(unit, m.end() - 1, ctx):

@@ -30,6 +30,15 @@ def in_capsule_destructor(statements):
 
 
 LEAVE_ALONE = {
+    # The macro declares a pointer to a method table, not the table.
+    "declaration-macros": (
+        "#define TABLE static PyMethodDef *table\n"
+        "TABLE = NULL;\n"),
+    # The macro does more than cast its argument: it names another function.
+    "table-cast-macros": (
+        "#define CFUNC(f) ((PyCFunction)(void (*)(void))(f##_impl))\n"
+        "static PyObject *f_impl(PyObject *self, PyObject *o) { return PyTuple_New(0); }\n"
+        "static PyMethodDef methods[] = {{\"f\", CFUNC(f), METH_O, NULL}, {NULL}};\n"),
     # The macro's function uses no API: nothing to translate in it.
     "function-macros": (
         "#define DEFINE_GET(type) \\\n"
@@ -650,6 +659,8 @@ LEAVE_ALONE = {
 # rule -> (near miss, real construct): replacing the first by the second in
 # the rule's LEAVE_ALONE entry makes the rule fire.
 POSITIVE_TWINS = {
+    "declaration-macros": ("PyMethodDef *table\nTABLE = NULL;", "PyMethodDef table[]\nTABLE = {{NULL}};"),
+    "table-cast-macros": ("(f##_impl))", "(f))"),
     "sequence-fast-items": ("PyMem_New(PyObject *, n)", "PySequence_Fast_ITEMS(seq)"),
     "function-macros": ("{ return v; }", "{ return PyLong_AsLong(NULL) + v; }"),
     "cppy-include": ("<cppy/defines.h>", "<cppy/cppy.h>"),

@@ -251,8 +251,9 @@ def _member_entry(f, table, project, used):
 
 def _getset_entry(f, table, used):
     name = f["name"].text
-    get = cstruct.strip_cast(f["get"].text) if "get" in f and f["get"].text not in ("NULL", "0", "nullptr") else None
-    set_ = cstruct.strip_cast(f["set"].text) if "set" in f and f["set"].text not in ("NULL", "0", "nullptr") else None
+    # (a null pointer may be cast: ``(setter)NULL``)
+    get = None if proj.is_null_function(f["get"].text if "get" in f else None) else cstruct.strip_cast(f["get"].text)
+    set_ = None if proj.is_null_function(f["set"].text if "set" in f else None) else cstruct.strip_cast(f["set"].text)
     doc = _doc(f, "doc")
     closure = f["closure"].text if "closure" in f and f["closure"].text else "NULL"
     if get is None:

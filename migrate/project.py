@@ -305,6 +305,7 @@ class Project:
     type_traverse: dict = field(default_factory=dict)   # PyTypeObject var -> its tp_traverse function
     type_dealloc: dict = field(default_factory=dict)    # PyTypeObject var -> its tp_dealloc function
     globals: set = field(default_factory=set)            # PyObject* globals -> Cystck_Ref
+    static_objects: object = None   # static_objects.StaticObjects, what the static-objects rule rewrites
     handle_fields: set = field(default_factory=set)      # PyObject* members of plain structs
     ref_fields: set = field(default_factory=set)         # PyObject* members of module state
     ref_arrays: set = field(default_factory=set)         # PyObject *g[N] globals -> Cystck_Ref g[N]

@@ -348,6 +348,12 @@ double CystckSequence_Fast_GetItemAsDouble(h seq, Cystck_ssize_t i) : hand ~ - ;
 int CystckTuple_Check(h o) = PyTuple_Check                 ; isinstance(o, tuple)
 int CystckTuple_CheckExact(h o) = PyTuple_CheckExact       ; type(o) is tuple
 
+## Struct sequences (the type stays a stock PyTypeObject, filled by PyStructSequence_InitType2: lent through the escape hatch)
+h CystckStructSequence_GetItem(h p, Cystck_ssize_t i) = PyStructSequence_GetItem [borrowed] ; [h+1] item i of a struct sequence (a tuple's), unchecked index
+h CystckStructSequence_GET_ITEM(h p, Cystck_ssize_t i) = PyStructSequence_GET_ITEM [borrowed macro] ; [h+1] item i of a struct sequence, unchecked index
+void CystckStructSequence_SetItem(h p, Cystck_ssize_t i, h! v) = PyStructSequence_SetItem ; [c v] fill item i of a new struct sequence, unchecked
+void CystckStructSequence_SET_ITEM(h p, Cystck_ssize_t i, h! v) = PyStructSequence_SET_ITEM [macro] ; [c v] fill item i of a new struct sequence, unchecked
+
 ## Dict
 h CystckDict_New() = PyDict_New                            ; [h+1, e] {}
 h CystckDict_GetItem(h d, h key) = PyDict_GetItem [borrowed noerr] ; [h+1] d[key], or null with no exception

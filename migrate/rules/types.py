@@ -480,7 +480,9 @@ class TypeObject(Rule):
         for m in regex.finditer(self.patterns[1], code):
             names = _declared_names(m)
             forward.update(dict.fromkeys(names, m))
-            edits.add(m.start(), m.end(), f"Cystck_Ref {', '.join(names)};{_spec_declarations(unit, names)}")
+            new = _declaration(unit, m, names)
+            if new is not None:
+                edits.add(m.start(), m.end(), new)
         for m in defs:
             name = m.group("name")
             span = next(((s, e) for s, e in items if s <= m.start() < e), None)
@@ -548,23 +550,33 @@ class TypeObject(Rule):
         another file, ``PyTypeObject FooType;``, declares their references:
         ``Cystck_Ref FooType;`` (``extern`` stays).  A type object no file of
         the extension defines (another library's) is left alone."""
-        defined = unit.project.defined_type_objects
         code = unit.structure
         edits = source.Edits()
         for m in regex.finditer(self.patterns[1], code):
-            names = _declared_names(m)
-            refs = [n for n in names if n in defined]
-            if not refs:
-                continue
-            new = f"Cystck_Ref {', '.join(refs)};{_spec_declarations(unit, refs)}"
-            others = [n for n in names if n not in defined]
-            if others:
-                # one declaration each: ``extern PyTypeObject Other;`` stays
-                lead = regex.search(r"(?:\b(?:static|extern|const)\s+)*$", code[:m.start()]).group()
-                new += f" {lead}PyTypeObject {', '.join(others)};"
-            edits.add(m.start(), m.end(), new)
+            new = _declaration(unit, m, _declared_names(m))
+            if new is not None:
+                edits.add(m.start(), m.end(), new)
         unit.apply(edits)
         return edits.applied
+
+
+def _declaration(unit, m, names):
+    """What the declaration ``m`` of type objects ``names`` becomes: the
+    references of those some file defines with an initialiser, and a stock
+    declaration of its own for the others (another library's type, a
+    struct-sequence type that PyStructSequence_InitType2 fills), which
+    stay stock; None where every name stays stock."""
+    defined = unit.project.defined_type_objects
+    refs = [n for n in names if n in defined]
+    if not refs:
+        return None
+    new = f"Cystck_Ref {', '.join(refs)};{_spec_declarations(unit, refs)}"
+    others = [n for n in names if n not in defined]
+    if others:
+        # one declaration each: ``extern PyTypeObject Other;`` stays
+        lead = regex.search(r"(?:\b(?:static|extern|const)\s+)*$", unit.structure[:m.start()]).group()
+        new += f" {lead}PyTypeObject {', '.join(others)};"
+    return new
 
 
 def _external_type_objects(project):

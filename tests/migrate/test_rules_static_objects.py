@@ -13,7 +13,6 @@ readied, a ``Cystck_Ref`` made once at init; identity tests are
 with CYSTCK_DEBUG=1."""
 import pytest
 
-from cystck.build import build_extension
 from cystck.migrate import translate
 
 HEADER = """#include <Python.h>
@@ -157,19 +156,9 @@ def test_the_object_is_a_reference_made_where_its_type_is_readied():
 
 
 @pytest.fixture(scope="module")
-def builds(tmp_path_factory):
+def builds(stock_and_translated_files):
     name = "rt_static_objects"
-    out = {}
-    for variant in ("stock", "cystck"):
-        tmp = tmp_path_factory.mktemp(f"{name}_{variant}")
-        files = _files(name)
-        if variant == "cystck":
-            files = {p: u.text for p, u in translate.translate_files(files).items()}
-        for path, text in files.items():
-            (tmp / path).write_text(text)
-        out[variant] = build_extension(name, [tmp / "m.c", tmp / "find.c"], tmp / "build",
-                                       use_cystck=variant == "cystck", include_dirs=[str(tmp)])
-    return out
+    return stock_and_translated_files(name, _files(name), ["m.c", "find.c"])
 
 
 @pytest.mark.parametrize("debug", [False, True], ids=["release", "debug"])

@@ -14,7 +14,6 @@ steals it).  Stock and translated builds answer alike, in release and
 with CYSTCK_DEBUG=1."""
 import pytest
 
-from cystck.build import build_extension
 from cystck.migrate import translate
 from cystck.migrate.rules import escape
 
@@ -143,19 +142,9 @@ def test_the_type_stays_stock():
 
 
 @pytest.fixture(scope="module")
-def builds(tmp_path_factory):
+def builds(stock_and_translated_files):
     name = "rt_struct_sequence"
-    out = {}
-    for variant in ("stock", "cystck"):
-        tmp = tmp_path_factory.mktemp(f"{name}_{variant}")
-        files = _files(name)
-        if variant == "cystck":
-            files = {p: u.text for p, u in translate.translate_files(files).items()}
-        for path, text in files.items():
-            (tmp / path).write_text(text)
-        out[variant] = build_extension(name, [tmp / "ss.c"], tmp / "build",
-                                       use_cystck=variant == "cystck", include_dirs=[str(tmp)])
-    return out
+    return stock_and_translated_files(name, _files(name), ["ss.c"])
 
 
 @pytest.mark.parametrize("debug", [False, True], ids=["release", "debug"])

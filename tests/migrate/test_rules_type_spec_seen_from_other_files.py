@@ -10,7 +10,6 @@ other file declares, keeps a static spec.  Stock and translated builds
 answer alike, in release and with CYSTCK_DEBUG=1."""
 import pytest
 
-from cystck.build import build_extension
 from cystck.migrate import translate
 
 HEADER = """#ifndef BOX_H
@@ -126,19 +125,9 @@ def test_a_type_no_other_file_declares_keeps_a_static_spec():
 
 
 @pytest.fixture(scope="module")
-def builds(tmp_path_factory):
+def builds(stock_and_translated_files):
     name = "rt_spec_elsewhere"
-    out = {}
-    for variant in ("stock", "cystck"):
-        tmp = tmp_path_factory.mktemp(f"{name}_{variant}")
-        files = _files(name)
-        if variant == "cystck":
-            files = {p: u.text for p, u in translate.translate_files(files).items()}
-        for path, text in files.items():
-            (tmp / path).write_text(text)
-        out[variant] = build_extension(name, [tmp / "mod.c", tmp / "box.c"], tmp / "build",
-                                       use_cystck=variant == "cystck", include_dirs=[str(tmp)])
-    return out
+    return stock_and_translated_files(name, _files(name), ["mod.c", "box.c"])
 
 
 @pytest.mark.parametrize("debug", [False, True], ids=["release", "debug"])

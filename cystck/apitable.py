@@ -349,6 +349,12 @@ double CystckSequence_Fast_GetItemAsDouble(h seq, Cystck_ssize_t i) : hand ~ - ;
 int CystckTuple_Check(h o) = PyTuple_Check                 ; isinstance(o, tuple)
 int CystckTuple_CheckExact(h o) = PyTuple_CheckExact       ; type(o) is tuple
 
+## Struct sequences (the type stays a stock PyTypeObject, filled by PyStructSequence_InitType2: lent through the escape hatch)
+h CystckStructSequence_GetItem(h p, Cystck_ssize_t i) = PyStructSequence_GetItem [borrowed] ; [h+1] item i of a struct sequence (a tuple's), unchecked index
+h CystckStructSequence_GET_ITEM(h p, Cystck_ssize_t i) = PyStructSequence_GET_ITEM [borrowed macro] ; [h+1] item i of a struct sequence, unchecked index
+void CystckStructSequence_SetItem(h p, Cystck_ssize_t i, h! v) = PyStructSequence_SetItem ; [c v] fill item i of a new struct sequence, unchecked
+void CystckStructSequence_SET_ITEM(h p, Cystck_ssize_t i, h! v) = PyStructSequence_SET_ITEM [macro] ; [c v] fill item i of a new struct sequence, unchecked
+
 ## Dict
 h CystckDict_New() = PyDict_New                            ; [h+1, e] {}
 h CystckDict_GetItem(h d, h key) = PyDict_GetItem [borrowed noerr] ; [h+1] d[key], or null with no exception
@@ -402,6 +408,7 @@ void CystckErr_WriteUnraisable(h? obj) = PyErr_WriteUnraisable ; report the set 
 h CystckErr_GetRaisedException() : hand ~ PyErr_GetRaisedException ; [h+1] take the set exception (null if none)
 void CystckErr_SetRaisedException(h exc) : hand ~ PyErr_SetRaisedException ; re-raise a taken exception
 void CystckErr_Fetch(Cystck_Object* type, Cystck_Object* value, Cystck_Object* traceback) : hand ~ PyErr_Fetch ; [h+3] take the set exception as three new handles, each null if absent (the value as PyErr_Fetch gives it: maybe not normalized)
+void CystckErr_NormalizeException(Cystck_Object* type, Cystck_Object* value, Cystck_Object* traceback) : hand ~ PyErr_NormalizeException ; [h+3] normalize CystckErr_Fetch's three handles: each object the stock function replaces (the value made an instance of the type) gets a new handle, stored through its pointer
 void CystckErr_Restore(h? type, h? value, h? traceback) : hand ~ PyErr_Restore ; set the exception to (type, value, traceback), a null type leaving a pending handle-limit MemoryError; unlike PyErr_Restore it steals nothing: the handles stay the caller's
 h CystckErr_NewException(const char* name, h? base, h? dict) = PyErr_NewException ; [h+1, e] a new exception class
 h CystckErr_NewExceptionWithDoc(const char* name, const char* doc, h? base, h? dict) = PyErr_NewExceptionWithDoc ; [h+1, e]

@@ -240,6 +240,11 @@ STOCK_NAME = regex.compile(r"_?Py[A-Z]?[A-Za-z0-9]*_\w+")
 #: it keeps its stock signature and body, and its callers lend it their
 #: handles through the escape hatch.
 STOCK_INTERNALS = Role("stock", "reads object internals", state=False)
+#: A function stored into a slot of a type that stays stock: a struct
+#: sequence's, ``FooType.tp_new = Foo_new;`` after
+#: ``PyStructSequence_InitType2(&FooType, &desc)`` (CPython calls it with
+#: ``PyObject *`` and no state; _collect_stock_type_slots).
+STOCK_TYPE_SLOT = Role("stock", "slot of a struct-sequence type, which stays stock", state=False)
 #: A function defined in a file kept stock as a whole (translate.kept_stock).
 STOCK_KEPT = Role("stock", "defined in a file kept stock", state=False)
 
@@ -305,6 +310,8 @@ class Project:
     type_traverse: dict = field(default_factory=dict)   # PyTypeObject var -> its tp_traverse function
     type_dealloc: dict = field(default_factory=dict)    # PyTypeObject var -> its tp_dealloc function
     globals: set = field(default_factory=set)            # PyObject* globals -> Cystck_Ref
+    stock_struct_types: set = field(default_factory=set)   # struct-sequence types, kept stock PyTypeObjects
+    static_objects: object = None   # static_objects.StaticObjects, what the static-objects rule rewrites
     handle_fields: set = field(default_factory=set)      # PyObject* members of plain structs
     ref_fields: set = field(default_factory=set)         # PyObject* members of module state
     ref_arrays: set = field(default_factory=set)         # PyObject *g[N] globals -> Cystck_Ref g[N]
@@ -776,6 +783,10 @@ def build(files, kept_stock=frozenset(), split_destructors=True, includes=None):
     for code in masks.values():
         if code is not None:
             _collect_stock_callbacks(p, code)
+    _collect_stock_type_slots(p, [code for code in masks.values() if code is not None])
+    p.stock_struct_types = stock_struct_sequence_types(p, [code for code in masks.values() if code is not None])
+    for t in p.stock_struct_types:
+        p.type_objects.pop(t, None)      # no reference: the stock type object itself
     for path, text in files.items():
         code = masks[path]
         if code is not None:
@@ -1772,6 +1783,33 @@ def _collect_stock_callbacks(p, code):
         last = cstruct.strip_cast(inner[args[-1][0]:args[-1][1]].strip())
         if regex.fullmatch(r"[A-Za-z_]\w*", last) and last not in ("NULL", "nullptr"):
             p.roles.setdefault(last, STOCK_CALLBACK)
+
+
+#: ``PyStructSequence_InitType2(&FooType, &desc)``: a type CPython fills
+_STRUCT_SEQUENCE_INIT = regex.compile(r"\bPyStructSequence_InitType2?\s*\(\s*&\s*(?P<t>\w+)\s*,")
+
+
+def stock_struct_sequence_types(p, codes):
+    """The type objects ``codes`` fill with
+    ``PyStructSequence_InitType(2)`` that no file defines with an
+    initialiser: they stay stock ``PyTypeObject``s (Cystck makes no struct
+    sequence), reached through the escape hatch."""
+    return {m.group("t") for code in codes for m in _STRUCT_SEQUENCE_INIT.finditer(code)} \
+        - p.defined_type_objects
+
+
+def _collect_stock_type_slots(p, codes):
+    """``STOCK_TYPE_SLOT``: the functions stored into a slot of a
+    struct-sequence type (``FooType.tp_richcompare = Foo_richcompare;``),
+    which keep their stock signature and body."""
+    stock = stock_struct_sequence_types(p, codes)
+    if not stock:
+        return
+    for code in codes:
+        for m in SLOT_STORE.finditer(code):
+            value = cstruct.strip_cast(m.group("v").strip())
+            if m.group("t") in stock and regex.fullmatch(r"[A-Za-z_]\w*", value) and not is_null_function(value):
+                p.roles[value] = STOCK_TYPE_SLOT
 
 
 #: a function stored in a struct member: ``x.m = f;``, ``x->m = (cast)&f;``

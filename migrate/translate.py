@@ -5,7 +5,7 @@ import pathlib
 
 import regex
 
-from . import bridge, cstruct, engine, libraries as helpers, macros, project as proj, source
+from . import bridge, cstruct, engine, libraries as helpers, macros, project as proj, source, static_objects
 from .rules import cpp, escape
 
 CPP_SUFFIXES = {".cc", ".cpp", ".cxx", ".hpp", ".hh", ".hxx"}
@@ -191,6 +191,11 @@ def translate_files(files, rules=None):
     if any(r.name == "table-cast-macros" for r in rules):
         defined = macros.project_macros(files.values())
         python_files = {p: proj.expand_table_cast_macros(t, defined)[0] for p, t in python_files.items()}
+    statics = static_objects.StaticObjects()
+    if any(r.name == "static-objects" for r in rules):
+        # The project sees the global each statically allocated object becomes.
+        statics = static_objects.find(python_files)
+        python_files = {p: static_objects.rewrite(t, statics)[0] for p, t in python_files.items()}
     kept_functions = _defined_functions({p: files[p] for p in kept})
     split = any(r.name == "destructor-split" for r in rules)
     project = proj.build(python_files, kept_stock=kept_functions, split_destructors=split,
@@ -206,6 +211,7 @@ def translate_files(files, rules=None):
         python_files = {**python_files, **extra}
         project = proj.build(python_files, kept_stock=kept_functions, split_destructors=split,
                              includes=files)
+    project.static_objects = statics
     units = {}
     for path, text in files.items():
         unit = engine.Unit(path, text, project, libraries=libraries(path, text))

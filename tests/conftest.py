@@ -42,6 +42,29 @@ def stock_and_translated_tree(tmp_path_factory):
 
 
 @pytest.fixture(scope="session")
+def stock_and_translated_files(tmp_path_factory):
+    """stock_and_translated_files(name, files, sources) -> {"stock": path,
+    "cystck": path}: ``files`` (path -> stock text, headers included)
+    written as they are and as ``translate_files`` translates them, and
+    both built from the files named in ``sources``, for tests of idioms
+    that span several files."""
+    from cystck.migrate import translate
+
+    def _build(name, files, sources):
+        out = {}
+        for variant in ("stock", "cystck"):
+            tmp = tmp_path_factory.mktemp(f"{name}_{variant}")
+            texts = files if variant == "stock" else \
+                {p: u.text for p, u in translate.translate_files(files).items()}
+            for path, text in texts.items():
+                (tmp / path).write_text(text)
+            out[variant] = build_extension(name, [tmp / s for s in sources], tmp / "build",
+                                           use_cystck=variant == "cystck", include_dirs=[str(tmp)])
+        return out
+    return _build
+
+
+@pytest.fixture(scope="session")
 def stock_and_translated(tmp_path_factory, stock_and_translated_tree):
     """stock_and_translated(name, source) -> (stock module path, translated
     module path): ``source``, the text of NAME.c, written into a folder of

@@ -881,6 +881,29 @@ void CystckErr_Fetch(Cystck_State *S, Cystck_Object *type, Cystck_Object *value,
     *traceback = _Cystck_OwnException(S, tb);
 }
 
+/* PyErr_NormalizeException on three handles (CystckErr_Fetch's): each
+   object the normalizing replaced (the value made an instance of the type,
+   a type or traceback changed with it) gets a new handle of the frame,
+   stored where the stock function stores the new reference; the old
+   handle is released with the frame, as the handles' other objects. */
+void CystckErr_NormalizeException(Cystck_State *S, Cystck_Object *type, Cystck_Object *value,
+                                  Cystck_Object *traceback)
+{
+    Cystck_Object *slots[3] = {type, value, traceback};
+    PyObject *old[3], *now[3];
+    for (int i = 0; i < 3; i++)
+        old[i] = now[i] = Py_XNewRef(_Cystck_Get(*slots[i]));
+    PyErr_NormalizeException(&now[0], &now[1], &now[2]);
+    for (int i = 0; i < 3; i++) {
+        if (now[i] == old[i])
+            Py_XDECREF(now[i]);
+        else
+            *slots[i] = _Cystck_Own(S, now[i]);
+        if (now[i] != old[i])
+            Py_XDECREF(old[i]);
+    }
+}
+
 /* PyErr_Restore steals its arguments; the handles stay the caller's
    (released with the frame), so it is given references of its own.  The
    null handles of an exception CystckErr_Fetch could not hold leave the

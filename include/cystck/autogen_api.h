@@ -2292,6 +2292,56 @@ static inline int CystckTuple_CheckExact(Cystck_State *S, Cystck_Object o)
 #undef FN
 }
 
+/* ---- Struct sequences (the type stays a stock PyTypeObject, filled by PyStructSequence_InitType2: lent through the escape hatch) ---- */
+
+/* [h+1] item i of a struct sequence (a tuple's), unchecked index */
+static inline Cystck_Object CystckStructSequence_GetItem(Cystck_State *S, Cystck_Object p, Cystck_ssize_t i)
+{
+#define FN "CystckStructSequence_GetItem"
+    PyObject *p_ = _Cystck_Get(p);
+    if (Cystck_unlikely(!p_))
+        return (_Cystck_BadArg(S, FN, p), Cystck_NULL);
+    return _Cystck_OwnBorrowed(S, PyStructSequence_GetItem(p_, i));
+#undef FN
+}
+
+/* [h+1] item i of a struct sequence, unchecked index */
+static inline Cystck_Object CystckStructSequence_GET_ITEM(Cystck_State *S, Cystck_Object p, Cystck_ssize_t i)
+{
+#define FN "CystckStructSequence_GET_ITEM"
+    PyObject *p_ = _Cystck_Get(p);
+    if (Cystck_unlikely(!p_))
+        return (_Cystck_BadArg(S, FN, p), Cystck_NULL);
+    return _Cystck_OwnBorrowed(S, PyStructSequence_GET_ITEM(p_, i));
+#undef FN
+}
+
+/* [c v] fill item i of a new struct sequence, unchecked */
+static inline void CystckStructSequence_SetItem(Cystck_State *S, Cystck_Object p, Cystck_ssize_t i, Cystck_Object v)
+{
+#define FN "CystckStructSequence_SetItem"
+    PyObject *p_ = _Cystck_Get(p);
+    PyObject *v_ = _Cystck_Get(v);
+    if (Cystck_unlikely(!p_ || !v_))
+        { _Cystck_BadArgInt(S, FN, !p_ ? p : v); return; }
+    v_ = _Cystck_Consume(S, v);
+    PyStructSequence_SetItem(p_, i, v_);
+#undef FN
+}
+
+/* [c v] fill item i of a new struct sequence, unchecked */
+static inline void CystckStructSequence_SET_ITEM(Cystck_State *S, Cystck_Object p, Cystck_ssize_t i, Cystck_Object v)
+{
+#define FN "CystckStructSequence_SET_ITEM"
+    PyObject *p_ = _Cystck_Get(p);
+    PyObject *v_ = _Cystck_Get(v);
+    if (Cystck_unlikely(!p_ || !v_))
+        { _Cystck_BadArgInt(S, FN, !p_ ? p : v); return; }
+    v_ = _Cystck_Consume(S, v);
+    PyStructSequence_SET_ITEM(p_, i, v_);
+#undef FN
+}
+
 /* ---- Dict ---- */
 
 /* [h+1, e] {} */

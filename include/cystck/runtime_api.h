@@ -573,6 +573,8 @@ CYSTCK_INTERNAL Cystck_Object CystckErr_GetRaisedException(Cystck_State *S);
 CYSTCK_INTERNAL void CystckErr_SetRaisedException(Cystck_State *S, Cystck_Object exc);
 CYSTCK_INTERNAL void CystckErr_Fetch(Cystck_State *S, Cystck_Object *type, Cystck_Object *value,
                                      Cystck_Object *traceback);
+CYSTCK_INTERNAL void CystckErr_NormalizeException(Cystck_State *S, Cystck_Object *type, Cystck_Object *value,
+                                                  Cystck_Object *traceback);
 CYSTCK_INTERNAL void CystckErr_Restore(Cystck_State *S, Cystck_Object type, Cystck_Object value,
                                        Cystck_Object traceback);
 static inline int CystckErr_Occurred(Cystck_State *S) { (void)S; return PyErr_Occurred() != NULL; }

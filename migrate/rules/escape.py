@@ -598,7 +598,10 @@ class StockObjectValues(Rule):
     read from CPython's headers: :func:`..api.stock_object_values`), gets
     a handle where a function with the state uses it as a value:
     ``Cystck_FromPyObject(S, PyDateTime_TimeZone_UTC)`` (the capsule owns
-    the object: a borrowed reference), marked and reported.  Inside the
+    the object: a borrowed reference), marked and reported.  So does the
+    address of a type object that stays stock, a struct sequence's
+    (``(PyObject *)&FooType`` after ``PyStructSequence_InitType2(&FooType,
+    &desc)``): ``Cystck_FromPyObject(S, (PyObject *)&FooType)``.  Inside the
     arguments of a call kept stock it stays the stock pointer."""
     name = "stock-object-values"
     precedence = 866
@@ -609,11 +612,21 @@ class StockObjectValues(Rule):
 
     def apply(self, unit):
         values = api.stock_object_values()
-        if not any(v in unit.text for v in values):
+        types = unit.project.stock_struct_types
+        if not any(v in unit.text for v in values) and not any(t in unit.text for t in types):
             return 0
         code, text = unit.masked, unit.text
         stock = escaped_spans(text, code)
         edits = source.Edits()
+        if types:
+            address = r"(?:\(\s*(?:PyObject|PyTypeObject)\s*\*\s*\)\s*)?(?<![\w&])&\s*(?P<name>" + \
+                "|".join(map(regex.escape, sorted(types))) + r")\b(?!\s*(?:\.|->|\[))"
+            for ctx, m in _common.matches_in_state_bodies(unit, address, code):
+                if marked(text, m.start()) or any(s <= m.start() < e for s, e in stock):
+                    continue
+                edits.add(m.start(), m.end(), f"Cystck_FromPyObject(S, {MARK} (PyObject *)&{m.group('name')})")
+                unit.leftover(m.start(), f"escape hatch: {m.group('name')} is a struct-sequence type, which "
+                              "stays a stock PyTypeObject: given a handle with Cystck_FromPyObject", self.name)
         for ctx, m in _common.matches_in_state_bodies(unit, self.patterns[0], code):
             name = m.group("name")
             if name not in values or marked(text, m.start()) or any(s <= m.start() < e for s, e in stock):

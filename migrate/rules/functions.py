@@ -780,7 +780,7 @@ class NullHandles(Rule):
 class HandleIdentity(Rule):
     """``a == b`` on two handles (``o == Py_None``, ``key == Py_True``,
     ``o != (PyObject *)&PyFloat_Type``, two object fields ``self->a ==
-    self->b``) becomes ``Cystck_Is(S, a, b)``; ``!=`` becomes
+    self->b``, a handle and a global reference ``o == cached``) becomes ``Cystck_Is(S, a, b)``; ``!=`` becomes
     ``!Cystck_Is(...)``."""
     name = "handle-identity"
     precedence = 530
@@ -796,6 +796,16 @@ class HandleIdentity(Rule):
              " || Cystck_Is(S, CystckField_Load(S, b, Box_AsStruct(S, b)->v), Py_None)"
              " || !Cystck_Is(S, CystckField_Load(S, b, Box_AsStruct(S, b)->v), "
              "CystckField_Load(S, b, Box_AsStruct(S, b)->w)); }\n")
+
+    @staticmethod
+    def _object(expr, ctx, project):
+        """A handle, or a global reference (``PyObject *g``, made a
+        ``Cystck_Ref`` by global-refs, which reads it in the
+        ``Cystck_Is``)."""
+        name = expr.strip()
+        return _common.is_handle(expr, ctx, project) or (
+            name in project.globals and name not in ctx.plain and name not in ctx.data_ptrs
+            and not any(p.name == name for p in ctx.params))
 
     def apply(self, unit):
         code, text = unit.masked, unit.text
@@ -817,7 +827,7 @@ class HandleIdentity(Rule):
                 edits.add(m.start(), m.end(), f"{neg}Cystck_Is(S, {a.strip()}, {b.strip()})")
             for m in pat.finditer(code, b0, b1):
                 a, b = text[m.start("a"):m.end("a")], text[m.start("b"):m.end("b")]
-                if not (_common.is_handle(a, ctx, unit.project) and _common.is_handle(b, ctx, unit.project)):
+                if not (self._object(a, ctx, unit.project) and self._object(b, ctx, unit.project)):
                     continue
                 neg = "!" if m.group("op") == "!=" else ""
                 edits.add(m.start(), m.end(), f"{neg}Cystck_Is(S, {a.strip()}, {b.strip()})")

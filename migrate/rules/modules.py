@@ -1,7 +1,7 @@
 """Module definitions and init functions."""
 import regex
 
-from .. import cstruct, project as proj, source
+from .. import cstruct, project as proj, source, static_objects
 from ..engine import Rule
 from . import _common, tables
 
@@ -452,3 +452,47 @@ class MethodDefTests(Rule):
 def _parenthesized(code, start, end):
     """Is ``code[start:end]`` the whole of a parenthesized expression?"""
     return bool(regex.search(r"\(\s*$", code[max(0, start - 20):start]) and regex.match(r"\s*\)", code[end:]))
+
+
+class StaticObjects(Rule):
+    """A statically allocated instance of one of the extension's static
+    types, ``PyObject marker_obj = { _PyObject_EXTRA_INIT 1, &MarkerType
+    };`` (or ``{ PyObject_HEAD_INIT(&MarkerType) }``), used only by its
+    address (``&marker_obj``, ``#define marker (&marker_obj)``), becomes a
+    global made where its type is readied: ``PyObject *marker_obj =
+    NULL;`` and, after ``if (PyType_Ready(&MarkerType) < 0) return NULL;``,
+    ``if ((marker_obj = PyType_GenericAlloc(&MarkerType, 0)) == NULL)
+    return NULL;`` (an instance no ``tp_new`` ran for, as the static one).
+    Its address becomes the pointer, and each object-like macro naming it
+    (``marker``, ``#define RETURN_MARKER return Py_INCREF(marker),
+    marker``) is written out at its uses: the later rules port it as any
+    global reference, a ``Cystck_Ref`` made once at init and never
+    released, as the static object never dies (``item == marker``
+    becomes ``Cystck_Is(S, item, Cystck_deref(S, marker_obj))``).  Cystck
+    has no object outside the heap.  See ``migrate/static_objects.py``;
+    the project is built from the rewritten text."""
+    name = "static-objects"
+    precedence = 52
+    patterns = (static_objects._DEFINITION.pattern,)
+    before = ("static PyTypeObject MarkerType = {PyVarObject_HEAD_INIT(NULL, 0) \"m.Marker\"};\n"
+              "PyObject marker_obj = { _PyObject_EXTRA_INIT 1, &MarkerType };\n"
+              "#define marker (&marker_obj)\n"
+              "static int init(void) {\n    if (PyType_Ready(&MarkerType) < 0)\n        return -1;\n"
+              "    return 0;\n}\n"
+              "static PyObject *is_marker(PyObject *o) { return PyBool_FromLong(o == marker); }\n")
+    after = ("static PyTypeObject MarkerType = {PyVarObject_HEAD_INIT(NULL, 0) \"m.Marker\"};\n"
+             "PyObject *marker_obj = NULL;\n"
+             "/* cystck-migrate: marker (a statically allocated object's address) is written out at its uses */\n"
+             "static int init(void) {\n    if (PyType_Ready(&MarkerType) < 0)\n        return -1;\n"
+             "    if ((marker_obj = PyType_GenericAlloc(&MarkerType, 0)) == NULL)\n        return -1;\n"
+             "    return 0;\n}\n"
+             "static PyObject *is_marker(PyObject *o) { return PyBool_FromLong(o == marker_obj); }\n")
+
+    def apply(self, unit):
+        found = unit.project.static_objects
+        if not found:
+            return 0
+        text, count = static_objects.rewrite(unit.text, found)
+        if count:
+            unit.set_text(text)
+        return count

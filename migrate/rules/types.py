@@ -480,7 +480,9 @@ class TypeObject(Rule):
         for m in regex.finditer(self.patterns[1], code):
             names = _declared_names(m)
             forward.update(dict.fromkeys(names, m))
-            edits.add(m.start(), m.end(), f"Cystck_Ref {', '.join(names)};")
+            new = _declaration(unit, m, names)
+            if new is not None:
+                edits.add(m.start(), m.end(), new)
         for m in defs:
             name = m.group("name")
             span = next(((s, e) for s, e in items if s <= m.start() < e), None)
@@ -533,7 +535,9 @@ class TypeObject(Rule):
             fields.append(f"{name}_defines")
             fields.append(f["tp_doc"].text if "tp_doc" in f and f["tp_doc"].text else "NULL")
             body = ",\n".join("    " + x for x in fields)
-            out.append(f"static CystckType_Spec {name}_spec = {{\n{body}\n}};")
+            # another file readies a type it declares: the spec is as visible as the type
+            spec_static = static if not static and _declared_in_other_files(unit, name) else "static "
+            out.append(f"{spec_static}CystckType_Spec {name}_spec = {{\n{body}\n}};")
             edits.add(_common.declaration_start(code, span, m.start()),
                       span[1], "\n".join(out))
             for s, e in removed:
@@ -546,23 +550,67 @@ class TypeObject(Rule):
         another file, ``PyTypeObject FooType;``, declares their references:
         ``Cystck_Ref FooType;`` (``extern`` stays).  A type object no file of
         the extension defines (another library's) is left alone."""
-        defined = unit.project.defined_type_objects
         code = unit.structure
         edits = source.Edits()
         for m in regex.finditer(self.patterns[1], code):
-            names = _declared_names(m)
-            refs = [n for n in names if n in defined]
-            if not refs:
-                continue
-            new = f"Cystck_Ref {', '.join(refs)};"
-            others = [n for n in names if n not in defined]
-            if others:
-                # one declaration each: ``extern PyTypeObject Other;`` stays
-                lead = regex.search(r"(?:\b(?:static|extern|const)\s+)*$", code[:m.start()]).group()
-                new += f" {lead}PyTypeObject {', '.join(others)};"
-            edits.add(m.start(), m.end(), new)
+            new = _declaration(unit, m, _declared_names(m))
+            if new is not None:
+                edits.add(m.start(), m.end(), new)
         unit.apply(edits)
         return edits.applied
+
+
+def _declaration(unit, m, names):
+    """What the declaration ``m`` of type objects ``names`` becomes: the
+    references of those some file defines with an initialiser, and a stock
+    declaration of its own for the others (another library's type, a
+    struct-sequence type that PyStructSequence_InitType2 fills), which
+    stay stock; None where every name stays stock."""
+    defined = unit.project.defined_type_objects
+    refs = [n for n in names if n in defined]
+    if not refs:
+        return None
+    new = f"Cystck_Ref {', '.join(refs)};{_spec_declarations(unit, refs)}"
+    others = [n for n in names if n not in defined]
+    if others:
+        # one declaration each: ``extern PyTypeObject Other;`` stays
+        lead = regex.search(r"(?:\b(?:static|extern|const)\s+)*$", unit.structure[:m.start()]).group()
+        new += f" {lead}PyTypeObject {', '.join(others)};"
+    return new
+
+
+def _external_type_objects(project):
+    """The type objects a file of ``project`` defines without ``static``
+    (``PyTypeObject FooType = {...}``): name -> the defining file."""
+    found = {}
+    for path, text in project.files.items():
+        code = source.mask(text)
+        for m in regex.finditer(TypeObject.patterns[0], code):
+            if not regex.search(r"\bstatic\b", code[code.rfind(";", 0, m.start()) + 1:m.start()].rsplit("}", 1)[-1]):
+                found[m.group("name")] = path
+    return found
+
+
+def _declared_in_other_files(unit, name):
+    """Does a file of the project other than ``unit``'s declare the type
+    object ``name`` (``extern PyTypeObject FooType;``, in a header)?"""
+    for path, text in unit.project.files.items():
+        if path == unit.path or name not in text:
+            continue
+        if any(name in _declared_names(m) for m in regex.finditer(TypeObject.patterns[1], source.mask(text))):
+            return True
+    return False
+
+
+def _spec_declarations(unit, names):
+    """`` extern CystckType_Spec FooType_spec;`` for each of ``names`` that
+    another file defines without ``static`` while this file only declares
+    it: the file that readies the type (``CystckType_FromSpec(S,
+    &FooType_spec, ...)``) sees the spec where it sees the type (the
+    type-object rule makes that spec external)."""
+    homes = _external_type_objects(unit.project)
+    return "".join(f" extern CystckType_Spec {n}_spec;" for n in names
+                   if n in homes and homes[n] != unit.path)
 
 
 def _declared_names(m):

@@ -631,6 +631,16 @@ LEAVE_ALONE = {
     "local-state-name": (
         "static long S;\n"
         "static PyObject *f(PyObject *o) { S++; return PyLong_FromLong(S); }\n"),
+    # A static object read by name (its reference count), not only by its
+    # address: it stays (so does its type's readying).
+    "static-objects": (
+        "static PyTypeObject MarkerType = {PyVarObject_HEAD_INIT(NULL, 0) \"m.Marker\"};\n"
+        "PyObject marker_obj = { _PyObject_EXTRA_INIT 1, &MarkerType };\n"
+        "#define marker (&marker_obj)\n"
+        "static int init(void) {\n    if (PyType_Ready(&MarkerType) < 0)\n        return -1;\n"
+        "    return 0;\n}\n"
+        "static Py_ssize_t count(void) { return marker_obj.ob_refcnt; }\n"
+        "static PyObject *is_marker(PyObject *o) { return PyBool_FromLong(o == marker); }\n"),
     # A given exception that is not the one set: a caught one.
     "given-occurred-matches": (
         "static int f(PyObject *caught) {\n"
@@ -767,6 +777,7 @@ POSITIVE_TWINS = {
     "api-call-macros": ("PyNumber_Add((b), (a))", "PyNumber_Add((a), (b))"),
     "void-pointer-objects": ("memset((void *) p,", "memset((void *) o,"),
     "local-state-name": ("{ S++;", "{ long S = 0; S++;"),
+    "static-objects": ("return marker_obj.ob_refcnt;", "return Py_REFCNT(marker);"),
     "given-occurred-matches": ("PyErr_GivenExceptionMatches(caught,",
                                "PyErr_GivenExceptionMatches(PyErr_Occurred(),"),
     "constant-getters": ("Py_NewRef(Py_GetConstantBorrowed(Py_CONSTANT_ZERO))",

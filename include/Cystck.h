@@ -662,11 +662,13 @@ static inline int _Cystck_LongAsByteArray(PyObject *o, unsigned char *bytes, siz
  * against it, with the values it needed kept across the function's calls,
  * cost release builds 9 to 18 instructions per call (docs/gaps.md, R1).
  * Where the compiler knows the object is not null, the compare stays (2
- * instructions the plain null test folded). */
-static inline Cystck_Object _Cystck_Own(Cystck_State *S, PyObject *o)
+ * instructions the plain null test folded), unless the caller knows that
+ * the runtime is in release mode (release set: a null test only;
+ * Cystck_New's plain types). */
+static inline Cystck_Object _Cystck_OwnTested(Cystck_State *S, PyObject *o, int release)
 {
     PyObject **slot;
-    if (Cystck_unlikely(_CYSTCK_OWN_TEST(o))) {
+    if (Cystck_unlikely(release ? o == NULL : _CYSTCK_OWN_TEST(o))) {
         if (o == NULL)
             return _Cystck_H(NULL);
         if (_CYSTCK_DEBUG_FIRST(S))
@@ -686,6 +688,10 @@ static inline Cystck_Object _Cystck_Own(Cystck_State *S, PyObject *o)
     *slot = o;
     S->top = slot + 1;
     return _Cystck_H(slot);
+}
+static inline Cystck_Object _Cystck_Own(Cystck_State *S, PyObject *o)
+{
+    return _Cystck_OwnTested(S, o, 0);
 }
 
 /* Give a borrowed reference a slot (the handle keeps the object alive). */

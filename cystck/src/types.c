@@ -298,7 +298,8 @@ static int is_plain_alloc(allocfunc f, PyObject *known)
     return r;
 }
 
-/* Give a new type this copy's plain allocator if it is plain, and take a
+/* Give a new type this copy's plain allocator if it is plain (and the
+ * runtime is not in debug mode), and take a
  * plain allocator it inherited (of any extension: the base extension's
  * Cystck_New would allocate its instances inline) away if not. */
 static int mark_plain(PyTypeObject *tp)
@@ -307,8 +308,10 @@ static int mark_plain(PyTypeObject *tp)
     int plain = known == NULL ? -1 : is_plain_alloc(tp->tp_alloc, known);
     if (plain < 0)
         return -1;
-    /* A weak-reference list must start empty: only tp_alloc zeroes it. */
-    if ((plain || tp->tp_alloc == PyType_GenericAlloc) && tp->tp_itemsize == 0 &&
+    /* A weak-reference list must start empty: only tp_alloc zeroes it.
+     * Not in debug mode: Cystck_New makes a plain type's handle without
+     * debug mode's test (_Cystck_NewInstance). */
+    if (!_Cystck_debug && (plain || tp->tp_alloc == PyType_GenericAlloc) && tp->tp_itemsize == 0 &&
         !PyType_IS_GC(tp) && tp->tp_weaklistoffset == 0)
         tp->tp_alloc = _Cystck_PlainAlloc;
     else if (plain)             /* inherited by a subtype that is not plain */

@@ -194,10 +194,12 @@ static CYSTCK_ALWAYS_INLINE Cystck_Object _Cystck_NewInstance(Cystck_State *S, C
     PyTypeObject *tp = (PyTypeObject *)_Cystck_Get(type);
     PyObject *o;
     Cystck_Object h;
+    int release = 0;
     if (Cystck_unlikely(tp == NULL))
         o = _Cystck_NewObjectSlow(S, type);
     /* What stock's PyObject_New does (MemoryError when out of memory). */
     else if (Cystck_likely(PyType_Check(tp) && tp->tp_alloc == _Cystck_PlainAlloc)) {
+        release = 1;
         o = _Cystck_PlainNew(tp);
         if (zero && Cystck_likely(o != NULL))
             memset((char *)o + sizeof(PyObject), 0, (size_t)tp->tp_basicsize - sizeof(PyObject));
@@ -205,8 +207,13 @@ static CYSTCK_ALWAYS_INLINE Cystck_Object _Cystck_NewInstance(Cystck_State *S, C
     else
         o = _Cystck_NewObjectOf((PyObject *)tp);
     /* Both paths join before the handle is made, so the compiler knows
-     * which slot it is (and Cystck_Return can move it without a check). */
-    h = _Cystck_Own(S, o);
+     * which slot it is (and Cystck_Return can move it without a check).
+     * Only a release-mode runtime gives a type _Cystck_PlainAlloc (debug
+     * mode's go through tp_alloc: mark_plain, types.c), so the plain path's
+     * handle needs no debug-mode test: its object's null test folds against
+     * _Cystck_PlainNew's, where _Cystck_own_limit's compare stayed (read
+     * again after _Py_NewReference: 4 instructions, with a saved register). */
+    h = _Cystck_OwnTested(S, o, release);
     /* The struct is found from the handle, not from o: o is then not kept
      * across the handle's slow path (which reads it back from the slot). */
     if (data != NULL) {

@@ -52,6 +52,30 @@ static int keep_after_pushes(Cystck_State *S, Cystck_Object self, Cystck_Object 
     return Cystck_IsNull(kept) ? -1 : 10;
 }
 
+/* A plain type (fixed size, no GC): Cystck_New makes its instances inline,
+ * and in a release-mode runtime their handles without debug mode's test
+ * (_Cystck_NewInstance); debug mode must still see them. */
+typedef struct { long n; } Box;
+static CystckType_Spec Box_spec = {"dbg_keep_handle.Box", sizeof(Box), 0, 0, NULL, "a plain type"};
+static Cystck_Ref Box_type;
+
+CYSTCK_DEF_METH(keep_new_def, "keep_new", keep_new, CYSTCK_O,
+                "keep_new(l): remember a new Box (buggy: keeps a handle)")
+static int keep_new(Cystck_State *S, Cystck_Object self, Cystck_Object l)
+{
+    Cystck_Object type = Cystck_deref(S, Box_type);
+    Box *b;
+    (void)self;
+    (void)l;
+    if (Cystck_IsNull(type))
+        return -1;
+    kept = Cystck_New(S, type, (void **)&b);   /* the frame's first handle */
+    if (Cystck_IsNull(kept))
+        return -1;
+    b->n = 1;
+    return 0;
+}
+
 CYSTCK_DEF_METH(negate_kept_def, "negate_kept", negate_kept, CYSTCK_NOARGS,
                 "-x for the remembered x")
 static int negate_kept(Cystck_State *S, Cystck_Object self)
@@ -61,10 +85,19 @@ static int negate_kept(Cystck_State *S, Cystck_Object self)
 }
 
 static CystckDef *defines[] = {&keep_first_def, &keep_last_def, &keep_after_pushes_def,
-                               &negate_kept_def, NULL};
+                               &keep_new_def, &negate_kept_def, NULL};
 static CystckModuleDef module_def = {"dbg_keep_handle", NULL, 0, defines};
 
 CYSTCK_MODINIT(dbg_keep_handle)
 {
-    return Cystck_Return(S, CystckModule_Create(S, &module_def));
+    Cystck_Object m = CystckModule_Create(S, &module_def), type;
+    if (Cystck_IsNull(m))
+        return -1;
+    type = CystckType_FromSpec(S, &Box_spec, Cystck_NULL);
+    if (Cystck_IsNull(type) || CystckModule_AddObject(S, m, "Box", type) < 0)
+        return -1;
+    Box_type = Cystck_ref(S, type);
+    if (Box_type == NULL)
+        return -1;
+    return Cystck_Return(S, m);
 }

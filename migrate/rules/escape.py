@@ -36,6 +36,15 @@ BORROWED = frozenset("""
     PyType_GetModule PyCapsule_GetContext PyDescr_NAME PyDescr_TYPE
 """.split())
 
+# Stock functions without a Cystck counterpart that steal a reference to
+# an argument (CPython's docs: "steals a reference"), by the argument's
+# position.  The escape hatch lends those a new reference: the handle's
+# own is released with the frame.
+STOLEN = {
+    "PyException_SetCause": (1,), "PyException_SetContext": (1,),
+    "PyErr_SetExcInfo": (0, 1, 2), "PyCell_SET": (1,),
+}
+
 _CALL = regex.compile(r"(?<![\w.>]|->)(?P<name>_?Py[A-Z]?\w*)\s*\(")
 # A call through the function table of a C API exported in a capsule
 # (datetime.h's ``PyDateTimeAPI``).
@@ -68,7 +77,9 @@ def escaped_spans(text, code):
 class EscapeHatch(Rule):
     """A call of a stock function that has no Cystck counterpart (and that
     no other rule translated) is kept through the escape hatch: each handle
-    argument is lent as ``Cystck_AsPyObject(S, h)``, and an object result
+    argument is lent as ``Cystck_AsPyObject(S, h)`` (one the function
+    steals, ``PyException_SetCause``'s cause, as a new reference,
+    ``Py_XNewRef(Cystck_AsPyObject(S, h))``), and an object result
     gets a handle, ``Cystck_FromNewPyObject(S, ...)`` for a new reference
     or ``Cystck_FromPyObject(S, ...)`` for a borrowed one (the return types
     come from CPython's own headers).  A call through the function table
@@ -147,6 +158,8 @@ class EscapeHatch(Rule):
             if self._is_handle_expr(arg, ctx, unit.project):
                 lead = s + len(code[s:e]) - len(code[s:e].lstrip())
                 lent = f"Cystck_AsPyObject(S, {text[lead:lead + len(arg)]})"
+                if i in STOLEN.get(name, ()):
+                    lent = f"Py_XNewRef({lent})"
                 # a stock helper's PyTypeObject * parameter takes the object as its type
                 cast = self._pointer_cast(params[i]) if params and i < len(params) else None
                 if cast is None and i in api.stock_type_params().get(name, ()):

@@ -31,7 +31,8 @@ def split_scope(head):
 keeps_struct_params = _common.keeps_struct_params
 
 
-def _render_param(ctype, name):
+def render_param(ctype, name):
+    """``ctype name`` (no space after a pointer's ``*``)."""
     return f"{ctype}{name}" if ctype.endswith("*") else f"{ctype} {name}"
 
 
@@ -69,7 +70,7 @@ def convert_param(text, structs):
         return f"{ret}(*{fn.group('n')})(" + ", ".join(["Cystck_State *S"] + [q for q in ps if q and q != "void"]) + ")"
     m = regex.fullmatch(r"(?:const\s+)?(?:struct\s+)?(?:" + types + r")\s*\*\s*const\s*\*\s*(?P<n>\w*)", t)
     if m:
-        return _render_param("const Cystck_Object *", m.group("n")).rstrip()
+        return render_param("const Cystck_Object *", m.group("n")).rstrip()
     m = regex.fullmatch(r"(?:const\s+)?(?:struct\s+)?(?:" + types + r")\s*(?P<p>\*\s*\*?)\s*(?P<n>\w*)\s*(?P<a>\[[^\]]*\])?", t)
     if m:
         stars = m.group("p").replace(" ", "")
@@ -77,7 +78,7 @@ def convert_param(text, structs):
         name = m.group("n")
         if m.group("a") and stars == "*":
             return f"Cystck_Object {name}{m.group('a')}"
-        return _render_param(ctype, name).rstrip() if name else ctype
+        return render_param(ctype, name).rstrip() if name else ctype
     return text
 
 
@@ -230,13 +231,25 @@ class EntrySignature(Rule):
                 name = params[idx].name if idx is not None and idx < len(params) and params[idx].name else default
                 if idx is None and default in used:
                     name = default + "_"
-                new.append(_render_param(ctype, name))
+                new.append(render_param(ctype, name))
             edits.add(f.params[0], f.params[1], ", ".join(new))
             edits.add(f.start, f.name_start, _replace_return_type(text[f.start:f.name_start], role.ret))
             n += 1
         if edits:
             unit.apply(edits)
         return n
+
+
+def external_slot(unit, func, role):
+    """Does ``func``, which this file registers for a slot of ``role``,
+    keep its external linkage (another file, a header, declares it without
+    ``static``)?  CYSTCK_DEF_SLOT declares its implementation static, so
+    the slot calls it through a static forwarder (types._slot_forwarder) and the
+    entry-linkage rule leaves its definition as it is."""
+    own = unit.project.role(func)
+    return role.kind == "slot" and own is not None and own.kind == "slot" and \
+        [c for c, _, _ in own.params] == [c for c, _, _ in role.params] and \
+        proj.declared_elsewhere(unit.project, unit.path, func)
 
 
 class EntryLinkage(Rule):
@@ -247,7 +260,9 @@ class EntryLinkage(Rule):
     ``static``, which a C or C++ compiler rejects after a non-static
     definition or prototype (C++ code often relies on an anonymous namespace
     instead).  Only functions registered in the same file are touched; the
-    return-type line changes anyway.  Methods keep their linkage: the table
+    return-type line changes anyway.  A slot function that another file
+    (a header) declares without ``static`` keeps its linkage: its slot
+    calls it through a static forwarder (``external_slot``).  Methods keep their linkage: the table
     rule gives non-static ones a forwarder."""
     name = "entry-linkage"
     precedence = 405
@@ -271,6 +286,8 @@ class EntryLinkage(Rule):
             role = unit.project.role(f.name)
             if f.name not in registered or role is None or role.kind not in self.ROLES:
                 continue
+            if external_slot(unit, f.name, role):
+                continue        # its slot calls it through a static forwarder
             head = code[f.start:f.name_start]
             if regex.search(r"\b(?:static|extern)\b", head) or "::" in head:
                 continue
@@ -354,7 +371,7 @@ class HelperSignature(Rule):
             kept = set() if not keeps_struct_params(f.name) else structs
             new_params = [convert_param(text[q.span[0]:q.span[1]], structs - kept) for q in params]
             for i in object_voids.get(f.name, ()):
-                new_params[i] = _render_param("Cystck_Object", params[i].name).rstrip()
+                new_params[i] = render_param("Cystck_Object", params[i].name).rstrip()
             new_params = [x.strip() for x in new_params if x.strip() and x.strip() != "void"]
             inner = text[f.params[0]:f.params[1]]
             # ``( PyObject* o )`` keeps its padding (both sides, or none)

@@ -1238,11 +1238,22 @@ def _entry_calls_passing_own_params(unit, pattern):
         for m in regex.finditer(pattern, code, pos=b0, endpos=b1):
             callee = unit.project.role(m.group("f"))
             if callee is None or not callee.pushes or \
-                    [c for c, _, _ in callee.params] != [c for c, _, _ in role.params]:
-                continue
+                    [c for c, _, _ in callee.params] != [c for c, _, _ in role.params] or \
+                    _keyword_slot(callee) != _keyword_slot(role):
+                continue        # (a method's keywords are names, a slot's a dict)
             passed = [code[s:e].strip() for s, e in source.split_top(code, m.start("a") + 1, m.end("a") - 1)]
             if passed == stock:
                 yield ctx, m, names
+
+
+#: The parameters of a keyword slot's implementation (tp_new, tp_init,
+#: tp_call: ``Cystck_KeywordsImpl``, its ``kw`` a dict or null).
+_KEYWORD_SLOT_PARAMS = [proj.H, proj.ARGS, proj.SSIZE, proj.H]
+
+
+def _keyword_slot(role):
+    """Is ``role`` a slot taking an argument array and a keywords dict?"""
+    return role.kind == "slot" and [c for c, _, _ in role.params] == _KEYWORD_SLOT_PARAMS
 
 
 def _own_params(ctx):
@@ -1294,8 +1305,9 @@ class EntryKeywordCalls(Rule):
     the entry-value-calls and entry-tail-calls rules'."""
     name = "entry-keyword-calls"
     precedence = 536
-    # the caller's Cystck parameters (args, nargs, kw) it passes on
-    needs = ("entry-signature",)
+    # the caller's Cystck parameters (args, nargs, kw) it passes on; the
+    # result helper goes after the Cystck.h include
+    needs = ("entry-signature", "include-header")
     patterns = (r"(?<![\w.>]|->)(?P<f>\w+)\s*" + source.paren("a"),)
     before = ("static PyObject *dumps(PyObject *self, PyObject *args, PyObject *kw);\n"
               "static PyObject *dump(PyObject *self, PyObject *args, PyObject *kw)\n{\n"
@@ -1317,6 +1329,7 @@ class EntryKeywordCalls(Rule):
         p = unit.project
         code, text = unit.masked, unit.text
         edits = source.Edits()
+        result_helper = False
         for ctx in _common.function_contexts(unit, with_locals=False):
             if not ctx.has_state:
                 continue
@@ -1327,24 +1340,39 @@ class EntryKeywordCalls(Rule):
             for m in regex.finditer(self.patterns[0], code, pos=b0, endpos=b1, overlapped=True):
                 info = p.function(unit.path, m.group("f"))
                 role = info.role if info is not None else None
-                if m.start() < done or role is None or role.kind != "meth" or role.detail != "CYSTCK_KEYWORDS" \
-                        or role.stock_fastcall:
+                slot = role is not None and _keyword_slot(role)
+                if m.start() < done or role is None or not slot and (
+                        role.kind != "meth" or role.detail != "CYSTCK_KEYWORDS" or role.stock_fastcall):
                     continue
                 a0, a1 = m.span("a")
                 passed = source.split_top(code, a0 + 1, a1 - 1)
                 if len(passed) != 3:
                     continue
                 own, tup, kw = (text[s:e].strip() for s, e in passed)
-                if tup in proj.NULLS or (ctx.role is not None and [own, tup, kw] == _own_params(ctx)[1]
-                                         and [c for c, _, _ in ctx.role.params] == [c for c, _, _ in role.params]):
+                if slot and tup in proj.NULLS and kw in proj.NULLS:
+                    continue        # no arguments: the state-calls rule's
+                if not slot and tup in proj.NULLS or (
+                        ctx.role is not None and [own, tup, kw] == _own_params(ctx)[1]
+                        and [c for c, _, _ in ctx.role.params] == [c for c, _, _ in role.params]
+                        and _keyword_slot(ctx.role) == slot):
                     continue        # no tuple; or the caller's own arguments, passed on as they are
                 own = "Cystck_NULL" if own in proj.NULLS else own
+                tup = "Cystck_NULL" if tup in proj.NULLS else tup
                 array = f"{ctx.args_name}, {ctx.nargs_name}" if own_kw and kw == own_kw else "NULL, 0"
                 kw = "Cystck_NULL" if kw in proj.NULLS else kw
-                edits.add(m.start(), m.end(),
-                          f"Cystck_CallImplKw(S, {m.group('f')}, {own}, {tup}, {array}, {kw})")
+                call = f"({m.group('f')}, {own}, {tup}, {array}, {kw})"
+                if not slot:
+                    new = f"Cystck_CallImplKw(S, {call[1:]}"
+                elif role.pushes:
+                    new = f"{RESULT_HELPER}(S, Cystck_CallSlotKw(S, {call[1:]})"
+                    result_helper = True
+                else:
+                    new = f"Cystck_CallSlotKw(S, {call[1:]}"
+                edits.add(m.start(), m.end(), new)
                 done = m.end()      # (a call in its arguments stays as it is)
         if edits:
+            if result_helper:
+                StateCalls._define_result_helper(unit, edits)
             unit.apply(edits)
         return edits.applied
 

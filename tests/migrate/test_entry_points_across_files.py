@@ -73,7 +73,7 @@ Box_init(BoxObject *self, PyObject *args, PyObject *kwargs)
     return 0;
 }
 
-/* box(*items, sep="") -> label + sep + items joined, size times */
+/* box(*items, sep=label) -> label and the items joined with sep, size times */
 PyObject *
 Box_call(BoxObject *self, PyObject *args, PyObject *kwargs)
 {
@@ -94,7 +94,7 @@ Box_call(BoxObject *self, PyObject *args, PyObject *kwargs)
     for (i = 0; i < PyTuple_GET_SIZE(args); i++)
         if (PyList_Append(parts, PyTuple_GET_ITEM(args, i)) < 0)
             goto fail;
-    joined = PyUnicode_Join(sep != NULL ? sep : Py_None, parts);
+    joined = PyUnicode_Join(sep != NULL ? sep : self->label, parts);
     Py_DECREF(parts);
     if (joined == NULL)
         return NULL;
@@ -337,5 +337,5 @@ def test_the_translation_behaves_as_the_stock_build(builds, run_script, debug):
     want = run_script(SCRIPT, builds["stock"])
     assert want[:2] == [("a", 3, "Box"), ("s", 1, "Sub")]
     assert want[3] == ("ValueError", "size must not be negative")
-    assert want[11:13] == ["axyaxyaxy", "a-xa-xa-x"]
+    assert want[11:13] == ["aaxayaaxayaaxay", "a-xa-xa-x"]
     assert run_script(SCRIPT, builds["cystck"], debug=debug) == want

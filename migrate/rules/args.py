@@ -665,7 +665,8 @@ class KwargsDict(Rule):
     return -1;`` (the helper, defined once after the Cystck.h include,
     fails with an exception if the dict cannot be made).  A method that passes ``kw``
     on (to ``CystckArg_ParseTupleAndKeywords``, to another method) is left
-    alone; one that gives it to a stock function (through the escape hatch)
+    alone (the keywords of ``Cystck_CallImplKw``/``Cystck_CallSlotKw``,
+    which take names or a dict, count for neither); one that gives it to a stock function (through the escape hatch)
     or to a helper of the extension gives the dict, unless it was a stock
     ``METH_FASTCALL | METH_KEYWORDS`` method: its ``kw`` was the names
     already, and what it gives them to reads names."""
@@ -736,6 +737,13 @@ class KwargsDict(Rule):
             return call is not None and call[0] in helpers and \
                 regex.match(r"\w+\s*\(\s*S\s*,", body[call[1]:]) is not None
 
+        # the keywords of a direct call of a keyword implementation, which
+        # takes the names (and the caller's array) or a dict alike: a dict
+        # if the method makes one for its other uses
+        direct = regex.compile(r"\bCystck_Call(?:Impl|Slot)Kw\s*\(\s*S\s*(?:,(?:[^,;(){}]|\([^;(){}]*\))*){5},\s*$")
+        passed = [u for u in uses if direct.search(body[max(0, u.start() - 300):u.start()])
+                  and regex.match(r"\s*\)", body[u.end():])]
+        uses = [u for u in uses if u not in passed]
         return bool(uses) and all((dict_arg.search(body[max(0, u.start() - 160):u.start()]) or helper_arg(u.start())) and
                                   (regex.match(r"\s*[,)]", body[u.end():]) or null_test.match(body[u.end():]))
                                   for u in uses)

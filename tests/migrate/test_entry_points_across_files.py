@@ -244,11 +244,46 @@ plain(PyObject *module, PyObject *box)
     return r;
 }
 
+/* labelled(box, text=..., **kw): a box of box's type, text its label, the
+ * other keywords to tp_init: the caller takes a keyword out of its own
+ * dict before it passes the dict on (a dump(obj=...) taking its object
+ * out of the keywords) */
+static PyObject *
+labelled(PyObject *module, PyObject *args, PyObject *kwargs)
+{
+    PyObject *box, *text = NULL, *t;
+    BoxObject *self;
+    if (PyTuple_GET_SIZE(args) != 1) {
+        PyErr_SetString(PyExc_TypeError, "labelled takes one box");
+        return NULL;
+    }
+    box = PyTuple_GET_ITEM(args, 0);
+    if (kwargs)
+        text = PyDict_GetItemString(kwargs, "text");
+    if (text == NULL) {
+        PyErr_SetString(PyExc_TypeError, "labelled needs text=");
+        return NULL;
+    }
+    t = PyTuple_Pack(1, text);
+    if (t == NULL)
+        return NULL;
+    if (PyDict_DelItemString(kwargs, "text") < 0) {
+        Py_DECREF(t);
+        return NULL;
+    }
+    self = (BoxObject *)Box_new(Py_TYPE(box), NULL, NULL);
+    if (self != NULL && Box_init(self, t, kwargs) < 0)
+        Py_CLEAR(self);
+    Py_DECREF(t);
+    return (PyObject *)self;
+}
+
 static PyMethodDef methods[] = {
     {"make", (PyCFunction)(void (*)(void))make, METH_VARARGS | METH_KEYWORDS, NULL},
     {"sized", sized, METH_VARARGS, NULL},
     {"call", (PyCFunction)(void (*)(void))call, METH_VARARGS | METH_KEYWORDS, NULL},
     {"plain", plain, METH_O, NULL},
+    {"labelled", (PyCFunction)(void (*)(void))labelled, METH_VARARGS | METH_KEYWORDS, NULL},
     {NULL, NULL, 0, NULL}
 };
 
@@ -287,6 +322,9 @@ results = [
     m.call(b, "x", "y"), m.call(b, "x", sep="-"), m.call(s), outcome(m.call, b, 1), outcome(m.call, b, "x", end=1),
     outcome(m.call, b, "x", sep="-", end=1), m.plain(b), m.plain(m.make(Box, "q", size=0)),
     b("x", sep="+"), Box("direct", 2)("y"),
+    outcome(lambda: (lambda z: (z.label, z.size, type(z).__name__))(m.labelled(s, text="t", size=2))),
+    outcome(lambda: (lambda z: (z.label, z.size))(m.labelled(b, text="u"))),
+    outcome(m.labelled, b), outcome(m.labelled, b, text="v", size="x"), outcome(m.labelled, b, text="v", label=1),
 ]
 print(repr(results))
 """
@@ -315,6 +353,10 @@ def test_direct_calls_of_keyword_slots_go_through_the_runtime():
     assert "Cystck_CallSlotKw(S, Box_init, self, t, NULL, 0, kw) < 0" in out
     assert "Cystck_CallSlotKw(S, Box_new, " in out and "Cystck_CallSlotKw(S, Box_call, " in out
     assert "direct call of entry point" not in "".join(n.message for n in res.notes)
+    # a method that reads its keywords as a dict makes one, then passes it
+    labelled = out[out.index("\nlabelled("):]
+    assert "if (cystck_migrate_kwargs_dict(S, args, nargs, &kwargs) < 0)" in labelled
+    assert "Cystck_CallSlotKw(S, Box_init, self, t, args, nargs, kwargs) < 0" in labelled
 
 
 @pytest.fixture(scope="module")
@@ -338,4 +380,5 @@ def test_the_translation_behaves_as_the_stock_build(builds, run_script, debug):
     assert want[:2] == [("a", 3, "Box"), ("s", 1, "Sub")]
     assert want[3] == ("ValueError", "size must not be negative")
     assert want[11:13] == ["aaxayaaxayaaxay", "a-xa-xa-x"]
+    assert want[-5:-2] == [("t", 2, "Sub"), ("u", 1), ("TypeError", "labelled needs text=")]
     assert run_script(SCRIPT, builds["cystck"], debug=debug) == want

@@ -1302,7 +1302,17 @@ class EntryKeywordCalls(Rule):
     its ``nargs`` positional ones in ``args``; or a dict, or none: ``NULL,
     0`` for the array) and returns the result as a handle.  A call passing
     on the caller's own arguments to an entry point of its convention is
-    the entry-value-calls and entry-tail-calls rules'."""
+    the entry-value-calls and entry-tail-calls rules'.
+
+    A keyword slot's implementation (``tp_new``, ``tp_init``,
+    ``tp_call``: its ``kw`` a dict), in this file or another, called with
+    a tuple (or NULL) and keywords, ``Foo_init(self, argtuple, kwargs)``,
+    goes through ``Cystck_CallSlotKw`` with the same arguments, which
+    passes the keywords as the dict the slot gets from Python (a caller's
+    own keyword names made one) and returns the implementation's result:
+    ``tp_init``'s 0 or -1 as it is, the push count of ``tp_new`` and
+    ``tp_call`` made a handle (``cystck_migrate_result``).  With NULL for
+    both the call is the state-calls rule's."""
     name = "entry-keyword-calls"
     precedence = 536
     # the caller's Cystck parameters (args, nargs, kw) it passes on; the

@@ -3,7 +3,8 @@ called from another file (cbor2 5.9.0: its module functions make an
 encoder with ``CBOREncoder_new(&CBOREncoderType, NULL, NULL)`` and
 ``CBOREncoder_init(self, args, kwargs)``, both defined in encoder.c).
 
-Two things did not compile.  The entry-linkage rule made the slot
+Two things did not compile (a keywords method of another file called
+with a tuple, ``Box_grown(box, t, kwargs)``, already did).  The entry-linkage rule made the slot
 functions' definitions ``static`` (CYSTCK_DEF_SLOT declares its
 implementation static) after the header's non-static prototype ("static
 declaration follows non-static"); now such a function keeps its external
@@ -33,6 +34,7 @@ typedef struct {
 PyObject *Box_new(PyTypeObject *type, PyObject *args, PyObject *kwargs);
 int Box_init(BoxObject *self, PyObject *args, PyObject *kwargs);
 PyObject *Box_call(BoxObject *self, PyObject *args, PyObject *kwargs);
+PyObject *Box_grown(BoxObject *self, PyObject *args, PyObject *kwargs);
 int box_add_type(PyObject *module);
 
 #endif
@@ -126,6 +128,23 @@ Box_get_size(BoxObject *self, void *closure)
     return PyLong_FromSsize_t(self->size);
 }
 
+/* box.grown(by=1, label=None): the size grown, the label kept or replaced */
+PyObject *
+Box_grown(BoxObject *self, PyObject *args, PyObject *kwargs)
+{
+    static char *kwlist[] = {"by", "label", NULL};
+    Py_ssize_t by = 1;
+    PyObject *label = Py_None;
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "|nO", kwlist, &by, &label))
+        return NULL;
+    return Py_BuildValue("(On)", label == Py_None ? self->label : label, self->size + by);
+}
+
+static PyMethodDef Box_methods[] = {
+    {"grown", (PyCFunction)(void (*)(void))Box_grown, METH_VARARGS | METH_KEYWORDS, NULL},
+    {NULL}
+};
+
 static PyGetSetDef Box_getset[] = {
     {"label", (getter)Box_get_label, NULL, NULL, NULL},
     {"size", (getter)Box_get_size, NULL, NULL, NULL},
@@ -141,6 +160,7 @@ static PyTypeObject BoxType = {
     .tp_new = Box_new,
     .tp_init = (initproc)Box_init,
     .tp_call = (ternaryfunc)Box_call,
+    .tp_methods = Box_methods,
     .tp_getset = Box_getset,
 };
 
@@ -278,12 +298,29 @@ labelled(PyObject *module, PyObject *args, PyObject *kwargs)
     return (PyObject *)self;
 }
 
+/* grown_twice(box, **kw): box.grown(2, **kw), a method of another file
+ * called with a tuple made here */
+static PyObject *
+grown_twice(PyObject *module, PyObject *args, PyObject *kwargs)
+{
+    PyObject *box, *t, *r;
+    if (!PyArg_ParseTuple(args, "O", &box))
+        return NULL;
+    t = Py_BuildValue("(i)", 2);
+    if (t == NULL)
+        return NULL;
+    r = Box_grown((BoxObject *)box, t, kwargs);
+    Py_DECREF(t);
+    return r;
+}
+
 static PyMethodDef methods[] = {
     {"make", (PyCFunction)(void (*)(void))make, METH_VARARGS | METH_KEYWORDS, NULL},
     {"sized", sized, METH_VARARGS, NULL},
     {"call", (PyCFunction)(void (*)(void))call, METH_VARARGS | METH_KEYWORDS, NULL},
     {"plain", plain, METH_O, NULL},
     {"labelled", (PyCFunction)(void (*)(void))labelled, METH_VARARGS | METH_KEYWORDS, NULL},
+    {"grown_twice", (PyCFunction)(void (*)(void))grown_twice, METH_VARARGS | METH_KEYWORDS, NULL},
     {NULL, NULL, 0, NULL}
 };
 
@@ -325,6 +362,7 @@ results = [
     outcome(lambda: (lambda z: (z.label, z.size, type(z).__name__))(m.labelled(s, text="t", size=2))),
     outcome(lambda: (lambda z: (z.label, z.size))(m.labelled(b, text="u"))),
     outcome(m.labelled, b), outcome(m.labelled, b, text="v", size="x"), outcome(m.labelled, b, text="v", label=1),
+    m.grown_twice(b), m.grown_twice(s, label="w"), outcome(m.grown_twice, b, by=3), b.grown(), b.grown(label=5),
 ]
 print(repr(results))
 """
@@ -353,6 +391,8 @@ def test_direct_calls_of_keyword_slots_go_through_the_runtime():
     assert "Cystck_CallSlotKw(S, Box_init, self, t, NULL, 0, kw) < 0" in out
     assert "Cystck_CallSlotKw(S, Box_new, " in out and "Cystck_CallSlotKw(S, Box_call, " in out
     assert "direct call of entry point" not in "".join(n.message for n in res.notes)
+    # a keywords method of another file
+    assert "r = Cystck_CallImplKw(S, Box_grown, box, t, args, nargs, kwargs);" in out
     # a method that reads its keywords as a dict makes one, then passes it
     labelled = out[out.index("\nlabelled("):]
     assert "if (cystck_migrate_kwargs_dict(S, args, nargs, &kwargs) < 0)" in labelled
@@ -380,5 +420,7 @@ def test_the_translation_behaves_as_the_stock_build(builds, run_script, debug):
     assert want[:2] == [("a", 3, "Box"), ("s", 1, "Sub")]
     assert want[3] == ("ValueError", "size must not be negative")
     assert want[11:13] == ["aaxayaaxayaaxay", "a-xa-xa-x"]
-    assert want[-5:-2] == [("t", 2, "Sub"), ("u", 1), ("TypeError", "labelled needs text=")]
+    assert want[-10:-7] == [("t", 2, "Sub"), ("u", 1), ("TypeError", "labelled needs text=")]
+    assert want[-5:-2] == [("a", 5), ("w", 3),
+                           ("TypeError", "argument for function given by name ('by') and position (1)")]
     assert run_script(SCRIPT, builds["cystck"], debug=debug) == want

@@ -1371,7 +1371,12 @@ class EntryKeywordCalls(Rule):
                 array = f"{ctx.args_name}, {ctx.nargs_name}" if own_kw and kw == own_kw else "NULL, 0"
                 kw = "Cystck_NULL" if kw in proj.NULLS else kw
                 call = f"({m.group('f')}, {own}, {tup}, {array}, {kw})"
-                if not slot:
+                if slot and tup == ctx.args_name and kw == "Cystck_NULL" and ctx.nargs_name:
+                    # the caller's own argument array, no keywords: as it is
+                    call = f"{m.group('f')}(S, {own}, {tup}, {ctx.nargs_name}, Cystck_NULL)"
+                    new = f"{RESULT_HELPER}(S, {call})" if role.pushes else call
+                    result_helper |= role.pushes
+                elif not slot:
                     new = f"Cystck_CallImplKw(S, {call[1:]}"
                 elif role.pushes:
                     new = f"{RESULT_HELPER}(S, Cystck_CallSlotKw(S, {call[1:]})"

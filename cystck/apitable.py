@@ -64,6 +64,7 @@ int Cystck_ReturnBool(long v) : hand ~ -                   ; [s+1] push bool(v) 
 int Cystck_ReturnString(const char* utf8) : hand ~ -       ; [s+1] push str(utf8) as the result; returns 1
 int Cystck_ReturnStringAndSize(const char* utf8, Cystck_ssize_t n) : hand ~ - ; [s+1] push str(utf8[:n]) as the result; returns 1
 h Cystck_Pop() : hand ~ -                                  ; [s-1, h+1] pop the stack top
+h Cystck_PopResult(int pushed) : hand ~ -                  ; [s-pushed, h+1, e] the result of an implementation called directly, from the count it returned: null for -1 (its exception set), None for 0, the value pushed for 1; SystemError for more (the values dropped)
 h Cystck_Call(Cystck_ssize_t nargs) : hand ~ - ; [s-(n+1), h+1] call pushed f(a1..an): PyObject_Vectorcall on the stack's slice (the stack owns what is pushed; CystckObject_Vectorcall calls with handles as they are)
 h Cystck_CallKw(Cystck_ssize_t nargs, h kwnames) : hand ~ - ; [s-(n+k+1), h+1] call with keywords (the stack form of PyObject_Vectorcall with kwnames)
 h Cystck_CallMethod(h name, Cystck_ssize_t nargs) : hand ~ - ; [s-(n+1), h+1] pushed obj.name(a1..an) (the stack form of PyObject_VectorcallMethod)

@@ -310,15 +310,19 @@ done:
     Py_XDECREF(names);
     if (argv != inl)
         PyMem_Free(argv);
+    return Cystck_PopResult(S, pushed);
+}
+
+/* Cystck_PopResult's cases other than one value pushed. */
+Cystck_Object _Cystck_PopResultSlow(Cystck_State *S, int pushed)
+{
     if (pushed < 0)
         return Cystck_NULL;
     if (pushed == 0)
         return Cystck_Dup(S, Cystck_None);
-    if (pushed > 1) {
-        PyErr_SetString(PyExc_SystemError, "Cystck_CallImplKw: the implementation pushed several values");
-        return Cystck_NULL;
-    }
-    return Cystck_Pop(S);
+    _Cystck_PopN(S, pushed < Cystck_StackSize(S) ? pushed : Cystck_StackSize(S));
+    PyErr_Format(PyExc_SystemError, "an implementation called directly pushed %d values, not one", pushed);
+    return Cystck_NULL;
 }
 
 /* Cystck_CallSlotKw: the positional handles point into the tuple's items

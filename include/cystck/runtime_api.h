@@ -37,6 +37,18 @@ CYSTCK_INTERNAL Cystck_Object CystckObject_CallFunction(Cystck_State *S, Cystck_
 CYSTCK_INTERNAL Cystck_Object CystckObject_CallMethod(Cystck_State *S, Cystck_Object o, const char *name, const char *fmt, ...);
 CYSTCK_INTERNAL Cystck_Object Cystck_BuildValue(Cystck_State *S, const char *fmt, ...);
 
+/* [s-pushed, h+1, e] The result of an implementation called directly,
+ * from the count it returned: the null handle for -1 (its exception set),
+ * None for 0, the value it pushed for 1.  More than one value is a
+ * SystemError (the values dropped). */
+CYSTCK_INTERNAL CYSTCK_NOINLINE Cystck_Object _Cystck_PopResultSlow(Cystck_State *S, int pushed);
+static inline Cystck_Object Cystck_PopResult(Cystck_State *S, int pushed)
+{
+    if (Cystck_likely(pushed == 1))
+        return Cystck_Pop(S);
+    return _Cystck_PopResultSlow(S, pushed);
+}
+
 /* A CYSTCK_KEYWORDS implementation, as the type of a pointer to one. */
 typedef int (*Cystck_KeywordsImpl)(Cystck_State *S, Cystck_Object self, const Cystck_Object *args,
                                    Cystck_ssize_t nargs, Cystck_Object kw);

@@ -1270,25 +1270,9 @@ def _own_params(ctx):
     return names, [n for _, n in stock]
 
 
-RESULT_HELPER = "cystck_migrate_result"
-#: The result of a direct call of an entry point as a handle (defined
-#: once in each file that needs it, after the Cystck.h include).
-RESULT_HELPER_DEFINITION = _common.helper_definition(RESULT_HELPER, f"""
-/* cystck-migrate: the push count of an entry point called directly, as a
- * handle: -1 is an error, 0 None, 1 the value pushed. */
-static inline Cystck_Object {RESULT_HELPER}(Cystck_State *S, int pushed)
-{{
-    if (pushed < 0)
-        return Cystck_NULL;
-    if (pushed == 0)
-        return Cystck_Dup(S, Cystck_None);
-    if (pushed > 1) {{
-        CystckErr_SetString(S, CystckExc_SystemError, "an entry point called directly pushed several values");
-        return Cystck_NULL;
-    }}
-    return Cystck_Pop(S);
-}}
-""")
+#: The runtime function that turns the push count of an entry point called
+#: directly into its result as a handle.
+RESULT_HELPER = "Cystck_PopResult"
 
 
 class EntryKeywordCalls(Rule):
@@ -1311,13 +1295,12 @@ class EntryKeywordCalls(Rule):
     passes the keywords as the dict the slot gets from Python (a caller's
     own keyword names made one) and returns the implementation's result:
     ``tp_init``'s 0 or -1 as it is, the push count of ``tp_new`` and
-    ``tp_call`` made a handle (``cystck_migrate_result``).  With NULL for
+    ``tp_call`` made a handle (``Cystck_PopResult``).  With NULL for
     both the call is the state-calls rule's."""
     name = "entry-keyword-calls"
     precedence = 536
-    # the caller's Cystck parameters (args, nargs, kw) it passes on; the
-    # result helper goes after the Cystck.h include
-    needs = ("entry-signature", "include-header")
+    # the caller's Cystck parameters (args, nargs, kw) it passes on
+    needs = ("entry-signature",)
     patterns = (r"(?<![\w.>]|->)(?P<f>\w+)\s*" + source.paren("a"),)
     before = ("static PyObject *dumps(PyObject *self, PyObject *args, PyObject *kw);\n"
               "static PyObject *dump(PyObject *self, PyObject *args, PyObject *kw)\n{\n"
@@ -1339,7 +1322,6 @@ class EntryKeywordCalls(Rule):
         p = unit.project
         code, text = unit.masked, unit.text
         edits = source.Edits()
-        result_helper = False
         for ctx in _common.function_contexts(unit, with_locals=False):
             if not ctx.has_state:
                 continue
@@ -1375,19 +1357,15 @@ class EntryKeywordCalls(Rule):
                     # the caller's own argument array, no keywords: as it is
                     call = f"{m.group('f')}(S, {own}, {tup}, {ctx.nargs_name}, Cystck_NULL)"
                     new = f"{RESULT_HELPER}(S, {call})" if role.pushes else call
-                    result_helper |= role.pushes
                 elif not slot:
                     new = f"Cystck_CallImplKw(S, {call[1:]}"
                 elif role.pushes:
                     new = f"{RESULT_HELPER}(S, Cystck_CallSlotKw(S, {call[1:]})"
-                    result_helper = True
                 else:
                     new = f"Cystck_CallSlotKw(S, {call[1:]}"
                 edits.add(m.start(), m.end(), new)
                 done = m.end()      # (a call in its arguments stays as it is)
         if edits:
-            if result_helper:
-                StateCalls._define_result_helper(unit, edits)
             unit.apply(edits)
         return edits.applied
 
@@ -1397,13 +1375,11 @@ class EntryValueCalls(Rule):
     with its own arguments and uses the result as a value (a subtype's
     ``tp_new`` calling its base's: ``self = (Sub *)Base_new(type, args,
     kwds);``) hands the call its argument array and takes the value it
-    pushed: ``self = cystck_migrate_result(S, Base_new(S, type, args,
-    nargs, kwds));`` (the state-calls rule's helper, defined once after the
-    Cystck.h include).
+    pushed: ``self = Cystck_PopResult(S, Base_new(S, type, args,
+    nargs, kwds));``.
     A ``return`` of such a call is the entry-tail-calls rule's."""
     name = "entry-value-calls"
     precedence = 537
-    needs = ("include-header",)    # its helper goes after the Cystck.h include
     patterns = (r"(?<![\w.>]|->)(?P<f>\w+)\s*" + source.paren("a"),)
     before = ('#include <Python.h>\n'
               "static PyObject *base_new(PyTypeObject *type, PyObject *args, PyObject *kwds)\n"
@@ -1412,7 +1388,7 @@ class EntryValueCalls(Rule):
               "    PyObject *self = base_new(type, args, kwds);\n    return self;\n}\n"
               "static PyTypeObject Base = {PyVarObject_HEAD_INIT(NULL, 0) .tp_new = base_new};\n"
               "static PyTypeObject Sub = {PyVarObject_HEAD_INIT(NULL, 0) .tp_new = sub_new};\n")
-    after = ('#include "Cystck.h"\n' + RESULT_HELPER_DEFINITION +
+    after = ('#include <Python.h>\n'
              "static PyObject *base_new(PyTypeObject *type, PyObject *args, PyObject *kwds)\n"
              "{\n    return type->tp_alloc(type, 0);\n}\n"
              "static PyObject *sub_new(PyTypeObject *type, PyObject *args, PyObject *kwds)\n{\n"
@@ -1430,7 +1406,6 @@ class EntryValueCalls(Rule):
             edits.add(m.start(), m.start(), f"{RESULT_HELPER}(S, ")
             edits.add(m.start("a"), m.end("a"), "(" + ", ".join(["S"] + names) + "))")
         if edits:
-            StateCalls._define_result_helper(unit, edits)
             unit.apply(edits)
         return edits.applied
 
@@ -1597,16 +1572,15 @@ class StateCalls(Rule):
     point whose parameters are all objects keeps its arguments: ``return
     f(S, a);`` from an entry point returns its push count, and ``h = f(S,
     a);`` and ``return f(S, a);`` from a helper returning an object get the
-    value through ``cystck_migrate_result``, defined once
-    after the Cystck.h include.  Other direct calls of entry points are
+    value through ``Cystck_PopResult``.  Other direct calls of entry points are
     reported: their convention (push count, argument array) changed."""
     name = "state-calls"
     precedence = 560
-    # its helper goes after the Cystck.h include; a call through a function
-    # pointer parameter takes S once stock-function-pointers or
-    # helper-signature gave the parameter Cystck_State; return f(...) from
-    # an entry point is Cystck_Return(S, f(...)) once returns has run
-    needs = ("include-header", "stock-function-pointers", "helper-signature", "returns")
+    # a call through a function pointer parameter takes S once
+    # stock-function-pointers or helper-signature gave the parameter
+    # Cystck_State; return f(...) from an entry point is
+    # Cystck_Return(S, f(...)) once returns has run
+    needs = ("stock-function-pointers", "helper-signature", "returns")
     patterns = (r"(?<![\w.>])(?P<f>\w+)\s*\((?!\s*S\s*[,)])", r"(?:->|\.)\s*(?P<f>\w+)\s*\((?!\s*S\s*[,)])")
     before = ("static PyObject *helper(PyObject *o) { return PyNumber_Negative(o); }\n"
               "static long g(PyObject *o) { return PyLong_AsLong(helper(o)); }\n")
@@ -1670,8 +1644,6 @@ class StateCalls(Rule):
         # a macro defined inside a function body is both: one S
         edits.items = list(dict.fromkeys(edits.items))
         if edits:
-            if any(new.startswith(RESULT_HELPER + "(") for _, _, new in edits.items):
-                self._define_result_helper(unit, edits)
             unit.apply(edits)
         return edits.applied
 
@@ -1679,7 +1651,7 @@ class StateCalls(Rule):
         """A direct call of an entry point whose parameters are all objects
         (METH_O, a slot) takes the same arguments plus S; its push count
         is the caller's own result in ``return f(...);`` from an entry
-        point, or becomes a handle through RESULT_HELPER in ``h = f(...);``
+        point, or becomes a handle through Cystck_PopResult in ``h = f(...);``
         and in ``return f(...);`` from a helper returning an object.
         Returns whether the call was taken care of."""
         if not role.pushes:
@@ -1766,10 +1738,6 @@ class StateCalls(Rule):
             if c.func.start == ctx.func.start:
                 return c.handles
         return set()
-
-    @staticmethod
-    def _define_result_helper(unit, edits):
-        _common.define_after_include(unit.text, edits, RESULT_HELPER_DEFINITION)
 
     @staticmethod
     def _insert(code, m, edits):

@@ -667,7 +667,7 @@ def test_global_pointer_to_a_custom_struct_is_a_reference():
 def test_direct_calls_of_object_entry_points_keep_their_arguments():
     """An entry point whose parameters are all objects, called directly:
     ``return get(self, k);`` returns its push count, ``r = get(self, k);``
-    gets the value through cystck_migrate_result (defined once).  A call of
+    gets the value through the runtime's Cystck_PopResult.  A call of
     a METH_VARARGS entry point with a tuple is still reported (negative)."""
     src = ("#include <Python.h>\n"
            "static PyObject *get(PyObject *self, PyObject *key) { Py_RETURN_NONE; }\n"
@@ -678,8 +678,8 @@ def test_direct_calls_of_object_entry_points_keep_their_arguments():
            "static PyMethodDef m[] = {{\"get\", get, METH_O, NULL}, {\"all\", all, METH_VARARGS, NULL},\n"
            "    {\"twice\", twice, METH_O, NULL}, {NULL}};\n")
     out, notes = _translate_with_notes(src)
-    assert out.count("static inline Cystck_Object cystck_migrate_result(Cystck_State *S, int pushed)") == 1
-    assert "Cystck_Object r = cystck_migrate_result(S, get(S, self, key));" in out
+    assert "static inline Cystck_Object Cystck_PopResult" not in out   # the runtime's, not redefined
+    assert "Cystck_Object r = Cystck_PopResult(S, get(S, self, key));" in out
     assert "    return get(S, self, t);\n" in out
     assert sum("direct call of entry point" in m for m in notes) == 1
     assert any("direct call of entry point all" in m for m in notes)
@@ -1325,7 +1325,7 @@ def test_a_helper_returning_an_entry_points_result():
            "static int count(PyObject *o)\n{\n    return neg(NULL, o);\n}\n"
            "static PyMethodDef m[] = {{\"neg\", neg, METH_O, NULL}, {NULL}};\n")
     out = translate.translate_source(src)
-    assert "    return cystck_migrate_result(S, neg(S, Cystck_NULL, o));\n" in out
+    assert "    return Cystck_PopResult(S, neg(S, Cystck_NULL, o));\n" in out
     assert "static int count(Cystck_State *S, Cystck_Object o)\n{\n    return neg(S, Cystck_NULL, o);\n}\n" in out
 
 

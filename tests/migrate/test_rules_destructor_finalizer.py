@@ -22,7 +22,7 @@ def test_destructor_calling_the_api_becomes_the_finalizer():
     out = translate.translate_source(SRC, "m.c")
     assert ("static void\nBag_dealloc(Cystck_State *S, Cystck_Object self)\n{\n"
             "    if (!CystckField_IsNull(Bag_AsStruct(S, self)->items)) {\n"
-            "        cystck_migrate_result(S, Bag_empty(S, self));\n    }\n}\n") in out
+            "        Cystck_PopResult(S, Bag_empty(S, self));\n    }\n}\n") in out
     assert "CYSTCK_DEF_DEALLOC_API(BagType_tp_dealloc, Bag_dealloc)" in out
     assert "&BagType_tp_dealloc," in out
     assert "CYSTCK_DEF_DESTROY" not in out and "tp_free" not in out and "tp_finalize" not in out

@@ -66,7 +66,7 @@ def test_a_member_free_after_an_api_call_stays_in_the_destructor():
                                               "    Py_TYPE(self)->tp_free((PyObject *)self);\n"), "m.c")
     # (a method called as a statement: what it pushed becomes a handle)
     assert ("static void\nBag_dealloc_finalize(Cystck_State *S, Cystck_Object self)\n{\n"
-            "    cystck_migrate_result(S, Bag_empty(S, self));\n}\n") in out
+            "    Cystck_PopResult(S, Bag_empty(S, self));\n}\n") in out
     assert _destructor(out) == ("static void\nBag_dealloc(void *data)\n{\n    Bag *self = (Bag *)data;\n"
                                 "    PyObject_Free(self->buf);\n}\n")
 

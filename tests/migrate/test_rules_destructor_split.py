@@ -41,7 +41,7 @@ def test_api_calls_become_a_finalizer_and_native_releases_stay():
                    "    Py_CLEAR(self->items);\n    free(self->buf);\n    Py_TYPE(self)->tp_free((PyObject *)self);\n")
     result = translate.translate_files({"m.c": src})["m.c"]
     assert ("static void\nBag_dealloc_finalize(Cystck_State *S, Cystck_Object self)\n{\n"
-            "    /* empty it first */\n    cystck_migrate_result(S, Bag_empty(S, self));\n}\n\n"
+            "    /* empty it first */\n    Cystck_PopResult(S, Bag_empty(S, self));\n}\n\n"
             "static void\nBag_dealloc(void *data)\n{\n    Bag *self = (Bag *)data;\n    free(self->buf);\n}\n") \
         in result.text
     assert "CYSTCK_DEF_DEALLOC(BagType_tp_dealloc, Bag_dealloc_finalize, Bag_dealloc)\n" in result.text
@@ -57,7 +57,7 @@ def test_an_alias_of_the_parameter_goes_to_both_parts():
                    "    PyMem_Free(self->buf);\n    tp->tp_free(op);\n    Py_DECREF(tp);\n", param="PyObject *op")
     result = translate.translate_files({"m.c": src})["m.c"]
     assert ("static void\nBag_dealloc_finalize(Cystck_State *S, Cystck_Object op)\n{\n"
-            "    Cystck_Object self = op;\n    cystck_migrate_result(S, Bag_empty(S, self));\n}\n\n"
+            "    Cystck_Object self = op;\n    Cystck_PopResult(S, Bag_empty(S, self));\n}\n\n"
             "static void\nBag_dealloc(void *op)\n{\n    Bag *self = (Bag *)op;\n    PyMem_Free(self->buf);\n}\n") \
         in result.text
     assert _errors(result) == []
@@ -71,7 +71,7 @@ def test_python_allocator_releases_are_native_too():
     src = _dealloc("    Bag_empty(self);\n    PyMem_Free(self->buf);\n    Py_TYPE(self)->tp_free((PyObject *)self);\n")
     out = translate.translate_source(src, "m.c")
     finalizer = out[out.index("Bag_dealloc_finalize(Cystck_State"):out.index("static void\nBag_dealloc(void")]
-    assert "PyMem_Free" not in finalizer and "cystck_migrate_result(S, Bag_empty(S, self));" in finalizer
+    assert "PyMem_Free" not in finalizer and "Cystck_PopResult(S, Bag_empty(S, self));" in finalizer
     assert ("static void\nBag_dealloc(void *data)\n{\n    Bag *self = (Bag *)data;\n"
             "    PyMem_Free(self->buf);\n}\n") in out
 
@@ -85,7 +85,7 @@ def test_the_trashcan_and_untracking_go_wherever_they_were():
                    "    Py_TRASHCAN_END\n")
     result = translate.translate_files({"m.c": src})["m.c"]
     assert ("static void\nBag_dealloc_finalize(Cystck_State *S, Cystck_Object self)\n{\n"
-            "    cystck_migrate_result(S, Bag_empty(S, self));\n}\n\n"
+            "    Cystck_PopResult(S, Bag_empty(S, self));\n}\n\n"
             "static void\nBag_dealloc(void *data)\n{\n    Bag *self = (Bag *)data;\n"
             "    if (CystckVar_DataSize(self) > 0)\n        free(self->buf);\n}\n") in result.text
     assert _errors(result) == []

@@ -3,7 +3,7 @@ directly with no arguments, ``self = Foo_new(type, NULL, NULL);``, was
 left as a direct call of an entry point (a push count where a handle is
 expected, NULL where an argument array and its length are): a build
 error.  The call now passes an empty argument array and no keywords and
-takes the value it pushed (``cystck_migrate_result``).  Stock and
+takes the value it pushed (``Cystck_PopResult``).  Stock and
 translated builds answer alike, in release and with CYSTCK_DEBUG=1."""
 from cystck.migrate import translate
 
@@ -86,7 +86,7 @@ PyInit_entrynew(void)
 
 def test_a_direct_call_with_no_arguments_passes_an_empty_array():
     out = translate.translate_source(SRC, "entrynew.c")
-    assert "self = cystck_migrate_result(S, Box_new(S, type, NULL, 0, Cystck_NULL));" in out
+    assert "self = Cystck_PopResult(S, Box_new(S, type, NULL, 0, Cystck_NULL));" in out
     assert "direct call of entry point" not in "".join(n.message for n in
                                                      translate.translate_files({"entrynew.c": SRC})["entrynew.c"].notes)
 

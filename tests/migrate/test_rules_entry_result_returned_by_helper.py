@@ -11,7 +11,7 @@ SRC = ("#include <Python.h>\n"
 
 def test_helper_returning_an_entry_points_call_gets_its_value():
     out = translate.translate_source(SRC, "m.c")
-    assert "return cystck_migrate_result(S, neg(S, Cystck_NULL, o));" in out
+    assert "return Cystck_PopResult(S, neg(S, Cystck_NULL, o));" in out
 
 
 def test_other_uses_of_an_entry_points_call_are_still_reported():

@@ -246,8 +246,7 @@ def test_a_noargs_method_called_directly_with_null_and_its_result_discarded():
     unit = translate.translate_files({"box.c": CLEAR_C})["box.c"]
     # before: `box_clear(S, self, Cystck_NULL);`, one argument too many, and
     # whatever it pushed left on the stack
-    assert "    cystck_migrate_result(S, box_clear(S, self));\n" in unit.text
-    assert "static inline Cystck_Object cystck_migrate_result(" in unit.text
+    assert "    Cystck_PopResult(S, box_clear(S, self));\n" in unit.text
     assert not [n for n in unit.notes if "direct call of entry point" in n.message]
 
 
@@ -255,7 +254,7 @@ def test_a_noargs_method_called_directly_with_an_object_is_reported():
     text = CLEAR_C.replace("box_clear(self, NULL);", "box_clear(self, self);")
     unit = translate.translate_files({"box.c": text})["box.c"]
     assert [n for n in unit.notes if "direct call of entry point box_clear" in n.message]
-    assert "cystck_migrate_result" not in unit.text
+    assert "Cystck_PopResult" not in unit.text
 
 
 ASSERT_C = """#include <Python.h>

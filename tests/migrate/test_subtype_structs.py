@@ -76,7 +76,7 @@ def test_entry_calls_with_other_arguments_are_no_value_calls():
            "static PyTypeObject Base = {PyVarObject_HEAD_INIT(NULL, 0) .tp_new = base_new};\n"
            "static PyTypeObject Sub = {PyVarObject_HEAD_INIT(NULL, 0) .tp_new = sub_new};\n")
     unit = translate.translate_files({"m.c": src})["m.c"]
-    assert "self = cystck_migrate_result(S, base_new(S, type, args, nargs, Cystck_NULL));" in unit.text
+    assert "self = Cystck_PopResult(S, base_new(S, type, args, nargs, Cystck_NULL));" in unit.text
     assert not any("direct call of entry point base_new" in n.message for n in unit.finish_notes())
 
 

@@ -237,22 +237,24 @@ def _slot_defs(unit, owner, slot_values, where):
         elif role.kind == "destroy":
             lines.append(f"CYSTCK_DEF_DESTROY({sym}, {func})")
         elif functions.external_slot(unit, func, role):
-            lines.append(f"CYSTCK_DEF_SLOT({sym}, {slot}, {func}__{slot})\n" + _slot_forwarder(func, slot, role))
+            # (named after the definition: two types may share the function)
+            forwarder = f"{func}__{sym}"
+            lines.append(f"CYSTCK_DEF_SLOT({sym}, {slot}, {forwarder})\n" + _slot_forwarder(func, forwarder, role))
         else:
             lines.append(f"CYSTCK_DEF_SLOT({sym}, {slot}, {func})")
         symbols.append(sym)
     return lines, symbols
 
 
-def _slot_forwarder(func, slot, role):
-    """``static int F__tp_new(Cystck_State *S, ...) { return F(S, ...); }``:
+def _slot_forwarder(func, name, role):
+    """``static int NAME(Cystck_State *S, ...) { return F(S, ...); }``:
     the implementation CYSTCK_DEF_SLOT declares static, calling ``func``,
     which keeps its external linkage and the slot's signature."""
-    names = [name for _, _, name in role.params]
-    params = ", ".join(["Cystck_State *S"] + [functions.render_param(c, n) for (c, _, _), n in zip(role.params, names)])
+    names = [n for _, _, n in role.params]
+    params = ", ".join(["Cystck_State *S"] + [functions.render_param(c, n) for c, _, n in role.params])
     call = f"{func}({', '.join(['S'] + names)});"
     body = f"    {call}" if role.ret == "void" else f"    return {call}"
-    return f"static {role.ret} {func}__{slot}({params})\n{{\n{body}\n}}"
+    return f"static {role.ret} {name}({params})\n{{\n{body}\n}}"
 
 
 def _flags(unit, text, where):

@@ -269,19 +269,8 @@ static CYSTCK_ALWAYS_INLINE Cystck_Object *_Cystck_BindArgsEach(Cystck_State *S,
  */
 #define _CYSTCK_TRAMP(IMPL) IMPL##__cystck_trampoline
 
-#define _CYSTCK_PROTO_CYSTCK_NOARGS(IMPL) \
-    int IMPL(Cystck_State *S, Cystck_Object self)
-#define _CYSTCK_PROTO_CYSTCK_O(IMPL) \
-    int IMPL(Cystck_State *S, Cystck_Object self, Cystck_Object arg)
-#define _CYSTCK_PROTO_CYSTCK_VARARGS(IMPL) \
-    int IMPL(Cystck_State *S, Cystck_Object self, const Cystck_Object *args, Cystck_ssize_t nargs)
-#define _CYSTCK_PROTO_CYSTCK_KEYWORDS(IMPL) \
-    int IMPL(Cystck_State *S, Cystck_Object self, const Cystck_Object *args, Cystck_ssize_t nargs, Cystck_Object kw)
-
-#define _CYSTCK_FLAGS_CYSTCK_NOARGS   METH_NOARGS
-#define _CYSTCK_FLAGS_CYSTCK_O        METH_O
-#define _CYSTCK_FLAGS_CYSTCK_VARARGS  METH_FASTCALL
-#define _CYSTCK_FLAGS_CYSTCK_KEYWORDS (METH_FASTCALL | METH_KEYWORDS)
+/* _CYSTCK_PROTO_<CONV>(IMPL) and _CYSTCK_FLAGS_<CONV>: autogen_slots.h, from
+ * the table's conv lines. */
 
 #define _CYSTCK_TRAMPOLINE_CYSTCK_NOARGS_FN(ATTR, FN, IMPL, ROOM) \
     ATTR static PyObject *FN(PyObject *self, PyObject *unused_)   \

@@ -2,9 +2,10 @@
 cystck/apitable.py (``conv`` lines: the stock ml_flags each stands for and
 its implementation's signature): the translator reads the Role of a method
 (project.method_role) and the parameters of a forwarder it writes
-(rules.tables.CONV_PARAMS) from it.  What stays hand-written is checked
-against it here: the header's flags of each convention, and the reading of
-a stock method's flags (which convention, which stock parameter each of the
+(rules.tables.CONV_PARAMS) from it.  The header's prototype and flags of
+each convention are generated from it (autogen_slots.h); what stays
+hand-written is checked against it here: the reading of a stock method's
+flags (which convention, which stock parameter each of the
 implementation's stands for)."""
 import pathlib
 import re
@@ -28,12 +29,17 @@ def test_the_translator_reads_the_table_s_conventions():
     assert len(api.conventions()) == 4
 
 
-def test_the_header_gives_each_convention_the_table_s_stock_flags():
+def test_the_header_gives_each_convention_the_table_s_prototype_and_stock_flags():
+    """Generated (autogen_slots.h): the header defines them nowhere else."""
+    generated = (INCLUDE / "cystck" / "autogen_slots.h").read_text()
     defs = (INCLUDE / "cystck" / "defs.h").read_text()
     for d in _conventions():
-        m = re.search(r"^#define _CYSTCK_FLAGS_%s\s+(.+)$" % d.name, defs, re.M)
+        m = re.search(r"^#define _CYSTCK_FLAGS_%s\s+(.+)$" % d.name, generated, re.M)
         assert m, d.name
         assert set(re.findall(r"METH_\w+", m.group(1))) == set(d.stock.split("|")), d.name
+        m = re.search(r"^#define _CYSTCK_PROTO_%s\(IMPL\) (.+)$" % d.name, generated, re.M)
+        assert m and m.group(1) == d.signature.replace(" f(", " IMPL("), d.name
+        assert not re.search(r"#define _CYSTCK_(?:FLAGS|PROTO)_%s\b" % d.name, defs), d.name
 
 
 @pytest.mark.parametrize("fast", [True, False])

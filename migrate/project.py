@@ -767,15 +767,30 @@ _LOCAL_INCLUDE = regex.compile(r'^[ \t]*#[ \t]*include[ \t]*"(?P<name>[^"\n]+)"'
 
 def includers(files):
     """Which of ``files`` #include which (``#include "name"``, resolved
-    beside the including file as a compiler does first): path -> the
-    paths that include it."""
+    beside the including file as a compiler does first, else as the one
+    file of the extension whose path ends with ``/name``: a folder of
+    its own on the build's ``-I`` path): path -> the paths that include
+    it."""
     found = {}
     for path, text in files.items():
         for m in _LOCAL_INCLUDE.finditer(text):
             target = posixpath.normpath(posixpath.join(posixpath.dirname(path), m.group("name")))
+            if target not in files:
+                target = _include_elsewhere(files, m.group("name"))
             if target in files and target != path:
                 found.setdefault(target, set()).add(path)
     return found
+
+
+def _include_elsewhere(files, name):
+    """The one file of ``files`` that ``#include "name"`` reaches through
+    an include path, or None (none, or several: which one the build's
+    ``-I`` flags choose is unknown)."""
+    name = posixpath.normpath(name)
+    if name.startswith(".."):
+        return None
+    found = [f for f in files if f == name or f.endswith("/" + name)]
+    return found[0] if len(found) == 1 else None
 
 
 def _collect_includes(p, files):

@@ -513,6 +513,26 @@ RECIPES = (
         in_quick_run=False,
         stock_reference=(65, 0, 0),
     ),
+    Recipe(
+        name="pyppmd",
+        requirement="pyppmd==1.1.0",
+        sha256="1d38ce2e4b7eb84b53bc8a52380b94f66ba6c39328b8800b30c2b5bf31693973",
+        language="C",
+        exercises="four static types wrapping PPMd coders, a decoder thread with its own lock and "
+                  "condition, output gathered in a list of bytes blocks, the GIL released, buffers",
+        # The binding and its output-buffer header; the bundled PPMd library
+        # (src/lib/ppmd) and the thread decoder use no Python API.
+        translate=("src/ext/_ppmdmodule.c", "src/lib/buffer"),
+        extensions=("pyppmd.c._ppmd",),
+        import_root="src",  # package_dir={"": "src"}
+        cflags="-I{upstream}/src/lib/ppmd -I{output}/src/lib/buffer",
+        # conftest.py imports cpuinfo and defines pytest-benchmark hooks
+        requirements=(SETUPTOOLS, "setuptools-scm==8.1.0", "py-cpuinfo==9.0.0", "pytest-benchmark==4.0.0"),
+        # the benchmarks (slow) and the fuzzer (atheris) are left out
+        tests=("tests/test_ppmd7.py", "tests/test_ppmd8.py", "tests/test_highlevel_api.py"),
+        in_quick_run=False,
+        stock_reference=(22, 0, 0),
+    ),
 )
 
 # The quick run (`make corpus QUICK=1`, and eval/corpus/test_porting_corpus.py,

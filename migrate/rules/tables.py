@@ -27,7 +27,8 @@ CONV_PARAMS = {name: tuple(line.declarations()[1:]) for name, line in api.conven
 @dataclass
 class Entry:
     symbol: str
-    code: str                 # the CYSTCK_DEF_* text (and forwarder), or a comment
+    code: str                 # the CYSTCK_DEF_* text (and forwarder), a comment, or
+                              # "" for a definition another table's entry wrote
     ok: bool = True
     levels: list = field(default_factory=list)   # the conditionals it is in (source.guard_at)
 
@@ -73,14 +74,23 @@ def plan(unit):
                 return _common.declaration_start(code, (s, e), pos), e
         return pos, pos
 
+    # An element listed alike in several tables (one __reduce__ for every
+    # type) is defined once; the other tables list the same definition.
+    defined = {}
     for m in proj._DEF_PATTERNS["methods"].finditer(code):
         t = Table(m.group("name"), "methods", item_span(m.start()))
         for f, levels in proj.table_elements(code, text, m, proj.METHOD_FIELDS):
             if "ml_meth" not in f or proj.is_null_function(f["ml_meth"].text):
                 continue
+            key = (repr(levels),) + tuple(f[k].text if k in f else None for k in proj.METHOD_FIELDS)
+            if key in defined:
+                t.entries.append(Entry(defined[key], "", levels=levels))
+                continue
             t.entries.append(_method_entry(f, statics, used_impls, unit.project.typed_methods,
                                            _extern_definitions(unit, m.start()), unit.project.roles))
             t.entries[-1].levels = levels
+            if t.entries[-1].ok:
+                defined[key] = t.entries[-1].symbol
         tables[t.name] = t
     def add_named_tables(kind, fields, entry):
         """Add the tables of ``kind`` to ``tables``: an entry

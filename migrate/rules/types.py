@@ -751,7 +751,7 @@ class MethodTable(Rule):
         for t in planned.values():
             s, e = t.span
             s += len(code[s:e]) - len(code[s:e].lstrip())
-            lines = [entry.guarded(entry.code) for entry in t.entries]
+            lines = [entry.guarded(entry.code) for entry in t.entries if entry.code]
             for entry in t.entries:
                 if not entry.ok:
                     unit.leftover(s, entry.code.strip("/* ").rstrip(" */"), self.name)

@@ -1768,6 +1768,14 @@ def definition(project, path, name):
                  if n == name and p != path and info.body and not info.static), None)
 
 
+def declared_elsewhere(project, path, name):
+    """Is function ``name`` declared or defined without ``static`` in a
+    file of the extension other than ``path`` (a header's prototype, which
+    the files that call it include)?  Such a function keeps its external
+    linkage where ``path`` registers it as a slot."""
+    return any(n == name and q != path and not info.static for (q, n), info in project.functions.items())
+
+
 #: calls whose last argument is a capsule destructor (stock or translated)
 _DESTRUCTOR_CALL = regex.compile(r"\b(?:Py|Cystck)Capsule_(?:New|SetDestructor)\s*" + source.paren("a"))
 

@@ -325,6 +325,55 @@ Cystck_Object _Cystck_PopResultSlow(Cystck_State *S, int pushed)
     return Cystck_NULL;
 }
 
+/* Cystck_CallSlotKw: the positional handles point into the tuple's items
+ * (alive for the call); a dict is passed on as it is; the caller's own
+ * keyword names and values become a dict held for the call. */
+int Cystck_CallSlotKw(Cystck_State *S, Cystck_KeywordsImpl impl, Cystck_Object self, Cystck_Object argtuple,
+                      const Cystck_Object *args, Cystck_ssize_t nargs, Cystck_Object kw)
+{
+    PyObject *t = _Cystck_Get(argtuple), *k = _Cystck_Get(kw), *dict = NULL;
+    Cystck_Object inl[CYSTCK_INLINE_ARGS], *argv = inl;
+    Cystck_ssize_t npos, i;
+    int r = -1;
+    if (impl == NULL || (t != NULL && !PyTuple_Check(t)) || (k != NULL && !PyTuple_Check(k) && !PyDict_Check(k))
+            || (k != NULL && PyTuple_Check(k) && PyTuple_GET_SIZE(k) > 0 && args == NULL)) {
+        PyErr_BadInternalCall();
+        return -1;
+    }
+    npos = t != NULL ? PyTuple_GET_SIZE(t) : 0;
+    if (k != NULL && PyDict_Check(k))
+        dict = Py_NewRef(k);
+    else if (k != NULL && PyTuple_GET_SIZE(k) > 0) {
+        dict = PyDict_New();
+        if (dict == NULL)
+            return -1;
+        for (i = 0; i < PyTuple_GET_SIZE(k); i++) {
+            PyObject *v = _Cystck_Get(args[nargs + i]);
+            if (v == NULL)
+                _Cystck_BadArgAt(S, "Cystck_CallSlotKw", args[nargs + i], _CYSTCK_CALLER());
+            if (v == NULL || PyDict_SetItem(dict, PyTuple_GET_ITEM(k, i), v) < 0) {
+                Py_DECREF(dict);
+                return -1;
+            }
+        }
+    }
+    if (npos > CYSTCK_INLINE_ARGS) {
+        argv = (Cystck_Object *)PyMem_Malloc((size_t)npos * sizeof(Cystck_Object));
+        if (argv == NULL) {
+            Py_XDECREF(dict);
+            PyErr_NoMemory();
+            return -1;
+        }
+    }
+    for (i = 0; i < npos; i++)
+        argv[i] = _Cystck_H(&PyTuple_GET_ITEM(t, i));
+    r = impl(S, self, argv, npos, dict != NULL ? _Cystck_H(&dict) : Cystck_NULL);
+    Py_XDECREF(dict);
+    if (argv != inl)
+        PyMem_Free(argv);
+    return r;
+}
+
 /* CystckObject_Vectorcall's and _VectorcallMethod's array for more than
  * _CYSTCK_CALL_INLINE_ARGS values; the caller has checked the handles. */
 CYSTCK_NOINLINE PyObject *_Cystck_VectorcallHeap(PyObject *callable, PyObject *name, const Cystck_Object *args,

@@ -63,6 +63,18 @@ CYSTCK_INTERNAL Cystck_Object Cystck_CallImplKw(Cystck_State *S, Cystck_Keywords
                                                 Cystck_Object argtuple, const Cystck_Object *args,
                                                 Cystck_ssize_t nargs, Cystck_Object kw);
 
+/* impl(self, *argtuple, **keywords) for the implementation of a keyword
+ * slot (tp_new, tp_init, tp_call: its kw is a dict) called directly from
+ * C: argtuple is null (no positional arguments) or a tuple; kw is null, a
+ * dict (passed on as it is, as a stock call passes it), or a tuple of
+ * names whose values follow the nargs positional ones in args (a
+ * CYSTCK_KEYWORDS caller's own keyword arguments: made a dict, null if
+ * there are none).  Returns what impl returns (a push count, tp_init's 0
+ * or -1), or -1 with an exception if the arguments are not those. */
+CYSTCK_INTERNAL int Cystck_CallSlotKw(Cystck_State *S, Cystck_KeywordsImpl impl, Cystck_Object self,
+                                      Cystck_Object argtuple, const Cystck_Object *args,
+                                      Cystck_ssize_t nargs, Cystck_Object kw);
+
 /* Calls with handles as the arguments (HPy_Call's counterpart): the
  * callee reads args[0..n+k) as they are.  Each handle is alive for the
  * whole call (the frame owns it, or the caller's caller does), so no

@@ -228,14 +228,28 @@ class ArgsAccess(Rule):
         PyTuple_GetSlice(args, 1, n);``, shifting the arguments) uses it as
         a tuple throughout: the array becomes one tuple at the start,
         ``Cystck_Object args_tuple = CystckTuple_FromArray(S, args,
-        nargs);``, and every use of ``args`` is that tuple.  Where the array
+        nargs);``, and every use of ``args`` is that tuple (``args == NULL``
+        and ``!args``: ``Cystck_IsNull(args_tuple)``).  Where the array
         is also handed on with its count (``args, nargs``), which would
-        still see the original arguments, the function is left for a human.
+        still see the original arguments, the function is left for a human
+        (but for the keyword values of a direct call of a keyword
+        implementation, ``Cystck_CallSlotKw(S, f, self, t, args, nargs,
+        kw)``, which are the original array's).
         Returns whether ``args`` is assigned."""
         name = regex.escape(args)
         if not regex.search(rf"(?<![\w.>]){name}\s*=(?!=)", code[b0:b1]):
             return False
-        if regex.search(rf"(?<![\w.>]){name}\s*,\s*{regex.escape(nargs)}\b", code[b0:b1]):
+        # the array of a direct call of a keyword implementation holds the
+        # values of the caller's own keywords, after its nargs arguments:
+        # the original array, whatever args became
+        keyword_values = set()
+        for c in regex.finditer(r"\bCystck_Call(?:Impl|Slot)Kw\s*\(", code, pos=b0, endpos=b1):
+            passed = source.split_top(code, c.end(), source.matching(code, c.end() - 1) - 1)
+            if len(passed) == 7 and [code[s:e].strip() for s, e in passed[4:6]] == [args, nargs]:
+                s, e = passed[4]
+                keyword_values.add(e - len(code[s:e].lstrip()))
+        if any(m.start() not in keyword_values
+               for m in regex.finditer(rf"(?<![\w.>]){name}\s*,\s*{regex.escape(nargs)}\b", code, pos=b0, endpos=b1)):
             unit.leftover(b0, f"{args} is assigned and also passed on as an array: rewrite by hand", self.name)
             return True
         tuple_name = f"{args}_tuple"
@@ -245,8 +259,15 @@ class ArgsAccess(Rule):
         indent = regex.search(r"\n([ \t]*)\S", unit.text[b0:b1])
         edits.add(b0 + 1, b0 + 1, f"\n{indent.group(1) if indent else '    '}Cystck_Object {tuple_name} = "
                   f"CystckTuple_FromArray(S, {args}, {nargs});")
+        # its null tests (the null-handles rule has run: args was an array)
+        tested = set()
+        for m in regex.finditer(rf"(?<![\w.>]){name}\s*(?P<op>==|!=)\s*(?:NULL|nullptr|0(?![\w.]))"
+                                rf"|!\s*{name}\b(?!\s*(?:->|\[|\(|\.|=))", code, pos=b0, endpos=b1):
+            edits.add(m.start(), m.end(), ("!" if m.group("op") == "!=" else "") + f"Cystck_IsNull({tuple_name})")
+            tested.add(regex.compile(rf"{name}\b").search(code, m.start()).start())
         for m in regex.finditer(rf"(?<![\w.>]){name}\b", code, pos=b0, endpos=b1):
-            edits.add(m.start(), m.end(), tuple_name)
+            if m.start() not in keyword_values and m.start() not in tested:
+                edits.add(m.start(), m.end(), tuple_name)
         unit.note("cost", b0, f"{args} is assigned: used as a tuple, built with CystckTuple_FromArray", self.name)
         return True
 
@@ -665,7 +686,8 @@ class KwargsDict(Rule):
     return -1;`` (the helper, defined once after the Cystck.h include,
     fails with an exception if the dict cannot be made).  A method that passes ``kw``
     on (to ``CystckArg_ParseTupleAndKeywords``, to another method) is left
-    alone; one that gives it to a stock function (through the escape hatch)
+    alone (the keywords of ``Cystck_CallImplKw``/``Cystck_CallSlotKw``,
+    which take names or a dict, count for neither); one that gives it to a stock function (through the escape hatch)
     or to a helper of the extension gives the dict, unless it was a stock
     ``METH_FASTCALL | METH_KEYWORDS`` method: its ``kw`` was the names
     already, and what it gives them to reads names."""
@@ -736,6 +758,13 @@ class KwargsDict(Rule):
             return call is not None and call[0] in helpers and \
                 regex.match(r"\w+\s*\(\s*S\s*,", body[call[1]:]) is not None
 
+        # the keywords of a direct call of a keyword implementation, which
+        # takes the names (and the caller's array) or a dict alike: a dict
+        # if the method makes one for its other uses
+        direct = regex.compile(r"\bCystck_Call(?:Impl|Slot)Kw\s*\(\s*S\s*(?:,(?:[^,;(){}]|\([^;(){}]*\))*){5},\s*$")
+        passed = [u for u in uses if direct.search(body[max(0, u.start() - 300):u.start()])
+                  and regex.match(r"\s*\)", body[u.end():])]
+        uses = [u for u in uses if u not in passed]
         return bool(uses) and all((dict_arg.search(body[max(0, u.start() - 160):u.start()]) or helper_arg(u.start())) and
                                   (regex.match(r"\s*[,)]", body[u.end():]) or null_test.match(body[u.end():]))
                                   for u in uses)

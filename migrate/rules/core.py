@@ -423,7 +423,8 @@ class SequenceFastItems(Rule):
     through; a list's or tuple's array is spelled ``PySequence_Fast_ITEMS``
     there) stays a stock ``PyObject **`` (its declaration marked with
     the escape-hatch comment, which the declarations rule leaves alone,
-    the call kept by escape-hatch): its items read as ``p[i]`` or ``*p``
+    the call kept by escape-hatch; declared with objects, ``PyObject
+    **p, *seq;``, it gets a declaration of its own after theirs): its items read as ``p[i]`` or ``*p``
     get a handle, ``Cystck_FromPyObject(S, p[i])`` (borrowed: the
     sequence keeps them), and the spot is reported; a write through it has
     no counterpart and is reported as it is."""
@@ -506,7 +507,7 @@ class SequenceFastItems(Rule):
             return None
         name = lhs.group("v")
         lhs_at = max(b0, m.start() - 200) + lhs.start()
-        d = regex.search(rf"(?:^|[{{;}}])\s*((?:const\s+)?PyObject\b[^;{{}}()]*?(?<![\w*])\*\s*(?:const\s*)?\*\s*{name}\b[^;{{}}]*;)",
+        d = regex.search(rf"(?:^|[{{;}}])\s*((?:const\s+)?PyObject\b[^;{{}}]*?(?<![\w*])\*\s*(?:const\s*)?\*\s*{name}\b[^;{{}}]*;)",
                          code[b0:b1])
         if not d or code[b0 + d.start(1):b0 + d.end(1)].count("(") != code[b0 + d.start(1):b0 + d.end(1)].count(")"):
             return None
@@ -608,12 +609,26 @@ class SequenceFastItems(Rule):
         from .. import cstruct
         code, text = unit.masked, unit.text
         parsed = cstruct.split_declaration(code, decl[0], decl[1] - 1)
-        if not parsed or any(d.pointer not in ("**", "*const*") for d in parsed[1]):
+        items = [d for d in parsed[1] if d.pointer in ("**", "*const*") and not d.array] if parsed else []
+        others = [d for d in parsed[1] if d not in items] if parsed else []
+        if name not in {d.name for d in items} or others and (
+                any(d.pointer not in ("*", "**", "*const*") for d in others)
+                or not regex.fullmatch(r"[ \t]*", text[text.rfind("\n", 0, decl[0]) + 1:decl[0]])):
             unit.leftover(m.start(), f"{name} = PySequence_Fast_ITEMS(...) is declared with handles: "
                           "an array of PyObject * has no Cystck counterpart: rewrite by hand", self.name)
             return 0
-        stock = {d.name for d in parsed[1]}
-        edits.add(decl[0], decl[0], f"{escape.MARK} ")
+        stock = {d.name for d in items}
+        if others:
+            # ``PyObject **items, *fast;``: the item pointers get a
+            # declaration of their own after the others (whose
+            # initializers they may read), which become handles
+            base_end = parsed[0]
+            indent = text[text.rfind("\n", 0, decl[0]) + 1:decl[0]]
+            edits.add(base_end, decl[1] - 1, " " + ", ".join(text[d.span[0]:d.span[1]].strip() for d in others))
+            edits.add(decl[1], decl[1], f"\n{indent}{escape.MARK} {text[decl[0]:base_end].strip()} "
+                      + ", ".join(text[d.span[0]:d.span[1]].strip() for d in items) + ";")
+        else:
+            edits.add(decl[0], decl[0], f"{escape.MARK} ")
         n = 1
         for u in regex.finditer(r"(?<![\w.>]|->)(?P<v>" + "|".join(sorted(stock)) + r")\b", code[:b1], pos=decl[1]):
             v = u.group("v")

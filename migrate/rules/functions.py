@@ -31,7 +31,8 @@ def split_scope(head):
 keeps_struct_params = _common.keeps_struct_params
 
 
-def _render_param(ctype, name):
+def render_param(ctype, name):
+    """``ctype name`` (no space after a pointer's ``*``)."""
     return f"{ctype}{name}" if ctype.endswith("*") else f"{ctype} {name}"
 
 
@@ -69,7 +70,7 @@ def convert_param(text, structs):
         return f"{ret}(*{fn.group('n')})(" + ", ".join(["Cystck_State *S"] + [q for q in ps if q and q != "void"]) + ")"
     m = regex.fullmatch(r"(?:const\s+)?(?:struct\s+)?(?:" + types + r")\s*\*\s*const\s*\*\s*(?P<n>\w*)", t)
     if m:
-        return _render_param("const Cystck_Object *", m.group("n")).rstrip()
+        return render_param("const Cystck_Object *", m.group("n")).rstrip()
     m = regex.fullmatch(r"(?:const\s+)?(?:struct\s+)?(?:" + types + r")\s*(?P<p>\*\s*\*?)\s*(?P<n>\w*)\s*(?P<a>\[[^\]]*\])?", t)
     if m:
         stars = m.group("p").replace(" ", "")
@@ -77,7 +78,7 @@ def convert_param(text, structs):
         name = m.group("n")
         if m.group("a") and stars == "*":
             return f"Cystck_Object {name}{m.group('a')}"
-        return _render_param(ctype, name).rstrip() if name else ctype
+        return render_param(ctype, name).rstrip() if name else ctype
     return text
 
 
@@ -230,13 +231,25 @@ class EntrySignature(Rule):
                 name = params[idx].name if idx is not None and idx < len(params) and params[idx].name else default
                 if idx is None and default in used:
                     name = default + "_"
-                new.append(_render_param(ctype, name))
+                new.append(render_param(ctype, name))
             edits.add(f.params[0], f.params[1], ", ".join(new))
             edits.add(f.start, f.name_start, _replace_return_type(text[f.start:f.name_start], role.ret))
             n += 1
         if edits:
             unit.apply(edits)
         return n
+
+
+def external_slot(unit, func, role):
+    """Does ``func``, which this file registers for a slot of ``role``,
+    keep its external linkage (another file, a header, declares it without
+    ``static``)?  CYSTCK_DEF_SLOT declares its implementation static, so
+    the slot calls it through a static forwarder (types._slot_forwarder) and the
+    entry-linkage rule leaves its definition as it is."""
+    own = unit.project.role(func)
+    return role.kind == "slot" and own is not None and own.kind == "slot" and \
+        [c for c, _, _ in own.params] == [c for c, _, _ in role.params] and \
+        proj.declared_elsewhere(unit.project, unit.path, func)
 
 
 class EntryLinkage(Rule):
@@ -247,7 +260,9 @@ class EntryLinkage(Rule):
     ``static``, which a C or C++ compiler rejects after a non-static
     definition or prototype (C++ code often relies on an anonymous namespace
     instead).  Only functions registered in the same file are touched; the
-    return-type line changes anyway.  Methods keep their linkage: the table
+    return-type line changes anyway.  A slot function that another file
+    (a header) declares without ``static`` keeps its linkage: its slot
+    calls it through a static forwarder (``external_slot``).  Methods keep their linkage: the table
     rule gives non-static ones a forwarder."""
     name = "entry-linkage"
     precedence = 405
@@ -271,6 +286,8 @@ class EntryLinkage(Rule):
             role = unit.project.role(f.name)
             if f.name not in registered or role is None or role.kind not in self.ROLES:
                 continue
+            if external_slot(unit, f.name, role):
+                continue        # its slot calls it through a static forwarder
             head = code[f.start:f.name_start]
             if regex.search(r"\b(?:static|extern)\b", head) or "::" in head:
                 continue
@@ -354,7 +371,7 @@ class HelperSignature(Rule):
             kept = set() if not keeps_struct_params(f.name) else structs
             new_params = [convert_param(text[q.span[0]:q.span[1]], structs - kept) for q in params]
             for i in object_voids.get(f.name, ()):
-                new_params[i] = _render_param("Cystck_Object", params[i].name).rstrip()
+                new_params[i] = render_param("Cystck_Object", params[i].name).rstrip()
             new_params = [x.strip() for x in new_params if x.strip() and x.strip() != "void"]
             inner = text[f.params[0]:f.params[1]]
             # ``( PyObject* o )`` keeps its padding (both sides, or none)
@@ -1258,11 +1275,22 @@ def _entry_calls_passing_own_params(unit, pattern):
         for m in regex.finditer(pattern, code, pos=b0, endpos=b1):
             callee = unit.project.role(m.group("f"))
             if callee is None or not callee.pushes or \
-                    [c for c, _, _ in callee.params] != [c for c, _, _ in role.params]:
-                continue
+                    [c for c, _, _ in callee.params] != [c for c, _, _ in role.params] or \
+                    _keyword_slot(callee) != _keyword_slot(role):
+                continue        # (a method's keywords are names, a slot's a dict)
             passed = [code[s:e].strip() for s, e in source.split_top(code, m.start("a") + 1, m.end("a") - 1)]
             if passed == stock:
                 yield ctx, m, names
+
+
+#: The parameters of a keyword slot's implementation (tp_new, tp_init,
+#: tp_call: ``Cystck_KeywordsImpl``, its ``kw`` a dict or null).
+_KEYWORD_SLOT_PARAMS = [proj.H, proj.ARGS, proj.SSIZE, proj.H]
+
+
+def _keyword_slot(role):
+    """Is ``role`` a slot taking an argument array and a keywords dict?"""
+    return role.kind == "slot" and [c for c, _, _ in role.params] == _KEYWORD_SLOT_PARAMS
 
 
 def _own_params(ctx):
@@ -1295,7 +1323,17 @@ class EntryKeywordCalls(Rule):
     its ``nargs`` positional ones in ``args``; or a dict, or none: ``NULL,
     0`` for the array) and returns the result as a handle.  A call passing
     on the caller's own arguments to an entry point of its convention is
-    the entry-value-calls and entry-tail-calls rules'."""
+    the entry-value-calls and entry-tail-calls rules'.
+
+    A keyword slot's implementation (``tp_new``, ``tp_init``,
+    ``tp_call``: its ``kw`` a dict), in this file or another, called with
+    a tuple (or NULL) and keywords, ``Foo_init(self, argtuple, kwargs)``,
+    goes through ``Cystck_CallSlotKw`` with the same arguments, which
+    passes the keywords as the dict the slot gets from Python (a caller's
+    own keyword names made one) and returns the implementation's result:
+    ``tp_init``'s 0 or -1 as it is, the push count of ``tp_new`` and
+    ``tp_call`` made a handle (``Cystck_PopResult``).  With NULL for
+    both the call is the state-calls rule's."""
     name = "entry-keyword-calls"
     precedence = 536
     # the caller's Cystck parameters (args, nargs, kw) it passes on
@@ -1331,22 +1369,38 @@ class EntryKeywordCalls(Rule):
             for m in regex.finditer(self.patterns[0], code, pos=b0, endpos=b1, overlapped=True):
                 info = p.function(unit.path, m.group("f"))
                 role = info.role if info is not None else None
-                if m.start() < done or role is None or role.kind != "meth" or role.detail != "CYSTCK_KEYWORDS" \
-                        or role.stock_fastcall:
+                slot = role is not None and _keyword_slot(role)
+                if m.start() < done or role is None or not slot and (
+                        role.kind != "meth" or role.detail != "CYSTCK_KEYWORDS" or role.stock_fastcall):
                     continue
                 a0, a1 = m.span("a")
                 passed = source.split_top(code, a0 + 1, a1 - 1)
                 if len(passed) != 3:
                     continue
                 own, tup, kw = (text[s:e].strip() for s, e in passed)
-                if tup in proj.NULLS or (ctx.role is not None and [own, tup, kw] == _own_params(ctx)[1]
-                                         and [c for c, _, _ in ctx.role.params] == [c for c, _, _ in role.params]):
+                if slot and tup in proj.NULLS and kw in proj.NULLS:
+                    continue        # no arguments: the state-calls rule's
+                if not slot and tup in proj.NULLS or (
+                        ctx.role is not None and [own, tup, kw] == _own_params(ctx)[1]
+                        and [c for c, _, _ in ctx.role.params] == [c for c, _, _ in role.params]
+                        and _keyword_slot(ctx.role) == slot):
                     continue        # no tuple; or the caller's own arguments, passed on as they are
                 own = "Cystck_NULL" if own in proj.NULLS else own
+                tup = "Cystck_NULL" if tup in proj.NULLS else tup
                 array = f"{ctx.args_name}, {ctx.nargs_name}" if own_kw and kw == own_kw else "NULL, 0"
                 kw = "Cystck_NULL" if kw in proj.NULLS else kw
-                edits.add(m.start(), m.end(),
-                          f"Cystck_CallImplKw(S, {m.group('f')}, {own}, {tup}, {array}, {kw})")
+                call = f"({m.group('f')}, {own}, {tup}, {array}, {kw})"
+                if slot and tup == ctx.args_name and kw == "Cystck_NULL" and ctx.nargs_name:
+                    # the caller's own argument array, no keywords: as it is
+                    call = f"{m.group('f')}(S, {own}, {tup}, {ctx.nargs_name}, Cystck_NULL)"
+                    new = f"{RESULT_HELPER}(S, {call})" if role.pushes else call
+                elif not slot:
+                    new = f"Cystck_CallImplKw(S, {call[1:]}"
+                elif role.pushes:
+                    new = f"{RESULT_HELPER}(S, Cystck_CallSlotKw(S, {call[1:]})"
+                else:
+                    new = f"Cystck_CallSlotKw(S, {call[1:]}"
+                edits.add(m.start(), m.end(), new)
                 done = m.end()      # (a call in its arguments stays as it is)
         if edits:
             unit.apply(edits)

@@ -472,7 +472,7 @@ class StaticObjects(Rule):
     has no object outside the heap.  See ``migrate/static_objects.py``;
     the project is built from the rewritten text."""
     name = "static-objects"
-    precedence = 52
+    precedence = 53
     patterns = (static_objects._DEFINITION.pattern,)
     before = ("static PyTypeObject MarkerType = {PyVarObject_HEAD_INIT(NULL, 0) \"m.Marker\"};\n"
               "PyObject marker_obj = { _PyObject_EXTRA_INIT 1, &MarkerType };\n"

@@ -245,7 +245,7 @@ const char* CystckUnicode_AsUTF8(h o) = PyUnicode_AsUTF8   ; [e] UTF-8 buffer, v
 const char* CystckUnicode_AsUTF8AndSize(h o, Cystck_ssize_t* size) = PyUnicode_AsUTF8AndSize ; [e]
 h CystckUnicode_InternFromString(const char* s) = PyUnicode_InternFromString ; [h+1, e]
 h CystckUnicode_Concat(h a, h b) = PyUnicode_Concat        ; [h+1, e] a + b
-h CystckUnicode_Join(h sep, h seq) = PyUnicode_Join        ; [h+1, e] sep.join(seq)
+h CystckUnicode_Join(h? sep, h seq) = PyUnicode_Join       ; [h+1, e] sep.join(seq); a null sep joins with a space, as CPython does
 int CystckUnicode_CompareWithASCIIString(h o, const char* s) = PyUnicode_CompareWithASCIIString ; compare to ASCII C string
 int CystckUnicode_Compare(h a, h b) = PyUnicode_Compare     ; [e] -1, 0, 1 as a < b, a == b, a > b (-1 with an exception if either is no str)
 Cystck_ssize_t CystckUnicode_Tailmatch(h s, h sub, Cystck_ssize_t start, Cystck_ssize_t end, int direction) = PyUnicode_Tailmatch ; [e] 1 if s[start:end] starts (direction -1) or ends (1) with sub, else 0; -1 on error

@@ -1382,14 +1382,14 @@ static inline Cystck_Object CystckUnicode_Concat(Cystck_State *S, Cystck_Object 
 #undef FN
 }
 
-/* [h+1, e] sep.join(seq) */
+/* [h+1, e] sep.join(seq); a null sep joins with a space, as CPython does */
 static inline Cystck_Object CystckUnicode_Join(Cystck_State *S, Cystck_Object sep, Cystck_Object seq)
 {
 #define FN "CystckUnicode_Join"
     PyObject *sep_ = _Cystck_Get(sep);
     PyObject *seq_ = _Cystck_Get(seq);
-    if (Cystck_unlikely(!sep_ || !seq_))
-        return (_Cystck_BadArg(S, FN, !sep_ ? sep : seq), Cystck_NULL);
+    if (Cystck_unlikely(!seq_))
+        return (_Cystck_BadArg(S, FN, seq), Cystck_NULL);
     return _Cystck_Own(S, PyUnicode_Join(sep_, seq_));
 #undef FN
 }

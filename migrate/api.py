@@ -156,6 +156,23 @@ def stock_object_values():
 
 
 @functools.lru_cache(maxsize=None)
+def stock_capi_objects():
+    """The object members of the C APIs exported in capsules, as
+    ``->member`` (datetime.h's ``PyTypeObject *DateType;`` of
+    ``PyDateTime_CAPI``, read through ``PyDateTimeAPI->DateType``), read
+    from the headers of the running CPython: borrowed objects that are
+    no call, which the escape hatch gives a handle where one is wanted."""
+    include = pathlib.Path(sysconfig.get_paths()["include"])
+    member = regex.compile(r"^[ \t]*(?:PyObject|PyTypeObject)\s*\*\s*(?P<member>\w+)\s*;", regex.M)
+    out = set()
+    for header in sorted(include.rglob("*.h")):
+        text = header.read_text(errors="replace")
+        if "API->" in text:
+            out |= {"->" + m for m in member.findall(text)}
+    return frozenset(out)
+
+
+@functools.lru_cache(maxsize=None)
 def stock_type_params():
     """Stock function name -> the positions of its ``PyTypeObject *``
     parameters, read from the headers of the running CPython as

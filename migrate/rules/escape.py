@@ -605,6 +605,18 @@ class StockModuleDefs(Rule):
                     or regex.match(r"\s*[!=]=\s*(?:/\*[^*]*\*/\s*)?" + call, code[m.end():b1]))
 
 
+# An object member of a capsule's C API passed as an argument,
+# ``(..., PyDateTimeAPI->DateType, ...)``.
+_CAPI_OBJECT_ARGUMENT = regex.compile(r"[(,]\s*(?P<read>(?<![\w.>])_?Py\w*API\s*->\s*(?P<member>\w+))(?=\s*[,)])")
+
+
+def _given_a_handle(text, pos):
+    """Is the stock pointer at ``pos`` already the argument of an escape
+    hatch's ``Cystck_FromPyObject(S, MARK (PyObject *)(...))``?"""
+    return bool(regex.search(r"Cystck_FromPyObject\s*\(\s*S\s*,\s*" + regex.escape(MARK) +
+                             r"\s*(?:\(\s*\w+\s*\*\s*\)\s*)?\(*\s*$", text[max(0, pos - 160):pos]))
+
+
 class StockObjectValues(Rule):
     """A stock macro that reads an object from a C API exported in a
     capsule, ``PyDateTime_TimeZone_UTC`` (``PyDateTimeAPI->TimeZone_UTC``,
@@ -614,8 +626,11 @@ class StockObjectValues(Rule):
     the object: a borrowed reference), marked and reported.  So does the
     address of a type object that stays stock, a struct sequence's
     (``(PyObject *)&FooType`` after ``PyStructSequence_InitType2(&FooType,
-    &desc)``): ``Cystck_FromPyObject(S, (PyObject *)&FooType)``.  Inside the
-    arguments of a call kept stock it stays the stock pointer."""
+    &desc)``): ``Cystck_FromPyObject(S, (PyObject *)&FooType)``, and an
+    object member of such a C API passed as an argument,
+    ``f(S, PyDateTimeAPI->DateType, ...)``:
+    ``Cystck_FromPyObject(S, (PyObject *)PyDateTimeAPI->DateType)``.  Inside
+    the arguments of a call kept stock it stays the stock pointer."""
     name = "stock-object-values"
     precedence = 866
     patterns = (r"(?<![\w.>]|->)(?P<name>_?Py\w+)\b(?!\s*\()",)
@@ -626,7 +641,8 @@ class StockObjectValues(Rule):
     def apply(self, unit):
         values = api.stock_object_values()
         types = unit.project.stock_struct_types
-        if not any(v in unit.text for v in values) and not any(t in unit.text for t in types):
+        if not any(v in unit.text for v in values) and not any(t in unit.text for t in types) \
+                and "API->" not in unit.text.replace(" ", ""):
             return 0
         code, text = unit.masked, unit.text
         stock = escaped_spans(text, code)
@@ -640,6 +656,15 @@ class StockObjectValues(Rule):
                 edits.add(m.start(), m.end(), f"Cystck_FromPyObject(S, {MARK} (PyObject *)&{m.group('name')})")
                 unit.leftover(m.start(), f"escape hatch: {m.group('name')} is a struct-sequence type, which "
                               "stays a stock PyTypeObject: given a handle with Cystck_FromPyObject", self.name)
+        members = api.stock_capi_objects()
+        for ctx, m in _common.matches_in_state_bodies(unit, _CAPI_OBJECT_ARGUMENT, code):
+            if "->" + m.group("member") not in members or marked(text, m.start()) \
+                    or any(s <= m.start() < e for s, e in stock) or _given_a_handle(text, m.start("read")):
+                continue
+            read = text[m.start("read"):m.end("read")]
+            edits.add(m.start("read"), m.end("read"), f"Cystck_FromPyObject(S, {MARK} (PyObject *){read})")
+            unit.leftover(m.start("read"), f"escape hatch: {read} (an object of a C API exported in a capsule) "
+                          "has no Cystck counterpart: given a handle with Cystck_FromPyObject", self.name)
         for ctx, m in _common.matches_in_state_bodies(unit, self.patterns[0], code):
             name = m.group("name")
             if name not in values or marked(text, m.start()) or any(s <= m.start() < e for s, e in stock):

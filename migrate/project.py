@@ -1633,8 +1633,13 @@ def _structs_held_by_value(masks):
     return held
 
 
+# (also of a function type, ``typedef R (Name)(...);``, used as ``Name *f``)
 _FNPTR_TYPEDEF = regex.compile(
-    r"\btypedef\s+(?P<ret>[\w\s\*]+?)\s*\(\s*\*\s*(?P<name>\w+)\s*\)\s*" + source.paren("params") + r"\s*;")
+    r"\btypedef\s+(?P<ret>[\w\s\*]+?)\s*\(\s*\*?\s*(?P<name>\w+)\s*\)\s*" + source.paren("params") + r"\s*;")
+#: A declaration of a name with a function-pointer type of ``alt`` (a regex
+#: alternation of typedefs): ``visit_fn f``, or ``Name *f`` of a function type.
+def fnptr_declaration(alt):
+    return rf"\b(?:{alt})\s*(?:\*\s*)?(?<=[\s*])(?:const\s+)?(\w+)"
 
 
 # CPython's function-pointer types over objects, by their object arguments:
@@ -1661,7 +1666,7 @@ def _add_state_fields(p, code):
     (``visit_fn fn;``): calls through them take S."""
     if p.state_typedefs:
         names = "|".join(map(regex.escape, sorted(p.state_typedefs)))
-        for m in regex.finditer(rf"\b(?:{names})\s+(\w+)\s*;", code):
+        for m in regex.finditer(fnptr_declaration(names) + r"\s*;", code):
             p.state_fields.add(m.group(1))
 
 
@@ -2143,7 +2148,7 @@ def _state_callback_types(p, masks):
     plain = p.fnptr_typedefs - p.state_typedefs
     if plain:
         alt = "|".join(map(regex.escape, sorted(plain)))
-        typed_param = regex.compile(rf"\s*(?:const\s+)?(?P<t>{alt})\s+(?:const\s+)?\w+\s*")
+        typed_param = regex.compile(rf"\s*(?:const\s+)?(?P<t>{alt})\s*(?:\*\s*)?(?<=[\s*])(?:const\s+)?\w+\s*")
         positions = {}          # (path, function) -> {parameter index: type}
         for key, info in p.functions.items():
             if info.body and regex.search(rf"\b(?:{alt})\b", info.params):
@@ -2189,7 +2194,7 @@ def _state_callback_types(p, masks):
     if not p.state_typedefs:
         return changed
     alt = "|".join(map(regex.escape, sorted(p.state_typedefs)))
-    declared = regex.compile(rf"\b(?:{alt})\s+(?:const\s+)?(\w+)\s*[,;)=\[]")
+    declared = regex.compile(fnptr_declaration(alt) + r"\s*[,;)=\[]")
     members = "|".join(map(regex.escape, sorted(p.state_fields)))
     for info in p.functions.values():
         if info.needs_state or not info.body or (info.role is not None and not info.role.state):

@@ -339,10 +339,12 @@ class HelperSignature(Rule):
     **`` becomes ``Cystck_Object *``; pointers to a custom type's struct are
     handles too, as is a ``void *`` the body casts to one: see
     _object_void_params).  Function-pointer typedefs that carry objects
-    change the same way (their parameter lists over several lines too)."""
+    change the same way (their parameter lists over several lines too), as
+    do typedefs of function types, ``typedef PyObject *(F)(PyObject *);``
+    used as ``F *f``."""
     name = "helper-signature"
     precedence = 410
-    patterns = (r"(?P<name>\w+)\s*" + _common.PAREN, r"\btypedef\s+(?P<ret>[\w\s\*]+?)\s*\(\s*\*\s*(?P<name>\w+)\s*\)\s*"
+    patterns = (r"(?P<name>\w+)\s*" + _common.PAREN, r"\btypedef\s+(?P<ret>[\w\s\*]+?)\s*\(\s*\*?\s*(?P<name>\w+)\s*\)\s*"
                 + source.paren("p") + r"\s*;")
     before = "static PyObject *twice(PyObject *o, int n)\n{\n    return PyNumber_Add(o, o);\n}\n"
     after = "static Cystck_Object twice(Cystck_State *S, Cystck_Object o, int n)\n{\n    return PyNumber_Add(o, o);\n}\n"
@@ -1657,8 +1659,8 @@ class StateCalls(Rule):
                     self._insert(code, m, edits)
         # calls through a function-pointer parameter whose functions take
         # S, or through a parameter or local of a type that takes S
-        typed = regex.compile(r"\b(?:" + "|".join(map(regex.escape, sorted(p.state_typedefs)))
-                              + r")\s+(?:const\s+)?(\w+)\s*[,;)=\[]") if p.state_typedefs else None
+        typed = regex.compile(proj.fnptr_declaration("|".join(map(regex.escape, sorted(p.state_typedefs))))
+                              + r"\s*[,;)=\[]") if p.state_typedefs else None
         for ctx in _common.function_contexts(unit, with_locals=False):
             fnptrs = {f.group("n") for f in STATE_FNPTR_PARAM.finditer(code, *ctx.func.params)}
             if typed is not None:

@@ -152,6 +152,22 @@ def _object_output(name):
 _NUMBER_UNITS = "bBhHiIlkLKncCfdDp"
 
 
+def _owned_if_released(code, b0, b1, m, read):
+    """``read`` (the caller's handle to an argument), or a handle of the
+    frame's own, ``Cystck_Dup(S, read)``, where it is assigned to a local
+    that the function releases later: the tuple's item was lent, and the
+    stock code took a reference of its own (``x = PyTuple_GET_ITEM(args,
+    0); Py_INCREF(x); ... Py_DECREF(x);``, the increment gone by now);
+    releasing the caller's handle would be an error."""
+    target = regex.search(r"(?<![\w.>*])(?P<x>[A-Za-z_]\w*)\s*=\s*$", code[max(b0, m.start() - 80):m.start()])
+    if target is None or not regex.match(r"\s*;", code[m.end():b1]):
+        return read
+    x = target.group("x")
+    if regex.search(rf"\bCystck_Drop\s*\(\s*S\s*,\s*{x}\s*\)|\bPy_X?DECREF\s*\(\s*{x}\s*\)", code[m.end():b1]):
+        return f"Cystck_Dup(S, {read})"
+    return read
+
+
 class ArgsAccess(Rule):
     """Inside an entry point the argument tuple is an array:
     ``PyTuple_GET_SIZE(args)``/``PyTuple_Size(args)`` become ``nargs``,
@@ -201,9 +217,10 @@ class ArgsAccess(Rule):
                                       text[m.start('i'):m.end('i')].strip())
                     if m.group().startswith("PyTuple_GetItem") and not fastcall \
                             and not _count_guarded(code, b0, b1, m.start(), args, code[m.start('i'):m.end('i')]):
-                        edits.add(m.start(), m.end(), f"CystckArg_GetItem(S, {args}, {nargs}, {index})")
+                        read = f"CystckArg_GetItem(S, {args}, {nargs}, {index})"
                     else:
-                        edits.add(m.start(), m.end(), f"{args}[{index}]")
+                        read = f"{args}[{index}]"
+                    edits.add(m.start(), m.end(), _owned_if_released(code, b0, b1, m, read))
             for m in regex.finditer(rf"(?<![\w.>])\b{regex.escape(args)}\b(?!\s*\[)", code, pos=b0, endpos=b1):
                 before = code[max(b0, m.start() - 60):m.start()]
                 after = code[m.end():m.end() + 20]

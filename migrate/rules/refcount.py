@@ -794,8 +794,12 @@ class CommaIncRef(Rule):
         """(start, end) of the statement holding ``group``, a plain one the
         increment can go before, or None."""
         s0 = max(masked.rfind(c, b0, group[0]) for c in ";{}") + 1
-        while True:           # past the headers whose unbraced body it is
+        while True:           # past the headers whose unbraced body it is, and case labels
             s0 += len(masked[s0:group[0]]) - len(masked[s0:group[0]].lstrip())
+            label = regex.match(r"(?:case\b[^;:?]*|default\s*):(?!:)", masked, pos=s0, endpos=group[0])
+            if label is not None:
+                s0 = label.end()
+                continue
             header = regex.match(r"(?:if|while|for|switch)\s*\(|else\b", masked, pos=s0, endpos=group[0])
             if header is None:
                 break

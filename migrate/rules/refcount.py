@@ -484,10 +484,12 @@ def _in_declaration(code, b0, at):
 
 
 def _owned_later(code, y):
-    """Does ``code`` release or return the reference held by local ``y``?
+    """Does ``code`` release or return the reference held by local ``y``
+    (``return y;``, or an entry point's ``return Cystck_Return(S, y);``)?
     Only then does an alias that took a reference need a handle of its own
     (an alias never released is the same handle, harmlessly)."""
-    return _released(code, y) or bool(regex.search(rf"\breturn\s+{y}\s*;", code))
+    return _released(code, y) or bool(regex.search(
+        rf"\breturn\s+(?:{y}|Cystck_Return\s*\(\s*S\s*,\s*{y}\s*\))\s*;", code))   # (an entry point's, by now)
 
 
 def _native_store(code, start, end, x, project):

@@ -144,7 +144,9 @@ class IncRef(Rule):
     consumes it, ``Py_INCREF(x); PyTuple_SET_ITEM(t, 0, x);``, the function
     gets a handle of its own, ``PyTuple_SET_ITEM(t, 0, Cystck_Dup(S, x))``:
     consuming ``x`` itself would release a handle its owner (the caller,
-    for an argument) still uses.  For the same reason a helper that takes
+    for an argument) still uses; also past a run of increments and
+    stealing calls between them (``Py_INCREF(a); Py_INCREF(x);
+    PyTuple_SET_ITEM(t, 0, a); PyTuple_SET_ITEM(t, 1, x);``).  For the same reason a helper that takes
     a reference to a parameter it releases later (``Py_INCREF(arg); ...
     Py_DECREF(arg);``) takes a handle of its own: ``arg = Cystck_Dup(S,
     arg);``; so does any function for a local its argument parsing filled
@@ -404,19 +406,36 @@ def _stolen_next(code, start, end, x, project, path):
 
 def _consumed_next(code, start, end, x):
     """The span of ``x`` as the consumed argument of the call that is the
-    next statement (``PyTuple_SET_ITEM(t, 0, x);``), or None."""
+    next statement (``PyTuple_SET_ITEM(t, 0, x);``), or None.  A run of
+    increments and stealing calls may stand before it, as where each
+    element's increment comes first (``Py_INCREF(a); Py_INCREF(x);
+    PyTuple_SET_ITEM(t, 0, a); PyTuple_SET_ITEM(t, 1, x);``): the call
+    found is the first in the run that steals ``x`` and is not paired
+    with a later increment of ``x`` in the run."""
     if not regex.fullmatch(r"\w+", x):
         return None
-    call = regex.match(r"\s*(?P<f>\w+)\s*" + source.paren("a") + r"\s*;", code[start:end])
-    index = _consumed_index().get(call.group("f")) if call else None
-    if index is None:
-        return None
-    a0 = start + call.start("a") + 1
-    args = source.split_top(code, a0, start + call.end("a") - 1)
-    if index >= len(args) or code[args[index][0]:args[index][1]].strip() != x:
-        return None
-    lead = len(code[args[index][0]:args[index][1]]) - len(code[args[index][0]:args[index][1]].lstrip())
-    return args[index][0] + lead, args[index][0] + lead + len(x)
+    consumed, pos, pending = _consumed_index(), start, 0
+    while True:
+        call = regex.match(r"\s*(?P<f>\w+)\s*" + source.paren("a") + r"\s*;", code[pos:end])
+        if call is None:
+            return None
+        a0, a1 = pos + call.start("a") + 1, pos + call.end("a") - 1
+        if call.group("f") in ("Py_INCREF", "Py_XINCREF"):
+            pending += code[a0:a1].strip() == x
+            pos += call.end()
+            continue
+        index = consumed.get(call.group("f"))
+        if index is None:
+            return None
+        args = source.split_top(code, a0, a1)
+        if index < len(args) and code[args[index][0]:args[index][1]].strip() == x:
+            if pending == 0:
+                lead = len(code[args[index][0]:args[index][1]]) - len(code[args[index][0]:args[index][1]].lstrip())
+                return args[index][0] + lead, args[index][0] + lead + len(x)
+            pending -= 1
+        elif regex.search(rf"(?<![\w.>]){regex.escape(x)}\b", code[a0:a1]):
+            return None       # x used otherwise by a call of the run: not this idiom
+        pos += call.end()
 
 
 @functools.lru_cache(maxsize=None)

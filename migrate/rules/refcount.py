@@ -411,18 +411,23 @@ def _consumed_next(code, start, end, x):
     element's increment comes first (``Py_INCREF(a); Py_INCREF(x);
     PyTuple_SET_ITEM(t, 0, a); PyTuple_SET_ITEM(t, 1, x);``): the call
     found is the first in the run that steals ``x`` and is not paired
-    with a later increment of ``x`` in the run."""
+    with a later increment of ``x`` in the run.  A statement may keep the
+    call's result (``r = PyList_SetItem(l, i, x);``, ``int r = ...``), and
+    preprocessor lines may stand between the statements or inside one
+    (``#ifndef NDEBUG`` / ``int ret =`` / ``#endif`` before the call)."""
     if not regex.fullmatch(r"\w+", x):
         return None
-    consumed, pos, pending = _consumed_index(), start, 0
+    consumed, pending = _consumed_index(), 0
+    seg, pos = source.mask_directives(code[start:end]), 0
     while True:
-        call = regex.match(r"\s*(?P<f>\w+)\s*" + source.paren("a") + r"\s*;", code[pos:end])
+        call = regex.match(r"\s*(?:(?:\w+[\s*]+)*\w+\s*=(?!=)\s*)?(?P<f>\w+)\s*" + source.paren("a") + r"\s*;",
+                           seg, pos=pos)
         if call is None:
             return None
-        a0, a1 = pos + call.start("a") + 1, pos + call.end("a") - 1
+        a0, a1 = start + call.start("a") + 1, start + call.end("a") - 1
         if call.group("f") in ("Py_INCREF", "Py_XINCREF"):
             pending += code[a0:a1].strip() == x
-            pos += call.end()
+            pos = call.end()
             continue
         index = consumed.get(call.group("f"))
         if index is None:
@@ -435,7 +440,7 @@ def _consumed_next(code, start, end, x):
             pending -= 1
         elif regex.search(rf"(?<![\w.>]){regex.escape(x)}\b", code[a0:a1]):
             return None       # x used otherwise by a call of the run: not this idiom
-        pos += call.end()
+        pos = call.end()
 
 
 @functools.lru_cache(maxsize=None)

@@ -80,3 +80,74 @@ def test_translation_compiles_and_behaves_like_the_stock_build(same_as_stock):
               "            sys.getrefcount(r[0][1]), sys.getrefcount(o) - 150]))\n")
     want = same_as_stock("increfrun", SRC, script)
     assert want[:2] == [50, True]
+
+
+SRC_KEPT = r'''#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <assert.h>
+
+static PyObject *store;
+
+static void
+keep(PyObject *value)
+{
+    if (value) {
+        Py_INCREF(value);  // PyList_SetItem steals the reference
+#ifndef NDEBUG
+        int ret =
+#endif
+        PyList_SetItem(store, 0, value);
+        assert(!ret);
+    }
+}
+
+static PyObject *
+put(PyObject *self, PyObject *arg)
+{
+    PyObject *v, *ret;
+    v = PyLong_FromLong(PyLong_AsLong(arg) * 1000003);
+    if (v == NULL)
+        return NULL;
+    keep(v);
+    ret = PyTuple_Pack(2, v, PyList_GET_ITEM(store, 0));
+    Py_DECREF(v);
+    return ret;
+}
+
+static PyMethodDef methods[] = {
+    {"put", put, METH_O, NULL},
+    {NULL, NULL, 0, NULL}
+};
+
+static struct PyModuleDef moddef = {PyModuleDef_HEAD_INIT, "increfkept", NULL, -1, methods};
+
+PyMODINIT_FUNC
+PyInit_increfkept(void)
+{
+    PyObject *m = PyModule_Create(&moddef);
+    if (m == NULL)
+        return NULL;
+    store = Py_BuildValue("[O]", Py_None);
+    if (store == NULL || PyModule_AddObject(m, "store", store) < 0)
+        return NULL;
+    Py_INCREF(store);
+    return m;
+}
+'''
+
+
+def test_a_call_behind_a_directive_keeping_its_result_gets_a_handle_of_its_own():
+    """The stealing call is the initializer of a local declared behind
+    ``#ifndef NDEBUG`` (cbor2's ``set_shareable``): the helper's parameter
+    is the caller's handle, which consuming it would release."""
+    out = translate.translate_source(SRC_KEPT, "increfkept.c")
+    assert "CystckList_SetItem(S, Cystck_deref(S, store), 0, Cystck_Dup(S, value));" in out
+
+
+def test_the_kept_value_translation_behaves_like_the_stock_build(same_as_stock):
+    script = ("import sys\n"
+              "r = [m.put(i) for i in range(50)]\n"
+              "print(repr([r[3], all(a is b for a, b in r[-1:]), m.store[0] == 49 * 1000003,\n"
+              "            sys.getrefcount(m.store[0]), sys.getrefcount(r[10][0])]))\n")
+    want = same_as_stock("increfkept", SRC_KEPT, script)
+    assert want[:3] == [(3000009, 3000009), True, True]

@@ -544,20 +544,51 @@ def _read_after_release(masked, open_at, b1):
     (``Py_DECREF(node); return node->value;``, stock code relying on
     another owner keeping the object alive), None otherwise; a later
     release of ``x`` is no read.  Dropping the
-    handle there would leave that read a null handle."""
+    handle there would leave that read a null handle.  A read after the
+    block counts too (``if (PyTuple_Check(t)) { t = f(t); if (t)
+    Py_DECREF(t); } if (t) use(t);``) where the rest of the block jumps
+    nowhere (no ``return``, ``goto``, ``break``, ``continue``), the block
+    is no loop body (the release keeps the loop flat) and no ``else``
+    follows it; so outwards, block by block."""
     arg = regex.match(r"\(\s*(?P<x>\w+)\s*\)\s*;", masked[open_at:b1])
     if not arg:
         return None
     end = open_at + arg.end()
-    depth, i = 0, end
-    while i < b1 and depth >= 0:          # the end of the enclosing block
-        depth += {"{": 1, "}": -1}.get(masked[i], 0)
-        i += 1
-    use = regex.search(rf"(?<![\w.>]){arg.group('x')}\b(?P<asg>\s*=(?!=))?", masked[end:i])
-    if not use or use.group("asg") or \
-            regex.search(r"\b(?:Py_X?DECREF|Py_CLEAR)\s*\(\s*$", masked[max(end, end + use.start() - 20):end + use.start()]):
-        return None           # assigned, or only released again (on an error path)
-    return end
+    pos = end
+    while True:
+        depth, i = 0, pos
+        while i < b1 and depth >= 0:          # the end of the enclosing block
+            depth += {"{": 1, "}": -1}.get(masked[i], 0)
+            i += 1
+        use = regex.search(rf"(?<![\w.>]){arg.group('x')}\b(?P<asg>\s*=(?!=))?", masked[pos:i])
+        if use:
+            if use.group("asg") or regex.search(r"\b(?:Py_X?DECREF|Py_CLEAR)\s*\(\s*$",
+                                                masked[max(pos, pos + use.start() - 20):pos + use.start()]):
+                return None           # assigned, or only released again (on an error path)
+            return end
+        if depth >= 0 or regex.search(r"\b(?:return|goto|break|continue)\b", masked[pos:i]) or \
+                regex.match(r"\s*else\b", masked[i:b1]) or _loop_body(masked, i - 1):
+            return None
+        pos = i
+
+
+def _loop_body(masked, close_at):
+    """Is the block whose ``}`` is at ``close_at`` the body of a ``for``,
+    ``while`` or ``do``?"""
+    depth, j = 0, close_at
+    while j >= 0:
+        depth += {"}": 1, "{": -1}.get(masked[j], 0)
+        if depth == 0:
+            break
+        j -= 1
+    head = masked[max(0, j - 400):j]
+    while True:        # the parentheses' contents go (a for's semicolons)
+        stripped = regex.sub(r"\([^()]*\)", " ", head)
+        if stripped == head:
+            break
+        head = stripped
+    prev = max(head.rfind(";"), head.rfind("{"), head.rfind("}"))
+    return bool(regex.search(r"\b(?:for|while|do)\s*$", head[prev + 1:]))
 
 
 class DecRef(Rule):
@@ -566,7 +597,10 @@ class DecRef(Rule):
     and null-safe).  Leaving them out would also be correct; keeping them
     keeps loops flat.  A release followed, in its block, by a read of the
     same variable (``Py_DECREF(node); return node->value;``) goes: the
-    handle must stay valid for that read.  ``Py_DECREF(&FooType);`` (or of ``(PyObject
+    handle must stay valid for that read; so does one read after its
+    block, where the block jumps nowhere after the release, is no loop
+    body and has no ``else`` (``if (t) Py_DECREF(t); } if (t) use(t);``,
+    a new reference made borrowed while a container holds it).  ``Py_DECREF(&FooType);`` (or of ``(PyObject
     *)&FooType``) goes: the address of a static object, a type object, is
     no handle of the call, and the type's reference is released by its
     owner.  So does a release of ``None``: ``Py_DECREF(Py_None);``, and

@@ -149,7 +149,10 @@ class IncRef(Rule):
     PyTuple_SET_ITEM(t, 0, a); PyTuple_SET_ITEM(t, 1, x);``).  For the same reason a helper that takes
     a reference to a parameter it releases later (``Py_INCREF(arg); ...
     Py_DECREF(arg);``) takes a handle of its own: ``arg = Cystck_Dup(S,
-    arg);``; so does any function for a local its argument parsing filled
+    arg);``, and so does any function whose parameter another branch
+    assigns a new object that the same release drops (``if (naive) value
+    = make(value); else Py_INCREF(value); ... Py_DECREF(value);``: an entry
+    point called directly from C gets its caller's own handle); so does any function for a local its argument parsing filled
     (``PyArg_ParseTuple(args, "O", &o)``: the caller's handle), ``else
     Py_INCREF(o); ... Py_DECREF(o);``.  A reference taken through an alias that the code releases
     (``Py_SETREF(y, z)``) or returns later is a handle of its own wherever
@@ -195,7 +198,8 @@ class IncRef(Rule):
                     edits.add(m.start(), m.end() + r.end(),
                               f"return {_dup(text[m.start('p') + 1:m.end('p') - 1].strip(), m.group())};")
                     continue
-                if (role is None and x in _object_params(masked, f) or x in _parsed_objects(masked, b0, m.start())) \
+                if (role is None and x in _object_params(masked, f) or x in _parsed_objects(masked, b0, m.start())
+                        or x in _object_params(masked, f) and _assigned(masked[b0:b1], x)) \
                         and _released(masked[m.end():b1], x):
                     edits.add(m.start(), m.end(), f"{x} = Cystck_Dup(S, {x});")
                     continue
@@ -475,6 +479,11 @@ def _later_return(code, m, x, b0, b1):
     if r is None or regex.search(rf"(?<![\w.>]){regex.escape(x)}\s*=(?!=)|[{{}}]", code[m.end():r.start()]):
         return None
     return r
+
+
+def _assigned(code, y):
+    """Is ``y`` assigned anywhere in ``code``?"""
+    return bool(regex.search(rf"(?<![\w.>*]){y}\s*=(?!=)", code))
 
 
 def _released(code, y):

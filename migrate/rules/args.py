@@ -155,8 +155,8 @@ _STRING = regex.compile(r'\s*"(?P<s>[^"\\]*)"\s*')
 def _clinic_parser(code, text, m):
     """(format, keyword list name, span of the declaration) of the static
     ``_PyArg_Parser`` whose declaration ``m`` matched, when its format is
-    a string literal (``fname`` appended after ``:`` where the format has
-    no name) and its keywords an array's name; else None."""
+    a string literal, its keywords an array's name and its ``fname`` null
+    (the name is the format's, after ``:``); else None."""
     items, end = cstruct.parse_init(code, text, m.end() - 1)
     fields = {}
     for i, item in enumerate(items):
@@ -167,10 +167,9 @@ def _clinic_parser(code, text, m):
     keywords = fields.get("keywords", "").strip()
     if fmt is None or not regex.fullmatch(r"[A-Za-z_]\w*", keywords):
         return None
+    if fields.get("fname", "0").strip() not in proj.NULLS:
+        return None     # a name given apart from the format: left to the escape hatch
     fmt = fmt.group("s")
-    fname = _STRING.fullmatch(fields.get("fname", ""))
-    if fname and not regex.search(r"[:;]", fmt):
-        fmt += ":" + fname.group("s")
     semi = regex.compile(r"\s*;[ \t]*\n?").match(code, end)
     if semi is None:
         return None

@@ -269,7 +269,7 @@ LEAVE_ALONE = {
     # NULL tests of pointers that are no handles.
     "null-handles": (
         "static void f(PyObject **items, char *p, Py_buffer *view)\n{\n"
-        "    if (items == NULL || !p || view == NULL)\n        return;\n}\n"),
+        "    if (items == NULL || !p || view == NULL || ((p) && !(view)))\n        return;\n}\n"),
     # A pointer member of a native struct, not of an object type.
     "struct-pointer-members": (
         "typedef struct Link { struct Link *next; long v; } Link;\n"

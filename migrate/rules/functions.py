@@ -2117,36 +2117,21 @@ class TruthMacroHandleArgs(Rule):
 _MEMBER_TARGET = regex.compile(r"(?<![\w.>])(?P<base>[A-Za-z_]\w*)(?:\s*(?:\.|->)\s*\w+)*\s*(?:\.|->)\s*(?P<m>\w+)")
 
 
-def _handle_names(code, f):
-    """The names a translated function declares ``Cystck_Object`` (its
-    parameters and locals)."""
-    return set(regex.findall(r"\bCystck_Object\s+(\w+)\s*[,;=)]", code[f.params[0]:f.body[1] if f.body else f.params[1]]))
-
-
-def _c_pointer_member(project, code, f, base, member):
-    """Is ``base....member`` (``base`` a local or parameter of function
-    ``f``) a C pointer slot: a member the extension declares ``void *``,
-    or one of a struct or union the extension does not define (a system
-    type's, ``struct sigevent``'s ``sigev_value.sival_ptr``), which can
-    hold no handle?"""
+def _c_pointer_member(project, member):
+    """Is ``member`` a C pointer slot: one the extension declares ``void
+    *``, or one it declares nowhere (a system type's, ``struct
+    sigevent``'s ``sigev_value.sival_ptr``), which can hold no handle?"""
+    m = regex.escape(member)
     texts = project.files.values()
-    if any(regex.search(rf"\bvoid\s*\*\s*{regex.escape(member)}\s*[;,\[]", t) for t in texts):
+    if any(regex.search(rf"\bvoid\s*\*\s*{m}\s*[;,\[]", t) for t in texts):
         return True
-    decl = regex.search(rf"(?:\b(?P<k>struct|union)\s+)?\b(?P<t>[A-Za-z_]\w*)\s+\**\s*{regex.escape(base)}\s*[;,=)\[]",
-                        code[f.params[0]:f.body[1]])
-    if decl is None or decl.group("t") in ("return", "Cystck_Object", "Cystck_State") or \
-            decl.group("t") in project.types or decl.group("t") in project.custom_structs:
-        return False
-    t = regex.escape(decl.group("t"))
-    defined = rf"\b(?:struct|union)\s+{t}\s*\{{" if decl.group("k") else rf"\}}\s*{t}\s*;|\b(?:struct|union)\s+{t}\s*\{{"
-    return decl.group("k") is not None and not any(regex.search(defined, t_) for t_ in texts)
+    return not any(regex.search(rf"(?:[\w*]\s+\**|\*)\s*\b{m}\s*[;,\[:]", t) for t in texts)
 
 
 class HandleInCPointer(Rule):
     """A handle stored in a C pointer slot, ``job.value.ptr = self;`` (a
-    member the extension declares ``void *``, or a member of a struct or
-    union it does not define, a system type's: ``struct sigevent``'s
-    ``sigev_value.sival_ptr``, handed to a C library that gives it back
+    member the extension declares ``void *``, or one it declares nowhere,
+    a system type's: ``struct sigevent``'s ``sigev_value.sival_ptr``, handed to a C library that gives it back
     later, maybe on a thread of its own), stores the object's
     ``PyObject *`` through the escape hatch, ``Cystck_AsPyObject(S,
     self)``: as stock code stores it, borrowed (the object must outlive
@@ -2172,20 +2157,19 @@ class HandleInCPointer(Rule):
     def apply(self, unit):
         code, text, p = unit.masked, unit.text, unit.project
         edits = source.Edits()
-        for f in unit.functions():
-            if not f.is_definition or not regex.match(r"\s*Cystck_State\s*\*\s*S\b", code[f.params[0]:f.params[1]]):
-                continue
-            handles = _handle_names(code, f)
-            b0, b1 = f.body
+        for ctx in _common.stateful_contexts(unit):
+            b0, b1 = ctx.body
+            def handle(name, ctx=ctx):
+                return _common.is_handle(name, ctx, p)
             for m in self._STORE.finditer(code, b0, b1):
-                if m.group("h") in handles and _c_pointer_member(p, code, f, m.group("base"), m.group("m")):
+                if handle(m.group("h")) and _c_pointer_member(p, m.group("m")):
                     edits.add(m.start("h"), m.end("h"), f"{escape.MARK} Cystck_AsPyObject(S, {m.group('h')})")
                     unit.leftover(m.start(), f"escape hatch: {m.group('h')} stored in the C pointer "
                                   f"{text[m.start('t'):m.end('t')].strip()} as its PyObject * (borrowed, as stock)",
                                   self.name)
-            for m in self._READ.finditer(code, f.params[0], b1):
-                if m.group("h") in handles and m.group("h") != m.group("base") and \
-                        _c_pointer_member(p, code, f, m.group("base"), m.group("m")):
+            for m in self._READ.finditer(code, b0, b1):
+                if handle(m.group("h")) and m.group("h") != m.group("base") and \
+                        _c_pointer_member(p, m.group("m")):
                     v = text[m.start("v"):m.end("v")].strip()
                     edits.add(m.start("v"), m.end("v"), f"{escape.MARK} Cystck_FromPyObject(S, (PyObject *){v})")
                     unit.leftover(m.start(), f"escape hatch: {m.group('h')} read from the C pointer {v}, "
@@ -2240,12 +2224,11 @@ class ThreadCallbackFrames(Rule):
         code, text, p = unit.masked, unit.text, unit.project
         edits = source.Edits()
         n = 0
-        for f in unit.functions():
-            if not f.is_definition or p.role(f.name) is not None:
+        for ctx in _common.stateful_contexts(unit):
+            f = ctx.func
+            if ctx.role is not None:
                 continue
             head = regex.match(r"\s*Cystck_State\s*\*\s*S\s*(?:,\s*|(?=\)|$))", code[f.params[0]:f.params[1]])
-            if not head:
-                continue
             b0, b1 = f.body
             ensures = list(regex.finditer(self.patterns[0], code, pos=b0, endpos=b1))
             if len(ensures) != 1:
@@ -2275,15 +2258,15 @@ class ThreadCallbackFrames(Rule):
                 unit.leftover(f.name_start, f"{f.name} takes the GIL but uses the state before: "
                               "a frame of its own is left to a human", self.name)
                 continue
-            params = code[f.params[0]:f.params[1]]
-            rest = params[head.end():].strip()
-            edits.add(f.params[0], f.params[1], text[f.params[0] + head.end():f.params[1]] if rest else "void")
+            if head:            # the S helper-signature gave it
+                rest = code[f.params[0] + head.end():f.params[1]].strip()
+                edits.add(f.params[0], f.params[1], text[f.params[0] + head.end():f.params[1]] if rest else "void")
             indent = regex.search(r"\n([ \t]*)\S", code[b0:b1])
             indent = indent.group(1) if indent else "    "
             edits.add(b0 + 1, b0 + 1, f"\n{indent}Cystck_State S_thread_, *S = &S_thread_;")
             inits = []
             for d in moved:
-                handle = regex.match(r"\s*Cystck_Object\b", d.group("decl"))
+                handle = _common.is_handle(d.group("n"), ctx, p)
                 edits.add(d.end("decl"), d.start("semi"), " = Cystck_NULL" if handle else "")
                 value = text[d.end("decl"):d.start("semi")].strip()[1:].strip()   # after the `=` (a mark with it)
                 inits.append(f"\n{indent}{d.group('n')} = {value};")

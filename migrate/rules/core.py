@@ -989,6 +989,15 @@ def _defines_name(masked, pos):
     return bool(_DEFINED_NAME.search(masked, masked.rfind("\n", 0, pos) + 1, pos))
 
 
+def _converter(func):
+    """Does the Cystck function ``func`` have the signature of an ``O&``
+    converter (a handle, then ``void *``; CystckArg_Converter)?"""
+    if func is None or func.ret != "int":
+        return False
+    params = [q for q in func.params if q.ctype != "..."]
+    return len(params) == 2 and params[0].is_handle and params[1].ctype.replace(" ", "") == "void*"
+
+
 class ApiCalls(Rule):
     """Paper rule 8: a call ``PyX_Y(args)`` of a function in the API table
     becomes ``CystckX_Y(S, args)``.  Object arguments of
@@ -997,7 +1006,9 @@ class ApiCalls(Rule):
     ending ``*ObjArgs`` lists becomes
     ``Cystck_NULL``; ``return PyErr_NoMemory();`` keeps returning an
     error value; a ``(PyObject *)`` cast of a handle argument goes (in a
-    macro body, where the casts rule does not reach)."""
+    macro body, where the casts rule does not reach); a stock converter
+    with a Cystck counterpart passed to ``PyArg_Parse*`` after ``O&``
+    (``PyUnicode_FSConverter``) is the counterpart."""
     name = "api-calls"
     precedence = 850
     patterns = (r"\b(?P<name>_?Py\w+)\s*\(",)
@@ -1030,6 +1041,14 @@ class ApiCalls(Rule):
             edits.add(m.start(), m.end() + (close - m.end() if not inner.strip() else 0), new)
             self._null_handles(masked, open_at, close, api.by_name().get(mapping[name]), edits)
             self._object_casts(masked, open_at, close, api.by_name().get(mapping[name]), edits)
+            if name.startswith("PyArg_Parse"):
+                # a stock converter passed after an O& unit,
+                # PyUnicode_FSConverter: its Cystck counterpart takes S
+                # and handles (the parser calls it so)
+                for s, e in source.split_top(masked, open_at + 1, close - 1):
+                    conv = regex.fullmatch(r"\s*&?\s*(?P<c>Py\w+)\s*", masked[s:e])
+                    if conv and conv.group("c") in mapping and _converter(api.by_name().get(mapping[conv.group("c")])):
+                        edits.add(s + conv.start("c"), s + conv.end("c"), mapping[conv.group("c")])
             if name in self.OBJARGS:
                 last = source.split_top(masked, open_at + 1, close - 1)[-1]
                 if masked[last[0]:last[1]].strip() in ("NULL", "0", "nullptr"):

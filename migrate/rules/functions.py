@@ -155,6 +155,10 @@ _DECL_PREFIX = regex.compile(
     r"(?:\**\s*[A-Za-z_]\w*(?:\s*\[[^\]]*\])*\s*(?:=[^,;()]*)?,\s*)*\**\s*")
 
 
+#: a function that opens a frame of its own (thread-callback-frames)
+_OWN_FRAME = regex.compile(r"\bCystck_OpenFrame\s*\(\s*S\s*\)")
+
+
 class LocalStateName(Rule):
     """A parameter or local variable named ``S`` in a function that gets
     the state would be redeclared by the translation's ``Cystck_State *S``
@@ -163,8 +167,9 @@ class LocalStateName(Rule):
     that name is taken) everywhere in the function, as macro-state-param
     does for a macro parameter.  Comments and strings keep their text; a
     function where ``S`` is not declared (a global, a macro) keeps its
-    ``S``; so do a function that gets no state and one that has its
-    Cystck signature already (its ``S`` is the state)."""
+    ``S``; so do a function that gets no state, one that has its
+    Cystck signature already (its ``S`` is the state) and one that opens a
+    frame of its own (thread-callback-frames' output)."""
     name = "local-state-name"
     precedence = 111
     patterns = (r"\bS\b",)
@@ -177,9 +182,9 @@ class LocalStateName(Rule):
         code, edits = unit.masked, source.Edits()
         for ctx in _common.stateful_contexts(unit, with_locals=False):
             f = ctx.func
-            if ctx.rewritten \
+            if ctx.rewritten or _OWN_FRAME.search(code, *f.body) \
                     or (ctx.role is None and not unit.project.needs_state(unit.path, f.name)):
-                continue         # (a Cystck signature's S is the state)
+                continue         # (a Cystck signature's S is the state, so is an own frame's)
             found = list(regex.finditer(r"\bS\b", code, pos=f.params[0], endpos=f.body[1]))
             if not found or not any(self._declares(code, f, m.start()) for m in found):
                 continue
@@ -2231,7 +2236,7 @@ class ThreadCallbackFrames(Rule):
             head = regex.match(r"\s*Cystck_State\s*\*\s*S\s*(?:,\s*|(?=\)|$))", code[f.params[0]:f.params[1]])
             b0, b1 = f.body
             ensures = list(regex.finditer(self.patterns[0], code, pos=b0, endpos=b1))
-            if len(ensures) != 1:
+            if len(ensures) != 1 or _OWN_FRAME.search(code, b0, b1):
                 continue
             g = ensures[0].group("g")
             releases = list(regex.finditer(rf"\bPyGILState_Release\s*\(\s*{g}\s*\)\s*;", code, pos=b0, endpos=b1))

@@ -11,6 +11,10 @@ T31), each of which broke the build of the untouched translation:
   that releases its parameter, ``Py_DECREF(o)``: it steals it, and is lent
   a new reference (rule escape-hatch; before, the handle's reference was
   released twice);
+* ``PyUnicode_FSConverter`` given to ``PyArg_ParseTuple`` after ``O&``:
+  the Cystck parser calls its converter with the state and a handle, so
+  it is the counterpart (rule api-calls; before, the stock function got
+  them: no build error, a crash);
 * ``Py_SET_SIZE`` defined by the extension only under ``#if PY_VERSION_HEX
   < 0x030900A4 && !defined(Py_SET_SIZE)``: CPython's macro is the one
   compiled, kept through the escape hatch (the guard with ``&&`` was not
@@ -76,6 +80,15 @@ fslen(PyObject *self, PyObject *arg)
     n = PyBytes_GET_SIZE(bytes);
     release(bytes);
     return PyLong_FromSsize_t(n);
+}
+
+static PyObject *
+fsname(PyObject *self, PyObject *args)
+{
+    PyObject *b = NULL;
+    if (!PyArg_ParseTuple(args, "O&", PyUnicode_FSConverter, &b))
+        return NULL;
+    return b;
 }
 
 static PyObject *
@@ -159,6 +172,7 @@ static PyMethodDef methods[] = {
     {"which", which, METH_VARARGS, NULL},
     {"fslen", fslen, METH_O, NULL},
     {"head", head, METH_VARARGS, NULL},
+    {"fsname", fsname, METH_VARARGS, NULL},
     {NULL, NULL, 0, NULL}
 };
 
@@ -187,6 +201,7 @@ before = sys.getrefcount(name)
 out.append([m.fslen("/q\u00e9"), m.fslen(name), outcome(m.fslen, "a\0b"), outcome(m.fslen, 3)])
 out.append(sys.getrefcount(name) - before)
 out.append([m.head("abcdef", 2), m.head("abc", 9), len(m.head("xyz", 0))])
+out.append([m.fsname("/q\u00e9"), m.fsname(b"/b"), outcome(m.fsname, "a\0b"), outcome(m.fsname, 3)])
 gone = []
 class Tell:
     def __del__(self):
@@ -205,6 +220,7 @@ def test_translation_of_each_idiom():
     assert "if ((!Cystck_IsNull(a)) && (!Cystck_IsNull(b)))" in out
     assert "if ((!Cystck_IsNull(a)) && Cystck_IsNull(b))" in out
     assert "CystckUnicode_FSConverter(S, arg, &bytes)" in out
+    assert '"O&", CystckUnicode_FSConverter, &b)' in out
     assert "release(Py_XNewRef(Cystck_AsPyObject(S, bytes)));" in out
     assert "Py_SET_SIZE(Cystck_AsPyObject(S, r), n);" in out
     assert "return Box_get_n(S, self, NULL);" in out

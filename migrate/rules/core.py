@@ -1041,19 +1041,20 @@ class ApiCalls(Rule):
             edits.add(m.start(), m.end() + (close - m.end() if not inner.strip() else 0), new)
             self._null_handles(masked, open_at, close, api.by_name().get(mapping[name]), edits)
             self._object_casts(masked, open_at, close, api.by_name().get(mapping[name]), edits)
-            if name.startswith("PyArg_Parse"):
-                # a stock converter passed after an O& unit,
-                # PyUnicode_FSConverter: its Cystck counterpart takes S
-                # and handles (the parser calls it so)
-                for s, e in source.split_top(masked, open_at + 1, close - 1):
-                    conv = regex.fullmatch(r"\s*&?\s*(?P<c>Py\w+)\s*", masked[s:e])
-                    if conv and conv.group("c") in mapping and _converter(api.by_name().get(mapping[conv.group("c")])):
-                        edits.add(s + conv.start("c"), s + conv.end("c"), mapping[conv.group("c")])
             if name in self.OBJARGS:
                 last = source.split_top(masked, open_at + 1, close - 1)[-1]
                 if masked[last[0]:last[1]].strip() in ("NULL", "0", "nullptr"):
                     s = last[0] + len(masked[last[0]:last[1]]) - len(masked[last[0]:last[1]].lstrip())
                     edits.add(s, s + len(masked[s:last[1]].rstrip()), "Cystck_NULL")
+        # a stock converter passed to the argument parser after an O& unit,
+        # PyUnicode_FSConverter: its Cystck counterpart takes S and handles
+        # (the parser calls it so)
+        for m in regex.finditer(r"\b(?:PyArg_Parse|CystckArg_Parse)\w*\s*\(", masked):
+            open_at = m.end() - 1
+            for s, e in source.split_top(masked, open_at + 1, source.matching(masked, open_at) - 1):
+                conv = regex.fullmatch(r"\s*&?\s*(?P<c>Py\w+)\s*", masked[s:e])
+                if conv and conv.group("c") in mapping and _converter(api.by_name().get(mapping[conv.group("c")])):
+                    edits.add(s + conv.start("c"), s + conv.end("c"), mapping[conv.group("c")])
         if edits:
             unit.apply(edits)
         # `return PyErr_NoMemory();` in a function returning a handle

@@ -934,7 +934,12 @@ void CystckErr_Fetch(Cystck_State *S, Cystck_Object *type, Cystck_Object *value,
    object the normalizing replaced (the value made an instance of the type,
    a type or traceback changed with it) gets a new handle of the frame,
    stored where the stock function stores the new reference; the old
-   handle is released with the frame, as the handles' other objects. */
+   handle is released with the frame, as the handles' other objects.
+   The stock function takes the three references it is given and gives
+   back three: it releases each object it replaces itself, so the extra
+   reference lent to it is returned here only for an object it kept (the
+   old handle's own reference stays until the frame closes: the new
+   exception may hold the old value, e.g. a message in its args). */
 void CystckErr_NormalizeException(Cystck_State *S, Cystck_Object *type, Cystck_Object *value,
                                   Cystck_Object *traceback)
 {
@@ -948,8 +953,6 @@ void CystckErr_NormalizeException(Cystck_State *S, Cystck_Object *type, Cystck_O
             Py_XDECREF(now[i]);
         else
             *slots[i] = _Cystck_Own(S, now[i]);
-        if (now[i] != old[i])
-            Py_XDECREF(old[i]);
     }
 }
 

@@ -240,16 +240,43 @@ class EntrySignature(Rule):
         return n
 
 
+#: The kinds of functions a CYSTCK_DEF_* definition declares ``static``
+#: (slots, module exec/create, finalizers, destructors, traverse functions,
+#: getters and setters).
+LINKED_KINDS = ("slot", "destroy", "traverse", "get", "set")
+
+
 def external_slot(unit, func, role):
-    """Does ``func``, which this file registers for a slot of ``role``,
-    keep its external linkage (another file, a header, declares it without
-    ``static``)?  CYSTCK_DEF_SLOT declares its implementation static, so
-    the slot calls it through a static forwarder (types._slot_forwarder) and the
+    """Does ``func``, which this file registers for a slot (or as a getter,
+    setter, destructor, traverse function) of ``role``, keep its external
+    linkage (another file, a header, declares it without ``static``)?
+    CYSTCK_DEF_* declares its implementation static, so the definition
+    calls it through a static forwarder (``slot_implementation``) and the
     entry-linkage rule leaves its definition as it is."""
     own = unit.project.role(func)
-    return role.kind == "slot" and own is not None and own.kind == "slot" and \
+    return role.kind in LINKED_KINDS and own is not None and own.kind == role.kind and \
         [c for c, _, _ in own.params] == [c for c, _, _ in role.params] and \
         proj.declared_elsewhere(unit.project, unit.path, func)
+
+
+def slot_implementation(unit, func, role, sym):
+    """(the implementation to name in the CYSTCK_DEF_* definition ``sym``
+    that registers ``func`` with ``role``, the text to write after that
+    definition): ``func`` and nothing, or, where ``func`` keeps its
+    external linkage (``external_slot``), a static forwarder named after
+    the definition (two definitions may share the function),
+    ``static int F__sym(Cystck_State *S, ...) { return F(S, ...); }``,
+    calling it."""
+    if not external_slot(unit, func, role):
+        return func, ""
+    name = f"{func}__{sym}"
+    names = [n for _, _, n in role.params]
+    params = [render_param(c, n) for c, _, n in role.params]
+    if role.state:
+        params, names = ["Cystck_State *S"] + params, ["S"] + names
+    call = f"{func}({', '.join(names)});"
+    body = f"    {call}" if role.ret == "void" else f"    return {call}"
+    return name, f"\nstatic {role.ret} {name}({', '.join(params) or 'void'})\n{{\n{body}\n}}"
 
 
 class EntryLinkage(Rule):
@@ -262,8 +289,9 @@ class EntryLinkage(Rule):
     instead).  Only functions registered in the same file are touched; the
     return-type line changes anyway.  A slot function that another file
     (a header) declares without ``static`` keeps its linkage: its slot
-    calls it through a static forwarder (``external_slot``).  Methods keep their linkage: the table
-    rule gives non-static ones a forwarder."""
+    calls it through a static forwarder (``external_slot``), as do
+    getters, setters, destructors and traverse functions.  Methods keep
+    their linkage: the table rule gives non-static ones a forwarder."""
     name = "entry-linkage"
     precedence = 405
     # the rules that write those definitions (method-table those of getsets)

@@ -538,6 +538,12 @@ def _functor_argument(code, pos, start):
 _ESCAPED_POINTER = regex.compile(r"Cystck_AsPyObject\s*\(")
 
 
+#: a cast to an item array of what names an array, ``(PyObject **)&args[1]``,
+#: ``(PyObject **)(args + 1)``, ``(PyObject **)args``
+_ITEM_ARRAY_CAST = regex.compile(r"(?P<cast>\(\s*(?:const\s+)?PyObject\s*\*\s*(?:const\s*)?\*\s*\))"
+                                 r"\s*(?:&\s*(?P<a>\w+)\s*\[|\(?\s*(?P<a>\w+)\b(?!\s*\[))")
+
+
 class Casts(Rule):
     """Casts between object pointer types mean nothing for handles:
     ``(PyObject *)x`` and ``(Foo *)x`` (Foo a custom type's struct) become
@@ -549,7 +555,11 @@ class Casts(Rule):
     ``x`` too, except where a member is reached through the cast
     (``reinterpret_cast<Foo*>( x )->n`` becomes ``Foo_AsStruct(S, x)->n``)
     or where the cast picks a functor's overload (``Op()( a,
-    reinterpret_cast<Foo*>( x ) )`` passes ``Foo_AsStruct(S, x)``)."""
+    reinterpret_cast<Foo*>( x ) )`` passes ``Foo_AsStruct(S, x)``).  A
+    cast of a handle array (an entry point's ``args``, ``&args[1]``,
+    ``args + 1``) to an item array, ``(PyObject **)&args[1]`` passed to a
+    helper taking ``PyObject **`` (now ``Cystck_Object *``), is a cast to
+    a handle array, ``(Cystck_Object *)&args[1]``."""
     name = "casts"
     precedence = 510
     patterns = (r"(?<!sizeof\s*)\(\s*(?:const\s+)?(?:struct\s+)?(?P<t>\w+)\s*\*\s*\)\s*(?=[\w(&!]|\*\s*\w)",
@@ -572,12 +582,16 @@ class Casts(Rule):
                                                       "PyFloatObject", "PyUnicodeObject", "PyBytesObject"}
         edits = source.Edits()
         code = unit.masked
+        arrays = {c.func.start: c.arrays for c in _common.function_contexts(unit, with_locals=False)}
         for f, role in _common.state_functions(unit):
             b0, b1 = f.body
             for m in regex.finditer(self.patterns[0], code, pos=b0, endpos=b1):
                 if m.group("t") in types and not _ESCAPED_POINTER.match(code, m.end()) \
                         and not escape.marked(unit.text, m.start()):
                     edits.add(m.start(), m.end(), "")
+            for m in _ITEM_ARRAY_CAST.finditer(code, pos=b0, endpos=b1):
+                if m.group("a") in arrays.get(f.start, ()) and not escape.marked(unit.text, m.start()):
+                    edits.add(m.start(), m.end("cast"), "(Cystck_Object *)")
             # ``S`` is in scope where the signature has it or the function
             # will get it (the state-calls rule runs later).
             info = unit.project.function(unit.path, f.name)

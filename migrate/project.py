@@ -288,6 +288,8 @@ class TypeInfo:
     object_fields: set = field(default_factory=set)  # PyObject* members -> Cystck_Field
     weaklist: set = field(default_factory=set)       # tp_weaklistoffset members -> Cystck_WeakList
     object_arrays: set = field(default_factory=set)  # those of them that are arrays (PyObject *items[N])
+    field_pointers: set = field(default_factory=set)  # of those, PyObject **items in native memory
+    object_pointers: set = field(default_factory=set)  # PyObject ** members (field_pointers if traverse visits items)
     struct_pointers: dict = field(default_factory=dict)  # member -> (struct it points at, is an array)
     type_vars: set = field(default_factory=set)    # PyTypeObject variables for it
     base: tuple = None        # (member, struct) when the struct starts with a base type's struct
@@ -902,6 +904,8 @@ def _collect_structs(p, code, text):
                 elif d.pointer == "*" and d.array.count("[") <= 1:
                     target = regex.sub(r"\b(?:const|struct)\b", "", base).strip()
                     info.struct_pointers[d.name] = (target, bool(d.array))
+                if _handle_type(base, "*", ()) and d.pointer == "**" and not d.array:
+                    info.object_pointers.add(d.name)
                 if _handle_type(base, d.pointer, ()) and d.pointer == "*" and d.array.count("[") == 1:
                     # PyObject *items[N] (or a variable-size type's items[1]):
                     # an array of fields, item by item
@@ -945,7 +949,9 @@ def _collect_visited_members(p, code):
     """A member pointing at another custom type's struct (``Node *child``,
     ``Node *children[32]``) that the type's traverse function visits is an
     object the instance owns, not a native pointer: it becomes a field like
-    a ``PyObject *`` member.  (Pointers a traverse does not visit, such as
+    a ``PyObject *`` member.  So does each item of a ``PyObject **items``
+    member that it visits (``Py_VISIT(self->items[i])``): an array of
+    fields the instance allocates (``Cystck_Field *items``).  (Pointers a traverse does not visit, such as
     an iterator's borrowed positions in a tree, stay native pointers.)"""
     for f in source.find_functions(code):
         role = p.roles.get(f.name)
@@ -963,6 +969,16 @@ def _collect_visited_members(p, code):
                            if p.type_traverse.get(var) == f.name and t in p.types and p.types[t] is not info]
         for m in _VISITED.finditer(code, f.body[0], f.body[1]):
             name = m.group("f")
+            if m.group("o") == first.group("n") and m.group("i") and name in info.object_pointers:
+                # PyObject **items, visited item by item: an array of fields
+                # in native memory, its bound the traverse's own loop
+                for other in served:
+                    member = _same_member(info, other, name)
+                    if member is not None:
+                        other.object_fields.add(member)
+                        other.object_arrays.add(member)
+                        other.field_pointers.add(member)
+                continue
             target = info.struct_pointers.get(name)
             if m.group("o") != first.group("n") or target is None or target[0] not in p.types:
                 continue

@@ -1732,7 +1732,8 @@ class StateCalls(Rule):
         """A direct call of an entry point whose parameters are all objects
         (METH_O, a slot) takes the same arguments plus S; its push count
         is the caller's own result in ``return f(...);`` from an entry
-        point, or becomes a handle through Cystck_PopResult in ``h = f(...);``
+        point, or becomes a handle through Cystck_PopResult in ``h = f(...);`` (or
+        a declarator ``h = f(...), g;``)
         and in ``return f(...);`` from a helper returning an object.
         Returns whether the call was taken care of."""
         if not role.pushes:
@@ -1750,7 +1751,8 @@ class StateCalls(Rule):
             edits.add(close, close + code[close:].index(")") + 1, "")
             return True
         target = regex.search(r"(?<![\w.>])(?P<h>\w+)\s*=\s*$", code[max(0, m.start() - 80):m.start()])
-        if target and regex.match(r"\s*;", code[close:]) and target.group("h") in self._handles(unit, ctx) \
+        # h = f(...); and a declarator's h = f(...), g = ...;
+        if target and regex.match(r"\s*[;,]", code[close:]) and target.group("h") in self._handles(unit, ctx) \
                 or self._returned_as_handle(unit, ctx, code, m, close):
             edits.add(m.start(), m.start(), f"{RESULT_HELPER}(S, ")
             edits.add(close, close, ")")

@@ -125,6 +125,65 @@ class ObjectStruct(Rule):
             edits.add(token, token + len(head.group().strip()), "")
 
 
+class FieldArrayAllocations(Rule):
+    """The storage of an array of fields in native memory (a ``PyObject
+    **items`` member that the type's traverse visits item by item, which
+    object-struct declares ``Cystck_Field *items``) is allocated for
+    fields: in a value stored into the member, and in ``PyMem_Resize`` of
+    it, ``sizeof(PyObject *)`` becomes ``sizeof(Cystck_Field)``, a
+    ``(PyObject **)`` cast ``(Cystck_Field *)`` and ``PyMem_New(PyObject *,
+    n)`` ``PyMem_New(Cystck_Field, n)``.  The memory a stock allocator
+    zeroes holds empty fields; the items are then stored and loaded with
+    the field API (struct-access)."""
+    name = "field-array-allocations"
+    precedence = 205
+    patterns = (r"->\s*(?P<m>\w+)\s*=(?!=)", r"\bPyMem_Resize\s*\(\s*(?P<x>[^,;]*?->\s*(?P<m>\w+))\s*,")
+    before = ("typedef struct { PyObject_HEAD PyObject **items; Py_ssize_t n; } Vec;\n"
+              "static int Vec_traverse(Vec *self, visitproc visit, void *arg)\n{\n"
+              "    for (Py_ssize_t i = 0; i < self->n; i++)\n        Py_VISIT(self->items[i]);\n    return 0;\n}\n"
+              "static PyTypeObject VecType = {PyVarObject_HEAD_INIT(NULL, 0) .tp_name = \"m.Vec\",\n"
+              "    .tp_basicsize = sizeof(Vec), .tp_traverse = (traverseproc)Vec_traverse};\n"
+              "static int grow(Vec *v, Py_ssize_t n)\n{\n"
+              "    v->items = (PyObject **)PyMem_Calloc(n, sizeof(PyObject *));\n    return v->items ? 0 : -1;\n}\n")
+    after = ("typedef struct { PyObject_HEAD PyObject **items; Py_ssize_t n; } Vec;\n"
+             "static int Vec_traverse(Vec *self, visitproc visit, void *arg)\n{\n"
+             "    for (Py_ssize_t i = 0; i < self->n; i++)\n        Py_VISIT(self->items[i]);\n    return 0;\n}\n"
+             "static PyTypeObject VecType = {PyVarObject_HEAD_INIT(NULL, 0) .tp_name = \"m.Vec\",\n"
+             "    .tp_basicsize = sizeof(Vec), .tp_traverse = (traverseproc)Vec_traverse};\n"
+             "static int grow(Vec *v, Py_ssize_t n)\n{\n"
+             "    v->items = (Cystck_Field *)PyMem_Calloc(n, sizeof(Cystck_Field));\n    return v->items ? 0 : -1;\n}\n")
+
+    _SPELLINGS = ((r"\(\s*PyObject\s*\*\s*\*\s*\)", "(Cystck_Field *)"),
+                  (r"\bsizeof\s*\(\s*PyObject\s*\*\s*\)", "sizeof(Cystck_Field)"),
+                  (r"\bPyMem_New\s*\(\s*PyObject\s*\*\s*,", "PyMem_New(Cystck_Field,"))
+
+    def apply(self, unit):
+        members = {m for info in unit.project.types.values() for m in info.field_pointers}
+        if not members:
+            return 0
+        code, text = unit.masked, unit.text
+        edits = source.Edits()
+        for m in regex.finditer(self.patterns[0], code):
+            if m.group("m") in members:
+                end = _common.expression_end(code, m.end(), len(code))
+                self._respell(code, m.end(), end, edits)
+        for m in regex.finditer(self.patterns[1], code):
+            if m.group("m") in members:
+                close = source.matching(code, code.index("(", m.start()))
+                spelled = regex.match(r"\s*PyObject\s*\*\s*(?=,)", code[m.end():close])
+                if spelled:
+                    edits.add(m.end(), m.end() + spelled.end(), " Cystck_Field")
+                self._respell(code, m.end() + (spelled.end() if spelled else 0), close, edits)
+        if edits:
+            unit.apply(edits)
+        return edits.applied
+
+    def _respell(self, code, start, end, edits):
+        for pattern, spelling in self._SPELLINGS:
+            for s in regex.finditer(pattern, code, pos=start, endpos=end):
+                edits.add(s.start(), s.end(), spelling)
+
+
 class StructMembers(Rule):
     """``PyObject *`` members of plain structs (encoder contexts, parser
     states living for one call) become ``Cystck_Object`` handles; members of
@@ -1545,6 +1604,7 @@ class StructAccess(Rule):
             edits.add(start, end_arrow, prefix)
             return
         field_expr = f"{prefix}{fname}"
+        around = None
         if fname in info.object_arrays:
             # self->items[i] is the field; self->items alone is the array
             sub = regex.match(r"\s*\[", code[fend:])
@@ -1554,6 +1614,13 @@ class StructAccess(Rule):
             close = source.matching(code, fend + sub.end() - 1)
             field_expr += text[fend:close].strip()
             fend = close
+
+            def around(s0, head, tail, s1):
+                """The field written in place, head before it and tail
+                after it: the index is left to its own matches (accesses
+                of the object's other members, self->items[self->n])."""
+                edits.add(s0, end_arrow, head + prefix)
+                edits.add(fend, s1, tail)
         before = code[:start]
         after = code[fend:fend + 2000]      # a value may be a long call over several lines
         # Py_SETREF/Py_XSETREF(self->v, expr) -> CystckField_Store (which
@@ -1562,7 +1629,10 @@ class StructAccess(Rule):
         if sr and regex.match(r"\s*,", after):
             ws = start - (len(before[-40:]) - sr.start())
             comma = fend + regex.match(r"\s*,\s*", after).end()
-            edits.add(ws, comma, f"CystckField_Store(S, {h}, &{field_expr}, ")
+            if around:
+                around(ws, f"CystckField_Store(S, {h}, &", ", ", comma)
+            else:
+                edits.add(ws, comma, f"CystckField_Store(S, {h}, &{field_expr}, ")
             null = regex.match(r"(?:NULL|0|nullptr)(?=\s*\))", code[comma:])
             if null:
                 edits.add(comma, comma + null.end(), "Cystck_NULL")
@@ -1578,7 +1648,10 @@ class StructAccess(Rule):
         if cl and regex.match(r"\s*\)\s*;", after):
             ws = start - (len(before[-40:]) - cl.start())
             we = fend + regex.match(r"\s*\)\s*;", after).end()
-            edits.add(ws, we, f"CystckField_Store(S, {h}, &{field_expr}, Cystck_NULL);")
+            if around:
+                around(ws, f"CystckField_Store(S, {h}, &", ", Cystck_NULL);", we)
+            else:
+                edits.add(ws, we, f"CystckField_Store(S, {h}, &{field_expr}, Cystck_NULL);")
             return
         used = _stored_value_used(code, start, fend, field_expr, f"CystckField_Load(S, {h}, {field_expr})")
         if used:
@@ -1595,7 +1668,9 @@ class StructAccess(Rule):
             # accesses inside the value are translated by their own matches
             e0 = fend + asg.end()
             statement = regex.match(r"\s*;", code[e1:]) and _common.at_statement_start(code, start)
-            if statement:
+            if statement and around:
+                around(start, f"CystckField_Store(S, {h}, &", ", ", e0)
+            elif statement:
                 edits.add(start, e0, f"CystckField_Store(S, {h}, &{field_expr}, ")
             else:       # return self->v = x, (self->v = x, b): a store, then the field
                 edits.add(start, e0, f"(CystckField_Store(S, {h}, &{field_expr}, ")
@@ -1629,7 +1704,10 @@ class StructAccess(Rule):
         target = regex.sub(r"\b(?:const|struct)\b", "", info.fields.get(fname, "")).strip()
         if regex.match(r"\s*->", after) and fname not in info.object_arrays and target in unit.project.types:
             load = f"{unit.project.types[target].struct}_AsStruct(S, {load})"
-        edits.add(start, fend, load)
+        if around:
+            around(start, f"CystckField_Load(S, {h}, ", ")", fend)
+        else:
+            edits.add(start, fend, load)
 
 
 def _stored_value_used(code, start, fend, field_expr, load):

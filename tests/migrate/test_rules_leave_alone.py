@@ -345,6 +345,16 @@ LEAVE_ALONE = {
     # A container keyed by a C value, holding objects.
     "identity-keyed-containers": (
         "static int n( std::map<long, PyObject*>& items ) { return PyLong_Check( 0 ); }\n"),
+    # A PyObject ** member that no traverse visits (references borrowed
+    # from another object's storage): no array of fields.
+    "field-array-allocations": (
+        "typedef struct { PyObject_HEAD PyObject **items; Py_ssize_t n; } Vec;\n"
+        "static int Vec_traverse(Vec *self, visitproc visit, void *arg)\n{\n"
+        "    (void)visit;\n    return 0;\n}\n"
+"static PyTypeObject VecType = {PyVarObject_HEAD_INIT(NULL, 0) .tp_name = \"m.Vec\",\n"
+        "    .tp_basicsize = sizeof(Vec), .tp_traverse = (traverseproc)Vec_traverse};\n"
+        "static int grow(Vec *v, Py_ssize_t n)\n{\n"
+        "    v->items = (PyObject **)PyMem_Calloc(n, sizeof(PyObject *));\n    return v->items ? 0 : -1;\n}\n"),
     # An object pointer's address that is a local, not a member.
     "field-pointer-params": (
         "static PyObject *ensure(PyObject **out)\n{\n    if (*out == NULL)\n        *out = PyDict_New();\n"
@@ -680,6 +690,7 @@ POSITIVE_TWINS = {
     "include-header": ("<structmember_compat.h>", "\"structmember.h\""),
     "macro-state-param": ("NAME(s) PyUnicode_FromString(#s)", "NAME(S) PyUnicode_FromString(#S)"),
     "object-struct": ("{\n    PyObject *value;", "{\n    PyObject_HEAD\n    PyObject *value;"),
+    "field-array-allocations": ("    (void)visit;\n", "    for (Py_ssize_t i = 0; i < self->n; i++)\n        Py_VISIT(self->items[i]);\n"),
     "struct-members": ("Py_buffer *view;", "PyObject *view;"),
     "typed-entry": ("scale_impl", "scale"),
     "disallow-instantiation": ("tp_new = Cursor_new;", "tp_new = NULL;"),

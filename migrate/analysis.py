@@ -232,8 +232,11 @@ _FALLBACK_GUARD = regex.compile(r"^[ \t]*#[ \t]*(?:ifndef[ \t]+(?P<a>_?Py\w+)\b"
 def _compat_fallbacks(code):
     """Stock names an extension defines only for Pythons that lack them,
     under ``#ifndef Py_SIZE`` or ``#if !defined(Py_SIZE)``: CPython's own
-    definition is the one compiled, so they stay stock names."""
-    return {m.group("a") or m.group("b") for m in _FALLBACK_GUARD.finditer(code)}
+    definition is the one compiled, so they stay stock names.  A guarded
+    name the running CPython does not define (``#ifndef PyInt_Check``,
+    Python 2's) is the extension's own: its definition is compiled."""
+    stock = api.stock_defined_names()
+    return {m.group("a") or m.group("b") for m in _FALLBACK_GUARD.finditer(code)} & stock
 
 
 def own_names(unit, code):

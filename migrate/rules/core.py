@@ -928,14 +928,18 @@ class ApiAliasMacros(Rule):
     (``#define ERR() CystckErr_Occurred(S)`` for a function of no
     arguments), so each call ``INTERN("x")`` uses the ``S`` of the
     function that expands it.  An alias also used other than in a call
-    (a function pointer) is left alone."""
+    (a function pointer) is left alone; a test of whether it is defined
+    (``#ifndef PyInt_Check`` around ``#define PyInt_Check PyLong_Check``,
+    Python 2 names kept for Python 3) is no such use."""
     name = "api-alias-macros"
     precedence = 848
     patterns = (r"^(?P<head>[ \t]*#[ \t]*define[ \t]+(?P<alias>\w+))[ \t]+(?P<target>_?Py\w+)[ \t]*$",)
     before = ("#define INTERN PyUnicode_InternFromString\n#define ERR PyErr_Occurred\n"
-              "static PyObject *f(void) { return ERR() ? NULL : INTERN(\"x\"); }\n")
+              "#ifndef PyInt_Check\n#define PyInt_Check PyLong_Check\n#endif\n"
+              "static PyObject *f(PyObject *o) { return ERR() || !PyInt_Check(o) ? NULL : INTERN(\"x\"); }\n")
     after = ("#define INTERN(...) CystckUnicode_InternFromString(S, __VA_ARGS__)\n#define ERR() CystckErr_Occurred(S)\n"
-             "static PyObject *f(void) { return ERR() ? NULL : INTERN(\"x\"); }\n")
+             "#ifndef PyInt_Check\n#define PyInt_Check(...) CystckLong_Check(S, __VA_ARGS__)\n#endif\n"
+             "static PyObject *f(PyObject *o) { return ERR() || !PyInt_Check(o) ? NULL : INTERN(\"x\"); }\n")
 
     def apply(self, unit):
         mapping, functions = api.stock_map(), api.by_name()
@@ -952,8 +956,11 @@ class ApiAliasMacros(Rule):
 
     @staticmethod
     def _only_called(alias, texts):
-        """Is every use of ``alias`` outside #define lines a call?"""
-        use = regex.compile(rf"(?P<define>^[ \t]*#[ \t]*define[ \t]+{alias}\b)|\b{alias}\b(?!\s*\()", regex.M)
+        """Is every use of ``alias`` outside #define lines a call?  Tests
+        of whether it is defined (``#ifndef PyInt_Check``, ``defined(X)``,
+        the guard of a compatibility alias) and ``#undef`` are no uses."""
+        use = regex.compile(rf"(?P<define>^[ \t]*#[ \t]*(?:define|undef|ifn?def)[ \t]+{alias}\b"
+                            rf"|\bdefined\s*\(?\s*{alias}\b)|\b{alias}\b(?!\s*\()", regex.M)
         return all(m.group("define") for t in texts for m in use.finditer(t))
 
 

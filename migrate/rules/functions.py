@@ -1915,6 +1915,29 @@ class TableCastMacros(Rule):
         return _write_out_project_macros(unit, proj.expand_table_cast_macros)
 
 
+class TableEntryMacros(Rule):
+    """An element of a method, getset or member table written as an
+    object-like macro of the project (any file's) whose body is one braced
+    element, Argument Clinic's ``FOO_METHODDEF`` (``#define FOO_METHODDEF
+    {"foo", (PyCFunction)foo, METH_O, foo__doc__},`` in its generated
+    header), is written out as that element: the table lists it, its
+    function is found as an entry point and its signature rewritten.  Left
+    as a macro, the table rules did not see the element (the method was
+    missing from the type) and its function stayed a helper.  A macro that
+    is no single element (two elements, a function-like macro) stays."""
+    name = "table-entry-macros"
+    precedence = 54
+    before = ("#define F_METHODDEF {\"f\", (PyCFunction)f, METH_NOARGS, NULL},\n"
+              "static PyObject *f(PyObject *self, PyObject *unused) { return PyTuple_New(0); }\n"
+              "static PyMethodDef methods[] = {\n    F_METHODDEF\n    {NULL}\n};\n")
+    after = ("#define F_METHODDEF {\"f\", (PyCFunction)f, METH_NOARGS, NULL},\n"
+             "static PyObject *f(PyObject *self, PyObject *unused) { return PyTuple_New(0); }\n"
+             "static PyMethodDef methods[] = {\n    {\"f\", (PyCFunction)f, METH_NOARGS, NULL},\n    {NULL}\n};\n")
+
+    def apply(self, unit):
+        return _write_out_project_macros(unit, proj.expand_table_entry_macros)
+
+
 def _write_out_project_macros(unit, expand):
     """Apply ``expand(text, macros)`` to ``unit``, with the macros of its
     text and of the project's other files; returns its count."""

@@ -39,6 +39,11 @@ LEAVE_ALONE = {
         "#define CFUNC(f) ((PyCFunction)(void (*)(void))(f##_impl))\n"
         "static PyObject *f_impl(PyObject *self, PyObject *o) { return PyTuple_New(0); }\n"
         "static PyMethodDef methods[] = {{\"f\", CFUNC(f), METH_O, NULL}, {NULL}};\n"),
+    # The macro lists two elements, not one: it stays.
+    "table-entry-macros": (
+        "#define TWO_METHODDEFS {\"f\", (PyCFunction)f, METH_NOARGS, NULL}, {\"g\", (PyCFunction)f, METH_NOARGS, NULL},\n"
+        "static PyObject *f(PyObject *self, PyObject *unused) { return PyTuple_New(0); }\n"
+        "static PyMethodDef methods[] = {\n    TWO_METHODDEFS\n    {NULL}\n};\n"),
     # The macro's function uses no API: nothing to translate in it.
     "function-macros": (
         "#define DEFINE_GET(type) \\\n"
@@ -417,6 +422,16 @@ LEAVE_ALONE = {
         "long Box::Count = 0;\n"
         "static PyObject* f( PyObject* m )\n{\n    return PyLong_FromLong( Box::Count );\n}\n"),
     # One object converted (no tuple), and names that are no keyword list.
+    # A Clinic parser applied to a tuple of the function's own, not to its
+    # argument array (the escape hatch keeps it).
+    "clinic-parsers": (
+        "static PyObject *f(PyObject *self, PyObject *args, PyObject *kw)\n{\n"
+        "    static const char * const _keywords[] = {\"x\", NULL};\n"
+        "    static _PyArg_Parser _parser = {\"O:f\", _keywords, 0};\n    PyObject *x;\n"
+        "    PyObject *t = PyTuple_Pack(1, self);\n"
+        "    if (!_PyArg_ParseTupleAndKeywordsFast(t, NULL, &_parser, &x))\n        return NULL;\n"
+        "    return x;\n}\n"
+        "static PyMethodDef m[] = {{\"f\", (PyCFunction)f, METH_VARARGS | METH_KEYWORDS, NULL}, {NULL}};\n"),
     "parse-args": (
         "static int f(PyObject *o)\n{\n    static char *labels[] = {\"x\", NULL};\n    int x;\n"
         "    return PyArg_Parse(o, \"i\", &x) && labels[0];\n}\n"),

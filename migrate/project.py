@@ -2130,6 +2130,11 @@ def _collect_converters(p, masks):
                                 if (path, n) in p.functions)
 
 
+#: a callback that opens a frame of its own, ``Cystck_OpenFrame(S)`` on a
+#: Cystck_State it declares (rule thread-callback-frames)
+_OWN_FRAME = regex.compile(r"\bCystck_OpenFrame\s*\(\s*S\s*\)")
+
+
 def _infer_state(p, masks=None):
     """Which functions take ``Cystck_State *S``: entry points, functions
     with handle parameters or results, and functions whose body uses the
@@ -2146,7 +2151,8 @@ def _infer_state(p, masks=None):
     typed = regex.compile(r"\b(?:" + "|".join(map(regex.escape, sorted(p.types))) + r")\s*\*") if p.types else None
     for info in p.functions.values():
         role = info.role
-        if role is not None and not role.state:
+        if (role is not None and not role.state) or _OWN_FRAME.search(info.body):
+            # (a callback that opens a frame of its own declares its S)
             info.needs_state = False
             continue
         info.needs_state = bool(
@@ -2165,7 +2171,7 @@ def _infer_state(p, masks=None):
             if info.body and info.needs_state:
                 defined_with_state.setdefault(info.name, []).append(info)
         for info in p.functions.values():
-            if info.needs_state or (info.role is not None and not info.role.state):
+            if info.needs_state or (info.role is not None and not info.role.state) or _OWN_FRAME.search(info.body):
                 continue
             # A prototype follows a definition elsewhere (a header's
             # declaration of a function, or of a C++ member defined in a

@@ -996,6 +996,15 @@ def _defines_name(masked, pos):
     return bool(_DEFINED_NAME.search(masked, masked.rfind("\n", 0, pos) + 1, pos))
 
 
+def _converter(func):
+    """Does the Cystck function ``func`` have the signature of an ``O&``
+    converter (a handle, then ``void *``; CystckArg_Converter)?"""
+    if func is None or func.ret != "int":
+        return False
+    params = [q for q in func.params if q.ctype != "..."]
+    return len(params) == 2 and params[0].is_handle and params[1].ctype.replace(" ", "") == "void*"
+
+
 class ApiCalls(Rule):
     """Paper rule 8: a call ``PyX_Y(args)`` of a function in the API table
     becomes ``CystckX_Y(S, args)``.  Object arguments of
@@ -1004,7 +1013,9 @@ class ApiCalls(Rule):
     ending ``*ObjArgs`` lists becomes
     ``Cystck_NULL``; ``return PyErr_NoMemory();`` keeps returning an
     error value; a ``(PyObject *)`` cast of a handle argument goes (in a
-    macro body, where the casts rule does not reach)."""
+    macro body, where the casts rule does not reach); a stock converter
+    with a Cystck counterpart passed to ``PyArg_Parse*`` after ``O&``
+    (``PyUnicode_FSConverter``) is the counterpart."""
     name = "api-calls"
     precedence = 850
     patterns = (r"\b(?P<name>_?Py\w+)\s*\(",)
@@ -1042,6 +1053,15 @@ class ApiCalls(Rule):
                 if masked[last[0]:last[1]].strip() in ("NULL", "0", "nullptr"):
                     s = last[0] + len(masked[last[0]:last[1]]) - len(masked[last[0]:last[1]].lstrip())
                     edits.add(s, s + len(masked[s:last[1]].rstrip()), "Cystck_NULL")
+        # a stock converter passed to the argument parser after an O& unit,
+        # PyUnicode_FSConverter: its Cystck counterpart takes S and handles
+        # (the parser calls it so)
+        for m in regex.finditer(r"\b(?:PyArg_Parse|CystckArg_Parse)\w*\s*\(", masked):
+            open_at = m.end() - 1
+            for s, e in source.split_top(masked, open_at + 1, source.matching(masked, open_at) - 1):
+                conv = regex.fullmatch(r"\s*&?\s*(?P<c>Py\w+)\s*", masked[s:e])
+                if conv and conv.group("c") in mapping and _converter(api.by_name().get(mapping[conv.group("c")])):
+                    edits.add(s + conv.start("c"), s + conv.end("c"), mapping[conv.group("c")])
         if edits:
             unit.apply(edits)
         # `return PyErr_NoMemory();` in a function returning a handle

@@ -271,10 +271,23 @@ LEAVE_ALONE = {
         "#define BYTES(p) ((unsigned char *)(p))\n"
         "#define SIZE(n) ((Py_ssize_t)(n))\n"
         "static PyObject *f(char *p) { return PyLong_FromSsize_t(SIZE(*BYTES(p))); }\n"),
+    # A C pointer, not an object, stored in and read from a void * slot.
+    "handle-in-c-pointer": (
+        "struct job { void (*fn)(void *); void *ptr; };\n"
+        "static PyObject *f(PyObject *self, char *p)\n{\n    struct job j;\n    char *back;\n"
+        "    j.ptr = p;\n    back = j.ptr;\n    return PyLong_FromLong(back == p);\n}\n"),
+    # A function that takes the GIL but that the extension calls itself: its
+    # caller passes the state.
+    "thread-callback-frames": (
+        "static void on_event(union sigval v)\n{\n    PyObject *self = v.sival_ptr;\n"
+        "    PyGILState_STATE g = PyGILState_Ensure();\n    PyObject_CallMethod(self, \"fired\", NULL);\n"
+        "    PyGILState_Release(g);\n}\n"
+        "static PyObject *f(PyObject *self, PyObject *o) {\n    union sigval v;\n"
+        "    v.sival_ptr = self;\n    on_event(v);\n    return PyLong_FromLong(0);\n}\n"),
     # NULL tests of pointers that are no handles.
     "null-handles": (
         "static void f(PyObject **items, char *p, Py_buffer *view)\n{\n"
-        "    if (items == NULL || !p || view == NULL)\n        return;\n}\n"),
+        "    if (items == NULL || !p || view == NULL || ((p) && !(view)))\n        return;\n}\n"),
     # A pointer member of a native struct, not of an object type.
     "struct-pointer-members": (
         "typedef struct Link { struct Link *next; long v; } Link;\n"
@@ -734,6 +747,8 @@ POSITIVE_TWINS = {
     "casts": ("(long)(char *)p", "(long)(Box *)p"),
     "cast-macros": ("((Py_ssize_t)(n))", "((PyObject *)(n))"),
     "null-handles": ("Py_buffer *view", "PyObject *view"),
+    "handle-in-c-pointer": ("char *p)", "PyObject *p)"),
+    "thread-callback-frames": ("    on_event(v);\n", "    (void)on_event;\n"),
     "struct-pointer-members": ("typedef struct Link { struct", "typedef struct Link { PyObject_HEAD struct"),
     "handle-identity": ("char *a, char *b", "PyObject *a, PyObject *b"),
     "object-id": ("PyLong_FromVoidPtr(p)", "PyLong_FromVoidPtr(o)"),

@@ -511,6 +511,15 @@ _TRUTH_CONTEXTS = tuple((regex.compile(b + r"\s*$"), regex.compile(r"\s*" + a)) 
     (r"(?:(?<![=!<>])=|[(,]|\breturn)", r"\?")))
 
 
+def releases(code, x):
+    """Does ``code`` release the reference ``x`` holds (a local, a member):
+    ``Py_DECREF(x)``, ``Py_XDECREF(x)``, ``Py_CLEAR(x)``, ``Py_SETREF(x,
+    ...)``/``Py_XSETREF(x, ...)``, or, once ported, ``Cystck_Drop(S, x)``?
+    ``x`` is a name or a pattern spelling one (``job\\s*\\.\\s*cb``)."""
+    return bool(regex.search(rf"\b(?:Py_X?DECREF|Py_CLEAR)\s*\(\s*{x}\s*\)|\bPy_X?SETREF\s*\(\s*{x}\s*,"
+                             rf"|\bCystck_Drop\s*\(\s*S\s*,\s*{x}\s*\)", code))
+
+
 def tested_for_truth(code, start, end):
     """Is the operand ``code[start:end]`` (a parenthesized expression) the
     condition of ``if``/``while``/``for``/``assert`` or an operand of ``&&``,

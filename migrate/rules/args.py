@@ -274,7 +274,7 @@ def _owned_if_released(code, b0, b1, m, read):
     if target is None or not regex.match(r"\s*;", code[m.end():b1]):
         return read
     x = target.group("x")
-    if regex.search(rf"\bCystck_Drop\s*\(\s*S\s*,\s*{x}\s*\)|\bPy_X?DECREF\s*\(\s*{x}\s*\)", code[m.end():b1]):
+    if _common.releases(code[m.end():b1], x):
         return f"Cystck_Dup(S, {read})"
     return read
 

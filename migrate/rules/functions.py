@@ -245,16 +245,43 @@ class EntrySignature(Rule):
         return n
 
 
+#: The kinds of functions a CYSTCK_DEF_* definition declares ``static``
+#: (slots, module exec/create, finalizers, destructors, traverse functions,
+#: getters and setters).
+LINKED_KINDS = ("slot", "destroy", "traverse", "get", "set")
+
+
 def external_slot(unit, func, role):
-    """Does ``func``, which this file registers for a slot of ``role``,
-    keep its external linkage (another file, a header, declares it without
-    ``static``)?  CYSTCK_DEF_SLOT declares its implementation static, so
-    the slot calls it through a static forwarder (types._slot_forwarder) and the
+    """Does ``func``, which this file registers for a slot (or as a getter,
+    setter, destructor, traverse function) of ``role``, keep its external
+    linkage (another file, a header, declares it without ``static``)?
+    CYSTCK_DEF_* declares its implementation static, so the definition
+    calls it through a static forwarder (``slot_implementation``) and the
     entry-linkage rule leaves its definition as it is."""
     own = unit.project.role(func)
-    return role.kind == "slot" and own is not None and own.kind == "slot" and \
+    return role.kind in LINKED_KINDS and own is not None and own.kind == role.kind and \
         [c for c, _, _ in own.params] == [c for c, _, _ in role.params] and \
         proj.declared_elsewhere(unit.project, unit.path, func)
+
+
+def slot_implementation(unit, func, role, sym):
+    """(the implementation to name in the CYSTCK_DEF_* definition ``sym``
+    that registers ``func`` with ``role``, the text to write after that
+    definition): ``func`` and nothing, or, where ``func`` keeps its
+    external linkage (``external_slot``), a static forwarder named after
+    the definition (two definitions may share the function),
+    ``static int F__sym(Cystck_State *S, ...) { return F(S, ...); }``,
+    calling it."""
+    if not external_slot(unit, func, role):
+        return func, ""
+    name = f"{func}__{sym}"
+    names = [n for _, _, n in role.params]
+    params = [render_param(c, n) for c, _, n in role.params]
+    if role.state:
+        params, names = ["Cystck_State *S"] + params, ["S"] + names
+    call = f"{func}({', '.join(names)});"
+    body = f"    {call}" if role.ret == "void" else f"    return {call}"
+    return name, f"\nstatic {role.ret} {name}({', '.join(params) or 'void'})\n{{\n{body}\n}}"
 
 
 class EntryLinkage(Rule):
@@ -267,8 +294,9 @@ class EntryLinkage(Rule):
     instead).  Only functions registered in the same file are touched; the
     return-type line changes anyway.  A slot function that another file
     (a header) declares without ``static`` keeps its linkage: its slot
-    calls it through a static forwarder (``external_slot``).  Methods keep their linkage: the table
-    rule gives non-static ones a forwarder."""
+    calls it through a static forwarder (``external_slot``), as do
+    getters, setters, destructors and traverse functions.  Methods keep
+    their linkage: the table rule gives non-static ones a forwarder."""
     name = "entry-linkage"
     precedence = 405
     # the rules that write those definitions (method-table those of getsets)
@@ -515,6 +543,12 @@ def _functor_argument(code, pos, start):
 _ESCAPED_POINTER = regex.compile(r"Cystck_AsPyObject\s*\(")
 
 
+#: a cast to an item array of what names an array, ``(PyObject **)&args[1]``,
+#: ``(PyObject **)(args + 1)``, ``(PyObject **)args``
+_ITEM_ARRAY_CAST = regex.compile(r"(?P<cast>\(\s*(?:const\s+)?PyObject\s*\*\s*(?:const\s*)?\*\s*\))"
+                                 r"\s*(?:&\s*(?P<a>\w+)\s*\[|\(?\s*(?P<a>\w+)\b(?!\s*\[))")
+
+
 class Casts(Rule):
     """Casts between object pointer types mean nothing for handles:
     ``(PyObject *)x`` and ``(Foo *)x`` (Foo a custom type's struct) become
@@ -526,7 +560,11 @@ class Casts(Rule):
     ``x`` too, except where a member is reached through the cast
     (``reinterpret_cast<Foo*>( x )->n`` becomes ``Foo_AsStruct(S, x)->n``)
     or where the cast picks a functor's overload (``Op()( a,
-    reinterpret_cast<Foo*>( x ) )`` passes ``Foo_AsStruct(S, x)``)."""
+    reinterpret_cast<Foo*>( x ) )`` passes ``Foo_AsStruct(S, x)``).  A
+    cast of a handle array (an entry point's ``args``, ``&args[1]``,
+    ``args + 1``) to an item array, ``(PyObject **)&args[1]`` passed to a
+    helper taking ``PyObject **`` (now ``Cystck_Object *``), is a cast to
+    a handle array, ``(Cystck_Object *)&args[1]``."""
     name = "casts"
     precedence = 510
     patterns = (r"(?<!sizeof\s*)\(\s*(?:const\s+)?(?:struct\s+)?(?P<t>\w+)\s*\*\s*\)\s*(?=[\w(&!]|\*\s*\w)",
@@ -549,12 +587,16 @@ class Casts(Rule):
                                                       "PyFloatObject", "PyUnicodeObject", "PyBytesObject"}
         edits = source.Edits()
         code = unit.masked
+        arrays = {c.func.start: c.arrays for c in _common.function_contexts(unit, with_locals=False)}
         for f, role in _common.state_functions(unit):
             b0, b1 = f.body
             for m in regex.finditer(self.patterns[0], code, pos=b0, endpos=b1):
                 if m.group("t") in types and not _ESCAPED_POINTER.match(code, m.end()) \
                         and not escape.marked(unit.text, m.start()):
                     edits.add(m.start(), m.end(), "")
+            for m in _ITEM_ARRAY_CAST.finditer(code, pos=b0, endpos=b1):
+                if m.group("a") in arrays.get(f.start, ()) and not escape.marked(unit.text, m.start()):
+                    edits.add(m.start(), m.end("cast"), "(Cystck_Object *)")
             # ``S`` is in scope where the signature has it or the function
             # will get it (the state-calls rule runs later).
             info = unit.project.function(unit.path, f.name)

@@ -3,7 +3,7 @@ import regex
 
 from .. import cstruct, project as proj, source, static_objects
 from ..engine import Rule
-from . import _common, tables
+from . import _common, functions, tables
 
 
 _SLOT_ARRAY = regex.compile(r"^[ \t]*(?P<static>static\s+)?(?:struct\s+)?PyModuleDef_Slot\s+(?P<name>\w+)\s*\[\s*\]\s*=\s*\{", regex.M)
@@ -159,7 +159,9 @@ class MultiPhaseInit(Rule):
             if slot in _SLOT_MACROS:
                 func = cstruct.strip_cast(value)
                 sym = f"{func}_def"
-                defs.append(f"{_SLOT_MACROS[slot]}({sym}, {func})")
+                # a function another file declares: called through a forwarder
+                impl, forwarder = functions.slot_implementation(unit, func, proj.MODULE_SLOT_ROLES[slot], sym)
+                defs.append(f"{_SLOT_MACROS[slot]}({sym}, {impl}){forwarder}")
             else:
                 sym = f"{name}_{slot.replace('Py_', '', 1)}"
                 defs.append(f"CYSTCK_DEF_MOD_SLOT({sym}, {slot}, {value})")

@@ -200,7 +200,7 @@ class IncRef(Rule):
                     continue
                 if (role is None and x in _object_params(masked, f) or x in _parsed_objects(masked, b0, m.start())
                         or x in _object_params(masked, f) and _assigned(masked[b0:b1], x)) \
-                        and _released(masked[m.end():b1], x):
+                        and _common.releases(masked[m.end():b1], x):
                     edits.add(m.start(), m.end(), f"{x} = Cystck_Dup(S, {x});")
                     continue
                 through = regex.fullmatch(r"\*\s*(\w+)", x)
@@ -486,11 +486,6 @@ def _assigned(code, y):
     return bool(regex.search(rf"(?<![\w.>*]){y}\s*=(?!=)", code))
 
 
-def _released(code, y):
-    """Does ``code`` release the reference held by local ``y``?"""
-    return bool(regex.search(rf"\b(?:Py_X?DECREF|Py_CLEAR)\s*\(\s*{y}\s*\)|\bPy_X?SETREF\s*\(\s*{y}\s*,", code))
-
-
 def _lent_to_local(code, b0, at, y):
     """Is local ``y`` the result of a stock function that lends its result
     (``escape.BORROWED``, by its stock or Cystck name), assigned once
@@ -521,7 +516,7 @@ def _owned_later(code, y):
     (``return y;``, or an entry point's ``return Cystck_Return(S, y);``)?
     Only then does an alias that took a reference need a handle of its own
     (an alias never released is the same handle, harmlessly)."""
-    return _released(code, y) or bool(regex.search(
+    return _common.releases(code, y) or bool(regex.search(
         rf"\breturn\s+(?:{y}|Cystck_Return\s*\(\s*S\s*,\s*{y}\s*\))\s*;", code))   # (an entry point's, by now)
 
 

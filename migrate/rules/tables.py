@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 import regex
 
 from .. import api, cstruct, project as proj, source
-from . import _common
+from . import _common, functions
 from .escape import MARK
 
 MEMBER_TYPES = {
@@ -107,7 +107,7 @@ def plan(unit):
     used_members, used_getters = set(), set()
     add_named_tables("members", proj.MEMBER_FIELDS,
                      lambda f, table: _member_entry(f, table, unit.project, used_members))
-    add_named_tables("getsets", proj.GETSET_FIELDS, lambda f, table: _getset_entry(f, table, used_getters))
+    add_named_tables("getsets", proj.GETSET_FIELDS, lambda f, table: _getset_entry(unit, f, table, used_getters))
     return tables
 
 
@@ -249,7 +249,7 @@ def _member_entry(f, table, project, used):
                       f"{om.group(1)}, {om.group(2)}, {flags}, {doc})")
 
 
-def _getset_entry(f, table, used):
+def _getset_entry(unit, f, table, used):
     name = f["name"].text
     # (a null pointer may be cast: ``(setter)NULL``)
     get = None if proj.is_null_function(f["get"].text if "get" in f else None) else cstruct.strip_cast(f["get"].text)
@@ -262,9 +262,13 @@ def _getset_entry(f, table, used):
     if sym in used:           # one getter behind two names (an alias): one definition each
         sym = f"{get}_{_ident(name)}_getset"
     used.add(sym)
+    # a getter or setter another file declares: called through a forwarder
+    get, get_forwarder = functions.slot_implementation(unit, get, proj.GETTER, f"{sym}_get")
     if set_ is None:
-        return Entry(sym, f"CYSTCK_DEF_GET({sym}, {name}, {get}, {doc}, {closure})")
-    return Entry(sym, f"CYSTCK_DEF_GETSET({sym}, {name}, {get}, {set_}, {doc}, {closure})")
+        return Entry(sym, f"CYSTCK_DEF_GET({sym}, {name}, {get}, {doc}, {closure}){get_forwarder}")
+    set_, set_forwarder = functions.slot_implementation(unit, set_, proj.SETTER, f"{sym}_set")
+    return Entry(sym, f"CYSTCK_DEF_GETSET({sym}, {name}, {get}, {set_}, {doc}, {closure})"
+                      f"{get_forwarder}{set_forwarder}")
 
 
 def defines_array(name, symbols, static=True):

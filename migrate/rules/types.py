@@ -288,32 +288,22 @@ def _slot_defs(unit, owner, slot_values, where):
         if role.kind == "dropped":
             continue
         # a deallocator calling the API keeps it in tp_dealloc, before the
-        # destructor (if split off, destructor-split)
+        # destructor (if split off, destructor-split); a function another
+        # file declares is called through a forwarder
         if role.kind == "destroy" and unit.project.role(func) is proj.FINALIZER:
-            lines.append(f"CYSTCK_DEF_DEALLOC_API({sym}, {func})")
+            impl, forwarder = functions.slot_implementation(unit, func, proj.FINALIZER, f"{sym}_release")
+            lines.append(f"CYSTCK_DEF_DEALLOC_API({sym}, {impl}){forwarder}")
         elif role.kind == "destroy" and func in unit.project.destructor_splits:
-            lines.append(f"CYSTCK_DEF_DEALLOC({sym}, {unit.project.destructor_splits[func]}, {func})")
+            impl, forwarder = functions.slot_implementation(unit, func, role, sym)
+            lines.append(f"CYSTCK_DEF_DEALLOC({sym}, {unit.project.destructor_splits[func]}, {impl}){forwarder}")
         elif role.kind == "destroy":
-            lines.append(f"CYSTCK_DEF_DESTROY({sym}, {func})")
-        elif functions.external_slot(unit, func, role):
-            # (named after the definition: two types may share the function)
-            forwarder = f"{func}__{sym}"
-            lines.append(f"CYSTCK_DEF_SLOT({sym}, {slot}, {forwarder})\n" + _slot_forwarder(func, forwarder, role))
+            impl, forwarder = functions.slot_implementation(unit, func, role, sym)
+            lines.append(f"CYSTCK_DEF_DESTROY({sym}, {impl}){forwarder}")
         else:
-            lines.append(f"CYSTCK_DEF_SLOT({sym}, {slot}, {func})")
+            impl, forwarder = functions.slot_implementation(unit, func, role, sym)
+            lines.append(f"CYSTCK_DEF_SLOT({sym}, {slot}, {impl}){forwarder}")
         symbols.append(sym)
     return lines, symbols
-
-
-def _slot_forwarder(func, name, role):
-    """``static int NAME(Cystck_State *S, ...) { return F(S, ...); }``:
-    the implementation CYSTCK_DEF_SLOT declares static, calling ``func``,
-    which keeps its external linkage and the slot's signature."""
-    names = [n for _, _, n in role.params]
-    params = ", ".join(["Cystck_State *S"] + [functions.render_param(c, n) for c, _, n in role.params])
-    call = f"{func}({', '.join(['S'] + names)});"
-    body = f"    {call}" if role.ret == "void" else f"    return {call}"
-    return f"static {role.ret} {name}({params})\n{{\n{body}\n}}"
 
 
 def _flags(unit, text, where):

@@ -574,13 +574,22 @@ static int convert_buffer(Cystck_State *S, const Format *f, int index, const cha
     return Cystck_IsNull(_Cystck_Own(S, (PyObject *)b)) ? -1 : 0;
 }
 
-/* The object units: O O! O& p. */
+static CYSTCK_COLD CYSTCK_NOINLINE int convert_group(Cystck_State *S, const Format *f, int index,
+                                                    const char *code, Cystck_Object h,
+                                                    va_list *va);
+
+/* The object units: O O! O& p, and "(...)". */
 static int convert_object(Cystck_State *S, const Format *f, int index, const char *code,
                           Cystck_Object h, va_list *va)
 {
     PyObject *o = *h._p;
-    if (code[0] == 'p') {
-        int t = PyObject_IsTrue(o);
+    if (code[0] != 'O') {
+        int t;
+        /* Here, not in convert()'s switch, where a case would cost the
+         * other units a compare. */
+        if (code[0] == '(')
+            return convert_group(S, f, index, code, h, va);
+        t = PyObject_IsTrue(o);
         if (t < 0)
             return -1;
         *va_arg(*va, int *) = t;
@@ -604,10 +613,6 @@ static int convert_object(Cystck_State *S, const Format *f, int index, const cha
     return 0;
 }
 
-static CYSTCK_COLD CYSTCK_NOINLINE int convert_group(Cystck_State *S, const Format *f, int index,
-                                                    const char *code, Cystck_Object h,
-                                                    va_list *va);
-
 /* Convert one value; `code` points at its format unit. */
 static int convert(Cystck_State *S, const Format *f, int index, const char *code,
                    Cystck_Object h, va_list *va)
@@ -624,9 +629,7 @@ static int convert(Cystck_State *S, const Format *f, int index, const char *code
         return convert_string(f, index, code, h, va);
     case 'c': case 'C': case 'S': case 'Y': case 'U':
         return convert_string(f, index, code, h, va);
-    case '(':
-        return convert_group(S, f, index, code, h, va);
-    default:        /* O O! O& p: parse_format_text let no other unit in */
+    default:        /* O O! O& p (...): parse_format_text let no other unit in */
         return convert_object(S, f, index, code, h, va);
     }
 }

@@ -189,6 +189,12 @@ def compare(stock, cystcks, case, args, kwargs):
     return expected, got
 
 
+def differences(stock, cystcks, case, args, kwargs):
+    """compare()'s outcomes that differ from stock's, with the call."""
+    expected, got = compare(stock, cystcks, case, args, kwargs)
+    return [(args, kwargs, expected, g) for g in got if g != expected]
+
+
 @pytest.mark.parametrize("case", SINGLE, ids=lambda c: f"{c.fmt}/{c.kwlist}")
 def test_each_unit_converts_like_cpython(exts, shared_cache_ext, case):
     stock, cystck = exts
@@ -197,10 +203,7 @@ def test_each_unit_converts_like_cpython(exts, shared_cache_ext, case):
         calls = [((value,), {})] if case.kwlist is None else [((value,), {}), ((), {"a": value})]
         calls += [((), {}), ((value, value), {})]
         for args, kwargs in calls:
-            expected, got = compare(stock, [cystck, shared_cache_ext], case, args, kwargs)
-            for g in got:
-                if g != expected:
-                    mismatches.append((args, kwargs, expected, g))
+            mismatches += differences(stock, [cystck, shared_cache_ext], case, args, kwargs)
     assert mismatches == []
 
 
@@ -229,10 +232,7 @@ def test_counts_keywords_and_names_like_cpython(exts, shared_cache_ext, case):
                 continue
             if case.fmt.startswith("O!"):
                 args = (5,) + args[1:] if args else args
-            expected, got = compare(stock, [cystck, shared_cache_ext], case, args, kwargs)
-            for g in got:
-                if g != expected:
-                    mismatches.append((args, kwargs, expected, g))
+            mismatches += differences(stock, [cystck, shared_cache_ext], case, args, kwargs)
     assert mismatches == []
 
 
@@ -388,10 +388,7 @@ def test_nested_units_like_cpython(exts, shared_cache_ext, case):
                 calls += [((), {name: value}) for name in case.kwlist]
                 calls += [((), dict.fromkeys(case.kwlist, value)), ((7,), {"b": value})]
             for args, kwargs in calls:
-                expected, got = compare(stock, [cystck, shared_cache_ext], case, args, kwargs)
-                for g in got:
-                    if g != expected:
-                        mismatches.append((args, kwargs, expected, g))
+                mismatches += differences(stock, [cystck, shared_cache_ext], case, args, kwargs)
     assert mismatches == []
 
 

@@ -57,7 +57,7 @@ include $(sort $(wildcard ports/*/*.mk eval/*.mk eval/*/*.mk))
 test: $(CYSTCK_STAMP) $(WHEEL_TARGETS)
 	$(PY) -m cystck.gen_api --check
 	$(MAKE) eval QUICK=1
-	$(PYTEST) -q $(TEST_PATHS)
+	$(PYTEST) -q --durations=30 $(TEST_PATHS)
 
 wheels: $(WHEEL_TARGETS)
 

@@ -226,14 +226,25 @@ def _exceptions(unit, code, contexts):
 
 
 _FALLBACK_GUARD = regex.compile(r"^[ \t]*#[ \t]*(?:ifndef[ \t]+(?P<a>_?Py\w+)\b"
-                                r"|if[ \t]+![ \t]*defined[ \t]*\(?[ \t]*(?P<b>_?Py\w+)[ \t]*\)?[ \t]*$)", regex.M)
+                                r"|(?:el)?if\b(?P<c>[^\n]*))", regex.M)
+_NOT_DEFINED = regex.compile(r"![ \t]*defined[ \t]*\(?[ \t]*(_?Py\w+)\b")
 
 
 def _compat_fallbacks(code):
     """Stock names an extension defines only for Pythons that lack them,
-    under ``#ifndef Py_SIZE`` or ``#if !defined(Py_SIZE)``: CPython's own
-    definition is the one compiled, so they stay stock names."""
-    return {m.group("a") or m.group("b") for m in _FALLBACK_GUARD.finditer(code)}
+    under ``#ifndef Py_SIZE``, ``#if !defined(Py_SIZE)`` or a condition
+    that requires it undefined among others, ``#if PY_VERSION_HEX <
+    0x030900A4 && !defined(Py_SET_SIZE)``: CPython's own definition is the
+    one compiled, so they stay stock names.  A guarded name the running
+    CPython does not define (``#ifndef PyInt_Check``, Python 2's) is the
+    extension's own: its definition is compiled."""
+    names = set()
+    for m in _FALLBACK_GUARD.finditer(code):
+        if m.group("a"):
+            names.add(m.group("a"))
+        elif "||" not in m.group("c"):
+            names.update(_NOT_DEFINED.findall(m.group("c")))
+    return names & api.stock_defined_names()
 
 
 def own_names(unit, code):

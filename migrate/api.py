@@ -106,6 +106,20 @@ def stock_returns():
 
 
 @functools.lru_cache(maxsize=None)
+def stock_defined_names():
+    """The ``Py``/``_Py`` names the running CPython's headers define: its
+    functions (stock_returns) and its macros.  A name an extension defines
+    under ``#ifndef NAME`` is CPython's where it is one of these, and the
+    extension's own (a Python 2 name kept for Python 3) where not."""
+    include = pathlib.Path(sysconfig.get_paths()["include"])
+    defined = regex.compile(r"^[ \t]*#[ \t]*define[ \t]+(_?Py\w+)", regex.M)
+    names = set(stock_returns())
+    for header in sorted(include.rglob("*.h")):
+        names.update(defined.findall(header.read_text(errors="replace")))
+    return frozenset(names)
+
+
+@functools.lru_cache(maxsize=None)
 def stock_typedef_returns():
     """Stock function-pointer typedef -> its C return type, read from the
     headers of the running CPython (``typedef PyObject *(*binaryfunc)(...)``

@@ -650,6 +650,46 @@ def expand_table_cast_macros(text, defined):
     return (edits.apply(text), len(edits.items)) if edits.items else (text, 0)
 
 
+def expand_table_entry_macros(text, defined):
+    """``text`` with each element of a method, getset or member table that
+    is an object-like macro of the project whose body is one braced
+    element (Argument Clinic's ``#define FOO_METHODDEF {"foo", (PyCFunction)
+    foo, METH_O, foo__doc__},``, any file's: ``defined`` is
+    macros.project_macros) written out as that element, so that the table
+    lists it; returns (new text, number of uses written out)."""
+    entries = {}
+    for name, defs in defined.items():
+        if len(defs) != 1 or defs[0][0] is not None:
+            continue
+        body = defs[0][1].strip()
+        core = body[:-1].rstrip() if body.endswith(",") else body
+        try:
+            whole = core.startswith("{") and source.matching(source.mask(core), 0) == len(core)
+        except source.BraceError:
+            whole = False
+        if whole:
+            entries[name] = body if body.endswith(",") else body + ","
+    if not entries or not any(kind in text for kind in ("PyMethodDef", "PyGetSetDef", "PyMemberDef")):
+        return text, 0
+    try:
+        code = source.mask_directives(source.mask(text))
+    except source.ScanError:
+        return text, 0
+    use = regex.compile(r"\b(?:" + "|".join(map(regex.escape, sorted(entries))) + r")\b")
+    edits = source.Edits()
+    for kind in ("methods", "getsets", "members"):
+        for m in _DEF_PATTERNS[kind].finditer(code):
+            open_at = m.end() - 1
+            close, pos = source.matching(code, open_at) - 1, open_at + 1
+            while pos < close:       # the table's own level, not inside its elements
+                nested = code.find("{", pos, close)
+                stop = close if nested < 0 else nested
+                for u in use.finditer(code, pos, stop):
+                    edits.add(u.start(), u.end(), entries[u.group()])
+                pos = stop if nested < 0 else source.matching(code, nested)
+    return (edits.apply(text), len(edits.items)) if edits.items else (text, 0)
+
+
 # A function-like macro that declares the members of an instance struct,
 # object head included (``#define COMMON(p) PyObject_HEAD PyObject *p##_dict;``),
 # used in several struct bodies.
@@ -2090,6 +2130,11 @@ def _collect_converters(p, masks):
                                 if (path, n) in p.functions)
 
 
+#: a callback that opens a frame of its own, ``Cystck_OpenFrame(S)`` on a
+#: Cystck_State it declares (rule thread-callback-frames)
+_OWN_FRAME = regex.compile(r"\bCystck_OpenFrame\s*\(\s*S\s*\)")
+
+
 def _infer_state(p, masks=None):
     """Which functions take ``Cystck_State *S``: entry points, functions
     with handle parameters or results, and functions whose body uses the
@@ -2106,7 +2151,8 @@ def _infer_state(p, masks=None):
     typed = regex.compile(r"\b(?:" + "|".join(map(regex.escape, sorted(p.types))) + r")\s*\*") if p.types else None
     for info in p.functions.values():
         role = info.role
-        if role is not None and not role.state:
+        if (role is not None and not role.state) or _OWN_FRAME.search(info.body):
+            # (a callback that opens a frame of its own declares its S)
             info.needs_state = False
             continue
         info.needs_state = bool(
@@ -2125,7 +2171,7 @@ def _infer_state(p, masks=None):
             if info.body and info.needs_state:
                 defined_with_state.setdefault(info.name, []).append(info)
         for info in p.functions.values():
-            if info.needs_state or (info.role is not None and not info.role.state):
+            if info.needs_state or (info.role is not None and not info.role.state) or _OWN_FRAME.search(info.body):
                 continue
             # A prototype follows a definition elsewhere (a header's
             # declaration of a function, or of a C++ member defined in a

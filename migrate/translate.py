@@ -64,12 +64,23 @@ def kept_stock(files):
     file cannot call the translated Cystck signatures nor the other way
     round."""
     reasons = {}
+    own = set()
+    for text in files.values():
+        own |= defined_struct_names(source.mask(text))
+    instances = instance_struct_names([source.mask(t) for t in files.values()])
     for path, text in files.items():
-        for pos, name, base in builtin_layout_subtypes(source.mask(text)):
+        for pos, name, base in builtin_layout_subtypes(source.mask(text), own):
             reasons.setdefault(path, (pos, f"struct '{name}' extends the instance struct of a builtin "
                                            f"type ({base}): Cystck reaches no builtin's instance "
                                            "layout, so no rule ports it, and this file and every "
                                            "file compiled with it stay stock"))
+        for pos, name, var in stack_instances(source.mask(text), instances):
+            reasons.setdefault(path, (pos, f"'{var}' is an instance of '{name}', an object's instance "
+                                           "struct, declared by value as a local (a native instance "
+                                           "that no object holds, passed to the functions that take "
+                                           "the type's instances): Cystck reaches an instance only "
+                                           "through a handle, so no rule ports it, and this file and "
+                                           "every file compiled with it stay stock"))
         for pos, name, member, call in untyped_object_members(source.mask(text)):
             reasons.setdefault(path, (pos, f"struct '{name}' holds Python objects in its untyped member "
                                            f"'{member}' (void *; {call} at line "
@@ -108,15 +119,91 @@ _BUILTIN_LAYOUT_SUBTYPE = regex.compile(
     r"\s+\w+\s*;")
 
 
-def builtin_layout_subtypes(masked):
+_STRUCT_DEFINITION = regex.compile(r"(?P<td>typedef\s+)?\bstruct\s*(?P<tag>\w+)?\s*\{")
+
+
+def defined_struct_names(masked):
+    """The names of the structs ``masked`` defines: the tag of ``struct
+    Tag {...}`` and the name a ``typedef struct {...} Name;`` gives."""
+    names = set()
+    for m in _STRUCT_DEFINITION.finditer(masked):
+        if m.group("tag"):
+            names.add(m.group("tag"))
+        if m.group("td"):
+            try:
+                close = source.matching(masked, m.end() - 1)
+            except source.BraceError:
+                continue
+            after = regex.match(r"\s*(?P<name>\w+)\s*;", masked[close:])
+            if after:
+                names.add(after.group("name"))
+    return names
+
+
+_OBJECT_HEAD = regex.compile(r"\s*(?:PyObject_(?:VAR_)?HEAD\b|(?:struct\s+)?Py(?:Var)?Object\s+\w+\s*;)")
+
+
+def instance_struct_names(texts):
+    """The names of the structs of ``texts`` (masked) that are objects'
+    instance structs: those that start with the object head, and those
+    that start, by value, with such a struct (a subtype's)."""
+    bodies = []
+    for masked in texts:
+        for m in _STRUCT_DEFINITION.finditer(masked):
+            try:
+                close = source.matching(masked, m.end() - 1)
+            except source.BraceError:
+                continue
+            names = {m.group("tag")} - {None}
+            after = regex.match(r"\s*(?P<name>\w+)\s*;", masked[close:]) if m.group("td") else None
+            if after:
+                names.add(after.group("name"))
+            first = regex.match(r"\s*(?:struct\s+)?(?P<t>\w+)\s+\w+\s*;", masked, pos=m.end())
+            bodies.append((names, _OBJECT_HEAD.match(masked, m.end()) is not None,
+                           first.group("t") if first else None))
+    found = set()
+    while True:
+        more = {n for names, head, first in bodies if head or first in found for n in names} - found
+        if not more:
+            return found
+        found |= more
+
+
+def stack_instances(masked, instances):
+    """(position, struct, variable) of each local variable of a function
+    in ``masked`` declared by value with an instance struct of
+    ``instances`` (``FooObject self; memset(&self, 0, sizeof(self));
+    Foo_init_impl(&self, fmt);``): a native instance that no object
+    holds, given to the functions that take the type's instances."""
+    if not instances:
+        return []
+    decl = regex.compile(r"(?:^|(?<=[;{}]))[ \t]*(?:struct\s+)?(?P<t>" + "|".join(map(regex.escape, sorted(instances)))
+                         + r")\s+(?P<v>\w+)\s*[;=\[]", regex.M)
+    found = []
+    try:
+        functions = source.find_functions(source.structure_mask(masked))
+    except source.ScanError:
+        return []
+    for f in functions:
+        if f.is_definition:
+            found.extend((m.start("t"), m.group("t"), m.group("v")) for m in decl.finditer(masked, *f.body))
+    return found
+
+
+def builtin_layout_subtypes(masked, own=frozenset()):
     """(position, name, builtin struct) of each struct in ``masked`` that
     extends a builtin type's instance struct by value: the instances of a
     subtype of str, int, an exception... with fields of its own.  Cystck
     makes a type's instances through its spec and reaches only the struct
     it declares, never a builtin's part of the object, so no rule ports
-    such a type: its files stay stock as a whole (kept_stock)."""
+    such a type: its files stay stock as a whole (kept_stock).  A base in
+    ``own`` (the structs the extension defines: its own types' instance
+    structs, named ``PyFooObject`` like a builtin's) is none: a subtype of
+    the extension's own type, which the rules port."""
     found = []
     for m in _BUILTIN_LAYOUT_SUBTYPE.finditer(masked):
+        if m.group("base") in own:
+            continue
         name = m.group("tag")
         if m.group("td"):
             try:
@@ -191,6 +278,9 @@ def translate_files(files, rules=None):
     if any(r.name == "table-cast-macros" for r in rules):
         defined = macros.project_macros(files.values())
         python_files = {p: proj.expand_table_cast_macros(t, defined)[0] for p, t in python_files.items()}
+    if any(r.name == "table-entry-macros" for r in rules):
+        defined = macros.project_macros(files.values())
+        python_files = {p: proj.expand_table_entry_macros(t, defined)[0] for p, t in python_files.items()}
     statics = static_objects.StaticObjects()
     if any(r.name == "static-objects" for r in rules):
         # The project sees the global each statically allocated object becomes.

@@ -934,7 +934,12 @@ void CystckErr_Fetch(Cystck_State *S, Cystck_Object *type, Cystck_Object *value,
    object the normalizing replaced (the value made an instance of the type,
    a type or traceback changed with it) gets a new handle of the frame,
    stored where the stock function stores the new reference; the old
-   handle is released with the frame, as the handles' other objects. */
+   handle is released with the frame, as the handles' other objects.
+   The stock function takes the three references it is given and gives
+   back three: it releases each object it replaces itself, so the extra
+   reference lent to it is returned here only for an object it kept (the
+   old handle's own reference stays until the frame closes: the new
+   exception may hold the old value, e.g. a message in its args). */
 void CystckErr_NormalizeException(Cystck_State *S, Cystck_Object *type, Cystck_Object *value,
                                   Cystck_Object *traceback)
 {
@@ -948,8 +953,6 @@ void CystckErr_NormalizeException(Cystck_State *S, Cystck_Object *type, Cystck_O
             Py_XDECREF(now[i]);
         else
             *slots[i] = _Cystck_Own(S, now[i]);
-        if (now[i] != old[i])
-            Py_XDECREF(old[i]);
     }
 }
 
@@ -983,6 +986,32 @@ void CystckErr_SetRaisedException(Cystck_State *S, Cystck_Object exc)
  * owns, so the bytes are copied into a new object, which b's handle now
  * holds, and the old handle is released.  On error, as the stock function,
  * b becomes the null handle and its object is released. */
+/* PyUnicode_FSConverter on handles, called directly or as an O& converter:
+   *result (a Cystck_Object *) becomes a handle of the frame owning the bytes
+   of os.fsencode(o) (a bytes-like object's copy); the stock function's value,
+   Py_CLEANUP_SUPPORTED, or 0 with an exception.  A null o is the stock
+   cleanup call: *result is released and made the null handle, 1. */
+int CystckUnicode_FSConverter(Cystck_State *S, Cystck_Object o, void *result)
+{
+    Cystck_Object *out = (Cystck_Object *)result;
+    PyObject *r = NULL;
+    int rc;
+    if (o._p == NULL) {
+        Cystck_Drop(S, *out);
+        *out = Cystck_NULL;
+        return 1;
+    }
+    if (_Cystck_Get(o) == NULL) {
+        _Cystck_BadArg(S, "CystckUnicode_FSConverter", o);
+        return 0;
+    }
+    rc = PyUnicode_FSConverter(_Cystck_Get(o), &r);
+    if (!rc)
+        return 0;
+    *out = _Cystck_Own(S, r);
+    return Cystck_IsNull(*out) ? 0 : rc;
+}
+
 int CystckBytes_Resize(Cystck_State *S, Cystck_Object *b, Cystck_ssize_t n)
 {
     PyObject *o = _Cystck_Get(*b), *r;

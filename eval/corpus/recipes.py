@@ -549,6 +549,41 @@ RECIPES = (
         in_quick_run=False,
         stock_reference=(93, 0, 0),
     ),
+    Recipe(
+        name="zfec",
+        requirement="zfec==1.6.0.0",
+        sha256="c5a1861c253b512698c2e733ae4d83f5e2d6ea6c881b7dbe11334b694e755a00",
+        language="C",
+        exercises="two static types (erasure encoder and decoder), buffers of the input "
+                  "blocks, lists of bytes built and returned, the GIL released",
+        # The binding; fec.c (the codec) uses no Python API.
+        translate=("zfec/_fecmodule.c", "zfec/fec.c", "zfec/fec.h"),
+        extensions=("zfec._fec",),
+        cflags="-std=c99 -I{upstream}/zfec",
+        # pyutil (its fileutil) is imported by the tests; hypothesis is the
+        # test environment's own.
+        requirements=(SETUPTOOLS, "pyutil==3.4.1"),
+        tests=("zfec/test",),
+        in_quick_run=False,
+        stock_reference=(28, 0, 0),
+    ),
+    Recipe(
+        name="cbitstruct",
+        requirement="cbitstruct==1.2.0",
+        sha256="eb7b45813c708ad9292dca23193e3c799b33eee773460f87c02fa8d660586dbf",
+        language="C",
+        exercises="two static types with __init__ and copying, Argument Clinic parsers "
+                  "(their generated headers), buffers, built with -Wall -Werror",
+        translate=("cbitstruct/_cbitstruct.c", "cbitstruct/clinic"),
+        extensions=("cbitstruct._cbitstruct",),
+        cflags="-std=c11",
+        # the tests compare with bitstruct (its Python module)
+        requirements=(SETUPTOOLS, "bitstruct==8.24.0"),
+        # test_perf.py only prints timings (no assertion): left out
+        tests=("cbitstruct/tests", "--ignore=cbitstruct/tests/test_perf.py"),
+        in_quick_run=False,
+        stock_reference=(66, 0, 0),
+    ),
 )
 
 # The quick run (`make corpus QUICK=1`, and eval/corpus/test_porting_corpus.py,

@@ -143,6 +143,117 @@ class ParseArgs(Rule):
         return True
 
 
+#: a call of an Argument Clinic parser: ``_PyArg_ParseStackAndKeywords(args,
+#: nargs, kwnames, &_parser, ...)`` (METH_FASTCALL|METH_KEYWORDS) or
+#: ``_PyArg_ParseTupleAndKeywordsFast(args, kwargs, &_parser, ...)`` (a
+#: tp_init or tp_new), ``_SizeT`` spellings too
+_CLINIC_CALL = regex.compile(r"\b_PyArg_(?P<k>ParseStackAndKeywords|ParseTupleAndKeywordsFast)(?:_SizeT)?\s*\(")
+_CLINIC_PARSER = regex.compile(r"^[ \t]*static\s+_PyArg_Parser\s+(?P<n>\w+)\s*=\s*\{", regex.M)
+_STRING = regex.compile(r'\s*"(?P<s>[^"\\]*)"\s*')
+
+
+def _clinic_parser(code, text, m):
+    """(format, keyword list name, span of the declaration) of the static
+    ``_PyArg_Parser`` whose declaration ``m`` matched, when its format is
+    a string literal, its keywords an array's name and its ``fname`` null
+    (the name is the format's, after ``:``); else None."""
+    items, end = cstruct.parse_init(code, text, m.end() - 1)
+    fields = {}
+    for i, item in enumerate(items):
+        key = item.key or ("format", "keywords", "fname")[i] if item.key or i < 3 else None
+        if key and isinstance(item.value, str):
+            fields[key] = item.value
+    fmt = _STRING.fullmatch(fields.get("format", ""))
+    keywords = fields.get("keywords", "").strip()
+    if fmt is None or not regex.fullmatch(r"[A-Za-z_]\w*", keywords):
+        return None
+    if fields.get("fname", "0").strip() not in proj.NULLS:
+        return None     # a name given apart from the format: left to the escape hatch
+    fmt = fmt.group("s")
+    semi = regex.compile(r"\s*;[ \t]*\n?").match(code, end)
+    if semi is None:
+        return None
+    return f'"{fmt}"', keywords, (m.start(), semi.end())
+
+
+class ClinicParsers(Rule):
+    """Argument Clinic's generated parsers keep the format and the keyword
+    names in a static ``_PyArg_Parser`` and pass it by address:
+    ``_PyArg_ParseStackAndKeywords(args, nargs, kwnames, &_parser, ...)``
+    in a METH_FASTCALL|METH_KEYWORDS function, and
+    ``_PyArg_ParseTupleAndKeywordsFast(args, kwargs, &_parser, ...)`` in a
+    ``tp_init`` (private functions of CPython with no Cystck counterpart).
+    Each becomes ``CystckArg_ParseTupleAndKeywords(S, args, nargs, kw,
+    "fmt", _keywords, ...)``, which binds the same units from the entry
+    point's argument array and keyword names; the parser's declaration
+    goes once every use of it is rewritten, and its ``static const char *
+    const _keywords[]`` becomes ``static const char *_keywords[]`` (the
+    parser takes ``const char **``).  A parser without a literal format
+    (newer Clinic output that unpacks by hand with
+    ``_PyArg_UnpackKeywords``) and calls on another tuple than the entry
+    point's arguments stay (the escape hatch)."""
+    name = "clinic-parsers"
+    precedence = 648
+    patterns = (_CLINIC_CALL.pattern,)
+    before = ('static PyObject *f(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)\n{\n'
+              '    static const char * const _keywords[] = {"x", NULL};\n'
+              '    static _PyArg_Parser _parser = {"O:f", _keywords, 0};\n    PyObject *x;\n'
+              '    if (!_PyArg_ParseStackAndKeywords(args, nargs, kwnames, &_parser, &x))\n        return NULL;\n'
+              '    return x;\n}\nstatic PyMethodDef m[] = {{"f", (PyCFunction)(void(*)(void))f, '
+              'METH_FASTCALL|METH_KEYWORDS, NULL}, {NULL}};\n')
+    after = ('static PyObject *f(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)\n{\n'
+             '    static const char * _keywords[] = {"x", NULL};\n'
+             '    PyObject *x;\n'
+             '    if (!CystckArg_ParseTupleAndKeywords(S, args, nargs, kwnames, "O:f", _keywords, &x))\n'
+             '        return NULL;\n'
+             '    return x;\n}\nstatic PyMethodDef m[] = {{"f", (PyCFunction)(void(*)(void))f, '
+             'METH_FASTCALL|METH_KEYWORDS, NULL}, {NULL}};\n')
+
+    def apply(self, unit):
+        code, text = unit.masked, unit.text
+        edits = source.Edits()
+        keywords = set()
+        for ctx in _common.function_contexts(unit):
+            b0, b1 = ctx.body
+            args, nargs = ctx.args_name, ctx.nargs_name
+            if args is None or nargs is None:
+                continue
+            parsers = {}
+            for d in _CLINIC_PARSER.finditer(code, b0, b1):
+                found = _clinic_parser(code, text, d)
+                if found:
+                    parsers[d.group("n")] = found
+            rewritten = {}
+            for m in _CLINIC_CALL.finditer(code, b0, b1):
+                open_at = m.end() - 1
+                parts = source.split_top(code, open_at + 1, source.matching(code, open_at) - 1)
+                lead = 3 if m.group("k") == "ParseStackAndKeywords" else 2
+                if len(parts) <= lead:
+                    continue
+                given = [code[s:e].strip() for s, e in parts[:lead + 1]]
+                parser = regex.fullmatch(r"&\s*(\w+)", given[lead])
+                if given[0] != args or (lead == 3 and given[1] != nargs) or not parser \
+                        or parser.group(1) not in parsers:
+                    continue
+                fmt, kwlist, _ = parsers[parser.group(1)]
+                kw = text[parts[lead - 1][0]:parts[lead - 1][1]].strip()
+                edits.add(m.start(), parts[lead][1],
+                          f"CystckArg_ParseTupleAndKeywords(S, {args}, {nargs}, {kw}, {fmt}, {kwlist}")
+                rewritten[parser.group(1)] = rewritten.get(parser.group(1), 0) + 1
+                keywords.add(kwlist)
+            for name, count in rewritten.items():
+                decl = parsers[name][2]
+                uses = len(regex.findall(rf"\b{name}\b", code[b0:decl[0]] + code[decl[1]:b1]))
+                if uses == count:
+                    edits.add(*decl, "")
+        for k in keywords:
+            for m in regex.finditer(rf"\bconst\s+char\s*\*\s*(?P<c>const\s+){k}\s*\[\s*\]", code):
+                edits.add(m.start("c"), m.end("c"), "")
+        if edits:
+            unit.apply(edits)
+        return edits.applied
+
+
 def _object_output(name):
     """The ``PyObject *`` a kept parse writes the object output ``name`` to."""
     return f"cystck_migrate_{name}"

@@ -928,14 +928,18 @@ class ApiAliasMacros(Rule):
     (``#define ERR() CystckErr_Occurred(S)`` for a function of no
     arguments), so each call ``INTERN("x")`` uses the ``S`` of the
     function that expands it.  An alias also used other than in a call
-    (a function pointer) is left alone."""
+    (a function pointer) is left alone; a test of whether it is defined
+    (``#ifndef PyInt_Check`` around ``#define PyInt_Check PyLong_Check``,
+    Python 2 names kept for Python 3) is no such use."""
     name = "api-alias-macros"
     precedence = 848
     patterns = (r"^(?P<head>[ \t]*#[ \t]*define[ \t]+(?P<alias>\w+))[ \t]+(?P<target>_?Py\w+)[ \t]*$",)
     before = ("#define INTERN PyUnicode_InternFromString\n#define ERR PyErr_Occurred\n"
-              "static PyObject *f(void) { return ERR() ? NULL : INTERN(\"x\"); }\n")
+              "#ifndef PyInt_Check\n#define PyInt_Check PyLong_Check\n#endif\n"
+              "static PyObject *f(PyObject *o) { return ERR() || !PyInt_Check(o) ? NULL : INTERN(\"x\"); }\n")
     after = ("#define INTERN(...) CystckUnicode_InternFromString(S, __VA_ARGS__)\n#define ERR() CystckErr_Occurred(S)\n"
-             "static PyObject *f(void) { return ERR() ? NULL : INTERN(\"x\"); }\n")
+             "#ifndef PyInt_Check\n#define PyInt_Check(...) CystckLong_Check(S, __VA_ARGS__)\n#endif\n"
+             "static PyObject *f(PyObject *o) { return ERR() || !PyInt_Check(o) ? NULL : INTERN(\"x\"); }\n")
 
     def apply(self, unit):
         mapping, functions = api.stock_map(), api.by_name()
@@ -952,8 +956,11 @@ class ApiAliasMacros(Rule):
 
     @staticmethod
     def _only_called(alias, texts):
-        """Is every use of ``alias`` outside #define lines a call?"""
-        use = regex.compile(rf"(?P<define>^[ \t]*#[ \t]*define[ \t]+{alias}\b)|\b{alias}\b(?!\s*\()", regex.M)
+        """Is every use of ``alias`` outside #define lines a call?  Tests
+        of whether it is defined (``#ifndef PyInt_Check``, ``defined(X)``,
+        the guard of a compatibility alias) and ``#undef`` are no uses."""
+        use = regex.compile(rf"(?P<define>^[ \t]*#[ \t]*(?:define|undef|ifn?def)[ \t]+{alias}\b"
+                            rf"|\bdefined\s*\(?\s*{alias}\b)|\b{alias}\b(?!\s*\()", regex.M)
         return all(m.group("define") for t in texts for m in use.finditer(t))
 
 
@@ -989,6 +996,15 @@ def _defines_name(masked, pos):
     return bool(_DEFINED_NAME.search(masked, masked.rfind("\n", 0, pos) + 1, pos))
 
 
+def _converter(func):
+    """Does the Cystck function ``func`` have the signature of an ``O&``
+    converter (a handle, then ``void *``; CystckArg_Converter)?"""
+    if func is None or func.ret != "int":
+        return False
+    params = [q for q in func.params if q.ctype != "..."]
+    return len(params) == 2 and params[0].is_handle and params[1].ctype.replace(" ", "") == "void*"
+
+
 class ApiCalls(Rule):
     """Paper rule 8: a call ``PyX_Y(args)`` of a function in the API table
     becomes ``CystckX_Y(S, args)``.  Object arguments of
@@ -997,7 +1013,9 @@ class ApiCalls(Rule):
     ending ``*ObjArgs`` lists becomes
     ``Cystck_NULL``; ``return PyErr_NoMemory();`` keeps returning an
     error value; a ``(PyObject *)`` cast of a handle argument goes (in a
-    macro body, where the casts rule does not reach)."""
+    macro body, where the casts rule does not reach); a stock converter
+    with a Cystck counterpart passed to ``PyArg_Parse*`` after ``O&``
+    (``PyUnicode_FSConverter``) is the counterpart."""
     name = "api-calls"
     precedence = 850
     patterns = (r"\b(?P<name>_?Py\w+)\s*\(",)
@@ -1035,6 +1053,15 @@ class ApiCalls(Rule):
                 if masked[last[0]:last[1]].strip() in ("NULL", "0", "nullptr"):
                     s = last[0] + len(masked[last[0]:last[1]]) - len(masked[last[0]:last[1]].lstrip())
                     edits.add(s, s + len(masked[s:last[1]].rstrip()), "Cystck_NULL")
+        # a stock converter passed to the argument parser after an O& unit,
+        # PyUnicode_FSConverter: its Cystck counterpart takes S and handles
+        # (the parser calls it so)
+        for m in regex.finditer(r"\b(?:PyArg_Parse|CystckArg_Parse)\w*\s*\(", masked):
+            open_at = m.end() - 1
+            for s, e in source.split_top(masked, open_at + 1, source.matching(masked, open_at) - 1):
+                conv = regex.fullmatch(r"\s*&?\s*(?P<c>Py\w+)\s*", masked[s:e])
+                if conv and conv.group("c") in mapping and _converter(api.by_name().get(mapping[conv.group("c")])):
+                    edits.add(s + conv.start("c"), s + conv.end("c"), mapping[conv.group("c")])
         if edits:
             unit.apply(edits)
         # `return PyErr_NoMemory();` in a function returning a handle

@@ -78,7 +78,8 @@ class EscapeHatch(Rule):
     """A call of a stock function that has no Cystck counterpart (and that
     no other rule translated) is kept through the escape hatch: each handle
     argument is lent as ``Cystck_AsPyObject(S, h)`` (one the function
-    steals, ``PyException_SetCause``'s cause, as a new reference,
+    steals, ``PyException_SetCause``'s cause or the parameter an own helper
+    kept stock releases, ``Py_DECREF(o)``, as a new reference,
     ``Py_XNewRef(Cystck_AsPyObject(S, h))``), and an object result
     gets a handle, ``Cystck_FromNewPyObject(S, ...)`` for a new reference
     or ``Cystck_FromPyObject(S, ...)`` for a borrowed one (the return types
@@ -145,6 +146,11 @@ class EscapeHatch(Rule):
         close = source.matching(code, open_at)
         args = source.split_top(code, open_at + 1, close - 1) if code[open_at + 1:close - 1].strip() else []
         ret = api.stock_returns().get(returns or name)
+        # an own helper kept stock that releases a parameter (Py_DECREF(o)
+        # of its own) steals it: it is lent a new reference, as STOLEN's
+        role = unit.project.role(name)
+        info = unit.project.function(unit.path, name) if role is not None and role.kind == "stock" else None
+        stolen = info.stolen if info is not None else frozenset()
         if ret is not None and regex.fullmatch(r"(?:const\s+)?" + OBJECT_TYPES + r"\s*\*\s*\*", ret):
             return 0                  # an array of objects has no handle form: left over, reported
         for s, e in args:
@@ -158,7 +164,7 @@ class EscapeHatch(Rule):
             if self._is_handle_expr(arg, ctx, unit.project):
                 lead = s + len(code[s:e]) - len(code[s:e].lstrip())
                 lent = f"Cystck_AsPyObject(S, {text[lead:lead + len(arg)]})"
-                if i in STOLEN.get(name, ()):
+                if i in STOLEN.get(name, ()) or i in stolen:
                     lent = f"Py_XNewRef({lent})"
                 # a stock helper's PyTypeObject * parameter takes the object as its type
                 cast = self._pointer_cast(params[i]) if params and i < len(params) else None

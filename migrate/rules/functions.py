@@ -155,6 +155,10 @@ _DECL_PREFIX = regex.compile(
     r"(?:\**\s*[A-Za-z_]\w*(?:\s*\[[^\]]*\])*\s*(?:=[^,;()]*)?,\s*)*\**\s*")
 
 
+#: a function that opens a frame of its own (thread-callback-frames)
+_OWN_FRAME = regex.compile(r"\bCystck_OpenFrame\s*\(\s*S\s*\)")
+
+
 class LocalStateName(Rule):
     """A parameter or local variable named ``S`` in a function that gets
     the state would be redeclared by the translation's ``Cystck_State *S``
@@ -163,8 +167,9 @@ class LocalStateName(Rule):
     that name is taken) everywhere in the function, as macro-state-param
     does for a macro parameter.  Comments and strings keep their text; a
     function where ``S`` is not declared (a global, a macro) keeps its
-    ``S``; so do a function that gets no state and one that has its
-    Cystck signature already (its ``S`` is the state)."""
+    ``S``; so do a function that gets no state, one that has its
+    Cystck signature already (its ``S`` is the state) and one that opens a
+    frame of its own (thread-callback-frames' output)."""
     name = "local-state-name"
     precedence = 111
     patterns = (r"\bS\b",)
@@ -177,9 +182,9 @@ class LocalStateName(Rule):
         code, edits = unit.masked, source.Edits()
         for ctx in _common.stateful_contexts(unit, with_locals=False):
             f = ctx.func
-            if ctx.rewritten \
+            if ctx.rewritten or _OWN_FRAME.search(code, *f.body) \
                     or (ctx.role is None and not unit.project.needs_state(unit.path, f.name)):
-                continue         # (a Cystck signature's S is the state)
+                continue         # (a Cystck signature's S is the state, so is an own frame's)
             found = list(regex.finditer(r"\bS\b", code, pos=f.params[0], endpos=f.body[1]))
             if not found or not any(self._declares(code, f, m.start()) for m in found):
                 continue
@@ -657,7 +662,9 @@ class NullHandles(Rule):
     (``!(h = f(x))``, ``while ((h = f(x)))``, ``for (; (h = f(x)); )``)
     tests the handle it stores,
     ``Cystck_IsNull(h = f(x))``; in a chain ``a = h = NULL`` every target is a
-    handle.  A ``0`` that only starts the value (``h = 0 ? a : b``, a
+    handle.  A handle alone in parentheses is tested the same way where the
+    parentheses are (``if ((a) && (b))``: ``(!Cystck_IsNull(a))``; ``!(h)``:
+    ``Cystck_IsNull(h)``); a call's or a cast's parentheses are none.  A ``0`` that only starts the value (``h = 0 ? a : b``, a
     macro's flag expanded into a condition) is no NULL.  Only
     names declared as handles in the function (or members known to hold
     handles) are touched, so ``char *p == NULL`` stays as it is; ``*out``
@@ -671,10 +678,11 @@ class NullHandles(Rule):
                 r"(?<=(?<![=!<>])=\s*|[(,]\s*|\breturn\s+)(?P<h>H)(?=\s*\?)")
     before = ("static void f(PyObject *o, char *p)\n{\n    PyObject *r = NULL;\n    if (o == NULL || !r || p == NULL)\n        return;\n"
               "    if (r) r = NULL;\n    if (p && (o && r != 0))\n        return;\n"
-              "    if (!(r = o) || !(p = strchr(p, 'x')))\n        return;\n}\n")
+              "    if (!(r = o) || !(p = strchr(p, 'x')))\n        return;\n    if ((o) && !(r))\n        return;\n}\n")
     after = ("static void f(PyObject *o, char *p)\n{\n    PyObject *r = Cystck_NULL;\n    if (Cystck_IsNull(o) || Cystck_IsNull(r) || p == NULL)\n        return;\n"
              "    if (!Cystck_IsNull(r)) r = Cystck_NULL;\n    if (p && (!Cystck_IsNull(o) && !Cystck_IsNull(r)))\n        return;\n"
-             "    if (Cystck_IsNull(r = o) || !(p = strchr(p, 'x')))\n        return;\n}\n")
+             "    if (Cystck_IsNull(r = o) || !(p = strchr(p, 'x')))\n        return;\n"
+             "    if ((!Cystck_IsNull(o)) && Cystck_IsNull(r))\n        return;\n}\n")
 
     def apply(self, unit):
         code, text = unit.masked, unit.text
@@ -688,6 +696,8 @@ class NullHandles(Rule):
         null_first = regex.compile(rf"(?:NULL|nullptr)\s*(?P<op>==|!=)\s*(?P<h>{hx})")
         assign_opens = regex.compile(rf"\(\s*(?P<h>{hx})\s*=(?!=)")
         pats = [regex.compile(pat.replace("H", hx)) for pat in self.patterns]
+        # (h), not a call's or a cast's parentheses, f(h) or (T)(h)
+        parenthesized = regex.compile(rf"(?<![\w\])\]]\s*)\(\s*(?P<h>{hx})\s*\)")
         def scan_tests(ctx, b0, b1):
             # (h = expr) == NULL
             for m in assign_in_test.finditer(code, b0, b1):
@@ -732,6 +742,16 @@ class NullHandles(Rule):
                 for m in pat.finditer(code, b0, b1):
                     if handle(m) and not regex.search(r"!\s*$", code[max(0, m.start() - 3):m.start()]):
                         edits.add(m.start(), m.end(), f"!Cystck_IsNull({text[m.start('h'):m.end('h')]})")
+            # a handle alone in parentheses, tested: if ((a) && (b)), !(h)
+            for m in parenthesized.finditer(code, b0, b1):
+                if not handle(m):
+                    continue
+                h = text[m.start("h"):m.end("h")]
+                bang = self._NOT_BEFORE.search(code, max(0, m.start() - 12), m.start())
+                if bang:
+                    edits.add(bang.start(), m.end(), f"Cystck_IsNull({h})")
+                elif _common.tested_for_truth(code, m.start(), m.end()):
+                    edits.add(m.start(), m.end(), f"(!Cystck_IsNull({h}))")
 
         for ctx in _common.stateful_contexts(unit):
             scan(ctx, *ctx.body)
@@ -1698,7 +1718,9 @@ class StateCalls(Rule):
             return False
         open_at = m.end() - 1
         close = source.matching(code, open_at)
-        if any(c != proj.H for c, _, _ in role.params):
+        if self._closure_only(code, open_at, close, role, edits):
+            pass
+        elif any(c != proj.H for c, _, _ in role.params):
             if not self._no_arguments(code, open_at, close, role, edits):
                 return False
         elif not self._drop_unused_nulls(code, open_at, close, role, edits):
@@ -1723,6 +1745,22 @@ class StateCalls(Rule):
             edits.add(close, close, ")")
             return True
         return False
+
+    @staticmethod
+    def _closure_only(code, open_at, close, role, edits):
+        """A direct call of a getter (objects, then the ``void *closure``
+        last): its arguments stay, and a call that passes the objects only,
+        ``Foo_get_x(self)`` (the stock definition took no closure), gets
+        ``NULL`` for it, ``Foo_get_x(S, self, NULL)``.  False for any other
+        entry point."""
+        if not role.params or role.params[-1][0] != "void *" or role.params[-1][2] != "closure" or \
+                any(c != proj.H for c, _, _ in role.params[:-1]):
+            return False
+        args = source.split_top(code, open_at + 1, close - 1) if code[open_at + 1:close - 1].strip() else []
+        if len(args) == len(role.params) - 1:
+            edits.add(close - 1, close - 1, ", NULL" if args else "NULL")
+            return True
+        return len(args) == len(role.params)
 
     @staticmethod
     def _no_arguments(code, open_at, close, role, edits):
@@ -1871,6 +1909,29 @@ class TableCastMacros(Rule):
 
     def apply(self, unit):
         return _write_out_project_macros(unit, proj.expand_table_cast_macros)
+
+
+class TableEntryMacros(Rule):
+    """An element of a method, getset or member table written as an
+    object-like macro of the project (any file's) whose body is one braced
+    element, Argument Clinic's ``FOO_METHODDEF`` (``#define FOO_METHODDEF
+    {"foo", (PyCFunction)foo, METH_O, foo__doc__},`` in its generated
+    header), is written out as that element: the table lists it, its
+    function is found as an entry point and its signature rewritten.  Left
+    as a macro, the table rules did not see the element (the method was
+    missing from the type) and its function stayed a helper.  A macro that
+    is no single element (two elements, a function-like macro) stays."""
+    name = "table-entry-macros"
+    precedence = 54
+    before = ("#define F_METHODDEF {\"f\", (PyCFunction)f, METH_NOARGS, NULL},\n"
+              "static PyObject *f(PyObject *self, PyObject *unused) { return PyTuple_New(0); }\n"
+              "static PyMethodDef methods[] = {\n    F_METHODDEF\n    {NULL}\n};\n")
+    after = ("#define F_METHODDEF {\"f\", (PyCFunction)f, METH_NOARGS, NULL},\n"
+             "static PyObject *f(PyObject *self, PyObject *unused) { return PyTuple_New(0); }\n"
+             "static PyMethodDef methods[] = {\n    {\"f\", (PyCFunction)f, METH_NOARGS, NULL},\n    {NULL}\n};\n")
+
+    def apply(self, unit):
+        return _write_out_project_macros(unit, proj.expand_table_entry_macros)
 
 
 def _write_out_project_macros(unit, expand):
@@ -2080,3 +2141,197 @@ class TruthMacroHandleArgs(Rule):
         if edits:
             unit.apply(edits)
         return edits.applied
+
+
+# an assignment target ending in a member: a.b.c, p->q (the base name, the last member)
+_MEMBER_TARGET = regex.compile(r"(?<![\w.>])(?P<base>[A-Za-z_]\w*)(?:\s*(?:\.|->)\s*\w+)*\s*(?:\.|->)\s*(?P<m>\w+)")
+
+
+def _c_pointer_member(project, member):
+    """Is ``member`` a C pointer slot: one the extension declares ``void
+    *``, or one it declares nowhere (a system type's, ``struct
+    sigevent``'s ``sigev_value.sival_ptr``), which can hold no handle?"""
+    m = regex.escape(member)
+    texts = project.files.values()
+    if any(regex.search(rf"\bvoid\s*\*\s*{m}\s*[;,\[]", t) for t in texts):
+        return True
+    return not any(regex.search(rf"(?:[\w*]\s+\**|\*)\s*\b{m}\s*[;,\[:]", t) for t in texts)
+
+
+class HandleInCPointer(Rule):
+    """A handle stored in a C pointer slot, ``job.value.ptr = self;`` (a
+    member the extension declares ``void *``, or one it declares nowhere,
+    a system type's: ``struct sigevent``'s ``sigev_value.sival_ptr``, handed to a C library that gives it back
+    later, maybe on a thread of its own), stores the object's
+    ``PyObject *`` through the escape hatch, ``Cystck_AsPyObject(S,
+    self)``: as stock code stores it, borrowed (the object must outlive
+    the slot, as with the stock API).  A handle initialised or assigned
+    from such a slot, ``Cystck_Object self = data.ptr;``, gets a handle for
+    it, ``Cystck_FromPyObject(S, (PyObject *)data.ptr)``.  Both are marked
+    and reported."""
+    name = "handle-in-c-pointer"
+    precedence = 893
+    patterns = (r"(?P<t>[\w.>\s-]+?)\s*=(?!=)\s*(?P<h>\w+)\s*;",)
+    before = ("struct job { void (*fn)(void *); void *ptr; };\n"
+              "static PyObject *f(PyObject *self, PyObject *o) {\n    struct job j;\n    PyObject *back;\n"
+              "    j.ptr = o;\n    back = j.ptr;\n    return PyLong_FromLong(back == o);\n}\n")
+    after = ("struct job { void (*fn)(void *); void *ptr; };\n"
+             "static PyObject *f(PyObject *self, PyObject *o) {\n    struct job j;\n    PyObject *back;\n"
+             f"    j.ptr = {escape.MARK} Cystck_AsPyObject(S, o);\n"
+             f"    back = {escape.MARK} Cystck_FromPyObject(S, (PyObject *)j.ptr);\n"
+             "    return PyLong_FromLong(back == o);\n}\n")
+
+    _STORE = regex.compile(r"(?P<t>" + _MEMBER_TARGET.pattern + r")\s*=(?!=)\s*(?P<h>[A-Za-z_]\w*)\s*;")
+    _READ = regex.compile(r"(?<![\w.>])(?P<h>[A-Za-z_]\w*)\s*=(?!=)\s*(?P<v>" + _MEMBER_TARGET.pattern + r")\s*;")
+
+    def apply(self, unit):
+        code, text, p = unit.masked, unit.text, unit.project
+        edits = source.Edits()
+        for ctx in _common.stateful_contexts(unit):
+            b0, b1 = ctx.body
+            def handle(name, ctx=ctx):
+                return _common.is_handle(name, ctx, p)
+            for m in self._STORE.finditer(code, b0, b1):
+                if handle(m.group("h")) and _c_pointer_member(p, m.group("m")):
+                    edits.add(m.start("h"), m.end("h"), f"{escape.MARK} Cystck_AsPyObject(S, {m.group('h')})")
+                    unit.leftover(m.start(), f"escape hatch: {m.group('h')} stored in the C pointer "
+                                  f"{text[m.start('t'):m.end('t')].strip()} as its PyObject * (borrowed, as stock)",
+                                  self.name)
+            for m in self._READ.finditer(code, b0, b1):
+                if handle(m.group("h")) and m.group("h") != m.group("base") and \
+                        _c_pointer_member(p, m.group("m")):
+                    v = text[m.start("v"):m.end("v")].strip()
+                    edits.add(m.start("v"), m.end("v"), f"{escape.MARK} Cystck_FromPyObject(S, (PyObject *){v})")
+                    unit.leftover(m.start(), f"escape hatch: {m.group('h')} read from the C pointer {v}, "
+                                  "a PyObject * given a handle", self.name)
+        if edits:
+            unit.apply(edits)
+        return edits.applied
+
+
+class ThreadCallbackFrames(Rule):
+    """A function a C library calls back on a thread of its own (never
+    called by the extension's code, only handed over as a pointer, like
+    ``notification.sigev_notify_function = on_event;``) that takes the GIL
+    with ``g = PyGILState_Ensure();`` and gives it back with
+    ``PyGILState_Release(g);`` has no caller to pass it a state: its ``S``
+    parameter goes, it declares a ``Cystck_State`` of its own, opens a
+    frame right after taking the GIL, ``Cystck_OpenFrame(S);``, and closes
+    it (releasing every handle it made) right before giving it back,
+    ``Cystck_CloseFrame(S);`` (an exception that leaves is reported
+    through ``sys.unraisablehook``).  A declaration ahead of the GIL whose
+    initialiser uses the state (``Cystck_Object self =
+    Cystck_FromPyObject(S, ...)``) is assigned after the frame opens.
+    Left alone: a function called directly, one with a ``return`` between
+    the two calls or a statement using the state before the frame
+    (docs/runtime.md, "Releasing the GIL")."""
+    name = "thread-callback-frames"
+    precedence = 894
+    needs = ("handle-in-c-pointer",)
+    patterns = (r"(?P<g>\w+)\s*=\s*PyGILState_Ensure\s*\(\s*\)\s*;",)
+    before = ("static void on_event(union sigval v)\n{\n    PyObject *self = v.sival_ptr;\n"
+              "    PyGILState_STATE g = PyGILState_Ensure();\n    PyObject_CallMethod(self, \"fired\", NULL);\n"
+              "    PyGILState_Release(g);\n}\n"
+              "static PyObject *f(PyObject *self, PyObject *o) {\n    struct sigevent ev;\n"
+              "    ev.sigev_value.sival_ptr = self;\n    ev.sigev_notify_function = on_event;\n"
+              "    return PyLong_FromLong(0);\n}\n")
+    after = ("static void on_event(union sigval v)\n{\n    Cystck_State S_thread_, *S = &S_thread_;\n"
+             "    PyObject *self = Cystck_NULL;\n"
+             "    PyGILState_STATE g = PyGILState_Ensure();\n    Cystck_OpenFrame(S);\n"
+             f"    self = {escape.MARK} Cystck_FromPyObject(S, (PyObject *)v.sival_ptr);\n"
+             "    PyObject_CallMethod(self, \"fired\", NULL);\n"
+             "    if (Cystck_CloseFrame(S) < 0)\n        CystckErr_WriteUnraisable(S, Cystck_NULL);\n"
+             "    PyGILState_Release(g);\n}\n"
+             "static PyObject *f(PyObject *self, PyObject *o) {\n    struct sigevent ev;\n"
+             f"    ev.sigev_value.sival_ptr = {escape.MARK} Cystck_AsPyObject(S, self);\n"
+             "    ev.sigev_notify_function = on_event;\n"
+             "    return PyLong_FromLong(0);\n}\n")
+
+    _DECL_INIT = regex.compile(r"(?P<decl>(?:const\s+)?(?:(?:struct|union)\s+)?[A-Za-z_]\w*[\s*]+"
+                               r"(?P<n>[A-Za-z_]\w*))\s*=(?!=)\s*(?P<v>[^;]*)(?P<semi>;)")
+
+    def apply(self, unit):
+        code, text, p = unit.masked, unit.text, unit.project
+        edits = source.Edits()
+        n = 0
+        for ctx in _common.stateful_contexts(unit):
+            f = ctx.func
+            if ctx.role is not None:
+                continue
+            head = regex.match(r"\s*Cystck_State\s*\*\s*S\s*(?:,\s*|(?=\)|$))", code[f.params[0]:f.params[1]])
+            b0, b1 = f.body
+            ensures = list(regex.finditer(self.patterns[0], code, pos=b0, endpos=b1))
+            if len(ensures) != 1 or _OWN_FRAME.search(code, b0, b1):
+                continue
+            g = ensures[0].group("g")
+            releases = list(regex.finditer(rf"\bPyGILState_Release\s*\(\s*{g}\s*\)\s*;", code, pos=b0, endpos=b1))
+            if len(releases) != 1 or releases[0].start() < ensures[0].end() or \
+                    regex.search(r"\breturn\b", code[ensures[0].end():releases[0].start()]) or \
+                    self._called(p, f.name):
+                continue
+            # the Ensure's statement (a declaration too: PyGILState_STATE g = ...)
+            stmt_start = max(code.rfind(";", b0, ensures[0].start()), code.rfind("{", b0, ensures[0].start()),
+                             code.rfind("}", b0, ensures[0].start())) + 1
+            before = code[b0 + 1:stmt_start]
+            moved, ok = [], True
+            for piece in self._statements(before, b0 + 1):
+                s, e = piece
+                if not regex.search(r"\bS\b", code[s:e]):
+                    continue
+                lead = len(code[s:e]) - len(code[s:e].lstrip())
+                d = self._DECL_INIT.match(code, s + lead, e)
+                if d is None or regex.search(r"\bS\b", d.group("decl")):
+                    ok = False
+                    break
+                moved.append(d)
+            if not ok:
+                unit.leftover(f.name_start, f"{f.name} takes the GIL but uses the state before: "
+                              "a frame of its own is left to a human", self.name)
+                continue
+            if head:            # the S helper-signature gave it
+                rest = code[f.params[0] + head.end():f.params[1]].strip()
+                edits.add(f.params[0], f.params[1], text[f.params[0] + head.end():f.params[1]] if rest else "void")
+            indent = regex.search(r"\n([ \t]*)\S", code[b0:b1])
+            indent = indent.group(1) if indent else "    "
+            edits.add(b0 + 1, b0 + 1, f"\n{indent}Cystck_State S_thread_, *S = &S_thread_;")
+            inits = []
+            for d in moved:
+                handle = _common.is_handle(d.group("n"), ctx, p)
+                edits.add(d.end("decl"), d.start("semi"), " = Cystck_NULL" if handle else "")
+                value = text[d.end("decl"):d.start("semi")].strip()[1:].strip()   # after the `=` (a mark with it)
+                inits.append(f"\n{indent}{d.group('n')} = {value};")
+            end = ensures[0].end()
+            edits.add(end, end, f"\n{indent}Cystck_OpenFrame(S);" + "".join(inits))
+            r0 = releases[0].start()
+            line0 = text.rfind("\n", 0, r0) + 1
+            ind = text[line0:r0] if not text[line0:r0].strip() else indent
+            edits.add(r0, r0, f"if (Cystck_CloseFrame(S) < 0)\n{ind}    CystckErr_WriteUnraisable(S, Cystck_NULL);\n{ind}")
+            n += 1
+        if edits:
+            unit.apply(edits)
+        return n
+
+    @staticmethod
+    def _statements(segment, offset):
+        """(start, end) of each statement of ``segment`` (text at ``offset``)."""
+        pos = 0
+        for m in regex.finditer(r";", segment):
+            yield offset + pos, offset + m.end()
+            pos = m.end()
+
+    @staticmethod
+    def _called(p, name):
+        """Is ``name`` called (not only named) in any file of the project?"""
+        call = regex.compile(rf"(?<![\w.>]){regex.escape(name)}\s*\(")
+        for raw in p.files.values():
+            if name not in raw:
+                continue
+            text = source.mask(raw)          # not in a comment or a string
+            for m in call.finditer(text):
+                before = text[max(0, m.start() - 200):m.start()]
+                # its definition or a prototype: a type before the name
+                if regex.search(r"(?:^|[;{}\n])\s*(?:(?:static|extern|inline)\s+)*\w+[\w\s*]*[\s*]$", before) and \
+                        not regex.search(r"(?:return|=|,|\(|&&|\|\|)\s*$", before):
+                    continue
+                return True
+        return False

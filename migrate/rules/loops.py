@@ -57,8 +57,15 @@ class LoopRelease(Rule):
     (``return f(...)``, or ``f(...);`` followed by ``return``) makes no
     handle per iteration: a loop whose only such calls are those (a
     parser's per-character loop that returns ``SetError(...)``) gets no
-    mark.  Other loops are left alone (the analysis still reports those
-    that may overflow)."""
+    mark; nor does a call whose handle the iteration consumes (the stolen
+    argument of ``CystckList_SET_ITEM``, directly or through a local only
+    tested for null before): a consumed top handle gives its slot back.
+    The typed accessors (``Foo_AsStruct(S, h)``) read the struct and keep
+    no handle; a handle used as a subscript (``counts[key]``, a C++ map
+    keyed by objects) is kept; a local written on the way out of the loop
+    (``Py_CLEAR(res); goto done;``) is not carried to another iteration.
+    Other loops are left alone (the analysis still reports those that may
+    overflow)."""
     name = "loop-release"
     precedence = 890
     needs = ("api-calls",)
@@ -80,7 +87,10 @@ class LoopRelease(Rule):
         self._creates = regex.compile(r"(?<![\w.>])(?:" + "|".join(map(regex.escape, sorted(creators, key=len, reverse=True)))
                                       + r")\s*\(")
         own = {i.name for i in unit.project.functions.values()}
-        self._own = own | self._macros_calling(text, own)
+        # the typed accessors CYSTCK_TYPE_HELPERS declares read the struct only
+        accessors = {f"{t.struct.split()[-1]}_AsStruct" for t in unit.project.types.values()}
+        self._own = own | self._macros_calling(text, own) | accessors
+        self._consuming = api.consuming()
         edits = source.Edits()
         n = 0
         for ctx in _common.stateful_contexts(unit):
@@ -160,7 +170,7 @@ class LoopRelease(Rule):
                 if self._creates.match(cond, a.end())}
         after = code[close:b1]
         for v in handles - inner:
-            assigned = regex.search(rf"(?<![\w.>]){v}\s*=(?!=)|&\s*{v}\b", body) or \
+            assigned = self._assigned_in_loop(body, v) or \
                 (v not in outputs and regex.search(rf"(?<![\w.>]){v}\s*=(?!=)|&\s*{v}\b", cond))
             if not assigned and v not in outputs:
                 continue
@@ -171,6 +181,20 @@ class LoopRelease(Rule):
             if not self._cleared_at_end(body, v) or regex.search(r"\bcontinue\s*;", body):
                 return False
         return True
+
+    @staticmethod
+    def _assigned_in_loop(body, v):
+        """Is ``v`` written in the body other than on the way out of the
+        loop?  ``Py_CLEAR(res); goto done;`` (``v = Cystck_NULL;`` followed
+        by ``goto``, ``break`` or ``return``) leaves the loop: what it
+        stores is never seen by a later iteration."""
+        if regex.search(rf"&\s*{v}\b", body):
+            return True
+        for a in regex.finditer(rf"(?<![\w.>]){v}\s*=(?!=)", body):
+            semi = body.find(";", a.end())
+            if semi < 0 or not regex.match(r"\s*(?:goto|break|return)\b", body[semi + 1:]):
+                return True
+        return False
 
     def _makes_handles(self, body):
         """Does the body call a maker of handles other than on its way out
@@ -185,8 +209,55 @@ class LoopRelease(Rule):
                 continue
             if regex.match(r"\s*;\s*return\b", body[source.matching(body, c.end() - 1):]):
                 continue
+            if self._consumed(body, c.start(), source.matching(body, c.end() - 1)):
+                continue
             return True
         return False
+
+    def _consumed(self, body, start, end):
+        """Is the handle that the call ``body[start:end]`` makes consumed in
+        the same iteration, so that it leaves no handle behind?  It is
+        when the call is itself the stolen argument of a consuming API call
+        (``CystckList_SET_ITEM(S, l, i, CystckFloat_FromDouble(S, x))``), or
+        when it is assigned, ``v = call(...);``, to a name the rest of the
+        body only tests for null and then passes as such an argument (a
+        consumed top handle gives its slot back at once)."""
+        if self._stolen_argument(body, start, end):
+            return True
+        asg = regex.search(r"(?<![\w.>])(?P<v>\w+)\s*=\s*$", body[max(0, start - 80):start])
+        if not asg or not regex.match(r"\s*;", body[end:]):
+            return False
+        consumed = False
+        for u in regex.finditer(rf"(?<![\w.>]){asg.group('v')}\b", body, pos=end):
+            if regex.search(r"\bCystck_IsNull\s*\(\s*$", body[max(0, u.start() - 40):u.start()]) \
+                    and regex.match(r"\s*\)", body[u.end():]):
+                continue
+            if not self._stolen_argument(body, u.start(), u.end()):
+                return False
+            consumed = True
+        return consumed
+
+    def _stolen_argument(self, body, start, end):
+        """Is ``body[start:end]`` the whole argument that a consuming API
+        call (``api.consuming``) steals?"""
+        depth, i = 0, start - 1
+        while i >= 0:
+            if body[i] in ")]}":
+                depth += 1
+            elif body[i] in "([{":
+                if depth == 0:
+                    break
+                depth -= 1
+            i -= 1
+        call = regex.search(r"(?<![\w.>])(\w+)\s*$", body[max(0, i - 64):i]) if i >= 0 and body[i] == "(" else None
+        if call is None or call.group(1) not in self._consuming:
+            return False
+        args = source.split_top(body, i + 1, source.matching(body, i) - 1)
+        stolen = self._consuming[call.group(1)] + 1          # after S
+        if stolen >= len(args):
+            return False
+        a0, a1 = args[stolen]
+        return body[a0:a1].strip() == body[start:end].strip() and a0 <= start and end <= a1
 
     @staticmethod
     def _written_first(code, v):
@@ -230,10 +301,15 @@ class LoopRelease(Rule):
 
     def _stored(self, body, handles):
         """Is a handle (a variable or a new one) stored into a member, an
-        array element or through a pointer?"""
+        array element or through a pointer, or used as a subscript (a C++
+        container's key, ``counts[key] += 1``, which keeps it)?"""
         for s in regex.finditer(r"(?:->\s*\w+|\.\s*\w+|\]|(?<![\w)\]])\*\s*\w+)\s*=(?!=)(?P<rhs>[^;]*);", body):
             rhs = s.group("rhs")
             if self._creates.search(rhs) or any(regex.search(rf"(?<![\w.>]){v}\b", rhs) for v in handles):
+                return True
+        for s in regex.finditer(r"\[", body):
+            key = body[s.end():source.matching(body, s.start()) - 1]
+            if self._creates.search(key) or any(regex.search(rf"(?<![\w.>]){v}\b", key) for v in handles):
                 return True
         return False
 

@@ -144,10 +144,15 @@ class IncRef(Rule):
     consumes it, ``Py_INCREF(x); PyTuple_SET_ITEM(t, 0, x);``, the function
     gets a handle of its own, ``PyTuple_SET_ITEM(t, 0, Cystck_Dup(S, x))``:
     consuming ``x`` itself would release a handle its owner (the caller,
-    for an argument) still uses.  For the same reason a helper that takes
+    for an argument) still uses; also past a run of increments and
+    stealing calls between them (``Py_INCREF(a); Py_INCREF(x);
+    PyTuple_SET_ITEM(t, 0, a); PyTuple_SET_ITEM(t, 1, x);``).  For the same reason a helper that takes
     a reference to a parameter it releases later (``Py_INCREF(arg); ...
     Py_DECREF(arg);``) takes a handle of its own: ``arg = Cystck_Dup(S,
-    arg);``; so does any function for a local its argument parsing filled
+    arg);``, and so does any function whose parameter another branch
+    assigns a new object that the same release drops (``if (naive) value
+    = make(value); else Py_INCREF(value); ... Py_DECREF(value);``: an entry
+    point called directly from C gets its caller's own handle); so does any function for a local its argument parsing filled
     (``PyArg_ParseTuple(args, "O", &o)``: the caller's handle), ``else
     Py_INCREF(o); ... Py_DECREF(o);``.  A reference taken through an alias that the code releases
     (``Py_SETREF(y, z)``) or returns later is a handle of its own wherever
@@ -193,7 +198,8 @@ class IncRef(Rule):
                     edits.add(m.start(), m.end() + r.end(),
                               f"return {_dup(text[m.start('p') + 1:m.end('p') - 1].strip(), m.group())};")
                     continue
-                if (role is None and x in _object_params(masked, f) or x in _parsed_objects(masked, b0, m.start())) \
+                if (role is None and x in _object_params(masked, f) or x in _parsed_objects(masked, b0, m.start())
+                        or x in _object_params(masked, f) and _assigned(masked[b0:b1], x)) \
                         and _released(masked[m.end():b1], x):
                     edits.add(m.start(), m.end(), f"{x} = Cystck_Dup(S, {x});")
                     continue
@@ -404,19 +410,41 @@ def _stolen_next(code, start, end, x, project, path):
 
 def _consumed_next(code, start, end, x):
     """The span of ``x`` as the consumed argument of the call that is the
-    next statement (``PyTuple_SET_ITEM(t, 0, x);``), or None."""
+    next statement (``PyTuple_SET_ITEM(t, 0, x);``), or None.  A run of
+    increments and stealing calls may stand before it, as where each
+    element's increment comes first (``Py_INCREF(a); Py_INCREF(x);
+    PyTuple_SET_ITEM(t, 0, a); PyTuple_SET_ITEM(t, 1, x);``): the call
+    found is the first in the run that steals ``x`` and is not paired
+    with a later increment of ``x`` in the run.  A statement may keep the
+    call's result (``r = PyList_SetItem(l, i, x);``, ``int r = ...``), and
+    preprocessor lines may stand between the statements or inside one
+    (``#ifndef NDEBUG`` / ``int ret =`` / ``#endif`` before the call)."""
     if not regex.fullmatch(r"\w+", x):
         return None
-    call = regex.match(r"\s*(?P<f>\w+)\s*" + source.paren("a") + r"\s*;", code[start:end])
-    index = _consumed_index().get(call.group("f")) if call else None
-    if index is None:
-        return None
-    a0 = start + call.start("a") + 1
-    args = source.split_top(code, a0, start + call.end("a") - 1)
-    if index >= len(args) or code[args[index][0]:args[index][1]].strip() != x:
-        return None
-    lead = len(code[args[index][0]:args[index][1]]) - len(code[args[index][0]:args[index][1]].lstrip())
-    return args[index][0] + lead, args[index][0] + lead + len(x)
+    consumed, pending = _consumed_index(), 0
+    seg, pos = source.mask_directives(code[start:end]), 0
+    while True:
+        call = regex.match(r"\s*(?:(?:\w+[\s*]+)*\w+\s*=(?!=)\s*)?(?P<f>\w+)\s*" + source.paren("a") + r"\s*;",
+                           seg, pos=pos)
+        if call is None:
+            return None
+        a0, a1 = start + call.start("a") + 1, start + call.end("a") - 1
+        if call.group("f") in ("Py_INCREF", "Py_XINCREF"):
+            pending += code[a0:a1].strip() == x
+            pos = call.end()
+            continue
+        index = consumed.get(call.group("f"))
+        if index is None:
+            return None
+        args = source.split_top(code, a0, a1)
+        if index < len(args) and code[args[index][0]:args[index][1]].strip() == x:
+            if pending == 0:
+                lead = len(code[args[index][0]:args[index][1]]) - len(code[args[index][0]:args[index][1]].lstrip())
+                return args[index][0] + lead, args[index][0] + lead + len(x)
+            pending -= 1
+        elif regex.search(rf"(?<![\w.>]){regex.escape(x)}\b", code[a0:a1]):
+            return None       # x used otherwise by a call of the run: not this idiom
+        pos = call.end()
 
 
 @functools.lru_cache(maxsize=None)
@@ -451,6 +479,11 @@ def _later_return(code, m, x, b0, b1):
     if r is None or regex.search(rf"(?<![\w.>]){regex.escape(x)}\s*=(?!=)|[{{}}]", code[m.end():r.start()]):
         return None
     return r
+
+
+def _assigned(code, y):
+    """Is ``y`` assigned anywhere in ``code``?"""
+    return bool(regex.search(rf"(?<![\w.>*]){y}\s*=(?!=)", code))
 
 
 def _released(code, y):
@@ -520,20 +553,51 @@ def _read_after_release(masked, open_at, b1):
     (``Py_DECREF(node); return node->value;``, stock code relying on
     another owner keeping the object alive), None otherwise; a later
     release of ``x`` is no read.  Dropping the
-    handle there would leave that read a null handle."""
+    handle there would leave that read a null handle.  A read after the
+    block counts too (``if (PyTuple_Check(t)) { t = f(t); if (t)
+    Py_DECREF(t); } if (t) use(t);``) where the rest of the block jumps
+    nowhere (no ``return``, ``goto``, ``break``, ``continue``), the block
+    is no loop body (the release keeps the loop flat) and no ``else``
+    follows it; so outwards, block by block."""
     arg = regex.match(r"\(\s*(?P<x>\w+)\s*\)\s*;", masked[open_at:b1])
     if not arg:
         return None
     end = open_at + arg.end()
-    depth, i = 0, end
-    while i < b1 and depth >= 0:          # the end of the enclosing block
-        depth += {"{": 1, "}": -1}.get(masked[i], 0)
-        i += 1
-    use = regex.search(rf"(?<![\w.>]){arg.group('x')}\b(?P<asg>\s*=(?!=))?", masked[end:i])
-    if not use or use.group("asg") or \
-            regex.search(r"\b(?:Py_X?DECREF|Py_CLEAR)\s*\(\s*$", masked[max(end, end + use.start() - 20):end + use.start()]):
-        return None           # assigned, or only released again (on an error path)
-    return end
+    pos = end
+    while True:
+        depth, i = 0, pos
+        while i < b1 and depth >= 0:          # the end of the enclosing block
+            depth += {"{": 1, "}": -1}.get(masked[i], 0)
+            i += 1
+        use = regex.search(rf"(?<![\w.>]){arg.group('x')}\b(?P<asg>\s*=(?!=))?", masked[pos:i])
+        if use:
+            if use.group("asg") or regex.search(r"\b(?:Py_X?DECREF|Py_CLEAR)\s*\(\s*$",
+                                                masked[max(pos, pos + use.start() - 20):pos + use.start()]):
+                return None           # assigned, or only released again (on an error path)
+            return end
+        if depth >= 0 or regex.search(r"\b(?:return|goto|break|continue)\b", masked[pos:i]) or \
+                regex.match(r"\s*else\b", masked[i:b1]) or _loop_body(masked, i - 1):
+            return None
+        pos = i
+
+
+def _loop_body(masked, close_at):
+    """Is the block whose ``}`` is at ``close_at`` the body of a ``for``,
+    ``while`` or ``do``?"""
+    depth, j = 0, close_at
+    while j >= 0:
+        depth += {"}": 1, "{": -1}.get(masked[j], 0)
+        if depth == 0:
+            break
+        j -= 1
+    head = masked[max(0, j - 400):j]
+    while True:        # the parentheses' contents go (a for's semicolons)
+        stripped = regex.sub(r"\([^()]*\)", " ", head)
+        if stripped == head:
+            break
+        head = stripped
+    prev = max(head.rfind(";"), head.rfind("{"), head.rfind("}"))
+    return bool(regex.search(r"\b(?:for|while|do)\s*$", head[prev + 1:]))
 
 
 class DecRef(Rule):
@@ -542,7 +606,10 @@ class DecRef(Rule):
     and null-safe).  Leaving them out would also be correct; keeping them
     keeps loops flat.  A release followed, in its block, by a read of the
     same variable (``Py_DECREF(node); return node->value;``) goes: the
-    handle must stay valid for that read.  ``Py_DECREF(&FooType);`` (or of ``(PyObject
+    handle must stay valid for that read; so does one read after its
+    block, where the block jumps nowhere after the release, is no loop
+    body and has no ``else`` (``if (t) Py_DECREF(t); } if (t) use(t);``,
+    a new reference made borrowed while a container holds it).  ``Py_DECREF(&FooType);`` (or of ``(PyObject
     *)&FooType``) goes: the address of a static object, a type object, is
     no handle of the call, and the type's reference is released by its
     owner.  So does a release of ``None``: ``Py_DECREF(Py_None);``, and

@@ -886,7 +886,8 @@ class DestroyTraverse(Rule):
     (``tp_free``, ``PyObject_Del``), GC untracking, the clearing of weak
     references (the runtime clears them before the destructor runs), the trashcan
     (``Py_TRASHCAN_BEGIN``...``Py_TRASHCAN_END``, both ends), the releasing of
-    object members and of a heap type's reference to its type are removed: the runtime does them after the destructor
+    object members and of a heap type's reference to its type are removed, and so is a store of NULL in an
+    object member (``self->v = NULL;``, a ``Py_CLEAR`` spelled out): the runtime does them after the destructor
     has released native resources; a free of other memory
     (``PyObject_Free(self->buf)``) stays.  The release of a reference in
     memory the instance owns, ``Py_DECREF(n->key)``, becomes
@@ -914,7 +915,7 @@ class DestroyTraverse(Rule):
                 r"\b(?:\s*\(\s*\w*\s*\))?[ \t]*;?")
     before = ("typedef struct { PyObject_HEAD PyObject *v; double *buf; } Box;\n"
               "static void Box_dealloc(Box *self)\n{\n    PyObject_GC_UnTrack(self);\n    free(self->buf);\n"
-              "    Py_XDECREF(self->v);\n    Py_TYPE(self)->tp_free((PyObject *)self);\n}\n"
+              "    Py_XDECREF(self->v);\n    self->v = NULL;\n    Py_TYPE(self)->tp_free((PyObject *)self);\n}\n"
               "static int Box_traverse(Box *self, visitproc visit, void *arg)\n{\n"
               "    Py_VISIT(self->v);\n    return 0;\n}\n"
               "static PyTypeObject BoxType = {PyVarObject_HEAD_INIT(NULL, 0) .tp_dealloc = (destructor)Box_dealloc,"
@@ -981,6 +982,8 @@ class DestroyTraverse(Rule):
             if role.kind == "destroy":
                 self.drop_runtime_releases(code, text, b0, b1, edits, first.name,
                                            heap_ref=lambda inner, f=f: self._heap_ref(unit, f, inner))
+                if struct:
+                    self._drop_field_null_stores(p, code, text, first.name, struct, b0, b1, edits)
             if struct:
                 self._item_counts(code, first.name, b0, b1, edits)
                 self._field_null_tests(p, code, first.name, struct, b0, b1, edits)
@@ -1095,6 +1098,26 @@ class DestroyTraverse(Rule):
                                         f"(({m.group('t')} *){name})->{m.group('f')}")
                 if test:
                     edits.add(*test)
+
+    @staticmethod
+    def _drop_field_null_stores(p, code, text, name, struct, b0, b1, edits):
+        """In a destructor a store of NULL in an object member, ``self->v =
+        NULL;`` (after ``Py_XDECREF(self->v);``, or alone), goes like the
+        ``Py_CLEAR(self->v)`` it spells out: the runtime releases the
+        fields after the destructor (the member is a ``Cystck_Field``,
+        which a NULL does not convert to)."""
+        info = p.types.get(struct)
+        if info is None or not info.object_fields:
+            return
+        store = regex.compile(rf"(?<![\w.>]){regex.escape(name)}\s*->\s*(?P<f>\w+)\s*=\s*(?:NULL|0|nullptr)\s*;")
+        for m in store.finditer(code, pos=b0, endpos=b1):
+            if m.group("f") not in info.object_fields or m.group("f") in info.object_arrays or \
+                    not _common.at_statement_start(code, m.start()):
+                continue
+            if _common.in_unbraced_body(code, m.start()):
+                edits.add(m.start(), m.end(), ";")
+            else:
+                edits.add(*_common.statement_line_span(text, m.start(), m.end()), "")
 
     def _drop_api_asserts(self, unit, b0, b1, edits):
         """An ``assert`` whose test uses the API (``assert(Foo_Check(self))``,

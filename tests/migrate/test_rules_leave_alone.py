@@ -39,6 +39,11 @@ LEAVE_ALONE = {
         "#define CFUNC(f) ((PyCFunction)(void (*)(void))(f##_impl))\n"
         "static PyObject *f_impl(PyObject *self, PyObject *o) { return PyTuple_New(0); }\n"
         "static PyMethodDef methods[] = {{\"f\", CFUNC(f), METH_O, NULL}, {NULL}};\n"),
+    # The macro lists two elements, not one: it stays.
+    "table-entry-macros": (
+        "#define TWO_METHODDEFS {\"f\", (PyCFunction)f, METH_NOARGS, NULL}, {\"g\", (PyCFunction)f, METH_NOARGS, NULL},\n"
+        "static PyObject *f(PyObject *self, PyObject *unused) { return PyTuple_New(0); }\n"
+        "static PyMethodDef methods[] = {\n    TWO_METHODDEFS\n    {NULL}\n};\n"),
     # The macro's function uses no API: nothing to translate in it.
     "function-macros": (
         "#define DEFINE_GET(type) \\\n"
@@ -266,10 +271,23 @@ LEAVE_ALONE = {
         "#define BYTES(p) ((unsigned char *)(p))\n"
         "#define SIZE(n) ((Py_ssize_t)(n))\n"
         "static PyObject *f(char *p) { return PyLong_FromSsize_t(SIZE(*BYTES(p))); }\n"),
+    # A C pointer, not an object, stored in and read from a void * slot.
+    "handle-in-c-pointer": (
+        "struct job { void (*fn)(void *); void *ptr; };\n"
+        "static PyObject *f(PyObject *self, char *p)\n{\n    struct job j;\n    char *back;\n"
+        "    j.ptr = p;\n    back = j.ptr;\n    return PyLong_FromLong(back == p);\n}\n"),
+    # A function that takes the GIL but that the extension calls itself: its
+    # caller passes the state.
+    "thread-callback-frames": (
+        "static void on_event(union sigval v)\n{\n    PyObject *self = v.sival_ptr;\n"
+        "    PyGILState_STATE g = PyGILState_Ensure();\n    PyObject_CallMethod(self, \"fired\", NULL);\n"
+        "    PyGILState_Release(g);\n}\n"
+        "static PyObject *f(PyObject *self, PyObject *o) {\n    union sigval v;\n"
+        "    v.sival_ptr = self;\n    on_event(v);\n    return PyLong_FromLong(0);\n}\n"),
     # NULL tests of pointers that are no handles.
     "null-handles": (
         "static void f(PyObject **items, char *p, Py_buffer *view)\n{\n"
-        "    if (items == NULL || !p || view == NULL)\n        return;\n}\n"),
+        "    if (items == NULL || !p || view == NULL || ((p) && !(view)))\n        return;\n}\n"),
     # A pointer member of a native struct, not of an object type.
     "struct-pointer-members": (
         "typedef struct Link { struct Link *next; long v; } Link;\n"
@@ -417,6 +435,16 @@ LEAVE_ALONE = {
         "long Box::Count = 0;\n"
         "static PyObject* f( PyObject* m )\n{\n    return PyLong_FromLong( Box::Count );\n}\n"),
     # One object converted (no tuple), and names that are no keyword list.
+    # A Clinic parser applied to a tuple of the function's own, not to its
+    # argument array (the escape hatch keeps it).
+    "clinic-parsers": (
+        "static PyObject *f(PyObject *self, PyObject *args, PyObject *kw)\n{\n"
+        "    static const char * const _keywords[] = {\"x\", NULL};\n"
+        "    static _PyArg_Parser _parser = {\"O:f\", _keywords, 0};\n    PyObject *x;\n"
+        "    PyObject *t = PyTuple_Pack(1, self);\n"
+        "    if (!_PyArg_ParseTupleAndKeywordsFast(t, NULL, &_parser, &x))\n        return NULL;\n"
+        "    return x;\n}\n"
+        "static PyMethodDef m[] = {{\"f\", (PyCFunction)f, METH_VARARGS | METH_KEYWORDS, NULL}, {NULL}};\n"),
     "parse-args": (
         "static int f(PyObject *o)\n{\n    static char *labels[] = {\"x\", NULL};\n    int x;\n"
         "    return PyArg_Parse(o, \"i\", &x) && labels[0];\n}\n"),
@@ -719,6 +747,8 @@ POSITIVE_TWINS = {
     "casts": ("(long)(char *)p", "(long)(Box *)p"),
     "cast-macros": ("((Py_ssize_t)(n))", "((PyObject *)(n))"),
     "null-handles": ("Py_buffer *view", "PyObject *view"),
+    "handle-in-c-pointer": ("char *p)", "PyObject *p)"),
+    "thread-callback-frames": ("    on_event(v);\n", "    (void)on_event;\n"),
     "struct-pointer-members": ("typedef struct Link { struct", "typedef struct Link { PyObject_HEAD struct"),
     "handle-identity": ("char *a, char *b", "PyObject *a, PyObject *b"),
     "object-id": ("PyLong_FromVoidPtr(p)", "PyLong_FromVoidPtr(o)"),

@@ -53,3 +53,19 @@ def test_translation_compiles_and_behaves_like_the_stock_build(same_as_stock):
               "            m.normalized((1, 2))[2].args]))\n")
     want = same_as_stock("normexc", SRC, script)
     assert want == [True, True, True, ("bad",), ("x",), "ValueError", (1, 2)]
+
+
+def test_a_replaced_value_stays_alive_in_the_new_exception(same_as_stock):
+    """The normalizing makes the exception from the fetched value (here a
+    message string that only the indicator holds) and consumes the reference
+    it was given: the runtime once released the old object a second time,
+    so the new exception's args held a freed string (cbor2's suite crashed
+    in a later garbage collection, docs/gaps.md T27)."""
+    script = ("import gc, sys\n"
+              "kept = [m.normalized('m%d' % i)[2] for i in range(200)]\n"
+              "junk = ['x%d' % i for i in range(2000)]\n"
+              "gc.collect()\n"
+              "print(repr([[e.args for e in kept[:3]], all(e.args == ('m%d' % i,) for i, e in enumerate(kept)),\n"
+              "            sorted({sys.getrefcount(e.args[0]) for e in kept})]))\n")
+    want = same_as_stock("normexc", SRC, script)
+    assert want[0] == [("m0",), ("m1",), ("m2",)] and want[1] is True

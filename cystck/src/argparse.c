@@ -79,6 +79,57 @@ static CYSTCK_COLD int unsupported_unit(const char *fmt, const char *p)
     return -1;
 }
 
+/* ---- Nested sequences: the "(...)" unit ----
+ * One value, a sequence whose items the units inside convert (CPython's
+ * converttuple).  Everything about it is out of line: formats without
+ * parentheses never reach this code. */
+
+#define MAX_NESTING 30
+
+/* The length of the "(...)" unit at p, parentheses included, with *units
+ * set to the number of values directly inside (if units is not NULL); 0
+ * if a unit inside is none Cystck implements (*bad then points at it),
+ * the ')' is missing or the nesting is too deep. */
+static CYSTCK_COLD int group_length(const char *p, int depth, int *units, const char **bad)
+{
+    const char *q = p + 1;
+    int n = 0;
+    if (depth > MAX_NESTING) {
+        *bad = p;
+        return 0;
+    }
+    while (*q != ')') {
+        int len = *q == '(' ? group_length(q, depth + 1, NULL, bad) : unit_length(q);
+        if (len == 0) {
+            if (*q != '(')
+                *bad = *q == '\0' || *q == ':' || *q == ';' ? p : q;
+            return 0;
+        }
+        q += len;
+        n++;
+    }
+    if (units != NULL)
+        *units = n;
+    return (int)(q + 1 - p);
+}
+
+/* The length of the unit at p, a "(...)" one included (p was checked). */
+static CYSTCK_COLD int any_unit_length(const char *p)
+{
+    const char *bad;
+    int n = unit_length(p);
+    return n > 0 ? n : group_length(p, 0, NULL, &bad);
+}
+
+/* parse_format_text's unit at p that unit_length refused: the length of a
+ * "(...)" unit, or -1 with SystemError for what Cystck does not implement. */
+static CYSTCK_COLD CYSTCK_NOINLINE int group_unit_length(const char *fmt, const char *p)
+{
+    const char *bad = p;
+    int n = p[0] == '(' ? group_length(p, 0, NULL, &bad) : 0;
+    return n > 0 ? n : unsupported_unit(fmt, bad);
+}
+
 static int parse_format_text(const char *fmt, Format *f)
 {
     const char *p = fmt;
@@ -104,8 +155,8 @@ static int parse_format_text(const char *fmt, Format *f)
             continue;
         }
         n = unit_length(p);
-        if (n == 0)
-            return unsupported_unit(fmt, p);
+        if (n == 0 && (n = group_unit_length(fmt, p)) < 0)
+            return -1;
         if (f->nspecs == MAX_SPECS || p - fmt > UCHAR_MAX) {
             PyErr_Format(PyExc_SystemError, "CystckArg: format \"%s\" too long", fmt);
             return -1;
@@ -164,15 +215,25 @@ static const char *describe(const Format *f, char *buf, size_t size, const char 
     return buf;
 }
 
-/* Value `index` did not convert (CPython's seterror).  An exception the
- * conversion raised stands.  Otherwise the format's message after ';', or
- * "[name() ]argument N must be EXPECTED, not TYPE"; an EXPECTED in
- * parentheses is the caller's mistake, a SystemError. */
-static CYSTCK_COLD CYSTCK_NOINLINE int bad_argument(const Format *f, int index, const char *expected,
-                                                   PyObject *got)
+/* The context of a value inside "(...)" units: a copy of the format's
+ * Format, its nspecs 0 (which no format that converts values has) to mark
+ * it, and the item indexes from the argument down to the value. */
+typedef struct {
+    Format f;
+    int depth;
+    int levels[MAX_NESTING + 2];
+} Nested;
+
+/* Value `index` did not convert: raise CPython's seterror for msg (an
+ * exception the conversion raised stands).  The format's message after
+ * ';', or "[name() ]argument N[, item K...] MSG"; a msg in parentheses is
+ * the caller's mistake, a SystemError. */
+static CYSTCK_COLD CYSTCK_NOINLINE int argument_error(const Format *f, int index, const char *msg)
 {
-    char name[256];
-    PyObject *exc = expected[0] == '(' ? PyExc_SystemError : PyExc_TypeError;
+    char buf[512];
+    size_t k = 0;
+    int i;
+    PyObject *exc = msg[0] == '(' ? PyExc_SystemError : PyExc_TypeError;
     if (PyErr_Occurred())
         return -1;
     if (f->message >= 0) {
@@ -180,15 +241,32 @@ static CYSTCK_COLD CYSTCK_NOINLINE int bad_argument(const Format *f, int index, 
         return -1;
     }
     if (f->fname >= 0)
-        PyOS_snprintf(name, sizeof(name), "%.200s() ", f->fmt + f->fname);
-    else
-        name[0] = '\0';
-    if (expected[0] == '(')
-        PyErr_Format(exc, "%sargument %d %s", name, index + 1, expected);
-    else
-        PyErr_Format(exc, "%sargument %d must be %.50s, not %.50s", name, index + 1, expected,
-                     got == Py_None ? "None" : Py_TYPE(got)->tp_name);
+        k = (size_t)PyOS_snprintf(buf, sizeof(buf), "%.200s() ", f->fmt + f->fname);
+    k += (size_t)PyOS_snprintf(buf + k, sizeof(buf) - k, "argument %d", index + 1);
+    if (f->nspecs == 0) {
+        const Nested *nest = (const Nested *)f;
+        for (i = 0; i < nest->depth && k < 220; i++)
+            k += (size_t)PyOS_snprintf(buf + k, sizeof(buf) - k, ", item %d", nest->levels[i]);
+    }
+    PyOS_snprintf(buf + k, sizeof(buf) - k, " %.256s", msg);
+    PyErr_SetString(exc, buf);
     return -1;
+}
+
+/* Value `index` (got) is not what its unit takes: CPython's converterr
+ * and seterror.  An EXPECTED in parentheses is the caller's mistake. */
+static CYSTCK_COLD CYSTCK_NOINLINE int bad_argument(const Format *f, int index, const char *expected,
+                                                   PyObject *got)
+{
+    char msg[160];
+    if (PyErr_Occurred())
+        return -1;
+    if (expected[0] == '(')
+        PyOS_snprintf(msg, sizeof(msg), "%.100s", expected);
+    else
+        PyOS_snprintf(msg, sizeof(msg), "must be %.50s, not %.50s", expected,
+                      got == Py_None ? "None" : Py_TYPE(got)->tp_name);
+    return argument_error(f, index, msg);
 }
 
 static CYSTCK_COLD int out_of_range(const char *what, const char *side)
@@ -496,13 +574,22 @@ static int convert_buffer(Cystck_State *S, const Format *f, int index, const cha
     return Cystck_IsNull(_Cystck_Own(S, (PyObject *)b)) ? -1 : 0;
 }
 
-/* The object units: O O! O& p. */
+static CYSTCK_COLD CYSTCK_NOINLINE int convert_group(Cystck_State *S, const Format *f, int index,
+                                                    const char *code, Cystck_Object h,
+                                                    va_list *va);
+
+/* The object units: O O! O& p, and "(...)". */
 static int convert_object(Cystck_State *S, const Format *f, int index, const char *code,
                           Cystck_Object h, va_list *va)
 {
     PyObject *o = *h._p;
-    if (code[0] == 'p') {
-        int t = PyObject_IsTrue(o);
+    if (code[0] != 'O') {
+        int t;
+        /* Here, not in convert()'s switch, where a case would cost the
+         * other units a compare. */
+        if (code[0] == '(')
+            return convert_group(S, f, index, code, h, va);
+        t = PyObject_IsTrue(o);
         if (t < 0)
             return -1;
         *va_arg(*va, int *) = t;
@@ -542,8 +629,71 @@ static int convert(Cystck_State *S, const Format *f, int index, const char *code
         return convert_string(f, index, code, h, va);
     case 'c': case 'C': case 'S': case 'Y': case 'U':
         return convert_string(f, index, code, h, va);
-    default:        /* O O! O& p: parse_format_text let no other unit in */
+    default:        /* O O! O& p (...): parse_format_text let no other unit in */
         return convert_object(S, f, index, code, h, va);
+    }
+}
+
+static void skip(const char *code, va_list *va);
+
+/* A "(...)" unit: h must be a sequence (not bytes) of as many items as
+ * the units inside, each converted by its unit; an item an O unit takes
+ * gets a handle of the frame.  Messages name the argument and the items
+ * down to the failing one, as CPython's converttuple and seterror do. */
+static CYSTCK_COLD CYSTCK_NOINLINE int convert_group(Cystck_State *S, const Format *f, int index,
+                                                    const char *code, Cystck_Object h,
+                                                    va_list *va)
+{
+    PyObject *o = *h._p;
+    const char *q, *bad;
+    char msg[80];
+    Nested nest;
+    Py_ssize_t len;
+    int i, n = 0, depth;
+    group_length(code, 0, &n, &bad);      /* parse_format_text checked it */
+    if (!PySequence_Check(o) || PyBytes_Check(o)) {
+        PyOS_snprintf(msg, sizeof(msg), "%d-item sequence", n);
+        return bad_argument(f, index, msg, o);
+    }
+    len = PySequence_Size(o);
+    if (len != n) {
+        PyOS_snprintf(msg, sizeof(msg), "must be sequence of length %d, not %zd", n, len);
+        return argument_error(f, index, msg);
+    }
+    if (f->nspecs == 0) {
+        nest = *(const Nested *)f;
+    }
+    else {
+        nest.f = *f;
+        nest.f.nspecs = 0;
+        nest.depth = 0;
+    }
+    depth = nest.depth;
+    nest.depth = depth + 1;
+    for (i = 0, q = code + 1; i < n; i++, q += any_unit_length(q)) {
+        PyObject *item = PySequence_GetItem(o, i);
+        Cystck_Object ih;
+        nest.levels[depth] = i;
+        if (item == NULL) {
+            PyErr_Clear();
+            return argument_error(&nest.f, index, "is not retrievable");
+        }
+        ih = _Cystck_Own(S, item);
+        if (Cystck_IsNull(ih) || convert(S, &nest.f, index, q, ih, va) < 0)
+            return -1;
+    }
+    return 0;
+}
+
+/* skip() for a "(...)" unit: the va_args of every unit inside. */
+static CYSTCK_COLD CYSTCK_NOINLINE void skip_group(const char *code, va_list *va)
+{
+    const char *q;
+    for (q = code + 1; *q != ')'; q += any_unit_length(q)) {
+        if (*q == '(')
+            skip_group(q, va);
+        else
+            skip(q, va);
     }
 }
 
@@ -680,7 +830,7 @@ static const KwParser *kw_parser_fail(KwParser *e, int n, const char **kwlist)
  * format's end follows that unit. */
 static void cut_format(Format *f, int n, short *cut)
 {
-    int end = n == 0 ? 0 : f->spec[n - 1] + unit_length(f->fmt + f->spec[n - 1]);
+    int end = n == 0 ? 0 : f->spec[n - 1] + any_unit_length(f->fmt + f->spec[n - 1]);
     char c = f->fmt[end];
     *cut = (short)(c == '|' || c == '$' || c == ':' || c == ';' || c == '\0' ? -1 : end);
     f->nspecs = (unsigned char)n;
@@ -798,6 +948,8 @@ static int resolve_sources(KwParser *p, PyObject *kwobj, Cystck_ssize_t nargs)
         else if (kwobj != NULL && p->kwslot[i] >= 0)
             p->src[i] = (signed char)(nargs + p->kwslot[i]);
         else if (i < p->f.nrequired)
+            return -1;
+        else if (p->f.fmt[p->f.spec[i]] == '(')     /* bind_fast skips no "(...)" */
             return -1;
         else
             p->src[i] = -1;
@@ -1053,7 +1205,10 @@ static CYSTCK_ALWAYS_INLINE int parse_keywords(Cystck_State *S, const KwParser *
             return missing_required(f, posonly, kwlist, i, nargs);
         if (pending == 0)
             return 1;
-        skip(code, va);
+        if (Cystck_unlikely(code[0] == '('))
+            skip_group(code, va);
+        else
+            skip(code, va);
     }
     if (end < f->nspecs)
         return too_many_positional(f, nargs);

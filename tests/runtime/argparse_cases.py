@@ -33,7 +33,7 @@ SCALARS = {
 # Every unit CPython documents for PyArg_ParseTuple(AndKeywords).
 SUPPORTED = list(SCALARS) + ["c", "D", "s", "z", "y", "s#", "z#", "y#", "s*", "z*", "y*", "w*",
                              "S", "Y", "U", "O", "O!"]
-UNSUPPORTED = ["es", "et", "es#", "et#", "(ii)"]
+UNSUPPORTED = ["es", "et", "es#", "et#"]
 
 
 def split_units(fmt):
@@ -45,7 +45,10 @@ def split_units(fmt):
             i += 1
             continue
         if c == "(":
-            j = fmt.index(")", i) + 1
+            j, depth = i + 1, 1
+            while depth and j < len(fmt):
+                depth += {"(": 1, ")": -1}.get(fmt[j], 0)
+                j += 1
         elif c == "e":
             j = i + 2 + (fmt[i + 2:i + 3] == "#")
         else:
@@ -59,6 +62,10 @@ def unit_code(unit, k):
     """C for one unit's output k: (declarations, va arguments, result
     statements, untouched test)."""
     v = f"v{k}"
+    if unit.startswith("("):       # the units inside, in order
+        parts = [unit_code(u, f"{k}_{m}") for m, u in enumerate(split_units(unit[1:-1]))]
+        return (" ".join(p[0] for p in parts), ", ".join(p[1] for p in parts),
+                " ".join(p[2] for p in parts if p[2]), " && ".join(p[3] for p in parts) or "1")
     if unit in SCALARS:
         ctype, sentinel, macro = SCALARS[unit]
         args = f"&{v}" if unit != "O&" else f"convert_long, &{v}"
@@ -87,9 +94,6 @@ def unit_code(unit, k):
     if unit in ("es#", "et#"):
         return (f"char *{v} = NULL; Py_ssize_t {v}n = 9;", f'"utf-8", &{v}, &{v}n', "",
                 f"{v} == NULL && {v}n == 9")
-    if unit == "(ii)":
-        return (f"int {v}a = 77, {v}b = 77;", f"&{v}a, &{v}b", "",
-                f"{v}a == 77 && {v}b == 77")
     # Not a unit of CPython's either ("w", "i#"): a pointer that must stay NULL.
     return f"void *{v} = NULL;", f"&{v}", "", f"{v} == NULL"
 
@@ -106,7 +110,15 @@ class Case:
 
     @property
     def supported(self):
-        return all(u in SUPPORTED for u in self.units)
+        return all(unit_supported(u) for u in self.units)
+
+
+def unit_supported(unit):
+    """Whether Cystck implements the unit: a "(...)" one if every unit
+    inside."""
+    if unit.startswith("("):
+        return all(unit_supported(u) for u in split_units(unit[1:-1]))
+    return unit in SUPPORTED
 
 
 def _c_string(s):

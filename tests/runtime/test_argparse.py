@@ -8,6 +8,7 @@ messages, must be the same.  The units Cystck does not implement must raise
 SystemError naming the unit and the format, with no output written.
 """
 import array
+import re
 import sys
 
 import pytest
@@ -86,7 +87,15 @@ UNSUPPORTED = ([Case(f"upos_{i}", "i" + u + ":f") for i, u in enumerate(ac.UNSUP
 MALFORMED = [Case("bad_w", "iw"), Case("bad_hash", "ii#"), Case("bad_u", "iu"),
              Case("bad_Z", "iZ#"), Case("bad_x", "ix", ["a", "b"])]
 
-CASES = SINGLE + MULTI
+# "(...)" units: one value, a sequence whose items the units inside convert.
+NESTED = [Case(f"npos_{i}", fmt) for i, fmt in enumerate(
+    ["(dd)i:linspace", "(ii)s", "((ii)O):f", "|(dd)", "(s#y*)", "O(O!O&)|(Lp):f",
+     "((ii)((d)S));custom message", "(zz*D)|(c)"])]
+NESTED += [Case(f"nkw_{i}", fmt, kw) for i, (fmt, kw) in enumerate([
+    ("(dd)", ["a"]), ("(dd)|(ii):f", ["a", "b"]), ("i|(dd)$(s*O)O:f", ["a", "b", "c", "d"]),
+    ("|((ii)O)i", ["a", "b"]), ("|(ii)", ["a"])])]
+
+CASES = SINGLE + MULTI + NESTED
 
 # Hand-written: the lifetime of a w* buffer.  hold(buffer, release, probe):
 # writes 'W' at buffer[0], releases the view if asked (twice: the second
@@ -180,6 +189,12 @@ def compare(stock, cystcks, case, args, kwargs):
     return expected, got
 
 
+def differences(stock, cystcks, case, args, kwargs):
+    """compare()'s outcomes that differ from stock's, with the call."""
+    expected, got = compare(stock, cystcks, case, args, kwargs)
+    return [(args, kwargs, expected, g) for g in got if g != expected]
+
+
 @pytest.mark.parametrize("case", SINGLE, ids=lambda c: f"{c.fmt}/{c.kwlist}")
 def test_each_unit_converts_like_cpython(exts, shared_cache_ext, case):
     stock, cystck = exts
@@ -188,10 +203,7 @@ def test_each_unit_converts_like_cpython(exts, shared_cache_ext, case):
         calls = [((value,), {})] if case.kwlist is None else [((value,), {}), ((), {"a": value})]
         calls += [((), {}), ((value, value), {})]
         for args, kwargs in calls:
-            expected, got = compare(stock, [cystck, shared_cache_ext], case, args, kwargs)
-            for g in got:
-                if g != expected:
-                    mismatches.append((args, kwargs, expected, g))
+            mismatches += differences(stock, [cystck, shared_cache_ext], case, args, kwargs)
     assert mismatches == []
 
 
@@ -220,10 +232,7 @@ def test_counts_keywords_and_names_like_cpython(exts, shared_cache_ext, case):
                 continue
             if case.fmt.startswith("O!"):
                 args = (5,) + args[1:] if args else args
-            expected, got = compare(stock, [cystck, shared_cache_ext], case, args, kwargs)
-            for g in got:
-                if g != expected:
-                    mismatches.append((args, kwargs, expected, g))
+            mismatches += differences(stock, [cystck, shared_cache_ext], case, args, kwargs)
     assert mismatches == []
 
 
@@ -340,3 +349,60 @@ def test_conversion_reentering_its_own_parser(exts, shared_cache_ext):
     for cystck in (exts[1], shared_cache_ext):
         f = getattr(cystck, case.name)
         assert outcome(f, b=2.0, a=Reenter(f)) == expected
+
+
+class BadItem:
+    """A sequence of two whose second item raises."""
+    def __len__(self):
+        return 2
+
+    def __getitem__(self, i):
+        if i:
+            raise KeyError(i)
+        return 1
+
+
+NESTED_VALUES = [
+    (1.5, 2), [1, 2.5], (1, 2, 3), (1,), (), 5, None, b"ab", "ab", bytearray(b"ab"), range(2),
+    ((1, 2), OBJ), ([3, 4], b"x"), ((1, "y"), OBJ), ((1, 2, 3), OBJ), (5, OBJ), ((1, 2),),
+    ("s", b"y"), (b"s", bytearray(b"y")), (None, "x"), (OBJ, (7, 5)), (OBJ, (7, None)),
+    (OBJ, ("7", 5)), ((1, 2), ((2.5,), b"s")), ((1, 2), ((2.5,), "s")), ((1, 2), (("x",), b"s")),
+    ((1, 2), (2.5, b"s")), (None, None, 1j), ("a", "b", 1j), (b"c",), ("c",),
+    (2**40, 1), (2**63, True), BadItem(), {1: 2, 3: 4},
+]
+
+
+@pytest.mark.parametrize("case", NESTED, ids=lambda c: f"{c.fmt}/{c.kwlist}")
+def test_nested_units_like_cpython(exts, shared_cache_ext, case):
+    """Not a sequence, bytes, the wrong length, an item of the wrong type,
+    at each level: the message names the argument and the items."""
+    stock, cystck = exts
+    mismatches = []
+    n = len(case.units)
+    for _ in range(2):             # the second time through the cached parsers
+        for value in NESTED_VALUES:
+            calls = [(tuple([value] * k), {}) for k in range(n + 2)]
+            calls += [((value,) * (n - 1), {}), ((7, value, value), {}), ((OBJ, value), {}),
+                      ((OBJ, value, value), {})]
+            if case.kwlist is not None:
+                calls += [((), {name: value}) for name in case.kwlist]
+                calls += [((), dict.fromkeys(case.kwlist, value)), ((7,), {"b": value})]
+            for args, kwargs in calls:
+                mismatches += differences(stock, [cystck, shared_cache_ext], case, args, kwargs)
+    assert mismatches == []
+
+
+def test_unit_inside_parentheses_unsupported(tmp_path):
+    """A unit Cystck does not implement inside "(...)" is named, before any
+    output is written."""
+    cases = [Case("inner_pos", "i(ies):f"), Case("inner_kw", "i|(is)(es)", ["a", "b", "c"]),
+             Case("unclosed", "(ii:f")]
+    source = tmp_path / "ap_inner.c"
+    source.write_text(ac.cystck_source("ap_inner", cases))
+    m = load_extension("ap_inner", build_extension("ap_inner", [source], tmp_path,
+                                                   extra_compile_args=WARNINGS + [
+                                                       "-Wno-unused-function"]))
+    for name, unit in [("inner_pos", "es"), ("inner_kw", "es"), ("unclosed", "(ii:f")]:
+        with pytest.raises(SystemError, match=f"format unit '{re.escape(unit)}'"):
+            getattr(m, name)(1, (2, "x"))
+        assert m.last_untouched() == 1

@@ -240,20 +240,12 @@ class LoopRelease(Rule):
     def _stolen_argument(self, body, start, end):
         """Is ``body[start:end]`` the whole argument that a consuming API
         call (``api.consuming``) steals?"""
-        depth, i = 0, start - 1
-        while i >= 0:
-            if body[i] in ")]}":
-                depth += 1
-            elif body[i] in "([{":
-                if depth == 0:
-                    break
-                depth -= 1
-            i -= 1
-        call = regex.search(r"(?<![\w.>])(\w+)\s*$", body[max(0, i - 64):i]) if i >= 0 and body[i] == "(" else None
-        if call is None or call.group(1) not in self._consuming:
+        call = _common.call_of_argument(body, start)
+        if call is None or call[0] not in self._consuming:
             return False
+        i = body.index("(", call[1])
         args = source.split_top(body, i + 1, source.matching(body, i) - 1)
-        stolen = self._consuming[call.group(1)] + 1          # after S
+        stolen = self._consuming[call[0]] + 1          # after S
         if stolen >= len(args):
             return False
         a0, a1 = args[stolen]

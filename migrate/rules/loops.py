@@ -19,6 +19,12 @@ _CALL = regex.compile(r"(?<![\w.>]|->)(?P<f>[A-Za-z_]\w*)\s*\(")
 _NOT_CALLS = frozenset("if while for switch return sizeof defined alignof _Alignof decltype assert".split())
 _DECL = regex.compile(r"(?<![\w])(?:PyObject\s*\*|Cystck_Object\s+)(?=\s*\w+\s*[=,;])")
 _INTO = regex.compile(r"\b\w+Into\s*\(")
+_NULL_VALUE = regex.compile(r"\s*(?:Cystck_NULL|NULL|nullptr|0)\s*")
+# C scalars: a function of the extension given the address of one cannot
+# keep a handle there.
+_SCALAR_DECL = (r"(?:(?:const|unsigned|signed|long|short|static|register)\s+)*"
+                r"(?:int|long|short|char|unsigned|signed|size_t|ssize_t|Py_ssize_t|Cystck_ssize_t|"
+                r"Py_hash_t|Py_UCS4|double|float|bool|_Bool|u?int(?:8|16|32|64|ptr)_t)\b")
 MARK = "cystck_mark_"
 
 
@@ -48,9 +54,14 @@ class LoopRelease(Rule):
     PyIter_Next(it))``: written every iteration,
     and written again before any read after the loop) or cleared at the
     end of the body (``x = NULL;`` last, as ``Py_CLEAR(x)`` leaves it, and
-    no ``continue``); no handle goes to a call other than the API, a function of
+    no ``continue``) or written by the body's first statement that names
+    it (``r = f(x); if (!r) goto error; Py_DECREF(r);``) and again after
+    the loop before any read; no handle goes to a call other than the API, a function of
     the extension (or a macro that calls one), or into a member, an array
     or through a pointer (``items.push_back(Item(key))``, ``*out = v``);
+    no function of the extension gets the address of a local other than a
+    handle or a C scalar (``iterNext(S, obj, &ctx)``, whose context may keep
+    a handle from one iteration to the next);
     the initializer and the increment of a ``for`` make no handle; and no
     slot-reusing call (``CystckDict_NextInto``) is in the loop, whose
     slots live across iterations.  A call on the way out of the function
@@ -159,6 +170,8 @@ class LoopRelease(Rule):
         handles |= inner
         if not self._calls_keep_handles_in(cond + "\n" + body, handles, ctx):
             return False
+        if self._own_call_gets_a_context(cond + "\n" + body, code[ctx.body[0]:close], handles):
+            return False
         if self._stored(body, handles):
             return False
         outputs = set()
@@ -178,20 +191,39 @@ class LoopRelease(Rule):
                 if not self._written_first(after, v):
                     return False
                 continue
-            if not self._cleared_at_end(body, v) or regex.search(r"\bcontinue\s*;", body):
+            if self._cleared_at_end(body, v) and not regex.search(r"\bcontinue\s*;", body):
+                continue
+            if not (self._written_at_start(body, v) and self._written_first(after, v)):
                 return False
         return True
+
+    @classmethod
+    def _written_at_start(cls, body, v):
+        """Is ``v`` first named in the body by a statement of the body's
+        own (not under an ``if`` or inside a block) that writes it, ``v =
+        f(x);``?  Then every iteration writes it before reading it, and
+        what the previous iteration left in it is never read."""
+        first = regex.search(rf"(?<![\w.>]){v}\b", body)
+        if first is None or not cls._written_first(body, v):
+            return False
+        before = body[:first.start()].lstrip()[1:]      # after the body's brace
+        return before.count("{") == before.count("}") and \
+            (not before.strip() or before.rstrip()[-1] in ";{}")
 
     @staticmethod
     def _assigned_in_loop(body, v):
         """Is ``v`` written in the body other than on the way out of the
         loop?  ``Py_CLEAR(res); goto done;`` (``v = Cystck_NULL;`` followed
         by ``goto``, ``break`` or ``return``) leaves the loop: what it
-        stores is never seen by a later iteration."""
+        stores is never seen by a later iteration.  Nor does a null store
+        anywhere (``ret = NULL;`` where an append fails) put a handle of
+        the iteration in ``v``."""
         if regex.search(rf"&\s*{v}\b", body):
             return True
         for a in regex.finditer(rf"(?<![\w.>]){v}\s*=(?!=)", body):
             semi = body.find(";", a.end())
+            if semi >= 0 and _NULL_VALUE.fullmatch(body[a.end():semi]):
+                continue
             if semi < 0 or not regex.match(r"\s*(?:goto|break|return)\b", body[semi + 1:]):
                 return True
         return False
@@ -290,6 +322,24 @@ class LoopRelease(Rule):
             if mentions is not None and mentions.search(args):
                 return False
         return True
+
+    def _own_call_gets_a_context(self, code, before, handles):
+        """Is a function of the extension given the address of a local
+        that is neither a handle nor a C scalar (``iterNext(S, obj, &tc)``:
+        an iterator's context, a cache filled on first use)?  What it
+        stores there may be a handle made in one iteration and read in the
+        next, which the mark would release."""
+        for c in _CALL.finditer(code):
+            if c.group("f") not in self._own or c.group("f").endswith("_AsStruct"):
+                continue
+            args = code[c.end():source.matching(code, c.end() - 1)]
+            for a in regex.finditer(r"&\s*(\w+)\b(?!\s*(?:\[|->|\.))", args):
+                name = a.group(1)
+                if name in handles:
+                    continue
+                if not regex.search(_SCALAR_DECL + rf"[^;{{}}()]*?(?<![\w.>]){name}\b", before):
+                    return True
+        return False
 
     def _stored(self, body, handles):
         """Is a handle (a variable or a new one) stored into a member, an

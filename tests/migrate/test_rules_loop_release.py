@@ -76,7 +76,7 @@ def test_loops_whose_handles_outlive_the_iteration_are_left_alone():
         ("    PyObject *s = NULL;\n    for (Py_ssize_t i = 0; i < PyList_GET_SIZE(l); i++) {\n"
          "        s = PyObject_Str(PyList_GET_ITEM(l, i));\n        if (s == NULL) return NULL;\n"
          "        if (PyUnicode_GET_LENGTH(s) == 0)\n            continue;\n        Py_CLEAR(s);\n    }\n"
-         "    Py_RETURN_NONE;\n"),
+         "    Py_XDECREF(s);\n    Py_RETURN_NONE;\n"),   # the last one's s, read after the loop
         ("    PyObject *item;\n    for (item = PyIter_Next(l); item != NULL; item = PyIter_Next(l)) {\n"
          "        if (PyObject_Size(PyObject_Str(item)) < 0) return NULL;\n        Py_DECREF(item);\n    }\n"
          "    Py_RETURN_NONE;\n"),

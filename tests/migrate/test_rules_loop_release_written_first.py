@@ -1,0 +1,246 @@
+"""loop-release and a handle variable of the function that each iteration
+writes first: ``ret = encode_one(self, item); if (ret) Py_DECREF(ret);
+else goto error;`` in a loop over a sequence, ``ret`` written again after
+the loop before it is read.  The rule wanted such a variable cleared at
+the end of the body (``x = NULL;``), so the loop kept what each
+iteration made, here in the helpers it calls (a bytes object and the
+``write`` callable loaded from the instance's field, per item): an
+encoder given a list of more than 2^20 items raised MemoryError where
+the stock extension succeeds.  What the previous iteration left in the
+variable is never read, so the loop is marked.  Left alone: a variable
+first written under an ``if`` (a later iteration may read the last
+one's value) or read after the loop before it is written, and a loop
+whose condition hands a context to a function of the extension
+(``cursor_next(seq, &c)``, which keeps the item it makes in ``c``).  Stock and
+translated builds compared at a small handle limit, release and debug."""
+from cystck.migrate import translate
+
+SOURCE = r'''#include <Python.h>
+
+typedef struct {
+    PyObject_HEAD
+    PyObject *write;
+} EncObject;
+
+static int
+emit(EncObject *self, const char *buf, Py_ssize_t n)
+{
+    PyObject *bytes, *ret = NULL;
+    bytes = PyBytes_FromStringAndSize(buf, n);
+    if (bytes) {
+        ret = PyObject_CallFunctionObjArgs(self->write, bytes, NULL);
+        Py_XDECREF(ret);
+        Py_DECREF(bytes);
+    }
+    return ret ? 0 : -1;
+}
+
+static PyObject *
+encode_one(EncObject *self, PyObject *value)
+{
+    PyObject *s = PyObject_Str(value);
+    int r;
+    if (s == NULL)
+        return NULL;
+    r = emit(self, PyUnicode_AsUTF8(s), PyUnicode_GET_LENGTH(s));
+    Py_DECREF(s);
+    if (r == -1)
+        return NULL;
+    Py_RETURN_NONE;
+}
+
+static PyObject *
+Enc_encode(EncObject *self, PyObject *value)
+{
+    PyObject *fast, *ret = NULL;
+    Py_ssize_t length, i;
+
+    fast = PySequence_Fast(value, "argument must be iterable");
+    if (fast) {
+        length = PySequence_Fast_GET_SIZE(fast);
+        for (i = 0; i < length; i++) {
+            ret = encode_one(self, PySequence_Fast_GET_ITEM(fast, i));
+            if (ret)
+                Py_DECREF(ret);
+            else
+                goto error;
+        }
+        Py_INCREF(Py_None);
+        ret = Py_None;
+error:
+        Py_DECREF(fast);
+    }
+    return ret;
+}
+
+static PyObject *
+Enc_last_true(EncObject *self, PyObject *value)
+{
+    PyObject *fast, *ret = NULL;
+    Py_ssize_t i;
+
+    fast = PySequence_Fast(value, "argument must be iterable");
+    if (fast == NULL)
+        return NULL;
+    for (i = 0; i < PySequence_Fast_GET_SIZE(fast); i++) {
+        PyObject *item = PySequence_Fast_GET_ITEM(fast, i);
+        if (PyObject_IsTrue(item))
+            ret = PyObject_Repr(item);
+    }
+    Py_DECREF(fast);
+    if (ret == NULL)
+        Py_RETURN_NONE;
+    return ret;
+}
+
+static PyObject *
+Enc_reprs(EncObject *self, PyObject *args)
+{
+    Py_ssize_t i, length;
+    PyObject *array, *item, *ret = NULL;
+    if (!PyArg_ParseTuple(args, "n", &length))
+        return NULL;
+    array = PyList_New(0);
+    if (array) {
+        ret = array;
+        for (i = 0; i < length; ++i) {
+            item = encode_one(self, Py_None);
+            if (item) {
+                if (PyList_Append(array, item) == -1) {
+                    ret = NULL;
+                    Py_DECREF(item);
+                    break;
+                }
+                Py_DECREF(item);
+            } else {
+                ret = NULL;
+                break;
+            }
+        }
+        if (ret == NULL)
+            Py_DECREF(array);
+    }
+    return ret;
+}
+
+typedef struct {
+    Py_ssize_t i;
+    PyObject *last;
+} Cursor;
+
+static int
+cursor_next(PyObject *seq, Cursor *c)
+{
+    if (c->i >= PySequence_Size(seq))
+        return 0;
+    c->last = PySequence_GetItem(seq, c->i++);
+    return c->last != NULL;
+}
+
+static PyObject *
+Enc_count_true(EncObject *self, PyObject *seq)
+{
+    Cursor c = {0, NULL};
+    Py_ssize_t n = 0;
+    PyObject *item;
+    while (cursor_next(seq, &c)) {
+        item = c.last;
+        n += PyObject_IsTrue(item) == 1;
+        Py_DECREF(item);
+    }
+    if (PyErr_Occurred())
+        return NULL;
+    return PyLong_FromSsize_t(n);
+}
+
+static int
+Enc_init(EncObject *self, PyObject *args, PyObject *kwds)
+{
+    PyObject *write;
+    if (!PyArg_ParseTuple(args, "O", &write))
+        return -1;
+    Py_INCREF(write);
+    Py_XSETREF(self->write, write);
+    return 0;
+}
+
+static void
+Enc_dealloc(EncObject *self)
+{
+    Py_XDECREF(self->write);
+    Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+static PyMethodDef Enc_methods[] = {
+    {"encode", (PyCFunction)Enc_encode, METH_O, NULL},
+    {"last_true", (PyCFunction)Enc_last_true, METH_O, NULL},
+    {"reprs", (PyCFunction)Enc_reprs, METH_VARARGS, NULL},
+    {"count_true", (PyCFunction)Enc_count_true, METH_O, NULL},
+    {NULL}
+};
+
+static PyTypeObject EncType = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "NAME.Enc",
+    .tp_basicsize = sizeof(EncObject),
+    .tp_dealloc = (destructor)Enc_dealloc,
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_methods = Enc_methods,
+    .tp_init = (initproc)Enc_init,
+    .tp_new = PyType_GenericNew,
+};
+
+static struct PyModuleDef moduledef = {PyModuleDef_HEAD_INIT, "NAME", NULL, -1, NULL};
+
+PyMODINIT_FUNC
+PyInit_NAME(void)
+{
+    PyObject *m;
+    if (PyType_Ready(&EncType) < 0)
+        return NULL;
+    m = PyModule_Create(&moduledef);
+    if (m == NULL)
+        return NULL;
+    Py_INCREF(&EncType);
+    if (PyModule_AddObject(m, "Enc", (PyObject *)&EncType) < 0) {
+        Py_DECREF(&EncType);
+        Py_DECREF(m);
+        return NULL;
+    }
+    return m;
+}
+'''
+
+SCRIPT = r'''
+out = []
+e = m.Enc(out.append)
+def fails(b):
+    if b == b"7":
+        raise ValueError("no sevens")
+print(repr((outcome(e.encode, list(range(300))), len(out), out[299], outcome(e.encode, 5),
+            outcome(m.Enc(fails).encode, [1, 7, 9]), e.last_true([0, 1, 0, 2, 0]),
+            len(e.reprs(300)), len(out), outcome(m.Enc(lambda b: 1 / 0).reprs, 9),
+            e.count_true([0, 1, 2] * 10))))
+'''
+
+
+def test_a_loop_whose_variable_each_iteration_writes_first_releases(stock_and_translated, run_script):
+    stock, ported = stock_and_translated("loopfirst", SOURCE.replace("NAME", "loopfirst"))
+    want = run_script(SCRIPT, stock)
+    assert want[:3] == (None, 300, b"299") and want[6:] == (300, 600, ("ZeroDivisionError", "division by zero"), 20)
+    for debug in (False, True):
+        assert run_script(SCRIPT, ported, debug=debug, env={"CYSTCK_HANDLE_LIMIT": "64"}) == want
+
+
+def test_a_variable_written_under_an_if_keeps_the_loop_unmarked():
+    out = translate.translate_source(SOURCE.replace("NAME", "loopfirst"), "loopfirst.c")
+    encode = out[out.index("Enc_encode("):out.index("Enc_last_true(")]
+    last_true = out[out.index("Enc_last_true("):out.index("Enc_reprs(")]
+    reprs = out[out.index("Enc_reprs("):out.index("cursor_next(")]
+    count_true = out[out.index("Enc_count_true("):out.index("Enc_init(")]
+    assert "Cystck_ReleaseSince" in encode
+    assert "Cystck_Mark" not in last_true
+    # a null store where an append fails puts no handle in `ret`
+    assert "Cystck_ReleaseSince" in reprs
+    # cursor_next keeps the item it makes in the cursor, read by the body
+    assert "Cystck_Mark" not in count_true

@@ -174,7 +174,17 @@ def callgrind_instructions(command: list[str], out: str | Path = os.devnull, *,
                            env: dict | None = None, timeout: float | None = None) -> int:
     """The instructions valgrind's callgrind counts running `command` (its
     profile written to `out`); RuntimeError, with the end of valgrind's
-    output, if the run fails or reports no count."""
+    output, if the run fails or reports no count.
+
+    `command` runs once first without valgrind, uncounted: a process that
+    imports a module whose bytecode is not cached yet compiles it and
+    writes __pycache__, tens of millions of instructions that only the
+    first process of a fresh tree pays (a per-repeat count taken as the
+    difference of two processes was off by 9% when one of them did)."""
+    try:
+        subprocess.run(command, capture_output=True, env=env, timeout=timeout)
+    except OSError:
+        pass    # no such program: valgrind's run below reports it
     result = subprocess.run(
         ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}", *command],
         capture_output=True, text=True, env=env, timeout=timeout)

@@ -121,7 +121,8 @@ CYSTCK_NOINLINE void _Cystck_FreeLastInstance(PyObject *self, PyTypeObject *tp)
  * whose nodes other live instances share) that those objects keep valid.
  * The fields' objects are taken before it and released after it, so the
  * destructor may also free native memory that holds fields. */
-void _Cystck_DeallocWith(PyObject *self, void (*destroy)(void *), destructor own)
+static CYSTCK_ALWAYS_INLINE void dealloc_with(PyObject *self, void (*destroy)(void *), destructor own,
+                                              int untracked)
 {
     PyTypeObject *tp = Py_TYPE(self);
     TakenFields taken;
@@ -130,7 +131,9 @@ void _Cystck_DeallocWith(PyObject *self, void (*destroy)(void *), destructor own
     taken.items = taken.inline_items;
     taken.n = 0;
     taken.cap = (Py_ssize_t)(sizeof(taken.inline_items) / sizeof(taken.inline_items[0]));
-    if (PyType_IS_GC(tp))
+    /* untracked: _Cystck_DeallocTrash has untracked the instance already
+     * (and finalize_slow leaves it untracked): no second call. */
+    if (!untracked && PyType_IS_GC(tp))
         PyObject_GC_UnTrack(self);
     if (tp->tp_weaklistoffset != 0)
         PyObject_ClearWeakRefs(self);
@@ -142,6 +145,22 @@ void _Cystck_DeallocWith(PyObject *self, void (*destroy)(void *), destructor own
     _Cystck_FreeInstance(self, tp);
 }
 
+void _Cystck_DeallocWith(PyObject *self, void (*destroy)(void *), destructor own)
+{
+    dealloc_with(self, destroy, own, 0);
+}
+
+/* Py_TRASHCAN_BEGIN(op, own): the trashcan for an instance whose
+ * tp_dealloc is own.  Where CPython has Py_TRASHCAN_BEGIN_CONDITION
+ * (3.8 to 3.12), the condition is written inline: Py_TRASHCAN_BEGIN
+ * calls _PyTrash_cond for the same compare (a call per GC dealloc). */
+#ifdef Py_TRASHCAN_BEGIN_CONDITION
+#  define _CYSTCK_TRASHCAN_BEGIN(op, own) \
+    Py_TRASHCAN_BEGIN_CONDITION(op, Py_TYPE(op)->tp_dealloc == (own))
+#else
+#  define _CYSTCK_TRASHCAN_BEGIN(op, own) Py_TRASHCAN_BEGIN(op, own)
+#endif
+
 /* _Cystck_DeallocWith in CPython's trashcan, for GC types (whose fields
  * can chain instances: freeing a long chain would otherwise recurse once
  * per link and overflow the C stack).  `own` is the tp_dealloc calling it:
@@ -150,8 +169,8 @@ void _Cystck_DeallocWith(PyObject *self, void (*destroy)(void *), destructor own
 void _Cystck_DeallocTrash(PyObject *self, void (*destroy)(void *), destructor own)
 {
     PyObject_GC_UnTrack(self);       /* the trashcan takes untracked objects */
-    Py_TRASHCAN_BEGIN(self, own)      /* if Py_TYPE(self)->tp_dealloc == own */
-    _Cystck_DeallocWith(self, destroy, own);
+    _CYSTCK_TRASHCAN_BEGIN(self, own)
+    dealloc_with(self, destroy, own, 1);
     Py_TRASHCAN_END
 }
 
@@ -193,7 +212,7 @@ void _Cystck_DeallocRelease(PyObject *self, destructor release, void (*destroy)(
         return;
     }
     PyObject_GC_UnTrack(self);
-    Py_TRASHCAN_BEGIN(self, own)
+    _CYSTCK_TRASHCAN_BEGIN(self, own)
     dealloc_release(self, release, destroy, own);
     Py_TRASHCAN_END
 }

@@ -260,3 +260,17 @@ def test_callgrind_instructions_counts_more_for_more_work():
     assert count(200_000) > count(1) > 0
     with pytest.raises(RuntimeError, match="callgrind run failed"):
         portkit.callgrind_instructions([str(Path(sys.executable).with_name("no-such-program"))])
+
+
+@pytest.mark.skipif(shutil.which("valgrind") is None, reason="valgrind is not installed")
+def test_callgrind_instructions_do_not_count_compiling_a_module_once(tmp_path):
+    # The first process to import a module compiles it and writes its
+    # __pycache__; the count must be that of every later process.
+    (tmp_path / "big_module.py").write_text("".join(
+        f"def f{i}(a, b):\n    return [a + b * {i} for _ in range({i})]\n" for i in range(400)))
+    command = [sys.executable, "-I", "-S", "-c",
+               f"import sys; sys.path.insert(0, {str(tmp_path)!r}); import big_module"]
+    first = portkit.callgrind_instructions(command)
+    assert (tmp_path / "__pycache__").is_dir()
+    second = portkit.callgrind_instructions(command)
+    assert abs(first - second) < 0.01 * second, (first, second)

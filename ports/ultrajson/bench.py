@@ -317,9 +317,8 @@ def bench_instructions(log):
     for op in workloads.WORKLOADS:
         per_call = {}
         for v in port.VARIANTS:
-            # A first, discarded process: it may compile and cache bench.py,
-            # which later ones find in __pycache__.
-            count_instructions(v, op, 1)
+            # (callgrind_instructions runs each command once uncounted
+            # first, so the modules' bytecode is cached: portkit.)
             once = count_instructions(v, op, repeat)
             twice = count_instructions(v, op, 2 * repeat)
             per_call[v] = (twice - once) / repeat

@@ -856,6 +856,7 @@ const CYSTCK_MEMBER_LONG ~ T_LONG             ; long
 const CYSTCK_MEMBER_FLOAT ~ T_FLOAT           ; float
 const CYSTCK_MEMBER_DOUBLE ~ T_DOUBLE         ; double
 const CYSTCK_MEMBER_STRING ~ T_STRING         ; char * (read-only, NULL reads as None)
+const CYSTCK_MEMBER_STRING_INPLACE ~ T_STRING_INPLACE ; char array inside the struct, read as a str (read-only)
 const CYSTCK_MEMBER_CHAR ~ T_CHAR             ; char (a 1-character str)
 const CYSTCK_MEMBER_BYTE ~ T_BYTE             ; signed char
 const CYSTCK_MEMBER_UBYTE ~ T_UBYTE           ; unsigned char

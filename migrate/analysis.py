@@ -205,7 +205,9 @@ def _exceptions(unit, code, contexts):
         b0, b1 = ctx.body
         for m in _SETS_ERROR.finditer(code, b0, b1):
             before = code[max(b0, m.start() - 30):m.start()]
-            if regex.search(r"\breturn\s*(?:\(\s*)?$|=\s*$|\(\s*$", before):
+            # returned, stored, an argument, or the result an entry point
+            # returns (return Cystck_Return(S, CystckErr_Format(...)))
+            if regex.search(r"\breturn\s*(?:\(\s*)?$|=\s*$|\(\s*$|\bCystck_Return\s*\(\s*S\s*,\s*$", before):
                 continue
             close = source.matching(code, m.end() - 1)
             semi = code.find(";", close)

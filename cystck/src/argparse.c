@@ -46,6 +46,9 @@ static int unit_length(const char *p)
     case 'w':
         n = p[1] == '*' ? 2 : 0;
         break;
+    case 'e':       /* es et es# et# */
+        n = p[1] == 's' || p[1] == 't' ? 2 + (p[2] == '#') : 0;
+        break;
     case 'O':
         n = p[1] == '!' || p[1] == '&' ? 2 : 1;
         break;
@@ -466,6 +469,73 @@ static int convert_string(const Format *f, int index, const char *code, Cystck_O
     return 0;
 }
 
+/* The encoded-string units: es et es# et# (CPython's getargs.c 'e'):
+ * an encoding (NULL: the default), then a char ** the caller frees with
+ * PyMem_Free; with '#', a Py_ssize_t * too, and a buffer of the caller's
+ * if *buffer is not NULL on the call (*length is its size then).  'et'
+ * passes bytes and bytearray through as they are.  Unlike CPython, a
+ * buffer allocated here is not freed when a later value fails to
+ * convert (docs/runtime.md). */
+static CYSTCK_COLD CYSTCK_NOINLINE int convert_encoded(const Format *f, int index, const char *code,
+                                                      PyObject *o, va_list *va)
+{
+    const char *encoding = va_arg(*va, const char *);
+    char **buffer = va_arg(*va, char **);
+    int recode = code[1] == 's', with_size = code[2] == '#';
+    Py_ssize_t *psize = with_size ? va_arg(*va, Py_ssize_t *) : NULL;
+    PyObject *s;
+    const char *ptr;
+    Py_ssize_t size;
+    if (encoding == NULL)
+        encoding = PyUnicode_GetDefaultEncoding();
+    if (buffer == NULL)
+        return bad_argument(f, index, "(buffer is NULL)", o);
+    if (!recode && (PyBytes_Check(o) || PyByteArray_Check(o))) {
+        s = Py_NewRef(o);
+        size = PyBytes_Check(o) ? PyBytes_GET_SIZE(o) : PyByteArray_GET_SIZE(o);
+        ptr = PyBytes_Check(o) ? PyBytes_AS_STRING(o) : PyByteArray_AS_STRING(o);
+    }
+    else if (PyUnicode_Check(o)) {
+        s = PyUnicode_AsEncodedString(o, encoding, NULL);
+        if (s == NULL)
+            return bad_argument(f, index, "(encoding failed)", o);
+        size = PyBytes_GET_SIZE(s);
+        ptr = PyBytes_AS_STRING(s);
+    }
+    else {
+        return bad_argument(f, index, recode ? "str" : "str, bytes or bytearray", o);
+    }
+    if (with_size) {
+        if (psize == NULL) {
+            Py_DECREF(s);
+            return bad_argument(f, index, "(buffer_len is NULL)", o);
+        }
+        if (*buffer != NULL && size + 1 > *psize) {
+            Py_DECREF(s);
+            PyErr_Format(PyExc_ValueError, "encoded string too long (%zd, maximum length %zd)",
+                         size, *psize - 1);
+            return -1;
+        }
+    }
+    else if ((Py_ssize_t)strlen(ptr) != size) {
+        Py_DECREF(s);
+        return bad_argument(f, index, "encoded string without null bytes", o);
+    }
+    if (!with_size || *buffer == NULL) {
+        *buffer = PyMem_New(char, size + 1);
+        if (*buffer == NULL) {
+            Py_DECREF(s);
+            PyErr_NoMemory();
+            return -1;
+        }
+    }
+    memcpy(*buffer, ptr, (size_t)size + 1);
+    if (with_size)
+        *psize = size;
+    Py_DECREF(s);
+    return 0;
+}
+
 /* ---- The buffer units: s* z* y* w* ----
  * The caller's Py_buffer may live on its C stack, gone by the time the
  * frame closes, so the exporter's view is kept in a small holder object
@@ -629,6 +699,8 @@ static int convert(Cystck_State *S, const Format *f, int index, const char *code
         return convert_string(f, index, code, h, va);
     case 'c': case 'C': case 'S': case 'Y': case 'U':
         return convert_string(f, index, code, h, va);
+    case 'e':
+        return convert_encoded(f, index, code, *h._p, va);
     default:        /* O O! O& p (...): parse_format_text let no other unit in */
         return convert_object(S, f, index, code, h, va);
     }
@@ -755,8 +827,10 @@ static void skip(const char *code, va_list *va)
         (void)va_arg(*va, Cystck_Object);
     else if (code[0] == 'O' && code[1] == '&')
         (void)va_arg(*va, CystckArg_Converter);
+    else if (code[0] == 'e')
+        (void)va_arg(*va, const char *);        /* the encoding; the buffer next */
     (void)va_arg(*va, void *);
-    if (code[1] == '#')
+    if (code[1] == '#' || (code[0] == 'e' && code[2] == '#'))
         (void)va_arg(*va, Py_ssize_t *);
 }
 

@@ -387,6 +387,7 @@ typedef struct {
 #define CYSTCK_MEMBER_FLOAT     T_FLOAT
 #define CYSTCK_MEMBER_DOUBLE    T_DOUBLE
 #define CYSTCK_MEMBER_STRING    T_STRING
+#define CYSTCK_MEMBER_STRING_INPLACE T_STRING_INPLACE   /* a char array in the struct */
 #define CYSTCK_MEMBER_CHAR      T_CHAR
 #define CYSTCK_MEMBER_BYTE      T_BYTE
 #define CYSTCK_MEMBER_UBYTE     T_UBYTE

@@ -536,11 +536,27 @@ _CONDITIONAL_NULL = regex.compile(r"(?<=:\s*)(?:NULL|nullptr)\b(?=\s*$)|(?<=\?\s
 def conditional_nulls(code, start, end):
     """Spans of the NULLs in [start, end) of ``code`` that are a branch of
     a conditional expression (``c ? h : NULL``, ``c ? NULL : h``), stored
-    or returned where a handle is wanted: the null handle there."""
+    or returned where a handle is wanted: the null handle there.  A
+    conditional inside a call's parentheses is an argument, no value of
+    the whole (``Py_BuildValue("z", c ? NULL : "x")`` passes a ``char *``);
+    one in grouping parentheses is (``c ? (d ? NULL : h) : g``)."""
     value = code[start:end]
     if not _CONDITIONAL.search(value):
         return []
-    return [(start + m.start(), start + m.end()) for m in _CONDITIONAL_NULL.finditer(value)]
+    return [(start + m.start(), start + m.end()) for m in _CONDITIONAL_NULL.finditer(value)
+            if not _in_call_parentheses(value, m.start())]
+
+
+def _in_call_parentheses(value, pos):
+    """Is ``pos`` inside parentheses of ``value`` that follow a name or a
+    closing bracket (a call's, or a cast's operand's)?"""
+    opens = []
+    for i, ch in enumerate(value[:pos]):
+        if ch == "(":
+            opens.append(i)
+        elif ch == ")" and opens:
+            opens.pop()
+    return any(regex.search(r"[\w)\]]\s*$", value[:i]) for i in opens)
 
 
 _STATEMENT_BEFORE = regex.compile(r"(?:[{};:)]|\belse|\bfor\s*\()$")

@@ -151,6 +151,40 @@ class ConstantGetters(Rule):
         return unit.sub(self.patterns[0], constant)
 
 
+class ModuleMacroConstants(Rule):
+    """``PyModule_AddIntMacro(m, NAME)`` and ``PyModule_AddStringMacro(m,
+    NAME)`` are CPython macros for ``PyModule_AddIntConstant(m, "NAME",
+    NAME)`` and ``PyModule_AddStringConstant(m, "NAME", NAME)``: they are
+    written out so, and the rules after it port the function (the macro
+    has no Cystck counterpart of its own; through the escape hatch it
+    worked, lending the module).  A second argument that is no plain name
+    (CPython stringifies any text) stays for the escape hatch."""
+    name = "module-macro-constants"
+    precedence = 72
+    patterns = (r"\bPyModule_Add(?P<k>Int|String)Macro\s*\(",)
+    before = ("#define LIMIT 10\n#define TAG \"t\"\n"
+              "static int add(PyObject *m) { return PyModule_AddIntMacro(m, LIMIT) "
+              "|| PyModule_AddStringMacro(m, TAG); }\n")
+    after = ("#define LIMIT 10\n#define TAG \"t\"\n"
+             "static int add(PyObject *m) { return PyModule_AddIntConstant(m, \"LIMIT\", LIMIT) "
+             "|| PyModule_AddStringConstant(m, \"TAG\", TAG); }\n")
+
+    def apply(self, unit):
+        code, text = unit.masked, unit.text
+        edits = source.Edits()
+        for m in regex.finditer(self.patterns[0], code):
+            close = source.matching(code, m.end() - 1)
+            args = source.split_top(code, m.end(), close - 1)
+            if len(args) != 2 or not regex.fullmatch(r"\s*[A-Za-z_]\w*\s*", code[args[1][0]:args[1][1]]):
+                continue
+            name = code[args[1][0]:args[1][1]].strip()
+            module = text[args[0][0]:args[0][1]].strip()
+            edits.add(m.start(), close, f'PyModule_Add{m.group("k")}Constant({module}, "{name}", {name})')
+        if edits:
+            unit.apply(edits)
+        return edits.applied
+
+
 class GivenOccurredMatches(Rule):
     """``PyErr_GivenExceptionMatches(PyErr_Occurred(), E)`` becomes
     ``PyErr_ExceptionMatches(E)``, which CPython defines so.  Cystck's

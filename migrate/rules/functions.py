@@ -442,8 +442,9 @@ class Declarations(Rule):
     become ``Cystck_Object a, b = Cystck_NULL;`` (``PyObject **p`` becomes
     ``Cystck_Object *p``; a pointer to a custom type's struct is a handle
     too; an array's null items, ``PyObject *argv[] = {NULL, x}``, are
-    ``Cystck_NULL``), also in the body of a macro that only functions with
-    the state expand (``#define FAIL(c) { PyObject *s =
+    ``Cystck_NULL``, and so is a NULL branch of a conditional initializer,
+    ``PyObject *s = c ? f(x) : NULL``), also in the body of a macro that
+    only functions with the state expand (``#define FAIL(c) { PyObject *s =
     PyUnicode_FromString(c); ... }``).  Function-level ``static PyObject
     *`` caches escape the call and are reported."""
     name = "declarations"
@@ -501,6 +502,9 @@ class Declarations(Rule):
                     elif d.pointer == "*" and d.init is not None \
                             and code[d.init[0]:d.init[1]].strip() in ("NULL", "0", "nullptr"):
                         edits.add(d.init[0], d.init[1], "Cystck_NULL")
+                    elif d.pointer == "*" and d.init is not None:
+                        for null in _common.conditional_nulls(code, *d.init):   # c ? h : NULL
+                            edits.add(*null, "Cystck_NULL")
                 n += 1
         if edits:
             unit.apply(edits)
@@ -703,7 +707,8 @@ class NullHandles(Rule):
     ``!Cystck_IsNull(h)``; an assignment to a handle used as a truth value
     (``!(h = f(x))``, ``while ((h = f(x)))``, ``for (; (h = f(x)); )``)
     tests the handle it stores,
-    ``Cystck_IsNull(h = f(x))``; in a chain ``a = h = NULL`` every target is a
+    ``Cystck_IsNull(h = f(x))``; a NULL branch of a conditional stored
+    in a handle, ``h = c ? f(x) : NULL``, is ``Cystck_NULL``; in a chain ``a = h = NULL`` every target is a
     handle.  A handle alone in parentheses is tested the same way where the
     parentheses are (``if ((a) && (b))``: ``(!Cystck_IsNull(a))``; ``!(h)``:
     ``Cystck_IsNull(h)``); a call's or a cast's parentheses are none.  A ``0`` that only starts the value (``h = 0 ? a : b``, a
@@ -737,6 +742,7 @@ class NullHandles(Rule):
         call_test = regex.compile(calls + r"\s*(?P<op>==|!=)\s*(?:NULL|nullptr)\b")
         null_first = regex.compile(rf"(?:NULL|nullptr)\s*(?P<op>==|!=)\s*(?P<h>{hx})")
         assign_opens = regex.compile(rf"\(\s*(?P<h>{hx})\s*=(?!=)")
+        assign_value = regex.compile(rf"(?<![\w.>])(?P<h>{hx})\s*=(?!=)\s*")
         pats = [regex.compile(pat.replace("H", hx)) for pat in self.patterns]
         # (h), not a call's or a cast's parentheses, f(h) or (T)(h)
         parenthesized = regex.compile(rf"(?<![\w\])\]]\s*)\(\s*(?P<h>{hx})\s*\)")
@@ -773,6 +779,12 @@ class NullHandles(Rule):
                     continue
                 eq = code.index("=", m.end("h"))
                 edits.add(eq, m.end(), "= Cystck_NULL")
+            # h = c ? f(x) : NULL: the null branch of the value stored
+            for m in assign_value.finditer(code, b0, b1):
+                if not handle(m) or regex.search(r"(?:[=!<>]=|[<>])\s*$", code[max(0, m.start() - 3):m.start()]):
+                    continue
+                for null in _common.conditional_nulls(code, m.end(), _common.expression_end(code, m.end(), b1)):
+                    edits.add(*null, "Cystck_NULL")
             for m in pats[1].finditer(code, b0, b1):
                 if handle(m):
                     neg = "!" if m.group("op") == "!=" else ""

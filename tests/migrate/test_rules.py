@@ -591,6 +591,21 @@ def test_exception_analysis_sees_the_return_past_directives_and_else_branches():
     assert len(warnings) == 1 and "(rv = -1;)" in warnings[0]
 
 
+def test_exception_analysis_sees_the_exception_returned_as_the_result():
+    """``return PyErr_Format(...);`` from an entry point is ``return
+    Cystck_Return(S, CystckErr_Format(...));``: the exception is returned
+    (T35's blind test was warned about it); a call in the statement before
+    a return stays warned about (negative)."""
+    src = ("#include <Python.h>\n"
+           "static PyObject *f(PyObject *self, PyObject *o)\n{\n"
+           "    if (o == Py_None)\n        return PyErr_Format(PyExc_ValueError, \"no %S\", o);\n"
+           "    if (o == Py_True)\n        PyErr_Format(PyExc_ValueError, \"no %S\", o);\n"
+           "    o = Py_None;\n    return PyObject_Repr(o);\n}\n"
+           "static PyMethodDef m[] = {{\"f\", f, METH_O, NULL}, {NULL}};\n")
+    warnings = _exception_warnings(src)
+    assert len(warnings) == 1 and "(o = Cystck_None;)" in warnings[0]
+
+
 def test_fastcall_argument_array_passed_to_a_macro_stays_an_array():
     """A METH_FASTCALL method's ``args`` is an array: handed to a macro
     (or a helper) it stays one; a METH_VARARGS tuple handed on is built

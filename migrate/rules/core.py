@@ -549,8 +549,9 @@ class SequenceFastItems(Rule):
                 if code[rest:rest + 1] != "[":
                     return False   # the pointer itself: moved, passed on, compared
                 close = source.matching(code, rest)
-            if _ASSIGN_AFTER.match(code, close) or regex.search(r"(?:&|\+\+|--)\s*$", before):
-                return False   # written through, or its address taken
+            if _ASSIGN_AFTER.match(code, close) or regex.search(r"(?:&|\+\+|--)\s*$", before) \
+                    or SequenceFastItems._macro_written(code, u.start(), close, macros.assigned_parameters(code)):
+                return False   # written through (SWAP(p[i], p[j], PyObject *) too), or its address taken
         stmt_end = code.find(";", m.end())
         for u in regex.finditer(rf"(?<![\w.>]|->){seq}\b", code[:b1], pos=stmt_end):
             before = code[max(b0, u.start() - 24):u.start()]

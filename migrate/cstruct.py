@@ -146,7 +146,9 @@ class Declarator:
 # The base type of a declaration, one declarator (``**name[3] = init``).
 _DECL_BASE = regex.compile(r"\s*((?:(?:static|extern|const|volatile|register|struct|unsigned|signed|inline)\s+)*"
                            r"[A-Za-z_][\w:]*(?:\s*<[^;{}]*>)?(?:\s+const)?)\s*(?=[\*&\s]|$)")
-_DECLARATOR = regex.compile(r"\s*(?P<ptr>(?:\*\s*(?:(?:const|volatile|restrict|__restrict__|__restrict)\b\s*)*)*)"
+#: the qualifiers a pointer may carry after its star (``*restrict p``)
+POINTER_QUALIFIERS = r"(?:(?:const|volatile|restrict|__restrict__|__restrict)\b\s*)"
+_DECLARATOR = regex.compile(r"\s*(?P<ptr>(?:\*\s*" + POINTER_QUALIFIERS + r"*)*)"
                             r"(?P<name>[A-Za-z_]\w*)\s*"
                             r"(?P<arr>(?:\[[^\]]*\]\s*)*)(?:=\s*(?P<init>.*\S))?\s*$", flags=regex.S)
 _SPACE = regex.compile(r"\s")
@@ -154,8 +156,6 @@ _OBJECT_HEAD = regex.compile(r"\s*PyObject_(?:VAR_)?HEAD\b")
 _DESIGNATOR = regex.compile(r"\.(\w+)\s*=\s*")
 
 
-#: a qualifier that a pointer may carry after its star
-POINTER_QUALIFIER = regex.compile(r"\b(?:const|volatile|restrict|__restrict__|__restrict)\b")
 _NO_ALIAS_QUALIFIER = regex.compile(r"\b(?:restrict|__restrict__|__restrict)\b")
 _OWN_QUALIFIERS = regex.compile(r"(?:const|volatile)+$")
 

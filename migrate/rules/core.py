@@ -2,7 +2,7 @@
 inserted (paper rule 8) and values that escape into globals."""
 import regex
 
-from .. import api, macros, project as proj, source
+from .. import api, cstruct, macros, project as proj, source
 from ..engine import Rule
 from . import _common, escape
 
@@ -508,7 +508,7 @@ class SequenceFastItems(Rule):
         name = lhs.group("v")
         lhs_at = max(b0, m.start() - 200) + lhs.start()
         d = regex.search(rf"(?:^|[{{;}}])\s*((?:const\s+)?PyObject\b(?:[^;{{}}]*?(?<![\w*]))?\*\s*(?:const\s*)?\*"
-                         rf"\s*(?:(?:const|volatile|restrict|__restrict__|__restrict)\b\s*)*{name}\b[^;{{}}]*;)",
+                         rf"\s*{cstruct.POINTER_QUALIFIERS}*{name}\b[^;{{}}]*;)",
                          code[b0:b1])
         if not d or code[b0 + d.start(1):b0 + d.end(1)].count("(") != code[b0 + d.start(1):b0 + d.end(1)].count(")"):
             return None
@@ -686,7 +686,7 @@ _ARG_END = regex.compile(r"\s*[,)]")
 _STACK_ALLOCATORS = ("alloca", "_alloca", "__builtin_alloca")
 _HEAP_ALLOCATORS = ("malloc", "calloc", "PyMem_Malloc", "PyMem_Calloc", "PyMem_RawMalloc", "PyMem_RawCalloc")
 _FREES = ("free", "PyMem_Free", "PyMem_RawFree")
-_POINTER_QUALIFIERS = r"(?:(?:const|volatile|restrict|__restrict__|__restrict)\b\s*)*"
+_POINTER_QUALIFIERS = cstruct.POINTER_QUALIFIERS + "*"
 _ITEM_ARRAY_ALLOCATION = regex.compile(
     r"(?P<cast>\(\s*(?:const\s+)?PyObject\s*\*\s*" + _POINTER_QUALIFIERS + r"\*\s*" + _POINTER_QUALIFIERS + r"\)\s*)?"
     r"(?<![\w.>]|->)(?P<f>" + "|".join(_STACK_ALLOCATORS + _HEAP_ALLOCATORS) + r")\s*" + _common.PAREN)

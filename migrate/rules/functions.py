@@ -3,7 +3,7 @@ assignments (rules 4, 5), casts, NULL tests on handles, identity tests,
 return statements (rule 10) and passing the state to helpers."""
 import regex
 
-from .. import api, macros, project as proj, source
+from .. import api, cstruct, macros, project as proj, source
 from ..engine import Rule
 from . import _common, escape
 
@@ -514,7 +514,7 @@ class Declarations(Rule):
 
 
 #: qualifiers after a declarator's star: ``*restrict x``, ``*const x``
-_QUALIFIERS_AFTER_STAR = regex.compile(r"\s*(?:(?:const|volatile|restrict|__restrict__|__restrict)\b\s*)+")
+_QUALIFIERS_AFTER_STAR = regex.compile(r"\s*" + cstruct.POINTER_QUALIFIERS + "+")
 
 
 def _null_items(code, init, edits):

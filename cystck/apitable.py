@@ -471,6 +471,7 @@ h CystckMemoryView_FromObject(h o) = PyMemoryView_FromObject ; [h+1, e] memoryvi
 int CystckObject_GetBuffer(h o, Py_buffer* view, int flags) = PyObject_GetBuffer ; [e] buffer protocol
 void CystckBuffer_Release(Py_buffer* view) = PyBuffer_Release ; release a buffer view
 int CystckObject_CheckBuffer(h o) = PyObject_CheckBuffer   ; supports the buffer protocol
+int CystckBuffer_IsContiguous(const Py_buffer* view, char order) = PyBuffer_IsContiguous ; is the view's memory contiguous in order 'C' (row-major), 'F' (column-major) or 'A' (either); 0 for another order
 h CystckCapsule_New(void* p, const char* name, PyCapsule_Destructor d) = PyCapsule_New ; [h+1, e]
 void* CystckCapsule_GetPointer(h c, const char* name) = PyCapsule_GetPointer ; [e]
 

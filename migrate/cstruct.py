@@ -146,11 +146,27 @@ class Declarator:
 # The base type of a declaration, one declarator (``**name[3] = init``).
 _DECL_BASE = regex.compile(r"\s*((?:(?:static|extern|const|volatile|register|struct|unsigned|signed|inline)\s+)*"
                            r"[A-Za-z_][\w:]*(?:\s*<[^;{}]*>)?(?:\s+const)?)\s*(?=[\*&\s]|$)")
-_DECLARATOR = regex.compile(r"\s*(?P<ptr>(?:\*\s*(?:const\s+)?)*)(?P<name>[A-Za-z_]\w*)\s*"
+#: the qualifiers a pointer may carry after its star (``*restrict p``)
+POINTER_QUALIFIERS = r"(?:(?:const|volatile|restrict|__restrict__|__restrict)\b\s*)"
+_DECLARATOR = regex.compile(r"\s*(?P<ptr>(?:\*\s*" + POINTER_QUALIFIERS + r"*)*)"
+                            r"(?P<name>[A-Za-z_]\w*)\s*"
                             r"(?P<arr>(?:\[[^\]]*\]\s*)*)(?:=\s*(?P<init>.*\S))?\s*$", flags=regex.S)
 _SPACE = regex.compile(r"\s")
 _OBJECT_HEAD = regex.compile(r"\s*PyObject_(?:VAR_)?HEAD\b")
 _DESIGNATOR = regex.compile(r"\.(\w+)\s*=\s*")
+
+
+_NO_ALIAS_QUALIFIER = regex.compile(r"\b(?:restrict|__restrict__|__restrict)\b")
+_OWN_QUALIFIERS = regex.compile(r"(?:const|volatile)+$")
+
+
+def pointer_stars(ptr):
+    """The stars of a declarator, ``**``, as the rules compare them:
+    ``restrict`` (``__restrict``, ``__restrict__``) anywhere and ``const``
+    or ``volatile`` after the last star (qualifiers of the declared
+    variable itself, ``PyObject *const x``) dropped; a ``const`` between
+    two stars stays (``*const*``, a pointer to const pointers)."""
+    return _OWN_QUALIFIERS.sub("", _SPACE.sub("", _NO_ALIAS_QUALIFIER.sub("", ptr)))
 
 
 def split_declaration(code, start, end):
@@ -173,7 +189,7 @@ def split_declaration(code, start, end):
         init = None
         if d.group("init") is not None:
             init = (s + d.start("init"), s + d.end("init"))
-        decls.append(Declarator(d.group("name"), _SPACE.sub("", d.group("ptr")),
+        decls.append(Declarator(d.group("name"), pointer_stars(d.group("ptr")),
                                 d.group("arr").strip(), init, (s, e)))
     return base_end, decls
 

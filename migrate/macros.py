@@ -356,3 +356,19 @@ def expand_declaration_macros(text, macros):
         edits.add(m.start(), end, f"/* {use}, expanded by cystck-migrate */\n" + written)
         count += 1
     return (edits.apply(text), count) if count else (text, 0)
+
+
+def assigned_parameters(masked):
+    """{name: indexes of the parameters its body assigns} of the
+    function-like macros of ``masked`` (a file's mask) that assign one of
+    their parameters, ``#define SWAP(a, b, t) {t tmp; tmp = a; a = b; b =
+    tmp;}``: an argument there is written, as the left side of ``=`` is."""
+    out = {}
+    for m in _DEFINE.finditer(masked):
+        params = [p.strip() for p in m.group("params").split(",")]
+        body = m.group("body")
+        written = {i for i, p in enumerate(params) if regex.fullmatch(r"[A-Za-z_]\w*", p) and regex.search(
+            rf"(?<![\w.>#]|->)\b{p}\b\s*(?:(?:[-+*/%&|^]|<<|>>)?=(?!=)|\+\+|--)|(?:\+\+|--|&)\s*\b{p}\b", body)}
+        if written:
+            out[m.group("name")] = written
+    return out

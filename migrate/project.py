@@ -1331,8 +1331,13 @@ def folded_subtable_store(p, m):
 #: PyInit_spam(void)``, or with the plain return type ``PyObject *`` at the
 #: start of a line (CPython finds the function by its name; older Python 3
 #: templates spell it so).  ``proto``: a prototype.  Not a call, a cast of
-#: another init's result or a ``static`` function named like one.
-INIT_FUNCTION = regex.compile(r"(?m)(?:\bPyMODINIT_FUNC\s+|(?<=^[ \t]*)PyObject\s*\*\s*)PyInit_(?P<n>\w+)"
+#: another init's result or a ``static`` function named like one.  Whole
+#: preprocessor lines may stand between ``PyMODINIT_FUNC`` and the name
+#: (``PyMODINIT_FUNC`` / ``#if PY_MAJOR_VERSION >= 3`` / ``PyInit_spam(void)
+#: {`` / ``#else`` / ``initspam(void) {`` / ``#endif``, in a mask where the
+#: Python 2 branch is blank); ``i``: where the name starts.
+INIT_FUNCTION = regex.compile(r"(?m)(?:(?<!^[ \t]*#[^\n]*)\bPyMODINIT_FUNC(?:\s*\n[ \t]*#(?:[^\n\\]|\\.|\\\n)*)*\s+"
+                              r"|(?<=^[ \t]*)PyObject\s*\*\s*)(?P<i>PyInit_)(?P<n>\w+)"
                               r"\s*\(\s*(?:void)?\s*\)(?P<proto>\s*;)?")
 
 

@@ -3040,6 +3040,15 @@ static inline int CystckObject_CheckBuffer(Cystck_State *S, Cystck_Object o)
 #undef FN
 }
 
+/* is the view's memory contiguous in order 'C' (row-major), 'F' (column-major) or 'A' (either); 0 for another order */
+static inline int CystckBuffer_IsContiguous(Cystck_State *S, const Py_buffer* view, char order)
+{
+#define FN "CystckBuffer_IsContiguous"
+    (void)S;
+    return (int)(PyBuffer_IsContiguous(view, order));
+#undef FN
+}
+
 /* [h+1, e] */
 static inline Cystck_Object CystckCapsule_New(Cystck_State *S, void* p, const char* name, PyCapsule_Destructor d)
 {

@@ -2,7 +2,7 @@
 inserted (paper rule 8) and values that escape into globals."""
 import regex
 
-from .. import api, project as proj, source
+from .. import api, cstruct, macros, project as proj, source
 from ..engine import Rule
 from . import _common, escape
 
@@ -541,7 +541,8 @@ class SequenceFastItems(Rule):
             return None
         name = lhs.group("v")
         lhs_at = max(b0, m.start() - 200) + lhs.start()
-        d = regex.search(rf"(?:^|[{{;}}])\s*((?:const\s+)?PyObject\b[^;{{}}]*?(?<![\w*])\*\s*(?:const\s*)?\*\s*{name}\b[^;{{}}]*;)",
+        d = regex.search(rf"(?:^|[{{;}}])\s*((?:const\s+)?PyObject\b(?:[^;{{}}]*?(?<![\w*]))?\*\s*(?:const\s*)?\*"
+                         rf"\s*{cstruct.POINTER_QUALIFIERS}*{name}\b[^;{{}}]*;)",
                          code[b0:b1])
         if not d or code[b0 + d.start(1):b0 + d.end(1)].count("(") != code[b0 + d.start(1):b0 + d.end(1)].count(")"):
             return None
@@ -582,8 +583,9 @@ class SequenceFastItems(Rule):
                 if code[rest:rest + 1] != "[":
                     return False   # the pointer itself: moved, passed on, compared
                 close = source.matching(code, rest)
-            if _ASSIGN_AFTER.match(code, close) or regex.search(r"(?:&|\+\+|--)\s*$", before):
-                return False   # written through, or its address taken
+            if _ASSIGN_AFTER.match(code, close) or regex.search(r"(?:&|\+\+|--)\s*$", before) \
+                    or SequenceFastItems._macro_written(code, u.start(), close, macros.assigned_parameters(code)):
+                return False   # written through (SWAP(p[i], p[j], PyObject *) too), or its address taken
         stmt_end = code.find(";", m.end())
         for u in regex.finditer(rf"(?<![\w.>]|->){seq}\b", code[:b1], pos=stmt_end):
             before = code[max(b0, u.start() - 24):u.start()]
@@ -664,6 +666,7 @@ class SequenceFastItems(Rule):
         else:
             edits.add(decl[0], decl[0], f"{escape.MARK} ")
         n = 1
+        written = macros.assigned_parameters(code)
         for u in regex.finditer(r"(?<![\w.>]|->)(?P<v>" + "|".join(sorted(stock)) + r")\b", code[:b1], pos=decl[1]):
             v = u.group("v")
             rest = code[u.end():b1]
@@ -679,6 +682,8 @@ class SequenceFastItems(Rule):
                     e = post.end()
             else:
                 continue      # the pointer itself: compared, moved, stays stock
+            if self._macro_written(code, s, e, written):
+                continue      # SWAP(p[i], p[j], PyObject *): stock items moved in the array, as before
             if _ASSIGN_AFTER.match(code, e) and not code[e:].lstrip().startswith(("++", "--")) \
                     or regex.search(r"&\s*$", code[max(decl[1], s - 8):s]):
                 unit.leftover(s, f"write through {v}, an item array of PySequence_Fast_ITEMS: "
@@ -691,6 +696,141 @@ class SequenceFastItems(Rule):
                       "as a stock PyObject ** (valid while the sequence lives unchanged), its items given "
                       "handles with Cystck_FromPyObject", self.name)
         return n
+
+
+    @staticmethod
+    def _macro_written(code, s, e, written):
+        """Is ``code[s:e]`` a whole argument of a function-like macro of
+        the file that assigns that parameter (``written``:
+        macros.assigned_parameters)?"""
+        call = _common.call_of_argument(code, s)
+        if call is None or call[0] not in written or not _ARG_END.match(code, e):
+            return False
+        open_at = code.index("(", call[1])
+        args = source.split_top(code, open_at + 1, source.matching(code, open_at) - 1)
+        return any(i in written[call[0]] and a0 <= s and e <= a1 and not code[a0:s].strip()
+                   and not code[e:a1].strip() for i, (a0, a1) in enumerate(args))
+
+
+_ARG_END = regex.compile(r"\s*[,)]")
+
+
+#: an allocation of native memory: ``alloca(n)`` lives until the function
+#: returns, the others until they are freed
+_STACK_ALLOCATORS = ("alloca", "_alloca", "__builtin_alloca")
+_HEAP_ALLOCATORS = ("malloc", "calloc", "PyMem_Malloc", "PyMem_Calloc", "PyMem_RawMalloc", "PyMem_RawCalloc")
+_FREES = ("free", "PyMem_Free", "PyMem_RawFree")
+_POINTER_QUALIFIERS = cstruct.POINTER_QUALIFIERS + "*"
+_ITEM_ARRAY_ALLOCATION = regex.compile(
+    r"(?P<cast>\(\s*(?:const\s+)?PyObject\s*\*\s*" + _POINTER_QUALIFIERS + r"\*\s*" + _POINTER_QUALIFIERS + r"\)\s*)?"
+    r"(?<![\w.>]|->)(?P<f>" + "|".join(_STACK_ALLOCATORS + _HEAP_ALLOCATORS) + r")\s*" + _common.PAREN)
+_SIZEOF_OBJECT_POINTER = regex.compile(r"\bsizeof\s*\(\s*(?:const\s+)?PyObject\s*\*\s*\)")
+_NULL_TEST = regex.compile(r"\s*[=!]=\s*(?:NULL|0|nullptr)\b(?!\s*[-+*/%&|^<>.\[(])")
+
+
+class HandleArrayAllocations(Rule):
+    """A local array of objects in memory the function allocates,
+    ``PyObject **a = (PyObject **)alloca(n * sizeof(PyObject *));`` (or
+    ``malloc``, ``calloc``, ``PyMem_Malloc``..., freed in the function),
+    is an array of handles: the declarations rule makes ``a`` a
+    ``Cystck_Object *``, and the allocation becomes ``(Cystck_Object
+    *)alloca(n * sizeof(Cystck_Object))``.  Handles live until the entry
+    point returns, so this holds where the array does not outlive the
+    call: ``a`` is only indexed (``a[i]``, read or written), tested for
+    NULL and freed (by ``free``, ``PyMem_Free`` or ``PyMem_RawFree``,
+    required of memory not from ``alloca``) and assigned nothing but such
+    an allocation or NULL.  Any other use (stored in a struct, returned,
+    passed on, reallocated) leaves the allocation as it is."""
+    name = "handle-array-allocations"
+    precedence = 497
+    patterns = (_ITEM_ARRAY_ALLOCATION.pattern,)
+    before = ("static PyObject *f(PyObject *self, PyObject *args)\n{\n    Py_ssize_t n = PyTuple_GET_SIZE(args);\n"
+              "    PyObject **items = (PyObject **)alloca(n * sizeof(PyObject *));\n"
+              "    for (Py_ssize_t i = 0; i < n; i++)\n        items[i] = PyTuple_GET_ITEM(args, n - 1 - i);\n"
+              "    return PyTuple_Pack(2, items[0], items[n - 1]);\n}\n")
+    after = ("static PyObject *f(PyObject *self, PyObject *args)\n{\n    Py_ssize_t n = PyTuple_GET_SIZE(args);\n"
+             "    PyObject **items = (Cystck_Object *)alloca(n * sizeof(Cystck_Object));\n"
+             "    for (Py_ssize_t i = 0; i < n; i++)\n        items[i] = PyTuple_GET_ITEM(args, n - 1 - i);\n"
+             "    return PyTuple_Pack(2, items[0], items[n - 1]);\n}\n")
+
+    def apply(self, unit):
+        from .. import cstruct
+        code = unit.masked
+        if not _ITEM_ARRAY_ALLOCATION.search(code):
+            return 0
+        edits = source.Edits()
+        n = 0
+        for ctx in _common.stateful_contexts(unit):
+            b0, b1 = ctx.body
+            found = {}           # name -> [allocation matches]
+            for m in _ITEM_ARRAY_ALLOCATION.finditer(code, b0, b1):
+                lhs = regex.search(r"(?<![\w.>]|->)(?P<v>[A-Za-z_]\w*)\s*=\s*$", code, pos=max(b0, m.start() - 120),
+                                   endpos=m.start())
+                if lhs:
+                    found.setdefault(lhs.group("v"), []).append(m)
+            for name, allocs in found.items():
+                decl = self._declaration(code, name, b0, b1, cstruct)
+                if decl is None or not self._local_use_only(code, name, decl, allocs, b0, b1):
+                    continue
+                for m in allocs:
+                    if m.group("cast"):
+                        edits.add(m.start("cast"), m.end("cast"), "(Cystck_Object *)")
+                    for z in _SIZEOF_OBJECT_POINTER.finditer(code, m.start("p"), m.end("p")):
+                        edits.add(z.start(), z.end(), "sizeof(Cystck_Object)")
+                    n += 1
+        if edits:
+            unit.apply(edits)
+        return n
+
+    @staticmethod
+    def _declaration(code, name, b0, b1, cstruct):
+        """The span of the one declaration of ``name`` in the body, a
+        ``PyObject **`` (no array), or None."""
+        pat = _common.decl_pattern(())
+        hits = []
+        for d in pat.finditer(code, b0, b1):
+            if not d.group("base").startswith("PyObject") or not regex.search(rf"\b{name}\b", d.group("decl")):
+                continue
+            parsed = cstruct.split_declaration(code, d.start("decl"), d.end("decl"))
+            if parsed and any(x.name == name for x in parsed[1]):
+                x = next(x for x in parsed[1] if x.name == name)
+                if x.pointer != "**" or x.array or regex.match(r"\s*static\b", code[d.start("decl"):parsed[0]]):
+                    return None
+                hits.append(x)
+        return hits[0] if len(hits) == 1 else None
+
+    @staticmethod
+    def _local_use_only(code, name, decl, allocs, b0, b1):
+        """Is every use of ``name`` an index, a NULL test, a free or an
+        assignment of one of ``allocs`` (or NULL), and memory not from
+        ``alloca`` freed?"""
+        values = {m.start() for m in allocs}
+        if decl.init is not None and decl.init[0] not in values \
+                and code[decl.init[0]:decl.init[1]].strip() not in ("NULL", "0", "nullptr"):
+            return False
+        freed = False
+        for u in regex.finditer(rf"(?<![\w.>]|->){name}\b", code, pos=b0, endpos=b1):
+            if u.start() == regex.compile(rf"(?<!\w){name}\b").search(code, decl.span[0]).start():
+                continue        # the declarator itself
+            after = _SPACE.match(code, u.end()).end()
+            if code[after:after + 1] == "[":
+                continue        # an item, read or written
+            assign = regex.compile(r"\s*=(?!=)\s*").match(code, u.end())
+            if assign:
+                if assign.end() in values or regex.match(r"(?:NULL|0|nullptr)\s*;", code[assign.end():]):
+                    continue
+                return False
+            before = code[max(b0, u.start() - 32):u.start()]
+            if regex.search(r"!\s*$", before) or _NULL_TEST.match(code, u.end()) \
+                    or regex.search(r"(?:NULL|0|nullptr)\s*[=!]=\s*$", before) \
+                    or regex.search(r"\bif\s*\(\s*$", before) and regex.match(r"\s*\)", code[u.end():]):
+                continue
+            call = _common.call_of_argument(code, u.start())
+            if call and call[0] in _FREES and regex.match(r"\s*\)", code[u.end():]):
+                freed = True
+                continue
+            return False
+        return freed or all(m.group("f") in _STACK_ALLOCATORS for m in allocs)
 
 
 # A slot called through the object's own type is the abstract call that

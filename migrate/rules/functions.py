@@ -3,7 +3,7 @@ assignments (rules 4, 5), casts, NULL tests on handles, identity tests,
 return statements (rule 10) and passing the state to helpers."""
 import regex
 
-from .. import api, macros, project as proj, source
+from .. import api, cstruct, macros, project as proj, source
 from ..engine import Rule
 from . import _common, escape
 
@@ -494,6 +494,12 @@ class Declarations(Rule):
                     if d.pointer == "**":
                         edits.add(star, after, "")
                         n += 0
+                    elif d.pointer == "*" and (q := _QUALIFIERS_AFTER_STAR.match(code, after)):
+                        # PyObject *restrict x, *const y: a handle is no
+                        # pointer; const and volatile qualify the handle
+                        kept = [w for w in q.group().split() if w in ("const", "volatile")]
+                        gap = " " if code[star - 1].isalnum() or code[star - 1] == "_" else ""
+                        edits.add(star, q.end(), gap + "".join(w + " " for w in kept))
                     else:
                         edits.add(star, after, repl if d.pointer == "*" else "*")
                     # a handle starts as the null handle; a pointer to handles stays NULL
@@ -509,6 +515,10 @@ class Declarations(Rule):
         if edits:
             unit.apply(edits)
         return n
+
+
+#: qualifiers after a declarator's star: ``*restrict x``, ``*const x``
+_QUALIFIERS_AFTER_STAR = regex.compile(r"\s*" + cstruct.POINTER_QUALIFIERS + "+")
 
 
 def _null_items(code, init, edits):
@@ -1601,6 +1611,7 @@ class Returns(Rule):
     def apply(self, unit):
         code, text = unit.masked, unit.text
         edits = source.Edits()
+        nulls = self.NULLS + _null_macros(code, self.NULLS)
         for f, mode in _returning_functions(unit):
             b0, b1 = f.body
             for m in regex.finditer(self.patterns[1], code, pos=b0, endpos=b1):
@@ -1631,13 +1642,13 @@ class Returns(Rule):
                     at = whole.index(bare)
                     e = text[m.start("e") + at:m.start("e") + at + len(bare)]
                 if mode == "handle":
-                    if e in self.NULLS:
+                    if e in nulls:
                         edits.add(m.start(), m.end(), "return Cystck_NULL" + end)
                     elif e != text[m.start("e"):m.end("e")].strip():
                         edits.add(m.start("e"), m.end("e"), f" {e}")
                     continue
                 branch = _NULL_BRANCH.fullmatch(e)
-                if e in self.NULLS + ("-1",):
+                if e in nulls + ("-1",):
                     edits.add(m.start(), m.end(), "return -1" + end)
                 elif branch and branch.group("v").strip() not in ("Cystck_NULL", "") \
                         and all(source.balanced(branch.group(g)) for g in ("c", "v")):
@@ -1659,6 +1670,20 @@ class Returns(Rule):
         if edits:
             unit.apply(edits)
         return edits.applied
+
+
+_OBJECT_LIKE_DEFINE = regex.compile(r"^[ \t]*#[ \t]*define[ \t]+(?P<name>\w+)(?![\w(])(?P<body>[^\n]*)$", regex.M)
+
+
+def _null_macros(code, nulls):
+    """The object-like macros of ``code`` (a mask, where code only Python 2
+    compiles is blank) that every definition makes a null pointer,
+    ``#define ERROR_VALUE NULL`` (returned by an init written for Python 2
+    and 3), as a tuple of names."""
+    values = {}
+    for m in _OBJECT_LIKE_DEFINE.finditer(code):
+        values.setdefault(m.group("name"), set()).add(source.unparen(m.group("body").strip()))
+    return tuple(sorted(n for n, v in values.items() if v and v <= set(nulls)))
 
 
 def _null_handle_args(code, open_at, positions, edits):

@@ -184,7 +184,17 @@ class ModInit(Rule):
     def apply(self, unit):
         edits = source.Edits()
         for m in proj.INIT_FUNCTION.finditer(unit.masked):
-            if m.group("proto"):
+            between = unit.masked.rfind("\n", m.start(), m.start("i"))
+            if between >= 0 and "#" in unit.masked[m.start():m.start("i")]:
+                # preprocessor lines between PyMODINIT_FUNC and the name
+                # stay; PyMODINIT_FUNC's line goes
+                line_end = unit.masked.index("\n", m.start())
+                if m.group("proto"):
+                    edits.add(*_common.statement_line_span(unit.text, m.start("i"), m.end()), "")
+                else:
+                    edits.add(m.start("i"), m.end(), f"CYSTCK_MODINIT({m.group('n')})")
+                edits.add(*_common.statement_line_span(unit.text, m.start(), line_end), "")
+            elif m.group("proto"):
                 edits.add(*_common.statement_line_span(unit.text, m.start(), m.end()), "")
             else:
                 edits.add(m.start(), m.end(), f"CYSTCK_MODINIT({m.group('n')})")

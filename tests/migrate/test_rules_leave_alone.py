@@ -708,6 +708,15 @@ LEAVE_ALONE = {
         "    double t = 0;\n"
         "    for (Py_ssize_t i = 0; i < n; i++)\n        items[i] = PySequence_Fast_GET_ITEM(seq, i);\n"
         "    t = PyFloat_AsDouble(items[0]);\n    PyMem_Free(items);\n    return t;\n}\n"),
+    # An array of objects in memory the function allocates but hands to a
+    # struct that outlives the call (and never frees): no array of handles.
+    "handle-array-allocations": (
+        "typedef struct { PyObject **items; } Bag;\n"
+        "static PyObject *f(PyObject *self, PyObject *o)\n{\n"
+        "    Bag *bag = (Bag *)PyCapsule_GetPointer(self, NULL);\n"
+        "    PyObject **items = (PyObject **)PyMem_Malloc(4 * sizeof(PyObject *));\n"
+        "    if (items == NULL)\n        return PyErr_NoMemory();\n"
+        "    items[0] = o;\n    bag->items = items;\n    Py_RETURN_NONE;\n}\n"),
 }
 
 # rule -> (near miss, real construct): replacing the first by the second in
@@ -716,6 +725,7 @@ POSITIVE_TWINS = {
     "declaration-macros": ("PyMethodDef *table\nTABLE = NULL;", "PyMethodDef table[]\nTABLE = {{NULL}};"),
     "table-cast-macros": ("(f##_impl))", "(f))"),
     "sequence-fast-items": ("PyMem_New(PyObject *, n)", "PySequence_Fast_ITEMS(seq)"),
+    "handle-array-allocations": ("    bag->items = items;\n", "    (void)bag;\n    PyMem_Free(items);\n"),
     "function-macros": ("{ return v; }", "{ return PyLong_AsLong(NULL) + v; }"),
     "cppy-include": ("<cppy/defines.h>", "<cppy/cppy.h>"),
     "cppy-ptr": ("std::bitset<8> bits;", "cppy::ptr bits;"),

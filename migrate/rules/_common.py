@@ -597,6 +597,54 @@ def expression_end(code, pos, limit):
     return pos + len(code[pos:i].rstrip())
 
 
+def question_of(code, colon, limit):
+    """Where the ``?`` of the conditional expression whose ``:`` is at
+    ``colon`` is (searching back no further than ``limit``), or None
+    where that ``:`` is not a conditional's (a label, ``case``)."""
+    depth = nested = 0
+    for i in range(colon - 1, limit - 1, -1):
+        c = code[i]
+        if c in ")]":
+            depth += 1
+        elif c in "([":
+            if depth == 0:
+                return None
+            depth -= 1
+        elif depth == 0 and c in ";{}":
+            return None
+        elif depth == 0 and c == ":" and code[i - 1:i + 1] != "::" and code[i:i + 2] != "::":
+            nested += 1
+        elif depth == 0 and c == "?":
+            if nested == 0:
+                return i
+            nested -= 1
+    return None
+
+
+def conditional_split(expr):
+    """(``?``, ``:``) offsets of the conditional expression that is all of
+    ``expr`` (masked text), or None."""
+    depth, question, nested = 0, None, 0
+    for i, c in enumerate(expr):
+        if c in "([{":
+            depth += 1
+        elif c in ")]}":
+            depth -= 1
+        elif depth == 0 and c == "?":
+            if question is None:
+                question = i
+            else:
+                nested += 1
+        elif depth == 0 and c == ":" and question is not None and expr[i - 1:i + 1] != "::" \
+                and expr[i:i + 2] != "::":
+            if nested == 0:
+                return question, i
+            nested -= 1
+        elif depth == 0 and c in ",;":
+            return None
+    return None
+
+
 def for_condition(code, start, end):
     """Is ``code[start:end]`` the whole condition of a ``for`` header,
     ``for (; (x = f()); )``?"""

@@ -707,7 +707,11 @@ class NullHandles(Rule):
     handle.  A handle alone in parentheses is tested the same way where the
     parentheses are (``if ((a) && (b))``: ``(!Cystck_IsNull(a))``; ``!(h)``:
     ``Cystck_IsNull(h)``); a call's or a cast's parentheses are none.  A ``0`` that only starts the value (``h = 0 ? a : b``, a
-    macro's flag expanded into a condition) is no NULL.  Only
+    macro's flag expanded into a condition) is no NULL.  A NULL that is a
+    branch of a conditional whose other branch is a handle (a call that
+    returns one, a handle, a conditional of handles: ``t = r ?
+    PyTuple_Pack(2, a, b) : NULL``, ``f(r ? NULL : h)``) is the null
+    handle; a return's value is left to the returns rule.  Only
     names declared as handles in the function (or members known to hold
     handles) are touched, so ``char *p == NULL`` stays as it is; ``*out``
     is a handle where ``out`` points at handles (``PyObject **out``)."""
@@ -734,6 +738,7 @@ class NullHandles(Rule):
         assign_in_test = regex.compile(source.paren("p") + r"\s*(?P<op>==|!=)\s*(?:NULL|nullptr)\b")
         inner_assign = regex.compile(rf"\s*(?P<h>{hx})\s*=(?!=)")
         call_only = regex.compile(r"\s*" + calls + r"\s*")
+        calls_full = regex.compile(calls)
         call_test = regex.compile(calls + r"\s*(?P<op>==|!=)\s*(?:NULL|nullptr)\b")
         null_first = regex.compile(rf"(?:NULL|nullptr)\s*(?P<op>==|!=)\s*(?P<h>{hx})")
         assign_opens = regex.compile(rf"\(\s*(?P<h>{hx})\s*=(?!=)")
@@ -784,6 +789,9 @@ class NullHandles(Rule):
                 for m in pat.finditer(code, b0, b1):
                     if handle(m) and not regex.search(r"!\s*$", code[max(0, m.start() - 3):m.start()]):
                         edits.add(m.start(), m.end(), f"!Cystck_IsNull({text[m.start('h'):m.end('h')]})")
+            # c ? f(x) : NULL, c ? NULL : h: a branch next to a handle
+            for n0, n1 in self._conditional_nulls(code, b0, b1, lambda e: self._handle_value(e, ctx, p, calls_full)):
+                edits.add(n0, n1, "Cystck_NULL")
             # a handle alone in parentheses, tested: if ((a) && (b)), !(h)
             for m in parenthesized.finditer(code, b0, b1):
                 if not handle(m):
@@ -810,6 +818,67 @@ class NullHandles(Rule):
 
     # a `!` before a parenthesized value tests it
     _NOT_BEFORE = regex.compile(r"(?<![=!<>])!\s*$")
+
+    _NULL = regex.compile(r"\b(?:NULL|nullptr)\b")
+    _HANDLE_CAST = regex.compile(r"\(\s*(?:Cystck_Object|PyObject\s*\*)\s*\)\s*")
+    _HANDLE_CONSTANT = regex.compile(r"Cystck_(?:NULL|None|True|False|NotImplemented|Ellipsis)")
+
+    def _handle_value(self, expr, ctx, project, calls):
+        """Is the expression text ``expr`` a handle: a call of a function
+        that returns one, a name known to be one, a handle constant, or a
+        conditional whose branches are (a NULL among them)?"""
+        e = source.unparen(expr)
+        cast = self._HANDLE_CAST.match(e)
+        if cast:
+            e = source.unparen(e[cast.end():])
+        if calls.fullmatch(e) or self._HANDLE_CONSTANT.fullmatch(e):
+            return True
+        if regex.fullmatch(r"[A-Za-z_]\w*", e):
+            return _common.is_handle(e, ctx, project)
+        q = _common.conditional_split(e)
+        if q:
+            branches = [e[q[0] + 1:q[1]], e[q[1] + 1:]]
+            values = [b for b in branches if not self._NULL.fullmatch(b.strip())]
+            return bool(values) and all(self._handle_value(b, ctx, project, calls) for b in values)
+        return False
+
+    def _conditional_nulls(self, code, b0, b1, is_handle):
+        """Spans of the NULLs in [b0, b1) that are a branch of a
+        conditional expression whose other branch is a handle (``c ?
+        f(x) : NULL``, ``c ? NULL : h``): the null handle.  A return's
+        value is left to the returns rule (an entry point's null branch
+        returns -1)."""
+        out = []
+        for m in self._NULL.finditer(code, b0, b1):
+            before = code[b0:m.start()].rstrip()
+            after = code[m.end():b1]
+            if before.endswith("?") and regex.match(r"\s*:(?!:)", after):
+                colon = m.end() + after.index(":")
+                other = (colon + 1, _common.expression_end(code, colon + 1, b1))
+                question = b0 + len(before) - 1
+            elif before.endswith(":") and not before.endswith("::") and regex.match(r"\s*(?:[);,:\]}]|$)", after):
+                colon = b0 + len(before) - 1
+                question = _common.question_of(code, colon, b0)
+                if question is None:
+                    continue
+                other = (question + 1, colon)
+            else:
+                continue
+            if self._returns_own(code, m.start(), m.end(), b0, b1) or not is_handle(code[other[0]:other[1]]):
+                continue
+            out.append((m.start(), m.end()))
+        return out
+
+    @staticmethod
+    def _returns_own(code, n0, n1, b0, b1):
+        """Is the NULL at [n0, n1) one the returns rule takes, a branch of
+        the conditional a ``return`` statement's value is?"""
+        stmt = max(b0, max(code.rfind(c, b0, n0) for c in ";{}") + 1)
+        ret = regex.compile(r"\s*(?:\w+\s*:(?!:)\s*)?return\b").match(code, stmt, n0)
+        if not ret:
+            return False
+        semi = code.find(";", n1, b1)
+        return (n0, n1) in _common.conditional_nulls(code, ret.end(), semi if semi >= 0 else b1)
 
     def _assignment_as_truth(self, code, text, start):
         """The edit that tests the handle an assignment ``(h = expr)`` at

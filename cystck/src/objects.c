@@ -1012,6 +1012,29 @@ int CystckUnicode_FSConverter(Cystck_State *S, Cystck_Object o, void *result)
     return Cystck_IsNull(*out) ? 0 : rc;
 }
 
+/* PyUnicode_FSDecoder on handles, as CystckUnicode_FSConverter: *result
+   becomes a handle of the frame owning the str of os.fsdecode(o). */
+int CystckUnicode_FSDecoder(Cystck_State *S, Cystck_Object o, void *result)
+{
+    Cystck_Object *out = (Cystck_Object *)result;
+    PyObject *r = NULL;
+    int rc;
+    if (o._p == NULL) {
+        Cystck_Drop(S, *out);
+        *out = Cystck_NULL;
+        return 1;
+    }
+    if (_Cystck_Get(o) == NULL) {
+        _Cystck_BadArg(S, "CystckUnicode_FSDecoder", o);
+        return 0;
+    }
+    rc = PyUnicode_FSDecoder(_Cystck_Get(o), &r);
+    if (!rc)
+        return 0;
+    *out = _Cystck_Own(S, r);
+    return Cystck_IsNull(*out) ? 0 : rc;
+}
+
 int CystckBytes_Resize(Cystck_State *S, Cystck_Object *b, Cystck_ssize_t n)
 {
     PyObject *o = _Cystck_Get(*b), *r;

@@ -1742,8 +1742,10 @@ class StateCalls(Rule):
     point whose parameters are all objects keeps its arguments: ``return
     f(S, a);`` from an entry point returns its push count, and ``h = f(S,
     a);`` and ``return f(S, a);`` from a helper returning an object get the
-    value through ``Cystck_PopResult``.  Other direct calls of entry points are
-    reported: their convention (push count, argument array) changed."""
+    value through ``Cystck_PopResult``.  A direct call of a setter keeps
+    its arguments (objects, the closure; ``NULL`` where none is passed):
+    its convention is the stock one.  Other direct calls of entry points
+    are reported, with what changed (an argument array, a push count)."""
     name = "state-calls"
     precedence = 560
     # a call through a function pointer parameter takes S once
@@ -1770,9 +1772,8 @@ class StateCalls(Rule):
                 info = p.function(unit.path, name)
                 if info is not None and info.role is not None and info.role.is_entry and \
                         not self._entry_result(unit, ctx, code, m, info.role, edits):
-                    unit.leftover(m.start(), f"direct call of entry point {name}: it now takes an "
-                                  "argument array and returns a push count (pop the result with "
-                                  "Cystck_Pop)", self.name)
+                    unit.leftover(m.start(), f"direct call of entry point {name}: {self._changed(info.role)}",
+                                  self.name)
                 self._insert(code, m, edits)
                 if info is not None and info.handle_positions and not (
                         info.role is not None and info.role.is_entry
@@ -1825,10 +1826,11 @@ class StateCalls(Rule):
         a declarator ``h = f(...), g;``)
         and in ``return f(...);`` from a helper returning an object.
         Returns whether the call was taken care of."""
-        if not role.pushes:
-            return False
         open_at = m.end() - 1
         close = source.matching(code, open_at)
+        if not role.pushes:
+            # a setter keeps its convention (objects, the closure; an int)
+            return role.kind == "set" and self._closure_only(code, open_at, close, role, edits)
         if self._closure_only(code, open_at, close, role, edits):
             pass
         elif any(c != proj.H for c, _, _ in role.params):
@@ -1856,6 +1858,17 @@ class StateCalls(Rule):
             edits.add(close, close, ")")
             return True
         return False
+
+    @staticmethod
+    def _changed(role):
+        """What changed in the convention of entry point ``role``, for the
+        report of a direct call the rule could not port."""
+        changes = []
+        if any(c == proj.ARGS for c, _, _ in role.params):
+            changes.append("takes an argument array")
+        if role.pushes:
+            changes.append("returns a push count (pop the result with Cystck_Pop)")
+        return "it now " + " and ".join(changes or ["takes the state first"])
 
     @staticmethod
     def _closure_only(code, open_at, close, role, edits):

@@ -2271,15 +2271,36 @@ class TruthMacroHandleArgs(Rule):
 _MEMBER_TARGET = regex.compile(r"(?<![\w.>])(?P<base>[A-Za-z_]\w*)(?:\s*(?:\.|->)\s*\w+)*\s*(?:\.|->)\s*(?P<m>\w+)")
 
 
-def _c_pointer_member(project, member):
+def _c_pointer_member(project, member, base_type=None):
     """Is ``member`` a C pointer slot: one the extension declares ``void
     *``, or one it declares nowhere (a system type's, ``struct
-    sigevent``'s ``sigev_value.sival_ptr``), which can hold no handle?"""
+    sigevent``'s ``sigev_value.sival_ptr``), which can hold no handle?
+    An undeclared member of a variable whose type ``base_type`` is a C++
+    one (a template's, ``std::pair<PyObject *, int>``'s ``first``, a
+    namespace's, ``auto``) is none: its type is not known to be ``void *``."""
     m = regex.escape(member)
     texts = project.files.values()
     if any(regex.search(rf"\bvoid\s*\*\s*{m}\s*[;,\[]", t) for t in texts):
         return True
+    if base_type is not None and (regex.search(r"[<:]", base_type) or regex.fullmatch(r"\s*auto\s*", base_type)):
+        return False
     return not any(regex.search(rf"(?:[\w*]\s+\**|\*)\s*\b{m}\s*[;,\[:]", t) for t in texts)
+
+
+_NOT_A_TYPE = {"return", "else", "case", "goto", "sizeof", "do", "throw", "delete", "new"}
+
+
+def _declared_type(code, start, at, name):
+    """The type ``name`` is last declared with in ``code[start:at]`` (a
+    function's parameters and body up to a use), templates and namespaces
+    included (``std::pair<PyObject *, int>``), or None."""
+    found = None
+    pattern = regex.compile(r"(?P<t>(?:\b(?:const|volatile|struct|union|class)\s+)*[A-Za-z_][\w:]*"
+                            r"(?:\s*<[^;{}()]*>)?)[\s*&]+\b" + regex.escape(name) + r"\s*[;,=\[)({]")
+    for d in pattern.finditer(code, start, at):
+        if d.group("t").split()[-1] not in _NOT_A_TYPE:
+            found = d.group("t")
+    return found
 
 
 class HandleInCPointer(Rule):
@@ -2292,7 +2313,9 @@ class HandleInCPointer(Rule):
     the slot, as with the stock API).  A handle initialised or assigned
     from such a slot, ``Cystck_Object self = data.ptr;``, gets a handle for
     it, ``Cystck_FromPyObject(S, (PyObject *)data.ptr)``.  Both are marked
-    and reported."""
+    and reported.  An undeclared member of a variable of a C++ type
+    (``std::pair<PyObject *, int> pr; pr.first = o;``) is left alone: its
+    type is not known to be a pointer slot."""
     name = "handle-in-c-pointer"
     precedence = 893
     patterns = (r"(?P<t>[\w.>\s-]+?)\s*=(?!=)\s*(?P<h>\w+)\s*;",)
@@ -2315,15 +2338,17 @@ class HandleInCPointer(Rule):
             b0, b1 = ctx.body
             def handle(name, ctx=ctx):
                 return _common.is_handle(name, ctx, p)
+            def base_type(m, ctx=ctx):
+                return _declared_type(code, ctx.func.params[0], m.start(), m.group("base"))
             for m in self._STORE.finditer(code, b0, b1):
-                if handle(m.group("h")) and _c_pointer_member(p, m.group("m")):
+                if handle(m.group("h")) and _c_pointer_member(p, m.group("m"), base_type(m)):
                     edits.add(m.start("h"), m.end("h"), f"{escape.MARK} Cystck_AsPyObject(S, {m.group('h')})")
                     unit.leftover(m.start(), f"escape hatch: {m.group('h')} stored in the C pointer "
                                   f"{text[m.start('t'):m.end('t')].strip()} as its PyObject * (borrowed, as stock)",
                                   self.name)
             for m in self._READ.finditer(code, b0, b1):
                 if handle(m.group("h")) and m.group("h") != m.group("base") and \
-                        _c_pointer_member(p, m.group("m")):
+                        _c_pointer_member(p, m.group("m"), base_type(m)):
                     v = text[m.start("v"):m.end("v")].strip()
                     edits.add(m.start("v"), m.end("v"), f"{escape.MARK} Cystck_FromPyObject(S, (PyObject *){v})")
                     unit.leftover(m.start(), f"escape hatch: {m.group('h')} read from the C pointer {v}, "

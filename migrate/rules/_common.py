@@ -624,25 +624,12 @@ def question_of(code, colon, limit):
 def conditional_split(expr):
     """(``?``, ``:``) offsets of the conditional expression that is all of
     ``expr`` (masked text), or None."""
-    depth, question, nested = 0, None, 0
-    for i, c in enumerate(expr):
-        if c in "([{":
-            depth += 1
-        elif c in ")]}":
-            depth -= 1
-        elif depth == 0 and c == "?":
-            if question is None:
-                question = i
-            else:
-                nested += 1
-        elif depth == 0 and c == ":" and question is not None and expr[i - 1:i + 1] != "::" \
-                and expr[i:i + 2] != "::":
-            if nested == 0:
-                return question, i
-            nested -= 1
-        elif depth == 0 and c in ",;":
-            return None
-    return None
+    question = source.top_level_find(expr, 0, len(expr), "?,;")
+    if question is None or expr[question] != "?":
+        return None
+    end = expression_end(expr, question + 1, len(expr))
+    colon = end + len(expr[end:]) - len(expr[end:].lstrip())
+    return (question, colon) if expr[colon:colon + 1] == ":" else None
 
 
 def for_condition(code, start, end):

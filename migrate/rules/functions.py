@@ -864,18 +864,19 @@ class NullHandles(Rule):
                 other = (question + 1, colon)
             else:
                 continue
-            if self._returns_own(code, m.start(), m.end(), b0, b1) or not is_handle(code[other[0]:other[1]]):
+            if self._returns_own(code, question, m.start(), m.end(), b0, b1) or not is_handle(code[other[0]:other[1]]):
                 continue
             out.append((m.start(), m.end()))
         return out
 
     @staticmethod
-    def _returns_own(code, n0, n1, b0, b1):
+    def _returns_own(code, question, n0, n1, b0, b1):
         """Is the NULL at [n0, n1) one the returns rule takes, a branch of
-        the conditional a ``return`` statement's value is?"""
+        the conditional a ``return`` statement's value is (its ``?`` at
+        ``question`` outside any bracket of the value)?"""
         stmt = max(b0, max(code.rfind(c, b0, n0) for c in ";{}") + 1)
         ret = regex.compile(r"\s*(?:\w+\s*:(?!:)\s*)?return\b").match(code, stmt, n0)
-        if not ret:
+        if not ret or source.top_level_find(code, ret.end(), question + 1, "?") != question:
             return False
         semi = code.find(";", n1, b1)
         return (n0, n1) in _common.conditional_nulls(code, ret.end(), semi if semi >= 0 else b1)

@@ -55,7 +55,7 @@ length(PyObject *self, PyObject *args)
     int r;
     if (!PyArg_ParseTuple(args, "OOi", &a, &b, &r))
         return NULL;
-    return PyLong_FromSsize_t(PyObject_Length(r ? b : NULL));
+    return PyLong_FromSsize_t(r > 0 ? PyObject_Length(r ? b : NULL) : PyObject_Length(r ? NULL : a));
 }
 
 static PyMethodDef methods[] = {
@@ -76,7 +76,7 @@ def test_a_null_next_to_a_handle_is_the_null_handle():
     assert "Cystck_Object t = r ? CystckTuple_Pack(S, 2, a, b) : Cystck_NULL;" in out
     assert "Cystck_Object u = r > 1 ? Cystck_NULL : t;" in out
     assert "t = r > 0 ? CystckTuple_Pack(S, 2, a, b) : (r < 0 ? a : Cystck_NULL);" in out
-    assert "CystckObject_Length(S, r ? b : Cystck_NULL)" in out
+    assert "CystckObject_Length(S, r ? b : Cystck_NULL) : CystckObject_Length(S, r ? Cystck_NULL : a)" in out
 
 
 def test_a_null_next_to_a_c_value_stays():
@@ -95,6 +95,6 @@ def test_translating_the_translation_changes_nothing():
 def test_translation_compiles_and_behaves_like_the_stock_build(same_as_stock):
     want = same_as_stock("condbranch", SRC,
                          "print(repr([m.pair(1, 2, 1), m.pair(1, 2, 0), m.pair(1, 2, -1), m.helper(1, 2, 1),"
-                         " m.helper(1, 2, 0), m.helper(3, 4, 2), m.length(1, [5, 6], 1)]))\n")
+                         " m.helper(1, 2, 0), m.helper(3, 4, 2), m.length(1, [5, 6], 1), m.length([1, 2, 3], [5], 0)]))\n")
     assert want[:6] == [(1, 2), None, 1, (1, 2), "none", (3, 4)]
-    assert want[6] == 2
+    assert want[6:] == [2, 3]

@@ -831,7 +831,12 @@ class NullHandles(Rule):
         cast = self._HANDLE_CAST.match(e)
         if cast:
             e = source.unparen(e[cast.end():])
-        if calls.fullmatch(e) or self._HANDLE_CONSTANT.fullmatch(e):
+        if calls.fullmatch(e):
+            # a stock function the api-calls rule does not rename (one
+            # whose counterpart differs, PyObject_New) stays stock
+            name = regex.match(r"\w+", e).group()
+            return not regex.match(r"_?Py", name) or name in api.stock_map()
+        if self._HANDLE_CONSTANT.fullmatch(e):
             return True
         if regex.fullmatch(r"[A-Za-z_]\w*", e):
             return _common.is_handle(e, ctx, project)

@@ -87,6 +87,16 @@ def test_a_null_next_to_a_c_value_stays():
     assert "const char *p = r ? s : NULL;" in out
 
 
+def test_a_null_next_to_a_stock_call_kept_stock_stays():
+    # negative: PyObject_New has a counterpart of another signature, so a
+    # macro's call of it stays stock, a PyObject *
+    src = ("#include <Python.h>\nint fail(void);\n"
+           "#define NEW_CHECKED(...) (fail() ? NULL : PyObject_New(__VA_ARGS__))\n"
+           "static PyObject *f(PyObject *o) { return PyObject_Repr(o); }\n")
+    out = translate.translate_source(src, "condstock.c")
+    assert "(fail() ? NULL : PyObject_New(__VA_ARGS__))" in out, out
+
+
 def test_translating_the_translation_changes_nothing():
     out = translate.translate_source(SRC, "condbranch.c")
     assert translate.translate_source(out, "condbranch.c") == out

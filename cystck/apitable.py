@@ -502,6 +502,7 @@ h CystckUnicode_FromOrdinal(int c) = PyUnicode_FromOrdinal ; [h+1, e] chr(c)
 h CystckUnicode_FromEncodedObject(h o, const char* encoding, const char* errors) = PyUnicode_FromEncodedObject ; [h+1, e] str(o, encoding, errors) of a bytes-like object (NULL encoding: UTF-8)
 Cystck_ssize_t CystckUnicode_FindChar(h o, Py_UCS4 c, Cystck_ssize_t start, Cystck_ssize_t end, int direction) = PyUnicode_FindChar ; [e] index of c in o[start:end] (-1: none, -2: error)
 int CystckUnicode_FSConverter(h? o, void* result) : hand ~ PyUnicode_FSConverter ; [h+1, e] *result (a Cystck_Object *) = a new handle to os.fsencode(o), bytes; the stock value (Py_CLEANUP_SUPPORTED), 0 with an exception; a null o releases *result (the cleanup call); an O& converter too
+int CystckUnicode_FSDecoder(h? o, void* result) : hand ~ PyUnicode_FSDecoder ; [h+1, e] *result (a Cystck_Object *) = a new handle to os.fsdecode(o), a str; the stock value (Py_CLEANUP_SUPPORTED), 0 with an exception; a null o releases *result (the cleanup call); an O& converter too
 
 ## Frames for C code that Python did not call (see docs/runtime.md, "Releasing the GIL")
 void Cystck_OpenFrame() : hand ~ -                         ; open a frame in S (a Cystck_State of the caller's, e.g. in a callback run on a C library's thread after PyGILState_Ensure)

@@ -192,6 +192,14 @@ def _next_statement(code, pos, limit):
     return stmt
 
 
+def _returned(code, b0, pos):
+    """Is ``pos`` in the value of a ``return`` statement (``return
+    PyErr_Format(...)``, ``return Cystck_Return(S,`` and the call on the
+    next line)?"""
+    stmt = max(b0, max(code.rfind(c, b0, pos) for c in ";{}") + 1)
+    return bool(regex.search(r"\breturn\b", code[stmt:pos]))
+
+
 def _exceptions(unit, code, contexts):
     out = []
     fallible = {f.name for f in api.table() if "[e" in f.doc or ", e]" in f.doc or "e]" in f.doc}
@@ -205,9 +213,7 @@ def _exceptions(unit, code, contexts):
         b0, b1 = ctx.body
         for m in _SETS_ERROR.finditer(code, b0, b1):
             before = code[max(b0, m.start() - 30):m.start()]
-            # returned, stored, an argument, or the result an entry point
-            # returns (return Cystck_Return(S, CystckErr_Format(...)))
-            if regex.search(r"\breturn\s*(?:\(\s*)?$|=\s*$|\(\s*$|\bCystck_Return\s*\(\s*S\s*,\s*$", before):
+            if regex.search(r"=\s*$|\(\s*$", before) or _returned(code, b0, m.start()):
                 continue
             close = source.matching(code, m.end() - 1)
             semi = code.find(";", close)

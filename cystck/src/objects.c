@@ -979,19 +979,14 @@ void CystckErr_SetRaisedException(Cystck_State *S, Cystck_Object exc)
     PyErr_Restore(Py_NewRef((PyObject *)Py_TYPE(e)), Py_NewRef(e), PyException_GetTraceback(e));
 }
 
-/* _PyBytes_Resize(&b, n): b's handle afterwards holds a bytes object of n
- * bytes that starts with b's old bytes.  The stock function reallocates in
- * place, for which the bytes object must have no other reference (else
- * SystemError); a handle cannot tell its slot from an argument's the caller
- * owns, so the bytes are copied into a new object, which b's handle now
- * holds, and the old handle is released.  On error, as the stock function,
- * b becomes the null handle and its object is released. */
-/* PyUnicode_FSConverter on handles, called directly or as an O& converter:
-   *result (a Cystck_Object *) becomes a handle of the frame owning the bytes
-   of os.fsencode(o) (a bytes-like object's copy); the stock function's value,
-   Py_CLEANUP_SUPPORTED, or 0 with an exception.  A null o is the stock
-   cleanup call: *result is released and made the null handle, 1. */
-int CystckUnicode_FSConverter(Cystck_State *S, Cystck_Object o, void *result)
+/* PyUnicode_FSConverter and PyUnicode_FSDecoder on handles, called directly
+   or as O& converters: *result (a Cystck_Object *) becomes a handle of the
+   frame owning the value of os.fsencode(o) (a bytes-like object's copy) or
+   os.fsdecode(o); the stock function's value, Py_CLEANUP_SUPPORTED, or 0
+   with an exception.  A null o is the stock cleanup call: *result is
+   released and made the null handle, 1. */
+static int fs_convert(Cystck_State *S, Cystck_Object o, void *result, int (*convert)(PyObject *, void *),
+                      const char *name)
 {
     Cystck_Object *out = (Cystck_Object *)result;
     PyObject *r = NULL;
@@ -1002,16 +997,33 @@ int CystckUnicode_FSConverter(Cystck_State *S, Cystck_Object o, void *result)
         return 1;
     }
     if (_Cystck_Get(o) == NULL) {
-        _Cystck_BadArg(S, "CystckUnicode_FSConverter", o);
+        _Cystck_BadArg(S, name, o);
         return 0;
     }
-    rc = PyUnicode_FSConverter(_Cystck_Get(o), &r);
+    rc = convert(_Cystck_Get(o), &r);
     if (!rc)
         return 0;
     *out = _Cystck_Own(S, r);
     return Cystck_IsNull(*out) ? 0 : rc;
 }
 
+int CystckUnicode_FSConverter(Cystck_State *S, Cystck_Object o, void *result)
+{
+    return fs_convert(S, o, result, PyUnicode_FSConverter, "CystckUnicode_FSConverter");
+}
+
+int CystckUnicode_FSDecoder(Cystck_State *S, Cystck_Object o, void *result)
+{
+    return fs_convert(S, o, result, PyUnicode_FSDecoder, "CystckUnicode_FSDecoder");
+}
+
+/* _PyBytes_Resize(&b, n): b's handle afterwards holds a bytes object of n
+ * bytes that starts with b's old bytes.  The stock function reallocates in
+ * place, for which the bytes object must have no other reference (else
+ * SystemError); a handle cannot tell its slot from an argument's the caller
+ * owns, so the bytes are copied into a new object, which b's handle now
+ * holds, and the old handle is released.  On error, as the stock function,
+ * b becomes the null handle and its object is released. */
 int CystckBytes_Resize(Cystck_State *S, Cystck_Object *b, Cystck_ssize_t n)
 {
     PyObject *o = _Cystck_Get(*b), *r;

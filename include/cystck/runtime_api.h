@@ -811,6 +811,7 @@ CYSTCK_INTERNAL int CystckArg_ParseTuple(Cystck_State *S, const Cystck_Object *a
  * null handle, as the stock function leaves NULL. */
 CYSTCK_INTERNAL int CystckBytes_Resize(Cystck_State *S, Cystck_Object *b, Cystck_ssize_t n);
 CYSTCK_INTERNAL int CystckUnicode_FSConverter(Cystck_State *S, Cystck_Object o, void *result);
+CYSTCK_INTERNAL int CystckUnicode_FSDecoder(Cystck_State *S, Cystck_Object o, void *result);
 /* PyArg_ParseTuple of a tuple object t (no argument array): the same
  * units, the format read at run time; O outputs are handles of this call. */
 CYSTCK_INTERNAL int CystckArg_ParseTupleObject(Cystck_State *S, Cystck_Object t, const char *fmt, ...);

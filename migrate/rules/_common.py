@@ -613,6 +613,41 @@ def expression_end(code, pos, limit):
     return pos + len(code[pos:i].rstrip())
 
 
+def question_of(code, colon, limit):
+    """Where the ``?`` of the conditional expression whose ``:`` is at
+    ``colon`` is (searching back no further than ``limit``), or None
+    where that ``:`` is not a conditional's (a label, ``case``)."""
+    depth = nested = 0
+    for i in range(colon - 1, limit - 1, -1):
+        c = code[i]
+        if c in ")]":
+            depth += 1
+        elif c in "([":
+            if depth == 0:
+                return None
+            depth -= 1
+        elif depth == 0 and c in ";{}":
+            return None
+        elif depth == 0 and c == ":" and code[i - 1:i + 1] != "::" and code[i:i + 2] != "::":
+            nested += 1
+        elif depth == 0 and c == "?":
+            if nested == 0:
+                return i
+            nested -= 1
+    return None
+
+
+def conditional_split(expr):
+    """(``?``, ``:``) offsets of the conditional expression that is all of
+    ``expr`` (masked text), or None."""
+    question = source.top_level_find(expr, 0, len(expr), "?,;")
+    if question is None or expr[question] != "?":
+        return None
+    end = expression_end(expr, question + 1, len(expr))
+    colon = end + len(expr[end:]) - len(expr[end:].lstrip())
+    return (question, colon) if expr[colon:colon + 1] == ":" else None
+
+
 def for_condition(code, start, end):
     """Is ``code[start:end]`` the whole condition of a ``for`` header,
     ``for (; (x = f()); )``?"""

@@ -722,7 +722,11 @@ class NullHandles(Rule):
     handle.  A handle alone in parentheses is tested the same way where the
     parentheses are (``if ((a) && (b))``: ``(!Cystck_IsNull(a))``; ``!(h)``:
     ``Cystck_IsNull(h)``); a call's or a cast's parentheses are none.  A ``0`` that only starts the value (``h = 0 ? a : b``, a
-    macro's flag expanded into a condition) is no NULL.  Only
+    macro's flag expanded into a condition) is no NULL.  A NULL that is a
+    branch of a conditional whose other branch is a handle (a call that
+    returns one, a handle, a conditional of handles: ``t = r ?
+    PyTuple_Pack(2, a, b) : NULL``, ``f(r ? NULL : h)``) is the null
+    handle; a return's value is left to the returns rule.  Only
     names declared as handles in the function (or members known to hold
     handles) are touched, so ``char *p == NULL`` stays as it is; ``*out``
     is a handle where ``out`` points at handles (``PyObject **out``)."""
@@ -749,6 +753,7 @@ class NullHandles(Rule):
         assign_in_test = regex.compile(source.paren("p") + r"\s*(?P<op>==|!=)\s*(?:NULL|nullptr)\b")
         inner_assign = regex.compile(rf"\s*(?P<h>{hx})\s*=(?!=)")
         call_only = regex.compile(r"\s*" + calls + r"\s*")
+        calls_full = regex.compile(calls)
         call_test = regex.compile(calls + r"\s*(?P<op>==|!=)\s*(?:NULL|nullptr)\b")
         null_first = regex.compile(rf"(?:NULL|nullptr)\s*(?P<op>==|!=)\s*(?P<h>{hx})")
         assign_opens = regex.compile(rf"\(\s*(?P<h>{hx})\s*=(?!=)")
@@ -806,6 +811,9 @@ class NullHandles(Rule):
                 for m in pat.finditer(code, b0, b1):
                     if handle(m) and not regex.search(r"!\s*$", code[max(0, m.start() - 3):m.start()]):
                         edits.add(m.start(), m.end(), f"!Cystck_IsNull({text[m.start('h'):m.end('h')]})")
+            # c ? f(x) : NULL, c ? NULL : h: a branch next to a handle
+            for n0, n1 in self._conditional_nulls(code, b0, b1, lambda e: self._handle_value(e, ctx, p, calls_full)):
+                edits.add(n0, n1, "Cystck_NULL")
             # a handle alone in parentheses, tested: if ((a) && (b)), !(h)
             for m in parenthesized.finditer(code, b0, b1):
                 if not handle(m):
@@ -832,6 +840,73 @@ class NullHandles(Rule):
 
     # a `!` before a parenthesized value tests it
     _NOT_BEFORE = regex.compile(r"(?<![=!<>])!\s*$")
+
+    _NULL = regex.compile(r"\b(?:NULL|nullptr)\b")
+    _HANDLE_CAST = regex.compile(r"\(\s*(?:Cystck_Object|PyObject\s*\*)\s*\)\s*")
+    _HANDLE_CONSTANT = regex.compile(r"Cystck_(?:NULL|None|True|False|NotImplemented|Ellipsis)")
+
+    def _handle_value(self, expr, ctx, project, calls):
+        """Is the expression text ``expr`` a handle: a call of a function
+        that returns one, a name known to be one, a handle constant, or a
+        conditional whose branches are (a NULL among them)?"""
+        e = source.unparen(expr)
+        cast = self._HANDLE_CAST.match(e)
+        if cast:
+            e = source.unparen(e[cast.end():])
+        if calls.fullmatch(e):
+            # a stock function the api-calls rule does not rename (one
+            # whose counterpart differs, PyObject_New) stays stock
+            name = regex.match(r"\w+", e).group()
+            return not regex.match(r"_?Py", name) or name in api.stock_map()
+        if self._HANDLE_CONSTANT.fullmatch(e):
+            return True
+        if regex.fullmatch(r"[A-Za-z_]\w*", e):
+            return _common.is_handle(e, ctx, project)
+        q = _common.conditional_split(e)
+        if q:
+            branches = [e[q[0] + 1:q[1]], e[q[1] + 1:]]
+            values = [b for b in branches if not self._NULL.fullmatch(b.strip())]
+            return bool(values) and all(self._handle_value(b, ctx, project, calls) for b in values)
+        return False
+
+    def _conditional_nulls(self, code, b0, b1, is_handle):
+        """Spans of the NULLs in [b0, b1) that are a branch of a
+        conditional expression whose other branch is a handle (``c ?
+        f(x) : NULL``, ``c ? NULL : h``): the null handle.  A return's
+        value is left to the returns rule (an entry point's null branch
+        returns -1)."""
+        out = []
+        for m in self._NULL.finditer(code, b0, b1):
+            before = code[b0:m.start()].rstrip()
+            after = code[m.end():b1]
+            if before.endswith("?") and regex.match(r"\s*:(?!:)", after):
+                colon = m.end() + after.index(":")
+                other = (colon + 1, _common.expression_end(code, colon + 1, b1))
+                question = b0 + len(before) - 1
+            elif before.endswith(":") and not before.endswith("::") and regex.match(r"\s*(?:[);,:\]}]|$)", after):
+                colon = b0 + len(before) - 1
+                question = _common.question_of(code, colon, b0)
+                if question is None:
+                    continue
+                other = (question + 1, colon)
+            else:
+                continue
+            if self._returns_own(code, question, m.start(), m.end(), b0, b1) or not is_handle(code[other[0]:other[1]]):
+                continue
+            out.append((m.start(), m.end()))
+        return out
+
+    @staticmethod
+    def _returns_own(code, question, n0, n1, b0, b1):
+        """Is the NULL at [n0, n1) one the returns rule takes, a branch of
+        the conditional a ``return`` statement's value is (its ``?`` at
+        ``question`` outside any bracket of the value)?"""
+        stmt = max(b0, max(code.rfind(c, b0, n0) for c in ";{}") + 1)
+        ret = regex.compile(r"\s*(?:\w+\s*:(?!:)\s*)?return\b").match(code, stmt, n0)
+        if not ret or source.top_level_find(code, ret.end(), question + 1, "?") != question:
+            return False
+        semi = code.find(";", n1, b1)
+        return (n0, n1) in _common.conditional_nulls(code, ret.end(), semi if semi >= 0 else b1)
 
     def _assignment_as_truth(self, code, text, start):
         """The edit that tests the handle an assignment ``(h = expr)`` at
@@ -1710,8 +1785,10 @@ class StateCalls(Rule):
     point whose parameters are all objects keeps its arguments: ``return
     f(S, a);`` from an entry point returns its push count, and ``h = f(S,
     a);`` and ``return f(S, a);`` from a helper returning an object get the
-    value through ``Cystck_PopResult``.  Other direct calls of entry points are
-    reported: their convention (push count, argument array) changed."""
+    value through ``Cystck_PopResult``.  A direct call of a setter keeps
+    its arguments (objects, the closure; ``NULL`` where none is passed):
+    its convention is the stock one.  Other direct calls of entry points
+    are reported, with what changed (an argument array, a push count)."""
     name = "state-calls"
     precedence = 560
     # a call through a function pointer parameter takes S once
@@ -1738,9 +1815,8 @@ class StateCalls(Rule):
                 info = p.function(unit.path, name)
                 if info is not None and info.role is not None and info.role.is_entry and \
                         not self._entry_result(unit, ctx, code, m, info.role, edits):
-                    unit.leftover(m.start(), f"direct call of entry point {name}: it now takes an "
-                                  "argument array and returns a push count (pop the result with "
-                                  "Cystck_Pop)", self.name)
+                    unit.leftover(m.start(), f"direct call of entry point {name}: {self._changed(info.role)}",
+                                  self.name)
                 self._insert(code, m, edits)
                 if info is not None and info.handle_positions and not (
                         info.role is not None and info.role.is_entry
@@ -1793,10 +1869,11 @@ class StateCalls(Rule):
         a declarator ``h = f(...), g;``)
         and in ``return f(...);`` from a helper returning an object.
         Returns whether the call was taken care of."""
-        if not role.pushes:
-            return False
         open_at = m.end() - 1
         close = source.matching(code, open_at)
+        if not role.pushes:
+            # a setter keeps its convention (objects, the closure; an int)
+            return role.kind == "set" and self._closure_only(code, open_at, close, role, edits)
         if self._closure_only(code, open_at, close, role, edits):
             pass
         elif any(c != proj.H for c, _, _ in role.params):
@@ -1824,6 +1901,17 @@ class StateCalls(Rule):
             edits.add(close, close, ")")
             return True
         return False
+
+    @staticmethod
+    def _changed(role):
+        """What changed in the convention of entry point ``role``, for the
+        report of a direct call the rule could not port."""
+        changes = []
+        if any(c == proj.ARGS for c, _, _ in role.params):
+            changes.append("takes an argument array")
+        if role.pushes:
+            changes.append("returns a push count (pop the result with Cystck_Pop)")
+        return "it now " + " and ".join(changes or ["takes the state first"])
 
     @staticmethod
     def _closure_only(code, open_at, close, role, edits):
@@ -2226,15 +2314,36 @@ class TruthMacroHandleArgs(Rule):
 _MEMBER_TARGET = regex.compile(r"(?<![\w.>])(?P<base>[A-Za-z_]\w*)(?:\s*(?:\.|->)\s*\w+)*\s*(?:\.|->)\s*(?P<m>\w+)")
 
 
-def _c_pointer_member(project, member):
+def _c_pointer_member(project, member, base_type=None):
     """Is ``member`` a C pointer slot: one the extension declares ``void
     *``, or one it declares nowhere (a system type's, ``struct
-    sigevent``'s ``sigev_value.sival_ptr``), which can hold no handle?"""
+    sigevent``'s ``sigev_value.sival_ptr``), which can hold no handle?
+    An undeclared member of a variable whose type ``base_type`` is a C++
+    one (a template's, ``std::pair<PyObject *, int>``'s ``first``, a
+    namespace's, ``auto``) is none: its type is not known to be ``void *``."""
     m = regex.escape(member)
     texts = project.files.values()
     if any(regex.search(rf"\bvoid\s*\*\s*{m}\s*[;,\[]", t) for t in texts):
         return True
+    if base_type is not None and (regex.search(r"[<:]", base_type) or regex.fullmatch(r"\s*auto\s*", base_type)):
+        return False
     return not any(regex.search(rf"(?:[\w*]\s+\**|\*)\s*\b{m}\s*[;,\[:]", t) for t in texts)
+
+
+_NOT_A_TYPE = {"return", "else", "case", "goto", "sizeof", "do", "throw", "delete", "new"}
+
+
+def _declared_type(code, start, at, name):
+    """The type ``name`` is last declared with in ``code[start:at]`` (a
+    function's parameters and body up to a use), templates and namespaces
+    included (``std::pair<PyObject *, int>``), or None."""
+    found = None
+    pattern = regex.compile(r"(?P<t>(?:\b(?:const|volatile|struct|union|class)\s+)*[A-Za-z_][\w:]*"
+                            r"(?:\s*<[^;{}()]*>)?)[\s*&]+\b" + regex.escape(name) + r"\s*[;,=\[)({]")
+    for d in pattern.finditer(code, start, at):
+        if d.group("t").split()[-1] not in _NOT_A_TYPE:
+            found = d.group("t")
+    return found
 
 
 class HandleInCPointer(Rule):
@@ -2247,7 +2356,9 @@ class HandleInCPointer(Rule):
     the slot, as with the stock API).  A handle initialised or assigned
     from such a slot, ``Cystck_Object self = data.ptr;``, gets a handle for
     it, ``Cystck_FromPyObject(S, (PyObject *)data.ptr)``.  Both are marked
-    and reported."""
+    and reported.  An undeclared member of a variable of a C++ type
+    (``std::pair<PyObject *, int> pr; pr.first = o;``) is left alone: its
+    type is not known to be a pointer slot."""
     name = "handle-in-c-pointer"
     precedence = 893
     patterns = (r"(?P<t>[\w.>\s-]+?)\s*=(?!=)\s*(?P<h>\w+)\s*;",)
@@ -2270,15 +2381,17 @@ class HandleInCPointer(Rule):
             b0, b1 = ctx.body
             def handle(name, ctx=ctx):
                 return _common.is_handle(name, ctx, p)
+            def base_type(m, ctx=ctx):
+                return _declared_type(code, ctx.func.params[0], m.start(), m.group("base"))
             for m in self._STORE.finditer(code, b0, b1):
-                if handle(m.group("h")) and _c_pointer_member(p, m.group("m")):
+                if handle(m.group("h")) and _c_pointer_member(p, m.group("m"), base_type(m)):
                     edits.add(m.start("h"), m.end("h"), f"{escape.MARK} Cystck_AsPyObject(S, {m.group('h')})")
                     unit.leftover(m.start(), f"escape hatch: {m.group('h')} stored in the C pointer "
                                   f"{text[m.start('t'):m.end('t')].strip()} as its PyObject * (borrowed, as stock)",
                                   self.name)
             for m in self._READ.finditer(code, b0, b1):
                 if handle(m.group("h")) and m.group("h") != m.group("base") and \
-                        _c_pointer_member(p, m.group("m")):
+                        _c_pointer_member(p, m.group("m"), base_type(m)):
                     v = text[m.start("v"):m.end("v")].strip()
                     edits.add(m.start("v"), m.end("v"), f"{escape.MARK} Cystck_FromPyObject(S, (PyObject *){v})")
                     unit.leftover(m.start(), f"escape hatch: {m.group('h')} read from the C pointer {v}, "

@@ -606,6 +606,24 @@ def test_exception_analysis_sees_the_exception_returned_as_the_result():
     assert len(warnings) == 1 and "(o = Cystck_None;)" in warnings[0]
 
 
+def test_exception_analysis_sees_an_exception_returned_over_several_lines():
+    """``return PyErr_Format(...)`` (``return Cystck_Return(S,
+    CystckErr_Format(S, ...))`` once translated) returns its exception
+    however its lines are broken; one set in a statement that is no return
+    and followed by another call is warned about (negative)."""
+    src = ("#include <Python.h>\n"
+           "static PyObject *f(PyObject *self, PyObject *o)\n{\n"
+           "    if (o == Py_None)\n        return PyErr_Format(PyExc_ValueError,\n"
+           "                            \"bad value %R\", o);\n"
+           "    if (o == Py_True)\n        return PyErr_Format(\n            PyExc_ValueError, \"bad %R\", o);\n"
+           "    if (o == Py_False) {\n        PyErr_Format(PyExc_TypeError,\n"
+           "                     \"x %R\", o);\n        o = Py_None;\n    }\n"
+           "    return PyLong_FromLong(1);\n}\n"
+           "static PyMethodDef m[] = {{\"f\", f, METH_O, NULL}, {NULL}};\n")
+    warnings = _exception_warnings(src)
+    assert len(warnings) == 1 and "(o = Cystck_None;)" in warnings[0], warnings
+
+
 def test_fastcall_argument_array_passed_to_a_macro_stays_an_array():
     """A METH_FASTCALL method's ``args`` is an array: handed to a macro
     (or a helper) it stays one; a METH_VARARGS tuple handed on is built

@@ -277,11 +277,15 @@ LEAVE_ALONE = {
         "#define BYTES(p) ((unsigned char *)(p))\n"
         "#define SIZE(n) ((Py_ssize_t)(n))\n"
         "static PyObject *f(char *p) { return PyLong_FromSsize_t(SIZE(*BYTES(p))); }\n"),
-    # A C pointer, not an object, stored in and read from a void * slot.
+    # A C pointer, not an object, stored in and read from a void * slot;
+    # an object stored in a member of a C++ type's (a pair's `first`),
+    # which the extension does not declare: no C pointer slot.
     "handle-in-c-pointer": (
         "struct job { void (*fn)(void *); void *ptr; };\n"
         "static PyObject *f(PyObject *self, char *p)\n{\n    struct job j;\n    char *back;\n"
-        "    j.ptr = p;\n    back = j.ptr;\n    return PyLong_FromLong(back == p);\n}\n"),
+        "    j.ptr = p;\n    back = j.ptr;\n    return PyLong_FromLong(back == p);\n}\n"
+        "static PyObject *g(PyObject *self, PyObject *o)\n{\n    std::pair<PyObject *, int> pr;\n"
+        "    PyObject *back;\n    pr.first = o;\n    back = pr.first;\n    return back;\n}\n"),
     # A function that takes the GIL but that the extension calls itself: its
     # caller passes the state.
     "thread-callback-frames": (

@@ -49,6 +49,9 @@ static int unit_length(const char *p)
     case 'O':
         n = p[1] == '!' || p[1] == '&' ? 2 : 1;
         break;
+    case 'e':                       /* es et es# et# */
+        n = p[1] == 's' || p[1] == 't' ? (p[2] == '#' ? 3 : 2) : 0;
+        break;
     default:
         return 0;
     }
@@ -466,6 +469,70 @@ static int convert_string(const Format *f, int index, const char *code, Cystck_O
     return 0;
 }
 
+/* The encoded-string units es et es# et# (CPython's convertsimple 'e'):
+ * a str encoded with the codec the first va_arg names (NULL: UTF-8), or
+ * for et a bytes or bytearray as it is, copied with its NUL into a buffer
+ * PyMem_Malloc'd for the caller, who frees it with PyMem_Free; es#/et#
+ * given a buffer (*buffer not NULL) copy into it if its *size bytes hold
+ * the value and the NUL.  *size is then the value's length.  (A buffer
+ * made here stays allocated if a later value fails to convert: CPython
+ * frees it then.) */
+static CYSTCK_COLD CYSTCK_NOINLINE int convert_encoded(const Format *f, int index,
+                                                      const char *code, PyObject *o,
+                                                      va_list *va)
+{
+    const char *encoding = va_arg(*va, const char *);
+    char **buffer = va_arg(*va, char **);
+    Py_ssize_t *psize = code[2] == '#' ? va_arg(*va, Py_ssize_t *) : NULL;
+    PyObject *s;
+    const char *ptr;
+    Py_ssize_t size;
+    if (encoding == NULL)
+        encoding = PyUnicode_GetDefaultEncoding();
+    if (buffer == NULL)
+        return bad_argument(f, index, "(buffer is NULL)", o);
+    if (code[1] == 't' && (PyBytes_Check(o) || PyByteArray_Check(o))) {
+        s = Py_NewRef(o);
+        size = PyBytes_Check(o) ? PyBytes_GET_SIZE(o) : PyByteArray_GET_SIZE(o);
+        ptr = PyBytes_Check(o) ? PyBytes_AS_STRING(o) : PyByteArray_AS_STRING(o);
+    }
+    else if (PyUnicode_Check(o)) {
+        s = PyUnicode_AsEncodedString(o, encoding, NULL);
+        if (s == NULL)
+            return bad_argument(f, index, "(encoding failed)", o);
+        size = PyBytes_GET_SIZE(s);
+        ptr = PyBytes_AS_STRING(s);
+    }
+    else {
+        return bad_argument(f, index, code[1] == 's' ? "str" : "str, bytes or bytearray", o);
+    }
+    if (psize == NULL && (Py_ssize_t)strlen(ptr) != size) {
+        Py_DECREF(s);
+        return bad_argument(f, index, "encoded string without null bytes", o);
+    }
+    if (psize != NULL && *buffer != NULL) {
+        if (size + 1 > *psize) {
+            Py_DECREF(s);
+            PyErr_Format(PyExc_ValueError, "encoded string too long (%zd, maximum length %zd)",
+                         size, *psize - 1);
+            return -1;
+        }
+    }
+    else {
+        *buffer = (char *)PyMem_Malloc((size_t)size + 1);
+        if (*buffer == NULL) {
+            Py_DECREF(s);
+            PyErr_NoMemory();
+            return -1;
+        }
+    }
+    memcpy(*buffer, ptr, (size_t)size + 1);
+    if (psize != NULL)
+        *psize = size;
+    Py_DECREF(s);
+    return 0;
+}
+
 /* ---- The buffer units: s* z* y* w* ----
  * The caller's Py_buffer may live on its C stack, gone by the time the
  * frame closes, so the exporter's view is kept in a small holder object
@@ -629,6 +696,8 @@ static int convert(Cystck_State *S, const Format *f, int index, const char *code
         return convert_string(f, index, code, h, va);
     case 'c': case 'C': case 'S': case 'Y': case 'U':
         return convert_string(f, index, code, h, va);
+    case 'e':
+        return convert_encoded(f, index, code, *h._p, va);
     default:        /* O O! O& p (...): parse_format_text let no other unit in */
         return convert_object(S, f, index, code, h, va);
     }
@@ -755,6 +824,10 @@ static void skip(const char *code, va_list *va)
         (void)va_arg(*va, Cystck_Object);
     else if (code[0] == 'O' && code[1] == '&')
         (void)va_arg(*va, CystckArg_Converter);
+    else if (code[0] == 'e') {      /* the encoding; "es#": buffer, then size */
+        (void)va_arg(*va, const char *);
+        code++;
+    }
     (void)va_arg(*va, void *);
     if (code[1] == '#')
         (void)va_arg(*va, Py_ssize_t *);

@@ -32,8 +32,8 @@ SCALARS = {
 
 # Every unit CPython documents for PyArg_ParseTuple(AndKeywords).
 SUPPORTED = list(SCALARS) + ["c", "D", "s", "z", "y", "s#", "z#", "y#", "s*", "z*", "y*", "w*",
-                             "S", "Y", "U", "O", "O!"]
-UNSUPPORTED = ["es", "et", "es#", "et#"]
+                             "S", "Y", "U", "O", "O!", "es", "et", "es#", "et#"]
+UNSUPPORTED = []
 
 
 def split_units(fmt):
@@ -89,11 +89,12 @@ def unit_code(unit, k):
     if unit in ("S", "Y", "U", "O", "O!"):
         args = f"&{v}" if unit != "O!" else f"TYPE_INT, &{v}"
         return f"OBJ {v} = NO_OBJ;", args, f"R_OBJ({v});", f"IS_NO_OBJ({v})"
-    if unit in ("es", "et"):
-        return f"char *{v} = NULL;", f'"utf-8", &{v}', "", f"{v} == NULL"
+    if unit in ("es", "et"):      # the parser allocates the copy: freed here
+        return (f"char *{v} = NULL;", f'"utf-8", &{v}',
+                f"R_BYTES({v}, {v} ? strlen({v}) : 0); PyMem_Free({v});", f"{v} == NULL")
     if unit in ("es#", "et#"):
-        return (f"char *{v} = NULL; Py_ssize_t {v}n = 9;", f'"utf-8", &{v}, &{v}n', "",
-                f"{v} == NULL && {v}n == 9")
+        return (f"char *{v} = NULL; Py_ssize_t {v}n = 9;", f'"utf-8", &{v}, &{v}n',
+                f"R_BYTES({v}, {v}n); PyMem_Free({v});", f"{v} == NULL && {v}n == 9")
     # Not a unit of CPython's either ("w", "i#"): a pointer that must stay NULL.
     return f"void *{v} = NULL;", f"&{v}", "", f"{v} == NULL"
 

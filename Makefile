@@ -13,8 +13,12 @@ QUICK ?=
 
 # Fragments below add to these.
 WHEEL_TARGETS :=
-TEST_PATHS := tests ports/tests
+TEST_PATHS :=
 EVAL_TARGETS :=
+
+# pytest runs test files in parallel, one worker per core, each file whole
+# on one worker (its module fixtures build its extensions once).
+PYTEST_WORKERS ?= auto
 
 .PHONY: all test eval wheels bench-micro gen clean help
 all: help
@@ -52,12 +56,16 @@ gen: $(VENV_STAMP)
 
 include $(sort $(wildcard ports/*/*.mk eval/*.mk eval/*/*.mk))
 
+# After the fragments' paths: the slowest file (the corpus's quick run) is
+# handed out first, so the workers finish together.
+TEST_PATHS += tests ports/tests
+
 # The quick evaluation keeps the whole pipeline (builds, benchmarks, Scalene,
 # report) working in CI; pytest runs last so its summary ends the output.
 test: $(CYSTCK_STAMP) $(WHEEL_TARGETS)
 	$(PY) -m cystck.gen_api --check
 	$(MAKE) eval QUICK=1
-	$(PYTEST) -q --durations=30 $(TEST_PATHS)
+	$(PYTEST) -q -n $(PYTEST_WORKERS) --dist loadfile --durations=30 $(TEST_PATHS)
 
 wheels: $(WHEEL_TARGETS)
 

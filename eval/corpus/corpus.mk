@@ -4,7 +4,7 @@
 #
 #   make corpus                   every recipe, full suites: eval/results/corpus.json,
 #                                 eval/report/corpus.md (lz4's 19,804 tests included)
-#   make corpus QUICK=1           the quick run (recipes.QUICK: every recipe, lz4's quick_tests): build/corpus/corpus-quick.*
+#   make corpus QUICK=1           the quick run (recipes.QUICK, quick_tests where a recipe has them): build/corpus/corpus-quick.*
 #   make corpus CORPUS=lz4,wrapt  these recipes only: build/corpus/corpus-partial.*
 #   make corpus-report-only       rewrite eval/report/corpus.md from the JSON
 #

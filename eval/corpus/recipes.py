@@ -135,6 +135,7 @@ RECIPES = (
         # src/zope is a namespace package: without this pytest would import
         # the tests as a top-level package `interface`, a second copy.
         pytest_args=("-o", "consider_namespace_packages=true"),
+        in_quick_run=False,  # make test's budget: 1,374 tests, run twice
         stock_reference=(1374, 0, 8),
     ),
     Recipe(
@@ -156,6 +157,7 @@ RECIPES = (
         quick_tests=tuple(f"tests/block/test_block_{n}.py" for n in (1, 2, 3))
         + tuple(f"tests/frame/test_frame_{n}.py" for n in (0, 3, 5, 7, 8, 9)),
         cflags="-I{upstream}/lz4libs",
+        in_quick_run=False,  # make test's budget: its bundled liblz4 built twice
         stock_reference=(19804, 0, 0),
     ),
     Recipe(
@@ -168,6 +170,7 @@ RECIPES = (
         extensions=("tinyarray",),
         generated=("src/version.hh",),  # setup.py's build_ext writes it
         tests=("test_tinyarray.py",),
+        in_quick_run=False,  # make test's budget: a C++ build of 77 s
         stock_reference=(18, 0, 0),
     ),
     Recipe(
@@ -182,6 +185,7 @@ RECIPES = (
         tests=("tests",),
         cflags="-I{upstream}/rapidjson/include -DPYTHON_RAPIDJSON_VERSION=1.25",
         # 937/0/17 in pytest's summary; run.py counts its 2 xfailed as skipped.
+        in_quick_run=False,  # make test's budget: C++ builds of 160-240 s
         stock_reference=(937, 0, 19),
     ),
     Recipe(
@@ -197,6 +201,7 @@ RECIPES = (
         requirements=(SETUPTOOLS, "mypy==2.4.1", "ast_serialize==0.13.1", "librt==0.17.0",
                       "mypy_extensions==1.2.0", "pathspec==1.1.1"),
         tests=("tests",),
+        in_quick_run=False,  # make test's budget: mypy installed for its tests
         stock_reference=(158, 1, 0),
     ),
     Recipe(
@@ -236,6 +241,7 @@ RECIPES = (
         # Every test runs twice (tests/conftest.py): on the pure-Python
         # _native module and on _speedups.
         tests=("tests",),
+        in_quick_run=False,  # make test's budget: every test run twice
         stock_reference=(79, 0, 1),
     ),
     Recipe(
@@ -295,6 +301,7 @@ RECIPES = (
         # The tests also run the module in child processes and in an
         # embedded interpreter (tests/pyrun.c), with PYTHONPATH inherited.
         tests=("tests",),
+        in_quick_run=False,  # make test's budget: tests in child processes
         stock_reference=(25, 0, 3),
     ),
     Recipe(
@@ -620,8 +627,8 @@ RECIPES = (
 
 # The quick run (`make corpus QUICK=1`, and eval/corpus/test_porting_corpus.py,
 # part of `make test`): every extension but those marked in_quick_run=False,
-# each with its quick_tests where it has them (lz4: 51 of its 19,804 tests),
-# else its whole suite.
+# each with its quick_tests where it has them (lz4: 51 of its 19,804 tests,
+# when `--quick --only lz4` asks for it), else its whole suite.
 QUICK = tuple(r.name for r in RECIPES if r.in_quick_run)
 
 

@@ -3,7 +3,7 @@ released (stock), translated by cystck-migrate, built untouched with
 Cystck and tested again, in release and in debug mode.
 
     python eval/corpus/run.py                       every recipe, full test suites
-    python eval/corpus/run.py --quick               the quick run (recipes.QUICK, lz4's quick_tests)
+    python eval/corpus/run.py --quick               the quick run (recipes.QUICK, their quick_tests)
     python eval/corpus/run.py --only crc32c,lz4     these recipes
     python eval/corpus/run.py --only lz4 --update   measure these again in the results
     python eval/corpus/run.py --report-only         rewrite the Markdown from the JSON

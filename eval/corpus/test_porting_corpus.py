@@ -9,8 +9,8 @@ Three layers:
   compiler's error, not hidden; a test session that never imports the
   compiled module must be caught; a residual patch removing the refusal
   is counted, applied, and its build passes on the Cystck module;
-* the quick run of the real corpus (recipes.QUICK: every extension, lz4
-  with a subset of its tests), downloaded from PyPI once and cached: stock
+* the quick run of the real corpus (recipes.QUICK: the extensions whose
+  builds and suites are short), downloaded from PyPI once and cached: stock
   builds pass what they passed when the corpus was chosen, with the
   compiled module imported; the translator's output has no --check error;
   each Cystck build, from the untouched output, passes in release and in

@@ -497,6 +497,9 @@ class _Index:
     def __index__(self):
         return 7
 
+    def __repr__(self):     # the test's id: the same in every pytest-xdist worker
+        return "_Index()"
+
 
 # Both sides of the inline case (exact ints of at most one 30-bit digit)
 # and what it leaves to PyLong_AsLong: bigger ints, subclasses, bool,

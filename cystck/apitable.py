@@ -97,6 +97,7 @@ h CystckLong_FromVoidPtr(h o) = PyLong_FromVoidPtr        ; [h+1, e] the address
 Cystck_hash_t CystckObject_Hash(h o) = PyObject_Hash       ; [e] hash(o)
 int CystckObject_IsTrue(h o) = PyObject_IsTrue             ; [e] bool(o)
 int CystckObject_Not(h o) = PyObject_Not                   ; [e] not o
+int CystckObject_AsFileDescriptor(h o) = PyObject_AsFileDescriptor ; [e] o as a file descriptor: an int, or what o.fileno() returns; -1 with an exception (a negative value, no fileno(), a result that is no int)
 h CystckObject_RichCompare(h a, h b, int op) = PyObject_RichCompare ; [h+1, e] a op b
 int CystckObject_RichCompareBool(h a, h b, int op) = PyObject_RichCompareBool ; [e] a op b as 0/1
 int CystckObject_IsInstance(h o, h cls) = _Cystck_IsInstance ~ PyObject_IsInstance ; [e] isinstance(o, cls) (an instance of a core builtin type, dict, list, str..., is answered without asking it for __class__: it cannot claim another class)

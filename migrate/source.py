@@ -885,7 +885,14 @@ CLASS_BODY = regex.compile(r"(?:^|[;)\s])(?:struct|class)\s+\w+\s*(?::[^{;]*)?\{
 _ACCESS = regex.compile(r"\s*(?:(?:public|private|protected)\s*:\s*)+")
 _TYPEDEF = regex.compile(r"\s*(?:typedef|using)\b")
 _STARTS_WITH_NAME = regex.compile(r"\s*[A-Za-z_]")
-_PROTOTYPE_TAIL = regex.compile(r"(?:FASTCALL_ATTR|__attribute__\s*\(\(.*\)\)|const|noexcept|;|\s)*",
+# What may follow a prototype's parameter list before its ';': qualifiers,
+# ``__attribute__((...))``, and attribute macros, names in capitals with or
+# without arguments (``static int f(PyObject *o) NEGATIVE_SETS_EXCEPTION;``,
+# ``__THROW``, ``NONNULL(1)``): after a declarator at the top level nothing
+# else is valid C.  A lower-case name there is a variable (``DECLARE(int)
+# table;``), not a function.
+_PROTOTYPE_TAIL = regex.compile(r"(?:__attribute__\s*\(\(.*\)\)|const|noexcept|;|\s"
+                                r"|[A-Z_][A-Z0-9_]*\b(?:\s*" + paren("args") + r")?)*",
                                 flags=regex.S)
 
 
@@ -962,6 +969,8 @@ def _item_functions(code, start, end, offset, member):
                        # such as CYSTCK_DEF_METH(...) on lines before it
             if _CTOR_INITIALIZERS.match(head, cand.end()):
                 break  # a constructor's ``: member(value), ...`` follows
+            if brace_at < 0 and _PROTOTYPE_TAIL.fullmatch(head, cand.end()):
+                break  # later ones are attribute macros (``f(int a) NONNULL(1);``)
     name, params = (m.group("name"), (m.start("params"), m.end("params"))) if m else (None, None)
     if name == "operator":
         # a functor's call operator: ``operator()( T a, U b )``

@@ -591,6 +591,38 @@ RECIPES = (
         in_quick_run=False,
         stock_reference=(66, 0, 0),
     ),
+    Recipe(
+        name="pyxattr",
+        requirement="pyxattr==0.8.1",
+        sha256="48c578ecf8ea0bd4351b1752470e301a90a3761c7c21f00f953dcf6d6fa6ee5a",
+        language="C",
+        exercises="module functions with keywords, file descriptors and file objects or paths "
+                  "(PyUnicode_FSConverter), bytes and lists built, the GIL released, OSError from errno",
+        translate=("xattr.c",),
+        extensions=("xattr",),
+        # setup.py passes the version, author and e-mail as string macros (define_macros)
+        cflags="""'-D_XATTR_VERSION="0.8.1"' '-D_XATTR_AUTHOR="a"' '-D_XATTR_EMAIL="e"'""",
+        tests=("tests",),
+        in_quick_run=False,  # make test's budget: 287 tests of 22-113 s at load
+        stock_reference=(287, 0, 0),
+    ),
+    Recipe(
+        name="jellyfish",
+        requirement="jellyfish==0.9.0",
+        sha256="40c9a2ffd8bd3016f7611d424120442f627f56d518a106847dc93f0ead6ad79a",
+        language="C",
+        exercises="module functions over str (UCS4 buffers, PyUnicode_AsUCS4Copy), integers and floats "
+                  "returned, keywords",
+        # cjellyfish/ holds the binding and the algorithms (plain C on
+        # Py_UCS4 arrays).
+        translate=("cjellyfish",),
+        extensions=("jellyfish.cjellyfish",),
+        # The tests run each case against the pure-Python module and against
+        # cjellyfish (imported directly, so a failed build fails them).
+        tests=("jellyfish/test.py",),
+        in_quick_run=False,  # make test's budget: every case run twice (Python and C)
+        stock_reference=(331, 0, 0),
+    ),
 )
 
 # The quick run (`make corpus QUICK=1`, and eval/corpus/test_porting_corpus.py,

@@ -229,6 +229,17 @@ static inline int CystckObject_Not(Cystck_State *S, Cystck_Object o)
 #undef FN
 }
 
+/* [e] o as a file descriptor: an int, or what o.fileno() returns; -1 with an exception (a negative value, no fileno(), a result that is no int) */
+static inline int CystckObject_AsFileDescriptor(Cystck_State *S, Cystck_Object o)
+{
+#define FN "CystckObject_AsFileDescriptor"
+    PyObject *o_ = _Cystck_Get(o);
+    if (Cystck_unlikely(!o_))
+        return (_Cystck_BadArgInt(S, FN, o), (int)-1);
+    return (int)(PyObject_AsFileDescriptor(o_));
+#undef FN
+}
+
 /* [h+1, e] a op b */
 static inline Cystck_Object CystckObject_RichCompare(Cystck_State *S, Cystck_Object a, Cystck_Object b, int op)
 {

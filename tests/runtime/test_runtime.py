@@ -244,16 +244,20 @@ def test_process_size_does_not_grow_over_many_calls(rt_path, run_script, debug):
     # Upstream leak tests also compare the process's VmSize around a loop
     # of calls (pyahocorasick's test_issue_9): debug mode's quarantine of
     # closed frames is allocated when the module loads, not over the
-    # first 1024 calls.
+    # first 1024 calls.  The process's heap may still move by a page or two
+    # between the readings (a fresh-clone CI run once saw 8 kB in release
+    # mode, which passes when run alone): a lazy allocation of the runtime's
+    # (the quarantine is far larger) or a per-call leak over 30,000 calls
+    # would be more than 16 kB.
     script = ("def vm():\n"
-              "    return [l for l in open('/proc/self/status') if l.startswith('VmSize')][0]\n"
+              "    return [int(l.split()[1]) for l in open('/proc/self/status') if l.startswith('VmSize')][0]\n"
               "m.tuple3(1, 2, 3)\n"
               "before = vm()\n"
-              "for _ in range(3000):\n"
+              "for _ in range(30000):\n"
               "    m.tuple3(1, 2, 3)\n"
               "print((before, vm()))\n")
     before, after = run_script(script, rt_path, debug)
-    assert before == after
+    assert after - before <= 16, (before, after)
 
 
 @pytest.mark.parametrize("debug", ["0", "1"])

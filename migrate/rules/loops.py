@@ -241,7 +241,10 @@ class LoopRelease(Rule):
                 continue
             if regex.match(r"\s*;\s*return\b", body[source.matching(body, c.end() - 1):]):
                 continue
-            if self._consumed(body, c.start(), source.matching(body, c.end() - 1)):
+            # an API call makes the one handle it returns; a function of the
+            # extension may leave others behind
+            if body[c.start():c.end()].startswith("Cystck") and \
+                    self._consumed(body, c.start(), source.matching(body, c.end() - 1)):
                 continue
             return True
         return False
@@ -253,7 +256,9 @@ class LoopRelease(Rule):
         (``CystckList_SET_ITEM(S, l, i, CystckFloat_FromDouble(S, x))``), or
         when it is assigned, ``v = call(...);``, to a name the rest of the
         body only tests for null and then passes as such an argument (a
-        consumed top handle gives its slot back at once)."""
+        consumed top handle gives its slot back at once).  Asked of API
+        calls only: a function of the extension (``item = decode(self);``)
+        may leave handles of its own behind."""
         if self._stolen_argument(body, start, end):
             return True
         asg = regex.search(r"(?<![\w.>])(?P<v>\w+)\s*=\s*$", body[max(0, start - 80):start])

@@ -7,7 +7,9 @@ iteration made, here in the helpers it calls (a bytes object and the
 ``write`` callable loaded from the instance's field, per item): an
 encoder given a list of more than 2^20 items raised MemoryError where
 the stock extension succeeds.  What the previous iteration left in the
-variable is never read, so the loop is marked.  Left alone: a variable
+variable is never read, so the loop is marked, and so is one that sets it only to NULL (``ret = NULL;
+break;``) or whose item a list steals when the function that made it is
+the extension's (which may leave handles of its own behind).  Left alone: a variable
 first written under an ``if`` (a later iteration may read the last
 one's value) or read after the loop before it is written, and a loop
 whose condition hands a context to a function of the extension
@@ -123,6 +125,29 @@ Enc_reprs(EncObject *self, PyObject *args)
     return ret;
 }
 
+static PyObject *
+Enc_fill(EncObject *self, PyObject *args)
+{
+    Py_ssize_t i, length;
+    PyObject *list, *item;
+    if (!PyArg_ParseTuple(args, "n", &length))
+        return NULL;
+    list = PyList_New(length);
+    if (list == NULL)
+        return NULL;
+    for (i = 0; i < length; ++i) {
+        item = encode_one(self, Py_None);
+        if (item)
+            PyList_SET_ITEM(list, i, item);
+        else {
+            Py_DECREF(list);
+            list = NULL;
+            break;
+        }
+    }
+    return list;
+}
+
 typedef struct {
     Py_ssize_t i;
     PyObject *last;
@@ -175,6 +200,7 @@ static PyMethodDef Enc_methods[] = {
     {"encode", (PyCFunction)Enc_encode, METH_O, NULL},
     {"last_true", (PyCFunction)Enc_last_true, METH_O, NULL},
     {"reprs", (PyCFunction)Enc_reprs, METH_VARARGS, NULL},
+    {"fill", (PyCFunction)Enc_fill, METH_VARARGS, NULL},
     {"count_true", (PyCFunction)Enc_count_true, METH_O, NULL},
     {NULL}
 };
@@ -220,14 +246,14 @@ def fails(b):
 print(repr((outcome(e.encode, list(range(300))), len(out), out[299], outcome(e.encode, 5),
             outcome(m.Enc(fails).encode, [1, 7, 9]), e.last_true([0, 1, 0, 2, 0]),
             len(e.reprs(300)), len(out), outcome(m.Enc(lambda b: 1 / 0).reprs, 9),
-            e.count_true([0, 1, 2] * 10))))
+            e.count_true([0, 1, 2] * 10), len(e.fill(300)), len(out))))
 '''
 
 
 def test_a_loop_whose_variable_each_iteration_writes_first_releases(stock_and_translated, run_script):
     stock, ported = stock_and_translated("loopfirst", SOURCE.replace("NAME", "loopfirst"))
     want = run_script(SCRIPT, stock)
-    assert want[:3] == (None, 300, b"299") and want[6:] == (300, 600, ("ZeroDivisionError", "division by zero"), 20)
+    assert want[:3] == (None, 300, b"299") and want[6:] == (300, 600, ("ZeroDivisionError", "division by zero"), 20, 300, 900)
     for debug in (False, True):
         assert run_script(SCRIPT, ported, debug=debug, env={"CYSTCK_HANDLE_LIMIT": "64"}) == want
 
@@ -236,11 +262,14 @@ def test_a_variable_written_under_an_if_keeps_the_loop_unmarked():
     out = translate.translate_source(SOURCE.replace("NAME", "loopfirst"), "loopfirst.c")
     encode = out[out.index("Enc_encode("):out.index("Enc_last_true(")]
     last_true = out[out.index("Enc_last_true("):out.index("Enc_reprs(")]
-    reprs = out[out.index("Enc_reprs("):out.index("cursor_next(")]
+    reprs = out[out.index("Enc_reprs("):out.index("Enc_fill(")]
+    fill = out[out.index("Enc_fill("):out.index("cursor_next(")]
     count_true = out[out.index("Enc_count_true("):out.index("Enc_init(")]
     assert "Cystck_ReleaseSince" in encode
     assert "Cystck_Mark" not in last_true
     # a null store where an append fails puts no handle in `ret`
     assert "Cystck_ReleaseSince" in reprs
+    # the list steals each item, but encode_one leaves its own handles behind
+    assert "Cystck_ReleaseSince" in fill
     # cursor_next keeps the item it makes in the cursor, read by the body
     assert "Cystck_Mark" not in count_true

@@ -54,9 +54,10 @@ class LoopRelease(Rule):
     PyIter_Next(it))``: written every iteration,
     and written again before any read after the loop) or cleared at the
     end of the body (``x = NULL;`` last, as ``Py_CLEAR(x)`` leaves it, and
-    no ``continue``) or written by the body's first statement that names
-    it (``r = f(x); if (!r) goto error; Py_DECREF(r);``) and again after
-    the loop before any read; no handle goes to a call other than the API, a function of
+    no ``continue``), set only to NULL, or written by the first statement
+    that names it, in the body or in a block of it that holds every other
+    mention (``r = f(x); if (!r) goto error; Py_DECREF(r);``), and written
+    again after the loop, on every way out, before any read; no handle goes to a call other than the API, a function of
     the extension (or a macro that calls one), or into a member, an array
     or through a pointer (``items.push_back(Item(key))``, ``*out = v``);
     no function of the extension gets the address of a local other than a
@@ -193,22 +194,74 @@ class LoopRelease(Rule):
                 continue
             if self._cleared_at_end(body, v) and not regex.search(r"\bcontinue\s*;", body):
                 continue
-            if not (self._written_at_start(body, v) and self._written_first(after, v)):
+            if not (self._written_at_start(body, v) and self._written_on_every_way_out(after, v)):
                 return False
         return True
 
+    @staticmethod
+    def _written_on_every_way_out(after, v):
+        """Is ``v`` written after the loop before any read, on every way
+        from the loop's end?  Each mention, in order, must be a write at
+        the start of a statement (``v = ...``, or ``&v`` given to a call):
+        one at the loop's own level (or an enclosing one) covers what
+        follows; one inside a block opened after the loop (``if (n) { v =
+        args[0]; ... }``, another branch's loop) covers that block only,
+        and the mentions after the block are checked the same way."""
+        mention = regex.compile(rf"(?<![\w.>]){v}\b")
+        pos = 0
+        while True:
+            m = mention.search(after, pos)
+            if m is None:
+                return True
+            before = after[:m.start()]
+            written = regex.match(r"\s*=(?!=)", after[m.end():]) or before.rstrip().endswith("&")
+            statement = before.rstrip().rstrip("&").rstrip()
+            if not written or (statement and statement[-1] not in ";{}" and not statement.endswith(",")):
+                return False
+            depth = low = 0
+            for c in before:
+                if c == "{":
+                    depth += 1
+                elif c == "}":
+                    depth -= 1
+                    low = min(low, depth)
+            if depth == low:
+                return True
+            level, open_at = 0, None             # the block opened after the loop
+            for i in range(m.start() - 1, -1, -1):
+                if after[i] == "}":
+                    level += 1
+                elif after[i] == "{":
+                    if level == 0:
+                        open_at = i
+                        break
+                    level -= 1
+            pos = source.matching(after, open_at)
+
     @classmethod
     def _written_at_start(cls, body, v):
-        """Is ``v`` first named in the body by a statement of the body's
-        own (not under an ``if`` or inside a block) that writes it, ``v =
-        f(x);``?  Then every iteration writes it before reading it, and
-        what the previous iteration left in it is never read."""
+        """Is ``v`` first named in the body by a statement that writes it,
+        ``v = f(x);``, a statement of the body's own or of a block inside
+        it (not under a braceless ``if``), with every other mention of
+        ``v`` in that block after it?  Then every iteration that reads
+        ``v`` has written it first, and what the previous iteration left
+        in it is never read."""
         first = regex.search(rf"(?<![\w.>]){v}\b", body)
         if first is None or not cls._written_first(body, v):
             return False
-        before = body[:first.start()].lstrip()[1:]      # after the body's brace
-        return before.count("{") == before.count("}") and \
-            (not before.strip() or before.rstrip()[-1] in ";{}")
+        depth, open_at = 0, 0
+        for i in range(first.start() - 1, 0, -1):       # the block holding it
+            if body[i] == "}":
+                depth += 1
+            elif body[i] == "{":
+                if depth == 0:
+                    open_at = i
+                    break
+                depth -= 1
+        close = source.matching(body, open_at)
+        before = body[open_at + 1:first.start()]
+        return (not before.strip() or before.rstrip()[-1] in ";{}") and \
+            regex.search(rf"(?<![\w.>]){v}\b", body, pos=close) is None
 
     @staticmethod
     def _assigned_in_loop(body, v):

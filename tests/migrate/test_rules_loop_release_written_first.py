@@ -1,20 +1,22 @@
 """loop-release and a handle variable of the function that each iteration
 writes first: ``ret = encode_one(self, item); if (ret) Py_DECREF(ret);
-else goto error;`` in a loop over a sequence, ``ret`` written again after
-the loop before it is read.  The rule wanted such a variable cleared at
-the end of the body (``x = NULL;``), so the loop kept what each
-iteration made, here in the helpers it calls (a bytes object and the
-``write`` callable loaded from the instance's field, per item): an
+else goto error;`` in a loop over a sequence, ``ret`` written again
+after the loop before it is read. The rule wanted such a variable
+cleared at the end of the body (``x = NULL;``), so the loop kept what
+each iteration made, here in the helpers it calls (a bytes object and
+the ``write`` callable loaded from the instance's field, per item): an
 encoder given a list of more than 2^20 items raised MemoryError where
-the stock extension succeeds.  What the previous iteration left in the
-variable is never read, so the loop is marked, and so is one that sets it only to NULL (``ret = NULL;
-break;``) or whose item a list steals when the function that made it is
-the extension's (which may leave handles of its own behind).  Left alone: a variable
-first written under an ``if`` (a later iteration may read the last
-one's value) or read after the loop before it is written, and a loop
-whose condition hands a context to a function of the extension
-(``cursor_next(seq, &c)``, which keeps the item it makes in ``c``).  Stock and
-translated builds compared at a small handle limit, release and debug."""
+the stock extension succeeds. What the previous iteration left in the
+variable is never read, so the loop is marked, and so is one that sets
+it only to NULL (``ret = NULL; break;``) or whose item a list steals
+when the function that made it is the extension's (which may leave
+handles of its own behind). Left alone: a variable first written under
+an ``if`` (a later iteration may read the last one's value) or read
+after the loop before it is written on every way out (``if (n == 0) {
+arg = ...; }`` then a read of ``arg``), and a loop whose condition hands
+a context to a function of the extension (``cursor_next(seq, &c)``,
+which keeps the item it makes in ``c``). Stock and translated builds
+compared at a small handle limit, release and debug."""
 from cystck.migrate import translate
 
 SOURCE = r'''#include <Python.h>
@@ -148,6 +150,69 @@ Enc_fill(EncObject *self, PyObject *args)
     return list;
 }
 
+static PyObject *
+Enc_pairs(EncObject *self, PyObject *args)
+{
+    Py_ssize_t i, length, n = 0;
+    PyObject *key, *value;
+    if (!PyArg_ParseTuple(args, "n", &length))
+        return NULL;
+    for (i = 0; i < length; ++i) {
+        key = encode_one(self, Py_None);
+        if (key) {
+            value = PyObject_Repr(key);
+            if (value) {
+                n += PyUnicode_GET_LENGTH(value);
+                Py_DECREF(value);
+            }
+            Py_DECREF(key);
+        }
+        else
+            return NULL;
+    }
+    return PyLong_FromSsize_t(n);
+}
+
+static PyObject *
+Enc_odd_reprs(EncObject *self, PyObject *args)
+{
+    Py_ssize_t i, length, n = 0;
+    PyObject *s = NULL;
+    if (!PyArg_ParseTuple(args, "n", &length))
+        return NULL;
+    for (i = 0; i < length; ++i) {
+        if (i % 2) {
+            s = PyObject_Repr(Py_None);
+            if (s == NULL)
+                return NULL;
+        }
+        n += s != NULL;
+    }
+    Py_XDECREF(s);
+    return PyLong_FromSsize_t(n);
+}
+
+static PyObject *
+Enc_pick(EncObject *self, PyObject *args)
+{
+    Py_ssize_t i, n = PyTuple_GET_SIZE(args);
+    PyObject *arg = NULL;
+    for (i = 0; i < n; i++) {
+        PyObject *item = PyTuple_GET_ITEM(args, i);
+        if (PyObject_IsTrue(item)) {
+            arg = PyObject_Repr(item);
+            if (arg == NULL)
+                return NULL;
+        }
+    }
+    if (n == 0) {
+        arg = PyUnicode_FromString("none");
+    }
+    if (arg == NULL)
+        Py_RETURN_NONE;
+    return arg;
+}
+
 typedef struct {
     Py_ssize_t i;
     PyObject *last;
@@ -201,6 +266,9 @@ static PyMethodDef Enc_methods[] = {
     {"last_true", (PyCFunction)Enc_last_true, METH_O, NULL},
     {"reprs", (PyCFunction)Enc_reprs, METH_VARARGS, NULL},
     {"fill", (PyCFunction)Enc_fill, METH_VARARGS, NULL},
+    {"pairs", (PyCFunction)Enc_pairs, METH_VARARGS, NULL},
+    {"pick", (PyCFunction)Enc_pick, METH_VARARGS, NULL},
+    {"odd_reprs", (PyCFunction)Enc_odd_reprs, METH_VARARGS, NULL},
     {"count_true", (PyCFunction)Enc_count_true, METH_O, NULL},
     {NULL}
 };
@@ -246,14 +314,14 @@ def fails(b):
 print(repr((outcome(e.encode, list(range(300))), len(out), out[299], outcome(e.encode, 5),
             outcome(m.Enc(fails).encode, [1, 7, 9]), e.last_true([0, 1, 0, 2, 0]),
             len(e.reprs(300)), len(out), outcome(m.Enc(lambda b: 1 / 0).reprs, 9),
-            e.count_true([0, 1, 2] * 10), len(e.fill(300)), len(out))))
+            e.count_true([0, 1, 2] * 10), len(e.fill(300)), len(out), e.pairs(300), len(out), e.odd_reprs(9), e.pick(0, 5, 0, 7, 0), e.pick())))
 '''
 
 
 def test_a_loop_whose_variable_each_iteration_writes_first_releases(stock_and_translated, run_script):
     stock, ported = stock_and_translated("loopfirst", SOURCE.replace("NAME", "loopfirst"))
     want = run_script(SCRIPT, stock)
-    assert want[:3] == (None, 300, b"299") and want[6:] == (300, 600, ("ZeroDivisionError", "division by zero"), 20, 300, 900)
+    assert want[:3] == (None, 300, b"299") and want[6:] == (300, 600, ("ZeroDivisionError", "division by zero"), 20, 300, 900, 1200, 1200, 8, "7", "none")
     for debug in (False, True):
         assert run_script(SCRIPT, ported, debug=debug, env={"CYSTCK_HANDLE_LIMIT": "64"}) == want
 
@@ -263,7 +331,10 @@ def test_a_variable_written_under_an_if_keeps_the_loop_unmarked():
     encode = out[out.index("Enc_encode("):out.index("Enc_last_true(")]
     last_true = out[out.index("Enc_last_true("):out.index("Enc_reprs(")]
     reprs = out[out.index("Enc_reprs("):out.index("Enc_fill(")]
-    fill = out[out.index("Enc_fill("):out.index("cursor_next(")]
+    fill = out[out.index("Enc_fill("):out.index("Enc_pairs(")]
+    pairs = out[out.index("Enc_pairs("):out.index("Enc_odd_reprs(")]
+    odd_reprs = out[out.index("Enc_odd_reprs("):out.index("Enc_pick(")]
+    pick = out[out.index("Enc_pick("):out.index("cursor_next(")]
     count_true = out[out.index("Enc_count_true("):out.index("Enc_init(")]
     assert "Cystck_ReleaseSince" in encode
     assert "Cystck_Mark" not in last_true
@@ -271,5 +342,12 @@ def test_a_variable_written_under_an_if_keeps_the_loop_unmarked():
     assert "Cystck_ReleaseSince" in reprs
     # the list steals each item, but encode_one leaves its own handles behind
     assert "Cystck_ReleaseSince" in fill
+    # value is written first in the block that names it
+    assert "Cystck_ReleaseSince" in pairs
+    # s, written in a block, is read after it: an even iteration reads the last odd one's
+    assert "Cystck_Mark" not in odd_reprs
+    # arg is written after the loop only where n == 0: otherwise the last
+    # iteration's value is returned
+    assert "Cystck_Mark" not in pick
     # cursor_next keeps the item it makes in the cursor, read by the body
     assert "Cystck_Mark" not in count_true

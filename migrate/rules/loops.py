@@ -171,7 +171,8 @@ class LoopRelease(Rule):
         handles |= inner
         if not self._calls_keep_handles_in(cond + "\n" + body, handles, ctx):
             return False
-        if self._own_call_gets_a_context(cond + "\n" + body, code[ctx.body[0]:close], handles):
+        if self._own_call_gets_a_context(cond + "\n" + body, code[ctx.func.start:close], handles,
+                                         set(ctx.plain) | set(ctx.data_ptrs)):
             return False
         if self._stored(body, handles):
             return False
@@ -381,16 +382,29 @@ class LoopRelease(Rule):
                 return False
         return True
 
-    def _own_call_gets_a_context(self, code, before, handles):
+    def _own_call_gets_a_context(self, code, before, handles, structs):
         """Is a function of the extension given the address of a local
         that is neither a handle nor a C scalar (``iterNext(S, obj, &tc)``:
-        an iterator's context, a cache filled on first use)?  What it
-        stores there may be a handle made in one iteration and read in the
-        next, which the mark would release."""
+        an iterator's context, a cache filled on first use), or a struct
+        or struct pointer of the function's (``accumulate(S, acc, s)``,
+        whose struct holds a list it makes)?  What it stores there may be
+        a handle made in one iteration and read in the next, which the
+        mark would release."""
         for c in _CALL.finditer(code):
             if c.group("f") not in self._own or c.group("f").endswith("_AsStruct"):
                 continue
             args = code[c.end():source.matching(code, c.end() - 1)]
+            if any(regex.search(rf"(?<![\w.>&]){name}\b(?!\s*(?:\[|->|\.|\())", args) for name in structs):
+                return True
+            for a in regex.finditer(r"(?<![\w.>&])(\w+)\b(?!\s*(?:\[|->|\.|\())", args):
+                name = a.group(1)
+                if name in handles:
+                    continue
+                # a pointer to a struct of the extension's: `JSON_Accu *acc`
+                decl = regex.search(rf"(?<![\w.>])(?P<t>\w+)\s*\*+\s*(?:const\s+)?{name}\s*[,;=)\[]", before)
+                if decl and not regex.fullmatch(_SCALAR_DECL + "|void|PyObject|Cystck_Object|Cystck_State|"
+                                                r"PyTypeObject|Py_buffer|Cystck_Field", decl.group("t")):
+                    return True
             for a in regex.finditer(r"&\s*(\w+)\b(?!\s*(?:\[|->|\.))", args):
                 name = a.group(1)
                 if name in handles:

@@ -351,3 +351,50 @@ def test_a_variable_written_under_an_if_keeps_the_loop_unmarked():
     assert "Cystck_Mark" not in pick
     # cursor_next keeps the item it makes in the cursor, read by the body
     assert "Cystck_Mark" not in count_true
+
+
+ACCUMULATOR = r'''#include <Python.h>
+
+typedef struct {
+    PyObject *parts;         /* made by the first append, kept across items */
+} Acc;
+
+static int
+acc_append(Acc *acc, PyObject *s)
+{
+    if (acc->parts == NULL && (acc->parts = PyList_New(0)) == NULL)
+        return -1;
+    return PyList_Append(acc->parts, s);
+}
+
+static PyObject *
+join_reprs(PyObject *self, PyObject *seq)
+{
+    Acc acc = {NULL};
+    Acc *rval = &acc;
+    PyObject *item, *s;
+    Py_ssize_t i;
+    for (i = 0; i < PySequence_Size(seq); i++) {
+        item = PySequence_GetItem(seq, i);
+        if (item == NULL)
+            return NULL;
+        s = PyObject_Repr(item);
+        Py_DECREF(item);
+        if (s == NULL || acc_append(rval, s) < 0)
+            return NULL;
+        Py_DECREF(s);
+    }
+    return acc.parts;
+}
+
+static PyMethodDef methods[] = {{"join_reprs", join_reprs, METH_O, NULL}, {NULL}};
+'''
+
+
+def test_a_loop_handing_a_struct_pointer_to_the_extensions_function_keeps_unmarked():
+    """acc_append keeps the list it makes in the struct: a mark would
+    release it at the next iteration (simplejson's JSON_Accu, found by its
+    test_accumulator in a fresh-clone CI run)."""
+    out = translate.translate_source(ACCUMULATOR, "acc.c")
+    loop = out[out.index("join_reprs("):out.index("CYSTCK_DEF_METH")]
+    assert "Cystck_Mark" not in loop

@@ -28,6 +28,20 @@ _SCALAR_DECL = (r"(?:(?:const|unsigned|signed|long|short|static|register)\s+)*"
 MARK = "cystck_mark_"
 
 
+def _open_brace_before(code, pos):
+    """The ``{`` of the innermost block around ``pos`` (``code`` starts
+    with a brace that encloses it)."""
+    depth = 0
+    for i in range(pos - 1, -1, -1):
+        if code[i] == "}":
+            depth += 1
+        elif code[i] == "{":
+            if depth == 0:
+                return i
+            depth -= 1
+    return 0
+
+
 def _handle_makers():
     """The API functions that make handles, less those that return only
     the null handle (``CystckErr_Format``): a loop that merely raises makes
@@ -228,16 +242,7 @@ class LoopRelease(Rule):
                     low = min(low, depth)
             if depth == low:
                 return True
-            level, open_at = 0, None             # the block opened after the loop
-            for i in range(m.start() - 1, -1, -1):
-                if after[i] == "}":
-                    level += 1
-                elif after[i] == "{":
-                    if level == 0:
-                        open_at = i
-                        break
-                    level -= 1
-            pos = source.matching(after, open_at)
+            pos = source.matching(after, _open_brace_before(after, m.start()))   # past that block
 
     @classmethod
     def _written_at_start(cls, body, v):
@@ -250,15 +255,7 @@ class LoopRelease(Rule):
         first = regex.search(rf"(?<![\w.>]){v}\b", body)
         if first is None or not cls._written_first(body, v):
             return False
-        depth, open_at = 0, 0
-        for i in range(first.start() - 1, 0, -1):       # the block holding it
-            if body[i] == "}":
-                depth += 1
-            elif body[i] == "{":
-                if depth == 0:
-                    open_at = i
-                    break
-                depth -= 1
+        open_at = _open_brace_before(body, first.start())    # the block holding it
         close = source.matching(body, open_at)
         before = body[open_at + 1:first.start()]
         return (not before.strip() or before.rstrip()[-1] in ";{}") and \

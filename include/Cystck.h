@@ -1203,6 +1203,22 @@ static inline void Cystck_ReleaseSince(Cystck_State *S, Cystck_Scope *mark)
     _Cystck_ReleaseSinceSlow(S, mark);
 }
 
+/* [h-k, h+1] Cystck_ReleaseSince keeping one object: the handle returned,
+ * made after the mark (so the next call releases it in its turn), holds
+ * h's object.  For a loop that carries a value from one iteration to the
+ * next (an accumulator: acc = Cystck_ReleaseSinceKeep(S, &mark, acc)),
+ * which then holds one iteration's handles and the carried one.  The null
+ * handle (or a released one) stays null. */
+static inline Cystck_Object Cystck_ReleaseSinceKeep(Cystck_State *S, Cystck_Scope *mark, Cystck_Object h)
+{
+    PyObject *o = _Cystck_Get(h);
+    Py_XINCREF(o);
+    Cystck_ReleaseSince(S, mark);
+    if (o == NULL)
+        return Cystck_NULL;
+    return _Cystck_Own(S, o);
+}
+
 /* Is there room for n more handles under the handle limit?  0, or -1 [e]. */
 CYSTCK_INTERNAL int Cystck_CheckHandles(Cystck_State *S, Cystck_ssize_t n);
 

@@ -76,8 +76,8 @@ class LoopRelease(Rule):
     loop (in a block holding it, not under a braceless ``if``), read by the
     body before it writes it, and its old value released there (an
     accumulator, ``tmp = PyNumber_Add(acc, item); Py_DECREF(acc); acc =
-    tmp;``), which the release keeps: ``(acc =
-    Cystck_ReleaseSinceKeep(S, &cystck_mark_, acc), cond)``; no handle goes to a call other than the API, a function of
+    tmp;``), which the release keeps:
+    ``(Cystck_ReleaseSinceKeep(S, &cystck_mark_, &acc), cond)``; no handle goes to a call other than the API, a function of
     the extension (or a macro that calls one), or into a member, an array
     or through a pointer (``items.push_back(Item(key))``, ``*out = v``);
     no function of the extension gets the address of a local other than a
@@ -142,7 +142,7 @@ class LoopRelease(Rule):
                 indent = indent if not indent.strip() else ""
                 edits.add(m.start(), m.start(), f"{{ Cystck_Scope {MARK} = Cystck_Mark(S);\n{indent}")
                 inner = text[start:end].strip() or "1"
-                release = f"{kept} = Cystck_ReleaseSinceKeep(S, &{MARK}, {kept})" if kept else \
+                release = f"Cystck_ReleaseSinceKeep(S, &{MARK}, &{kept})" if kept else \
                     f"Cystck_ReleaseSince(S, &{MARK})"
                 edits.add(start, end, f"({release}, {inner})")
                 edits.add(close, close, " }")

@@ -5,8 +5,8 @@ Py_DECREF(old);``).  The rule left such a loop alone (``acc`` outlives
 its iteration, a plain mark would release it), and a dropped handle's
 slot is not reused, so summing more than 2^20 items raised MemoryError
 (the handle limit) where the stock extension succeeds.  The loop is
-marked now and its condition starts with ``acc =
-Cystck_ReleaseSinceKeep(S, &mark, acc)``: what the previous iteration made
+marked now and its condition starts with
+``Cystck_ReleaseSinceKeep(S, &mark, &acc)``: what the previous iteration made
 is released but the carried object, which a new handle holds.  Left
 alone: two carried handles, one not set before the loop (read first where
 a flag says it was written), one whose address a call gets.  Stock and
@@ -131,9 +131,9 @@ def _loop_of(out, name, end):
 
 def test_the_carried_handle_is_kept_by_the_release():
     out = translate.translate_source(SOURCE.replace("NAME", "loopcarried"), "loopcarried.c")
-    assert "acc = Cystck_ReleaseSinceKeep(S, &cystck_mark_, acc)" in _loop_of(out, "total", "\nproduct(")
-    assert "acc = Cystck_ReleaseSinceKeep(S, &cystck_mark_, acc)" in _loop_of(out, "product", "\nlongest(")
-    assert "best = Cystck_ReleaseSinceKeep(S, &cystck_mark_, best)" in _loop_of(out, "longest", "CYSTCK_DEF_METH")
+    assert "(Cystck_ReleaseSinceKeep(S, &cystck_mark_, &acc), " in _loop_of(out, "total", "\nproduct(")
+    assert "(Cystck_ReleaseSinceKeep(S, &cystck_mark_, &acc), " in _loop_of(out, "product", "\nlongest(")
+    assert "(Cystck_ReleaseSinceKeep(S, &cystck_mark_, &best), " in _loop_of(out, "longest", "CYSTCK_DEF_METH")
 
 
 LEFT_ALONE = r'''#include <Python.h>

@@ -72,12 +72,13 @@ CYSTCK_DEF_METH(carried_def, "carried", carried, CYSTCK_O, NULL)
 static int carried(Cystck_State *S, Cystck_Object self, Cystck_Object arg)
 {
     long i, n = CystckLong_AsLong(S, arg);
-    Cystck_Object acc = CystckLong_FromLong(S, 0);
+    Cystck_Object acc = CystckLong_FromLong(S, 0), none = Cystck_NULL;
     Cystck_Scope mark = Cystck_Mark(S);
     (void)self;
-    if (!Cystck_IsNull(Cystck_ReleaseSinceKeep(S, &mark, Cystck_NULL)))
+    Cystck_ReleaseSinceKeep(S, &mark, &none);
+    if (!Cystck_IsNull(none))
         return -1;
-    for (i = 0; (acc = Cystck_ReleaseSinceKeep(S, &mark, acc), i < n); i++) {
+    for (i = 0; (Cystck_ReleaseSinceKeep(S, &mark, &acc), i < n); i++) {
         Cystck_Object x = CystckLong_FromLong(S, i), t;
         if (Cystck_IsNull(x))
             return -1;

@@ -235,14 +235,19 @@ static CYSTCK_ALWAYS_INLINE Cystck_Object _Cystck_NewInstance(Cystck_State *S, C
     return h;
 }
 /* [h+1, e] A new instance of type, as stock's PyObject_New: a plain type's
- * native struct is not zeroed (the code sets what it reads). */
-static inline Cystck_Object Cystck_New(Cystck_State *S, Cystck_Object type, void **data)
+ * native struct is not zeroed (the code sets what it reads).
+ * Always inlined, as Cystck_NewZeroed: with a few callers GCC made it one
+ * out-of-line copy taking S, whose address then escaped in every caller
+ * (the header kept in memory, reloaded after each call) and whose plain
+ * path is not folded against the caller's type tests (PicoNumPy's `a + b`
+ * 529 -> 504 instructions; docs/gaps.md, R1). */
+static CYSTCK_ALWAYS_INLINE Cystck_Object Cystck_New(Cystck_State *S, Cystck_Object type, void **data)
 {
     return _Cystck_NewInstance(S, type, data, 0);
 }
 /* [h+1, e] A new instance of type, its native struct zeroed, as stock's
  * type->tp_alloc(type, 0) (PyType_GenericAlloc). */
-static inline Cystck_Object Cystck_NewZeroed(Cystck_State *S, Cystck_Object type, void **data)
+static CYSTCK_ALWAYS_INLINE Cystck_Object Cystck_NewZeroed(Cystck_State *S, Cystck_Object type, void **data)
 {
     return _Cystck_NewInstance(S, type, data, 1);
 }

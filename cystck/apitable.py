@@ -849,6 +849,9 @@ slot mp_subscript ~ binaryfunc [BINARY] : int f(Cystck_State *S, Cystck_Object a
 slot mp_ass_subscript ~ objobjargproc [OBJOBJARG] : int f(Cystck_State *S, Cystck_Object self, Cystck_Object key, Cystck_Object value) ; 0, or -1: self[key] = value (value null: del)
 slot bf_getbuffer ~ getbufferproc [GETBUFFER] : int f(Cystck_State *S, Cystck_Object self, Py_buffer *view, int flags) ; 0, or -1: fill view (CystckBuffer_FillInfo, or by hand); a view->obj left NULL is set to self
 slot bf_releasebuffer ~ releasebufferproc [RELEASEBUFFER] : void f(Cystck_State *S, Cystck_Object self, Py_buffer *view) ; a view is released (errors are reported as unraisable)
+slot am_await ~ unaryfunc [UNARY] : int f(Cystck_State *S, Cystck_Object self) ; push count: the iterator `await self` runs
+slot am_aiter ~ unaryfunc [UNARY] : int f(Cystck_State *S, Cystck_Object self) ; push count: aiter(self)
+slot am_anext ~ unaryfunc [UNARY] : int f(Cystck_State *S, Cystck_Object self) ; push count: the awaitable anext(self) returns
 slot tp_finalize ~ destructor [FINALIZE] : void f(Cystck_State *S, Cystck_Object self) ; once, before the object dies, still alive (PEP 442): may call the API; errors are reported as unraisable
 macro CYSTCK_RICHCOMPARE(a, b, op) ~ Py_RETURN_RICHCOMPARE ; in a tp_richcompare: the result of comparing two C values a and b with the rich-comparison op (Py_EQ ... Py_GE), 0 or 1, for `return Cystck_ReturnBool(S, CYSTCK_RICHCOMPARE(a, b, op));`; evaluates a and b more than once
 

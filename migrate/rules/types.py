@@ -574,7 +574,7 @@ class TypeObject(Rule):
                     symbols.append(f"{name}_weaklist")
                 elif key in ("tp_dictoffset", "tp_weaklistoffset", "tp_vectorcall_offset",
                              "tp_getattr", "tp_setattr", "tp_descr_get", "tp_descr_set", "tp_is_gc",
-                             "tp_as_buffer", "tp_vectorcall", "tp_as_async") \
+                             "tp_as_buffer", "tp_vectorcall") \
                         and it.text not in (None, "NULL", "0", "nullptr"):
                     unit.leftover(m.start(), f"{key} = {it.text}: no Cystck counterpart", self.name)
                 elif key.startswith("tp_") and key not in ("tp_name", "tp_basicsize", "tp_itemsize",
@@ -1473,7 +1473,10 @@ class MacroParamStructCasts(Rule):
     ``#define RO(self) (((Foo *) self)->readonly)``, and that every
     function expanding it (all of this file, all with the state) passes a
     handle there, reaches the struct through the typed accessor:
-    ``(Foo_AsStruct(S, self)->readonly)``.  A macro some use of which passes
+    ``(Foo_AsStruct(S, self)->readonly)``.  A cast of such a parameter
+    that reaches no member, ``ensure((Foo *)object)`` (the function now
+    takes the handle), is dropped as the casts rule drops it in a
+    function's body: ``ensure(object)``.  A macro some use of which passes
     anything else (a struct pointer, an expression) is left alone, and so
     is a parameter the body only dereferences (``(o)->lock``): the
     macro-struct-args rule passes the struct at its uses instead."""
@@ -1481,11 +1484,13 @@ class MacroParamStructCasts(Rule):
     precedence = 379
     patterns = (r"\(\s*\(\s*(?:struct\s+)?(?P<t>\w+)\s*\*\s*\)\s*(?P<h>\w+)\s*\)\s*->",)
     before = ("typedef struct { PyObject_HEAD int ro; } Box;\n#define RO(o) (((Box *) o)->ro)\n"
+              "#define NEG(o) neg((Box *)(o))\n"
               "static PyObject *f(Box *self, PyObject *x)\n{\n    if (RO(self))\n        return NULL;\n"
-              "    return PyNumber_Negative(x);\n}\n")
+              "    return NEG(x);\n}\n")
     after = ("typedef struct { PyObject_HEAD int ro; } Box;\n#define RO(o) (Box_AsStruct(S, o)->ro)\n"
+             "#define NEG(o) neg((o))\n"
              "static PyObject *f(Box *self, PyObject *x)\n{\n    if (RO(self))\n        return NULL;\n"
-             "    return PyNumber_Negative(x);\n}\n")
+             "    return NEG(x);\n}\n")
 
     def apply(self, unit):
         p = unit.project
@@ -1508,6 +1513,12 @@ class MacroParamStructCasts(Rule):
                 if c.group("t") in p.types and c.group("h") in params \
                         and self._arg_structs(code, m.group("name"), params.index(c.group("h")), ctxs, p) is not None:
                     edits.add(c.start(), c.end(), f"{p.types[c.group('t')].struct}_AsStruct(S, {c.group('h')})->")
+            # a cast that reaches no member: the handle itself
+            for c in regex.finditer(self._BARE_CAST, code, pos=m.start("body"), endpos=m.end("body")):
+                if c.group("t") in p.types and c.group("h") in params \
+                        and not self._REACHES.match(code, c.end()) \
+                        and self._arg_structs(code, m.group("name"), params.index(c.group("h")), ctxs, p) is not None:
+                    edits.add(c.start(), c.start("v"), "")
             # no cast, a->n: the struct of the handles every use passes
             for c in regex.finditer(self._UNCAST, code, pos=m.start("body"), endpos=m.end("body")):
                 if c.group("h") not in params \
@@ -1522,6 +1533,9 @@ class MacroParamStructCasts(Rule):
             unit.apply(edits)
         return edits.applied
 
+    _REACHES = regex.compile(r"\s*(?:->|\)\s*->)")
+    _BARE_CAST = (r"(?<!sizeof\s*)\(\s*(?:struct\s+)?(?P<t>\w+)\s*\*\s*\)\s*"
+                  r"(?P<v>(?P<h>[A-Za-z_]\w*)|\(\s*(?P<h>[A-Za-z_]\w*)\s*\))")
     _UNCAST = r"(?<![\w.>)])(?:(?P<h>[A-Za-z_]\w*)|\(\s*(?P<h>[A-Za-z_]\w*)\s*\))\s*->\s*(?P<f>\w+)"
 
     @staticmethod

@@ -765,6 +765,7 @@ macro CYSTCK_ARG(TYPE, name) ~ -            ; a required parameter of CYSTCK_DEF
 macro CYSTCK_OPT(TYPE, name, default) ~ -   ; an optional parameter of CYSTCK_DEF_TYPED with a literal default
 macro CYSTCK_DEF_METH_FLAGS(sym, name, impl, conv, flags, doc) ~ PyMethodDef ; CYSTCK_DEF_METH with CPython's binding flags: METH_CLASS (self is the class), METH_STATIC (self is the null handle), METH_COEXIST
 macro CYSTCK_DEF_WEAKLIST(sym, STRUCT, field) ~ tp_weaklistoffset ; instances can be weakly referenced; field is the struct's Cystck_WeakList, cleared by the runtime before the destructor runs
+macro CYSTCK_DEF_DICT(sym, STRUCT, field) ~ tp_dictoffset ; instances have a __dict__ kept in field, a Cystck_Field of the struct (the type's traverse visits it; CPython makes the dict on first use when the field is empty)
 macro CYSTCK_DEF_MOD_EXEC(sym, impl) ~ Py_mod_exec ; a multi-phase module's exec slot: `int impl(Cystck_State *S, Cystck_Object module)`, 0 or -1
 macro CYSTCK_DEF_MOD_CREATE(sym, impl) ~ Py_mod_create ; a multi-phase module's create slot: `int impl(Cystck_State *S, Cystck_Object spec, CystckModuleDef *def)`, push count (the module) or -1
 macro CYSTCK_DEF_MOD_SLOT(sym, slot, value) ~ PyModuleDef_Slot ; a value slot of a multi-phase module (Py_mod_multiple_interpreters, Py_mod_gil; docs/runtime.md says what the runtime allows)

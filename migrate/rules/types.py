@@ -503,7 +503,9 @@ def _visit_field(f, array, var):
 class TypeObject(Rule):
     """A static ``PyTypeObject`` (with its number/sequence/mapping tables)
     becomes ``CYSTCK_DEF_SLOT``/``CYSTCK_DEF_DESTROY`` definitions (and
-    ``CYSTCK_DEF_WEAKLIST`` for ``tp_weaklistoffset = offsetof(...)``), a
+    ``CYSTCK_DEF_WEAKLIST`` for ``tp_weaklistoffset = offsetof(...)``,
+    ``CYSTCK_DEF_DICT`` for ``tp_dictoffset = offsetof(Foo, dict)`` of an
+    object member), a
     ``defines`` array that also lists the type's methods, members and
     getsets, and a ``CystckType_Spec`` named ``<type>_spec``.  The type
     variable itself becomes a ``static Cystck_Ref`` filled by the init
@@ -572,6 +574,10 @@ class TypeObject(Rule):
                     struct, member = proj.weaklist_member(unit.project, it.text)
                     weaklist.append(f"CYSTCK_DEF_WEAKLIST({name}_weaklist, {struct}, {member})")
                     symbols.append(f"{name}_weaklist")
+                elif key == "tp_dictoffset" and self._dict_member(unit.project, it.text):
+                    struct, member = self._dict_member(unit.project, it.text)
+                    weaklist.append(f"CYSTCK_DEF_DICT({name}_dict, {struct}, {member})")
+                    symbols.append(f"{name}_dict")
                 elif key in ("tp_dictoffset", "tp_weaklistoffset", "tp_vectorcall_offset",
                              "tp_getattr", "tp_setattr", "tp_descr_get", "tp_descr_set", "tp_is_gc",
                              "tp_as_buffer", "tp_vectorcall") \
@@ -608,6 +614,17 @@ class TypeObject(Rule):
                 edits.add(*_common.statement_line_span(text, s + len(code[s:e]) - len(code[s:e].lstrip()), e), "")
         unit.apply(edits)
         return len(defs)
+
+    @staticmethod
+    def _dict_member(project, offset):
+        """(struct, member) named by ``tp_dictoffset = offsetof(Foo, dict)``
+        where the member holds an object (a Cystck_Field once translated,
+        the one PyObject * CPython reads): CYSTCK_DEF_DICT.  Else None (a
+        number, an expression, a member of another type: reported)."""
+        found = proj.weaklist_member(project, offset)
+        if found and found[1] in project.types[found[0]].object_fields:
+            return found
+        return None
 
     def _declarations_elsewhere(self, unit):
         """A file (a header) that only declares type objects defined in

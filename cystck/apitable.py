@@ -767,6 +767,7 @@ macro CYSTCK_ARG(TYPE, name) ~ -            ; a required parameter of CYSTCK_DEF
 macro CYSTCK_OPT(TYPE, name, default) ~ -   ; an optional parameter of CYSTCK_DEF_TYPED with a literal default
 macro CYSTCK_DEF_METH_FLAGS(sym, name, impl, conv, flags, doc) ~ PyMethodDef ; CYSTCK_DEF_METH with CPython's binding flags: METH_CLASS (self is the class), METH_STATIC (self is the null handle), METH_COEXIST
 macro CYSTCK_DEF_WEAKLIST(sym, STRUCT, field) ~ tp_weaklistoffset ; instances can be weakly referenced; field is the struct's Cystck_WeakList, cleared by the runtime before the destructor runs
+macro CYSTCK_DEF_DICT(sym, STRUCT, field) ~ tp_dictoffset ; instances have a __dict__ kept in field, a Cystck_Field of the struct (the type's traverse visits it; CPython makes the dict on first use when the field is empty)
 macro CYSTCK_DEF_MOD_EXEC(sym, impl) ~ Py_mod_exec ; a multi-phase module's exec slot: `int impl(Cystck_State *S, Cystck_Object module)`, 0 or -1
 macro CYSTCK_DEF_MOD_CREATE(sym, impl) ~ Py_mod_create ; a multi-phase module's create slot: `int impl(Cystck_State *S, Cystck_Object spec, CystckModuleDef *def)`, push count (the module) or -1
 macro CYSTCK_DEF_MOD_SLOT(sym, slot, value) ~ PyModuleDef_Slot ; a value slot of a multi-phase module (Py_mod_multiple_interpreters, Py_mod_gil; docs/runtime.md says what the runtime allows)
@@ -852,6 +853,9 @@ slot mp_subscript ~ binaryfunc [BINARY] : int f(Cystck_State *S, Cystck_Object a
 slot mp_ass_subscript ~ objobjargproc [OBJOBJARG] : int f(Cystck_State *S, Cystck_Object self, Cystck_Object key, Cystck_Object value) ; 0, or -1: self[key] = value (value null: del)
 slot bf_getbuffer ~ getbufferproc [GETBUFFER] : int f(Cystck_State *S, Cystck_Object self, Py_buffer *view, int flags) ; 0, or -1: fill view (CystckBuffer_FillInfo, or by hand); a view->obj left NULL is set to self
 slot bf_releasebuffer ~ releasebufferproc [RELEASEBUFFER] : void f(Cystck_State *S, Cystck_Object self, Py_buffer *view) ; a view is released (errors are reported as unraisable)
+slot am_await ~ unaryfunc [UNARY] : int f(Cystck_State *S, Cystck_Object self) ; push count: the iterator `await self` runs
+slot am_aiter ~ unaryfunc [UNARY] : int f(Cystck_State *S, Cystck_Object self) ; push count: aiter(self)
+slot am_anext ~ unaryfunc [UNARY] : int f(Cystck_State *S, Cystck_Object self) ; push count: the awaitable anext(self) returns
 slot tp_finalize ~ destructor [FINALIZE] : void f(Cystck_State *S, Cystck_Object self) ; once, before the object dies, still alive (PEP 442): may call the API; errors are reported as unraisable
 macro CYSTCK_RICHCOMPARE(a, b, op) ~ Py_RETURN_RICHCOMPARE ; in a tp_richcompare: the result of comparing two C values a and b with the rich-comparison op (Py_EQ ... Py_GE), 0 or 1, for `return Cystck_ReturnBool(S, CYSTCK_RICHCOMPARE(a, b, op));`; evaluates a and b more than once
 

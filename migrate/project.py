@@ -124,6 +124,7 @@ NUMBER_FIELDS = (
 SEQUENCE_FIELDS = ("sq_length sq_concat sq_repeat sq_item was_sq_slice sq_ass_item "
                    "was_sq_ass_slice sq_contains sq_inplace_concat sq_inplace_repeat").split()
 MAPPING_FIELDS = "mp_length mp_subscript mp_ass_subscript".split()
+ASYNC_FIELDS = "am_await am_aiter am_anext am_send".split()
 METHOD_FIELDS = "ml_name ml_meth ml_flags ml_doc".split()
 MEMBER_FIELDS = "name type offset flags doc".split()
 GETSET_FIELDS = "name get set doc closure".split()
@@ -132,7 +133,8 @@ SPEC_FIELDS = "name basicsize itemsize flags slots".split()
 SLOT_FIELDS = "slot pfunc".split()
 BUFFER_FIELDS = "bf_getbuffer bf_releasebuffer".split()
 SUBTABLES = {"PyNumberMethods": NUMBER_FIELDS, "PySequenceMethods": SEQUENCE_FIELDS,
-             "PyMappingMethods": MAPPING_FIELDS, "PyBufferProcs": BUFFER_FIELDS}
+             "PyMappingMethods": MAPPING_FIELDS, "PyBufferProcs": BUFFER_FIELDS,
+             "PyAsyncMethods": ASYNC_FIELDS}
 
 
 BINDING_FLAGS = ("METH_CLASS", "METH_STATIC")

@@ -623,6 +623,55 @@ RECIPES = (
         in_quick_run=False,  # make test's budget: every case run twice (Python and C)
         stock_reference=(331, 0, 0),
     ),
+    Recipe(
+        name="zope.hookable",
+        requirement="zope.hookable==8.4",
+        sha256="ca0ffaf3d3bbca83e90378395ab31bdf7c66bdf3ded4d788cc1c6451146a69ec",
+        language="C",
+        exercises="one static type (a callable wrapper) with GC, members, getset descriptors, "
+                  "__init__ keywords, tp_call forwarding, a subclassable base",
+        translate=("src/zope/hookable/_zope_hookable.c",),
+        extensions=("zope.hookable._zope_hookable",),
+        import_root="src",
+        env={"PURE_PYTHON": "0"},
+        tests=("src/zope/hookable",),
+        pytest_args=("-o", "consider_namespace_packages=true"),
+        in_quick_run=False,  # added by T41 (generality), outside make test's budget
+        stock_reference=(42, 0, 0),
+    ),
+    Recipe(
+        name="lazy-object-proxy",
+        requirement="lazy-object-proxy==1.13.0",
+        sha256="ce34046cb021d69c72d05ddb83821ecfd4d2d0a5d43a93c5cd01c9e34779cf14",
+        language="C",
+        exercises="one static type forwarding every number, sequence, mapping, rich comparison "
+                  "and iterator slot to a lazily built object, getset and methods, GC, weakrefs",
+        translate=("src/lazy_object_proxy/cext.c",),
+        extensions=("lazy_object_proxy.cext",),
+        import_root="src",
+        # the tests run each case on the pure-Python proxies and on cext;
+        # test_perf.py needs pytest-benchmark (timings only): left out
+        tests=("tests", "--ignore=tests/test_perf.py"),
+        in_quick_run=False,  # added by T41 (generality), outside make test's budget
+        stock_reference=(1594, 46, 46),
+    ),
+    Recipe(
+        name="zope.proxy",
+        requirement="zope.proxy==7.3",
+        sha256="a2c00ff84d416b5008bbcdd7337eb800ade8bc083312e8b5e0ecd7d0c0d11cf6",
+        language="C",
+        exercises="one static proxy type forwarding number, sequence, mapping, comparison and "
+                  "iterator slots, a C API capsule for other extensions, module functions over proxies",
+        translate=("src/zope/proxy/_zope_proxy_proxy.c", "src/zope/proxy/proxy.h"),
+        extensions=("zope.proxy._zope_proxy_proxy",),
+        import_root="src",
+        env={"PURE_PYTHON": "0"},
+        requirements=(SETUPTOOLS, "zope.interface==8.7"),
+        tests=("src/zope/proxy",),
+        pytest_args=("-o", "consider_namespace_packages=true"),
+        in_quick_run=False,  # added by T41 (generality), outside make test's budget
+        stock_reference=(206, 0, 4),
+    ),
 )
 
 # The quick run (`make corpus QUICK=1`, and eval/corpus/test_porting_corpus.py,

@@ -79,6 +79,9 @@
 #define _CYSTCK_SLOTKIND_mp_ass_subscript (_CYSTCK_OBJOBJARG)
 #define _CYSTCK_SLOTKIND_bf_getbuffer (_CYSTCK_GETBUFFER)
 #define _CYSTCK_SLOTKIND_bf_releasebuffer (_CYSTCK_RELEASEBUFFER)
+#define _CYSTCK_SLOTKIND_am_await (_CYSTCK_UNARY)
+#define _CYSTCK_SLOTKIND_am_aiter (_CYSTCK_UNARY)
+#define _CYSTCK_SLOTKIND_am_anext (_CYSTCK_UNARY)
 #define _CYSTCK_SLOTKIND_tp_finalize (_CYSTCK_FINALIZE)
 
 #endif /* CYSTCK_AUTOGEN_SLOTS_H */

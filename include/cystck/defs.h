@@ -421,6 +421,19 @@ typedef struct { PyObject *_list; } Cystck_WeakList;
           (Py_ssize_t)(CYSTCK_DATA_OFFSET + offsetof(STRUCT, FIELD)), READONLY, NULL }, \
         _CYSTCK_NO_GETSET, NULL, NULL, NULL };
 
+/* A __dict__ for instances: the native struct's Cystck_Field FIELD holds
+ * the dict (the one the extension stores there, else the one CPython makes
+ * on the first attribute store) and the type's defines list
+ * CYSTCK_DEF_DICT(sym, STRUCT, FIELD), the stock tp_dictoffset.  The type's
+ * traverse visits the field, and the runtime releases it with the others
+ * when an instance dies.  (A Cystck_Field is one PyObject *, as CPython
+ * reads the dict's slot.) */
+#define CYSTCK_DEF_DICT(SYM, STRUCT, FIELD)                                   \
+    static CystckDef SYM = { CystckDef_Member, _CYSTCK_NO_METH, _CYSTCK_NO_SLOT, \
+        { "__dictoffset__", T_PYSSIZET,                                       \
+          (Py_ssize_t)(CYSTCK_DATA_OFFSET + offsetof(STRUCT, FIELD)), READONLY, NULL }, \
+        _CYSTCK_NO_GETSET, NULL, NULL, NULL };
+
 /* Getters and setters:
  *   int get(Cystck_State *S, Cystck_Object self, void *closure)   push count
  *   int set(Cystck_State *S, Cystck_Object self, Cystck_Object value,

@@ -1420,8 +1420,10 @@ class HandleConditions(Rule):
     operand of ``&&``/``||``/``?:``, ``while ((item = PyIter_Next(it)))``)
     tests its handle:
     ``!Cystck_IsNull(CystckDict_GetItemString(S, d, "k"))``,
-    ``Cystck_IsNull(...)``.  (The null-handles rule does the same for
-    variables.)"""
+    ``Cystck_IsNull(...)``.  A call of one of the extension's functions
+    that returns a handle is tested the same way (``if (!ensure(self))
+    return NULL;``, in a function or in a macro's body).  (The
+    null-handles rule does the same for variables.)"""
     name = "handle-conditions"
     precedence = 855
     needs = ("api-calls",)
@@ -1438,9 +1440,14 @@ class HandleConditions(Rule):
     def apply(self, unit):
         code, text = unit.masked, unit.text
         edits = source.Edits()
-        for m in regex.finditer(self.patterns[0], code):
+        own = unit.project.handle_makers(unit.path)
+        calls = self.patterns[0]
+        if own:
+            alts = "|".join(map(regex.escape, sorted(own, key=len, reverse=True)))
+            calls = rf"(?P<f>Cystck[A-Za-z]*_\w+|(?<![\w.>])(?:{alts})(?!\w))\s*\("
+        for m in regex.finditer(calls, code):
             f = api.by_name().get(m.group("f"))
-            if f is None or f.ret != "h":
+            if m.group("f") not in own and (f is None or f.ret != "h"):
                 continue
             before = self._BEFORE.search(code, max(0, m.start() - 40), m.start())
             close = source.matching(code, m.end() - 1)
@@ -1616,6 +1623,57 @@ def references_re(names, ref_fields):
 
 # ``(x = `` right before a read: a store into a local whose value is used.
 _VALUE_USED_STORE = regex.compile(r"\(\s*[A-Za-z_]\w*\s*=\s*$")
+
+
+class FunctionStaticRefs(Rule):
+    """A function-level static object, the cache of a value made on the
+    function's first call (``static PyObject *name = NULL; if (!name)
+    name = PyUnicode_InternFromString("x"); ... PyObject_GetAttr(o,
+    name)``), outlives the call as a global does: it becomes a reference,
+    ``static Cystck_Ref name = NULL;``, its stores ``name =
+    Cystck_ref(S, ...)``, its tests (``!name``, ``name == NULL``, ``if
+    (name)``) test the reference, and its other uses read
+    ``Cystck_deref(S, name)``.  One whose reference count the function
+    changes, or whose address it takes, is left to a human (reported by
+    the declarations rule)."""
+    name = "function-static-refs"
+    precedence = 498
+    patterns = (r"\bstatic\s+PyObject\s*\*\s*(?P<n>[A-Za-z_]\w*)\s*(?:=\s*(?:NULL|0)\s*)?;",)
+    before = ("static PyObject *f(PyObject *o)\n{\n    static PyObject *key = NULL;\n"
+              "    if (key == NULL)\n        key = PyUnicode_InternFromString(\"k\");\n"
+              "    return PyObject_GetAttr(o, key);\n}\n")
+    after = ("static PyObject *f(PyObject *o)\n{\n    static Cystck_Ref key = NULL;\n"
+             "    if (key == NULL)\n        key = Cystck_ref(S, PyUnicode_InternFromString(\"k\"));\n"
+             "    return PyObject_GetAttr(o, Cystck_deref(S, key));\n}\n")
+
+    _COUNTED = regex.compile(r"(?:\bPy_\w*(?:INCREF|DECREF|CLEAR|SETREF|NewRef)\s*\(\s*|&\s*)$")
+    _COMPARED = regex.compile(r"\s*[!=]=\s*(?:NULL|0)\b")
+
+    def apply(self, unit):
+        code = unit.masked
+        edits = source.Edits()
+        for ctx in _common.stateful_contexts(unit, with_locals=False):
+            b0, b1 = ctx.body
+            for m in regex.finditer(self.patterns[0], code, pos=b0, endpos=b1):
+                name = m.group("n")
+                uses = list(regex.finditer(rf"(?<![\w.>]){regex.escape(name)}\b", code, pos=m.end(), endpos=b1))
+                if any(self._COUNTED.search(code, max(b0, u.start() - 24), u.start()) for u in uses):
+                    continue
+                edits.add(m.start(), m.end(), f"static Cystck_Ref {name} = NULL;")
+                for u in uses:
+                    store = regex.compile(r"\s*=(?!=)\s*").match(code, u.end())
+                    if store:
+                        v0 = store.end()
+                        v1 = _common.expression_end(code, v0, b1)
+                        edits.add(v0, v0, "Cystck_ref(S, ")
+                        edits.add(v1, v1, ")")
+                    elif not (self._COMPARED.match(code, u.end())
+                              or regex.search(r"(?<![!=<>])!\s*$", code[max(b0, u.start() - 4):u.start()])
+                              or _common.tested_for_truth(code, u.start(), u.end())):
+                        edits.add(u.start(), u.end(), f"Cystck_deref(S, {name})")
+        if edits:
+            unit.apply(edits)
+        return edits.applied
 
 
 class GlobalRefs(Rule):

@@ -372,10 +372,13 @@ class TypeSlotReads(Rule):
 
 
 # CPython's slot function types (object.h) whose functions stock code may
-# read from a type and keep (the ones over objects only, unaryfunc and the
-# like, hold the extension's own functions: stock-function-pointers), and
-# whether their result is a new object
+# read from a type and keep, and whether their result is a new object.
+# unaryfunc and the like also hold the extension's own functions
+# (stock-function-pointers: a member, a parameter, a local declared
+# without a value); a local of theirs counts only where it is given a
+# slot read (``unaryfunc meth = NULL; ... meth = type->tp_as_async->am_aiter;``).
 _SLOT_POINTER_TYPES = {"descrgetfunc": True, "getattrofunc": True, "reprfunc": True, "richcmpfunc": True,
+                       "unaryfunc": True, "binaryfunc": True, "ternaryfunc": True,
                        "getiterfunc": True, "iternextfunc": True, "descrsetfunc": False, "setattrofunc": False,
                        "hashfunc": False, "lenfunc": False, "objobjproc": False, "objobjargproc": False}
 
@@ -387,8 +390,8 @@ _SLOT_READ = regex.compile(r"=\s*" + regex.escape(MARK) + r"\s*\(\s*\(\s*PyTypeO
 class SlotPointerCalls(Rule):
     """A type's slot function kept in a local (``descrgetfunc f =
     Py_TYPE(d)->tp_descr_get;``, which type-slot-reads reads through the
-    escape hatch) is a stock function: its calls, ``f(d, obj, type)``, are
-    kept through the escape hatch too, the handle arguments lent (a
+    escape hatch) is a stock function: its calls, ``f(d, obj, type)`` or
+    ``(*f)(d, obj, type)``, are kept through the escape hatch too, the handle arguments lent (a
     variable holding the null handle, and ``NULL``, as NULL) and a new
     object result given a handle, ``Cystck_FromNewPyObject``; marked and
     reported.  A local of such a type not read from a type's slot (the
@@ -414,7 +417,8 @@ class SlotPointerCalls(Rule):
         for ctx in _common.stateful_contexts(unit):
             b0, b1 = ctx.body
             for f, new_object in self._slot_pointers(code, text, b0, b1).items():
-                for m in regex.finditer(rf"(?<![\w.>]){regex.escape(f)}\s*\(", code[:b1], pos=b0):
+                call = rf"(?:(?<![\w.>]){regex.escape(f)}|\(\s*\*\s*{regex.escape(f)}\s*\))\s*\("
+                for m in regex.finditer(call, code[:b1], pos=b0):
                     if marked(text, m.start()):
                         continue
                     close = source.matching(code, m.end() - 1)

@@ -509,7 +509,9 @@ def _visit_field(f, array, var):
 class TypeObject(Rule):
     """A static ``PyTypeObject`` (with its number/sequence/mapping tables)
     becomes ``CYSTCK_DEF_SLOT``/``CYSTCK_DEF_DESTROY`` definitions (and
-    ``CYSTCK_DEF_WEAKLIST`` for ``tp_weaklistoffset = offsetof(...)``), a
+    ``CYSTCK_DEF_WEAKLIST`` for ``tp_weaklistoffset = offsetof(...)``,
+    ``CYSTCK_DEF_DICT`` for ``tp_dictoffset = offsetof(Foo, dict)`` of an
+    object member), a
     ``defines`` array that also lists the type's methods, members and
     getsets, and a ``CystckType_Spec`` named ``<type>_spec``.  The type
     variable itself becomes a ``static Cystck_Ref`` filled by the init
@@ -578,9 +580,13 @@ class TypeObject(Rule):
                     struct, member = proj.weaklist_member(unit.project, it.text)
                     weaklist.append(f"CYSTCK_DEF_WEAKLIST({name}_weaklist, {struct}, {member})")
                     symbols.append(f"{name}_weaklist")
+                elif key == "tp_dictoffset" and self._dict_member(unit.project, it.text):
+                    struct, member = self._dict_member(unit.project, it.text)
+                    weaklist.append(f"CYSTCK_DEF_DICT({name}_dict, {struct}, {member})")
+                    symbols.append(f"{name}_dict")
                 elif key in ("tp_dictoffset", "tp_weaklistoffset", "tp_vectorcall_offset",
                              "tp_getattr", "tp_setattr", "tp_descr_get", "tp_descr_set", "tp_is_gc",
-                             "tp_as_buffer", "tp_vectorcall", "tp_as_async") \
+                             "tp_as_buffer", "tp_vectorcall") \
                         and it.text not in (None, "NULL", "0", "nullptr"):
                     unit.leftover(m.start(), f"{key} = {it.text}: no Cystck counterpart", self.name)
                 elif key.startswith("tp_") and key not in ("tp_name", "tp_basicsize", "tp_itemsize",
@@ -614,6 +620,17 @@ class TypeObject(Rule):
                 edits.add(*_common.statement_line_span(text, s + len(code[s:e]) - len(code[s:e].lstrip()), e), "")
         unit.apply(edits)
         return len(defs)
+
+    @staticmethod
+    def _dict_member(project, offset):
+        """(struct, member) named by ``tp_dictoffset = offsetof(Foo, dict)``
+        where the member holds an object (a Cystck_Field once translated,
+        the one PyObject * CPython reads): CYSTCK_DEF_DICT.  Else None (a
+        number, an expression, a member of another type: reported)."""
+        found = proj.weaklist_member(project, offset)
+        if found and found[1] in project.types[found[0]].object_fields:
+            return found
+        return None
 
     def _declarations_elsewhere(self, unit):
         """A file (a header) that only declares type objects defined in
@@ -1494,7 +1511,10 @@ class MacroParamStructCasts(Rule):
     ``#define RO(self) (((Foo *) self)->readonly)``, and that every
     function expanding it (all of this file, all with the state) passes a
     handle there, reaches the struct through the typed accessor:
-    ``(Foo_AsStruct(S, self)->readonly)``.  A macro some use of which passes
+    ``(Foo_AsStruct(S, self)->readonly)``.  A cast of such a parameter
+    that reaches no member, ``ensure((Foo *)object)`` (the function now
+    takes the handle), is dropped as the casts rule drops it in a
+    function's body: ``ensure(object)``.  A macro some use of which passes
     anything else (a struct pointer, an expression) is left alone, and so
     is a parameter the body only dereferences (``(o)->lock``): the
     macro-struct-args rule passes the struct at its uses instead."""
@@ -1502,11 +1522,13 @@ class MacroParamStructCasts(Rule):
     precedence = 379
     patterns = (r"\(\s*\(\s*(?:struct\s+)?(?P<t>\w+)\s*\*\s*\)\s*(?P<h>\w+)\s*\)\s*->",)
     before = ("typedef struct { PyObject_HEAD int ro; } Box;\n#define RO(o) (((Box *) o)->ro)\n"
+              "#define NEG(o) neg((Box *)(o))\n"
               "static PyObject *f(Box *self, PyObject *x)\n{\n    if (RO(self))\n        return NULL;\n"
-              "    return PyNumber_Negative(x);\n}\n")
+              "    return NEG(x);\n}\n")
     after = ("typedef struct { PyObject_HEAD int ro; } Box;\n#define RO(o) (Box_AsStruct(S, o)->ro)\n"
+             "#define NEG(o) neg((o))\n"
              "static PyObject *f(Box *self, PyObject *x)\n{\n    if (RO(self))\n        return NULL;\n"
-             "    return PyNumber_Negative(x);\n}\n")
+             "    return NEG(x);\n}\n")
 
     def apply(self, unit):
         p = unit.project
@@ -1529,6 +1551,12 @@ class MacroParamStructCasts(Rule):
                 if c.group("t") in p.types and c.group("h") in params \
                         and self._arg_structs(code, m.group("name"), params.index(c.group("h")), ctxs, p) is not None:
                     edits.add(c.start(), c.end(), f"{p.types[c.group('t')].struct}_AsStruct(S, {c.group('h')})->")
+            # a cast that reaches no member: the handle itself
+            for c in regex.finditer(self._BARE_CAST, code, pos=m.start("body"), endpos=m.end("body")):
+                if c.group("t") in p.types and c.group("h") in params \
+                        and not self._REACHES.match(code, c.end()) \
+                        and self._arg_structs(code, m.group("name"), params.index(c.group("h")), ctxs, p) is not None:
+                    edits.add(c.start(), c.start("v"), "")
             # no cast, a->n: the struct of the handles every use passes
             for c in regex.finditer(self._UNCAST, code, pos=m.start("body"), endpos=m.end("body")):
                 if c.group("h") not in params \
@@ -1543,6 +1571,9 @@ class MacroParamStructCasts(Rule):
             unit.apply(edits)
         return edits.applied
 
+    _REACHES = regex.compile(r"\s*(?:->|\)\s*->)")
+    _BARE_CAST = (r"(?<!sizeof\s*)\(\s*(?:struct\s+)?(?P<t>\w+)\s*\*\s*\)\s*"
+                  r"(?P<v>(?P<h>[A-Za-z_]\w*)|\(\s*(?P<h>[A-Za-z_]\w*)\s*\))")
     _UNCAST = r"(?<![\w.>)])(?:(?P<h>[A-Za-z_]\w*)|\(\s*(?P<h>[A-Za-z_]\w*)\s*\))\s*->\s*(?P<f>\w+)"
 
     @staticmethod

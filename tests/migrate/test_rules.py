@@ -751,6 +751,27 @@ def test_handle_conditions_leave_c_values_and_assignments_alone():
     assert 'if (!Cystck_IsNull(CystckDict_GetItemString(S, d, "j")))' in out
 
 
+def test_handle_conditions_test_the_extensions_own_handle_calls():
+    """A call of one of the extension's functions returning a handle,
+    tested with ``!`` in a function and in a macro's body, tests its
+    handle (lazy-object-proxy's first contact: `wrong type argument to
+    unary exclamation mark`); a function of the extension returning a C
+    value keeps its ``!`` (negative)."""
+    src = ("#include <Python.h>\n"
+           "typedef struct { PyObject_HEAD PyObject *w; } P;\n"
+           "static PyObject *get(P *self)\n{\n    if (!self->w)\n        return NULL;\n    return self->w;\n}\n"
+           "static int ready(P *self) { return self->w != NULL; }\n"
+           "#define ENSURE(self) if (!get(self)) return NULL;\n"
+           "static PyObject *f(P *self, PyObject *a)\n{\n    if (!get(self) || !ready(self))\n        return NULL;\n"
+           "    ENSURE(self);\n    return PyObject_Repr(a);\n}\n"
+           "static PyMethodDef m[] = {{\"f\", (PyCFunction)f, METH_O, NULL}, {NULL}};\n"
+           "static PyTypeObject PT = {PyVarObject_HEAD_INIT(NULL, 0) .tp_name = \"m.P\", "
+           ".tp_basicsize = sizeof(P), .tp_methods = m};\n")
+    out, _ = _translate_with_notes(src)
+    assert "if (Cystck_IsNull(get(S, self)) || !ready(S, self))" in out
+    assert "#define ENSURE(self) if (Cystck_IsNull(get(S, self))) return -1;" in out
+
+
 def test_one_getter_behind_two_attribute_names_gets_two_definitions():
     """A getter listed twice in a getset table (an alias, ``digest_size``
     and ``digestsize``) gets one definition per entry; a getter listed once

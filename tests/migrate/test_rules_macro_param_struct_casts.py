@@ -147,3 +147,123 @@ def test_a_struct_only_parameter_gets_the_struct_once():
 def test_the_locking_macro_behaves_like_the_stock_build(same_as_stock):
     want = same_as_stock("lockmacro", LOCKED, "c = m.Counter()\nprint(repr([c.bump() for _ in range(3)]))\n")
     assert want == [1, 2, 3]
+
+
+# A macro handing its parameter, cast to the struct, to a helper that now
+# takes the handle (lazy-object-proxy's first contact: `cannot convert to
+# a pointer type` and `incompatible type for argument 2` at every use),
+# and testing a helper's handle with `!`.
+UNWRAP = r'''#include <Python.h>
+
+typedef struct { PyObject_HEAD PyObject *wrapped; } Box;
+static PyTypeObject BoxType;
+
+static PyObject *unwrap(Box *self)
+{
+    if (self->wrapped == NULL) {
+        PyErr_SetString(PyExc_ValueError, "empty box");
+        return NULL;
+    }
+    return self->wrapped;
+}
+
+#define UNWRAP_OR_FAIL(object) \
+    if (PyObject_TypeCheck(object, &BoxType)) { \
+        object = unwrap((Box *)(object)); \
+        if (!object) return NULL; \
+    }
+#define ENSURE(self) if (!unwrap(self)) return NULL;
+
+static PyObject *Box_new(PyTypeObject *type, PyObject *args, PyObject *kw)
+{
+    PyObject *wrapped = NULL;
+    Box *self;
+    if (!PyArg_ParseTuple(args, "|O", &wrapped))
+        return NULL;
+    self = (Box *)type->tp_alloc(type, 0);
+    if (self == NULL)
+        return NULL;
+    Py_XINCREF(wrapped);
+    self->wrapped = wrapped;
+    return (PyObject *)self;
+}
+
+static int Box_traverse(Box *self, visitproc visit, void *arg)
+{
+    Py_VISIT(self->wrapped);
+    return 0;
+}
+
+static void Box_dealloc(Box *self)
+{
+    PyObject_GC_UnTrack(self);
+    Py_CLEAR(self->wrapped);
+    Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+static PyObject *Box_add(PyObject *a, PyObject *b)
+{
+    UNWRAP_OR_FAIL(a);
+    UNWRAP_OR_FAIL(b);
+    return PyNumber_Add(a, b);
+}
+
+static PyObject *Box_str(Box *self)
+{
+    ENSURE(self);
+    return PyObject_Str(self->wrapped);
+}
+
+static PyNumberMethods Box_as_number = { .nb_add = Box_add };
+
+static PyTypeObject BoxType = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "unwrapmacro.Box",
+    .tp_basicsize = sizeof(Box),
+    .tp_dealloc = (destructor)Box_dealloc,
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC,
+    .tp_traverse = (traverseproc)Box_traverse,
+    .tp_as_number = &Box_as_number,
+    .tp_str = (reprfunc)Box_str,
+    .tp_new = Box_new,
+};
+
+static struct PyModuleDef moddef = {PyModuleDef_HEAD_INIT, "unwrapmacro", NULL, -1, NULL};
+
+PyMODINIT_FUNC
+PyInit_unwrapmacro(void)
+{
+    if (PyType_Ready(&BoxType) < 0)
+        return NULL;
+    PyObject *m = PyModule_Create(&moddef);
+    if (m == NULL)
+        return NULL;
+    Py_INCREF(&BoxType);
+    if (PyModule_AddObject(m, "Box", (PyObject *)&BoxType) < 0)
+        return NULL;
+    return m;
+}
+'''
+
+
+def test_a_parameter_cast_that_reaches_no_member_is_the_handle():
+    out = translate.translate_source(UNWRAP, "unwrapmacro.c")
+    assert "object = unwrap(S, (object));" in out
+    assert "if (Cystck_IsNull(unwrap(S, self))) return -1;" in out
+
+
+def test_a_parameter_cast_reaching_a_member_is_not_dropped():
+    """Negative: ``((Box *)(o))->wrapped`` keeps its cast (it reaches a
+    member: dropping the cast would leave ``(o)->wrapped`` on a handle)."""
+    src = UNWRAP.replace("#define ENSURE(self)", "#define INNER(o) (((Box *)(o))->wrapped)\n#define ENSURE(self)")
+    out = translate.translate_source(src, "unwrapmacro.c")
+    assert "#define INNER(o) (((Box *)(o))->wrapped)" in out
+
+
+def test_the_unwrapping_macros_behave_like_the_stock_build(same_as_stock):
+    script = ("B = m.Box\nr = [B(2) + B(3), B(2) + 5, str(B('s'))]\n"
+              "try:\n    str(B())\nexcept ValueError as e:\n    r.append(str(e))\n"
+              "try:\n    B() + 1\nexcept ValueError as e:\n    r.append(str(e))\n"
+              "print(repr(r))\n")
+    want = same_as_stock("unwrapmacro", UNWRAP, script)
+    assert want == [5, 7, "s", "empty box", "empty box"]

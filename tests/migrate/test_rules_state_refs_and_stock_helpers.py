@@ -173,7 +173,7 @@ INPLACE = ("#include <Python.h>\n"
            "static PyObject *Acc_ipow(PyObject *a, PyObject *b, PyObject *c) { Py_INCREF(a); return a; }\n"
            "static PyObject *Acc_await(PyObject *a) { Py_INCREF(a); return a; }\n"
            "static PyType_Slot Acc_slots[] = {\n    {Py_nb_inplace_lshift, Acc_ilshift},\n"
-           "    {Py_nb_inplace_power, Acc_ipow},\n    {Py_am_await, Acc_await},\n    {0, NULL}\n};\n"
+           "    {Py_nb_inplace_power, Acc_ipow},\n    {Py_am_send, Acc_await},\n    {0, NULL}\n};\n"
            "static PyType_Spec Acc_spec = {\"m.Acc\", sizeof(Acc), 0, Py_TPFLAGS_DEFAULT, Acc_slots};\n")
 
 
@@ -186,7 +186,7 @@ def test_further_inplace_number_slots_are_slots():
 
 def test_a_slot_the_runtime_lacks_is_still_reported():
     out = translate.translate_source(INPLACE, "m.c")
-    assert "am_await" not in out.split("static CystckDef *Acc_slots[]")[1].split("};")[0]
+    assert "am_send" not in out.split("static CystckDef *Acc_slots[]")[1].split("};")[0]
 
 
 def test_xincref_then_return_keeps_a_null_result_null():

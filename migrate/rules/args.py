@@ -713,6 +713,122 @@ def _literal_doc(unit, func):
     return False
 
 
+class ParseIntoMembers(Rule):
+    """An object member of an instance struct given to the argument parser
+    by address, ``PyArg_ParseTuple(args, "|O", &self->obj)``, is parsed into
+    a local that the member takes after the statement: ``{ PyObject
+    *cystck_parsed_1 = self->obj; if (!PyArg_ParseTuple(args, "|O",
+    &cystck_parsed_1)) return NULL; self->obj = cystck_parsed_1; }``.  The
+    member becomes a field, which the parser cannot write (it writes a
+    handle of the call there, used after the call returns); the local and
+    the assignment are translated as any other.  Stock C means the same,
+    except that a failing later unit no longer leaves the member half set.
+    A call in a loop's header or a ``return`` is left alone (reported by
+    nothing: rare)."""
+    name = "parse-into-members"
+    precedence = 55
+    patterns = (r"\bPyArg_(?:ParseTupleAndKeywords|ParseTuple|UnpackTuple|Parse)\s*\(",)
+    before = ('typedef struct { PyObject_HEAD PyObject *obj; } Box;\n'
+              'static int Box_init(Box *self, PyObject *args, PyObject *kw)\n{\n'
+              '    if (!PyArg_ParseTuple(args, "|O", &self->obj))\n        return -1;\n'
+              '    Py_XINCREF(self->obj);\n    return 0;\n}\n'
+              'static PyTypeObject BoxType = {PyVarObject_HEAD_INIT(NULL, 0) .tp_basicsize = sizeof(Box),'
+              ' .tp_init = (initproc)Box_init};\n')
+    after = ('typedef struct { PyObject_HEAD PyObject *obj; } Box;\n'
+             'static int Box_init(Box *self, PyObject *args, PyObject *kw)\n{\n'
+             '    {\n        PyObject *cystck_parsed_1 = self->obj;\n'
+             '        if (!PyArg_ParseTuple(args, "|O", &cystck_parsed_1))\n            return -1;\n'
+             '        self->obj = cystck_parsed_1;\n    }\n'
+             '    Py_XINCREF(self->obj);\n    return 0;\n}\n'
+             'static PyTypeObject BoxType = {PyVarObject_HEAD_INIT(NULL, 0) .tp_basicsize = sizeof(Box),'
+             ' .tp_init = (initproc)Box_init};\n')
+
+    _MEMBER = regex.compile(r"\s*&\s*(?P<e>[A-Za-z_]\w*(?:\s*(?:->|\.)\s*\w+)*\s*(?:->|\.)\s*(?P<m>\w+))\s*")
+
+    def apply(self, unit):
+        members = {}
+        for info in unit.project.types.values():
+            for m in info.object_fields - info.object_arrays:
+                members.setdefault(m, info.fields.get(m, "PyObject").strip() or "PyObject")
+        if not members:
+            return 0
+        code, text = unit.masked, unit.text
+        edits = source.Edits()
+        count = 0
+        for ctx in _common.function_contexts(unit, with_locals=False):
+            b0, b1 = ctx.body
+            done = set()
+            for call in regex.finditer(self.patterns[0], code, pos=b0, endpos=b1):
+                close = source.matching(code, call.end() - 1) - 1
+                parsed = [(span, am) for span in source.split_top(code, call.end(), close)
+                          if (am := self._MEMBER.fullmatch(code, *span)) and am.group("m") in members]
+                statement = self._statement(code, b0, b1, call.start())
+                if not parsed or statement is None or statement in done:
+                    continue
+                done.add(statement)
+                s0, s1 = statement
+                indent = regex.match(r"[ \t]*", text, pos=text.rfind("\n", 0, s0) + 1).group()
+                # a declaration's name must stay in scope: no block around it
+                braced = not regex.match(r"(?:[\w\s\*]+\s)?\w+\s*=", code[s0:s1]) or \
+                    _common.in_unbraced_body(code, s0)
+                inner = indent + ("    " if braced else "")
+                opening, closing, body = [], [], text[s0:s1]
+                count += len(parsed)
+                for k, (span, am) in reversed(list(enumerate(parsed))):
+                    local = f"cystck_parsed_{count - len(parsed) + k + 1}"
+                    expr = text[am.start("e"):am.end("e")]
+                    opening.insert(0, f"{members[am.group('m')]} *{local} = {expr};\n{inner}")
+                    closing.insert(0, f"\n{inner}{expr} = {local};")
+                    a0, a1 = am.start("e") - 1 - s0, am.end("e") - s0   # the '&' through the member
+                    a0 = body.rindex("&", 0, a0 + 1)
+                    body = body[:a0] + "&" + local + body[a1:]
+                if braced:
+                    body = body.replace("\n", "\n    ")
+                    edits.add(s0, s1, "{\n" + inner + "".join(opening) + body + "".join(closing)
+                              + "\n" + indent + "}")
+                else:
+                    edits.add(s0, s1, "".join(opening) + body + "".join(closing))
+        if edits:
+            unit.apply(edits)
+        return edits.applied
+
+    @staticmethod
+    def _statement(code, b0, b1, at):
+        """The span of the ``if`` or expression statement (or declaration)
+        of the block around ``at`` that holds it; None for a loop, a
+        ``return`` or a ``switch``."""
+        open_at = b0
+        while True:
+            inner = None
+            i = open_at + 1
+            while True:
+                k = code.find("{", i, at)
+                if k < 0:
+                    break
+                j = source.matching(code, k)
+                if j > at:
+                    inner = k
+                    break
+                i = j + 1
+            if inner is None:
+                break
+            open_at = inner
+        end = source.matching(code, open_at) - 1     # at its closing brace
+        i = source.skip_blank(code, open_at + 1, end)
+        while i < end:
+            j = source.statement_end(code, i, end)
+            if j is None:
+                return None
+            if j > at:
+                head = code[i:at]
+                if regex.match(r"(?:while|for|do|switch|return|case|default)\b", code[i:j]) or \
+                        regex.search(r"\b(?:while|for|switch|return)\b", head):
+                    return None
+                return (i, j)
+            i = source.skip_blank(code, j, end)
+        return None
+
+
 class TypedEntry(Rule):
     """An entry point whose whole argument handling is one
     ``PyArg_ParseTuple``/``PyArg_ParseTupleAndKeywords`` call with simple

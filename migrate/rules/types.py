@@ -1861,7 +1861,9 @@ def _field_null_test(code, start, fend, field_expr):
     ``while``, ``&&``, ``||`` or ``?``), or None where the access is no
     such test.  CystckField_IsNull needs no state, so destructors use it
     too."""
-    before, after = code[max(0, start - 12):start], code[fend:fend + 200]
+    # (a wide window: an argument on its own line follows its comma and a
+    # run of indentation)
+    before, after = code[max(0, start - 200):start], code[fend:fend + 200]
     null = regex.match(r"\s*(==|!=)\s*(?:NULL|0|nullptr)\b", after)
     if null:
         neg = "!" if null.group(1) == "!=" else ""

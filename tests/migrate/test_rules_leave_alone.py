@@ -461,6 +461,13 @@ LEAVE_ALONE = {
         "    if (!_PyArg_ParseTupleAndKeywordsFast(t, NULL, &_parser, &x))\n        return NULL;\n"
         "    return x;\n}\n"
         "static PyMethodDef m[] = {{\"f\", (PyCFunction)f, METH_VARARGS | METH_KEYWORDS, NULL}, {NULL}};\n"),
+    # A member that is no object (the parser writes a long where it is).
+    "parse-into-members": (
+        "typedef struct { PyObject_HEAD PyObject *obj; long n; } Box;\n"
+        "static int Box_init(Box *self, PyObject *args, PyObject *kw)\n{\n"
+        "    if (!PyArg_ParseTuple(args, \"|l\", &self->n))\n        return -1;\n    return 0;\n}\n"
+        "static PyTypeObject BoxType = {PyVarObject_HEAD_INIT(NULL, 0) .tp_basicsize = sizeof(Box),"
+        " .tp_init = (initproc)Box_init};\n"),
     "parse-args": (
         "static int f(PyObject *o)\n{\n    static char *labels[] = {\"x\", NULL};\n    int x;\n"
         "    return PyArg_Parse(o, \"i\", &x) && labels[0];\n}\n"),
@@ -799,6 +806,7 @@ POSITIVE_TWINS = {
     "type-ready": ("PyType_Ready(type)", "PyType_Ready(&BoxType)"),
     "class-type-refs": ("Box::Count )", "Box::TypeObject )"),
     "parse-args": ("PyArg_Parse(o,", "PyArg_ParseTuple(o,"),
+    "parse-into-members": ('"|l", &self->n', '"|O", &self->obj'),
     "args-access": ("PyTuple_GET_SIZE(t)", "PyTuple_GET_SIZE(args)"),
     "module-create": ("PyModule_New(\"spam\")", "PyModule_Create(&mod)"),
     "pasted-global-stores": ("count_##n = 0", "str_##n = PyUnicode_FromString(#n)"),

@@ -73,6 +73,7 @@ void Cystck_CloseScope(Cystck_Scope sc) : hand ~ -         ; [h-k] release handl
 h Cystck_CloseScopeKeep(Cystck_Scope sc, h keep) : hand ~ - ; [h-k, h+1] same, keeping one
 Cystck_Scope Cystck_Mark() : hand ~ -                      ; mark the handle array before a loop
 void Cystck_ReleaseSince(Cystck_Scope* mark) : hand ~ -    ; [h-k] release handles since the mark (each iteration; never closed)
+void Cystck_ReleaseSinceKeep(Cystck_Scope* mark, Cystck_Object* keep) : hand ~ - ; [h-k, h+1] same, keeping one: *keep becomes a handle made after the mark to its object (a value carried to the next iteration; the null handle stays null)
 Cystck_Ref Cystck_ref(h o) : hand ~ -                      ; a reference that outlives the call
 h Cystck_deref(Cystck_Ref r) : hand ~ -                    ; the reference's object (no new slot)
 void Cystck_unref(Cystck_Ref r) : hand ~ -                 ; release a reference (NULL: nothing; S may be NULL, in a destructor)

@@ -1212,6 +1212,22 @@ static inline void Cystck_ReleaseSince(Cystck_State *S, Cystck_Scope *mark)
     _Cystck_ReleaseSinceSlow(S, mark);
 }
 
+/* [h-k, h+1] Cystck_ReleaseSince keeping one object: *keep becomes a
+ * handle made after the mark (so the next call releases it in its turn)
+ * to the object it held.  For a loop that carries a value from one
+ * iteration to the next (an accumulator: Cystck_ReleaseSinceKeep(S, &mark,
+ * &acc) before its condition), which then holds one iteration's handles
+ * and the carried one.  The null handle (or a released one) stays null.
+ * (An output argument, not a result: `acc = f(...)` in a loop's condition
+ * would read as a handle the condition tests.) */
+static inline void Cystck_ReleaseSinceKeep(Cystck_State *S, Cystck_Scope *mark, Cystck_Object *keep)
+{
+    PyObject *o = _Cystck_Get(*keep);
+    Py_XINCREF(o);
+    Cystck_ReleaseSince(S, mark);
+    *keep = o == NULL ? Cystck_NULL : _Cystck_Own(S, o);
+}
+
 /* Is there room for n more handles under the handle limit?  0, or -1 [e]. */
 CYSTCK_INTERNAL int Cystck_CheckHandles(Cystck_State *S, Cystck_ssize_t n);
 

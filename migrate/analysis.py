@@ -19,7 +19,7 @@ import regex
 from . import api, source
 from .engine import Note
 from .project import OBJECT_TYPES
-from .rules import _common, escape
+from .rules import _common, escape, loops
 
 HANDLE_LIMIT = 1 << 20
 _LOOP = regex.compile(r"\b(?P<kw>for|while)\s*" + source.paren("h") + r"\s*(?=\{)|\bdo\s*(?=\{)")
@@ -88,7 +88,9 @@ def _loop_spans(code, b0, b1):
 
 def _loops(unit, code, contexts):
     out = []
-    creators = set(api.creating()) | unit.project.handle_makers(unit.path)
+    # an API call that returns only the null handle (``CystckErr_Format``)
+    # makes none: the loop-release rule's list
+    creators = loops.handle_makers() | unit.project.handle_makers(unit.path)
     consumers = set(api.consuming())
     create_re = regex.compile(r"\b(?P<f>" + "|".join(map(regex.escape, sorted(creators, key=len, reverse=True)))
                               + r")\s*\(")
@@ -111,6 +113,8 @@ def _loops(unit, code, contexts):
                     continue          # consumed right away
                 if regex.search(r"\breturn\s+(?:Cystck_Return\s*\(\s*S\s*,\s*)?$", before):
                     continue
+                if regex.match(r"\s*;\s*return\b", body[source.matching(body, m.end() - 1):]):
+                    continue          # on the way out: once per run of the loop
                 if target:
                     v = target.group(1)
                     if regex.search(rf"\bCystck_Drop\s*\(\s*S\s*,\s*{v}\s*\)", body) or regex.search(

@@ -433,6 +433,7 @@ _CLOSE = regex.compile(r"\s*\)")
 _SPACE = regex.compile(r"\s*")
 # A dereference right before a name (not a multiplication): ``(*p``, ``= *p``.
 _DEREF = regex.compile(r"(?<![\w)\]*])\*\s*$")
+_LOOP_OPEN = regex.compile(r"(?<![\w.>])(?:(?:for|while)\s*" + source.paren("h") + r"\s*|do\s*)(?=\{)")
 _ASSIGN_AFTER = regex.compile(r"\s*(?:[-+*/%&|^]|<<|>>)?=(?!=)|\s*(?:\+\+|--)")
 
 
@@ -450,9 +451,12 @@ class SequenceFastItems(Rule):
     ``_PyTuple_ITEMS(t)``, is read the same way through the list's
     (tuple's) macro and getters, ``CystckList_GetItemAsDouble``...
 
-    Only where the alias holds: ``p`` is assigned once and ``s`` never
-    after it, and ``p`` appears only as ``p[i]`` or ``*p`` read (not
-    written, not its address taken).  Any other item pointer from
+    Only where the alias holds: ``p`` is assigned once and ``s`` not
+    after it but after ``p``'s last mention (``Py_XDECREF(s); s = NULL;``
+    on the way out, outside any loop around the reads, with no ``goto``
+    back before them), and ``p`` appears only as ``p[i]`` or ``*p`` read
+    (not written, not its address taken) or as the whole condition of an
+    ``if`` testing it for NULL, which becomes a test of ``s``.  Any other item pointer from
     ``PySequence_Fast_ITEMS`` (walked with ``p++``, passed on, written
     through; a list's or tuple's array is spelled ``PySequence_Fast_ITEMS``
     there) stays a stock ``PyObject **`` (its declaration marked with
@@ -512,6 +516,9 @@ class SequenceFastItems(Rule):
                         deref = _DEREF.search(code, max(b0, u.start() - 8), u.start())
                         if deref:
                             n += self._read(unit, edits, deref.start(), u.end(), seq, kind, "0")
+                        elif self._null_test(code, u.start(), u.end()):
+                            edits.add(u.start(), u.end(), seq)
+                            n += 1
                         else:
                             open_at = _SPACE.match(code, u.end()).end()
                             n += self._index(unit, edits, u.start(), open_at, seq, kind)
@@ -568,16 +575,20 @@ class SequenceFastItems(Rule):
         if len(mine) != 1 or mine[0].pointer not in ("**", "*const*") or mine[0].array:
             return False
         declared_at = regex.compile(rf"(?<!\w){name}\b").search(code, mine[0].span[0]).start()
+        last = m.end()
         for u in regex.finditer(rf"(?<![\w.>]|->){name}\b", code[:b1], pos=b0):
             before = code[max(b0, u.start() - 8):u.start()]
             if u.start() == declared_at or code[u.end():m.start()].strip() == "=":
                 continue       # the declaration, or the assignment of m
             if u.start() < m.start() or decl[0] <= u.start() < decl[1]:
                 return False   # used before it is set, or in another declarator
+            last = max(last, u.end())
             deref = _DEREF.search(before)
             if deref:
                 close = u.end()          # *p, item 0
                 before = before[:deref.start()]
+            elif SequenceFastItems._null_test(code, u.start(), u.end()):
+                continue           # if (!p): a test of the sequence
             else:
                 rest = _SPACE.match(code, u.end()).end()
                 if code[rest:rest + 1] != "[":
@@ -591,6 +602,36 @@ class SequenceFastItems(Rule):
             before = code[max(b0, u.start() - 24):u.start()]
             if _ASSIGN_AFTER.match(code, u.end()) or regex.search(r"(?:&|\+\+|--)\s*$", before) \
                     or regex.search(r"Py_(?:X?SETREF|CLEAR)\s*\(\s*$", before):
+                if not SequenceFastItems._after_last_read(code, b0, b1, u.start(), last):
+                    return False
+        return True
+
+    @staticmethod
+    def _null_test(code, start, end):
+        """Is ``code[start:end]`` (the item pointer) the whole condition of
+        an ``if`` testing it for NULL (``if (!p)``, ``if (p == NULL)``,
+        ``if (p)``)?  The items of a sequence ``PySequence_Fast`` made are
+        there when the sequence is: the test is one of the sequence (but an
+        empty list's array may be NULL: T40)."""
+        return bool(regex.search(r"\bif\s*\(\s*!?\s*$", code[max(0, start - 16):start])) and \
+            bool(regex.match(r"\s*(?:(?:==|!=)\s*(?:NULL|0|nullptr)\s*)?\)", code[end:]))
+
+    @staticmethod
+    def _after_last_read(code, b0, b1, at, last):
+        """Is ``at`` (a write of the sequence) after ``last``, the end of
+        the item pointer's last mention, with no loop around both and no
+        ``goto`` after it back to a label before ``last``?  Then no read
+        of the items follows the write (``Py_XDECREF(seq); seq = NULL;``
+        at the end of the function)."""
+        if at < last:
+            return False
+        for lp in _LOOP_OPEN.finditer(code, b0, b1):
+            close = source.matching(code, lp.end())
+            if lp.start() < last and at < close:
+                return False
+        for label in regex.finditer(r"(?:^|[;{}])\s*(?P<l>[A-Za-z_]\w*)\s*:(?!:)", code[b0:last]):
+            if label.group("l") not in ("default",) and \
+                    regex.search(rf"\bgoto\s+{label.group('l')}\s*;", code[at:b1]):
                 return False
         return True
 

@@ -42,7 +42,7 @@ def _open_brace_before(code, pos):
     return 0
 
 
-def _handle_makers():
+def handle_makers():
     """The API functions that make handles, less those that return only
     the null handle (``CystckErr_Format``): a loop that merely raises makes
     none."""
@@ -71,7 +71,13 @@ class LoopRelease(Rule):
     no ``continue``), set only to NULL, or written by the first statement
     that names it, in the body or in a block of it that holds every other
     mention (``r = f(x); if (!r) goto error; Py_DECREF(r);``), and written
-    again after the loop, on every way out, before any read; no handle goes to a call other than the API, a function of
+    again after the loop, on every way out, before any read; or, for one
+    such variable, carried from one iteration to the next: set before the
+    loop (in a block holding it, not under a braceless ``if``), read by the
+    body before it writes it, and its old value released there (an
+    accumulator, ``tmp = PyNumber_Add(acc, item); Py_DECREF(acc); acc =
+    tmp;``), which the release keeps:
+    ``(Cystck_ReleaseSinceKeep(S, &cystck_mark_, &acc), cond)``; no handle goes to a call other than the API, a function of
     the extension (or a macro that calls one), or into a member, an array
     or through a pointer (``items.push_back(Item(key))``, ``*out = v``);
     no function of the extension gets the address of a local other than a
@@ -109,7 +115,7 @@ class LoopRelease(Rule):
         code, text = unit.masked, unit.text
         if not _LOOP.search(code):
             return 0
-        creators = _handle_makers() | unit.project.handle_makers(unit.path)
+        creators = handle_makers() | unit.project.handle_makers(unit.path)
         self._creates = regex.compile(r"(?<![\w.>])(?:" + "|".join(map(regex.escape, sorted(creators, key=len, reverse=True)))
                                       + r")\s*\(")
         own = {i.name for i in unit.project.functions.values()}
@@ -124,7 +130,8 @@ class LoopRelease(Rule):
             for m in _LOOP.finditer(code, b0, b1):
                 open_at = m.end()
                 close = source.matching(code, open_at)
-                if not self._releasable(code, m, open_at, close, b1, ctx):
+                kept = self._releasable(code, m, open_at, close, b1, ctx)
+                if kept is None:
                     continue
                 start, end = self._condition(code, m)
                 while start < end and code[start].isspace():
@@ -135,7 +142,9 @@ class LoopRelease(Rule):
                 indent = indent if not indent.strip() else ""
                 edits.add(m.start(), m.start(), f"{{ Cystck_Scope {MARK} = Cystck_Mark(S);\n{indent}")
                 inner = text[start:end].strip() or "1"
-                edits.add(start, end, f"(Cystck_ReleaseSince(S, &{MARK}), {inner})")
+                release = f"Cystck_ReleaseSinceKeep(S, &{MARK}, &{kept})" if kept else \
+                    f"Cystck_ReleaseSince(S, &{MARK})"
+                edits.add(start, end, f"({release}, {inner})")
                 edits.add(close, close, " }")
                 n += 1
         if edits:
@@ -167,29 +176,32 @@ class LoopRelease(Rule):
         return out
 
     def _releasable(self, code, m, open_at, close, b1, ctx):
+        """None if the loop is left alone; else the handle variable the
+        loop carries from one iteration to the next (kept by
+        ``Cystck_ReleaseSinceKeep``), or "" for none."""
         h0, h1 = m.start("h") + 1, m.end("h") - 1
         header, body = code[h0:h1], code[open_at:close]
         if "Cystck_ReleaseSince" in header or _INTO.search(header) or _INTO.search(body):
-            return False
+            return None
         if m.group("kw") == "for":
             parts = source.split_top(code, h0, h1, ";")
             if len(parts) != 3 or any(self._creates.search(code, s, e) for s, e in (parts[0], parts[2])):
-                return False
+                return None
             cond = code[parts[1][0]:parts[1][1]]
         else:
             cond = header
         if not (self._creates.search(cond) or self._makes_handles(body)):
-            return False
+            return None
         handles = set(ctx.handles)
         inner = self._declared(body)
         handles |= inner
         if not self._calls_keep_handles_in(cond + "\n" + body, handles, ctx):
-            return False
+            return None
         if self._own_call_gets_a_context(cond + "\n" + body, code[ctx.func.start:close], handles,
                                          set(ctx.plain) | set(ctx.data_ptrs)):
-            return False
+            return None
         if self._stored(body, handles):
-            return False
+            return None
         outputs = set()
         if self._creates.search(cond):
             # written by the condition every iteration: &v given to the
@@ -198,20 +210,65 @@ class LoopRelease(Rule):
                 a.group(1) for a in regex.finditer(r"(?<![\w.>])(\w+)\s*=(?!=)\s*(?=\w+\s*\()", cond)
                 if self._creates.match(cond, a.end())}
         after = code[close:b1]
-        for v in handles - inner:
+        carried = []
+        for v in sorted(handles - inner):
             assigned = self._assigned_in_loop(body, v) or \
                 (v not in outputs and regex.search(rf"(?<![\w.>]){v}\s*=(?!=)|&\s*{v}\b", cond))
             if not assigned and v not in outputs:
                 continue
             if v in outputs:
                 if not self._written_first(after, v):
-                    return False
+                    return None
                 continue
             if self._cleared_at_end(body, v) and not regex.search(r"\bcontinue\s*;", body):
                 continue
-            if not (self._written_at_start(body, v) and self._written_on_every_way_out(after, v)):
-                return False
-        return True
+            if self._written_at_start(body, v) and self._written_on_every_way_out(after, v):
+                continue
+            # carried to the next iteration (``acc = tmp;`` after ``tmp =
+            # PyNumber_Add(acc, item)``): kept, if set before the loop, read
+            # by the body before it is written and its old value released in
+            # the loop (an accumulator)
+            if v in outputs or regex.search(rf"(?<![\w.>]){v}\s*=(?!=)|&\s*{v}\b", cond) or \
+                    self._written_first(body, v) or \
+                    regex.search(rf"&\s*{v}\b", body) or not self._replaced(body, v) or \
+                    not self._set_before(code, ctx, m.start(), v):
+                return None
+            carried.append(v)
+        if len(carried) > 1:
+            return None
+        return carried[0] if carried else ""
+
+    @staticmethod
+    def _replaced(body, v):
+        """Does the body release ``v``'s old value other than on its way
+        out, ``Cystck_Drop(S, v)`` (or of ``old`` after ``old = v``) not
+        followed by ``return``, ``goto`` or ``break``: an accumulator,
+        whose value each iteration replaces?"""
+        names = {v} | {a.group(1) for a in regex.finditer(rf"(?<![\w.>])(\w+)\s*=\s*{v}\s*;", body)}
+        alts = "|".join(map(regex.escape, sorted(names)))
+        return any(not regex.match(r"\s*(?:return|goto|break)\b", body[d.end():])
+                   for d in regex.finditer(rf"\bCystck_Drop\s*\(\s*S\s*,\s*(?:{alts})\s*\)\s*;", body))
+
+    @staticmethod
+    def _set_before(code, ctx, loop, v):
+        """Does ``v`` hold a value (maybe null) wherever the loop at
+        ``loop`` starts: a parameter, or initialized or assigned by a
+        statement (not under a braceless ``if``) of a block that holds the
+        loop, before it?  Then reading it at the loop's first condition
+        reads what the stock code would read in its first iteration."""
+        if ctx._is_param(v):
+            return True
+        b0 = ctx.body[0]
+        for a in regex.finditer(rf"(?<![\w.>]){v}\s*=(?!=)", code, pos=b0, endpos=loop):
+            lead = code[b0:a.start()].rstrip()
+            if not (lead.endswith((";", "{", "}", ",")) or
+                    regex.search(r"(?:\bPyObject\s*\*|\bCystck_Object)\s*\**$", lead)):
+                continue
+            if lead.endswith(",") and not regex.search(r"(?:\bPyObject\s*\*|\bCystck_Object)[^;{}()]*$", lead):
+                continue
+            if source.matching(code, b0 + _open_brace_before(code[b0:], a.start() - b0)) > loop:
+                return True
+        return False
 
     @staticmethod
     def _written_on_every_way_out(after, v):

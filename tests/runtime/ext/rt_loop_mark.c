@@ -66,7 +66,32 @@ static int per_iteration(Cystck_State *S, Cystck_Object self, Cystck_Object arg)
     return Cystck_ReturnLong(S, made);
 }
 
-static CystckDef *module_defines[] = {&fill_def, &after_drops_def, &per_iteration_def, NULL};
+/* carried(n): sum(range(n)) in an accumulator carried from one iteration
+ * to the next by Cystck_ReleaseSinceKeep, and a null handle kept (null) */
+CYSTCK_DEF_METH(carried_def, "carried", carried, CYSTCK_O, NULL)
+static int carried(Cystck_State *S, Cystck_Object self, Cystck_Object arg)
+{
+    long i, n = CystckLong_AsLong(S, arg);
+    Cystck_Object acc = CystckLong_FromLong(S, 0), none = Cystck_NULL;
+    Cystck_Scope mark = Cystck_Mark(S);
+    (void)self;
+    Cystck_ReleaseSinceKeep(S, &mark, &none);
+    if (!Cystck_IsNull(none))
+        return -1;
+    for (i = 0; (Cystck_ReleaseSinceKeep(S, &mark, &acc), i < n); i++) {
+        Cystck_Object x = CystckLong_FromLong(S, i), t;
+        if (Cystck_IsNull(x))
+            return -1;
+        t = CystckNumber_Add(S, acc, x);
+        if (Cystck_IsNull(t))
+            return -1;
+        Cystck_Drop(S, acc);
+        acc = t;
+    }
+    return Cystck_Return(S, acc);
+}
+
+static CystckDef *module_defines[] = {&fill_def, &after_drops_def, &per_iteration_def, &carried_def, NULL};
 static CystckModuleDef module_def = {"rt_loop_mark", "Cystck_Mark tests.", 0, module_defines};
 
 CYSTCK_MODINIT(rt_loop_mark)

@@ -753,6 +753,7 @@ macro CYSTCK_DEF_METH(sym, name, impl, conv, doc) ~ PyMethodDef ; defines `stati
 macro CYSTCK_DEF_METH_EXTERN(sym, name, impl, conv, doc) ~ PyMethodDef ; the same for an impl with external linkage, defined in another file
 macro CYSTCK_DEF_SLOT(sym, slot, impl) ~ PyType_Slot ; a slot of a type (the slots below); declares impl with the slot's signature; an unknown slot name is a compile error naming it
 macro CYSTCK_DEF_DESTROY(sym, impl) ~ tp_dealloc ; the type's destructor; impl releases the native resources of the struct; it runs before the runtime releases the fields, which still hold their objects
+macro CYSTCK_DEF_CLEAR(sym, impl) ~ tp_clear ; the type's clear, for a GC type: the runtime releases the fields (through traverse, as it does without it), then impl resets the rest of the struct as a stock tp_clear did beside its Py_CLEARs (a count, a flag)
 macro CYSTCK_DEF_DEALLOC(sym, release, impl) ~ tp_dealloc ; the type's deallocator in two parts: release uses the API where a stock tp_dealloc does (after the finalizer, before the fields are released, the object alive; for Python subclasses' instances too, whatever their __del__), then impl, the destructor, releases native resources
 macro CYSTCK_DEF_DEALLOC_API(sym, release) ~ tp_dealloc ; CYSTCK_DEF_DEALLOC without a destructor
 macro CYSTCK_DEF_SELFITER(sym) ~ PyObject_SelfIter ; tp_iter returning self
@@ -786,6 +787,7 @@ conv CYSTCK_KEYWORDS ~ METH_FASTCALL|METH_KEYWORDS : int f(Cystck_State *S, Cyst
 impl CYSTCK_DEF_GET ~ getter : int f(Cystck_State *S, Cystck_Object self, void *closure) ; the getter: push count (1), or -1
 impl CYSTCK_DEF_GETSET ~ setter : int f(Cystck_State *S, Cystck_Object self, Cystck_Object value, void *closure) ; the setter: 0, or -1; value is null for `del obj.attr`
 impl CYSTCK_DEF_DESTROY ~ destructor : void f(void *data) ; data is the native struct; no handle may be made (no state)
+impl CYSTCK_DEF_CLEAR ~ inquiry : void f(void *data) ; data is the native struct, its fields released already; no handle may be made (no state)
 impl CYSTCK_DEF_DEALLOC ~ destructor : void f(Cystck_State *S, Cystck_Object self) ; release: once, when the object dies, alive for the call; errors are reported as unraisable; the object stays if it was brought back to life
 
 ## Slots (CYSTCK_DEF_SLOT)

@@ -176,6 +176,37 @@ def _statement_kind(project, path, code, s, e, types, body, param):
     return "neutral"
 
 
+#: a store into a member, or an increment of it: ``self->len = 0;``, ``++self->n``
+_MEMBER_STORE = regex.compile(r"(?:->|\.)\s*(?P<m>\w+)\b(?:\s*\[[^\]]*\])*\s*(?:" + _ASSIGNMENT.pattern + r")"
+                              r"|(?:\+\+|--)\s*\w+\s*(?:->|\.)\s*(?P<m>\w+)")
+
+
+#: a store into a name, or an increment of it: ``cleared += n;``, ``count++``
+_NAME_STORE = regex.compile(r"(?<![\w.>])(?P<n>[A-Za-z_]\w*)\s*(?:\[[^\]]*\]\s*)*(?:" + _ASSIGNMENT.pattern + r")"
+                            r"|(?:\+\+|--)\s*(?P<n>[A-Za-z_]\w*)\b(?!\s*(?:->|\.|\[))")
+#: a name declared after a type (``Py_ssize_t i;``, ``int n = 0``, a parameter)
+_DECLARED_NAME = regex.compile(r"(?<![\w.>])(?!(?:return|else|case|goto|sizeof)\b)[A-Za-z_]\w*[\s*]+"
+                               r"(?P<n>[A-Za-z_]\w*)\s*(?:\[[^\]]*\]\s*)*(?=[=;,)])")
+
+
+def clear_does_native_work(project, path, body, params=""):
+    """Does the body (masked, braces included) of a ``tp_clear`` function
+    whose parameter list is ``params`` do more than release the object's
+    members: store into a member that holds no object (``self->len =
+    0;``) or into a global (``cleared++``), or call a native function
+    (``free(self->buf)``), with no call that needs the state and no
+    release of a local's reference (so that what is left runs without a
+    state, after the runtime has released the members)?"""
+    kinds = {call_kind(project, path, c) for c in _CALL.findall(body)} - {None}
+    if kinds & {"api", "macro"} or _MEMBER_CALL.search(body):
+        return False
+    if any("->" not in m.group("a") and "." not in m.group("a") for m in _OBJECT_RELEASE.finditer(body)):
+        return False
+    local = {m.group("n") for m in _DECLARED_NAME.finditer(params + ")" + body)}
+    return "native" in kinds or any(_holds_no_object(project, m.group("m")) for m in _MEMBER_STORE.finditer(body)) \
+        or any(m.group("n") not in local for m in _NAME_STORE.finditer(body))
+
+
 def _lets_go_of_members(project, code, s, e):
     """Does the statement release members (``Py_CLEAR(self->v)``, a call of
     the type's clear function)?  Before an API call, it hides them from

@@ -202,6 +202,10 @@ def slot_role(slot):
 GETTER = Role("get", "", (SELF, ("void *", 1, "closure")), pushes=True)
 SETTER = Role("set", "", (SELF, (H, 1, "value"), ("void *", 2, "closure")))
 MODULE_HOOK = Role("dropped", "module hook")
+#: A ``tp_clear`` function that does native work beside releasing members
+#: (``self->len = 0;``): kept without them, as the type's clear hook
+#: (CYSTCK_DEF_CLEAR), which the runtime calls after releasing the fields.
+CLEAR_HOOK = Role("clear", "tp_clear", (("void *", None, "data"),), ret="void", state=False)
 #: A module state's traverse, once translated (CYSTCK_DEF_MOD_TRAVERSE): no
 #: state, like a type's.
 MODULE_TRAVERSE = Role("traverse", "module state", (("void *", None, "state"), ("Cystck_visitproc", 1, "visit"),
@@ -846,6 +850,7 @@ def build(files, kept_stock=frozenset(), split_destructors=True, includes=None):
         if code is not None and "c++" in _languages(path, code):
             _collect_classes(p, code)
     _infer_state(p, masks)
+    _clear_hooks(p)
     _finalize_destructors_calling_api(p)
     if split_destructors:
         _split_destructors(p, files, masks)
@@ -1951,6 +1956,19 @@ def _keep_called_clears(p):
                 for info in p.functions.values():
                     if info.name == name:
                         info.role = None
+
+
+def _clear_hooks(p):
+    """A ``tp_clear`` function whose slot goes (not kept as a helper) but
+    that does native work beside releasing members
+    (``destructors.clear_does_native_work``: ``self->len = 0;``) becomes
+    the type's clear hook (``CLEAR_HOOK``): the destroy-traverse rule keeps
+    that work, and the runtime calls it after releasing the fields."""
+    for info in p.functions.values():
+        if info.role is not None and info.role.kind == "dropped" and info.role.detail == "tp_clear" \
+                and info.body and destructors.clear_does_native_work(p, info.path, info.body, info.params):
+            p.roles[info.name] = info.role = CLEAR_HOOK
+            info.needs_state = False
 
 
 def _finalize_destructors_calling_api(p):

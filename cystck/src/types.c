@@ -83,6 +83,15 @@ static int generic_clear(PyObject *self)
     return 0;
 }
 
+/* CYSTCK_DEF_CLEAR's tp_clear: the fields as generic_clear, then the
+ * extension's native part. */
+int _Cystck_ClearWith(PyObject *self, void (*after)(void *))
+{
+    generic_clear(self);
+    after((char *)self + CYSTCK_DATA_OFFSET);
+    return 0;
+}
+
 /* A finalizer (tp_finalize, PEP 442) runs before anything is released,
  * once, the object alive again for the call, as subtype_dealloc runs it for
  * a Python class; that one then calls this dealloc, whose `own` is not the

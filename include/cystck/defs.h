@@ -839,6 +839,21 @@ _CYSTCK_STATIC_ASSERT(offsetof(Cystck_State, frame) == offsetof(_Cystck_HeadCopy
         { Py_tp_dealloc, (void *)_CYSTCK_TRAMP(SYM) },                        \
         _CYSTCK_NO_MEMBER, _CYSTCK_NO_GETSET, NULL, NULL, NULL };
 
+/* The type's clear (tp_clear, for the cyclic GC): the runtime releases the
+ * fields through traverse, as it does without this, then IMPL, void
+ * f(void *data), resets the rest of the struct as a stock tp_clear did
+ * beside its Py_CLEARs (a count of the items released, a flag). */
+CYSTCK_INTERNAL int _Cystck_ClearWith(PyObject *self, void (*after)(void *));
+#define CYSTCK_DEF_CLEAR(SYM, IMPL)                                           \
+    static void IMPL(void *data);                                             \
+    static int _CYSTCK_TRAMP(SYM)(PyObject *self)                            \
+    {                                                                         \
+        return _Cystck_ClearWith(self, IMPL);                                 \
+    }                                                                         \
+    static CystckDef SYM = { CystckDef_Slot, _CYSTCK_NO_METH,                 \
+        { Py_tp_clear, (void *)_CYSTCK_TRAMP(SYM) },                          \
+        _CYSTCK_NO_MEMBER, _CYSTCK_NO_GETSET, NULL, NULL, NULL };
+
 /* tp_dealloc in two parts: RELEASE, void RELEASE(Cystck_State *S,
  * Cystck_Object self), uses the API where a stock deallocator did, in
  * tp_dealloc (for a Python subclass's instances too, whatever finalizer the

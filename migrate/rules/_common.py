@@ -293,7 +293,7 @@ def _context(code, f, role, structs, dpat, with_locals, members=()):
         if keeps_struct_params(f.name) and p.name in ctx.typed:
             ctx.handles.discard(p.name)
             ctx.data_ptrs[p.name] = ctx.typed.pop(p.name)
-    if ctx.role is not None and ctx.role.kind in ("destroy", "traverse"):
+    if ctx.role is not None and ctx.role.kind in ("destroy", "traverse", "clear"):
         # their first parameter is the native struct, not a handle
         if params:
             ctx.handles.discard(params[0].name)

@@ -248,7 +248,7 @@ class EntrySignature(Rule):
 #: The kinds of functions a CYSTCK_DEF_* definition declares ``static``
 #: (slots, module exec/create, finalizers, destructors, traverse functions,
 #: getters and setters).
-LINKED_KINDS = ("slot", "destroy", "traverse", "get", "set")
+LINKED_KINDS = ("slot", "destroy", "traverse", "get", "set", "clear")
 
 
 def external_slot(unit, func, role):
@@ -301,8 +301,8 @@ class EntryLinkage(Rule):
     precedence = 405
     # the rules that write those definitions (method-table those of getsets)
     needs = ("type-object", "type-spec", "multi-phase-init", "method-table")
-    ROLES = ("slot", "destroy", "traverse", "get", "set")
-    patterns = (r"\bCYSTCK_DEF_(?:SLOT|DESTROY|GET|GETSET|SET|MOD_EXEC|MOD_CREATE)\s*\((?P<args>[^;{}]*?)\)",)
+    ROLES = ("slot", "destroy", "traverse", "get", "set", "clear")
+    patterns = (r"\bCYSTCK_DEF_(?:SLOT|DESTROY|CLEAR|GET|GETSET|SET|MOD_EXEC|MOD_CREATE)\s*\((?P<args>[^;{}]*?)\)",)
     before = ("PyObject *\nBox_repr(PyObject *self)\n{\n    return PyUnicode_FromString(\"Box\");\n}\n"
               "static PyType_Slot Box_slots[] = {{Py_tp_repr, Box_repr}, {0, NULL}};\n")
     after = ("static PyObject *\nBox_repr(PyObject *self)\n{\n    return PyUnicode_FromString(\"Box\");\n}\n"

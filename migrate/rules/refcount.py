@@ -146,7 +146,12 @@ class IncRef(Rule):
     consuming ``x`` itself would release a handle its owner (the caller,
     for an argument) still uses; also past a run of increments and
     stealing calls between them (``Py_INCREF(a); Py_INCREF(x);
-    PyTuple_SET_ITEM(t, 0, a); PyTuple_SET_ITEM(t, 1, x);``).  For the same reason a helper that takes
+    PyTuple_SET_ITEM(t, 0, a); PyTuple_SET_ITEM(t, 1, x);``), or into an
+    ``if``'s test (``if (PyList_SetItem(l, i, x) < 0)``); the same for an
+    element of a handle array or a plain struct's handle member,
+    ``Py_INCREF(items[k]); PyTuple_SET_ITEM(t, k, items[k]);`` becomes
+    ``PyTuple_SET_ITEM(t, k, Cystck_Dup(S, items[k]))`` (the element is
+    released later).  For the same reason a helper that takes
     a reference to a parameter it releases later (``Py_INCREF(arg); ...
     Py_DECREF(arg);``) takes a handle of its own: ``arg = Cystck_Dup(S,
     arg);``, and so does any function whose parameter another branch
@@ -221,9 +226,10 @@ class IncRef(Rule):
                     edits.add(*stolen, _dup(x, m.group()))
                     _remove_statement(text, masked, m.start(), m.end(), edits)
                     continue
-                consumed = _consumed_next(masked, m.end(), b1, x)
+                consumed = _consumed_next(masked, m.end(), b1, x,
+                                          _held_expression(x, by_start.get(f.start), unit.project))
                 if consumed is not None:
-                    edits.add(*consumed, f"Cystck_Dup(S, {x})")
+                    edits.add(*consumed, f"Cystck_Dup(S, {text[consumed[0]:consumed[1]]})")
                     _remove_statement(text, masked, m.start(), m.end(), edits)
                     continue
                 taken = self._taken(masked, m, x)
@@ -408,18 +414,39 @@ def _stolen_next(code, start, end, x, project, path):
     return _stolen_arg(code, call, x, project, path) if call else None
 
 
-def _consumed_next(code, start, end, x):
+def _held_expression(x, ctx, project):
+    """Is ``x``, no plain name, a handle the frame holds that an
+    expression names: an element of a handle array (``items[k]``,
+    ``items[order[i]]``) or a plain struct's handle member (``job.cb``)?
+    Not an object's field (a load makes a handle of its own), nor an
+    expression with a call or a side effect."""
+    if ctx is None or regex.fullmatch(r"\w+", x) or regex.search(r"\+\+|--|[(=]", x):
+        return False
+    if regex.fullmatch(r"[A-Za-z_]\w*\s*\[.*\]", x, flags=regex.S) and _common.is_handle(x, ctx, project):
+        return not _common.is_reference(x, ctx, project)
+    return _handle_member(x, ctx, project)
+
+
+def _same_expression(a, b):
+    """Are the expression texts ``a`` and ``b`` the same but for spacing?"""
+    return regex.sub(r"\s+", "", a) == regex.sub(r"\s+", "", b)
+
+
+def _consumed_next(code, start, end, x, expression=False):
     """The span of ``x`` as the consumed argument of the call that is the
-    next statement (``PyTuple_SET_ITEM(t, 0, x);``), or None.  A run of
+    next statement (``PyTuple_SET_ITEM(t, 0, x);``), or None.  ``x`` is a
+    name, or with ``expression`` any expression _held_expression accepts
+    (``Py_INCREF(items[k]); PyTuple_SET_ITEM(t, k, items[k]);``).  A run of
     increments and stealing calls may stand before it, as where each
     element's increment comes first (``Py_INCREF(a); Py_INCREF(x);
     PyTuple_SET_ITEM(t, 0, a); PyTuple_SET_ITEM(t, 1, x);``): the call
     found is the first in the run that steals ``x`` and is not paired
     with a later increment of ``x`` in the run.  A statement may keep the
-    call's result (``r = PyList_SetItem(l, i, x);``, ``int r = ...``), and
+    call's result (``r = PyList_SetItem(l, i, x);``, ``int r = ...``), the
+    last call may be an ``if``'s test (``if (PyList_SetItem(l, i, x) < 0)``), and
     preprocessor lines may stand between the statements or inside one
     (``#ifndef NDEBUG`` / ``int ret =`` / ``#endif`` before the call)."""
-    if not regex.fullmatch(r"\w+", x):
+    if not expression and not regex.fullmatch(r"\w+", x):
         return None
     consumed, pending = _consumed_index(), 0
     seg, pos = source.mask_directives(code[start:end]), 0
@@ -427,23 +454,29 @@ def _consumed_next(code, start, end, x):
         call = regex.match(r"\s*(?:(?:\w+[\s*]+)*\w+\s*=(?!=)\s*)?(?P<f>\w+)\s*" + source.paren("a") + r"\s*;",
                            seg, pos=pos)
         if call is None:
-            return None
+            # the last of the run may be tested: if (PyList_SetItem(l, i, x) < 0)
+            call = regex.match(r"\s*if\s*\(\s*(?P<f>\w+)\s*" + source.paren("a"), seg, pos=pos)
+            if call is None or call.group("f") in ("Py_INCREF", "Py_XINCREF"):
+                return None
         a0, a1 = start + call.start("a") + 1, start + call.end("a") - 1
         if call.group("f") in ("Py_INCREF", "Py_XINCREF"):
-            pending += code[a0:a1].strip() == x
+            pending += _same_expression(code[a0:a1], x)
             pos = call.end()
             continue
         index = consumed.get(call.group("f"))
         if index is None:
             return None
         args = source.split_top(code, a0, a1)
-        if index < len(args) and code[args[index][0]:args[index][1]].strip() == x:
+        if index < len(args) and _same_expression(code[args[index][0]:args[index][1]], x):
             if pending == 0:
-                lead = len(code[args[index][0]:args[index][1]]) - len(code[args[index][0]:args[index][1]].lstrip())
-                return args[index][0] + lead, args[index][0] + lead + len(x)
+                arg = code[args[index][0]:args[index][1]]
+                lead = len(arg) - len(arg.lstrip())
+                return args[index][0] + lead, args[index][0] + len(arg.rstrip())
             pending -= 1
-        elif regex.search(rf"(?<![\w.>]){regex.escape(x)}\b", code[a0:a1]):
+        elif regex.search(rf"(?<![\w.>]){_spelled(x)}(?!\w)", code[a0:a1]):
             return None       # x used otherwise by a call of the run: not this idiom
+        if not call.group().rstrip().endswith(";"):
+            return None       # a test ends the run
         pos = call.end()
 
 

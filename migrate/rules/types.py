@@ -285,6 +285,12 @@ def _slot_defs(unit, owner, slot_values, where):
         if role is None or not regex.fullmatch(r"[A-Za-z_]\w*", func) or func.startswith("Py"):
             unit.leftover(where, f"slot {slot} = {func} has no Cystck counterpart", "type-object")
             continue
+        if role.kind == "dropped" and slot == "tp_clear" and getattr(unit.project.role(func), "kind", None) == "clear":
+            # the native work of the extension's clear, after the runtime's
+            impl, forwarder = functions.slot_implementation(unit, func, unit.project.role(func), sym)
+            lines.append(f"CYSTCK_DEF_CLEAR({sym}, {impl}){forwarder}")
+            symbols.append(sym)
+            continue
         if role.kind == "dropped":
             continue
         # a deallocator calling the API keeps it in tp_dealloc, before the
@@ -890,7 +896,13 @@ class DestroyTraverse(Rule):
     (``if (self->v)``) becomes ``!CystckField_IsNull(self->v)``, and
     ``Py_SIZE(self)`` there and in traverse ``CystckVar_DataSize(self)``.  ``tp_clear`` functions and module
     traverse/clear/free hooks are removed; the runtime clears fields through
-    traverse.  A ``tp_clear`` function or module hook that code other than
+    traverse.  A ``tp_clear`` function that also does native work
+    (``cleared += self->len; self->len = 0;``, ``PyMem_Free(self->buf)``:
+    ``destructors.clear_does_native_work``) is kept without its releases as
+    the type's clear hook, ``void f(void *data)`` (its returns return
+    nothing), which ``CYSTCK_DEF_CLEAR`` registers: the runtime calls it
+    after releasing the fields, and a destructor's call of it stays (the
+    runtime takes the fields before the destructor runs).  A ``tp_clear`` function or module hook that code other than
     destructors calls (``Foo_clear(self)`` in ``__init__``, ``mod_clear(NULL)``
     on a failed init) stays, as a helper."""
     name = "destroy-traverse"
@@ -924,7 +936,7 @@ class DestroyTraverse(Rule):
         n = 0
         for f in unit.functions():
             role = p.role(f.name)
-            if role is None or role.kind not in ("destroy", "traverse", "dropped"):
+            if role is None or role.kind not in ("destroy", "traverse", "dropped", "clear"):
                 continue
             if role.kind == "dropped":
                 if role.detail in ("tp_free", "tp_alloc"):
@@ -941,17 +953,26 @@ class DestroyTraverse(Rule):
                 continue            # already translated
             first = params[0]
             struct = _common.struct_name(first.base, p.custom_structs)
-            if role.kind == "destroy":
+            if role.kind in ("destroy", "clear"):
                 new_params = "void *data" if struct else f"void *{first.name}"
             else:
                 rest = [text[q.span[0]:q.span[1]].strip() for q in params[1:]]
                 rest = [regex.sub(r"\bvisitproc\b", "Cystck_visitproc", r) for r in rest]
                 new_params = ", ".join(["void *data" if struct else f"void *{first.name}"] + rest)
             edits.add(f.params[0], f.params[1], new_params)
+            if role.kind == "clear":
+                edits.add(f.start, f.name_start, functions._replace_return_type(text[f.start:f.name_start], "void"))
             n += 1
             if not f.is_definition:
                 continue
             b0, b1 = f.body
+            if role.kind == "clear":
+                # a void function now: its last return goes, the others return nothing
+                for m in regex.finditer(r"\breturn\b[^;]*;", code, pos=b0, endpos=b1):
+                    if not code[m.end():b1 - 1].strip() and not _common.in_unbraced_body(code, m.start()):
+                        edits.add(*_common.statement_line_span(text, m.start(), m.end()), "")
+                    else:
+                        edits.add(m.start(), m.end(), "return;")
             if struct:
                 indent = self._indent(text, b0, b1)
                 edits.add(b0 + 1, b0 + 1, f"\n{indent}{struct} *{first.name} = ({struct} *)data;")
@@ -969,7 +990,7 @@ class DestroyTraverse(Rule):
                     edits.add(m.start(), m.end(), f"Cystck_VISIT_REF(&{inner});")
                 else:
                     edits.add(m.start(), m.end(), f"Cystck_VISIT(&{inner});")
-            if role.kind == "destroy":
+            if role.kind in ("destroy", "clear"):
                 self.drop_runtime_releases(code, text, b0, b1, edits, first.name,
                                            heap_ref=lambda inner, f=f: self._heap_ref(unit, f, inner))
                 if struct:
@@ -977,7 +998,7 @@ class DestroyTraverse(Rule):
             if struct:
                 self._item_counts(code, first.name, b0, b1, edits)
                 self._field_null_tests(p, code, first.name, struct, b0, b1, edits)
-            if struct or role.kind == "destroy":
+            if struct or role.kind in ("destroy", "clear"):
                 # also a destructor taking a PyObject *: its tp_clear call goes
                 self._report_state_calls(unit, b0, b1)
                 for m in _DROPPED_CALL.finditer(code, pos=b0, endpos=b1):
@@ -1140,7 +1161,7 @@ class DestroyTraverse(Rule):
         for m in regex.finditer(r"(?<![\w.>])(?P<f>\w+)\s*\(", unit.masked, pos=b0, endpos=b1):
             name = m.group("f")
             role = p.role(name)
-            if (role is not None and role.kind == "dropped" or name in p.kept_clears) and \
+            if (role is not None and role.kind in ("dropped", "clear") or name in p.kept_clears) and \
                     _DROPPED_CALL.match(unit.masked, m.start()):
                 continue      # a call of a clear function, removed below
             if p.needs_state(unit.path, name):
@@ -1179,7 +1200,7 @@ class DestroyTraverse(Rule):
         edits = source.Edits()
         for f in unit.functions():
             role = unit.project.role(f.name)
-            if not f.is_definition or role is None or role.kind != "destroy":
+            if not f.is_definition or role is None or role.kind not in ("destroy", "clear"):
                 continue
             b0, b1 = f.body
             m = regex.compile(r"[ \t]*\w+\s*\*\s*(?P<n>\w+)\s*=\s*\(\s*\w+\s*\*\s*\)\s*data\s*;[ \t]*\n?").search(code, b0, b1)

@@ -126,8 +126,8 @@ def signature_check_source(functions, definitions):
             out.append(f'CYSTCK_DEF_GET(def_{i}, "p", {impl}, NULL, NULL)')
         elif d.name == "CYSTCK_DEF_GETSET":
             out.append(f'CYSTCK_DEF_GETSET(def_{i}, "p", getter_{i}, {impl}, NULL, NULL)')
-        elif d.name == "CYSTCK_DEF_DESTROY":
-            out.append(f"CYSTCK_DEF_DESTROY(def_{i}, {impl})")
+        elif d.name in ("CYSTCK_DEF_DESTROY", "CYSTCK_DEF_CLEAR"):
+            out.append(f"{d.name}(def_{i}, {impl})")
         elif d.name == "CYSTCK_DEF_DEALLOC":
             out.append(f"CYSTCK_DEF_DEALLOC_API(def_{i}, {impl})")
         elif d.kind == "type":

@@ -469,13 +469,37 @@ static int convert_string(const Format *f, int index, const char *code, Cystck_O
     return 0;
 }
 
+/* A parse's variable arguments, as the entry points start them: the
+ * conversions get &va, the first member, by which convert_encoded finds the
+ * list of the buffers it allocated (CPython's freelist), which
+ * end_parse frees if the parse fails (and sets to NULL: the caller's
+ * pointer must not be freed again). */
+#define MAX_ENCODED 32
+typedef struct {
+    va_list va;
+    int nencoded;
+    char **encoded[MAX_ENCODED];
+} ParseArgs;
+
+static int end_parse(ParseArgs *pa, int r)
+{
+    if (Cystck_unlikely(pa->nencoded > 0) && r == 0)
+        while (pa->nencoded > 0) {
+            char **buffer = pa->encoded[--pa->nencoded];
+            PyMem_Free(*buffer);
+            *buffer = NULL;
+        }
+    va_end(pa->va);
+    return r;
+}
+
 /* The encoded-string units: es et es# et# (CPython's getargs.c 'e'):
  * an encoding (NULL: the default), then a char ** the caller frees with
  * PyMem_Free; with '#', a Py_ssize_t * too, and a buffer of the caller's
  * if *buffer is not NULL on the call (*length is its size then).  'et'
- * passes bytes and bytearray through as they are.  Unlike CPython, a
- * buffer allocated here is not freed when a later value fails to
- * convert (docs/runtime.md). */
+ * passes bytes and bytearray through as they are.  A buffer allocated here
+ * is recorded in the parse's ParseArgs, and freed if the parse fails, as
+ * CPython's freelist does. */
 static CYSTCK_COLD CYSTCK_NOINLINE int convert_encoded(const Format *f, int index, const char *code,
                                                       PyObject *o, va_list *va)
 {
@@ -522,12 +546,15 @@ static CYSTCK_COLD CYSTCK_NOINLINE int convert_encoded(const Format *f, int inde
         return bad_argument(f, index, "encoded string without null bytes", o);
     }
     if (!with_size || *buffer == NULL) {
+        ParseArgs *pa = (ParseArgs *)va;     /* va is its first member */
         *buffer = PyMem_New(char, size + 1);
         if (*buffer == NULL) {
             Py_DECREF(s);
             PyErr_NoMemory();
             return -1;
         }
+        if (pa->nencoded < MAX_ENCODED)
+            pa->encoded[pa->nencoded++] = buffer;
     }
     memcpy(*buffer, ptr, (size_t)size + 1);
     if (with_size)
@@ -1360,12 +1387,12 @@ static int parse(Cystck_State *S, const Cystck_Object *args, Cystck_ssize_t narg
 int CystckArg_ParseTuple(Cystck_State *S, const Cystck_Object *args, Cystck_ssize_t nargs,
                          const char *fmt, ...)
 {
-    va_list va;
+    ParseArgs pa;
     int r;
-    va_start(va, fmt);
-    r = parse_positional_text(S, args, nargs, NULL, fmt, &va);
-    va_end(va);
-    return r;
+    pa.nencoded = 0;
+    va_start(pa.va, fmt);
+    r = parse_positional_text(S, args, nargs, NULL, fmt, &pa.va);
+    return end_parse(&pa, r);
 }
 
 /* PyArg_ParseTuple of a tuple object rather than an argument array (a
@@ -1376,7 +1403,7 @@ int CystckArg_ParseTupleObject(Cystck_State *S, Cystck_Object t, const char *fmt
     PyObject *o = _Cystck_Get(t);
     Cystck_Object small[16], *items = small;
     Py_ssize_t i, n;
-    va_list va;
+    ParseArgs pa;
     int r;
     if (o == NULL) {
         _Cystck_BadArg(S, "CystckArg_ParseTupleObject", t);
@@ -1403,9 +1430,10 @@ int CystckArg_ParseTupleObject(Cystck_State *S, Cystck_Object t, const char *fmt
             return 0;
         }
     }
-    va_start(va, fmt);
-    r = parse_positional_text(S, items, n, NULL, fmt, &va);
-    va_end(va);
+    pa.nencoded = 0;
+    va_start(pa.va, fmt);
+    r = parse_positional_text(S, items, n, NULL, fmt, &pa.va);
+    r = end_parse(&pa, r);
     if (items != small)
         PyMem_Free(items);
     return r;
@@ -1427,15 +1455,15 @@ static inline PyObject *given_keywords(Cystck_Object *kw)
 int (CystckArg_ParseTupleAndKeywords)(Cystck_State *S, const Cystck_Object *args, Cystck_ssize_t nargs,
                                     Cystck_Object kw, const char *fmt, const char **kwlist, ...)
 {
-    va_list va;
+    ParseArgs pa;
     int r;
     PyObject *k = given_keywords(&kw);
-    va_start(va, kwlist);
-    r = kwlist != NULL ? parse_fast(S, (KwParser *)kw_parser(fmt, kwlist), args, nargs, k, fmt, &va) : -2;
+    pa.nencoded = 0;
+    va_start(pa.va, kwlist);
+    r = kwlist != NULL ? parse_fast(S, (KwParser *)kw_parser(fmt, kwlist), args, nargs, k, fmt, &pa.va) : -2;
     if (r == -2)
-        r = parse(S, args, nargs, kw, fmt, kwlist, &va);
-    va_end(va);
-    return r;
+        r = parse(S, args, nargs, kw, fmt, kwlist, &pa.va);
+    return end_parse(&pa, r);
 }
 
 /* A call site's own parser, made on its first call (and again if the site
@@ -1458,10 +1486,11 @@ int _CystckArg_ParseTupleAndKeywordsAt(_CystckArg_Site *site, Cystck_State *S, c
                                        Cystck_ssize_t nargs, Cystck_Object kw, const char *fmt,
                                        const char **kwlist, ...)
 {
-    va_list va;
+    ParseArgs pa;
     int r = -2;
     PyObject *k = given_keywords(&kw);
-    va_start(va, kwlist);
+    pa.nencoded = 0;
+    va_start(pa.va, kwlist);
     if (kwlist != NULL) {
         /* The site's format and list are the ones its parser was made for
          * (their strings are not compared: a call site's list does not
@@ -1470,12 +1499,11 @@ int _CystckArg_ParseTupleAndKeywordsAt(_CystckArg_Site *site, Cystck_State *S, c
         KwParser *p = (KwParser *)site->parser;
         if (Cystck_unlikely(p == NULL || p->fmt != fmt || p->kwlist != kwlist))
             p = site_parser(site, fmt, kwlist);
-        r = parse_fast(S, p, args, nargs, k, fmt, &va);
+        r = parse_fast(S, p, args, nargs, k, fmt, &pa.va);
     }
     if (r == -2)
-        r = parse(S, args, nargs, kw, fmt, kwlist, &va);
-    va_end(va);
-    return r;
+        r = parse(S, args, nargs, kw, fmt, kwlist, &pa.va);
+    return end_parse(&pa, r);
 }
 
 int CystckArg_UnpackTuple(Cystck_State *S, const Cystck_Object *args, Cystck_ssize_t nargs,

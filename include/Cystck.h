@@ -308,7 +308,6 @@ extern CYSTCK_INTERNAL PyObject *_Cystck_Consts[];
  * (_CYSTCK_CALLER) still see the extension's code as their caller. */
 CYSTCK_INTERNAL CYSTCK_NOINLINE CYSTCK_COLD PyObject **_Cystck_OwnSlow_Ool(Cystck_State *S, PyObject *o);
 CYSTCK_INTERNAL CYSTCK_NOINLINE CYSTCK_COLD Cystck_Object _Cystck_BadArg_Ool(Cystck_State *S, const char *func, Cystck_Object h);
-CYSTCK_INTERNAL CYSTCK_NOINLINE CYSTCK_COLD void _Cystck_ReturnNull_Ool(Cystck_State *S, Cystck_Object h);
 CYSTCK_INTERNAL CYSTCK_NOINLINE CYSTCK_COLD Cystck_Object _Cystck_NullArg_Ool(Cystck_State *S, const char *func);
 CYSTCK_INTERNAL CYSTCK_NOINLINE int _Cystck_GrowStack_Ool(Cystck_State *S, Cystck_ssize_t n);
 CYSTCK_INTERNAL CYSTCK_NOINLINE int _Cystck_ReturnSlow_Ool(Cystck_State *S, PyObject **p, PyObject *o);
@@ -368,12 +367,6 @@ static CYSTCK_ALWAYS_INLINE int _Cystck_BadArgInt(Cystck_State *S, const char *f
 {
     _Cystck_BadArg(S, func, h);
     return -1;
-}
-/* Cystck_Return of a null handle: -1, with the exception that made it null,
- * or none if none is set (stock's `return NULL;`), else as _Cystck_BadArg. */
-static CYSTCK_ALWAYS_INLINE void _Cystck_ReturnNull(Cystck_State *S, Cystck_Object h)
-{
-    _CYSTCK_ON_COPY_VOID(_Cystck_ReturnNull_Ool(_CYSTCK_COPY_STATE(&c_), h))
 }
 static CYSTCK_ALWAYS_INLINE Cystck_Object _Cystck_NullArg(Cystck_State *S, const char *func)
 {
@@ -1009,15 +1002,13 @@ static inline int Cystck_PushString(Cystck_State *S, const char *utf8) { return 
 static inline int Cystck_PushStringAndSize(Cystck_State *S, const char *utf8, Cystck_ssize_t n) { return _Cystck_PushNew(S, PyUnicode_FromStringAndSize(utf8, n)); }
 
 /* [s+1] Push h as the call's single result: `return Cystck_Return(S, h);`.
- * Returns 1, or -1 when h is null (the error that made it null propagates;
- * with none set, none is raised, as by stock's `return NULL;`: the
- * trampoline reports it as CPython would).  h must not be used afterwards:
- * its slot may be handed over to the stack. */
+ * Returns 1, or -1 when h is null (the error that made it null propagates).
+ * h must not be used afterwards: its slot may be handed over to the stack. */
 static CYSTCK_ALWAYS_INLINE int Cystck_Return(Cystck_State *S, Cystck_Object h)
 {
     PyObject *o = _Cystck_Get(h);
     if (Cystck_unlikely(o == NULL))
-        return (_Cystck_ReturnNull(S, h), -1);
+        return (_Cystck_BadArgInt(S, "Cystck_Return", h), -1);
     /* An inline frame with stack room, first: after debug mode's first
      * handle has joined the fast path (_Cystck_OwnSlow), this test, an
      * equality, is the one GCC still resolves on the fast path, which then

@@ -487,87 +487,11 @@ void _Cystck_ReleaseSlots_Ool(PyObject **p, PyObject **top)
     while (++p < top);
 }
 
-/* The callable CPython's own check would name (a new reference), found
- * by its trampoline fn: a module function in self's module dict, or a
- * method descriptor in the MRO of self's type (of self, for a classmethod).
- * NULL if none (a staticmethod, a function the module does not hold). */
-static PyObject *find_callable(PyObject *self, PyCFunction fn)
+PyObject *_Cystck_NoErrorSet(const char *func)
 {
-    PyObject *key, *v, *mro;
-    Py_ssize_t pos = 0, i, k;
-    if (self == NULL)
-        return NULL;
-    if (PyModule_Check(self)) {
-        PyObject *dict = PyModule_GetDict(self);
-        while (dict != NULL && PyDict_Next(dict, &pos, &key, &v))
-            if (PyCFunction_Check(v) && PyCFunction_GET_FUNCTION(v) == fn)
-                return Py_NewRef(v);
-        return NULL;
-    }
-    for (k = 0; k < 2; k++) {
-        if (k == 1 && !PyType_Check(self))
-            break;
-        mro = (k == 0 ? Py_TYPE(self) : (PyTypeObject *)self)->tp_mro;
-        for (i = 0; mro != NULL && i < PyTuple_GET_SIZE(mro); i++) {
-            PyObject *dict = ((PyTypeObject *)PyTuple_GET_ITEM(mro, i))->tp_dict;
-            pos = 0;
-            while (dict != NULL && PyDict_Next(dict, &pos, &key, &v))
-                if ((Py_IS_TYPE(v, &PyMethodDescr_Type) || Py_IS_TYPE(v, &PyClassMethodDescr_Type)) &&
-                    ((PyMethodDescrObject *)v)->d_method->ml_meth == fn)
-                    return Py_NewRef(v);
-        }
-    }
+    PyErr_Format(PyExc_SystemError,
+                 "%s returned -1 (error) without setting an exception", func);
     return NULL;
-}
-
-/* A method's result broke the convention (_Cystck_FinishMeth): n >= 0 with
- * an exception set, or n < 0 with none.  Raise CPython's SystemError, with
- * its message (_Py_CheckFunctionResult), chained from the pending exception
- * in the first case; in debug mode, the pending exception is left as it is
- * (typically the misuse debug mode reported: raised at the call, as
- * _Cystck_FinishSlow's ignored_error does in every function).  -1. */
-int _Cystck_BadResult(PyObject *self, PyCFunction fn, int n, const char *func)
-{
-    PyObject *type, *value, *tb, *callable;
-    PyObject *ntype, *nvalue, *ntb;
-    const char *what = n >= 0 ? "returned a result with an exception set"
-                              : "returned NULL without setting an exception";
-    if (n >= 0 && _Cystck_debug)
-        return -1;
-    PyErr_Fetch(&type, &value, &tb);
-    if (type != NULL) {
-        /* as _PyErr_FormatFromCause, before the new one is set (normalizing
-         * calls the type) */
-        PyErr_NormalizeException(&type, &value, &tb);
-        if (tb != NULL) {
-            PyException_SetTraceback(value, tb);
-            Py_DECREF(tb);
-        }
-        Py_DECREF(type);
-    }
-    callable = find_callable(self, fn);
-    if (callable != NULL) {
-        PyErr_Format(PyExc_SystemError, "%R %s", callable, what);
-        Py_DECREF(callable);
-    }
-    else {
-        PyErr_Format(PyExc_SystemError, "%s %s", func, what);
-    }
-    if (value == NULL)
-        return -1;
-    /* the pending one is the new one's cause and context */
-    PyErr_Fetch(&ntype, &nvalue, &ntb);
-    PyErr_NormalizeException(&ntype, &nvalue, &ntb);
-    if (nvalue != NULL) {
-        Py_INCREF(value);
-        PyException_SetCause(nvalue, value);
-        PyException_SetContext(nvalue, value);
-    }
-    else {
-        Py_DECREF(value);
-    }
-    PyErr_Restore(ntype, nvalue, ntb);
-    return -1;
 }
 
 /* A success returned with an exception pending, which the frame reports
@@ -595,7 +519,8 @@ PyObject *_Cystck_FinishSlow_Ool(Cystck_State *S, int n, const char *func)
     if (ignored_error(S, n))
         n = -1;
     if (n < 0) {
-        /* NULL, with no exception set too: as _Cystck_Finish */
+        if (!PyErr_Occurred())
+            _Cystck_NoErrorSet(func);
     }
     else if (n != pushed) {
         if (!PyErr_Occurred())
@@ -722,12 +647,6 @@ Cystck_Object _Cystck_BadArgAt(Cystck_State *S, const char *func, Cystck_Object 
 CYSTCK_NOINLINE Cystck_Object _Cystck_BadArg_Ool(Cystck_State *S, const char *func, Cystck_Object h)
 {
     return _Cystck_BadArgAt(S, func, h, _CYSTCK_CALLER());
-}
-
-CYSTCK_NOINLINE void _Cystck_ReturnNull_Ool(Cystck_State *S, Cystck_Object h)
-{
-    if (h._p != NULL || PyErr_Occurred())
-        _Cystck_BadArgAt(S, "Cystck_Return", h, _CYSTCK_CALLER());
 }
 
 CYSTCK_NOINLINE Cystck_Object _Cystck_NullArg_Ool(Cystck_State *S, const char *func)

@@ -58,6 +58,9 @@ static inline void _Cystck_ReleaseInline(Cystck_State *S)
         _Cystck_ReleaseSlots_Ool(S->base, S->top);
 }
 
+/* Raise SystemError: func returned -1 without setting an exception.  NULL. */
+CYSTCK_INTERNAL CYSTCK_COLD PyObject *_Cystck_NoErrorSet(const char *func);
+
 /* Are there exactly n free entries on an inline frame's stack?  In a frame
  * gone slow sp_limit has state bits, so never.  An equality with sp rather
  * than the room's size: where a slow path joins the fast one (debug mode's
@@ -88,39 +91,12 @@ static inline PyObject *_Cystck_Finish(Cystck_State *S, int n, const char *func)
     else if (n < 0 && room == CYSTCK_INLINE_STACK * sizeof(PyObject *) && S->top == S->base)
         /* An error return with nothing to release, which needs none of the
          * header: where the compiler knows that (no handle made on the way),
-         * it need not keep the header alive across the calls before it.
-         * With no exception set, NULL all the same, as a stock slot's
-         * `return NULL;` (CPython's caller reports it; _Cystck_FinishMeth
-         * reports a method's). */
-        return NULL;
+         * it need not keep the header alive across the calls before it. */
+        return Cystck_likely(PyErr_Occurred() != NULL) ? NULL : _Cystck_NoErrorSet(func);
     else
         return _Cystck_FinishSlow(S, n, func);
     _Cystck_ReleaseInline(S);
     return res;
-}
-
-/* Close a method's frame.  CPython checks a method's result
- * (_Py_CheckFunctionResult: SystemError for a result with an exception set,
- * or NULL without one) in its generic calls only, not in the specialized
- * ones of METH_O and METH_FASTCALL functions, which every CYSTCK_VARARGS
- * method is: checked here, in every call, as stock METH_VARARGS functions
- * are (docs/runtime.md, "Results and exceptions").  fn is the trampoline,
- * by which _Cystck_BadResult finds the callable to name. */
-CYSTCK_INTERNAL CYSTCK_COLD int _Cystck_BadResult(PyObject *self, PyCFunction fn, int n, const char *func);
-static inline PyObject *_Cystck_FinishMeth(Cystck_State *S, int n, const char *func,
-                                           PyObject *self, PyCFunction fn)
-{
-    /* Each outcome its own close, with n known: where paths join, GCC no
-     * longer folds the frame's tests (long_inc +34 instructions). */
-    if (n >= 0) {
-        if (Cystck_likely(PyErr_Occurred() == NULL))
-            return _Cystck_Finish(S, n, func);
-        _Cystck_BadResult(self, fn, n, func);
-    }
-    else if (Cystck_unlikely(PyErr_Occurred() == NULL)) {
-        _Cystck_BadResult(self, fn, n, func);
-    }
-    return _Cystck_Finish(S, -1, func);
 }
 
 /* Close the frame of a function returning a C value (int, Py_ssize_t,
@@ -296,15 +272,13 @@ static CYSTCK_ALWAYS_INLINE Cystck_Object *_Cystck_BindArgsEach(Cystck_State *S,
 /* _CYSTCK_PROTO_<CONV>(IMPL) and _CYSTCK_FLAGS_<CONV>: autogen_slots.h, from
  * the table's conv lines. */
 
-/* A trampoline's address as the method table holds it. */
-#define _CYSTCK_METH_FN(FN) ((PyCFunction)(void (*)(void))(FN))
 #define _CYSTCK_TRAMPOLINE_CYSTCK_NOARGS_FN(ATTR, FN, IMPL, ROOM) \
     ATTR static PyObject *FN(PyObject *self, PyObject *unused_)   \
     {                                                                         \
         _CYSTCK_FRAME_LOCALS;                                                 \
         (void)unused_;                                                        \
         _Cystck_OpenFrameRoom(&S_, &F_, ROOM);                                        \
-        return _Cystck_FinishMeth(&S_, IMPL(&S_, _Cystck_H(&self)), #IMPL, self, _CYSTCK_METH_FN(FN));       \
+        return _Cystck_Finish(&S_, IMPL(&S_, _Cystck_H(&self)), #IMPL);       \
     }
 #define _CYSTCK_TRAMPOLINE_CYSTCK_NOARGS(SYM, IMPL) \
     _CYSTCK_TWINS(_CYSTCK_TRAMPOLINE_CYSTCK_NOARGS_FN, SYM, IMPL)
@@ -313,7 +287,7 @@ static CYSTCK_ALWAYS_INLINE Cystck_Object *_Cystck_BindArgsEach(Cystck_State *S,
     {                                                                         \
         _CYSTCK_FRAME_LOCALS;                                                 \
         _Cystck_OpenFrameRoom(&S_, &F_, ROOM);                                        \
-        return _Cystck_FinishMeth(&S_, IMPL(&S_, _Cystck_H(&self), _Cystck_HArg(&arg)), #IMPL, self, _CYSTCK_METH_FN(FN)); \
+        return _Cystck_Finish(&S_, IMPL(&S_, _Cystck_H(&self), _Cystck_HArg(&arg)), #IMPL); \
     }
 #define _CYSTCK_TRAMPOLINE_CYSTCK_O(SYM, IMPL) \
     _CYSTCK_TWINS(_CYSTCK_TRAMPOLINE_CYSTCK_O_FN, SYM, IMPL)
@@ -328,7 +302,7 @@ static CYSTCK_ALWAYS_INLINE Cystck_Object *_Cystck_BindArgsEach(Cystck_State *S,
         hargs_ = _Cystck_BindArgsEach(&S_, argv_, args, nargs);                   \
         if (Cystck_unlikely(hargs_ == NULL))                                  \
             return _Cystck_Finish(&S_, -1, #IMPL);                            \
-        return _Cystck_FinishMeth(&S_, IMPL(&S_, _Cystck_H(&self), hargs_, nargs), #IMPL, self, _CYSTCK_METH_FN(FN)); \
+        return _Cystck_Finish(&S_, IMPL(&S_, _Cystck_H(&self), hargs_, nargs), #IMPL); \
     }
 #define _CYSTCK_TRAMPOLINE_CYSTCK_VARARGS(SYM, IMPL) \
     _CYSTCK_TWINS(_CYSTCK_TRAMPOLINE_CYSTCK_VARARGS_FN, SYM, IMPL)
@@ -344,8 +318,8 @@ static CYSTCK_ALWAYS_INLINE Cystck_Object *_Cystck_BindArgsEach(Cystck_State *S,
         hargs_ = _Cystck_BindArgs(&S_, argv_, args, ntotal_);                 \
         if (Cystck_unlikely(hargs_ == NULL))                                  \
             return _Cystck_Finish(&S_, -1, #IMPL);                            \
-        return _Cystck_FinishMeth(&S_, IMPL(&S_, _Cystck_H(&self), hargs_, nargs, \
-                              kwnames ? _Cystck_H(&kwnames) : Cystck_NULL), #IMPL, self, _CYSTCK_METH_FN(FN)); \
+        return _Cystck_Finish(&S_, IMPL(&S_, _Cystck_H(&self), hargs_, nargs, \
+                              kwnames ? _Cystck_H(&kwnames) : Cystck_NULL), #IMPL); \
     }
 #define _CYSTCK_TRAMPOLINE_CYSTCK_KEYWORDS(SYM, IMPL) \
     _CYSTCK_TWINS(_CYSTCK_TRAMPOLINE_CYSTCK_KEYWORDS_FN, SYM, IMPL)

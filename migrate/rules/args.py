@@ -714,17 +714,18 @@ def _literal_doc(unit, func):
 
 
 class ParseIntoMembers(Rule):
-    """An object member of an instance struct given to the argument parser
-    by address, ``PyArg_ParseTuple(args, "|O", &self->obj)``, is parsed into
-    a local that the member takes after the statement: ``{ PyObject
+    """An object member of an instance struct or of the module state, or
+    an object global, given to the argument parser by address,
+    ``PyArg_ParseTuple(args, "|O", &self->obj)``, is parsed into a local
+    that the member takes after the statement: ``{ PyObject
     *cystck_parsed_1 = self->obj; if (!PyArg_ParseTuple(args, "|O",
     &cystck_parsed_1)) return NULL; self->obj = cystck_parsed_1; }``.  The
-    member becomes a field, which the parser cannot write (it writes a
-    handle of the call there, used after the call returns); the local and
-    the assignment are translated as any other.  Stock C means the same,
+    member becomes a field (a global or a module state's member a
+    ``Cystck_Ref``), which the parser cannot write (it writes a handle of
+    the call there, used after the call returns); the local and the
+    assignment are translated as any other.  Stock C means the same,
     except that a failing later unit no longer leaves the member half set.
-    A call in a loop's header or a ``return`` is left alone (reported by
-    nothing: rare)."""
+    A call in a loop's header or a ``return`` is left alone (rare)."""
     name = "parse-into-members"
     precedence = 55
     patterns = (r"\bPyArg_(?:ParseTupleAndKeywords|ParseTuple|UnpackTuple|Parse)\s*\(",)
@@ -744,24 +745,30 @@ class ParseIntoMembers(Rule):
              ' .tp_init = (initproc)Box_init};\n')
 
     _MEMBER = regex.compile(r"\s*&\s*(?P<e>[A-Za-z_]\w*(?:\s*(?:->|\.)\s*\w+)*\s*(?:->|\.)\s*(?P<m>\w+))\s*")
+    _GLOBAL = regex.compile(r"\s*&\s*(?P<e>(?P<g>[A-Za-z_]\w*))\s*")
 
     def apply(self, unit):
         members = {}
         for info in unit.project.types.values():
             for m in info.object_fields - info.object_arrays:
                 members.setdefault(m, info.fields.get(m, "PyObject").strip() or "PyObject")
-        if not members:
+        fields = set(members)                 # an instance's: a field, loaded empty or not
+        for m in unit.project.ref_fields:
+            members.setdefault(m, "PyObject")
+        globals_ = unit.project.globals
+        if not members and not globals_:
             return 0
         code, text = unit.masked, unit.text
         edits = source.Edits()
         count = 0
-        for ctx in _common.function_contexts(unit, with_locals=False):
+        for ctx in _common.function_contexts(unit):
             b0, b1 = ctx.body
             done = set()
             for call in regex.finditer(self.patterns[0], code, pos=b0, endpos=b1):
                 close = source.matching(code, call.end() - 1) - 1
                 parsed = [(span, am) for span in source.split_top(code, call.end(), close)
-                          if (am := self._MEMBER.fullmatch(code, *span)) and am.group("m") in members]
+                          if self._parsed_object(code, span, members, globals_, ctx)
+                          and (am := self._MEMBER.fullmatch(code, *span) or self._GLOBAL.fullmatch(code, *span))]
                 statement = self._statement(code, b0, b1, call.start())
                 if not parsed or statement is None or statement in done:
                     continue
@@ -777,7 +784,10 @@ class ParseIntoMembers(Rule):
                 for k, (span, am) in reversed(list(enumerate(parsed))):
                     local = f"cystck_parsed_{count - len(parsed) + k + 1}"
                     expr = text[am.start("e"):am.end("e")]
-                    opening.insert(0, f"{members[am.group('m')]} *{local} = {expr};\n{inner}")
+                    base = members[am.group("m")] if "m" in am.groupdict() else "PyObject"
+                    # a reference may be empty, which reading as a handle is not
+                    value = expr if am.groupdict().get("m") in fields else f"{expr} ? {expr} : NULL"
+                    opening.insert(0, f"{base} *{local} = {value};\n{inner}")
                     closing.insert(0, f"\n{inner}{expr} = {local};")
                     a0, a1 = am.start("e") - 1 - s0, am.end("e") - s0   # the '&' through the member
                     a0 = body.rindex("&", 0, a0 + 1)
@@ -791,6 +801,16 @@ class ParseIntoMembers(Rule):
         if edits:
             unit.apply(edits)
         return edits.applied
+
+    def _parsed_object(self, code, span, members, globals_, ctx):
+        """Is the argument at ``span`` the address of an object member or
+        of an object global (not shadowed by a local of the function)?"""
+        am = self._MEMBER.fullmatch(code, *span)
+        if am:
+            return am.group("m") in members
+        gm = self._GLOBAL.fullmatch(code, *span)
+        return bool(gm) and gm.group("g") in globals_ and gm.group("g") not in ctx.handles \
+            and gm.group("g") not in ctx.scoped
 
     @staticmethod
     def _statement(code, b0, b1, at):

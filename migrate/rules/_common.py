@@ -695,6 +695,20 @@ def statement_line_span(text, start, end):
     return start, end
 
 
+def open_brace_before(code, pos):
+    """The ``{`` of the innermost block around ``pos`` (``code`` starts
+    with a brace that encloses it)."""
+    depth = 0
+    for i in range(pos - 1, -1, -1):
+        if code[i] == "}":
+            depth += 1
+        elif code[i] == "{":
+            if depth == 0:
+                return i
+            depth -= 1
+    return 0
+
+
 def in_unbraced_body(masked, start):
     """Is the statement at ``start`` the unbraced body of if/else/for/while?"""
     before = masked[:start].rstrip()

@@ -767,8 +767,7 @@ class ParseIntoMembers(Rule):
             for call in regex.finditer(self.patterns[0], code, pos=b0, endpos=b1):
                 close = source.matching(code, call.end() - 1) - 1
                 parsed = [(span, am) for span in source.split_top(code, call.end(), close)
-                          if self._parsed_object(code, span, members, globals_, ctx)
-                          and (am := self._MEMBER.fullmatch(code, *span) or self._GLOBAL.fullmatch(code, *span))]
+                          if (am := self._parsed_object(code, span, members, globals_, ctx))]
                 statement = self._statement(code, b0, b1, call.start())
                 if not parsed or statement is None or statement in done:
                     continue
@@ -784,9 +783,10 @@ class ParseIntoMembers(Rule):
                 for k, (span, am) in reversed(list(enumerate(parsed))):
                     local = f"cystck_parsed_{count - len(parsed) + k + 1}"
                     expr = text[am.start("e"):am.end("e")]
-                    base = members[am.group("m")] if "m" in am.groupdict() else "PyObject"
+                    member = am.groupdict().get("m")        # None for a global
+                    base = members.get(member, "PyObject")
                     # a reference may be empty, which reading as a handle is not
-                    value = expr if am.groupdict().get("m") in fields else f"{expr} ? {expr} : NULL"
+                    value = expr if member in fields else f"{expr} ? {expr} : NULL"
                     opening.insert(0, f"{base} *{local} = {value};\n{inner}")
                     closing.insert(0, f"\n{inner}{expr} = {local};")
                     a0, a1 = am.start("e") - 1 - s0, am.end("e") - s0   # the '&' through the member
@@ -803,36 +803,22 @@ class ParseIntoMembers(Rule):
         return edits.applied
 
     def _parsed_object(self, code, span, members, globals_, ctx):
-        """Is the argument at ``span`` the address of an object member or
-        of an object global (not shadowed by a local of the function)?"""
+        """The match of the argument at ``span`` where it is the address of
+        an object member or of an object global (not shadowed by a local
+        of the function), else None."""
         am = self._MEMBER.fullmatch(code, *span)
         if am:
-            return am.group("m") in members
+            return am if am.group("m") in members else None
         gm = self._GLOBAL.fullmatch(code, *span)
-        return bool(gm) and gm.group("g") in globals_ and gm.group("g") not in ctx.handles \
-            and gm.group("g") not in ctx.scoped
+        g = gm.group("g") if gm else None
+        return gm if g in globals_ and g not in ctx.handles and g not in ctx.scoped else None
 
     @staticmethod
     def _statement(code, b0, b1, at):
         """The span of the ``if`` or expression statement (or declaration)
         of the block around ``at`` that holds it; None for a loop, a
         ``return`` or a ``switch``."""
-        open_at = b0
-        while True:
-            inner = None
-            i = open_at + 1
-            while True:
-                k = code.find("{", i, at)
-                if k < 0:
-                    break
-                j = source.matching(code, k)
-                if j > at:
-                    inner = k
-                    break
-                i = j + 1
-            if inner is None:
-                break
-            open_at = inner
+        open_at = b0 + _common.open_brace_before(code[b0:], at - b0)
         end = source.matching(code, open_at) - 1     # at its closing brace
         i = source.skip_blank(code, open_at + 1, end)
         while i < end:

@@ -28,20 +28,6 @@ _SCALAR_DECL = (r"(?:(?:const|unsigned|signed|long|short|static|register)\s+)*"
 MARK = "cystck_mark_"
 
 
-def _open_brace_before(code, pos):
-    """The ``{`` of the innermost block around ``pos`` (``code`` starts
-    with a brace that encloses it)."""
-    depth = 0
-    for i in range(pos - 1, -1, -1):
-        if code[i] == "}":
-            depth += 1
-        elif code[i] == "{":
-            if depth == 0:
-                return i
-            depth -= 1
-    return 0
-
-
 def handle_makers():
     """The API functions that make handles, less those that return only
     the null handle (``CystckErr_Format``): a loop that merely raises makes
@@ -266,7 +252,7 @@ class LoopRelease(Rule):
                 continue
             if lead.endswith(",") and not regex.search(r"(?:\bPyObject\s*\*|\bCystck_Object)[^;{}()]*$", lead):
                 continue
-            if source.matching(code, b0 + _open_brace_before(code[b0:], a.start() - b0)) > loop:
+            if source.matching(code, b0 + _common.open_brace_before(code[b0:], a.start() - b0)) > loop:
                 return True
         return False
 
@@ -299,7 +285,7 @@ class LoopRelease(Rule):
                     low = min(low, depth)
             if depth == low:
                 return True
-            pos = source.matching(after, _open_brace_before(after, m.start()))   # past that block
+            pos = source.matching(after, _common.open_brace_before(after, m.start()))   # past that block
 
     @classmethod
     def _written_at_start(cls, body, v):
@@ -312,7 +298,7 @@ class LoopRelease(Rule):
         first = regex.search(rf"(?<![\w.>]){v}\b", body)
         if first is None or not cls._written_first(body, v):
             return False
-        open_at = _open_brace_before(body, first.start())    # the block holding it
+        open_at = _common.open_brace_before(body, first.start())    # the block holding it
         close = source.matching(body, open_at)
         before = body[open_at + 1:first.start()]
         return (not before.strip() or before.rstrip()[-1] in ";{}") and \

@@ -2527,3 +2527,84 @@ class ThreadCallbackFrames(Rule):
                     continue
                 return True
         return False
+
+
+class ApiFunctionValues(Rule):
+    """An API function passed by name, not called, to one of the
+    extension's functions whose parameter there is a function pointer
+    over handles once translated (``binaryfunc op``, a ``typedef PyObject
+    *(*fn)(PyObject *);``: ``Cystck_Object (*op)(Cystck_State *,
+    Cystck_Object, Cystck_Object)``) is its Cystck counterpart, which has
+    that signature: ``check(self, o, PyNumber_Add)`` becomes ``check(S,
+    self, o, CystckNumber_Add)``.  Only a counterpart that returns a
+    handle and takes as many handles as the pointer does; any other use
+    of the name as a value (a table, a local, a pointer of another shape)
+    is left alone."""
+    name = "api-function-values"
+    precedence = 863
+    # the pointer parameter and the calls as they are once translated
+    needs = ("stock-function-pointers", "helper-signature", "state-calls")
+    patterns = (r"(?<![\w.>])(?P<name>_?Py\w+)\b(?!\s*\()",)
+    before = ("static PyObject *apply(PyObject *a, PyObject *b, binaryfunc op) { return op(a, b); }\n"
+              "static PyObject *add(PyObject *a, PyObject *b) { return apply(a, b, PyNumber_Add); }\n")
+    after = ("static Cystck_Object apply(Cystck_State *S, Cystck_Object a, Cystck_Object b, "
+             "Cystck_Object (*op)(Cystck_State *, Cystck_Object, Cystck_Object)) { return op(S, a, b); }\n"
+             "static Cystck_Object add(Cystck_State *S, Cystck_Object a, Cystck_Object b) "
+             "{ return apply(S, a, b, CystckNumber_Add); }\n")
+
+    _POINTER = regex.compile(r"\(\s*\*\s*(?P<n>\w*)\s*\)\s*" + source.paren("ps"))
+
+    def apply(self, unit):
+        mapping, functions = api.stock_map(), api.by_name()
+        masked = unit.masked
+        edits = source.Edits()
+        for m in regex.finditer(self.patterns[0], masked):
+            target = functions.get(mapping.get(m.group("name"), ""))
+            if target is None or target.ret != "h" or not target.params \
+                    or not all(q.is_handle for q in target.params):
+                continue
+            call = _common.call_of_argument(masked, m.start())
+            if call is None:
+                continue
+            callee, start = call
+            open_at = masked.index("(", start)
+            args = source.split_top(masked, open_at + 1, source.matching(masked, open_at) - 1)
+            index = next((i for i, (s, e) in enumerate(args) if s <= m.start() < e), None)
+            if index is None or masked[slice(*args[index])].strip() != m.group("name"):
+                continue          # part of a larger argument
+            arity = self._pointer_arity(callee, len(args) - index, masked)
+            if arity == len(target.params):
+                edits.add(m.start(), m.end(), target.name)
+        if edits:
+            unit.apply(edits)
+        return edits.applied
+
+    @classmethod
+    def _pointer_arity(cls, callee, from_end, code):
+        """How many handles, after the state, the function pointer takes
+        that the definition of ``callee`` in ``code`` (one of the
+        extension's functions, translated: the state may have been added
+        first, so parameters count from the end) has as its ``from_end``-th
+        parameter from the last; None if that is no such pointer, or the
+        function is not defined in this file."""
+        for d in regex.finditer(rf"(?<![\w.>]){regex.escape(callee)}\s*\(", code):
+            close = source.matching(code, d.end() - 1)
+            if not regex.match(r"\s*\{", code[close:]):
+                continue          # a call or a prototype
+            params = source.split_top(code, d.end(), close - 1)
+            if from_end > len(params):
+                return None
+            param = code[slice(*params[len(params) - from_end])]
+            ptr = cls._POINTER.search(param)
+            if ptr is None:       # a typedef of a pointer: typedef R (*T)(...);
+                t = regex.fullmatch(r"\s*(?:const\s+)?(?P<t>\w+)\s+\w+\s*", param)
+                ptr = t and regex.search(rf"\btypedef\b[^;{{}}]*\(\s*\*\s*(?P<n>{t.group('t')})\s*\)\s*"
+                                         + source.paren("ps"), code)
+                if not ptr:
+                    return None
+            ps = [q.strip() for q in ptr.group("ps")[1:-1].split(",")]
+            if not regex.fullmatch(r"Cystck_State\s*\*\s*\w*", ps[0]) \
+                    or not all(regex.fullmatch(r"(?:const\s+)?Cystck_Object\s*\w*", q) for q in ps[1:]):
+                return None
+            return len(ps) - 1
+        return None

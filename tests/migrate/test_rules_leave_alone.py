@@ -231,6 +231,13 @@ LEAVE_ALONE = {
         "typedef long (*longfunc)(long);\n"
         "typedef struct { PyObject_HEAD longfunc step; } It;  /* binaryfunc yield; */\n"
         "static long call(It *it, longfunc f, long a) { return f(a); }\n"),
+    # An API function given to a pointer over C values, and one cast to
+    # a pointer of another shape (a larger argument than the name).
+    "api-function-values": (
+        "static long apply(PyObject *a, long (*op)(PyObject *)) { return op(a); }\n"
+        "static long value(PyObject *a) { return apply(a, PyLong_AsLong); }\n"
+        "static PyObject *twice(PyObject *a, binaryfunc op) { return op(a, a); }\n"
+        "static PyObject *neg(PyObject *a) { return twice(a, (binaryfunc)PyNumber_Negative); }\n"),
     # A native struct reached through a pointer, not an instance struct.
     "struct-access": (
         "typedef struct { PyObject *v; long n; } Native;\n"

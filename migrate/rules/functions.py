@@ -2101,6 +2101,75 @@ class TableEntryMacros(Rule):
         return _write_out_project_macros(unit, proj.expand_table_entry_macros)
 
 
+class MemberReadMacros(Rule):
+    """A function-like macro of the project (any file's, a public header's
+    too) whose body only reads an object member of an instance struct
+    through a cast of its parameter, ``#define GET_OBJECT(ob) (((Proxy
+    *)(ob))->obj)``, is written out at each use in code, its argument
+    substituted: ``GET_OBJECT(self)`` becomes ``(((Proxy *)self)->obj)``,
+    a member access the rules translate where it stands (a
+    ``CystckField_Load`` in a function with the state, a visit in a
+    traverse function).  Kept a macro, its body was left a struct member
+    (a ``Cystck_Field``) where its uses wanted a handle.  The ``#define``
+    stays (another extension may include the header); a macro reaching a
+    member that is no object, one written to (``GET_OBJECT(p) = v``, its
+    address taken), and one defined more than once stay as they are."""
+    name = "member-read-macros"
+    precedence = 56
+    before = ("typedef struct { PyObject_HEAD PyObject *obj; } Proxy;\n"
+              "#define GET_OBJECT(ob) (((Proxy *)(ob))->obj)\n"
+              "static PyObject *get(PyObject *self) { return PyObject_Repr(GET_OBJECT(self)); }\n")
+    after = ("typedef struct { PyObject_HEAD PyObject *obj; } Proxy;\n"
+             "#define GET_OBJECT(ob) (((Proxy *)(ob))->obj)\n"
+             "static PyObject *get(PyObject *self) { return PyObject_Repr((((Proxy *)self)->obj)); }\n")
+
+    _BODY = regex.compile(r"\(*\s*\(\s*\(\s*(?:struct\s+)?(?P<t>\w+)\s*\*\s*\)\s*\(?\s*(?P<p>\w+)\s*\)?\s*\)"
+                          r"\s*->\s*(?P<m>\w+)\s*\)*")
+
+    def apply(self, unit):
+        p = unit.project
+        if not p.types:
+            return 0
+        defined = macros.project_macros([unit.text] + [t for q, t in unit.project.files.items() if q != unit.path])
+        readers = {}
+        for name, defs in defined.items():
+            if len(defs) != 1 or defs[0][0] is None or len(defs[0][0]) != 1:
+                continue
+            params, body = defs[0]
+            m = self._BODY.fullmatch(body)
+            if m is None or m.group("p") != params[0] or body.count("(") != body.count(")"):
+                continue
+            info = p.types.get(m.group("t"))
+            if info is not None and m.group("m") in info.object_fields:
+                readers[name] = (params, body)
+        if not readers:
+            return 0
+        code = unit.masked
+        uses = []
+        for u in regex.finditer(r"(?<![\w.>])(?P<name>" + "|".join(map(regex.escape, readers)) + r")\s*\(", code):
+            if regex.match(r"[ \t]*#[ \t]*(?:define|undef|ifn?def)[ \t]+" + u.group("name") + r"\b",
+                           code, pos=code.rfind("\n", 0, u.start()) + 1):
+                continue          # its own #define
+            close = source.matching(code, u.end() - 1)
+            after = code[close:close + 40]
+            before = code[max(0, u.start() - 3):u.start()]
+            if regex.match(r"\s*(?:[-+*/%&|^]|<<|>>)?=(?!=)|\s*(?:\+\+|--)", after) or before.rstrip().endswith("&") \
+                    and not before.rstrip().endswith("&&"):
+                return 0          # written to, or its address taken: a macro for a human
+            uses.append((u, close))
+        edits = source.Edits()
+        for u, close in uses:
+            params, body = readers[u.group("name")]
+            arg = unit.text[u.end():close - 1].strip()
+            if not regex.fullmatch(r"[A-Za-z_]\w*", arg):
+                continue          # an expression: struct-access reaches names only
+            written = macros.substitute(body, params, [arg])
+            edits.add(u.start(), close, regex.sub(rf"\(\s*{arg}\s*\)", arg, written))
+        if edits:
+            unit.apply(edits)
+        return edits.applied
+
+
 def _write_out_project_macros(unit, expand):
     """Apply ``expand(text, macros)`` to ``unit``, with the macros of its
     text and of the project's other files; returns its count."""

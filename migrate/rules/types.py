@@ -896,7 +896,7 @@ class DestroyTraverse(Rule):
     ``Cystck_VISIT(&self->x)``, and ``Py_VISIT(n->key)`` of a reference
     (a member of a plain struct in memory the instance owns, a node of its
     table) ``Cystck_VISIT_REF(&n->key)``.  In destructors the freeing of the object
-    (``tp_free``, ``PyObject_Del``), GC untracking, the clearing of weak
+    (``tp_free``, also ``self->ob_type->tp_free``, ``PyObject_Del``), GC untracking, the clearing of weak
     references (the runtime clears them before the destructor runs), the trashcan
     (``Py_TRASHCAN_BEGIN``...``Py_TRASHCAN_END``, both ends), the releasing of
     object members and of a heap type's reference to its type are removed, and so is a store of NULL in an
@@ -926,7 +926,8 @@ class DestroyTraverse(Rule):
     precedence = 370
     patterns = (r"\bPy_VISIT\s*" + _common.PAREN + r"\s*;",
                 r"\b(?:Py_TYPE\s*\([^()]*\)\s*->\s*tp_free|PyObject_(?:GC_)?Del|PyObject_Free"
-                r"|PyObject_GC_UnTrack|PyObject_ClearWeakRefs|Py_X?DECREF|Py_CLEAR|Py_TRASHCAN_\w+|\w+->tp_free)\s*"
+                r"|PyObject_GC_UnTrack|PyObject_ClearWeakRefs|Py_X?DECREF|Py_CLEAR|Py_TRASHCAN_\w+"
+                r"|(?:\w+\s*->\s*)?\w+\s*->\s*tp_free)\s*"      # also self->ob_type->tp_free
                 + _common.PAREN + r"\s*;",
                 # the trashcan bounds the recursion of stock deallocators; the
                 # runtime deallocates, so both ends go, with or without ';'
@@ -945,6 +946,44 @@ class DestroyTraverse(Rule):
              "    Box *self = (Box *)data;\n    Cystck_VISIT(&self->v);\n    return 0;\n}\n"
              "static PyTypeObject BoxType = {PyVarObject_HEAD_INIT(NULL, 0) .tp_dealloc = (destructor)Box_dealloc,"
              " .tp_traverse = (traverseproc)Box_traverse};\n")
+
+    # ``PyObject *ob = ((Foo *)self)->v;`` (or ``self->v``) in a traverse
+    # function: a local holding an object member's value
+    _MEMBER_LOCAL = regex.compile(r"\bPyObject\s*\*\s*(?P<l>\w+)\s*=\s*(?P<e>\(*\s*(?:\(\s*(?:struct\s+)?\w+\s*\*\s*\)\s*)?"
+                                  r"\w+\s*\)*\s*->\s*(?P<m>\w+)\s*\)*)\s*;")
+
+    @classmethod
+    def _member_locals(cls, p, code, text, b0, b1, edits):
+        """A local of a traverse function given an object member's value
+        and then only tested against NULL and visited, ``PyObject *ob =
+        self->v; if (ob != NULL) return visit(ob, arg);``, points at the
+        field instead: ``Cystck_Field *ob = &self->v;``, its tests
+        ``!CystckField_IsNull(*ob)``, and ``visit(ob, arg)`` visits the
+        field.  A local used otherwise stays (reported by the compiler)."""
+        for m in cls._MEMBER_LOCAL.finditer(code, b0, b1):
+            if m.group("m") not in p.object_field_names:
+                continue
+            local = m.group("l")
+            uses = list(regex.finditer(rf"(?<![\w.>]){local}\b", code, pos=m.end(), endpos=b1))
+            tests = regex.compile(rf"{local}\s*(?P<op>!=|==)\s*NULL\b")
+            visits = regex.compile(rf"\bvisit\s*\(\s*{local}\s*,")
+            plan = []
+            for u in uses:
+                t = tests.match(code, u.start())
+                if t:
+                    neg = "!" if t.group("op") == "!=" else ""
+                    plan.append((t.start(), t.end(), f"{neg}CystckField_IsNull(*{local})"))
+                elif visits.search(code, max(b0, u.start() - 40), u.end() + 1) and \
+                        regex.search(r"\bvisit\s*\(\s*$", code[max(b0, u.start() - 40):u.start()]):
+                    continue
+                else:
+                    plan = None
+                    break
+            if plan is None or not uses:
+                continue
+            edits.add(m.start(), m.start("e"), f"Cystck_Field *{local} = &")
+            for s0, e0, new in plan:
+                edits.add(s0, e0, new)
 
     def apply(self, unit):
         p = unit.project
@@ -1007,6 +1046,8 @@ class DestroyTraverse(Rule):
                     edits.add(m.start(), m.end(), f"Cystck_VISIT_REF(&{inner});")
                 else:
                     edits.add(m.start(), m.end(), f"Cystck_VISIT(&{inner});")
+            if role.kind == "traverse":
+                self._member_locals(p, code, text, b0, b1, edits)
             if role.kind in ("destroy", "clear"):
                 self.drop_runtime_releases(code, text, b0, b1, edits, first.name,
                                            heap_ref=lambda inner, f=f: self._heap_ref(unit, f, inner))

@@ -210,6 +210,7 @@ LEAVE_ALONE = {
         "typedef struct { PyObject_HEAD PyObject *v; double *buf; } Box;\n"
         "static void Box_dealloc(Box *self)\n{\n    PyObject_GC_UnTrack(self);\n    free(self->buf);\n"
         "    Py_XDECREF(self->v);\n    Py_TYPE(self)->tp_free((PyObject *)self);\n}\n"
+        "static void Box_free(Box *self) { self->ob_type->tp_free((PyObject *)self); }\n"
         "static PyTypeObject BoxType = {PyVarObject_HEAD_INIT(NULL, 0) .tp_dealloc = (destructor)Other_dealloc};\n"),
     # A destructor that also calls a native function stays a destructor.
     "finalizer-releases": (
@@ -238,6 +239,13 @@ LEAVE_ALONE = {
         "static long value(PyObject *a) { return apply(a, PyLong_AsLong); }\n"
         "static PyObject *twice(PyObject *a, binaryfunc op) { return op(a, a); }\n"
         "static PyObject *neg(PyObject *a) { return twice(a, (binaryfunc)PyNumber_Negative); }\n"),
+    # A macro reading a member that is no object, and one reading an
+    # object member written to through it (an lvalue).
+    "member-read-macros": (
+        "typedef struct { PyObject_HEAD long n; PyObject *obj; } Box;\n"
+        "#define Box_N(ob) (((Box *)(ob))->n)\n"
+        "#define Box_OBJ(ob) (((Box *)(ob))->obj)\n"
+        "static PyObject *get(PyObject *self) { Box_OBJ(self) = NULL; return PyLong_FromLong(Box_N(self)); }\n"),
     # A native struct reached through a pointer, not an instance struct.
     "struct-access": (
         "typedef struct { PyObject *v; long n; } Native;\n"
@@ -773,6 +781,7 @@ POSITIVE_TWINS = {
     "destructor-split": ("    if (self->d) {\n        Bag_empty(self);\n        free(self->buf);\n    }\n",
                          "    Bag_empty(self);\n    free(self->buf);\n"),
     "stock-function-pointers": ("longfunc step;", "binaryfunc step;"),
+    "member-read-macros": ("Box_OBJ(self) = NULL;", "(void)Box_OBJ(self);"),
     "struct-access": ("typedef struct { PyObject *v;", "typedef struct { PyObject_HEAD PyObject *v;"),
     "macro-struct-args": ("typedef struct { long lock; }", "typedef struct { PyObject_HEAD long lock; }"),
     "struct-pointer-objects": ("typedef struct { PyObject *owner;", "typedef struct { PyObject_HEAD PyObject *owner;"),

@@ -1335,8 +1335,9 @@ _TYPE_OPERAND = (r"(?:&\s*)?(?:\(\s*\w+\s*\*\s*\)\s*)?[A-Za-z_]\w*(?:\s*(?:->|\.
 
 
 # ``o->ob_type``, ``(o)->ob_type``, ``((PyObject *)o)->ob_type``: the
-# object head's type member read on a name.
-_OB_TYPE = regex.compile(r"(?<![\w.>)])(?:(?P<n>[A-Za-z_]\w*)|\(\s*(?:\(\s*(?:struct\s+)?\w+\s*\*\s*\)\s*)?"
+# object head's type member read on a name (also after a cast of the
+# member, ``(PyObject *)o->ob_type``).
+_OB_TYPE = regex.compile(r"(?:(?<![\w.>)])|(?<=\(\s*(?:struct\s+)?\w+\s*\*\s*\)\s*))(?:(?P<n>[A-Za-z_]\w*)|\(\s*(?:\(\s*(?:struct\s+)?\w+\s*\*\s*\)\s*)?"
                          r"(?P<c>[A-Za-z_]\w*)\s*\))\s*->\s*ob_type\b(?!\s*=[^=])")
 
 

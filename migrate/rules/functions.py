@@ -958,7 +958,8 @@ class NullHandles(Rule):
 class HandleIdentity(Rule):
     """``a == b`` on two handles (``o == Py_None``, ``key == Py_True``,
     ``o != (PyObject *)&PyFloat_Type``, two object fields ``self->a ==
-    self->b``, a handle and a global reference ``o == cached``) becomes ``Cystck_Is(S, a, b)``; ``!=`` becomes
+    self->b``, a handle and a global reference ``o == cached``, a handle
+    and one of the extension's static types ``base != &FooType``) becomes ``Cystck_Is(S, a, b)``; ``!=`` becomes
     ``!Cystck_Is(...)``."""
     name = "handle-identity"
     precedence = 530
@@ -996,8 +997,23 @@ class HandleIdentity(Rule):
                                     r"(?P<b>" + _common.HX + ")")
         both_fields = regex.compile(r"(?P<a>CystckField_Load\s*" + _common.PAREN + r")\s*(?P<op>==|!=)\s*"
                                     r"(?P<b>CystckField_Load\s*" + source.paren("q") + ")")
+        own_type = None
+        if unit.project.type_objects:
+            cast = r"\(\s*(?:struct\s+)?\w+\s*\*\s*\)\s*"
+            own_type = regex.compile(r"(?:(?<![\w.>\])])\(\s*" + cast + r"(?P<a>[A-Za-z_]\w*)\s*\)"
+                                     r"|(?<![\w.>\])])\(\s*\(\s*(?P<a>[A-Za-z_]\w*)\s*\)\s*\)"
+                                     r"|(?:" + cast + r")?(?P<a>" + _common.HX + r"))"
+                                     r"\s*(?P<op>==|!=)\s*(?P<b>(?:\(\s*PyObject\s*\*\s*\)\s*)?"
+                                     r"&\s*(?:" + "|".join(map(regex.escape, unit.project.type_objects)) + r")\b)")
         for ctx in _common.stateful_contexts(unit):
             b0, b1 = ctx.body
+            # a handle compared with one of the extension's static types
+            # (a reference once global-refs has run): ``base != &FooType``
+            for m in (own_type.finditer(code, b0, b1) if own_type else ()):
+                a, b = source.unparen(text[m.start("a"):m.end("a")].strip()), text[m.start("b"):m.end("b")]
+                if _common.is_handle(a, ctx, unit.project):
+                    neg = "!" if m.group("op") == "!=" else ""
+                    edits.add(m.start(), m.end(), f"{neg}Cystck_Is(S, {a.strip()}, {b.strip()})")
             # two fields' values: self->a != self->b
             for m in both_fields.finditer(code, b0, b1):
                 a, b = text[m.start("a"):m.end("a")], text[m.start("b"):m.end("b")]

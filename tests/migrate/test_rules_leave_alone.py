@@ -327,12 +327,14 @@ LEAVE_ALONE = {
         "    return PyLong_FromLong(l->next->v);\n}\n"),
     # Comparisons of C pointers and of a handle with NULL.
     "handle-identity": (
-        "static int f(PyObject *o, char *a, char *b) { return a == b || o == NULL || a != NULL; }\n"),
+        "static char marker;\n"
+        "static int f(PyObject *o, char *a, char *b) { return a == b || o == NULL || a != NULL || a != &marker; }\n"),
     # A member named ob_type of a struct that is no object, and a store.
     "ob-type-member": (
         "struct rec { const char *ob_type; };\n"
         "static PyObject *f(struct rec *r, PyObject *o)\n{\n"
         "    r->ob_type = \"x\";\n"
+        "    (void)(const void *)r->ob_type;\n"
         "    return PyUnicode_FromString(r->ob_type);\n}\n"),
     # The address of memory that is no object.
     "object-id": (

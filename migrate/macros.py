@@ -330,7 +330,11 @@ def _written_use(name, defs, args, macros):
 def expand_declaration_macros(text, macros):
     """``text`` with each file-scope use of a macro of ``macros``
     (project_macros) that declares a method table, a module definition or
-    the module's init written out; returns (new text, uses written out)."""
+    the module's init written out, and each use on a line of its own in a
+    function (the init) that declares a module definition (``MOD_DEF(m,
+    "spam", doc, methods)`` expanding to ``static struct PyModuleDef def =
+    {...}; m = PyModule_Create(&def);``); returns (new text, uses written
+    out)."""
     if not macros:
         return text, 0
     try:
@@ -341,8 +345,9 @@ def expand_declaration_macros(text, macros):
     for m in _IDENTIFIER.finditer(code):
         defs = macros.get(m.group())
         line_start = code.rfind("\n", 0, m.start()) + 1
-        if not defs or code[line_start:m.start()].strip() or _depth(code, m.start()):
+        if not defs or code[line_start:m.start()].strip():
             continue
+        nested = _depth(code, m.start())
         end, args = m.end(), None
         if defs[0][0] is not None:
             call = _call(macros, code, text, m.end(), m.group())
@@ -352,6 +357,9 @@ def expand_declaration_macros(text, macros):
         written = _written_use(m.group(), defs, args, macros)
         if written is None:
             continue
+        if nested and (_declaration(written)[0] != "module definition"
+                       or not regex.match(r"\s*(?:$|/[/*])", code[end:code.find("\n", end) % (len(code) + 1)])):
+            continue      # in a function, only a module definition, a statement of its own line
         use = " ".join(text[m.start():end].split()).replace("*/", "* /")
         edits.add(m.start(), end, f"/* {use}, expanded by cystck-migrate */\n" + written)
         count += 1

@@ -36,10 +36,14 @@ LEAVE_ALONE = {
         "static PyObject *f(PyObject *o)\n{\n    static long calls = 0;\n    static PyObject *last = NULL;\n"
         "    calls++;\n    Py_XDECREF(last);\n    last = o;\n    Py_INCREF(last);\n"
         "    return PyLong_FromLong(calls);\n}\n"),
-    # The macro declares a pointer to a method table, not the table.
+    # The macro declares a pointer to a method table, not the table; a
+    # table declared in a function (only a module definition is written
+    # out there).
     "declaration-macros": (
         "#define TABLE static PyMethodDef *table\n"
-        "TABLE = NULL;\n"),
+        "TABLE = NULL;\n"
+        "#define LOCAL_TABLE static PyMethodDef local[] = {{NULL}};\n"
+        "static PyMethodDef *f(void)\n{\n    LOCAL_TABLE\n    return local;\n}\n"),
     # The function the macro expands to, already written out, and a macro
     # call whose constant is no plain name (kept for the escape hatch).
     "module-macro-constants": (

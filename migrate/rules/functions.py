@@ -1642,6 +1642,15 @@ def _ends_iteration(unit, f, e):
         not e.startswith(("Cystck_", "Py_"))
 
 
+def _ends_iteration_call(unit, f, e):
+    """Is ``e``, returned by ``f``, a call (not of an entry point) in a
+    ``tp_iternext`` slot, whose NULL with no exception set ends the
+    iteration (``return PyIter_Next(inner);``)?"""
+    role = unit.project.role(f.name)
+    return role is not None and role.kind == "slot" and role.detail == "tp_iternext" and \
+        bool(regex.fullmatch(r"[A-Za-z_]\w*\s*\(.*\)", e, regex.S)) and source.balanced(e)
+
+
 class Returns(Rule):
     """Paper rules 9/10: an entry point returns how many values it pushed:
     ``return NULL;`` becomes ``return -1;``, ``return x;`` becomes ``return
@@ -1650,7 +1659,10 @@ class Returns(Rule):
     c ? NULL : x;`` ``return (c) ? -1 : Cystck_Return(S, x);``, and in
     a ``tp_iternext`` slot, whose NULL returned with no exception set ends
     the iteration, ``return item;`` ``return Cystck_IsNull(item) ? -1 :
-    Cystck_Return(S, item);`` (-1 with no exception set is the end there),
+    Cystck_Return(S, item);`` (-1 with no exception set is the end there;
+    a call's value, ``return PyIter_Next(it);``, is taken into a handle
+    first, ``{ Cystck_Object next_ = ...; return Cystck_IsNull(next_) ? -1
+    : Cystck_Return(S, next_); }``),
     ``Py_RETURN_RICHCOMPARE(a, b, op);`` ``return Cystck_ReturnBool(S,
     CYSTCK_RICHCOMPARE(a, b, op));``; ``return (NULL);`` is ``return
     NULL;``, ``return (f(self));`` (f an entry point) ``return f(self);``.  A helper
@@ -1756,6 +1768,11 @@ class Returns(Rule):
                     # tp_iternext's `return item;` with item NULL and no
                     # exception set ends the iteration: -1, not a push
                     edits.add(m.start("e"), m.end("e"), f" Cystck_IsNull({e}) ? -1 : Cystck_Return(S, {e})")
+                elif end and _ends_iteration_call(unit, f, e):
+                    # the same with a call's value, `return PyIter_Next(it);`:
+                    # evaluated once, into a handle of its own
+                    edits.add(m.start(), m.end(), f"{{ Cystck_Object next_ = {e}; "
+                              "return Cystck_IsNull(next_) ? -1 : Cystck_Return(S, next_); }")
                 else:
                     edits.add(m.start("e"), m.end("e"), f" Cystck_Return(S, {e})")
         if edits:

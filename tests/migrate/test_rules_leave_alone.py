@@ -384,7 +384,8 @@ LEAVE_ALONE = {
     # NULL returned from a function that returns no object.
     "returns": (
         "static const char *name(PyObject *o)\n{\n    if (o == NULL)\n        return NULL;\n"
-        "    if (PyLong_Check(o))\n        return (NULL);\n    return \"x\";\n}\n"),
+        "    if (PyLong_Check(o))\n        return (NULL);\n    return \"x\";\n}\n"
+        "static PyObject *next_of(PyObject *it) { return PyIter_Next(it); }\n"),
     # A returning macro used only in a function that is no entry point.
     "macro-returns": (
         "#define CHECK(v) do { if ((v) < 0) return NULL; } while (0)\n"

@@ -1543,6 +1543,32 @@ def test_conditions_python3_decides(line, decided):
     assert source._python3_decides(line) is decided
 
 
+_PY2_TYPE_OBJECT = (
+    "#include <Python.h>\ntypedef struct { PyObject_HEAD int offset; } Fixed;\n"
+    "static PyObject *Fixed_repr(Fixed *self) { return PyUnicode_FromString(\"x\"); }\n"
+    "static PyTypeObject Fixed_type = {\n    HEAD\n    \"m.Fixed\", sizeof(Fixed), 0, 0, 0, 0, 0, 0,\n"
+    "    (reprfunc)Fixed_repr, 0, 0, 0, 0, 0, (reprfunc)Fixed_repr, 0, 0, 0,\n"
+    "    Py_TPFLAGS_DEFAULT, \"A fixed offset.\",\n};\n")
+
+
+@pytest.mark.parametrize("head", ["PyObject_HEAD_INIT(NULL)\n    0,", "PyVarObject_HEAD_INIT(NULL, 0)"])
+def test_a_positional_type_object_after_either_head_reads_its_slots_in_place(head):
+    """``PyObject_HEAD_INIT(NULL)`` then ``0,`` (Python 2's spelling of a
+    type object's head, which Python 3 compiles too: the ``0`` is
+    ``ob_size``) reads its slots as ``PyVarObject_HEAD_INIT(NULL, 0)``
+    does: ``tp_repr`` and ``tp_str`` are found (before, the ``0`` was read
+    as ``tp_name`` and every slot one place off: ``tp_as_number =
+    (reprfunc)Fixed_repr: table not found``, udatetime 0.0.17's Python 2
+    branch).  (The second case, the Python 3 head, is the near miss: its
+    first positional element is ``tp_name``.)"""
+    unit = translate.translate_files({"m.c": _PY2_TYPE_OBJECT.replace("HEAD", head)})["m.c"]
+    out = unit.text
+    assert "CYSTCK_DEF_SLOT(Fixed_type_tp_repr, tp_repr, Fixed_repr)" in out
+    assert "CYSTCK_DEF_SLOT(Fixed_type_tp_str, tp_str, Fixed_repr)" in out
+    assert '    "m.Fixed",\n    sizeof(Fixed),\n' in out
+    assert not [n for n in unit.notes if "table not found" in n.message]
+
+
 def test_a_field_read_through_a_stock_pointer_is_given_a_handle_for_its_type_test():
     """``Py_TYPE(dt->tzinfo) == &Foo_Type``, ``dt`` a stock struct pointer
     (``PyDateTime_DateTime *``, which the handle lends): the field is a

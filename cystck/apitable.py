@@ -29,7 +29,9 @@ Each line of ``TABLE`` is one function::
   ``PyDict_GetItem``), ``macro`` (STOCK is an unchecked macro),
   ``check=MACRO`` (STOCK does not check the type of its first argument and
   would crash on another: the wrapper raises SystemError unless MACRO
-  passes).
+  passes), ``raises`` (STOCK raises an exception: the wrapper notes it in
+  the frame, _Cystck_Raised, so that a method returning a value with it
+  still set is reported at its close).
 * ``## Section`` lines group functions in the docs.
 """
 
@@ -397,9 +399,9 @@ int CystckSlice_Check(h o) = PySlice_Check                 ; isinstance(o, slice
 int CystckSlice_Unpack(h s, Cystck_ssize_t* start, Cystck_ssize_t* stop, Cystck_ssize_t* step) = PySlice_Unpack [check=PySlice_Check] ; [e]
 
 ## Errors
-void CystckErr_SetString(h type, const char* msg) = _Cystck_ErrSetString ~ PyErr_SetString ; raise type(msg), unless a handle-limit MemoryError is pending
-void CystckErr_SetObject(h type, h? value) = _Cystck_ErrSetObject ~ PyErr_SetObject ; raise type(value), unless a handle-limit MemoryError is pending
-void CystckErr_SetNone(h type) = _Cystck_ErrSetNone ~ PyErr_SetNone ; raise type, unless a handle-limit MemoryError is pending
+void CystckErr_SetString(h type, const char* msg) = _Cystck_ErrSetString [raises] ~ PyErr_SetString ; raise type(msg), unless a handle-limit MemoryError is pending
+void CystckErr_SetObject(h type, h? value) = _Cystck_ErrSetObject [raises] ~ PyErr_SetObject ; raise type(value), unless a handle-limit MemoryError is pending
+void CystckErr_SetNone(h type) = _Cystck_ErrSetNone [raises] ~ PyErr_SetNone ; raise type, unless a handle-limit MemoryError is pending
 h CystckErr_Format(h type, const char* fmt, ...) : hand ~ PyErr_Format ; raise type(fmt % ...) unless a handle-limit MemoryError is pending, %S %R %A %U %V taking handles; returns the null handle
 int CystckErr_NoMemory() : hand ~ PyErr_NoMemory           ; raise MemoryError unless a handle-limit MemoryError is pending; returns -1
 int CystckErr_BadArgument() : hand ~ PyErr_BadArgument     ; raise TypeError unless a handle-limit MemoryError is pending; returns -1
@@ -417,7 +419,7 @@ h CystckErr_NewException(const char* name, h? base, h? dict) = PyErr_NewExceptio
 h CystckErr_NewExceptionWithDoc(const char* name, const char* doc, h? base, h? dict) = PyErr_NewExceptionWithDoc ; [h+1, e]
 int CystckErr_WarnEx(h? category, const char* msg, Cystck_ssize_t level) = PyErr_WarnEx ; [e] warnings.warn
 int CystckErr_CheckSignals() = PyErr_CheckSignals          ; [e] run signal handlers
-h CystckErr_SetFromErrno(h type) = _Cystck_ErrSetFromErrno ~ PyErr_SetFromErrno ; raise type(errno, strerror), unless a handle-limit MemoryError is pending; returns null
+h CystckErr_SetFromErrno(h type) = _Cystck_ErrSetFromErrno [raises] ~ PyErr_SetFromErrno ; raise type(errno, strerror), unless a handle-limit MemoryError is pending; returns null
 
 ## Import and modules
 h CystckImport_ImportModule(const char* name) = PyImport_ImportModule ; [h+1, e] import name

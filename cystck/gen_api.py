@@ -261,12 +261,16 @@ def _wrapper(f):
     if check:
         first = handles[0].name
         err = error_value(f.ret)
-        raise_ = (f'PyErr_Format(PyExc_SystemError, "%s: argument of the wrong type (%s)", FN, '
+        raise_ = (f'_Cystck_Raised(S), PyErr_Format(PyExc_SystemError, "%s: argument of the wrong type (%s)", FN, '
                   f'Py_TYPE({first}_)->tp_name)')
         body.append(f"    if (Cystck_unlikely(!{check}({first}_)))")
         body.append(f"        return ({raise_}, {err});" if err else f"        {{ {raise_}; return; }}")
     body += [f"    {p.name}_ = _Cystck_Consume(S, {p.name});"
              for p in handles if p.ctype == "h!"]
+    if "raises" in f.flags:
+        # the frame notes the raise: a method returning a value with it
+        # still set is reported at its close (_Cystck_Raised)
+        body.append("    _Cystck_Raised(S);")
     call = f"{f.calls}({', '.join(f'{p.name}_' if p.is_handle else p.name for p in f.params)})"
     if f.ret == "h":
         own = "_Cystck_OwnBorrowed" if "borrowed" in f.flags else "_Cystck_Own"

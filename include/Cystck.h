@@ -172,6 +172,11 @@ typedef struct _CYSTCK_MAY_ALIAS _Cystck_HeadCopy {
  * checked by debug mode (set with _CYSTCK_SLOW). */
 #define _CYSTCK_SLOW 1u
 #define _CYSTCK_SLOW_DEBUG 2u
+/* An exception was raised through the API in this frame (_Cystck_Raised):
+ * with this bit alone the frame is still inline, its sp_limit the inline
+ * stack's end - 1 entry + the bit, so the close's fast tests fail and a
+ * method's close checks its result (_Cystck_FinishSlow_Ool). */
+#define _CYSTCK_RAISED 4u
 #define _CYSTCK_STATE_BITS (sizeof(PyObject *) - 1)   /* free in an aligned pointer */
 #define _CYSTCK_IS_SLOW(S) ((S)->sp_limit & _CYSTCK_SLOW)
 
@@ -220,7 +225,8 @@ static CYSTCK_ALWAYS_INLINE Cystck_State *_Cystck_CopyState(_Cystck_HeadCopy *c)
  * that GCC does not rematerialize: it kept it in a callee-saved register
  * from the open to every slow path after a CPython call (call_callback,
  * Point.__add__, tuple3, add_doubles: one register fewer; docs/gaps.md, R1).
- * Where the state is unknown this costs a bit test and a lea. */
+ * Where the state is unknown this costs a bit test and a lea.  A frame that
+ * noted a raise (_CYSTCK_RAISED) keeps its own: the bit goes to the copy. */
 static CYSTCK_ALWAYS_INLINE void _Cystck_HeadInSp(_Cystck_HeadCopy *copy, const Cystck_State *S,
                                                  int sp_from_frame)
 {
@@ -230,7 +236,7 @@ static CYSTCK_ALWAYS_INLINE void _Cystck_HeadInSp(_Cystck_HeadCopy *copy, const 
     _CYSTCK_FRAME_ADDRESS(frame, S->frame);
     if (sp_from_frame)
         sp = (PyObject **)((uintptr_t)frame + ((uintptr_t)S->sp - (uintptr_t)S->frame));
-    if (!(sp_limit & _CYSTCK_SLOW))
+    if (!(sp_limit & (_CYSTCK_SLOW | _CYSTCK_RAISED)))
         sp_limit = (uintptr_t)(frame->stack + CYSTCK_INLINE_STACK);
     _CYSTCK_GPR(top);
     _CYSTCK_GPR(base);
@@ -319,7 +325,9 @@ CYSTCK_INTERNAL CYSTCK_NOINLINE Cystck_Scope _Cystck_DebugOpenScope_Ool(Cystck_S
 CYSTCK_INTERNAL CYSTCK_NOINLINE Cystck_Scope _Cystck_DebugMark_Ool(Cystck_State *S);
 CYSTCK_INTERNAL CYSTCK_NOINLINE void _Cystck_ReleaseSinceSlow_Ool(Cystck_State *S, Cystck_Scope *mark);
 CYSTCK_INTERNAL CYSTCK_NOINLINE CYSTCK_COLD void _Cystck_BadRef_Ool(Cystck_State *S, const char *func, Cystck_Ref r);
-CYSTCK_INTERNAL CYSTCK_NOINLINE PyObject *_Cystck_FinishSlow_Ool(Cystck_State *S, int n, const char *func);
+CYSTCK_INTERNAL CYSTCK_NOINLINE PyObject *_Cystck_FinishSlow_Ool(Cystck_State *S, int n, const char *func,
+                                                                  PyCFunction meth);
+CYSTCK_INTERNAL CYSTCK_NOINLINE CYSTCK_COLD void _Cystck_ReturnNull_Ool(Cystck_State *S, Cystck_Object h);
 CYSTCK_INTERNAL CYSTCK_NOINLINE int _Cystck_FinishIntSlow_Ool(Cystck_State *S, int r, const char *func);
 CYSTCK_INTERNAL CYSTCK_NOINLINE CYSTCK_COLD Cystck_Object *_Cystck_HeapArgs_Ool(Cystck_State *S, PyObject *const *args,
                                                     Cystck_ssize_t n);
@@ -367,6 +375,28 @@ static CYSTCK_ALWAYS_INLINE int _Cystck_BadArgInt(Cystck_State *S, const char *f
 {
     _Cystck_BadArg(S, func, h);
     return -1;
+}
+/* Cystck_Return of a null handle: -1, with the exception that made it null,
+ * or none if none is set (stock's `return NULL;`: the trampoline reports it
+ * as CPython would), else as _Cystck_BadArg. */
+static CYSTCK_ALWAYS_INLINE void _Cystck_ReturnNull(Cystck_State *S, Cystck_Object h)
+{
+    _CYSTCK_ON_COPY_VOID(_Cystck_ReturnNull_Ool(_CYSTCK_COPY_STATE(&c_), h))
+}
+/* An exception is raised through the API (CystckErr_SetString and the other
+ * raising functions, the runtime's own errors): the frame notes it in its
+ * state bits (_CYSTCK_RAISED), so that a method's close, which then takes
+ * its slow path, checks whether the function returned a value with that
+ * exception still set (_Cystck_FinishSlow_Ool).  Inline, a few operations
+ * on sp_limit and no call, and only on error paths: the success path pays
+ * nothing (docs/runtime.md, "Results and exceptions").  An inline frame's
+ * sp_limit (no state bit) becomes its end - 1 entry + the bit, as a slow
+ * frame's is; the runtime's own (_Cystck_NoteRaised) is the same. */
+static inline void _Cystck_Raised(Cystck_State *S)
+{
+    uintptr_t l = S->sp_limit;
+    S->sp_limit = (l & _CYSTCK_STATE_BITS) ? (l | _CYSTCK_RAISED)
+                                           : (l - sizeof(PyObject *) + _CYSTCK_RAISED);
 }
 static CYSTCK_ALWAYS_INLINE Cystck_Object _Cystck_NullArg(Cystck_State *S, const char *func)
 {
@@ -436,11 +466,12 @@ static CYSTCK_ALWAYS_INLINE void _Cystck_BadRef(Cystck_State *S, const char *fun
     _CYSTCK_ON_COPY_VOID(_Cystck_BadRef_Ool(_CYSTCK_COPY_STATE(&c_), func, r))
 }
 /* Closing: the frame ends here, so its header is not copied back. */
-static CYSTCK_ALWAYS_INLINE PyObject *_Cystck_FinishSlow(Cystck_State *S, int n, const char *func)
+static CYSTCK_ALWAYS_INLINE PyObject *_Cystck_FinishSlow(Cystck_State *S, int n, const char *func,
+                                                         PyCFunction meth)
 {
     _Cystck_HeadCopy c_;
     _Cystck_HeadIn(&c_, S);
-    return _Cystck_FinishSlow_Ool(_CYSTCK_COPY_STATE(&c_), n, func);
+    return _Cystck_FinishSlow_Ool(_CYSTCK_COPY_STATE(&c_), n, func, meth);
 }
 static CYSTCK_ALWAYS_INLINE int _Cystck_FinishIntSlow(Cystck_State *S, int r, const char *func)
 {
@@ -1002,13 +1033,14 @@ static inline int Cystck_PushString(Cystck_State *S, const char *utf8) { return 
 static inline int Cystck_PushStringAndSize(Cystck_State *S, const char *utf8, Cystck_ssize_t n) { return _Cystck_PushNew(S, PyUnicode_FromStringAndSize(utf8, n)); }
 
 /* [s+1] Push h as the call's single result: `return Cystck_Return(S, h);`.
- * Returns 1, or -1 when h is null (the error that made it null propagates).
- * h must not be used afterwards: its slot may be handed over to the stack. */
+ * Returns 1, or -1 when h is null (the error that made it null propagates;
+ * with none set, none is raised, as by stock's `return NULL;`: the
+ * trampoline reports it as CPython would).  h must not be used afterwards: its slot may be handed over to the stack. */
 static CYSTCK_ALWAYS_INLINE int Cystck_Return(Cystck_State *S, Cystck_Object h)
 {
     PyObject *o = _Cystck_Get(h);
     if (Cystck_unlikely(o == NULL))
-        return (_Cystck_BadArgInt(S, "Cystck_Return", h), -1);
+        return (_Cystck_ReturnNull(S, h), -1);
     /* An inline frame with stack room, first: after debug mode's first
      * handle has joined the fast path (_Cystck_OwnSlow), this test, an
      * equality, is the one GCC still resolves on the fast path, which then

@@ -56,7 +56,8 @@ void _Cystck_GoSlow(Cystck_State *S)
     S->frame->chunk = NULL;
     S->frame->heap_args = NULL;
     S->frame->debug = NULL;
-    set_stack_end(S, S->frame->stack + CYSTCK_INLINE_STACK, _CYSTCK_SLOW);
+    /* an inline frame may have noted a raise (_Cystck_Raised): kept */
+    set_stack_end(S, S->frame->stack + CYSTCK_INLINE_STACK, _CYSTCK_SLOW | (S->sp_limit & _CYSTCK_RAISED));
     if (_CYSTCK_DEBUG_UNCHECKED(S)) {
         /* In debug mode, no handle made yet (_Cystck_Own sends every handle
          * of debug mode here first): checked from now on, or, out of memory
@@ -324,9 +325,11 @@ int _Cystck_GrowStack_Ool(Cystck_State *S, Cystck_ssize_t n)
     return 0;
 }
 
-/* Cystck_Return in a frame that is not inline (slow or checked). */
+/* Cystck_Return in a frame that is not inline (slow or checked, or one
+ * that noted a raise, _Cystck_Raised: slow from here, as its wrapper says). */
 int _Cystck_ReturnSlow_Ool(Cystck_State *S, PyObject **p, PyObject *o)
 {
+    _Cystck_GoSlow(S);
     if (_Cystck_StackFull(S) && _Cystck_GrowStack_Ool(S, 1) < 0)
         return -1;
     /* top - 1 is the newest slot, or (when the chunk is empty) a field of the
@@ -487,11 +490,101 @@ void _Cystck_ReleaseSlots_Ool(PyObject **p, PyObject **top)
     while (++p < top);
 }
 
-PyObject *_Cystck_NoErrorSet(const char *func)
+/* An exception raised through the API in S's frame (see _Cystck_Raised).
+ * S may be NULL (a destructor's Cystck_unref). */
+void _Cystck_NoteRaised(Cystck_State *S)
 {
-    PyErr_Format(PyExc_SystemError,
-                 "%s returned -1 (error) without setting an exception", func);
+    if (S != NULL)
+        _Cystck_Raised(S);
+}
+
+/* The callable CPython's own check would name (a new reference), found by
+ * its trampoline meth among the values of every module in sys.modules: a
+ * module function, or a method descriptor (or classmethod's) of a type a
+ * module holds.  NULL if none (the module was never imported by name, the
+ * type is not in its module's dict).  Only for a result that broke the
+ * convention: the success path never looks.  The exception pending is kept. */
+static PyObject *find_callable(PyCFunction meth)
+{
+    PyObject *modules = PyImport_GetModuleDict(), *found = NULL;
+    PyObject *type, *value, *tb, *mk, *m, *key, *v;
+    Py_ssize_t mpos = 0;
+    if (meth == NULL || modules == NULL || !PyDict_Check(modules))
+        return NULL;
+    PyErr_Fetch(&type, &value, &tb);
+    while (found == NULL && PyDict_Next(modules, &mpos, &mk, &m)) {
+        PyObject *dict = PyModule_Check(m) ? PyModule_GetDict(m) : NULL;
+        Py_ssize_t pos = 0;
+        while (found == NULL && dict != NULL && PyDict_Next(dict, &pos, &key, &v)) {
+            if (PyCFunction_Check(v) && PyCFunction_GET_FUNCTION(v) == meth)
+                found = v;
+            else if (PyType_Check(v) && ((PyTypeObject *)v)->tp_dict != NULL) {
+                PyObject *tdict = ((PyTypeObject *)v)->tp_dict, *tk, *tv;
+                Py_ssize_t tpos = 0;
+                while (found == NULL && PyDict_Next(tdict, &tpos, &tk, &tv))
+                    if ((Py_IS_TYPE(tv, &PyMethodDescr_Type) || Py_IS_TYPE(tv, &PyClassMethodDescr_Type)) &&
+                        ((PyMethodDescrObject *)tv)->d_method->ml_meth == meth)
+                        found = tv;
+            }
+        }
+    }
+    Py_XINCREF(found);
+    PyErr_Restore(type, value, tb);
+    return found;
+}
+
+/* A method's result broke the convention: raise CPython's SystemError
+ * (_Py_CheckFunctionResult's message, naming the callable CPython names, or
+ * func if it is not found), chained from the pending exception (its
+ * __cause__ and __context__) if one is set. */
+static void bad_result(PyCFunction meth, const char *func, const char *what)
+{
+    PyObject *type, *value, *tb, *callable;
+    PyObject *ntype, *nvalue, *ntb;
+    callable = find_callable(meth);
+    PyErr_Fetch(&type, &value, &tb);
+    if (type != NULL) {
+        /* as _PyErr_FormatFromCause, before the new one is set */
+        PyErr_NormalizeException(&type, &value, &tb);
+        if (tb != NULL) {
+            PyException_SetTraceback(value, tb);
+            Py_DECREF(tb);
+        }
+        Py_DECREF(type);
+    }
+    if (callable != NULL) {
+        PyErr_Format(PyExc_SystemError, "%R %s", callable, what);
+        Py_DECREF(callable);
+    }
+    else {
+        PyErr_Format(PyExc_SystemError, "%s %s", func, what);
+    }
+    if (value == NULL)
+        return;
+    PyErr_Fetch(&ntype, &nvalue, &ntb);
+    PyErr_NormalizeException(&ntype, &nvalue, &ntb);
+    if (nvalue != NULL) {
+        Py_INCREF(value);
+        PyException_SetCause(nvalue, value);
+        PyException_SetContext(nvalue, value);
+    }
+    else {
+        Py_DECREF(value);
+    }
+    PyErr_Restore(ntype, nvalue, ntb);
+}
+
+PyObject *_Cystck_NoErrorSet(const char *func, PyCFunction meth)
+{
+    if (meth != NULL)
+        bad_result(meth, func, "returned NULL without setting an exception");
     return NULL;
+}
+
+CYSTCK_NOINLINE void _Cystck_ReturnNull_Ool(Cystck_State *S, Cystck_Object h)
+{
+    if (h._p != NULL || PyErr_Occurred())
+        _Cystck_BadArgAt(S, "Cystck_Return", h, _CYSTCK_CALLER());
 }
 
 /* A success returned with an exception pending, which the frame reports
@@ -506,7 +599,7 @@ static int ignored_error(Cystck_State *S, int n)
     return n >= 0 && (S->frame->debug != NULL || S->frame->chunk != NULL) && PyErr_Occurred() != NULL;
 }
 
-PyObject *_Cystck_FinishSlow_Ool(Cystck_State *S, int n, const char *func)
+PyObject *_Cystck_FinishSlow_Ool(Cystck_State *S, int n, const char *func, PyCFunction meth)
 {
     Cystck_ssize_t pushed;
     PyObject *res = NULL;
@@ -516,11 +609,20 @@ PyObject *_Cystck_FinishSlow_Ool(Cystck_State *S, int n, const char *func)
     pushed = S->sp - S->frame->sp_base;
     if (S->frame->debug != NULL && n >= 0)
         _Cystck_DebugUnbalancedScopes(S, func);
+    if (n >= 0 && meth != NULL && (S->sp_limit & _CYSTCK_RAISED) && PyErr_Occurred()) {
+        /* a method returned a value with an exception it raised through
+         * the API still set: CPython's SystemError, in every call; in
+         * debug mode the pending exception itself, as ignored_error does
+         * (typically a misuse debug mode reported: docs/debug.md) */
+        if (!_Cystck_debug)
+            bad_result(meth, func, "returned a result with an exception set");
+        n = -1;
+    }
     if (ignored_error(S, n))
         n = -1;
     if (n < 0) {
         if (!PyErr_Occurred())
-            _Cystck_NoErrorSet(func);
+            _Cystck_NoErrorSet(func, meth);
     }
     else if (n != pushed) {
         if (!PyErr_Occurred())
@@ -626,6 +728,9 @@ CYSTCK_NOINLINE void _Cystck_ReleaseSinceSlow_Ool(Cystck_State *S, Cystck_Scope 
 Cystck_Object _Cystck_BadArgAt(Cystck_State *S, const char *func, Cystck_Object h,
                                const void *where)
 {
+    /* The frame notes an exception, whichever: a function that ignores it
+     * and returns a value is reported at its close (_Cystck_Raised). */
+    _Cystck_NoteRaised(S);
     /* A null handle usually carries the error of the call that produced it:
      * keep that exception rather than masking it. */
     if (PyErr_Occurred())

@@ -11,6 +11,10 @@ CYSTCK_INTERNAL Cystck_Object _Cystck_BadArgAt(Cystck_State *S, const char *func
                                                const void *where);
 CYSTCK_INTERNAL int _Cystck_OwnsSlot(Cystck_State *S, PyObject **p);
 CYSTCK_INTERNAL void _Cystck_GoSlow(Cystck_State *S);
+/* An exception raised through the API in S's frame: a method that returns
+ * a value with it set is reported at its close (_Cystck_Raised; S may be
+ * NULL). */
+CYSTCK_INTERNAL void _Cystck_NoteRaised(Cystck_State *S);
 /* A frame opened in debug mode becomes checked on its first slow path:
  * call this first in every slow path that reads S->frame->debug or raises an
  * error the frame's close must check (S may be NULL). */

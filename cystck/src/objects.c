@@ -841,6 +841,7 @@ CYSTCK_NOINLINE Cystck_Object _CystckErr_Format_Ool(Cystck_State *S, Cystck_Obje
     va_list va;
     if (t == NULL)
         return _Cystck_BadArgAt(S, "CystckErr_Format", type, _CYSTCK_CALLER());
+    _Cystck_NoteRaised(S);
     if (keeps_limit_error())
         return Cystck_NULL;
     /* as PyErr_FormatV: the formatter may run Python code (repr), so no
@@ -858,7 +859,7 @@ CYSTCK_NOINLINE Cystck_Object _CystckErr_Format_Ool(Cystck_State *S, Cystck_Obje
 
 int CystckErr_NoMemory(Cystck_State *S)
 {
-    (void)S;
+    _Cystck_NoteRaised(S);
     if (!keeps_limit_error())
         PyErr_NoMemory();
     return -1;
@@ -866,7 +867,7 @@ int CystckErr_NoMemory(Cystck_State *S)
 
 int CystckErr_BadArgument(Cystck_State *S)
 {
-    (void)S;
+    _Cystck_NoteRaised(S);
     if (!keeps_limit_error())
         PyErr_BadArgument();
     return -1;
@@ -962,7 +963,8 @@ void CystckErr_NormalizeException(Cystck_State *S, Cystck_Object *type, Cystck_O
    limit's MemoryError in place (keep_as_context), as a raise does. */
 void CystckErr_Restore(Cystck_State *S, Cystck_Object type, Cystck_Object value, Cystck_Object traceback)
 {
-    (void)S;
+    if (_Cystck_Get(type) != NULL)
+        _Cystck_NoteRaised(S);
     if (_Cystck_Get(type) == NULL && keeps_limit_error())
         return;
     PyErr_Restore(Py_XNewRef(_Cystck_Get(type)), Py_XNewRef(_Cystck_Get(value)),
@@ -976,6 +978,7 @@ void CystckErr_SetRaisedException(Cystck_State *S, Cystck_Object exc)
         _Cystck_BadArgAt(S, "CystckErr_SetRaisedException", exc, _CYSTCK_CALLER());
         return;
     }
+    _Cystck_NoteRaised(S);
     PyErr_Restore(Py_NewRef((PyObject *)Py_TYPE(e)), Py_NewRef(e), PyException_GetTraceback(e));
 }
 

@@ -1146,7 +1146,7 @@ static inline size_t CystckLong_NumBits(Cystck_State *S, Cystck_Object o)
     if (Cystck_unlikely(!o_))
         return (_Cystck_BadArgInt(S, FN, o), (size_t)-1);
     if (Cystck_unlikely(!PyLong_Check(o_)))
-        return (PyErr_Format(PyExc_SystemError, "%s: argument of the wrong type (%s)", FN, Py_TYPE(o_)->tp_name), (size_t)-1);
+        return (_Cystck_Raised(S), PyErr_Format(PyExc_SystemError, "%s: argument of the wrong type (%s)", FN, Py_TYPE(o_)->tp_name), (size_t)-1);
     return (size_t)(_PyLong_NumBits(o_));
 #undef FN
 }
@@ -1567,7 +1567,7 @@ static inline Py_UCS4* CystckUnicode_AsUCS4(Cystck_State *S, Cystck_Object o, Py
     if (Cystck_unlikely(!o_))
         return (_Cystck_BadArgInt(S, FN, o), (Py_UCS4*)NULL);
     if (Cystck_unlikely(!PyUnicode_Check(o_)))
-        return (PyErr_Format(PyExc_SystemError, "%s: argument of the wrong type (%s)", FN, Py_TYPE(o_)->tp_name), (Py_UCS4*)NULL);
+        return (_Cystck_Raised(S), PyErr_Format(PyExc_SystemError, "%s: argument of the wrong type (%s)", FN, Py_TYPE(o_)->tp_name), (Py_UCS4*)NULL);
     return (Py_UCS4*)(PyUnicode_AsUCS4(o_, buf, buflen, copy_null));
 #undef FN
 }
@@ -1580,7 +1580,7 @@ static inline Py_UCS4* CystckUnicode_AsUCS4Copy(Cystck_State *S, Cystck_Object o
     if (Cystck_unlikely(!o_))
         return (_Cystck_BadArgInt(S, FN, o), (Py_UCS4*)NULL);
     if (Cystck_unlikely(!PyUnicode_Check(o_)))
-        return (PyErr_Format(PyExc_SystemError, "%s: argument of the wrong type (%s)", FN, Py_TYPE(o_)->tp_name), (Py_UCS4*)NULL);
+        return (_Cystck_Raised(S), PyErr_Format(PyExc_SystemError, "%s: argument of the wrong type (%s)", FN, Py_TYPE(o_)->tp_name), (Py_UCS4*)NULL);
     return (Py_UCS4*)(PyUnicode_AsUCS4Copy(o_));
 #undef FN
 }
@@ -2002,7 +2002,7 @@ static inline Cystck_Object CystckIter_Next(Cystck_State *S, Cystck_Object it)
     if (Cystck_unlikely(!it_))
         return (_Cystck_BadArg(S, FN, it), Cystck_NULL);
     if (Cystck_unlikely(!_Cystck_HasIterNext(it_)))
-        return (PyErr_Format(PyExc_SystemError, "%s: argument of the wrong type (%s)", FN, Py_TYPE(it_)->tp_name), Cystck_NULL);
+        return (_Cystck_Raised(S), PyErr_Format(PyExc_SystemError, "%s: argument of the wrong type (%s)", FN, Py_TYPE(it_)->tp_name), Cystck_NULL);
     return _Cystck_Own(S, PyIter_Next(it_));
 #undef FN
 }
@@ -2469,7 +2469,7 @@ static inline int CystckDict_Contains(Cystck_State *S, Cystck_Object d, Cystck_O
     if (Cystck_unlikely(!d_ || !key_))
         return (_Cystck_BadArgInt(S, FN, !d_ ? d : key), (int)-1);
     if (Cystck_unlikely(!PyDict_Check(d_)))
-        return (PyErr_Format(PyExc_SystemError, "%s: argument of the wrong type (%s)", FN, Py_TYPE(d_)->tp_name), (int)-1);
+        return (_Cystck_Raised(S), PyErr_Format(PyExc_SystemError, "%s: argument of the wrong type (%s)", FN, Py_TYPE(d_)->tp_name), (int)-1);
     return (int)(PyDict_Contains(d_, key_));
 #undef FN
 }
@@ -2688,7 +2688,7 @@ static inline int CystckSlice_Unpack(Cystck_State *S, Cystck_Object s, Cystck_ss
     if (Cystck_unlikely(!s_))
         return (_Cystck_BadArgInt(S, FN, s), (int)-1);
     if (Cystck_unlikely(!PySlice_Check(s_)))
-        return (PyErr_Format(PyExc_SystemError, "%s: argument of the wrong type (%s)", FN, Py_TYPE(s_)->tp_name), (int)-1);
+        return (_Cystck_Raised(S), PyErr_Format(PyExc_SystemError, "%s: argument of the wrong type (%s)", FN, Py_TYPE(s_)->tp_name), (int)-1);
     return (int)(PySlice_Unpack(s_, start, stop, step));
 #undef FN
 }
@@ -2702,6 +2702,7 @@ static inline void CystckErr_SetString(Cystck_State *S, Cystck_Object type, cons
     PyObject *type_ = _Cystck_Get(type);
     if (Cystck_unlikely(!type_))
         { _Cystck_BadArgInt(S, FN, type); return; }
+    _Cystck_Raised(S);
     _Cystck_ErrSetString(type_, msg);
 #undef FN
 }
@@ -2714,6 +2715,7 @@ static inline void CystckErr_SetObject(Cystck_State *S, Cystck_Object type, Cyst
     PyObject *value_ = _Cystck_Get(value);
     if (Cystck_unlikely(!type_))
         { _Cystck_BadArgInt(S, FN, type); return; }
+    _Cystck_Raised(S);
     _Cystck_ErrSetObject(type_, value_);
 #undef FN
 }
@@ -2725,6 +2727,7 @@ static inline void CystckErr_SetNone(Cystck_State *S, Cystck_Object type)
     PyObject *type_ = _Cystck_Get(type);
     if (Cystck_unlikely(!type_))
         { _Cystck_BadArgInt(S, FN, type); return; }
+    _Cystck_Raised(S);
     _Cystck_ErrSetNone(type_);
 #undef FN
 }
@@ -2819,6 +2822,7 @@ static inline Cystck_Object CystckErr_SetFromErrno(Cystck_State *S, Cystck_Objec
     PyObject *type_ = _Cystck_Get(type);
     if (Cystck_unlikely(!type_))
         return (_Cystck_BadArg(S, FN, type), Cystck_NULL);
+    _Cystck_Raised(S);
     return _Cystck_Own(S, _Cystck_ErrSetFromErrno(type_));
 #undef FN
 }
@@ -3269,7 +3273,7 @@ static inline int CystckSlice_GetIndicesEx(Cystck_State *S, Cystck_Object s, Cys
     if (Cystck_unlikely(!s_))
         return (_Cystck_BadArgInt(S, FN, s), (int)-1);
     if (Cystck_unlikely(!PySlice_Check(s_)))
-        return (PyErr_Format(PyExc_SystemError, "%s: argument of the wrong type (%s)", FN, Py_TYPE(s_)->tp_name), (int)-1);
+        return (_Cystck_Raised(S), PyErr_Format(PyExc_SystemError, "%s: argument of the wrong type (%s)", FN, Py_TYPE(s_)->tp_name), (int)-1);
     return (int)(PySlice_GetIndicesEx(s_, length, start, stop, step, slicelength));
 #undef FN
 }
@@ -3360,7 +3364,7 @@ static inline int CystckLong_AsByteArray(Cystck_State *S, Cystck_Object o, unsig
     if (Cystck_unlikely(!o_))
         return (_Cystck_BadArgInt(S, FN, o), (int)-1);
     if (Cystck_unlikely(!PyLong_Check(o_)))
-        return (PyErr_Format(PyExc_SystemError, "%s: argument of the wrong type (%s)", FN, Py_TYPE(o_)->tp_name), (int)-1);
+        return (_Cystck_Raised(S), PyErr_Format(PyExc_SystemError, "%s: argument of the wrong type (%s)", FN, Py_TYPE(o_)->tp_name), (int)-1);
     return (int)(_Cystck_LongAsByteArray(o_, bytes, n, little_endian, is_signed));
 #undef FN
 }

@@ -58,8 +58,12 @@ static inline void _Cystck_ReleaseInline(Cystck_State *S)
         _Cystck_ReleaseSlots_Ool(S->base, S->top);
 }
 
-/* Raise SystemError: func returned -1 without setting an exception.  NULL. */
-CYSTCK_INTERNAL CYSTCK_COLD PyObject *_Cystck_NoErrorSet(const char *func);
+/* A function returned -1 with no exception set.  A method's trampoline
+ * (meth, found in its module's or type's dict) raises CPython's SystemError
+ * "<callable> returned NULL without setting an exception" in every call, as
+ * CPython's generic calls do; other trampolines (meth NULL) return NULL with
+ * nothing set, as a stock slot does, and CPython's caller reports it.  NULL. */
+CYSTCK_INTERNAL CYSTCK_COLD PyObject *_Cystck_NoErrorSet(const char *func, PyCFunction meth);
 
 /* Are there exactly n free entries on an inline frame's stack?  In a frame
  * gone slow sp_limit has state bits, so never.  An equality with sp rather
@@ -75,8 +79,14 @@ static inline int _Cystck_StackRoomIs(Cystck_State *S, Cystck_ssize_t n)
 }
 
 /* Close the frame of a function that returned n (its push count or -1) and
- * build the PyObject* result. */
-static inline PyObject *_Cystck_Finish(Cystck_State *S, int n, const char *func)
+ * build the PyObject* result.  meth: a method's trampoline, or NULL.  A
+ * method's result is checked as CPython's _Py_CheckFunctionResult does, on
+ * the paths the success path does not take: -1 with no exception set
+ * (_Cystck_NoErrorSet), and a value returned in a frame where an exception
+ * was raised through the API (_Cystck_Raised made the frame slow: its close
+ * is _Cystck_FinishSlow's, which checks; docs/runtime.md, "Results and
+ * exceptions"). */
+static inline PyObject *_Cystck_FinishMeth(Cystck_State *S, int n, const char *func, PyCFunction meth)
 {
     /* Room left on the stack, in bytes, from the fields, not the arrays'
      * addresses (see Cystck_State); in a frame gone slow it is no whole
@@ -92,12 +102,18 @@ static inline PyObject *_Cystck_Finish(Cystck_State *S, int n, const char *func)
         /* An error return with nothing to release, which needs none of the
          * header: where the compiler knows that (no handle made on the way),
          * it need not keep the header alive across the calls before it. */
-        return Cystck_likely(PyErr_Occurred() != NULL) ? NULL : _Cystck_NoErrorSet(func);
+        return Cystck_likely(PyErr_Occurred() != NULL) ? NULL : _Cystck_NoErrorSet(func, meth);
     else
-        return _Cystck_FinishSlow(S, n, func);
+        return _Cystck_FinishSlow(S, n, func, meth);
     _Cystck_ReleaseInline(S);
     return res;
 }
+static inline PyObject *_Cystck_Finish(Cystck_State *S, int n, const char *func)
+{
+    return _Cystck_FinishMeth(S, n, func, NULL);
+}
+/* A trampoline's address as the method table holds it. */
+#define _CYSTCK_METH_FN(FN) ((PyCFunction)(void (*)(void))(FN))
 
 /* Close the frame of a function returning a C value (int, Py_ssize_t,
  * hash) rather than a push count. */
@@ -278,7 +294,7 @@ static CYSTCK_ALWAYS_INLINE Cystck_Object *_Cystck_BindArgsEach(Cystck_State *S,
         _CYSTCK_FRAME_LOCALS;                                                 \
         (void)unused_;                                                        \
         _Cystck_OpenFrameRoom(&S_, &F_, ROOM);                                        \
-        return _Cystck_Finish(&S_, IMPL(&S_, _Cystck_H(&self)), #IMPL);       \
+        return _Cystck_FinishMeth(&S_, IMPL(&S_, _Cystck_H(&self)), #IMPL, _CYSTCK_METH_FN(FN));       \
     }
 #define _CYSTCK_TRAMPOLINE_CYSTCK_NOARGS(SYM, IMPL) \
     _CYSTCK_TWINS(_CYSTCK_TRAMPOLINE_CYSTCK_NOARGS_FN, SYM, IMPL)
@@ -287,7 +303,7 @@ static CYSTCK_ALWAYS_INLINE Cystck_Object *_Cystck_BindArgsEach(Cystck_State *S,
     {                                                                         \
         _CYSTCK_FRAME_LOCALS;                                                 \
         _Cystck_OpenFrameRoom(&S_, &F_, ROOM);                                        \
-        return _Cystck_Finish(&S_, IMPL(&S_, _Cystck_H(&self), _Cystck_HArg(&arg)), #IMPL); \
+        return _Cystck_FinishMeth(&S_, IMPL(&S_, _Cystck_H(&self), _Cystck_HArg(&arg)), #IMPL, _CYSTCK_METH_FN(FN)); \
     }
 #define _CYSTCK_TRAMPOLINE_CYSTCK_O(SYM, IMPL) \
     _CYSTCK_TWINS(_CYSTCK_TRAMPOLINE_CYSTCK_O_FN, SYM, IMPL)
@@ -301,8 +317,8 @@ static CYSTCK_ALWAYS_INLINE Cystck_Object *_Cystck_BindArgsEach(Cystck_State *S,
         _Cystck_OpenFrameRoom(&S_, &F_, ROOM);                                        \
         hargs_ = _Cystck_BindArgsEach(&S_, argv_, args, nargs);                   \
         if (Cystck_unlikely(hargs_ == NULL))                                  \
-            return _Cystck_Finish(&S_, -1, #IMPL);                            \
-        return _Cystck_Finish(&S_, IMPL(&S_, _Cystck_H(&self), hargs_, nargs), #IMPL); \
+            return _Cystck_FinishMeth(&S_, -1, #IMPL, _CYSTCK_METH_FN(FN));                            \
+        return _Cystck_FinishMeth(&S_, IMPL(&S_, _Cystck_H(&self), hargs_, nargs), #IMPL, _CYSTCK_METH_FN(FN)); \
     }
 #define _CYSTCK_TRAMPOLINE_CYSTCK_VARARGS(SYM, IMPL) \
     _CYSTCK_TWINS(_CYSTCK_TRAMPOLINE_CYSTCK_VARARGS_FN, SYM, IMPL)
@@ -317,9 +333,10 @@ static CYSTCK_ALWAYS_INLINE Cystck_Object *_Cystck_BindArgsEach(Cystck_State *S,
         _Cystck_OpenFrameRoom(&S_, &F_, ROOM);                                        \
         hargs_ = _Cystck_BindArgs(&S_, argv_, args, ntotal_);                 \
         if (Cystck_unlikely(hargs_ == NULL))                                  \
-            return _Cystck_Finish(&S_, -1, #IMPL);                            \
-        return _Cystck_Finish(&S_, IMPL(&S_, _Cystck_H(&self), hargs_, nargs, \
-                              kwnames ? _Cystck_H(&kwnames) : Cystck_NULL), #IMPL); \
+            return _Cystck_FinishMeth(&S_, -1, #IMPL, _CYSTCK_METH_FN(FN));                            \
+        return _Cystck_FinishMeth(&S_, IMPL(&S_, _Cystck_H(&self), hargs_, nargs, \
+                                  kwnames ? _Cystck_H(&kwnames) : Cystck_NULL), #IMPL, \
+                                  _CYSTCK_METH_FN(FN));                    \
     }
 #define _CYSTCK_TRAMPOLINE_CYSTCK_KEYWORDS(SYM, IMPL) \
     _CYSTCK_TWINS(_CYSTCK_TRAMPOLINE_CYSTCK_KEYWORDS_FN, SYM, IMPL)

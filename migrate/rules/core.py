@@ -1517,6 +1517,19 @@ def _gives_up(masked, r, start, end):
         masked[start:end]))
 
 
+def _store_after(masked, r, start, end):
+    """The position of the first store into the reference ``r`` (``g``,
+    ``st->hook``) in masked[start:end], a statement of its own, if nothing
+    before it changes what ``r``'s spelling names; else None."""
+    from .refcount import _changes_names
+    spelled = r"\s*".join(regex.escape(t) for t in regex.findall(r"\w+|->|\S", r))
+    m = regex.compile(rf"(?<![\w.>&*]){spelled}\s*=(?!=)").search(masked, start, end)
+    if m is None or _changes_names(masked[start:m.start()], r) or \
+            not regex.search(r"(?:[{;}:)]|\belse)\s*$", masked[max(0, m.start() - 40):m.start()]):
+        return None
+    return m.start()
+
+
 def _is_heap_ref(expr, local, project):
     """Is the reference ``expr`` a member of a plain struct in memory the
     extension allocates (project.heap_structs), by its struct where that
@@ -1691,8 +1704,12 @@ class GlobalRefs(Rule):
     include: NULL for the null handle, as the stock global held), tested as
     the pointer it is, or read back as a handle where the value is not a
     test: so is one inside a stored value, ``g1 = (g2 = f(x))``.  A local
-    taken from a reference that the code releases later (``old = g; g = v;
-    Py_XDECREF(old);``) gets a handle of its own; one whose store's value
+    taken from a reference that the code releases or returns later (``old
+    = g; g = v; Py_XDECREF(old);``) gets a handle of its own, and the first
+    store into the global or module-state member after it releases what
+    the reference held: ``{ Cystck_Ref old_ = g; g = Cystck_ref(S, v);
+    Cystck_unref(S, old_); }`` (``{ Cystck_unref(S, g); g = NULL; }``);
+    one whose store's value
     is used, ``if ((x = g) == NULL)`` (a cache filled on first use), reads
     an empty reference as the null handle, ``(g ? Cystck_deref(S, g) :
     Cystck_NULL)``.  Static
@@ -1839,7 +1856,7 @@ class GlobalRefs(Rule):
                 regex.compile(rf"\{{\s*Cystck_Object new_ = (?P<b>[^;]*);\s*Cystck_Drop\(S, (?P<r>{ref})\);"
                               rf"\s*(?P=r)\s*=\s*new_;\s*\}}"),
                 # x = r; of a local handle x
-                regex.compile(rf"(?<![\w.>&*])(?P<x>\w+)\s*=(?!=)\s*(?P<r>{ref})\s*;"))
+                regex.compile(rf"(?<![\w.>&*])(?P<x>\w+)\s*=(?!=)\s*(?P<r>{ref})\s*[;,]"))
 
     @staticmethod
     def _cast_read(ref):
@@ -1860,7 +1877,8 @@ class GlobalRefs(Rule):
             edits.add(m.start(), m.end(), f"{{ Cystck_Object new_ = {b}; Cystck_Ref old_ = {r}; "
                                           f"{r} = {XREF_HELPER}(S, new_); Cystck_unref(S, old_); }}")
             done.append(m.span())
-        done += self._rewrite_taken(unit, masked, b0, b1, taken, local, edits)
+        taken_done, replacing = self._rewrite_taken(unit, masked, b0, b1, taken, local, edits)
+        done += taken_done
 
         def is_local(m):
             return _is_local_ref(text, m, local)
@@ -1891,6 +1909,19 @@ class GlobalRefs(Rule):
                 continue
             e0, e1 = m.end(), _common.expression_end(masked, m.end(), b1)
             e = text[e0:e1].strip()
+            if m.start() in replacing and _store_use(masked, m.start(), e1) == "statement":
+                # the store after a local took the reference's object
+                # (old = g; g = v; Py_XDECREF(old);): the local has a handle
+                # of its own, so the store releases what the reference held
+                r = text[m.start("r"):m.end("r")]
+                semi = e1 + len(masked[e1:]) - len(masked[e1:].lstrip())
+                if e in ("NULL", "0", "nullptr"):
+                    edits.add(m.start(), m.start(), f"{{ Cystck_unref(S, {r}); ")
+                    edits.add(semi + 1, semi + 1, " }")
+                    continue
+                if not e.startswith(("Cystck_ref(", XREF_HELPER)):
+                    edits.add(m.start(), m.start(), f"{{ Cystck_Ref old_ = {r}; ")
+                    edits.add(semi + 1, semi + 1, " Cystck_unref(S, old_); }")
             if e in ("NULL", "0", "nullptr") or e.startswith(("Cystck_ref(", XREF_HELPER)) or not e:
                 continue
             e = self._value_reading_refs(unit, masked, (e0, e1), read, local, assign)
@@ -1917,8 +1948,11 @@ class GlobalRefs(Rule):
         released (a reference's handle is not the call's to release), so it
         gets a handle of its own, the null handle for an empty reference; a
         local that takes a heap struct member's object over steals it.
-        Returns the spans rewritten."""
-        text, done = unit.text, []
+        A global or module-state member the code stores into after the
+        local took it has that store release what it held (the local's
+        handle keeps the object): returns the spans rewritten and the
+        positions of those stores."""
+        text, done, replacing = unit.text, [], set()
         for m in taken.finditer(masked, b0, b1):
             r = text[m.start("r"):m.end("r")]
             x = m.group("x")
@@ -1938,10 +1972,19 @@ class GlobalRefs(Rule):
                 # the call and the reference is released
                 edits.add(m.start("r"), m.end("r"), f"{STEAL_HELPER}(S, &{r})")
                 done.append(m.span("r"))
-            elif released:
+            elif released or handed:
+                store = None if _is_heap_ref(r, local, unit.project) else _store_after(masked, r, m.end(), b1)
+                if store is not None and regex.search(
+                        rf"\bPy_X?INCREF\s*\(\s*(?:Cystck_AsPyObject\s*\(\s*S\s*,\s*)?{x}\s*\)"
+                        rf"|\bCystck_Dup\s*\(\s*S\s*,\s*{x}\s*\)", later):
+                    store = None      # stock keeps a reference of its own in the local
+                if not released and store is None:
+                    continue
                 edits.add(m.start("r"), m.end("r"), f"({r} ? Cystck_Dup(S, Cystck_deref(S, {r})) : Cystck_NULL)")
                 done.append(m.span("r"))
-        return done
+                if store is not None:
+                    replacing.add(store)
+        return done, replacing
 
     def _value_reading_refs(self, unit, masked, span, read, local, assign=None):
         """The stored value's text with the references it reads (``g2 =

@@ -833,7 +833,10 @@ class CommaIncRef(Rule):
     ``x`` is the whole second operand, in an expression statement, a
     declaration or a ``return`` (braced when the body of an ``if``) that
     does not change what ``x`` names before it; elsewhere (a loop's
-    header, a condition) it stays and is reported."""
+    header, a condition) it stays and is reported.  An increment that is
+    the last operand of an expression statement, ``x = v, Py_INCREF(x);``,
+    becomes a statement of its own after it, braced where the statement
+    is an unbraced body: ``if (!x) { x = Py_None; Py_INCREF(x); }``."""
     name = "comma-incref"
     precedence = 125
     patterns = (r"\bPy_X?INCREF\s*" + _common.PAREN + r"\s*,",)
@@ -864,9 +867,22 @@ class CommaIncRef(Rule):
                 else:
                     edits.add(s0, s0, increment + ("\n" + indent if not indent.strip() else " "))
                 edits.add(*group, x)
+            for m in self._TRAILING.finditer(masked, pos=b0, endpos=b1):
+                x = text[m.start("p") + 1:m.end("p") - 1].strip()
+                statement = self._statement(masked, b0, (m.start(), m.end("p")), x, moved=False)
+                if not statement or regex.match(r"\s*return\b", masked[statement[0]:m.start()]):
+                    continue
+                s0, s1 = statement
+                edits.add(m.start(), m.start("inc"), "; ")
+                if _common.in_unbraced_body(masked, s0) and s0 not in braced:
+                    braced.add(s0)
+                    edits.add(s0, s0, "{ ")
+                    edits.add(s1, s1, " }")
         if edits:
             unit.apply(edits)
         return edits.applied
+
+    _TRAILING = regex.compile(r",\s*(?P<inc>\bPy_X?INCREF\s*" + _common.PAREN + r")\s*;")
 
     @staticmethod
     def _idiom(masked, m, x):
@@ -887,9 +903,9 @@ class CommaIncRef(Rule):
         return None
 
     @staticmethod
-    def _statement(masked, b0, group, x):
+    def _statement(masked, b0, group, x, moved=True):
         """(start, end) of the statement holding ``group``, a plain one the
-        increment can go before, or None."""
+        increment can go before (``moved``; after, if not), or None."""
         s0 = max(masked.rfind(c, b0, group[0]) for c in ";{}") + 1
         while True:           # past the headers whose unbraced body it is, and case labels
             s0 += len(masked[s0:group[0]]) - len(masked[s0:group[0]].lstrip())
@@ -910,7 +926,7 @@ class CommaIncRef(Rule):
             if depth < 0:
                 return None          # inside a header: for (...; ...; ...)
         if regex.match(r"(?:if|while|for|switch|do|else|case|default|goto)\b|#", head) or \
-                _changes_names(head, x):
+                (moved and _changes_names(head, x)) or (not moved and depth):
             return None
         end = masked.find(";", group[1])
         tail = masked[group[1]:end]

@@ -1482,6 +1482,114 @@ class BaseStructUpcast(Rule):
         return m.start(), start + dot.end(), cast + "->"
 
 
+class OwnFunctionPointerLocals(Rule):
+    """A local of one of CPython's function-pointer types over objects
+    given only the extension's own functions (``unaryfunc f = neg; if (x)
+    f = inv; return f(o);``) holds functions that take the state and
+    handles once translated: it is declared with their pointer type and
+    calls through it pass ``S``.  Where those functions are helpers
+    returning a handle, ``Cystck_Object (*f)(Cystck_State *,
+    Cystck_Object)``; where they are entry points whose parameters are all
+    objects (a slot, a METH_O method: they return a push count now), ``int
+    (*f)(Cystck_State *, Cystck_Object)`` and each call takes the result it
+    pushed as a handle, ``Cystck_PopResult(S, f(S, o))``.  A local also
+    given anything else (another type's slot: slot-pointer-calls), given a
+    mix of helpers and entry points, or used other than called, assigned
+    and tested is left alone (and reported by the compiler)."""
+    name = "own-function-pointer-locals"
+    precedence = 374
+    patterns = (r"\b(?P<t>unaryfunc|binaryfunc|ternaryfunc)\s+(?P<n>\w+)\s*(?P<init>=[^;]*)?;",)
+    before = ("static PyObject *neg(PyObject *o) { return PyNumber_Negative(o); }\n"
+              "static PyObject *f(PyObject *self, PyObject *o)\n{\n    unaryfunc g = neg;\n    return g(o);\n}\n")
+    after = ("static PyObject *neg(PyObject *o) { return PyNumber_Negative(o); }\n"
+             "static PyObject *f(PyObject *self, PyObject *o)\n{\n"
+             "    Cystck_Object (*g)(Cystck_State *, Cystck_Object) = neg;\n    return g(S, o);\n}\n")
+    _VALUE = r"\s*(?:\(\s*(?:unaryfunc|binaryfunc|ternaryfunc)\s*\)\s*)?&?\s*(?P<f>\w+)\s*;"
+
+    def apply(self, unit):
+        code = unit.masked
+        if not regex.search(self.patterns[0], code):
+            return 0
+        edits = source.Edits()
+        for ctx in _common.function_contexts(unit, with_locals=False):
+            b0, b1 = ctx.body
+            for m in regex.finditer(self.patterns[0], code, pos=b0, endpos=b1):
+                self._local(unit, code, m, b1, edits)
+        if edits:
+            unit.apply(edits)
+        return edits.applied
+
+    def _local(self, unit, code, m, b1, edits):
+        n, arity = m.group("n"), proj.STOCK_FNPTR_TYPES[m.group("t")]
+        name = regex.escape(n)
+        values = []
+        if m.group("init"):
+            v = regex.fullmatch(r"=" + self._VALUE, code[m.start("init"):m.end()])
+            if v is None:
+                return
+            values.append(v.group("f"))
+        calls, assigned = [], []
+        for u in regex.finditer(rf"(?<![\w.>])(?P<star>\(\s*\*\s*)?{name}\b", code, pos=m.end(), endpos=b1):
+            after = code[u.end():]
+            if u.group("star"):
+                close = regex.match(r"\s*\)\s*\(", after)
+                if close is None:
+                    return
+                calls.append(u.end() + close.end() - 1)
+            elif regex.match(r"\s*\(", after):
+                calls.append(u.end() + regex.match(r"\s*\(", after).end() - 1)
+            elif regex.match(r"\s*=(?!=)", after):
+                v = regex.match(r"\s*=" + self._VALUE, after)
+                if v is None:
+                    return
+                values.append(v.group("f"))
+            elif not regex.match(r"\s*(?:[=!]=|\)|&&|\|\|)", after) and \
+                    not regex.search(r"(?:!|\(|&&|\|\|)\s*$", code[max(0, u.start() - 8):u.start()]):
+                return            # handed on, or its address taken
+        kinds = {self._kind(unit, f, arity) for f in values}
+        if not values or len(kinds) != 1 or None in kinds:
+            return
+        kind = kinds.pop()
+        ret = "int" if kind == "entry" else "Cystck_Object"
+        edits.add(m.start(), m.end("n"), f"{ret} (*{n})(Cystck_State *{', Cystck_Object' * arity})")
+        for open_at in calls:
+            empty = not code[open_at + 1:source.matching(code, open_at) - 1].strip()
+            edits.add(open_at + 1, open_at + 1, "S" if empty else "S, ")
+            if kind == "entry":
+                start = self._callee_start(code, open_at)
+                edits.add(start, start, "Cystck_PopResult(S, ")
+                close = source.matching(code, open_at)
+                edits.add(close, close, ")")
+
+    @staticmethod
+    def _callee_start(code, open_at):
+        """Where the callee of the call whose argument list opens at
+        ``open_at`` starts: ``f`` or ``(*f)``."""
+        before = code[:open_at].rstrip()
+        if before.endswith(")"):
+            return code.rindex("(", 0, len(before) - 1)
+        return regex.search(r"\w+$", before).start()
+
+    @staticmethod
+    def _kind(unit, f, arity):
+        """"entry" for an entry point of the extension whose parameters are
+        ``arity`` objects and that pushes its result, "helper" for a helper
+        that takes the state and returns a handle, None otherwise."""
+        info = unit.project.function(unit.path, f)
+        if info is None or not info.body or info.translated:
+            return None
+        role = info.role
+        if role is not None:
+            if role.is_entry and role.pushes and role.state and len(role.params) == arity and \
+                    all(c == proj.H for c, _, _ in role.params):
+                return "entry"
+            return None
+        if info.needs_state and info.returns_handle and info.nparams == arity and \
+                len(info.handle_positions) == arity:
+            return "helper"
+        return None
+
+
 class StockFunctionPointers(Rule):
     """A struct member or a parameter of one of CPython's function-pointer
     types over objects (``binaryfunc yield``: the extension keeps one of its

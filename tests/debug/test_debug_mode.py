@@ -211,7 +211,7 @@ def test_scope_gate_open_at_an_error_return_lets_the_error_through(ext, debug):
 def test_scope_gate_open_at_an_error_return_without_exception(ext, debug):
     r = run(ext["dbg_scope_open_at_error"], "outcome(m.positive_sum, [1, -2])\n", debug=debug)
     assert r.outcome == {"error": "SystemError", "cause": None, "message":
-                         "positive_sum returned -1 (error) without setting an exception"}
+                         "<built-in function positive_sum> returned NULL without setting an exception"}
 
 
 @pytest.mark.parametrize("debug", [True, False], ids=["debug", "release"])

@@ -64,6 +64,17 @@ Box_via(Box *self, PyObject *o)
     return res;
 }
 
+static PyObject *
+Box_or_none(Box *self, PyObject *unused)
+{
+    PyObject *r = self->v;
+    if (r == NULL)
+        r = Py_None, Py_INCREF(r);
+    else
+        Py_INCREF(r);
+    return r;
+}
+
 static void
 Box_dealloc(Box *self)
 {
@@ -76,6 +87,7 @@ static PyMethodDef Box_methods[] = {
     {"set", (PyCFunction)Box_set, METH_O, NULL},
     {"pair", (PyCFunction)Box_pair, METH_O, NULL},
     {"via", (PyCFunction)Box_via, METH_O, NULL},
+    {"or_none", (PyCFunction)Box_or_none, METH_NOARGS, NULL},
     {NULL, NULL, 0, NULL}
 };
 
@@ -112,20 +124,21 @@ o = object()
 k = "k" * 30
 base = sys.getrefcount(o), sys.getrefcount(k)
 b = m.Box()
-out = [b.get(), b.pair(1)]
+out = [b.get(), b.pair(1), b.or_none()]
 for i in range(20):
     b.set(o)
     b.get()
+    b.or_none()
     b.pair(k)
     b.via(k)
 out.append([sys.getrefcount(o) - base[0], sys.getrefcount(k) - base[1]])
 b.set(k)
-out += [b.get() == k, b.pair(2) == (2, k), b.via([3])]
+out += [b.get() == k, b.pair(2) == (2, k), b.via([3]), b.or_none() == k]
 del b
 out.append([sys.getrefcount(o) - base[0], sys.getrefcount(k) - base[1]])
 print(out)
 """
-EXPECTED = [None, (1, None), [1, 0], True, True, "[3]", [0, 0]]
+EXPECTED = [None, (1, None), None, [1, 0], True, True, "[3]", True, [0, 0]]
 
 
 def test_an_increment_in_an_expression_goes_before_its_statement():
@@ -136,6 +149,9 @@ def test_an_increment_in_an_expression_goes_before_its_statement():
     assert "    CystckTuple_SET_ITEM(S, t, 0, Cystck_Dup(S, v));\n" in out
     assert "CystckTuple_SET_ITEM(S, t, 1, Cystck_Dup(S, Cystck_None)); }" in out
     assert "escape hatch" not in out
+    # x = v, Py_INCREF(x); as an if's body: two statements, braced (before:
+    # the increment went and the comma pulled the next statement in)
+    assert "    if (Cystck_IsNull(r))\n        { r = Cystck_Dup(S, Cystck_None); " in out
 
 
 def test_an_increment_in_a_condition_stays():

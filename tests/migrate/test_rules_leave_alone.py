@@ -227,6 +227,11 @@ LEAVE_ALONE = {
         "        free(self->buf);\n    }\n    Py_TYPE(self)->tp_free((PyObject *)self);\n}\n"
         "static PyTypeObject BagType = {PyVarObject_HEAD_INIT(NULL, 0) .tp_dealloc = (destructor)Bag_dealloc};\n"),
     # A function-pointer type over C values; the stock name in a comment.
+    # A local given another type's slot, not one of the extension's functions.
+    "own-function-pointer-locals": (
+        "static PyObject *neg(PyObject *o) { return PyNumber_Negative(o); }\n"
+        "static PyObject *f(PyObject *self, PyObject *o)\n{\n"
+        "    unaryfunc g = Py_TYPE(o)->tp_as_number->nb_negative;\n    return g(o);\n}\n"),
     "stock-function-pointers": (
         "typedef long (*longfunc)(long);\n"
         "typedef struct { PyObject_HEAD longfunc step; } It;  /* binaryfunc yield; */\n"
@@ -766,6 +771,7 @@ POSITIVE_TWINS = {
     "destructor-split": ("    if (self->d) {\n        Bag_empty(self);\n        free(self->buf);\n    }\n",
                          "    Bag_empty(self);\n    free(self->buf);\n"),
     "stock-function-pointers": ("longfunc step;", "binaryfunc step;"),
+    "own-function-pointer-locals": ("Py_TYPE(o)->tp_as_number->nb_negative;", "neg;"),
     "struct-access": ("typedef struct { PyObject *v;", "typedef struct { PyObject_HEAD PyObject *v;"),
     "macro-struct-args": ("typedef struct { long lock; }", "typedef struct { PyObject_HEAD long lock; }"),
     "struct-pointer-objects": ("typedef struct { PyObject *owner;", "typedef struct { PyObject_HEAD PyObject *owner;"),

@@ -191,9 +191,12 @@ def test_parsed_globals_behave_like_the_stock_build(same_as_stock):
               "r.append(m.get())\n"
 
               "r.append(outcome(m.set_callback))\nr.append(m.get())\n"
+              # the old value's count: each store released what it replaced
+              "h = object()\nbase = sys.getrefcount(h)\n"
+              "for i in range(100):\n    m.set_callback(h)\n    m.set_hook(h)\n"
+              "m.set_callback(1)\nm.set_hook(2)\n"
+              "r.append(sys.getrefcount(h) - base)\n"
               "print(repr(r))\n")
     want = same_as_stock("parsedglobals", GLOBALS, script)
-    # (Not compared: the old value's reference count. The translation of
-    # `old = g; g = new; Py_XDECREF(old)` leaks the reference g held, with
-    # or without the parser: docs/gaps.md T41.)
     assert want[:2] == [True, ('999', '-999')] and want[2][0] == "TypeError"
+    assert want[4] == 0

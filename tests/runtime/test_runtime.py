@@ -445,7 +445,7 @@ def test_frames_of_every_shape_close_and_release(rt, handles, pushes):
     for wrong in {pushes - 1, pushes + 1} - {-1}:
         with pytest.raises(SystemError, match=f"returned {wrong} but pushed {pushes} value"):
             rt.frame_shape(o, handles, pushes, wrong)
-    with pytest.raises(SystemError, match="returned -1 .error. without setting an exception"):
+    with pytest.raises(SystemError, match="returned NULL without setting an exception"):
         rt.frame_shape(o, handles, pushes, -1)
     assert sys.getrefcount(o) == before
 

@@ -259,6 +259,10 @@ def _compat_fallbacks(code):
     return names & api.stock_defined_names()
 
 
+_FILE_SCOPE_VARIABLE = regex.compile(r"^(?:(?:static|const|struct|extern)[ \t]+)*\w+[ \t*]+(\w+)[ \t]*(?:\[[^\]\n]*\][ \t]*)?=",
+                                     regex.M)
+
+
 def own_names(unit, code):
     """Identifiers the extension defines itself (``PyLongToINT64`` in ujson
     is a helper of its own, not a stock API)."""
@@ -267,6 +271,9 @@ def own_names(unit, code):
     names |= set(regex.findall(r"\btypedef\b[^;]*?\b(\w+)\s*(?:\)\s*\([^;]*)?;", code))
     names |= set(regex.findall(r"^[ \t]*#[ \t]*define[ \t]+(\w+)", code, regex.M)) - _compat_fallbacks(code)
     names |= set(regex.findall(r"(?:->|\.)\s*(\w+)", code))
+    # its variables defined at file scope with an initialiser (a module
+    # definition named ``Python3_module``)
+    names |= set(_FILE_SCOPE_VARIABLE.findall(code))
     # its instance structs (``PyEncoderObject``), their accessors and the
     # names the type rules generate from its type objects
     names |= set(p.types) | {f"{s}_AsStruct" for s in p.types}

@@ -30,7 +30,8 @@ from .rules.tables import CONV_PARAMS
 RULE = "kept-stock-bridge"
 STOCK_INIT_SUFFIX = "__stock"
 # (the kept mark, blank in the mask, may stand before it on the first line)
-_INCLUDE_PYTHON = regex.compile(r'^[ \t]*\K#[ \t]*include[ \t]*[<"]Python\.h[>"]', regex.M)
+_INCLUDE = regex.compile(r'^[ \t]*\K#[ \t]*include[ \t]*', regex.M)
+_PYTHON_H = regex.compile(r'<Python\.h>|"Python\.h"')
 _LITERAL_INIT = regex.compile(r"\bPyInit_(?P<name>\w+)\b")
 # ``#define MOD_INIT(name) PyMODINIT_FUNC PyInit_##name(void)``: a macro
 # that names the init after its argument (its body runs to the first line
@@ -215,10 +216,14 @@ def _include_cystck(unit):
     on the same line; False if the file does not include Python.h."""
     if "Cystck.h" in unit.text:
         return True
-    m = _INCLUDE_PYTHON.search(unit.masked)
+    # the directive found on the mask (outside comments), its file name read
+    # from the text (the mask blanks ``"Python.h"`` as a string)
+    m = next((m for m in _INCLUDE.finditer(unit.masked)
+              if _PYTHON_H.match(unit.text, m.end())), None)
     if not m:
         return False
-    unit.set_text(unit.text[:m.start()] + "#include <Cystck.h>" + unit.text[m.end():])
+    end = _PYTHON_H.match(unit.text, m.end()).end()
+    unit.set_text(unit.text[:m.start()] + "#include <Cystck.h>" + unit.text[end:])
     return True
 
 

@@ -14,6 +14,7 @@ from . import libraries, source
 
 _HEAD_INIT = regex.compile(r"^\s*Py(?:Var)?Object_HEAD_INIT\s*" + source.paren("p") + r"\s*,?")
 _MODDEF_HEAD = regex.compile(r"^\s*PyModuleDef_HEAD_INIT\s*,?")
+_OBJECT_HEAD_INIT = regex.compile(r"^\s*PyObject_HEAD_INIT\b")
 
 
 @dataclass
@@ -84,14 +85,22 @@ def parse_init(code, text, open_at, all_branches=False):
 def fields_of(items, order):
     """Map field names to Items for an initialiser that may mix positional
     and designated elements (C99 rules: a positional element follows the
-    previous one)."""
+    previous one).  A type object whose head is ``PyObject_HEAD_INIT(NULL)``
+    (Python 2's spelling, which Python 3 compiles as well) gives its
+    ``ob_size`` as the first positional element after the head, ``0,``:
+    that element is no field of ``order``."""
     out, pos = {}, 0
+    ob_size = False
     for it in items:
         if it.key == "__head__":
+            ob_size = list(order[:1]) == ["tp_name"] and bool(_OBJECT_HEAD_INIT.match(it.value))
             continue
         if it.key is not None:
+            ob_size = False
             out[it.key] = it
             pos = order.index(it.key) + 1 if it.key in order else pos
+        elif ob_size:
+            ob_size = False
         else:
             if pos < len(order):
                 out[order[pos]] = it

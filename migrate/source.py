@@ -277,14 +277,89 @@ def _version_test_lines(masked):
             at = masked.find(name, end)
 
 
+# A conditional on one macro alone: ``#ifdef M``, ``#ifndef M``, ``#if
+# defined(M)``, ``#if !defined(M)``.
+_MACRO_TEST = regex.compile(r"^[ \t]*#[ \t]*(?:(?P<k>ifdef|ifndef)[ \t]+(?P<m>\w+)"
+                            r"|if[ \t]+(?P<neg>![ \t]*)?defined[ \t]*(?:\([ \t]*(?P<p>\w+)[ \t]*\)|[ \t]+(?P<b>\w+)))"
+                            r"[ \t]*$")
+# Code only one major version compiles: Python 2's module init, Python 3's
+# (and its translation: the rules see the text as the translation goes).
+_PYTHON2_ONLY = regex.compile(r"\bPy_InitModule\w*\s*\(")
+_PYTHON3_ONLY = regex.compile(r"\b(?:Cystck|Py)Module_Create2?\s*\(|\bPyModuleDef_HEAD_INIT\b"
+                              r"|\bPyInit_\w+\s*\(|\bCYSTCK_MODINIT\s*\(")
+
+
+def _macro_test(line):
+    """(macro, holds when defined) of a conditional on one macro alone, or None."""
+    m = _MACRO_TEST.match(line)
+    if m is None:
+        return None
+    if m.group("k"):
+        return m.group("m"), m.group("k") == "ifdef"
+    return m.group("p") or m.group("b"), not m.group("neg")
+
+
+def python3_macros(masked):
+    """The macros that stand for "Python 3" in this text, as a build's
+    ``define_macros`` may set one (``-D_PYTHON3``): a macro tested alone
+    (``#ifdef M`` ... ``#else`` ... ``#endif``) whose branch taken when it
+    is defined has code only Python 3 compiles (``PyModule_Create``,
+    ``PyModuleDef_HEAD_INIT``, ``PyInit_``) and whose other branch code
+    only Python 2 compiles (``Py_InitModule``).  A macro tested with no
+    such evidence (a feature switch) is not one."""
+    if "Py_InitModule" not in masked:
+        return {}
+    lines = masked.split("\n")
+    found = {}
+    stack = []           # per open conditional: (macro and sense, or None; [first branch, later ones])
+    for line in lines:
+        m = _CONDITIONAL.match(line) if "#" in line else None
+        if m is None:
+            for _, texts in stack:
+                texts[-1].append(line)
+            continue
+        kind = m.group(1)
+        if kind.startswith("if"):
+            stack.append((_macro_test(line), [[]]))
+        elif kind in ("elif", "else") and stack:
+            stack[-1][1].append([])
+            if kind == "elif":
+                stack[-1] = (None, stack[-1][1])
+        elif kind == "endif" and stack:
+            test, texts = stack.pop()
+            if test is None or len(texts) != 2:
+                continue
+            macro, when_defined = test
+            first, other = "\n".join(texts[0]), "\n".join(texts[1])
+            defined, undefined = (first, other) if when_defined else (other, first)
+            if (_PYTHON3_ONLY.search(defined) and _PYTHON2_ONLY.search(undefined)
+                    and not _PYTHON2_ONLY.search(defined)):
+                found[macro] = True
+            elif (_PYTHON2_ONLY.search(defined) and _PYTHON3_ONLY.search(undefined)
+                    and not _PYTHON2_ONLY.search(undefined)):
+                found[macro] = False
+    return found
+
+
 def blank_python2(masked):
     """Blank the code of conditional branches that only Python 2 compiles
     (``#if PY_MAJOR_VERSION < 3``, the ``#else`` of ``#if
-    PY_MAJOR_VERSION >= 3``, ``PY_VERSION_HEX < 0x03000000``...): Cystck
-    needs Python 3, so that code is never compiled; it is copied as it
-    is, as comments are, and neither rewritten nor reported."""
-    if not any(_python3_decides(line) is not None for line in _version_test_lines(masked)):
+    PY_MAJOR_VERSION >= 3``, ``PY_VERSION_HEX < 0x03000000``, and the
+    conditionals on a macro that python3_macros finds stands for a major
+    version, ``#ifdef _PYTHON3`` ... ``#else``...): Cystck needs Python 3,
+    so that code is never compiled; it is copied as it is, as comments
+    are, and neither rewritten nor reported."""
+    macros = python3_macros(masked)
+    if not macros and not any(_python3_decides(line) is not None for line in _version_test_lines(masked)):
         return masked       # the common case: the line-by-line pass would change nothing
+
+    def decides(line, kind):
+        if kind == "if" and (v := _python3_decides(line)) is not None:
+            return v
+        test = _macro_test(line) if macros else None
+        if test is None or test[0] not in macros:
+            return None
+        return macros[test[0]] == test[1]
     lines = masked.split("\n")
     with_elif = _groups_with_elif(lines)
     groups = []          # per open #if: [dead in its first branch, dead in the later ones, in a later branch]
@@ -300,7 +375,7 @@ def blank_python2(masked):
             if kind.startswith("if"):
                 # a decided conditional's own lines go too: for the scanner
                 # its live branch is plain code, as it is to a compiler
-                decided = _python3_decides(line) if kind == "if" and i not in with_elif else None
+                decided = decides(line, kind) if i not in with_elif else None
                 blank = dead(groups) or decided is not None
                 groups.append([decided is False, decided is True, False, decided is not None])
             else:

@@ -672,6 +672,36 @@ RECIPES = (
         in_quick_run=False,  # added by T41 (generality), outside make test's budget
         stock_reference=(206, 0, 4),
     ),
+    Recipe(
+        name="zope.i18nmessageid",
+        requirement="zope.i18nmessageid==8.4",
+        sha256="f6b36c3753b71bbe9228ebe44a2657726e88d2d5ee4396350dfd8c9fe6cfdec1",
+        language="C",
+        exercises="a heap type subclassing str (PyType_FromModuleAndSpec with a base), members, "
+                  "GC, keyword __new__, module state",
+        translate=("src/zope/i18nmessageid/_zope_i18nmessageid_message.c",),
+        extensions=("zope.i18nmessageid._zope_i18nmessageid_message",),
+        import_root="src",
+        tests=("src/zope/i18nmessageid/tests.py",),
+        pytest_args=("-o", "consider_namespace_packages=true"),
+        in_quick_run=False,  # added by T44 (generality), outside make test's budget
+        stock_reference=(47, 0, 0),
+    ),
+    Recipe(
+        name="udatetime",
+        requirement="udatetime==0.0.17",
+        sha256="b10bc5570699a438a72e2b5a64e76bd8c28ee3befd16f209387a5507fa0b8301",
+        language="C",
+        exercises="the datetime C API (capsule import, datetime and timedelta constructors), "
+                  "a static tzinfo subclass, module functions",
+        translate=("src/rfc3339.c",),
+        extensions=("udatetime.rfc3339",),
+        # setup.py's define_macros: the CPython part is under #ifdef _PYTHON3
+        cflags="-D_PYTHON3=1",
+        tests=("test",),
+        in_quick_run=False,  # added by T44 (generality), outside make test's budget
+        stock_reference=(11, 0, 0),
+    ),
 )
 
 # The quick run (`make corpus QUICK=1`, and eval/corpus/test_porting_corpus.py,

@@ -692,6 +692,10 @@ class StockObjectValues(Rule):
 _STOCK_STRUCT_CAST = regex.compile(r"\(\s*(?P<t>_?Py\w+)\s*\*\s*\)\s*(?P<h>[A-Za-z_]\w*)\b(?!\s*(?:->|\.|\[|\())")
 _MEMBER_COMPARED = regex.compile(r"(?<![\w.>])(?P<p>[A-Za-z_]\w*)\s*->\s*\w+\s*[!=]=\s*(?P<h>[A-Za-z_]\w*)\b"
                                  r"(?!\s*(?:->|\.|\[|\())")
+# A field read through a pointer and handed to a type test the py-type rule
+# made of ``Py_TYPE(dt->tzinfo) == &T``: its first operand must be a handle.
+_MEMBER_TYPE_TESTED = regex.compile(r"\b(?:Cystck_TypeIs|CystckObject_TypeCheck|CystckObject_Type)\s*\(\s*S\s*,\s*"
+                                    r"(?P<v>(?P<p>[A-Za-z_]\w*)\s*->\s*\w+)\s*[,)]")
 
 
 class StockStructPointers(Rule):
@@ -702,11 +706,16 @@ class StockStructPointers(Rule):
     the handle), marked and reported.  A field read through such a
     pointer and compared with a handle, ``dt->tzinfo != self``, compares
     the object the handle lends: ``dt->tzinfo !=
-    Cystck_AsPyObject(S, self)``.  Casts to the structs that are handles
-    (``PyTupleObject *``, a custom type's struct) are the casts rule's."""
+    Cystck_AsPyObject(S, self)``; one whose type is tested,
+    ``Py_TYPE(dt->tzinfo) == &Foo_Type`` (``Cystck_TypeIs(S, dt->tzinfo,
+    ...)`` after the py-type rule), tests a handle the frame gets for
+    it, ``Cystck_TypeIs(S, Cystck_FromPyObject(S, dt->tzinfo), ...)``
+    (marked and reported; the field was given as a handle, which did not
+    compile).  Casts to the structs that are handles (``PyTupleObject *``,
+    a custom type's struct) are the casts rule's."""
     name = "stock-struct-pointers"
     precedence = 867
-    patterns = (_STOCK_STRUCT_CAST.pattern, _MEMBER_COMPARED.pattern)
+    patterns = (_STOCK_STRUCT_CAST.pattern, _MEMBER_COMPARED.pattern, _MEMBER_TYPE_TESTED.pattern)
     before = ("static PyObject *f(PyObject *self, PyObject *o)\n{\n"
               "    PyDateTime_DateTime *dt = (PyDateTime_DateTime *)o;\n"
               "    return PyBool_FromLong(dt->hastzinfo && dt->tzinfo == self);\n}\n")
@@ -732,6 +741,13 @@ class StockStructPointers(Rule):
         for ctx, m in _common.matches_in_state_bodies(unit, _MEMBER_COMPARED, code):
             if m.group("h") in ctx.handles and self._stock_pointer(code, ctx, m.group("p"), handle_types):
                 edits.add(m.start("h"), m.end("h"), f"Cystck_AsPyObject(S, {m.group('h')})")
+                n += 1
+        for ctx, m in _common.matches_in_state_bodies(unit, _MEMBER_TYPE_TESTED, code):
+            if self._stock_pointer(code, ctx, m.group("p"), handle_types) and not marked(text, m.start("v")):
+                v = text[m.start("v"):m.end("v")]
+                edits.add(m.start("v"), m.end("v"), f"{MARK} Cystck_FromPyObject(S, (PyObject *){v})")
+                unit.leftover(m.start("v"), f"escape hatch: {v}, read through a stock pointer, "
+                              "given a handle for its type test", self.name)
                 n += 1
         unit.apply(edits)
         return n

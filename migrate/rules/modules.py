@@ -185,7 +185,9 @@ class ModInit(Rule):
         edits = source.Edits()
         for m in proj.INIT_FUNCTION.finditer(unit.masked):
             between = unit.masked.rfind("\n", m.start(), m.start("i"))
-            if between >= 0 and "#" in unit.masked[m.start():m.start("i")]:
+            # (the text, not the mask: a conditional decided for Python 3,
+            # blank_python2, has its own lines blank in the mask too)
+            if between >= 0 and "#" in unit.text[m.start():m.start("i")]:
                 # preprocessor lines between PyMODINIT_FUNC and the name
                 # stay; PyMODINIT_FUNC's line goes
                 line_end = unit.masked.index("\n", m.start())

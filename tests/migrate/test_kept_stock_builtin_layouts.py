@@ -41,6 +41,24 @@ def test_a_builtin_layout_subtype_keeps_its_files_stock_and_is_reported():
     assert "CYSTCK_MODINIT(rt_kept_builtin)" in units["m.c"].text
 
 
+def test_a_kept_file_including_python_h_in_quotes_is_bridged():
+    """``#include "Python.h"`` (zope.i18nmessageid 8.4's spelling) is the
+    include the bridge replaces with Cystck.h as ``<Python.h>`` is: the
+    init is bridged (before, the mask blanked the quoted name as a string,
+    and the init was kept stock, reported "neither its file nor a kept
+    header it includes includes Python.h").  (Negative: the include in a
+    comment is none: with no other, the init stays stock, reported.)"""
+    quoted = {"istr.h": ISTR.replace("<Python.h>", '"Python.h"'),
+              "m.c": MODULE.replace("NAME", "q").replace("<Python.h>", '"Python.h"')}
+    units = translate.translate_files(quoted)
+    assert "CYSTCK_MODINIT(q)" in units["m.c"].text
+    assert '#include <Cystck.h>' in units["m.c"].text
+    commented = {p: t.replace('#include "Python.h"', '/* #include "Python.h" */') for p, t in quoted.items()}
+    units = translate.translate_files(commented)
+    assert "CYSTCK_MODINIT(q)" not in units["m.c"].text
+    assert [n for n in units["m.c"].notes if "neither its file nor a kept header" in n.message]
+
+
 @pytest.mark.parametrize("first_member", [
     "PyObject_HEAD",                 # the object head
     "PyObject ob_base;",             # the object head spelled out

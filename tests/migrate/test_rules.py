@@ -791,8 +791,10 @@ def test_one_getter_behind_two_attribute_names_gets_two_definitions():
 def test_leftovers_do_not_list_the_extensions_own_py_named_types():
     """The extension's own instance struct named like the API
     (``PyEncoderObject``), its accessor and the generated spec, and
-    PyDoc_STR, are not stock left-overs; a stock function with no
-    counterpart taking a handle's address still is (negative)."""
+    PyDoc_STR, are not stock left-overs, nor a variable it defines at file
+    scope named like the API (``Python3_module``, udatetime 0.0.17's module
+    definition); a stock function with no counterpart taking a handle's
+    address still is (negative)."""
     from cystck.migrate import analysis
     src = ("#include <Python.h>\n"
            "typedef struct { PyObject_HEAD PyObject *v; } PyEncoderObject;\n"
@@ -802,10 +804,13 @@ def test_leftovers_do_not_list_the_extensions_own_py_named_types():
            "    PyObject *t = NULL;\n    if (PyFoo_Fill(&t) < 0)\n        return NULL;\n"
            "    return PyNumber_Add(self->v, t);\n}\n"
            "static PyMethodDef m[] = {{\"get\", (PyCFunction)get, METH_O, NULL}, {NULL}};\n"
-           "static int init(PyObject *mod) { return PyType_Ready(&PyEncoderType); }\n")
+           "static int init(PyObject *mod) { return PyType_Ready(&PyEncoderType); }\n"
+           "static struct PyModuleDef Python3_module = {PyModuleDef_HEAD_INIT, \"m\", NULL, -1, m};\n"
+           "PyMODINIT_FUNC PyInit_m(void) { return PyModule_Create(&Python3_module); }\n")
     unit = translate.translate_files({"m.c": src})["m.c"]
     left = [n.message for n in analysis.analyse(unit) if n.kind == "leftover"]
-    assert not any(m.startswith(("PyEncoderObject", "PyEncoderType_spec", "PyDoc_STR")) for m in left), left
+    assert not any(m.startswith(("PyEncoderObject", "PyEncoderType_spec", "PyDoc_STR", "Python3_module"))
+                   for m in left), left
     assert any(m.startswith("PyFoo_Fill has no Cystck counterpart") for m in left)
 
 
@@ -1482,6 +1487,51 @@ def test_code_only_python2_compiles_is_copied_as_it_is():
     assert not [n for n in analysis.analyse(unit) if "PyString" in n.message or "PyInt" in n.message]
 
 
+_PY2_PY3_INIT = ("#include <Python.h>\nstatic struct PyModuleDef mod = {PyModuleDef_HEAD_INIT, \"m\", NULL, -1, NULL};\n"
+                 "static PyObject *f(PyObject *o)\n{\n#ifdef {M}\n    return PyUnicode_FromString(\"x\");\n#else\n"
+                 "    return PyString_FromString(\"x\");\n#endif\n}\n"
+                 "PyMODINIT_FUNC\n#ifdef {M}\nPyInit_m(void)\n#else\ninitm(void)\n#endif\n{\n    PyObject *m;\n"
+                 "#ifdef {M}\n    m = {CREATE};\n#else\n    m = Py_InitModule(\"m\", NULL);\n#endif\n"
+                 "    if (m == NULL)\n#ifdef {M}\n        return NULL;\n#else\n        return;\n#endif\n"
+                 "#ifdef {M}\n    return m;\n#endif\n}\n")
+
+
+def test_a_macro_that_stands_for_python3_decides_its_conditionals():
+    """A build may say "Python 3" with a macro of its own (setup.py's
+    ``define_macros=[('_PYTHON3', '1')]``): a macro whose defined branch
+    holds code only Python 3 compiles (``PyModule_Create``) and whose
+    other branch code only Python 2 compiles (``Py_InitModule``) decides
+    every conditional on it, as ``PY_MAJOR_VERSION >= 3`` does: the
+    Python 2 branches are copied as they are, with no escape hatch and no
+    report, and the init keeps its conditional around ``CYSTCK_MODINIT``
+    (before, the ``#ifdef`` line before the init's name went with
+    ``PyMODINIT_FUNC``'s, leaving an ``#else`` with no ``#if``, and the
+    init's returns were not translated).  (Negative: a macro with no such
+    evidence, a feature switch, decides nothing: both branches are
+    translated.)"""
+    from cystck.migrate import source
+    src = _PY2_PY3_INIT.replace("{M}", "_PYTHON3").replace("{CREATE}", "PyModule_Create(&mod)")
+    assert source.python3_macros(source.lex(src).blanked) == {"_PYTHON3": True}
+    unit = translate.translate_files({"m.c": src})["m.c"]
+    out = unit.text
+    assert "#else\n    return PyString_FromString(\"x\");\n#endif\n" in out
+    assert "#ifdef _PYTHON3\nCYSTCK_MODINIT(m)\n#else\ninitm(void)\n#endif\n{\n" in out
+    assert "#else\n    m = Py_InitModule(\"m\", NULL);\n#endif\n" in out
+    assert "#ifdef _PYTHON3\n        return -1;\n#else\n        return;\n#endif\n" in out
+    assert "#ifdef _PYTHON3\n    return Cystck_Return(S, m);\n#endif\n" in out
+    assert not [n for n in unit.notes if "PyString" in n.message or "Py_InitModule" in n.message]
+    # the same init on PY_MAJOR_VERSION keeps its #if too
+    major = src.replace("#ifdef _PYTHON3", "#if PY_MAJOR_VERSION >= 3")
+    assert "#if PY_MAJOR_VERSION >= 3\nCYSTCK_MODINIT(m)\n#else\ninitm(void)\n#endif\n{\n" \
+        in translate.translate_source(major)
+    # a feature switch: no Python 2 code in either branch
+    switch = _PY2_PY3_INIT.replace("{M}", "HAVE_FAST").replace("{CREATE}", "PyModule_Create(&mod)") \
+        .replace("Py_InitModule(\"m\", NULL)", "PyModule_Create(&mod)")
+    assert source.python3_macros(source.lex(switch).blanked) == {}
+    out = translate.translate_source(switch)
+    assert "#else\n    m = CystckModule_Create(S, &mod);\n#endif\n" in out
+
+
 @pytest.mark.parametrize("line, decided", [
     ("#if PY_MAJOR_VERSION < 3", False), ("#if PY_MAJOR_VERSION >= 3", True), ("#if PY_MAJOR_VERSION == 2", False),
     ("#if PY_VERSION_HEX < 0x02070000", False), ("#if PY_VERSION_HEX >= 0x03000000", True),
@@ -1491,6 +1541,56 @@ def test_code_only_python2_compiles_is_copied_as_it_is():
 def test_conditions_python3_decides(line, decided):
     from cystck.migrate import source
     assert source._python3_decides(line) is decided
+
+
+_PY2_TYPE_OBJECT = (
+    "#include <Python.h>\ntypedef struct { PyObject_HEAD int offset; } Fixed;\n"
+    "static PyObject *Fixed_repr(Fixed *self) { return PyUnicode_FromString(\"x\"); }\n"
+    "static PyTypeObject Fixed_type = {\n    HEAD\n    \"m.Fixed\", sizeof(Fixed), 0, 0, 0, 0, 0, 0,\n"
+    "    (reprfunc)Fixed_repr, 0, 0, 0, 0, 0, (reprfunc)Fixed_repr, 0, 0, 0,\n"
+    "    Py_TPFLAGS_DEFAULT, \"A fixed offset.\",\n};\n")
+
+
+@pytest.mark.parametrize("head", ["PyObject_HEAD_INIT(NULL)\n    0,", "PyVarObject_HEAD_INIT(NULL, 0)"])
+def test_a_positional_type_object_after_either_head_reads_its_slots_in_place(head):
+    """``PyObject_HEAD_INIT(NULL)`` then ``0,`` (Python 2's spelling of a
+    type object's head, which Python 3 compiles too: the ``0`` is
+    ``ob_size``) reads its slots as ``PyVarObject_HEAD_INIT(NULL, 0)``
+    does: ``tp_repr`` and ``tp_str`` are found (before, the ``0`` was read
+    as ``tp_name`` and every slot one place off: ``tp_as_number =
+    (reprfunc)Fixed_repr: table not found``, udatetime 0.0.17's Python 2
+    branch).  (The second case, the Python 3 head, is the near miss: its
+    first positional element is ``tp_name``.)"""
+    unit = translate.translate_files({"m.c": _PY2_TYPE_OBJECT.replace("HEAD", head)})["m.c"]
+    out = unit.text
+    assert "CYSTCK_DEF_SLOT(Fixed_type_tp_repr, tp_repr, Fixed_repr)" in out
+    assert "CYSTCK_DEF_SLOT(Fixed_type_tp_str, tp_str, Fixed_repr)" in out
+    assert '    "m.Fixed",\n    sizeof(Fixed),\n' in out
+    assert not [n for n in unit.notes if "table not found" in n.message]
+
+
+def test_a_field_read_through_a_stock_pointer_is_given_a_handle_for_its_type_test():
+    """``Py_TYPE(dt->tzinfo) == &Foo_Type``, ``dt`` a stock struct pointer
+    (``PyDateTime_DateTime *``, which the handle lends): the field is a
+    ``PyObject *``, not a handle, so the type test takes a handle the
+    frame gets for it, ``Cystck_FromPyObject(S, (PyObject *)dt->tzinfo)``,
+    marked and reported (before: the field was passed as the handle and
+    the build failed, "incompatible type for argument 2 of
+    Cystck_TypeIs").  (Negative: a custom type's object field, a handle
+    once translated, is tested as it is.)"""
+    src = ("#include <Python.h>\n#include <datetime.h>\ntypedef struct { PyObject_HEAD PyObject *inner; } Box;\n"
+           "static PyTypeObject Box_Type = {PyVarObject_HEAD_INIT(NULL, 0) \"m.Box\", sizeof(Box)};\n"
+           "static PyObject *f(PyObject *self, PyObject *o)\n{\n"
+           "    PyDateTime_DateTime *dt = (PyDateTime_DateTime *)o;\n    Box *b = (Box *)self;\n"
+           "    if (dt->hastzinfo && Py_TYPE(dt->tzinfo) == &Box_Type)\n        return PyLong_FromLong(1);\n"
+           "    if (Py_TYPE(b->inner) == &Box_Type)\n        return PyLong_FromLong(2);\n"
+           "    return PyLong_FromLong(0);\n}\n")
+    unit = translate.translate_files({"m.c": src})["m.c"]
+    out = unit.text
+    assert ("Cystck_TypeIs(S, /* cystck-migrate: escape hatch */ Cystck_FromPyObject(S, (PyObject *)dt->tzinfo), "
+            in out)
+    assert "Cystck_FromPyObject(S, (PyObject *)b" not in out
+    assert [n for n in unit.notes if n.rule == "stock-struct-pointers" and "dt->tzinfo" in n.message]
 
 
 def test_reading_a_strings_data_is_plain_c():

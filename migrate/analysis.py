@@ -18,7 +18,7 @@ import regex
 
 from . import api, source
 from .engine import Note
-from .project import OBJECT_TYPES
+from .project import OBJECT_TYPES, STOCK_ABI_SUFFIX
 from .rules import _common, escape, loops
 
 HANDLE_LIMIT = 1 << 20
@@ -287,6 +287,9 @@ def _leftovers(unit, code):
     escapes = [(m.start(), source.matching(code, m.end() - 1)) for m in _ESCAPE.finditer(code)]
     escapes += escape.escaped_spans(unit.text, code)    # reported by the escape-hatch rule
     escapes += _common.polyfill_bodies(unit)
+    # the stock-ABI entries of a capsule's C API table (reported by capsule-table-entries)
+    escapes += [(f.start, f.body[1]) for f in unit.functions()
+                if f.is_definition and f.name.endswith(STOCK_ABI_SUFFIX)]
     stock = _common.stock_bodies(unit)
     # why each stock body stays stock, by its span
     why = {(f.name_start, f.body[1]): unit.project.role(f.name).detail for f in unit.functions()

@@ -251,6 +251,12 @@ STOCK_INTERNALS = Role("stock", "reads object internals", state=False)
 #: ``PyStructSequence_InitType2(&FooType, &desc)`` (CPython calls it with
 #: ``PyObject *`` and no state; _collect_stock_type_slots).
 STOCK_TYPE_SLOT = Role("stock", "slot of a struct-sequence type, which stays stock", state=False)
+#: The stock-ABI entry the translator writes for a function of a C API
+#: table exported in a capsule (rules/escape.py, capsule-table-entries):
+#: stock extensions call it with ``PyObject *`` and no state, and it opens a
+#: Cystck frame of its own; translating the output again leaves it as it is.
+STOCK_ABI_SUFFIX = "__stock_abi"
+STOCK_ABI_ENTRY = Role("stock", "stock-ABI entry of a capsule's C API table", state=False)
 #: A function defined in a file kept stock as a whole (translate.kept_stock).
 STOCK_KEPT = Role("stock", "defined in a file kept stock", state=False)
 
@@ -331,6 +337,7 @@ class Project:
     struct_names: dict = field(default_factory=dict)     # plain struct name -> all its names (tag, typedef)
     member_structs: dict = field(default_factory=dict)   # plain struct -> {member: struct it holds or points to}
     struct_globals: dict = field(default_factory=dict)   # global variable -> its plain struct
+    capsule_structs: set = field(default_factory=set)    # plain structs of C API tables exported in capsules
     module_state_structs: set = field(default_factory=set)
     state_typedefs: set = field(default_factory=set)     # fn-pointer types that get S
     fnptr_typedefs: set = field(default_factory=set)     # every fn-pointer typedef (see _state_callback_types)
@@ -840,6 +847,9 @@ def build(files, kept_stock=frozenset(), split_destructors=True, includes=None):
         if code is not None:
             _collect_functions(p, path, code, text)
     _collect_native_callbacks(p, [code for code in masks.values() if code is not None])
+    for _, name in list(p.functions):
+        if name.endswith(STOCK_ABI_SUFFIX):
+            p.roles[name] = STOCK_ABI_ENTRY
     _collect_null_error_helpers(p, masks)
     _collect_converters(p, masks)
     _keep_called_clears(p)
@@ -1508,6 +1518,12 @@ def _collect_globals(p, code, text):
                         p.handle_fields.discard(d.name)
 
 
+#: ``PyCapsule_New(&table, ...)`` (``CystckCapsule_New(S, ...)`` once
+#: translated), the pointer maybe cast to ``void *``: a C API exported to
+#: other extensions, which read the table as stock code (rules/escape.py,
+#: capsule-table-entries).
+CAPSULE_TABLE = regex.compile(r"\b(?:Cystck|Py)Capsule_New\s*\(\s*(?:S\s*,\s*)?(?:\(\s*(?:const\s+)?void\s*\*\s*\)\s*)?"
+                              r"(?:&\s*)?(?P<var>[A-Za-z_]\w*)\s*,")
 _GLOBAL_OF_STRUCT = regex.compile(r"\s*(?:(?:static|extern)\s+)*(?:const\s+)?(?:struct\s+)?(?P<t>\w+)\s*\**\s*(?P<v>\w+)\s*"
                                r"(?:\[[^\]]*\]\s*)*[=;,]")
 # static struct { PyObject *cb; } H; (no typedef: a struct with its variable)
@@ -1540,13 +1556,17 @@ def _collect_global_structs(p, masks):
     object members are references, as a module state's are (the
     global-refs rule stores and reads them)."""
     inner = _structs_held_by_value(masks)
+    tables = {m.group("var") for code in masks for m in CAPSULE_TABLE.finditer(code)}
 
     def as_references(struct, seen):
         _as_references(p, struct, inner, seen)
     for code in masks:
         for start, end in source.top_level_items(code):
             m = _GLOBAL_OF_STRUCT.match(code, start, end)
-            if m and "(" not in code[start:m.end()]:
+            if m and "(" not in code[start:m.end()] and m.group("v") in tables:
+                # a C API table other extensions read: its struct stays stock
+                p.capsule_structs.update(p.struct_names.get(m.group("t"), {m.group("t")}))
+            elif m and "(" not in code[start:m.end()]:
                 as_references(m.group("t"), set())
                 if m.group("t") in p.struct_names:
                     p.struct_globals[m.group("v")] = m.group("t")

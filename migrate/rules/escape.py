@@ -8,9 +8,9 @@ import functools
 
 import regex
 
-from .. import api, source
+from .. import api, cstruct, source
 from ..engine import Rule
-from ..project import OBJECT_TYPES, slot_signatures
+from ..project import CAPSULE_TABLE as _CAPSULE_TABLE, OBJECT_TYPES, STOCK_ABI_SUFFIX, slot_signatures
 from . import _common
 
 #: The one spelling of the comment that marks an escape hatch.
@@ -827,3 +827,274 @@ class VoidPointerObjects(Rule):
             n += 1
         unit.apply(edits)
         return n
+
+
+# An entry of the table's initialiser: a designator, a cast, an address-of
+# around a name.
+_TABLE_ENTRY = regex.compile(r"(?:\.\s*\w+\s*=\s*)?(?:\(\s*[^()]*\)\s*)?(?:&\s*)?(?P<name>[A-Za-z_]\w*)")
+_PARAM_NAME = regex.compile(r"(?P<name>[A-Za-z_]\w*)\s*(?:\[[^\]]*\]\s*)*$")
+
+
+class CapsuleTableEntries(Rule):
+    """A function of the extension whose address goes into a struct or an
+    array handed to ``PyCapsule_New`` (a C API exported to other
+    extensions, ``static ExtAPI capi = {ext_check, ext_make};``) is called
+    by stock code, with ``PyObject *`` arguments and no state, through a
+    function pointer of the stock signature; translated, it takes ``S`` and
+    handles.  The table gets a stock-ABI entry in its place,
+    ``ext_make__stock_abi``, generated before the table: it opens a Cystck
+    frame of its own (``Cystck_OpenFrame``), gives each object argument a
+    handle (NULL stays the null handle), calls the translated function, and
+    returns its object result as the stock function did (a new reference,
+    or a borrowed one where each of the stock function's returns reads a
+    member or calls an API function returning a borrowed reference) before
+    closing the frame (``Cystck_CloseFrame``).  A type object in the table,
+    ``&FooType`` (a reference once translated, made with the module), is
+    ``NULL`` there and set, its stock ``PyTypeObject *``, right before the
+    statement making the capsule; the table's struct stays stock
+    (project.capsule_structs).  Marked and reported.  Left alone: a capsule
+    of data (an entry naming no function), a function that stays stock,
+    one whose parameters the entry cannot match (reported; docs/gaps.md
+    T46)."""
+    name = "capsule-table-entries"
+    precedence = 895
+    needs = ("helper-signature",)
+    patterns = (_CAPSULE_TABLE.pattern,)
+    before = ("static PyObject *ext_make(PyObject *o)\n{\n    return PyNumber_Add(o, o);\n}\n"
+              "typedef struct { PyObject *(*make)(PyObject *); } ExtAPI;\n"
+              "static ExtAPI ext_capi = {ext_make};\n"
+              "static PyObject *f(PyObject *self, PyObject *unused)\n{\n"
+              "    return PyCapsule_New(&ext_capi, \"m._C_API\", NULL);\n}\n")
+    after = ('static Cystck_Object ext_make(Cystck_State *S, Cystck_Object o)\n'
+             '{\n'
+             '    return PyNumber_Add(o, o);\n'
+             '}\n'
+             'typedef struct { PyObject *(*make)(PyObject *); } ExtAPI;\n'
+             '/* The stock-ABI entry of ext_make in the C API table ext_capi, which a capsule\n'
+             ' * exports to stock extensions: a Cystck frame of its own around the translated function. */\n'
+             'static PyObject *ext_make__stock_abi(PyObject *o)\n'
+             '{\n'
+             '    Cystck_State S_, *S = &S_;\n'
+             '    Cystck_Object r_;\n'
+             '    PyObject *result_;\n'
+             '    ' + MARK + ' Cystck_OpenFrame(S);\n'
+             '    r_ = ext_make(S, o ? Cystck_FromPyObject(S, (PyObject *)o) : Cystck_NULL);\n'
+             '    result_ = Cystck_IsNull(r_) ? NULL : Cystck_AsPyObject(S, r_);\n'
+             '    Py_XINCREF(result_);        /* a new reference, as the stock function returned */\n'
+             '    if (Cystck_CloseFrame(S) < 0) {\n'
+             '        Py_XDECREF(result_);\n'
+             '        return NULL;\n'
+             '    }\n'
+             '    return (PyObject *)result_;\n'
+             '}\n'
+             '\n'
+             'static ExtAPI ext_capi = {ext_make__stock_abi};\n'
+             'static Cystck_Object f(Cystck_State *S, Cystck_Object self, Cystck_Object unused)\n'
+             '{\n'
+             '    return PyCapsule_New(&ext_capi, "m._C_API", NULL);\n'
+             '}\n')
+
+    def apply(self, unit):
+        code, text, p = unit.masked, unit.text, unit.project
+        tables = {m.group("var") for m in _CAPSULE_TABLE.finditer(code)}
+        if not tables:
+            return 0
+        defined = {f.name: f for f in source.find_functions(source.structure_mask(code)) if f.is_definition}
+        edits, inserts, n = source.Edits(), {}, 0
+        for start, end in source.top_level_items(code):
+            for table in tables:
+                d = regex.search(rf"\b{table}\s*(?:\[[^\]]*\]\s*)?=\s*\{{", code, pos=start, endpos=end)
+                if d is None or "(" in code[start:d.start()]:
+                    continue
+                b0 = d.end() - 1
+                b1 = source.matching(code, b0)
+                for index, (s, e) in enumerate(self._entries(code, b0 + 1, b1 - 1)):
+                    m = _TABLE_ENTRY.fullmatch(code[s:e].strip())
+                    if m and m.group("name") in p.type_objects and "&" in code[s:e] \
+                            and m.group("name") not in p.stock_struct_types:
+                        nested = "{" in code[b0 + 1:b1 - 1]
+                        n += self._type_entry(unit, table, None if nested else index, s, e, m.group("name"), edits)
+                        continue
+                    f = m and defined.get(m.group("name"))
+                    if f is None or m.group("name") in tables:
+                        continue
+                    name = f.name
+                    wrapper = self._wrapper(unit, f, table)
+                    if wrapper is None:
+                        if "Cystck_State" in code[f.params[0]:f.params[1]]:
+                            unit.leftover(s, f"C API table '{table}' exported in a capsule: '{name}' is "
+                                             "translated, its parameters not matched to the stock ones: "
+                                             "stock callers cannot call it", self.name)
+                        continue
+                    lead = len(code[s:e]) - len(code[s:e].lstrip())
+                    at = s + lead + m.start("name")
+                    edits.add(at, at + len(name), f"{name}{STOCK_ABI_SUFFIX}")
+                    inserts.setdefault(start, []).append(wrapper)
+                    unit.leftover(s, f"C API table '{table}' exported in a capsule: '{name}' entered through "
+                                     f"{name}{STOCK_ABI_SUFFIX}, a stock-ABI entry opening a Cystck frame "
+                                     "(escape hatch)", self.name)
+                    n += 1
+        for at, wrappers in inserts.items():
+            lead = len(code[at:]) - len(code[at:].lstrip())
+            edits.add(at + lead, at + lead, "".join(dict.fromkeys(wrappers)))
+        if edits:
+            unit.apply(edits)
+        return n
+
+    def _type_entry(self, unit, table, index, s, e, name, edits):
+        """``&FooType`` in the table: the type is made when the module is,
+        so the entry is NULL and the capsule's maker sets it first, the
+        stock ``PyTypeObject *`` of the type's reference (borrowed: the
+        module keeps the type)."""
+        code, text = unit.masked, unit.text
+        member = self._member(unit.project, table, index, code[s:e])
+        calls = [m for m in _CAPSULE_TABLE.finditer(code) if m.group("var") == table]
+        if member is None or len(calls) != 1 or _common.in_unbraced_body(code, calls[0].start()):
+            unit.leftover(s, f"C API table '{table}' exported in a capsule: the type object {name} in it "
+                             "is a reference once translated, left to a human", self.name)
+            return 0
+        lead = len(code[s:e]) - len(code[s:e].lstrip())
+        edits.add(s + lead, e - (len(code[s:e]) - len(code[s:e].rstrip())), "NULL")
+        at = calls[0].start()
+        stmt = max(code.rfind(";", 0, at), code.rfind("{", 0, at), code.rfind("}", 0, at)) + 1
+        ws = regex.match(r"\s*", code[stmt:at]).group()
+        assign = f"{table}.{member} = {MARK} (PyTypeObject *)Cystck_AsPyObject(S, Cystck_deref(S, {name}));"
+        after = "\n" + ws.rsplit("\n", 1)[1] if "\n" in ws else " "
+        edits.add(stmt + len(ws), stmt + len(ws), assign + after)
+        unit.leftover(s, f"C API table '{table}' exported in a capsule: its type object {name} set, a stock "
+                         "PyTypeObject *, before the capsule is made (escape hatch)", self.name)
+        return 1
+
+    @staticmethod
+    def _member(p, table, index, entry):
+        """The member of ``table``'s struct that entry ``index`` sets (its
+        designator, or the struct's member at that position)."""
+        d = regex.match(r"\s*\.\s*(\w+)\s*=", entry)
+        if d or index is None:
+            return d and d.group(1)
+        for raw in p.files.values():
+            if table not in raw:
+                continue
+            masked = source.mask(raw)
+            g = regex.search(rf"(?:struct\s+)?(?P<t>\w+)\s+{table}\s*=\s*\{{", masked)
+            if g is None:
+                continue
+            for other in p.files.values():
+                om = source.mask(other)
+                for sm in regex.finditer(r"\b(?:struct|union)\s*(?P<tag>\w*)\s*\{", om):
+                    close = source.matching(om, sm.end() - 1)
+                    after = regex.match(r"\s*(\w+)\s*;", om[close:])
+                    if sm.group("tag") == g.group("t") or after and after.group(1) == g.group("t"):
+                        members = cstruct.struct_members(om, sm.end() - 1, close)
+                        return members[index][1].name if index < len(members) else None
+        return None
+
+    @staticmethod
+    def _entries(code, start, end):
+        """Spans of the table's entries (those of a nested initialiser too)."""
+        for s, e in source.split_top(code, start, end):
+            inner = code[s:e].strip()
+            if inner.startswith("{") or regex.match(r"\.\s*\w+\s*=\s*\{", inner) or regex.match(r"\[[^\]]*\]\s*=\s*\{", inner):
+                o = code.index("{", s)
+                yield from CapsuleTableEntries._entries(code, o + 1, source.matching(code, o) - 1)
+            elif inner:
+                yield s, e
+
+    @staticmethod
+    def _wrapper(unit, f, table):
+        """The stock-ABI entry of the translated function ``f`` (a
+        source.Function of the unit), or None if ``f`` is not translated
+        or its parameters do not match its stock definition's."""
+        code, text, p = unit.masked, unit.text, unit.project
+        params = [text[s:e].strip() for s, e in source.split_top(code, f.params[0], f.params[1])]
+        head = text[f.start:f.name_start]
+        ret = regex.sub(r"\b(?:static|inline|__inline__|__inline|extern)\b", "", head).strip()
+        translated = bool(params) and regex.fullmatch(r"Cystck_State\s*\*\s*S", params[0])
+        if not translated and "Cystck_Object" not in ret:
+            return None
+        stock = CapsuleTableEntries._stock_definition(p, unit.path, f.name)
+        if stock is None or not translated:
+            return None
+        scode, stext, sf = stock
+        sparams = [stext[s:e].strip() for s, e in source.split_top(scode, sf.params[0], sf.params[1])]
+        sparams = [] if sparams in ([""], ["void"]) else sparams
+        if len(sparams) != len(params) - 1:
+            return None
+        args = []
+        for sp, tp in zip(sparams, params[1:]):
+            nm = _PARAM_NAME.search(sp)
+            if nm is None or sp == "...":
+                return None
+            name = nm.group("name")
+            if regex.search(r"\bCystck_Object\b", tp) and "*" not in tp.replace("Cystck_Object", "", 1).split(name)[0]:
+                args.append(f"{name} ? Cystck_FromPyObject(S, (PyObject *){name}) : Cystck_NULL")
+            elif "Cystck_" in tp:
+                return None          # a handle array, a field: no stock counterpart to lend
+            else:
+                args.append(name)
+        sret = regex.sub(r"\b(?:static|inline|__inline__|__inline|extern)\b", "", stext[sf.start:sf.name_start]).strip()
+        sret = " ".join(sret.split())
+        decl = f"static {sret}{'' if sret.endswith('*') else ' '}{f.name}{STOCK_ABI_SUFFIX}({', '.join(sparams) or 'void'})"
+        call = f"{f.name}(S{''.join(', ' + a for a in args)})"
+        lines = [f"/* The stock-ABI entry of {f.name} in the C API table {table}, which a capsule",
+                 " * exports to stock extensions: a Cystck frame of its own around the translated function. */",
+                 decl, "{", "    Cystck_State S_, *S = &S_;"]
+        if ret.replace(" ", "") == "Cystck_Object":
+            borrowed = CapsuleTableEntries._returns_member(p, scode, stext, sf)
+            lines += ["    Cystck_Object r_;", "    PyObject *result_;", f"    {MARK} Cystck_OpenFrame(S);",
+                      f"    r_ = {call};",
+                      "    result_ = Cystck_IsNull(r_) ? NULL : Cystck_AsPyObject(S, r_);"]
+            if not borrowed:
+                lines += ["    Py_XINCREF(result_);        /* a new reference, as the stock function returned */"]
+            else:
+                lines += ["    /* borrowed, as the stock function returned (a member's object) */"]
+            lines += ["    if (Cystck_CloseFrame(S) < 0) {"] + (["        Py_XDECREF(result_);"] if not borrowed else []) + \
+                     ["        return NULL;", "    }", f"    return ({sret})result_;", "}", "", ""]
+        elif regex.search(r"\bCystck_", ret):
+            return None
+        elif sret == "void":
+            lines += [f"    {MARK} Cystck_OpenFrame(S);", f"    {call};", "    (void)Cystck_CloseFrame(S);", "}", "", ""]
+        else:
+            lines += [f"    {sret} r_;", f"    {MARK} Cystck_OpenFrame(S);", f"    r_ = {call};",
+                      "    (void)Cystck_CloseFrame(S);", "    return r_;", "}", "", ""]
+        return "\n".join(lines)
+
+    @staticmethod
+    def _stock_definition(p, path, name):
+        """(masked, text, source.Function) of ``name``'s stock definition,
+        in ``path`` first."""
+        for where in [path] + [q for q in p.files if q != path]:
+            raw = p.files.get(where)
+            if not raw or name not in raw:
+                continue
+            masked = source.mask(raw)
+            for f in source.find_functions(source.structure_mask(masked)):
+                if f.name == name and f.is_definition:
+                    return masked, raw, f
+        return None
+
+    @staticmethod
+    def _returns_member(p, scode, stext, sf):
+        """Does every return of an object by the stock function read a
+        member (``return self->obj;``, maybe through a macro): a borrowed
+        reference, as CPython's stock getters of a member return?"""
+        from .. import macros
+        found = False
+        defs = macros.project_macros(p.files.values())
+        for m in regex.finditer(r"\breturn\b(?P<x>[^;]*);", scode, pos=sf.body[0], endpos=sf.body[1]):
+            x = stext[m.start("x"):m.end("x")].strip()
+            if x in ("NULL", "0", "nullptr"):
+                continue
+            try:
+                x = macros.expand_fully(x, defs)
+            except macros.Unexpandable:
+                return False
+            x = source.unparen(source.mask(x))
+            call = regex.fullmatch(r"(?:\(\s*[\w\s*]+\)\s*)?(?P<f>\w+)\s*\(.*\)", x, regex.S)
+            if call and call.group("f") in BORROWED:
+                found = True
+                continue
+            if not regex.fullmatch(r"(?:\(\s*[\w\s*]+\)\s*)?\(?[\w\s*()]*?(?:->|\.)\s*\w+\s*\)?", x) or "(" in x.split("->")[-1]:
+                return False
+            found = True
+        return found

@@ -219,6 +219,8 @@ class StructMembers(Rule):
             if m.start() > 0 and regex.search(r"\b(?:struct|union|class)\s*\w*\s*\{[^{}]*$", code[:m.start()]):
                 continue   # nested: handled with its parent
             struct = self._named(code, m, close)
+            if struct in p.capsule_structs:
+                continue   # a C API table exported in a capsule, read by stock extensions
             for base, d, span in cstruct.struct_members(code, open_at, close):
                 if d.array:
                     self._array(p, code, base, d, span, edits)

@@ -318,6 +318,14 @@ LEAVE_ALONE = {
         "    PyObject *back;\n    pr.first = o;\n    back = pr.first;\n    return back;\n}\n"),
     # A function that takes the GIL but that the extension calls itself: its
     # caller passes the state.
+    # A capsule of plain data: the table holds numbers and a pointer to an
+    # array, no function (a translated function next to it is no entry).
+    "capsule-table-entries": (
+        "static Cystck_Object make(Cystck_State *S, Cystck_Object o) { return o; }\n"
+        "typedef struct { long version; long *counts; } Info;\n"
+        "static long counts[4];\n"
+        "static Info info = {2, counts};\n"
+        "static PyObject *f(PyObject *self) { return PyCapsule_New((void *)&info, \"m.info\", NULL); }\n"),
     "thread-callback-frames": (
         "static void on_event(union sigval v)\n{\n    PyObject *self = v.sival_ptr;\n"
         "    PyGILState_STATE g = PyGILState_Ensure();\n    PyObject_CallMethod(self, \"fired\", NULL);\n"
@@ -811,6 +819,7 @@ POSITIVE_TWINS = {
     "null-handles": ("Py_buffer *view", "PyObject *view"),
     "handle-in-c-pointer": ("char *p)", "PyObject *p)"),
     "thread-callback-frames": ("    on_event(v);\n", "    (void)on_event;\n"),
+    "capsule-table-entries": ("{2, counts}", "{2, make}"),
     "struct-pointer-members": ("typedef struct Link { struct", "typedef struct Link { PyObject_HEAD struct"),
     "handle-identity": ("char *a, char *b", "PyObject *a, PyObject *b"),
     "object-id": ("PyLong_FromVoidPtr(p)", "PyLong_FromVoidPtr(o)"),

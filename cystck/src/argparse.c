@@ -473,7 +473,14 @@ static int convert_string(const Format *f, int index, const char *code, Cystck_O
  * conversions get &va, the first member, by which convert_encoded finds the
  * list of the buffers it allocated (CPython's freelist), which
  * end_parse frees if the parse fails (and sets to NULL: the caller's
- * pointer must not be freed again). */
+ * pointer must not be freed again).  The list is read only after a
+ * failure, by a cold out-of-line function; the callers end the va_list
+ * themselves (a va_end in end_parse kept GCC from inlining it: the call
+ * cost every parse 16 instructions, docs/gaps.md R1).  The keyword entry
+ * points leave nencoded unset: the out-of-line parsers that may convert an
+ * es/et unit (bind_from_copy, parse) start the list (start_encoded), and
+ * their inline fast path, which converts none, fails with -1 (nothing to
+ * free), so its successful calls pay nothing for the list. */
 #define MAX_ENCODED 32
 typedef struct {
     va_list va;
@@ -481,15 +488,27 @@ typedef struct {
     char **encoded[MAX_ENCODED];
 } ParseArgs;
 
-static int end_parse(ParseArgs *pa, int r)
+static CYSTCK_ALWAYS_INLINE void start_encoded(va_list *va)
 {
-    if (Cystck_unlikely(pa->nencoded > 0) && r == 0)
-        while (pa->nencoded > 0) {
-            char **buffer = pa->encoded[--pa->nencoded];
-            PyMem_Free(*buffer);
-            *buffer = NULL;
-        }
-    va_end(pa->va);
+    ((ParseArgs *)va)->nencoded = 0;     /* va is its first member */
+}
+
+static CYSTCK_COLD CYSTCK_NOINLINE void free_encoded(ParseArgs *pa)
+{
+    while (pa->nencoded > 0) {
+        char **buffer = pa->encoded[--pa->nencoded];
+        PyMem_Free(*buffer);
+        *buffer = NULL;
+    }
+}
+
+static CYSTCK_ALWAYS_INLINE int end_parse(ParseArgs *pa, int r)
+{
+    if (Cystck_unlikely(r <= 0)) {
+        if (r == 0)
+            free_encoded(pa);
+        r = 0;                  /* -1: failed before the list started */
+    }
     return r;
 }
 
@@ -1088,7 +1107,7 @@ int bind_fast(Cystck_State *S, const Cystck_Object *args, const Format *f,
         if (r > 0)
             continue;
         if (r < 0)
-            return 0;
+            return shared ? -1 : 0;     /* shared: no es/et converted yet */
         if (shared)
             return bind_from_copy(S, args, f, op, src, fmt, va, i);
         if (convert(S, f, i, fmt + f->spec[i], h, va) < 0)
@@ -1103,6 +1122,7 @@ static CYSTCK_NOINLINE int bind_from_copy(Cystck_State *S, const Cystck_Object *
                                           const char *fmt, va_list *va, int i)
 {
     struct { Format f; unsigned char op[MAX_SPECS]; signed char src[MAX_SPECS]; } c;
+    start_encoded(va);
     c.f = *f;
     memcpy(c.op, op, (size_t)f->nspecs);
     memcpy(c.src, src, (size_t)f->nspecs);
@@ -1116,8 +1136,10 @@ static CYSTCK_NOINLINE int bind_from_copy(Cystck_State *S, const Cystck_Object *
  * site, a constant of its code object) is resolved once, with the number of
  * positional arguments, into where each value comes from; binding then
  * reads the values straight from args and converts the common codes
- * inline.  Returns 1 or 0 like the API, or -2 with nothing consumed from va
- * when the general path must decide. */
+ * inline.  Returns 1 or 0 like the API (-1 for 0 when no value that may
+ * allocate an es/et buffer was converted: the entry point's list of them
+ * is not started), or -2 with nothing consumed from va when the general
+ * path must decide. */
 static CYSTCK_ALWAYS_INLINE
 int parse_fast(Cystck_State *S, KwParser *p, const Cystck_Object *args, Cystck_ssize_t nargs,
                PyObject *kwobj, const char *fmt, va_list *va)
@@ -1378,6 +1400,7 @@ static int parse(Cystck_State *S, const Cystck_Object *args, Cystck_ssize_t narg
 {
     PyObject *kwobj = _Cystck_Get(kw);
     const KwParser *p;
+    start_encoded(va);
     if (kwlist == NULL)
         return parse_positional_text(S, args, nargs, kwobj, fmt, va);
     p = kw_parser(fmt, kwlist);
@@ -1392,7 +1415,9 @@ int CystckArg_ParseTuple(Cystck_State *S, const Cystck_Object *args, Cystck_ssiz
     pa.nencoded = 0;
     va_start(pa.va, fmt);
     r = parse_positional_text(S, args, nargs, NULL, fmt, &pa.va);
-    return end_parse(&pa, r);
+    r = end_parse(&pa, r);
+    va_end(pa.va);
+    return r;
 }
 
 /* PyArg_ParseTuple of a tuple object rather than an argument array (a
@@ -1434,6 +1459,7 @@ int CystckArg_ParseTupleObject(Cystck_State *S, Cystck_Object t, const char *fmt
     va_start(pa.va, fmt);
     r = parse_positional_text(S, items, n, NULL, fmt, &pa.va);
     r = end_parse(&pa, r);
+    va_end(pa.va);
     if (items != small)
         PyMem_Free(items);
     return r;
@@ -1458,12 +1484,15 @@ int (CystckArg_ParseTupleAndKeywords)(Cystck_State *S, const Cystck_Object *args
     ParseArgs pa;
     int r;
     PyObject *k = given_keywords(&kw);
-    pa.nencoded = 0;
     va_start(pa.va, kwlist);
     r = kwlist != NULL ? parse_fast(S, (KwParser *)kw_parser(fmt, kwlist), args, nargs, k, fmt, &pa.va) : -2;
-    if (r == -2)
-        r = parse(S, args, nargs, kw, fmt, kwlist, &pa.va);
-    return end_parse(&pa, r);
+    if (Cystck_unlikely(r <= 0)) {      /* one test on success: -2, -1 and 0 */
+        if (r == -2)
+            r = parse(S, args, nargs, kw, fmt, kwlist, &pa.va);
+        r = end_parse(&pa, r);
+    }
+    va_end(pa.va);
+    return r;
 }
 
 /* A call site's own parser, made on its first call (and again if the site
@@ -1489,7 +1518,6 @@ int _CystckArg_ParseTupleAndKeywordsAt(_CystckArg_Site *site, Cystck_State *S, c
     ParseArgs pa;
     int r = -2;
     PyObject *k = given_keywords(&kw);
-    pa.nencoded = 0;
     va_start(pa.va, kwlist);
     if (kwlist != NULL) {
         /* The site's format and list are the ones its parser was made for
@@ -1501,9 +1529,13 @@ int _CystckArg_ParseTupleAndKeywordsAt(_CystckArg_Site *site, Cystck_State *S, c
             p = site_parser(site, fmt, kwlist);
         r = parse_fast(S, p, args, nargs, k, fmt, &pa.va);
     }
-    if (r == -2)
-        r = parse(S, args, nargs, kw, fmt, kwlist, &pa.va);
-    return end_parse(&pa, r);
+    if (Cystck_unlikely(r <= 0)) {      /* one test on success: -2, -1 and 0 */
+        if (r == -2)
+            r = parse(S, args, nargs, kw, fmt, kwlist, &pa.va);
+        r = end_parse(&pa, r);
+    }
+    va_end(pa.va);
+    return r;
 }
 
 int CystckArg_UnpackTuple(Cystck_State *S, const Cystck_Object *args, Cystck_ssize_t nargs,

@@ -18,6 +18,9 @@ CASES = [
     ("et_size_then_float", (b"abc", "\u20ac", 1.0), {}),
     ("et_size_then_float", ("a" * 100, "b" * 100), {"x": "no"}),
     ("et_size_then_float", ("a" * 100,), {"t": "b" * 100, "x": []}),
+    ("long_then_es", (2 ** 70, "abc"), {}), ("long_then_es", (1, "abc", "x"), {}),
+    ("long_then_es", (1, "abc", 2.5), {}), ("long_then_es", (1,), {"s": "abc", "x": "no"}),
+    ("long_then_es", (), {"n": 2 ** 70, "s": "abc"}), ("long_then_es", (), {"n": 3, "s": "é", "x": 1.0}),
 ]
 
 
@@ -52,6 +55,9 @@ def check_no_leak(m):
     assert growth(m.es_then_int, "abc" * 10, "x") < 200
     assert growth(m.et_size_then_float, "a" * 50, "b" * 50, "x") < 200
     assert growth(m.et_size_then_float, "a" * 50, t="b" * 50, x=None) < 200
+    assert growth(m.long_then_es, 1, "a" * 50, "x") < 200
+    assert growth(m.long_then_es, 1, s="a" * 50, x="x") < 200
+    assert growth(m.long_then_es, 2 ** 70, "a" * 50) < 200
 
 
 def test_buffers_freed_when_a_later_value_fails(exts):

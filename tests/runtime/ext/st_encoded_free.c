@@ -37,9 +37,29 @@ et_size_then_float(PyObject *m, PyObject *args, PyObject *kw)
     return r;
 }
 
+/* An inline unit before the encoded one: a failure there comes before any
+ * buffer (the keyword fast path's -1), one after it frees the buffer. */
+static PyObject *
+long_then_es(PyObject *m, PyObject *args, PyObject *kw)
+{
+    static char *kwlist[] = {"n", "s", "x", NULL};
+    char *buf = NULL;
+    long n;
+    double x = 0.0;
+    PyObject *r;
+    (void)m;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "les|d", kwlist, &n, "utf-8", &buf, &x))
+        return NULL;
+    r = Py_BuildValue("(lsd)", n, buf, x);
+    PyMem_Free(buf);
+    return r;
+}
+
 static PyMethodDef methods[] = {
     {"es_then_int", es_then_int, METH_VARARGS, NULL},
     {"et_size_then_float", (PyCFunction)(void (*)(void))et_size_then_float,
+     METH_VARARGS | METH_KEYWORDS, NULL},
+    {"long_then_es", (PyCFunction)(void (*)(void))long_then_es,
      METH_VARARGS | METH_KEYWORDS, NULL},
     {NULL, NULL, 0, NULL}
 };

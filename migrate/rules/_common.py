@@ -133,6 +133,25 @@ _QUALIFIERS = regex.compile(r"\b(?:const|struct|volatile|register)\b")
 _QUALIFIERS_NOT_REGISTER = regex.compile(r"\b(?:const|struct|volatile)\b")
 _OBJECT_TYPE = regex.compile(OBJECT_TYPES)
 
+#: what may precede a function's return type in its head: storage, inline,
+#: the extensions' macros for them, a C++ template header
+FUNCTION_QUALIFIERS = (r"(?:(?:(?:static|inline|extern|__inline__|__inline|FASTCALL_ATTR|Py_LOCAL_INLINE"
+                       r"|CYSTCK_UNUSED|constexpr)\b|template\s*<[^<>]*>)\s*)*")
+_FUNCTION_HEAD = regex.compile(r"(?P<q>\s*" + FUNCTION_QUALIFIERS + r")(?P<t>.*?)(?P<ws>\s*)", regex.S)
+
+
+def function_head(head):
+    """A function's head (its text before the name) split into groups ``q``
+    (the qualifiers), ``t`` (the return type) and ``ws`` (what follows it);
+    None if it does not split."""
+    return _FUNCTION_HEAD.fullmatch(head)
+
+
+def return_type(head):
+    """The return type in a function's head, its words one space apart."""
+    m = function_head(head)
+    return " ".join((m.group("t") if m else head).split())
+
 
 def parse_params(code, start, end):
     """The Params of the parameter list ``code[start:end]``, each a new

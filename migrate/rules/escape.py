@@ -1008,7 +1008,7 @@ class CapsuleTableEntries(Rule):
         code, text, p = unit.masked, unit.text, unit.project
         params = [text[s:e].strip() for s, e in source.split_top(code, f.params[0], f.params[1])]
         head = text[f.start:f.name_start]
-        ret = regex.sub(r"\b(?:static|inline|__inline__|__inline|extern)\b", "", head).strip()
+        ret = _common.return_type(head)
         translated = bool(params) and regex.fullmatch(r"Cystck_State\s*\*\s*S", params[0])
         if not translated and "Cystck_Object" not in ret:
             return None
@@ -1032,8 +1032,7 @@ class CapsuleTableEntries(Rule):
                 return None          # a handle array, a field: no stock counterpart to lend
             else:
                 args.append(name)
-        sret = regex.sub(r"\b(?:static|inline|__inline__|__inline|extern)\b", "", stext[sf.start:sf.name_start]).strip()
-        sret = " ".join(sret.split())
+        sret = _common.return_type(stext[sf.start:sf.name_start])
         decl = f"static {sret}{'' if sret.endswith('*') else ' '}{f.name}{STOCK_ABI_SUFFIX}({', '.join(sparams) or 'void'})"
         call = f"{f.name}(S{''.join(', ' + a for a in args)})"
         lines = [f"/* The stock-ABI entry of {f.name} in the C API table {table}, which a capsule",

@@ -14,8 +14,6 @@ _WORD = regex.compile(r"\b\w+\b")
 _NULL_BRANCH = regex.compile(r"(?P<c>[^?:]+)\?\s*(?:(?P<n1>Cystck_NULL)\s*:(?P<v>[^?:]+)"
                              r"|(?P<v>[^?:]+):\s*Cystck_NULL\s*)", regex.S)
 
-_QUALIFIERS = (r"(?:(?:(?:static|inline|extern|__inline__|__inline|FASTCALL_ATTR|Py_LOCAL_INLINE"
-               r"|CYSTCK_UNUSED|constexpr)\b|template\s*<[^<>]*>)\s*)*")
 
 
 _SCOPE = regex.compile(r"(?:\b\w+(?:\s*<[^<>;{}]*>)?\s*::\s*)+$")
@@ -39,7 +37,7 @@ def render_param(ctype, name):
 def _replace_return_type(head, new_type):
     """``static PyObject *\\n`` -> ``static int\\n`` (keeps qualifiers and
     the layout between type and name)."""
-    m = regex.fullmatch(r"(?P<q>\s*" + _QUALIFIERS + r")(?P<t>.*?)(?P<ws>\s*)", head, flags=regex.S)
+    m = _common.function_head(head)
     if not m:
         return head
     ws = m.group("ws") or " "

@@ -349,6 +349,15 @@ static int mark_plain(PyTypeObject *tp)
     return 0;
 }
 
+/* A CYSTCK_DEF_DESTROY type made without GC or weak references (which no
+ * later change gives it; its deallocator tests for them at every call)
+ * gets the deallocator that tests only for a finalizer. */
+static void install_plain_dealloc(PyTypeObject *tp, destructor dealloc, destructor plain)
+{
+    if (tp->tp_dealloc == dealloc && !PyType_IS_GC(tp) && tp->tp_weaklistoffset == 0)
+        tp->tp_dealloc = plain;
+}
+
 /* The module of the types this extension makes: the one it is made for
  * (CystckType_FromModuleAndSpec), else the one the extension created (its
  * full name, with its package) or, before that, the one whose
@@ -416,6 +425,7 @@ static Cystck_Object type_from_spec(Cystck_State *S, Cystck_Object module, Cystc
     PyType_Spec pyspec;
     PyObject *type;
     CystckDef **d;
+    void *own_dealloc = NULL, *own_plain_dealloc = NULL;
     int gc;
 
     if (spec == NULL || spec->name == NULL) {
@@ -455,7 +465,12 @@ static Cystck_Object type_from_spec(Cystck_State *S, Cystck_Object module, Cystc
             break;
         case CystckDef_Slot:
             slots[isl] = (*d)->slot;
-            slots[isl++].pfunc = _Cystck_Twin((*d)->slot.pfunc, (*d)->debug_twin);
+            slots[isl].pfunc = _Cystck_Twin((*d)->slot.pfunc, (*d)->debug_twin);
+            if ((*d)->slot.slot == Py_tp_dealloc) {
+                own_dealloc = slots[isl].pfunc;
+                own_plain_dealloc = (*d)->plain_dealloc;
+            }
+            isl++;
             break;
         }
     }
@@ -482,6 +497,8 @@ static Cystck_Object type_from_spec(Cystck_State *S, Cystck_Object module, Cystc
     type = pytype_from_spec(&pyspec, _Cystck_Get(module), _Cystck_Get(bases));
     if (type != NULL && mark_plain((PyTypeObject *)type) < 0)
         Py_CLEAR(type);
+    if (type != NULL && own_plain_dealloc != NULL)
+        install_plain_dealloc((PyTypeObject *)type, (destructor)own_dealloc, (destructor)own_plain_dealloc);
     if (type != NULL && _Cystck_PublishTypedSignatures(type, spec->defines) < 0)
         Py_CLEAR(type);
     PyMem_Free(slots);     /* copied by CPython */
@@ -502,6 +519,11 @@ Cystck_Object CystckType_FromModuleAndSpec(Cystck_State *S, Cystck_Object module
     if (Cystck_IsNull(module))
         return _Cystck_BadArgAt(S, "CystckType_FromModuleAndSpec", module, _CYSTCK_CALLER());
     return type_from_spec(S, module, spec, bases);
+}
+
+int _Cystck_IsInstanceOfSubtype(PyObject *o, PyObject *t)
+{
+    return PyType_Check(t) && PyType_IsSubtype(Py_TYPE(o), (PyTypeObject *)t);
 }
 
 int CystckType_IsSubtype(Cystck_State *S, Cystck_Object a, Cystck_Object b)

@@ -365,6 +365,10 @@ typedef struct {
      * meth, slot or getset.get, and of getset.set; NULL where there is none. */
     void *debug_twin;
     void *debug_twin_set;
+    /* Py_tp_dealloc (CYSTCK_DEF_DESTROY): the deallocator the runtime
+     * installs instead of slot.pfunc when the type made has no GC, weak
+     * references or finalizer, which slot.pfunc tests at every call. */
+    void *plain_dealloc;
 } CystckDef;
 
 #define _CYSTCK_NO_METH   {NULL, NULL, 0, NULL}
@@ -382,7 +386,7 @@ typedef struct {
         { NAME, (PyCFunction)(void (*)(void))_CYSTCK_TRAMP(SYM),              \
           _CYSTCK_FLAGS_##CONV | (FLAGS), DOC },                              \
         _CYSTCK_NO_SLOT, _CYSTCK_NO_MEMBER, _CYSTCK_NO_GETSET, NULL,          \
-        _CYSTCK_TWIN_OF(SYM), NULL };
+        _CYSTCK_TWIN_OF(SYM), NULL, NULL };
 #define CYSTCK_DEF_METH(SYM, NAME, IMPL, CONV, DOC) \
     _CYSTCK_DEF_METH(static, SYM, NAME, IMPL, CONV, 0, DOC)
 /* The same for an implementation with external linkage, defined in another
@@ -424,7 +428,7 @@ typedef struct {
     static CystckDef SYM = { CystckDef_Member, _CYSTCK_NO_METH, _CYSTCK_NO_SLOT, \
         { NAME, TYPE, (Py_ssize_t)(CYSTCK_DATA_OFFSET + offsetof(STRUCT, FIELD)), \
           FLAGS, DOC },                                                       \
-        _CYSTCK_NO_GETSET, NULL, NULL, NULL };
+        _CYSTCK_NO_GETSET, NULL, NULL, NULL, NULL };
 
 /* Weak references to instances: the native struct holds a Cystck_WeakList
  * (the extension never touches it) and the type's defines list
@@ -436,7 +440,7 @@ typedef struct { PyObject *_list; } Cystck_WeakList;
     static CystckDef SYM = { CystckDef_Member, _CYSTCK_NO_METH, _CYSTCK_NO_SLOT, \
         { "__weaklistoffset__", T_PYSSIZET,                                   \
           (Py_ssize_t)(CYSTCK_DATA_OFFSET + offsetof(STRUCT, FIELD)), READONLY, NULL }, \
-        _CYSTCK_NO_GETSET, NULL, NULL, NULL };
+        _CYSTCK_NO_GETSET, NULL, NULL, NULL, NULL };
 
 /* A __dict__ for instances: the native struct's Cystck_Field FIELD holds
  * the dict (the one the extension stores there, else the one CPython makes
@@ -449,7 +453,7 @@ typedef struct { PyObject *_list; } Cystck_WeakList;
     static CystckDef SYM = { CystckDef_Member, _CYSTCK_NO_METH, _CYSTCK_NO_SLOT, \
         { "__dictoffset__", T_PYSSIZET,                                       \
           (Py_ssize_t)(CYSTCK_DATA_OFFSET + offsetof(STRUCT, FIELD)), READONLY, NULL }, \
-        _CYSTCK_NO_GETSET, NULL, NULL, NULL };
+        _CYSTCK_NO_GETSET, NULL, NULL, NULL, NULL };
 
 /* Getters and setters:
  *   int get(Cystck_State *S, Cystck_Object self, void *closure)   push count
@@ -481,14 +485,14 @@ typedef struct { PyObject *_list; } Cystck_WeakList;
     static CystckDef SYM = { CystckDef_GetSet, _CYSTCK_NO_METH, _CYSTCK_NO_SLOT, \
         _CYSTCK_NO_MEMBER,                                                    \
         { NAME, _CYSTCK_TRAMP(SYM##_get), NULL, DOC, CLOSURE }, NULL,        \
-        _CYSTCK_TWIN_OF(SYM##_get), NULL };
+        _CYSTCK_TWIN_OF(SYM##_get), NULL, NULL };
 #define CYSTCK_DEF_GETSET(SYM, NAME, GETTER, SETTER, DOC, CLOSURE)            \
     _CYSTCK_GETTER(SYM##_get, GETTER)                                         \
     _CYSTCK_SETTER(SYM##_set, SETTER)                                         \
     static CystckDef SYM = { CystckDef_GetSet, _CYSTCK_NO_METH, _CYSTCK_NO_SLOT, \
         _CYSTCK_NO_MEMBER,                                                    \
         { NAME, _CYSTCK_TRAMP(SYM##_get), _CYSTCK_TRAMP(SYM##_set), DOC, CLOSURE }, NULL, \
-        _CYSTCK_TWIN_OF(SYM##_get), _CYSTCK_TWIN_OF(SYM##_set) };
+        _CYSTCK_TWIN_OF(SYM##_get), _CYSTCK_TWIN_OF(SYM##_set), NULL };
 
 /* ------------------------------------------------------------------ */
 /* Slots                                                               */
@@ -770,9 +774,24 @@ static inline void _Cystck_FreeInstance(PyObject *self, PyTypeObject *tp)
  * and without weak references or a finalizer needs only the destructor,
  * tp_free and the heap type's reference: done here, with IMPL called
  * directly (and often inlined).  The type is read again after IMPL: only
- * self is then kept across the call. */
+ * self is then kept across the call.  SYM tests the instance's type for
+ * all three; CystckType_FromSpec installs SYM_plain instead in a type made
+ * without GC or weak references (CystckDef.plain_dealloc), which tests only
+ * for a finalizer, the one a heap type can gain later (`cls.__del__ = f`).
+ * A Python subclass's subtype_dealloc does its own GC, weak reference and
+ * finalizer work before it calls either. */
 #define _CYSTCK_DESTROY(SYM, IMPL)                                                 \
     static void IMPL(void *data);                                             \
+    static void _CYSTCK_TRAMP(SYM)(PyObject *self);                          \
+    static void _CYSTCK_TRAMP(SYM##_plain)(PyObject *self)                   \
+    {                                                                         \
+        if (Cystck_unlikely(Py_TYPE(self)->tp_finalize != NULL)) {            \
+            _Cystck_DeallocWith(self, IMPL, _CYSTCK_TRAMP(SYM##_plain));      \
+            return;                                                           \
+        }                                                                     \
+        IMPL((char *)self + CYSTCK_DATA_OFFSET);                              \
+        _Cystck_FreeInstance(self, Py_TYPE(self));                            \
+    }                                                                         \
     static void _CYSTCK_TRAMP(SYM)(PyObject *self)                           \
     {                                                                         \
         PyTypeObject *tp_ = Py_TYPE(self);                                    \
@@ -822,12 +841,12 @@ _CYSTCK_STATIC_ASSERT(offsetof(Cystck_State, frame) == offsetof(_Cystck_HeadCopy
     _CYSTCK_SLOT_KIND(_CYSTCK_SLOTKIND_##SLOT, SYM, IMPL)                     \
     static CystckDef SYM = { CystckDef_Slot, _CYSTCK_NO_METH,                 \
         { Py_##SLOT, (void *)_CYSTCK_TRAMP(SYM) },                            \
-        _CYSTCK_NO_MEMBER, _CYSTCK_NO_GETSET, NULL, _CYSTCK_TWIN_OF(SYM), NULL };
+        _CYSTCK_NO_MEMBER, _CYSTCK_NO_GETSET, NULL, _CYSTCK_TWIN_OF(SYM), NULL, NULL };
 #define _CYSTCK_DEF_SLOT_0(SYM, SLOT, IMPL)                                   \
     _CYSTCK_STATIC_ASSERT(0, "CYSTCK_DEF_SLOT: " #SLOT " is not a slot "      \
                           "CYSTCK_DEF_SLOT supports (see docs/api.md)");      \
     static CystckDef SYM = { CystckDef_Slot, _CYSTCK_NO_METH, _CYSTCK_NO_SLOT, \
-        _CYSTCK_NO_MEMBER, _CYSTCK_NO_GETSET, NULL, NULL, NULL };
+        _CYSTCK_NO_MEMBER, _CYSTCK_NO_GETSET, NULL, NULL, NULL, NULL };
 #define _CYSTCK_DEF_SLOT_IF(KNOWN, SYM, SLOT, IMPL) _CYSTCK_DEF_SLOT_IF_(KNOWN, SYM, SLOT, IMPL)
 #define _CYSTCK_DEF_SLOT_IF_(KNOWN, SYM, SLOT, IMPL) _CYSTCK_DEF_SLOT_##KNOWN(SYM, SLOT, IMPL)
 
@@ -841,7 +860,8 @@ _CYSTCK_STATIC_ASSERT(offsetof(Cystck_State, frame) == offsetof(_Cystck_HeadCopy
     _CYSTCK_DESTROY(SYM, IMPL)                                                \
     static CystckDef SYM = { CystckDef_Slot, _CYSTCK_NO_METH,                 \
         { Py_tp_dealloc, (void *)_CYSTCK_TRAMP(SYM) },                        \
-        _CYSTCK_NO_MEMBER, _CYSTCK_NO_GETSET, NULL, NULL, NULL };
+        _CYSTCK_NO_MEMBER, _CYSTCK_NO_GETSET, NULL, NULL, NULL,               \
+        (void *)_CYSTCK_TRAMP(SYM##_plain) };
 
 /* The type's clear (tp_clear, for the cyclic GC): the runtime releases the
  * fields through traverse, as it does without this, then IMPL, void
@@ -856,7 +876,7 @@ CYSTCK_INTERNAL int _Cystck_ClearWith(PyObject *self, void (*after)(void *));
     }                                                                         \
     static CystckDef SYM = { CystckDef_Slot, _CYSTCK_NO_METH,                 \
         { Py_tp_clear, (void *)_CYSTCK_TRAMP(SYM) },                          \
-        _CYSTCK_NO_MEMBER, _CYSTCK_NO_GETSET, NULL, NULL, NULL };
+        _CYSTCK_NO_MEMBER, _CYSTCK_NO_GETSET, NULL, NULL, NULL, NULL };
 
 /* tp_dealloc in two parts: RELEASE, void RELEASE(Cystck_State *S,
  * Cystck_Object self), uses the API where a stock deallocator did, in
@@ -884,18 +904,18 @@ CYSTCK_INTERNAL void _Cystck_DeallocRelease(PyObject *self, destructor release, 
     })                                                                        \
     static CystckDef SYM = { CystckDef_Slot, _CYSTCK_NO_METH,                 \
         { Py_tp_dealloc, (void *)_CYSTCK_TRAMP(SYM) },                        \
-        _CYSTCK_NO_MEMBER, _CYSTCK_NO_GETSET, NULL, _CYSTCK_TWIN_OF(SYM), NULL };
+        _CYSTCK_NO_MEMBER, _CYSTCK_NO_GETSET, NULL, _CYSTCK_TWIN_OF(SYM), NULL, NULL };
 
 /* Slots filled with CPython's own generic functions, which touch no handle:
  * `return self` for tp_iter and "unhashable" for tp_hash. */
 #define CYSTCK_DEF_SELFITER(SYM)                                              \
     static CystckDef SYM = { CystckDef_Slot, _CYSTCK_NO_METH,                 \
         { Py_tp_iter, (void *)PyObject_SelfIter },                            \
-        _CYSTCK_NO_MEMBER, _CYSTCK_NO_GETSET, NULL, NULL, NULL };
+        _CYSTCK_NO_MEMBER, _CYSTCK_NO_GETSET, NULL, NULL, NULL, NULL };
 #define CYSTCK_DEF_HASH_NOT_IMPLEMENTED(SYM)                                  \
     static CystckDef SYM = { CystckDef_Slot, _CYSTCK_NO_METH,                 \
         { Py_tp_hash, (void *)PyObject_HashNotImplemented },                  \
-        _CYSTCK_NO_MEMBER, _CYSTCK_NO_GETSET, NULL, NULL, NULL };
+        _CYSTCK_NO_MEMBER, _CYSTCK_NO_GETSET, NULL, NULL, NULL, NULL };
 
 /* ------------------------------------------------------------------ */
 /* Types and modules                                                   */
@@ -990,7 +1010,7 @@ CYSTCK_INTERNAL CystckModuleDef *_Cystck_ModuleDefOf(PyModuleDef *pydef);
     }
 #define _CYSTCK_DEF_MOD_SLOT_OF(SYM, ID, FUNC)                                \
     static CystckDef SYM = { CystckDef_Slot, _CYSTCK_NO_METH,                 \
-        { ID, (void *)FUNC }, _CYSTCK_NO_MEMBER, _CYSTCK_NO_GETSET, NULL, NULL, NULL };
+        { ID, (void *)FUNC }, _CYSTCK_NO_MEMBER, _CYSTCK_NO_GETSET, NULL, NULL, NULL, NULL };
 #define CYSTCK_DEF_MOD_EXEC(SYM, IMPL)                                        \
     _CYSTCK_MOD_EXEC(SYM, IMPL)                                               \
     _CYSTCK_DEF_MOD_SLOT_OF(SYM, Py_mod_exec, _CYSTCK_TRAMP(SYM))

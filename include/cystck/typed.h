@@ -406,7 +406,7 @@ static inline void _Cystck_TypedGather(const _Cystck_TypedCache *c, PyObject *co
           _CYSTCK_TYPED_FLAGS,                                         \
           NAME "($self" _CYSTCK_FE(_CYSTCK_P_TEXT, ~, __VA_ARGS__)            \
           _CYSTCK_TYPED_SLASH_##MODE ")\n--\n\n" DOC },                       \
-        _CYSTCK_NO_SLOT, _CYSTCK_NO_MEMBER, _CYSTCK_NO_GETSET, &SYM##__sig, NULL, NULL };
+        _CYSTCK_NO_SLOT, _CYSTCK_NO_MEMBER, _CYSTCK_NO_GETSET, &SYM##__sig, NULL, NULL, NULL };
 
 /* CYSTCK_DEF_TYPED(sym, "name", impl, RET, "doc", params...)
  *   RET: LONG LONGLONG SSIZE INT BOOL DOUBLE (a C value; -1 with an

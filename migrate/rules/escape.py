@@ -865,8 +865,8 @@ class CapsuleTableEntries(Rule):
     (project.capsule_structs).  The table may be named in the call or
     reached through a pointer or a local set to its address
     (project.capsule_tables), and filled member by member at run time
-    (``capi.make = ext_make;``: the same entry, the type object set where
-    it was assigned).  Marked and reported.  Left alone: a capsule
+    (``capi.make = ext_make;``, ``api[1] = (void *)ext_make;``: the same
+    entry, the type object set where it was assigned).  Marked and reported.  Left alone: a capsule
     of data (an entry naming no function), a function that stays stock,
     one whose parameters the entry cannot match (reported; docs/gaps.md
     T46)."""
@@ -927,7 +927,9 @@ class CapsuleTableEntries(Rule):
                     if m and m.group("name") in p.type_objects and "&" in code[s:e] \
                             and m.group("name") not in p.stock_struct_types:
                         nested = "{" in code[b0 + 1:b1 - 1]
-                        n += self._type_entry(unit, table, None if nested else index, s, e, m.group("name"), edits)
+                        array = "[" in code[d.start():d.end()]
+                        n += self._type_entry(unit, table, None if nested else index, s, e, m.group("name"), edits,
+                                              array)
                         continue
                     f = m and defined.get(m.group("name"))
                     if f is None or m.group("name") in tables:
@@ -975,8 +977,9 @@ class CapsuleTableEntries(Rule):
         items = source.top_level_items(code)
         n = 0
         for table, calls in tables.items():
-            access = "|".join([rf"{table}\s*\.", *{rf"{c.group('var')}\s*->" for c in calls if c.group("var") != table}])
-            for m in regex.finditer(rf"(?<![\w.>]|->)\b(?:{access})\s*\w+\s*=(?!=)\s*(?P<rhs>[^;]*);", code):
+            access = "|".join([rf"{table}\s*(?:\.\s*\w+|\[[^\]]*\])",
+                               *{rf"{c.group('var')}\s*->\s*\w+" for c in calls if c.group("var") != table}])
+            for m in regex.finditer(rf"(?<![\w.>]|->)\b(?:{access})\s*=(?!=)\s*(?P<rhs>[^;]*);", code):
                 item = next((a for a, b in items if a <= m.start() < b), None)
                 if item is None or "{" not in code[item:m.start()] or marked(text, m.start("rhs")):
                     continue
@@ -997,26 +1000,36 @@ class CapsuleTableEntries(Rule):
                     n += 1
         return n
 
-    def _type_entry(self, unit, table, index, s, e, name, edits):
+    def _type_entry(self, unit, table, index, s, e, name, edits, array=False):
         """``&FooType`` in the table: the type is made when the module is,
         so the entry is NULL and the capsule's maker sets it first, the
         stock ``PyTypeObject *`` of the type's reference (borrowed: the
-        module keeps the type)."""
+        module keeps the type).  In an array (``static void *capi[] =
+        {(void *)&FooType, ...}``), the element at its index."""
         code, text = unit.masked, unit.text
-        member = self._member(unit.project, table, index, code[s:e])
+        if array:           # an array of structs (index None) is left to a human
+            member = None if index is None else f"[{index}]"
+        else:
+            member = self._member(unit.project, table, index, code[s:e])
+            member = member and f".{member}"
         calls = capsule_tables(code).get(table, [])
-        if member is None or len(calls) != 1 or _common.in_unbraced_body(code, calls[0].start()):
+        if member is None or not calls or any(_common.in_unbraced_body(code, c.start()) for c in calls):
             unit.leftover(s, f"C API table '{table}' exported in a capsule: the type object {name} in it "
                              "is a reference once translated, left to a human", self.name)
             return 0
         lead = len(code[s:e]) - len(code[s:e].lstrip())
         edits.add(s + lead, e - (len(code[s:e]) - len(code[s:e].rstrip())), "NULL")
-        at = calls[0].start()
-        stmt = max(code.rfind(";", 0, at), code.rfind("{", 0, at), code.rfind("}", 0, at)) + 1
-        ws = regex.match(r"\s*", code[stmt:at]).group()
-        assign = f"{table}.{member} = {MARK} (PyTypeObject *)Cystck_AsPyObject(S, Cystck_deref(S, {name}));"
-        after = "\n" + ws.rsplit("\n", 1)[1] if "\n" in ws else " "
-        edits.add(stmt + len(ws), stmt + len(ws), assign + after)
+        assign = f"{table}{member} = {MARK} (PyTypeObject *)Cystck_AsPyObject(S, Cystck_deref(S, {name}));"
+        statements = set()
+        for call in calls:          # before each statement making a capsule of the table
+            at = call.start()
+            stmt = max(code.rfind(";", 0, at), code.rfind("{", 0, at), code.rfind("}", 0, at)) + 1
+            if stmt in statements:
+                continue
+            statements.add(stmt)
+            ws = regex.match(r"\s*", code[stmt:at]).group()
+            after = "\n" + ws.rsplit("\n", 1)[1] if "\n" in ws else " "
+            edits.add(stmt + len(ws), stmt + len(ws), assign + after)
         unit.leftover(s, f"C API table '{table}' exported in a capsule: its type object {name} set, a stock "
                          "PyTypeObject *, before the capsule is made (escape hatch)", self.name)
         return 1

@@ -345,3 +345,93 @@ def test_py_return_none_next_to_a_borrowed_return_is_mixed():
     unit = translate.translate_files({"m.c": src})["m.c"]
     assert "Py_XINCREF(result_);" in _entry(unit.text, "api_get")
     assert any("api_get returns a borrowed reference on some paths" in n.message for n in unit.notes)
+
+
+# An array of void * as the table (the classic numpy-style C API), in its
+# initialiser and filled element by element at run time: the type object
+# (before: left to a human, its entry the address of a reference) and the
+# functions (before: the run-time elements kept the translated functions).
+ARRAY_SRC = r'''#include <Python.h>
+
+static PyTypeObject BoxType = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "capsarr.Box",
+    .tp_basicsize = sizeof(PyObject),
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_new = PyType_GenericNew,
+};
+
+static PyObject *
+api_pair(PyObject *o)
+{
+    return PyTuple_Pack(2, o, o);
+}
+
+static void *capi[] = {(void *)&BoxType, (void *)api_pair};
+static void *late[2];
+
+static struct PyModuleDef moddef = {PyModuleDef_HEAD_INIT, "capsarr", NULL, -1, NULL};
+
+PyMODINIT_FUNC
+PyInit_capsarr(void)
+{
+    PyObject *m, *api;
+    if (PyType_Ready(&BoxType) < 0)
+        return NULL;
+    m = PyModule_Create(&moddef);
+    if (m == NULL)
+        return NULL;
+    Py_INCREF(&BoxType);
+    if (PyModule_AddObject(m, "Box", (PyObject *)&BoxType) < 0)
+        return NULL;
+    api = PyCapsule_New((void *)capi, "capsarr._C_API", NULL);
+    if (api == NULL || PyModule_AddObject(m, "_C_API", api) < 0)
+        return NULL;
+    late[0] = (void *)&BoxType;
+    late[1] = (void *)api_pair;
+    api = PyCapsule_New((void *)late, "capsarr._LATE_API", NULL);
+    if (api == NULL || PyModule_AddObject(m, "_LATE_API", api) < 0)
+        return NULL;
+    return m;
+}
+'''
+
+ARRAY_SCRIPT = r'''
+import ctypes
+get = ctypes.pythonapi.PyCapsule_GetPointer
+get.restype, get.argtypes = ctypes.c_void_p, [ctypes.py_object, ctypes.c_char_p]
+P = ctypes.c_void_p
+out = []
+for attr, name in (("_C_API", b"capsarr._C_API"), ("_LATE_API", b"capsarr._LATE_API")):
+    api = (P * 2).from_address(get(getattr(m, attr), name))
+    pair = ctypes.PYFUNCTYPE(ctypes.py_object, ctypes.py_object)(api[1])
+    key = object()
+    before = sys.getrefcount(key)
+    pairs = [pair(key) for i in range(100)]
+    ok = all(p == (key, key) for p in pairs)
+    del pairs
+    out += [api[0] == id(m.Box), ok, sys.getrefcount(key) - before]
+print(repr(out))
+'''
+
+
+def test_an_array_table_gets_its_type_and_entries_in_the_initialiser_and_at_run_time(same_as_stock):
+    out = translate.translate_source(ARRAY_SRC, "capsarr.c")
+    assert "static void *capi[] = {NULL, (void *)api_pair__stock_abi};" in out
+    assert ("    capi[0] = /* cystck-migrate: escape hatch */ (PyTypeObject *)Cystck_AsPyObject(S, "
+            "Cystck_deref(S, BoxType));\n") in out
+    assert "    late[1] = (void *)api_pair__stock_abi;\n" in out
+    assert same_as_stock("capsarr", ARRAY_SRC, ARRAY_SCRIPT) == [True, True, 0, True, True, 0]
+
+
+def test_the_type_object_is_set_before_each_statement_making_a_capsule_of_the_table():
+    """Two statements making a capsule of one table (before: the type
+    object was left to a human where more than one did)."""
+    src = SRC.replace("static PyMethodDef methods[] = {\n    {NULL}\n};",
+                      "static PyObject *\napi_again(PyObject *self, PyObject *unused)\n{\n"
+                      "    return PyCapsule_New(&capi, \"capsapi._C_API\", NULL);\n}\n\n"
+                      "static PyMethodDef methods[] = {\n    {\"again\", api_again, METH_NOARGS, NULL},\n    {NULL}\n};")
+    out = translate.translate_source(src, "capsapi.c")
+    assert out.count("    capi.boxtype = /* cystck-migrate: escape hatch */ (PyTypeObject *)Cystck_AsPyObject(S, "
+                     "Cystck_deref(S, BoxType));\n") == 2
+    assert "left to a human" not in str([n.message for n in translate.translate_files({"capsapi.c": src})["capsapi.c"].notes])

@@ -1013,26 +1013,50 @@ class CapsuleTableEntries(Rule):
             member = self._member(unit.project, table, index, code[s:e])
             member = member and f".{member}"
         calls = capsule_tables(code).get(table, [])
-        if member is None or not calls or any(_common.in_unbraced_body(code, c.start()) for c in calls):
+        assign = f"{table}{member} = {MARK} (PyTypeObject *)Cystck_AsPyObject(S, Cystck_deref(S, {name}));"
+        plan = {}
+        for call in calls:          # before each statement making a capsule of the table
+            at = call.start()
+            stmt = max(code.rfind(";", 0, at), code.rfind("{", 0, at), code.rfind("}", 0, at)) + 1
+            ws = regex.match(r"\s*", code[stmt:at]).group()
+            if code[stmt:at].count(")") > code[stmt:at].count("("):
+                plan = None         # inside a for header: no statement to put it before
+                break
+            body = self._else_body(code, stmt + len(ws), at)
+            if body is not None:    # else [if (...)] stmt: the statement braced, the member set in it
+                end = code.find(";", source.matching(code, code.index("(", at))) + 1
+                plan[stmt] = [(body, "{ " + assign + " "), (end, " }")]
+            else:
+                after = "\n" + ws.rsplit("\n", 1)[1] if "\n" in ws else " "
+                plan[stmt] = [(stmt + len(ws), assign + after)]
+        if member is None or not plan:
             unit.leftover(s, f"C API table '{table}' exported in a capsule: the type object {name} in it "
                              "is a reference once translated, left to a human", self.name)
             return 0
         lead = len(code[s:e]) - len(code[s:e].lstrip())
         edits.add(s + lead, e - (len(code[s:e]) - len(code[s:e].rstrip())), "NULL")
-        assign = f"{table}{member} = {MARK} (PyTypeObject *)Cystck_AsPyObject(S, Cystck_deref(S, {name}));"
-        statements = set()
-        for call in calls:          # before each statement making a capsule of the table
-            at = call.start()
-            stmt = max(code.rfind(";", 0, at), code.rfind("{", 0, at), code.rfind("}", 0, at)) + 1
-            if stmt in statements:
-                continue
-            statements.add(stmt)
-            ws = regex.match(r"\s*", code[stmt:at]).group()
-            after = "\n" + ws.rsplit("\n", 1)[1] if "\n" in ws else " "
-            edits.add(stmt + len(ws), stmt + len(ws), assign + after)
+        for inserts in plan.values():
+            for at, what in inserts:
+                edits.add(at, at, what)
         unit.leftover(s, f"C API table '{table}' exported in a capsule: its type object {name} set, a stock "
                          "PyTypeObject *, before the capsule is made (escape hatch)", self.name)
         return 1
+
+    @staticmethod
+    def _else_body(code, start, at):
+        """Where the statement starting at ``start`` (an ``else`` branch,
+        maybe ``else if (...)``, ``else for (...)``...) has its unbraced
+        body holding ``at``; None if it is no ``else``."""
+        if not regex.match(r"else\b", code[start:]):
+            return None
+        pos = start
+        while True:
+            m = regex.compile(r"\s*(?:(?P<e>else)\b|(?P<k>if|for|while|switch)\s*(?=\())").match(code, pos)
+            if m is None or m.end() > at:
+                break
+            pos = m.end() if m.group("e") else source.matching(code, m.end())
+        pos += len(code[pos:at]) - len(code[pos:at].lstrip())
+        return None if code[pos] == "{" else pos
 
     @staticmethod
     def _member(p, table, index, entry):

@@ -435,3 +435,16 @@ def test_the_type_object_is_set_before_each_statement_making_a_capsule_of_the_ta
     assert out.count("    capi.boxtype = /* cystck-migrate: escape hatch */ (PyTypeObject *)Cystck_AsPyObject(S, "
                      "Cystck_deref(S, BoxType));\n") == 2
     assert "left to a human" not in str([n.message for n in translate.translate_files({"capsapi.c": src})["capsapi.c"].notes])
+
+
+def test_a_capsule_made_in_an_unbraced_else_gets_the_type_object_set_in_braces(same_as_stock):
+    """``else api = PyCapsule_New(...);``: the member is set inside braces
+    around the branch (before: the assignment went before ``else``, a
+    syntax error, or the type was left to a human)."""
+    src = SRC.replace('    api = PyCapsule_New((void *)&capi, "capsapi._C_API", NULL);\n',
+                      '    if (m == NULL)\n        return NULL;\n'
+                      '    else api = PyCapsule_New((void *)&capi, "capsapi._C_API", NULL);\n')
+    out = translate.translate_source(src, "capsapi.c")
+    assert ("    else { capi.boxtype = /* cystck-migrate: escape hatch */ (PyTypeObject *)Cystck_AsPyObject(S, "
+            "Cystck_deref(S, BoxType)); api = CystckCapsule_New(") in out
+    assert same_as_stock("capselse", src.replace("capsapi", "capselse"), SCRIPT.replace("capsapi", "capselse"))[0] is True

@@ -1524,6 +1524,29 @@ def _collect_globals(p, code, text):
 #: capsule-table-entries).
 CAPSULE_TABLE = regex.compile(r"\b(?:Cystck|Py)Capsule_New\s*\(\s*(?:S\s*,\s*)?(?:\(\s*(?:const\s+)?void\s*\*\s*\)\s*)?"
                               r"(?:&\s*)?(?P<var>[A-Za-z_]\w*)\s*,")
+# A name set to a table's address, ``static ExtAPI *exported = &capi;`` or
+# ``void *p = (void *)&capi;`` (a local of the function making the capsule).
+_TABLE_ALIAS = r"(?<![\w.>]|->)\b{var}\s*=\s*(?:\(\s*(?:const\s+)?[\w\s]*\*\s*\)\s*)?&?\s*(?P<t>[A-Za-z_]\w*)\s*[;,]"
+
+
+def capsule_tables(code):
+    """{table: [the CAPSULE_TABLE matches exporting it]} of masked ``code``:
+    the variable named in ``PyCapsule_New``'s first argument, or the table
+    a pointer named there was set to (the last assignment before the call,
+    a global's initialiser or a local's in the same function)."""
+    tables = {}
+    for m in CAPSULE_TABLE.finditer(code):
+        var = m.group("var")
+        if not regex.search(rf"\b{var}\s*(?:\[[^\]]*\]\s*)?=\s*\{{", code):
+            alias = None
+            for alias in regex.finditer(_TABLE_ALIAS.format(var=var), code, endpos=m.start()):
+                pass
+            if alias is not None and alias.group("t") != var:
+                var = alias.group("t")
+        tables.setdefault(var, []).append(m)
+    return tables
+
+
 _GLOBAL_OF_STRUCT = regex.compile(r"\s*(?:(?:static|extern)\s+)*(?:const\s+)?(?:struct\s+)?(?P<t>\w+)\s*\**\s*(?P<v>\w+)\s*"
                                r"(?:\[[^\]]*\]\s*)*[=;,]")
 # static struct { PyObject *cb; } H; (no typedef: a struct with its variable)
@@ -1556,7 +1579,10 @@ def _collect_global_structs(p, masks):
     object members are references, as a module state's are (the
     global-refs rule stores and reads them)."""
     inner = _structs_held_by_value(masks)
-    tables = {m.group("var") for code in masks for m in CAPSULE_TABLE.finditer(code)}
+    tables = set()
+    for code in masks:
+        for table, calls in capsule_tables(code).items():
+            tables.update([table], (m.group("var") for m in calls))
 
     def as_references(struct, seen):
         _as_references(p, struct, inner, seen)

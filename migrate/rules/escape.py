@@ -10,7 +10,7 @@ import regex
 
 from .. import api, cstruct, source
 from ..engine import Rule
-from ..project import CAPSULE_TABLE as _CAPSULE_TABLE, OBJECT_TYPES, STOCK_ABI_SUFFIX, slot_signatures
+from ..project import CAPSULE_TABLE as _CAPSULE_TABLE, OBJECT_TYPES, capsule_tables, STOCK_ABI_SUFFIX, slot_signatures
 from . import _common
 
 #: The one spelling of the comment that marks an escape hatch.
@@ -835,6 +835,14 @@ _TABLE_ENTRY = regex.compile(r"(?:\.\s*\w+\s*=\s*)?(?:\(\s*[^()]*\)\s*)?(?:&\s*)
 _PARAM_NAME = regex.compile(r"(?P<name>[A-Za-z_]\w*)\s*(?:\[[^\]]*\]\s*)*$")
 
 
+@functools.lru_cache(maxsize=None)
+def _LOCAL_DECL(name):
+    """A declaration of the local ``name`` in a body (``PyObject *a, *name = x;``)."""
+    return regex.compile(r"(?:^|[;{}])\s*(?!(?:return|goto|case|else|do)\b)(?:(?:const|static|register|volatile|struct|"
+                         r"unsigned|signed)\s+)*[A-Za-z_]\w*[\s*]+(?:[A-Za-z_]\w*\s*(?:=[^;,]*)?,[\s*]*)*"
+                         rf"{name}\s*(?:=|;|,|\[)")
+
+
 class CapsuleTableEntries(Rule):
     """A function of the extension whose address goes into a struct or an
     array handed to ``PyCapsule_New`` (a C API exported to other
@@ -847,12 +855,18 @@ class CapsuleTableEntries(Rule):
     handle (NULL stays the null handle), calls the translated function, and
     returns its object result as the stock function did (a new reference,
     or a borrowed one where each of the stock function's returns reads a
-    member or calls an API function returning a borrowed reference) before
-    closing the frame (``Cystck_CloseFrame``).  A type object in the table,
+    member, calls an API function returning a borrowed reference, or names
+    a parameter or a global it did not increment; where some returns are
+    borrowed and others new, a new reference, reported) before closing the
+    frame (``Cystck_CloseFrame``).  A type object in the table,
     ``&FooType`` (a reference once translated, made with the module), is
     ``NULL`` there and set, its stock ``PyTypeObject *``, right before the
     statement making the capsule; the table's struct stays stock
-    (project.capsule_structs).  Marked and reported.  Left alone: a capsule
+    (project.capsule_structs).  The table may be named in the call or
+    reached through a pointer or a local set to its address
+    (project.capsule_tables), and filled member by member at run time
+    (``capi.make = ext_make;``, ``api[1] = (void *)ext_make;``: the same
+    entry, the type object set where it was assigned).  Marked and reported.  Left alone: a capsule
     of data (an entry naming no function), a function that stays stock,
     one whose parameters the entry cannot match (reported; docs/gaps.md
     T46)."""
@@ -896,7 +910,7 @@ class CapsuleTableEntries(Rule):
 
     def apply(self, unit):
         code, text, p = unit.masked, unit.text, unit.project
-        tables = {m.group("var") for m in _CAPSULE_TABLE.finditer(code)}
+        tables = capsule_tables(code)
         if not tables:
             return 0
         defined = {f.name: f for f in source.find_functions(source.structure_mask(code)) if f.is_definition}
@@ -913,57 +927,136 @@ class CapsuleTableEntries(Rule):
                     if m and m.group("name") in p.type_objects and "&" in code[s:e] \
                             and m.group("name") not in p.stock_struct_types:
                         nested = "{" in code[b0 + 1:b1 - 1]
-                        n += self._type_entry(unit, table, None if nested else index, s, e, m.group("name"), edits)
+                        array = "[" in code[d.start():d.end()]
+                        n += self._type_entry(unit, table, None if nested else index, s, e, m.group("name"), edits,
+                                              array)
                         continue
                     f = m and defined.get(m.group("name"))
                     if f is None or m.group("name") in tables:
                         continue
-                    name = f.name
-                    wrapper = self._wrapper(unit, f, table)
-                    if wrapper is None:
-                        if "Cystck_State" in code[f.params[0]:f.params[1]]:
-                            unit.leftover(s, f"C API table '{table}' exported in a capsule: '{name}' is "
-                                             "translated, its parameters not matched to the stock ones: "
-                                             "stock callers cannot call it", self.name)
-                        continue
                     lead = len(code[s:e]) - len(code[s:e].lstrip())
-                    at = s + lead + m.start("name")
-                    edits.add(at, at + len(name), f"{name}{STOCK_ABI_SUFFIX}")
-                    inserts.setdefault(start, []).append(wrapper)
-                    unit.leftover(s, f"C API table '{table}' exported in a capsule: '{name}' entered through "
-                                     f"{name}{STOCK_ABI_SUFFIX}, a stock-ABI entry opening a Cystck frame "
-                                     "(escape hatch)", self.name)
-                    n += 1
-        for at, wrappers in inserts.items():
+                    n += self._enter(unit, f, table, s, s + lead + m.start("name"), start, edits, inserts)
+        n += self._assignments(unit, tables, defined, edits, inserts)
+        by_item = {}
+        for item, wrapper in inserts.values():
+            by_item.setdefault(item, []).append(wrapper)
+        for at, wrappers in by_item.items():
             lead = len(code[at:]) - len(code[at:].lstrip())
-            edits.add(at + lead, at + lead, "".join(dict.fromkeys(wrappers)))
+            edits.add(at + lead, at + lead, "".join(wrappers))
         if edits:
             unit.apply(edits)
         return n
 
-    def _type_entry(self, unit, table, index, s, e, name, edits):
+    def _enter(self, unit, f, table, s, at, item, edits, inserts):
+        """The translated function ``f``, named at ``at`` in the table (its
+        entry or member assignment at ``s``), entered through its stock-ABI
+        entry, generated before the top-level item starting at ``item``."""
+        name = f.name
+        wrapper = self._wrapper(unit, f, table, lambda msg: unit.leftover(s, msg, self.name))
+        if wrapper is None:
+            if "Cystck_State" in unit.masked[f.params[0]:f.params[1]]:
+                unit.leftover(s, f"C API table '{table}' exported in a capsule: '{name}' is "
+                                 "translated, its parameters not matched to the stock ones: "
+                                 "stock callers cannot call it", self.name)
+            return 0
+        edits.add(at, at + len(name), f"{name}{STOCK_ABI_SUFFIX}")
+        if name not in inserts or item < inserts[name][0]:
+            inserts[name] = (item, wrapper)         # one entry per function, before its first use
+        unit.leftover(s, f"C API table '{table}' exported in a capsule: '{name}' entered through "
+                         f"{name}{STOCK_ABI_SUFFIX}, a stock-ABI entry opening a Cystck frame "
+                         "(escape hatch)", self.name)
+        return 1
+
+    def _assignments(self, unit, tables, defined, edits, inserts):
+        """A table filled member by member at run time (``capi.make =
+        ext_make;``, or through the pointer the capsule was made with,
+        ``exported->make = ext_make;``): a function gets its stock-ABI
+        entry, a type object (``&FooType``, a reference's handle once
+        translated) its stock ``PyTypeObject *``."""
+        code, text, p = unit.masked, unit.text, unit.project
+        items = source.top_level_items(code)
+        n = 0
+        for table, calls in tables.items():
+            access = "|".join([rf"{table}\s*(?:\.\s*\w+|\[[^\]]*\])",
+                               *{rf"{c.group('var')}\s*->\s*\w+" for c in calls if c.group("var") != table}])
+            for m in regex.finditer(rf"(?<![\w.>]|->)\b(?:{access})\s*=(?!=)\s*(?P<rhs>[^;]*);", code):
+                item = next((a for a, b in items if a <= m.start() < b), None)
+                if item is None or "{" not in code[item:m.start()] or marked(text, m.start("rhs")):
+                    continue
+                rhs = source.unparen(code[m.start("rhs"):m.end("rhs")])
+                lead = code.index(rhs, m.start("rhs"))
+                fn = regex.fullmatch(r"(?:\(\s*[^()]*\)\s*)?(?:&\s*)?(?P<name>[A-Za-z_]\w*)", rhs)
+                if fn and fn.group("name") in defined and fn.group("name") not in tables:
+                    n += self._enter(unit, defined[fn.group("name")], table, m.start(), lead + fn.start("name"),
+                                     item, edits, inserts)
+                    continue
+                ty = regex.fullmatch(r"(?:\(\s*[^()]*\)\s*)?(?:&\s*(?P<t>\w+)|Cystck_deref\s*\(\s*S\s*,\s*(?P<t>\w+)\s*\))",
+                                     rhs)
+                if ty and ty.group("t") in p.type_objects and ty.group("t") not in p.stock_struct_types:
+                    edits.add(lead, lead + len(rhs), f"{MARK} (PyTypeObject *)Cystck_AsPyObject(S, "
+                                                     f"Cystck_deref(S, {ty.group('t')}))")
+                    unit.leftover(m.start(), f"C API table '{table}' exported in a capsule: its type object "
+                                             f"{ty.group('t')} set, a stock PyTypeObject * (escape hatch)", self.name)
+                    n += 1
+        return n
+
+    def _type_entry(self, unit, table, index, s, e, name, edits, array=False):
         """``&FooType`` in the table: the type is made when the module is,
         so the entry is NULL and the capsule's maker sets it first, the
         stock ``PyTypeObject *`` of the type's reference (borrowed: the
-        module keeps the type)."""
+        module keeps the type).  In an array (``static void *capi[] =
+        {(void *)&FooType, ...}``), the element at its index."""
         code, text = unit.masked, unit.text
-        member = self._member(unit.project, table, index, code[s:e])
-        calls = [m for m in _CAPSULE_TABLE.finditer(code) if m.group("var") == table]
-        if member is None or len(calls) != 1 or _common.in_unbraced_body(code, calls[0].start()):
+        if array:           # an array of structs (index None) is left to a human
+            member = None if index is None else f"[{index}]"
+        else:
+            member = self._member(unit.project, table, index, code[s:e])
+            member = member and f".{member}"
+        calls = capsule_tables(code).get(table, [])
+        assign = f"{table}{member} = {MARK} (PyTypeObject *)Cystck_AsPyObject(S, Cystck_deref(S, {name}));"
+        plan = {}
+        for call in calls:          # before each statement making a capsule of the table
+            at = call.start()
+            stmt = max(code.rfind(";", 0, at), code.rfind("{", 0, at), code.rfind("}", 0, at)) + 1
+            ws = regex.match(r"\s*", code[stmt:at]).group()
+            if code[stmt:at].count(")") > code[stmt:at].count("("):
+                plan = None         # inside a for header: no statement to put it before
+                break
+            body = self._else_body(code, stmt + len(ws), at)
+            if body is not None:    # else [if (...)] stmt: the statement braced, the member set in it
+                end = code.find(";", source.matching(code, code.index("(", at))) + 1
+                plan[stmt] = [(body, "{ " + assign + " "), (end, " }")]
+            else:
+                after = "\n" + ws.rsplit("\n", 1)[1] if "\n" in ws else " "
+                plan[stmt] = [(stmt + len(ws), assign + after)]
+        if member is None or not plan:
             unit.leftover(s, f"C API table '{table}' exported in a capsule: the type object {name} in it "
                              "is a reference once translated, left to a human", self.name)
             return 0
         lead = len(code[s:e]) - len(code[s:e].lstrip())
         edits.add(s + lead, e - (len(code[s:e]) - len(code[s:e].rstrip())), "NULL")
-        at = calls[0].start()
-        stmt = max(code.rfind(";", 0, at), code.rfind("{", 0, at), code.rfind("}", 0, at)) + 1
-        ws = regex.match(r"\s*", code[stmt:at]).group()
-        assign = f"{table}.{member} = {MARK} (PyTypeObject *)Cystck_AsPyObject(S, Cystck_deref(S, {name}));"
-        after = "\n" + ws.rsplit("\n", 1)[1] if "\n" in ws else " "
-        edits.add(stmt + len(ws), stmt + len(ws), assign + after)
+        for inserts in plan.values():
+            for at, what in inserts:
+                edits.add(at, at, what)
         unit.leftover(s, f"C API table '{table}' exported in a capsule: its type object {name} set, a stock "
                          "PyTypeObject *, before the capsule is made (escape hatch)", self.name)
         return 1
+
+    @staticmethod
+    def _else_body(code, start, at):
+        """Where the statement starting at ``start`` (an ``else`` branch,
+        maybe ``else if (...)``, ``else for (...)``...) has its unbraced
+        body holding ``at``; None if it is no ``else``."""
+        if not regex.match(r"else\b", code[start:]):
+            return None
+        pos = start
+        while True:
+            m = regex.compile(r"\s*(?:(?P<e>else)\b|(?P<k>if|for|while|switch)\s*(?=\())").match(code, pos)
+            if m is None or m.end() > at:
+                break
+            pos = m.end() if m.group("e") else source.matching(code, m.end())
+        pos += len(code[pos:at]) - len(code[pos:at].lstrip())
+        return None if code[pos] == "{" else pos
 
     @staticmethod
     def _member(p, table, index, entry):
@@ -1001,7 +1094,7 @@ class CapsuleTableEntries(Rule):
                 yield s, e
 
     @staticmethod
-    def _wrapper(unit, f, table):
+    def _wrapper(unit, f, table, note=None):
         """The stock-ABI entry of the translated function ``f`` (a
         source.Function of the unit), or None if ``f`` is not translated
         or its parameters do not match its stock definition's."""
@@ -1039,14 +1132,18 @@ class CapsuleTableEntries(Rule):
                  " * exports to stock extensions: a Cystck frame of its own around the translated function. */",
                  decl, "{", "    Cystck_State S_, *S = &S_;"]
         if ret.replace(" ", "") == "Cystck_Object":
-            borrowed = CapsuleTableEntries._returns_member(p, scode, stext, sf)
+            kind = CapsuleTableEntries._return_kind(p, scode, stext, sf)
+            if kind == "mixed" and note:
+                note(f"C API table '{table}' exported in a capsule: {f.name} returns a borrowed reference on "
+                     "some paths and a new one on others; its stock-ABI entry returns a new one on every path")
+            borrowed = kind == "borrowed"
             lines += ["    Cystck_Object r_;", "    PyObject *result_;", f"    {MARK} Cystck_OpenFrame(S);",
                       f"    r_ = {call};",
                       "    result_ = Cystck_IsNull(r_) ? NULL : Cystck_AsPyObject(S, r_);"]
             if not borrowed:
                 lines += ["    Py_XINCREF(result_);        /* a new reference, as the stock function returned */"]
             else:
-                lines += ["    /* borrowed, as the stock function returned (a member's object) */"]
+                lines += ["    /* borrowed, as the stock function returned (a member, a parameter, a global) */"]
             lines += ["    if (Cystck_CloseFrame(S) < 0) {"] + (["        Py_XDECREF(result_);"] if not borrowed else []) + \
                      ["        return NULL;", "    }", f"    return ({sret})result_;", "}", "", ""]
         elif regex.search(r"\bCystck_", ret):
@@ -1073,27 +1170,62 @@ class CapsuleTableEntries(Rule):
         return None
 
     @staticmethod
-    def _returns_member(p, scode, stext, sf):
-        """Does every return of an object by the stock function read a
-        member (``return self->obj;``, maybe through a macro): a borrowed
-        reference, as CPython's stock getters of a member return?"""
+    def _return_kind(p, scode, stext, sf):
+        """How the stock function returns its object: ``"borrowed"`` where
+        each return reads a member (``return self->obj;``, maybe through a
+        macro), calls an API function returning a borrowed reference, or
+        names a parameter or a global without an increment before it (the
+        caller's or the module's reference); ``"new"`` where none does (an
+        incremented name, a call returning a new reference, a local);
+        ``"mixed"`` where some returns are borrowed and others not."""
         from .. import macros
-        found = False
+        kinds = set()
         defs = macros.project_macros(p.files.values())
-        for m in regex.finditer(r"\breturn\b(?P<x>[^;]*);", scode, pos=sf.body[0], endpos=sf.body[1]):
+        sparams = [stext[s:e].strip() for s, e in source.split_top(scode, sf.params[0], sf.params[1])]
+        params = {m.group("name") for m in map(_PARAM_NAME.search, sparams) if m}
+        b0, b1 = sf.body
+        if regex.search(r"\bPy_RETURN_[A-Z]+\b", scode[b0:b1]):
+            kinds.add("new")            # Py_RETURN_NONE and its kin return a new reference
+        for m in regex.finditer(r"\breturn\b(?P<x>[^;]*);", scode, pos=b0, endpos=b1):
             x = stext[m.start("x"):m.end("x")].strip()
             if x in ("NULL", "0", "nullptr"):
                 continue
             try:
                 x = macros.expand_fully(x, defs)
             except macros.Unexpandable:
-                return False
+                kinds.add("new")
+                continue
             x = source.unparen(source.mask(x))
             call = regex.fullmatch(r"(?:\(\s*[\w\s*]+\)\s*)?(?P<f>\w+)\s*\(.*\)", x, regex.S)
-            if call and call.group("f") in BORROWED:
-                found = True
+            if call:
+                kinds.add("borrowed" if call.group("f") in BORROWED else "new")
                 continue
-            if not regex.fullmatch(r"(?:\(\s*[\w\s*]+\)\s*)?\(?[\w\s*()]*?(?:->|\.)\s*\w+\s*\)?", x) or "(" in x.split("->")[-1]:
-                return False
-            found = True
-        return found
+            if regex.fullmatch(r"(?:\(\s*[\w\s*]+\)\s*)?\(?[\w\s*()]*?(?:->|\.)\s*\w+\s*\)?", x) \
+                    and "(" not in x.split("->")[-1]:
+                kinds.add("borrowed")
+                continue
+            name = regex.fullmatch(r"(?:\(\s*[\w\s*]+\)\s*)*\(?\s*(?P<amp>&\s*)?(?P<name>[A-Za-z_]\w*)\s*\)?", x)
+            kinds.add(CapsuleTableEntries._name_kind(scode, sf, params, name.group("name"), m.start())
+                      if name else "new")
+        if kinds == {"borrowed"}:
+            return "borrowed"
+        return "mixed" if "borrowed" in kinds else "new"
+
+    @staticmethod
+    def _name_kind(scode, sf, params, name, at):
+        """A name the stock function returns: a parameter it never assigns
+        or a global (its reference the caller's or the module's) is
+        borrowed, unless incremented before the return; a local, a
+        parameter assigned in the body, an incremented name: new."""
+        b0, b1 = sf.body
+        if regex.search(rf"\bPy_X?INCREF\s*\(\s*(?:\([^()]*\)\s*)?{name}\s*\)", scode[b0:at]):
+            return "new"
+        if name in params:
+            return "new" if regex.search(rf"(?<![\w.>]|->)\b{name}\s*=(?!=)", scode[b0:b1]) else "borrowed"
+        if _LOCAL_DECL(name).search(scode[b0:b1]):
+            return "new"
+        for s, e in source.top_level_items(scode):
+            g = regex.search(rf"\b{name}\s*(?:\[[^\]]*\]\s*)*(?:=|;|,)", scode, pos=s, endpos=e)
+            if g and "(" not in scode[s:g.start()] and not (s <= sf.start < e):
+                return "borrowed"
+        return "new"

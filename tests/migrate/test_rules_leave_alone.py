@@ -319,13 +319,19 @@ LEAVE_ALONE = {
     # A function that takes the GIL but that the extension calls itself: its
     # caller passes the state.
     # A capsule of plain data: the table holds numbers and a pointer to an
-    # array, no function (a translated function next to it is no entry).
+    # array, no function (a translated function next to it is no entry),
+    # made through a pointer to it; a table of functions filled at run time
+    # that no capsule exports.
     "capsule-table-entries": (
         "static Cystck_Object make(Cystck_State *S, Cystck_Object o) { return o; }\n"
         "typedef struct { long version; long *counts; } Info;\n"
+        "typedef struct { Cystck_Object (*make)(Cystck_State *, Cystck_Object); } Ops;\n"
         "static long counts[4];\n"
         "static Info info = {2, counts};\n"
-        "static PyObject *f(PyObject *self) { return PyCapsule_New((void *)&info, \"m.info\", NULL); }\n"),
+        "static Info *exported = &info;\n"
+        "static Ops ops;\n"
+        "static PyObject *f(PyObject *self) {\n    ops.make = make;\n"
+        "    return PyCapsule_New((void *)exported, \"m.info\", NULL);\n}\n"),
     "thread-callback-frames": (
         "static void on_event(union sigval v)\n{\n    PyObject *self = v.sival_ptr;\n"
         "    PyGILState_STATE g = PyGILState_Ensure();\n    PyObject_CallMethod(self, \"fired\", NULL);\n"

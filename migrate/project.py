@@ -352,6 +352,7 @@ class Project:
     init_macros: dict = None    # macro naming the init function -> module name (init_name_macros)
     macro_definitions: dict = None   # every #define of the files (macros.project_macros), found once
     head_macros: set = None     # macros standing for a type object's head (head_init_macros)
+    python2_macros: frozenset = frozenset()  # defined only in Python 2's code (source.python2_only_macros)
     discard_macros: set = None  # function-like macros that only discard their argument (discard_macros)
     types_with_new: set = field(default_factory=set)     # static types whose initialiser sets tp_new
     sealed_types: set = field(default_factory=set)       # static types Python cannot instantiate
@@ -811,6 +812,8 @@ def build(files, kept_stock=frozenset(), split_destructors=True, includes=None):
     compiled together (default ``files``; also those without the API, such
     as a list of ``#include "x.c"`` lines)."""
     p = Project(files=dict(files))
+    # every file's #defines, a header kept as it is too (a compatibility header's EXT2)
+    p.python2_macros = source.python2_only_macros((files if includes is None else includes).values())
     _collect_includes(p, files if includes is None else includes)
     masks = {}
     for path, text in files.items():

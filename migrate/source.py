@@ -341,15 +341,20 @@ def python3_macros(masked):
     return found
 
 
-def blank_python2(masked):
+def blank_python2(masked, python2_macros=()):
     """Blank the code of conditional branches that only Python 2 compiles
     (``#if PY_MAJOR_VERSION < 3``, the ``#else`` of ``#if
     PY_MAJOR_VERSION >= 3``, ``PY_VERSION_HEX < 0x03000000``, and the
     conditionals on a macro that python3_macros finds stands for a major
-    version, ``#ifdef _PYTHON3`` ... ``#else``...): Cystck needs Python 3,
-    so that code is never compiled; it is copied as it is, as comments
-    are, and neither rewritten nor reported."""
+    version, ``#ifdef _PYTHON3`` ... ``#else``..., or on one of
+    ``python2_macros``, macros defined only in such code, maybe in another
+    file (python2_only_macros): ``#ifdef EXT2`` is never taken): Cystck
+    needs Python 3, so that code is never compiled; it is copied as it is,
+    as comments are, and neither rewritten nor reported."""
     macros = python3_macros(masked)
+    for name in python2_macros:
+        if name in masked:
+            macros.setdefault(name, False)
     if not macros and not any(_python3_decides(line) is not None for line in _version_test_lines(masked)):
         return masked       # the common case: the line-by-line pass would change nothing
 
@@ -391,6 +396,36 @@ def blank_python2(masked):
             lines[i] = " " * len(line)
             changed = True
     return "\n".join(lines) if changed else masked
+
+
+_DEFINE_OR_UNDEF = regex.compile(r"^[ \t]*#[ \t]*(?P<k>define|undef)[ \t]+(?P<n>[A-Za-z_]\w*)", regex.M)
+# names CPython's headers may define: never judged from the extension's text
+_PYTHON_NAMES = regex.compile(r"_?(?:Py|PY)")
+
+
+def python2_only_macros(texts):
+    """The macros that every file of ``texts`` (an extension's files)
+    defines only in code only Python 2 compiles (blank_python2: a
+    compatibility header's ``#if PY_MAJOR_VERSION >= 3`` ... ``#else``
+    ``#define EXT2`` ``#endif``), never elsewhere and never ``#undef``'d:
+    on Python 3 they are not defined, so ``#ifdef EXT2`` is Python 2's
+    branch in any file.  Names CPython's headers may define (``Py``,
+    ``PY``...) are left out."""
+    dead, live = set(), set()
+    for text in texts:
+        blanked = lex(text).blanked
+        if "define" not in blanked:
+            continue
+        decided = blank_python2(blanked)
+        for m in _DEFINE_OR_UNDEF.finditer(blanked):
+            name = m.group("n")
+            if _PYTHON_NAMES.match(name):
+                continue
+            if m.group("k") == "define" and decided is not blanked and not decided[m.start():m.end()].strip():
+                dead.add(name)
+            else:
+                live.add(name)
+    return frozenset(dead - live)
 
 
 def _groups_with_elif(lines):

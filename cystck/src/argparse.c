@@ -1423,38 +1423,53 @@ int CystckArg_ParseTuple(Cystck_State *S, const Cystck_Object *args, Cystck_ssiz
 /* PyArg_ParseTuple of a tuple object rather than an argument array (a
  * helper handed its caller's tuple; a format known at run time only): each
  * item gets a handle of the current frame, which O outputs then are. */
-int CystckArg_ParseTupleObject(Cystck_State *S, Cystck_Object t, const char *fmt, ...)
+/* The items of tuple t as handles of the current frame, in small (16) or
+ * in memory the caller frees when it is not small; -1 with an exception
+ * set (t no tuple: CPython's SystemError). */
+static Py_ssize_t tuple_items(Cystck_State *S, Cystck_Object t, const char *name, Cystck_Object *small,
+                              Cystck_Object **items)
 {
     PyObject *o = _Cystck_Get(t);
-    Cystck_Object small[16], *items = small;
     Py_ssize_t i, n;
-    ParseArgs pa;
-    int r;
+    *items = small;
     if (o == NULL) {
-        _Cystck_BadArg(S, "CystckArg_ParseTupleObject", t);
-        return 0;
+        _Cystck_BadArg(S, name, t);
+        return -1;
     }
     if (!PyTuple_Check(o)) {
         /* CPython's message for a non-tuple */
         PyErr_SetString(PyExc_SystemError, "new style getargs format but argument is not a tuple");
-        return 0;
+        return -1;
     }
     n = PyTuple_GET_SIZE(o);
-    if (n > (Py_ssize_t)(sizeof(small) / sizeof(small[0]))) {
-        items = (Cystck_Object *)PyMem_Malloc((size_t)n * sizeof(Cystck_Object));
-        if (items == NULL) {
+    if (n > 16) {
+        *items = (Cystck_Object *)PyMem_Malloc((size_t)n * sizeof(Cystck_Object));
+        if (*items == NULL) {
+            *items = small;
             PyErr_NoMemory();
-            return 0;
+            return -1;
         }
     }
     for (i = 0; i < n; i++) {
-        items[i] = _Cystck_OwnBorrowed(S, PyTuple_GET_ITEM(o, i));
-        if (Cystck_IsNull(items[i])) {
-            if (items != small)
-                PyMem_Free(items);
-            return 0;
+        (*items)[i] = _Cystck_OwnBorrowed(S, PyTuple_GET_ITEM(o, i));
+        if (Cystck_IsNull((*items)[i])) {
+            if (*items != small)
+                PyMem_Free(*items);
+            *items = small;
+            return -1;
         }
     }
+    return n;
+}
+
+int CystckArg_ParseTupleObject(Cystck_State *S, Cystck_Object t, const char *fmt, ...)
+{
+    Cystck_Object small[16], *items;
+    Py_ssize_t n = tuple_items(S, t, "CystckArg_ParseTupleObject", small, &items);
+    ParseArgs pa;
+    int r;
+    if (n < 0)
+        return 0;
     pa.nencoded = 0;
     va_start(pa.va, fmt);
     r = parse_positional_text(S, items, n, NULL, fmt, &pa.va);
@@ -1476,6 +1491,39 @@ static inline PyObject *given_keywords(Cystck_Object *kw)
         return NULL;
     }
     return k;
+}
+
+/* PyArg_ParseTupleAndKeywords of a tuple object and a keyword dict (a
+ * helper given its caller's): the items get handles of the current frame,
+ * the general parser takes the dict as it takes a keyword dict. */
+int CystckArg_ParseTupleAndKeywordsObject(Cystck_State *S, Cystck_Object t, Cystck_Object kw,
+                                          const char *fmt, const char **kwlist, ...)
+{
+    Cystck_Object small[16], *items;
+    Py_ssize_t n;
+    ParseArgs pa;
+    int r;
+    PyObject *k = _Cystck_Get(kw);
+    if (k != NULL && !PyDict_Check(k)) {
+        PyErr_BadInternalCall();        /* as CPython for keywords that are no dict */
+        return 0;
+    }
+    if (fmt == NULL || kwlist == NULL) {
+        PyErr_BadInternalCall();
+        return 0;
+    }
+    n = tuple_items(S, t, "CystckArg_ParseTupleAndKeywordsObject", small, &items);
+    if (n < 0)
+        return 0;
+    (void)given_keywords(&kw);
+    pa.nencoded = 0;
+    va_start(pa.va, kwlist);
+    r = parse(S, items, n, kw, fmt, kwlist, &pa.va);
+    r = end_parse(&pa, r);
+    va_end(pa.va);
+    if (items != small)
+        PyMem_Free(items);
+    return r;
 }
 
 int (CystckArg_ParseTupleAndKeywords)(Cystck_State *S, const Cystck_Object *args, Cystck_ssize_t nargs,

@@ -702,6 +702,41 @@ RECIPES = (
         in_quick_run=False,  # added by T44 (generality), outside make test's budget
         stock_reference=(11, 0, 0),
     ),
+    Recipe(
+        name="sysv_ipc",
+        requirement="sysv-ipc==1.2.0",
+        sha256="ef96ab33bb62e4d14142f0be0524dcc0c3c70c96442df2fc773c67b7c7514199",
+        language="C",
+        exercises="three static types over System V semaphores, shared memory and message "
+                  "queues, the buffer protocol, the GIL released around blocking calls, "
+                  "module exceptions and constants, five files sharing one header",
+        translate=("src",),
+        extensions=("sysv_ipc",),
+        generated=("src/system_info.h",),  # setup.py's discover_system_info writes it
+        tests=("tests",),
+        # added by T47 (generality): 59 s on a quiet machine, 200 s under load,
+        # and its tests use the machine's System V IPC
+        in_quick_run=False,
+        stock_reference=(136, 0, 1),
+    ),
+    Recipe(
+        name="rcssmin",
+        requirement="rcssmin==1.3.0",
+        sha256="ff15a3890eb350f1aa9ec34998f914c4e2fb13f949496f7c25e807578281adcf",
+        language="C",
+        exercises="module functions with keywords, str and bytes input, results built in place",
+        # cext.h is the author's compatibility header around Python.h.
+        translate=("rcssmin.c", "cext.h"),
+        extensions=("_rcssmin",),
+        # setup.py falls back to the pure-Python module when the C build
+        # fails, unless told not to.
+        env={"SETUP_CEXT_REQUIRED": "1"},
+        # setup.py passes the module's name and version on the command line.
+        cflags="-DEXT_MODULE=_rcssmin -DEXT_VERSION=1.3.0 -UEXT_PACKAGE",
+        tests=("tests",),
+        in_quick_run=False,  # added by T47 (generality), outside make test's budget
+        stock_reference=(6, 0, 0),
+    ),
 )
 
 # The quick run (`make corpus QUICK=1`, and eval/corpus/test_porting_corpus.py,

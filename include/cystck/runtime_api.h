@@ -825,6 +825,10 @@ CYSTCK_INTERNAL int CystckUnicode_FSDecoder(Cystck_State *S, Cystck_Object o, vo
 /* PyArg_ParseTuple of a tuple object t (no argument array): the same
  * units, the format read at run time; O outputs are handles of this call. */
 CYSTCK_INTERNAL int CystckArg_ParseTupleObject(Cystck_State *S, Cystck_Object t, const char *fmt, ...);
+/* PyArg_ParseTupleAndKeywords of a tuple object t and a dict kw (or the
+ * null handle), no argument array: O outputs are handles of this call. */
+CYSTCK_INTERNAL int CystckArg_ParseTupleAndKeywordsObject(Cystck_State *S, Cystck_Object t, Cystck_Object kw,
+                                                          const char *fmt, const char **kwlist, ...);
 CYSTCK_INTERNAL int CystckArg_ParseTupleAndKeywords(Cystck_State *S, const Cystck_Object *args,
                                                     Cystck_ssize_t nargs, Cystck_Object kw,
                                                     const char *fmt, const char **kwlist, ...);

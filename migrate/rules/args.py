@@ -13,6 +13,8 @@ def _kwlist_name(arg):
     """The array a keyword-list argument names: ``kwlist``, ``(char
     **)kwlist``, ``const_cast<char**>(kwlist)`` or ``&kwlist[0]``."""
     arg = regex.sub(r"^&\s*(\w+)\s*\[\s*0\s*\]$", r"\1", arg.strip())
+    # one list of a table of lists, kwlists[i] (char *kwlists[3][4])
+    arg = regex.sub(r"^(\w+)\s*\[[^\[\]]+\]$", r"\1", arg)
     return regex.sub(r"^(?:\(\s*char\s*\*\s*\*\s*\)|const_cast\s*<\s*char\s*\*\s*\*\s*>)"
                      r"\s*\(?\s*(\w+)\s*\)?$", r"\1", arg)
 
@@ -32,13 +34,15 @@ class ParseArgs(Rule):
     argument array (a helper given its caller's tuple), whose format the
     escape hatch cannot keep (object outputs other than ``O``, a format
     known at run time only), becomes ``CystckArg_ParseTupleObject(S, t,
-    fmt, ...)``."""
+    fmt, ...)``; ``PyArg_ParseTupleAndKeywords(t, kw, fmt, kwlist, ...)``
+    of such a tuple and its caller's keyword dict becomes
+    ``CystckArg_ParseTupleAndKeywordsObject(S, t, kw, fmt, kwlist, ...)``."""
     name = "parse-args"
     precedence = 650
     patterns = (r"\bPyArg_(?P<k>ParseTupleAndKeywords|ParseTuple|UnpackTuple)\s*\((?P<ws>\s*)(?P<a>\w+)\s*,",
                 r"\b_PyArg_NoKeywords\s*\(",
                 r"\(\s*char\s*\*\s*\*\s*\)\s*(?=\w)|\bconst_cast\s*<\s*char\s*\*\s*\*\s*>\s*\(\s*(?=\w+\s*\))",
-                r"(?<!const\s+)\bchar\s*\*\s*(?P<c>const\s+)?(?P<n>\w+)\s*\[\s*\]\s*=")
+                r"(?<!const\s+)\bchar\s*\*\s*(?P<c>const\s+)?(?P<n>\w+)\s*(?:\[\s*\]|\[\s*\w+\s*\])(?:\s*\[\s*\w+\s*\])?\s*=")
     before = ('static PyObject *f(PyObject *self, PyObject *args, PyObject *kw)\n{\n'
               '    static char *kwlist[] = {"x", NULL};\n    PyObject *x;\n'
               '    if (!PyArg_ParseTupleAndKeywords(args, kw, "O", kwlist, &x))\n        return NULL;\n'
@@ -65,17 +69,20 @@ class ParseArgs(Rule):
                         ws = m.group("ws") if "\n" in m.group("ws") else " "
                         edits.add(m.start(), m.start("a"), f"CystckArg_ParseTupleObject(S,{ws}")
                         continue
+                    if m.group("k") == "ParseTupleAndKeywords" and ctx.has_state \
+                            and _common.is_handle(m.group("a"), ctx, unit.project):
+                        # a helper given its caller's tuple and keyword dict
+                        ws = m.group("ws") if "\n" in m.group("ws") else " "
+                        edits.add(m.start(), m.start("a"), f"CystckArg_ParseTupleAndKeywordsObject(S,{ws}")
+                        self._note_kwlist(code, m, kwlists)
+                        continue
                     unit.leftover(m.start(), f"PyArg_{m.group('k')} on {m.group('a')}, which is not the "
                                   "argument array of an entry point: unpack the tuple by hand", self.name)
                     continue
                 ws = m.group("ws") if "\n" in m.group("ws") else " "
                 edits.add(m.start(), m.end(), f"CystckArg_{m.group('k')}(S,{ws}{args}, {nargs},")
                 if m.group("k") == "ParseTupleAndKeywords":
-                    open_at = m.start() + code[m.start():m.end()].index("(")
-                    close = source.matching(code, open_at)
-                    parts = source.split_top(code, open_at + 1, close - 1)
-                    if len(parts) >= 4:
-                        kwlists.add(_kwlist_name(code[parts[3][0]:parts[3][1]]))
+                    self._note_kwlist(code, m, kwlists)
             for m in regex.finditer(self.patterns[1], code, pos=b0, endpos=b1):
                 edits.add(m.start(), m.end(), "CystckArg_NoKeywords(S, ")
             for m in regex.finditer(r"\bPyArg_ParseTupleAndKeywords\s*" + _common.PAREN, code, pos=b0, endpos=b1):
@@ -93,6 +100,15 @@ class ParseArgs(Rule):
             unit.apply(edits)
         return edits.applied
 
+    @staticmethod
+    def _note_kwlist(code, m, kwlists):
+        """Add the keyword list's name of the PyArg_ParseTupleAndKeywords
+        call at ``m`` to ``kwlists`` (declared ``const char *`` then)."""
+        open_at = m.start() + code[m.start():m.end()].index("(")
+        close = source.matching(code, open_at)
+        parts = source.split_top(code, open_at + 1, close - 1)
+        if len(parts) >= 4:
+            kwlists.add(_kwlist_name(code[parts[3][0]:parts[3][1]]))
 
     def _keep_on_tuple(self, unit, ctx, m, edits):
         """``PyArg_ParseTuple(t, fmt, ...)`` on a tuple handle ``t`` that is

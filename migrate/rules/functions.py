@@ -698,20 +698,22 @@ class CastMacros(Rule):
         return edits.applied, nested
 
 
-def _handle_returning_call(unit):
-    """A regex for a call of a function that returns a handle."""
+def _handle_returning_call(unit, group="c"):
+    """A regex for a call of a function that returns a handle (its
+    parentheses the group ``group``)."""
     names = {f.name for f in api.table() if f.ret == "h"}
     names |= {f.stock for f in api.table() if f.ret == "h" and f.stock}
     names |= unit.project.handle_makers(unit.path)
     alts = "|".join(map(regex.escape, sorted(names, key=len, reverse=True)))
-    return rf"\b(?:{alts})\s*" + source.paren("c")
+    return rf"\b(?:{alts})\s*" + source.paren(group)
 
 
 class NullHandles(Rule):
     """NULL on handles: ``h = NULL`` (or ``h = 0``; and ``*out = NULL`` through a
     pointer to a handle) becomes ``h = Cystck_NULL``; ``h ==
     NULL``, ``!h`` and ``(h = f(...)) == NULL`` become ``Cystck_IsNull(...)``;
-    ``h != NULL`` and a bare ``if (h)`` (or ``assert(h)``) become
+    ``h != NULL`` (and ``NULL == f(x)``, a call returning a handle tested
+    with the NULL first) and a bare ``if (h)`` (or ``assert(h)``) become
     ``!Cystck_IsNull(h)``; an assignment to a handle used as a truth value
     (``!(h = f(x))``, ``while ((h = f(x)))``, ``for (; (h = f(x)); )``)
     tests the handle it stores,
@@ -754,6 +756,9 @@ class NullHandles(Rule):
         calls_full = regex.compile(calls)
         call_test = regex.compile(calls + r"\s*(?P<op>==|!=)\s*(?:NULL|nullptr)\b")
         null_first = regex.compile(rf"(?:NULL|nullptr)\s*(?P<op>==|!=)\s*(?P<h>{hx})")
+        # NULL == f(x): the test written with the NULL first
+        null_first_call = regex.compile(r"(?<![\w.>])(?:NULL|nullptr)\s*(?P<op>==|!=)\s*(?P<call>" + calls
+                                        + r")(?!\s*(?:->|\[|\.|\())")
         assign_opens = regex.compile(rf"\(\s*(?P<h>{hx})\s*=(?!=)")
         assign_value = regex.compile(rf"(?<![\w.>])(?P<h>{hx})\s*=(?!=)\s*")
         pats = [regex.compile(pat.replace("H", hx)) for pat in self.patterns]
@@ -770,6 +775,9 @@ class NullHandles(Rule):
             for m in call_test.finditer(code, b0, b1):
                 neg = "!" if m.group("op") == "!=" else ""
                 edits.add(m.start(), m.end(), f"{neg}Cystck_IsNull({text[m.start():m.end('c')]})")
+            for m in null_first_call.finditer(code, b0, b1):
+                neg = "!" if m.group("op") == "!=" else ""
+                edits.add(m.start(), m.end(), f"{neg}Cystck_IsNull({text[m.start('call'):m.end('call')]})")
             for m in null_first.finditer(code, b0, b1):
                 if _common.is_handle(text[m.start("h"):m.end("h")], ctx, p):
                     neg = "!" if m.group("op") == "!=" else ""
@@ -957,7 +965,8 @@ class HandleIdentity(Rule):
     """``a == b`` on two handles (``o == Py_None``, ``key == Py_True``,
     ``o != (PyObject *)&PyFloat_Type``, two object fields ``self->a ==
     self->b``, a handle and a global reference ``o == cached``, a handle
-    and one of the extension's static types ``base != &FooType``) becomes ``Cystck_Is(S, a, b)``; ``!=`` becomes
+    and one of the extension's static types ``base != &FooType``, a handle
+    constant and a call returning a handle ``Py_None == f(x)``) becomes ``Cystck_Is(S, a, b)``; ``!=`` becomes
     ``!Cystck_Is(...)``."""
     name = "handle-identity"
     precedence = 530
@@ -995,6 +1004,12 @@ class HandleIdentity(Rule):
                                     r"(?P<b>" + _common.HX + ")")
         both_fields = regex.compile(r"(?P<a>CystckField_Load\s*" + _common.PAREN + r")\s*(?P<op>==|!=)\s*"
                                     r"(?P<b>CystckField_Load\s*" + source.paren("q") + ")")
+        constants = "|".join(sorted(_common.HANDLE_CONSTANTS, key=len, reverse=True))
+        call, call2 = _handle_returning_call(unit), _handle_returning_call(unit, "c2")
+        not_more = r"(?!\s*(?:->|\[|\.|\(|[-+*/%&|^<>]=?(?![|&])))"
+        constant_call = regex.compile(
+            rf"(?<![\w.>])(?P<a>{constants})\s*(?P<op>==|!=)\s*(?P<b>{call}){not_more}"
+            rf"|(?<![\w.>])(?P<a>{call2})\s*(?P<op>==|!=)\s*(?P<b>{constants})\b")
         own_type = None
         if unit.project.type_objects:
             cast = r"\(\s*(?:struct\s+)?\w+\s*\*\s*\)\s*"
@@ -1035,6 +1050,12 @@ class HandleIdentity(Rule):
                 if _common.is_handle(b, ctx, unit.project):
                     neg = "!" if m.group("op") == "!=" else ""
                     edits.add(m.start(), m.end(), f"{neg}Cystck_Is(S, {a.strip()}, {b.strip()})")
+            # a handle constant compared with a call that returns a handle
+            # (Py_None == f(x), f(x) != Py_True): the call's handle
+            for m in constant_call.finditer(code, b0, b1):
+                a, b = text[m.start("a"):m.end("a")], text[m.start("b"):m.end("b")]
+                neg = "!" if m.group("op") == "!=" else ""
+                edits.add(m.start(), m.end(), f"{neg}Cystck_Is(S, {a.strip()}, {b.strip()})")
             # a handle or a field's value compared with a builtin type object
             # (a constant handle once the constants rule has run)
             for m in builtin_type.finditer(code, b0, b1):

@@ -50,6 +50,7 @@ ERROR_VALUE = {
     "CystckArg_ValidateKeywordArguments": "0",
     # As PyArg_ParseTuple: 0 on failure.
     "CystckArg_ParseTupleObject": "0",
+    "CystckArg_ParseTupleAndKeywordsObject": "0",
 }
 
 WARNINGS = ["-Wall", "-Wextra", "-Werror", "-Wno-unused-variable"]

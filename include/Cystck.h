@@ -1413,6 +1413,13 @@ static inline Cystck_ssize_t CystckVar_DataSize(const void *data)
                                                          Cystck_Object h)   \
     { return (STRUCT *)_Cystck_AsStruct(S, h); }
 
+/* PyLong_FromVoidPtr of a C pointer: the address as an int (the table's
+ * CystckLong_FromVoidPtr is the identity of a handle's object instead). */
+static inline Cystck_Object CystckLong_FromPointer(Cystck_State *S, void *p)
+{
+    return _Cystck_Own(S, PyLong_FromVoidPtr(p));
+}
+
 #ifdef __cplusplus
 }
 #endif

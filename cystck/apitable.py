@@ -88,6 +88,7 @@ int CystckObject_SetAttrString(h o, const char* name, h? v) = PyObject_SetAttrSt
 int CystckObject_HasAttr(h o, h name) = PyObject_HasAttr   ; hasattr(o, name)
 int CystckObject_HasAttrString(h o, const char* name) = PyObject_HasAttrString ; hasattr(o, name)
 int CystckObject_DelAttr(h o, h name) = PyObject_DelAttr   ; [e] del o.name
+int CystckObject_DelAttrString(h o, const char* name) = PyObject_DelAttrString ; [e] del o.name (name in UTF-8)
 h CystckObject_GetItem(h o, h key) = PyObject_GetItem      ; [h+1, e] o[key]
 int CystckObject_SetItem(h o, h key, h v) = PyObject_SetItem ; [e] o[key] = v
 int CystckObject_DelItem(h o, h key) = PyObject_DelItem    ; [e] del o[key]
@@ -96,7 +97,9 @@ h CystckObject_Str(h o) = PyObject_Str                     ; [h+1, e] str(o)
 h CystckObject_ASCII(h o) = PyObject_ASCII                 ; [h+1, e] ascii(o)
 h CystckObject_Bytes(h o) = PyObject_Bytes                 ; [h+1, e] bytes(o)
 h CystckObject_Format(h o, h? spec) = PyObject_Format      ; [h+1, e] format(o, spec)
-h CystckLong_FromVoidPtr(h o) = PyLong_FromVoidPtr        ; [h+1, e] the address of o's object as an int: id(o) (the translator maps PyLong_FromVoidPtr of a handle only; a C pointer stays stock)
+h CystckLong_FromVoidPtr(h o) = PyLong_FromVoidPtr        ; [h+1, e] the address of o's object as an int: id(o) (the translator maps PyLong_FromVoidPtr of a handle here; of a C pointer to CystckLong_FromPointer)
+h CystckLong_FromPointer(void* p) : hand ~ PyLong_FromVoidPtr ; [h+1, e] the C address p as an int (0 for NULL), PyLong_FromVoidPtr of a pointer that is no object
+void* CystckLong_AsVoidPtr(h o) = PyLong_AsVoidPtr         ; [e] the C address int o holds (NULL for 0): NULL with OverflowError when it does not fit a pointer, TypeError for an object with no __index__
 Cystck_hash_t CystckObject_Hash(h o) = PyObject_Hash       ; [e] hash(o)
 int CystckObject_IsTrue(h o) = PyObject_IsTrue             ; [e] bool(o)
 int CystckObject_Not(h o) = PyObject_Not                   ; [e] not o
@@ -224,6 +227,7 @@ int CystckLong_CheckExact(h o) = PyLong_CheckExact         ; type(o) is int
 
 ## Float
 h CystckFloat_FromDouble(double v) = PyFloat_FromDouble    ; [h+1, e] float(v)
+h CystckComplex_FromDoubles(double real, double imag) = PyComplex_FromDoubles ; [h+1, e] complex(real, imag)
 h CystckFloat_FromString(h s) = PyFloat_FromString         ; [h+1, e] float(s)
 double CystckFloat_AsDouble(h o) = _Cystck_AsDouble ~ PyFloat_AsDouble ; [e] -1.0 with exception on error
 double CystckFloat_AS_DOUBLE(h o) = PyFloat_AS_DOUBLE [macro] ; unchecked value of an exact float
@@ -244,6 +248,7 @@ h CystckUnicode_FromKindAndData(int kind, const void* buf, Cystck_ssize_t n) = P
 h CystckUnicode_FromFormat(const char* fmt, ...) : hand ~ PyUnicode_FromFormat ; [h+1, e] printf-style str; %S %R %A %U %V take handles (as PyUnicode_FromFormat takes objects)
 h CystckUnicode_FromFormatV(const char* fmt, va_list va) : hand ~ PyUnicode_FromFormatV ; [h+1, e] CystckUnicode_FromFormat with the arguments of a variadic caller; %S %R %A %U %V take handles
 h CystckUnicode_AsUTF8String(h o) = _Cystck_UnicodeAsUTF8String ~ PyUnicode_AsUTF8String ; [h+1, e] bytes
+h CystckUnicode_AsASCIIString(h o) = PyUnicode_AsASCIIString ; [h+1, e] o.encode('ascii') (UnicodeEncodeError for a character past 127)
 h CystckUnicode_AsEncodedString(h o, const char* enc, const char* errors) = _Cystck_UnicodeAsEncodedString ~ PyUnicode_AsEncodedString ; [h+1, e]
 const char* CystckUnicode_AsUTF8(h o) = PyUnicode_AsUTF8   ; [e] UTF-8 buffer, valid while o lives
 const char* CystckUnicode_AsUTF8AndSize(h o, Cystck_ssize_t* size) = PyUnicode_AsUTF8AndSize ; [e]
@@ -280,12 +285,18 @@ int CystckBytes_AsStringAndSize(h o, char** s, Cystck_ssize_t* n) = PyBytes_AsSt
 Cystck_ssize_t CystckBytes_Size(h o) = PyBytes_Size        ; [e]
 char* CystckBytes_AS_STRING(h o) = PyBytes_AS_STRING [macro] ; unchecked buffer
 Cystck_ssize_t CystckBytes_GET_SIZE(h o) = PyBytes_GET_SIZE [macro] ; unchecked size
+h CystckBytes_FromObject(h o) = PyBytes_FromObject ; [h+1, e] bytes(o) of an object with the buffer protocol (or an iterable of ints; TypeError for str and int)
 int CystckBytes_Check(h o) = PyBytes_Check                 ; isinstance(o, bytes)
 int CystckBytes_CheckExact(h o) = PyBytes_CheckExact       ; type(o) is bytes
 h CystckByteArray_FromStringAndSize(const char* s, Cystck_ssize_t n) = PyByteArray_FromStringAndSize ; [h+1, e]
 char* CystckByteArray_AsString(h o) = PyByteArray_AsString ; [e]
 Cystck_ssize_t CystckByteArray_Size(h o) = PyByteArray_Size ; [e]
+char* CystckByteArray_AS_STRING(h o) = PyByteArray_AS_STRING [macro] ; unchecked buffer (o must be a bytearray)
+Cystck_ssize_t CystckByteArray_GET_SIZE(h o) = PyByteArray_GET_SIZE [macro] ; unchecked size (o must be a bytearray)
+int CystckByteArray_Resize(h o, Cystck_ssize_t n) = PyByteArray_Resize [check=PyByteArray_Check] ; [e] resize bytearray o in place to n bytes (0, or -1 with an exception set: BufferError while its buffer is exported; SystemError for an object that is no bytearray, where the stock function is undefined)
 int CystckByteArray_Check(h o) = PyByteArray_Check         ; isinstance(o, bytearray)
+int CystckByteArray_CheckExact(h o) = PyByteArray_CheckExact ; type(o) is bytearray
+h CystckByteArray_FromObject(h o) = PyByteArray_FromObject ; [h+1, e] bytearray(o)
 
 ## Sequence
 Cystck_ssize_t CystckSequence_Size(h o) = PySequence_Size  ; [e] len(o)
@@ -388,10 +399,14 @@ int CystckDict_CheckExact(h o) = PyDict_CheckExact         ; type(o) is dict
 
 ## Set
 h CystckSet_New(h? iterable) = PySet_New                   ; [h+1, e] set(iterable)
+h CystckFrozenSet_New(h? iterable) = PyFrozenSet_New ; [h+1, e] frozenset(iterable)
 int CystckSet_Add(h s, h key) = PySet_Add                  ; [e] s.add(key)
 int CystckSet_Contains(h s, h key) = PySet_Contains        ; [e] key in s
 Cystck_ssize_t CystckSet_Size(h s) = PySet_Size            ; [e] len(s)
+Cystck_ssize_t CystckSet_GET_SIZE(h s) = PySet_GET_SIZE [macro] ; len(s), unchecked (s must be a set or frozenset)
+int CystckSet_Discard(h s, h key) = PySet_Discard ; [e] remove key from set s: 1 if it was there, 0 if not, -1 with an exception (TypeError for an unhashable key, SystemError for no set)
 int CystckAnySet_Check(h o) = PyAnySet_Check               ; set or frozenset
+int CystckAnySet_CheckExact(h o) = PyAnySet_CheckExact ; type(o) is set or frozenset
 
 ## Slice
 h CystckSlice_New(h? start, h? stop, h? step) = PySlice_New ; [h+1, e] slice(start, stop, step)

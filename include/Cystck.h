@@ -1425,6 +1425,13 @@ static inline Cystck_ssize_t CystckVar_DataSize(const void *data)
                                                          Cystck_Object h)   \
     { (void)S; return (STRUCT *)_Cystck_StructOf(h); }
 
+/* PyLong_FromVoidPtr of a C pointer: the address as an int (the table's
+ * CystckLong_FromVoidPtr is the identity of a handle's object instead). */
+static inline Cystck_Object CystckLong_FromPointer(Cystck_State *S, void *p)
+{
+    return _Cystck_Own(S, PyLong_FromVoidPtr(p));
+}
+
 #ifdef __cplusplus
 }
 #endif

@@ -92,6 +92,17 @@ static inline int CystckObject_DelAttr(Cystck_State *S, Cystck_Object o, Cystck_
 #undef FN
 }
 
+/* [e] del o.name (name in UTF-8) */
+static inline int CystckObject_DelAttrString(Cystck_State *S, Cystck_Object o, const char* name)
+{
+#define FN "CystckObject_DelAttrString"
+    PyObject *o_ = _Cystck_Get(o);
+    if (Cystck_unlikely(!o_))
+        return (_Cystck_BadArgInt(S, FN, o), (int)-1);
+    return (int)(PyObject_DelAttrString(o_, name));
+#undef FN
+}
+
 /* [h+1, e] o[key] */
 static inline Cystck_Object CystckObject_GetItem(Cystck_State *S, Cystck_Object o, Cystck_Object key)
 {
@@ -185,7 +196,7 @@ static inline Cystck_Object CystckObject_Format(Cystck_State *S, Cystck_Object o
 #undef FN
 }
 
-/* [h+1, e] the address of o's object as an int: id(o) (the translator maps PyLong_FromVoidPtr of a handle only; a C pointer stays stock) */
+/* [h+1, e] the address of o's object as an int: id(o) (the translator maps PyLong_FromVoidPtr of a handle here; of a C pointer to CystckLong_FromPointer) */
 static inline Cystck_Object CystckLong_FromVoidPtr(Cystck_State *S, Cystck_Object o)
 {
 #define FN "CystckLong_FromVoidPtr"
@@ -193,6 +204,17 @@ static inline Cystck_Object CystckLong_FromVoidPtr(Cystck_State *S, Cystck_Objec
     if (Cystck_unlikely(!o_))
         return (_Cystck_BadArg(S, FN, o), Cystck_NULL);
     return _Cystck_Own(S, PyLong_FromVoidPtr(o_));
+#undef FN
+}
+
+/* [e] the C address int o holds (NULL for 0): NULL with OverflowError when it does not fit a pointer, TypeError for an object with no __index__ */
+static inline void* CystckLong_AsVoidPtr(Cystck_State *S, Cystck_Object o)
+{
+#define FN "CystckLong_AsVoidPtr"
+    PyObject *o_ = _Cystck_Get(o);
+    if (Cystck_unlikely(!o_))
+        return (_Cystck_BadArgInt(S, FN, o), (void*)NULL);
+    return (void*)(PyLong_AsVoidPtr(o_));
 #undef FN
 }
 
@@ -1195,6 +1217,15 @@ static inline Cystck_Object CystckFloat_FromDouble(Cystck_State *S, double v)
 #undef FN
 }
 
+/* [h+1, e] complex(real, imag) */
+static inline Cystck_Object CystckComplex_FromDoubles(Cystck_State *S, double real, double imag)
+{
+#define FN "CystckComplex_FromDoubles"
+    (void)S;
+    return _Cystck_Own(S, PyComplex_FromDoubles(real, imag));
+#undef FN
+}
+
 /* [h+1, e] float(s) */
 static inline Cystck_Object CystckFloat_FromString(Cystck_State *S, Cystck_Object s)
 {
@@ -1336,6 +1367,17 @@ static inline Cystck_Object CystckUnicode_AsUTF8String(Cystck_State *S, Cystck_O
     if (Cystck_unlikely(!o_))
         return (_Cystck_BadArg(S, FN, o), Cystck_NULL);
     return _Cystck_Own(S, _Cystck_UnicodeAsUTF8String(o_));
+#undef FN
+}
+
+/* [h+1, e] o.encode('ascii') (UnicodeEncodeError for a character past 127) */
+static inline Cystck_Object CystckUnicode_AsASCIIString(Cystck_State *S, Cystck_Object o)
+{
+#define FN "CystckUnicode_AsASCIIString"
+    PyObject *o_ = _Cystck_Get(o);
+    if (Cystck_unlikely(!o_))
+        return (_Cystck_BadArg(S, FN, o), Cystck_NULL);
+    return _Cystck_Own(S, PyUnicode_AsASCIIString(o_));
 #undef FN
 }
 
@@ -1700,6 +1742,17 @@ static inline Cystck_ssize_t CystckBytes_GET_SIZE(Cystck_State *S, Cystck_Object
 #undef FN
 }
 
+/* [h+1, e] bytes(o) of an object with the buffer protocol (or an iterable of ints; TypeError for str and int) */
+static inline Cystck_Object CystckBytes_FromObject(Cystck_State *S, Cystck_Object o)
+{
+#define FN "CystckBytes_FromObject"
+    PyObject *o_ = _Cystck_Get(o);
+    if (Cystck_unlikely(!o_))
+        return (_Cystck_BadArg(S, FN, o), Cystck_NULL);
+    return _Cystck_Own(S, PyBytes_FromObject(o_));
+#undef FN
+}
+
 /* isinstance(o, bytes) */
 static inline int CystckBytes_Check(Cystck_State *S, Cystck_Object o)
 {
@@ -1753,6 +1806,41 @@ static inline Cystck_ssize_t CystckByteArray_Size(Cystck_State *S, Cystck_Object
 #undef FN
 }
 
+/* unchecked buffer (o must be a bytearray) */
+static inline char* CystckByteArray_AS_STRING(Cystck_State *S, Cystck_Object o)
+{
+#define FN "CystckByteArray_AS_STRING"
+    PyObject *o_ = _Cystck_Get(o);
+    if (Cystck_unlikely(!o_))
+        return (_Cystck_BadArgInt(S, FN, o), (char*)NULL);
+    return (char*)(PyByteArray_AS_STRING(o_));
+#undef FN
+}
+
+/* unchecked size (o must be a bytearray) */
+static inline Cystck_ssize_t CystckByteArray_GET_SIZE(Cystck_State *S, Cystck_Object o)
+{
+#define FN "CystckByteArray_GET_SIZE"
+    PyObject *o_ = _Cystck_Get(o);
+    if (Cystck_unlikely(!o_))
+        return (_Cystck_BadArgInt(S, FN, o), (Cystck_ssize_t)-1);
+    return (Cystck_ssize_t)(PyByteArray_GET_SIZE(o_));
+#undef FN
+}
+
+/* [e] resize bytearray o in place to n bytes (0, or -1 with an exception set: BufferError while its buffer is exported; SystemError for an object that is no bytearray, where the stock function is undefined) */
+static inline int CystckByteArray_Resize(Cystck_State *S, Cystck_Object o, Cystck_ssize_t n)
+{
+#define FN "CystckByteArray_Resize"
+    PyObject *o_ = _Cystck_Get(o);
+    if (Cystck_unlikely(!o_))
+        return (_Cystck_BadArgInt(S, FN, o), (int)-1);
+    if (Cystck_unlikely(!PyByteArray_Check(o_)))
+        return (_Cystck_Raised(S), PyErr_Format(PyExc_SystemError, "%s: argument of the wrong type (%s)", FN, Py_TYPE(o_)->tp_name), (int)-1);
+    return (int)(PyByteArray_Resize(o_, n));
+#undef FN
+}
+
 /* isinstance(o, bytearray) */
 static inline int CystckByteArray_Check(Cystck_State *S, Cystck_Object o)
 {
@@ -1761,6 +1849,28 @@ static inline int CystckByteArray_Check(Cystck_State *S, Cystck_Object o)
     if (Cystck_unlikely(!o_))
         return (_Cystck_BadArgInt(S, FN, o), (int)0);
     return (int)(PyByteArray_Check(o_));
+#undef FN
+}
+
+/* type(o) is bytearray */
+static inline int CystckByteArray_CheckExact(Cystck_State *S, Cystck_Object o)
+{
+#define FN "CystckByteArray_CheckExact"
+    PyObject *o_ = _Cystck_Get(o);
+    if (Cystck_unlikely(!o_))
+        return (_Cystck_BadArgInt(S, FN, o), (int)0);
+    return (int)(PyByteArray_CheckExact(o_));
+#undef FN
+}
+
+/* [h+1, e] bytearray(o) */
+static inline Cystck_Object CystckByteArray_FromObject(Cystck_State *S, Cystck_Object o)
+{
+#define FN "CystckByteArray_FromObject"
+    PyObject *o_ = _Cystck_Get(o);
+    if (Cystck_unlikely(!o_))
+        return (_Cystck_BadArg(S, FN, o), Cystck_NULL);
+    return _Cystck_Own(S, PyByteArray_FromObject(o_));
 #undef FN
 }
 
@@ -2609,6 +2719,16 @@ static inline Cystck_Object CystckSet_New(Cystck_State *S, Cystck_Object iterabl
 #undef FN
 }
 
+/* [h+1, e] frozenset(iterable) */
+static inline Cystck_Object CystckFrozenSet_New(Cystck_State *S, Cystck_Object iterable)
+{
+#define FN "CystckFrozenSet_New"
+    PyObject *iterable_ = _Cystck_Get(iterable);
+    (void)S;
+    return _Cystck_Own(S, PyFrozenSet_New(iterable_));
+#undef FN
+}
+
 /* [e] s.add(key) */
 static inline int CystckSet_Add(Cystck_State *S, Cystck_Object s, Cystck_Object key)
 {
@@ -2644,6 +2764,29 @@ static inline Cystck_ssize_t CystckSet_Size(Cystck_State *S, Cystck_Object s)
 #undef FN
 }
 
+/* len(s), unchecked (s must be a set or frozenset) */
+static inline Cystck_ssize_t CystckSet_GET_SIZE(Cystck_State *S, Cystck_Object s)
+{
+#define FN "CystckSet_GET_SIZE"
+    PyObject *s_ = _Cystck_Get(s);
+    if (Cystck_unlikely(!s_))
+        return (_Cystck_BadArgInt(S, FN, s), (Cystck_ssize_t)-1);
+    return (Cystck_ssize_t)(PySet_GET_SIZE(s_));
+#undef FN
+}
+
+/* [e] remove key from set s: 1 if it was there, 0 if not, -1 with an exception (TypeError for an unhashable key, SystemError for no set) */
+static inline int CystckSet_Discard(Cystck_State *S, Cystck_Object s, Cystck_Object key)
+{
+#define FN "CystckSet_Discard"
+    PyObject *s_ = _Cystck_Get(s);
+    PyObject *key_ = _Cystck_Get(key);
+    if (Cystck_unlikely(!s_ || !key_))
+        return (_Cystck_BadArgInt(S, FN, !s_ ? s : key), (int)-1);
+    return (int)(PySet_Discard(s_, key_));
+#undef FN
+}
+
 /* set or frozenset */
 static inline int CystckAnySet_Check(Cystck_State *S, Cystck_Object o)
 {
@@ -2652,6 +2795,17 @@ static inline int CystckAnySet_Check(Cystck_State *S, Cystck_Object o)
     if (Cystck_unlikely(!o_))
         return (_Cystck_BadArgInt(S, FN, o), (int)0);
     return (int)(PyAnySet_Check(o_));
+#undef FN
+}
+
+/* type(o) is set or frozenset */
+static inline int CystckAnySet_CheckExact(Cystck_State *S, Cystck_Object o)
+{
+#define FN "CystckAnySet_CheckExact"
+    PyObject *o_ = _Cystck_Get(o);
+    if (Cystck_unlikely(!o_))
+        return (_Cystck_BadArgInt(S, FN, o), (int)0);
+    return (int)(PyAnySet_CheckExact(o_));
 #undef FN
 }
 

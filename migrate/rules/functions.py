@@ -2235,13 +2235,16 @@ def _write_out_project_macros(unit, expand):
 class ObjectId(Rule):
     """``PyLong_FromVoidPtr(h)`` of a handle is the object's identity as an
     int (``id(h)``, e.g. the key of an encoder's circular-reference
-    markers): ``CystckLong_FromVoidPtr(S, h)``.  Of any other pointer it stays
-    stock (through the escape hatch)."""
+    markers): ``CystckLong_FromVoidPtr(S, h)``.  Of any other pointer (C
+    memory, a handle to a shared memory segment) it is that address as an
+    int: ``CystckLong_FromPointer(S, p)`` (a handle is a struct, so a handle
+    the analysis missed is a build error, not a wrong int).  Outside a
+    function with the state it stays stock (through the escape hatch)."""
     name = "object-id"
     precedence = 531
-    patterns = (r"\bPyLong_FromVoidPtr\s*\(\s*(?P<h>" + _common.HX + r")\s*\)",)
+    patterns = (r"\bPyLong_FromVoidPtr\s*" + _common.PAREN,)
     before = "static PyObject *key(PyObject *o, void *p) { return p ? PyLong_FromVoidPtr(p) : PyLong_FromVoidPtr(o); }\n"
-    after = "static PyObject *key(PyObject *o, void *p) { return p ? PyLong_FromVoidPtr(p) : CystckLong_FromVoidPtr(S, o); }\n"
+    after = "static PyObject *key(PyObject *o, void *p) { return p ? CystckLong_FromPointer(S, p) : CystckLong_FromVoidPtr(S, o); }\n"
 
     def apply(self, unit):
         code, text = unit.masked, unit.text
@@ -2249,9 +2252,11 @@ class ObjectId(Rule):
         pattern = regex.compile(self.patterns[0])
         for ctx in _common.stateful_contexts(unit):
             for m in pattern.finditer(code, *ctx.body):
-                h = text[m.start("h"):m.end("h")].strip()
-                if _common.is_handle(h, ctx, unit.project):
+                h = text[m.start("p") + 1:m.end("p") - 1].strip()
+                if regex.fullmatch(_common.HX, h) and _common.is_handle(h, ctx, unit.project):
                     edits.add(m.start(), m.end(), f"CystckLong_FromVoidPtr(S, {h})")
+                else:
+                    edits.add(m.start(), m.start("p") + 1, "CystckLong_FromPointer(S, ")
         if edits:
             unit.apply(edits)
         return edits.applied

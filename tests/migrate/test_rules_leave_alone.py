@@ -362,8 +362,8 @@ LEAVE_ALONE = {
         "    (void)(const void *)r->ob_type;\n"
         "    return PyUnicode_FromString(r->ob_type);\n}\n"),
     # The address of memory that is no object.
-    "object-id": (
-        "static PyObject *key(void *p, PyObject *o) { return PyLong_FromVoidPtr(p); }\n"),
+    # A call in a capsule destructor, which keeps its stock body (no state).
+    "object-id": in_capsule_destructor("PyObject *k = PyLong_FromVoidPtr(o);\n    Py_XDECREF(k);"),
     # A direct call of a function with a slot's signature that no type uses.
     "entry-value-calls": (
         "#include \"Cystck.h\"\n"
@@ -830,7 +830,7 @@ POSITIVE_TWINS = {
     "capsule-table-entries": ("{2, counts}", "{2, make}"),
     "struct-pointer-members": ("typedef struct Link { struct", "typedef struct Link { PyObject_HEAD struct"),
     "handle-identity": ("char *a, char *b", "PyObject *a, PyObject *b"),
-    "object-id": ("PyLong_FromVoidPtr(p)", "PyLong_FromVoidPtr(o)"),
+    "object-id": (STOCK_DESTRUCTOR, "PyCapsule_New(o, NULL, NULL)"),
     "entry-value-calls": ("other_new", "make"),
     "entry-keyword-calls": ("dumps(self, args, kw)", "dumps(self, t, kw)"),
     "return-c-value": ("f_impl", "f"),

@@ -15,13 +15,15 @@ def test_identity_of_a_handle_is_object_id():
     assert "Cystck_AsPyObject" not in out
 
 
-def test_pointer_that_is_no_object_stays_stock():
-    # negative: the address of C memory is not an object's identity
+def test_pointer_that_is_no_object_is_its_address():
+    # negative: the address of C memory is not an object's identity, it
+    # is the address as an int (stock through the escape hatch before T49)
     src = ("#include <Python.h>\n"
            "static PyObject *addr(PyObject *self, PyObject *o)\n{\n"
            "    static char buf[8];\n    void *p = buf;\n"
            "    return PyLong_FromVoidPtr(p);\n}\n"
            "static PyMethodDef m[] = {{\"addr\", addr, METH_O, NULL}, {NULL}};\n")
     out = translate.translate_source(src)
-    assert "PyLong_FromVoidPtr(p)" in out
+    assert "CystckLong_FromPointer(S, p)" in out
     assert "CystckLong_FromVoidPtr" not in out
+    assert "escape hatch" not in out

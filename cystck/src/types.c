@@ -288,23 +288,37 @@ PyObject *_Cystck_PlainAlloc(PyTypeObject *tp, Py_ssize_t nitems)
  * this copy in it, or NULL [e]. */
 #define PLAIN_ALLOCATORS_KEY "cystck.plain_allocators"
 
-static PyObject *plain_allocators(void)
+/* What every Cystck extension's runtime shares: the object under key in
+ * the interpreter's dict for extensions, made by make() the first time
+ * (borrowed; NULL [e]). */
+static PyObject *shared_registry(const char *key, PyObject *(*make)(void))
 {
     PyObject *dict = PyInterpreterState_GetDict(PyInterpreterState_Get());
-    PyObject *known, *ours;
+    PyObject *known;
     int r;
     if (dict == NULL) {
         PyErr_SetString(PyExc_RuntimeError, "CystckType_FromSpec: the interpreter has no dict for extensions");
         return NULL;
     }
-    known = PyDict_GetItemString(dict, PLAIN_ALLOCATORS_KEY);
+    known = PyDict_GetItemString(dict, key);
     if (known == NULL) {
-        known = PySet_New(NULL);
-        r = known == NULL ? -1 : PyDict_SetItemString(dict, PLAIN_ALLOCATORS_KEY, known);
+        known = make();
+        r = known == NULL ? -1 : PyDict_SetItemString(dict, key, known);
         Py_XDECREF(known);      /* the dict holds it */
         if (r < 0)
             return NULL;
     }
+    return known;
+}
+
+static PyObject *new_set(void) { return PySet_New(NULL); }
+
+static PyObject *plain_allocators(void)
+{
+    PyObject *known = shared_registry(PLAIN_ALLOCATORS_KEY, new_set), *ours;
+    int r;
+    if (known == NULL)
+        return NULL;
     ours = PyLong_FromVoidPtr((void *)(uintptr_t)_Cystck_PlainAlloc);
     r = ours == NULL ? -1 : PySet_Add(known, ours);
     Py_XDECREF(ours);
@@ -346,6 +360,53 @@ static int mark_plain(PyTypeObject *tp)
         tp->tp_alloc = PyType_GenericAlloc;
     if (tp->tp_dealloc == plain_dealloc && tp->tp_weaklistoffset != 0)
         tp->tp_dealloc = generic_dealloc;     /* which clears weak references */
+    return 0;
+}
+
+/* The deallocators of extensions' destructors (CYSTCK_DEF_DESTROY,
+ * CYSTCK_DEF_DEALLOC), of every extension: each deallocator a type was
+ * given (the general trampoline, or DEF_DESTROY's plain one) maps to the
+ * general one, which works from Py_TYPE(self) (GC, weak references,
+ * fields and finalizer of whatever subtype), so that a spec without a
+ * deallocator of its own inherits its base's destructor, as a stock C
+ * subclass without tp_dealloc inherits its base's (docs/gaps.md, T50). */
+#define DESTRUCTOR_DEALLOCS_KEY "cystck.destructor_deallocs"
+
+static PyObject *new_dict(void) { return PyDict_New(); }
+
+static int record_destructor_dealloc(void *installed, void *general)
+{
+    PyObject *known = shared_registry(DESTRUCTOR_DEALLOCS_KEY, new_dict), *key, *value;
+    int r = -1;
+    if (known == NULL)
+        return -1;
+    key = PyLong_FromVoidPtr(installed);
+    value = PyLong_FromVoidPtr(general);
+    if (key != NULL && value != NULL)
+        r = PyDict_SetItem(known, key, value);
+    Py_XDECREF(key);
+    Py_XDECREF(value);
+    return r;
+}
+
+/* A type made from a spec without a deallocator of its own: its base's
+ * destructor's general deallocator, if the base has one.  0, or -1 [e]. */
+static int inherit_destructor(PyTypeObject *tp)
+{
+    PyObject *known, *key, *general;
+    if (tp->tp_base == NULL)
+        return 0;
+    known = shared_registry(DESTRUCTOR_DEALLOCS_KEY, new_dict);
+    if (known == NULL)
+        return -1;
+    key = PyLong_FromVoidPtr((void *)(uintptr_t)tp->tp_base->tp_dealloc);
+    if (key == NULL)
+        return -1;
+    general = PyDict_GetItemWithError(known, key);
+    Py_DECREF(key);
+    if (general == NULL)
+        return PyErr_Occurred() ? -1 : 0;
+    tp->tp_dealloc = (destructor)(uintptr_t)PyLong_AsVoidPtr(general);
     return 0;
 }
 
@@ -496,6 +557,12 @@ static Cystck_Object type_from_spec(Cystck_State *S, Cystck_Object module, Cystc
     pyspec.slots = slots;
     type = pytype_from_spec(&pyspec, _Cystck_Get(module), _Cystck_Get(bases));
     if (type != NULL && mark_plain((PyTypeObject *)type) < 0)
+        Py_CLEAR(type);
+    if (type != NULL && own_dealloc == NULL && inherit_destructor((PyTypeObject *)type) < 0)
+        Py_CLEAR(type);
+    if (type != NULL && own_dealloc != NULL &&
+        (record_destructor_dealloc(own_dealloc, own_dealloc) < 0 ||
+         (own_plain_dealloc != NULL && record_destructor_dealloc(own_plain_dealloc, own_dealloc) < 0)))
         Py_CLEAR(type);
     if (type != NULL && own_plain_dealloc != NULL)
         install_plain_dealloc((PyTypeObject *)type, (destructor)own_dealloc, (destructor)own_plain_dealloc);

@@ -99,3 +99,45 @@ def test_types_without_fields_free_finalize_and_release_their_type(build_rt, deb
     out = subprocess.run([sys.executable, "-c", SCRIPT.format(path=str(path.parent))],
                          capture_output=True, text=True, env={"CYSTCK_DEBUG": debug, "PATH": ""})
     assert out.stdout.strip() == "ok", out.stderr
+
+
+C_SUBCLASSES = """
+import gc, sys, weakref
+sys.path.insert(0, {path!r})
+import rt_dealloc
+from rt_dealloc import Husk, SubHusk, WeakHusk
+
+def deaths(make, n=20):
+    gc.collect()
+    before, refs = rt_dealloc.husks_destroyed(), sys.getrefcount(type(make()))
+    gc.collect()
+    objs = [make() for _ in range(n)]
+    del objs
+    gc.collect()
+    assert sys.getrefcount(type(make())) == refs
+    return rt_dealloc.husks_destroyed() - before - 2   # the two probes above
+
+assert not gc.is_tracked(SubHusk(1)) and gc.is_tracked(WeakHusk(1))
+assert deaths(lambda: SubHusk(3)) == 20
+assert deaths(lambda: WeakHusk(4)) == 20
+w = WeakHusk(5)
+r = weakref.ref(w)
+before = rt_dealloc.husks_destroyed()
+del w
+assert r() is None and rt_dealloc.husks_destroyed() == before + 1
+# A Python subclass of a C subclass: subtype_dealloc, then the inherited one.
+Py = type("Py", (WeakHusk,), {{}})
+assert deaths(lambda: Py(6)) == 20
+print("ok")
+"""
+
+
+@pytest.mark.parametrize("debug", ["0", "1"])
+def test_c_subclasses_without_a_deallocator_run_their_base_destructor(build_rt, debug):
+    # A stock C subclass without tp_dealloc inherits its base's: the base's
+    # destructor ran for none of these before (docs/gaps.md, T50).
+    path = build_rt("rt_dealloc")
+    out = subprocess.run([sys.executable, "-c", C_SUBCLASSES.format(path=str(path.parent))],
+                         capture_output=True, text=True, env={"CYSTCK_DEBUG": debug, "PATH": ""})
+    assert out.stdout.strip() == "ok", out.stderr
+

@@ -2,8 +2,8 @@
  * the runtime's plain dealloc (Lean) and the destructor trampoline's fast
  * path (Husk), which test for a finalizer, GC and weak references inline.
  * tests/runtime/test_dealloc_paths.py gives them finalizers after they were
- * made, Python subclasses with and without GC, and counts the references to
- * their types. */
+ * made, Python subclasses with and without GC, C subclasses without a
+ * deallocator of their own, and counts the references to their types. */
 #include "Cystck.h"
 
 typedef struct { double x; } Lean;
@@ -68,6 +68,31 @@ static CystckType_Spec Husk_spec = {
     "Husk(n=0): no fields, a destructor that counts its deaths"
 };
 
+/* C subclasses of Husk without a deallocator of their own: like stock C
+ * subclasses without tp_dealloc, they inherit Husk's, so its destructor
+ * runs for their instances too.  SubHusk needs nothing more; WeakHusk has
+ * weak references and an (empty) field, hence GC. */
+typedef struct { Husk base; } SubHusk;
+static CystckDef *SubHusk_defines[] = {NULL};
+static CystckType_Spec SubHusk_spec = {
+    "rt_dealloc.SubHusk", sizeof(SubHusk), 0, 0, SubHusk_defines,
+    "SubHusk(n=0): a C subclass of Husk without a destructor of its own"
+};
+
+typedef struct { Husk base; Cystck_Field kept; Cystck_WeakList weaklist; } WeakHusk;
+CYSTCK_DEF_WEAKLIST(WeakHusk_weaklist_def, WeakHusk, weaklist)
+CYSTCK_DEF_SLOT(WeakHusk_traverse_def, tp_traverse, WeakHusk_traverse)
+static int WeakHusk_traverse(void *data, Cystck_visitproc visit, void *arg)
+{
+    Cystck_VISIT(&((WeakHusk *)data)->kept);
+    return 0;
+}
+static CystckDef *WeakHusk_defines[] = {&WeakHusk_weaklist_def, &WeakHusk_traverse_def, NULL};
+static CystckType_Spec WeakHusk_spec = {
+    "rt_dealloc.WeakHusk", sizeof(WeakHusk), 0, CYSTCK_TPFLAGS_BASETYPE, WeakHusk_defines,
+    "WeakHusk(n=0): a C subclass of Husk with weak references and GC"
+};
+
 CYSTCK_DEF_METH(husks_def, "husks_destroyed", husks, CYSTCK_NOARGS, "Husk destructors run")
 static int husks(Cystck_State *S, Cystck_Object self)
 {
@@ -83,7 +108,7 @@ static CystckModuleDef module_def = {
 CYSTCK_MODINIT(rt_dealloc)
 {
     Cystck_Object m = CystckModule_Create(S, &module_def);
-    Cystck_Object lean, husk;
+    Cystck_Object lean, husk, sub;
     if (Cystck_IsNull(m))
         return -1;
     lean = CystckType_FromSpec(S, &Lean_spec, Cystck_NULL);
@@ -91,6 +116,12 @@ CYSTCK_MODINIT(rt_dealloc)
         return -1;
     husk = CystckType_FromSpec(S, &Husk_spec, Cystck_NULL);
     if (Cystck_IsNull(husk) || CystckModule_AddType(S, m, husk) < 0)
+        return -1;
+    sub = CystckType_FromSpec(S, &SubHusk_spec, husk);
+    if (Cystck_IsNull(sub) || CystckModule_AddType(S, m, sub) < 0)
+        return -1;
+    sub = CystckType_FromSpec(S, &WeakHusk_spec, husk);
+    if (Cystck_IsNull(sub) || CystckModule_AddType(S, m, sub) < 0)
         return -1;
     return Cystck_Return(S, m);
 }

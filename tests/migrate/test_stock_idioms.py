@@ -58,24 +58,24 @@ def test_other_macros_are_not_expanded():
 def test_thread_locks_and_vectorcall_nargs_stay_stock():
     """PyThread_* locks and PyVectorcall_NARGS touch no object: kept as
     they are, neither escaped nor reported.  (Negative: a stock function
-    without counterpart that takes an object still goes through the
-    escape hatch and is reported.)"""
+    without counterpart that takes an object, PyObject_GC_IsTracked, still
+    goes through the escape hatch and is reported.)"""
     from cystck.migrate import analysis
     src = (HEAD + "static PyThread_type_lock lock;\n"
            "static PyObject *f(PyObject *self, PyObject *const *args, size_t nargsf)\n{\n"
            "    Py_ssize_t n = PyVectorcall_NARGS(nargsf);\n"
            "    if (lock == NULL) lock = PyThread_allocate_lock();\n"
            "    PyThread_acquire_lock(lock, WAIT_LOCK);\n    PyThread_release_lock(lock);\n"
-           "    return PyLong_FromSsize_t((Py_ssize_t)PyLong_AsVoidPtr(args[0]) + n);\n}\n")
+           "    return PyLong_FromSsize_t((Py_ssize_t)PyObject_GC_IsTracked(args[0]) + n);\n}\n")
     unit = translate.translate_files({"m.c": src})["m.c"]
     notes = [n.message for n in unit.notes + analysis.analyse(unit) if n.kind == "leftover"]
     out = unit.text
     assert "    Py_ssize_t n = PyVectorcall_NARGS(nargsf);\n" in out
     assert "lock = PyThread_allocate_lock();\n    PyThread_acquire_lock(lock, WAIT_LOCK);\n" \
            "    PyThread_release_lock(lock);\n" in out
-    assert "PyLong_AsVoidPtr(Cystck_AsPyObject(S, args[0]))" in out
+    assert "PyObject_GC_IsTracked(Cystck_AsPyObject(S, args[0]))" in out
     assert not [m for m in notes if "PyThread" in m or "PyVectorcall" in m]
-    assert [m for m in notes if "PyLong_AsVoidPtr" in m]
+    assert [m for m in notes if "PyObject_GC_IsTracked" in m]
 
 
 def test_null_tests_through_pointers_to_handles():
